@@ -24,7 +24,10 @@ export default tseslint.config(
     languageOptions: { globals: { ...globals.node } },
     rules: {
       '@typescript-eslint/no-explicit-any': 'error',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
       '@typescript-eslint/consistent-type-imports': 'error',
       eqeqeq: ['error', 'smart'],
     },
@@ -40,7 +43,10 @@ export default tseslint.config(
           patterns: [
             { group: nodeBuiltins, message: 'src-shared must not import Node built-ins.' },
             { group: ['electron', 'electron/*'], message: 'src-shared must not import electron.' },
-            { group: ['**/src-main/**', '**/src-renderer/**', 'react', 'react-dom'], message: 'src-shared imports nothing from the processes.' },
+            {
+              group: ['**/src-main/**', '**/src-renderer/**', 'react', 'react-dom'],
+              message: 'src-shared imports nothing from the processes.',
+            },
           ],
         },
       ],
@@ -58,9 +64,15 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['**/src-main/**', '@main/*'], message: 'src-renderer must not import src-main; use the API client.' },
+            {
+              group: ['**/src-main/**', '@main/*'],
+              message: 'src-renderer must not import src-main; use the API client.',
+            },
             { group: nodeBuiltins, message: 'src-renderer runs in a browser.' },
-            { group: ['electron', 'electron/*'], message: 'src-renderer reaches Electron only through the preload bridge.' },
+            {
+              group: ['electron', 'electron/*'],
+              message: 'src-renderer reaches Electron only through the preload bridge.',
+            },
           ],
         },
       ],
@@ -74,7 +86,11 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['electron', 'electron/*'], message: 'core/cli/server run under plain Node; only src-main/app may import electron.' },
+            {
+              group: ['electron', 'electron/*'],
+              message:
+                'core/cli/server run under plain Node; only src-main/app may import electron.',
+            },
             { group: ['**/src-renderer/**'], message: 'the engine never imports the UI.' },
             { group: ['**/app/**'], message: 'the engine never imports the Electron shell.' },
           ],

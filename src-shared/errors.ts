@@ -36,7 +36,11 @@ export class WorkbenchError extends Error {
   readonly path: ErrorPath | undefined;
   readonly where: string | undefined;
 
-  constructor(code: ErrorCode, message: string, options: { path?: ErrorPath; where?: string; cause?: unknown } = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { path?: ErrorPath; where?: string; cause?: unknown } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'WorkbenchError';
     this.code = code;
@@ -81,7 +85,11 @@ export function formatPath(path: ErrorPath): string {
 }
 
 /** Turns the first zod issue into an INVALID_INPUT error that names what was wrong and where. */
-export function zodError(error: z.ZodError, what: string, basePath: ErrorPath = []): WorkbenchError {
+export function zodError(
+  error: z.ZodError,
+  what: string,
+  basePath: ErrorPath = [],
+): WorkbenchError {
   const issue = error.issues[0];
   const path: Array<string | number> = [...basePath];
   for (const segment of issue?.path ?? []) {
@@ -96,7 +104,11 @@ export function zodError(error: z.ZodError, what: string, basePath: ErrorPath = 
 }
 
 /** Parses with a zod schema or throws an INVALID_INPUT WorkbenchError naming `what`. */
-export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
+export function parseOrThrow<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  what: string,
+): z.output<S> {
   const result = schema.safeParse(value);
   if (!result.success) throw zodError(result.error, what);
   return result.data;

@@ -1,0 +1,58 @@
+import { test as base, expect } from '@playwright/test';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface WorkbenchServer {
+  url: string;
+  dataDir: string;
+}
+
+/** Starts `cli serve` as a user would, on a free port with its own data folder, for one test. */
+async function startServe(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'src-main/cli/main.ts', 'serve', '--port', '0', '--data-dir', dataDir],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '0' } },
+  );
+  let output = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${output}`)), 60_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /serving at (http:\/\/\S+)/.exec(output);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`serve exited with ${code}:\n${output}`));
+    });
+  });
+  return { child, url };
+}
+
+export const test = base.extend<{ workbench: WorkbenchServer }>({
+  // eslint-disable-next-line no-empty-pattern -- Playwright fixtures must destructure their first argument
+  workbench: async ({}, use) => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'mw-e2e-'));
+    const { child, url } = await startServe(dataDir);
+    try {
+      await use({ url, dataDir });
+    } finally {
+      child.kill('SIGTERM');
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  },
+});
+
+export { expect };
+
+export function screenshotPath(name: string): string {
+  return join('test-results', 'screenshots', `${name}.png`);
+}

@@ -1,0 +1,119 @@
+import { app, BrowserWindow, ipcMain, Menu, shell, type IpcMainInvokeEvent } from 'electron';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ApiEvent } from '../../src-shared/api';
+import { dispatch } from '../core/dispatch';
+import { createService } from '../core/service';
+import { loadWindowState, saveWindowState } from './window-state';
+
+// The app's better-sqlite3 is built for Electron's ABI beside node_modules (prepare-electron-native).
+const electronSqlite = join(
+  app.getAppPath(),
+  '.electron-native',
+  process.versions.electron ?? '',
+  'better_sqlite3.node',
+);
+if (existsSync(electronSqlite)) process.env.MEMORY_WORKBENCH_SQLITE_BINDING = electronSqlite;
+
+const API_CHANNEL = 'workbench:api';
+const EVENT_CHANNEL = 'workbench:event';
+
+if (!app.requestSingleInstanceLock()) app.quit();
+
+let mainWindow: BrowserWindow | null = null;
+
+function createWindow(): BrowserWindow {
+  const stateFile = join(app.getPath('userData'), 'window-state.json');
+  const state = loadWindowState(stateFile);
+  const window = new BrowserWindow({
+    width: state.width,
+    height: state.height,
+    ...(state.x !== undefined && state.y !== undefined ? { x: state.x, y: state.y } : {}),
+    title: 'Memory Workbench',
+    show: false,
+    webPreferences: {
+      preload: join(__dirname, '../preload/index.cjs'),
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      webSecurity: true,
+    },
+  });
+  if (state.maximized) window.maximize();
+  window.once('ready-to-show', () => window.show());
+  window.on('close', () => {
+    const bounds = window.getNormalBounds();
+    saveWindowState(stateFile, { ...bounds, maximized: window.isMaximized() });
+  });
+
+  // The renderer never opens windows or navigates away; external links go to the OS browser.
+  window.webContents.setWindowOpenHandler(({ url }) => {
+    if (url.startsWith('https://')) void shell.openExternal(url);
+    return { action: 'deny' };
+  });
+  window.webContents.on('will-navigate', (event) => event.preventDefault());
+
+  const devUrl = process.env.ELECTRON_RENDERER_URL;
+  if (!app.isPackaged && devUrl) void window.loadURL(devUrl);
+  else void window.loadFile(join(__dirname, '../renderer/index.html'));
+  return window;
+}
+
+/** Only our own window's top frame may call the API. */
+function senderAllowed(event: IpcMainInvokeEvent): boolean {
+  return (
+    mainWindow !== null &&
+    event.sender === mainWindow.webContents &&
+    event.senderFrame === mainWindow.webContents.mainFrame
+  );
+}
+
+function buildMenu(): void {
+  const isMac = process.platform === 'darwin';
+  const template: Electron.MenuItemConstructorOptions[] = [
+    ...(isMac ? [{ role: 'appMenu' as const }] : []),
+    { role: 'fileMenu' },
+    {
+      label: 'View',
+      submenu: [
+        { role: 'reload' },
+        ...(app.isPackaged ? [] : [{ role: 'toggleDevTools' as const }]),
+        { type: 'separator' },
+        { role: 'resetZoom' },
+        { role: 'zoomIn' },
+        { role: 'zoomOut' },
+        { role: 'togglefullscreen' },
+      ],
+    },
+    { role: 'windowMenu' },
+  ];
+  Menu.setApplicationMenu(Menu.buildFromTemplate(template));
+}
+
+export function broadcast(event: ApiEvent): void {
+  mainWindow?.webContents.send(EVENT_CHANNEL, event);
+}
+
+void app.whenReady().then(() => {
+  const handlers = createService({ dataDir: app.getPath('userData'), transport: 'electron' });
+  ipcMain.handle(API_CHANNEL, async (event, message: unknown) => {
+    if (!senderAllowed(event)) {
+      return { ok: false, error: { code: 'INVALID_INPUT', message: 'IPC: sender not allowed' } };
+    }
+    const { name, input } = (message ?? {}) as { name?: unknown; input?: unknown };
+    return dispatch(handlers, name, input);
+  });
+  buildMenu();
+  mainWindow = createWindow();
+  app.on('second-instance', () => {
+    if (mainWindow?.isMinimized()) mainWindow.restore();
+    mainWindow?.focus();
+  });
+  app.on('activate', () => {
+    if (BrowserWindow.getAllWindows().length === 0) mainWindow = createWindow();
+  });
+});
+
+app.on('window-all-closed', () => {
+  if (process.platform !== 'darwin') app.quit();
+});

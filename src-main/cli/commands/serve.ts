@@ -1,0 +1,49 @@
+import { mkdirSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { WorkbenchError } from '../../../src-shared/errors';
+import { appRoot } from '../../core/provenance';
+import { createService } from '../../core/service';
+import { startServer } from '../../server/server';
+
+export const SERVE_USAGE = `serve [--port n] [--data-dir dir] [--static dir]
+  Serves the workbench UI and API on 127.0.0.1 only, with a per-launch token in the printed URL.
+  Reach it from another machine through an SSH tunnel (ssh -L 5174:127.0.0.1:5174 host).`;
+
+export function defaultDataDir(): string {
+  return process.env.MEMORY_WORKBENCH_DATA ?? join(homedir(), '.memory-workbench');
+}
+
+export async function serveCommand(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      port: { type: 'string', default: '5174' },
+      'data-dir': { type: 'string' },
+      static: { type: 'string' },
+    },
+    allowPositionals: false,
+  });
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new WorkbenchError('INVALID_INPUT', `serve: --port must be 0-65535, got ${values.port}`);
+  }
+  const dataDir = resolve(values['data-dir'] ?? defaultDataDir());
+  mkdirSync(dataDir, { recursive: true });
+  const staticDir = resolve(values.static ?? join(appRoot(), 'out', 'renderer'));
+
+  const handlers = createService({ dataDir, transport: 'http' });
+  const server = await startServer({ handlers, staticDir, port });
+  // Tests and scripts read this exact line to find the URL.
+  process.stdout.write(`Memory Workbench is serving at ${server.url}\n`);
+  process.stdout.write(`data: ${dataDir}\n`);
+
+  await new Promise<void>((resolveStop) => {
+    const stop = () => resolveStop();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await server.close();
+  return 0;
+}

@@ -1,0 +1,242 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createReadStream, existsSync, statSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { extname, join, normalize, resolve, sep } from 'node:path';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { ApiEvent, ApiHandlers } from '../../src-shared/api';
+import type { Result } from '../../src-shared/errors';
+import { dispatch } from '../core/dispatch';
+
+export interface ServerOptions {
+  handlers: ApiHandlers;
+  /** Folder of the built renderer (index.html + assets). */
+  staticDir: string;
+  port?: number;
+  /** Fixed token for tests; a fresh random one per launch otherwise. */
+  token?: string;
+  maxBodyBytes?: number;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  token: string;
+  broadcast(event: ApiEvent): void;
+  close(): Promise<void>;
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.json': 'application/json',
+  '.woff2': 'font/woff2',
+};
+
+const DEFAULT_MAX_BODY = 300 * 1024 * 1024;
+
+/**
+ * The browser-mode transport: the same API as Electron IPC, over HTTP + WebSocket, bound to
+ * 127.0.0.1 only and guarded by a per-launch token (and a Host check against DNS rebinding).
+ */
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const token = options.token ?? randomBytes(24).toString('hex');
+  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
+  const staticRoot = resolve(options.staticDir);
+  let port = 0;
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      sendJson(res, 500, {
+        ok: false,
+        error: {
+          code: 'INTERNAL',
+          message: error instanceof Error ? error.message : String(error),
+        },
+      });
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!hostAllowed(req.headers.host, port)) {
+      sendJson(res, 403, {
+        ok: false,
+        error: { code: 'INVALID_INPUT', message: 'Forbidden host' },
+      });
+      return;
+    }
+    const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
+    if (url.pathname.startsWith('/api/')) {
+      if (!tokenMatches(requestToken(req, url), token)) {
+        sendJson(res, 401, {
+          ok: false,
+          error: { code: 'INVALID_INPUT', message: 'Missing or wrong API token' },
+        });
+        return;
+      }
+      if (req.method !== 'POST') {
+        sendJson(res, 405, { ok: false, error: { code: 'INVALID_INPUT', message: 'Use POST' } });
+        return;
+      }
+      const name = decodeURIComponent(url.pathname.slice('/api/'.length));
+      const body = await readBody(req, maxBody);
+      if (!body.ok) {
+        sendJson(res, 413, body);
+        return;
+      }
+      let input: unknown;
+      try {
+        input = body.data.length === 0 ? {} : JSON.parse(body.data);
+      } catch {
+        sendJson(res, 400, {
+          ok: false,
+          error: { code: 'INVALID_INPUT', message: `API ${name}: request body is not JSON` },
+        });
+        return;
+      }
+      const result = await dispatch(options.handlers, name, input);
+      sendJson(res, result.ok ? 200 : statusFor(result.error.code), result);
+      return;
+    }
+    serveStatic(url.pathname, res);
+  }
+
+  function serveStatic(pathname: string, res: ServerResponse): void {
+    const relative = normalize(decodeURIComponent(pathname)).replace(/^([/\\])+/, '');
+    let file = join(staticRoot, relative);
+    if (!file.startsWith(staticRoot + sep) && file !== staticRoot) {
+      res.writeHead(404).end();
+      return;
+    }
+    // A single-page app: unknown paths fall back to index.html.
+    if (!existsSync(file) || statSync(file).isDirectory()) file = join(staticRoot, 'index.html');
+    if (!existsSync(file)) {
+      res
+        .writeHead(503, { 'content-type': 'text/plain' })
+        .end('The renderer is not built. Run `npm run build` first.');
+      return;
+    }
+    res.writeHead(200, {
+      'content-type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream',
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+    });
+    createReadStream(file).pipe(res);
+  }
+
+  const sockets = new Set<WebSocket>();
+  const wss = new WebSocketServer({ noServer: true });
+  server.on('upgrade', (req, socket, head) => {
+    const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
+    if (
+      url.pathname !== '/api/events' ||
+      !hostAllowed(req.headers.host, port) ||
+      !tokenMatches(url.searchParams.get('token'), token)
+    ) {
+      socket.destroy();
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      sockets.add(ws);
+      ws.on('close', () => sockets.delete(ws));
+    });
+  });
+
+  await new Promise<void>((resolveListen, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolveListen());
+  });
+  port = (server.address() as AddressInfo).port;
+
+  return {
+    port,
+    token,
+    url: `http://127.0.0.1:${port}/?token=${token}`,
+    broadcast(event) {
+      const message = JSON.stringify(event);
+      for (const ws of sockets) ws.send(message);
+    },
+    close: () =>
+      new Promise<void>((resolveClose) => {
+        for (const ws of sockets) ws.terminate();
+        wss.close();
+        server.closeAllConnections();
+        server.close(() => resolveClose());
+      }),
+  };
+}
+
+function hostAllowed(host: string | undefined, port: number): boolean {
+  return host === `127.0.0.1:${port}` || host === `localhost:${port}`;
+}
+
+function requestToken(req: IncomingMessage, url: URL): string | null {
+  const header = req.headers.authorization;
+  if (header?.startsWith('Bearer ')) return header.slice('Bearer '.length);
+  return url.searchParams.get('token');
+}
+
+function tokenMatches(given: string | null, expected: string): boolean {
+  if (given === null) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function readBody(req: IncomingMessage, limit: number): Promise<Result<string>> {
+  return new Promise((resolveBody, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        tooLarge = true;
+        chunks.length = 0;
+        return;
+      }
+      if (!tooLarge) chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (tooLarge) {
+        resolveBody({
+          ok: false,
+          error: {
+            code: 'INVALID_INPUT',
+            message: `Request body is larger than ${Math.round(limit / 1024 / 1024)} MB`,
+          },
+        });
+      } else {
+        resolveBody({ ok: true, data: Buffer.concat(chunks).toString('utf8') });
+      }
+    });
+    req.on('error', reject);
+  });
+}
+
+function statusFor(code: string): number {
+  switch (code) {
+    case 'INVALID_INPUT':
+    case 'DATASET_INVALID':
+    case 'DATASET_TOO_LARGE':
+      return 400;
+    case 'NOT_FOUND':
+      return 404;
+    case 'CONFLICT':
+      return 409;
+    default:
+      return 500;
+  }
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+  });
+  res.end(JSON.stringify(body));
+}

@@ -1,0 +1,17 @@
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { App } from './App';
+import { createClient } from './api/client';
+import { ClientProvider } from './api/context';
+import './styles.css';
+
+const root = document.getElementById('root');
+if (root === null) throw new Error('index.html has no #root');
+
+createRoot(root).render(
+  <StrictMode>
+    <ClientProvider client={createClient()}>
+      <App />
+    </ClientProvider>
+  </StrictMode>,
+);

@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import type { ErrorPayload, Result } from './errors';
+
+/**
+ * The one API contract. Every method is declared here once with the zod schema of its input and
+ * the type of its output; the Electron IPC handlers, the preload bridge, the HTTP server and the
+ * renderer client are all derived from this map, so a method cannot exist in one transport only.
+ */
+export interface MethodSpec<I extends z.ZodType, O> {
+  readonly input: I;
+  /** Phantom: carries the output type; never set at runtime. */
+  readonly output?: O;
+}
+
+function method<O>() {
+  return <I extends z.ZodType>(input: I): MethodSpec<I, O> => ({ input });
+}
+
+export interface AppInfo {
+  name: string;
+  version: string;
+  gitCommit: string | null;
+  transport: 'electron' | 'http';
+  dataDir: string;
+}
+
+export const apiMethods = {
+  'app.info': method<AppInfo>()(z.object({}).strict()),
+} as const;
+
+export type ApiMethods = typeof apiMethods;
+export type ApiName = keyof ApiMethods;
+export type ApiInput<K extends ApiName> = z.input<ApiMethods[K]['input']>;
+export type ApiParsedInput<K extends ApiName> = z.output<ApiMethods[K]['input']>;
+export type ApiOutput<K extends ApiName> =
+  ApiMethods[K] extends MethodSpec<z.ZodType, infer O> ? O : never;
+
+/** What the main process implements, once, for both transports. */
+export type ApiHandlers = {
+  [K in ApiName]: (input: ApiParsedInput<K>) => Promise<ApiOutput<K>>;
+};
+
+/** Events pushed from the engine to every connected UI (progress of long work). */
+export type ApiEvent = { type: 'log'; level: 'info' | 'warn' | 'error'; message: string };
+
+export type ApiResponse<K extends ApiName> = Result<ApiOutput<K>>;
+
+/** The renderer's view of whichever transport it runs on. */
+export interface ApiClient {
+  call<K extends ApiName>(name: K, input: ApiInput<K>): Promise<ApiOutput<K>>;
+  onEvent(listener: (event: ApiEvent) => void): () => void;
+}
+
+export const apiNames = Object.keys(apiMethods) as ApiName[];
+
+export function isApiName(value: unknown): value is ApiName {
+  return typeof value === 'string' && Object.hasOwn(apiMethods, value);
+}
+
+export type { ErrorPayload };
