@@ -1,0 +1,49 @@
+/**
+ * The few Python string behaviours the reference scorers rely on, reproduced exactly. JS's `\s`
+ * and `\b` differ from Python's: Python's `str.split()` also splits on U+001C..U+001F and U+0085
+ * but not on U+FEFF, and Python's `\b` in a `str` pattern is Unicode-aware, where JS's is ASCII.
+ */
+
+/** Every code point for which Python's `str.isspace()` is true (Unicode 14). */
+const PY_WHITESPACE =
+  '\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
+const PY_WHITESPACE_RUN = new RegExp(`[${PY_WHITESPACE}]+`, 'u');
+const PY_STRIP = new RegExp(`^[${PY_WHITESPACE}]+|[${PY_WHITESPACE}]+$`, 'gu');
+
+/** Python `s.split()` with no arguments: split on whitespace runs, drop empty pieces. */
+export function pySplit(s: string): string[] {
+  return s.split(PY_WHITESPACE_RUN).filter((piece) => piece !== '');
+}
+
+/** Python `s.strip()` with no arguments. */
+export function pyStrip(s: string): string {
+  return s.replace(PY_STRIP, '');
+}
+
+/** Python `string.punctuation`: the 32 ASCII punctuation characters. */
+export const ASCII_PUNCTUATION = '!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~';
+const ASCII_PUNCTUATION_SET: ReadonlySet<string> = new Set(ASCII_PUNCTUATION);
+
+/** `''.join(ch for ch in s if ch not in set(string.punctuation))`. */
+export function removeAsciiPunctuation(s: string): string {
+  let out = '';
+  for (const ch of s) if (!ASCII_PUNCTUATION_SET.has(ch)) out += ch;
+  return out;
+}
+
+/**
+ * Python's `\w` for `str` patterns is `str.isalnum()` or `_`, which is exactly the Unicode
+ * letter and number categories plus `_` (checked over every code point against CPython 3).
+ * Wrapping a word-only alternative in these lookarounds reproduces `\b(...)\b`.
+ */
+export const PY_WORD_CHAR = '[\\p{L}\\p{N}_]';
+
+/** `re.sub(r'\b(<words>)\b', replacement, s)` with Python's Unicode word boundaries. */
+export function pyReplaceWholeWords(
+  s: string,
+  words: readonly string[],
+  replacement: string,
+): string {
+  const pattern = new RegExp(`(?<!${PY_WORD_CHAR})(?:${words.join('|')})(?!${PY_WORD_CHAR})`, 'gu');
+  return s.replace(pattern, replacement);
+}
