@@ -1,0 +1,45 @@
+import type { CategoryId } from '../../../src-shared/dataset';
+
+/** One retrieved memory as the answerer sees it. */
+export interface MemoryHit {
+  id: string;
+  /** The dataset turn it came from, when it is a turn (evidence recall is counted on these). */
+  diaId: string | null;
+  /** What the memory says, `Speaker: text` for turns. */
+  text: string;
+  speaker: string | null;
+  score: number;
+  /** The session's zone-less ISO date-time, so relative dates can be resolved. */
+  sessionDateTime: string | null;
+}
+
+export interface AnswerRequest {
+  sampleId: string;
+  questionIndex: number;
+  question: string;
+  category: CategoryId;
+  speakers: readonly [string, string];
+  memories: readonly MemoryHit[];
+  /** The run's seed: anything random (option order) derives from it. */
+  seed: number;
+}
+
+export interface AnswerUsage {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+export interface AnswerResult {
+  answer: string;
+  usage?: AnswerUsage;
+  model?: string;
+}
+
+export interface Answerer {
+  /** Recorded in run manifests. */
+  readonly name: string;
+  answer(request: AnswerRequest, signal?: AbortSignal): Promise<AnswerResult>;
+}
+
+/** The answer official LoCoMo scoring counts as correct for category 5. */
+export const NOT_MENTIONED = 'Not mentioned in the conversation';

@@ -1,0 +1,26 @@
+import type { Packet, Sample } from '../../../src-shared/dataset';
+import type { MemoryHit } from '../answer/types';
+
+/**
+ * A memory service owns exactly one HybridCollection (in its own directory) and decides what to
+ * store from each packet and what to retrieve for a question. The pipeline talks only to this.
+ */
+export interface MemoryService {
+  /** The preset name, e.g. `hybrid`; recorded in run manifests. */
+  readonly preset: string;
+  /** Insert one packet (two turns). The sample gives context: speakers, session dates. */
+  insert(packet: Packet): Promise<void>;
+  /** Answer-time retrieval: the memories shown to the answerer, best first. */
+  retrieve(question: string, topK: number): Promise<MemoryHit[]>;
+  /** Counters for progress and manifests (items, per-index counts, migrations…). */
+  stats(): Record<string, number>;
+  /** Notes the run manifest must carry (e.g. "long-term stage off: no LLM configured"). */
+  notes(): string[];
+  close(): Promise<void>;
+}
+
+export interface MemoryServiceContext {
+  sample: Sample;
+  /** Directory the service's collection lives in; created by the caller, owned by the service. */
+  dir: string;
+}
