@@ -3,11 +3,12 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { WorkbenchError } from '../../../src-shared/errors';
+import type { CliCommand, CliIO } from '../command';
 import { appRoot } from '../../core/provenance';
 import { createService } from '../../core/service';
 import { startServer } from '../../server/server';
 
-export const SERVE_USAGE = `serve [--port n] [--data-dir dir] [--static dir]
+const SERVE_USAGE = `usage: npm run -s cli -- serve [--port n] [--data-dir dir] [--static dir]
   Serves the workbench UI and API on 127.0.0.1 only, with a per-launch token in the printed URL.
   Reach it from another machine through an SSH tunnel (ssh -L 5174:127.0.0.1:5174 host).`;
 
@@ -15,16 +16,21 @@ export function defaultDataDir(): string {
   return process.env.MEMORY_WORKBENCH_DATA ?? join(homedir(), '.memory-workbench');
 }
 
-export async function serveCommand(argv: string[]): Promise<number> {
+async function runServe(argv: string[], io: CliIO): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: {
       port: { type: 'string', default: '5174' },
       'data-dir': { type: 'string' },
       static: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
     },
     allowPositionals: false,
   });
+  if (values.help) {
+    io.stdout(`${SERVE_USAGE}\n`);
+    return 0;
+  }
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new WorkbenchError('INVALID_INPUT', `serve: --port must be 0-65535, got ${values.port}`);
@@ -36,8 +42,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const handlers = createService({ dataDir, transport: 'http' });
   const server = await startServer({ handlers, staticDir, port });
   // Tests and scripts read this exact line to find the URL.
-  process.stdout.write(`Memory Workbench is serving at ${server.url}\n`);
-  process.stdout.write(`data: ${dataDir}\n`);
+  io.stdout(`Memory Workbench is serving at ${server.url}\n`);
+  io.stdout(`data: ${dataDir}\n`);
 
   await new Promise<void>((resolveStop) => {
     const stop = () => resolveStop();
@@ -47,3 +53,9 @@ export async function serveCommand(argv: string[]): Promise<number> {
   await server.close();
   return 0;
 }
+
+export const serveCommand: CliCommand = {
+  summary: 'serve the workbench UI and API on 127.0.0.1 (browser mode)',
+  usage: SERVE_USAGE,
+  run: runServe,
+};

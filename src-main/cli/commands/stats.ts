@@ -1,0 +1,187 @@
+import { parseArgs } from 'node:util';
+import {
+  CATEGORY_IDS,
+  CATEGORY_SCHEMES,
+  CATEGORY_SCHEME_LABELS,
+  DEFAULT_CATEGORY_SCHEME,
+  categoryName,
+  isCategoryScheme,
+} from '../../../src-shared/dataset/categories';
+import type { CategoryScheme } from '../../../src-shared/dataset/categories';
+import type { DatasetStats, EvidenceProblemDetail } from '../../../src-shared/dataset/stats';
+import type { DatasetLoadResult } from '../../../src-shared/dataset/types';
+import { datasetStats, loadDatasetFile } from '../../core/dataset/index';
+import type { CliCommand } from '../command';
+import { UsageError } from '../command';
+
+const USAGE = `usage: npm run -s cli -- stats <file> [options]
+
+Loads a dataset file, validates it and prints what a run over it would see: sessions, turns,
+packets, questions per category, evidence repairs and the tests each sample will trigger.
+
+options:
+  --scheme <official|mem0>  category names to print (default: ${DEFAULT_CATEGORY_SCHEME})
+  --json                    print exactly one JSON object instead of the report
+  --format <name>           dataset format (default: detected from the content)
+  --strict                  fail on the first malformed sample instead of skipping it
+  --include-no-evidence     plan questions without usable evidence (asked at the last packet)
+  -h, --help                show this help
+`;
+
+/** Evidence details beyond this go to --json only; a person reads the first ones. */
+const MAX_DETAIL_LINES = 40;
+
+const n = (value: number): string => value.toLocaleString('en-US');
+
+function percent(part: number, whole: number): string {
+  return whole === 0 ? '-' : `${((100 * part) / whole).toFixed(1)}%`;
+}
+
+function describeProblem(d: EvidenceProblemDetail): string {
+  const part = d.part !== undefined && d.part !== d.repairedTo ? ` part "${d.part}"` : '';
+  let outcome = ' (dropped)';
+  if (d.problem === 'duplicate') outcome = ' (dropped: listed twice)';
+  else if (d.repairedTo !== undefined) outcome = ` -> ${d.repairedTo}`;
+  return `${d.sampleId} qa[${d.qaIndex}]  ${JSON.stringify(d.raw)}${part}  ${d.problem}${outcome}`;
+}
+
+function humanReport(
+  result: DatasetLoadResult,
+  stats: DatasetStats,
+  scheme: CategoryScheme,
+): string {
+  const out: string[] = [];
+  const { info } = result;
+  const size = info.bytes === null ? '' : `, ${n(info.bytes)} bytes`;
+  out.push(`Dataset ${info.source} (${info.format}${size})`);
+  if (info.sha256) out.push(`sha256 ${info.sha256}`);
+  out.push('');
+
+  result.samples.forEach((sample, i) => {
+    const s = stats.samples[i];
+    if (!s) return;
+    out.push(`${s.sampleId}  (${sample.speakers[0]} & ${sample.speakers[1]})`);
+    out.push(
+      `  sessions ${s.sessions}  turns ${n(s.turns)} (${n(s.imageTurns)} with images)  packets ${n(s.packets)}`,
+    );
+    out.push(
+      `  questions ${s.qa} (${s.questionsWithEvidence} with evidence)  planned tests ${s.plannedTests} (every ${s.testThreshold} visible questions)`,
+    );
+    out.push(
+      `  turns per session: ${s.sessionTurnCounts.map((c) => `${c.session}:${c.turns}`).join(' ')}`,
+    );
+    out.push('');
+  });
+
+  const t = stats.totals;
+  out.push('Totals');
+  out.push(
+    `  samples ${t.samples}  sessions ${n(t.sessions)}  turns ${n(t.turns)} (${n(t.imageTurns)} with images)  packets ${n(t.packets)}`,
+  );
+  out.push(
+    `  questions ${n(t.qa)} (${n(t.questionsWithEvidence)} with evidence)  planned tests ${n(t.plannedTests)}`,
+  );
+  out.push('');
+
+  out.push(`Questions by category (${CATEGORY_SCHEME_LABELS[scheme]} names)`);
+  for (const c of CATEGORY_IDS) {
+    const count = t.byCategory[c];
+    out.push(
+      `  ${c} ${categoryName(c, scheme).padEnd(12)} ${n(count).padStart(6)}  ${percent(count, t.qa).padStart(6)}`,
+    );
+  }
+  out.push('');
+
+  const e = stats.evidence;
+  out.push('Evidence ids (qa[i] is the 0-based question index)');
+  out.push(
+    `  repaired ${e.repaired}  unresolved ${e.unresolved}  duplicates dropped ${e.duplicates}  questions without usable evidence ${e.questionsWithoutEvidence}${
+      e.questionsWithoutEvidence > 0 ? ' (excluded from tests)' : ''
+    }`,
+  );
+  for (const d of e.details.slice(0, MAX_DETAIL_LINES)) out.push(`  ${describeProblem(d)}`);
+  if (e.details.length > MAX_DETAIL_LINES) {
+    out.push(`  ... ${e.details.length - MAX_DETAIL_LINES} more (see --json)`);
+  }
+
+  if (result.problems.length > 0) {
+    const errors = result.problems.filter((p) => p.severity === 'error');
+    const skipped = new Set(errors.map((p) => p.sampleIndex)).size;
+    out.push('');
+    out.push(
+      `Problems: ${errors.length} errors (${skipped} samples skipped), ${
+        result.problems.length - errors.length
+      } warnings`,
+    );
+    for (const p of result.problems) out.push(`  ${p.severity}: ${p.message}`);
+  }
+  out.push('');
+  return out.join('\n');
+}
+
+function jsonReport(
+  result: DatasetLoadResult,
+  stats: DatasetStats,
+  scheme: CategoryScheme,
+): string {
+  const report = {
+    source: result.info.source,
+    format: result.info.format,
+    bytes: result.info.bytes,
+    sha256: result.info.sha256,
+    scheme,
+    categoryNames: Object.fromEntries(CATEGORY_IDS.map((c) => [c, categoryName(c, scheme)])),
+    totals: stats.totals,
+    samples: stats.samples,
+    evidence: stats.evidence,
+    problems: result.problems,
+  };
+  return `${JSON.stringify(report, null, 2)}\n`;
+}
+
+export const statsCommand: CliCommand = {
+  summary: 'validate a dataset file and print its sessions, packets, categories and test plan',
+  usage: USAGE,
+  async run(args, io) {
+    const { values, positionals } = parseArgs({
+      args,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        scheme: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        format: { type: 'string' },
+        strict: { type: 'boolean', default: false },
+        'include-no-evidence': { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+    if (values.help) {
+      io.stdout(USAGE);
+      return 0;
+    }
+    const scheme = values.scheme ?? DEFAULT_CATEGORY_SCHEME;
+    if (!isCategoryScheme(scheme)) {
+      throw new UsageError(
+        `--scheme must be one of ${CATEGORY_SCHEMES.join(', ')} (got "${scheme}")`,
+      );
+    }
+    if (positionals.length !== 1) {
+      throw new UsageError(
+        positionals.length === 0
+          ? 'stats needs a dataset file'
+          : `stats takes one file, got ${positionals.length}`,
+      );
+    }
+    const file = positionals[0] as string;
+    const result = await loadDatasetFile(file, {
+      strict: values.strict,
+      ...(values.format !== undefined ? { format: values.format } : {}),
+    });
+    const stats = datasetStats(result.samples, {
+      includeNoEvidence: values['include-no-evidence'],
+    });
+    io.stdout(values.json ? jsonReport(result, stats, scheme) : humanReport(result, stats, scheme));
+    return 0;
+  },
+};

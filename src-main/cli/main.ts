@@ -1,0 +1,107 @@
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { WorkbenchError } from '../../src-shared/errors';
+import type { CliCommand, CliIO } from './command';
+import { UsageError } from './command';
+import { serveCommand } from './commands/serve';
+import { statsCommand } from './commands/stats';
+
+/**
+ * Headless entry point: `npm run -s cli -- <command> [options]`. Commands live in the map below (the
+ * contract is in command.ts); adding one (retrieve, experiment, serve, ...) is one import and one
+ * entry.
+ */
+
+export const commands: Readonly<Record<string, CliCommand>> = {
+  stats: statsCommand,
+  serve: serveCommand,
+};
+
+const PROGRAM = 'cli';
+
+function help(): string {
+  const width = Math.max(...Object.keys(commands).map((n) => n.length));
+  const list = Object.entries(commands)
+    .map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`)
+    .join('\n');
+  return [
+    'Memory Workbench command line',
+    '',
+    `usage: npm run -s cli -- <command> [options]`,
+    '',
+    'commands:',
+    list,
+    '',
+    `Run "${PROGRAM} <command> --help" for a command's options.`,
+    '',
+  ].join('\n');
+}
+
+/** node:util parseArgs throws TypeErrors with ERR_PARSE_ARGS_* codes for bad options. */
+function isParseArgsError(error: unknown): error is Error {
+  return (
+    error instanceof Error &&
+    'code' in error &&
+    typeof error.code === 'string' &&
+    error.code.startsWith('ERR_PARSE_ARGS_')
+  );
+}
+
+export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined) {
+    io.stderr(help());
+    return 2;
+  }
+  if (name === '--help' || name === '-h' || name === 'help') {
+    io.stdout(help());
+    return 0;
+  }
+  const command = Object.hasOwn(commands, name) ? commands[name] : undefined;
+  if (!command) {
+    io.stderr(`error: unknown command "${name}" (commands: ${Object.keys(commands).join(', ')})\n`);
+    io.stderr(`Run "${PROGRAM} --help" for usage.\n`);
+    return 2;
+  }
+  try {
+    return await command.run(rest, io);
+  } catch (error) {
+    if (error instanceof UsageError || isParseArgsError(error)) {
+      io.stderr(`error: ${error.message}\n`);
+      io.stderr(`Run "${PROGRAM} ${name} --help" for usage.\n`);
+      return 2;
+    }
+    if (error instanceof WorkbenchError) {
+      io.stderr(`error: ${error.message}\n`);
+      return 1;
+    }
+    // A bug, not bad input: still no raw stack unless asked for, but say it is unexpected.
+    const message = error instanceof Error ? error.message : String(error);
+    io.stderr(`error: unexpected failure: ${message}\n`);
+    if (process.env['WORKBENCH_DEBUG'] && error instanceof Error && error.stack) {
+      io.stderr(`${error.stack}\n`);
+    } else {
+      io.stderr('(set WORKBENCH_DEBUG=1 to see the stack trace)\n');
+    }
+    return 1;
+  }
+}
+
+function isEntryPoint(): boolean {
+  const script = process.argv[1];
+  if (script === undefined) return false;
+  try {
+    return realpathSync(script) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) {
+  const io: CliIO = {
+    stdout: (text) => void process.stdout.write(text),
+    stderr: (text) => void process.stderr.write(text),
+  };
+  // exitCode, not exit(): lets piped stdout drain (a large --json would otherwise be cut off).
+  process.exitCode = await runCli(process.argv.slice(2), io);
+}

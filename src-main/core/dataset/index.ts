@@ -1,0 +1,21 @@
+/** The dataset layer's public surface: import from here, not from the files behind it. */
+export { parseSessionDateTime } from './dates';
+export { isRepair, isUnresolved, normaliseEvidence } from './evidence';
+export type { NormalisedEvidence } from './evidence';
+export { findJsonSyntaxError, lineColumn, parseJsonText } from './jsonText';
+export type { JsonParseResult, JsonSyntaxError } from './jsonText';
+export {
+  DEFAULT_MAX_DATASET_BYTES,
+  createDefaultRegistry,
+  loadDatasetFile,
+  loadDatasetText,
+  loadDatasetValue,
+} from './load';
+export type { LoadDatasetOptions } from './load';
+export { locomoLoader } from './locomo';
+export { packetCount, packetsOf, TURNS_PER_PACKET } from './packets';
+export { DatasetLoaderRegistry } from './registry';
+export type { DatasetLoader, LoadContext, LoaderOutput } from './registry';
+export { datasetStats, sampleStats } from './stats';
+export { planTestTrigger, planTests, testThreshold } from './testPlan';
+export { questionVisibility } from './visibility';

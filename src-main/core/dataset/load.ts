@@ -1,0 +1,147 @@
+import { createHash } from 'node:crypto';
+import { readFile, stat } from 'node:fs/promises';
+import type { DatasetLoadResult } from '../../../src-shared/dataset/types';
+import { WorkbenchError } from '../../../src-shared/errors';
+import { parseJsonText } from './jsonText';
+import { locomoLoader } from './locomo';
+import { DatasetLoaderRegistry } from './registry';
+
+/**
+ * Far above any real LoCoMo-style file (2.8 MB), and kept under V8's longest string (2^29 - 24
+ * UTF-16 units, just short of 512 MiB): past that, decoding fails with an unhelpful RangeError.
+ */
+export const DEFAULT_MAX_DATASET_BYTES = 500 * 1024 * 1024;
+
+export interface LoadDatasetOptions {
+  /** A registered loader name; detected from the content when omitted. */
+  format?: string;
+  /** Throw on the first bad sample instead of skipping it and reporting it in `problems`. */
+  strict?: boolean;
+  /** Refuse files larger than this, checked with stat before reading. */
+  maxBytes?: number;
+  registry?: DatasetLoaderRegistry;
+}
+
+/** The loaders this build knows. Register new formats here. */
+export function createDefaultRegistry(): DatasetLoaderRegistry {
+  return new DatasetLoaderRegistry().register(locomoLoader, { fallback: true });
+}
+
+const defaultRegistry = createDefaultRegistry();
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+}
+
+function errnoCode(error: unknown): string | undefined {
+  if (typeof error === 'object' && error !== null && 'code' in error) {
+    const code = (error as { code: unknown }).code;
+    return typeof code === 'string' ? code : undefined;
+  }
+  return undefined;
+}
+
+function readFailure(file: string, error: unknown): WorkbenchError {
+  const code = errnoCode(error);
+  if (code === 'ENOENT')
+    return new WorkbenchError('NOT_FOUND', `${file}: no such file`, { where: file });
+  const reason = code === 'EACCES' || code === 'EPERM' ? 'permission denied' : String(error);
+  return new WorkbenchError('DATASET_INVALID', `${file}: cannot read the file: ${reason}`, {
+    where: file,
+    cause: error,
+  });
+}
+
+/** Reads, size-checks, decodes and parses a dataset file, then hands it to a loader. */
+export async function loadDatasetFile(
+  file: string,
+  options: LoadDatasetOptions = {},
+): Promise<DatasetLoadResult> {
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_DATASET_BYTES;
+  let size: number;
+  try {
+    const info = await stat(file);
+    if (!info.isFile()) {
+      throw new WorkbenchError('DATASET_INVALID', `${file}: not a regular file`, { where: file });
+    }
+    size = info.size;
+  } catch (error) {
+    if (error instanceof WorkbenchError) throw error;
+    throw readFailure(file, error);
+  }
+  if (size === 0) {
+    throw new WorkbenchError('DATASET_INVALID', `${file}: the file is empty (0 bytes)`, {
+      where: file,
+    });
+  }
+  if (size > maxBytes) {
+    throw new WorkbenchError(
+      'DATASET_TOO_LARGE',
+      `${file}: ${formatBytes(size)} is larger than the limit of ${formatBytes(maxBytes)}`,
+      { where: file },
+    );
+  }
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(file);
+  } catch (error) {
+    throw readFailure(file, error);
+  }
+  let text: string;
+  try {
+    // fatal: a binary or mis-encoded file should fail loudly, not load with U+FFFD in the text.
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new WorkbenchError('DATASET_INVALID', `${file}: not valid UTF-8 text`, { where: file });
+  }
+  const result = loadDatasetText(text, file, options);
+  result.info.bytes = bytes.length;
+  result.info.sha256 = createHash('sha256').update(bytes).digest('hex');
+  return result;
+}
+
+export function loadDatasetText(
+  text: string,
+  source: string,
+  options: LoadDatasetOptions = {},
+): DatasetLoadResult {
+  // TextDecoder keeps a UTF-8 BOM as U+FEFF, which JSON.parse rejects; editors add it silently.
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const parsed = parseJsonText(body);
+  if (!parsed.ok) {
+    const { line, column, reason } = parsed.error;
+    throw new WorkbenchError(
+      'DATASET_INVALID',
+      `${source}: not valid JSON at line ${line}, column ${column}: ${reason}`,
+      { where: source },
+    );
+  }
+  return loadDatasetValue(parsed.value, source, options);
+}
+
+export function loadDatasetValue(
+  value: unknown,
+  source: string,
+  options: LoadDatasetOptions = {},
+): DatasetLoadResult {
+  const registry = options.registry ?? defaultRegistry;
+  const loader = registry.resolve(value, options.format);
+  const { samples, problems } = loader.load(value, { source });
+  const errors = problems.filter((p) => p.severity === 'error');
+  const first = errors[0];
+  if (first && (options.strict === true || samples.length === 0)) {
+    const others = errors.length > 1 ? ` (and ${errors.length - 1} more problems)` : '';
+    const none = samples.length === 0 ? ' (no sample could be loaded)' : '';
+    throw new WorkbenchError(first.code, `${first.message}${others}${none}`, {
+      path: first.path,
+      where: source,
+    });
+  }
+  return {
+    info: { format: loader.name, source, bytes: null, sha256: null },
+    samples,
+    problems,
+  };
+}

@@ -1,0 +1,77 @@
+import type { TestPlanOptions } from '../../../src-shared/dataset/packets';
+import type {
+  CategoryCounts,
+  DatasetStats,
+  EvidenceProblemDetail,
+  SampleStats,
+} from '../../../src-shared/dataset/stats';
+import type { Sample } from '../../../src-shared/dataset/types';
+import { isRepair, isUnresolved } from './evidence';
+import { packetCount } from './packets';
+import { planTests } from './testPlan';
+
+const emptyCounts = (): CategoryCounts => ({ 1: 0, 2: 0, 3: 0, 4: 0, 5: 0 });
+
+export function sampleStats(sample: Sample, options: TestPlanOptions = {}): SampleStats {
+  const turns = sample.sessions.flatMap((s) => s.turns);
+  const byCategory = emptyCounts();
+  for (const qa of sample.qa) byCategory[qa.category]++;
+  const problems = sample.qa.flatMap((qa) => qa.evidenceProblems);
+  const plan = planTests(sample, options);
+  return {
+    sampleId: sample.sampleId,
+    sessions: sample.sessions.length,
+    turns: turns.length,
+    imageTurns: turns.filter((t) => t.imageUrls !== undefined || t.blipCaption !== undefined)
+      .length,
+    qa: sample.qa.length,
+    packets: packetCount(sample),
+    questionsWithEvidence: sample.qa.filter((qa) => qa.evidence.length > 0).length,
+    plannedQuestions: plan.totalQuestions,
+    testThreshold: plan.threshold,
+    plannedTests: plan.tests.length,
+    byCategory,
+    sessionTurnCounts: sample.sessions.map((s) => ({ session: s.index, turns: s.turns.length })),
+    evidenceRepaired: problems.filter(isRepair).length,
+    evidenceUnresolved: problems.filter(isUnresolved).length,
+  };
+}
+
+export function datasetStats(
+  samples: readonly Sample[],
+  options: TestPlanOptions = {},
+): DatasetStats {
+  const perSample = samples.map((s) => sampleStats(s, options));
+  const sum = (pick: (s: SampleStats) => number): number =>
+    perSample.reduce((total, s) => total + pick(s), 0);
+  const byCategory = emptyCounts();
+  for (const s of perSample) {
+    for (const c of [1, 2, 3, 4, 5] as const) byCategory[c] += s.byCategory[c];
+  }
+  const details: EvidenceProblemDetail[] = samples.flatMap((sample) =>
+    sample.qa.flatMap((qa) =>
+      qa.evidenceProblems.map((p) => ({ sampleId: sample.sampleId, qaIndex: qa.index, ...p })),
+    ),
+  );
+  return {
+    totals: {
+      samples: perSample.length,
+      sessions: sum((s) => s.sessions),
+      turns: sum((s) => s.turns),
+      imageTurns: sum((s) => s.imageTurns),
+      qa: sum((s) => s.qa),
+      packets: sum((s) => s.packets),
+      questionsWithEvidence: sum((s) => s.questionsWithEvidence),
+      plannedTests: sum((s) => s.plannedTests),
+      byCategory,
+    },
+    samples: perSample,
+    evidence: {
+      repaired: details.filter(isRepair).length,
+      unresolved: details.filter(isUnresolved).length,
+      duplicates: details.filter((d) => d.problem === 'duplicate').length,
+      questionsWithoutEvidence: sum((s) => s.qa - s.questionsWithEvidence),
+      details,
+    },
+  };
+}

@@ -1,0 +1,79 @@
+import type { TestPlan, TestPlanOptions, PlannedTest } from '../../../src-shared/dataset/packets';
+import type { Sample } from '../../../src-shared/dataset/types';
+import { WorkbenchError } from '../../../src-shared/errors';
+import { packetsOf } from './packets';
+import { questionVisibility } from './visibility';
+
+/** DESIGN §3: test every time another tenth of the questions has become visible. */
+export function testThreshold(totalQuestions: number): number {
+  return Math.max(1, Math.floor(totalQuestions / 10));
+}
+
+/**
+ * The test trigger as a pure function of numbers, so it can be checked on hand-made inputs.
+ *
+ * - `visibleAtPacket[q]`: the packet at which question q becomes visible, or null if excluded.
+ * - `packetSizes[p]`: turns in packet p.
+ *
+ * After each packet, v = questions visible so far. A test fires when v - lastTested >= threshold
+ * (one packet crossing several thresholds fires once and covers them all), or at the last packet
+ * when some visible question is still untested. A test covers the first v questions in visibility
+ * order: the same questions are re-asked as the conversation grows, which gives the curve.
+ */
+export function planTestTrigger(
+  visibleAtPacket: ReadonlyArray<number | null>,
+  packetSizes: readonly number[],
+): TestPlan {
+  const totalPackets = packetSizes.length;
+  const order: number[] = [];
+  visibleAtPacket.forEach((at, q) => {
+    if (at === null) return;
+    if (!Number.isInteger(at) || at < 0 || at >= totalPackets) {
+      throw new WorkbenchError(
+        'INVALID_INPUT',
+        `test plan: question ${q} is visible at packet ${at}, but there are ${totalPackets} packets`,
+      );
+    }
+    order.push(q);
+  });
+  // Stable sort by packet; ties keep qa order because `order` was built in qa order.
+  order.sort((a, b) => (visibleAtPacket[a] as number) - (visibleAtPacket[b] as number));
+
+  const threshold = testThreshold(order.length);
+  const tests: PlannedTest[] = [];
+  let inserted = 0;
+  let visible = 0;
+  let lastTested = 0;
+  for (let p = 0; p < totalPackets; p++) {
+    inserted += packetSizes[p] as number;
+    while (visible < order.length && visibleAtPacket[order[visible] as number] === p) visible++;
+    const isLast = p === totalPackets - 1;
+    if (visible - lastTested >= threshold || (isLast && visible > lastTested)) {
+      tests.push({
+        testIndex: tests.length,
+        packetIdx: p,
+        dialogsInserted: inserted,
+        visibleCount: visible,
+        questionIndices: order.slice(0, visible),
+      });
+      lastTested = visible;
+    }
+  }
+  return {
+    threshold,
+    totalQuestions: order.length,
+    questionOrder: order,
+    visibleAtPacket: [...visibleAtPacket],
+    tests,
+    completionPacketIdx: totalPackets > 0 ? totalPackets - 1 : null,
+  };
+}
+
+/** The tests a run over this sample will perform. */
+export function planTests(sample: Sample, options: TestPlanOptions = {}): TestPlan {
+  const packets = packetsOf(sample);
+  return planTestTrigger(
+    questionVisibility(sample, packets, options),
+    packets.map((p) => p.dialog_len),
+  );
+}
