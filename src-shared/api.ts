@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { DatasetProblem, Sample } from './dataset/types';
+import type { DatasetStats } from './dataset/stats';
 import type { ErrorPayload, Result } from './errors';
 
 /**
@@ -24,8 +26,44 @@ export interface AppInfo {
   dataDir: string;
 }
 
+/** A dataset the engine has opened, as listed in the UI. */
+export interface DatasetSummary {
+  /** sha256 of the file's bytes: the same file opened twice is one dataset. */
+  datasetId: string;
+  name: string;
+  /** Where the engine reads it from (uploads are copied into the data folder). */
+  path: string;
+  format: string;
+  bytes: number;
+  sha256: string;
+  openedAt: string;
+  stats: DatasetStats;
+  problems: DatasetProblem[];
+}
+
+const datasetId = z.string().regex(/^[0-9a-f]{64}$/, 'must be a dataset id (sha256 hex)');
+/** Uploads carry the whole file; LoCoMo is 2.8 MB, the limit leaves room for larger sets. */
+const MAX_UPLOAD_CHARS = 256 * 1024 * 1024;
+
 export const apiMethods = {
   'app.info': method<AppInfo>()(z.object({}).strict()),
+  'datasets.list': method<DatasetSummary[]>()(z.object({}).strict()),
+  /** Open a file the engine can read by path (desktop app, CLI-started server). */
+  'datasets.open': method<DatasetSummary>()(z.object({ path: z.string().min(1) }).strict()),
+  /** Open a file's content (browser mode upload, drag-and-drop); stored in the data folder. */
+  'datasets.upload': method<DatasetSummary>()(
+    z
+      .object({
+        name: z.string().min(1).max(255),
+        content: z.string().max(MAX_UPLOAD_CHARS, 'is larger than 256 MB'),
+      })
+      .strict(),
+  ),
+  'datasets.get': method<DatasetSummary>()(z.object({ datasetId }).strict()),
+  'datasets.sample': method<Sample>()(
+    z.object({ datasetId, sampleId: z.string().min(1) }).strict(),
+  ),
+  'datasets.close': method<{ closed: boolean }>()(z.object({ datasetId }).strict()),
 } as const;
 
 export type ApiMethods = typeof apiMethods;

@@ -1,4 +1,5 @@
 import type { ApiHandlers } from '../../src-shared/api';
+import { DatasetStore } from './datasets';
 import { appVersion, gitCommit } from './provenance';
 
 export interface ServiceOptions {
@@ -9,6 +10,7 @@ export interface ServiceOptions {
 
 /** Implements the API contract on top of core/. Both transports call exactly this. */
 export function createService(options: ServiceOptions): ApiHandlers {
+  const datasets = new DatasetStore(options.dataDir);
   return {
     'app.info': async () => ({
       name: 'Memory Workbench',
@@ -17,5 +19,11 @@ export function createService(options: ServiceOptions): ApiHandlers {
       transport: options.transport,
       dataDir: options.dataDir,
     }),
+    'datasets.list': () => datasets.list(),
+    'datasets.open': ({ path }) => datasets.openPath(path),
+    'datasets.upload': ({ name, content }) => datasets.upload(name, content),
+    'datasets.get': async ({ datasetId }) => (await datasets.get(datasetId)).summary,
+    'datasets.sample': ({ datasetId, sampleId }) => datasets.sample(datasetId, sampleId),
+    'datasets.close': async ({ datasetId }) => ({ closed: datasets.close(datasetId) }),
   };
 }
