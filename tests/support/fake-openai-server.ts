@@ -1,0 +1,318 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * An OpenAI-compatible server for tests, running inside the test process on 127.0.0.1 (port 0).
+ *
+ * - Routes are a table keyed by `METHOD /path`; `/v1/embeddings` is built in, and `route()` adds
+ *   or replaces one (chat completions go here later). Handlers return plain data, never touch the
+ *   socket, so faults can be layered on any route.
+ * - Every request is logged (`requests`) with lowercased headers and the parsed body, faulted or
+ *   not, so tests can assert batching, retries and headers.
+ * - Faults are queued with `setFault(fault, {times, path})` and consumed one per matching request,
+ *   in order: a 429 with Retry-After, any status, a hang past the client's timeout, malformed JSON,
+ *   a wrong number of embeddings, a dropped connection, a delay, or any transform of the response.
+ *
+ * Embeddings are deterministic: `fakeEmbedding(text, dim)` seeds a PRNG with a hash of the text, so
+ * a test can compute the vector the server will return.
+ */
+
+export interface RecordedRequest {
+  method: string;
+  /** Path without the query string. */
+  path: string;
+  /** Lowercased header names; repeated headers joined with ", ". */
+  headers: Record<string, string>;
+  /** Parsed JSON, or the raw text when the body is not JSON. */
+  body: unknown;
+  rawBody: string;
+  /** Milliseconds since the server started. */
+  at: number;
+}
+
+export interface RouteResponse {
+  status?: number;
+  headers?: Record<string, string>;
+  /** Sent as JSON unless `text` is given. */
+  json?: unknown;
+  text?: string;
+}
+
+export type RouteHandler = (request: RecordedRequest) => RouteResponse | Promise<RouteResponse>;
+
+export type Fault =
+  /** Any status with an optional body (a function sees the request: e.g. echo its headers). */
+  | {
+      kind: 'status';
+      status: number;
+      body?: string | ((request: RecordedRequest) => string);
+      headers?: Record<string, string>;
+    }
+  /** 429 with `Retry-After` (seconds, or an HTTP date string) unless `retryAfter` is null. */
+  | { kind: 'rateLimit'; retryAfter?: number | string | null }
+  /** Accept the request and never answer (until `close()`). */
+  | { kind: 'hang' }
+  /** Destroy the socket without a response. */
+  | { kind: 'drop' }
+  /** Answer normally after `ms`. */
+  | { kind: 'delay'; ms: number }
+  /** 200 with a body that is not JSON. */
+  | { kind: 'malformedJson' }
+  /** The route's answer with its `data` array one item short (or `delta` items off). */
+  | { kind: 'wrongCount'; delta?: number }
+  /** Any change to the route's answer. */
+  | { kind: 'transform'; fn: (response: RouteResponse, request: RecordedRequest) => RouteResponse };
+
+export interface FaultOptions {
+  /** How many matching requests this fault applies to (default 1; Infinity for all). */
+  times?: number;
+  /** Only requests to this path (e.g. `/v1/embeddings`); default any path. */
+  path?: string;
+}
+
+export interface FakeOpenAIServerOptions {
+  /** Embedding size when the request does not ask for `dimensions`. Default 8. */
+  dim?: number;
+  /** When set, requests must carry `Authorization: Bearer <apiKey>` or get 401. */
+  apiKey?: string;
+  /** Extra or replacement routes, keyed `METHOD /path`. */
+  routes?: Record<string, RouteHandler>;
+}
+
+export interface FakeOpenAIServer {
+  /** Base URL including `/v1`, as OpenAI clients expect: `http://127.0.0.1:PORT/v1`. */
+  url: string;
+  origin: string;
+  requests: RecordedRequest[];
+  /** Queue a fault; `null` clears the queue. */
+  setFault(fault: Fault | null, options?: FaultOptions): void;
+  /** Add or replace a route. */
+  route(method: string, path: string, handler: RouteHandler): void;
+  close(): Promise<void>;
+}
+
+/** Deterministic pseudo-random vector for `text` (not normalised, values in [-1, 1)). */
+export function fakeEmbedding(text: string, dim: number): number[] {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  let state = h >>> 0;
+  const out: number[] = [];
+  for (let i = 0; i < dim; i++) {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    out.push((((t ^ (t >>> 14)) >>> 0) / 4294967296) * 2 - 1);
+  }
+  return out;
+}
+
+function openAIError(
+  status: number,
+  message: string,
+  type = 'invalid_request_error',
+): RouteResponse {
+  return { status, json: { error: { message, type, param: null, code: null } } };
+}
+
+/** `POST /v1/embeddings`: validates like OpenAI does (enough for clients), answers in order. */
+function embeddingsRoute(defaultDim: number): RouteHandler {
+  return (request) => {
+    const body = request.body as { model?: unknown; input?: unknown; dimensions?: unknown } | null;
+    if (body === null || typeof body !== 'object')
+      return openAIError(400, 'body must be a JSON object');
+    if (typeof body.model !== 'string' || body.model === '')
+      return openAIError(400, "'model' is required");
+    const input = typeof body.input === 'string' ? [body.input] : body.input;
+    if (!Array.isArray(input) || input.length === 0 || !input.every((t) => typeof t === 'string')) {
+      return openAIError(400, "'input' must be a string or a non-empty array of strings");
+    }
+    let dim = defaultDim;
+    if (body.dimensions !== undefined) {
+      if (!Number.isInteger(body.dimensions) || (body.dimensions as number) <= 0) {
+        return openAIError(400, "'dimensions' must be a positive integer");
+      }
+      dim = body.dimensions as number;
+    }
+    const texts = input as string[];
+    const tokens = texts.reduce((n, t) => n + t.split(/\s+/).filter(Boolean).length, 0);
+    return {
+      json: {
+        object: 'list',
+        data: texts.map((text, index) => ({
+          object: 'embedding',
+          index,
+          embedding: fakeEmbedding(text, dim),
+        })),
+        model: body.model,
+        usage: { prompt_tokens: tokens, total_tokens: tokens },
+      },
+    };
+  };
+}
+
+export async function startFakeOpenAIServer(
+  options: FakeOpenAIServerOptions = {},
+): Promise<FakeOpenAIServer> {
+  const started = Date.now();
+  const routes = new Map<string, RouteHandler>();
+  const routeKey = (method: string, path: string): string => `${method.toUpperCase()} ${path}`;
+  routes.set(routeKey('POST', '/v1/embeddings'), embeddingsRoute(options.dim ?? 8));
+  for (const [key, handler] of Object.entries(options.routes ?? {})) {
+    const [method = '', path = ''] = key.split(' ');
+    routes.set(routeKey(method, path), handler);
+  }
+  const faults: Array<{ fault: Fault; remaining: number; path: string | undefined }> = [];
+  const requests: RecordedRequest[] = [];
+
+  const takeFault = (path: string): Fault | null => {
+    const i = faults.findIndex((f) => f.path === undefined || f.path === path);
+    if (i < 0) return null;
+    const entry = faults[i] as (typeof faults)[number];
+    entry.remaining--;
+    if (entry.remaining <= 0) faults.splice(i, 1);
+    return entry.fault;
+  };
+
+  const send = (res: http.ServerResponse, response: RouteResponse): void => {
+    const headers: Record<string, string> = { ...response.headers };
+    let payload: string;
+    if (response.text !== undefined) {
+      payload = response.text;
+      headers['content-type'] ??= 'text/plain; charset=utf-8';
+    } else {
+      payload = JSON.stringify(response.json ?? {});
+      headers['content-type'] ??= 'application/json';
+    }
+    res.writeHead(response.status ?? 200, headers);
+    res.end(payload);
+  };
+
+  const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const rawBody = Buffer.concat(chunks).toString('utf8');
+    let body: unknown = rawBody;
+    try {
+      body = rawBody === '' ? null : JSON.parse(rawBody);
+    } catch {
+      // Keep the raw text: a test may be checking exactly that.
+    }
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value !== undefined)
+        headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+    }
+    const path = (req.url ?? '/').split('?')[0] as string;
+    const request: RecordedRequest = {
+      method: req.method ?? 'GET',
+      path,
+      headers,
+      body,
+      rawBody,
+      at: Date.now() - started,
+    };
+    requests.push(request);
+
+    const fault = takeFault(path);
+    switch (fault?.kind) {
+      case 'hang':
+        return;
+      case 'drop':
+        req.socket.destroy();
+        return;
+      case 'status': {
+        const text = typeof fault.body === 'function' ? fault.body(request) : (fault.body ?? '');
+        send(res, {
+          status: fault.status,
+          text,
+          headers: { 'content-type': 'application/json', ...fault.headers },
+        });
+        return;
+      }
+      case 'rateLimit': {
+        const retryAfter = fault.retryAfter === undefined ? 1 : fault.retryAfter;
+        send(res, {
+          ...openAIError(429, 'Rate limit reached', 'rate_limit_exceeded'),
+          ...(retryAfter === null ? {} : { headers: { 'retry-after': String(retryAfter) } }),
+        });
+        return;
+      }
+      case 'malformedJson':
+        send(res, {
+          status: 200,
+          text: '{"object":"list","data":[{"embedding":[0.1,',
+          headers: { 'content-type': 'application/json' },
+        });
+        return;
+      case 'delay':
+        await new Promise((resolve) => setTimeout(resolve, fault.ms));
+        break;
+      default:
+        break;
+    }
+
+    if (options.apiKey !== undefined && headers['authorization'] !== `Bearer ${options.apiKey}`) {
+      send(res, openAIError(401, 'Incorrect API key provided', 'invalid_api_key'));
+      return;
+    }
+    const handler = routes.get(routeKey(request.method, path));
+    let response = handler
+      ? await handler(request)
+      : openAIError(404, `no route ${request.method} ${path}`);
+    if (fault?.kind === 'wrongCount') {
+      const json = response.json as { data?: unknown[] } | undefined;
+      if (Array.isArray(json?.data)) {
+        const delta = fault.delta ?? -1;
+        const data =
+          delta < 0
+            ? json.data.slice(0, json.data.length + delta)
+            : [...json.data, ...json.data.slice(0, delta)];
+        response = { ...response, json: { ...json, data } };
+      }
+    } else if (fault?.kind === 'transform') {
+      response = fault.fn(response, request);
+    }
+    send(res, response);
+  };
+
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent)
+        send(res, openAIError(500, `fake server: ${(error as Error).message}`, 'server_error'));
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const origin = `http://127.0.0.1:${port}`;
+
+  return {
+    url: `${origin}/v1`,
+    origin,
+    requests,
+    setFault(fault, faultOptions = {}) {
+      if (fault === null) {
+        faults.length = 0;
+        return;
+      }
+      faults.push({ fault, remaining: faultOptions.times ?? 1, path: faultOptions.path });
+    },
+    route(method, path, handler) {
+      routes.set(routeKey(method, path), handler);
+    },
+    close() {
+      // Hanging requests and keep-alive sockets would keep `close` waiting forever.
+      server.closeAllConnections();
+      return new Promise<void>((resolve, reject) =>
+        server.close((error) => (error ? reject(error) : resolve())),
+      );
+    },
+  };
+}
