@@ -4,6 +4,10 @@ import { WorkbenchError } from '../../src-shared/errors';
 import type { CliCommand, CliIO } from './command';
 import { UsageError } from './command';
 import { serveCommand } from './commands/serve';
+import { experimentCommand } from './commands/experiment';
+import { exportCommand } from './commands/export';
+import { resumeCommand } from './commands/resume';
+import { runsCommand } from './commands/runs';
 import { statsCommand } from './commands/stats';
 
 /**
@@ -14,6 +18,10 @@ import { statsCommand } from './commands/stats';
 
 export const commands: Readonly<Record<string, CliCommand>> = {
   stats: statsCommand,
+  experiment: experimentCommand,
+  runs: runsCommand,
+  resume: resumeCommand,
+  export: exportCommand,
   serve: serveCommand,
 };
 

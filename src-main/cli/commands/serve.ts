@@ -1,10 +1,10 @@
 import { mkdirSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { WorkbenchError } from '../../../src-shared/errors';
 import type { CliCommand, CliIO } from '../command';
 import { appRoot } from '../../core/provenance';
+import { defaultDataDir } from '../../core/runs/paths';
 import { createService } from '../../core/service';
 import { startServer } from '../../server/server';
 
@@ -12,9 +12,7 @@ const SERVE_USAGE = `usage: npm run -s cli -- serve [--port n] [--data-dir dir] 
   Serves the workbench UI and API on 127.0.0.1 only, with a per-launch token in the printed URL.
   Reach it from another machine through an SSH tunnel (ssh -L 5174:127.0.0.1:5174 host).`;
 
-export function defaultDataDir(): string {
-  return process.env.MEMORY_WORKBENCH_DATA ?? join(homedir(), '.memory-workbench');
-}
+export { defaultDataDir };
 
 async function runServe(argv: string[], io: CliIO): Promise<number> {
   const { values } = parseArgs({

@@ -1,5 +1,90 @@
-// Worker thread entry for experiments (filled in by the pipeline). Kept as its own build entry so
-// the Electron main process and the CLI can spawn it by path.
+// Worker thread entry for experiments: one sample per worker. electron-vite builds it as
+// out/main/worker.js; from source it is started through tsx (see workerUrl.ts). The worker only
+// computes: it sends each complete test to the main thread, which is the runs DB's single writer.
 import { parentPort } from 'node:worker_threads';
+import { toErrorPayload } from '../../../src-shared/errors';
+import { createAnswerer } from './answerers';
+import { planTests } from '../dataset/testPlan';
+import { createMemoryService } from '../memory/registry';
+import { loadMemoryPresets } from './presets';
+import {
+  sequenceChecker,
+  sequencer,
+  workerInSchema,
+  type WorkerIn,
+  type WorkerOut,
+} from './protocol';
+import { runSample } from './runSample';
 
-parentPort?.postMessage({ type: 'ready' });
+function errorMessage(error: unknown): Extract<WorkerOut, { type: 'error' }>['error'] {
+  const payload = toErrorPayload(error);
+  return { ...payload, path: payload.path ? [...payload.path] : undefined };
+}
+
+function serve(port: NonNullable<typeof parentPort>): void {
+  const stamp = sequencer<WorkerOut>();
+  const send = (message: Parameters<typeof stamp>[0]): void => port.postMessage(stamp(message));
+  const checkSeq = sequenceChecker('experiment worker');
+  const cancel = new AbortController();
+  let started = false;
+
+  const start = async (message: Extract<WorkerIn, { type: 'start' }>): Promise<void> => {
+    await loadMemoryPresets(message.presetModules);
+    const { sample, config } = message;
+    const outcome = await runSample(
+      {
+        runId: message.runId,
+        sample,
+        plan: planTests(sample, { includeNoEvidence: config.includeNoEvidence }),
+        config,
+        skipTests: new Set(message.skipTests),
+        collectionDir: message.collectionDir,
+      },
+      {
+        emit: (event) => send({ type: 'progress', event }),
+        commitTest: (test) => send({ type: 'test-result', test }),
+      },
+      {
+        createMemory: (ctx) => createMemoryService(config.memory.preset, config.memory.config, ctx),
+        answerer: createAnswerer(config.answerer),
+        signal: cancel.signal,
+      },
+    );
+    send({ type: 'done', outcome });
+  };
+
+  port.on('message', (raw: unknown) => {
+    const parsed = workerInSchema.safeParse(raw);
+    if (!parsed.success) {
+      send({
+        type: 'error',
+        error: {
+          code: 'INTERNAL',
+          message: `experiment worker: bad message: ${parsed.error.message}`,
+        },
+      });
+      return;
+    }
+    const message = parsed.data;
+    const gap = checkSeq(message.seq);
+    if (gap !== null) {
+      send({ type: 'error', error: { code: 'INTERNAL', message: gap } });
+      return;
+    }
+    if (message.type === 'cancel') {
+      cancel.abort();
+      return;
+    }
+    if (started) {
+      send({
+        type: 'error',
+        error: { code: 'INTERNAL', message: 'experiment worker: started twice' },
+      });
+      return;
+    }
+    started = true;
+    start(message).catch((error: unknown) => send({ type: 'error', error: errorMessage(error) }));
+  });
+}
+
+if (parentPort) serve(parentPort);

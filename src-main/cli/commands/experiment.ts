@@ -1,0 +1,318 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import {
+  CATEGORY_IDS,
+  CATEGORY_SCHEMES,
+  DEFAULT_CATEGORY_SCHEME,
+  categoryName,
+  isCategoryScheme,
+  type CategoryScheme,
+} from '../../../src-shared/dataset/categories';
+import { WorkbenchError, zodError } from '../../../src-shared/errors';
+import {
+  ExperimentConfigSchema,
+  type ExperimentConfig,
+  type ProgressEvent,
+} from '../../../src-shared/experiment';
+import type { ExperimentHandle, RunOutcome } from '../../core/pipeline/runner';
+import { startExperiment } from '../../core/pipeline/runner';
+import { defaultDataDir, defaultRunsDbPath } from '../../core/runs/paths';
+import { formatDuration, summaryTable } from '../../core/runs/report';
+import { RunStore } from '../../core/runs/store';
+import type { CliCommand, CliIO } from '../command';
+import { UsageError } from '../command';
+
+const USAGE = `usage: npm run -s cli -- experiment --data <file> [options]
+
+Runs an experiment: feeds each sample's conversation to a memory preset packet by packet, re-asks
+the visible questions at every test, scores each answer and records everything in the runs
+database. Prints the per-category table of final answers and the run id.
+
+options:
+  --data <file>             dataset file (LoCoMo JSON)
+  --samples <ids>           comma-separated sample ids (default: all)
+  --preset <name>           memory preset (default: hybrid)
+  --config <file.json>      experiment config (any ExperimentConfig fields); flags override it
+  --parallel <n>            samples at once, one worker thread each (default 1, at most the cores)
+  --top-k <n>               memories retrieved per question (default 10)
+  --seed <n>                run seed (default 42)
+  --include-no-evidence     also ask questions without usable evidence (at the last packet)
+  --runs-db <path>          runs database (default: <data dir>/runs.db)
+  --data-dir <dir>          data directory (default: $MEMORY_WORKBENCH_DATA or ~/.memory-workbench)
+  --keep-collections        keep each sample's collection directory after the run
+  --scheme <official|mem0>  category names in the table (default: ${DEFAULT_CATEGORY_SCHEME})
+  --json                    print exactly one JSON object (run id, status, summary) on stdout
+  -h, --help                show this help
+
+Ctrl-C cancels gracefully (committed tests stay; "resume <id>" continues); a second Ctrl-C exits.
+`;
+
+export function parseScheme(value: string | undefined): CategoryScheme {
+  const scheme = value ?? DEFAULT_CATEGORY_SCHEME;
+  if (!isCategoryScheme(scheme)) {
+    throw new UsageError(
+      `--scheme must be one of ${CATEGORY_SCHEMES.join(', ')} (got "${scheme}")`,
+    );
+  }
+  return scheme;
+}
+
+function positiveInt(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1)
+    throw new UsageError(`${flag} must be a positive integer (got "${value}")`);
+  return n;
+}
+
+/** Reads a config file; a bad one fails naming the file and the field. */
+export function readConfigFile(file: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new WorkbenchError(
+      'NOT_FOUND',
+      `config file ${file}: cannot read it (${(error as Error).message})`,
+      {
+        where: file,
+      },
+    );
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new WorkbenchError(
+      'INVALID_INPUT',
+      `config file ${file}: not valid JSON (${(error as Error).message})`,
+      {
+        where: file,
+      },
+    );
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new WorkbenchError('INVALID_INPUT', `config file ${file}: must hold a JSON object`, {
+      where: file,
+    });
+  }
+  return value as Record<string, unknown>;
+}
+
+export interface Stores {
+  store: RunStore;
+  dataDir: string;
+}
+
+export function openStore(runsDb: string | undefined, dataDirFlag: string | undefined): Stores {
+  const dataDir = resolve(dataDirFlag ?? defaultDataDir());
+  const file = resolve(runsDb ?? defaultRunsDbPath(dataDir));
+  mkdirSync(dirname(file), { recursive: true });
+  return { store: RunStore.open(file), dataDir };
+}
+
+/** Live progress: a redrawn bar on a terminal, occasional plain lines otherwise. */
+export function progressReporter(io: CliIO, tty: boolean): (event: ProgressEvent) => void {
+  let totalPackets = 0;
+  let totalTests = 0;
+  let testsDone = 0;
+  let packets = 0;
+  const perSample = new Map<string, number>();
+  let lastDraw = 0;
+  let lastEta: number | null = null;
+  const draw = (force = false): void => {
+    const now = Date.now();
+    if (!force && now - lastDraw < 100) return;
+    lastDraw = now;
+    const share = totalPackets === 0 ? 0 : packets / totalPackets;
+    const width = 30;
+    const filled = Math.round(share * width);
+    const eta = lastEta === null ? '' : `  ETA ${formatDuration(lastEta)}`;
+    io.stderr(
+      `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${(share * 100).toFixed(0).padStart(3)}%  packets ${packets}/${totalPackets}  tests ${testsDone}/${totalTests}${eta}\u001b[K`,
+    );
+  };
+  const line = (text: string): void => {
+    if (tty) io.stderr(`\r\u001b[K${text}\n`);
+    else io.stderr(`${text}\n`);
+    if (tty) draw(true);
+  };
+  return (event) => {
+    switch (event.type) {
+      case 'run-started':
+        totalPackets = event.totalPackets;
+        totalTests = event.totalTests;
+        line(
+          `run ${event.runId}${event.resumed ? ' (resumed)' : ''}: ${event.samples.length} samples, ${event.totalTests} tests to run`,
+        );
+        break;
+      case 'packet':
+        packets += event.inserted - (perSample.get(event.sampleId) ?? 0);
+        perSample.set(event.sampleId, event.inserted);
+        lastEta = event.etaMs;
+        if (tty) draw();
+        break;
+      case 'test-committed':
+        testsDone++;
+        if (tty) draw(true);
+        else
+          line(
+            `${event.sampleId}: test ${event.testIndex} committed (${testsDone}/${totalTests}, mean F1 ${event.meanF1 === null ? '-' : event.meanF1.toFixed(3)}${event.errors > 0 ? `, ${event.errors} errors` : ''})`,
+          );
+        break;
+      case 'sample-finished':
+        line(
+          `${event.sampleId}: ${event.status}${event.insertErrors > 0 ? `, ${event.insertErrors} insert errors` : ''}${event.answerErrors > 0 ? `, ${event.answerErrors} answer errors` : ''}`,
+        );
+        break;
+      case 'run-finished':
+      case 'run-cancelled':
+      case 'run-failed':
+        if (tty) io.stderr('\r\u001b[K');
+        break;
+      default:
+        break;
+    }
+  };
+}
+
+/** Waits for a run while Ctrl-C cancels it gracefully (twice: exit now). */
+export async function superviseRun(handle: ExperimentHandle, io: CliIO): Promise<RunOutcome> {
+  let interrupts = 0;
+  const onSigint = (): void => {
+    interrupts++;
+    if (interrupts === 1) {
+      io.stderr(
+        `\ncancelling run ${handle.runId}: finishing the question in flight (Ctrl-C again to exit now)\n`,
+      );
+      handle.cancel();
+    } else {
+      process.exit(130);
+    }
+  };
+  process.on('SIGINT', onSigint);
+  try {
+    return await handle.done;
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+}
+
+export function reportOutcome(
+  outcome: RunOutcome,
+  config: Pick<ExperimentConfig, 'memory'>,
+  scheme: CategoryScheme,
+  json: boolean,
+  io: CliIO,
+): number {
+  if (json) {
+    io.stdout(
+      `${JSON.stringify({
+        runId: outcome.runId,
+        status: outcome.status,
+        error: outcome.error,
+        elapsedMs: outcome.elapsedMs,
+        preset: config.memory.preset,
+        scheme,
+        categoryNames: Object.fromEntries(CATEGORY_IDS.map((c) => [c, categoryName(c, scheme)])),
+        summary: outcome.summary,
+      })}\n`,
+    );
+  } else {
+    io.stdout(summaryTable(outcome.summary, scheme));
+    io.stdout(
+      `\nrun ${outcome.runId} ${outcome.status} in ${formatDuration(outcome.elapsedMs)} (preset ${config.memory.preset})\n`,
+    );
+    if (outcome.error) io.stdout(`error: ${outcome.error}\n`);
+    if (outcome.status !== 'completed')
+      io.stdout(`continue it with: npm run -s cli -- resume ${outcome.runId}\n`);
+  }
+  if (outcome.status === 'completed') return 0;
+  return outcome.status === 'cancelled' ? 130 : 1;
+}
+
+export const experimentCommand: CliCommand = {
+  summary: 'run a memory preset over a dataset, score it and record the run',
+  usage: USAGE,
+  async run(args, io) {
+    const { values } = parseArgs({
+      args,
+      allowPositionals: false,
+      strict: true,
+      options: {
+        data: { type: 'string' },
+        samples: { type: 'string' },
+        preset: { type: 'string' },
+        config: { type: 'string' },
+        parallel: { type: 'string' },
+        'top-k': { type: 'string' },
+        seed: { type: 'string' },
+        'include-no-evidence': { type: 'boolean', default: false },
+        'runs-db': { type: 'string' },
+        'data-dir': { type: 'string' },
+        'keep-collections': { type: 'boolean', default: false },
+        scheme: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+    if (values.help) {
+      io.stdout(USAGE);
+      return 0;
+    }
+    const scheme = parseScheme(values.scheme);
+    const file = values.config === undefined ? {} : readConfigFile(values.config);
+    const data =
+      values.data ?? (typeof file['datasetPath'] === 'string' ? file['datasetPath'] : undefined);
+    if (data === undefined) throw new UsageError('experiment needs --data <file>');
+    const merged: Record<string, unknown> = { ...file, datasetPath: resolve(data) };
+    const memory = { ...((file['memory'] as Record<string, unknown> | undefined) ?? {}) };
+    if (values.preset !== undefined) {
+      // Another preset's config would not validate; a --preset flag starts from that preset's defaults.
+      if (memory['preset'] !== values.preset) delete memory['config'];
+      memory['preset'] = values.preset;
+    }
+    merged['memory'] = memory;
+    if (values.samples !== undefined)
+      merged['samples'] = values.samples
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+    const parallel = positiveInt('--parallel', values.parallel);
+    if (parallel !== undefined) merged['parallel'] = parallel;
+    const topK = positiveInt('--top-k', values['top-k']);
+    if (topK !== undefined)
+      merged['retrieval'] = { ...((file['retrieval'] as object | undefined) ?? {}), topK };
+    if (values.seed !== undefined) {
+      const seed = Number(values.seed);
+      if (!Number.isInteger(seed))
+        throw new UsageError(`--seed must be an integer (got "${values.seed}")`);
+      merged['seed'] = seed;
+    }
+    if (values['include-no-evidence']) merged['includeNoEvidence'] = true;
+    const parsed = ExperimentConfigSchema.safeParse(merged);
+    if (!parsed.success) {
+      throw zodError(
+        parsed.error,
+        values.config === undefined ? 'experiment config' : `config file ${values.config}`,
+      );
+    }
+    const config = parsed.data;
+
+    const { store, dataDir } = openStore(values['runs-db'], values['data-dir']);
+    try {
+      const tty = process.stderr.isTTY === true;
+      const handle = await startExperiment(config, {
+        store,
+        dataDir,
+        keepCollections: values['keep-collections'],
+        onProgress: progressReporter(io, tty),
+      });
+      const outcome = await superviseRun(handle, io);
+      return reportOutcome(outcome, config, scheme, values.json, io);
+    } finally {
+      store.close();
+    }
+  },
+};

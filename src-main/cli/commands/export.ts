@@ -1,0 +1,65 @@
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { EXPORT_FORMATS, exportRun, type ExportFormat } from '../../core/runs/export';
+import type { CliCommand } from '../command';
+import { UsageError } from '../command';
+import { openStore } from './experiment';
+
+const USAGE = `usage: npm run -s cli -- export <run id> --format json|csv [options]
+
+Writes a run's results. JSON: {"run": manifest + status, "answers": each question's final answer,
+"testAnswers": every answer of every test}. CSV: the final answers, one row per question.
+
+options:
+  --format <json|csv>  output format (required)
+  --out <file>         write to a file instead of stdout
+  --runs-db <path>     runs database (default: <data dir>/runs.db)
+  --data-dir <dir>     data directory (default: $MEMORY_WORKBENCH_DATA or ~/.memory-workbench)
+  -h, --help           show this help
+`;
+
+function isFormat(value: string): value is ExportFormat {
+  return (EXPORT_FORMATS as readonly string[]).includes(value);
+}
+
+export const exportCommand: CliCommand = {
+  summary: "write a run's answers as JSON or CSV",
+  usage: USAGE,
+  async run(args, io) {
+    const { values, positionals } = parseArgs({
+      args,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        format: { type: 'string' },
+        out: { type: 'string' },
+        'runs-db': { type: 'string' },
+        'data-dir': { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+    if (values.help) {
+      io.stdout(USAGE);
+      return 0;
+    }
+    if (positionals.length !== 1) throw new UsageError('export takes one run id');
+    const format = values.format;
+    if (format === undefined || !isFormat(format)) {
+      throw new UsageError(
+        `--format must be one of ${EXPORT_FORMATS.join(', ')}${format === undefined ? '' : ` (got "${format}")`}`,
+      );
+    }
+    const { store } = openStore(values['runs-db'], values['data-dir']);
+    try {
+      const text = exportRun(store, positionals[0] as string, format);
+      if (values.out === undefined) io.stdout(text);
+      else {
+        writeFileSync(values.out, text);
+        io.stderr(`wrote ${values.out}\n`);
+      }
+      return 0;
+    } finally {
+      store.close();
+    }
+  },
+};

@@ -1,0 +1,66 @@
+import { parseArgs } from 'node:util';
+import { resumeExperiment } from '../../core/pipeline/runner';
+import type { CliCommand } from '../command';
+import { UsageError } from '../command';
+import {
+  openStore,
+  parseScheme,
+  progressReporter,
+  reportOutcome,
+  superviseRun,
+} from './experiment';
+
+const USAGE = `usage: npm run -s cli -- resume <run id> [options]
+
+Continues an interrupted, cancelled or failed run. Each unfinished sample is replayed from its first
+packet in a fresh collection; tests already committed are not answered again, the rest are. With a
+deterministic preset and answerer the final answers equal those of an uninterrupted run.
+
+options:
+  --runs-db <path>          runs database (default: <data dir>/runs.db)
+  --data-dir <dir>          data directory (default: $MEMORY_WORKBENCH_DATA or ~/.memory-workbench)
+  --keep-collections        keep each sample's collection directory after the run
+  --scheme <official|mem0>  category names in the table (default: official)
+  --json                    print exactly one JSON object on stdout
+  -h, --help                show this help
+`;
+
+export const resumeCommand: CliCommand = {
+  summary: 'continue an interrupted, cancelled or failed run',
+  usage: USAGE,
+  async run(args, io) {
+    const { values, positionals } = parseArgs({
+      args,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        'runs-db': { type: 'string' },
+        'data-dir': { type: 'string' },
+        'keep-collections': { type: 'boolean', default: false },
+        scheme: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+    if (values.help) {
+      io.stdout(USAGE);
+      return 0;
+    }
+    const scheme = parseScheme(values.scheme);
+    if (positionals.length !== 1) throw new UsageError('resume takes one run id');
+    const runId = positionals[0] as string;
+    const { store, dataDir } = openStore(values['runs-db'], values['data-dir']);
+    try {
+      const handle = await resumeExperiment(runId, {
+        store,
+        dataDir,
+        keepCollections: values['keep-collections'],
+        onProgress: progressReporter(io, process.stderr.isTTY === true),
+      });
+      const outcome = await superviseRun(handle, io);
+      return reportOutcome(outcome, store.getRun(runId).manifest.config, scheme, values.json, io);
+    } finally {
+      store.close();
+    }
+  },
+};

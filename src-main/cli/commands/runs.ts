@@ -1,0 +1,109 @@
+import { parseArgs } from 'node:util';
+import { summaryTable } from '../../core/runs/report';
+import type { CliCommand } from '../command';
+import { UsageError } from '../command';
+import { openStore, parseScheme } from './experiment';
+
+const USAGE = `usage: npm run -s cli -- runs <list | show <id> | delete <id>> [options]
+
+  list         every run, newest first
+  show <id>    a run's manifest, samples and final-answer table
+  delete <id>  delete a run and everything it recorded
+
+options:
+  --runs-db <path>          runs database (default: <data dir>/runs.db)
+  --data-dir <dir>          data directory (default: $MEMORY_WORKBENCH_DATA or ~/.memory-workbench)
+  --scheme <official|mem0>  category names (default: official)
+  --json                    print exactly one JSON object on stdout
+  -h, --help                show this help
+`;
+
+export const runsCommand: CliCommand = {
+  summary: 'list, show or delete recorded runs',
+  usage: USAGE,
+  async run(args, io) {
+    const { values, positionals } = parseArgs({
+      args,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        'runs-db': { type: 'string' },
+        'data-dir': { type: 'string' },
+        scheme: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+    if (values.help) {
+      io.stdout(USAGE);
+      return 0;
+    }
+    const scheme = parseScheme(values.scheme);
+    const [action, id, ...extra] = positionals;
+    if (action === undefined)
+      throw new UsageError('runs needs an action: list, show <id> or delete <id>');
+    if (action !== 'list' && (id === undefined || extra.length > 0))
+      throw new UsageError(`runs ${action} takes one run id`);
+    const { store } = openStore(values['runs-db'], values['data-dir']);
+    try {
+      switch (action) {
+        case 'list': {
+          const runs = store.listRuns();
+          if (values.json) io.stdout(`${JSON.stringify({ runs })}\n`);
+          else if (runs.length === 0) io.stdout(`no runs in ${store.file}\n`);
+          else {
+            for (const r of runs) {
+              const errors =
+                r.insertErrors + r.answerErrors > 0
+                  ? `  errors ${r.insertErrors}+${r.answerErrors}`
+                  : '';
+              io.stdout(
+                `${r.id}  ${r.status.padEnd(11)}  ${r.preset.padEnd(12)}  ${r.samples} samples  ${r.datasetPath}${errors}\n`,
+              );
+            }
+          }
+          return 0;
+        }
+        case 'show': {
+          const run = store.getRun(id as string);
+          const summary = store.summary(run.id);
+          if (values.json) {
+            io.stdout(`${JSON.stringify({ run, summary, curve: store.curve(run.id) })}\n`);
+            return 0;
+          }
+          const m = run.manifest;
+          io.stdout(`run ${run.id}  ${run.status}${run.error ? ` (${run.error})` : ''}\n`);
+          io.stdout(`dataset ${m.dataset.path}  sha256 ${m.dataset.sha256 ?? '-'}\n`);
+          io.stdout(
+            `preset ${m.memory.preset}  answerer ${m.answerer.name}  seed ${m.seed}  top-k ${m.config.retrieval.topK}  config ${m.configHash.slice(0, 12)}\n`,
+          );
+          io.stdout(
+            `app ${m.app.version} ${m.app.gitCommit?.slice(0, 10) ?? ''}  started ${m.startedAt}  ended ${m.endedAt ?? '-'}\n`,
+          );
+          for (const note of m.memory.notes) io.stdout(`note: ${note}\n`);
+          io.stdout('\n');
+          for (const s of run.sampleInfo) {
+            io.stdout(
+              `  ${s.sampleId.padEnd(10)} ${s.status.padEnd(9)} tests ${s.testsCommitted}/${s.plannedTests}${s.insertErrors > 0 ? `  insert errors ${s.insertErrors}` : ''}${s.error ? `  ${s.error}` : ''}\n`,
+            );
+          }
+          io.stdout('\n');
+          io.stdout(summaryTable(summary, scheme));
+          return 0;
+        }
+        case 'delete': {
+          if (!store.deleteRun(id as string)) {
+            io.stderr(`error: no run ${id} in ${store.file}\n`);
+            return 1;
+          }
+          io.stdout(`deleted run ${id}\n`);
+          return 0;
+        }
+        default:
+          throw new UsageError(`unknown runs action "${action}" (list, show, delete)`);
+      }
+    } finally {
+      store.close();
+    }
+  },
+};

@@ -1,0 +1,188 @@
+import { WorkbenchError } from '../../../src-shared/errors';
+import type { ExperimentConfig } from '../../../src-shared/experiment';
+import type { Answerer } from '../answer/types';
+import { memoryPresetNames } from '../memory/registry';
+import { createAnswerer } from './answerers';
+import { extraPresetModules, loadMemoryPresets } from './presets';
+import { sequenceChecker, sequencer, workerOutSchema, type WorkerIn } from './protocol';
+import {
+  runSample,
+  type MemoryFactory,
+  type SampleHooks,
+  type SampleJob,
+  type SampleOutcome,
+} from './runSample';
+import { startExperimentWorker } from './workerUrl';
+
+/**
+ * How a sample gets executed. The runner does not care whether it is a worker thread (the real
+ * thing) or this thread (unit tests with an injected memory factory).
+ */
+export interface SampleExecutor {
+  readonly kind: 'worker' | 'inline';
+  /** Fails fast, before a run is created, on a config this executor cannot run. */
+  prepare(config: ExperimentConfig): Promise<void>;
+  run(job: SampleJob, hooks: SampleHooks, signal: AbortSignal): Promise<SampleOutcome>;
+}
+
+export interface InlineExecutorOptions {
+  createMemory: MemoryFactory;
+  /** Defaults to the answerer the config names. */
+  answerer?: Answerer;
+  queueCapacity?: number;
+}
+
+/** Runs samples on this thread with an injected memory factory: for tests and embedding. */
+export function inlineExecutor(options: InlineExecutorOptions): SampleExecutor {
+  return {
+    kind: 'inline',
+    prepare: async () => undefined,
+    run: (job, hooks, signal) =>
+      runSample(job, hooks, {
+        createMemory: options.createMemory,
+        answerer: options.answerer ?? createAnswerer(job.config.answerer),
+        signal,
+        ...(options.queueCapacity !== undefined ? { queueCapacity: options.queueCapacity } : {}),
+      }),
+  };
+}
+
+export interface WorkerExecutorOptions {
+  /** Preset modules the worker imports besides the built-in ones (default: from the environment). */
+  presetModules?: string[];
+  /** After a cancel, how long a worker may take to finish its question before it is terminated. */
+  cancelGraceMs?: number;
+}
+
+/** One worker thread per sample; the main thread commits what the worker sends. */
+export function workerExecutor(options: WorkerExecutorOptions = {}): SampleExecutor {
+  const presetModules = options.presetModules ?? extraPresetModules();
+  const grace = options.cancelGraceMs ?? 30_000;
+  return {
+    kind: 'worker',
+    async prepare(config) {
+      await loadMemoryPresets(presetModules);
+      const names = memoryPresetNames();
+      if (!names.includes(config.memory.preset)) {
+        throw new WorkbenchError(
+          'INVALID_INPUT',
+          `memory: unknown preset "${config.memory.preset}" (presets: ${names.join(', ') || 'none'})`,
+          { path: ['memory', 'preset'] },
+        );
+      }
+    },
+    run: (job, hooks, signal) => runInWorker(job, hooks, signal, presetModules, grace),
+  };
+}
+
+function runInWorker(
+  job: SampleJob,
+  hooks: SampleHooks,
+  signal: AbortSignal,
+  presetModules: string[],
+  graceMs: number,
+): Promise<SampleOutcome> {
+  const where = `sample ${job.sample.sampleId}`;
+  const worker = startExperimentWorker({ name: `experiment ${job.runId} ${job.sample.sampleId}` });
+  const stamp = sequencer<WorkerIn>();
+  const checkSeq = sequenceChecker(`main thread (${where})`);
+  return new Promise<SampleOutcome>((resolve, reject) => {
+    let settled = false;
+    let graceTimer: ReturnType<typeof setTimeout> | undefined;
+    const settle = (fn: () => void): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(graceTimer);
+      signal.removeEventListener('abort', onAbort);
+      fn();
+      void worker.terminate();
+    };
+    const fail = (error: WorkbenchError): void => settle(() => reject(error));
+    function onAbort(): void {
+      worker.postMessage(stamp({ type: 'cancel' }));
+      graceTimer = setTimeout(
+        () =>
+          fail(
+            new WorkbenchError(
+              'CANCELLED',
+              `${where}: the worker did not stop within ${graceMs} ms`,
+            ),
+          ),
+        graceMs,
+      );
+    }
+
+    worker.on('message', (raw: unknown) => {
+      if (settled) return;
+      const parsed = workerOutSchema.safeParse(raw);
+      if (!parsed.success) {
+        fail(
+          new WorkbenchError('INTERNAL', `${where}: bad worker message: ${parsed.error.message}`),
+        );
+        return;
+      }
+      const message = parsed.data;
+      const gap = checkSeq(message.seq);
+      if (gap !== null) {
+        fail(new WorkbenchError('INTERNAL', gap));
+        return;
+      }
+      try {
+        switch (message.type) {
+          case 'progress':
+            hooks.emit(message.event);
+            break;
+          case 'test-result':
+            // Synchronous commit: the next message is handled only after this test is on disk.
+            void hooks.commitTest(message.test);
+            break;
+          case 'log':
+            break;
+          case 'done':
+            settle(() => resolve(message.outcome));
+            break;
+          case 'error':
+            fail(
+              WorkbenchError.fromPayload({ ...message.error, where: message.error.where ?? where }),
+            );
+            break;
+        }
+      } catch (error) {
+        fail(
+          error instanceof WorkbenchError
+            ? error
+            : new WorkbenchError(
+                'INTERNAL',
+                `${where}: ${error instanceof Error ? error.message : String(error)}`,
+              ),
+        );
+      }
+    });
+    worker.on('error', (error) =>
+      fail(
+        new WorkbenchError('INTERNAL', `${where}: worker crashed: ${error.message}`, {
+          cause: error,
+        }),
+      ),
+    );
+    worker.on('exit', (code) =>
+      fail(
+        new WorkbenchError('INTERNAL', `${where}: worker exited (code ${code}) before finishing`),
+      ),
+    );
+
+    worker.postMessage(
+      stamp({
+        type: 'start',
+        runId: job.runId,
+        sample: job.sample,
+        config: job.config,
+        skipTests: [...job.skipTests],
+        collectionDir: job.collectionDir,
+        presetModules,
+      }),
+    );
+    signal.addEventListener('abort', onAbort, { once: true });
+    if (signal.aborted) onAbort();
+  });
+}

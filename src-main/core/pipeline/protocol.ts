@@ -1,0 +1,165 @@
+import { z } from 'zod';
+import { CATEGORY_IDS, type Sample } from '../../../src-shared/dataset';
+import { ERROR_CODES } from '../../../src-shared/errors';
+import {
+  ExperimentConfigSchema,
+  type AnswerRecord,
+  type TestRecord,
+} from '../../../src-shared/experiment';
+import type { SampleEvent, SampleOutcome } from './runSample';
+
+/**
+ * The worker protocol: a discriminated union with sequence numbers, validated with zod on both
+ * sides. Each side numbers its own messages 1, 2, 3...; a gap or a repeat means a bug, and the
+ * receiver fails the sample rather than guess.
+ *
+ * main -> worker: start (once), cancel (graceful: finish the question in flight, drop a half test).
+ * worker -> main: progress, test-result (main commits it in one transaction), log, then exactly one
+ * of done | error.
+ */
+
+const categorySchema = z.union(
+  CATEGORY_IDS.map((c) => z.literal(c)) as [
+    z.ZodLiteral<1>,
+    z.ZodLiteral<2>,
+    z.ZodLiteral<3>,
+    z.ZodLiteral<4>,
+    z.ZodLiteral<5>,
+  ],
+);
+
+const answerSchema = z.object({
+  sampleId: z.string(),
+  testIndex: z.number().int().nonnegative(),
+  questionIndex: z.number().int().nonnegative(),
+  category: categorySchema,
+  question: z.string(),
+  gold: z.string().nullable(),
+  prediction: z.string(),
+  retrieved: z.array(z.object({ id: z.string(), diaId: z.string().nullable(), score: z.number() })),
+  officialF1: z.number().min(0).max(1),
+  evidenceRecall: z.number().min(0).max(1).nullable(),
+  retrieveMs: z.number().nonnegative(),
+  answerMs: z.number().nonnegative(),
+  error: z.string().nullable(),
+}) satisfies z.ZodType<AnswerRecord>;
+
+export const testRecordSchema = z.object({
+  sampleId: z.string(),
+  testIndex: z.number().int().nonnegative(),
+  packetIdx: z.number().int().nonnegative(),
+  dialogsInserted: z.number().int().nonnegative(),
+  visibleCount: z.number().int().nonnegative(),
+  questionIndices: z.array(z.number().int().nonnegative()),
+  answers: z.array(answerSchema),
+}) satisfies z.ZodType<TestRecord>;
+
+/** Progress events are display data: check the envelope, keep the rest as sent. */
+const sampleEventSchema = z
+  .object({
+    type: z.enum([
+      'sample-started',
+      'packet',
+      'test-started',
+      'question-answered',
+      'test-committed',
+    ]),
+    runId: z.string(),
+    at: z.number(),
+    sampleId: z.string(),
+  })
+  .loose()
+  .transform((e) => e as unknown as SampleEvent);
+
+const outcomeSchema = z.object({
+  sampleId: z.string(),
+  status: z.enum(['completed', 'cancelled']),
+  preset: z.string(),
+  notes: z.array(z.string()),
+  stats: z.record(z.string(), z.number()),
+  testsCommitted: z.number().int(),
+  testsSkipped: z.number().int(),
+  insertErrors: z.number().int(),
+  insertErrorMessages: z.array(z.string()),
+  answerErrors: z.number().int(),
+}) satisfies z.ZodType<SampleOutcome>;
+
+/** A Sample is structured-cloned from the main thread, which validated the file; check its shape. */
+const sampleSchema = z
+  .object({
+    sampleId: z.string(),
+    speakers: z.tuple([z.string(), z.string()]),
+    sessions: z.array(z.unknown()),
+    qa: z.array(z.unknown()),
+  })
+  .loose()
+  .transform((s) => s as unknown as Sample);
+
+export const workerInSchema = z.discriminatedUnion('type', [
+  z.object({
+    seq: z.number().int().positive(),
+    type: z.literal('start'),
+    runId: z.string(),
+    sample: sampleSchema,
+    config: ExperimentConfigSchema,
+    skipTests: z.array(z.number().int().nonnegative()),
+    collectionDir: z.string(),
+    /** Modules that register memory presets, imported before the service is created. */
+    presetModules: z.array(z.string()),
+  }),
+  z.object({ seq: z.number().int().positive(), type: z.literal('cancel') }),
+]);
+/** Messages are built and read as the parsed shape (config with defaults, typed sample). */
+export type WorkerIn = z.output<typeof workerInSchema>;
+
+export const workerOutSchema = z.discriminatedUnion('type', [
+  z.object({
+    seq: z.number().int().positive(),
+    type: z.literal('progress'),
+    event: sampleEventSchema,
+  }),
+  z.object({
+    seq: z.number().int().positive(),
+    type: z.literal('test-result'),
+    test: testRecordSchema,
+  }),
+  z.object({ seq: z.number().int().positive(), type: z.literal('done'), outcome: outcomeSchema }),
+  z.object({
+    seq: z.number().int().positive(),
+    type: z.literal('error'),
+    error: z.object({
+      code: z.enum(ERROR_CODES),
+      message: z.string(),
+      path: z.array(z.union([z.string(), z.number()])).optional(),
+      where: z.string().optional(),
+    }),
+  }),
+  z.object({
+    seq: z.number().int().positive(),
+    type: z.literal('log'),
+    level: z.enum(['info', 'warn', 'error']),
+    message: z.string(),
+  }),
+]);
+/** Outgoing messages are built as the parsed shape (events typed, not loose). */
+export type WorkerOut = z.output<typeof workerOutSchema>;
+
+/** Distributes `Omit` over a union (plain `Omit` collapses it). */
+export type WithoutSeq<T> = T extends unknown ? Omit<T, 'seq'> : never;
+
+/** Stamps outgoing messages with 1, 2, 3... */
+export function sequencer<T extends { seq: number }>(): (message: WithoutSeq<T>) => T {
+  let seq = 0;
+  return (message) => ({ ...message, seq: ++seq }) as unknown as T;
+}
+
+/** Checks incoming sequence numbers are 1, 2, 3...; returns an error message on a gap. */
+export function sequenceChecker(side: string): (seq: number) => string | null {
+  let expected = 1;
+  return (seq) => {
+    if (seq !== expected)
+      return `${side}: message out of sequence (got ${seq}, expected ${expected})`;
+    expected++;
+    return null;
+  };
+}

@@ -1,0 +1,317 @@
+import type { Packet, Sample, TestPlan } from '../../../src-shared/dataset';
+import {
+  ERROR_PREDICTION,
+  type AnswerRecord,
+  type ExperimentConfig,
+  type ProgressEvent,
+  type RetrievedRef,
+  type TestRecord,
+} from '../../../src-shared/experiment';
+import { evidenceRecallAtK, officialF1 } from '../../../src-shared/scoring';
+import type { Answerer, MemoryHit } from '../answer/types';
+import { packetsOf } from '../dataset/packets';
+import type { MemoryService, MemoryServiceContext } from '../memory/types';
+import { streamThrough } from './queue';
+import { describeError, withTimeout } from './timeout';
+
+/**
+ * One sample through one memory service: source (packets through a bounded queue) -> caller
+ * (insert each packet; after the packets where the plan fires, re-ask the covered questions) ->
+ * sink (`commitTest`, once per complete test). Runs the same in a worker thread and inline.
+ */
+
+/** Packets buffered ahead of the caller. Small: packets are cheap, memory services are not. */
+export const DEFAULT_QUEUE_CAPACITY = 8;
+/** Insert failures kept verbatim per sample (all are counted). */
+const MAX_INSERT_ERROR_MESSAGES = 20;
+
+export type MemoryFactory = (ctx: MemoryServiceContext) => Promise<MemoryService>;
+
+/** Progress events before the run layer stamps them; packet ETAs are the runner's business. */
+export type SampleEvent = Extract<
+  ProgressEvent,
+  {
+    type: 'sample-started' | 'packet' | 'test-started' | 'question-answered' | 'test-committed';
+  }
+>;
+
+export interface SampleJob {
+  runId: string;
+  sample: Sample;
+  plan: TestPlan;
+  config: ExperimentConfig;
+  /** Tests an earlier attempt committed: their packets are replayed, their questions not re-asked. */
+  skipTests: ReadonlySet<number>;
+  collectionDir: string;
+}
+
+export interface SampleHooks {
+  emit(event: SampleEvent): void;
+  /** Called once per complete test, in test order; never with a partial test. */
+  commitTest(test: TestRecord): void | Promise<void>;
+}
+
+export interface SampleDeps {
+  createMemory: MemoryFactory;
+  answerer: Answerer;
+  /** Graceful cancel: the in-flight call finishes, a half-done test is dropped. */
+  signal?: AbortSignal;
+  queueCapacity?: number;
+  now?: () => number;
+}
+
+export interface SampleOutcome {
+  sampleId: string;
+  status: 'completed' | 'cancelled';
+  preset: string;
+  notes: string[];
+  stats: Record<string, number>;
+  testsCommitted: number;
+  testsSkipped: number;
+  insertErrors: number;
+  insertErrorMessages: string[];
+  answerErrors: number;
+}
+
+const elapsed = (start: number): number => Math.round((performance.now() - start) * 100) / 100;
+
+function toRefs(hits: readonly MemoryHit[]): RetrievedRef[] {
+  return hits.map((h) => ({ id: h.id, diaId: h.diaId, score: h.score }));
+}
+
+export async function runSample(
+  job: SampleJob,
+  hooks: SampleHooks,
+  deps: SampleDeps,
+): Promise<SampleOutcome> {
+  const { sample, plan, config, runId } = job;
+  const now = deps.now ?? Date.now;
+  const sampleId = sample.sampleId;
+  const packets = packetsOf(sample);
+  const testsByPacket = new Map(plan.tests.map((t) => [t.packetIdx, t]));
+  const qaByIndex = new Map(sample.qa.map((q) => [q.index, q]));
+  const outcome: SampleOutcome = {
+    sampleId,
+    status: 'completed',
+    preset: config.memory.preset,
+    notes: [],
+    stats: {},
+    testsCommitted: 0,
+    testsSkipped: 0,
+    insertErrors: 0,
+    insertErrorMessages: [],
+    answerErrors: 0,
+  };
+  const cancelled = (): boolean => deps.signal?.aborted === true;
+
+  hooks.emit({
+    type: 'sample-started',
+    runId,
+    at: now(),
+    sampleId,
+    totalPackets: packets.length,
+    plannedTests: plan.tests.length,
+    skippedTests: plan.tests.filter((t) => job.skipTests.has(t.testIndex)).length,
+  });
+
+  const memory = await deps.createMemory({ sample, dir: job.collectionDir });
+  outcome.preset = memory.preset;
+  const { queue, produced } = streamThrough<Packet>(
+    packets,
+    deps.queueCapacity ?? DEFAULT_QUEUE_CAPACITY,
+  );
+  try {
+    for await (const packet of queue) {
+      if (cancelled()) break;
+      try {
+        await withTimeout(
+          `insert of packet ${packet.packet_idx} (${packet.dialog_id})`,
+          config.timeouts.insertMs,
+          () => memory.insert(packet),
+        );
+      } catch (error) {
+        // DESIGN §3: a failed insert is recorded and the run goes on; the questions whose evidence
+        // it carried will show it in their scores.
+        outcome.insertErrors++;
+        if (outcome.insertErrorMessages.length < MAX_INSERT_ERROR_MESSAGES) {
+          outcome.insertErrorMessages.push(`packet ${packet.packet_idx}: ${describeError(error)}`);
+        }
+      }
+      hooks.emit({
+        type: 'packet',
+        runId,
+        at: now(),
+        sampleId,
+        inserted: packet.packet_idx + 1,
+        total: packets.length,
+        etaMs: null,
+      });
+
+      const test = testsByPacket.get(packet.packet_idx);
+      if (!test) continue;
+      if (job.skipTests.has(test.testIndex)) {
+        outcome.testsSkipped++;
+        continue;
+      }
+      if (cancelled()) break;
+      hooks.emit({
+        type: 'test-started',
+        runId,
+        at: now(),
+        sampleId,
+        testIndex: test.testIndex,
+        questions: test.questionIndices.length,
+      });
+      const answers: AnswerRecord[] = [];
+      for (const questionIndex of test.questionIndices) {
+        // The question in flight has finished; a cancel now drops this half test uncommitted.
+        if (cancelled()) break;
+        const qa = qaByIndex.get(questionIndex);
+        if (!qa)
+          throw new Error(`test plan names question ${questionIndex}, absent from ${sampleId}`);
+        const record = await askOne(memory, deps.answerer, job, test.testIndex, qa);
+        answers.push(record);
+        if (record.error !== null) outcome.answerErrors++;
+        hooks.emit({
+          type: 'question-answered',
+          runId,
+          at: now(),
+          sampleId,
+          testIndex: test.testIndex,
+          questionIndex,
+          done: answers.length,
+          total: test.questionIndices.length,
+          error: record.error !== null,
+        });
+      }
+      if (answers.length < test.questionIndices.length) break;
+      await hooks.commitTest({
+        sampleId,
+        testIndex: test.testIndex,
+        packetIdx: test.packetIdx,
+        dialogsInserted: test.dialogsInserted,
+        visibleCount: test.visibleCount,
+        questionIndices: test.questionIndices,
+        answers,
+      });
+      outcome.testsCommitted++;
+      let f1 = 0;
+      for (const a of answers) f1 += a.officialF1;
+      hooks.emit({
+        type: 'test-committed',
+        runId,
+        at: now(),
+        sampleId,
+        testIndex: test.testIndex,
+        meanF1: answers.length > 0 ? f1 / answers.length : null,
+        errors: answers.filter((a) => a.error !== null).length,
+      });
+    }
+    if (cancelled()) outcome.status = 'cancelled';
+    // Only tests that ran their course count as errors above; a cancelled half test does not.
+  } finally {
+    queue.cancel();
+    await produced.catch(() => undefined);
+    outcome.notes = safe(() => memory.notes(), []);
+    outcome.stats = safe(() => memory.stats(), {});
+    await memory.close();
+  }
+  return outcome;
+}
+
+function safe<T>(fn: () => T, fallback: T): T {
+  try {
+    return fn();
+  } catch {
+    return fallback;
+  }
+}
+
+async function askOne(
+  memory: MemoryService,
+  answerer: Answerer,
+  job: SampleJob,
+  testIndex: number,
+  qa: Sample['qa'][number],
+): Promise<AnswerRecord> {
+  const { config, sample } = job;
+  const topK = config.retrieval.topK;
+  const base = {
+    sampleId: sample.sampleId,
+    testIndex,
+    questionIndex: qa.index,
+    category: qa.category,
+    question: qa.question,
+    gold: qa.answer,
+  };
+  let hits: MemoryHit[] = [];
+  let retrieveMs = 0;
+  let answerMs = 0;
+  let stage = 'retrieve';
+  let t0 = performance.now();
+  try {
+    hits = await withTimeout(`retrieve for question ${qa.index}`, config.timeouts.answerMs, () =>
+      memory.retrieve(qa.question, topK),
+    );
+    retrieveMs = elapsed(t0);
+    stage = 'answer';
+    t0 = performance.now();
+    const result = await withTimeout(
+      `answer to question ${qa.index}`,
+      config.timeouts.answerMs,
+      (signal) =>
+        answerer.answer(
+          {
+            sampleId: sample.sampleId,
+            questionIndex: qa.index,
+            question: qa.question,
+            category: qa.category,
+            speakers: sample.speakers,
+            memories: hits,
+            seed: config.seed,
+          },
+          signal,
+        ),
+    );
+    answerMs = elapsed(t0);
+    return {
+      ...base,
+      prediction: result.answer,
+      retrieved: toRefs(hits),
+      officialF1: officialF1(result.answer, qa.answer, qa.category),
+      evidenceRecall: recallOf(qa.evidence, hits, topK),
+      retrieveMs,
+      answerMs,
+      error: null,
+    };
+  } catch (error) {
+    if (stage === 'retrieve') retrieveMs = elapsed(t0);
+    else answerMs = elapsed(t0);
+    return {
+      ...base,
+      prediction: ERROR_PREDICTION,
+      retrieved: toRefs(hits),
+      officialF1: 0,
+      // What retrieval found still counts when only the answerer failed.
+      evidenceRecall:
+        stage === 'answer' ? recallOf(qa.evidence, hits, topK) : emptyRecall(qa.evidence),
+      retrieveMs,
+      answerMs,
+      error: `${stage}: ${describeError(error)}`,
+    };
+  }
+}
+
+function recallOf(
+  evidence: readonly string[],
+  hits: readonly MemoryHit[],
+  topK: number,
+): number | null {
+  const ids: string[] = [];
+  for (const h of hits.slice(0, topK)) if (h.diaId !== null) ids.push(h.diaId);
+  return evidenceRecallAtK(evidence, ids) ?? null;
+}
+
+function emptyRecall(evidence: readonly string[]): number | null {
+  return evidence.length === 0 ? null : 0;
+}

@@ -1,0 +1,235 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { ProgressEvent } from '../../../src-shared/experiment';
+import { RecencyMemory, type RecencyConfig } from '../../../tests/fixtures/experiment/test-presets';
+import type { Answerer } from '../answer/types';
+import { ExtractiveAnswerer } from '../answer/extractive';
+import { loadDatasetFile } from '../dataset/load';
+import { planTests } from '../dataset/testPlan';
+import { RunStore } from '../runs/store';
+import { inlineExecutor, workerExecutor } from './executors';
+import { resumeExperiment, startExperiment } from './runner';
+
+const repo = fileURLToPath(new URL('../../../', import.meta.url));
+const mini = join(repo, 'tests/fixtures/locomo/mini.json');
+const presetsModule = join(repo, 'tests/fixtures/experiment/test-presets.ts');
+const root = mkdtempSync(join(tmpdir(), 'workbench-runner-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+let counter = 0;
+
+function world(): { store: RunStore; dataDir: string } {
+  const dataDir = join(root, `w${++counter}`);
+  return { store: RunStore.open(join(root, `runs-${counter}.db`)), dataDir };
+}
+
+const recency = (config: RecencyConfig = {}) =>
+  inlineExecutor({ createMemory: async (ctx) => new RecencyMemory(ctx, config) });
+
+const comparable = (store: RunStore, runId: string) =>
+  store.finalAnswers(runId).map((a) => ({ ...a, retrieveMs: 0, answerMs: 0 }));
+
+describe('experiment runner (inline executor, real SQLite)', () => {
+  it('records exactly the tests of the test plan, each with its covered questions', async () => {
+    const { store, dataDir } = world();
+    const events: ProgressEvent[] = [];
+    const handle = await startExperiment(
+      { datasetPath: mini, memory: { preset: 'test-recency' } },
+      { store, dataDir, executor: recency(), onProgress: (e) => events.push(e) },
+    );
+    const outcome = await handle.done;
+    expect(outcome.status).toBe('completed');
+    const { samples } = await loadDatasetFile(mini);
+    for (const sample of samples) {
+      const plan = planTests(sample);
+      expect(store.committedTests(handle.runId, sample.sampleId)).toEqual(
+        plan.tests.map((t) => t.testIndex),
+      );
+      for (const t of plan.tests) {
+        const asked = store.answersByTest(handle.runId, {
+          sampleId: sample.sampleId,
+          testIndex: t.testIndex,
+        });
+        expect(asked.map((a) => a.questionIndex).sort()).toEqual([...t.questionIndices].sort());
+      }
+      expect(store.curve(handle.runId).filter((p) => p.sampleId === sample.sampleId)).toHaveLength(
+        plan.tests.length,
+      );
+    }
+    const final = store.finalAnswers(handle.runId);
+    expect(final).toHaveLength(samples.reduce((n, s) => n + planTests(s).totalQuestions, 0));
+    expect(outcome.summary).toEqual(store.summary(handle.runId));
+    expect(events[0]?.type).toBe('run-started');
+    expect(events.at(-1)?.type).toBe('run-finished');
+    expect(events.filter((e) => e.type === 'test-committed')).toHaveLength(5);
+    const packets = events.filter((e) => e.type === 'packet');
+    expect(packets.at(-1)).toMatchObject({ etaMs: 0 });
+    // Collections are deleted unless asked to keep them.
+    expect(existsSync(join(dataDir, 'collections', handle.runId))).toBe(false);
+    const run = store.getRun(handle.runId);
+    expect(run.manifest).toMatchObject({
+      runId: handle.runId,
+      dataset: { path: mini, format: 'locomo' },
+      memory: { preset: 'test-recency', notes: ['test preset: word-overlap over every turn'] },
+      answerer: { kind: 'extractive', name: 'extractive-v1' },
+      seed: 42,
+      errors: { insert: 0, answer: 0 },
+    });
+    expect(run.manifest.configHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(run.manifest.dataset.sha256).toMatch(/^[0-9a-f]{64}$/);
+    store.close();
+  });
+
+  it('records failed inserts, thrown retrieves and hung answers as errors and completes the run', async () => {
+    const { store, dataDir } = world();
+    // The answerer hangs forever on one question: only the timeout gets the run past it.
+    const hanging: Answerer = {
+      name: 'hangs-on-ten-one',
+      answer: (request, signal) =>
+        request.question === 'Ten one?'
+          ? new Promise(() => void signal)
+          : new ExtractiveAnswerer().answer(request),
+    };
+    const executor = inlineExecutor({
+      createMemory: async (ctx) =>
+        new RecencyMemory(ctx, {
+          failInsertPackets: ctx.sample.sampleId === 'mini-1' ? [1] : [],
+          hangInsertPackets: ctx.sample.sampleId === 'mini-2' ? [0] : [],
+          failRetrieveQuestions: ['Where did Ann move?'],
+        }),
+      answerer: hanging,
+    });
+    const handle = await startExperiment(
+      {
+        datasetPath: mini,
+        memory: { preset: 'test-recency' },
+        timeouts: { insertMs: 50, answerMs: 50 },
+      },
+      { store, dataDir, executor },
+    );
+    const outcome = await handle.done;
+    expect(outcome.status).toBe('completed');
+    const run = store.getRun(handle.runId);
+    expect(run.sampleInfo.map((s) => [s.sampleId, s.insertErrors])).toEqual([
+      ['mini-1', 1],
+      ['mini-2', 1],
+    ]);
+    expect(run.sampleInfo[0]?.insertErrorMessages).toEqual([
+      'packet 1: injected insert failure at packet 1',
+    ]);
+    expect(run.sampleInfo[1]?.insertErrorMessages[0]).toMatch(
+      /^packet 0: TIMEOUT: insert of packet 0 \(D1:1\) timed out after 50 ms$/,
+    );
+    const all = store.answersByTest(handle.runId);
+    const errored = all.filter((a) => a.error !== null);
+    expect(errored.every((a) => a.prediction === '[ERROR]' && a.officialF1 === 0)).toBe(true);
+    const retrieveErrors = errored.filter((a) => a.question === 'Where did Ann move?');
+    const answerErrors = errored.filter((a) => a.question === 'Ten one?');
+    expect(retrieveErrors.length).toBeGreaterThan(0);
+    expect(retrieveErrors[0]?.error).toBe(
+      'retrieve: injected retrieve failure for "Where did Ann move?"',
+    );
+    expect(answerErrors[0]?.error).toBe(
+      'answer: TIMEOUT: answer to question 3 timed out after 50 ms',
+    );
+    expect(retrieveErrors.length + answerErrors.length).toBe(errored.length);
+    expect(run.answerErrors).toBe(errored.length);
+    expect(run.insertErrors).toBe(2);
+    expect(run.manifest.errors).toEqual({ insert: 2, answer: errored.length });
+    expect(outcome.summary.errors).toBe(2);
+    store.close();
+  });
+
+  it('cancels gracefully: committed tests stay, no half test, the run is marked cancelled', async () => {
+    const { store, dataDir } = world();
+    const stop = new AbortController();
+    const events: ProgressEvent[] = [];
+    const handle = await startExperiment(
+      { datasetPath: mini, memory: { preset: 'test-recency' } },
+      {
+        store,
+        dataDir,
+        executor: recency(),
+        signal: stop.signal,
+        onProgress: (e) => {
+          events.push(e);
+          // Cancel in the middle of test 1: its first question is answered, the rest must not be.
+          if (e.type === 'question-answered' && e.testIndex === 1 && e.done === 1) stop.abort();
+        },
+      },
+    );
+    const outcome = await handle.done;
+    expect(outcome.status).toBe('cancelled');
+    expect(store.getRun(handle.runId).status).toBe('cancelled');
+    expect(store.committedTests(handle.runId, 'mini-1')).toEqual([0]);
+    expect(store.answersByTest(handle.runId, { testIndex: 1 })).toEqual([]);
+    expect(store.getRun(handle.runId).sampleInfo.map((s) => s.status)).toEqual([
+      'cancelled',
+      'pending',
+    ]);
+    expect(events.at(-1)?.type).toBe('run-cancelled');
+
+    // Resume finishes it; the final answers equal an uninterrupted run's.
+    const resumed = await resumeExperiment(handle.runId, { store, dataDir, executor: recency() });
+    expect((await resumed.done).status).toBe('completed');
+    const straight = await startExperiment(
+      { datasetPath: mini, memory: { preset: 'test-recency' } },
+      { store, dataDir, executor: recency() },
+    );
+    await straight.done;
+    expect(comparable(store, handle.runId)).toEqual(comparable(store, straight.runId));
+    expect(store.getRun(handle.runId).resumes).toBe(1);
+    await expect(
+      resumeExperiment(handle.runId, { store, dataDir, executor: recency() }),
+    ).rejects.toThrow('is already completed; nothing to resume');
+    store.close();
+  });
+
+  it('refuses an unknown sample id, naming it', async () => {
+    const { store, dataDir } = world();
+    await expect(
+      startExperiment(
+        { datasetPath: mini, samples: ['mini-9'] },
+        { store, dataDir, executor: recency() },
+      ),
+    ).rejects.toThrow('samples[0]: no sample "mini-9" in the dataset (samples: mini-1, mini-2)');
+    expect(store.listRuns()).toEqual([]);
+    store.close();
+  });
+});
+
+describe('experiment runner (worker threads)', () => {
+  it('runs samples in real workers and commits their tests from the main thread', async () => {
+    const { store, dataDir } = world();
+    const handle = await startExperiment(
+      { datasetPath: mini, memory: { preset: 'test-recency' }, parallel: 2 },
+      { store, dataDir, executor: workerExecutor({ presetModules: [presetsModule] }) },
+    );
+    const outcome = await handle.done;
+    expect(outcome.error).toBeNull();
+    expect(outcome.status).toBe('completed');
+    const { store: inlineStore, dataDir: inlineDir } = world();
+    const inline = await startExperiment(
+      { datasetPath: mini, memory: { preset: 'test-recency' } },
+      { store: inlineStore, dataDir: inlineDir, executor: recency() },
+    );
+    await inline.done;
+    expect(comparable(store, handle.runId)).toEqual(comparable(inlineStore, inline.runId));
+    store.close();
+    inlineStore.close();
+  });
+
+  it('fails fast on an unknown preset, before creating a run', async () => {
+    const { store, dataDir } = world();
+    await expect(
+      startExperiment(
+        { datasetPath: mini, memory: { preset: 'no-such-preset' } },
+        { store, dataDir, executor: workerExecutor({ presetModules: [presetsModule] }) },
+      ),
+    ).rejects.toThrow(/^memory: unknown preset "no-such-preset" \(presets: .*test-recency/);
+    expect(store.listRuns()).toEqual([]);
+    store.close();
+  });
+});

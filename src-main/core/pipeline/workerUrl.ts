@@ -1,0 +1,47 @@
+import { createRequire } from 'node:module';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker, type WorkerOptions } from 'node:worker_threads';
+
+/**
+ * Where the experiment worker lives and how to start it, in one place.
+ *
+ * - Built app: electron-vite bundles this module into out/main/index.js and the worker entry into
+ *   out/main/worker.js beside it; start the .js directly.
+ * - Source (CLI via tsx, Vitest): start worker-entry.ts through tsx. Node 20 does not apply
+ *   `execArgv: ['--import', 'tsx']` hooks to a worker's entry module (ERR_UNKNOWN_FILE_EXTENSION),
+ *   so a tiny evaluated bootstrap registers tsx's ESM hooks inside the worker and then imports the
+ *   entry.
+ */
+export interface WorkerLaunch {
+  mode: 'built' | 'source';
+  /** The file the worker runs. */
+  entry: string;
+}
+
+export function resolveWorkerLaunch(moduleUrl: string = import.meta.url): WorkerLaunch {
+  const here = dirname(fileURLToPath(moduleUrl));
+  if (!moduleUrl.endsWith('.ts')) {
+    const built = join(here, 'worker.js');
+    if (existsSync(built)) return { mode: 'built', entry: built };
+  }
+  return { mode: 'source', entry: join(here, 'worker-entry.ts') };
+}
+
+/** tsx's ESM register API as a file URL (the .mjs build; the .cjs one resolves its hooks wrongly). */
+function tsxApiUrl(): string {
+  const resolved = createRequire(import.meta.url).resolve('tsx/esm/api');
+  const esm = resolved.replace(/\.cjs$/, '.mjs');
+  return pathToFileURL(existsSync(esm) ? esm : resolved).href;
+}
+
+export function startExperimentWorker(options: WorkerOptions = {}): Worker {
+  const launch = resolveWorkerLaunch();
+  if (launch.mode === 'built') return new Worker(launch.entry, options);
+  const entry = pathToFileURL(launch.entry).href;
+  const bootstrap = `import(${JSON.stringify(tsxApiUrl())})
+    .then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); })
+    .catch((error) => { console.error(error); process.exit(70); });`;
+  return new Worker(bootstrap, { ...options, eval: true });
+}

@@ -1,0 +1,172 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openSqlite } from '../sqlite';
+import { MIGRATIONS, RUNS_APPLICATION_ID, RUNS_SCHEMA_VERSION, openRunsDb } from './db';
+import type { RunManifest } from './manifest';
+import { RunStore } from './store';
+
+const dir = mkdtempSync(join(tmpdir(), 'workbench-runsdb-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let counter = 0;
+const file = (): string => join(dir, `runs-${++counter}.db`);
+
+function columns(db: ReturnType<typeof openSqlite>, table: string): string[] {
+  return (db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>).map(
+    (c) => c.name,
+  );
+}
+
+const manifest = (runId: string): RunManifest =>
+  ({
+    manifestVersion: 1,
+    runId,
+    config: {},
+    configHash: 'h',
+    dataset: { path: 'd.json', sha256: 'x', bytes: 1, format: 'locomo' },
+    samples: ['s'],
+    app: { version: '0', gitCommit: null },
+    memory: { preset: 'p', notes: [] },
+    embedder: null,
+    answerer: { kind: 'extractive', name: 'extractive-v1' },
+    seed: 42,
+    parallel: 1,
+    host: { platform: 'linux', arch: 'x64', node: 'v20', cores: 2 },
+    startedAt: '2025-01-01T00:00:00.000Z',
+    endedAt: null,
+    errors: { insert: 0, answer: 0 },
+  }) as unknown as RunManifest;
+
+describe('runs DB migrations', () => {
+  it('migration 1 creates runs, run_samples, tests, answers and stamps the file', () => {
+    const db = openRunsDb(file(), { targetVersion: 1 });
+    expect(db.pragma('user_version', { simple: true })).toBe(1);
+    expect(db.pragma('application_id', { simple: true })).toBe(RUNS_APPLICATION_ID);
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(columns(db, 'answers')).toContain('official_f1');
+    expect(columns(db, 'runs')).not.toContain('pid');
+    db.close();
+  });
+
+  it('migration 2 adds the owner pid, the resume count and the final-answer index', () => {
+    const db = openRunsDb(file());
+    expect(db.pragma('user_version', { simple: true })).toBe(2);
+    expect(columns(db, 'runs')).toEqual(expect.arrayContaining(['pid', 'resumes']));
+    const indexes = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'index'")
+      .all() as Array<{ name: string }>;
+    expect(indexes.map((i) => i.name)).toContain('answers_by_question');
+    db.close();
+  });
+
+  it('migrates a version-1 file with its data, and marks its pid-less running run interrupted', () => {
+    const f = file();
+    const old = openRunsDb(f, { targetVersion: 1 });
+    old
+      .prepare(
+        "INSERT INTO runs (id, status, created_at, started_at, preset, config_hash, manifest) VALUES ('r1', 'running', 't', 't', 'p', 'h', ?)",
+      )
+      .run(JSON.stringify(manifest('r1')));
+    old.close();
+    const store = RunStore.open(f);
+    expect(store.db.pragma('user_version', { simple: true })).toBe(RUNS_SCHEMA_VERSION);
+    expect(store.getRun('r1')).toMatchObject({ id: 'r1', status: 'interrupted', resumes: 0 });
+    store.close();
+  });
+
+  it('refuses random bytes and leaves them untouched', () => {
+    const f = file();
+    const bytes = randomBytes(4096);
+    writeFileSync(f, bytes);
+    expect(() => RunStore.open(f)).toThrow(
+      `runs database ${f}: not a SQLite database (bad header); the file was not changed`,
+    );
+    expect(readFileSync(f).equals(bytes)).toBe(true);
+  });
+
+  it("refuses another program's SQLite database and leaves it untouched", () => {
+    const f = file();
+    const other = openSqlite(f);
+    other.exec(
+      "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('keep me');",
+    );
+    other.close();
+    const before = readFileSync(f);
+    expect(() => RunStore.open(f)).toThrow(
+      `runs database ${f}: a SQLite database, but not a Memory Workbench runs database; the file was not changed`,
+    );
+    expect(readFileSync(f).equals(before)).toBe(true);
+  });
+
+  it('refuses a runs DB from a newer build', () => {
+    const f = file();
+    const db = openRunsDb(f);
+    db.pragma(`user_version = ${RUNS_SCHEMA_VERSION + 1}`);
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    db.close();
+    const before = readFileSync(f);
+    expect(() => RunStore.open(f)).toThrow(
+      `schema version ${RUNS_SCHEMA_VERSION + 1} is newer than this build understands (${RUNS_SCHEMA_VERSION})`,
+    );
+    expect(readFileSync(f).equals(before)).toBe(true);
+  });
+
+  it('keeps the migrations list append-only and numbered 1..n', () => {
+    expect(MIGRATIONS.map((m) => m.version)).toEqual(MIGRATIONS.map((_, i) => i + 1));
+  });
+});
+
+describe('RunStore', () => {
+  it('marks a running run of a dead process interrupted on open, but not one of a live process', () => {
+    const f = file();
+    const store = RunStore.open(f);
+    store.createRun(manifest('dead'), [], 999_999);
+    store.createRun(manifest('alive'), [], 12345);
+    store.close();
+    const reopened = RunStore.open(f, { isPidAlive: (pid) => pid === 12345 });
+    expect(reopened.getRun('dead').status).toBe('interrupted');
+    expect(reopened.getRun('alive').status).toBe('running');
+    reopened.close();
+  });
+
+  it('commits a test with its answers atomically: a failing answer leaves no test row', () => {
+    const store = RunStore.open(file());
+    store.createRun(manifest('r'), [
+      { sampleId: 's', totalPackets: 1, totalQuestions: 2, threshold: 1, plannedTests: 1 },
+    ]);
+    const good = {
+      sampleId: 's',
+      testIndex: 0,
+      questionIndex: 0,
+      category: 4 as const,
+      question: 'q',
+      gold: 'g',
+      prediction: 'g',
+      retrieved: [],
+      officialF1: 1,
+      evidenceRecall: 1,
+      retrieveMs: 1,
+      answerMs: 1,
+      error: null,
+    };
+    const test = {
+      sampleId: 's',
+      testIndex: 0,
+      packetIdx: 0,
+      dialogsInserted: 2,
+      visibleCount: 2,
+      questionIndices: [0, 0],
+    };
+    // The same question twice violates the primary key on the second insert.
+    expect(() => store.commitTest('r', { ...test, answers: [good, good] })).toThrow();
+    expect(store.committedTests('r', 's')).toEqual([]);
+    expect(store.answersByTest('r')).toEqual([]);
+    store.commitTest('r', { ...test, questionIndices: [0], answers: [good] });
+    expect(store.committedTests('r', 's')).toEqual([0]);
+    expect(store.deleteRun('r')).toBe(true);
+    expect(store.listRuns()).toEqual([]);
+    store.close();
+  });
+});

@@ -1,0 +1,214 @@
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { WorkbenchError } from '../../../src-shared/errors';
+import { openSqlite, type SqliteDatabase } from '../sqlite';
+
+/**
+ * The runs database file: format checks, WAL, and versioned migrations (PRAGMA user_version).
+ * A file that is not ours (random bytes, another program's SQLite database) or is from a newer
+ * build is refused before anything writes to it, so it stays byte-for-byte as it was.
+ */
+
+/** "MWRN": marks a SQLite file as a Memory Workbench runs database. */
+export const RUNS_APPLICATION_ID = 0x4d57524e;
+
+const SQLITE_HEADER = Buffer.from('SQLite format 3\u0000', 'latin1');
+
+export interface Migration {
+  version: number;
+  description: string;
+  up: string;
+}
+
+/** Append only: a released migration is never edited, the next one fixes it. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'runs, run_samples, tests, answers',
+    up: `
+      CREATE TABLE runs (
+        id TEXT PRIMARY KEY,
+        status TEXT NOT NULL CHECK (status IN ('running','completed','cancelled','failed','interrupted')),
+        created_at TEXT NOT NULL,
+        started_at TEXT NOT NULL,
+        ended_at TEXT,
+        preset TEXT NOT NULL,
+        config_hash TEXT NOT NULL,
+        dataset_sha256 TEXT,
+        manifest TEXT NOT NULL,
+        error TEXT,
+        insert_errors INTEGER NOT NULL DEFAULT 0,
+        answer_errors INTEGER NOT NULL DEFAULT 0
+      );
+      CREATE TABLE run_samples (
+        run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        sample_id TEXT NOT NULL,
+        position INTEGER NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('pending','running','completed','cancelled','failed')),
+        total_packets INTEGER NOT NULL,
+        total_questions INTEGER NOT NULL,
+        threshold INTEGER NOT NULL,
+        planned_tests INTEGER NOT NULL,
+        insert_errors INTEGER NOT NULL DEFAULT 0,
+        insert_error_messages TEXT NOT NULL DEFAULT '[]',
+        notes TEXT NOT NULL DEFAULT '[]',
+        error TEXT,
+        started_at TEXT,
+        ended_at TEXT,
+        PRIMARY KEY (run_id, sample_id)
+      );
+      CREATE TABLE tests (
+        run_id TEXT NOT NULL,
+        sample_id TEXT NOT NULL,
+        test_index INTEGER NOT NULL,
+        packet_idx INTEGER NOT NULL,
+        dialogs_inserted INTEGER NOT NULL,
+        visible_count INTEGER NOT NULL,
+        question_indices TEXT NOT NULL,
+        committed_at TEXT NOT NULL,
+        PRIMARY KEY (run_id, sample_id, test_index),
+        FOREIGN KEY (run_id, sample_id) REFERENCES run_samples(run_id, sample_id) ON DELETE CASCADE
+      );
+      CREATE TABLE answers (
+        run_id TEXT NOT NULL,
+        sample_id TEXT NOT NULL,
+        test_index INTEGER NOT NULL,
+        question_index INTEGER NOT NULL,
+        category INTEGER NOT NULL,
+        question TEXT NOT NULL,
+        gold TEXT,
+        prediction TEXT NOT NULL,
+        retrieved TEXT NOT NULL,
+        official_f1 REAL NOT NULL,
+        evidence_recall REAL,
+        retrieve_ms REAL NOT NULL,
+        answer_ms REAL NOT NULL,
+        error TEXT,
+        PRIMARY KEY (run_id, sample_id, test_index, question_index),
+        FOREIGN KEY (run_id, sample_id, test_index)
+          REFERENCES tests(run_id, sample_id, test_index) ON DELETE CASCADE
+      );
+    `,
+  },
+  {
+    version: 2,
+    description: 'owner pid (interrupted-run detection), resume count, final-answer index',
+    up: `
+      ALTER TABLE runs ADD COLUMN pid INTEGER;
+      ALTER TABLE runs ADD COLUMN resumes INTEGER NOT NULL DEFAULT 0;
+      CREATE INDEX answers_by_question ON answers (run_id, sample_id, question_index, test_index);
+    `,
+  },
+];
+
+export const RUNS_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
+
+function refuse(file: string, why: string): WorkbenchError {
+  return new WorkbenchError('RUNS_DB', `runs database ${file}: ${why}; the file was not changed`, {
+    where: file,
+  });
+}
+
+/** Reads the header without SQLite, so a foreign file is never opened for writing. */
+function checkHeader(file: string): 'absent' | 'empty' | 'sqlite' {
+  if (!existsSync(file)) return 'absent';
+  const info = statSync(file);
+  if (!info.isFile()) throw refuse(file, 'not a regular file');
+  if (info.size === 0) return 'empty';
+  const header = Buffer.alloc(SQLITE_HEADER.length);
+  const fd = openSync(file, 'r');
+  try {
+    readSync(fd, header, 0, header.length, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (!header.equals(SQLITE_HEADER)) throw refuse(file, 'not a SQLite database (bad header)');
+  return 'sqlite';
+}
+
+/** Read-only look at an existing SQLite file: is it a runs DB this build can open? */
+function inspect(file: string): void {
+  let db: SqliteDatabase;
+  try {
+    db = openSqlite(file, { readonly: true, fileMustExist: true });
+  } catch (error) {
+    throw refuse(
+      file,
+      `cannot be opened (${error instanceof Error ? error.message : String(error)})`,
+    );
+  }
+  try {
+    const appId = db.pragma('application_id', { simple: true }) as number;
+    const version = db.pragma('user_version', { simple: true }) as number;
+    const tables = (
+      db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get() as {
+        n: number;
+      }
+    ).n;
+    if (appId !== RUNS_APPLICATION_ID && !(appId === 0 && version === 0 && tables === 0)) {
+      throw refuse(file, 'a SQLite database, but not a Memory Workbench runs database');
+    }
+    if (version > RUNS_SCHEMA_VERSION) {
+      throw refuse(
+        file,
+        `schema version ${version} is newer than this build understands (${RUNS_SCHEMA_VERSION}); use a newer Memory Workbench`,
+      );
+    }
+  } catch (error) {
+    if (error instanceof WorkbenchError) throw error;
+    throw refuse(file, `unreadable (${error instanceof Error ? error.message : String(error)})`);
+  } finally {
+    db.close();
+  }
+}
+
+/** Applies migrations after the file's version, each in its own transaction, up to `target`. */
+export function migrate(db: SqliteDatabase, target: number = RUNS_SCHEMA_VERSION): number {
+  let version = db.pragma('user_version', { simple: true }) as number;
+  for (const m of MIGRATIONS) {
+    if (m.version <= version || m.version > target) continue;
+    db.transaction(() => {
+      db.exec(m.up);
+      db.pragma(`application_id = ${RUNS_APPLICATION_ID}`);
+      db.pragma(`user_version = ${m.version}`);
+    })();
+    version = m.version;
+  }
+  return version;
+}
+
+export interface OpenRunsDbOptions {
+  /** Stop migrating at this version (tests build older-schema files with it). */
+  targetVersion?: number;
+}
+
+export function openRunsDb(file: string, options: OpenRunsDbOptions = {}): SqliteDatabase {
+  if (file !== ':memory:' && checkHeader(file) === 'sqlite') inspect(file);
+  let db: SqliteDatabase;
+  try {
+    db = openSqlite(file);
+  } catch (error) {
+    throw new WorkbenchError(
+      'RUNS_DB',
+      `runs database ${file}: cannot open (${error instanceof Error ? error.message : String(error)})`,
+      { where: file, cause: error },
+    );
+  }
+  try {
+    db.pragma('journal_mode = WAL');
+    // Under WAL, NORMAL keeps every committed test across a killed process (the OS holds the
+    // pages); only a power cut can lose the last few commits, and never corrupts the file.
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    migrate(db, options.targetVersion ?? RUNS_SCHEMA_VERSION);
+  } catch (error) {
+    db.close();
+    if (error instanceof WorkbenchError) throw error;
+    throw new WorkbenchError(
+      'RUNS_DB',
+      `runs database ${file}: migration failed (${error instanceof Error ? error.message : String(error)})`,
+      { where: file, cause: error },
+    );
+  }
+  return db;
+}

@@ -1,0 +1,93 @@
+import type { AnswerRecord, RunStatus } from '../../../src-shared/experiment';
+import type { RunManifest } from './manifest';
+import type { RunStore } from './store';
+
+/** Run exports: JSON (manifest, final answers, per-test answers) and CSV (final answers). */
+
+export const EXPORT_FORMATS = ['json', 'csv'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+export interface ExportedAnswer {
+  sampleId: string;
+  questionIndex: number;
+  category: number;
+  question: string;
+  gold: string | null;
+  prediction: string;
+  officialF1: number;
+  evidenceRecall: number | null;
+  /** Retrieved turn ids (dia ids where the memory is a turn, else the memory id), best first. */
+  retrieved: string[];
+  error: string | null;
+}
+
+export interface RunExport {
+  run: RunManifest & { status: RunStatus };
+  /** Each question's answer at its final test: the headline. */
+  answers: ExportedAnswer[];
+  testAnswers: Array<ExportedAnswer & { testIndex: number; retrieveMs: number; answerMs: number }>;
+}
+
+function exported(a: AnswerRecord): ExportedAnswer {
+  return {
+    sampleId: a.sampleId,
+    questionIndex: a.questionIndex,
+    category: a.category,
+    question: a.question,
+    gold: a.gold,
+    prediction: a.prediction,
+    officialF1: a.officialF1,
+    evidenceRecall: a.evidenceRecall,
+    retrieved: a.retrieved.map((r) => r.diaId ?? r.id),
+    error: a.error,
+  };
+}
+
+export function buildRunExport(store: RunStore, runId: string): RunExport {
+  const run = store.getRun(runId);
+  return {
+    run: { ...run.manifest, status: run.status },
+    answers: store.finalAnswers(runId).map(exported),
+    testAnswers: store.answersByTest(runId).map((a) => ({
+      ...exported(a),
+      testIndex: a.testIndex,
+      retrieveMs: a.retrieveMs,
+      answerMs: a.answerMs,
+    })),
+  };
+}
+
+export const CSV_COLUMNS = [
+  'sampleId',
+  'questionIndex',
+  'category',
+  'question',
+  'gold',
+  'prediction',
+  'officialF1',
+  'evidenceRecall',
+  'retrieved',
+  'error',
+] as const;
+
+/** RFC 4180: quote fields holding a comma, quote, CR or LF; double inner quotes. */
+export function csvField(value: string | number | null): string {
+  if (value === null) return '';
+  const text = String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+export function finalAnswersCsv(answers: readonly ExportedAnswer[]): string {
+  const lines = [CSV_COLUMNS.join(',')];
+  for (const a of answers) {
+    lines.push(
+      CSV_COLUMNS.map((c) => csvField(c === 'retrieved' ? a.retrieved.join(' ') : a[c])).join(','),
+    );
+  }
+  return `${lines.join('\r\n')}\r\n`;
+}
+
+export function exportRun(store: RunStore, runId: string, format: ExportFormat): string {
+  const data = buildRunExport(store, runId);
+  return format === 'json' ? `${JSON.stringify(data, null, 2)}\n` : finalAnswersCsv(data.answers);
+}

@@ -1,0 +1,75 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { ExperimentConfig } from '../../../src-shared/experiment';
+
+/** DESIGN §6: what every run records about how it was made. */
+export interface RunManifest {
+  manifestVersion: 1;
+  runId: string;
+  /** The full config with secrets replaced by "[redacted]". */
+  config: ExperimentConfig;
+  /** sha256 of the canonical JSON of `config`. */
+  configHash: string;
+  dataset: { path: string; sha256: string | null; bytes: number | null; format: string };
+  samples: string[];
+  app: { version: string; gitCommit: string | null };
+  memory: { preset: string; notes: string[] };
+  /** The embedder the preset uses, when its config names one. */
+  embedder: string | null;
+  answerer: { kind: string; name: string };
+  seed: number;
+  /** Workers actually used (the config's value clamped to the cores). */
+  parallel: number;
+  host: { platform: string; arch: string; node: string; cores: number };
+  startedAt: string;
+  endedAt: string | null;
+  errors: { insert: number; answer: number };
+}
+
+const SECRET_KEY = /(api[-_]?key|token|secret|password|authori[sz]ation|cookie)/i;
+
+/** Deep copy with secret-looking keys redacted (API keys come from the environment, never from runs). */
+export function redactSecrets<T>(value: T): T {
+  if (Array.isArray(value)) return value.map((v) => redactSecrets(v)) as T;
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      out[k] =
+        SECRET_KEY.test(k) && v !== null && v !== undefined ? '[redacted]' : redactSecrets(v);
+    }
+    return out as T;
+  }
+  return value;
+}
+
+/** JSON with object keys sorted at every level, so equal configs hash equally. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => {
+    if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+      const sorted: Record<string, unknown> = {};
+      for (const k of Object.keys(v).sort()) sorted[k] = (v as Record<string, unknown>)[k];
+      return sorted;
+    }
+    return v;
+  });
+}
+
+export function sha256Hex(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+export function configHash(config: ExperimentConfig): string {
+  return sha256Hex(canonicalJson(config));
+}
+
+/**
+ * Run ids sort by creation time (UTC, to the millisecond) and carry 6 random hex digits, so two
+ * runs started in the same millisecond (parallel tests) still differ: `20250101-120000-123-ab12cd`.
+ */
+export function newRunId(
+  now: number = Date.now(),
+  random: () => string = () => randomBytes(3).toString('hex'),
+): string {
+  const iso = new Date(now).toISOString(); // 2025-01-01T12:00:00.123Z
+  const stamp = `${iso.slice(0, 10).replaceAll('-', '')}-${iso.slice(11, 19).replaceAll(':', '')}-${iso.slice(20, 23)}`;
+  return `${stamp}-${random()}`;
+}

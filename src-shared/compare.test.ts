@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { compareRuns, configDiff } from './compare';
+import type { AnswerRecord } from './experiment';
+
+function answer(
+  sampleId: string,
+  questionIndex: number,
+  officialF1: number,
+  category: AnswerRecord['category'] = 4,
+): AnswerRecord {
+  return {
+    sampleId,
+    testIndex: 0,
+    questionIndex,
+    category,
+    question: `q${questionIndex}`,
+    gold: 'gold',
+    prediction: `p${officialF1}`,
+    retrieved: [],
+    officialF1,
+    evidenceRecall: null,
+    retrieveMs: 0,
+    answerMs: 0,
+    error: null,
+  };
+}
+
+describe('compareRuns', () => {
+  const baseline = {
+    runId: 'a',
+    label: 'A',
+    answers: [answer('s1', 0, 1), answer('s1', 1, 0), answer('s1', 2, 0.5, 2)],
+  };
+  // Candidate: q0 regresses, q1 improves, q2 stays, q3 exists only here.
+  const candidate = {
+    runId: 'b',
+    label: 'B',
+    answers: [answer('s1', 0, 0), answer('s1', 1, 1), answer('s1', 2, 0.5, 2), answer('s1', 3, 1)],
+  };
+
+  it('aligns by sample and question and classifies flips, with missing never counted as wrong', () => {
+    const result = compareRuns([baseline, candidate]);
+    expect(result.rows.map((r) => r.flips[1])).toEqual([
+      'regressed',
+      'improved',
+      'unchanged',
+      'missing',
+    ]);
+    expect(result.rows[3]!.cells[0]).toBeNull();
+    expect(result.flipCounts[1]).toEqual({ improved: 1, regressed: 1, unchanged: 1, missing: 1 });
+  });
+
+  it('reports per-category means over answered questions and a paired delta', () => {
+    const result = compareRuns([baseline, candidate], { resamples: 200, seed: 7 });
+    const all = result.categories.find((c) => c.category === null)!;
+    // Baseline answered 3 questions (1 + 0 + 0.5); the candidate 4 (0 + 1 + 0.5 + 1).
+    expect(all.perRun.map((m) => m.n)).toEqual([3, 4]);
+    expect(all.perRun[0]!.mean).toBeCloseTo(0.5);
+    // The paired delta only uses the 3 shared questions: (−1 + 1 + 0) / 3 = 0.
+    expect(all.deltas[1]!.n).toBe(3);
+    expect(all.deltas[1]!.meanDiff).toBeCloseTo(0);
+    expect(all.deltas[0]).toBeNull();
+    expect(result.categories.map((c) => c.category)).toEqual([null, 2, 4]);
+  });
+
+  it('is reproducible for a seed', () => {
+    const a = compareRuns([baseline, candidate], { resamples: 300, seed: 3 });
+    const b = compareRuns([baseline, candidate], { resamples: 300, seed: 3 });
+    expect(a.categories).toEqual(b.categories);
+  });
+
+  it('refuses a single run', () => {
+    expect(() => compareRuns([baseline])).toThrow('compare: needs at least two runs');
+  });
+});
+
+describe('configDiff', () => {
+  it('lists only the keys that differ, by dotted path', () => {
+    expect(
+      configDiff([
+        { memory: { preset: 'hybrid', config: { k: 1 } }, seed: 42 },
+        { memory: { preset: 'text', config: { k: 1 } }, seed: 42, extra: true },
+      ]),
+    ).toEqual([
+      { path: 'extra', values: [undefined, 'true'] },
+      { path: 'memory.preset', values: ['"hybrid"', '"text"'] },
+    ]);
+  });
+});

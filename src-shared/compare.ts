@@ -1,0 +1,200 @@
+import type { CategoryId } from './dataset/categories';
+import { CATEGORY_IDS } from './dataset/categories';
+import { WorkbenchError } from './errors';
+import type { AnswerRecord, MeanN } from './experiment';
+import { pairedBootstrapCI, type BootstrapResult } from './scoring/stats';
+
+/**
+ * Comparing runs question by question (DESIGN.md §5): runs are aligned by (sample, question
+ * index); a question one run lacks is "missing", never "wrong"; category deltas carry a seeded
+ * paired-bootstrap interval over the questions both runs answered.
+ */
+
+export type CompareMetric = 'officialF1' | 'evidenceRecall';
+export type Flip = 'improved' | 'regressed' | 'unchanged' | 'missing';
+
+export interface RunAnswers {
+  runId: string;
+  label: string;
+  /** Each question's final answer. */
+  answers: readonly AnswerRecord[];
+}
+
+export interface CompareCell {
+  prediction: string;
+  score: number | null;
+  error: string | null;
+}
+
+export interface CompareRow {
+  sampleId: string;
+  questionIndex: number;
+  category: CategoryId;
+  question: string;
+  gold: string | null;
+  /** One per run, in the order given; null where that run has no answer for the question. */
+  cells: Array<CompareCell | null>;
+  /** One per run against the baseline; the baseline's own entry is 'unchanged'. */
+  flips: Flip[];
+}
+
+export interface CategoryComparison {
+  /** null: every category together. */
+  category: CategoryId | null;
+  perRun: MeanN[];
+  /** Run minus baseline over the questions both answered; null for the baseline itself. */
+  deltas: Array<BootstrapResult | null>;
+}
+
+export interface RunComparison {
+  metric: CompareMetric;
+  baselineIndex: number;
+  runs: Array<{ runId: string; label: string }>;
+  rows: CompareRow[];
+  categories: CategoryComparison[];
+  flipCounts: Array<Record<Flip, number>>;
+}
+
+export interface CompareOptions {
+  metric?: CompareMetric;
+  baselineIndex?: number;
+  seed?: number;
+  resamples?: number;
+}
+
+/** Scores closer than this are the same score (F1 is a ratio of small integers). */
+const EPSILON = 1e-9;
+
+function keyOf(sampleId: string, questionIndex: number): string {
+  return `${sampleId}\u0000${questionIndex}`;
+}
+
+function scoreOf(answer: AnswerRecord, metric: CompareMetric): number | null {
+  return metric === 'officialF1' ? answer.officialF1 : answer.evidenceRecall;
+}
+
+function meanN(values: Array<number | null>): MeanN {
+  const present = values.filter((v): v is number => v !== null);
+  if (present.length === 0) return { mean: null, n: 0 };
+  return { mean: present.reduce((a, b) => a + b, 0) / present.length, n: present.length };
+}
+
+export function compareRuns(
+  runs: readonly RunAnswers[],
+  options: CompareOptions = {},
+): RunComparison {
+  const metric = options.metric ?? 'officialF1';
+  const baselineIndex = options.baselineIndex ?? 0;
+  if (runs.length < 2)
+    throw new WorkbenchError('INVALID_INPUT', 'compare: needs at least two runs');
+  if (baselineIndex < 0 || baselineIndex >= runs.length) {
+    throw new WorkbenchError(
+      'INVALID_INPUT',
+      `compare: baseline index ${baselineIndex} is not one of the ${runs.length} runs`,
+    );
+  }
+
+  const byRun = runs.map(
+    (run) => new Map(run.answers.map((a) => [keyOf(a.sampleId, a.questionIndex), a])),
+  );
+  // The union of questions, in a stable order: sample, then question index.
+  const questions = new Map<string, AnswerRecord>();
+  for (const run of runs)
+    for (const a of run.answers)
+      questions.set(
+        keyOf(a.sampleId, a.questionIndex),
+        questions.get(keyOf(a.sampleId, a.questionIndex)) ?? a,
+      );
+  const ordered = [...questions.entries()].sort(([, a], [, b]) =>
+    a.sampleId === b.sampleId
+      ? a.questionIndex - b.questionIndex
+      : a.sampleId < b.sampleId
+        ? -1
+        : 1,
+  );
+
+  const flipCounts = runs.map(() => ({ improved: 0, regressed: 0, unchanged: 0, missing: 0 }));
+  const rows: CompareRow[] = ordered.map(([key, first]) => {
+    const cells = byRun.map((answers): CompareCell | null => {
+      const answer = answers.get(key);
+      return answer
+        ? { prediction: answer.prediction, score: scoreOf(answer, metric), error: answer.error }
+        : null;
+    });
+    const base = cells[baselineIndex];
+    const flips = cells.map((cell, index): Flip => {
+      let flip: Flip;
+      if (index === baselineIndex) flip = cell ? 'unchanged' : 'missing';
+      else if (!cell || !base || cell.score === null || base.score === null) flip = 'missing';
+      else if (cell.score > base.score + EPSILON) flip = 'improved';
+      else if (cell.score < base.score - EPSILON) flip = 'regressed';
+      else flip = 'unchanged';
+      flipCounts[index]![flip] += 1;
+      return flip;
+    });
+    return {
+      sampleId: first.sampleId,
+      questionIndex: first.questionIndex,
+      category: first.category,
+      question: first.question,
+      gold: first.gold,
+      cells,
+      flips,
+    };
+  });
+
+  const categories: CategoryComparison[] = [null, ...CATEGORY_IDS].map((category) => {
+    const inCategory = rows.filter((row) => category === null || row.category === category);
+    const scores = runs.map((_, index) => inCategory.map((row) => row.cells[index]?.score ?? null));
+    return {
+      category,
+      perRun: scores.map(meanN),
+      deltas: scores.map((candidate, index) =>
+        index === baselineIndex
+          ? null
+          : pairedBootstrapCI(scores[baselineIndex]!, candidate, {
+              seed: options.seed ?? 0,
+              ...(options.resamples ? { resamples: options.resamples } : {}),
+            }),
+      ),
+    };
+  });
+
+  return {
+    metric,
+    baselineIndex,
+    runs: runs.map(({ runId, label }) => ({ runId, label })),
+    rows,
+    categories: categories.filter((c) => c.perRun.some((m) => m.n > 0)),
+    flipCounts,
+  };
+}
+
+export interface ConfigDifference {
+  /** Dotted path of the key, e.g. `memory.config.topK`. */
+  path: string;
+  /** The value in each run (undefined where a run lacks the key), JSON-encoded for display. */
+  values: Array<string | undefined>;
+}
+
+function flatten(value: unknown, prefix: string, out: Map<string, string>): void {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    for (const [key, inner] of Object.entries(value))
+      flatten(inner, prefix ? `${prefix}.${key}` : key, out);
+    return;
+  }
+  out.set(prefix, JSON.stringify(value));
+}
+
+/** Only the keys whose values differ between the configs. */
+export function configDiff(configs: readonly unknown[]): ConfigDifference[] {
+  const flat = configs.map((config) => {
+    const out = new Map<string, string>();
+    flatten(config, '', out);
+    return out;
+  });
+  const paths = [...new Set(flat.flatMap((f) => [...f.keys()]))].sort();
+  return paths
+    .map((path) => ({ path, values: flat.map((f) => f.get(path)) }))
+    .filter(({ values }) => new Set(values).size > 1);
+}

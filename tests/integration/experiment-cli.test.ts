@@ -1,0 +1,209 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+/**
+ * The experiment commands as a user runs them: child processes on real files. The memory preset is
+ * the deterministic test preset, loaded through the MEMORY_WORKBENCH_EXTRA_PRESETS hook.
+ */
+const repo = fileURLToPath(new URL('../../', import.meta.url));
+const mini = join(repo, 'tests/fixtures/locomo/mini.json');
+const dir = mkdtempSync(join(tmpdir(), 'workbench-exp-cli-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const env = {
+  ...process.env,
+  MEMORY_WORKBENCH_DATA: join(dir, 'data'),
+  MEMORY_WORKBENCH_EXTRA_PRESETS: join(repo, 'tests/fixtures/experiment/test-presets.ts'),
+};
+const cliArgs = ['--import', 'tsx', join(repo, 'src-main/cli/main.ts')];
+
+function cli(...args: string[]): { code: number | null; out: string; err: string } {
+  const r = spawnSync(process.execPath, [...cliArgs, ...args], {
+    cwd: repo,
+    env,
+    encoding: 'utf8',
+  });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+function writeConfig(name: string, value: unknown): string {
+  const file = join(dir, name);
+  writeFileSync(file, JSON.stringify(value));
+  return file;
+}
+
+describe('experiment CLI', () => {
+  it('--json prints exactly one JSON object with the run id and the summary', () => {
+    const db = join(dir, 'json.db');
+    const r = cli(
+      'experiment',
+      '--data',
+      mini,
+      '--preset',
+      'test-recency',
+      '--runs-db',
+      db,
+      '--json',
+    );
+    expect(r.err).not.toContain('error');
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.out) as {
+      runId: string;
+      status: string;
+      summary: { questions: number };
+    };
+    expect(report).toMatchObject({
+      status: 'completed',
+      scheme: 'official',
+      summary: { questions: 6 },
+    });
+    expect(report.runId).toMatch(/^\d{8}-\d{6}-\d{3}-[0-9a-f]{6}$/);
+
+    const list = JSON.parse(cli('runs', 'list', '--json', '--runs-db', db).out) as {
+      runs: Array<{ id: string }>;
+    };
+    expect(list.runs.map((x) => x.id)).toEqual([report.runId]);
+
+    const exported = JSON.parse(
+      cli('export', report.runId, '--format', 'json', '--runs-db', db).out,
+    ) as {
+      run: Record<string, unknown>;
+      answers: Array<Record<string, unknown>>;
+      testAnswers: Array<Record<string, unknown>>;
+    };
+    expect(exported.run).toMatchObject({ runId: report.runId, status: 'completed', seed: 42 });
+    expect(exported.answers).toHaveLength(6);
+    expect(Object.keys(exported.answers[0] ?? {})).toEqual([
+      'sampleId',
+      'questionIndex',
+      'category',
+      'question',
+      'gold',
+      'prediction',
+      'officialF1',
+      'evidenceRecall',
+      'retrieved',
+      'error',
+    ]);
+    expect(exported.testAnswers.length).toBeGreaterThan(6);
+    expect(exported.testAnswers[0]).toHaveProperty('testIndex');
+
+    const out = join(dir, 'final.csv');
+    expect(cli('export', report.runId, '--format', 'csv', '--out', out, '--runs-db', db).code).toBe(
+      0,
+    );
+    const lines = readFileSync(out, 'utf8').split('\r\n');
+    expect(lines[0]).toBe(
+      'sampleId,questionIndex,category,question,gold,prediction,officialF1,evidenceRecall,retrieved,error',
+    );
+    expect(lines.filter((l) => l !== '')).toHaveLength(7);
+  });
+
+  it('prints the per-category table and the run id on a plain run', () => {
+    const r = cli(
+      'experiment',
+      '--data',
+      mini,
+      '--preset',
+      'test-recency',
+      '--scheme',
+      'mem0',
+      '--runs-db',
+      join(dir, 'table.db'),
+    );
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('Final answers, categories named by Mem0 paper scheme');
+    expect(r.out).toContain('1 single-hop');
+    expect(r.out).toMatch(/overall \(all, official\)\s+0\.\d{3}\s+6/);
+    expect(r.out).toMatch(/overall \(categories 1-4\)/);
+    expect(r.out).toMatch(/run \d{8}-\d{6}-\d{3}-[0-9a-f]{6} completed/);
+    // Not a TTY: plain progress lines, no carriage-return redraws.
+    expect(r.err).toContain('mini-1: test 0 committed');
+    expect(r.err).not.toContain('\r');
+  });
+
+  it('names the bad field of a --config file', () => {
+    const bad = writeConfig('bad.json', { retrieval: { topK: 'ten' } });
+    const r = cli('experiment', '--data', mini, '--config', bad, '--runs-db', join(dir, 'bad.db'));
+    expect(r.code).toBe(1);
+    expect(r.err).toBe(
+      `error: config file ${bad}: retrieval.topK: Invalid input: expected number, received string\n`,
+    );
+    const unknown = writeConfig('unknown.json', { memory: { preset: 'test-recency' }, topk: 5 });
+    expect(
+      cli('experiment', '--data', mini, '--config', unknown, '--runs-db', join(dir, 'bad.db')).err,
+    ).toMatch(new RegExp(`^error: config file ${unknown}: \\(root\\): Unrecognized key: "topk"`));
+  });
+
+  it('survives SIGKILL mid-run: resume gives the final answers of an uninterrupted run', async () => {
+    const db = join(dir, 'kill.db');
+    // Slow inserts so the kill lands after the first committed test and before the end.
+    const config = writeConfig('slow.json', {
+      memory: { preset: 'test-recency', config: { insertDelayMs: 150 } },
+    });
+    const child = spawn(
+      process.execPath,
+      [...cliArgs, 'experiment', '--data', mini, '--config', config, '--runs-db', db],
+      {
+        cwd: repo,
+        env,
+      },
+    );
+    let stderr = '';
+    await new Promise<void>((resolve, reject) => {
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (stderr.includes('mini-1: test 0 committed')) {
+          child.kill('SIGKILL');
+          resolve();
+        }
+      });
+      child.on('exit', () =>
+        reject(new Error(`the run ended before it could be killed:\n${stderr}`)),
+      );
+    });
+    await new Promise((r) => child.once('exit', r));
+    const runs = JSON.parse(cli('runs', 'list', '--json', '--runs-db', db).out) as {
+      runs: Array<{ id: string; status: string }>;
+    };
+    expect(runs.runs).toHaveLength(1);
+    const killed = runs.runs[0] as { id: string; status: string };
+    expect(killed.status).toBe('interrupted');
+
+    const resumed = cli('resume', killed.id, '--runs-db', db, '--json');
+    expect(resumed.code).toBe(0);
+    expect(JSON.parse(resumed.out)).toMatchObject({ runId: killed.id, status: 'completed' });
+
+    const straight = JSON.parse(
+      cli('experiment', '--data', mini, '--config', config, '--runs-db', db, '--json').out,
+    ) as { runId: string };
+    const finals = (id: string) =>
+      (
+        JSON.parse(cli('export', id, '--format', 'json', '--runs-db', db).out) as {
+          answers: unknown[];
+        }
+      ).answers;
+    expect(finals(killed.id)).toEqual(finals(straight.runId));
+    const show = JSON.parse(cli('runs', 'show', killed.id, '--json', '--runs-db', db).out) as {
+      run: { resumes: number; sampleInfo: Array<{ testsCommitted: number; plannedTests: number }> };
+    };
+    expect(show.run.resumes).toBe(1);
+    expect(show.run.sampleInfo.every((s) => s.testsCommitted === s.plannedTests)).toBe(true);
+  });
+
+  it('refuses a corrupt runs DB with a clear message and leaves it untouched', () => {
+    const corrupt = join(dir, 'corrupt.db');
+    const text = 'not a database at all, just some text that is long enough';
+    writeFileSync(corrupt, text);
+    const r = cli('runs', 'list', '--runs-db', corrupt);
+    expect(r.code).toBe(1);
+    expect(r.err).toBe(
+      `error: runs database ${corrupt}: not a SQLite database (bad header); the file was not changed\n`,
+    );
+    expect(readFileSync(corrupt, 'utf8')).toBe(text);
+  });
+});
