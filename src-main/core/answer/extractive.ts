@@ -1,4 +1,4 @@
-import { porterStem } from '../../../src-shared/scoring/porter';
+import { createCachedStemmer } from '../../../src-shared/scoring/porter';
 import { findDateMentions, formatDay, parseIsoDate } from './dates';
 import {
   NOT_MENTIONED,
@@ -31,6 +31,9 @@ const STOP_WORDS = new Set(
 );
 
 const WORD = /[\p{L}\p{N}]+(?:'[\p{L}]+)?/gu;
+
+// Answers re-read the same memories at every test: stemming each word once makes that cheap.
+const porterStem = createCachedStemmer();
 
 function words(text: string): string[] {
   return text.match(WORD) ?? [];
