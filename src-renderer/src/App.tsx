@@ -1,5 +1,6 @@
 import { useApi } from './hooks/useApi';
 import { useRoute, VIEWS, type ViewId } from './router';
+import { DatasetsView } from './views/datasets/DatasetsView';
 import { PlaceholderView } from './views/PlaceholderView';
 
 const VIEW_HINTS: Record<ViewId, string> = {
@@ -44,7 +45,11 @@ export function App() {
         </footer>
       </nav>
       <main className="content">
-        <PlaceholderView title={current.label} hint={VIEW_HINTS[current.id]} />
+        {route.view === 'datasets' ? (
+          <DatasetsView />
+        ) : (
+          <PlaceholderView title={current.label} hint={VIEW_HINTS[current.id]} />
+        )}
       </main>
     </div>
   );

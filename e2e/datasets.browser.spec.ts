@@ -1,0 +1,194 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Page } from '@playwright/test';
+import { expect, screenshotPath, test } from './fixtures';
+
+const MINI = resolve('tests/fixtures/locomo/mini.json');
+// The real corpus sits beside the repository on machines that have it; it is not committed.
+const LOCOMO10 = resolve('../shared/datasets/locomo10.json');
+
+async function openFile(page: Page, path: string): Promise<void> {
+  // The input is hidden behind the "Open dataset…" button; Playwright can still set its files.
+  await page.getByLabel('Dataset file').setInputFiles(path);
+}
+
+test('opens mini.json, switches category names, and highlights a question’s evidence', async ({
+  page,
+  workbench,
+}) => {
+  await page.goto(workbench.url);
+  await expect(page.getByRole('heading', { level: 1, name: 'Datasets' })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Open dataset…' })).toBeVisible();
+  await openFile(page, MINI);
+
+  const samples = page.getByRole('region', { name: 'Samples' });
+  const table = samples.getByRole('table');
+  // Columns: sample, speakers, sessions, turns, image turns, QA, packets, planned tests, then
+  // categories 1-5. mini-1 has sessions 1, 2 and 10, 8 turns (so 2+1+2 packets), two image
+  // turns (one carries a caption but no URL) and 7 QA.
+  await expect(table.getByRole('row', { name: /mini-1/ }).getByRole('cell')).toHaveText([
+    'mini-1',
+    'Ann & Bob',
+    '3',
+    '8',
+    '2',
+    '7',
+    '5',
+    '4',
+    '1',
+    '1',
+    '1',
+    '2',
+    '2',
+  ]);
+  await expect(table.getByRole('row', { name: /mini-2/ }).getByRole('cell')).toHaveText([
+    'mini-2',
+    'Cy & Di',
+    '1',
+    '5',
+    '0',
+    '1',
+    '3',
+    '1',
+    '0',
+    '0',
+    '0',
+    '1',
+    '0',
+  ]);
+  await expect(table.getByRole('row', { name: /Total \(2\)/ }).getByRole('cell')).toHaveText([
+    'Total (2)',
+    '',
+    '4',
+    '13',
+    '2',
+    '8',
+    '8',
+    '5',
+    '1',
+    '1',
+    '1',
+    '3',
+    '2',
+  ]);
+
+  // Official names first; the Mem0 paper swaps 1/3 and 4 and calls 5 "excluded".
+  await expect(table.getByRole('columnheader', { name: '1 multi-hop' })).toBeVisible();
+  await page
+    .getByRole('group', { name: 'Category names' })
+    .getByRole('button', { name: 'Mem0 paper' })
+    .click();
+  await expect(
+    page.getByRole('group', { name: 'Category names' }).getByRole('button', { name: 'Mem0 paper' }),
+  ).toHaveAttribute('aria-pressed', 'true');
+  await expect(table.getByRole('columnheader', { name: '1 single-hop' })).toBeVisible();
+  await expect(table.getByRole('columnheader', { name: '5 excluded' })).toBeVisible();
+  await expect(table.getByRole('columnheader', { name: '1 multi-hop' })).toHaveCount(0);
+
+  // Evidence problems: the loader repaired the split, zero-padded and misplaced-colon ids.
+  const problems = page.getByRole('region', { name: 'Evidence problems' });
+  await expect(problems).toContainText(/repaired/);
+  await problems.getByText(/Show all \d+ evidence problems/).click();
+  await expect(problems.getByRole('table')).toContainText('D10:03');
+
+  await table.getByRole('button', { name: 'mini-1' }).click();
+  const turns = page.getByRole('list', { name: 'Turns' });
+  await expect(turns.locator('[data-dia-id="D1:2"] .image-caption')).toHaveText(
+    '[Image: a photo of a dog on a beach]',
+  );
+  const questions = page.getByRole('list', { name: 'Questions' });
+  await expect(questions.getByRole('button', { name: /What is Bob's cat called/ })).toContainText(
+    'adversarial: Tom',
+  );
+
+  const question = questions.getByRole('button', { name: /When did Ann buy it/ });
+  await question.click();
+  await expect(question).toHaveAttribute('aria-pressed', 'true');
+  const evidence = turns.locator('[data-dia-id="D2:2"]');
+  await expect(evidence).toHaveAttribute('data-evidence', 'true');
+  await expect(evidence).toBeInViewport();
+  await expect(turns.locator('[data-dia-id="D1:3"]')).toHaveAttribute('data-evidence', 'true');
+  await expect(turns.locator('[data-dia-id="D1:1"]')).not.toHaveAttribute('data-evidence');
+  await expect(page).toHaveURL(/sample=mini-1/);
+  await expect(page).toHaveURL(/question=1/);
+
+  // The filter narrows by category in the chosen scheme's names.
+  await page.getByRole('checkbox', { name: /4 open-domain/ }).uncheck();
+  await expect(questions.getByRole('button', { name: /Where did Ann move/ })).toHaveCount(0);
+  await page.getByRole('checkbox', { name: /4 open-domain/ }).check();
+  await page.getByRole('searchbox', { name: 'Search questions' }).fill('Paris');
+  await expect(questions.getByRole('button')).toHaveCount(2);
+
+  // The URL carries the view, so a reload reopens it as it was.
+  await page.reload();
+  await expect(page.getByRole('heading', { name: 'Sample mini-1' })).toBeVisible();
+  await expect(turns.locator('[data-dia-id="D2:2"]')).toHaveAttribute('data-evidence', 'true');
+  await expect(page.getByRole('searchbox', { name: 'Search questions' })).toHaveValue('Paris');
+  await page.getByRole('searchbox', { name: 'Search questions' }).fill('');
+  await page.screenshot({ path: screenshotPath('datasets-mini'), fullPage: true });
+});
+
+test('a broken file shows where it is broken and the app stays usable', async ({
+  page,
+  workbench,
+}, testInfo) => {
+  const broken = testInfo.outputPath('broken-locomo.json');
+  writeFileSync(broken, '[\n  {\n    "sample_id": "x",\n    "conversation": \n  }\n]\n');
+
+  await page.goto(workbench.url);
+  await openFile(page, broken);
+  const alert = page.getByRole('alert');
+  await expect(alert).toContainText('broken-locomo.json');
+  await expect(alert).toContainText(/line \d+, column \d+/);
+  await page.screenshot({ path: screenshotPath('datasets-invalid'), fullPage: true });
+
+  await openFile(page, MINI);
+  await expect(page.getByRole('alert')).toHaveCount(0);
+  await expect(
+    page.getByRole('region', { name: 'Samples' }).getByRole('row', { name: /mini-1/ }),
+  ).toBeVisible();
+  await page.screenshot({ path: screenshotPath('datasets-recovered'), fullPage: true });
+});
+
+test('locomo10.json: 10 samples, 1,986 QA, and a late question scrolls conv-41 to its evidence', async ({
+  page,
+  workbench,
+}) => {
+  test.skip(!existsSync(LOCOMO10), `the LoCoMo corpus is not at ${LOCOMO10}`);
+  await page.goto(workbench.url);
+  await openFile(page, LOCOMO10);
+
+  const table = page.getByRole('region', { name: 'Samples' }).getByRole('table');
+  await expect(table.locator('tbody tr')).toHaveCount(10);
+  // DESIGN.md §4: 1,986 QA; categories 1=282, 2=321, 3=96, 4=841, 5=446; 1,226 image turns.
+  const totals = table.getByRole('row', { name: /Total \(10\)/ }).getByRole('cell');
+  await expect(totals.nth(0)).toHaveText('Total (10)');
+  await expect(totals.nth(3)).toHaveText('5,882');
+  await expect(totals.nth(4)).toHaveText('1,226');
+  await expect(totals.nth(5)).toHaveText('1,986');
+  await expect(totals.nth(8)).toHaveText('282');
+  await expect(totals.nth(9)).toHaveText('321');
+  await expect(totals.nth(10)).toHaveText('96');
+  await expect(totals.nth(11)).toHaveText('841');
+  await expect(totals.nth(12)).toHaveText('446');
+
+  const problems = page.getByRole('region', { name: 'Evidence problems' });
+  await expect(problems).toContainText('15 repaired');
+  await problems.getByText('Show all 19 evidence problems').click();
+  await page.screenshot({ path: screenshotPath('datasets-locomo10-table'), fullPage: true });
+
+  await table.getByRole('button', { name: 'conv-41' }).click();
+  await expect(page.getByRole('region', { name: 'Sample conv-41' })).toContainText('663 turns');
+  const turns = page.getByRole('list', { name: 'Turns' });
+  // Virtualised: a turn of the last session is not in the DOM before scrolling there.
+  await expect(turns.locator('[data-dia-id="D32:11"]')).toHaveCount(0);
+
+  const question = page
+    .getByRole('list', { name: 'Questions' })
+    .getByRole('button', { name: /What did the donations help John's community acquire/ });
+  await question.click();
+  const evidence = turns.locator('[data-dia-id="D32:11"]');
+  await expect(evidence).toHaveAttribute('data-evidence', 'true');
+  await expect(evidence).toBeInViewport();
+  await page.screenshot({ path: screenshotPath('datasets-locomo10'), fullPage: true });
+});
