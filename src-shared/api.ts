@@ -2,6 +2,15 @@ import { z } from 'zod';
 import type { DatasetProblem, Sample } from './dataset/types';
 import type { DatasetStats } from './dataset/stats';
 import type { ErrorPayload, Result } from './errors';
+import type { ConfigDifference, RunComparison } from './compare';
+import {
+  ExperimentConfigSchema,
+  type AnswerRecord,
+  type CurvePoint,
+  type ProgressEvent,
+  type RunSummary,
+} from './experiment';
+import type { RunInfo, RunListItem } from './runs';
 
 /**
  * The one API contract. Every method is declared here once with the zod schema of its input and
@@ -41,6 +50,7 @@ export interface DatasetSummary {
   problems: DatasetProblem[];
 }
 
+const runId = z.string().min(1).max(100);
 const datasetId = z.string().regex(/^[0-9a-f]{64}$/, 'must be a dataset id (sha256 hex)');
 /** Uploads carry the whole file; LoCoMo is 2.8 MB, the limit leaves room for larger sets. */
 const MAX_UPLOAD_CHARS = 256 * 1024 * 1024;
@@ -64,7 +74,74 @@ export const apiMethods = {
     z.object({ datasetId, sampleId: z.string().min(1) }).strict(),
   ),
   'datasets.close': method<{ closed: boolean }>()(z.object({ datasetId }).strict()),
+
+  'memory.presets': method<MemoryPresetInfo[]>()(z.object({}).strict()),
+
+  /** Starts a run in worker threads and returns at once; progress arrives as events. */
+  'experiments.start': method<{ runId: string }>()(
+    ExperimentConfigSchema.omit({ datasetPath: true }).extend({ datasetId }).strict(),
+  ),
+  'experiments.cancel': method<{ cancelled: boolean }>()(z.object({ runId }).strict()),
+  'experiments.resume': method<{ runId: string }>()(z.object({ runId }).strict()),
+  /** Runs executing in this engine now, with their latest progress event. */
+  'experiments.active': method<ActiveRun[]>()(z.object({}).strict()),
+
+  'runs.list': method<RunListItem[]>()(z.object({}).strict()),
+  'runs.get': method<RunDetail>()(z.object({ runId }).strict()),
+  /** Each question's final answer (the headline). */
+  'runs.answers': method<AnswerRecord[]>()(z.object({ runId }).strict()),
+  'runs.delete': method<{ deleted: boolean }>()(z.object({ runId }).strict()),
+  'runs.export': method<ExportedFile>()(
+    z.object({ runId, format: z.enum(['json', 'csv']) }).strict(),
+  ),
+  'runs.compare': method<RunComparisonResult>()(
+    z
+      .object({
+        runIds: z.array(runId).min(2).max(8),
+        baselineRunId: runId,
+        metric: z.enum(['officialF1', 'evidenceRecall']).default('officialF1'),
+        seed: z.number().int().default(0),
+      })
+      .strict(),
+  ),
+  'runs.compareExport': method<ExportedFile>()(
+    z
+      .object({
+        runIds: z.array(runId).min(2).max(8),
+        baselineRunId: runId,
+        metric: z.enum(['officialF1', 'evidenceRecall']).default('officialF1'),
+        format: z.enum(['json', 'csv']),
+      })
+      .strict(),
+  ),
 } as const;
+
+export interface MemoryPresetInfo {
+  name: string;
+  isDefault: boolean;
+}
+
+export interface ActiveRun {
+  runId: string;
+  last: ProgressEvent | null;
+}
+
+export interface RunDetail {
+  info: RunInfo;
+  summary: RunSummary;
+  curve: CurvePoint[];
+}
+
+export interface ExportedFile {
+  filename: string;
+  mimeType: string;
+  content: string;
+}
+
+export interface RunComparisonResult {
+  comparison: RunComparison;
+  configDiff: ConfigDifference[];
+}
 
 export type ApiMethods = typeof apiMethods;
 export type ApiName = keyof ApiMethods;
@@ -79,7 +156,9 @@ export type ApiHandlers = {
 };
 
 /** Events pushed from the engine to every connected UI (progress of long work). */
-export type ApiEvent = { type: 'log'; level: 'info' | 'warn' | 'error'; message: string };
+export type ApiEvent =
+  | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string }
+  | { type: 'progress'; event: ProgressEvent };
 
 export type ApiResponse<K extends ApiName> = Result<ApiOutput<K>>;
 

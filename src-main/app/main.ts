@@ -95,7 +95,13 @@ export function broadcast(event: ApiEvent): void {
 }
 
 void app.whenReady().then(() => {
-  const handlers = createService({ dataDir: app.getPath('userData'), transport: 'electron' });
+  const service = createService({
+    dataDir: app.getPath('userData'),
+    transport: 'electron',
+    emit: broadcast,
+  });
+  const { handlers } = service;
+  app.on('before-quit', () => void service.close());
   ipcMain.handle(API_CHANNEL, async (event, message: unknown) => {
     if (!senderAllowed(event)) {
       return { ok: false, error: { code: 'INVALID_INPUT', message: 'IPC: sender not allowed' } };

@@ -42,7 +42,7 @@ beforeAll(async () => {
   writeFileSync(join(staticDir, 'index.html'), '<html>workbench</html>');
   writeFileSync(join(root, 'secret.txt'), 'outside the static root');
   server = await startServer({
-    handlers: createService({ dataDir: root, transport: 'http' }),
+    handlers: createService({ dataDir: root, transport: 'http' }).handlers,
     staticDir,
     token: TOKEN,
     maxBodyBytes: 1024,

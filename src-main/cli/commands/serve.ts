@@ -6,7 +6,7 @@ import type { CliCommand, CliIO } from '../command';
 import { appRoot } from '../../core/provenance';
 import { defaultDataDir } from '../../core/runs/paths';
 import { createService } from '../../core/service';
-import { startServer } from '../../server/server';
+import { startServer, type RunningServer } from '../../server/server';
 
 const SERVE_USAGE = `usage: npm run -s cli -- serve [--port n] [--data-dir dir] [--static dir]
   Serves the workbench UI and API on 127.0.0.1 only, with a per-launch token in the printed URL.
@@ -37,8 +37,15 @@ async function runServe(argv: string[], io: CliIO): Promise<number> {
   mkdirSync(dataDir, { recursive: true });
   const staticDir = resolve(values.static ?? join(appRoot(), 'out', 'renderer'));
 
-  const handlers = createService({ dataDir, transport: 'http' });
-  const server = await startServer({ handlers, staticDir, port });
+  // The service exists before the server that relays its events, hence the late-bound target.
+  const relay: { server?: RunningServer } = {};
+  const service = createService({
+    dataDir,
+    transport: 'http',
+    emit: (event) => relay.server?.broadcast(event),
+  });
+  const server = await startServer({ handlers: service.handlers, staticDir, port });
+  relay.server = server;
   // Tests and scripts read this exact line to find the URL.
   io.stdout(`Memory Workbench is serving at ${server.url}\n`);
   io.stdout(`data: ${dataDir}\n`);
@@ -48,6 +55,7 @@ async function runServe(argv: string[], io: CliIO): Promise<number> {
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+  await service.close();
   await server.close();
   return 0;
 }

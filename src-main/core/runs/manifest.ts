@@ -2,28 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { ExperimentConfig } from '../../../src-shared/experiment';
 
 /** DESIGN §6: what every run records about how it was made. */
-export interface RunManifest {
-  manifestVersion: 1;
-  runId: string;
-  /** The full config with secrets replaced by "[redacted]". */
-  config: ExperimentConfig;
-  /** sha256 of the canonical JSON of `config`. */
-  configHash: string;
-  dataset: { path: string; sha256: string | null; bytes: number | null; format: string };
-  samples: string[];
-  app: { version: string; gitCommit: string | null };
-  memory: { preset: string; notes: string[] };
-  /** The embedder the preset uses, when its config names one. */
-  embedder: string | null;
-  answerer: { kind: string; name: string };
-  seed: number;
-  /** Workers actually used (the config's value clamped to the cores). */
-  parallel: number;
-  host: { platform: string; arch: string; node: string; cores: number };
-  startedAt: string;
-  endedAt: string | null;
-  errors: { insert: number; answer: number };
-}
+export type { RunManifest } from '../../../src-shared/runs';
 
 const SECRET_KEY = /(api[-_]?key|token|secret|password|authori[sz]ation|cookie)/i;
 

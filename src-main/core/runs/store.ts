@@ -13,7 +13,7 @@ import {
 } from '../../../src-shared/experiment';
 import type { SqliteDatabase } from '../sqlite';
 import { openRunsDb, type OpenRunsDbOptions } from './db';
-import type { RunManifest } from './manifest';
+import type { RunInfo, RunListItem, RunManifest, SamplePlanRow } from '../../../src-shared/runs';
 
 /**
  * The runs database API. One writer per file: the thread that runs experiments (workers only
@@ -21,44 +21,7 @@ import type { RunManifest } from './manifest';
  * killed process leaves whole tests or nothing.
  */
 
-export interface SamplePlanRow {
-  sampleId: string;
-  totalPackets: number;
-  totalQuestions: number;
-  threshold: number;
-  plannedTests: number;
-}
-
-export interface RunSampleInfo extends SamplePlanRow {
-  status: SampleStatus;
-  testsCommitted: number;
-  insertErrors: number;
-  insertErrorMessages: string[];
-  notes: string[];
-  error: string | null;
-  startedAt: string | null;
-  endedAt: string | null;
-}
-
-export interface RunListItem {
-  id: string;
-  status: RunStatus;
-  preset: string;
-  datasetPath: string;
-  samples: number;
-  createdAt: string;
-  endedAt: string | null;
-  insertErrors: number;
-  answerErrors: number;
-  resumes: number;
-}
-
-export interface RunInfo extends RunListItem {
-  manifest: RunManifest;
-  pid: number | null;
-  error: string | null;
-  sampleInfo: RunSampleInfo[];
-}
+export type { RunInfo, RunListItem, RunSampleInfo, SamplePlanRow } from '../../../src-shared/runs';
 
 export interface RunStoreOptions extends OpenRunsDbOptions {
   now?: () => number;

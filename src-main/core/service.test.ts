@@ -1,0 +1,118 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiEvent, ApiHandlers } from '../../src-shared/api';
+import type { ProgressEvent } from '../../src-shared/experiment';
+import { EXTRA_PRESETS_ENV } from './pipeline/presets';
+import { createService, type Service } from './service';
+
+const repo = fileURLToPath(new URL('../../', import.meta.url));
+const presetsModule = join(repo, 'tests/fixtures/experiment/test-presets.ts');
+
+let root: string;
+let service: Service;
+let api: ApiHandlers;
+const events: ApiEvent[] = [];
+
+beforeAll(() => {
+  // The workers load this test-only preset; the env var is how a worker learns of extra presets.
+  process.env[EXTRA_PRESETS_ENV] = presetsModule;
+  root = mkdtempSync(join(tmpdir(), 'mw-service-'));
+  service = createService({ dataDir: root, transport: 'http', emit: (e) => events.push(e) });
+  api = service.handlers;
+});
+
+afterAll(async () => {
+  await service.close();
+  delete process.env[EXTRA_PRESETS_ENV];
+  rmSync(root, { recursive: true, force: true });
+});
+
+function finished(runId: string): Promise<ProgressEvent> {
+  return new Promise((resolve) => {
+    const timer = setInterval(() => {
+      const end = events.find(
+        (e) =>
+          e.type === 'progress' &&
+          e.event.runId === runId &&
+          e.event.type.startsWith('run-') &&
+          e.event.type !== 'run-started',
+      );
+      if (end?.type === 'progress') {
+        clearInterval(timer);
+        resolve(end.event);
+      }
+    }, 50);
+  });
+}
+
+describe('service: experiments through the API contract', () => {
+  it('runs two experiments in workers, streams progress, and compares and exports them', async () => {
+    const dataset = await api['datasets.upload']({
+      name: 'mini.json',
+      content: readFileSync(join(repo, 'tests/fixtures/locomo/mini.json'), 'utf8'),
+    });
+    const base = {
+      datasetId: dataset.datasetId,
+      samples: ['mini-1'],
+      memory: { preset: 'test-recency', config: {} },
+      answerer: { kind: 'extractive' as const },
+      retrieval: { topK: 2 },
+      seed: 1,
+      timeouts: { insertMs: 5000, answerMs: 5000 },
+      includeNoEvidence: false,
+      parallel: 1,
+    };
+    const first = await api['experiments.start'](base);
+    expect((await finished(first.runId)).type).toBe('run-finished');
+    const second = await api['experiments.start']({ ...base, retrieval: { topK: 1 } });
+    expect((await finished(second.runId)).type).toBe('run-finished');
+
+    const kinds = new Set(events.flatMap((e) => (e.type === 'progress' ? [e.event.type] : [])));
+    for (const kind of ['run-started', 'packet', 'test-committed', 'run-finished'])
+      expect(kinds).toContain(kind);
+
+    const detail = await api['runs.get']({ runId: first.runId });
+    expect(detail.info.status).toBe('completed');
+    expect(detail.summary.questions).toBeGreaterThan(0);
+    expect(detail.curve.length).toBeGreaterThan(0);
+    expect((await api['runs.list']({})).map((r) => r.id).sort()).toEqual(
+      [first.runId, second.runId].sort(),
+    );
+
+    const csv = await api['runs.export']({ runId: first.runId, format: 'csv' });
+    expect(csv.filename).toBe(`run-${first.runId}.csv`);
+    expect(csv.content.split('\r\n')[0]).toContain('questionIndex');
+
+    const { comparison, configDiff } = await api['runs.compare']({
+      runIds: [first.runId, second.runId],
+      baselineRunId: first.runId,
+      metric: 'officialF1',
+      seed: 0,
+    });
+    expect(comparison.rows.length).toBe(detail.summary.questions);
+    expect(configDiff.map((d) => d.path)).toEqual(['retrieval.topK']);
+
+    expect(await api['runs.delete']({ runId: second.runId })).toEqual({ deleted: true });
+    await expect(api['runs.get']({ runId: second.runId })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
+  });
+
+  it('refuses an experiment on a dataset that is not open', async () => {
+    await expect(
+      api['experiments.start']({
+        datasetId: 'f'.repeat(64),
+        memory: { preset: 'hybrid', config: {} },
+        answerer: { kind: 'extractive' },
+        retrieval: { topK: 10 },
+        seed: 1,
+        timeouts: { insertMs: 1000, answerMs: 1000 },
+        includeNoEvidence: false,
+        parallel: 1,
+      }),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+});

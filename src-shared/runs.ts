@@ -1,0 +1,65 @@
+import type { ExperimentConfig, RunStatus, SampleStatus } from './experiment';
+
+/** What the runs database says about a run: shared so the API contract and the UI can name it. */
+
+export interface RunManifest {
+  manifestVersion: 1;
+  runId: string;
+  /** The full config with secrets replaced by "[redacted]". */
+  config: ExperimentConfig;
+  /** sha256 of the canonical JSON of `config`. */
+  configHash: string;
+  dataset: { path: string; sha256: string | null; bytes: number | null; format: string };
+  samples: string[];
+  app: { version: string; gitCommit: string | null };
+  memory: { preset: string; notes: string[] };
+  /** The embedder the preset uses, when its config names one. */
+  embedder: string | null;
+  answerer: { kind: string; name: string };
+  seed: number;
+  /** Workers actually used (the config's value clamped to the cores). */
+  parallel: number;
+  host: { platform: string; arch: string; node: string; cores: number };
+  startedAt: string;
+  endedAt: string | null;
+  errors: { insert: number; answer: number };
+}
+
+export interface SamplePlanRow {
+  sampleId: string;
+  totalPackets: number;
+  totalQuestions: number;
+  threshold: number;
+  plannedTests: number;
+}
+
+export interface RunSampleInfo extends SamplePlanRow {
+  status: SampleStatus;
+  testsCommitted: number;
+  insertErrors: number;
+  insertErrorMessages: string[];
+  notes: string[];
+  error: string | null;
+  startedAt: string | null;
+  endedAt: string | null;
+}
+
+export interface RunListItem {
+  id: string;
+  status: RunStatus;
+  preset: string;
+  datasetPath: string;
+  samples: number;
+  createdAt: string;
+  endedAt: string | null;
+  insertErrors: number;
+  answerErrors: number;
+  resumes: number;
+}
+
+export interface RunInfo extends RunListItem {
+  manifest: RunManifest;
+  pid: number | null;
+  error: string | null;
+  sampleInfo: RunSampleInfo[];
+}
