@@ -158,7 +158,10 @@ export type ApiHandlers = {
 /** Events pushed from the engine to every connected UI (progress of long work). */
 export type ApiEvent =
   | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string }
-  | { type: 'progress'; event: ProgressEvent };
+  | { type: 'progress'; event: ProgressEvent }
+  /** The desktop menu opened a dataset; the UI shows it. */
+  | { type: 'dataset-opened'; datasetId: string }
+  | { type: 'dataset-open-failed'; error: ErrorPayload };
 
 export type ApiResponse<K extends ApiName> = Result<ApiOutput<K>>;
 

@@ -1,7 +1,16 @@
-import { app, BrowserWindow, ipcMain, Menu, shell, type IpcMainInvokeEvent } from 'electron';
+import {
+  app,
+  BrowserWindow,
+  dialog,
+  ipcMain,
+  Menu,
+  shell,
+  type IpcMainInvokeEvent,
+} from 'electron';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ApiEvent } from '../../src-shared/api';
+import type { ApiEvent, ApiHandlers } from '../../src-shared/api';
+import { toErrorPayload } from '../../src-shared/errors';
 import { dispatch } from '../core/dispatch';
 import { createService } from '../core/service';
 import { loadWindowState, saveWindowState } from './window-state';
@@ -68,11 +77,55 @@ function senderAllowed(event: IpcMainInvokeEvent): boolean {
   );
 }
 
-function buildMenu(): void {
+/**
+ * Opens a dataset chosen in a native dialog (or from the recent list) through the same handler the
+ * renderer would call, then tells the renderer to show it. Errors are shown in the UI too.
+ */
+async function openDataset(handlers: ApiHandlers, path: string): Promise<void> {
+  try {
+    const summary = await handlers['datasets.open']({ path });
+    app.addRecentDocument(path);
+    broadcast({ type: 'dataset-opened', datasetId: summary.datasetId });
+  } catch (error) {
+    broadcast({ type: 'dataset-open-failed', error: toErrorPayload(error) });
+  }
+  await buildMenu(handlers);
+}
+
+async function buildMenu(handlers: ApiHandlers): Promise<void> {
   const isMac = process.platform === 'darwin';
+  const recent = await handlers['datasets.list']({}).catch(() => []);
   const template: Electron.MenuItemConstructorOptions[] = [
     ...(isMac ? [{ role: 'appMenu' as const }] : []),
-    { role: 'fileMenu' },
+    {
+      label: 'File',
+      submenu: [
+        {
+          label: 'Open Dataset…',
+          accelerator: 'CmdOrCtrl+O',
+          click: async () => {
+            const result = await dialog.showOpenDialog({
+              title: 'Open a LoCoMo dataset',
+              properties: ['openFile'],
+              filters: [{ name: 'JSON', extensions: ['json'] }],
+            });
+            const path = result.filePaths[0];
+            if (!result.canceled && path) await openDataset(handlers, path);
+          },
+        },
+        {
+          label: 'Open Recent',
+          submenu: recent.length
+            ? recent.map((d) => ({
+                label: d.name,
+                click: () => void openDataset(handlers, d.path),
+              }))
+            : [{ label: 'No recent datasets', enabled: false }],
+        },
+        { type: 'separator' },
+        isMac ? { role: 'close' } : { role: 'quit' },
+      ],
+    },
     {
       label: 'View',
       submenu: [
@@ -109,7 +162,7 @@ void app.whenReady().then(() => {
     const { name, input } = (message ?? {}) as { name?: unknown; input?: unknown };
     return dispatch(handlers, name, input);
   });
-  buildMenu();
+  void buildMenu(handlers);
   mainWindow = createWindow();
   app.on('second-instance', () => {
     if (mainWindow?.isMinimized()) mainWindow.restore();
