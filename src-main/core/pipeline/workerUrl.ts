@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 
@@ -23,7 +23,9 @@ export interface WorkerLaunch {
 export function resolveWorkerLaunch(moduleUrl: string = import.meta.url): WorkerLaunch {
   const here = dirname(fileURLToPath(moduleUrl));
   if (!moduleUrl.endsWith('.ts')) {
-    const built = join(here, 'worker.js');
+    // A packaged app keeps the bundle unpacked beside the asar (electron-builder asarUnpack),
+    // because a worker thread cannot start from a file inside the archive.
+    const built = join(here, 'worker.js').replace(`app.asar${sep}`, `app.asar.unpacked${sep}`);
     if (existsSync(built)) return { mode: 'built', entry: built };
   }
   return { mode: 'source', entry: join(here, 'worker-entry.ts') };
