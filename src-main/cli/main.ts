@@ -7,6 +7,7 @@ import { serveCommand } from './commands/serve';
 import { experimentCommand } from './commands/experiment';
 import { exportCommand } from './commands/export';
 import { resumeCommand } from './commands/resume';
+import { retrieveCommand } from './commands/retrieve';
 import { runsCommand } from './commands/runs';
 import { statsCommand } from './commands/stats';
 
@@ -19,6 +20,7 @@ import { statsCommand } from './commands/stats';
 export const commands: Readonly<Record<string, CliCommand>> = {
   stats: statsCommand,
   experiment: experimentCommand,
+  retrieve: retrieveCommand,
   runs: runsCommand,
   resume: resumeCommand,
   export: exportCommand,

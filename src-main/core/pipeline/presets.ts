@@ -1,17 +1,13 @@
 import { delimiter, isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+// The built-in presets register themselves in the memory registry when this module is imported.
+import '../memory/presets';
 
 /**
  * Memory presets register themselves in the registry when their modules are imported. The run
- * entry points (CLI, worker) import them here, never from library code, so tests can register
- * their own presets instead.
- *
- * The presets index is imported by a computed specifier: it is built in parallel with this module
- * and a static import of a file that does not exist yet would break the type check.
- * TODO(memory presets): once src-main/core/memory/presets exists, replace the dynamic import by a
- * static `import '../memory/presets'` so the app bundle includes it.
+ * entry points (CLI, worker) import them through this module, never from library code, so tests
+ * can register their own presets instead.
  */
-const PRESETS_INDEX = '../memory/presets';
 
 /**
  * Extra preset modules (absolute paths or file URLs, separated like PATH): a development and test
@@ -28,31 +24,10 @@ export function extraPresetModules(env: NodeJS.ProcessEnv = process.env): string
     .map((p) => (p.startsWith('file:') ? p : pathToFileURL(isAbsolute(p) ? p : resolve(p)).href));
 }
 
-let indexLoaded: Promise<boolean> | undefined;
 const loadedExtras = new Map<string, Promise<unknown>>();
 
-function isMissing(error: unknown, specifier: string): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  const message = error instanceof Error ? error.message : '';
-  return (
-    (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') &&
-    message.includes(specifier.replace('../', ''))
-  );
-}
-
-/** Imports the built-in presets (when present) and `extra` modules; idempotent. */
+/** Imports the `extra` preset modules (the built-in ones are imported statically above); idempotent. */
 export async function loadMemoryPresets(extra: readonly string[] = []): Promise<void> {
-  indexLoaded ??= (async () => {
-    const specifier = PRESETS_INDEX;
-    try {
-      await import(/* @vite-ignore */ specifier);
-      return true;
-    } catch (error) {
-      if (isMissing(error, specifier)) return false;
-      throw error;
-    }
-  })();
-  await indexLoaded;
   for (const module of extra) {
     let loading = loadedExtras.get(module);
     if (!loading) {

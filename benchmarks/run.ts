@@ -1,0 +1,55 @@
+/**
+ * Benchmarks on the real LoCoMo file: `npm run bench -- <suite> [--data <file>] [--no-write]`.
+ *
+ *   retrieval  every turn preset side by side with reference retrievers: recall, latency, ingest
+ *   pipeline   the full experiment engine over all samples (workers, runs DB, extractive answers)
+ *
+ * Each suite prints its report and replaces its own section of docs/benchmarks.md.
+ */
+import { parseArgs } from 'node:util';
+import { resolveDataset } from './common';
+import { pipelineSuite } from './pipeline';
+import { retrievalSuite } from './retrieval';
+
+const SUITES: Record<string, (data: string, write: boolean, extra: string[]) => Promise<void>> = {
+  retrieval: retrievalSuite,
+  pipeline: pipelineSuite,
+};
+
+const USAGE = `usage: npm run bench -- <${Object.keys(SUITES).join('|')}> [--data <file>] [--no-write] [--no-ablation]\n`;
+
+async function main(): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: process.argv.slice(2),
+    allowPositionals: true,
+    options: {
+      data: { type: 'string' },
+      'no-write': { type: 'boolean', default: false },
+      'no-ablation': { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const [name] = positionals;
+  const suite = name === undefined ? undefined : SUITES[name];
+  if (!suite) {
+    process.stderr.write(`bench: unknown suite ${JSON.stringify(name ?? '')}\n${USAGE}`);
+    return 2;
+  }
+  const data = resolveDataset(values.data);
+  await suite(data, !values['no-write'], values['no-ablation'] ? ['no-ablation'] : []);
+  return 0;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,188 @@
+import { parseArgs } from 'node:util';
+import {
+  CATEGORY_IDS,
+  CATEGORY_SCHEME_LABELS,
+  categoryName,
+  type CategoryId,
+} from '../../../src-shared/dataset/categories';
+import type { Sample } from '../../../src-shared/dataset/types';
+import { DEFAULT_MEMORY_PRESET } from '../../../src-shared/experiment';
+import { WorkbenchError } from '../../../src-shared/errors';
+import { evidenceRecallAtK, meanEvidenceRecall } from '../../../src-shared/scoring';
+import { loadDatasetFile } from '../../core/dataset/index';
+import { retrieveSample, type QuestionRetrieval } from '../../core/memory/retrieval/evaluate';
+import { createMemoryService, memoryPresetNames } from '../../core/memory/registry';
+import { extraPresetModules, loadMemoryPresets } from '../../core/pipeline/presets';
+import type { CliCommand } from '../command';
+import { UsageError } from '../command';
+import { parseScheme, readConfigFile } from './experiment';
+
+const DEFAULT_K = 10;
+
+const USAGE = `usage: npm run -s cli -- retrieve --data <file> [options]
+
+Evidence retrieval without an answerer: inserts every turn of each sample into a fresh collection
+of the memory preset, then retrieves the top k memories for every question that has evidence.
+Prints evidence recall@k (the share of a question's evidence turns among the first k retrieved),
+overall, per category and per sample.
+
+options:
+  --data <file>             dataset file (LoCoMo JSON)
+  --preset <name>           memory preset (default: ${DEFAULT_MEMORY_PRESET})
+  --config <file.json>      the preset's config (JSON object; defaults fill the rest)
+  --samples <ids>           comma-separated sample ids (default: all)
+  --k <n>                   memories retrieved per question (default ${DEFAULT_K})
+  --scheme <official|mem0>  category names in the report (default: official)
+  --json                    print {"results":[{"sampleId","questionIndex","retrieved":[...]}]}
+                            (turn ids, best first) instead of the report
+  -h, --help                show this help
+`;
+
+function selectSamples(all: Sample[], ids: string | undefined): Sample[] {
+  if (ids === undefined) return all;
+  const wanted = ids
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  if (wanted.length === 0) throw new UsageError('--samples needs at least one sample id');
+  const byId = new Map(all.map((s) => [s.sampleId, s]));
+  return wanted.map((id) => {
+    const sample = byId.get(id);
+    if (!sample) {
+      throw new WorkbenchError(
+        'INVALID_INPUT',
+        `retrieve: no sample "${id}" in the dataset (samples: ${all.map((s) => s.sampleId).join(', ')})`,
+        { path: ['samples'] },
+      );
+    }
+    return sample;
+  });
+}
+
+function recallLine(label: string, rows: readonly Row[], ks: readonly number[]): string {
+  const cells = ks.map((k) => {
+    const { mean } = meanEvidenceRecall(
+      rows.map((r) => evidenceRecallAtK(r.evidence, r.retrieved, k)),
+    );
+    return `${Number.isNaN(mean) ? '    -' : mean.toFixed(3)}`.padStart(8);
+  });
+  return `  ${label.padEnd(16)}${String(rows.length).padStart(6)}${cells.join('')}`;
+}
+
+interface Row extends QuestionRetrieval {
+  evidence: string[];
+  category: CategoryId;
+}
+
+export const retrieveCommand: CliCommand = {
+  summary: 'insert every turn into a memory preset and report evidence recall@k per question',
+  usage: USAGE,
+  async run(args, io) {
+    const { values, positionals } = parseArgs({
+      args,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        data: { type: 'string' },
+        preset: { type: 'string' },
+        config: { type: 'string' },
+        samples: { type: 'string' },
+        k: { type: 'string' },
+        scheme: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+    if (values.help) {
+      io.stdout(USAGE);
+      return 0;
+    }
+    if (positionals.length > 0) {
+      throw new UsageError(`unexpected argument "${positionals[0]}" (the dataset goes in --data)`);
+    }
+    if (values.data === undefined) throw new UsageError('retrieve needs --data <file>');
+    const k = values.k === undefined ? DEFAULT_K : Number(values.k);
+    if (!Number.isInteger(k) || k < 1 || k > 1000) {
+      throw new UsageError(`--k must be an integer from 1 to 1000 (got "${values.k}")`);
+    }
+    const scheme = parseScheme(values.scheme);
+    const preset = values.preset ?? DEFAULT_MEMORY_PRESET;
+    await loadMemoryPresets(extraPresetModules());
+    if (!memoryPresetNames().includes(preset)) {
+      throw new UsageError(
+        `--preset: unknown preset "${preset}" (presets: ${memoryPresetNames().join(', ')})`,
+      );
+    }
+    const config = values.config === undefined ? {} : readConfigFile(values.config);
+
+    const dataset = await loadDatasetFile(values.data);
+    const samples = selectSamples(dataset.samples, values.samples);
+    const rows: Row[] = [];
+    let turns = 0;
+    let insertMs = 0;
+    const started = performance.now();
+    for (const sample of samples) {
+      const result = await retrieveSample(
+        sample,
+        (ctx) => createMemoryService(preset, config, ctx),
+        k,
+      );
+      turns += result.turns;
+      insertMs += result.insertMs;
+      const qa = new Map(sample.qa.map((q) => [q.index, q]));
+      for (const q of result.questions) {
+        const item = qa.get(q.questionIndex);
+        if (item) rows.push({ ...q, evidence: item.evidence, category: item.category });
+      }
+    }
+    const totalMs = performance.now() - started;
+
+    if (values.json) {
+      const results = rows.map((r) => ({
+        sampleId: r.sampleId,
+        questionIndex: r.questionIndex,
+        retrieved: r.retrieved,
+      }));
+      io.stdout(`${JSON.stringify({ results })}\n`);
+      return 0;
+    }
+
+    const ks = [...new Set([1, 5, 10, k])].filter((x) => x <= k).sort((a, b) => a - b);
+    const header = `  ${''.padEnd(16)}${'n'.padStart(6)}${ks.map((x) => `R@${x}`.padStart(8)).join('')}`;
+    const out: string[] = [];
+    out.push(
+      `Evidence recall, preset ${preset}, ${samples.length} samples, ${turns.toLocaleString('en-US')} turns, ${rows.length.toLocaleString('en-US')} questions with evidence`,
+    );
+    out.push('');
+    out.push(header);
+    out.push(recallLine('all', rows, ks));
+    out.push('');
+    out.push(`  by category (${CATEGORY_SCHEME_LABELS[scheme]} names)`);
+    for (const c of CATEGORY_IDS) {
+      const inCategory = rows.filter((r) => r.category === c);
+      if (inCategory.length > 0)
+        out.push(recallLine(`${c} ${categoryName(c, scheme)}`, inCategory, ks));
+    }
+    out.push('');
+    out.push('  by sample');
+    for (const sample of samples) {
+      out.push(
+        recallLine(
+          sample.sampleId,
+          rows.filter((r) => r.sampleId === sample.sampleId),
+          ks,
+        ),
+      );
+    }
+    const queryMs = rows.reduce((sum, r) => sum + r.ms, 0);
+    out.push('');
+    out.push(
+      `Inserted ${turns.toLocaleString('en-US')} turns in ${(insertMs / 1000).toFixed(2)} s; ` +
+        `${rows.length} queries, mean ${(queryMs / Math.max(1, rows.length)).toFixed(2)} ms; ` +
+        `total ${(totalMs / 1000).toFixed(1)} s (k = ${k}).`,
+    );
+    out.push('');
+    io.stdout(out.join('\n'));
+    return 0;
+  },
+};

@@ -1,0 +1,62 @@
+/**
+ * Test support for the structured presets' tests: curated samples, temp directories and a filled
+ * service. Not imported by production code.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Sample, Session, Turn } from '../../../../src-shared/dataset';
+import { packetsOf } from '../../dataset/packets';
+import { createMemoryService } from '../registry';
+import type { MemoryService } from '../types';
+
+export function session(
+  index: number,
+  dateTime: string | null,
+  lines: ReadonlyArray<readonly [string, string]>,
+): Session {
+  const turns: Turn[] = lines.map(([speaker, text], i) => ({
+    diaId: `D${index}:${i + 1}`,
+    speaker,
+    text,
+    rawText: text,
+    sessionIndex: index,
+    turnIndex: i,
+  }));
+  return { index, dateTimeText: null, dateTime, turns };
+}
+
+export function sample(sessions: Session[], speakers: [string, string] = ['Ann', 'Bob']): Sample {
+  return {
+    sampleId: 'curated',
+    speakers,
+    sessions,
+    qa: [],
+    aux: { eventSummary: null, observation: null, sessionSummary: null },
+  };
+}
+
+export function tempDirs(prefix: string): { make(): string; cleanup(): void } {
+  const root = mkdtempSync(join(tmpdir(), `mw-${prefix}-`));
+  let n = 0;
+  return {
+    make: () => join(root, `c${n++}`),
+    cleanup: () => rmSync(root, { recursive: true, force: true }),
+  };
+}
+
+/** A service of `preset` with every packet of `s` inserted, in order. */
+export async function filled(
+  preset: string,
+  config: unknown,
+  s: Sample,
+  dir: string,
+): Promise<MemoryService> {
+  const service = await createMemoryService(preset, config, { sample: s, dir });
+  for (const packet of packetsOf(s)) await service.insert(packet);
+  return service;
+}
+
+export async function ids(service: MemoryService, question: string, k: number): Promise<string[]> {
+  return (await service.retrieve(question, k)).map((h) => h.diaId ?? h.id);
+}

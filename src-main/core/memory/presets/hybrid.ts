@@ -1,0 +1,17 @@
+/** `hybrid` (the default preset): BM25 and SIF vectors fused by weight, then neighbour context. */
+import { parseOrThrow } from '../../../../src-shared/errors';
+import { registerMemoryPreset } from '../registry';
+import type { MemoryServiceFactory } from '../registry';
+import { hybridPresetConfigSchema } from '../retrieval/config';
+import { TurnRetrievalService, hybridSettings } from '../retrieval/service';
+
+export const hybridPreset: MemoryServiceFactory = async (config, ctx) => {
+  const parsed = parseOrThrow(
+    hybridPresetConfigSchema,
+    config ?? {},
+    'memory preset "hybrid" config',
+  );
+  return TurnRetrievalService.open(hybridSettings(parsed), ctx);
+};
+
+registerMemoryPreset('hybrid', hybridPreset);

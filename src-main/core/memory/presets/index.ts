@@ -1,0 +1,15 @@
+/**
+ * Built-in memory presets. Importing this module registers each of them in the memory registry
+ * (src-main/core/memory/registry.ts); run entry points import it, library code does not.
+ *
+ * Turn-retrieval presets (one collection item per turn): vector, text and hybrid (the default).
+ */
+import './vector';
+import './text';
+import './hybrid';
+// Structured presets (see each file's header): a fifo window, MemoryOS-style short/mid-term,
+// tiered memory with migration, and a turn graph.
+import './stm';
+import './memoryos';
+import './tiers';
+import './graph';

@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import {
+  DEFAULT_VECTOR_EF,
+  DEFAULT_VECTOR_EF_CONSTRUCTION,
+  DEFAULT_VECTOR_M,
+} from '../../collection';
+import { WINK_EMBEDDER_NAME } from './embedder';
+
+/**
+ * Configs of the turn-retrieval presets (vector, text, hybrid). Every field has a default, so
+ * `{}` is a complete config; the defaults are the settings measured in docs/benchmarks.md (tuned
+ * on conv-26..conv-44, checked on the held-out conv-47..conv-50).
+ */
+
+export const DEFAULT_CANDIDATES = 50;
+export const DEFAULT_PREVIOUS_TURN_VECTOR = 0.5;
+export const DEFAULT_PREVIOUS_TURN_SCORE = 0.5;
+export const DEFAULT_NEXT_TURN_SCORE = 0.2;
+export const DEFAULT_SPEAKER_BOOST = 0.4;
+export const DEFAULT_TEXT_WEIGHT = 1;
+export const DEFAULT_VECTOR_WEIGHT = 0.2;
+
+/** Settings every turn preset shares: candidate pool, neighbour context, query handling. */
+const shared = {
+  /** Hits taken from each index before neighbour scoring and boosts re-rank them. */
+  candidates: z.number().int().min(1).max(10_000).default(DEFAULT_CANDIDATES),
+  /**
+   * Score a turn also by its neighbours' scores: final = s(t) + previousTurnScore * s(t-1) +
+   * nextTurnScore * s(t+1), within a session. An answer ("Yes, last Friday!") often shares no
+   * word with the question, while the turn before it (the other speaker's question) does.
+   */
+  previousTurnScore: z.number().min(0).max(10).default(DEFAULT_PREVIOUS_TURN_SCORE),
+  nextTurnScore: z.number().min(0).max(10).default(DEFAULT_NEXT_TURN_SCORE),
+  /** Multiplies the score of turns spoken by a speaker the question names by (1 + speakerBoost). */
+  speakerBoost: z.number().min(0).max(10).default(DEFAULT_SPEAKER_BOOST),
+  /** Drop question boilerplate ("what kind of", "when did") from the text query. */
+  dropQuestionWords: z.boolean().default(true),
+};
+
+/** hnsw over SIF sentence vectors of the turns. */
+const vectorFields = {
+  embedder: z.literal(WINK_EMBEDDER_NAME).default(WINK_EMBEDDER_NAME),
+  /**
+   * A turn's document vector is normalise(v(turn) + previousTurnVector * v(previous turn)): the
+   * turn embedded together with the turn it answers.
+   */
+  previousTurnVector: z.number().min(0).max(10).default(DEFAULT_PREVIOUS_TURN_VECTOR),
+  M: z.number().int().min(2).max(128).default(DEFAULT_VECTOR_M),
+  efConstruction: z.number().int().min(1).max(4096).default(DEFAULT_VECTOR_EF_CONSTRUCTION),
+  ef: z.number().int().min(1).max(4096).default(DEFAULT_VECTOR_EF),
+};
+
+/** flexsearch candidates ranked by BM25 (Porter-stemmed, stop words dropped). */
+const textFields = {
+  k1: z.number().min(0).max(10).default(1.2),
+  b: z.number().min(0).max(1).default(0.75),
+  stem: z.boolean().default(true),
+};
+
+export const vectorPresetConfigSchema = z.strictObject({ ...shared, ...vectorFields });
+export const textPresetConfigSchema = z.strictObject({ ...shared, ...textFields });
+export const hybridPresetConfigSchema = z.strictObject({
+  ...shared,
+  ...vectorFields,
+  ...textFields,
+  /** `weighted`: min-max normalised scores times the weights (default); `rrf`: reciprocal ranks. */
+  fusion: z.enum(['weighted', 'rrf']).default('weighted'),
+  textWeight: z.number().min(0).max(100).default(DEFAULT_TEXT_WEIGHT),
+  vectorWeight: z.number().min(0).max(100).default(DEFAULT_VECTOR_WEIGHT),
+  rrfK: z.number().min(0).max(1_000_000).default(60),
+});
+
+export type VectorPresetConfig = z.output<typeof vectorPresetConfigSchema>;
+export type TextPresetConfig = z.output<typeof textPresetConfigSchema>;
+export type HybridPresetConfig = z.output<typeof hybridPresetConfigSchema>;
+export type TurnPresetConfig = VectorPresetConfig | TextPresetConfig | HybridPresetConfig;

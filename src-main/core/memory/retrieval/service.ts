@@ -1,0 +1,339 @@
+import type { Packet, Sample } from '../../../../src-shared/dataset';
+import type { MemoryHit } from '../../answer/types';
+import { HybridCollection, type MultiQuery } from '../../collection';
+import type { WinkSifEmbedder } from '../../embed';
+import type { MemoryService, MemoryServiceContext } from '../types';
+import type { HybridPresetConfig, TextPresetConfig, VectorPresetConfig } from './config';
+import { sharedWinkEmbedder } from './embedder';
+import { mentionedSpeakers, stripQuestionWords } from './query';
+import { asTurnMetadata, packetItems, sessionDates, type TurnMetadata } from './turns';
+
+/** Index names inside a turn collection. */
+export const TEXT_INDEX = 'text';
+export const VECTOR_INDEX = 'vector';
+
+export type TurnPresetName = 'vector' | 'text' | 'hybrid';
+
+/** What one preset turns on; derived from its validated config by `settingsOf`. */
+export interface TurnRetrievalSettings {
+  preset: string;
+  vector: {
+    weight: number;
+    previousTurnVector: number;
+    M: number;
+    efConstruction: number;
+    ef: number;
+  } | null;
+  text: { weight: number; k1: number; b: number; stem: boolean } | null;
+  fusion: 'weighted' | 'rrf';
+  rrfK: number;
+  candidates: number;
+  previousTurnScore: number;
+  nextTurnScore: number;
+  speakerBoost: number;
+  dropQuestionWords: boolean;
+}
+
+export function vectorSettings(c: VectorPresetConfig, preset = 'vector'): TurnRetrievalSettings {
+  return {
+    preset,
+    vector: {
+      weight: 1,
+      previousTurnVector: c.previousTurnVector,
+      M: c.M,
+      efConstruction: c.efConstruction,
+      ef: c.ef,
+    },
+    text: null,
+    fusion: 'weighted',
+    rrfK: 60,
+    ...common(c),
+  };
+}
+
+export function textSettings(c: TextPresetConfig, preset = 'text'): TurnRetrievalSettings {
+  return {
+    preset,
+    vector: null,
+    text: { weight: 1, k1: c.k1, b: c.b, stem: c.stem },
+    fusion: 'weighted',
+    rrfK: 60,
+    ...common(c),
+  };
+}
+
+export function hybridSettings(c: HybridPresetConfig, preset = 'hybrid'): TurnRetrievalSettings {
+  return {
+    preset,
+    vector: {
+      weight: c.vectorWeight,
+      previousTurnVector: c.previousTurnVector,
+      M: c.M,
+      efConstruction: c.efConstruction,
+      ef: c.ef,
+    },
+    text: { weight: c.textWeight, k1: c.k1, b: c.b, stem: c.stem },
+    fusion: c.fusion,
+    rrfK: c.rrfK,
+    ...common(c),
+  };
+}
+
+function common(c: TextPresetConfig | VectorPresetConfig) {
+  return {
+    candidates: c.candidates,
+    previousTurnScore: c.previousTurnScore,
+    nextTurnScore: c.nextTurnScore,
+    speakerBoost: c.speakerBoost,
+    dropQuestionWords: c.dropQuestionWords,
+  };
+}
+
+/** Where a turn sits: its neighbours in the same session (as positions in `order`) and speaker. */
+interface TurnSlot {
+  pos: number;
+  session: number;
+  speaker: string;
+}
+
+/**
+ * One memory item per turn in one HybridCollection; retrieval fuses the enabled indexes, then
+ * re-ranks the candidate pool (candidates and their neighbours) by neighbour context and the
+ * speakers the question names. See README.md for the reasoning and docs/benchmarks.md for what
+ * each step buys on LoCoMo.
+ */
+export class TurnRetrievalService implements MemoryService {
+  readonly preset: string;
+  private readonly order: string[] = [];
+  private readonly slots = new Map<string, TurnSlot>();
+  private readonly dates: Map<number, string | null>;
+  /** Raw SIF vector of the last inserted turn, for the next turn's context vector. */
+  private last: { session: number; vector: Float32Array } | null = null;
+  private closed = false;
+
+  private constructor(
+    private readonly settings: TurnRetrievalSettings,
+    private readonly collection: HybridCollection,
+    private readonly embedder: WinkSifEmbedder | null,
+    private readonly sample: Sample,
+  ) {
+    this.preset = settings.preset;
+    this.dates = sessionDates(sample);
+  }
+
+  static async open(
+    settings: TurnRetrievalSettings,
+    ctx: MemoryServiceContext,
+  ): Promise<TurnRetrievalService> {
+    const embedder = settings.vector ? await sharedWinkEmbedder() : null;
+    const collection = HybridCollection.open(ctx.dir, {
+      name: `${settings.preset} ${ctx.sample.sampleId}`,
+      ...(embedder ? { embedder } : {}),
+    });
+    try {
+      const existing = new Set(collection.listIndexes().map((i) => i.name));
+      if (settings.text && !existing.has(TEXT_INDEX)) {
+        const { k1, b, stem } = settings.text;
+        collection.createIndex(TEXT_INDEX, { type: 'text', k1, b, stem });
+      }
+      if (settings.vector && embedder && !existing.has(VECTOR_INDEX)) {
+        const { M, efConstruction, ef } = settings.vector;
+        collection.createIndex(VECTOR_INDEX, {
+          type: 'vector',
+          dim: embedder.dim,
+          space: 'cosine',
+          M,
+          efConstruction,
+          ef,
+        });
+      }
+      const service = new TurnRetrievalService(settings, collection, embedder, ctx.sample);
+      service.restore();
+      return service;
+    } catch (error) {
+      collection.close();
+      throw error;
+    }
+  }
+
+  async insert(packet: Packet): Promise<void> {
+    this.assertOpen();
+    const items = packetItems(packet, this.dates);
+    if (items.length === 0) return;
+    if (this.settings.vector && this.embedder) {
+      const raw = this.embedder.embedSync(items.map((item) => item.text));
+      packet.dialogs.forEach((turn, i) => {
+        const own = raw[i] as Float32Array;
+        const prev = this.last && this.last.session === turn.sessionIndex ? this.last.vector : null;
+        (items[i] as (typeof items)[number]).vectors = {
+          [VECTOR_INDEX]: contextVector(own, prev, this.settings.vector?.previousTurnVector ?? 0),
+        };
+        this.last = { session: turn.sessionIndex, vector: own };
+      });
+    }
+    await this.collection.insert(items);
+    for (const turn of packet.dialogs) this.place(turn.diaId, turn.sessionIndex, turn.speaker);
+  }
+
+  async retrieve(question: string, topK: number): Promise<MemoryHit[]> {
+    this.assertOpen();
+    if (this.order.length === 0 || topK <= 0) return [];
+    const s = this.settings;
+    const queries: MultiQuery[] = [];
+    if (s.text) {
+      const textQuery = s.dropQuestionWords ? stripQuestionWords(question) : question;
+      queries.push({ index: TEXT_INDEX, query: textQuery, weight: s.text.weight });
+    }
+    if (s.vector) queries.push({ index: VECTOR_INDEX, query: question, weight: s.vector.weight });
+    const fused = await this.collection.retrieveMulti(queries, {
+      topK: s.candidates,
+      candidates: s.candidates,
+      fusion: s.fusion,
+      rrfK: s.rrfK,
+    });
+    const ranked = this.rerank(
+      fused.map((h) => [h.id, h.score] as const),
+      mentionedSpeakers(question, this.sample.speakers),
+    ).slice(0, topK);
+    const stored = this.collection.get(ranked.map(([id]) => id));
+    const hits: MemoryHit[] = [];
+    ranked.forEach(([id, score], i) => {
+      const item = stored[i];
+      if (!item) return;
+      const meta: TurnMetadata = asTurnMetadata(item.metadata, id);
+      hits.push({
+        id,
+        diaId: meta.diaId,
+        text: item.text,
+        speaker: meta.speaker || null,
+        score,
+        sessionDateTime: meta.sessionDateTime,
+      });
+    });
+    return hits;
+  }
+
+  /**
+   * final(t) = (s(t) + p * s(prev t) + n * s(next t)) * (1 + boost if t's speaker is named),
+   * over the candidates and their neighbours (a turn that matched nothing can still be the answer
+   * to the turn before it). Ties keep conversation order, so results are deterministic.
+   */
+  private rerank(
+    scored: ReadonlyArray<readonly [string, number]>,
+    named: readonly string[],
+  ): Array<[string, number]> {
+    const s = this.settings;
+    const base = new Map<string, number>(scored);
+    const pool = new Set<string>();
+    for (const [id] of scored) {
+      pool.add(id);
+      if (s.previousTurnScore > 0 || s.nextTurnScore > 0) {
+        const prev = this.neighbour(id, -1);
+        const next = this.neighbour(id, 1);
+        if (prev !== null) pool.add(prev);
+        if (next !== null) pool.add(next);
+      }
+    }
+    const boosted = new Set(named);
+    const out: Array<[string, number, number]> = [];
+    for (const id of pool) {
+      const slot = this.slots.get(id);
+      if (!slot) continue;
+      let score = base.get(id) ?? 0;
+      const prev = this.neighbour(id, -1);
+      const next = this.neighbour(id, 1);
+      if (prev !== null) score += s.previousTurnScore * (base.get(prev) ?? 0);
+      if (next !== null) score += s.nextTurnScore * (base.get(next) ?? 0);
+      if (boosted.size > 0 && boosted.has(slot.speaker)) score *= 1 + s.speakerBoost;
+      out.push([id, score, slot.pos]);
+    }
+    out.sort((a, b) => b[1] - a[1] || a[2] - b[2]);
+    return out.map(([id, score]) => [id, score]);
+  }
+
+  private neighbour(id: string, step: -1 | 1): string | null {
+    const slot = this.slots.get(id);
+    if (!slot) return null;
+    const other = this.order[slot.pos + step];
+    if (other === undefined) return null;
+    return this.slots.get(other)?.session === slot.session ? other : null;
+  }
+
+  private place(id: string, session: number, speaker: string): void {
+    if (this.slots.has(id)) return;
+    this.slots.set(id, { pos: this.order.length, session, speaker });
+    this.order.push(id);
+  }
+
+  /** Rebuilds the turn order (and the last turn's vector) from a reopened collection. */
+  private restore(): void {
+    const index = this.settings.text ? TEXT_INDEX : VECTOR_INDEX;
+    const ids = this.collection.memberIds(index);
+    if (ids.length === 0) return;
+    const items = this.collection.get(ids);
+    items.forEach((item, i) => {
+      if (!item) return;
+      const meta = asTurnMetadata(item.metadata, ids[i] as string);
+      this.place(item.id, meta.sessionIndex, meta.speaker);
+      if (i === items.length - 1 && this.embedder) {
+        this.last = {
+          session: meta.sessionIndex,
+          vector: this.embedder.embedSync([item.text])[0] as Float32Array,
+        };
+      }
+    });
+  }
+
+  stats(): Record<string, number> {
+    if (this.closed) return { items: this.order.length };
+    const out: Record<string, number> = { items: this.collection.count() };
+    for (const info of this.collection.listIndexes()) out[`index.${info.name}`] = info.count;
+    return out;
+  }
+
+  notes(): string[] {
+    const s = this.settings;
+    const parts: string[] = [];
+    if (s.text) parts.push(`text BM25 (k1 ${s.text.k1}, b ${s.text.b}) weight ${s.text.weight}`);
+    if (s.vector) {
+      parts.push(
+        `vector hnsw cosine over wink SIF (previous-turn mix ${s.vector.previousTurnVector}) weight ${s.vector.weight}`,
+      );
+    }
+    return [
+      `${s.preset}: one item per turn; ${parts.join(' + ')}; fusion ${s.fusion}; ` +
+        `neighbour scores prev ${s.previousTurnScore} next ${s.nextTurnScore}; ` +
+        `named-speaker boost ${s.speakerBoost}; question words ${s.dropQuestionWords ? 'dropped' : 'kept'}`,
+    ];
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.collection.close();
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error(`memory preset ${this.preset}: used after close`);
+  }
+}
+
+/** normalise(own + weight * prev); `own` itself when there is no previous turn. */
+export function contextVector(
+  own: Float32Array,
+  prev: Float32Array | null,
+  weight: number,
+): Float32Array {
+  if (prev === null || weight === 0) return own;
+  const out = new Float32Array(own.length);
+  let norm = 0;
+  for (let j = 0; j < own.length; j++) {
+    const v = (own[j] as number) + weight * (prev[j] as number);
+    out[j] = v;
+    norm += v * v;
+  }
+  norm = Math.sqrt(norm);
+  if (norm === 0) return own;
+  for (let j = 0; j < out.length; j++) out[j] = (out[j] as number) / norm;
+  return out;
+}
