@@ -88,7 +88,9 @@ export class TextIndex {
     const avgLength = this.totalLength / n || 1;
     const scores = new Map<number, number>();
     for (const term of terms) {
-      const candidates = this.fx.search(term, { limit: n }) as number[];
+      // flexsearch 0.8 was seen returning undefined for some terms after removals (conv-26 turns
+      // added and removed in batches); treat that as no candidates rather than crash the query.
+      const candidates = (this.fx.search(term, { limit: n }) as number[] | undefined) ?? [];
       if (candidates.length === 0) continue;
       // With prefix matching a term stands for every word it starts, so its df is the number of
       // documents flexsearch found; otherwise it is the exact count kept here.
