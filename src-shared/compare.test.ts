@@ -22,6 +22,10 @@ function answer(
     retrieveMs: 0,
     answerMs: 0,
     error: null,
+    setF1: null,
+    bleu1: null,
+    judge: null,
+    usage: null,
   };
 }
 

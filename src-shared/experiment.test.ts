@@ -5,6 +5,8 @@ import {
   curveOf,
   estimateRemainingMs,
   finalAnswersOf,
+  judgeScoreOf,
+  lexicalScores,
   summarizeAnswers,
   type AnswerRecord,
 } from './experiment';
@@ -24,6 +26,10 @@ function answer(partial: Partial<AnswerRecord>): AnswerRecord {
     retrieveMs: 0,
     answerMs: 0,
     error: null,
+    setF1: null,
+    bleu1: null,
+    judge: null,
+    usage: null,
     ...partial,
   };
 }
@@ -92,13 +98,21 @@ describe('aggregation', () => {
 
   it('summarises per category and overall both ways; recall skips questions without evidence', () => {
     const s = summarizeAnswers(finalAnswersOf(answers));
+    // These answers carry no Mem0-style scores or verdicts: those means are empty, not zero.
+    const none = {
+      setF1: { mean: null, n: 0 },
+      bleu1: { mean: null, n: 0 },
+      judge: { mean: null, n: 0, std: null, repeats: 0 },
+    };
     expect(s.byCategory[1]).toEqual({
       officialF1: { mean: 1, n: 1 },
       evidenceRecall: { mean: 1, n: 1 },
+      ...none,
     });
     expect(s.byCategory[3]).toEqual({
       officialF1: { mean: null, n: 0 },
       evidenceRecall: { mean: null, n: 0 },
+      ...none,
     });
     expect(s.overall.all.officialF1).toEqual({ mean: 2.5 / 4, n: 4 });
     expect(s.overall.all.evidenceRecall).toEqual({ mean: 2.5 / 3, n: 3 });
@@ -134,6 +148,9 @@ describe('aggregation', () => {
         visibleCount: 1,
         meanF1: 0,
         meanRecall: 0,
+        meanSetF1: null,
+        meanBleu1: null,
+        meanJudge: null,
       },
       {
         sampleId: 's1',
@@ -142,8 +159,33 @@ describe('aggregation', () => {
         visibleCount: 3,
         meanF1: 2 / 3,
         meanRecall: 0.75,
+        meanSetF1: null,
+        meanBleu1: null,
+        meanJudge: null,
       },
     ]);
+  });
+
+  it('averages set F1 and BLEU-1 over categories 1-4, and J with its std over repeats', () => {
+    const judged = (labels: number[]) => judgeScoreOf(labels);
+    const s = summarizeAnswers([
+      answer({ category: 1, ...lexicalScores('Paris', 'Paris', 1), judge: judged([1, 1, 0]) }),
+      answer({ category: 4, ...lexicalScores('Lyon', 'Paris', 4), judge: judged([0, 1, 0]) }),
+      answer({ category: 5, ...lexicalScores('Not mentioned', null, 5), judge: null }),
+      answer({
+        category: 2,
+        ...lexicalScores('[ERROR]', 'error', 2, true),
+        error: 'answer: TIMEOUT',
+        judge: { mean: null, std: null, labels: [], error: 'judge: UPSTREAM: bad' },
+      }),
+    ]);
+    // Category 5 has no set F1 / BLEU-1: "all" counts categories 1-4 for them (n 3, not 4).
+    expect(s.overall.all.setF1).toEqual({ mean: 1 / 3, n: 3 });
+    expect(s.overall.categories1to4.bleu1).toEqual({ mean: 1 / 3, n: 3 });
+    expect(s.overall.all.officialF1).toEqual({ mean: 2 / 4, n: 4 });
+    // J: per answer 2/3 and 1/3; per repeat accuracies 0.5, 1, 0 -> mean 0.5, sample std 0.5.
+    expect(s.overall.categories1to4.judge).toEqual({ mean: 0.5, n: 2, std: 0.5, repeats: 3 });
+    expect(s.byCategory[2].judge.n).toBe(0);
   });
 
   it('estimates remaining time from the share done', () => {

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { CATEGORY_IDS, type CategoryId } from './dataset/categories';
+import { bleu1, officialF1, setF1 } from './scoring';
+import { stdDev } from './scoring/stats';
 
 /**
  * The experiment contract shared by the CLI, the API and the UI: the run configuration (zod, with
@@ -20,12 +22,78 @@ export const MAX_PARALLEL = 256;
 
 export const ExtractiveAnswererConfigSchema = z.object({ kind: z.literal('extractive') }).strict();
 
+/** An environment variable's name: where an API key is read from at call time. */
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+export const PROMPT_STYLES = ['locomo', 'mem0'] as const;
+export type PromptStyle = (typeof PROMPT_STYLES)[number];
+
+export const DEFAULT_LLM_TIMEOUT_MS = 60_000;
+export const DEFAULT_LLM_MAX_RETRIES = 4;
+export const DEFAULT_LLM_CONCURRENCY = 4;
+export const DEFAULT_LLM_BASE_DELAY_MS = 500;
+export const DEFAULT_ANSWER_MAX_TOKENS = 64;
+export const DEFAULT_JUDGE_MAX_TOKENS = 256;
+export const DEFAULT_JUDGE_REPEATS = 1;
+
+/** USD per million tokens; with them a run's manifest carries its cost. */
+export const LlmPricesSchema = z
+  .object({
+    inputPerMillion: z.number().nonnegative(),
+    outputPerMillion: z.number().nonnegative(),
+  })
+  .strict();
+export type LlmPrices = z.output<typeof LlmPricesSchema>;
+
 /**
- * A discriminated union with one member today; an `{kind: 'llm', baseUrl, model, ...}` member is
- * added here when the LLM answerer lands, and every consumer's `switch (kind)` must then handle it.
+ * An OpenAI-compatible chat endpoint. `baseUrl` includes the version segment
+ * (`https://api.openai.com/v1`, `http://127.0.0.1:11434/v1`). The API key is never part of a
+ * config: `apiKeyEnv` names the environment variable it is read from at each call, and the
+ * schemas are strict, so a literal `apiKey` field is refused rather than stored in a run.
  */
-export const AnswererConfigSchema = z.discriminatedUnion('kind', [ExtractiveAnswererConfigSchema]);
+function llmEndpointShape(defaultMaxTokens: number) {
+  return {
+    baseUrl: z.url({ protocol: /^https?$/ }),
+    model: z.string().min(1),
+    temperature: z.number().min(0).max(2).default(0),
+    maxTokens: z.number().int().min(1).max(32_768).default(defaultMaxTokens),
+    apiKeyEnv: z.string().regex(ENV_NAME, 'must be an environment variable name').optional(),
+    /** Per HTTP attempt; the pipeline's answer timeout bounds the whole call with its retries. */
+    timeoutMs: z.number().int().positive().default(DEFAULT_LLM_TIMEOUT_MS),
+    maxRetries: z.number().int().min(0).max(20).default(DEFAULT_LLM_MAX_RETRIES),
+    /** Requests in flight at once, per process (each experiment worker has its own client). */
+    concurrency: z.number().int().min(1).max(64).default(DEFAULT_LLM_CONCURRENCY),
+    /** Backoff: min(20 s, baseDelayMs * 2^attempt) times a jitter in [0.5, 1); Retry-After wins. */
+    baseDelayMs: z.number().nonnegative().default(DEFAULT_LLM_BASE_DELAY_MS),
+    prices: LlmPricesSchema.optional(),
+  };
+}
+
+export const LlmAnswererConfigSchema = z
+  .object({
+    kind: z.literal('llm'),
+    ...llmEndpointShape(DEFAULT_ANSWER_MAX_TOKENS),
+    promptStyle: z.enum(PROMPT_STYLES).default('locomo'),
+  })
+  .strict();
+export type LlmAnswererConfig = z.output<typeof LlmAnswererConfigSchema>;
+
+/** Every consumer's `switch (kind)` must handle each member (answerers.ts is exhaustive). */
+export const AnswererConfigSchema = z.discriminatedUnion('kind', [
+  ExtractiveAnswererConfigSchema,
+  LlmAnswererConfigSchema,
+]);
 export type AnswererConfig = z.output<typeof AnswererConfigSchema>;
+
+/** The Mem0-style LLM judge: CORRECT/WRONG per answer, `repeats` times, categories 1-4. */
+export const JudgeConfigSchema = z
+  .object({
+    ...llmEndpointShape(DEFAULT_JUDGE_MAX_TOKENS),
+    repeats: z.number().int().min(1).max(20).default(DEFAULT_JUDGE_REPEATS),
+  })
+  .strict();
+export type JudgeConfigInput = z.input<typeof JudgeConfigSchema>;
+export type JudgeConfig = z.output<typeof JudgeConfigSchema>;
 
 export const ExperimentConfigSchema = z
   .object({
@@ -41,6 +109,8 @@ export const ExperimentConfigSchema = z
       .strict()
       .prefault({}),
     answerer: AnswererConfigSchema.prefault({ kind: 'extractive' }),
+    /** When set, every answer of categories 1-4 is judged after the run (cached in the runs DB). */
+    judge: JudgeConfigSchema.optional(),
     retrieval: z
       .object({ topK: z.number().int().min(1).max(1000).default(DEFAULT_TOP_K) })
       .strict()
@@ -81,6 +151,24 @@ export interface RetrievedRef {
   score: number;
 }
 
+/** The LLM judge's verdict on one answer over its repeats. */
+export interface JudgeScore {
+  /** Share of repeats labelled CORRECT; null when the judge failed. */
+  mean: number | null;
+  /** Sample standard deviation over the repeats (0 for one repeat); null when the judge failed. */
+  std: number | null;
+  /** 1 = CORRECT, 0 = WRONG, one per repeat in repeat order; empty when the judge failed. */
+  labels: number[];
+  /** Why there is no verdict (malformed judge output, HTTP failure); null when there is one. */
+  error: string | null;
+}
+
+/** Tokens one model call used, as the server reported them. */
+export interface TokenCounts {
+  promptTokens: number;
+  completionTokens: number;
+}
+
 /** One question asked at one test. */
 export interface AnswerRecord {
   sampleId: string;
@@ -95,6 +183,14 @@ export interface AnswerRecord {
   retrieved: RetrievedRef[];
   /** Official LoCoMo F1; 0 for errored answers. */
   officialF1: number;
+  /** Mem0-style set F1 (categories 1-4; null for category 5); 0 for errored answers. */
+  setF1: number | null;
+  /** Mem0-style BLEU-1 (categories 1-4; null for category 5); 0 for errored answers. */
+  bleu1: number | null;
+  /** The LLM judge's verdict; null when no judge ran (none configured, category 5, not yet). */
+  judge: JudgeScore | null;
+  /** The answerer's token usage for this call; null when it reports none (extractive, errors). */
+  usage: TokenCounts | null;
   /** Evidence recall@k of the retrieved turns; null for questions without evidence. */
   evidenceRecall: number | null;
   retrieveMs: number;
@@ -120,10 +216,22 @@ export interface MeanN {
   n: number;
 }
 
+/** The judge's J: mean over judged answers, std over the repeats' accuracies (Mem0 reports J ± std). */
+export interface JudgeMeanN extends MeanN {
+  /** Sample std of the per-repeat accuracies; null with fewer than one repeat judged. */
+  std: number | null;
+  repeats: number;
+}
+
 export interface ScorePair {
   officialF1: MeanN;
   /** Over questions that have evidence; its n can be smaller than officialF1's. */
   evidenceRecall: MeanN;
+  /** Mem0-style metrics: category-5 answers have none, so their n counts categories 1-4 only. */
+  setF1: MeanN;
+  bleu1: MeanN;
+  /** Over answers with a verdict; n is 0 when no judge ran. */
+  judge: JudgeMeanN;
 }
 
 export interface RunSummary {
@@ -146,6 +254,10 @@ export interface CurvePoint {
   visibleCount: number;
   meanF1: number | null;
   meanRecall: number | null;
+  meanSetF1: number | null;
+  meanBleu1: number | null;
+  /** Mean judge score of the test's judged answers; null when none were judged. */
+  meanJudge: number | null;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -226,12 +338,68 @@ function meanN(values: readonly number[]): MeanN {
   return { mean: sum / values.length, n: values.length };
 }
 
-type Scored = Pick<AnswerRecord, 'category' | 'officialF1' | 'evidenceRecall' | 'error'>;
+/**
+ * The lexical scores of one answer, computed the same way by the pipeline and `cli score`:
+ * official F1 on every category, Mem0-style set F1 and BLEU-1 on categories 1-4 (null on 5); an
+ * errored answer scores 0, never its "[ERROR]" text against the gold.
+ */
+export function lexicalScores(
+  prediction: string,
+  gold: string | null,
+  category: CategoryId,
+  errored = false,
+): Pick<AnswerRecord, 'officialF1' | 'setF1' | 'bleu1'> {
+  const mem0 = category !== 5;
+  if (errored) return { officialF1: 0, setF1: mem0 ? 0 : null, bleu1: mem0 ? 0 : null };
+  return {
+    officialF1: officialF1(prediction, gold, category),
+    setF1: mem0 ? setF1(prediction, gold ?? '') : null,
+    bleu1: mem0 ? bleu1(prediction, gold ?? '') : null,
+  };
+}
+
+/** The per-answer judge verdict from its labels (1 CORRECT, 0 WRONG). */
+export function judgeScoreOf(labels: readonly number[]): JudgeScore {
+  if (labels.length === 0) return { mean: null, std: null, labels: [], error: null };
+  let sum = 0;
+  for (const l of labels) sum += l;
+  return { mean: sum / labels.length, std: stdDev(labels), labels: [...labels], error: null };
+}
+
+type Scored = Pick<AnswerRecord, 'category' | 'officialF1' | 'evidenceRecall' | 'error'> &
+  Partial<Pick<AnswerRecord, 'setF1' | 'bleu1' | 'judge'>>;
+
+function presentMean(values: ReadonlyArray<number | null | undefined>): MeanN {
+  const present: number[] = [];
+  for (const v of values) if (v !== null && v !== undefined) present.push(v);
+  return meanN(present);
+}
+
+/**
+ * J as Mem0 reports it: the mean over judged answers, and the spread of the accuracy across
+ * repeats (accuracy of repeat r over the answers that have an r-th label).
+ */
+function judgeMeanN(answers: readonly Scored[]): JudgeMeanN {
+  const judged = answers.filter((a) => a.judge != null && a.judge.mean !== null);
+  const base = presentMean(judged.map((a) => a.judge?.mean));
+  let repeats = 0;
+  for (const a of judged) repeats = Math.max(repeats, a.judge?.labels.length ?? 0);
+  const perRepeat: number[] = [];
+  for (let r = 0; r < repeats; r++) {
+    const m = presentMean(judged.map((a) => a.judge?.labels[r])).mean;
+    if (m !== null) perRepeat.push(m);
+  }
+  return { ...base, std: perRepeat.length === 0 ? null : stdDev(perRepeat), repeats };
+}
 
 function scorePair(answers: readonly Scored[]): ScorePair {
-  const recalls: number[] = [];
-  for (const a of answers) if (a.evidenceRecall !== null) recalls.push(a.evidenceRecall);
-  return { officialF1: meanN(answers.map((a) => a.officialF1)), evidenceRecall: meanN(recalls) };
+  return {
+    officialF1: meanN(answers.map((a) => a.officialF1)),
+    evidenceRecall: presentMean(answers.map((a) => a.evidenceRecall)),
+    setF1: presentMean(answers.map((a) => a.setF1)),
+    bleu1: presentMean(answers.map((a) => a.bleu1)),
+    judge: judgeMeanN(answers),
+  };
 }
 
 /**
@@ -281,6 +449,9 @@ export function curveOf(tests: readonly Omit<TestRecord, 'questionIndices'>[]): 
         visibleCount: t.visibleCount,
         meanF1: s.officialF1.mean,
         meanRecall: s.evidenceRecall.mean,
+        meanSetF1: s.setF1.mean,
+        meanBleu1: s.bleu1.mean,
+        meanJudge: s.judge.mean,
       };
     })
     .sort(

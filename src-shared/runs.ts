@@ -2,6 +2,23 @@ import type { ExperimentConfig, RunStatus, SampleStatus } from './experiment';
 
 /** What the runs database says about a run: shared so the API contract and the UI can name it. */
 
+/** Token totals of one model's calls in a run. */
+export interface TokenTotals {
+  calls: number;
+  promptTokens: number;
+  completionTokens: number;
+  /** USD from the configured prices per million tokens; null without prices. */
+  cost: number | null;
+}
+
+/** The prompt templates a run's answerer used, stored whole with their hash. */
+export interface PromptRecord {
+  style: string;
+  /** sha256 of the canonical JSON of `templates`. */
+  sha256: string;
+  templates: Record<string, string>;
+}
+
 export interface RunManifest {
   manifestVersion: 1;
   runId: string;
@@ -15,7 +32,17 @@ export interface RunManifest {
   memory: { preset: string; notes: string[] };
   /** The embedder the preset uses, when its config names one. */
   embedder: string | null;
-  answerer: { kind: string; name: string };
+  answerer: {
+    kind: string;
+    name: string;
+    /** The chat model, for LLM answerers (absent in runs made before LLM answerers). */
+    model?: string | null;
+    prompts?: PromptRecord | null;
+  };
+  /** The LLM judge, when the run has one. */
+  judge?: { model: string; repeats: number; prompt: PromptRecord } | null;
+  /** Token totals and cost; absent in runs made before LLM answerers. */
+  usage?: { answer: TokenTotals; judge: TokenTotals | null };
   seed: number;
   /** Workers actually used (the config's value clamped to the cores). */
   parallel: number;

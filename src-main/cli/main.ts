@@ -9,6 +9,7 @@ import { exportCommand } from './commands/export';
 import { resumeCommand } from './commands/resume';
 import { retrieveCommand } from './commands/retrieve';
 import { runsCommand } from './commands/runs';
+import { scoreCommand } from './commands/score';
 import { statsCommand } from './commands/stats';
 
 /**
@@ -24,6 +25,7 @@ export const commands: Readonly<Record<string, CliCommand>> = {
   runs: runsCommand,
   resume: resumeCommand,
   export: exportCommand,
+  score: scoreCommand,
   serve: serveCommand,
 };
 

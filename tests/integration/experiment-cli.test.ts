@@ -88,6 +88,13 @@ describe('experiment CLI', () => {
       'evidenceRecall',
       'retrieved',
       'error',
+      'setF1',
+      'bleu1',
+      'judgeMean',
+      'judgeStd',
+      'judgeError',
+      'promptTokens',
+      'completionTokens',
     ]);
     expect(exported.testAnswers.length).toBeGreaterThan(6);
     expect(exported.testAnswers[0]).toHaveProperty('testIndex');
@@ -98,7 +105,7 @@ describe('experiment CLI', () => {
     );
     const lines = readFileSync(out, 'utf8').split('\r\n');
     expect(lines[0]).toBe(
-      'sampleId,questionIndex,category,question,gold,prediction,officialF1,evidenceRecall,retrieved,error',
+      'sampleId,questionIndex,category,question,gold,prediction,officialF1,evidenceRecall,retrieved,error,setF1,bleu1,judgeMean,judgeStd,judgeError,promptTokens,completionTokens',
     );
     expect(lines.filter((l) => l !== '')).toHaveLength(7);
   });

@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 /**
  * An OpenAI-compatible server for tests, running inside the test process on 127.0.0.1 (port 0).
  *
- * - Routes are a table keyed by `METHOD /path`; `/v1/embeddings` is built in, and `route()` adds
- *   or replaces one (chat completions go here later). Handlers return plain data, never touch the
+ * - Routes are a table keyed by `METHOD /path`; `/v1/embeddings` and `/v1/chat/completions` are
+ *   built in, and `route()` adds or replaces one. Handlers return plain data, never touch the
  *   socket, so faults can be layered on any route.
  * - Every request is logged (`requests`) with lowercased headers and the parsed body, faulted or
  *   not, so tests can assert batching, retries and headers.
@@ -15,6 +15,9 @@ import type { AddressInfo } from 'node:net';
  *
  * Embeddings are deterministic: `fakeEmbedding(text, dim)` seeds a PRNG with a hash of the text, so
  * a test can compute the vector the server will return.
+ *
+ * Chat completions are deterministic too: `options.chat` scripts the reply, and without it
+ * `defaultChatReply` answers like a very literal model (see there). Usage counts whitespace words.
  */
 
 export interface RecordedRequest {
@@ -60,6 +63,8 @@ export type Fault =
   | { kind: 'malformedJson' }
   /** The route's answer with its `data` array one item short (or `delta` items off). */
   | { kind: 'wrongCount'; delta?: number }
+  /** A chat completion whose `choices` array is empty. */
+  | { kind: 'emptyChoices' }
   /** Any change to the route's answer. */
   | { kind: 'transform'; fn: (response: RouteResponse, request: RecordedRequest) => RouteResponse };
 
@@ -77,6 +82,101 @@ export interface FakeOpenAIServerOptions {
   apiKey?: string;
   /** Extra or replacement routes, keyed `METHOD /path`. */
   routes?: Record<string, RouteHandler>;
+  /** Scripts chat replies: the assistant's content (or a whole response). Default `defaultChatReply`. */
+  chat?: ChatScript;
+}
+
+export interface FakeChatMessage {
+  role: string;
+  content: string;
+}
+
+export interface FakeChatRequest {
+  model: string;
+  messages: FakeChatMessage[];
+  seed?: number;
+  temperature?: number;
+  max_tokens?: number;
+}
+
+export type ChatScript = (
+  chat: FakeChatRequest,
+  request: RecordedRequest,
+) => string | RouteResponse | Promise<string | RouteResponse>;
+
+const NOT_MENTIONED = 'Not mentioned in the conversation';
+
+/**
+ * A very literal model, enough to drive answerers and the judge end to end:
+ * - judge prompts (`Gold answer:` / `Generated answer:`): `{"label":"CORRECT"}` when the generated
+ *   answer contains the gold one (case-insensitive), else WRONG, with a one-line reason;
+ * - two-option questions: the letter of "Not mentioned in the conversation", as `(a)` or `(b)`;
+ * - answer prompts: the text of the first memory line (LoCoMo `CONVERSATION:` blocks, or Mem0
+ *   `date: Speaker: text` lines), without its speaker; `unknown` when there are no memories.
+ */
+export function defaultChatReply(chat: FakeChatRequest): string {
+  const content = chat.messages.at(-1)?.content ?? '';
+  const gold = /^Gold answer: (.*)$/m.exec(content)?.[1];
+  const generated = /^Generated answer: (.*)$/m.exec(content)?.[1];
+  if (gold !== undefined && generated !== undefined) {
+    const correct = generated.toLowerCase().includes(gold.trim().toLowerCase());
+    return JSON.stringify({
+      label: correct ? 'CORRECT' : 'WRONG',
+      reason: correct ? 'The answer contains the gold answer.' : 'The answer misses the gold.',
+    });
+  }
+  const options = /\(a\) (.*?) \(b\) (.*?)\.\s*(?:Short answer:|$)/m.exec(content);
+  if (options) return options[1] === NOT_MENTIONED ? '(a)' : '(b)';
+  const lines = content.split('\n');
+  const block = lines.indexOf('CONVERSATION:');
+  let memory = block >= 0 ? lines[block + 1] : undefined;
+  if (memory === undefined) {
+    const start = lines.findIndex((l) => l.startsWith('Memories for user'));
+    memory = lines.slice(start + 1).find((l) => /^[^:]+ on [^:]+: /.test(l) || /^\d/.test(l));
+    if (memory !== undefined) memory = memory.replace(/^.*? \d{4}: /, '');
+  }
+  if (memory === undefined || memory.trim() === '') return 'unknown';
+  return memory.replace(/^[^:]+: /, '').trim();
+}
+
+const words = (text: string): number => text.split(/\s+/).filter(Boolean).length;
+
+/** `POST /v1/chat/completions`: validates the basics, answers with the script's reply. */
+function chatRoute(script: ChatScript): RouteHandler {
+  return async (request) => {
+    const body = request.body as Partial<FakeChatRequest> | null;
+    if (body === null || typeof body !== 'object')
+      return openAIError(400, 'body must be a JSON object');
+    if (typeof body.model !== 'string' || body.model === '')
+      return openAIError(400, "'model' is required");
+    const messages = body.messages;
+    if (
+      !Array.isArray(messages) ||
+      messages.length === 0 ||
+      !messages.every((m) => typeof m?.content === 'string' && typeof m?.role === 'string')
+    ) {
+      return openAIError(400, "'messages' must be a non-empty array of {role, content}");
+    }
+    const chat = body as FakeChatRequest;
+    const reply = await script(chat, request);
+    if (typeof reply !== 'string') return reply;
+    const promptTokens = messages.reduce((n, m) => n + words(m.content), 0);
+    return {
+      json: {
+        id: `chatcmpl-${request.at}`,
+        object: 'chat.completion',
+        model: chat.model,
+        choices: [
+          { index: 0, message: { role: 'assistant', content: reply }, finish_reason: 'stop' },
+        ],
+        usage: {
+          prompt_tokens: promptTokens,
+          completion_tokens: words(reply),
+          total_tokens: promptTokens + words(reply),
+        },
+      },
+    };
+  };
 }
 
 export interface FakeOpenAIServer {
@@ -161,6 +261,7 @@ export async function startFakeOpenAIServer(
   const routes = new Map<string, RouteHandler>();
   const routeKey = (method: string, path: string): string => `${method.toUpperCase()} ${path}`;
   routes.set(routeKey('POST', '/v1/embeddings'), embeddingsRoute(options.dim ?? 8));
+  routes.set(routeKey('POST', '/v1/chat/completions'), chatRoute(options.chat ?? defaultChatReply));
   for (const [key, handler] of Object.entries(options.routes ?? {})) {
     const [method = '', path = ''] = key.split(' ');
     routes.set(routeKey(method, path), handler);
@@ -273,6 +374,9 @@ export async function startFakeOpenAIServer(
             : [...json.data, ...json.data.slice(0, delta)];
         response = { ...response, json: { ...json, data } };
       }
+    } else if (fault?.kind === 'emptyChoices') {
+      const json = response.json as Record<string, unknown> | undefined;
+      response = { ...response, json: { ...json, choices: [] } };
     } else if (fault?.kind === 'transform') {
       response = fault.fn(response, request);
     }

@@ -38,6 +38,15 @@ options:
   --top-k <n>               memories retrieved per question (default 10)
   --seed <n>                run seed (default 42)
   --include-no-evidence     also ask questions without usable evidence (at the last packet)
+  --answerer <extractive|llm>  who answers (default: extractive, offline)
+  --base-url <url>          LLM answerer: OpenAI-compatible endpoint, with /v1
+  --model <name>            LLM answerer: chat model
+  --prompt-style <locomo|mem0>  LLM answerer: prompt style (default: locomo)
+  --api-key-env <NAME>      LLM answerer: environment variable holding the API key
+  --judge-base-url <url>    LLM judge (Mem0 J over categories 1-4): endpoint, with /v1
+  --judge-model <name>      LLM judge: chat model
+  --judge-repeats <n>       LLM judge: repeats per answer (default 1)
+  --judge-api-key-env <NAME>  LLM judge: environment variable holding its API key
   --runs-db <path>          runs database (default: <data dir>/runs.db)
   --data-dir <dir>          data directory (default: $MEMORY_WORKBENCH_DATA or ~/.memory-workbench)
   --keep-collections        keep each sample's collection directory after the run
@@ -232,6 +241,50 @@ export function reportOutcome(
   return outcome.status === 'cancelled' ? 130 : 1;
 }
 
+type FlagValues = Record<string, string | boolean | undefined>;
+
+const asObject = (v: unknown): Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) ? { ...(v as object) } : {};
+
+/** `--answerer llm --base-url ... --model ...` over the config file's answerer; the schema checks it. */
+function answererFlags(values: FlagValues, fromFile: unknown): Record<string, unknown> | undefined {
+  const flags: Array<[string, string]> = [
+    ['base-url', 'baseUrl'],
+    ['model', 'model'],
+    ['prompt-style', 'promptStyle'],
+    ['api-key-env', 'apiKeyEnv'],
+  ];
+  const kind = values['answerer'];
+  const given = flags.filter(([flag]) => values[flag] !== undefined);
+  if (kind === undefined && given.length === 0) return undefined;
+  const base = asObject(fromFile);
+  // Another kind's fields would not validate: a --answerer flag starts from that kind's defaults.
+  const out: Record<string, unknown> =
+    typeof kind === 'string' && base['kind'] !== kind ? { kind } : { ...base };
+  if (out['kind'] === undefined) {
+    throw new UsageError(
+      `${given.map(([f]) => `--${f}`).join(', ')} need${given.length === 1 ? 's' : ''} --answerer llm`,
+    );
+  }
+  for (const [flag, field] of given) out[field] = values[flag];
+  return out;
+}
+
+function judgeFlags(values: FlagValues, fromFile: unknown): Record<string, unknown> | undefined {
+  const flags: Array<[string, string]> = [
+    ['judge-base-url', 'baseUrl'],
+    ['judge-model', 'model'],
+    ['judge-api-key-env', 'apiKeyEnv'],
+  ];
+  const given = flags.filter(([flag]) => values[flag] !== undefined);
+  if (given.length === 0 && values['judge-repeats'] === undefined) return undefined;
+  const out = asObject(fromFile);
+  for (const [flag, field] of given) out[field] = values[flag];
+  const repeats = positiveInt('--judge-repeats', values['judge-repeats'] as string | undefined);
+  if (repeats !== undefined) out['repeats'] = repeats;
+  return out;
+}
+
 export const experimentCommand: CliCommand = {
   summary: 'run a memory preset over a dataset, score it and record the run',
   usage: USAGE,
@@ -249,6 +302,15 @@ export const experimentCommand: CliCommand = {
         'top-k': { type: 'string' },
         seed: { type: 'string' },
         'include-no-evidence': { type: 'boolean', default: false },
+        answerer: { type: 'string' },
+        'base-url': { type: 'string' },
+        model: { type: 'string' },
+        'prompt-style': { type: 'string' },
+        'api-key-env': { type: 'string' },
+        'judge-base-url': { type: 'string' },
+        'judge-model': { type: 'string' },
+        'judge-repeats': { type: 'string' },
+        'judge-api-key-env': { type: 'string' },
         'runs-db': { type: 'string' },
         'data-dir': { type: 'string' },
         'keep-collections': { type: 'boolean', default: false },
@@ -291,6 +353,10 @@ export const experimentCommand: CliCommand = {
       merged['seed'] = seed;
     }
     if (values['include-no-evidence']) merged['includeNoEvidence'] = true;
+    const answerer = answererFlags(values, file['answerer']);
+    if (answerer !== undefined) merged['answerer'] = answerer;
+    const judge = judgeFlags(values, file['judge']);
+    if (judge !== undefined) merged['judge'] = judge;
     const parsed = ExperimentConfigSchema.safeParse(merged);
     if (!parsed.success) {
       throw zodError(

@@ -22,6 +22,11 @@ export interface AnswerRequest {
   memories: readonly MemoryHit[];
   /** The run's seed: anything random (option order) derives from it. */
   seed: number;
+  /**
+   * Category 5: the dataset's tempting wrong answer, the second option of the official two-option
+   * question. Absent or null for other categories.
+   */
+  adversarialAnswer?: string | null;
 }
 
 export interface AnswerUsage {

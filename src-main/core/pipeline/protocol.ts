@@ -42,6 +42,22 @@ const answerSchema = z.object({
   retrieveMs: z.number().nonnegative(),
   answerMs: z.number().nonnegative(),
   error: z.string().nullable(),
+  setF1: z.number().min(0).max(1).nullable(),
+  bleu1: z.number().min(0).max(1).nullable(),
+  judge: z
+    .object({
+      mean: z.number().min(0).max(1).nullable(),
+      std: z.number().nonnegative().nullable(),
+      labels: z.array(z.number()),
+      error: z.string().nullable(),
+    })
+    .nullable(),
+  usage: z
+    .object({
+      promptTokens: z.number().int().nonnegative(),
+      completionTokens: z.number().int().nonnegative(),
+    })
+    .nullable(),
 }) satisfies z.ZodType<AnswerRecord>;
 
 export const testRecordSchema = z.object({

@@ -1,13 +1,14 @@
 import type { Packet, Sample, TestPlan } from '../../../src-shared/dataset';
 import {
   ERROR_PREDICTION,
+  lexicalScores,
   type AnswerRecord,
   type ExperimentConfig,
   type ProgressEvent,
   type RetrievedRef,
   type TestRecord,
 } from '../../../src-shared/experiment';
-import { evidenceRecallAtK, officialF1 } from '../../../src-shared/scoring';
+import { evidenceRecallAtK } from '../../../src-shared/scoring';
 import type { Answerer, MemoryHit } from '../answer/types';
 import { packetsOf } from '../dataset/packets';
 import type { MemoryService, MemoryServiceContext } from '../memory/types';
@@ -269,6 +270,7 @@ async function askOne(
             speakers: sample.speakers,
             memories: hits,
             seed: config.seed,
+            adversarialAnswer: qa.adversarialAnswer,
           },
           signal,
         ),
@@ -278,11 +280,14 @@ async function askOne(
       ...base,
       prediction: result.answer,
       retrieved: toRefs(hits),
-      officialF1: officialF1(result.answer, qa.answer, qa.category),
+      ...lexicalScores(result.answer, qa.answer, qa.category),
       evidenceRecall: recallOf(qa.evidence, hits, topK),
       retrieveMs,
       answerMs,
       error: null,
+      // The judge runs after the run, on the main thread, where its cache lives.
+      judge: null,
+      usage: result.usage ?? null,
     };
   } catch (error) {
     if (stage === 'retrieve') retrieveMs = elapsed(t0);
@@ -291,7 +296,9 @@ async function askOne(
       ...base,
       prediction: ERROR_PREDICTION,
       retrieved: toRefs(hits),
-      officialF1: 0,
+      ...lexicalScores(ERROR_PREDICTION, qa.answer, qa.category, true),
+      judge: null,
+      usage: null,
       // What retrieval found still counts when only the answerer failed.
       evidenceRecall:
         stage === 'answer' ? recallOf(qa.evidence, hits, topK) : emptyRecall(qa.evidence),

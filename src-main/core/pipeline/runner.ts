@@ -19,8 +19,11 @@ import { planTests } from '../dataset/testPlan';
 import { appVersion, gitCommit } from '../provenance';
 import { configHash, newRunId, redactSecrets, type RunManifest } from '../runs/manifest';
 import type { RunStore } from '../runs/store';
-import { createAnswerer } from './answerers';
+import { judgePromptRecord } from '../answer/prompts';
+import { costOf } from '../answer/llm-client';
+import { answererProvenance, requireApiKeys } from './answerers';
 import { workerExecutor, type SampleExecutor } from './executors';
+import { judgeRun } from './judgeRun';
 import type { SampleEvent, SampleJob } from './runSample';
 
 /**
@@ -98,12 +101,23 @@ function embedderOf(config: ExperimentConfig): string | null {
   return null;
 }
 
+const zeroTokens = { calls: 0, promptTokens: 0, completionTokens: 0 };
+
+function answerTotals(
+  config: ExperimentConfig,
+  tokens: typeof zeroTokens,
+): NonNullable<RunManifest['usage']>['answer'] {
+  const prices = config.answerer.kind === 'llm' ? config.answerer.prices : undefined;
+  return { ...tokens, cost: costOf(tokens, prices) };
+}
+
 /** Validates, loads and plans, creates the run, and starts it. Resolves once the run exists. */
 export async function startExperiment(
   input: ExperimentConfigInput | ExperimentConfig,
   options: RunOptions,
 ): Promise<ExperimentHandle> {
   const config = parseOrThrow(ExperimentConfigSchema, input, 'experiment config');
+  requireApiKeys(config);
   const executor = options.executor ?? workerExecutor();
   await executor.prepare(config);
   const dataset = await loadDatasetFile(config.datasetPath);
@@ -131,7 +145,11 @@ export async function startExperiment(
     app: { version: appVersion(), gitCommit: gitCommit() },
     memory: { preset: config.memory.preset, notes: [] },
     embedder: embedderOf(config),
-    answerer: { kind: config.answerer.kind, name: createAnswerer(config.answerer).name },
+    answerer: answererProvenance(config.answerer),
+    judge: config.judge
+      ? { model: config.judge.model, repeats: config.judge.repeats, prompt: judgePromptRecord() }
+      : null,
+    usage: { answer: answerTotals(config, zeroTokens), judge: null },
     seed: config.seed,
     parallel: effectiveParallel(config.parallel, samples.length),
     host: {
@@ -178,6 +196,7 @@ export async function resumeExperiment(
     );
   }
   const config = parseOrThrow(ExperimentConfigSchema, run.manifest.config, `run ${runId} config`);
+  requireApiKeys(config);
   const executor = options.executor ?? workerExecutor();
   await executor.prepare(config);
   const dataset = await loadDatasetFile(config.datasetPath);
@@ -362,6 +381,15 @@ async function execute(
       },
     );
     await Promise.all(lanes);
+    // The judge scores a finished run only: a resumed run is judged when it completes.
+    if (!signal.aborted && failures.length === 0 && config.judge) {
+      try {
+        await judgeRun(store, runId, config.judge, { signal });
+      } catch (error) {
+        // A cancel stops the pass: verdicts already saved stay, resume judges the rest.
+        if (!signal.aborted) throw error;
+      }
+    }
     if (signal.aborted) status = 'cancelled';
     else if (failures.length > 0) {
       status = 'failed';
@@ -388,6 +416,10 @@ async function execute(
       manifest: (m) => ({
         ...m,
         memory: { ...m.memory, notes: [...new Set([...m.memory.notes, ...notes])] },
+        usage: {
+          answer: answerTotals(config, store.answerTokenTotals(runId)),
+          judge: m.usage?.judge ?? null,
+        },
       }),
     });
     summary = store.summary(runId);

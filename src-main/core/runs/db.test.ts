@@ -51,7 +51,7 @@ describe('runs DB migrations', () => {
   });
 
   it('migration 2 adds the owner pid, the resume count and the final-answer index', () => {
-    const db = openRunsDb(file());
+    const db = openRunsDb(file(), { targetVersion: 2 });
     expect(db.pragma('user_version', { simple: true })).toBe(2);
     expect(columns(db, 'runs')).toEqual(expect.arrayContaining(['pid', 'resumes']));
     const indexes = db
@@ -59,6 +59,67 @@ describe('runs DB migrations', () => {
       .all() as Array<{ name: string }>;
     expect(indexes.map((i) => i.name)).toContain('answers_by_question');
     db.close();
+  });
+
+  it('migration 3 adds Mem0-style metrics, judge verdicts and tokens per answer, and the judge cache', () => {
+    const db = openRunsDb(file(), { targetVersion: 3 });
+    expect(db.pragma('user_version', { simple: true })).toBe(3);
+    expect(columns(db, 'answers')).toEqual(
+      expect.arrayContaining([
+        'set_f1',
+        'bleu1',
+        'judge_mean',
+        'judge_std',
+        'judge_labels',
+        'judge_error',
+        'prompt_tokens',
+        'completion_tokens',
+      ]),
+    );
+    expect(columns(db, 'judge_cache')).toEqual([
+      'key',
+      'model',
+      'prompt_sha256',
+      'repeat',
+      'label',
+      'reason',
+      'prompt_tokens',
+      'completion_tokens',
+      'created_at',
+    ]);
+    db.close();
+  });
+
+  it('fills set F1 and BLEU-1 of answers recorded before migration 3 from their rows', () => {
+    const f = file();
+    const old = openRunsDb(f, { targetVersion: 2 });
+    old
+      .prepare(
+        "INSERT INTO runs (id, status, created_at, started_at, preset, config_hash, manifest) VALUES ('r2', 'completed', 't', 't', 'p', 'h', ?)",
+      )
+      .run(JSON.stringify(manifest('r2')));
+    old
+      .prepare(
+        "INSERT INTO run_samples (run_id, sample_id, position, status, total_packets, total_questions, threshold, planned_tests) VALUES ('r2', 's', 0, 'completed', 1, 2, 1, 1)",
+      )
+      .run();
+    old
+      .prepare(
+        "INSERT INTO tests (run_id, sample_id, test_index, packet_idx, dialogs_inserted, visible_count, question_indices, committed_at) VALUES ('r2', 's', 0, 0, 2, 2, '[0,1]', 't')",
+      )
+      .run();
+    const answer = old.prepare(
+      `INSERT INTO answers (run_id, sample_id, test_index, question_index, category, question, gold, prediction, retrieved, official_f1, evidence_recall, retrieve_ms, answer_ms, error)
+       VALUES ('r2', 's', 0, ?, ?, 'q', ?, ?, '[]', 0, NULL, 0, 0, NULL)`,
+    );
+    answer.run(0, 4, 'Paris', 'Paris');
+    answer.run(1, 5, null, 'Not mentioned');
+    old.close();
+    const store = RunStore.open(f);
+    const [single, adversarial] = store.finalAnswers('r2');
+    expect(single).toMatchObject({ setF1: 1, bleu1: 1, judge: null, usage: null });
+    expect(adversarial).toMatchObject({ setF1: null, bleu1: null, judge: null });
+    store.close();
   });
 
   it('migrates a version-1 file with its data, and marks its pid-less running run interrupted', () => {
@@ -150,6 +211,10 @@ describe('RunStore', () => {
       retrieveMs: 1,
       answerMs: 1,
       error: null,
+      setF1: 1,
+      bleu1: 1,
+      judge: null,
+      usage: null,
     };
     const test = {
       sampleId: 's',

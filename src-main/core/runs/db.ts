@@ -98,6 +98,31 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX answers_by_question ON answers (run_id, sample_id, question_index, test_index);
     `,
   },
+  {
+    version: 3,
+    description: 'Mem0-style metrics, judge verdicts and token usage per answer; the judge cache',
+    up: `
+      ALTER TABLE answers ADD COLUMN set_f1 REAL;
+      ALTER TABLE answers ADD COLUMN bleu1 REAL;
+      ALTER TABLE answers ADD COLUMN judge_mean REAL;
+      ALTER TABLE answers ADD COLUMN judge_std REAL;
+      ALTER TABLE answers ADD COLUMN judge_labels TEXT;
+      ALTER TABLE answers ADD COLUMN judge_error TEXT;
+      ALTER TABLE answers ADD COLUMN prompt_tokens INTEGER;
+      ALTER TABLE answers ADD COLUMN completion_tokens INTEGER;
+      CREATE TABLE judge_cache (
+        key TEXT PRIMARY KEY,
+        model TEXT NOT NULL,
+        prompt_sha256 TEXT NOT NULL,
+        repeat INTEGER NOT NULL,
+        label TEXT NOT NULL CHECK (label IN ('CORRECT','WRONG')),
+        reason TEXT NOT NULL,
+        prompt_tokens INTEGER,
+        completion_tokens INTEGER,
+        created_at TEXT NOT NULL
+      );
+    `,
+  },
 ];
 
 export const RUNS_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

@@ -15,7 +15,17 @@ export interface ExportedAnswer {
   gold: string | null;
   prediction: string;
   officialF1: number;
+  /** Mem0-style, categories 1-4 (null for category 5). */
+  setF1: number | null;
+  bleu1: number | null;
+  /** LLM judge: share of repeats CORRECT, its std over repeats, and why it failed. */
+  judgeMean: number | null;
+  judgeStd: number | null;
+  judgeError: string | null;
   evidenceRecall: number | null;
+  /** Tokens the answerer's call used; null when it reported none. */
+  promptTokens: number | null;
+  completionTokens: number | null;
   /** Retrieved turn ids (dia ids where the memory is a turn, else the memory id), best first. */
   retrieved: string[];
   error: string | null;
@@ -40,6 +50,13 @@ function exported(a: AnswerRecord): ExportedAnswer {
     evidenceRecall: a.evidenceRecall,
     retrieved: a.retrieved.map((r) => r.diaId ?? r.id),
     error: a.error,
+    setF1: a.setF1,
+    bleu1: a.bleu1,
+    judgeMean: a.judge?.mean ?? null,
+    judgeStd: a.judge?.std ?? null,
+    judgeError: a.judge?.error ?? null,
+    promptTokens: a.usage?.promptTokens ?? null,
+    completionTokens: a.usage?.completionTokens ?? null,
   };
 }
 
@@ -68,6 +85,14 @@ export const CSV_COLUMNS = [
   'evidenceRecall',
   'retrieved',
   'error',
+  // Appended, so readers of the original ten columns keep working.
+  'setF1',
+  'bleu1',
+  'judgeMean',
+  'judgeStd',
+  'judgeError',
+  'promptTokens',
+  'completionTokens',
 ] as const;
 
 /** RFC 4180: quote fields holding a comma, quote, CR or LF; double inner quotes. */

@@ -5,6 +5,11 @@ import type { ExperimentConfig } from '../../../src-shared/experiment';
 export type { RunManifest } from '../../../src-shared/runs';
 
 const SECRET_KEY = /(api[-_]?key|token|secret|password|authori[sz]ation|cookie)/i;
+/**
+ * `apiKeyEnv`-style fields hold the *name* of an environment variable, not a secret; a run must
+ * keep it, or resuming the run could not find its key again. Token counts are not secrets either.
+ */
+const NOT_SECRET = /(Env|Tokens)$/;
 
 /** Deep copy with secret-looking keys redacted (API keys come from the environment, never from runs). */
 export function redactSecrets<T>(value: T): T {
@@ -13,7 +18,9 @@ export function redactSecrets<T>(value: T): T {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
       out[k] =
-        SECRET_KEY.test(k) && v !== null && v !== undefined ? '[redacted]' : redactSecrets(v);
+        SECRET_KEY.test(k) && !NOT_SECRET.test(k) && v !== null && v !== undefined
+          ? '[redacted]'
+          : redactSecrets(v);
     }
     return out as T;
   }

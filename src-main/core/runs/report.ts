@@ -4,39 +4,44 @@ import {
   categoryName,
   type CategoryScheme,
 } from '../../../src-shared/dataset/categories';
-import type { MeanN, RunSummary } from '../../../src-shared/experiment';
+import type { MeanN, RunSummary, ScorePair } from '../../../src-shared/experiment';
 
 /** Plain-text renderings of run results for the CLI (the UI draws its own). */
 
 const fmt = (m: MeanN): string => (m.mean === null ? '-' : m.mean.toFixed(3));
 
 export function summaryTable(summary: RunSummary, scheme: CategoryScheme): string {
-  const rows: string[][] = [['category', 'official F1', 'n', 'evidence recall', 'n']];
-  for (const c of CATEGORY_IDS) {
-    const s = summary.byCategory[c];
-    rows.push([
-      `${c} ${categoryName(c, scheme)}`,
-      fmt(s.officialF1),
-      `${s.officialF1.n}`,
-      fmt(s.evidenceRecall),
-      `${s.evidenceRecall.n}`,
-    ]);
-  }
+  // Appended columns: Mem0-style metrics (categories 1-4), and J only when a judge ran.
+  const judged = summary.overall.all.judge.n > 0;
+  const rows: string[][] = [
+    [
+      'category',
+      'official F1',
+      'n',
+      'evidence recall',
+      'n',
+      'set F1',
+      'BLEU-1',
+      ...(judged ? ['J', 'J std', 'n'] : []),
+    ],
+  ];
+  const row = (label: string, s: ScorePair): string[] => [
+    label,
+    fmt(s.officialF1),
+    `${s.officialF1.n}`,
+    fmt(s.evidenceRecall),
+    `${s.evidenceRecall.n}`,
+    fmt(s.setF1),
+    fmt(s.bleu1),
+    ...(judged
+      ? [fmt(s.judge), s.judge.std === null ? '-' : s.judge.std.toFixed(3), `${s.judge.n}`]
+      : []),
+  ];
+  for (const c of CATEGORY_IDS)
+    rows.push(row(`${c} ${categoryName(c, scheme)}`, summary.byCategory[c]));
   const { all, categories1to4 } = summary.overall;
-  rows.push([
-    'overall (all, official)',
-    fmt(all.officialF1),
-    `${all.officialF1.n}`,
-    fmt(all.evidenceRecall),
-    `${all.evidenceRecall.n}`,
-  ]);
-  rows.push([
-    'overall (categories 1-4)',
-    fmt(categories1to4.officialF1),
-    `${categories1to4.officialF1.n}`,
-    fmt(categories1to4.evidenceRecall),
-    `${categories1to4.evidenceRecall.n}`,
-  ]);
+  rows.push(row('overall (all, official)', all));
+  rows.push(row('overall (categories 1-4)', categories1to4));
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   const line = (r: string[]): string =>
     r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');

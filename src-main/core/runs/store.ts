@@ -2,7 +2,9 @@ import type { CategoryId } from '../../../src-shared/dataset';
 import { WorkbenchError } from '../../../src-shared/errors';
 import {
   curveOf,
+  lexicalScores,
   summarizeAnswers,
+  type JudgeScore,
   type AnswerRecord,
   type CurvePoint,
   type RetrievedRef,
@@ -11,6 +13,7 @@ import {
   type SampleStatus,
   type TestRecord,
 } from '../../../src-shared/experiment';
+import type { JudgeCache, JudgeCacheEntry, JudgeVerdict } from '../answer/judge';
 import type { SqliteDatabase } from '../sqlite';
 import { openRunsDb, type OpenRunsDbOptions } from './db';
 import type { RunInfo, RunListItem, RunManifest, SamplePlanRow } from '../../../src-shared/runs';
@@ -53,9 +56,33 @@ interface AnswerRow {
   retrieve_ms: number;
   answer_ms: number;
   error: string | null;
+  set_f1: number | null;
+  bleu1: number | null;
+  judge_mean: number | null;
+  judge_std: number | null;
+  judge_labels: string | null;
+  judge_error: string | null;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+}
+
+function judgeOf(r: AnswerRow): JudgeScore | null {
+  if (r.judge_labels === null && r.judge_error === null) return null;
+  return {
+    mean: r.judge_mean,
+    std: r.judge_std,
+    labels: r.judge_labels === null ? [] : (JSON.parse(r.judge_labels) as number[]),
+    error: r.judge_error,
+  };
 }
 
 function toAnswer(r: AnswerRow): AnswerRecord {
+  // Rows from before schema 3 have no Mem0-style scores; they are pure functions of what the row
+  // holds, so compute them rather than show a hole.
+  const lexical =
+    r.category !== 5 && (r.set_f1 === null || r.bleu1 === null)
+      ? lexicalScores(r.prediction, r.gold, r.category as CategoryId, r.error !== null)
+      : { setF1: r.set_f1, bleu1: r.bleu1 };
   return {
     sampleId: r.sample_id,
     testIndex: r.test_index,
@@ -70,7 +97,21 @@ function toAnswer(r: AnswerRow): AnswerRecord {
     retrieveMs: r.retrieve_ms,
     answerMs: r.answer_ms,
     error: r.error,
+    setF1: lexical.setF1,
+    bleu1: lexical.bleu1,
+    judge: judgeOf(r),
+    usage:
+      r.prompt_tokens === null && r.completion_tokens === null
+        ? null
+        : { promptTokens: r.prompt_tokens ?? 0, completionTokens: r.completion_tokens ?? 0 },
   };
+}
+
+/** Identifies one answer row of a run. */
+export interface AnswerKey {
+  sampleId: string;
+  testIndex: number;
+  questionIndex: number;
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -92,8 +133,18 @@ export class RunStore {
       ),
       insertAnswer: db.prepare(
         `INSERT INTO answers (run_id, sample_id, test_index, question_index, category, question, gold, prediction,
-           retrieved, official_f1, evidence_recall, retrieve_ms, answer_ms, error)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           retrieved, official_f1, evidence_recall, retrieve_ms, answer_ms, error,
+           set_f1, bleu1, judge_mean, judge_std, judge_labels, judge_error, prompt_tokens, completion_tokens)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      setJudge: db.prepare(
+        `UPDATE answers SET judge_mean = ?, judge_std = ?, judge_labels = ?, judge_error = ?
+         WHERE run_id = ? AND sample_id = ? AND test_index = ? AND question_index = ?`,
+      ),
+      cacheGet: db.prepare('SELECT label, reason FROM judge_cache WHERE key = ?'),
+      cachePut: db.prepare(
+        `INSERT OR REPLACE INTO judge_cache (key, model, prompt_sha256, repeat, label, reason, prompt_tokens, completion_tokens, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       bumpAnswerErrors: db.prepare(
         'UPDATE runs SET answer_errors = answer_errors + ? WHERE id = ?',
@@ -222,6 +273,14 @@ export class RunStore {
           a.retrieveMs,
           a.answerMs,
           a.error,
+          a.setF1,
+          a.bleu1,
+          a.judge?.mean ?? null,
+          a.judge?.std ?? null,
+          a.judge ? JSON.stringify(a.judge.labels) : null,
+          a.judge?.error ?? null,
+          a.usage?.promptTokens ?? null,
+          a.usage?.completionTokens ?? null,
         );
       }
       if (errors > 0) s.bumpAnswerErrors.run(errors, runId);
@@ -409,6 +468,98 @@ export class RunStore {
       )
       .all(runId, runId) as AnswerRow[];
     return rows.map(toAnswer);
+  }
+
+  /**
+   * Answers a judge pass should score: categories 1-4 not judged yet or whose judge failed
+   * (`all`: every one of them, to re-judge with another judge or prompt).
+   */
+  answersToJudge(runId: string, options: { all?: boolean } = {}): AnswerRecord[] {
+    this.requireRun(runId);
+    const rows = this.db
+      .prepare(
+        `SELECT * FROM answers WHERE run_id = ? AND category != 5
+           AND (? OR judge_labels IS NULL OR judge_error IS NOT NULL)
+         ORDER BY sample_id, test_index, question_index`,
+      )
+      .all(runId, options.all ? 1 : 0) as AnswerRow[];
+    return rows.map(toAnswer);
+  }
+
+  /** Records judge verdicts (null clears one), in one transaction. */
+  saveJudgeScores(
+    runId: string,
+    scores: ReadonlyArray<AnswerKey & { judge: JudgeScore | null }>,
+  ): void {
+    const s = this.statements;
+    this.db.transaction(() => {
+      for (const { sampleId, testIndex, questionIndex, judge } of scores) {
+        s.setJudge.run(
+          judge?.mean ?? null,
+          judge?.std ?? null,
+          judge ? JSON.stringify(judge.labels) : null,
+          judge?.error ?? null,
+          runId,
+          sampleId,
+          testIndex,
+          questionIndex,
+        );
+      }
+    })();
+  }
+
+  /** The judge cache in this database: verdicts survive the process, so re-scoring is free. */
+  judgeCache(): JudgeCache {
+    const s = this.statements;
+    return {
+      get: (key: string): JudgeVerdict | undefined => {
+        const row = s.cacheGet.get(key) as JudgeVerdict | undefined;
+        return row ? { label: row.label, reason: row.reason } : undefined;
+      },
+      put: (key: string, entry: JudgeCacheEntry): void => {
+        s.cachePut.run(
+          key,
+          entry.model,
+          entry.promptSha256,
+          entry.repeat,
+          entry.verdict.label,
+          entry.verdict.reason,
+          entry.usage?.promptTokens ?? null,
+          entry.usage?.completionTokens ?? null,
+          iso(this.now()),
+        );
+      },
+    };
+  }
+
+  /** The answerer's token totals over every answer of a run (every test, not just the final). */
+  answerTokenTotals(runId: string): {
+    calls: number;
+    promptTokens: number;
+    completionTokens: number;
+  } {
+    const row = this.db
+      .prepare(
+        `SELECT count(prompt_tokens) AS calls, COALESCE(SUM(prompt_tokens), 0) AS prompt,
+                COALESCE(SUM(completion_tokens), 0) AS completion
+         FROM answers WHERE run_id = ?`,
+      )
+      .get(runId) as { calls: number; prompt: number; completion: number };
+    return { calls: row.calls, promptTokens: row.prompt, completionTokens: row.completion };
+  }
+
+  /** Rewrites a run's manifest (provenance that is only known later: judge, token totals). */
+  updateManifest(runId: string, update: (m: RunManifest) => RunManifest): RunManifest {
+    return this.db.transaction(() => {
+      const row = this.db.prepare('SELECT manifest FROM runs WHERE id = ?').get(runId) as
+        { manifest: string } | undefined;
+      if (!row) throw new WorkbenchError('NOT_FOUND', `no run ${runId}`);
+      const manifest = update(JSON.parse(row.manifest) as RunManifest);
+      this.db
+        .prepare('UPDATE runs SET manifest = ? WHERE id = ?')
+        .run(JSON.stringify(manifest), runId);
+      return manifest;
+    })();
   }
 
   summary(runId: string): RunSummary {

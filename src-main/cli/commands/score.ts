@@ -1,0 +1,382 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import {
+  CATEGORY_IDS,
+  CATEGORY_SCHEME_LABELS,
+  categoryName,
+  type CategoryId,
+  type CategoryScheme,
+} from '../../../src-shared/dataset/categories';
+import type { Sample } from '../../../src-shared/dataset';
+import { WorkbenchError, formatPath, zodError } from '../../../src-shared/errors';
+import {
+  JudgeConfigSchema,
+  lexicalScores,
+  summarizeAnswers,
+  type JudgeMeanN,
+  type JudgeScore,
+  type MeanN,
+  type ScorePair,
+} from '../../../src-shared/experiment';
+import { LlmJudge, judgeAnswer, MemoryJudgeCache } from '../../core/answer/judge';
+import { loadDatasetFile } from '../../core/dataset/load';
+import type { CliCommand, CliIO } from '../command';
+import { UsageError } from '../command';
+import { openStore, parseScheme } from './experiment';
+
+const USAGE = `usage: npm run -s cli -- score --data <file> --predictions <file.json> [options]
+
+Scores predictions against a dataset's gold answers, without running anything: official LoCoMo
+F1 on every question, Mem0-style set F1 and BLEU-1 on categories 1-4 and, with a judge, the LLM
+judge J. The predictions file is a JSON array of {"sampleId", "questionIndex", "prediction"}.
+
+options:
+  --data <file>               dataset file (LoCoMo JSON)
+  --predictions <file.json>   predictions to score
+  --judge-base-url <url>      OpenAI-compatible endpoint of the judge (with /v1)
+  --judge-model <name>        judge model (judging needs both judge flags)
+  --judge-repeats <n>         judge each answer n times; J is reported as mean and std (default 1)
+  --judge-api-key-env <NAME>  environment variable holding the judge's API key
+  --no-judge-cache            do not use the runs database's judge cache
+  --runs-db <path>            runs database holding the judge cache (default: <data dir>/runs.db)
+  --data-dir <dir>            data directory (default: $MEMORY_WORKBENCH_DATA or ~/.memory-workbench)
+  --scheme <official|mem0>    category names (default: official)
+  --json                      print one JSON object: {"items", "byCategory", "overall", ...}
+  -h, --help                  show this help
+`;
+
+export const PredictionSchema = z.object({
+  sampleId: z.string().min(1),
+  questionIndex: z.number().int().nonnegative(),
+  prediction: z.string(),
+});
+export type Prediction = z.output<typeof PredictionSchema>;
+
+const MAX_REPORTED = 20;
+
+/**
+ * Validates a predictions array against a dataset: each entry's shape, that its sample and
+ * question exist, and that no question is predicted twice. Every bad entry is reported with its
+ * index, not just the first.
+ */
+export function parsePredictions(value: unknown, samples: readonly Sample[]): Prediction[] {
+  if (!Array.isArray(value)) {
+    throw new WorkbenchError(
+      'INVALID_INPUT',
+      'predictions: must be a JSON array of {sampleId, questionIndex, prediction}',
+    );
+  }
+  const questions = new Map<string, Set<number>>();
+  for (const s of samples) questions.set(s.sampleId, new Set(s.qa.map((q) => q.index)));
+  const problems: string[] = [];
+  const seen = new Map<string, number>();
+  const out: Prediction[] = [];
+  value.forEach((entry, i) => {
+    const parsed = PredictionSchema.safeParse(entry);
+    if (!parsed.success) {
+      problems.push(zodError(parsed.error, 'predictions', [i]).message);
+      return;
+    }
+    const p = parsed.data;
+    const known = questions.get(p.sampleId);
+    if (!known) {
+      problems.push(`predictions: ${formatPath([i, 'sampleId'])}: no sample "${p.sampleId}"`);
+      return;
+    }
+    if (!known.has(p.questionIndex)) {
+      problems.push(
+        `predictions: ${formatPath([i, 'questionIndex'])}: sample ${p.sampleId} has no question ${p.questionIndex}`,
+      );
+      return;
+    }
+    const key = `${p.sampleId}\u0000${p.questionIndex}`;
+    const first = seen.get(key);
+    if (first !== undefined) {
+      problems.push(
+        `predictions: ${formatPath([i])}: ${p.sampleId} question ${p.questionIndex} is already predicted at [${first}]`,
+      );
+      return;
+    }
+    seen.set(key, i);
+    out.push(p);
+  });
+  if (problems.length > 0) {
+    const shown = problems.slice(0, MAX_REPORTED);
+    const more =
+      problems.length > shown.length ? `\n(and ${problems.length - shown.length} more)` : '';
+    throw new WorkbenchError(
+      'INVALID_INPUT',
+      `${problems.length} bad prediction${problems.length === 1 ? '' : 's'}:\n${shown.join('\n')}${more}`,
+      { where: 'predictions' },
+    );
+  }
+  return out;
+}
+
+export interface ScoredItem {
+  sampleId: string;
+  questionIndex: number;
+  category: CategoryId;
+  officialF1: number;
+  setF1: number | null;
+  bleu1: number | null;
+  /** Present when a judge ran: null for questions it does not judge (category 5). */
+  judge?: JudgeScore | null;
+}
+
+/** The scores of each prediction, in the order given; the same formulas the pipeline uses. */
+export function scorePredictions(
+  samples: readonly Sample[],
+  predictions: readonly Prediction[],
+): Array<ScoredItem & { question: string; gold: string | null; prediction: string }> {
+  const bySample = new Map(
+    samples.map((s) => [s.sampleId, new Map(s.qa.map((q) => [q.index, q]))]),
+  );
+  return predictions.map((p) => {
+    const qa = bySample.get(p.sampleId)?.get(p.questionIndex);
+    if (!qa) throw new Error(`score: ${p.sampleId} question ${p.questionIndex} vanished`);
+    return {
+      sampleId: p.sampleId,
+      questionIndex: p.questionIndex,
+      category: qa.category,
+      ...lexicalScores(p.prediction, qa.answer, qa.category),
+      question: qa.question,
+      gold: qa.answer,
+      prediction: p.prediction,
+    };
+  });
+}
+
+export interface ScoreGroup {
+  n: number;
+  officialF1: MeanN;
+  setF1: MeanN;
+  bleu1: MeanN;
+  judge?: JudgeMeanN;
+}
+
+function group(pair: ScorePair, n: number, judged: boolean): ScoreGroup {
+  const { officialF1, setF1, bleu1, judge } = pair;
+  return { n, officialF1, setF1, bleu1, ...(judged ? { judge } : {}) };
+}
+
+/** Per category and both overall conventions (all categories; categories 1-4). */
+export function summarizeScores(
+  items: readonly ScoredItem[],
+  judged: boolean,
+): {
+  byCategory: Record<CategoryId, ScoreGroup>;
+  overall: { all: ScoreGroup; categories1to4: ScoreGroup };
+} {
+  const summary = summarizeAnswers(
+    items.map((i) => ({ ...i, evidenceRecall: null, error: null, judge: i.judge ?? null })),
+  );
+  const byCategory = {} as Record<CategoryId, ScoreGroup>;
+  for (const c of CATEGORY_IDS) {
+    const pair = summary.byCategory[c];
+    byCategory[c] = group(pair, pair.officialF1.n, judged);
+  }
+  const { all, categories1to4 } = summary.overall;
+  return {
+    byCategory,
+    overall: {
+      all: group(all, all.officialF1.n, judged),
+      categories1to4: group(categories1to4, categories1to4.officialF1.n, judged),
+    },
+  };
+}
+
+function readJson(file: string, what: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new WorkbenchError(
+      'NOT_FOUND',
+      `${what} ${file}: cannot read it (${(error as Error).message})`,
+      { where: file },
+    );
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new WorkbenchError(
+      'INVALID_INPUT',
+      `${what} ${file}: not valid JSON (${(error as Error).message})`,
+      { where: file },
+    );
+  }
+}
+
+const fmt = (m: MeanN | undefined): string =>
+  m === undefined || m.mean === null ? '-' : m.mean.toFixed(3);
+
+function table(
+  summary: ReturnType<typeof summarizeScores>,
+  scheme: CategoryScheme,
+  judged: boolean,
+): string {
+  const head = [
+    'category',
+    'n',
+    'official F1',
+    'set F1',
+    'BLEU-1',
+    ...(judged ? ['J', 'J std'] : []),
+  ];
+  const row = (label: string, g: ScoreGroup): string[] => [
+    label,
+    `${g.n}`,
+    fmt(g.officialF1),
+    fmt(g.setF1),
+    fmt(g.bleu1),
+    ...(judged ? [fmt(g.judge), g.judge?.std == null ? '-' : g.judge.std.toFixed(3)] : []),
+  ];
+  const rows = [head];
+  for (const c of CATEGORY_IDS)
+    rows.push(row(`${c} ${categoryName(c, scheme)}`, summary.byCategory[c]));
+  rows.push(row('overall (all, official)', summary.overall.all));
+  rows.push(row('overall (categories 1-4)', summary.overall.categories1to4));
+  const widths = head.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  const line = (r: string[]): string =>
+    r
+      .map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
+      .join('  ');
+  return `Scores, categories named by ${CATEGORY_SCHEME_LABELS[scheme]} scheme\n${rows.map(line).join('\n')}\n`;
+}
+
+async function judgeItems(
+  items: Array<ScoredItem & { question: string; gold: string | null; prediction: string }>,
+  judge: LlmJudge,
+): Promise<void> {
+  await Promise.all(
+    items.map(async (item) => {
+      item.judge = await judgeAnswer(judge, { ...item, error: null });
+    }),
+  );
+}
+
+export const scoreCommand: CliCommand = {
+  summary: 'score a predictions file against a dataset (official F1, set F1, BLEU-1, judge)',
+  usage: USAGE,
+  async run(args, io: CliIO) {
+    const { values } = parseArgs({
+      args,
+      allowPositionals: false,
+      strict: true,
+      options: {
+        data: { type: 'string' },
+        predictions: { type: 'string' },
+        'judge-base-url': { type: 'string' },
+        'judge-model': { type: 'string' },
+        'judge-repeats': { type: 'string' },
+        'judge-api-key-env': { type: 'string' },
+        'no-judge-cache': { type: 'boolean', default: false },
+        'runs-db': { type: 'string' },
+        'data-dir': { type: 'string' },
+        scheme: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+    if (values.help) {
+      io.stdout(USAGE);
+      return 0;
+    }
+    const scheme = parseScheme(values.scheme);
+    if (values.data === undefined) throw new UsageError('score needs --data <file>');
+    if (values.predictions === undefined)
+      throw new UsageError('score needs --predictions <file.json>');
+    const wantsJudge =
+      values['judge-base-url'] !== undefined || values['judge-model'] !== undefined;
+    if (
+      wantsJudge &&
+      (values['judge-base-url'] === undefined || values['judge-model'] === undefined)
+    ) {
+      throw new UsageError('judging needs both --judge-base-url and --judge-model');
+    }
+    const judgeConfig = wantsJudge
+      ? JudgeConfigSchema.safeParse({
+          baseUrl: values['judge-base-url'],
+          model: values['judge-model'],
+          ...(values['judge-repeats'] !== undefined
+            ? { repeats: Number(values['judge-repeats']) }
+            : {}),
+          ...(values['judge-api-key-env'] !== undefined
+            ? { apiKeyEnv: values['judge-api-key-env'] }
+            : {}),
+        })
+      : null;
+    if (judgeConfig && !judgeConfig.success) throw zodError(judgeConfig.error, 'judge');
+    const judgeEnv = judgeConfig?.data.apiKeyEnv;
+    if (judgeEnv !== undefined && !process.env[judgeEnv]) {
+      throw new WorkbenchError(
+        'INVALID_INPUT',
+        `judge: environment variable ${judgeEnv} is not set (it should hold the API key)`,
+      );
+    }
+
+    const dataset = await loadDatasetFile(resolve(values.data));
+    const predictions = parsePredictions(
+      readJson(resolve(values.predictions), 'predictions file'),
+      dataset.samples,
+    );
+    const items = scorePredictions(dataset.samples, predictions);
+
+    let judgeInfo: Record<string, unknown> | null = null;
+    if (judgeConfig?.success) {
+      const stores = values['no-judge-cache']
+        ? null
+        : openStore(values['runs-db'], values['data-dir']);
+      try {
+        const judge = new LlmJudge(judgeConfig.data, {
+          cache: stores ? stores.store.judgeCache() : new MemoryJudgeCache(),
+        });
+        await judgeItems(items, judge);
+        judgeInfo = {
+          model: judge.model,
+          repeats: judge.repeats,
+          promptSha256: judge.prompt.sha256,
+          calls: judge.stats.calls,
+          cacheHits: judge.stats.cacheHits,
+          errors: judge.stats.errors,
+          usage: judge.client.totals(),
+        };
+      } finally {
+        stores?.store.close();
+      }
+    }
+    const judged = judgeInfo !== null;
+    const summary = summarizeScores(items, judged);
+    if (values.json) {
+      io.stdout(
+        `${JSON.stringify({
+          scheme,
+          categoryNames: Object.fromEntries(CATEGORY_IDS.map((c) => [c, categoryName(c, scheme)])),
+          items: items.map((i) => ({
+            sampleId: i.sampleId,
+            questionIndex: i.questionIndex,
+            category: i.category,
+            officialF1: i.officialF1,
+            setF1: i.setF1,
+            bleu1: i.bleu1,
+            ...(judged ? { judge: i.judge ?? null } : {}),
+          })),
+          byCategory: summary.byCategory,
+          overall: summary.overall,
+          ...(judged ? { judge: judgeInfo } : {}),
+        })}\n`,
+      );
+    } else {
+      io.stdout(table(summary, scheme, judged));
+      io.stdout(`predictions ${items.length}\n`);
+      if (judgeInfo)
+        io.stdout(
+          `judge ${String(judgeInfo['model'])}: ${String(judgeInfo['calls'])} calls, ${String(judgeInfo['cacheHits'])} from cache, ${String(judgeInfo['errors'])} errors\n`,
+        );
+    }
+    return 0;
+  },
+};

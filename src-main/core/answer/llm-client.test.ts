@@ -1,0 +1,201 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { WorkbenchError } from '../../../src-shared/errors';
+import {
+  startFakeOpenAIServer,
+  type FakeOpenAIServer,
+} from '../../../tests/support/fake-openai-server';
+import { LlmClient, costOf, type LlmClientConfig } from './llm-client';
+
+const KEY_ENV = 'MW_TEST_LLM_CLIENT_KEY';
+const KEY = 'sk-test-llm-client-0123456789';
+
+let server: FakeOpenAIServer;
+beforeAll(async () => {
+  process.env[KEY_ENV] = KEY;
+  server = await startFakeOpenAIServer({
+    apiKey: KEY,
+    chat: (chat) => `echo: ${chat.messages.at(-1)?.content ?? ''}`,
+  });
+});
+afterAll(async () => {
+  delete process.env[KEY_ENV];
+  await server.close();
+});
+afterEach(() => {
+  server.setFault(null);
+  server.requests.length = 0;
+});
+
+function client(overrides: Partial<LlmClientConfig> = {}): LlmClient {
+  return new LlmClient(
+    {
+      baseUrl: server.url,
+      model: 'fake-chat',
+      temperature: 0,
+      maxTokens: 32,
+      apiKeyEnv: KEY_ENV,
+      timeoutMs: 2_000,
+      maxRetries: 3,
+      concurrency: 4,
+      baseDelayMs: 1,
+      ...overrides,
+    },
+    // Jitter pinned to its upper end: delays are exactly min(max, base * 2^n).
+    () => 0.999999,
+  );
+}
+
+async function rejection(promise: Promise<unknown>): Promise<WorkbenchError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof WorkbenchError) return error;
+    throw error;
+  }
+  throw new Error('expected a rejection');
+}
+
+const ask = [{ role: 'user' as const, content: 'hello there' }];
+
+describe('LlmClient against the fake server', () => {
+  it('posts an OpenAI chat request and returns the content with usage and latency', async () => {
+    const c = client();
+    const r = await c.complete(ask, { seed: 7 });
+    expect(r.content).toBe('echo: hello there');
+    expect(r.model).toBe('fake-chat');
+    expect(r.usage).toEqual({ promptTokens: 2, completionTokens: 3 });
+    expect(r.attempts).toBe(1);
+    expect(r.latencyMs).toBeGreaterThan(0);
+    const [request] = server.requests;
+    expect(request?.path).toBe('/v1/chat/completions');
+    expect(request?.headers['authorization']).toBe(`Bearer ${KEY}`);
+    expect(request?.body).toEqual({
+      model: 'fake-chat',
+      messages: ask,
+      temperature: 0,
+      max_tokens: 32,
+      seed: 7,
+    });
+    expect(c.totals()).toEqual({ calls: 1, promptTokens: 2, completionTokens: 3, cost: null });
+  });
+
+  it('retries 500s and dropped connections with exponential backoff', async () => {
+    server.setFault({ kind: 'status', status: 500, body: '{"error":{"message":"boom"}}' });
+    server.setFault({ kind: 'drop' });
+    const c = client({ baseDelayMs: 40 });
+    const r = await c.complete(ask);
+    expect(r.attempts).toBe(3);
+    expect(c.stats.retries).toBe(2);
+    const at = server.requests.map((q) => q.at);
+    // Waits of 40 ms then 80 ms (jitter pinned high); timer granularity allows a little slack.
+    expect((at[1] ?? 0) - (at[0] ?? 0)).toBeGreaterThanOrEqual(35);
+    expect((at[2] ?? 0) - (at[1] ?? 0)).toBeGreaterThanOrEqual(75);
+  });
+
+  it('honours Retry-After on a 429 instead of its own backoff', async () => {
+    server.setFault({ kind: 'rateLimit', retryAfter: 0.4 });
+    const r = await client({ baseDelayMs: 1 }).complete(ask);
+    expect(r.attempts).toBe(2);
+    const [first, second] = server.requests;
+    expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(380);
+  });
+
+  it('gives up after maxRetries, saying how many attempts it made', async () => {
+    server.setFault({ kind: 'status', status: 503 }, { times: 10 });
+    const error = await rejection(client({ maxRetries: 2 }).complete(ask));
+    expect(error.code).toBe('UPSTREAM');
+    expect(error.message).toContain('HTTP 503');
+    expect(error.message).toContain('(after 3 attempts)');
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('turns a hang past timeoutMs into TIMEOUT', async () => {
+    server.setFault({ kind: 'hang' }, { times: 5 });
+    const error = await rejection(client({ timeoutMs: 150, maxRetries: 1 }).complete(ask));
+    expect(error.code).toBe('TIMEOUT');
+    expect(error.message).toContain('timed out after 150 ms');
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('does not retry malformed JSON, empty choices or empty content: they fail as UPSTREAM', async () => {
+    server.setFault({ kind: 'malformedJson' });
+    expect((await rejection(client().complete(ask))).message).toContain('response is not JSON');
+    server.setFault({ kind: 'emptyChoices' });
+    expect((await rejection(client().complete(ask))).message).toContain(
+      'unexpected response shape at choices: is empty',
+    );
+    server.setFault({
+      kind: 'transform',
+      fn: (r) => ({
+        ...r,
+        json: { choices: [{ message: { role: 'assistant', content: '  ' } }] },
+      }),
+    });
+    expect((await rejection(client().complete(ask))).message).toContain(
+      'choices.0.message.content: is empty',
+    );
+    server.setFault({
+      kind: 'transform',
+      fn: (r) => ({ ...r, json: { choices: [{ message: { role: 'assistant', content: null } }] } }),
+    });
+    expect((await rejection(client().complete(ask))).code).toBe('UPSTREAM');
+    expect(server.requests).toHaveLength(4);
+  });
+
+  it('reads the key at call time and scrubs it from errors a server echoes', async () => {
+    server.setFault({
+      kind: 'status',
+      status: 401,
+      body: (request) =>
+        JSON.stringify({ error: { message: `bad key: ${request.headers['authorization']}` } }),
+    });
+    const error = await rejection(client().complete(ask));
+    expect(error.message).toContain('HTTP 401: bad key: Bearer [redacted]');
+    expect(error.message).not.toContain(KEY);
+
+    const unset = new LlmClient({
+      ...{ baseUrl: server.url, model: 'm', temperature: 0, maxTokens: 8 },
+      ...{ timeoutMs: 1000, maxRetries: 0, concurrency: 1, baseDelayMs: 1 },
+      apiKeyEnv: 'MW_TEST_UNSET_VARIABLE',
+    });
+    const missing = await rejection(unset.complete(ask));
+    expect(missing.code).toBe('INVALID_INPUT');
+    expect(missing.message).toBe(
+      'LlmClient: environment variable MW_TEST_UNSET_VARIABLE (apiKeyEnv) is not set',
+    );
+  });
+
+  it('keeps at most `concurrency` requests in flight', async () => {
+    let inFlight = 0;
+    let peak = 0;
+    const slow = await startFakeOpenAIServer({
+      chat: async () => {
+        inFlight++;
+        peak = Math.max(peak, inFlight);
+        await new Promise((r) => setTimeout(r, 30));
+        inFlight--;
+        return { json: { choices: [{ message: { role: 'assistant', content: 'ok' } }] } };
+      },
+    });
+    try {
+      const c = client({ baseUrl: slow.url, apiKeyEnv: undefined, concurrency: 2 });
+      const results = await Promise.all(Array.from({ length: 6 }, () => c.complete(ask)));
+      expect(results.map((r) => r.content)).toEqual(Array(6).fill('ok'));
+      // No usage in the response: recorded as unknown, not as zero.
+      expect(results[0]?.usage).toBeNull();
+      expect(peak).toBe(2);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('prices tokens per million', () => {
+    expect(costOf({ promptTokens: 1_000_000, completionTokens: 500_000 }, undefined)).toBeNull();
+    expect(
+      costOf(
+        { promptTokens: 2_000, completionTokens: 1_000 },
+        { inputPerMillion: 0.15, outputPerMillion: 0.6 },
+      ),
+    ).toBeCloseTo(0.0009, 12);
+  });
+});

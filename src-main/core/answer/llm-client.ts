@@ -1,0 +1,254 @@
+import { z } from 'zod';
+import { WorkbenchError } from '../../../src-shared/errors';
+import type { LlmPrices, TokenCounts } from '../../../src-shared/experiment';
+import type { TokenTotals } from '../../../src-shared/runs';
+import {
+  DEFAULT_MAX_DELAY_MS,
+  DEFAULT_MAX_RETRY_AFTER_MS,
+  Semaphore,
+  excerpt,
+  postJson,
+  redact,
+  withRetries,
+  type Attempt,
+} from '../http/retry';
+
+/**
+ * A client for any OpenAI-compatible `POST {baseUrl}/chat/completions` (OpenAI, vLLM, Ollama,
+ * LM Studio, llama.cpp server). Retries 429 (honouring Retry-After), 5xx, timeouts and network
+ * errors with exponential backoff and jitter; validates the response (a non-empty
+ * `choices[0].message.content`); records latency and token usage per call and in total.
+ *
+ * The API key is read from `process.env[apiKeyEnv]` at each call and never kept: not in the
+ * config, not in this object, not in any error message (it is scrubbed).
+ */
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+export interface LlmClientConfig {
+  baseUrl: string;
+  model: string;
+  temperature: number;
+  maxTokens: number;
+  apiKeyEnv?: string | undefined;
+  timeoutMs: number;
+  maxRetries: number;
+  concurrency: number;
+  baseDelayMs: number;
+  maxDelayMs?: number;
+  maxRetryAfterMs?: number;
+  prices?: LlmPrices | undefined;
+}
+
+export interface ChatCallOptions {
+  signal?: AbortSignal;
+  /** Sent as `seed` (OpenAI, vLLM and Ollama use it for reproducible sampling). */
+  seed?: number;
+}
+
+export interface ChatCompletion {
+  content: string;
+  /** The model the server says answered (falls back to the configured one). */
+  model: string;
+  usage: TokenCounts | null;
+  /** Wall time of the whole call, retries and waits included. */
+  latencyMs: number;
+  attempts: number;
+}
+
+export interface LlmClientStats {
+  calls: number;
+  failures: number;
+  retries: number;
+  promptTokens: number;
+  completionTokens: number;
+  latencyMs: number;
+}
+
+const responseSchema = z.object({
+  model: z.string().optional(),
+  choices: z
+    .array(
+      z.object({
+        message: z.object({
+          content: z
+            .string({ error: 'must be a string' })
+            .refine((t) => t.trim() !== '', 'is empty'),
+        }),
+      }),
+    )
+    .min(1, 'is empty'),
+  usage: z
+    .object({
+      prompt_tokens: z.number().int().nonnegative().optional(),
+      completion_tokens: z.number().int().nonnegative().optional(),
+    })
+    .nullish(),
+});
+
+/** Cost in USD of `usage` at `prices` per million tokens; null without prices. */
+export function costOf(
+  usage: Pick<TokenTotals, 'promptTokens' | 'completionTokens'>,
+  prices: LlmPrices | undefined,
+): number | null {
+  if (!prices) return null;
+  return (
+    (usage.promptTokens * prices.inputPerMillion +
+      usage.completionTokens * prices.outputPerMillion) /
+    1_000_000
+  );
+}
+
+export class LlmClient {
+  readonly model: string;
+  readonly url: string;
+  readonly stats: LlmClientStats = {
+    calls: 0,
+    failures: 0,
+    retries: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+    latencyMs: 0,
+  };
+  private readonly config: LlmClientConfig;
+  private readonly gate: Semaphore;
+  private readonly label: string;
+
+  constructor(
+    config: LlmClientConfig,
+    private readonly random: () => number = Math.random,
+  ) {
+    this.config = config;
+    this.model = config.model;
+    this.url = `${config.baseUrl.replace(/\/+$/, '')}/chat/completions`;
+    this.label = `LlmClient: POST ${this.url}`;
+    this.gate = new Semaphore(config.concurrency);
+  }
+
+  /** Token totals so far, with their cost at the configured prices. */
+  totals(): TokenTotals {
+    const { calls, promptTokens, completionTokens } = this.stats;
+    const usage = { promptTokens, completionTokens };
+    return { calls, ...usage, cost: costOf(usage, this.config.prices) };
+  }
+
+  costOf(usage: TokenCounts): number | null {
+    return costOf(usage, this.config.prices);
+  }
+
+  async complete(
+    messages: readonly ChatMessage[],
+    options: ChatCallOptions = {},
+  ): Promise<ChatCompletion> {
+    const { signal } = options;
+    const key = this.apiKey();
+    const started = performance.now();
+    const policy = {
+      maxRetries: this.config.maxRetries,
+      baseDelayMs: this.config.baseDelayMs,
+      maxDelayMs: this.config.maxDelayMs ?? DEFAULT_MAX_DELAY_MS,
+      maxRetryAfterMs: this.config.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS,
+    };
+    try {
+      const { value, attempts } = await this.gate.run(
+        () =>
+          withRetries((_n) => this.attempt(messages, options, key), policy, {
+            where: this.config.baseUrl,
+            random: this.random,
+            ...(signal ? { signal } : {}),
+            onRetry: () => void this.stats.retries++,
+          }),
+        signal,
+        this.label,
+      );
+      const latencyMs = Math.round((performance.now() - started) * 100) / 100;
+      this.stats.calls++;
+      this.stats.latencyMs += latencyMs;
+      if (value.usage) {
+        this.stats.promptTokens += value.usage.promptTokens;
+        this.stats.completionTokens += value.usage.completionTokens;
+      }
+      return { ...value, latencyMs, attempts };
+    } catch (error) {
+      this.stats.failures++;
+      throw error;
+    }
+  }
+
+  private apiKey(): string | undefined {
+    const name = this.config.apiKeyEnv;
+    if (name === undefined) return undefined;
+    const key = process.env[name];
+    if (!key) {
+      throw new WorkbenchError(
+        'INVALID_INPUT',
+        `LlmClient: environment variable ${name} (apiKeyEnv) is not set`,
+        { path: ['apiKeyEnv'] },
+      );
+    }
+    return key;
+  }
+
+  private async attempt(
+    messages: readonly ChatMessage[],
+    options: ChatCallOptions,
+    key: string | undefined,
+  ): Promise<Attempt<Omit<ChatCompletion, 'latencyMs' | 'attempts'>>> {
+    const { model, temperature, maxTokens, timeoutMs, baseUrl } = this.config;
+    const body: Record<string, unknown> = {
+      model,
+      messages,
+      temperature,
+      max_tokens: maxTokens,
+    };
+    if (options.seed !== undefined) body['seed'] = options.seed;
+    const sent = await postJson(this.url, body, {
+      headers: key ? { authorization: `Bearer ${key}` } : {},
+      timeoutMs,
+      label: this.label,
+      where: baseUrl,
+      secret: key,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    if (!sent.ok) return sent;
+    const fail = (message: string): Attempt<never> => ({
+      ok: false,
+      retryable: false,
+      error: new WorkbenchError('UPSTREAM', redact(`${this.label}: ${message}`, key), {
+        where: baseUrl,
+      }),
+    });
+    let json: unknown;
+    try {
+      json = JSON.parse(sent.value.text);
+    } catch {
+      return fail(`response is not JSON: ${excerpt(sent.value.text)}`);
+    }
+    const parsed = responseSchema.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return fail(
+        `unexpected response shape at ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`,
+      );
+    }
+    const { choices, usage } = parsed.data;
+    const content = (choices[0] as (typeof choices)[number]).message.content;
+    return {
+      ok: true,
+      value: {
+        content,
+        model: parsed.data.model ?? model,
+        usage:
+          usage && (usage.prompt_tokens !== undefined || usage.completion_tokens !== undefined)
+            ? {
+                promptTokens: usage.prompt_tokens ?? 0,
+                completionTokens: usage.completion_tokens ?? 0,
+              }
+            : null,
+      },
+    };
+  }
+}

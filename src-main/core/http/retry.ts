@@ -1,0 +1,281 @@
+import { WorkbenchError } from '../../../src-shared/errors';
+
+/**
+ * The HTTP plumbing OpenAI-compatible clients share: one JSON POST under a per-attempt timeout
+ * that also covers reading the body, a retry loop with exponential backoff and jitter that honours
+ * Retry-After, a concurrency gate, and the error hygiene (server messages excerpted, the API key
+ * scrubbed from anything a server might echo back).
+ *
+ * The attempt/retry split follows the embedder in `embed/openai.ts`, which predates this module
+ * and keeps its own copy for now.
+ */
+
+export interface RetryPolicy {
+  maxRetries: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** A 429 asking to wait longer than this fails instead of stalling the run. */
+  maxRetryAfterMs: number;
+}
+
+export const DEFAULT_MAX_DELAY_MS = 20_000;
+export const DEFAULT_MAX_RETRY_AFTER_MS = 60_000;
+
+export type Attempt<T> =
+  | { ok: true; value: T }
+  | { ok: false; error: WorkbenchError; retryable: boolean; retryAfterMs?: number };
+
+export interface RetryOptions {
+  /** Where errors point (the base URL). */
+  where: string;
+  signal?: AbortSignal;
+  /** Jitter source; tests pin it. */
+  random?: () => number;
+  /** Called before each wait, e.g. to count retries. */
+  onRetry?: (delayMs: number, error: WorkbenchError) => void;
+}
+
+/** Delay before retry number `attempt + 1`: exponential, capped, times a jitter in [0.5, 1). */
+export function backoffDelay(
+  attempt: number,
+  policy: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>,
+  random: () => number = Math.random,
+): number {
+  return Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt) * (0.5 + random() * 0.5);
+}
+
+/** Runs `attempt` until it succeeds, fails for good, or the retries are spent. */
+export async function withRetries<T>(
+  attempt: (n: number) => Promise<Attempt<T>>,
+  policy: RetryPolicy,
+  options: RetryOptions,
+): Promise<{ value: T; attempts: number }> {
+  for (let n = 0; ; n++) {
+    const result = await attempt(n);
+    if (result.ok) return { value: result.value, attempts: n + 1 };
+    if (!result.retryable || n >= policy.maxRetries) {
+      if (result.retryable && n > 0) {
+        throw new WorkbenchError(
+          result.error.code,
+          `${result.error.message} (after ${n + 1} attempts)`,
+          { where: options.where, cause: result.error },
+        );
+      }
+      throw result.error;
+    }
+    let delay = backoffDelay(n, policy, options.random);
+    if (result.retryAfterMs !== undefined) {
+      if (result.retryAfterMs > policy.maxRetryAfterMs) {
+        throw new WorkbenchError(
+          'UPSTREAM',
+          `${result.error.message} (server asked to retry after ${Math.round(result.retryAfterMs / 1000)} s, more than maxRetryAfterMs)`,
+          { where: options.where },
+        );
+      }
+      delay = result.retryAfterMs;
+    }
+    options.onRetry?.(delay, result.error);
+    await sleep(delay, options.signal, result.error.message);
+  }
+}
+
+export interface PostJsonOptions {
+  headers: Record<string, string>;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** Starts every message: `LlmClient: POST http://...`. */
+  label: string;
+  where: string;
+  /** Scrubbed from every message (servers sometimes echo the Authorization header). */
+  secret?: string | undefined;
+}
+
+export interface HttpText {
+  status: number;
+  text: string;
+}
+
+/**
+ * One POST. Resolves to the 2xx body, or to a classified failure: 429 (with its Retry-After), 5xx,
+ * timeouts and network errors are retryable; other statuses are not. Rejects only when `signal`
+ * aborts (CANCELLED).
+ */
+export async function postJson(
+  url: string,
+  body: unknown,
+  options: PostJsonOptions,
+): Promise<Attempt<HttpText>> {
+  const { label, where, secret, timeoutMs, signal } = options;
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, timeoutMs);
+  const onAbort = (): void => controller.abort();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  if (signal?.aborted) controller.abort();
+  let status: number;
+  let text: string;
+  let retryAfter: string | null;
+  try {
+    // The body is read under the same timer: a server that sends headers and then stalls is as
+    // stuck as one that never answers.
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...options.headers },
+      body: JSON.stringify(body),
+      signal: controller.signal,
+    });
+    status = response.status;
+    retryAfter = response.headers.get('retry-after');
+    text = await response.text();
+  } catch (error) {
+    if (signal?.aborted) throw cancelledError(label, signal);
+    if (timedOut) {
+      return {
+        ok: false,
+        retryable: true,
+        error: new WorkbenchError('TIMEOUT', `${label} timed out after ${timeoutMs} ms`, {
+          where,
+        }),
+      };
+    }
+    return {
+      ok: false,
+      retryable: true,
+      error: new WorkbenchError(
+        'UPSTREAM',
+        redact(`${label} failed: ${networkReason(error)}`, secret),
+        { where },
+      ),
+    };
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
+  }
+  if (status >= 200 && status < 300) return { ok: true, value: { status, text } };
+  const error = new WorkbenchError(
+    'UPSTREAM',
+    redact(`${label} -> HTTP ${status}: ${excerpt(text)}`, secret),
+    { where },
+  );
+  const retryable = status === 429 || status >= 500;
+  const retryAfterMs = status === 429 ? parseRetryAfter(retryAfter) : undefined;
+  return retryAfterMs === undefined
+    ? { ok: false, retryable, error }
+    : { ok: false, retryable, error, retryAfterMs };
+}
+
+const EXCERPT_CHARS = 200;
+
+/** An OpenAI-style `{"error":{"message"}}` says it best; otherwise the start of the body. */
+export function excerpt(text: string): string {
+  let message = text;
+  try {
+    const json = JSON.parse(text) as { error?: { message?: unknown } | string };
+    if (typeof json.error === 'string') message = json.error;
+    else if (typeof json.error?.message === 'string') message = json.error.message;
+  } catch {
+    // Not JSON: the raw text it is.
+  }
+  const flat = message.replace(/\s+/g, ' ').trim();
+  if (flat === '') return '(empty body)';
+  return flat.length > EXCERPT_CHARS ? `${flat.slice(0, EXCERPT_CHARS)}...` : flat;
+}
+
+export function redact(message: string, secret: string | undefined): string {
+  return secret && secret.length >= 4 ? message.split(secret).join('[redacted]') : message;
+}
+
+/** undici reports "fetch failed" with the useful part in `cause`. */
+export function networkReason(error: unknown): string {
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
+  const parts: string[] = [];
+  if (typeof cause?.code === 'string') parts.push(cause.code);
+  if (typeof cause?.message === 'string') parts.push(cause.message);
+  if (parts.length === 0) parts.push(error instanceof Error ? error.message : String(error));
+  return parts.join(' ');
+}
+
+/** Retry-After is seconds or an HTTP date. Fractional seconds are accepted (some proxies send them). */
+export function parseRetryAfter(value: string | null): number | undefined {
+  if (value === null || value.trim() === '') return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+/**
+ * The error a cancelled call rejects with: the signal's own reason when it is a WorkbenchError
+ * (the pipeline's timeout aborts with a TIMEOUT error), else CANCELLED.
+ */
+export function cancelledError(label: string, signal?: AbortSignal): WorkbenchError {
+  const reason: unknown = signal?.reason;
+  if (reason instanceof WorkbenchError) return reason;
+  return new WorkbenchError('CANCELLED', `${label}: cancelled`);
+}
+
+export function sleep(ms: number, signal: AbortSignal | undefined, label: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(cancelledError(label, signal));
+      return;
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(cancelledError(label, signal));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** At most `limit` tasks at once; the rest wait in arrival order. */
+export class Semaphore {
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(readonly limit: number) {}
+
+  async run<T>(task: () => Promise<T>, signal?: AbortSignal, label = 'Semaphore'): Promise<T> {
+    if (this.active >= this.limit) {
+      await new Promise<void>((resolve, reject) => {
+        const onAbort = (): void => {
+          const i = this.waiting.indexOf(go);
+          if (i >= 0) this.waiting.splice(i, 1);
+          reject(cancelledError(label, signal));
+        };
+        const go = (): void => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        };
+        if (signal?.aborted) {
+          reject(cancelledError(label, signal));
+          return;
+        }
+        signal?.addEventListener('abort', onAbort, { once: true });
+        this.waiting.push(go);
+      });
+    } else {
+      this.active++;
+      return this.finish(task);
+    }
+    // A released slot was handed to us without being given back: `active` already counts us.
+    return this.finish(task);
+  }
+
+  private async finish<T>(task: () => Promise<T>): Promise<T> {
+    try {
+      return await task();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.active--;
+    }
+  }
+}

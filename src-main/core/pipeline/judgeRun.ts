@@ -1,0 +1,108 @@
+import { setMaxListeners } from 'node:events';
+import type { AnswerRecord, JudgeConfig, JudgeScore } from '../../../src-shared/experiment';
+import type { RunManifest, TokenTotals } from '../../../src-shared/runs';
+import { LlmJudge, judgeAnswer } from '../answer/judge';
+import type { LlmClient } from '../answer/llm-client';
+import type { RunStore } from '../runs/store';
+
+/**
+ * The judge pass over a run, on the main thread (the runs DB and its judge cache live here):
+ * every answer of categories 1-4 at every test, so the per-test curves have J too. Identical
+ * (question, gold, answer) rows are judged once; each verdict is saved as soon as it is known, so
+ * a cancelled pass keeps what it paid for.
+ */
+
+export interface JudgePassOptions {
+  /** Re-judge answers that already have a verdict (another judge model or prompt). */
+  all?: boolean;
+  signal?: AbortSignal;
+  /** Replaces the HTTP client (tests). */
+  client?: LlmClient;
+}
+
+export interface JudgePassResult {
+  /** Answer rows given a verdict (or a judge error). */
+  judged: number;
+  errors: number;
+  /** Model calls made; cache hits cost nothing. */
+  calls: number;
+  cacheHits: number;
+  usage: TokenTotals;
+}
+
+function groupKey(a: AnswerRecord): string {
+  return JSON.stringify([a.question, a.gold, a.prediction, a.error !== null]);
+}
+
+export async function judgeRun(
+  store: RunStore,
+  runId: string,
+  config: JudgeConfig,
+  options: JudgePassOptions = {},
+): Promise<JudgePassResult> {
+  const judge = new LlmJudge(config, {
+    cache: store.judgeCache(),
+    ...(options.client ? { client: options.client } : {}),
+  });
+  const groups = new Map<string, AnswerRecord[]>();
+  for (const a of store.answersToJudge(runId, { all: options.all === true })) {
+    const key = groupKey(a);
+    const group = groups.get(key);
+    if (group) group.push(a);
+    else groups.set(key, [a]);
+  }
+  let judged = 0;
+  let errors = 0;
+  // Every queued group listens to one signal: a local one, so the run's own stays quiet.
+  const local = new AbortController();
+  setMaxListeners(0, local.signal);
+  const onAbort = (): void => local.abort(options.signal?.reason);
+  if (options.signal?.aborted) onAbort();
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  // The client's semaphore bounds requests in flight; every group is queued at once.
+  try {
+    await Promise.all([...groups.values()].map((rows) => judgeGroup(rows)));
+  } finally {
+    options.signal?.removeEventListener('abort', onAbort);
+  }
+  async function judgeGroup(rows: AnswerRecord[]): Promise<void> {
+    const first = rows[0] as AnswerRecord;
+    const score: JudgeScore | null = await judgeAnswer(judge, first, local.signal);
+    store.saveJudgeScores(
+      runId,
+      rows.map((r) => ({
+        sampleId: r.sampleId,
+        testIndex: r.testIndex,
+        questionIndex: r.questionIndex,
+        judge: score,
+      })),
+    );
+    judged += rows.length;
+    if (score?.error) errors += rows.length;
+  }
+  const usage = judge.client.totals();
+  store.updateManifest(runId, (m) => withJudgeProvenance(m, judge, usage));
+  return { judged, errors, calls: judge.stats.calls, cacheHits: judge.stats.cacheHits, usage };
+}
+
+/** Records the judge in the manifest; usage adds up across passes of the same judge model. */
+function withJudgeProvenance(m: RunManifest, judge: LlmJudge, pass: TokenTotals): RunManifest {
+  const sameJudge = m.judge?.model === judge.model && m.judge.prompt.sha256 === judge.prompt.sha256;
+  const before = sameJudge ? (m.usage?.judge ?? null) : null;
+  const total: TokenTotals = before
+    ? {
+        calls: before.calls + pass.calls,
+        promptTokens: before.promptTokens + pass.promptTokens,
+        completionTokens: before.completionTokens + pass.completionTokens,
+        cost: before.cost === null || pass.cost === null ? pass.cost : before.cost + pass.cost,
+      }
+    : pass;
+  return {
+    ...m,
+    judge: { model: judge.model, repeats: judge.repeats, prompt: judge.prompt },
+    usage: {
+      answer: m.usage?.answer ?? { calls: 0, promptTokens: 0, completionTokens: 0, cost: null },
+      judge: total,
+    },
+  };
+}

@@ -1,0 +1,256 @@
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WorkbenchError } from '../../src-shared/errors';
+import {
+  ERROR_PREDICTION,
+  ExperimentConfigSchema,
+  type ExperimentConfigInput,
+} from '../../src-shared/experiment';
+import { category5Options } from '../../src-main/core/answer/prompts';
+import { loadDatasetFile } from '../../src-main/core/dataset/load';
+import { inlineExecutor, workerExecutor } from '../../src-main/core/pipeline/executors';
+import { judgeRun } from '../../src-main/core/pipeline/judgeRun';
+import { startExperiment } from '../../src-main/core/pipeline/runner';
+import { exportRun } from '../../src-main/core/runs/export';
+import { RunStore } from '../../src-main/core/runs/store';
+import { RecencyMemory } from '../fixtures/experiment/test-presets';
+import { startFakeOpenAIServer, type FakeOpenAIServer } from '../support/fake-openai-server';
+
+/**
+ * Experiments with the LLM answerer and judge against the fake OpenAI-compatible server, on the
+ * mini fixture: faults become [ERROR] answers and the run completes; every answer carries the
+ * Mem0-style metrics and judge verdicts; the manifest carries prompts, models, tokens; the API key
+ * never reaches the runs database or an export.
+ */
+const repo = fileURLToPath(new URL('../../', import.meta.url));
+const mini = join(repo, 'tests/fixtures/locomo/mini.json');
+const presetsModule = join(repo, 'tests/fixtures/experiment/test-presets.ts');
+const root = mkdtempSync(join(tmpdir(), 'workbench-llm-'));
+const KEY_ENV = 'MW_TEST_LLM_EXPERIMENT_KEY';
+const KEY = 'sk-test-never-stored-5f3a9c1e77';
+
+let server: FakeOpenAIServer;
+beforeAll(async () => {
+  process.env[KEY_ENV] = KEY;
+  server = await startFakeOpenAIServer({ apiKey: KEY });
+});
+afterAll(async () => {
+  delete process.env[KEY_ENV];
+  await server.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+let counter = 0;
+function world(): { store: RunStore; dataDir: string; file: string } {
+  const file = join(root, `runs-${++counter}.db`);
+  return { store: RunStore.open(file), dataDir: join(root, `w${counter}`), file };
+}
+
+function llmConfig(extra: Partial<ExperimentConfigInput> = {}): ExperimentConfigInput {
+  return {
+    datasetPath: mini,
+    memory: { preset: 'test-recency' },
+    answerer: {
+      kind: 'llm',
+      baseUrl: server.url,
+      model: 'fake-chat',
+      apiKeyEnv: KEY_ENV,
+      timeoutMs: 250,
+      maxRetries: 2,
+      baseDelayMs: 1,
+      prices: { inputPerMillion: 1, outputPerMillion: 2 },
+    },
+    ...extra,
+  };
+}
+
+const recency = inlineExecutor({ createMemory: async (ctx) => new RecencyMemory(ctx) });
+const chatRequests = (): typeof server.requests =>
+  server.requests.filter((r) => r.path === '/v1/chat/completions');
+const judgeCalls = (): number =>
+  chatRequests().filter((r) => (r.body as { model?: string }).model === 'fake-judge').length;
+
+describe('LLM experiments against the fake server', () => {
+  it('records faults as [ERROR] answers, scores every metric, judges, and keeps the key out', async () => {
+    const { store, dataDir, file } = world();
+    server.requests.length = 0;
+    // The first question: a 429 (honoured), then three hangs past the 250 ms attempt timeout.
+    server.setFault({ kind: 'rateLimit', retryAfter: 0.05 }, { path: '/v1/chat/completions' });
+    server.setFault({ kind: 'hang' }, { path: '/v1/chat/completions', times: 3 });
+    const config = llmConfig({
+      // Category-5 questions of the mini fixture have no evidence: ask them too (at the end).
+      includeNoEvidence: true,
+      judge: {
+        baseUrl: server.url,
+        model: 'fake-judge',
+        apiKeyEnv: KEY_ENV,
+        repeats: 2,
+        baseDelayMs: 1,
+      },
+    });
+    const handle = await startExperiment(config, { store, dataDir, executor: recency });
+    const outcome = await handle.done;
+    expect(outcome.status).toBe('completed');
+
+    const all = store.answersByTest(handle.runId);
+    const errored = all.filter((a) => a.error !== null);
+    expect(errored).toHaveLength(1);
+    expect(errored[0]).toMatchObject({ prediction: ERROR_PREDICTION, officialF1: 0, usage: null });
+    expect(errored[0]?.error).toMatch(
+      /^answer: TIMEOUT: .*timed out after 250 ms \(after 3 attempts\)$/,
+    );
+    // An errored answer of categories 1-4 is judged WRONG without a call.
+    expect(errored[0]?.judge).toEqual({ mean: 0, std: 0, labels: [0, 0], error: null });
+
+    for (const a of all.filter((x) => x.error === null)) {
+      expect(a.usage?.promptTokens).toBeGreaterThan(0);
+      if (a.category === 5) {
+        expect([a.setF1, a.bleu1, a.judge]).toEqual([null, null, null]);
+      } else {
+        expect(a.setF1).not.toBeNull();
+        expect(a.bleu1).not.toBeNull();
+        expect(a.judge?.labels).toHaveLength(2);
+        expect(a.judge?.error).toBeNull();
+      }
+    }
+    // The fake model picks "Not mentioned" in two-option questions: official category 5 scores 1.
+    const adversarial = store.finalAnswers(handle.runId).filter((a) => a.category === 5);
+    expect(adversarial.length).toBeGreaterThan(0);
+    for (const a of adversarial) {
+      expect(a.prediction).toBe('Not mentioned in the conversation');
+      expect(a.officialF1).toBe(1);
+    }
+
+    const summary = store.summary(handle.runId);
+    expect(outcome.summary).toEqual(summary);
+    expect(summary.overall.categories1to4.judge.n).toBe(summary.overall.categories1to4.setF1.n);
+    expect(summary.overall.categories1to4.judge.repeats).toBe(2);
+    expect(summary.overall.all.setF1.n).toBe(summary.overall.categories1to4.officialF1.n);
+    expect(summary.byCategory[5].bleu1.n).toBe(0);
+    for (const point of store.curve(handle.runId)) {
+      expect(point.meanSetF1).not.toBeNull();
+      expect(point).toHaveProperty('meanJudge');
+      expect(point).toHaveProperty('meanBleu1');
+    }
+
+    const manifest = store.getRun(handle.runId).manifest;
+    expect(manifest.answerer).toMatchObject({
+      kind: 'llm',
+      name: 'llm:fake-chat:locomo',
+      model: 'fake-chat',
+      prompts: { style: 'locomo', sha256: expect.stringMatching(/^[0-9a-f]{64}$/) },
+    });
+    expect(manifest.judge).toMatchObject({ model: 'fake-judge', repeats: 2 });
+    expect(manifest.errors.answer).toBe(1);
+    // The env var's name is kept (resume needs it); only the key itself must never be stored.
+    expect(manifest.config.answerer).toMatchObject({ apiKeyEnv: KEY_ENV, maxTokens: 64 });
+    const answered = all.filter((a) => a.usage !== null);
+    const promptTokens = answered.reduce((n, a) => n + (a.usage?.promptTokens ?? 0), 0);
+    const completionTokens = answered.reduce((n, a) => n + (a.usage?.completionTokens ?? 0), 0);
+    expect(manifest.usage?.answer).toEqual({
+      calls: answered.length,
+      promptTokens,
+      completionTokens,
+      cost: (promptTokens * 1 + completionTokens * 2) / 1e6,
+    });
+    expect(manifest.usage?.judge?.calls).toBe(judgeCalls());
+    expect(judgeCalls()).toBeGreaterThan(0);
+
+    // Two-option order: exactly what the run seed gives each question.
+    const { samples } = await loadDatasetFile(mini);
+    for (const sample of samples) {
+      for (const qa of sample.qa.filter((q) => q.category === 5 && q.adversarialAnswer)) {
+        const { a, b } = category5Options(
+          42,
+          sample.sampleId,
+          qa.index,
+          qa.adversarialAnswer ?? '',
+        );
+        const asked = chatRequests().filter((r) =>
+          r.rawBody.includes(JSON.stringify(qa.question).slice(1, -1)),
+        );
+        expect(asked.length).toBeGreaterThan(0);
+        for (const r of asked)
+          expect(r.rawBody).toContain(`Select the correct answer: (a) ${a} (b) ${b}.`);
+      }
+    }
+
+    // Re-judging the whole run again is answered from the cache: no new judge calls.
+    const before = judgeCalls();
+    const again = await judgeRun(store, handle.runId, ExperimentConfigSchema.parse(config).judge!, {
+      all: true,
+    });
+    expect(again.calls).toBe(0);
+    expect(again.cacheHits).toBeGreaterThan(0);
+    expect(judgeCalls()).toBe(before);
+
+    const exports = [exportRun(store, handle.runId, 'json'), exportRun(store, handle.runId, 'csv')];
+    store.close();
+    for (const text of exports) expect(text).not.toContain(KEY);
+    // Every file of the database (main, WAL, shared memory), byte for byte.
+    const files = readdirSync(root).filter((f) => f.startsWith(`runs-${counter}.db`));
+    expect(files).toContain(`runs-${counter}.db`);
+    for (const f of files) {
+      const bytes = readFileSync(join(root, f));
+      expect(bytes.includes(Buffer.from(KEY))).toBe(false);
+      expect(bytes.includes(Buffer.from('sk-test-never'))).toBe(false);
+    }
+    expect(file).toContain(root);
+  });
+
+  it('runs the LLM answerer inside the experiment worker threads', async () => {
+    const { store, dataDir } = world();
+    server.requests.length = 0;
+    const handle = await startExperiment(llmConfig({ parallel: 2 }), {
+      store,
+      dataDir,
+      executor: workerExecutor({ presetModules: [presetsModule] }),
+    });
+    const outcome = await handle.done;
+    expect(outcome.error).toBeNull();
+    expect(outcome.status).toBe('completed');
+    const answers = store.finalAnswers(handle.runId);
+    expect(answers.length).toBeGreaterThan(0);
+    expect(answers.every((a) => a.error === null && a.usage !== null)).toBe(true);
+    // Every request carried the key and the run seed.
+    for (const r of chatRequests()) {
+      expect(r.headers['authorization']).toBe(`Bearer ${KEY}`);
+      expect((r.body as { seed?: number }).seed).toBe(42);
+    }
+    store.close();
+  }, 60_000);
+
+  it('refuses to start when the named API key variable is not set', async () => {
+    const { store, dataDir } = world();
+    const config = llmConfig();
+    const error = await startExperiment(
+      {
+        ...config,
+        answerer: {
+          ...(config.answerer as object),
+          kind: 'llm',
+          apiKeyEnv: 'MW_TEST_UNSET_KEY',
+        } as ExperimentConfigInput['answerer'],
+      },
+      { store, dataDir, executor: recency },
+    ).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WorkbenchError);
+    expect((error as WorkbenchError).message).toBe(
+      'answerer.apiKeyEnv: environment variable MW_TEST_UNSET_KEY is not set (it should hold the API key)',
+    );
+    expect(store.listRuns()).toEqual([]);
+    store.close();
+  });
+
+  it('refuses a literal apiKey in the config', () => {
+    const config = llmConfig();
+    const parsed = ExperimentConfigSchema.safeParse({
+      ...config,
+      answerer: { ...(config.answerer as object), apiKey: KEY },
+    });
+    expect(parsed.success).toBe(false);
+  });
+});
