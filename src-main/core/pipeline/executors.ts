@@ -13,6 +13,7 @@ import {
   type SampleOutcome,
 } from './runSample';
 import { startExperimentWorker } from './workerUrl';
+import type { Worker } from 'node:worker_threads';
 
 /**
  * How a sample gets executed. The runner does not care whether it is a worker thread (the real
@@ -52,12 +53,67 @@ export interface WorkerExecutorOptions {
   presetModules?: string[];
   /** After a cancel, how long a worker may take to finish its question before it is terminated. */
   cancelGraceMs?: number;
+  /** How long an idle worker waits for another sample before it ends. */
+  idleMs?: number;
 }
 
-/** One worker thread per sample; the main thread commits what the worker sends. */
+/** A worker with the sequence state that lives as long as it does. */
+interface PooledWorker {
+  worker: Worker;
+  stamp: ReturnType<typeof sequencer<WorkerIn>>;
+  checkSeq: (seq: number) => string | null;
+  idleTimer?: ReturnType<typeof setTimeout>;
+}
+
+/**
+ * Idle workers are kept for the next sample: loading tsx and the word vectors costs about a second
+ * per worker. They are unref'd while idle (they never keep a CLI alive) and end after a while.
+ */
+class WorkerPool {
+  private readonly idle: PooledWorker[] = [];
+
+  constructor(private readonly idleMs: number) {}
+
+  acquire(name: string): PooledWorker {
+    const reused = this.idle.pop();
+    if (reused) {
+      clearTimeout(reused.idleTimer);
+      reused.worker.ref();
+      return reused;
+    }
+    return {
+      worker: startExperimentWorker({ name }),
+      stamp: sequencer<WorkerIn>(),
+      checkSeq: sequenceChecker(`main thread (${name})`),
+    };
+  }
+
+  release(pooled: PooledWorker): void {
+    pooled.worker.removeAllListeners('message');
+    pooled.worker.removeAllListeners('error');
+    pooled.worker.removeAllListeners('exit');
+    // A worker that dies while idle just leaves the pool.
+    pooled.worker.once('exit', () => this.remove(pooled));
+    pooled.worker.unref();
+    pooled.idleTimer = setTimeout(() => {
+      this.remove(pooled);
+      void pooled.worker.terminate();
+    }, this.idleMs);
+    pooled.idleTimer.unref();
+    this.idle.push(pooled);
+  }
+
+  private remove(pooled: PooledWorker): void {
+    const index = this.idle.indexOf(pooled);
+    if (index >= 0) this.idle.splice(index, 1);
+  }
+}
+
+/** Samples run in worker threads (reused across samples); the main thread commits what they send. */
 export function workerExecutor(options: WorkerExecutorOptions = {}): SampleExecutor {
   const presetModules = options.presetModules ?? extraPresetModules();
   const grace = options.cancelGraceMs ?? 30_000;
+  const pool = new WorkerPool(options.idleMs ?? 10_000);
   return {
     kind: 'worker',
     async prepare(config) {
@@ -71,11 +127,12 @@ export function workerExecutor(options: WorkerExecutorOptions = {}): SampleExecu
         );
       }
     },
-    run: (job, hooks, signal) => runInWorker(job, hooks, signal, presetModules, grace),
+    run: (job, hooks, signal) => runInWorker(pool, job, hooks, signal, presetModules, grace),
   };
 }
 
 function runInWorker(
+  pool: WorkerPool,
   job: SampleJob,
   hooks: SampleHooks,
   signal: AbortSignal,
@@ -83,21 +140,23 @@ function runInWorker(
   graceMs: number,
 ): Promise<SampleOutcome> {
   const where = `sample ${job.sample.sampleId}`;
-  const worker = startExperimentWorker({ name: `experiment ${job.runId} ${job.sample.sampleId}` });
-  const stamp = sequencer<WorkerIn>();
-  const checkSeq = sequenceChecker(`main thread (${where})`);
+  const pooled = pool.acquire(`experiment worker ${job.runId}`);
+  const { worker, stamp, checkSeq } = pooled;
   return new Promise<SampleOutcome>((resolve, reject) => {
     let settled = false;
     let graceTimer: ReturnType<typeof setTimeout> | undefined;
-    const settle = (fn: () => void): void => {
+    // Only a worker that finished its sample cleanly is reused; after any failure or cancel it
+    // may be mid-question or broken, so it is terminated.
+    const settle = (fn: () => void, reusable: boolean): void => {
       if (settled) return;
       settled = true;
       clearTimeout(graceTimer);
       signal.removeEventListener('abort', onAbort);
       fn();
-      void worker.terminate();
+      if (reusable) pool.release(pooled);
+      else void worker.terminate();
     };
-    const fail = (error: WorkbenchError): void => settle(() => reject(error));
+    const fail = (error: WorkbenchError): void => settle(() => reject(error), false);
     function onAbort(): void {
       worker.postMessage(stamp({ type: 'cancel' }));
       graceTimer = setTimeout(
@@ -139,7 +198,7 @@ function runInWorker(
           case 'log':
             break;
           case 'done':
-            settle(() => resolve(message.outcome));
+            settle(() => resolve(message.outcome), message.outcome.status === 'completed');
             break;
           case 'error':
             fail(

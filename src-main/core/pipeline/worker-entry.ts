@@ -1,4 +1,5 @@
-// Worker thread entry for experiments: one sample per worker. electron-vite builds it as
+// Worker thread entry for experiments: samples one after another (the executor reuses a worker
+// so tsx and the word vectors load once per worker, not once per sample). electron-vite builds it as
 // out/main/worker.js; from source it is started through tsx (see workerUrl.ts). The worker only
 // computes: it sends each complete test to the main thread, which is the runs DB's single writer.
 import { parentPort } from 'node:worker_threads';
@@ -25,10 +26,11 @@ function serve(port: NonNullable<typeof parentPort>): void {
   const stamp = sequencer<WorkerOut>();
   const send = (message: Parameters<typeof stamp>[0]): void => port.postMessage(stamp(message));
   const checkSeq = sequenceChecker('experiment worker');
-  const cancel = new AbortController();
-  let started = false;
+  let cancel = new AbortController();
+  let busy = false;
 
   const start = async (message: Extract<WorkerIn, { type: 'start' }>): Promise<void> => {
+    cancel = new AbortController();
     await loadMemoryPresets(message.presetModules);
     const { sample, config } = message;
     const outcome = await runSample(
@@ -75,15 +77,19 @@ function serve(port: NonNullable<typeof parentPort>): void {
       cancel.abort();
       return;
     }
-    if (started) {
+    if (busy) {
       send({
         type: 'error',
-        error: { code: 'INTERNAL', message: 'experiment worker: started twice' },
+        error: { code: 'INTERNAL', message: 'experiment worker: started while busy' },
       });
       return;
     }
-    started = true;
-    start(message).catch((error: unknown) => send({ type: 'error', error: errorMessage(error) }));
+    busy = true;
+    start(message)
+      .catch((error: unknown) => send({ type: 'error', error: errorMessage(error) }))
+      .finally(() => {
+        busy = false;
+      });
   });
 }
 
