@@ -1,6 +1,9 @@
 import { useApi } from './hooks/useApi';
 import { useRoute, VIEWS, type ViewId } from './router';
+import { CompareView } from './views/compare/CompareView';
 import { DatasetsView } from './views/datasets/DatasetsView';
+import { ExperimentsView } from './views/experiments/ExperimentsView';
+import { RunsView } from './views/runs/RunsView';
 import { PlaceholderView } from './views/PlaceholderView';
 
 const VIEW_HINTS: Record<ViewId, string> = {
@@ -47,6 +50,12 @@ export function App() {
       <main className="content">
         {route.view === 'datasets' ? (
           <DatasetsView />
+        ) : route.view === 'compare' ? (
+          <CompareView />
+        ) : route.view === 'experiments' ? (
+          <ExperimentsView />
+        ) : route.view === 'runs' ? (
+          <RunsView />
         ) : (
           <PlaceholderView title={current.label} hint={VIEW_HINTS[current.id]} />
         )}

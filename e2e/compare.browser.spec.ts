@@ -1,0 +1,151 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { APIRequestContext } from '@playwright/test';
+import { expect, screenshotPath, test } from './fixtures';
+
+const MINI = resolve('tests/fixtures/locomo/mini.json');
+
+/** The engine's HTTP API, called directly so this spec does not depend on the Experiments view. */
+function api(request: APIRequestContext, serverUrl: string) {
+  const url = new URL(serverUrl);
+  const headers = { authorization: `Bearer ${url.searchParams.get('token') ?? ''}` };
+  return async <T>(name: string, input: unknown): Promise<T> => {
+    const response = await request.post(`${url.origin}/api/${name}`, { headers, data: input });
+    const body = (await response.json()) as { ok: boolean; data?: T; error?: { message: string } };
+    if (!body.ok) throw new Error(`${name}: ${body.error?.message ?? response.status()}`);
+    return body.data as T;
+  };
+}
+
+test('compares a hybrid and a text run on mini-1: deltas, flips, config diff and CSV export', async ({
+  page,
+  request,
+  workbench,
+}) => {
+  const call = api(request, workbench.url);
+  const presets = await call<Array<{ name: string }>>('memory.presets', {});
+  expect(presets.map((p) => p.name)).toEqual(expect.arrayContaining(['hybrid', 'text']));
+
+  const dataset = await call<{ datasetId: string }>('datasets.upload', {
+    name: 'mini.json',
+    content: readFileSync(MINI, 'utf8'),
+  });
+  const start = (preset: string) =>
+    call<{ runId: string }>('experiments.start', {
+      datasetId: dataset.datasetId,
+      samples: ['mini-1'],
+      memory: { preset },
+    });
+  // One after the other: the runs share the data folder, and the order makes "first" stable.
+  const hybrid = (await start('hybrid')).runId;
+  await waitForRun(call, hybrid);
+  const text = (await start('text')).runId;
+  await waitForRun(call, text);
+
+  await page.goto(`${workbench.url}#/compare`);
+  await expect(page.getByRole('heading', { level: 1, name: 'Compare' })).toBeVisible();
+  await expect(page.getByText('Pick at least two runs to compare.')).toBeVisible();
+
+  await page.getByRole('checkbox', { name: `Compare hybrid ${hybrid}` }).check();
+  await page.getByRole('checkbox', { name: `Compare text ${text}` }).check();
+  await page.getByRole('radio', { name: `Baseline hybrid ${hybrid}` }).check();
+  await expect(page.getByRole('radio', { name: `Baseline hybrid ${hybrid}` })).toBeChecked();
+
+  // Per category: All, then mini-1's categories in official names. Its two category-5 questions
+  // have no evidence, so runs skip them by default: 5 questions in categories 1-4.
+  const categories = page.getByRole('region', { name: 'Per category' });
+  // By its caption: the shared chart carries a screen-reader table of its own.
+  const table = categories.getByRole('table', { name: /per run/ });
+  await expect(table.getByRole('rowheader')).toHaveText([
+    'All',
+    '1 multi-hop',
+    '2 temporal',
+    '3 open-domain',
+    '4 single-hop',
+  ]);
+  await expect(table.getByRole('row', { name: /^All/ }).getByRole('cell').first()).toHaveText('5');
+  await expect(table.getByRole('columnheader', { name: 'Δ B − A [95% CI]' })).toBeVisible();
+  // The delta cell: a signed difference and its interval.
+  await expect(table.getByRole('row', { name: /^All/ }).getByRole('cell').last()).toHaveText(
+    /^[+−]?\d\.\d{3} \[[+−]?\d\.\d{3}, [+−]?\d\.\d{3}\]$/,
+  );
+  await expect(table).toContainText('paired bootstrap, 2,000 resamples, seed 0');
+  await expect(categories.getByRole('figure')).toContainText('official LoCoMo');
+
+  // Scheme switch relabels the table.
+  await page
+    .getByRole('group', { name: 'Category names' })
+    .getByRole('button', { name: 'Mem0 paper' })
+    .click();
+  await expect(table.getByRole('rowheader').nth(1)).toHaveText('1 single-hop');
+
+  // Config diff: the preset is the difference.
+  const config = page.getByRole('region', { name: 'Config differences' });
+  await expect(config.getByRole('row', { name: /memory\.preset/ })).toContainText('"hybrid"');
+  await expect(config.getByRole('row', { name: /memory\.preset/ })).toContainText('"text"');
+
+  await page.screenshot({ path: screenshotPath('compare-overview'), fullPage: true });
+
+  // Flip filters: each chip shows as many rows as its count says; all 5 questions unfiltered.
+  const questions = page.getByRole('region', { name: 'Questions' });
+  const grid = questions.getByRole('table', { name: 'Questions compared' });
+  await expect(questions.getByText('5 of 5 questions')).toBeVisible();
+  await expect(grid.getByRole('row')).toHaveCount(6);
+  await questions.screenshot({ path: screenshotPath('compare-questions') });
+  const flips = questions.getByRole('group', { name: 'Flip filter' });
+  const counts: Record<string, number> = {};
+  for (const flip of ['improved', 'regressed', 'unchanged', 'missing']) {
+    const chip = flips.getByRole('button', { name: new RegExp(`^${flip}`) });
+    counts[flip] = Number((await chip.textContent())?.replace(/\D/g, ''));
+  }
+  // Both runs answered all five questions, so every one is improved, regressed or unchanged.
+  expect(counts.improved! + counts.regressed! + counts.unchanged!).toBe(5);
+  expect(counts.missing).toBe(0);
+
+  for (const flip of ['regressed', 'improved'] as const) {
+    const chip = flips.getByRole('button', { name: new RegExp(`^${flip}`) });
+    await chip.click();
+    await expect(chip).toHaveAttribute('aria-pressed', 'true');
+    await expect(questions.getByText(`${counts[flip]} of 5 questions`)).toBeVisible();
+    const badges = grid.getByText(flip === 'regressed' ? '▼ regressed' : '▲ improved');
+    await expect(badges).toHaveCount(counts[flip]!);
+    // The content pane scrolls, not the page: a full-page shot would stop at the fold.
+    if (flip === 'regressed')
+      await questions.screenshot({ path: screenshotPath('compare-questions-regressed') });
+    await chip.click();
+  }
+
+  // Search narrows by text; the URL keeps the state, so a reload reopens the view as it was.
+  // Two of mini-1's questions start "Where d…" (move, live); no gold or prediction says it.
+  await questions.getByRole('searchbox', { name: 'Search questions' }).fill('where d');
+  await expect(questions.getByText('2 of 5 questions')).toBeVisible();
+  await page.reload();
+  await expect(page.getByRole('checkbox', { name: `Compare text ${text}` })).toBeChecked();
+  await expect(page.getByRole('radio', { name: `Baseline hybrid ${hybrid}` })).toBeChecked();
+  await expect(questions.getByRole('searchbox', { name: 'Search questions' })).toHaveValue(
+    'where d',
+  );
+  await expect(table.getByRole('rowheader').nth(1)).toHaveText('1 single-hop');
+
+  // Export: the engine writes the CSV; the page saves it.
+  const download = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'Export CSV' }).click();
+  const file = await download;
+  expect(file.suggestedFilename()).toBe(`compare-${hybrid}-vs-${text}.csv`);
+  const csv = readFileSync(await file.path(), 'utf8');
+  expect(csv.split(/\r?\n/)[0]).toBe(
+    `sampleId,questionIndex,category,question,gold,prediction[${hybrid}],officialF1[${hybrid}],prediction[${text}],officialF1[${text}],flip[${text}]`,
+  );
+});
+
+async function waitForRun(
+  call: <T>(name: string, input: unknown) => Promise<T>,
+  runId: string,
+): Promise<void> {
+  await expect
+    .poll(
+      async () => (await call<{ info: { status: string } }>('runs.get', { runId })).info.status,
+      { timeout: 90_000, intervals: [250, 500, 1000] },
+    )
+    .toBe('completed');
+}

@@ -1,0 +1,265 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Locator, Page } from '@playwright/test';
+import { expect, screenshotPath, test } from './fixtures';
+
+const MINI = resolve('tests/fixtures/locomo/mini.json');
+// The real corpus sits beside the repository on machines that have it; it is not committed.
+const LOCOMO10 = resolve('../shared/datasets/locomo10.json');
+
+async function runExperiment(page: Page, preset: string): Promise<Locator> {
+  const form = page.getByRole('form', { name: 'New experiment' });
+  await form.getByRole('button', { name: 'First sample only' }).click();
+  await expect(form.getByRole('checkbox', { name: /mini-1/ })).toBeChecked();
+  await expect(form.getByRole('checkbox', { name: /mini-2/ })).not.toBeChecked();
+  await form.getByLabel('Memory preset').selectOption(preset);
+  const before = await page.getByRole('article').count();
+  await form.getByRole('button', { name: 'Run', exact: true }).click();
+  // Cards are listed newest first.
+  await expect(page.getByRole('article')).toHaveCount(before + 1);
+  const card = page.getByRole('article').first();
+  await expect(card).toContainText(`preset ${preset}`);
+  return card;
+}
+
+async function expectFinished(card: Locator): Promise<void> {
+  await expect(card.getByRole('progressbar', { name: /^Run .* progress$/ })).toHaveAttribute(
+    'aria-valuenow',
+    '100',
+    { timeout: 60_000 },
+  );
+  await expect(card.locator('.status-badge')).toHaveText('completed');
+  await expect(card.getByRole('progressbar', { name: 'mini-1 packets inserted' })).toHaveAttribute(
+    'aria-valuenow',
+    '100',
+  );
+  // mini-1: 5 packets, 4 planned tests (see datasets.browser.spec.ts).
+  await expect(card).toContainText('5 / 5');
+  await expect(card).toContainText('4 / 4');
+}
+
+test.describe(() => {
+  // Tall enough that a full-page screenshot shows the whole view: the app scrolls inside <main>.
+  test.use({ viewport: { width: 1400, height: 1500 } });
+  test('runs two presets on mini-1, reads the results, exports and deletes a run', async ({
+    page,
+    workbench,
+  }) => {
+    await page.goto(workbench.url);
+    await page.getByLabel('Dataset file').setInputFiles(MINI);
+    await expect(
+      page.getByRole('region', { name: 'Samples' }).getByRole('row', { name: /mini-1/ }),
+    ).toBeVisible();
+
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Experiments' })
+      .click();
+    await expect(page.getByRole('heading', { level: 1, name: 'Experiments' })).toBeVisible();
+    const form = page.getByRole('form', { name: 'New experiment' });
+    // Every sample is chosen by default; the engine's default preset is marked.
+    await expect(form.getByRole('checkbox', { name: /mini-2/ })).toBeChecked();
+    await expect(form.getByLabel('Memory preset')).toHaveValue('hybrid');
+    await expect(form.getByLabel('Answerer')).toHaveValue('extractive');
+    await expect(form.getByLabel('Answerer').locator('option')).toHaveText([
+      'Extractive (offline)',
+    ]);
+    await page.screenshot({ path: screenshotPath('experiments-form'), fullPage: true });
+
+    const hybrid = await runExperiment(page, 'hybrid');
+    await expectFinished(hybrid);
+    const text = await runExperiment(page, 'text');
+    await expectFinished(text);
+    // The live chart shows the final per-category scores once the run is done.
+    await expect(text.locator('.category-tick').first()).toContainText('1 multi-hop');
+    await expect(text.getByRole('button', { name: 'Open results' })).toBeVisible();
+    await page.screenshot({ path: screenshotPath('experiments-finished'), fullPage: true });
+
+    const textRunId = (await text.getAttribute('data-run-id')) ?? '';
+    await text.getByRole('button', { name: 'Open results' }).click();
+    await expect(page).toHaveURL(new RegExp(`#/runs\\?run=${textRunId}`));
+    await expect(page.getByRole('heading', { level: 1, name: 'Runs' })).toBeVisible();
+    const runs = page.getByRole('table', { name: 'Runs' });
+    await expect(runs.locator('tbody tr')).toHaveCount(2);
+    await expect(runs.getByRole('row', { name: new RegExp(textRunId) })).toHaveAttribute(
+      'aria-current',
+      'true',
+    );
+    await expect(runs.getByRole('row', { name: new RegExp(textRunId) })).toContainText('0.200');
+
+    // Manifest and both overall conventions.
+    const manifest = page.getByRole('region', { name: 'Manifest' });
+    await expect(manifest).toContainText('mini.json');
+    await expect(manifest).toContainText('text');
+    const overall = page.getByRole('region', { name: 'Overall scores' });
+    await expect(overall).toContainText('All categories (n=5)');
+    await expect(overall).toContainText('Categories 1–4 (n=5)');
+
+    // Per-category chart: names by scheme, n per bar, caption says metric, scheme and answers.
+    const byCategory = page.getByRole('region', { name: 'Per category' });
+    const chart = byCategory.getByRole('figure', { name: 'Official F1 per category' });
+    await expect(chart.locator('.category-tick')).toHaveText([
+      '1 multi-hop(n=1)',
+      '2 temporal(n=1)',
+      '3 open-domain(n=1)',
+      '4 single-hop(n=2)',
+      '5 adversarial(n=0)',
+    ]);
+    await expect(chart.locator('.recharts-bar-rectangle').first()).toBeVisible();
+    await expect(chart.locator('figcaption')).toContainText('Official F1');
+    await expect(chart.locator('figcaption')).toContainText('official LoCoMo');
+    await expect(chart.locator('figcaption')).toContainText('final answers');
+    await expect(chart.getByRole('row', { name: '4 single-hop (n=2) 0.500' })).toBeAttached();
+
+    await byCategory
+      .getByRole('group', { name: 'Metric' })
+      .getByRole('button', { name: 'Evidence recall@k' })
+      .click();
+    await byCategory
+      .getByRole('group', { name: 'Category names' })
+      .getByRole('button', { name: 'Mem0 paper' })
+      .click();
+    const recall = byCategory.getByRole('figure', { name: 'Evidence recall@k per category' });
+    await expect(recall.locator('.category-tick').first()).toHaveText('1 single-hop(n=1)');
+    await expect(recall.locator('.category-tick').last()).toHaveText('5 excluded(n=0)');
+    await expect(recall.locator('figcaption')).toContainText('Mem0 paper');
+    await expect(page).toHaveURL(/metric=recall/);
+    await expect(page).toHaveURL(/scheme=mem0/);
+    await expect(
+      page
+        .getByRole('figure', { name: 'Accuracy as the conversation grows' })
+        .locator('.recharts-line')
+        .first(),
+    ).toBeVisible();
+    await byCategory.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: screenshotPath('runs-chart'), fullPage: true });
+
+    // The question table: final answers, filters in the URL.
+    const questions = page.getByRole('table', { name: 'Questions' });
+    const bodyRows = questions.locator('.answers-body [role="row"]');
+    await expect(bodyRows).toHaveCount(5);
+    await expect(page.getByText('Correct means official F1 ≥ 0.5')).toBeVisible();
+    await page.getByLabel('Outcome').selectOption('correct');
+    // text answers one question of five right (overall F1 0.200).
+    await expect(bodyRows).toHaveCount(1);
+    await page.getByLabel('Outcome').selectOption('all');
+    await page.getByRole('searchbox', { name: 'Search questions' }).fill('Paris');
+    await expect(bodyRows).toHaveCount(2);
+    await page.getByRole('checkbox', { name: /^4 open-domain/ }).uncheck();
+    await expect(bodyRows).toHaveCount(0);
+    await page.getByRole('checkbox', { name: /^4 open-domain/ }).check();
+    await page.getByRole('checkbox', { name: 'Errors only' }).check();
+    await expect(bodyRows).toHaveCount(0);
+    await page.getByRole('checkbox', { name: 'Errors only' }).uncheck();
+    await expect(bodyRows).toHaveCount(2);
+
+    // Retrieved memories in rank order, with the evidence turn marked and its text shown.
+    await questions.getByRole('button', { name: 'Where did Ann move?' }).click();
+    const panel = page.getByRole('complementary', { name: 'Retrieved memories' });
+    await expect(panel).toBeVisible();
+    const evidence = panel.locator('[data-dia-id="D1:1"]');
+    await expect(evidence).toHaveAttribute('data-evidence', 'true');
+    await expect(evidence).toContainText('EVIDENCE');
+    await expect(evidence).toContainText('I moved to Paris.');
+    await expect(panel.locator('li[data-evidence="true"]')).toHaveCount(1);
+    await expect(
+      panel
+        .getByRole('list', { name: 'Retrieved memories in rank order' })
+        .getByRole('listitem')
+        .first(),
+    ).toContainText('#1');
+    await expect(page).toHaveURL(/question=mini-1%230/);
+    await page.screenshot({ path: screenshotPath('runs-question'), fullPage: true });
+
+    // Export: a real download whose first line is the CSV header.
+    const downloading = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Export CSV' }).click();
+    const download = await downloading;
+    expect(download.suggestedFilename()).toBe(`run-${textRunId}.csv`);
+    const csv = readFileSync(await download.path(), 'utf8');
+    expect(csv.split(/\r?\n/)[0]).toMatch(
+      /^sampleId,questionIndex,category,question,gold,prediction,officialF1/,
+    );
+    expect(csv).toContain('Where did Ann move?');
+
+    // Delete asks first; Cancel keeps the run, Delete removes it.
+    await page.getByRole('button', { name: 'Delete…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Delete this run?' });
+    await expect(dialog).toBeVisible();
+    await expect(dialog).toContainText(textRunId);
+    await page.screenshot({ path: screenshotPath('runs-delete-dialog') });
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await expect(dialog).toBeHidden();
+    await expect(runs.locator('tbody tr')).toHaveCount(2);
+    await page.getByRole('button', { name: 'Delete…' }).click();
+    await dialog.getByRole('button', { name: 'Delete', exact: true }).click();
+    await expect(dialog).toBeHidden();
+    await expect(runs.locator('tbody tr')).toHaveCount(1);
+    await expect(runs.getByRole('row', { name: new RegExp(textRunId) })).toHaveCount(0);
+    // The remaining (hybrid) run is shown.
+    await expect(page.getByRole('region', { name: 'Manifest' })).toContainText('hybrid');
+    await page.screenshot({ path: screenshotPath('runs-after-delete'), fullPage: true });
+  });
+});
+
+test('Experiments without an open dataset links to Datasets', async ({ page, workbench }) => {
+  await page.goto(`${workbench.url}#/experiments`);
+  await expect(page.getByText('No dataset open.')).toBeVisible();
+  await page.getByRole('link', { name: 'Datasets', exact: true }).last().click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Datasets' })).toBeVisible();
+});
+
+test.describe(() => {
+  test.use({ viewport: { width: 1400, height: 1500 } });
+  test('locomo10: live progress, cancel and resume of a ten-sample run', async ({
+    page,
+    workbench,
+  }) => {
+    test.skip(!existsSync(LOCOMO10), `the LoCoMo corpus is not at ${LOCOMO10}`);
+    await page.goto(workbench.url);
+    await page.getByLabel('Dataset file').setInputFiles(LOCOMO10);
+    await expect(page.getByRole('region', { name: 'Samples' }).locator('tbody tr')).toHaveCount(10);
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Experiments' })
+      .click();
+    const form = page.getByRole('form', { name: 'New experiment' });
+    await expect(form).toContainText('10 of 10 chosen, 1986 QA');
+    // The text preset is the fastest; ten samples still take long enough to watch and cancel.
+    await form.getByLabel('Memory preset').selectOption('text');
+    await form.getByRole('button', { name: 'Run', exact: true }).click();
+
+    const card = page.getByRole('article').first();
+    const bar = card.getByRole('progressbar', { name: /^Run .* progress$/ });
+    await expect
+      .poll(async () => Number(await bar.getAttribute('aria-valuenow')), { timeout: 60_000 })
+      .toBeGreaterThan(5);
+    await expect(card.locator('.status-badge')).toHaveText('running');
+    await expect(card.getByLabel('Estimated time remaining')).toHaveText(/^\d{2}:\d{2}$/);
+    // The live chart fills in from the answers committed so far and says so.
+    await expect(card.getByRole('heading', { name: /so far/ })).toBeVisible();
+    await expect(card.locator('.category-tick').first()).toContainText('1 multi-hop');
+    await page.screenshot({ path: screenshotPath('experiments-running'), fullPage: true });
+
+    await card.getByRole('button', { name: 'Cancel' }).click();
+    await expect(card.locator('.status-badge')).toHaveText(/cancelling…|cancelled/);
+    await expect(card.locator('.status-badge')).toHaveText('cancelled', { timeout: 30_000 });
+    const stoppedAt = Number(await bar.getAttribute('aria-valuenow'));
+    expect(stoppedAt).toBeLessThan(100);
+    await page.screenshot({ path: screenshotPath('experiments-cancelled'), fullPage: true });
+
+    await card.getByRole('button', { name: 'Resume' }).click();
+    await expect(card).toContainText('resumed');
+    await expect(bar).toHaveAttribute('aria-valuenow', '100', { timeout: 90_000 });
+    await expect(card.locator('.status-badge')).toHaveText('completed');
+    await page.screenshot({ path: screenshotPath('experiments-resumed'), fullPage: true });
+
+    await card.getByRole('button', { name: 'Open results' }).click();
+    const chart = page.getByRole('figure', { name: 'Official F1 per category' });
+    // DESIGN.md §4: the category counts of the whole corpus, less the questions without evidence.
+    await expect(chart.locator('.category-tick').first()).toContainText(/1 multi-hop\(n=\d+\)/);
+    await page.getByLabel('Samples').selectOption('mean');
+    await expect(page).toHaveURL(/curve=mean/);
+    await page.screenshot({ path: screenshotPath('runs-locomo10'), fullPage: true });
+  });
+});

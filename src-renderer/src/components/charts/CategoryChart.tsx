@@ -1,0 +1,212 @@
+import {
+  Bar,
+  BarChart,
+  CartesianGrid,
+  LabelList,
+  Legend,
+  ResponsiveContainer,
+  Tooltip,
+  XAxis,
+  YAxis,
+} from 'recharts';
+import { categoryTickLabel, formatScore, type CategoryChartRow } from './categoryRows';
+
+export type { CategoryChartRow } from './categoryRows';
+
+/** One bar per row and series; Compare passes one series per run, Runs passes one. */
+export interface CategoryChartSeries {
+  key: string;
+  label: string;
+  /** Defaults to the palette colour at the series' position. */
+  color?: string;
+}
+
+export interface CategoryChartProps {
+  rows: CategoryChartRow[];
+  series: CategoryChartSeries[];
+  /** What the bars measure, e.g. "Official F1" (METRIC_LABELS). */
+  metricLabel: string;
+  /** Which naming scheme the category names come from, e.g. "official LoCoMo". */
+  schemeLabel: string;
+  /** Which answers the means are over: "final answers" for a finished run, "answers so far" live. */
+  subject?: string;
+  height?: number;
+  /** Accessible name of the figure; defaults to "<metric> per category". */
+  title?: string;
+}
+
+/** Colour-blind-safe (Okabe–Ito derived) and distinct on white. */
+export const SERIES_COLORS = [
+  '#2f6fde',
+  '#e69f00',
+  '#009e73',
+  '#cc79a7',
+  '#56b4e9',
+  '#d55e00',
+  '#8c6bb1',
+  '#4d4d4d',
+] as const;
+
+export function seriesColor(series: CategoryChartSeries, index: number): string {
+  return series.color ?? SERIES_COLORS[index % SERIES_COLORS.length] ?? '#2f6fde';
+}
+
+/**
+ * Per-category bar chart. It says what it shows (DESIGN §4, STYLE "Charts say what they show"):
+ * the metric, the naming scheme and the answers in a caption, and n under every category name.
+ * A visually hidden table carries the same numbers for screen readers.
+ */
+export function CategoryChart({
+  rows,
+  series,
+  metricLabel,
+  schemeLabel,
+  subject = 'final answers',
+  height = 280,
+  title,
+}: CategoryChartProps) {
+  const name = title ?? `${metricLabel} per category`;
+  const byTick = new Map(rows.map((r) => [categoryTickLabel(r), r]));
+  const multi = series.length > 1;
+  return (
+    <figure className="category-chart" aria-label={name}>
+      <div className="category-chart-plot" style={{ height }} aria-hidden="true">
+        <ResponsiveContainer width="100%" height="100%">
+          <BarChart data={rows} margin={{ top: 22, right: 12, bottom: 8, left: 0 }} barGap={2}>
+            <CartesianGrid strokeDasharray="3 3" vertical={false} stroke="#e6e9ef" />
+            <XAxis
+              dataKey={(row: CategoryChartRow) => categoryTickLabel(row)}
+              interval={0}
+              height={44}
+              tickLine={false}
+              tick={CategoryTick}
+            />
+            <YAxis
+              domain={[0, 1]}
+              ticks={[0, 0.25, 0.5, 0.75, 1]}
+              width={44}
+              tickFormatter={(v: number) => v.toFixed(2)}
+              tick={{ fontSize: 12, fill: '#5f6b7a' }}
+              axisLine={false}
+              tickLine={false}
+            />
+            <Tooltip
+              cursor={{ fill: 'rgb(47 111 222 / 6%)' }}
+              content={(props) => (
+                <CategoryTooltip
+                  row={
+                    props.active && typeof props.label === 'string'
+                      ? byTick.get(props.label)
+                      : undefined
+                  }
+                  series={series}
+                  metricLabel={metricLabel}
+                />
+              )}
+            />
+            {multi ? <Legend verticalAlign="top" height={28} iconType="square" /> : null}
+            {series.map((s, i) => (
+              <Bar
+                key={s.key}
+                name={s.label}
+                dataKey={(row: CategoryChartRow) => row.values[s.key] ?? null}
+                fill={seriesColor(s, i)}
+                radius={[3, 3, 0, 0]}
+                maxBarSize={multi ? 36 : 64}
+                isAnimationActive={false}
+              >
+                <LabelList
+                  position="top"
+                  fontSize={11}
+                  fill="#1d2330"
+                  formatter={(v: unknown) => (typeof v === 'number' ? v.toFixed(2) : '')}
+                />
+              </Bar>
+            ))}
+          </BarChart>
+        </ResponsiveContainer>
+      </div>
+      <figcaption className="chart-caption">
+        <strong>{metricLabel}</strong> per category, mean over {subject}; categories named by the{' '}
+        <strong>{schemeLabel}</strong> scheme; n = questions behind each bar
+        {multi ? ' (first series; each series’ n in the tooltip)' : ''}.
+      </figcaption>
+      <table className="sr-only">
+        <caption>{name}</caption>
+        <thead>
+          <tr>
+            <th scope="col">Category</th>
+            {series.map((s) => (
+              <th key={s.key} scope="col">
+                {s.label}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => (
+            <tr key={r.category}>
+              <th scope="row">{categoryTickLabel(r)}</th>
+              {series.map((s) => (
+                <td key={s.key}>{formatScore(r.values[s.key])}</td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </figure>
+  );
+}
+
+interface TickProps {
+  x?: number | string;
+  y?: number | string;
+  payload?: { value?: unknown };
+}
+
+/** Two lines: "1 multi-hop" and "(n=282)", so five categories fit a narrow card. */
+function CategoryTick({ x = 0, y = 0, payload }: TickProps) {
+  const text = typeof payload?.value === 'string' ? payload.value : '';
+  const split = text.lastIndexOf(' (');
+  const head = split > 0 ? text.slice(0, split) : text;
+  const tail = split > 0 ? text.slice(split + 1) : '';
+  return (
+    <g transform={`translate(${x},${y})`}>
+      <text className="category-tick" textAnchor="middle" fontSize={12} fill="#1d2330">
+        <tspan x={0} dy={14}>
+          {head}
+        </tspan>
+        <tspan x={0} dy={15} fill="#5f6b7a">
+          {tail}
+        </tspan>
+      </text>
+    </g>
+  );
+}
+
+function CategoryTooltip({
+  row,
+  series,
+  metricLabel,
+}: {
+  row: CategoryChartRow | undefined;
+  series: CategoryChartSeries[];
+  metricLabel: string;
+}) {
+  if (!row) return null;
+  return (
+    <div className="chart-tooltip">
+      <div className="chart-tooltip-title">
+        {row.category} {row.label}
+      </div>
+      {series.map((s, i) => (
+        <div key={s.key} className="chart-tooltip-row">
+          <span className="swatch" style={{ background: seriesColor(s, i) }} />
+          {series.length > 1 ? `${s.label}: ` : `${metricLabel}: `}
+          <strong>{formatScore(row.values[s.key])}</strong>
+          <span className="muted"> (n={row.ns[s.key] ?? 0})</span>
+        </div>
+      ))}
+    </div>
+  );
+}

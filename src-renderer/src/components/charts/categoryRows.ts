@@ -1,0 +1,81 @@
+import type { CompareMetric } from '@shared/compare';
+import {
+  CATEGORY_IDS,
+  categoryName,
+  type CategoryId,
+  type CategoryScheme,
+} from '@shared/dataset/categories';
+import type { RunSummary } from '@shared/experiment';
+
+/**
+ * Rows for CategoryChart, built from run summaries. Pure, so the numbers a chart shows are tested
+ * under plain Node; the chart component only draws them.
+ */
+
+export type ChartMetric = CompareMetric;
+
+export const METRIC_LABELS: Readonly<Record<ChartMetric, string>> = {
+  officialF1: 'Official F1',
+  evidenceRecall: 'Evidence recall@k',
+};
+
+/** One bar group: a category, named by a scheme, with a value per series. */
+export interface CategoryChartRow {
+  category: CategoryId;
+  /** The category's name in the chosen scheme, e.g. "multi-hop". */
+  label: string;
+  /** Questions behind the first series' bar (the n every chart must show). */
+  n: number;
+  /** Series key -> mean; null when the series has no question in this category. */
+  values: Record<string, number | null>;
+  /** Series key -> n, for tooltips when series differ (runs over different samples). */
+  ns: Record<string, number>;
+}
+
+export interface SummarySeries {
+  key: string;
+  summary: RunSummary;
+}
+
+export interface CategoryRowsOptions {
+  metric: ChartMetric;
+  scheme: CategoryScheme;
+  /**
+   * Leave out categories no series has a question in. Category 5 under the Mem0 scheme is
+   * "excluded" but still shown when it has data: hiding numbers is the reader's choice.
+   */
+  dropEmpty?: boolean;
+}
+
+export function categoryChartRows(
+  series: readonly SummarySeries[],
+  { metric, scheme, dropEmpty = false }: CategoryRowsOptions,
+): CategoryChartRow[] {
+  const rows = CATEGORY_IDS.map((category): CategoryChartRow => {
+    const values: Record<string, number | null> = {};
+    const ns: Record<string, number> = {};
+    for (const s of series) {
+      const score = s.summary.byCategory[category][metric];
+      values[s.key] = score.mean;
+      ns[s.key] = score.n;
+    }
+    const first = series[0];
+    return {
+      category,
+      label: categoryName(category, scheme),
+      n: first ? (ns[first.key] ?? 0) : 0,
+      values,
+      ns,
+    };
+  });
+  return dropEmpty ? rows.filter((r) => Object.values(r.ns).some((n) => n > 0)) : rows;
+}
+
+/** "1 multi-hop (n=282)": the number stays visible so the two schemes can be told apart. */
+export function categoryTickLabel(row: Pick<CategoryChartRow, 'category' | 'label' | 'n'>): string {
+  return `${row.category} ${row.label} (n=${row.n})`;
+}
+
+export function formatScore(value: number | null | undefined): string {
+  return value === null || value === undefined ? '–' : value.toFixed(3);
+}

@@ -1,0 +1,127 @@
+import { memo, useMemo } from 'react';
+import type { CompareMetric, RunComparison } from '@shared/compare';
+import { CATEGORY_SCHEME_LABELS, type CategoryScheme } from '@shared/dataset/categories';
+import { CategoryChart, type CategoryChartSeries } from '../../components/charts/CategoryChart';
+import { RunTag } from './RunPicker';
+import {
+  BOOTSTRAP_RESAMPLES,
+  BOOTSTRAP_SEED,
+  METRIC_LABELS,
+  categoryTableRows,
+  chartKey,
+  compareChartRows,
+  formatCount,
+  formatScore,
+  runColor,
+  runLetter,
+  shortRunLabel,
+} from './shape';
+
+/** Per-category means side by side, deltas against the baseline with their intervals, and a chart. */
+export const CategoryPanel = memo(function CategoryPanel({
+  comparison,
+  scheme,
+  metric,
+}: {
+  comparison: RunComparison;
+  scheme: CategoryScheme;
+  metric: CompareMetric;
+}) {
+  const rows = useMemo(() => categoryTableRows(comparison, scheme), [comparison, scheme]);
+  const chartRows = useMemo(() => compareChartRows(comparison, scheme), [comparison, scheme]);
+  const base = comparison.baselineIndex;
+  const series = useMemo(
+    () =>
+      comparison.runs.map((run, i): CategoryChartSeries => ({
+        key: chartKey(i),
+        label: `${runLetter(i)} ${shortRunLabel(run.label)}${i === base ? ' (baseline)' : ''}`,
+        // The run's colour everywhere in this view: tags, table heads and bars agree.
+        color: runColor(i),
+      })),
+    [comparison.runs, base],
+  );
+  const baseLetter = runLetter(base);
+  const metricLabel = METRIC_LABELS[metric];
+
+  return (
+    <section className="panel" aria-labelledby="compare-categories-title">
+      <h2>
+        <span id="compare-categories-title">Per category</span>{' '}
+        <span className="muted heading-note">
+          · mean {metricLabel} · {CATEGORY_SCHEME_LABELS[scheme]} category names
+        </span>
+      </h2>
+      <div className="category-grid">
+        <div className="table-scroll">
+          <table className="category-table">
+            <caption>
+              Mean {metricLabel} per run. Δ = run − baseline {baseLetter} over the questions both
+              answered, with its 95% interval (paired bootstrap, {formatCount(BOOTSTRAP_RESAMPLES)}{' '}
+              resamples, seed {BOOTSTRAP_SEED}). <span className="sig-improved">Green</span> /{' '}
+              <span className="sig-regressed">red</span>: the interval excludes 0.
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">Category</th>
+                <th scope="col" className="num">
+                  n
+                </th>
+                {comparison.runs.map((run, i) => (
+                  <th key={`mean-${run.runId}`} scope="col" className="num">
+                    <span className="run-head" title={run.label}>
+                      <RunTag index={i} />
+                      mean
+                    </span>
+                    {i === base ? <span className="head-note">baseline</span> : null}
+                  </th>
+                ))}
+                {comparison.runs.map((run, i) =>
+                  i === base ? null : (
+                    <th key={`delta-${run.runId}`} scope="col" className="num">
+                      Δ {runLetter(i)} − {baseLetter} [95% CI]
+                    </th>
+                  ),
+                )}
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((row) => (
+                <tr key={row.key} className={row.category === null ? 'total-row' : undefined}>
+                  <th scope="row">{row.label}</th>
+                  <td className="num">{formatCount(row.questions)}</td>
+                  {row.perRun.map((m, i) => (
+                    <td key={i} className="num" title={`n=${m.n} scored questions`}>
+                      {formatScore(m.mean)}
+                      {m.n !== row.questions ? (
+                        <span className="muted small"> n={formatCount(m.n)}</span>
+                      ) : null}
+                    </td>
+                  ))}
+                  {row.deltas.map((d, i) =>
+                    i === base ? null : (
+                      <td
+                        key={i}
+                        className={`num delta sig-${d.significance}`}
+                        title={d.description}
+                      >
+                        <span className="delta-diff">{d.diff}</span>{' '}
+                        <span className="delta-interval">{d.interval}</span>
+                      </td>
+                    ),
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        <CategoryChart
+          rows={chartRows}
+          series={series}
+          metricLabel={`Mean ${metricLabel}`}
+          schemeLabel={CATEGORY_SCHEME_LABELS[scheme]}
+          height={300}
+        />
+      </div>
+    </section>
+  );
+});

@@ -1,0 +1,334 @@
+import { useCallback, useDeferredValue, useMemo } from 'react';
+import type { Flip, RunComparison } from '@shared/compare';
+import {
+  CATEGORY_IDS,
+  CATEGORY_SCHEMES,
+  CATEGORY_SCHEME_LABELS,
+  categoryName,
+  isCategoryId,
+  type CategoryScheme,
+} from '@shared/dataset/categories';
+import { ErrorView } from '../../components/ErrorView';
+import { CategoryPanel } from './CategoryPanel';
+import { ConfigDiffTable } from './ConfigDiffTable';
+import { FlipSummary } from './FlipSummary';
+import {
+  useComparableRuns,
+  useCompareExport,
+  useCompareParams,
+  useComparison,
+  type ExportState,
+} from './hooks';
+import { QuestionTable } from './QuestionTable';
+import { RunPicker } from './RunPicker';
+import {
+  FLIPS,
+  METRICS,
+  METRIC_LABELS,
+  MAX_COMPARED_RUNS,
+  buildQuestionRows,
+  categoryCounts,
+  filterQuestionRows,
+  flipChipCounts,
+  formatCount,
+  parseCompareParams,
+  toggleFlip,
+  toggleRun,
+  type CompareParams,
+  type CompareParamsPatch,
+} from './shape';
+
+export function CompareView() {
+  const [params, update] = useCompareParams();
+  const runs = useComparableRuns();
+  const result = useComparison(params);
+  const exporter = useCompareExport(params);
+
+  const onToggle = useCallback(
+    (runId: string) => {
+      // The live hash, not the render's params: a quick second click must see the first.
+      const live = parseCompareParams(
+        new URLSearchParams(window.location.hash.split('?')[1] ?? ''),
+      );
+      update(toggleRun(live, runId));
+    },
+    [update],
+  );
+  const onBaseline = useCallback((runId: string) => update({ baseline: runId }), [update]);
+
+  const comparison = result.data?.comparison ?? null;
+  const ready = result.requested && comparison !== null;
+
+  return (
+    <section className="compare-view" aria-labelledby="view-title">
+      <header className="view-header">
+        <h1 id="view-title">Compare</h1>
+        <div className="toolbar">
+          <label className="inline-field">
+            Metric
+            <select
+              value={params.metric}
+              onChange={(event) =>
+                update({
+                  metric:
+                    event.currentTarget.value === 'evidenceRecall'
+                      ? 'evidenceRecall'
+                      : 'officialF1',
+                })
+              }
+            >
+              {METRICS.map((m) => (
+                <option key={m} value={m}>
+                  {METRIC_LABELS[m]}
+                </option>
+              ))}
+            </select>
+          </label>
+          <div className="segmented" role="group" aria-label="Category names">
+            <span className="segmented-label">Category names</span>
+            {CATEGORY_SCHEMES.map((scheme) => (
+              <button
+                key={scheme}
+                type="button"
+                aria-pressed={params.scheme === scheme}
+                onClick={() => update({ scheme })}
+              >
+                {CATEGORY_SCHEME_LABELS[scheme]}
+              </button>
+            ))}
+          </div>
+          <ExportButtons
+            disabled={!ready}
+            state={exporter.state}
+            onExport={(format) => void exporter.exportAs(format)}
+          />
+        </div>
+      </header>
+
+      {exporter.state.status === 'error' ? (
+        <div className="dismissable">
+          <ErrorView error={exporter.state.error} title="Could not export the comparison" />
+          <button type="button" onClick={exporter.dismiss}>
+            Dismiss
+          </button>
+        </div>
+      ) : null}
+
+      <section className="panel" aria-labelledby="compare-runs-title">
+        <h2>
+          <span id="compare-runs-title">Runs</span>{' '}
+          <span className="muted heading-note">
+            · completed or cancelled runs with answers; pick 2 to {MAX_COMPARED_RUNS} and mark one
+            as the baseline
+          </span>
+          <button type="button" className="small-button" onClick={runs.reload}>
+            Refresh
+          </button>
+        </h2>
+        {runs.error ? <ErrorView error={runs.error} title="Could not list runs" /> : null}
+        {runs.runs === undefined ? (
+          runs.error ? null : (
+            <p className="muted" role="status">
+              Loading runs…
+            </p>
+          )
+        ) : runs.runs.length === 0 ? (
+          <p className="muted">
+            No finished run yet. Start experiments in the Experiments view; completed runs appear
+            here.
+          </p>
+        ) : (
+          <RunPicker
+            runs={runs.runs}
+            selected={params.runs}
+            baseline={params.baseline}
+            onToggle={onToggle}
+            onBaseline={onBaseline}
+          />
+        )}
+      </section>
+
+      {result.error ? <ErrorView error={result.error} title="Could not compare the runs" /> : null}
+      {!result.requested ? (
+        <div className="empty-state">
+          <p>
+            <strong>Pick at least two runs to compare.</strong>
+          </p>
+          <p className="muted">
+            The first one picked is the baseline; every other run is measured against it, question
+            by question.
+          </p>
+        </div>
+      ) : comparison === null ? (
+        result.error ? null : (
+          <p className="progress" role="status">
+            <span className="spinner" aria-hidden="true" />
+            Comparing runs…
+          </p>
+        )
+      ) : (
+        <>
+          {result.loading ? (
+            <p className="progress" role="status">
+              <span className="spinner" aria-hidden="true" />
+              Updating…
+            </p>
+          ) : null}
+          <FlipSummary comparison={comparison} />
+          <CategoryPanel
+            comparison={comparison}
+            scheme={params.scheme}
+            metric={comparison.metric}
+          />
+          <ConfigDiffTable diff={result.data?.configDiff ?? []} runs={comparison.runs} />
+          <QuestionsPanel comparison={comparison} params={params} update={update} />
+        </>
+      )}
+    </section>
+  );
+}
+
+function ExportButtons({
+  disabled,
+  state,
+  onExport,
+}: {
+  disabled: boolean;
+  state: ExportState;
+  onExport: (format: 'csv' | 'json') => void;
+}) {
+  const busy = state.status === 'exporting';
+  return (
+    <div className="export-buttons" role="group" aria-label="Export comparison">
+      {(['csv', 'json'] as const).map((format) => (
+        <button
+          key={format}
+          type="button"
+          disabled={disabled || busy}
+          onClick={() => onExport(format)}
+        >
+          {busy && state.format === format ? 'Exporting…' : `Export ${format.toUpperCase()}`}
+        </button>
+      ))}
+    </div>
+  );
+}
+
+const SHORT_METRIC: Record<RunComparison['metric'], string> = {
+  officialF1: 'F1',
+  evidenceRecall: 'recall',
+};
+
+function QuestionsPanel({
+  comparison,
+  params,
+  update,
+}: {
+  comparison: RunComparison;
+  params: CompareParams;
+  update: (patch: CompareParamsPatch) => void;
+}) {
+  // Derived once per comparison; the filters below only scan it.
+  const allRows = useMemo(() => buildQuestionRows(comparison), [comparison]);
+  // Typing stays responsive: the table catches up with the search when React has time.
+  const search = useDeferredValue(params.search);
+  const { flips, category } = params;
+  const rows = useMemo(
+    () => filterQuestionRows(allRows, { flips, category, search }),
+    [allRows, flips, category, search],
+  );
+  const chipCounts = useMemo(
+    () => flipChipCounts(allRows, { category, search }),
+    [allRows, category, search],
+  );
+  const perCategory = useMemo(() => categoryCounts(allRows), [allRows]);
+
+  return (
+    <section className="panel questions-panel" aria-labelledby="compare-questions-title">
+      <h2>
+        <span id="compare-questions-title">Questions</span>{' '}
+        <span className="muted heading-note">
+          · aligned by sample and question index; flips against the baseline
+        </span>
+      </h2>
+      <div className="compare-filters">
+        <div className="chips" role="group" aria-label="Flip filter">
+          {FLIPS.map((flip: Flip) => (
+            <button
+              key={flip}
+              type="button"
+              className={`chip flip-chip flip-${flip}`}
+              aria-pressed={flips.includes(flip)}
+              onClick={() => update({ flips: toggleFlip(flips, flip) })}
+            >
+              {flip} <span className="chip-count">{formatCount(chipCounts[flip])}</span>
+            </button>
+          ))}
+        </div>
+        <CategorySelect
+          scheme={params.scheme}
+          value={category}
+          total={allRows.length}
+          counts={perCategory}
+          onChange={(next) => update({ category: next })}
+        />
+        {/*
+          Uncontrolled: the value lives in the URL hash, which updates a tick after each key; a
+          controlled input would briefly revert and lose the caret.
+        */}
+        <input
+          type="search"
+          aria-label="Search questions"
+          placeholder="Search questions, gold, predictions…"
+          defaultValue={params.search}
+          onChange={(event) => update({ search: event.currentTarget.value })}
+        />
+        <span className="muted nowrap" aria-live="polite">
+          {formatCount(rows.length)} of {formatCount(allRows.length)} questions
+        </span>
+      </div>
+      <QuestionTable
+        rows={rows}
+        totalRows={allRows.length}
+        runs={comparison.runs}
+        baselineIndex={comparison.baselineIndex}
+        scheme={params.scheme}
+        metricShort={SHORT_METRIC[comparison.metric]}
+      />
+    </section>
+  );
+}
+
+function CategorySelect({
+  scheme,
+  value,
+  total,
+  counts,
+  onChange,
+}: {
+  scheme: CategoryScheme;
+  value: CompareParams['category'];
+  total: number;
+  counts: ReturnType<typeof categoryCounts>;
+  onChange: (next: CompareParams['category']) => void;
+}) {
+  return (
+    <label className="inline-field">
+      Category
+      <select
+        value={value === null ? '' : String(value)}
+        onChange={(event) => {
+          const n = Number(event.currentTarget.value);
+          onChange(event.currentTarget.value !== '' && isCategoryId(n) ? n : null);
+        }}
+      >
+        <option value="">All ({formatCount(total)})</option>
+        {CATEGORY_IDS.map((id) => (
+          <option key={id} value={id}>
+            {id} {categoryName(id, scheme)} ({formatCount(counts[id])})
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}

@@ -1,0 +1,111 @@
+import { memo } from 'react';
+import type { ComparableRun } from './hooks';
+import { MAX_COMPARED_RUNS, formatCount, runColor, runLetter } from './shape';
+
+function formatDate(iso: string): string {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime())
+    ? iso
+    : date.toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+export function RunTag({ index }: { index: number }) {
+  return (
+    <span className="run-tag" style={{ background: runColor(index) }} aria-hidden="true">
+      {runLetter(index)}
+    </span>
+  );
+}
+
+/**
+ * The runs that can be compared, newest first as the engine lists them. Checkboxes pick runs;
+ * the radio picks which of the picked runs the others are measured against.
+ */
+export const RunPicker = memo(function RunPicker({
+  runs,
+  selected,
+  baseline,
+  onToggle,
+  onBaseline,
+}: {
+  runs: ComparableRun[];
+  selected: readonly string[];
+  baseline: string | null;
+  onToggle: (runId: string) => void;
+  onBaseline: (runId: string) => void;
+}) {
+  const full = selected.length >= MAX_COMPARED_RUNS;
+  return (
+    <div className="table-scroll run-picker">
+      <table aria-label="Runs to compare">
+        <thead>
+          <tr>
+            <th scope="col" className="center">
+              Compare
+            </th>
+            <th scope="col" className="center">
+              Baseline
+            </th>
+            <th scope="col">Run</th>
+            <th scope="col">Preset</th>
+            <th scope="col">Status</th>
+            <th scope="col" className="num">
+              Samples
+            </th>
+            <th scope="col" className="num">
+              Answer errors
+            </th>
+            <th scope="col">Started</th>
+          </tr>
+        </thead>
+        <tbody>
+          {runs.map((run) => {
+            const position = selected.indexOf(run.id);
+            const isSelected = position >= 0;
+            const unanswered = run.answered === 0;
+            const name = `${run.preset} ${run.id}`;
+            return (
+              <tr key={run.id} className={isSelected ? 'selected' : ''}>
+                <td className="center">
+                  <input
+                    type="checkbox"
+                    aria-label={`Compare ${name}`}
+                    checked={isSelected}
+                    disabled={(!isSelected && full) || (!isSelected && unanswered)}
+                    onChange={() => onToggle(run.id)}
+                  />
+                </td>
+                <td className="center">
+                  <input
+                    type="radio"
+                    name="compare-baseline"
+                    aria-label={`Baseline ${name}`}
+                    checked={baseline === run.id && isSelected}
+                    disabled={!isSelected}
+                    onChange={() => onBaseline(run.id)}
+                  />
+                </td>
+                <td>
+                  <span className="run-name">
+                    {isSelected ? <RunTag index={position} /> : <span className="run-tag-space" />}
+                    <code>{run.id}</code>
+                  </span>
+                </td>
+                <td>{run.preset}</td>
+                <td>
+                  <span className={`badge status-${run.status}`}>{run.status}</span>
+                  {unanswered ? <span className="muted"> · no answers</span> : null}
+                </td>
+                <td className="num">{formatCount(run.samples)}</td>
+                <td className={`num${run.answerErrors > 0 ? ' text-danger' : ''}`}>
+                  {formatCount(run.answerErrors)}
+                </td>
+                <td className="nowrap">{formatDate(run.createdAt)}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+});

@@ -1,0 +1,327 @@
+import { describe, expect, it } from 'vitest';
+import { compareRuns, type RunComparison } from '@shared/compare';
+import type { CategoryId } from '@shared/dataset/categories';
+import type { AnswerRecord } from '@shared/experiment';
+import {
+  buildQuestionRows,
+  categoryTableRows,
+  compareChartRows,
+  compareParamsToRecord,
+  compareRequest,
+  filterQuestionRows,
+  flipChipCounts,
+  formatDelta,
+  formatScore,
+  isErrorCell,
+  parseCompareParams,
+  shortRunLabel,
+  significance,
+  toggleFlip,
+  toggleRun,
+} from './shape';
+
+function answer(
+  sampleId: string,
+  questionIndex: number,
+  category: CategoryId,
+  officialF1: number,
+  extra: Partial<AnswerRecord> = {},
+): AnswerRecord {
+  return {
+    sampleId,
+    testIndex: 0,
+    questionIndex,
+    category,
+    question: `question ${sampleId}/${questionIndex}`,
+    gold: `gold ${questionIndex}`,
+    prediction: `prediction ${officialF1}`,
+    retrieved: [],
+    officialF1,
+    setF1: null,
+    bleu1: null,
+    judge: null,
+    usage: null,
+    evidenceRecall: null,
+    retrieveMs: 0,
+    answerMs: 0,
+    error: null,
+    ...extra,
+  };
+}
+
+/**
+ * A: baseline. B improves q0, regresses q1, keeps q2, lacks q3 (missing), errors on q4.
+ * C (third run) regresses q0 only. q5 exists only in B: missing from the baseline.
+ */
+function threeRuns(): RunComparison {
+  const a = [
+    answer('s1', 0, 1, 0.2),
+    answer('s1', 1, 2, 1),
+    answer('s1', 2, 2, 0.5),
+    answer('s1', 3, 4, 1),
+    answer('s2', 4, 5, 1),
+  ];
+  const b = [
+    answer('s1', 0, 1, 0.9, { prediction: 'Paris in May' }),
+    answer('s1', 1, 2, 0),
+    answer('s1', 2, 2, 0.5),
+    answer('s2', 4, 5, 0, { prediction: '[ERROR]', error: 'timeout after 30000 ms' }),
+    answer('s2', 5, 3, 1),
+  ];
+  const c = a.map((x) => (x.questionIndex === 0 ? { ...x, officialF1: 0 } : x));
+  return compareRuns(
+    [
+      { runId: 'ra', label: 'text · ra', answers: a },
+      { runId: 'rb', label: 'hybrid · rb', answers: b },
+      { runId: 'rc', label: 'vector · rc', answers: c },
+    ],
+    { seed: 0, resamples: 200 },
+  );
+}
+
+describe('URL state', () => {
+  it('round-trips every field and leaves defaults out of the URL', () => {
+    const params = parseCompareParams(
+      new URLSearchParams(
+        'runs=r1,r2,r1&base=r2&metric=evidenceRecall&scheme=mem0&flips=regressed,improved&cat=3&q=paris',
+      ),
+    );
+    // Duplicates dropped; flips in canonical order so one filter has one URL.
+    expect(params).toEqual({
+      runs: ['r1', 'r2'],
+      baseline: 'r2',
+      metric: 'evidenceRecall',
+      scheme: 'mem0',
+      flips: ['improved', 'regressed'],
+      category: 3,
+      search: 'paris',
+    });
+    expect(parseCompareParams(new URLSearchParams(compareParamsToRecord(params)))).toEqual(params);
+    expect(
+      compareParamsToRecord(parseCompareParams(new URLSearchParams('metric=officialF1'))),
+    ).toEqual({});
+  });
+
+  it('falls back to defaults on values it does not know', () => {
+    const params = parseCompareParams(
+      new URLSearchParams('metric=bleu&scheme=nope&flips=lost,missing&cat=9'),
+    );
+    expect(params.metric).toBe('officialF1');
+    expect(params.scheme).toBe('official');
+    expect(params.flips).toEqual(['missing']);
+    expect(params.category).toBeNull();
+  });
+});
+
+describe('picking runs', () => {
+  it('makes the first run picked the baseline and hands the role on when it is removed', () => {
+    let state = toggleRun({ runs: [], baseline: null }, 'r1');
+    expect(state).toEqual({ runs: ['r1'], baseline: 'r1' });
+    state = toggleRun(state, 'r2');
+    expect(state).toEqual({ runs: ['r1', 'r2'], baseline: 'r1' });
+    state = toggleRun(state, 'r1');
+    expect(state).toEqual({ runs: ['r2'], baseline: 'r2' });
+    // Removing a non-baseline run leaves the baseline alone.
+    expect(toggleRun({ runs: ['r1', 'r2'], baseline: 'r2' }, 'r1')).toEqual({
+      runs: ['r2'],
+      baseline: 'r2',
+    });
+  });
+
+  it('refuses a ninth run: the API compares at most eight', () => {
+    const eight = { runs: ['1', '2', '3', '4', '5', '6', '7', '8'], baseline: '1' };
+    expect(toggleRun(eight, '9')).toBe(eight);
+  });
+
+  it('asks the engine only for a valid selection', () => {
+    expect(compareRequest({ runs: ['r1'], baseline: 'r1', metric: 'officialF1' })).toBeNull();
+    expect(compareRequest({ runs: ['r1', 'r2'], baseline: 'r3', metric: 'officialF1' })).toBeNull();
+    expect(
+      compareRequest({ runs: ['r1', 'r2'], baseline: 'r2', metric: 'evidenceRecall' }),
+    ).toEqual({ runIds: ['r1', 'r2'], baselineRunId: 'r2', metric: 'evidenceRecall', seed: 0 });
+  });
+});
+
+describe('numbers', () => {
+  it('formats deltas with a sign and the interval', () => {
+    expect(formatDelta({ meanDiff: 0.0421, low: 0.0104, high: 0.0751, n: 282 })).toEqual({
+      diff: '+0.042',
+      interval: '[+0.010, +0.075]',
+      significance: 'improved',
+      description: '+0.042 [+0.010, +0.075], significant improvement, n=282 paired questions',
+    });
+    // A true minus sign; a change that rounds to zero carries no direction.
+    expect(formatDelta({ meanDiff: -0.0004, low: -0.12, high: 0.1, n: 5 })).toMatchObject({
+      diff: '0.000',
+      interval: '[−0.120, +0.100]',
+      significance: 'not-significant',
+    });
+  });
+
+  it('calls a change significant only when its interval excludes 0', () => {
+    expect(significance({ meanDiff: -0.2, low: -0.3, high: -0.01, n: 10 })).toBe('regressed');
+    expect(significance({ meanDiff: 0.2, low: 0.01, high: 0.3, n: 10 })).toBe('improved');
+    // Touching 0 is not excluding it.
+    expect(significance({ meanDiff: 0.2, low: 0, high: 0.3, n: 10 })).toBe('not-significant');
+    expect(significance(null)).toBe('none');
+  });
+
+  it('shows a dash where the runs share no question (NaN arrives as null over JSON)', () => {
+    const overJson = JSON.parse(JSON.stringify({ meanDiff: NaN, low: NaN, high: NaN, n: 0 }));
+    expect(formatDelta(overJson)).toMatchObject({ diff: '—', interval: '', significance: 'none' });
+    expect(formatScore(null)).toBe('—');
+    expect(formatScore(0.5)).toBe('0.500');
+  });
+});
+
+describe('category table and chart', () => {
+  it('labels rows in the chosen scheme, with the questions of each category', () => {
+    const comparison = threeRuns();
+    const official = categoryTableRows(comparison, 'official');
+    expect(official.map((r) => [r.label, r.questions])).toEqual([
+      ['All', 6],
+      ['1 multi-hop', 1],
+      ['2 temporal', 2],
+      ['3 open-domain', 1],
+      ['4 single-hop', 1],
+      ['5 adversarial', 1],
+    ]);
+    const mem0 = categoryTableRows(comparison, 'mem0');
+    expect(mem0.map((r) => r.label)).toEqual([
+      'All',
+      '1 single-hop',
+      '2 temporal',
+      '3 multi-hop',
+      '4 open-domain',
+      '5 excluded',
+    ]);
+    // The baseline has no delta column of its own.
+    expect(official[0]!.deltas[0]!.diff).toBe('—');
+    expect(official[0]!.deltas[1]!.diff).not.toBe('—');
+  });
+
+  it('gives the shared chart one row per category with every run’s mean and n', () => {
+    const chart = compareChartRows(threeRuns(), 'mem0');
+    expect(chart.map((r) => [r.category, r.label, r.n])).toEqual([
+      [1, 'single-hop', 1],
+      [2, 'temporal', 2],
+      [3, 'multi-hop', 0],
+      [4, 'open-domain', 1],
+      [5, 'excluded', 1],
+    ]);
+    // Category 3 exists only in B: the baseline has no bar there, B has its 1.
+    expect(chart[2]).toMatchObject({
+      values: { run0: null, run1: 1, run2: null },
+      ns: { run0: 0, run1: 1, run2: 0 },
+    });
+  });
+});
+
+describe('question rows', () => {
+  const rows = buildQuestionRows(threeRuns());
+  const keys = (filtered: typeof rows) => filtered.map((r) => `${r.sampleId}/${r.questionIndex}`);
+
+  it('aligns the runs by sample and question index and keeps missing apart from wrong', () => {
+    expect(keys(rows)).toEqual(['s1/0', 's1/1', 's1/2', 's1/3', 's2/4', 's2/5']);
+    const q3 = rows[3]!;
+    expect(q3.cells[1]).toBeNull();
+    expect(q3.flips[1]).toBe('missing');
+    // B's error is a scored 0 answer, so it regresses; it is flagged as an error cell.
+    expect(rows[4]!.flips[1]).toBe('regressed');
+    expect(isErrorCell(rows[4]!.cells[1]!)).toBe(true);
+    expect(isErrorCell(rows[0]!.cells[1]!)).toBe(false);
+  });
+
+  it('filters by any non-baseline flip, category and text in predictions', () => {
+    const all = { flips: [], category: null, search: '' } as const;
+    // q0: B improved, C regressed: a row some run lost shows under "regressed" too.
+    expect(keys(filterQuestionRows(rows, { ...all, flips: ['regressed'] }))).toEqual([
+      's1/0',
+      's1/1',
+      's2/4',
+    ]);
+    expect(keys(filterQuestionRows(rows, { ...all, flips: ['improved'] }))).toEqual(['s1/0']);
+    expect(keys(filterQuestionRows(rows, { ...all, flips: ['missing'] }))).toEqual([
+      's1/3',
+      's2/5',
+    ]);
+    expect(keys(filterQuestionRows(rows, { ...all, category: 2 }))).toEqual(['s1/1', 's1/2']);
+    expect(keys(filterQuestionRows(rows, { ...all, search: '  PARIS ' }))).toEqual(['s1/0']);
+    expect(filterQuestionRows(rows, { ...all, search: 'paris', flips: ['missing'] })).toEqual([]);
+  });
+
+  it('counts chips under the other filters', () => {
+    expect(flipChipCounts(rows, { category: null, search: '' })).toEqual({
+      improved: 1,
+      regressed: 3,
+      // q0..q5 for C: unchanged on q1..q4; B unchanged on q2.
+      unchanged: 4,
+      missing: 2,
+    });
+    expect(flipChipCounts(rows, { category: 2, search: '' })).toEqual({
+      improved: 0,
+      regressed: 1,
+      unchanged: 2,
+      missing: 0,
+    });
+  });
+
+  it('shortens engine labels to the preset for legends', () => {
+    expect(shortRunLabel('hybrid · 20261122-081329-053-2ffcc5')).toBe('hybrid');
+    expect(shortRunLabel('custom')).toBe('custom');
+  });
+
+  it('toggles flip chips in canonical order', () => {
+    expect(toggleFlip(['regressed'], 'improved')).toEqual(['improved', 'regressed']);
+    expect(toggleFlip(['improved', 'regressed'], 'improved')).toEqual(['regressed']);
+  });
+});
+
+describe('two full LoCoMo runs', () => {
+  it('compares and shapes 2 x 1,986 questions well under a second', () => {
+    // LoCoMo's category sizes (DESIGN.md §4), spread over ten samples.
+    const sizes: Array<[CategoryId, number]> = [
+      [1, 282],
+      [2, 321],
+      [3, 96],
+      [4, 841],
+      [5, 446],
+    ];
+    const base: AnswerRecord[] = [];
+    let i = 0;
+    for (const [category, count] of sizes)
+      for (let k = 0; k < count; k++, i++)
+        base.push(answer(`conv-${i % 10}`, Math.floor(i / 10), category, ((i * 37) % 100) / 100));
+    const other = base.map((a, k) => ({ ...a, officialF1: ((k * 53) % 100) / 100 }));
+    expect(base).toHaveLength(1986);
+
+    const t0 = performance.now();
+    // What the engine does for 'runs.compare' (with the full 2,000 resamples)...
+    const comparison = compareRuns(
+      [
+        { runId: 'a', label: 'a', answers: base },
+        { runId: 'b', label: 'b', answers: other },
+      ],
+      { seed: 0 },
+    );
+    const t1 = performance.now();
+    // ...and what the view derives when it opens, plus one search keystroke.
+    const table = categoryTableRows(comparison, 'official');
+    compareChartRows(comparison, 'official');
+    const rows = buildQuestionRows(comparison);
+    flipChipCounts(rows, { category: null, search: '' });
+    filterQuestionRows(rows, { flips: [], category: null, search: '' });
+    const t2 = performance.now();
+    filterQuestionRows(rows, { flips: ['regressed'], category: 4, search: 'question conv-3' });
+    const t3 = performance.now();
+
+    console.info(
+      `compare 2x1986: engine ${(t1 - t0).toFixed(1)} ms, view shaping ${(t2 - t1).toFixed(1)} ms, one keystroke ${(t3 - t2).toFixed(1)} ms`,
+    );
+    expect(rows).toHaveLength(1986);
+    expect(table[0]!.questions).toBe(1986);
+    expect(t1 - t0).toBeLessThan(1000);
+    expect(t2 - t1).toBeLessThan(200);
+    expect(t3 - t2).toBeLessThan(50);
+  });
+});

@@ -1,0 +1,376 @@
+import type { CompareMetric, CompareRow, Flip, RunComparison } from '@shared/compare';
+import {
+  DEFAULT_CATEGORY_SCHEME,
+  categoryName,
+  isCategoryId,
+  isCategoryScheme,
+  type CategoryId,
+  type CategoryScheme,
+} from '@shared/dataset/categories';
+import { ERROR_PREDICTION, type MeanN } from '@shared/experiment';
+import type { BootstrapResult } from '@shared/scoring/stats';
+import type { RunListItem } from '@shared/runs';
+import type { CategoryChartRow } from '../../components/charts/categoryRows';
+
+/**
+ * Pure data shaping for the Compare view: URL state, which runs can be compared, the category
+ * table and chart, and the per-question rows with their filters. Kept out of the components so
+ * it is tested under plain Node and so the 2 x 1,986-question case can be timed without a DOM.
+ */
+
+// ---------------------------------------------------------------------------------------------
+// URL state
+
+export const FLIPS: readonly Flip[] = ['improved', 'regressed', 'unchanged', 'missing'];
+export const METRICS: readonly CompareMetric[] = ['officialF1', 'evidenceRecall'];
+export const METRIC_LABELS: Readonly<Record<CompareMetric, string>> = {
+  officialF1: 'official F1',
+  evidenceRecall: 'evidence recall',
+};
+/** The API allows 2..8 runs per comparison. */
+export const MAX_COMPARED_RUNS = 8;
+/** What the server uses; the caption says so, so the numbers can be reproduced. */
+export const BOOTSTRAP_SEED = 0;
+export const BOOTSTRAP_RESAMPLES = 2000;
+
+export interface CompareParams {
+  /** In the order the user picked them; their position is their letter (A, B, …). */
+  runs: string[];
+  baseline: string | null;
+  metric: CompareMetric;
+  scheme: CategoryScheme;
+  /** Flip filter: empty means every row. */
+  flips: Flip[];
+  /** null: every category. */
+  category: CategoryId | null;
+  search: string;
+}
+
+export type CompareParamsPatch = Partial<CompareParams>;
+
+function isFlip(value: string): value is Flip {
+  return (FLIPS as readonly string[]).includes(value);
+}
+
+export function parseCompareParams(params: URLSearchParams): CompareParams {
+  const runs = [...new Set((params.get('runs') ?? '').split(',').filter(Boolean))].slice(
+    0,
+    MAX_COMPARED_RUNS,
+  );
+  const metric = params.get('metric');
+  const scheme = params.get('scheme');
+  const category = Number(params.get('cat'));
+  const flips = new Set((params.get('flips') ?? '').split(','));
+  return {
+    runs,
+    baseline: params.get('base') || null,
+    metric: metric === 'evidenceRecall' ? 'evidenceRecall' : 'officialF1',
+    scheme: isCategoryScheme(scheme) ? scheme : DEFAULT_CATEGORY_SCHEME,
+    // Kept in canonical order so the same filter is the same URL.
+    flips: FLIPS.filter((f) => flips.has(f)),
+    category: params.has('cat') && isCategoryId(category) ? category : null,
+    search: params.get('q') ?? '',
+  };
+}
+
+/** The inverse of parseCompareParams; defaults are left out so URLs stay short. */
+export function compareParamsToRecord(state: CompareParams): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (state.runs.length > 0) out.runs = state.runs.join(',');
+  if (state.baseline) out.base = state.baseline;
+  if (state.metric !== 'officialF1') out.metric = state.metric;
+  if (state.scheme !== DEFAULT_CATEGORY_SCHEME) out.scheme = state.scheme;
+  const flips = state.flips.filter(isFlip);
+  if (flips.length > 0) out.flips = flips.join(',');
+  if (state.category !== null) out.cat = String(state.category);
+  if (state.search) out.q = state.search;
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Picking runs
+
+/** Runs still going or that failed before answering anything have nothing stable to compare. */
+export function isComparableStatus(status: RunListItem['status']): boolean {
+  return status === 'completed' || status === 'cancelled';
+}
+
+/**
+ * Toggles a run in the selection. The baseline follows: the first run picked becomes it, and
+ * removing the baseline hands the role to the first remaining run, so a valid pair never needs
+ * an extra click.
+ */
+export function toggleRun(
+  state: Pick<CompareParams, 'runs' | 'baseline'>,
+  runId: string,
+): Pick<CompareParams, 'runs' | 'baseline'> {
+  if (state.runs.includes(runId)) {
+    const runs = state.runs.filter((id) => id !== runId);
+    const baseline =
+      state.baseline === runId || state.baseline === null ? (runs[0] ?? null) : state.baseline;
+    return { runs, baseline };
+  }
+  if (state.runs.length >= MAX_COMPARED_RUNS) return state;
+  const runs = [...state.runs, runId];
+  return { runs, baseline: state.baseline ?? runId };
+}
+
+/** The API input, or null while the selection cannot be compared yet. */
+export function compareRequest(
+  params: Pick<CompareParams, 'runs' | 'baseline' | 'metric'>,
+): { runIds: string[]; baselineRunId: string; metric: CompareMetric; seed: number } | null {
+  if (params.runs.length < 2 || params.baseline === null) return null;
+  if (!params.runs.includes(params.baseline)) return null;
+  return {
+    runIds: params.runs,
+    baselineRunId: params.baseline,
+    metric: params.metric,
+    seed: BOOTSTRAP_SEED,
+  };
+}
+
+/** A, B, …: short tags that tie a run's columns, bars and config values together. */
+export function runLetter(index: number): string {
+  return String.fromCharCode(65 + index);
+}
+
+/**
+ * The engine labels runs "preset · run id"; the id is in the tables already, and a legend with
+ * it would wrap over the bars.
+ */
+export function shortRunLabel(label: string): string {
+  const cut = label.indexOf(' · ');
+  return cut > 0 ? label.slice(0, cut) : label;
+}
+
+/** Eight colours that stay distinguishable side by side (Tableau 10, minus the two greys). */
+export const RUN_COLORS = [
+  '#4e79a7',
+  '#f28e2b',
+  '#59a14f',
+  '#b07aa1',
+  '#e15759',
+  '#76b7b2',
+  '#edc948',
+  '#9c755f',
+] as const;
+
+export function runColor(index: number): string {
+  return RUN_COLORS[index % RUN_COLORS.length] ?? RUN_COLORS[0];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Numbers
+
+/** JSON carries NaN as null, so the engine's "no pairs" result arrives with nulls in it. */
+function finite(value: number | null | undefined): value is number {
+  return typeof value === 'number' && Number.isFinite(value);
+}
+
+export function formatScore(value: number | null | undefined): string {
+  return finite(value) ? value.toFixed(3) : '—';
+}
+
+export function formatSigned(value: number): string {
+  // -0.0004 rounds to "-0.000"; a sign on zero would claim a direction the data does not have.
+  const fixed = value.toFixed(3);
+  if (Number(fixed) === 0) return '0.000';
+  return value > 0 ? `+${fixed}` : `−${fixed.slice(1)}`;
+}
+
+export type Significance = 'improved' | 'regressed' | 'not-significant' | 'none';
+
+/** An interval that excludes 0 is a significant change; one that touches 0 is not. */
+export function significance(delta: BootstrapResult | null | undefined): Significance {
+  if (!delta || delta.n === 0 || !finite(delta.low) || !finite(delta.high)) return 'none';
+  if (delta.low > 0) return 'improved';
+  if (delta.high < 0) return 'regressed';
+  return 'not-significant';
+}
+
+export interface DeltaText {
+  /** "+0.042", or "—" when the runs share no question. */
+  diff: string;
+  /** "[+0.010, +0.075]", or "" with no interval. */
+  interval: string;
+  significance: Significance;
+  /** Screen readers and tooltips: the whole statement in words. */
+  description: string;
+}
+
+export function formatDelta(delta: BootstrapResult | null | undefined): DeltaText {
+  const sig = significance(delta);
+  if (!delta || sig === 'none' || !finite(delta.meanDiff)) {
+    return { diff: '—', interval: '', significance: 'none', description: 'no shared questions' };
+  }
+  const interval = `[${formatSigned(delta.low)}, ${formatSigned(delta.high)}]`;
+  const verdict =
+    sig === 'improved'
+      ? 'significant improvement'
+      : sig === 'regressed'
+        ? 'significant regression'
+        : 'not significant (interval includes 0)';
+  return {
+    diff: formatSigned(delta.meanDiff),
+    interval,
+    significance: sig,
+    description: `${formatSigned(delta.meanDiff)} ${interval}, ${verdict}, n=${delta.n} paired questions`,
+  };
+}
+
+export function formatCount(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Category table and chart
+
+export interface CategoryTableRow {
+  key: string;
+  category: CategoryId | null;
+  /** "All" or "1 multi-hop" in the chosen scheme. */
+  label: string;
+  /** Questions in this category across the union of the runs. */
+  questions: number;
+  perRun: MeanN[];
+  deltas: DeltaText[];
+}
+
+export function categoryLabel(category: CategoryId | null, scheme: CategoryScheme): string {
+  return category === null ? 'All' : `${category} ${categoryName(category, scheme)}`;
+}
+
+/** The engine's per-category comparison, labelled in the chosen scheme with question counts. */
+export function categoryTableRows(
+  comparison: RunComparison,
+  scheme: CategoryScheme,
+): CategoryTableRow[] {
+  const questions = new Map<CategoryId | null, number>([[null, comparison.rows.length]]);
+  for (const row of comparison.rows)
+    questions.set(row.category, (questions.get(row.category) ?? 0) + 1);
+  return comparison.categories.map((c) => ({
+    key: c.category === null ? 'all' : String(c.category),
+    category: c.category,
+    label: categoryLabel(c.category, scheme),
+    questions: questions.get(c.category) ?? 0,
+    perRun: c.perRun,
+    deltas: c.deltas.map(formatDelta),
+  }));
+}
+
+export function chartKey(runIndex: number): string {
+  return `run${runIndex}`;
+}
+
+/**
+ * Rows for the shared CategoryChart (components/charts): one group per category, one value per
+ * run. The "All" row stays in the table only: the shared chart draws categories, and an overall
+ * bar several times taller in n would dwarf them anyway. Each row's n is the baseline's, and the
+ * tooltip lists every run's n.
+ */
+export function compareChartRows(
+  comparison: RunComparison,
+  scheme: CategoryScheme,
+): CategoryChartRow[] {
+  const base = comparison.baselineIndex;
+  return comparison.categories.flatMap((c) => {
+    if (c.category === null) return [];
+    const values: Record<string, number | null> = {};
+    const ns: Record<string, number> = {};
+    c.perRun.forEach((m, i) => {
+      values[chartKey(i)] = finite(m.mean) ? m.mean : null;
+      ns[chartKey(i)] = m.n;
+    });
+    return [
+      {
+        category: c.category,
+        label: categoryName(c.category, scheme),
+        n: c.perRun[base]?.n ?? 0,
+        values,
+        ns,
+      },
+    ];
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Per-question rows
+
+export interface QuestionRow extends CompareRow {
+  key: string;
+  /** Lowercased question, gold and predictions: built once so a keystroke only scans strings. */
+  haystack: string;
+  /** Flips of the non-baseline runs, for the filter. */
+  otherFlips: ReadonlySet<Flip>;
+}
+
+/** Built once per comparison; filtering then never re-derives anything per row. */
+export function buildQuestionRows(comparison: RunComparison): QuestionRow[] {
+  const base = comparison.baselineIndex;
+  return comparison.rows.map((row) => ({
+    ...row,
+    key: `${row.sampleId}\u0000${row.questionIndex}`,
+    haystack: [
+      row.sampleId,
+      row.question,
+      row.gold ?? '',
+      ...row.cells.map((cell) => cell?.prediction ?? ''),
+    ]
+      .join('\u0000')
+      .toLowerCase(),
+    otherFlips: new Set(row.flips.filter((_, i) => i !== base)),
+  }));
+}
+
+export interface QuestionFilter {
+  flips: readonly Flip[];
+  category: CategoryId | null;
+  search: string;
+}
+
+/**
+ * A row passes the flip filter when any non-baseline run flipped that way: with two runs that is
+ * exactly the pair's flip; with more, "regressed" finds every question some run lost.
+ */
+export function filterQuestionRows(
+  rows: readonly QuestionRow[],
+  filter: QuestionFilter,
+): QuestionRow[] {
+  const needle = filter.search.trim().toLowerCase();
+  const flips = filter.flips;
+  return rows.filter(
+    (row) =>
+      (filter.category === null || row.category === filter.category) &&
+      (flips.length === 0 || flips.some((f) => row.otherFlips.has(f))) &&
+      (needle === '' || row.haystack.includes(needle)),
+  );
+}
+
+/** Chip counts: how many rows each flip chip would show under the other filters. */
+export function flipChipCounts(
+  rows: readonly QuestionRow[],
+  filter: Omit<QuestionFilter, 'flips'>,
+): Record<Flip, number> {
+  const counts: Record<Flip, number> = { improved: 0, regressed: 0, unchanged: 0, missing: 0 };
+  for (const row of filterQuestionRows(rows, { ...filter, flips: [] }))
+    for (const flip of row.otherFlips) counts[flip] += 1;
+  return counts;
+}
+
+export function categoryCounts(rows: readonly QuestionRow[]): Record<CategoryId, number> {
+  const out: Record<CategoryId, number> = { 1: 0, 2: 0, 3: 0, 4: 0, 5: 0 };
+  for (const row of rows) out[row.category] += 1;
+  return out;
+}
+
+export function toggleFlip(current: readonly Flip[], flip: Flip): Flip[] {
+  const set = new Set(current);
+  if (set.has(flip)) set.delete(flip);
+  else set.add(flip);
+  return FLIPS.filter((f) => set.has(f));
+}
+
+/** An errored answer is stored as ERROR_PREDICTION; the cell says so instead of a score. */
+export function isErrorCell(cell: CompareRow['cells'][number]): boolean {
+  return cell !== null && (cell.error !== null || cell.prediction === ERROR_PREDICTION);
+}

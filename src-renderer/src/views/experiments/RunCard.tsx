@@ -1,0 +1,273 @@
+import { useState } from 'react';
+import {
+  CATEGORY_SCHEMES,
+  CATEGORY_SCHEME_LABELS,
+  DEFAULT_CATEGORY_SCHEME,
+  type CategoryScheme,
+} from '@shared/dataset/categories';
+import type { ErrorPayload } from '@shared/errors';
+import { CategoryChart } from '../../components/charts/CategoryChart';
+import { categoryChartRows, METRIC_LABELS } from '../../components/charts/categoryRows';
+import { ErrorView } from '../../components/ErrorView';
+import { useLiveDetail } from './hooks';
+import {
+  isActive,
+  overallFraction,
+  remainingMs,
+  testCounts,
+  totalPacketsInserted,
+  type LiveStatus,
+  type RunProgress,
+} from './progress';
+import { formatEta, percent } from './shape';
+
+const STATUS_LABELS: Record<LiveStatus, string> = {
+  running: 'running',
+  cancelling: 'cancelling…',
+  completed: 'completed',
+  cancelled: 'cancelled',
+  failed: 'failed',
+  interrupted: 'interrupted',
+};
+
+const RESUMABLE: ReadonlySet<LiveStatus> = new Set(['cancelled', 'interrupted', 'failed']);
+
+export function StatusBadge({ status }: { status: LiveStatus }) {
+  return <span className={`status-badge status-${status}`}>{STATUS_LABELS[status]}</span>;
+}
+
+export function ProgressBar({
+  fraction,
+  label,
+  status,
+  small = false,
+}: {
+  fraction: number;
+  label: string;
+  status: LiveStatus;
+  small?: boolean;
+}) {
+  const value = percent(fraction);
+  return (
+    <div
+      className={`progress-track${small ? ' progress-small' : ''} progress-${status}`}
+      role="progressbar"
+      aria-label={label}
+      aria-valuemin={0}
+      aria-valuemax={100}
+      aria-valuenow={value}
+      aria-valuetext={`${value}%`}
+    >
+      <div className="progress-fill" style={{ width: `${value}%` }} />
+    </div>
+  );
+}
+
+export function RunCard({
+  run,
+  now,
+  onCancel,
+  onResume,
+  onOpen,
+  actionError,
+}: {
+  run: RunProgress;
+  now: number;
+  onCancel: () => void;
+  onResume: () => void;
+  onOpen: () => void;
+  actionError: ErrorPayload | null;
+}) {
+  const active = isActive(run);
+  const detail = useLiveDetail(run.runId, run.testsCommitted, !active);
+  const [scheme, setScheme] = useState<CategoryScheme>(DEFAULT_CATEGORY_SCHEME);
+  const fraction = overallFraction(run);
+  const tests = testCounts(run);
+  const elapsed =
+    run.elapsedMs ?? (run.startedAt !== null && active ? Math.max(0, now - run.startedAt) : null);
+  const eta = remainingMs(run, now);
+  const summary = detail?.summary ?? run.summary;
+  const preset = detail?.info.preset;
+  const rows = summary
+    ? categoryChartRows([{ key: 'run', summary }], { metric: 'officialF1', scheme })
+    : [];
+  const finished = run.status === 'completed';
+  const titleId = `run-${run.runId}-title`;
+
+  return (
+    <article className="panel run-card" aria-labelledby={titleId} data-run-id={run.runId}>
+      <header className="run-card-header">
+        <div>
+          <h3 id={titleId}>
+            Run <code>{run.runId}</code>
+          </h3>
+          <div className="muted run-card-sub">
+            {preset ? (
+              <>
+                preset <strong>{preset}</strong> ·{' '}
+              </>
+            ) : null}
+            {run.sampleIds.length} {run.sampleIds.length === 1 ? 'sample' : 'samples'}
+            {run.resumed ? ' · resumed' : ''}
+            {run.partial ? ' · joined while running' : ''}
+          </div>
+        </div>
+        <div className="run-card-actions">
+          <StatusBadge status={run.status} />
+          {active ? (
+            <button type="button" onClick={onCancel} disabled={run.status === 'cancelling'}>
+              {run.status === 'cancelling' ? 'Cancelling…' : 'Cancel'}
+            </button>
+          ) : null}
+          {RESUMABLE.has(run.status) ? (
+            <button type="button" onClick={onResume}>
+              Resume
+            </button>
+          ) : null}
+          {!active ? (
+            <button type="button" className={finished ? 'primary' : undefined} onClick={onOpen}>
+              Open results
+            </button>
+          ) : null}
+        </div>
+      </header>
+
+      <ProgressBar fraction={fraction} status={run.status} label={`Run ${run.runId} progress`} />
+      <dl className="run-stats">
+        <div>
+          <dt>Progress</dt>
+          <dd>{percent(fraction)}%</dd>
+        </div>
+        <div>
+          <dt>Packets inserted</dt>
+          <dd>
+            {totalPacketsInserted(run)} / {run.totalPackets}
+          </dd>
+        </div>
+        <div>
+          <dt>Tests committed</dt>
+          <dd>
+            {tests.done} / {tests.total}
+          </dd>
+        </div>
+        <div>
+          <dt>Questions answered</dt>
+          <dd>
+            {run.questionsAnswered}
+            {run.currentTest ? (
+              <span className="muted">
+                {' '}
+                (test {run.currentTest.testIndex}: {run.currentTest.done}/{run.currentTest.total})
+              </span>
+            ) : null}
+          </dd>
+        </div>
+        <div>
+          <dt>Errors</dt>
+          <dd className={run.answerErrors > 0 ? 'has-errors' : undefined}>{run.answerErrors}</dd>
+        </div>
+        <div>
+          <dt>Elapsed</dt>
+          <dd>{formatEta(elapsed)}</dd>
+        </div>
+        <div>
+          <dt>ETA</dt>
+          <dd aria-label="Estimated time remaining">{active ? formatEta(eta) : '—'}</dd>
+        </div>
+      </dl>
+      {run.message ? (
+        <p role="alert" className="run-failed">
+          <strong>The run failed:</strong> {run.message}
+        </p>
+      ) : null}
+      {actionError ? <ErrorView error={actionError} /> : null}
+
+      <div className="run-card-body">
+        <table className="sample-progress">
+          <caption className="sr-only">Samples of run {run.runId}</caption>
+          <thead>
+            <tr>
+              <th scope="col">Sample</th>
+              <th scope="col">Packets inserted</th>
+              <th scope="col" className="num">
+                Tests
+              </th>
+              <th scope="col">Status</th>
+            </tr>
+          </thead>
+          <tbody>
+            {run.sampleIds.map((id) => {
+              const s = run.samples[id];
+              if (!s) return null;
+              return (
+                <tr key={id}>
+                  <td>
+                    <code>{id}</code>
+                  </td>
+                  <td>
+                    <div className="sample-bar">
+                      <ProgressBar
+                        small
+                        status={run.status}
+                        fraction={s.totalPackets > 0 ? s.packetsInserted / s.totalPackets : 0}
+                        label={`${id} packets inserted`}
+                      />
+                      <span className="num">
+                        {s.totalPackets > 0 ? `${s.packetsInserted}/${s.totalPackets}` : '—'}
+                      </span>
+                    </div>
+                  </td>
+                  <td className="num">
+                    {s.plannedTests > 0 ? `${s.testsCommitted}/${s.plannedTests}` : '—'}
+                  </td>
+                  <td>
+                    <span className={`sample-status sample-${s.status}`}>{s.status}</span>
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+
+        <section className="live-chart" aria-label={`Run ${run.runId} per-category scores`}>
+          <div className="live-chart-head">
+            <h4>
+              {METRIC_LABELS.officialF1} by category{' '}
+              <span className="muted">{finished ? '· final' : '· so far'}</span>
+            </h4>
+            <div className="segmented small" role="group" aria-label="Category names">
+              {CATEGORY_SCHEMES.map((s) => (
+                <button
+                  key={s}
+                  type="button"
+                  aria-pressed={scheme === s}
+                  onClick={() => setScheme(s)}
+                >
+                  {CATEGORY_SCHEME_LABELS[s]}
+                </button>
+              ))}
+            </div>
+          </div>
+          {summary && summary.questions > 0 ? (
+            <CategoryChart
+              rows={rows}
+              series={[{ key: 'run', label: 'this run' }]}
+              metricLabel={METRIC_LABELS.officialF1}
+              schemeLabel={CATEGORY_SCHEME_LABELS[scheme]}
+              subject={
+                finished
+                  ? 'final answers'
+                  : `the latest answer to each question so far (${summary.questions} questions)`
+              }
+              height={200}
+            />
+          ) : (
+            <p className="muted chart-empty">
+              No test committed yet: the chart fills in as tests commit.
+            </p>
+          )}
+        </section>
+      </div>
+    </article>
+  );
+}

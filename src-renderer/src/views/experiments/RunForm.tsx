@@ -1,0 +1,226 @@
+import { useId, useState, type FormEvent } from 'react';
+import type { ApiInput, DatasetSummary, MemoryPresetInfo } from '@shared/api';
+import { DEFAULT_SEED, DEFAULT_TOP_K } from '@shared/experiment';
+import type { ErrorPayload } from '@shared/errors';
+import { ErrorView } from '../../components/ErrorView';
+import { defaultPreset, parallelChoices, parseIntInRange, samplesToRun } from './shape';
+
+/** The samples chosen for one dataset; another dataset starts again from "all". */
+interface SampleChoice {
+  datasetId: string;
+  ids: ReadonlySet<string>;
+}
+
+export function RunForm({
+  datasets,
+  dataset,
+  onDatasetChange,
+  presets,
+  presetsError,
+  busy,
+  error,
+  onRun,
+}: {
+  datasets: DatasetSummary[];
+  dataset: DatasetSummary;
+  onDatasetChange: (datasetId: string) => void;
+  presets: MemoryPresetInfo[] | undefined;
+  presetsError: ErrorPayload | undefined;
+  busy: boolean;
+  error: ErrorPayload | null;
+  onRun: (config: ApiInput<'experiments.start'>) => void;
+}) {
+  const ids = useId();
+  const allIds = dataset.stats.samples.map((s) => s.sampleId);
+  const [choice, setChoice] = useState<SampleChoice | null>(null);
+  // Derived, not synced: a choice made for another dataset means nothing for this one.
+  const chosen: ReadonlySet<string> =
+    choice !== null && choice.datasetId === dataset.datasetId ? choice.ids : new Set(allIds);
+  const choose = (next: Iterable<string>) =>
+    setChoice({ datasetId: dataset.datasetId, ids: new Set(next) });
+
+  const [preset, setPreset] = useState<string | null>(null);
+  const presetValue =
+    preset !== null && presets?.some((p) => p.name === preset) ? preset : defaultPreset(presets);
+  const [topK, setTopK] = useState(String(DEFAULT_TOP_K));
+  const [seed, setSeed] = useState(String(DEFAULT_SEED));
+  const [parallel, setParallel] = useState(1);
+  const parallelOptions = parallelChoices(navigator.hardwareConcurrency, chosen.size);
+  const parallelValue = Math.min(parallel, parallelOptions.length);
+
+  const topKValue = parseIntInRange(topK, 1, 1000);
+  const seedValue = parseIntInRange(seed, -(2 ** 31), 2 ** 31 - 1);
+  const samples = samplesToRun(dataset, chosen);
+  const problems = [
+    chosen.size === 0 ? 'Choose at least one sample.' : null,
+    presetValue === null ? 'No memory preset is available.' : null,
+    topKValue === null ? 'Top-k must be a whole number from 1 to 1000.' : null,
+    seedValue === null ? 'Seed must be a whole number.' : null,
+  ].filter((p) => p !== null);
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (problems.length > 0 || presetValue === null || topKValue === null || seedValue === null) {
+      return;
+    }
+    onRun({
+      datasetId: dataset.datasetId,
+      ...(samples ? { samples } : {}),
+      memory: { preset: presetValue, config: {} },
+      answerer: { kind: 'extractive' },
+      retrieval: { topK: topKValue },
+      seed: seedValue,
+      parallel: parallelValue,
+    });
+  };
+
+  const questions = dataset.stats.samples
+    .filter((s) => chosen.has(s.sampleId))
+    .reduce((sum, s) => sum + s.qa, 0);
+
+  return (
+    <form className="panel run-form" aria-labelledby={`${ids}-title`} onSubmit={submit}>
+      <h2 id={`${ids}-title`}>New experiment</h2>
+
+      <label className="field">
+        <span className="field-label">Dataset</span>
+        <select
+          value={dataset.datasetId}
+          onChange={(event) => onDatasetChange(event.currentTarget.value)}
+        >
+          {datasets.map((d) => (
+            <option key={d.datasetId} value={d.datasetId}>
+              {d.name} ({d.stats.totals.samples} samples)
+            </option>
+          ))}
+        </select>
+      </label>
+
+      <fieldset className="field samples-field">
+        <legend className="field-label">
+          Samples{' '}
+          <span className="muted">
+            · {chosen.size} of {allIds.length} chosen, {questions} QA
+          </span>
+        </legend>
+        <div className="sample-shortcuts">
+          <button type="button" className="small" onClick={() => choose(allIds)}>
+            All
+          </button>
+          <button type="button" className="small" onClick={() => choose(allIds.slice(0, 1))}>
+            First sample only
+          </button>
+          <button type="button" className="small" onClick={() => choose([])}>
+            None
+          </button>
+        </div>
+        <ul className="sample-checks">
+          {dataset.stats.samples.map((s) => (
+            <li key={s.sampleId}>
+              <label>
+                <input
+                  type="checkbox"
+                  checked={chosen.has(s.sampleId)}
+                  onChange={(event) => {
+                    const next = new Set(chosen);
+                    if (event.currentTarget.checked) next.add(s.sampleId);
+                    else next.delete(s.sampleId);
+                    choose(next);
+                  }}
+                />
+                <span className="sample-id">{s.sampleId}</span>
+                <span className="muted">
+                  {s.qa} QA · {s.packets} packets · {s.plannedTests} tests
+                </span>
+              </label>
+            </li>
+          ))}
+        </ul>
+      </fieldset>
+
+      <div className="field-grid">
+        <label className="field">
+          <span className="field-label">Memory preset</span>
+          <select
+            value={presetValue ?? ''}
+            disabled={!presets || presets.length === 0}
+            onChange={(event) => setPreset(event.currentTarget.value)}
+          >
+            {presets === undefined ? <option value="">loading…</option> : null}
+            {presets?.map((p) => (
+              <option key={p.name} value={p.name}>
+                {p.name}
+                {p.isDefault ? ' (default)' : ''}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="field">
+          <span className="field-label">Answerer</span>
+          {/* One option today; the LLM answerer joins this list when it lands. */}
+          <select defaultValue="extractive">
+            <option value="extractive">Extractive (offline)</option>
+          </select>
+        </label>
+        <label className="field">
+          <span className="field-label">Top-k</span>
+          <input
+            type="number"
+            min={1}
+            max={1000}
+            value={topK}
+            aria-invalid={topKValue === null}
+            onChange={(event) => setTopK(event.currentTarget.value)}
+          />
+        </label>
+        <label className="field">
+          <span className="field-label">Seed</span>
+          <input
+            type="number"
+            value={seed}
+            aria-invalid={seedValue === null}
+            onChange={(event) => setSeed(event.currentTarget.value)}
+          />
+        </label>
+        <label className="field">
+          <span className="field-label">Parallel samples</span>
+          <select
+            value={parallelValue}
+            onChange={(event) => setParallel(Number(event.currentTarget.value))}
+          >
+            {parallelOptions.map((n) => (
+              <option key={n} value={n}>
+                {n} {n === 1 ? 'worker' : 'workers'}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+
+      {presetsError ? (
+        <ErrorView error={presetsError} title="Could not list memory presets" />
+      ) : null}
+      {presets !== undefined && presets.length === 0 ? (
+        <p className="notice">The engine lists no memory preset yet.</p>
+      ) : null}
+      {problems.length > 0 ? (
+        <ul className="form-problems" aria-live="polite">
+          {problems.map((p) => (
+            <li key={p}>{p}</li>
+          ))}
+        </ul>
+      ) : null}
+      {error ? <ErrorView error={error} title="Could not start the run" /> : null}
+
+      <div className="form-actions">
+        <button type="submit" className="primary" disabled={busy || problems.length > 0}>
+          {busy ? 'Starting…' : 'Run'}
+        </button>
+        <span className="muted">
+          Questions are re-asked at every test as the conversation grows; the headline is each
+          question’s final answer.
+        </span>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,322 @@
+import { describe, expect, it } from 'vitest';
+import { summarizeAnswers, type ProgressEvent } from '@shared/experiment';
+import type { RunInfo } from '@shared/runs';
+import {
+  overallFraction,
+  reduceProgress,
+  remainingMs,
+  testCounts,
+  totalPacketsInserted,
+  type ProgressAction,
+  type ProgressState,
+} from './progress';
+
+const R = 'run-1';
+const ev = (e: ProgressEvent): ProgressAction => ({ type: 'event', event: e });
+
+/** Two samples, run one after the other: a has 2 packets and 2 tests, b has 1 packet and 1 test. */
+const START: ProgressAction[] = [
+  ev({
+    type: 'run-started',
+    runId: R,
+    at: 1000,
+    samples: ['a', 'b'],
+    totalPackets: 3,
+    totalTests: 3,
+    resumed: false,
+  }),
+  ev({
+    type: 'sample-started',
+    runId: R,
+    at: 1001,
+    sampleId: 'a',
+    totalPackets: 2,
+    plannedTests: 2,
+    skippedTests: 0,
+  }),
+  ev({ type: 'packet', runId: R, at: 1100, sampleId: 'a', inserted: 1, total: 2, etaMs: 5000 }),
+  ev({ type: 'test-started', runId: R, at: 1101, sampleId: 'a', testIndex: 0, questions: 2 }),
+  ev({
+    type: 'question-answered',
+    runId: R,
+    at: 1150,
+    sampleId: 'a',
+    testIndex: 0,
+    questionIndex: 0,
+    done: 1,
+    total: 2,
+    error: false,
+  }),
+  ev({
+    type: 'question-answered',
+    runId: R,
+    at: 1160,
+    sampleId: 'a',
+    testIndex: 0,
+    questionIndex: 3,
+    done: 2,
+    total: 2,
+    error: true,
+  }),
+  ev({
+    type: 'test-committed',
+    runId: R,
+    at: 1170,
+    sampleId: 'a',
+    testIndex: 0,
+    meanF1: 0.5,
+    errors: 1,
+  }),
+];
+
+function replay(actions: ProgressAction[], state: ProgressState = {}): ProgressState {
+  return actions.reduce(reduceProgress, state);
+}
+
+function info(partial: Partial<RunInfo>): RunInfo {
+  return {
+    id: R,
+    status: 'running',
+    preset: 'hybrid',
+    datasetPath: '/x.json',
+    samples: 2,
+    createdAt: '2025-01-01T00:00:00.000Z',
+    endedAt: null,
+    insertErrors: 0,
+    answerErrors: 0,
+    resumes: 0,
+    pid: null,
+    error: null,
+    sampleInfo: [],
+    manifest: {} as RunInfo['manifest'],
+    ...partial,
+  };
+}
+
+function sampleInfo(sampleId: string, extra: Partial<RunInfo['sampleInfo'][number]>) {
+  return {
+    sampleId,
+    totalPackets: 2,
+    totalQuestions: 4,
+    threshold: 1,
+    plannedTests: 2,
+    status: 'pending' as const,
+    testsCommitted: 0,
+    insertErrors: 0,
+    insertErrorMessages: [],
+    notes: [],
+    error: null,
+    startedAt: null,
+    endedAt: null,
+    ...extra,
+  };
+}
+
+describe('reduceProgress', () => {
+  it('counts packets, answers, errors and tests as the events arrive', () => {
+    const run = replay(START)[R]!;
+    expect(run.status).toBe('running');
+    expect(run.sampleIds).toEqual(['a', 'b']);
+    expect(run.samples.a).toMatchObject({ packetsInserted: 1, totalPackets: 2, testsCommitted: 1 });
+    // b has not started: it is pending and has announced nothing yet.
+    expect(run.samples.b).toMatchObject({ status: 'pending', totalPackets: 0 });
+    expect(run.questionsAnswered).toBe(2);
+    expect(run.answerErrors).toBe(1);
+    expect(run.currentTest).toBeNull();
+    expect(testCounts(run)).toEqual({ done: 1, total: 3 });
+    // 1 packet + 1 test of 3 packets + 3 tests.
+    expect(overallFraction(run)).toBeCloseTo(2 / 6);
+    expect(run.etaMs).toBe(5000);
+    // The estimate ages with the clock and never goes below zero.
+    expect(remainingMs(run, 3100)).toBe(3000);
+    expect(remainingMs(run, 99_000)).toBe(0);
+  });
+
+  it('tracks the test in flight', () => {
+    const run = replay(START.slice(0, 5))[R]!;
+    expect(run.currentTest).toEqual({ sampleId: 'a', testIndex: 0, done: 1, total: 2 });
+  });
+
+  it('keeps the last estimate when a packet carries none', () => {
+    const run = replay([
+      ...START,
+      ev({ type: 'packet', runId: R, at: 1200, sampleId: 'a', inserted: 2, total: 2, etaMs: null }),
+    ])[R]!;
+    expect(run.etaMs).toBe(5000);
+    expect(run.etaAt).toBe(1100);
+  });
+
+  it('reaches 100% and keeps the summary when the run finishes', () => {
+    const summary = summarizeAnswers([]);
+    const run = replay([
+      ...START,
+      ev({ type: 'packet', runId: R, at: 1200, sampleId: 'a', inserted: 2, total: 2, etaMs: 10 }),
+      ev({
+        type: 'test-committed',
+        runId: R,
+        at: 1300,
+        sampleId: 'a',
+        testIndex: 1,
+        meanF1: 1,
+        errors: 0,
+      }),
+      ev({
+        type: 'sample-finished',
+        runId: R,
+        at: 1301,
+        sampleId: 'a',
+        status: 'completed',
+        insertErrors: 0,
+        answerErrors: 1,
+      }),
+      ev({
+        type: 'sample-started',
+        runId: R,
+        at: 1302,
+        sampleId: 'b',
+        totalPackets: 1,
+        plannedTests: 1,
+        skippedTests: 0,
+      }),
+      ev({ type: 'packet', runId: R, at: 1400, sampleId: 'b', inserted: 1, total: 1, etaMs: 0 }),
+      ev({
+        type: 'test-committed',
+        runId: R,
+        at: 1500,
+        sampleId: 'b',
+        testIndex: 0,
+        meanF1: 0,
+        errors: 0,
+      }),
+      ev({ type: 'run-finished', runId: R, at: 1600, summary, elapsedMs: 600 }),
+    ])[R]!;
+    expect(run.status).toBe('completed');
+    expect(run.summary).toBe(summary);
+    expect(run.elapsedMs).toBe(600);
+    expect(totalPacketsInserted(run)).toBe(3);
+    expect(testCounts(run)).toEqual({ done: 3, total: 3 });
+    expect(overallFraction(run)).toBe(1);
+    expect(remainingMs(run, 2000)).toBeNull();
+  });
+
+  it('stays "cancelling" through the in-flight question, then shows cancelled', () => {
+    let state = replay(START);
+    state = reduceProgress(state, { type: 'cancel-requested', runId: R });
+    expect(state[R]!.status).toBe('cancelling');
+    state = reduceProgress(
+      state,
+      ev({ type: 'packet', runId: R, at: 1200, sampleId: 'a', inserted: 2, total: 2, etaMs: 1 }),
+    );
+    expect(state[R]!.status).toBe('cancelling');
+    state = reduceProgress(
+      state,
+      ev({ type: 'run-cancelled', runId: R, at: 1300, elapsedMs: 300 }),
+    );
+    expect(state[R]!.status).toBe('cancelled');
+    // Cancelling a run that has ended changes nothing.
+    expect(reduceProgress(state, { type: 'cancel-requested', runId: R })).toBe(state);
+  });
+
+  it('restarts the counters on resume and counts the tests an earlier attempt committed', () => {
+    let state = replay(START);
+    state = reduceProgress(
+      state,
+      ev({ type: 'run-cancelled', runId: R, at: 1300, elapsedMs: 300 }),
+    );
+    state = replay(
+      [
+        ev({
+          type: 'run-started',
+          runId: R,
+          at: 5000,
+          samples: ['a', 'b'],
+          totalPackets: 3,
+          totalTests: 2,
+          resumed: true,
+        }),
+        ev({
+          type: 'sample-started',
+          runId: R,
+          at: 5001,
+          sampleId: 'a',
+          totalPackets: 2,
+          plannedTests: 2,
+          skippedTests: 1,
+        }),
+      ],
+      state,
+    );
+    const run = state[R]!;
+    expect(run).toMatchObject({ status: 'running', resumed: true, questionsAnswered: 0 });
+    expect(testCounts(run)).toEqual({ done: 1, total: 3 });
+  });
+
+  it('failure keeps its message', () => {
+    const run = replay([
+      ...START,
+      ev({ type: 'run-failed', runId: R, at: 2000, message: 'worker died', elapsedMs: 1000 }),
+    ])[R]!;
+    expect(run).toMatchObject({ status: 'failed', message: 'worker died' });
+  });
+
+  it('seeds a run joined mid-way from its stored info and last event', () => {
+    const state = reduceProgress(
+      {},
+      {
+        type: 'seed',
+        info: info({
+          sampleInfo: [
+            sampleInfo('a', { status: 'completed', testsCommitted: 2 }),
+            sampleInfo('b', { status: 'running', testsCommitted: 1, totalPackets: 4 }),
+          ],
+        }),
+        last: {
+          type: 'packet',
+          runId: R,
+          at: 9000,
+          sampleId: 'b',
+          inserted: 3,
+          total: 4,
+          etaMs: 700,
+        },
+      },
+    );
+    const run = state[R]!;
+    expect(run.partial).toBe(true);
+    expect(run.samples.a).toMatchObject({ packetsInserted: 2, testsCommitted: 2 });
+    expect(run.samples.b).toMatchObject({ packetsInserted: 3, totalPackets: 4, testsCommitted: 1 });
+    expect(totalPacketsInserted(run)).toBe(5);
+    expect(testCounts(run)).toEqual({ done: 3, total: 4 });
+    expect(run.etaMs).toBe(700);
+    // Later events carry on from the seed.
+    const next = reduceProgress(
+      state,
+      ev({
+        type: 'test-committed',
+        runId: R,
+        at: 9100,
+        sampleId: 'b',
+        testIndex: 1,
+        meanF1: 1,
+        errors: 0,
+      }),
+    )[R]!;
+    expect(testCounts(next)).toEqual({ done: 4, total: 4 });
+  });
+
+  it('settles a run whose end this window missed, but not one whose events it saw', () => {
+    const running = replay(START);
+    const settled = reduceProgress(running, {
+      type: 'settled',
+      info: info({ status: 'interrupted', sampleInfo: [sampleInfo('a', {}), sampleInfo('b', {})] }),
+    });
+    expect(settled[R]!.status).toBe('interrupted');
+    const cancelled = reduceProgress(
+      running,
+      ev({ type: 'run-cancelled', runId: R, at: 1300, elapsedMs: 300 }),
+    );
+    expect(reduceProgress(cancelled, { type: 'settled', info: info({ status: 'failed' }) })).toBe(
+      cancelled,
+    );
+  });
+});

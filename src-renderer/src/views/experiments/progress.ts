@@ -1,0 +1,368 @@
+import type { ProgressEvent, RunSummary, SampleStatus } from '@shared/experiment';
+import type { RunInfo } from '@shared/runs';
+
+/**
+ * Live progress of the runs this window knows about, reduced from the engine's progress events.
+ * Pure (no clock, no React) so a recorded sequence of events can be replayed in a test.
+ */
+
+export type LiveStatus =
+  'running' | 'cancelling' | 'completed' | 'cancelled' | 'failed' | 'interrupted';
+
+export interface SampleProgress {
+  sampleId: string;
+  status: SampleStatus;
+  packetsInserted: number;
+  totalPackets: number;
+  plannedTests: number;
+  /** Tests committed, counting those an earlier attempt committed (resume skips them). */
+  testsCommitted: number;
+  /** Tests an earlier attempt committed, replayed rather than re-asked by this one. */
+  skippedTests: number;
+  insertErrors: number;
+  answerErrors: number;
+}
+
+export interface RunProgress {
+  runId: string;
+  status: LiveStatus;
+  resumed: boolean;
+  /** Sample order as the run plans it. */
+  sampleIds: string[];
+  samples: Record<string, SampleProgress>;
+  totalPackets: number;
+  /** Tests this attempt will run (a resume leaves out those already committed). */
+  totalTests: number;
+  testsCommitted: number;
+  /** Answer calls made in this attempt, over every test (a question is re-asked at each test). */
+  questionsAnswered: number;
+  answerErrors: number;
+  /** The test in flight, for "test 3: 12/40". */
+  currentTest: { sampleId: string; testIndex: number; done: number; total: number } | null;
+  /** The engine's whole-run estimate at `etaAt`; null until it has a rate. */
+  etaMs: number | null;
+  etaAt: number | null;
+  startedAt: number | null;
+  lastEventAt: number | null;
+  elapsedMs: number | null;
+  /** Why it failed. */
+  message: string | null;
+  /** The final summary (run-finished). */
+  summary: RunSummary | null;
+  /** Joined mid-run (page reload): counts before the join are only as good as the run's info. */
+  partial: boolean;
+}
+
+export type ProgressState = Readonly<Record<string, RunProgress>>;
+
+export type ProgressAction =
+  | { type: 'event'; event: ProgressEvent }
+  /** The user asked to cancel; the run stops after the question in flight. */
+  | { type: 'cancel-requested'; runId: string }
+  /** A run seen through 'experiments.active' or 'runs.get' rather than from its first event. */
+  | { type: 'seed'; info: RunInfo; last: ProgressEvent | null }
+  /** The engine no longer lists the run as active and its stored status says how it ended. */
+  | { type: 'settled'; info: RunInfo };
+
+export const TERMINAL: ReadonlySet<LiveStatus> = new Set([
+  'completed',
+  'cancelled',
+  'failed',
+  'interrupted',
+]);
+
+export function isActive(run: RunProgress): boolean {
+  return !TERMINAL.has(run.status);
+}
+
+function emptyRun(runId: string): RunProgress {
+  return {
+    runId,
+    status: 'running',
+    resumed: false,
+    sampleIds: [],
+    samples: {},
+    totalPackets: 0,
+    totalTests: 0,
+    testsCommitted: 0,
+    questionsAnswered: 0,
+    answerErrors: 0,
+    currentTest: null,
+    etaMs: null,
+    etaAt: null,
+    startedAt: null,
+    lastEventAt: null,
+    elapsedMs: null,
+    message: null,
+    summary: null,
+    partial: false,
+  };
+}
+
+function emptySample(sampleId: string): SampleProgress {
+  return {
+    sampleId,
+    status: 'pending',
+    packetsInserted: 0,
+    totalPackets: 0,
+    plannedTests: 0,
+    testsCommitted: 0,
+    skippedTests: 0,
+    insertErrors: 0,
+    answerErrors: 0,
+  };
+}
+
+function withSample(
+  run: RunProgress,
+  sampleId: string,
+  update: (s: SampleProgress) => SampleProgress,
+): RunProgress {
+  const before = run.samples[sampleId] ?? emptySample(sampleId);
+  return {
+    ...run,
+    sampleIds: run.sampleIds.includes(sampleId) ? run.sampleIds : [...run.sampleIds, sampleId],
+    samples: { ...run.samples, [sampleId]: update(before) },
+  };
+}
+
+function applyEvent(run: RunProgress, event: ProgressEvent): RunProgress {
+  const at = { lastEventAt: event.at };
+  switch (event.type) {
+    case 'run-started': {
+      // A resume starts a fresh attempt: the counters restart, the samples are re-announced.
+      const fresh = emptyRun(event.runId);
+      return {
+        ...fresh,
+        ...at,
+        resumed: event.resumed,
+        sampleIds: event.samples,
+        samples: Object.fromEntries(event.samples.map((id) => [id, emptySample(id)])),
+        totalPackets: event.totalPackets,
+        totalTests: event.totalTests,
+        startedAt: event.at,
+      };
+    }
+    case 'sample-started':
+      return {
+        ...withSample(run, event.sampleId, (s) => ({
+          ...s,
+          status: 'running',
+          totalPackets: event.totalPackets,
+          plannedTests: event.plannedTests,
+          testsCommitted: event.skippedTests,
+          skippedTests: event.skippedTests,
+          packetsInserted: 0,
+        })),
+        ...at,
+      };
+    case 'packet':
+      return {
+        ...withSample(run, event.sampleId, (s) => ({
+          ...s,
+          status: s.status === 'pending' ? 'running' : s.status,
+          packetsInserted: Math.max(s.packetsInserted, event.inserted),
+          totalPackets: event.total,
+        })),
+        ...at,
+        // Keep the last estimate rather than blanking it on a packet that has none.
+        etaMs: event.etaMs ?? run.etaMs,
+        etaAt: event.etaMs === null ? run.etaAt : event.at,
+      };
+    case 'test-started':
+      return {
+        ...run,
+        ...at,
+        currentTest: {
+          sampleId: event.sampleId,
+          testIndex: event.testIndex,
+          done: 0,
+          total: event.questions,
+        },
+      };
+    case 'question-answered':
+      return {
+        ...withSample(run, event.sampleId, (s) => ({
+          ...s,
+          answerErrors: s.answerErrors + (event.error ? 1 : 0),
+        })),
+        ...at,
+        questionsAnswered: run.questionsAnswered + 1,
+        answerErrors: run.answerErrors + (event.error ? 1 : 0),
+        currentTest: {
+          sampleId: event.sampleId,
+          testIndex: event.testIndex,
+          done: event.done,
+          total: event.total,
+        },
+      };
+    case 'test-committed':
+      return {
+        ...withSample(run, event.sampleId, (s) => ({
+          ...s,
+          // Test indices run 0..planned-1 in order, so the index says how many are committed
+          // even when this window missed an event.
+          testsCommitted: Math.max(s.testsCommitted + 1, event.testIndex + 1),
+        })),
+        ...at,
+        testsCommitted: run.testsCommitted + 1,
+        currentTest: null,
+      };
+    case 'sample-finished':
+      return {
+        ...withSample(run, event.sampleId, (s) => ({
+          ...s,
+          status: event.status,
+          insertErrors: event.insertErrors,
+          answerErrors: event.answerErrors,
+          packetsInserted: event.status === 'completed' ? s.totalPackets : s.packetsInserted,
+        })),
+        ...at,
+      };
+    case 'run-finished':
+      return {
+        ...run,
+        ...at,
+        status: 'completed',
+        summary: event.summary,
+        elapsedMs: event.elapsedMs,
+        etaMs: 0,
+        etaAt: event.at,
+        currentTest: null,
+      };
+    case 'run-cancelled':
+      return { ...run, ...at, status: 'cancelled', elapsedMs: event.elapsedMs, currentTest: null };
+    case 'run-failed':
+      return {
+        ...run,
+        ...at,
+        status: 'failed',
+        message: event.message,
+        elapsedMs: event.elapsedMs,
+        currentTest: null,
+      };
+  }
+}
+
+/** A run first seen mid-way (reload) or after it ended: its stored info stands in for the events. */
+function fromInfo(info: RunInfo, previous: RunProgress | undefined): RunProgress {
+  const base = previous ?? emptyRun(info.id);
+  const samples: Record<string, SampleProgress> = {};
+  for (const s of info.sampleInfo) {
+    const before = base.samples[s.sampleId];
+    const done = s.status === 'completed';
+    samples[s.sampleId] = {
+      sampleId: s.sampleId,
+      status: s.status,
+      totalPackets: s.totalPackets,
+      plannedTests: s.plannedTests,
+      packetsInserted: Math.max(before?.packetsInserted ?? 0, done ? s.totalPackets : 0),
+      testsCommitted: Math.max(before?.testsCommitted ?? 0, s.testsCommitted),
+      skippedTests: before?.skippedTests ?? 0,
+      insertErrors: s.insertErrors,
+      answerErrors: before?.answerErrors ?? 0,
+    };
+  }
+  const sampleIds = info.sampleInfo.map((s) => s.sampleId);
+  const list = sampleIds.map((id) => samples[id]).filter((s) => s !== undefined);
+  return {
+    ...base,
+    status: info.status === 'running' && base.status === 'cancelling' ? 'cancelling' : info.status,
+    sampleIds,
+    samples,
+    totalPackets: list.reduce((sum, s) => sum + s.totalPackets, 0),
+    totalTests: Math.max(
+      base.totalTests,
+      list.reduce((sum, s) => sum + s.plannedTests, 0),
+    ),
+    testsCommitted: Math.max(
+      base.testsCommitted,
+      list.reduce((sum, s) => sum + s.testsCommitted, 0),
+    ),
+    answerErrors: Math.max(base.answerErrors, info.answerErrors),
+    startedAt: base.startedAt ?? Date.parse(info.createdAt),
+    message: info.error ?? base.message,
+    partial: previous === undefined || previous.partial,
+  };
+}
+
+export function reduceProgress(state: ProgressState, action: ProgressAction): ProgressState {
+  switch (action.type) {
+    case 'event': {
+      const { event } = action;
+      const before = state[event.runId] ?? emptyRun(event.runId);
+      let next = applyEvent(before, event);
+      // A cancel stays "cancelling" through the events of the question still in flight.
+      if (before.status === 'cancelling' && next.status === 'running') {
+        next = { ...next, status: 'cancelling' };
+      }
+      return { ...state, [event.runId]: next };
+    }
+    case 'cancel-requested': {
+      const run = state[action.runId];
+      if (!run || !isActive(run)) return state;
+      return { ...state, [action.runId]: { ...run, status: 'cancelling' } };
+    }
+    case 'seed': {
+      // Only fills in a run this window has not heard of: events already seen say more, and a
+      // stored info fetched a moment ago may be older than the last event.
+      const known = state[action.info.id];
+      if (known && (!isActive(known) || known.sampleIds.length > 0)) return state;
+      const seeded = fromInfo(action.info, state[action.info.id]);
+      const next = action.last ? applyEvent(seeded, action.last) : seeded;
+      return { ...state, [action.info.id]: next };
+    }
+    case 'settled': {
+      const run = state[action.info.id];
+      // Events said more than the stored info can (e.g. the summary); only the status is news.
+      if (run && !isActive(run)) return state;
+      return { ...state, [action.info.id]: fromInfo(action.info, run) };
+    }
+  }
+}
+
+/**
+ * Share of the run done, 0..1: packets and tests both count, since after the last packet a run
+ * can still spend most of its time answering. Run-level totals are used because a sample that has
+ * not started yet has announced nothing. A finished run is 1 whatever was skipped.
+ */
+export function overallFraction(run: RunProgress): number {
+  if (run.status === 'completed') return 1;
+  const total = run.totalPackets + run.totalTests;
+  if (total === 0) return 0;
+  const done = Math.min(totalPacketsInserted(run), run.totalPackets) + run.testsCommitted;
+  return Math.min(1, done / total);
+}
+
+/** Tests committed over planned, counting tests an earlier attempt committed (resume). */
+export function testCounts(run: RunProgress): { done: number; total: number } {
+  let done = 0;
+  let skipped = 0;
+  for (const id of run.sampleIds) {
+    const s = run.samples[id];
+    if (!s) continue;
+    done += s.testsCommitted;
+    skipped += s.skippedTests;
+  }
+  return { done, total: Math.max(done, run.totalTests + skipped) };
+}
+
+export function totalPacketsInserted(run: RunProgress): number {
+  let n = 0;
+  for (const id of run.sampleIds) n += run.samples[id]?.packetsInserted ?? 0;
+  return n;
+}
+
+/** The engine's estimate, aged by the time since it was made; null when there is none. */
+export function remainingMs(run: RunProgress, now: number): number | null {
+  if (!isActive(run)) return null;
+  if (run.etaMs === null || run.etaAt === null) return null;
+  return Math.max(0, run.etaMs - (now - run.etaAt));
+}
+
+/** Runs newest first: the one just started is the one the user looks for. */
+export function runsNewestFirst(state: ProgressState): RunProgress[] {
+  return Object.values(state).sort(
+    (a, b) => (b.startedAt ?? 0) - (a.startedAt ?? 0) || (a.runId < b.runId ? 1 : -1),
+  );
+}

@@ -1,0 +1,51 @@
+import type { DatasetSummary, MemoryPresetInfo } from '@shared/api';
+
+/** Pure helpers of the Experiments view: time formatting and the run form's choices. */
+
+/** "mm:ss" (minutes not capped at 59 below an hour), "h:mm:ss" from an hour; "—" when unknown. */
+export function formatEta(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined || !Number.isFinite(ms) || ms < 0) return '—';
+  const total = Math.round(ms / 1000);
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = total % 60;
+  const mm = String(m).padStart(2, '0');
+  const ss = String(s).padStart(2, '0');
+  return h > 0 ? `${h}:${mm}:${ss}` : `${mm}:${ss}`;
+}
+
+export function percent(fraction: number): number {
+  return Math.round(Math.max(0, Math.min(1, fraction)) * 100);
+}
+
+/** The preset the engine marks as default, else the first; null while none is listed. */
+export function defaultPreset(presets: readonly MemoryPresetInfo[] | undefined): string | null {
+  if (!presets || presets.length === 0) return null;
+  return (presets.find((p) => p.isDefault) ?? presets[0])?.name ?? null;
+}
+
+/** 1..cores: more workers than cores only makes samples wait on each other. */
+export function parallelChoices(cores: number | undefined, samples: number): number[] {
+  const max = Math.max(1, Math.min(cores && cores > 0 ? cores : 1, Math.max(1, samples)));
+  return Array.from({ length: max }, (_, i) => i + 1);
+}
+
+/**
+ * The samples to send: undefined means "every sample" (the engine's default), which keeps the
+ * run's config short and its meaning exact when every box is ticked.
+ */
+export function samplesToRun(
+  dataset: Pick<DatasetSummary, 'stats'>,
+  chosen: ReadonlySet<string>,
+): string[] | undefined {
+  const all = dataset.stats.samples.map((s) => s.sampleId);
+  const picked = all.filter((id) => chosen.has(id));
+  return picked.length === all.length ? undefined : picked;
+}
+
+/** Number input text to an integer in range, or null when it is not one. */
+export function parseIntInRange(text: string, min: number, max: number): number | null {
+  if (!/^-?\d+$/.test(text.trim())) return null;
+  const n = Number(text.trim());
+  return Number.isSafeInteger(n) && n >= min && n <= max ? n : null;
+}

@@ -1,0 +1,103 @@
+import {
+  CartesianGrid,
+  Legend,
+  Line,
+  LineChart,
+  ResponsiveContainer,
+  Tooltip,
+  XAxis,
+  YAxis,
+} from 'recharts';
+import { SERIES_COLORS } from '../../components/charts/CategoryChart';
+import { formatScore } from '../../components/charts/categoryRows';
+import type { CurveLinePoint, CurveView } from './shape';
+
+const METRIC_NAMES = { f1: 'mean official F1', recall: 'mean evidence recall@k' } as const;
+
+/**
+ * Accuracy as the conversation grows: per-test means (every question visible at that test, not
+ * only final answers), so it is a different population from the headline and says so.
+ */
+export function CurveChart({ view }: { view: CurveView }) {
+  const xLabel = view.x === 'dialogs' ? 'dialogs inserted' : 'test # (samples averaged)';
+  const lines = view.lines.flatMap((line, i) =>
+    view.metrics.map((metric) => ({
+      key: `${line.key}:${metric}`,
+      name:
+        view.lines.length > 1
+          ? `${line.label}${view.metrics.length > 1 ? ` · ${METRIC_NAMES[metric]}` : ''}`
+          : METRIC_NAMES[metric],
+      metric,
+      points: line.points,
+      // One colour per metric for a single line; per sample when there are several.
+      color:
+        view.lines.length > 1
+          ? (SERIES_COLORS[i % SERIES_COLORS.length] ?? '#2f6fde')
+          : metric === 'f1'
+            ? SERIES_COLORS[0]
+            : SERIES_COLORS[2],
+      dashed: metric === 'recall' && view.lines.length > 1,
+    })),
+  );
+  return (
+    <figure className="curve-chart" aria-label="Accuracy as the conversation grows">
+      <div className="curve-plot" aria-hidden="true">
+        <ResponsiveContainer width="100%" height="100%">
+          <LineChart margin={{ top: 8, right: 16, bottom: 18, left: 0 }}>
+            <CartesianGrid strokeDasharray="3 3" stroke="#e6e9ef" />
+            <XAxis
+              type="number"
+              dataKey="x"
+              domain={['dataMin', 'dataMax']}
+              allowDecimals={false}
+              tick={{ fontSize: 12, fill: '#5f6b7a' }}
+              label={{
+                value: xLabel,
+                position: 'insideBottom',
+                offset: -10,
+                fontSize: 12,
+                fill: '#5f6b7a',
+              }}
+            />
+            <YAxis
+              domain={[0, 1]}
+              ticks={[0, 0.25, 0.5, 0.75, 1]}
+              width={44}
+              tickFormatter={(v: number) => v.toFixed(2)}
+              tick={{ fontSize: 12, fill: '#5f6b7a' }}
+            />
+            <Tooltip
+              formatter={(value, name) => [
+                typeof value === 'number' ? formatScore(value) : '–',
+                name,
+              ]}
+              labelFormatter={(label) => `${xLabel}: ${String(label)}`}
+            />
+            <Legend verticalAlign="top" height={28} />
+            {lines.map((l) => (
+              <Line
+                key={l.key}
+                data={l.points}
+                dataKey={(p: CurveLinePoint) => p[l.metric]}
+                name={l.name}
+                stroke={l.color}
+                strokeWidth={2}
+                strokeDasharray={l.dashed ? '5 4' : undefined}
+                dot={{ r: 3 }}
+                connectNulls
+                isAnimationActive={false}
+              />
+            ))}
+          </LineChart>
+        </ResponsiveContainer>
+      </div>
+      <figcaption className="chart-caption">
+        Per-test means over every question visible at that test (re-asked each time), by{' '}
+        {view.x === 'dialogs'
+          ? 'dialogs inserted so far'
+          : 'test index, averaged across samples (samples differ in length)'}
+        . These are not pooled into the headline, which uses final answers only.
+      </figcaption>
+    </figure>
+  );
+}

@@ -1,0 +1,128 @@
+import { categoryName, type CategoryScheme } from '@shared/dataset/categories';
+import { ERROR_PREDICTION, type AnswerRecord } from '@shared/experiment';
+import { formatScore } from '../../components/charts/categoryRows';
+import { ErrorView } from '../../components/ErrorView';
+import { useRunSample } from './hooks';
+import { retrievedView } from './shape';
+
+/** One question's retrieved memories in rank order, with its evidence turns marked. */
+export function RetrievedPanel({
+  answer,
+  datasetSha256,
+  datasetName,
+  scheme,
+  onClose,
+}: {
+  answer: AnswerRecord;
+  datasetSha256: string | null;
+  datasetName: string;
+  scheme: CategoryScheme;
+  onClose: () => void;
+}) {
+  const source = useRunSample(datasetSha256, answer.sampleId);
+  const view = retrievedView(answer, source.sample);
+  const evidence = new Set(view.evidence ?? []);
+
+  return (
+    <aside className="panel retrieved-panel" aria-label="Retrieved memories">
+      <header className="retrieved-head">
+        <div>
+          <span className={`badge cat cat-${answer.category}`}>
+            {answer.category} {categoryName(answer.category, scheme)}
+          </span>{' '}
+          <span className="muted">
+            <code>{answer.sampleId}</code> · qa[{answer.questionIndex}] · final test{' '}
+            {answer.testIndex}
+          </span>
+        </div>
+        <button
+          type="button"
+          className="small"
+          onClick={onClose}
+          aria-label="Close retrieved memories"
+        >
+          Close
+        </button>
+      </header>
+      <h3 className="retrieved-question">{answer.question}</h3>
+      <dl className="retrieved-facts">
+        <dt>Gold</dt>
+        <dd>{answer.gold ?? <span className="muted">(adversarial, no answer)</span>}</dd>
+        <dt>Prediction</dt>
+        <dd>
+          {answer.error !== null ? (
+            <span className="prediction-error">
+              {ERROR_PREDICTION} <span className="error-message">{answer.error}</span>
+            </span>
+          ) : (
+            answer.prediction
+          )}
+        </dd>
+        <dt>Scores</dt>
+        <dd>
+          F1 {formatScore(answer.officialF1)} · recall@{answer.retrieved.length}{' '}
+          {formatScore(answer.evidenceRecall)}
+        </dd>
+        {view.evidence !== null ? (
+          <>
+            <dt>Evidence</dt>
+            <dd className="evidence-ids">
+              {view.evidence.length === 0 ? <span className="muted">none</span> : null}
+              {view.evidence.map((id) => (
+                <code
+                  key={id}
+                  className={view.missed.includes(id) ? 'dia-id missed' : 'dia-id hit'}
+                >
+                  {id}
+                </code>
+              ))}
+              {view.missed.length > 0 ? (
+                <span className="muted">({view.missed.length} not retrieved)</span>
+              ) : null}
+            </dd>
+          </>
+        ) : null}
+      </dl>
+
+      {source.error ? <ErrorView error={source.error} title="Could not read the sample" /> : null}
+      {source.dataset === null ? (
+        <p className="notice">
+          The run’s dataset (<code>{datasetName}</code>) is not open: open the dataset to see the
+          text and which turns are evidence.
+        </p>
+      ) : null}
+
+      <h4>
+        Retrieved memories <span className="muted">· rank order, {view.rows.length} retrieved</span>
+      </h4>
+      <ol className="retrieved-list" aria-label="Retrieved memories in rank order">
+        {view.rows.map((r) => (
+          <li
+            key={`${r.rank}-${r.id}`}
+            className={r.isEvidence ? 'retrieved-item is-evidence' : 'retrieved-item'}
+            data-dia-id={r.diaId ?? undefined}
+            data-evidence={r.isEvidence ? 'true' : undefined}
+          >
+            <div className="retrieved-meta">
+              <span className="rank">#{r.rank}</span>
+              <code className="dia-id">{r.diaId ?? r.id}</code>
+              <span className="muted">score {r.score.toFixed(3)}</span>
+              {r.turn ? <span className="speaker">{r.turn.speaker}</span> : null}
+              {r.isEvidence ? <span className="badge badge-evidence">EVIDENCE</span> : null}
+            </div>
+            {r.turn ? <p className="retrieved-text">{r.turn.text}</p> : null}
+          </li>
+        ))}
+        {view.rows.length === 0 ? <li className="muted">Nothing was retrieved.</li> : null}
+      </ol>
+      {source.loading && source.dataset !== null ? (
+        <p className="muted" role="status">
+          Loading the sample…
+        </p>
+      ) : null}
+      {evidence.size > 0 && view.rows.every((r) => !r.isEvidence) ? (
+        <p className="muted">No evidence turn was retrieved for this question.</p>
+      ) : null}
+    </aside>
+  );
+}

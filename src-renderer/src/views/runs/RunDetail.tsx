@@ -1,0 +1,418 @@
+import { useMemo } from 'react';
+import type { RunDetail as RunDetailData } from '@shared/api';
+import {
+  CATEGORY_IDS,
+  CATEGORY_SCHEMES,
+  CATEGORY_SCHEME_LABELS,
+  categoryName,
+  type CategoryScheme,
+} from '@shared/dataset/categories';
+import type { AnswerRecord, ScorePair } from '@shared/experiment';
+import { CategoryChart } from '../../components/charts/CategoryChart';
+import {
+  categoryChartRows,
+  formatScore,
+  METRIC_LABELS,
+  type ChartMetric,
+} from '../../components/charts/categoryRows';
+import { ErrorView } from '../../components/ErrorView';
+import { useApi } from '../../hooks/useApi';
+import { AnswersTable } from './AnswersTable';
+import { CurveChart } from './CurveChart';
+import { RetrievedPanel } from './RetrievedPanel';
+import {
+  CORRECT_F1,
+  answerKey,
+  curveSampleIds,
+  curveView,
+  filterAnswers,
+  formatDateTime,
+  formatDuration,
+  shortHash,
+  toggleCategory,
+  type CurveMode,
+  type Outcome,
+  type RunsParams,
+  type RunsParamsPatch,
+} from './shape';
+
+const METRICS: ChartMetric[] = ['officialF1', 'evidenceRecall'];
+
+export function RunDetail({
+  detail,
+  params,
+  update,
+}: {
+  detail: RunDetailData;
+  params: RunsParams;
+  update: (patch: RunsParamsPatch) => void;
+}) {
+  const { info, summary, curve } = detail;
+  const m = info.manifest;
+  // Uploaded files are stored under their hash; the open dataset with that hash has the real name.
+  const datasets = useApi('datasets.list', {});
+  const openDataset =
+    datasets.data === undefined
+      ? undefined
+      : (datasets.data.find((d) => d.sha256 === m.dataset.sha256) ?? null);
+  const datasetName = openDataset?.name ?? m.dataset.path.split(/[\\/]/).pop() ?? m.dataset.path;
+  const rows = useMemo(
+    () =>
+      categoryChartRows([{ key: 'run', summary }], {
+        metric: params.metric,
+        scheme: params.scheme,
+      }),
+    [summary, params.metric, params.scheme],
+  );
+  const curveState = useMemo(() => curveView(curve, params.curve), [curve, params.curve]);
+  const curveSamples = useMemo(() => curveSampleIds(curve), [curve]);
+
+  return (
+    <>
+      <section className="panel manifest" aria-labelledby="manifest-title">
+        <h2 id="manifest-title">Manifest</h2>
+        <dl className="manifest-grid">
+          <Fact label="Dataset">
+            <span title={m.dataset.path}>{datasetName}</span>{' '}
+            <span className="muted">
+              sha256 <code title={m.dataset.sha256 ?? ''}>{shortHash(m.dataset.sha256)}</code>
+              {openDataset === null ? ' · not open' : ''}
+            </span>
+          </Fact>
+          <Fact label="Samples">
+            {m.samples.length <= 4 ? m.samples.join(', ') : `${m.samples.length} samples`}
+          </Fact>
+          <Fact label="Memory preset">
+            <strong>{m.memory.preset}</strong>
+          </Fact>
+          <Fact label="Answerer">
+            {m.answerer.name} <span className="muted">({m.answerer.kind})</span>
+          </Fact>
+          <Fact label="Embedder">{m.embedder ?? <span className="muted">none</span>}</Fact>
+          <Fact label="Top-k · seed · workers">
+            {m.config.retrieval.topK} · {m.seed} · {m.parallel}
+          </Fact>
+          <Fact label="App">
+            v{m.app.version}
+            {m.app.gitCommit ? (
+              <>
+                {' '}
+                · <code>{m.app.gitCommit.slice(0, 7)}</code>
+              </>
+            ) : null}
+          </Fact>
+          <Fact label="Started → ended">
+            {formatDateTime(m.startedAt)} → {formatDateTime(m.endedAt)}{' '}
+            <span className="muted">({formatDuration(m.startedAt, m.endedAt)})</span>
+          </Fact>
+          <Fact label="Config hash">
+            <code title={m.configHash}>{shortHash(m.configHash)}</code>
+          </Fact>
+          <Fact label="Errors">
+            <span className={m.errors.insert + m.errors.answer > 0 ? 'has-errors' : undefined}>
+              {m.errors.insert} insert · {m.errors.answer} answer
+            </span>
+          </Fact>
+          {m.memory.notes.length > 0 ? (
+            <Fact label="Preset notes" wide>
+              {m.memory.notes.join('; ')}
+            </Fact>
+          ) : null}
+        </dl>
+        {info.error ? (
+          <p role="alert" className="run-failed">
+            {info.error}
+          </p>
+        ) : null}
+      </section>
+
+      <section className="overall-cards" aria-label="Overall scores">
+        <Overall
+          title={`All categories (n=${summary.overall.all.officialF1.n})`}
+          note="official LoCoMo convention"
+          pair={summary.overall.all}
+        />
+        <Overall
+          title={`Categories 1–4 (n=${summary.overall.categories1to4.officialF1.n})`}
+          note="Mem0 convention, adversarial left out"
+          pair={summary.overall.categories1to4}
+        />
+        <div className="overall-card">
+          <div className="overall-title">Questions</div>
+          <div className="overall-value">{summary.questions}</div>
+          <div className={summary.errors > 0 ? 'has-errors' : 'muted'}>
+            {summary.errors} errored answers
+          </div>
+        </div>
+      </section>
+
+      <section className="panel" aria-labelledby="by-category-title">
+        <div className="panel-head">
+          <h2 id="by-category-title">Per category</h2>
+          <div className="toolbar">
+            <Segmented
+              label="Metric"
+              options={METRICS.map((metric) => ({ value: metric, label: METRIC_LABELS[metric] }))}
+              value={params.metric}
+              onChange={(metric) => update({ metric })}
+            />
+            <Segmented
+              label="Category names"
+              options={CATEGORY_SCHEMES.map((s) => ({
+                value: s,
+                label: CATEGORY_SCHEME_LABELS[s],
+              }))}
+              value={params.scheme}
+              onChange={(scheme: CategoryScheme) => update({ scheme })}
+            />
+          </div>
+        </div>
+        <CategoryChart
+          rows={rows}
+          series={[{ key: 'run', label: info.preset }]}
+          metricLabel={METRIC_LABELS[params.metric]}
+          schemeLabel={CATEGORY_SCHEME_LABELS[params.scheme]}
+          subject="final answers"
+          height={300}
+        />
+      </section>
+
+      <section className="panel" aria-labelledby="curve-title">
+        <div className="panel-head">
+          <h2 id="curve-title">Accuracy as the conversation grows</h2>
+          {curveSamples.length > 1 ? (
+            <label className="inline-field">
+              Samples
+              <select
+                value={
+                  curveState.mode.kind === 'sample'
+                    ? `sample:${curveState.mode.sampleId}`
+                    : curveState.mode.kind
+                }
+                onChange={(event) => update({ curve: parseCurveOption(event.currentTarget.value) })}
+              >
+                <option value="mean">Mean across samples (by test #)</option>
+                <option value="each">Each sample (F1)</option>
+                {curveSamples.map((id) => (
+                  <option key={id} value={`sample:${id}`}>
+                    {id}
+                  </option>
+                ))}
+              </select>
+            </label>
+          ) : null}
+        </div>
+        {curve.length === 0 ? (
+          <p className="muted">No test was committed.</p>
+        ) : (
+          <CurveChart view={curveState} />
+        )}
+      </section>
+
+      <AnswersSection
+        runId={info.id}
+        params={params}
+        update={update}
+        datasetSha256={m.dataset.sha256}
+        datasetName={datasetName}
+      />
+    </>
+  );
+}
+
+function parseCurveOption(value: string): CurveMode {
+  if (value === 'mean' || value === 'each') return { kind: value };
+  return { kind: 'sample', sampleId: value.replace(/^sample:/, '') };
+}
+
+function Fact({
+  label,
+  wide = false,
+  children,
+}: {
+  label: string;
+  wide?: boolean;
+  children: React.ReactNode;
+}) {
+  return (
+    <div className={wide ? 'fact fact-wide' : 'fact'}>
+      <dt>{label}</dt>
+      <dd>{children}</dd>
+    </div>
+  );
+}
+
+function Overall({ title, note, pair }: { title: string; note: string; pair: ScorePair }) {
+  return (
+    <div className="overall-card">
+      <div className="overall-title">{title}</div>
+      <div className="overall-value">
+        {formatScore(pair.officialF1.mean)} <span className="overall-unit">F1</span>
+      </div>
+      <div className="muted">
+        recall@k {formatScore(pair.evidenceRecall.mean)} (n={pair.evidenceRecall.n}) · {note}
+      </div>
+    </div>
+  );
+}
+
+function Segmented<T extends string>({
+  label,
+  options,
+  value,
+  onChange,
+}: {
+  label: string;
+  options: { value: T; label: string }[];
+  value: T;
+  onChange: (value: T) => void;
+}) {
+  return (
+    <div className="segmented" role="group" aria-label={label}>
+      <span className="segmented-label">{label}</span>
+      {options.map((o) => (
+        <button
+          key={o.value}
+          type="button"
+          aria-pressed={o.value === value}
+          onClick={() => onChange(o.value)}
+        >
+          {o.label}
+        </button>
+      ))}
+    </div>
+  );
+}
+
+const OUTCOME_LABELS: Record<Outcome, string> = {
+  all: 'All',
+  correct: 'Correct',
+  incorrect: 'Incorrect',
+};
+
+function AnswersSection({
+  runId,
+  params,
+  update,
+  datasetSha256,
+  datasetName,
+}: {
+  runId: string;
+  params: RunsParams;
+  update: (patch: RunsParamsPatch) => void;
+  datasetSha256: string | null;
+  datasetName: string;
+}) {
+  const answers = useApi('runs.answers', { runId });
+  const all = useMemo(() => answers.data ?? [], [answers.data]);
+  const filtered = useMemo(
+    () =>
+      filterAnswers(all, {
+        categories: params.categories,
+        outcome: params.outcome,
+        errorsOnly: params.errorsOnly,
+        search: params.search,
+      }),
+    [all, params.categories, params.outcome, params.errorsOnly, params.search],
+  );
+  const counts = useMemo(() => {
+    const out: Record<number, number> = {};
+    for (const a of all) out[a.category] = (out[a.category] ?? 0) + 1;
+    return out;
+  }, [all]);
+  const open: AnswerRecord | undefined = all.find((a) => answerKey(a) === params.question);
+
+  return (
+    <section className="panel answers-panel" aria-labelledby="answers-title">
+      <div className="panel-head">
+        <h2 id="answers-title">
+          Questions <span className="muted heading-note">· final answers</span>
+        </h2>
+      </div>
+      <div className="answer-filters">
+        <fieldset className="chips">
+          <legend>Categories ({CATEGORY_SCHEME_LABELS[params.scheme]} names)</legend>
+          {CATEGORY_IDS.map((id) => (
+            <label key={id} className="chip">
+              <input
+                type="checkbox"
+                checked={params.categories.includes(id)}
+                onChange={() =>
+                  update({ categories: toggleCategory(params.categories, id), question: null })
+                }
+              />
+              {id} {categoryName(id, params.scheme)}
+              <span className="chip-count">{counts[id] ?? 0}</span>
+            </label>
+          ))}
+        </fieldset>
+        <div className="filter-row">
+          <label className="inline-field">
+            Outcome
+            <select
+              value={params.outcome}
+              onChange={(event) => update({ outcome: event.currentTarget.value as Outcome })}
+            >
+              {(Object.keys(OUTCOME_LABELS) as Outcome[]).map((o) => (
+                <option key={o} value={o}>
+                  {OUTCOME_LABELS[o]}
+                </option>
+              ))}
+            </select>
+          </label>
+          <span className="muted rule">Correct means official F1 ≥ {CORRECT_F1}.</span>
+          <label className="inline-field checkbox-field">
+            <input
+              type="checkbox"
+              checked={params.errorsOnly}
+              onChange={(event) => update({ errorsOnly: event.currentTarget.checked })}
+            />
+            Errors only
+          </label>
+          {/*
+            Uncontrolled: the value lives in the URL hash, which updates a tick after each key; a
+            controlled input would briefly revert and lose the caret.
+          */}
+          <input
+            type="search"
+            aria-label="Search questions"
+            placeholder="Search question, gold, prediction, error…"
+            defaultValue={params.search}
+            onChange={(event) => update({ search: event.currentTarget.value })}
+          />
+          <span className="muted" aria-live="polite">
+            {filtered.length} of {all.length}
+          </span>
+        </div>
+      </div>
+      {answers.error ? (
+        <ErrorView error={answers.error} title="Could not load the answers" />
+      ) : null}
+      {answers.data === undefined && !answers.error ? (
+        <p className="muted" role="status">
+          Loading answers…
+        </p>
+      ) : (
+        <div className={open ? 'answers-layout with-panel' : 'answers-layout'}>
+          <AnswersTable
+            answers={filtered}
+            total={filtered.length}
+            scheme={params.scheme}
+            selected={params.question}
+            onSelect={(key) => update({ question: key === params.question ? null : key })}
+          />
+          {open ? (
+            <RetrievedPanel
+              key={answerKey(open)}
+              answer={open}
+              datasetSha256={datasetSha256}
+              datasetName={datasetName}
+              scheme={params.scheme}
+              onClose={() => update({ question: null })}
+            />
+          ) : null}
+        </div>
+      )}
+    </section>
+  );
+}

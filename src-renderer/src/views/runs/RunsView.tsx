@@ -1,0 +1,149 @@
+import { useCallback, useMemo, useState } from 'react';
+import { ErrorView } from '../../components/ErrorView';
+import { useApi } from '../../hooks/useApi';
+import { useRoute } from '../../router';
+import { StatusBadge } from '../experiments/RunCard';
+import { ConfirmDialog } from './ConfirmDialog';
+import { useRunActions, useRunSummaries, useRunsParams } from './hooks';
+import { RunDetail } from './RunDetail';
+import { RunsTable, type RunRow } from './RunsTable';
+
+export function RunsView() {
+  const [params, update] = useRunsParams();
+  const [, navigate] = useRoute();
+  const list = useApi('runs.list', {});
+  const summaries = useRunSummaries(list.data);
+  const rows = useMemo<RunRow[]>(
+    () =>
+      [...(list.data ?? [])]
+        .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0))
+        .map((r) => ({
+          ...r,
+          summary: summaries === null ? undefined : (summaries.get(r.id) ?? null),
+        })),
+    [list.data, summaries],
+  );
+  // The newest run is shown until one is picked; the URL only records an explicit choice.
+  const selectedId = rows.some((r) => r.id === params.run) ? params.run : (rows[0]?.id ?? null);
+  const detail = useApi('runs.get', selectedId === null ? null : { runId: selectedId });
+  const shown = detail.data && detail.data.info.id === selectedId ? detail.data : undefined;
+
+  const [confirming, setConfirming] = useState(false);
+  const reloadList = list.reload;
+  const onDeleted = useCallback(() => {
+    setConfirming(false);
+    update({ run: null, question: null });
+    reloadList();
+  }, [reloadList, update]);
+  const actions = useRunActions(onDeleted);
+
+  return (
+    <section className="runs-view" aria-labelledby="view-title">
+      <header className="view-header">
+        <h1 id="view-title">Runs</h1>
+        <button type="button" onClick={reloadList}>
+          Refresh
+        </button>
+      </header>
+      {list.error ? <ErrorView error={list.error} title="Could not list runs" /> : null}
+
+      {list.data !== undefined && rows.length === 0 ? (
+        <div className="panel empty-state">
+          <p>
+            <strong>No runs yet.</strong>
+          </p>
+          <p className="muted">
+            Start one in{' '}
+            <a
+              href="#/experiments"
+              onClick={(event) => {
+                event.preventDefault();
+                navigate('experiments');
+              }}
+            >
+              Experiments
+            </a>
+            .
+          </p>
+        </div>
+      ) : (
+        <section className="panel" aria-label="Run list">
+          <RunsTable
+            rows={rows}
+            selected={selectedId}
+            onSelect={(run) => update({ run, question: null })}
+          />
+        </section>
+      )}
+
+      {selectedId !== null ? (
+        <section className="run-detail" aria-labelledby="run-title">
+          <header className="run-detail-header">
+            <h2 id="run-title">
+              Run <code>{selectedId}</code>
+            </h2>
+            {shown ? <StatusBadge status={shown.info.status} /> : null}
+            {shown ? <span className="muted">preset {shown.info.preset}</span> : null}
+            <div className="toolbar push-right">
+              <button
+                type="button"
+                disabled={actions.busy !== null}
+                onClick={() => void actions.exportRun(selectedId, 'csv')}
+              >
+                Export CSV
+              </button>
+              <button
+                type="button"
+                disabled={actions.busy !== null}
+                onClick={() => void actions.exportRun(selectedId, 'json')}
+              >
+                Export JSON
+              </button>
+              <button
+                type="button"
+                className="danger-outline"
+                disabled={actions.busy !== null || shown?.info.status === 'running'}
+                title={
+                  shown?.info.status === 'running' ? 'Cancel the run before deleting it' : undefined
+                }
+                onClick={() => {
+                  actions.clearError();
+                  setConfirming(true);
+                }}
+              >
+                Delete…
+              </button>
+            </div>
+          </header>
+          {actions.error && !confirming ? <ErrorView error={actions.error} /> : null}
+          {detail.error ? <ErrorView error={detail.error} title="Could not load the run" /> : null}
+          {shown ? (
+            <RunDetail detail={shown} params={params} update={update} />
+          ) : detail.error ? null : (
+            <p className="muted" role="status">
+              Loading run…
+            </p>
+          )}
+          <ConfirmDialog
+            open={confirming}
+            title="Delete this run?"
+            confirmLabel="Delete"
+            busy={actions.busy === 'delete'}
+            onCancel={() => setConfirming(false)}
+            onConfirm={() => void actions.deleteRun(selectedId)}
+          >
+            <p>
+              Run <code>{selectedId}</code>
+              {shown
+                ? ` (${shown.info.preset}, ${shown.info.samples} ${shown.info.samples === 1 ? 'sample' : 'samples'})`
+                : ''}{' '}
+              and all its answers will be removed from the runs database. Export it first if you may
+              need it.
+            </p>
+            {actions.error ? <ErrorView error={actions.error} /> : null}
+          </ConfirmDialog>
+        </section>
+      ) : null}
+    </section>
+  );
+}

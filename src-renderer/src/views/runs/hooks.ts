@@ -1,0 +1,137 @@
+import { useCallback, useEffect, useState } from 'react';
+import type { RunSummary } from '@shared/experiment';
+import type { RunListItem } from '@shared/runs';
+import { toErrorPayload, type ErrorPayload } from '@shared/errors';
+import { useClient } from '../../api/context';
+import { useApi } from '../../hooks/useApi';
+import { downloadFile } from '../../lib/download';
+import { useRoute } from '../../router';
+import {
+  parseRunsParams,
+  runsParamsToRecord,
+  type RunsParams,
+  type RunsParamsPatch,
+} from './shape';
+
+/** The view's state in the URL hash, with a merge-style updater. */
+export function useRunsParams(): [RunsParams, (patch: RunsParamsPatch) => void] {
+  const [route, navigate] = useRoute();
+  const params = parseRunsParams(route.params);
+  const update = useCallback(
+    (patch: RunsParamsPatch) => {
+      // Read the live hash, not the render's copy: two updates in one event must not drop one.
+      const query = window.location.hash.split('?')[1] ?? '';
+      const current = parseRunsParams(new URLSearchParams(query));
+      navigate('runs', runsParamsToRecord({ ...current, ...patch }));
+    },
+    [navigate],
+  );
+  return [params, update];
+}
+
+interface SummariesSettled {
+  request: string;
+  summaries: Map<string, RunSummary>;
+}
+
+/**
+ * Each listed run's summary (questions, overall F1). The list call carries no scores, so they are
+ * fetched per run, a few at a time; the request key includes status and end time so a run that
+ * finished since is fetched again.
+ */
+export function useRunSummaries(
+  runs: readonly RunListItem[] | undefined,
+): Map<string, RunSummary> | null {
+  const client = useClient();
+  const [settled, setSettled] = useState<SummariesSettled | null>(null);
+  const request = runs
+    ? runs.map((r) => `${r.id}|${r.status}|${r.endedAt ?? ''}`).join('\n')
+    : null;
+
+  useEffect(() => {
+    if (request === null) return undefined;
+    let cancelled = false;
+    const queue = request
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => line.split('|')[0] ?? '');
+    const summaries = new Map<string, RunSummary>();
+    const worker = async (): Promise<void> => {
+      for (let id = queue.shift(); id !== undefined && !cancelled; id = queue.shift()) {
+        try {
+          summaries.set(id, (await client.call('runs.get', { runId: id })).summary);
+        } catch {
+          // A run that cannot be read shows dashes here; selecting it shows the error.
+        }
+      }
+    };
+    void Promise.all([worker(), worker(), worker(), worker()]).then(() => {
+      if (!cancelled) setSettled({ request, summaries });
+    });
+    return () => {
+      cancelled = true;
+    };
+  }, [client, request]);
+
+  return settled !== null && settled.request === request ? settled.summaries : null;
+}
+
+/**
+ * The sample a run's question came from, found through the dataset's sha256: the run stores the
+ * file's path on the engine, but only an open dataset can be read.
+ */
+export function useRunSample(sha256: string | null, sampleId: string | null) {
+  const datasets = useApi('datasets.list', {});
+  const dataset = sha256 === null ? undefined : datasets.data?.find((d) => d.sha256 === sha256);
+  const sample = useApi(
+    'datasets.sample',
+    dataset && sampleId !== null ? { datasetId: dataset.datasetId, sampleId } : null,
+  );
+  return {
+    /** Undefined while the list loads; null when no open dataset matches. */
+    dataset: datasets.data === undefined ? undefined : (dataset ?? null),
+    sample: sample.data && sample.data.sampleId === sampleId ? sample.data : null,
+    loading: datasets.loading || sample.loading,
+    error: datasets.error ?? sample.error,
+  };
+}
+
+/** Export and delete: calls with a busy flag and an error to show. */
+export function useRunActions(onDeleted: (runId: string) => void) {
+  const client = useClient();
+  const [busy, setBusy] = useState<string | null>(null);
+  const [error, setError] = useState<ErrorPayload | null>(null);
+
+  const exportRun = useCallback(
+    async (runId: string, format: 'csv' | 'json') => {
+      setBusy(`export-${format}`);
+      setError(null);
+      try {
+        downloadFile(await client.call('runs.export', { runId, format }));
+      } catch (e) {
+        setError(toErrorPayload(e));
+      } finally {
+        setBusy(null);
+      }
+    },
+    [client],
+  );
+
+  const deleteRun = useCallback(
+    async (runId: string) => {
+      setBusy('delete');
+      setError(null);
+      try {
+        await client.call('runs.delete', { runId });
+        onDeleted(runId);
+      } catch (e) {
+        setError(toErrorPayload(e));
+      } finally {
+        setBusy(null);
+      }
+    },
+    [client, onDeleted],
+  );
+
+  return { busy, error, exportRun, deleteRun, clearError: () => setError(null) };
+}

@@ -1,0 +1,258 @@
+import { describe, expect, it } from 'vitest';
+import type { Sample } from '@shared/dataset/types';
+import type { AnswerRecord, CurvePoint } from '@shared/experiment';
+import {
+  curveView,
+  filterAnswers,
+  formatDuration,
+  isCorrect,
+  meanCurveByTest,
+  parseRunsParams,
+  retrievedView,
+  runsParamsToRecord,
+  type RunsParams,
+} from './shape';
+
+function answer(extra: Partial<AnswerRecord>): AnswerRecord {
+  return {
+    sampleId: 's1',
+    testIndex: 3,
+    questionIndex: 0,
+    category: 4,
+    question: 'Where did Ann move?',
+    gold: 'Paris',
+    prediction: 'Paris',
+    retrieved: [],
+    officialF1: 1,
+    setF1: 1,
+    bleu1: 1,
+    judge: null,
+    usage: null,
+    evidenceRecall: 1,
+    retrieveMs: 1,
+    answerMs: 1,
+    error: null,
+    ...extra,
+  };
+}
+
+const ANSWERS = [
+  answer({ questionIndex: 0 }),
+  // Exactly at the threshold: counted correct (F1 >= 0.5).
+  answer({ questionIndex: 1, category: 1, officialF1: 0.5, question: 'Who came?' }),
+  answer({ questionIndex: 2, category: 2, officialF1: 0.49, question: 'When?' }),
+  answer({
+    questionIndex: 3,
+    category: 2,
+    officialF1: 0,
+    prediction: '[ERROR]',
+    error: 'answer timed out after 60000 ms',
+    question: 'Why?',
+  }),
+];
+
+describe('filterAnswers', () => {
+  const all = {
+    categories: [1, 2, 3, 4, 5] as const,
+    outcome: 'all' as const,
+    errorsOnly: false,
+    search: '',
+  };
+  const ids = (list: AnswerRecord[]) => list.map((a) => a.questionIndex);
+
+  it('splits correct from incorrect at F1 0.5', () => {
+    expect(isCorrect({ officialF1: 0.5 })).toBe(true);
+    expect(
+      ids(filterAnswers(ANSWERS, { ...all, categories: [...all.categories], outcome: 'correct' })),
+    ).toEqual([0, 1]);
+    expect(
+      ids(
+        filterAnswers(ANSWERS, { ...all, categories: [...all.categories], outcome: 'incorrect' }),
+      ),
+    ).toEqual([2, 3]);
+  });
+
+  it('filters by category, errors and text (the error message included)', () => {
+    expect(ids(filterAnswers(ANSWERS, { ...all, categories: [2] }))).toEqual([2, 3]);
+    expect(
+      ids(filterAnswers(ANSWERS, { ...all, categories: [...all.categories], errorsOnly: true })),
+    ).toEqual([3]);
+    expect(
+      ids(filterAnswers(ANSWERS, { ...all, categories: [...all.categories], search: 'TIMED OUT' })),
+    ).toEqual([3]);
+    // Gold answers are searched too: every fixture's gold is Paris.
+    expect(
+      ids(filterAnswers(ANSWERS, { ...all, categories: [...all.categories], search: 'paris' })),
+    ).toEqual([0, 1, 2, 3]);
+  });
+});
+
+describe('runs URL params', () => {
+  it('round-trips and leaves defaults out', () => {
+    const state: RunsParams = {
+      run: 'r1',
+      metric: 'evidenceRecall',
+      scheme: 'mem0',
+      curve: { kind: 'sample', sampleId: 'conv-26' },
+      categories: [1, 3],
+      outcome: 'incorrect',
+      errorsOnly: true,
+      search: 'dog',
+      question: 'conv-26#4',
+    };
+    const record = runsParamsToRecord(state);
+    expect(parseRunsParams(new URLSearchParams(record))).toEqual(state);
+    expect(runsParamsToRecord(parseRunsParams(new URLSearchParams('run=r1')))).toEqual({
+      run: 'r1',
+    });
+  });
+  it('ignores values it does not know', () => {
+    const p = parseRunsParams(new URLSearchParams('metric=bleu&scheme=x&outcome=maybe&cats=9'));
+    expect(p).toMatchObject({
+      metric: 'officialF1',
+      scheme: 'official',
+      outcome: 'all',
+      categories: [],
+    });
+  });
+});
+
+function point(
+  sampleId: string,
+  testIndex: number,
+  dialogs: number,
+  f1: number | null,
+  recall: number | null,
+): CurvePoint {
+  return {
+    sampleId,
+    testIndex,
+    dialogsInserted: dialogs,
+    visibleCount: testIndex + 1,
+    meanF1: f1,
+    meanRecall: recall,
+    meanSetF1: null,
+    meanBleu1: null,
+    meanJudge: null,
+  };
+}
+
+describe('curve', () => {
+  const curve = [
+    point('a', 0, 4, 1, 1),
+    point('a', 1, 8, 0.5, 0.5),
+    point('b', 0, 10, 0, null),
+    point('b', 1, 20, 0.5, 1),
+    point('b', 2, 30, 0.25, 0.5),
+  ];
+
+  it('averages samples per test index, skipping missing means, with n samples', () => {
+    expect(meanCurveByTest(curve)).toEqual([
+      { x: 0, f1: 0.5, recall: 1, n: 2 },
+      { x: 1, f1: 0.5, recall: 0.75, n: 2 },
+      { x: 2, f1: 0.25, recall: 0.5, n: 1 },
+    ]);
+  });
+
+  it('draws one sample by dialogs inserted with both metrics', () => {
+    const view = curveView(curve, { kind: 'sample', sampleId: 'b' });
+    expect(view.x).toBe('dialogs');
+    expect(view.metrics).toEqual(['f1', 'recall']);
+    expect(view.lines[0]!.points.map((p) => p.x)).toEqual([10, 20, 30]);
+  });
+
+  it('auto: one line per sample for a few samples, the mean for many, the sample for one', () => {
+    expect(curveView(curve, { kind: 'auto' }).mode).toEqual({ kind: 'each' });
+    expect(curveView(curve, { kind: 'auto' }).lines).toHaveLength(2);
+    const many = ['a', 'b', 'c', 'd', 'e'].map((id) => point(id, 0, 1, 1, 1));
+    expect(curveView(many, { kind: 'auto' })).toMatchObject({ x: 'test', mode: { kind: 'mean' } });
+    expect(curveView([point('a', 0, 1, 1, 1)], { kind: 'auto' }).mode).toEqual({
+      kind: 'sample',
+      sampleId: 'a',
+    });
+    // A sample from another run's URL falls back to the mean.
+    expect(curveView(curve, { kind: 'sample', sampleId: 'zz' }).mode).toEqual({ kind: 'mean' });
+  });
+});
+
+describe('retrievedView', () => {
+  const sample = {
+    sampleId: 's1',
+    speakers: ['Ann', 'Bob'],
+    sessions: [
+      {
+        index: 1,
+        dateTimeText: null,
+        dateTime: null,
+        turns: [
+          {
+            diaId: 'D1:1',
+            speaker: 'Ann',
+            text: 'I moved to Paris.',
+            rawText: 'I moved to Paris.',
+            sessionIndex: 1,
+            turnIndex: 0,
+          },
+          {
+            diaId: 'D1:2',
+            speaker: 'Bob',
+            text: 'Nice.',
+            rawText: 'Nice.',
+            sessionIndex: 1,
+            turnIndex: 1,
+          },
+        ],
+      },
+    ],
+    qa: [
+      {
+        index: 0,
+        question: 'q',
+        answer: 'Paris',
+        adversarialAnswer: null,
+        category: 4,
+        evidenceRaw: [],
+        evidence: ['D1:1', 'D9:9'],
+        evidenceProblems: [],
+      },
+    ],
+  } as unknown as Sample;
+
+  it('keeps rank order, marks evidence, attaches text and lists missed evidence', () => {
+    const view = retrievedView(
+      answer({
+        retrieved: [
+          { id: 'm2', diaId: 'D1:2', score: 0.9 },
+          { id: 'm1', diaId: 'D1:1', score: 0.8 },
+          { id: 'x', diaId: null, score: 0.1 },
+        ],
+      }),
+      sample,
+    );
+    expect(view.rows.map((r) => [r.rank, r.diaId, r.isEvidence, r.turn?.text ?? null])).toEqual([
+      [1, 'D1:2', false, 'Nice.'],
+      [2, 'D1:1', true, 'I moved to Paris.'],
+      [3, null, false, null],
+    ]);
+    expect(view.evidence).toEqual(['D1:1', 'D9:9']);
+    expect(view.missed).toEqual(['D9:9']);
+  });
+
+  it('without the dataset it still lists the ids, with no evidence marks', () => {
+    const view = retrievedView(
+      answer({ retrieved: [{ id: 'm1', diaId: 'D1:1', score: 0.8 }] }),
+      null,
+    );
+    expect(view.rows[0]).toMatchObject({ diaId: 'D1:1', isEvidence: false, turn: null });
+    expect(view.evidence).toBeNull();
+  });
+});
+
+describe('formatDuration', () => {
+  it('reads as seconds, minutes or hours', () => {
+    expect(formatDuration('2025-01-01T00:00:00Z', '2025-01-01T00:00:09Z')).toBe('9s');
+    expect(formatDuration('2025-01-01T00:00:00Z', '2025-01-01T00:02:05Z')).toBe('2m 05s');
+    expect(formatDuration('2025-01-01T00:00:00Z', '2025-01-01T03:04:00Z')).toBe('3h 04m');
+    expect(formatDuration('2025-01-01T00:00:00Z', null)).toBe('—');
+  });
+});

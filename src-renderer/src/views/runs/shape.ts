@@ -1,0 +1,324 @@
+import {
+  CATEGORY_IDS,
+  DEFAULT_CATEGORY_SCHEME,
+  isCategoryScheme,
+  type CategoryId,
+  type CategoryScheme,
+} from '@shared/dataset/categories';
+import type { Sample, Turn } from '@shared/dataset/types';
+import type { AnswerRecord, CurvePoint } from '@shared/experiment';
+import type { ChartMetric } from '../../components/charts/categoryRows';
+
+/**
+ * Pure data shaping for the Runs view: URL state, the question table's filters, the curve's
+ * aggregation and the retrieved-memories panel. Tested under plain Node.
+ */
+
+// ---------------------------------------------------------------------------------------------
+// URL state
+
+export const OUTCOMES = ['all', 'correct', 'incorrect'] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+/** Curve mode: every sample's line, the mean per test index, or one sample. */
+export type CurveMode =
+  { kind: 'auto' } | { kind: 'mean' } | { kind: 'each' } | { kind: 'sample'; sampleId: string };
+
+export interface RunsParams {
+  run: string | null;
+  metric: ChartMetric;
+  scheme: CategoryScheme;
+  curve: CurveMode;
+  categories: CategoryId[];
+  outcome: Outcome;
+  errorsOnly: boolean;
+  search: string;
+  /** The open question, as answerKey(). */
+  question: string | null;
+}
+
+export type RunsParamsPatch = Partial<RunsParams>;
+
+function parseCurve(value: string | null): CurveMode {
+  if (value === 'mean' || value === 'each') return { kind: value };
+  if (value?.startsWith('sample:')) return { kind: 'sample', sampleId: value.slice(7) };
+  return { kind: 'auto' };
+}
+
+function curveToString(mode: CurveMode): string | null {
+  if (mode.kind === 'auto') return null;
+  return mode.kind === 'sample' ? `sample:${mode.sampleId}` : mode.kind;
+}
+
+export function parseRunsParams(params: URLSearchParams): RunsParams {
+  const scheme = params.get('scheme');
+  const cats = params.get('cats');
+  const outcome = params.get('outcome');
+  return {
+    run: params.get('run') || null,
+    metric: params.get('metric') === 'recall' ? 'evidenceRecall' : 'officialF1',
+    scheme: isCategoryScheme(scheme) ? scheme : DEFAULT_CATEGORY_SCHEME,
+    curve: parseCurve(params.get('curve')),
+    categories:
+      cats === null
+        ? [...CATEGORY_IDS]
+        : CATEGORY_IDS.filter((id) => cats.split(',').includes(String(id))),
+    outcome: (OUTCOMES as readonly string[]).includes(outcome ?? '') ? (outcome as Outcome) : 'all',
+    errorsOnly: params.get('errors') === '1',
+    search: params.get('q') ?? '',
+    question: params.get('question') || null,
+  };
+}
+
+/** The inverse of parseRunsParams; defaults are left out so URLs stay short. */
+export function runsParamsToRecord(state: RunsParams): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (state.run) out.run = state.run;
+  if (state.metric === 'evidenceRecall') out.metric = 'recall';
+  if (state.scheme !== DEFAULT_CATEGORY_SCHEME) out.scheme = state.scheme;
+  const curve = curveToString(state.curve);
+  if (curve) out.curve = curve;
+  if (state.categories.length !== CATEGORY_IDS.length) out.cats = state.categories.join(',');
+  if (state.outcome !== 'all') out.outcome = state.outcome;
+  if (state.errorsOnly) out.errors = '1';
+  if (state.search) out.q = state.search;
+  if (state.question) out.question = state.question;
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Question table
+
+/** The rule the table's correct/incorrect filter uses; the UI states it next to the filter. */
+export const CORRECT_F1 = 0.5;
+
+export function isCorrect(answer: Pick<AnswerRecord, 'officialF1'>): boolean {
+  return answer.officialF1 >= CORRECT_F1;
+}
+
+export function answerKey(answer: Pick<AnswerRecord, 'sampleId' | 'questionIndex'>): string {
+  return `${answer.sampleId}#${answer.questionIndex}`;
+}
+
+export interface AnswerFilters {
+  categories: readonly CategoryId[];
+  outcome: Outcome;
+  errorsOnly: boolean;
+  search: string;
+}
+
+export function filterAnswers(
+  answers: readonly AnswerRecord[],
+  { categories, outcome, errorsOnly, search }: AnswerFilters,
+): AnswerRecord[] {
+  const wanted = new Set(categories);
+  const needle = search.trim().toLowerCase();
+  return answers.filter((a) => {
+    if (!wanted.has(a.category)) return false;
+    if (errorsOnly && a.error === null) return false;
+    if (outcome === 'correct' && !isCorrect(a)) return false;
+    if (outcome === 'incorrect' && isCorrect(a)) return false;
+    if (needle === '') return true;
+    return [a.question, a.gold ?? '', a.prediction, a.error ?? '', a.sampleId].some((s) =>
+      s.toLowerCase().includes(needle),
+    );
+  });
+}
+
+export function toggleCategory(current: readonly CategoryId[], id: CategoryId): CategoryId[] {
+  const set = new Set(current);
+  if (set.has(id)) set.delete(id);
+  else set.add(id);
+  return CATEGORY_IDS.filter((c) => set.has(c));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Accuracy as the conversation grows
+
+export interface CurveLinePoint {
+  /** dialogsInserted for one sample; the test index when samples are averaged. */
+  x: number;
+  f1: number | null;
+  recall: number | null;
+  /** Questions visible at this test (one sample), or samples averaged (mean). */
+  n: number;
+}
+
+export interface CurveLine {
+  key: string;
+  label: string;
+  points: CurveLinePoint[];
+}
+
+export interface CurveView {
+  /** What x means. */
+  x: 'dialogs' | 'test';
+  /** Which metrics are drawn: 'each' draws F1 only, so many lines stay readable. */
+  metrics: ('f1' | 'recall')[];
+  lines: CurveLine[];
+  /** The mode actually shown (auto resolved). */
+  mode: Exclude<CurveMode, { kind: 'auto' }>;
+}
+
+/** Up to this many samples get a line each by default; more are averaged per test index. */
+export const MAX_EACH_LINES = 4;
+
+export function curveSampleIds(curve: readonly CurvePoint[]): string[] {
+  return [...new Set(curve.map((p) => p.sampleId))].sort();
+}
+
+function meanOf(values: readonly (number | null)[]): number | null {
+  const real = values.filter((v): v is number => v !== null);
+  return real.length === 0 ? null : real.reduce((s, v) => s + v, 0) / real.length;
+}
+
+/**
+ * Mean across samples per test index. Samples differ in length, so a test index stands for "the
+ * k-th tenth of the questions became visible" rather than a dialog count; n says how many samples
+ * reached it.
+ */
+export function meanCurveByTest(curve: readonly CurvePoint[]): CurveLinePoint[] {
+  const byTest = new Map<number, CurvePoint[]>();
+  for (const p of curve) {
+    const list = byTest.get(p.testIndex) ?? [];
+    list.push(p);
+    byTest.set(p.testIndex, list);
+  }
+  return [...byTest.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([testIndex, points]) => ({
+      x: testIndex,
+      f1: meanOf(points.map((p) => p.meanF1)),
+      recall: meanOf(points.map((p) => p.meanRecall)),
+      n: points.length,
+    }));
+}
+
+function sampleLine(curve: readonly CurvePoint[], sampleId: string): CurveLine {
+  return {
+    key: sampleId,
+    label: sampleId,
+    points: curve
+      .filter((p) => p.sampleId === sampleId)
+      .sort((a, b) => a.dialogsInserted - b.dialogsInserted)
+      .map((p) => ({
+        x: p.dialogsInserted,
+        f1: p.meanF1,
+        recall: p.meanRecall,
+        n: p.visibleCount,
+      })),
+  };
+}
+
+export function curveView(curve: readonly CurvePoint[], mode: CurveMode): CurveView {
+  const samples = curveSampleIds(curve);
+  let resolved: CurveView['mode'];
+  if (mode.kind === 'auto') {
+    resolved =
+      samples.length === 1 && samples[0] !== undefined
+        ? { kind: 'sample', sampleId: samples[0] }
+        : samples.length <= MAX_EACH_LINES
+          ? { kind: 'each' }
+          : { kind: 'mean' };
+  } else if (mode.kind === 'sample' && !samples.includes(mode.sampleId)) {
+    resolved = { kind: 'mean' };
+  } else {
+    resolved = mode;
+  }
+  switch (resolved.kind) {
+    case 'sample':
+      return {
+        x: 'dialogs',
+        metrics: ['f1', 'recall'],
+        lines: [sampleLine(curve, resolved.sampleId)],
+        mode: resolved,
+      };
+    case 'each':
+      return {
+        x: 'dialogs',
+        metrics: ['f1'],
+        lines: samples.map((id) => sampleLine(curve, id)),
+        mode: resolved,
+      };
+    case 'mean':
+      return {
+        x: 'test',
+        metrics: ['f1', 'recall'],
+        lines: [
+          {
+            key: 'mean',
+            label: `mean of ${samples.length} samples`,
+            points: meanCurveByTest(curve),
+          },
+        ],
+        mode: resolved,
+      };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Retrieved memories
+
+export interface RetrievedRow {
+  rank: number;
+  id: string;
+  diaId: string | null;
+  score: number;
+  isEvidence: boolean;
+  /** The turn as the dataset has it; null when the dataset is not open or the id is no turn. */
+  turn: Turn | null;
+}
+
+export interface RetrievedView {
+  rows: RetrievedRow[];
+  /** The question's evidence, when the sample is known. */
+  evidence: string[] | null;
+  /** Evidence turns that were not retrieved (what recall@k misses). */
+  missed: string[];
+}
+
+/** Retrieved memories in rank order, each marked when it is one of the question's evidence turns. */
+export function retrievedView(answer: AnswerRecord, sample: Sample | null): RetrievedView {
+  const qa = sample?.qa.find((q) => q.index === answer.questionIndex) ?? null;
+  const evidence = qa ? qa.evidence : null;
+  const evidenceSet = new Set(evidence ?? []);
+  const turns = new Map<string, Turn>();
+  if (sample) for (const s of sample.sessions) for (const t of s.turns) turns.set(t.diaId, t);
+  const rows = answer.retrieved.map((r, i) => ({
+    rank: i + 1,
+    id: r.id,
+    diaId: r.diaId,
+    score: r.score,
+    isEvidence: r.diaId !== null && evidenceSet.has(r.diaId),
+    turn: r.diaId !== null ? (turns.get(r.diaId) ?? null) : null,
+  }));
+  const retrievedIds = new Set(answer.retrieved.map((r) => r.diaId));
+  return { rows, evidence, missed: (evidence ?? []).filter((id) => !retrievedIds.has(id)) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Display
+
+export function formatDuration(startIso: string, endIso: string | null, now?: number): string {
+  const start = Date.parse(startIso);
+  const end = endIso ? Date.parse(endIso) : now;
+  if (!Number.isFinite(start) || end === undefined || !Number.isFinite(end)) return '—';
+  const seconds = Math.max(0, Math.round((end - start) / 1000));
+  if (seconds < 60) return `${seconds}s`;
+  const m = Math.floor(seconds / 60);
+  if (m < 60) return `${m}m ${String(seconds % 60).padStart(2, '0')}s`;
+  return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, '0')}m`;
+}
+
+/** Local date and time to the minute, in a fixed order so tables line up. */
+export function formatDateTime(iso: string | null): string {
+  if (!iso) return '—';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
+}
+
+export function shortHash(hash: string | null | undefined, length = 12): string {
+  return hash ? hash.slice(0, length) : '—';
+}
