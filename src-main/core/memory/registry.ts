@@ -5,7 +5,10 @@ import type { MemoryService, MemoryServiceContext } from './types';
  * Memory presets by name. Each factory validates its own config (zod, with defaults) and returns a
  * service that owns one HybridCollection in `ctx.dir`.
  */
-export type MemoryServiceFactory = (config: unknown, ctx: MemoryServiceContext) => Promise<MemoryService>;
+export type MemoryServiceFactory = (
+  config: unknown,
+  ctx: MemoryServiceContext,
+) => Promise<MemoryService>;
 
 const presets = new Map<string, MemoryServiceFactory>();
 

@@ -8,6 +8,8 @@ import type { MemoryHit } from '../answer/types';
 export interface MemoryService {
   /** The preset name, e.g. `hybrid`; recorded in run manifests. */
   readonly preset: string;
+  /** The embedder behind its vector indexes (recorded in the run manifest); null for none. */
+  readonly embedderName: string | null;
   /** Insert one packet (two turns). The sample gives context: speakers, session dates. */
   insert(packet: Packet): Promise<void>;
   /** Answer-time retrieval: the memories shown to the answerer, best first. */

@@ -92,6 +92,7 @@ const outcomeSchema = z.object({
   status: z.enum(['completed', 'cancelled']),
   preset: z.string(),
   notes: z.array(z.string()),
+  embedder: z.string().nullable(),
   stats: z.record(z.string(), z.number()),
   testsCommitted: z.number().int(),
   testsSkipped: z.number().int(),

@@ -66,6 +66,7 @@ export interface SampleOutcome {
   status: 'completed' | 'cancelled';
   preset: string;
   notes: string[];
+  embedder: string | null;
   stats: Record<string, number>;
   testsCommitted: number;
   testsSkipped: number;
@@ -96,6 +97,7 @@ export async function runSample(
     status: 'completed',
     preset: config.memory.preset,
     notes: [],
+    embedder: null,
     stats: {},
     testsCommitted: 0,
     testsSkipped: 0,
@@ -214,6 +216,7 @@ export async function runSample(
     queue.cancel();
     await produced.catch(() => undefined);
     outcome.notes = safe(() => memory.notes(), []);
+    outcome.embedder = memory.embedderName;
     outcome.stats = safe(() => memory.stats(), {});
     await memory.close();
   }

@@ -288,6 +288,7 @@ async function execute(
   let donePackets = 0;
   const failures: string[] = [];
   const notes = new Set<string>();
+  let embedder: string | null = null;
   const dirs: string[] = [];
 
   emit({
@@ -333,6 +334,7 @@ async function execute(
         signal,
       );
       for (const n of outcome.notes) notes.add(n);
+      embedder ??= outcome.embedder;
       store.markSample(runId, sampleId, {
         status: outcome.status,
         insertErrors: outcome.insertErrors,
@@ -416,6 +418,8 @@ async function execute(
       manifest: (m) => ({
         ...m,
         memory: { ...m.memory, notes: [...new Set([...m.memory.notes, ...notes])] },
+        // The service knows its embedder (config defaults included); the config alone may not.
+        embedder: m.embedder ?? embedder,
         usage: {
           answer: answerTotals(config, store.answerTokenTotals(runId)),
           judge: m.usage?.judge ?? null,

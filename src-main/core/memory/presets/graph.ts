@@ -13,6 +13,7 @@
  * final score is its direct score (divided by the best one) plus, over the seeds that reached it,
  * seed score * BFS score * expansionWeight.
  */
+import { WINK_EMBEDDER_NAME } from '../retrieval/embedder';
 import { z } from 'zod';
 import type { Packet } from '../../../../src-shared/dataset';
 import type { MemoryHit } from '../../answer/types';
@@ -71,6 +72,8 @@ const LINKS = 'links';
 
 export class GraphMemory implements MemoryService {
   readonly preset = GRAPH_PRESET;
+  // Every vector index here holds SIF vectors from the shared wink embedder.
+  readonly embedderName = WINK_EMBEDDER_NAME;
   private readonly order = new Map<string, number>();
   /** Centred vectors of stored turns, for edge weights. */
   private readonly centred = new Map<string, Float32Array>();

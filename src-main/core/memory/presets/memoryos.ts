@@ -23,6 +23,7 @@
  * questions in the same order give the same state, but a resumed run, which replays packets
  * without re-asking the questions of committed tests, starts those segments with fewer visits.
  */
+import { WINK_EMBEDDER_NAME } from '../retrieval/embedder';
 import { z } from 'zod';
 import type { Packet } from '../../../../src-shared/dataset';
 import type { MemoryHit } from '../../answer/types';
@@ -127,6 +128,8 @@ export interface MidTermSnapshot {
 
 export class MemoryosMemory implements MemoryService {
   readonly preset = MEMORYOS_PRESET;
+  // Every vector index here holds SIF vectors from the shared wink embedder.
+  readonly embedderName = WINK_EMBEDDER_NAME;
   private readonly segments = new Map<string, SegmentState>();
   private readonly segmentOfPage = new Map<string, string>();
   private readonly pageVectors = new Map<string, Float32Array>();

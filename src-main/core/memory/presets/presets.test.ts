@@ -148,6 +148,22 @@ describe('turn retrieval ranking', () => {
     expect(await service.retrieve('hiking', 4)).toHaveLength(4);
     await service.close();
   });
+
+  it('names its embedder for the run manifest, and none when it has no vector index', async () => {
+    const names: Record<string, string | null> = {};
+    for (const preset of ['hybrid', 'vector', 'text', 'stm', 'graph']) {
+      const service = await createMemoryService(preset, {}, { sample: SAMPLE, dir: freshDir() });
+      names[preset] = service.embedderName;
+      await service.close();
+    }
+    expect(names).toEqual({
+      hybrid: 'wink-sif-100d',
+      vector: 'wink-sif-100d',
+      text: null,
+      stm: 'wink-sif-100d',
+      graph: 'wink-sif-100d',
+    });
+  });
 });
 
 describe('preset config validation', () => {

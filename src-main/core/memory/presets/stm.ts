@@ -10,6 +10,7 @@
  * weighted); window turns that match nothing follow, most recent first, so a small window is
  * returned whole and in a useful order.
  */
+import { WINK_EMBEDDER_NAME } from '../retrieval/embedder';
 import { z } from 'zod';
 import type { Packet } from '../../../../src-shared/dataset';
 import type { MemoryHit } from '../../answer/types';
@@ -41,6 +42,8 @@ const VECTOR = 'vector';
 
 export class StmMemory implements MemoryService {
   readonly preset = STM_PRESET;
+  // Every vector index here holds SIF vectors from the shared wink embedder.
+  readonly embedderName = WINK_EMBEDDER_NAME;
   private evicted = 0;
   private closed = false;
 

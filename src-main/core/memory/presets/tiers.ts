@@ -16,6 +16,7 @@
  * turn; a question naming a speaker weights that speaker's store up), or an explicit chain
  * `[{name, capacity, weight}]`. Summarising turns on migration needs an LLM: off, noted.
  */
+import { WINK_EMBEDDER_NAME } from '../retrieval/embedder';
 import { z } from 'zod';
 import type { Packet } from '../../../../src-shared/dataset';
 import type { MemoryHit } from '../../answer/types';
@@ -137,6 +138,8 @@ export function resolveTiers(config: TiersPresetConfig, speakers: readonly strin
 
 export class TiersMemory implements MemoryService {
   readonly preset = TIERS_PRESET;
+  // Every vector index here holds SIF vectors from the shared wink embedder.
+  readonly embedderName = WINK_EMBEDDER_NAME;
   /** Tier (position in the chain) of every retrievable turn. */
   private readonly tierOf = new Map<string, number>();
   /** Insertion order of every turn: the tie-breaker of the ranking. */

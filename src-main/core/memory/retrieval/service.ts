@@ -104,6 +104,10 @@ interface TurnSlot {
  */
 export class TurnRetrievalService implements MemoryService {
   readonly preset: string;
+
+  get embedderName(): string | null {
+    return this.embedder?.name ?? null;
+  }
   private readonly order: string[] = [];
   private readonly slots = new Map<string, TurnSlot>();
   private readonly dates: Map<number, string | null>;
