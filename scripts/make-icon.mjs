@@ -33,7 +33,8 @@ for (let y = 0; y < size; y++) {
 }
 
 const raw = Buffer.alloc(size * (size * 4 + 1));
-for (let y = 0; y < size; y++) pixels.copy(raw, y * (size * 4 + 1) + 1, y * size * 4, (y + 1) * size * 4);
+for (let y = 0; y < size; y++)
+  pixels.copy(raw, y * (size * 4 + 1) + 1, y * size * 4, (y + 1) * size * 4);
 
 const crcTable = Array.from({ length: 256 }, (_, n) => {
   let c = n;
