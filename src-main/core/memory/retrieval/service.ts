@@ -6,6 +6,7 @@ import type { MemoryService, MemoryServiceContext } from '../types';
 import type { HybridPresetConfig, TextPresetConfig, VectorPresetConfig } from './config';
 import { sharedWinkEmbedder } from './embedder';
 import { mentionedSpeakers, stripQuestionWords } from './query';
+import { TurnOrder } from './rerank';
 import { asTurnMetadata, packetItems, sessionDates, type TurnMetadata } from './turns';
 
 /** Index names inside a turn collection. */
@@ -89,13 +90,6 @@ function common(c: TextPresetConfig | VectorPresetConfig) {
   };
 }
 
-/** Where a turn sits: its neighbours in the same session (as positions in `order`) and speaker. */
-interface TurnSlot {
-  pos: number;
-  session: number;
-  speaker: string;
-}
-
 /**
  * One memory item per turn in one HybridCollection; retrieval fuses the enabled indexes, then
  * re-ranks the candidate pool (candidates and their neighbours) by neighbour context and the
@@ -108,8 +102,7 @@ export class TurnRetrievalService implements MemoryService {
   get embedderName(): string | null {
     return this.embedder?.name ?? null;
   }
-  private readonly order: string[] = [];
-  private readonly slots = new Map<string, TurnSlot>();
+  private readonly turns = new TurnOrder();
   private readonly dates: Map<number, string | null>;
   /** Raw SIF vector of the last inserted turn, for the next turn's context vector. */
   private last: { session: number; vector: Float32Array } | null = null;
@@ -176,12 +169,13 @@ export class TurnRetrievalService implements MemoryService {
       });
     }
     await this.collection.insert(items);
-    for (const turn of packet.dialogs) this.place(turn.diaId, turn.sessionIndex, turn.speaker);
+    for (const turn of packet.dialogs)
+      this.turns.place(turn.diaId, turn.sessionIndex, turn.speaker);
   }
 
   async retrieve(question: string, topK: number): Promise<MemoryHit[]> {
     this.assertOpen();
-    if (this.order.length === 0 || topK <= 0) return [];
+    if (this.turns.size === 0 || topK <= 0) return [];
     const s = this.settings;
     const queries: MultiQuery[] = [];
     if (s.text) {
@@ -195,13 +189,16 @@ export class TurnRetrievalService implements MemoryService {
       fusion: s.fusion,
       rrfK: s.rrfK,
     });
-    const ranked = this.rerank(
-      fused.map((h) => [h.id, h.score] as const),
-      mentionedSpeakers(question, this.sample.speakers),
-    ).slice(0, topK);
-    const stored = this.collection.get(ranked.map(([id]) => id));
+    const ranked = this.turns
+      .rerank(
+        fused.map((h) => [h.id, h.score] as const),
+        mentionedSpeakers(question, this.sample.speakers),
+        s,
+      )
+      .slice(0, topK);
+    const stored = this.collection.get(ranked.map((r) => r.id));
     const hits: MemoryHit[] = [];
-    ranked.forEach(([id, score], i) => {
+    ranked.forEach(({ id, score }, i) => {
       const item = stored[i];
       if (!item) return;
       const meta: TurnMetadata = asTurnMetadata(item.metadata, id);
@@ -217,58 +214,6 @@ export class TurnRetrievalService implements MemoryService {
     return hits;
   }
 
-  /**
-   * final(t) = (s(t) + p * s(prev t) + n * s(next t)) * (1 + boost if t's speaker is named),
-   * over the candidates and their neighbours (a turn that matched nothing can still be the answer
-   * to the turn before it). Ties keep conversation order, so results are deterministic.
-   */
-  private rerank(
-    scored: ReadonlyArray<readonly [string, number]>,
-    named: readonly string[],
-  ): Array<[string, number]> {
-    const s = this.settings;
-    const base = new Map<string, number>(scored);
-    const pool = new Set<string>();
-    for (const [id] of scored) {
-      pool.add(id);
-      if (s.previousTurnScore > 0 || s.nextTurnScore > 0) {
-        const prev = this.neighbour(id, -1);
-        const next = this.neighbour(id, 1);
-        if (prev !== null) pool.add(prev);
-        if (next !== null) pool.add(next);
-      }
-    }
-    const boosted = new Set(named);
-    const out: Array<[string, number, number]> = [];
-    for (const id of pool) {
-      const slot = this.slots.get(id);
-      if (!slot) continue;
-      let score = base.get(id) ?? 0;
-      const prev = this.neighbour(id, -1);
-      const next = this.neighbour(id, 1);
-      if (prev !== null) score += s.previousTurnScore * (base.get(prev) ?? 0);
-      if (next !== null) score += s.nextTurnScore * (base.get(next) ?? 0);
-      if (boosted.size > 0 && boosted.has(slot.speaker)) score *= 1 + s.speakerBoost;
-      out.push([id, score, slot.pos]);
-    }
-    out.sort((a, b) => b[1] - a[1] || a[2] - b[2]);
-    return out.map(([id, score]) => [id, score]);
-  }
-
-  private neighbour(id: string, step: -1 | 1): string | null {
-    const slot = this.slots.get(id);
-    if (!slot) return null;
-    const other = this.order[slot.pos + step];
-    if (other === undefined) return null;
-    return this.slots.get(other)?.session === slot.session ? other : null;
-  }
-
-  private place(id: string, session: number, speaker: string): void {
-    if (this.slots.has(id)) return;
-    this.slots.set(id, { pos: this.order.length, session, speaker });
-    this.order.push(id);
-  }
-
   /** Rebuilds the turn order (and the last turn's vector) from a reopened collection. */
   private restore(): void {
     const index = this.settings.text ? TEXT_INDEX : VECTOR_INDEX;
@@ -278,7 +223,7 @@ export class TurnRetrievalService implements MemoryService {
     items.forEach((item, i) => {
       if (!item) return;
       const meta = asTurnMetadata(item.metadata, ids[i] as string);
-      this.place(item.id, meta.sessionIndex, meta.speaker);
+      this.turns.place(item.id, meta.sessionIndex, meta.speaker);
       if (i === items.length - 1 && this.embedder) {
         this.last = {
           session: meta.sessionIndex,
@@ -289,7 +234,7 @@ export class TurnRetrievalService implements MemoryService {
   }
 
   stats(): Record<string, number> {
-    if (this.closed) return { items: this.order.length };
+    if (this.closed) return { items: this.turns.size };
     const out: Record<string, number> = { items: this.collection.count() };
     for (const info of this.collection.listIndexes()) out[`index.${info.name}`] = info.count;
     return out;

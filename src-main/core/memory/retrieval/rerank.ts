@@ -1,0 +1,92 @@
+/** Weights of the turn re-ranking (the turn presets' and collection designs' shared fields). */
+export interface RerankWeights {
+  previousTurnScore: number;
+  nextTurnScore: number;
+  speakerBoost: number;
+}
+
+export interface RerankedTurn {
+  id: string;
+  score: number;
+  /** The turn's own candidate score; null for a turn pulled into the pool as a neighbour. */
+  base: number | null;
+  boosted: boolean;
+}
+
+interface TurnSlot {
+  pos: number;
+  session: number;
+  speaker: string;
+}
+
+/**
+ * The turns of a conversation in insertion order, with their session and speaker: what the
+ * re-ranking needs to find a turn's neighbours within its session.
+ */
+export class TurnOrder {
+  private readonly order: string[] = [];
+  private readonly slots = new Map<string, TurnSlot>();
+
+  get size(): number {
+    return this.order.length;
+  }
+
+  has(id: string): boolean {
+    return this.slots.has(id);
+  }
+
+  /** Appends a turn; a turn placed before keeps its first place. */
+  place(id: string, session: number, speaker: string): void {
+    if (this.slots.has(id)) return;
+    this.slots.set(id, { pos: this.order.length, session, speaker });
+    this.order.push(id);
+  }
+
+  /** The turn before (-1) or after (1) `id` in the same session, or null. */
+  neighbour(id: string, step: -1 | 1): string | null {
+    const slot = this.slots.get(id);
+    if (!slot) return null;
+    const other = this.order[slot.pos + step];
+    if (other === undefined) return null;
+    return this.slots.get(other)?.session === slot.session ? other : null;
+  }
+
+  /**
+   * final(t) = (s(t) + p * s(prev t) + n * s(next t)) * (1 + boost if t's speaker is named),
+   * over the candidates and their neighbours (a turn that matched nothing can still be the answer
+   * to the turn before it). Ties keep conversation order, so results are deterministic.
+   */
+  rerank(
+    scored: ReadonlyArray<readonly [string, number]>,
+    named: readonly string[],
+    weights: RerankWeights,
+  ): RerankedTurn[] {
+    const base = new Map<string, number>(scored);
+    const pool = new Set<string>();
+    const withNeighbours = weights.previousTurnScore > 0 || weights.nextTurnScore > 0;
+    for (const [id] of scored) {
+      pool.add(id);
+      if (!withNeighbours) continue;
+      const prev = this.neighbour(id, -1);
+      const next = this.neighbour(id, 1);
+      if (prev !== null) pool.add(prev);
+      if (next !== null) pool.add(next);
+    }
+    const boostedSpeakers = new Set(named);
+    const out: Array<RerankedTurn & { pos: number }> = [];
+    for (const id of pool) {
+      const slot = this.slots.get(id);
+      if (!slot) continue;
+      let score = base.get(id) ?? 0;
+      const prev = this.neighbour(id, -1);
+      const next = this.neighbour(id, 1);
+      if (prev !== null) score += weights.previousTurnScore * (base.get(prev) ?? 0);
+      if (next !== null) score += weights.nextTurnScore * (base.get(next) ?? 0);
+      const boosted = boostedSpeakers.has(slot.speaker);
+      if (boosted) score *= 1 + weights.speakerBoost;
+      out.push({ id, score, base: base.get(id) ?? null, boosted, pos: slot.pos });
+    }
+    out.sort((a, b) => b.score - a.score || a.pos - b.pos);
+    return out.map(({ id, score, base: own, boosted }) => ({ id, score, base: own, boosted }));
+  }
+}
