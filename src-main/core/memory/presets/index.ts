@@ -13,3 +13,5 @@ import './stm';
 import './memoryos';
 import './tiers';
 import './graph';
+// A collection design from the Collections view (core/designs), run as it runs in the playground.
+import './designed';

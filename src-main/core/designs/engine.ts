@@ -1,0 +1,360 @@
+import { existsSync, readdirSync } from 'node:fs';
+import type { Sample, Turn } from '../../../src-shared/dataset';
+import {
+  TURN_SORT_FIELDS,
+  type CollectionDesign,
+  type DesignIndex,
+  type GraphDesignIndex,
+  type PlaygroundFusedHit,
+  type PlaygroundIndexHits,
+  type VectorDesignIndex,
+} from '../../../src-shared/designs';
+import { WorkbenchError } from '../../../src-shared/errors';
+import {
+  HybridCollection,
+  type EdgeInput,
+  type IndexConfigInput,
+  type ItemInput,
+  type MultiQuery,
+  type RetrieveOptions,
+  type RetrieveQuery,
+} from '../collection';
+import type { WinkSifEmbedder } from '../embed';
+import { sharedWinkEmbedder } from '../memory/retrieval/embedder';
+import { mentionedSpeakers, stripQuestionWords } from '../memory/retrieval/query';
+import { TurnOrder } from '../memory/retrieval/rerank';
+import { contextVector } from '../memory/retrieval/service';
+import { sessionDates, turnMetadata, turnText } from '../memory/retrieval/turns';
+
+/**
+ * A collection built from a CollectionDesign: one item per turn (id = dia_id, text
+ * `<speaker>: <text>`, turn metadata plus `position`), the design's indexes, and the design's
+ * retrieval: every index queried, hits fused by the design's method and weights, then re-ranked
+ * by neighbour context and named speakers. The playground and the `designed` memory preset both
+ * run exactly this, so what the playground shows is what an experiment retrieves.
+ *
+ * The re-ranking is the turn presets' own (TurnOrder.rerank, memory/retrieval/README.md): a
+ * design prefilled from `hybrid` retrieves the same turns as the hybrid preset (designed.test.ts
+ * checks it).
+ */
+
+/** What a hit shows of a stored turn. */
+interface TurnSlot {
+  speaker: string;
+  text: string;
+  diaId: string;
+  sessionDateTime: string | null;
+}
+
+export interface DesignedRetrieval {
+  fused: PlaygroundFusedHit[];
+  /** Each index's own hits (only when asked for: the preset does not need them). */
+  perIndex: PlaygroundIndexHits[];
+  namedSpeakers: string[];
+}
+
+export interface DesignedCollectionOptions {
+  dir: string;
+  sample: Sample;
+  /** Used in collection error messages. */
+  name?: string;
+}
+
+export class DesignedCollection {
+  private readonly turns = new TurnOrder();
+  private readonly slots = new Map<string, TurnSlot>();
+  private readonly dates: Map<number, string | null>;
+  private readonly vectorIndexes: VectorDesignIndex[];
+  private readonly graph: GraphDesignIndex | undefined;
+  /** Raw SIF vector of the last inserted turn, for the next turn's context vector. */
+  private last: { id: string; session: number; vector: Float32Array | null } | null = null;
+  private evicted = 0;
+  private closed = false;
+
+  private constructor(
+    readonly design: CollectionDesign,
+    private readonly collection: HybridCollection,
+    private readonly embedder: WinkSifEmbedder | null,
+    private readonly sample: Sample,
+  ) {
+    this.dates = sessionDates(sample);
+    this.vectorIndexes = design.indexes.filter((i): i is VectorDesignIndex => i.type === 'vector');
+    this.graph = design.indexes.find((i): i is GraphDesignIndex => i.type === 'graph');
+  }
+
+  /**
+   * Creates the design's collection in `dir`, which must be empty or absent: the turn order and
+   * context vectors live in memory and are rebuilt by inserting the turns again (as a resumed
+   * run does), so reusing a directory would mix two histories.
+   */
+  static async open(
+    design: CollectionDesign,
+    options: DesignedCollectionOptions,
+  ): Promise<DesignedCollection> {
+    const name = options.name ?? `design "${design.name}" ${options.sample.sampleId}`;
+    if (existsSync(options.dir) && readdirSync(options.dir).length > 0) {
+      throw new WorkbenchError(
+        'CONFLICT',
+        `${name}: ${options.dir} is not empty; a designed collection is built from its turns in an empty directory`,
+      );
+    }
+    const embedder = design.indexes.some((i) => i.type === 'vector')
+      ? await sharedWinkEmbedder()
+      : null;
+    const collection = HybridCollection.open(options.dir, {
+      name,
+      ...(embedder ? { embedder } : {}),
+    });
+    try {
+      for (const index of design.indexes) {
+        collection.createIndex(index.name, collectionConfig(index, embedder));
+      }
+    } catch (error) {
+      collection.close();
+      throw error;
+    }
+    return new DesignedCollection(design, collection, embedder, options.sample);
+  }
+
+  get size(): number {
+    return this.turns.size;
+  }
+
+  /**
+   * Stores turns in conversation order. One call per turn when the graph links turns to their
+   * nearest earlier turns (each turn must see the ones before it in the vector index); one batch
+   * otherwise.
+   */
+  async insertTurns(turns: readonly Turn[]): Promise<void> {
+    this.assertOpen();
+    if (turns.length === 0) return;
+    const raw = this.embedder ? this.embedder.embedSync(turns.map(turnText)) : null;
+    const perTurn = this.graph !== undefined && this.graph.neighbours > 0;
+    let batch: ItemInput[] = [];
+    for (let i = 0; i < turns.length; i++) {
+      const turn = turns[i] as Turn;
+      const own = raw ? (raw[i] as Float32Array) : null;
+      const prev = this.last && this.last.session === turn.sessionIndex ? this.last : null;
+      const vectors: Record<string, Float32Array> = {};
+      if (own) {
+        for (const v of this.vectorIndexes) {
+          vectors[v.name] = contextVector(own, prev?.vector ?? null, v.previousTurnVector);
+        }
+      }
+      const item: ItemInput = {
+        id: turn.diaId,
+        text: turnText(turn),
+        metadata: {
+          ...turnMetadata(turn, this.dates.get(turn.sessionIndex) ?? null),
+          position: this.turns.size,
+        },
+        vectors,
+        edges: this.graph ? await this.edgesFor(this.graph, vectors, prev?.id ?? null) : [],
+      };
+      batch.push(item);
+      this.last = { id: turn.diaId, session: turn.sessionIndex, vector: own };
+      this.place(turn);
+      if (perTurn) {
+        await this.store(batch);
+        batch = [];
+      }
+    }
+    await this.store(batch);
+  }
+
+  /** The design's retrieval: every index, fused, then neighbour context and speaker boost. */
+  async retrieve(
+    question: string,
+    topK: number,
+    options: { perIndex?: boolean } = {},
+  ): Promise<DesignedRetrieval> {
+    this.assertOpen();
+    const named = mentionedSpeakers(question, this.sample.speakers);
+    if (this.turns.size === 0 || topK <= 0)
+      return { fused: [], perIndex: [], namedSpeakers: named };
+    const { fusion, retrieval } = this.design;
+    const queries = this.queriesFor(question);
+    const fused = await this.collection.retrieveMulti(queries, {
+      topK: retrieval.candidates,
+      candidates: retrieval.candidates,
+      fusion: fusion.method,
+      rrfK: fusion.rrfK,
+    });
+    const contributions = new Map(fused.map((h) => [h.id, h.contributions]));
+    const ranked = this.turns
+      .rerank(
+        fused.map((h) => [h.id, h.score] as const),
+        named,
+        retrieval,
+      )
+      .slice(0, topK);
+    const fusedHits: PlaygroundFusedHit[] = [];
+    ranked.forEach((r, i) => {
+      const slot = this.slots.get(r.id);
+      if (!slot) return;
+      fusedHits.push({
+        ...this.hitOf(r.id, slot, r.score, i + 1),
+        contributions: contributions.get(r.id) ?? [],
+        fusedScore: r.base,
+        speakerBoosted: r.boosted,
+      });
+    });
+    const perIndex: PlaygroundIndexHits[] = [];
+    if (options.perIndex) {
+      for (const q of queries) {
+        const index = this.design.indexes.find((i) => i.name === q.index) as DesignIndex;
+        const hits = await this.collection.retrieve(q.index, q.query, { ...q.options, topK });
+        perIndex.push({
+          index: index.name,
+          type: index.type,
+          hits: hits.flatMap((h, i) => {
+            const slot = this.slots.get(h.id);
+            return slot ? [this.hitOf(h.id, slot, h.score, i + 1)] : [];
+          }),
+        });
+      }
+    }
+    return { fused: fusedHits, perIndex, namedSpeakers: named };
+  }
+
+  /** The session date-time of a stored turn (the answerer resolves relative dates with it). */
+  sessionDateTimeOf(id: string): string | null {
+    return this.slots.get(id)?.sessionDateTime ?? null;
+  }
+
+  stats(): Record<string, number> {
+    const out: Record<string, number> = { items: this.turns.size, fifoEvicted: this.evicted };
+    if (this.closed) return out;
+    for (const info of this.collection.listIndexes()) out[`index.${info.name}`] = info.count;
+    return out;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.collection.close();
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  private async store(items: ItemInput[]): Promise<void> {
+    if (items.length === 0) return;
+    const result = await this.collection.insert(items);
+    // Fifo overflow is the design's intent (a window of the newest turns), counted for stats.
+    for (const o of result.overflow) this.evicted += o.evicted.length;
+  }
+
+  /**
+   * Edges of a new turn: to the previous turn of its session (weight previousTurnWeight) and to
+   * its nearest earlier turns in `neighboursFrom` (weight = similarity, in (0, 1]).
+   */
+  private async edgesFor(
+    graph: GraphDesignIndex,
+    vectors: Record<string, Float32Array>,
+    previous: string | null,
+  ): Promise<EdgeInput[]> {
+    const edges = new Map<string, number>();
+    const source = this.vectorIndexes.find((v) => v.name === graph.neighboursFrom);
+    const vector = source ? vectors[source.name] : undefined;
+    if (graph.neighbours > 0 && source && vector && this.turns.size > 0) {
+      const hits = await this.collection.retrieve(source.name, vector, { topK: graph.neighbours });
+      for (const h of hits) {
+        // cosine and ip scores are similarities; l2 scores are -(squared distance).
+        const weight = source.space === 'l2' ? 1 / (1 - h.score) : Math.min(1, h.score);
+        if (weight > 0) edges.set(h.id, weight);
+      }
+    }
+    if (previous !== null && graph.previousTurnWeight > 0) {
+      edges.set(previous, Math.max(edges.get(previous) ?? 0, graph.previousTurnWeight));
+    }
+    return [...edges].map(([to, weight]) => ({ to, weight }));
+  }
+
+  /** One query per index, in design order (fusion ties follow list order). */
+  private queriesFor(question: string): MultiQuery[] {
+    const { fusion, retrieval } = this.design;
+    const textQuery = retrieval.dropQuestionWords ? stripQuestionWords(question) : question;
+    const vector = this.embedder ? (this.embedder.embedSync([question])[0] as Float32Array) : null;
+    const direct = (index: DesignIndex | undefined): RetrieveQuery =>
+      index?.type === 'vector' ? (vector ?? question) : textQuery;
+    return this.design.indexes.map((index): MultiQuery => {
+      const weight = fusion.weights[index.name] ?? 1;
+      switch (index.type) {
+        case 'vector':
+        case 'text':
+          return { index: index.name, query: direct(index), weight };
+        case 'fifo':
+          return { index: index.name, query: { order: 'newest' }, weight };
+        case 'sorted':
+          return { index: index.name, query: { order: index.order }, weight };
+        case 'graph': {
+          const start = this.design.indexes.find((i) => i.name === index.startFrom);
+          const options: Omit<RetrieveOptions, 'withMetadata'> = {
+            maxDepth: index.maxDepth,
+            maxNodes: index.maxNodes,
+          };
+          return {
+            index: index.name,
+            query: { fromIndex: index.startFrom, query: direct(start), topK: index.startTopK },
+            weight,
+            options,
+          };
+        }
+      }
+    });
+  }
+
+  private place(turn: Turn): void {
+    if (this.turns.has(turn.diaId)) return;
+    this.turns.place(turn.diaId, turn.sessionIndex, turn.speaker);
+    this.slots.set(turn.diaId, {
+      speaker: turn.speaker,
+      text: turnText(turn),
+      diaId: turn.diaId,
+      sessionDateTime: this.dates.get(turn.sessionIndex) ?? null,
+    });
+  }
+
+  private hitOf(id: string, slot: TurnSlot, score: number, rank: number) {
+    return { id, diaId: slot.diaId, speaker: slot.speaker || null, text: slot.text, score, rank };
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error(`design "${this.design.name}": used after close`);
+  }
+}
+
+/** The collection's index config for one design index. */
+export function collectionConfig(
+  index: DesignIndex,
+  embedder: { dim: number } | null,
+): IndexConfigInput {
+  switch (index.type) {
+    case 'vector':
+      if (!embedder) throw new Error('a vector index needs an embedder');
+      return {
+        type: 'vector',
+        dim: embedder.dim,
+        space: index.space,
+        M: index.M,
+        efConstruction: index.efConstruction,
+        ef: index.ef,
+      };
+    case 'text':
+      return {
+        type: 'text',
+        k1: index.k1,
+        b: index.b,
+        stem: index.stem,
+        stopWords: index.stopWords,
+      };
+    case 'fifo':
+      return { type: 'fifo', capacity: index.capacity, overflow: 'evict-oldest' };
+    case 'sorted':
+      return { type: 'sorted', field: index.field, valueType: TURN_SORT_FIELDS[index.field] };
+    case 'graph':
+      return { type: 'graph', directed: false, weighted: true, decay: index.decay };
+  }
+}

@@ -1,0 +1,69 @@
+import type { ApiEvent } from '../../../src-shared/api';
+import type { Sample } from '../../../src-shared/dataset';
+import type {
+  CollectionDesign,
+  DesignBasePreset,
+  DesignList,
+  PlaygroundResult,
+  SavedDesign,
+} from '../../../src-shared/designs';
+import { PlaygroundManager } from './playground';
+import { designFromPreset } from './presets';
+import { DesignStore } from './store';
+
+export { DesignedCollection, collectionConfig, type DesignedRetrieval } from './engine';
+export { PlaygroundManager, MAX_PLAYGROUNDS, PLAYGROUND_BATCH } from './playground';
+export { designFromPreset } from './presets';
+export { DesignStore, DESIGNS_FILE, readDesigns } from './store';
+
+/** The Collections view's engine side: saved designs, preset prefills and playgrounds. */
+export class DesignsService {
+  private readonly store: DesignStore;
+  private readonly playgrounds: PlaygroundManager;
+
+  constructor(
+    dataDir: string,
+    emit: (event: ApiEvent) => void,
+    private readonly sampleOf: (datasetId: string, sampleId: string) => Promise<Sample>,
+  ) {
+    this.store = new DesignStore(dataDir);
+    this.playgrounds = new PlaygroundManager(dataDir, emit);
+  }
+
+  list(): DesignList {
+    return this.store.list();
+  }
+
+  save(design: CollectionDesign): SavedDesign {
+    return this.store.save(design);
+  }
+
+  delete(name: string): boolean {
+    return this.store.delete(name);
+  }
+
+  fromPreset(preset: DesignBasePreset): CollectionDesign {
+    return designFromPreset(preset);
+  }
+
+  async build(
+    datasetId: string,
+    sampleId: string,
+    design: CollectionDesign,
+  ): Promise<{ playgroundId: string; total: number }> {
+    const sample = await this.sampleOf(datasetId, sampleId);
+    return this.playgrounds.build(sample, design);
+  }
+
+  query(playgroundId: string, query: string, topK: number): Promise<PlaygroundResult> {
+    return this.playgrounds.query(playgroundId, query, topK);
+  }
+
+  dispose(playgroundId: string): boolean {
+    return this.playgrounds.dispose(playgroundId);
+  }
+
+  close(): void {
+    this.playgrounds.close();
+  }
+}

@@ -1,0 +1,163 @@
+import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ApiEvent } from '../../../src-shared/api';
+import type { Sample, Turn } from '../../../src-shared/dataset';
+import type { CollectionDesign, PlaygroundResult } from '../../../src-shared/designs';
+import { WorkbenchError, toErrorPayload } from '../../../src-shared/errors';
+import { DesignedCollection } from './engine';
+
+/** Turns inserted between two yields to the event loop (and two progress events). */
+export const PLAYGROUND_BATCH = 64;
+/** Playgrounds kept alive; building another disposes the oldest. */
+export const MAX_PLAYGROUNDS = 3;
+
+interface Playground {
+  id: string;
+  dir: string;
+  total: number;
+  inserted: number;
+  collection: DesignedCollection | null;
+  /** Settles when the build has finished (rejects when it failed). */
+  ready: Promise<void>;
+  disposed: boolean;
+}
+
+/**
+ * Temporary collections built from a design over one sample's turns, for trying a design by hand.
+ * Each lives in `<dataDir>/playground/<id>/` and is deleted on dispose (and, for leftovers of a
+ * previous process, on the first build). Builds run on the main thread: ~700 turns embed and
+ * insert in well under a second, and the build yields between batches so other calls and
+ * progress events are not held up.
+ */
+export class PlaygroundManager {
+  private readonly playgrounds = new Map<string, Playground>();
+  private readonly root: string;
+  private cleaned = false;
+
+  constructor(
+    dataDir: string,
+    private readonly emit: (event: ApiEvent) => void,
+  ) {
+    this.root = join(dataDir, 'playground');
+  }
+
+  /** Starts building and returns at once; progress and the end arrive as events. */
+  build(sample: Sample, design: CollectionDesign): { playgroundId: string; total: number } {
+    if (!this.cleaned) {
+      // Playgrounds never outlive their process; whatever is here is a crash's leftover.
+      rmSync(this.root, { recursive: true, force: true });
+      this.cleaned = true;
+    }
+    while (this.playgrounds.size >= MAX_PLAYGROUNDS) {
+      const oldest = this.playgrounds.keys().next().value;
+      if (oldest === undefined) break;
+      this.dispose(oldest);
+    }
+    const id = `pg-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
+    const turns = sample.sessions.flatMap((s) => s.turns);
+    const playground: Playground = {
+      id,
+      dir: join(this.root, id),
+      total: turns.length,
+      inserted: 0,
+      collection: null,
+      ready: Promise.resolve(),
+      disposed: false,
+    };
+    playground.ready = this.run(playground, sample, design, turns);
+    // Failures are reported as events and by query; this keeps them from being "unhandled".
+    playground.ready.catch(() => {});
+    this.playgrounds.set(id, playground);
+    return { playgroundId: id, total: turns.length };
+  }
+
+  async query(playgroundId: string, query: string, topK: number): Promise<PlaygroundResult> {
+    const playground = this.require(playgroundId);
+    await playground.ready;
+    const collection = playground.collection;
+    if (playground.disposed || collection === null || collection.isClosed) {
+      throw new WorkbenchError('NOT_FOUND', `playground ${playgroundId} was disposed`, {
+        path: ['playgroundId'],
+      });
+    }
+    const t0 = performance.now();
+    const result = await collection.retrieve(query, topK, { perIndex: true });
+    return { playgroundId, query, topK, ...result, ms: performance.now() - t0 };
+  }
+
+  dispose(playgroundId: string): boolean {
+    const playground = this.playgrounds.get(playgroundId);
+    if (!playground) return false;
+    this.playgrounds.delete(playgroundId);
+    playground.disposed = true;
+    playground.collection?.close();
+    rmSync(playground.dir, { recursive: true, force: true });
+    return true;
+  }
+
+  close(): void {
+    for (const id of [...this.playgrounds.keys()]) this.dispose(id);
+  }
+
+  private async run(
+    playground: Playground,
+    sample: Sample,
+    design: CollectionDesign,
+    turns: Turn[],
+  ): Promise<void> {
+    const progress = (done: boolean, error?: unknown) =>
+      this.emit({
+        type: 'playground-progress',
+        playgroundId: playground.id,
+        inserted: playground.inserted,
+        total: playground.total,
+        done,
+        ...(error === undefined ? {} : { error: toErrorPayload(error) }),
+      });
+    try {
+      // Let build() return its id before the first event, so a UI can match events to it.
+      await yieldToLoop();
+      const collection = await DesignedCollection.open(design, {
+        dir: playground.dir,
+        sample,
+        name: `playground "${design.name}" ${sample.sampleId}`,
+      });
+      playground.collection = collection;
+      if (playground.disposed) {
+        collection.close();
+        rmSync(playground.dir, { recursive: true, force: true });
+        return;
+      }
+      progress(false);
+      for (let i = 0; i < turns.length; i += PLAYGROUND_BATCH) {
+        await collection.insertTurns(turns.slice(i, i + PLAYGROUND_BATCH));
+        playground.inserted = Math.min(turns.length, i + PLAYGROUND_BATCH);
+        progress(false);
+        await yieldToLoop();
+        if (playground.disposed) return;
+      }
+      progress(true);
+    } catch (error) {
+      if (playground.disposed) return;
+      progress(true, error);
+      throw error;
+    }
+  }
+
+  private require(playgroundId: string): Playground {
+    const playground = this.playgrounds.get(playgroundId);
+    if (!playground) {
+      throw new WorkbenchError(
+        'NOT_FOUND',
+        `playground ${playgroundId} does not exist (it was disposed, or replaced by a newer one: at most ${MAX_PLAYGROUNDS} are kept)`,
+        { path: ['playgroundId'] },
+      );
+    }
+    return playground;
+  }
+}
+
+function yieldToLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}

@@ -1,0 +1,407 @@
+import { z } from 'zod';
+import { formatPath, type ErrorPath } from './errors';
+
+/**
+ * Collection designs: a memory collection described as data (its indexes, how their hits are
+ * fused, and how the fused list is re-ranked), edited in the Collections view, tried in its
+ * playground and run in experiments by the `designed` memory preset. The schema is shared so the
+ * editor shows exactly the errors the engine would raise, field by field.
+ *
+ * Every message is written to follow a path: `indexes[2].capacity: must be >= 1`.
+ */
+
+/** Presets a design can start from; `designs.fromPreset` prefills their defaults. */
+export const DESIGN_BASE_PRESETS = ['vector', 'text', 'hybrid'] as const;
+export type DesignBasePreset = (typeof DESIGN_BASE_PRESETS)[number];
+
+export const DESIGN_INDEX_TYPES = ['vector', 'text', 'fifo', 'sorted', 'graph'] as const;
+export type DesignIndexType = (typeof DESIGN_INDEX_TYPES)[number];
+
+/** The offline SIF embedder over wink word vectors (the only one a design can name for now). */
+export const DESIGN_EMBEDDERS = ['wink-sif-100d'] as const;
+
+/**
+ * Turn metadata a sorted index can order by, with its value type. `position` is the turn's place
+ * in the whole conversation (0-based), which the engine adds to every turn it stores.
+ */
+export const TURN_SORT_FIELDS = {
+  position: 'number',
+  sessionIndex: 'number',
+  turnIndex: 'number',
+  sessionDateTime: 'string',
+  speaker: 'string',
+  diaId: 'string',
+} as const;
+export type TurnSortField = keyof typeof TURN_SORT_FIELDS;
+const SORT_FIELD_NAMES = Object.keys(TURN_SORT_FIELDS) as [TurnSortField, ...TurnSortField[]];
+
+/** Index names become file names in the collection (`<index>.hnsw`): a portable alphabet. */
+export const DESIGN_INDEX_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+export const MAX_DESIGN_INDEXES = 12;
+export const MAX_DESIGN_NAME = 80;
+
+function num(min: number, max: number) {
+  return z
+    .number({ error: 'must be a number' })
+    .min(min, `must be >= ${min}`)
+    .max(max, `must be <= ${max}`);
+}
+function int(min: number, max: number) {
+  return num(min, max).int('must be a whole number');
+}
+function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
+  return z.enum(values, { error: `must be one of ${values.join(', ')}` });
+}
+const flag = z.boolean({ error: 'must be true or false' });
+
+const indexName = z
+  .string({ error: 'must be a text' })
+  .regex(DESIGN_INDEX_NAME_PATTERN, 'must be 1-64 letters, digits, _ or -');
+/** A reference to another index; '' is allowed by the field and rejected by the cross-field check. */
+const indexRef = z.string({ error: 'must be an index name' }).max(64, 'must be an index name');
+
+export const DEFAULT_DESIGN_FIFO_CAPACITY = 20;
+
+export const vectorDesignIndexSchema = z.strictObject({
+  name: indexName,
+  type: z.literal('vector'),
+  embedder: oneOf(DESIGN_EMBEDDERS).default('wink-sif-100d'),
+  space: oneOf(['cosine', 'ip', 'l2']).default('cosine'),
+  M: int(2, 128).default(16),
+  efConstruction: int(1, 4096).default(100),
+  ef: int(1, 4096).default(64),
+  /** A turn's vector is normalise(v(turn) + previousTurnVector * v(previous turn of the session)). */
+  previousTurnVector: num(0, 10).default(0.5),
+});
+
+export const textDesignIndexSchema = z.strictObject({
+  name: indexName,
+  type: z.literal('text'),
+  /** BM25 term saturation and length normalisation. */
+  k1: num(0, 10).default(1.2),
+  b: num(0, 1).default(0.75),
+  stem: flag.default(true),
+  stopWords: flag.default(true),
+});
+
+export const fifoDesignIndexSchema = z.strictObject({
+  name: indexName,
+  type: z.literal('fifo'),
+  /** The newest `capacity` turns; older ones leave this index (they stay in the others). */
+  capacity: int(1, 1_000_000).default(DEFAULT_DESIGN_FIFO_CAPACITY),
+});
+
+export const sortedDesignIndexSchema = z.strictObject({
+  name: indexName,
+  type: z.literal('sorted'),
+  field: oneOf(SORT_FIELD_NAMES).default('position'),
+  /** desc: the largest values first (the latest turns, for position). */
+  order: oneOf(['asc', 'desc']).default('desc'),
+});
+
+export const graphDesignIndexSchema = z.strictObject({
+  name: indexName,
+  type: z.literal('graph'),
+  /** Edge from each turn to the previous turn of its session with this weight (0: none). */
+  previousTurnWeight: num(0, 1).default(0.8),
+  /** Edges from each turn to its k nearest earlier turns in `neighboursFrom` (weight = score). */
+  neighbours: int(0, 50).default(3),
+  /** A vector index of this design; required when neighbours > 0. */
+  neighboursFrom: indexRef.default(''),
+  /** Score of a node at depth d = product of edge weights on its best path * decay^d. */
+  decay: num(0.01, 1).default(0.5),
+  maxDepth: int(0, 5).default(1),
+  maxNodes: int(1, 10_000).default(30),
+  /** A vector or text index of this design whose best hits start the walk. */
+  startFrom: indexRef.default(''),
+  /** Hits of `startFrom` that become start nodes. */
+  startTopK: int(1, 1000).default(5),
+});
+
+export const designIndexSchema = z.discriminatedUnion(
+  'type',
+  [
+    vectorDesignIndexSchema,
+    textDesignIndexSchema,
+    fifoDesignIndexSchema,
+    sortedDesignIndexSchema,
+    graphDesignIndexSchema,
+  ],
+  { error: `type must be one of ${DESIGN_INDEX_TYPES.join(', ')}` },
+);
+
+export const designFusionSchema = z.strictObject({
+  /** rrf: sum of weight/(rrfK + rank); weighted: min-max normalised scores times weights; union. */
+  method: oneOf(['rrf', 'weighted', 'union']).default('rrf'),
+  /** Weight per index name; an index not listed weighs 1. */
+  weights: z.record(z.string(), num(0, 100)).default({}),
+  rrfK: num(0, 1_000_000).default(60),
+});
+
+export const designRetrievalSchema = z.strictObject({
+  /** Hits taken from each index before fusion, and the size of the fused pool. */
+  candidates: int(1, 10_000).default(50),
+  /** final(t) = s(t) + previousTurnScore * s(t-1) + nextTurnScore * s(t+1), within a session. */
+  previousTurnScore: num(0, 10).default(0.5),
+  nextTurnScore: num(0, 10).default(0.2),
+  /** Turns of a speaker the question names score x (1 + speakerBoost). */
+  speakerBoost: num(0, 10).default(0.4),
+  /** Drop question boilerplate ("what kind of", "when did") from text queries. */
+  dropQuestionWords: flag.default(true),
+});
+
+const designShape = z.strictObject({
+  name: z
+    .string({ error: 'must be a text' })
+    .trim()
+    .min(1, 'must not be empty')
+    .max(MAX_DESIGN_NAME, `must be at most ${MAX_DESIGN_NAME} characters`),
+  basePreset: oneOf(DESIGN_BASE_PRESETS).optional(),
+  indexes: z
+    .array(designIndexSchema, { error: 'must be a list of indexes' })
+    .min(1, 'must hold at least one index')
+    .max(MAX_DESIGN_INDEXES, `must hold at most ${MAX_DESIGN_INDEXES} indexes`),
+  fusion: designFusionSchema.prefault({}),
+  retrieval: designRetrievalSchema.prefault({}),
+});
+
+export interface DesignIssue {
+  /** JSON path of the bad value, e.g. ['indexes', 2, 'capacity']. */
+  path: Array<string | number>;
+  message: string;
+}
+
+/**
+ * Checks between fields: index names are unique, graph indexes start from (and take neighbours
+ * from) indexes that exist and have the right type, weights name existing indexes. Works on
+ * anything shaped roughly like a design, so the editor can show these next to field errors.
+ */
+export function crossFieldIssues(design: unknown): DesignIssue[] {
+  const issues: DesignIssue[] = [];
+  if (!isRecord(design) || !Array.isArray(design['indexes'])) return issues;
+  const indexes: unknown[] = design['indexes'];
+  const types = new Map<string, string>();
+  indexes.forEach((raw, i) => {
+    if (!isRecord(raw) || typeof raw['name'] !== 'string') return;
+    const name = raw['name'];
+    if (types.has(name)) {
+      const first = indexes.findIndex((o) => isRecord(o) && o['name'] === name);
+      issues.push({
+        path: ['indexes', i, 'name'],
+        message: `duplicate index name "${name}" (also indexes[${first}])`,
+      });
+    } else {
+      types.set(name, typeof raw['type'] === 'string' ? raw['type'] : '');
+    }
+  });
+  let firstGraph = -1;
+  indexes.forEach((raw, i) => {
+    if (!isRecord(raw) || raw['type'] !== 'graph') return;
+    if (firstGraph >= 0) {
+      // The collection adds an item's edges to every graph index it joins, so two graphs with
+      // different edge settings cannot be built from one insert.
+      issues.push({
+        path: ['indexes', i, 'type'],
+        message: `only one graph index per design (indexes[${firstGraph}] is one)`,
+      });
+    } else {
+      firstGraph = i;
+    }
+    const start = raw['startFrom'];
+    if (typeof start === 'string') {
+      const type = types.get(start);
+      if (start === '') {
+        issues.push({
+          path: ['indexes', i, 'startFrom'],
+          message: 'must name a vector or text index of this design',
+        });
+      } else if (type === undefined) {
+        issues.push({ path: ['indexes', i, 'startFrom'], message: `names no index ("${start}")` });
+      } else if (type !== 'vector' && type !== 'text') {
+        issues.push({
+          path: ['indexes', i, 'startFrom'],
+          message: `must name a vector or text index; "${start}" is a ${type} index`,
+        });
+      }
+    }
+    const from = raw['neighboursFrom'];
+    const k = raw['neighbours'];
+    if (typeof from === 'string' && typeof k === 'number' && k > 0) {
+      const type = types.get(from);
+      if (type !== 'vector') {
+        issues.push({
+          path: ['indexes', i, 'neighboursFrom'],
+          message:
+            from === ''
+              ? 'must name a vector index when neighbours > 0'
+              : type === undefined
+                ? `names no index ("${from}")`
+                : `must name a vector index; "${from}" is a ${type} index`,
+        });
+      }
+    }
+  });
+  const fusion = design['fusion'];
+  if (isRecord(fusion) && isRecord(fusion['weights'])) {
+    for (const name of Object.keys(fusion['weights'])) {
+      if (!types.has(name)) {
+        issues.push({
+          path: ['fusion', 'weights', name],
+          message: 'names no index of this design',
+        });
+      }
+    }
+  }
+  return issues;
+}
+
+export const CollectionDesignSchema = designShape.superRefine((design, ctx) => {
+  for (const issue of crossFieldIssues(design)) {
+    ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+  }
+});
+
+export type CollectionDesignInput = z.input<typeof CollectionDesignSchema>;
+export type CollectionDesign = z.output<typeof CollectionDesignSchema>;
+export type DesignIndex = z.output<typeof designIndexSchema>;
+export type VectorDesignIndex = z.output<typeof vectorDesignIndexSchema>;
+export type TextDesignIndex = z.output<typeof textDesignIndexSchema>;
+export type FifoDesignIndex = z.output<typeof fifoDesignIndexSchema>;
+export type SortedDesignIndex = z.output<typeof sortedDesignIndexSchema>;
+export type GraphDesignIndex = z.output<typeof graphDesignIndexSchema>;
+export type DesignFusion = z.output<typeof designFusionSchema>;
+export type DesignRetrieval = z.output<typeof designRetrievalSchema>;
+
+/** Every problem of a design: field errors and cross-field errors, each with its path. */
+export function designIssues(value: unknown): DesignIssue[] {
+  const result = CollectionDesignSchema.safeParse(value);
+  const issues: DesignIssue[] = result.success
+    ? []
+    : result.error.issues.map((issue) => ({
+        path: issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p)),
+        message: issue.message,
+      }));
+  // Refinements do not run when a field has the wrong type; the editor still wants them.
+  const seen = new Set(issues.map(issueText));
+  for (const issue of crossFieldIssues(value)) {
+    if (!seen.has(issueText(issue))) issues.push(issue);
+  }
+  return issues;
+}
+
+/** `indexes[2].capacity: must be >= 1`. */
+export function issueText(issue: DesignIssue): string {
+  return `${designPath(issue.path)}: ${issue.message}`;
+}
+
+export function designPath(path: ErrorPath): string {
+  return formatPath(path);
+}
+
+/** The parsed design, or its issues. */
+export function parseDesign(
+  value: unknown,
+): { ok: true; design: CollectionDesign } | { ok: false; issues: DesignIssue[] } {
+  const result = CollectionDesignSchema.safeParse(value);
+  if (result.success) return { ok: true, design: result.data };
+  return { ok: false, issues: designIssues(value) };
+}
+
+/** A new index of `type` with every default, named so it does not clash with `existing`. */
+export function newDesignIndex(
+  type: DesignIndexType,
+  existing: readonly DesignIndex[],
+): DesignIndex {
+  const names = new Set(existing.map((i) => i.name));
+  let name: string = type;
+  for (let n = 2; names.has(name); n++) name = `${type}-${n}`;
+  const firstOf = (...types: DesignIndexType[]) =>
+    existing.find((i) => types.includes(i.type))?.name ?? '';
+  switch (type) {
+    case 'vector':
+      return vectorDesignIndexSchema.parse({ name, type });
+    case 'text':
+      return textDesignIndexSchema.parse({ name, type });
+    case 'fifo':
+      return fifoDesignIndexSchema.parse({ name, type });
+    case 'sorted':
+      return sortedDesignIndexSchema.parse({ name, type });
+    case 'graph': {
+      const vector = firstOf('vector');
+      return graphDesignIndexSchema.parse({
+        name,
+        type,
+        startFrom: firstOf('text', 'vector'),
+        neighboursFrom: vector,
+        neighbours: vector === '' ? 0 : 3,
+      });
+    }
+  }
+}
+
+/** A saved design as listed: the design and when it was last saved. */
+export interface SavedDesign {
+  design: CollectionDesign;
+  savedAt: string;
+}
+
+export interface DesignStoreProblem {
+  message: string;
+  /** Where the unreadable file was moved to (it is kept, never overwritten). */
+  movedTo: string | null;
+}
+
+export interface DesignList {
+  designs: SavedDesign[];
+  /** Problems found reading the designs file in this session (e.g. a corrupt file set aside). */
+  problems: DesignStoreProblem[];
+}
+
+/** What one index contributed to a fused hit (same fields as the collection's fusion). */
+export interface FusionContribution {
+  index: string;
+  rank: number;
+  score: number;
+  normalized: number;
+  contribution: number;
+}
+
+export interface PlaygroundHit {
+  id: string;
+  diaId: string | null;
+  speaker: string | null;
+  text: string;
+  score: number;
+  /** 1-based. */
+  rank: number;
+}
+
+export interface PlaygroundIndexHits {
+  index: string;
+  type: DesignIndexType;
+  hits: PlaygroundHit[];
+}
+
+export interface PlaygroundFusedHit extends PlaygroundHit {
+  /** Per-index contributions to the fused score (empty for a turn pulled in as a neighbour). */
+  contributions: FusionContribution[];
+  /** The fusion score before neighbour context and speaker boost; null for a neighbour-only turn. */
+  fusedScore: number | null;
+  speakerBoosted: boolean;
+}
+
+export interface PlaygroundResult {
+  playgroundId: string;
+  query: string;
+  topK: number;
+  perIndex: PlaygroundIndexHits[];
+  fused: PlaygroundFusedHit[];
+  /** Speakers the query names (their turns were boosted). */
+  namedSpeakers: string[];
+  /** Wall time of the query, ms. */
+  ms: number;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
