@@ -1,0 +1,188 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import {
+  startFakeOpenAIServer,
+  type FakeOpenAIServer,
+} from '../../tests/support/fake-openai-server';
+import { MODELS_FILE, ModelsService, TEST_PROMPT, type KeyStore } from './models';
+
+const SECRET = 'sk-test-do-not-leak-1234567890';
+const fixedNow = () => new Date('2025-01-02T03:04:05.000Z');
+
+function memoryKeyStore(): KeyStore & { keys: Map<string, string> } {
+  const keys = new Map<string, string>();
+  return {
+    keys,
+    has: (name) => keys.has(name),
+    set: (name, key) => void keys.set(name, key),
+    clear: (name) => keys.delete(name),
+  };
+}
+
+let dir: string;
+let seq = 0;
+const service = (keyStore?: KeyStore) =>
+  new ModelsService(dir, { now: fixedNow, newId: () => `ep-${++seq}`, keyStore });
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'mw-models-'));
+  seq = 0;
+});
+afterEach(() => {
+  vi.unstubAllEnvs();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const endpoint = {
+  name: 'Local',
+  baseUrl: 'http://127.0.0.1:9/v1/',
+  model: 'tiny',
+  apiKeyEnv: 'MW_TEST_KEY',
+};
+
+describe('ModelsService storage', () => {
+  it('saves, lists, replaces and deletes endpoints in models.json', () => {
+    const models = service();
+    const saved = models.save({ ...endpoint, prices: { inputPerMillion: 1, outputPerMillion: 2 } });
+    // The trailing slash is dropped so `${baseUrl}/chat/completions` has one slash.
+    expect(saved).toEqual({
+      id: 'ep-1',
+      ...endpoint,
+      baseUrl: 'http://127.0.0.1:9/v1',
+      prices: { inputPerMillion: 1, outputPerMillion: 2 },
+      savedAt: '2025-01-02T03:04:05.000Z',
+    });
+    // A fresh service reads what the first wrote.
+    expect(service().list()).toEqual([saved]);
+
+    const renamed = models.save({ ...endpoint, id: 'ep-1', name: 'Renamed', model: 'bigger' });
+    expect(renamed.id).toBe('ep-1');
+    expect(renamed.prices).toBeUndefined();
+    expect(
+      service()
+        .list()
+        .map((e) => [e.name, e.model]),
+    ).toEqual([['Renamed', 'bigger']]);
+
+    expect(models.delete('ep-1')).toBe(true);
+    expect(models.delete('ep-1')).toBe(false);
+    expect(service().list()).toEqual([]);
+  });
+
+  it('refuses a duplicate name and an unknown id', () => {
+    const models = service();
+    models.save(endpoint);
+    expect(() => models.save(endpoint)).toThrow('models: an endpoint named "Local" already exists');
+    expect(() => models.save({ ...endpoint, id: 'ep-99', name: 'x' })).toThrow(
+      'models: no endpoint ep-99',
+    );
+  });
+
+  it('names the bad field in validation errors', () => {
+    const models = service();
+    expect(() => models.save({ ...endpoint, baseUrl: 'not a url' })).toThrow(
+      'models: endpoint: endpoint.baseUrl: must be an http(s) URL',
+    );
+    expect(() => models.save({ ...endpoint, apiKeyEnv: 'lower-case' })).toThrow(
+      'models: endpoint: endpoint.apiKeyEnv: must be an environment variable name (A-Z, 0-9 and _)',
+    );
+    expect(() => models.save({ ...endpoint, name: '  ' })).toThrow(
+      'models: endpoint: endpoint.name: must not be empty',
+    );
+    // Strict: a literal key is refused, so it can never reach models.json.
+    expect(() => models.save({ ...endpoint, apiKey: SECRET })).toThrow(/endpoint: .*apiKey/);
+  });
+
+  it('refuses a file it cannot read instead of starting empty', () => {
+    writeFileSync(join(dir, MODELS_FILE), '{ nope');
+    expect(() => service().list()).toThrow(/^models: cannot read .*models\.json/);
+  });
+});
+
+describe('ModelsService keys', () => {
+  it('reports a key from the environment without returning it', () => {
+    const models = service();
+    models.save(endpoint);
+    expect(models.keyStatus()).toEqual([
+      { endpointId: 'ep-1', apiKeyEnv: 'MW_TEST_KEY', set: false, source: null },
+    ]);
+    vi.stubEnv('MW_TEST_KEY', SECRET);
+    expect(models.keyStatus()).toEqual([
+      { endpointId: 'ep-1', apiKeyEnv: 'MW_TEST_KEY', set: true, source: 'environment' },
+    ]);
+    expect(JSON.stringify(models.keyStatus())).not.toContain(SECRET);
+  });
+
+  it('refuses setKey and clearKey without a keystore (browser mode)', () => {
+    const models = service();
+    const message =
+      "In browser mode keys come from the server's environment: set MW_TEST_KEY before `cli serve`";
+    expect(() => models.setKey('MW_TEST_KEY', SECRET)).toThrow(message);
+    expect(() => models.clearKey('MW_TEST_KEY')).toThrow(message);
+    expect(process.env.MW_TEST_KEY).toBeUndefined();
+  });
+
+  it('stores keys in the keystore and the environment, never in models.json', () => {
+    vi.stubEnv('MW_TEST_KEY', undefined);
+    const store = memoryKeyStore();
+    const models = service(store);
+    models.save(endpoint);
+    models.setKey('MW_TEST_KEY', SECRET);
+    expect(process.env.MW_TEST_KEY).toBe(SECRET);
+    expect(models.keyStatus()[0]).toMatchObject({ set: true, source: 'keychain' });
+    expect(readFileSync(join(dir, MODELS_FILE), 'utf8')).not.toContain(SECRET);
+
+    expect(models.clearKey('MW_TEST_KEY')).toBe(true);
+    expect(process.env.MW_TEST_KEY).toBeUndefined();
+    expect(models.keyStatus()[0]).toMatchObject({ set: false, source: null });
+  });
+});
+
+describe('ModelsService.test', () => {
+  let fake: FakeOpenAIServer;
+  beforeAll(async () => {
+    fake = await startFakeOpenAIServer({ apiKey: SECRET, chat: () => 'pong' });
+  });
+  afterAll(() => fake.close());
+
+  it('sends one tiny chat completion with the key and reports latency and reply', async () => {
+    vi.stubEnv('MW_TEST_KEY', SECRET);
+    const models = service();
+    const { id } = models.save({ ...endpoint, baseUrl: fake.url });
+    const before = fake.requests.length;
+    const result = await models.test(id);
+    expect(result).toMatchObject({ ok: true, reply: 'pong', model: 'tiny' });
+    expect(result.latencyMs).toBeGreaterThanOrEqual(0);
+    const sent = fake.requests.slice(before);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]?.headers.authorization).toBe(`Bearer ${SECRET}`);
+    expect(sent[0]?.body).toMatchObject({ messages: [{ role: 'user', content: TEST_PROMPT }] });
+  });
+
+  it('returns a 500 as a failed result, without retrying and without the key', async () => {
+    vi.stubEnv('MW_TEST_KEY', SECRET);
+    const models = service();
+    const { id } = models.save({ ...endpoint, baseUrl: fake.url });
+    // The body echoes the key, as some proxies do: the error must scrub it.
+    fake.setFault({ kind: 'status', status: 500, body: `upstream broke for ${SECRET}` });
+    const before = fake.requests.length;
+    const result = await models.test(id);
+    expect(result.ok).toBe(false);
+    expect(result.error).toMatch(/500/);
+    expect(result.error).not.toContain(SECRET);
+    expect(fake.requests.length - before).toBe(1);
+  });
+
+  it('reports an unset key variable as a failed result', async () => {
+    vi.stubEnv('MW_TEST_KEY', undefined);
+    const models = service();
+    const { id } = models.save({ ...endpoint, baseUrl: fake.url });
+    const result = await models.test(id);
+    expect(result).toMatchObject({
+      ok: false,
+      error: 'LlmClient: environment variable MW_TEST_KEY (apiKeyEnv) is not set',
+    });
+  });
+});

@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { LlmPricesSchema, type LlmPrices } from './experiment';
+
+/**
+ * Saved model endpoints (the Models view): OpenAI-compatible chat endpoints a run's answerer or
+ * judge can use. An endpoint names the environment variable its API key is read from; the key
+ * itself never enters this contract, the endpoints file, a run or an export.
+ */
+
+/** Upper-case shell-style names only: what users type in `export NAME=...`. */
+export const API_KEY_ENV_PATTERN = /^[A-Z_][A-Z0-9_]*$/;
+export const MAX_ENDPOINT_NAME = 80;
+const ENDPOINT_ID = /^ep-[0-9a-z-]{1,64}$/;
+
+export const apiKeyEnvSchema = z
+  .string()
+  .regex(API_KEY_ENV_PATTERN, 'must be an environment variable name (A-Z, 0-9 and _)');
+
+export const endpointIdSchema = z.string().regex(ENDPOINT_ID, 'must be an endpoint id');
+
+/** What the Models form sends: without `id` a new endpoint, with it a replacement. */
+export const ModelEndpointInputSchema = z.strictObject({
+  id: endpointIdSchema.optional(),
+  name: z.string().trim().min(1, 'must not be empty').max(MAX_ENDPOINT_NAME),
+  baseUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
+  model: z.string().trim().min(1, 'must not be empty').max(200),
+  apiKeyEnv: apiKeyEnvSchema,
+  prices: LlmPricesSchema.optional(),
+});
+export type ModelEndpointInput = z.input<typeof ModelEndpointInputSchema>;
+
+export interface ModelEndpoint {
+  id: string;
+  name: string;
+  /** Includes the version segment: `https://api.openai.com/v1`. */
+  baseUrl: string;
+  model: string;
+  apiKeyEnv: string;
+  prices?: LlmPrices;
+  savedAt: string;
+}
+
+export interface ModelTestResult {
+  ok: boolean;
+  /** Wall time of the call (retries are off for a test). */
+  latencyMs: number;
+  /** The model's reply, trimmed, when ok. */
+  reply?: string;
+  /** The model the server says answered. */
+  model?: string;
+  /** Why the call failed (the key, if any, is scrubbed). */
+  error?: string;
+}
+
+export type KeySource = 'environment' | 'keychain';
+
+export interface KeyStatus {
+  endpointId: string;
+  apiKeyEnv: string;
+  set: boolean;
+  /** Where the key comes from; null when it is not set. */
+  source: KeySource | null;
+}
+
+/** The answerer/judge fields an endpoint supplies to an experiment config (no key, ever). */
+export function endpointLlmFields(endpoint: ModelEndpoint): {
+  baseUrl: string;
+  model: string;
+  apiKeyEnv: string;
+  prices?: LlmPrices;
+} {
+  return {
+    baseUrl: endpoint.baseUrl,
+    model: endpoint.model,
+    apiKeyEnv: endpoint.apiKeyEnv,
+    ...(endpoint.prices ? { prices: endpoint.prices } : {}),
+  };
+}
