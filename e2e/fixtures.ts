@@ -10,11 +10,14 @@ export interface WorkbenchServer {
 }
 
 /** Starts `cli serve` as a user would, on a free port with its own data folder, for one test. */
-async function startServe(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
+async function startServe(
+  dataDir: string,
+  extraEnv: Record<string, string>,
+): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', 'src-main/cli/main.ts', 'serve', '--port', '0', '--data-dir', dataDir],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '0' } },
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...extraEnv, FORCE_COLOR: '0' } },
   );
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {
@@ -37,11 +40,15 @@ async function startServe(dataDir: string): Promise<{ child: ChildProcess; url: 
   return { child, url };
 }
 
-export const test = base.extend<{ workbench: WorkbenchServer }>({
-  // eslint-disable-next-line no-empty-pattern -- Playwright fixtures must destructure their first argument
-  workbench: async ({}, use) => {
+export const test = base.extend<{
+  /** Extra environment for `cli serve` (an API key variable); set with `test.use({ serveEnv })`. */
+  serveEnv: Record<string, string>;
+  workbench: WorkbenchServer;
+}>({
+  serveEnv: [{}, { option: true }],
+  workbench: async ({ serveEnv }, use) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'mw-e2e-'));
-    const { child, url } = await startServe(dataDir);
+    const { child, url } = await startServe(dataDir, serveEnv);
     try {
       await use({ url, dataDir });
     } finally {

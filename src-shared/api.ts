@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { DatasetProblem, Sample } from './dataset/types';
 import type { DatasetStats } from './dataset/stats';
 import type { ErrorPayload, Result } from './errors';
-import type { ConfigDifference, RunComparison } from './compare';
+import { COMPARE_METRICS, type ConfigDifference, type RunComparison } from './compare';
 import {
   ExperimentConfigSchema,
   type AnswerRecord,
@@ -11,6 +11,23 @@ import {
   type RunSummary,
 } from './experiment';
 import type { RunInfo, RunListItem } from './runs';
+import {
+  CollectionDesignSchema,
+  DESIGN_BASE_PRESETS,
+  MAX_DESIGN_NAME,
+  type CollectionDesign,
+  type DesignList,
+  type PlaygroundResult,
+  type SavedDesign,
+} from './designs';
+import {
+  ModelEndpointInputSchema,
+  apiKeyEnvSchema,
+  endpointIdSchema,
+  type KeyStatus,
+  type ModelEndpoint,
+  type ModelTestResult,
+} from './models';
 
 /**
  * The one API contract. Every method is declared here once with the zod schema of its input and
@@ -54,6 +71,7 @@ const runId = z.string().min(1).max(100);
 const datasetId = z.string().regex(/^[0-9a-f]{64}$/, 'must be a dataset id (sha256 hex)');
 /** Uploads carry the whole file; LoCoMo is 2.8 MB, the limit leaves room for larger sets. */
 const MAX_UPLOAD_CHARS = 256 * 1024 * 1024;
+const playgroundId = z.string().regex(/^pg-[0-9a-z-]{1,64}$/, 'must be a playground id');
 
 export const apiMethods = {
   'app.info': method<AppInfo>()(z.object({}).strict()),
@@ -99,7 +117,7 @@ export const apiMethods = {
       .object({
         runIds: z.array(runId).min(2).max(8),
         baselineRunId: runId,
-        metric: z.enum(['officialF1', 'evidenceRecall']).default('officialF1'),
+        metric: z.enum(COMPARE_METRICS).default('officialF1'),
         seed: z.number().int().default(0),
       })
       .strict(),
@@ -109,11 +127,64 @@ export const apiMethods = {
       .object({
         runIds: z.array(runId).min(2).max(8),
         baselineRunId: runId,
-        metric: z.enum(['officialF1', 'evidenceRecall']).default('officialF1'),
+        metric: z.enum(COMPARE_METRICS).default('officialF1'),
         format: z.enum(['json', 'csv']),
       })
       .strict(),
   ),
+
+  // ---- Collections view: collection designs and the playground (src-main/core/designs) ----
+  /** Saved designs (<dataDir>/designs.json), and any problem reading that file this session. */
+  'designs.list': method<DesignList>()(z.object({}).strict()),
+  /** Saves (or replaces, by name) a design; the file is written atomically. */
+  'designs.save': method<SavedDesign>()(z.object({ design: CollectionDesignSchema }).strict()),
+  'designs.delete': method<{ deleted: boolean }>()(
+    z.object({ name: z.string().min(1).max(MAX_DESIGN_NAME) }).strict(),
+  ),
+  /** A design holding a built-in preset's defaults (not saved). */
+  'designs.fromPreset': method<CollectionDesign>()(
+    z.object({ preset: z.enum(DESIGN_BASE_PRESETS) }).strict(),
+  ),
+  /**
+   * Builds a temporary collection over every turn of one sample and returns at once; progress
+   * arrives as 'playground-progress' events. Only the newest few playgrounds are kept.
+   */
+  'playground.build': method<{ playgroundId: string; total: number }>()(
+    z.object({ datasetId, sampleId: z.string().min(1), design: CollectionDesignSchema }).strict(),
+  ),
+  /** Per-index hits and the fused, re-ranked list (waits for the build to finish). */
+  'playground.query': method<PlaygroundResult>()(
+    z
+      .object({
+        playgroundId,
+        query: z.string().trim().min(1, 'must not be empty').max(2000),
+        topK: z.number().int().min(1).max(100).default(10),
+      })
+      .strict(),
+  ),
+  'playground.dispose': method<{ disposed: boolean }>()(z.object({ playgroundId }).strict()),
+  // ---- end Collections view ----
+
+  // ---- Models view: saved model endpoints and their API keys (src-main/core/models) ----
+  /** Saved endpoints (<dataDir>/models.json; never holds a key). */
+  'models.list': method<ModelEndpoint[]>()(z.object({}).strict()),
+  /** Adds an endpoint, or replaces the one with `endpoint.id`; the file is written atomically. */
+  'models.save': method<ModelEndpoint>()(z.object({ endpoint: ModelEndpointInputSchema }).strict()),
+  'models.delete': method<{ deleted: boolean }>()(
+    z.object({ endpointId: endpointIdSchema }).strict(),
+  ),
+  /** One tiny chat completion; a failure is a result (`ok: false`), not a thrown error. */
+  'models.test': method<ModelTestResult>()(z.object({ endpointId: endpointIdSchema }).strict()),
+  /** Whether each endpoint's key variable is set, and where from. Never the key. */
+  'models.keyStatus': method<KeyStatus[]>()(z.object({}).strict()),
+  /** Desktop app only: stores the key in the OS keychain and sets it for later runs. */
+  'models.setKey': method<{ set: boolean }>()(
+    z.object({ apiKeyEnv: apiKeyEnvSchema, key: z.string().trim().min(1).max(4096) }).strict(),
+  ),
+  'models.clearKey': method<{ cleared: boolean }>()(
+    z.object({ apiKeyEnv: apiKeyEnvSchema }).strict(),
+  ),
+  // ---- end Models view ----
 } as const;
 
 export interface MemoryPresetInfo {
@@ -161,7 +232,16 @@ export type ApiEvent =
   | { type: 'progress'; event: ProgressEvent }
   /** The desktop menu opened a dataset; the UI shows it. */
   | { type: 'dataset-opened'; datasetId: string }
-  | { type: 'dataset-open-failed'; error: ErrorPayload };
+  | { type: 'dataset-open-failed'; error: ErrorPayload }
+  /** Collections view: a playground build advanced, finished (`done`) or failed (`error`). */
+  | {
+      type: 'playground-progress';
+      playgroundId: string;
+      inserted: number;
+      total: number;
+      done: boolean;
+      error?: ErrorPayload;
+    };
 
 export type ApiResponse<K extends ApiName> = Result<ApiOutput<K>>;
 

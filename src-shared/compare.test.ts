@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareRuns, configDiff } from './compare';
+import { compareRuns, configDiff, scoreOf } from './compare';
 import type { AnswerRecord } from './experiment';
 
 function answer(
@@ -75,6 +75,45 @@ describe('compareRuns', () => {
 
   it('refuses a single run', () => {
     expect(() => compareRuns([baseline])).toThrow('compare: needs at least two runs');
+  });
+});
+
+describe('compareRuns on the Mem0-style metrics', () => {
+  const scored = (
+    questionIndex: number,
+    setF1: number | null,
+    bleu1: number | null,
+    judgeMean: number | null,
+  ): AnswerRecord => ({
+    ...answer('s1', questionIndex, 0.5),
+    setF1,
+    bleu1,
+    judge:
+      judgeMean === null
+        ? null
+        : { mean: judgeMean, std: 0, labels: [judgeMean, judgeMean], error: null },
+  });
+
+  it('reads set F1, BLEU-1 and the judge mean per answer', () => {
+    const a = scored(0, 0.25, 0.5, 1);
+    expect(scoreOf(a, 'setF1')).toBe(0.25);
+    expect(scoreOf(a, 'bleu1')).toBe(0.5);
+    expect(scoreOf(a, 'judge')).toBe(1);
+    // A category-5 answer has no Mem0 scores and no verdict: unscored, not zero.
+    const c5 = { ...answer('s1', 1, 1, 5), setF1: null, bleu1: null, judge: null };
+    expect(scoreOf(c5, 'setF1')).toBeNull();
+    expect(scoreOf(c5, 'judge')).toBeNull();
+  });
+
+  it('flips by the judge mean and treats an unjudged answer as missing', () => {
+    const base = { runId: 'a', label: 'A', answers: [scored(0, 0, 0, 0), scored(1, 1, 1, 1)] };
+    // Official F1 is 0.5 everywhere, so only the judge can tell these runs apart.
+    const cand = { runId: 'b', label: 'B', answers: [scored(0, 0, 0, 1), scored(1, 1, 1, null)] };
+    const byJudge = compareRuns([base, cand], { metric: 'judge', resamples: 50 });
+    expect(byJudge.metric).toBe('judge');
+    expect(byJudge.rows.map((r) => r.flips[1])).toEqual(['improved', 'missing']);
+    const bySetF1 = compareRuns([base, cand], { metric: 'setF1', resamples: 50 });
+    expect(bySetF1.rows.map((r) => r.flips[1])).toEqual(['unchanged', 'unchanged']);
   });
 });
 

@@ -10,7 +10,13 @@ import { pairedBootstrapCI, type BootstrapResult } from './scoring/stats';
  * paired-bootstrap interval over the questions both runs answered.
  */
 
-export type CompareMetric = 'officialF1' | 'evidenceRecall';
+/** Per-answer metrics a comparison can use; `judge` is the judge's mean over its repeats. */
+export const COMPARE_METRICS = ['officialF1', 'evidenceRecall', 'setF1', 'bleu1', 'judge'] as const;
+export type CompareMetric = (typeof COMPARE_METRICS)[number];
+
+export function isCompareMetric(value: unknown): value is CompareMetric {
+  return (COMPARE_METRICS as readonly unknown[]).includes(value);
+}
 export type Flip = 'improved' | 'regressed' | 'unchanged' | 'missing';
 
 export interface RunAnswers {
@@ -69,8 +75,23 @@ function keyOf(sampleId: string, questionIndex: number): string {
   return `${sampleId}\u0000${questionIndex}`;
 }
 
-function scoreOf(answer: AnswerRecord, metric: CompareMetric): number | null {
-  return metric === 'officialF1' ? answer.officialF1 : answer.evidenceRecall;
+/**
+ * One answer's score under `metric`; null means "not scored" (no evidence, category 5 for the
+ * Mem0 metrics, no judge verdict), which the comparison treats like a missing score, not a 0.
+ */
+export function scoreOf(answer: AnswerRecord, metric: CompareMetric): number | null {
+  switch (metric) {
+    case 'officialF1':
+      return answer.officialF1;
+    case 'evidenceRecall':
+      return answer.evidenceRecall;
+    case 'setF1':
+      return answer.setF1 ?? null;
+    case 'bleu1':
+      return answer.bleu1 ?? null;
+    case 'judge':
+      return answer.judge?.mean ?? null;
+  }
 }
 
 function meanN(values: Array<number | null>): MeanN {

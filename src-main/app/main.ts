@@ -13,6 +13,7 @@ import type { ApiEvent, ApiHandlers } from '../../src-shared/api';
 import { toErrorPayload } from '../../src-shared/errors';
 import { dispatch } from '../core/dispatch';
 import { createService } from '../core/service';
+import { createSafeStorageKeyStore } from './keystore';
 import { loadWindowState, saveWindowState } from './window-state';
 
 // The app's better-sqlite3 is built for Electron's ABI beside node_modules (prepare-electron-native).
@@ -148,10 +149,14 @@ export function broadcast(event: ApiEvent): void {
 }
 
 void app.whenReady().then(() => {
+  // safeStorage works only after 'ready'; keys go into the environment before any run starts.
+  const keyStore = createSafeStorageKeyStore(join(app.getPath('userData'), 'keys.json'));
+  keyStore.loadIntoEnv();
   const service = createService({
     dataDir: app.getPath('userData'),
     transport: 'electron',
     emit: broadcast,
+    keyStore,
   });
   const { handlers } = service;
   app.on('before-quit', () => void service.close());

@@ -1,6 +1,8 @@
 import type { ApiEvent, ApiHandlers } from '../../src-shared/api';
 import { DatasetStore } from './datasets';
+import { DesignsService } from './designs';
 import { ExperimentManager } from './experiments';
+import { ModelsService, type KeyStore } from './models';
 import { appVersion, gitCommit } from './provenance';
 
 export interface ServiceOptions {
@@ -9,6 +11,8 @@ export interface ServiceOptions {
   transport: 'electron' | 'http';
   /** Pushes progress to every connected UI (IPC send or WebSocket broadcast). */
   emit?: (event: ApiEvent) => void;
+  /** Models view: the OS keychain for API keys (desktop app only; browser mode has none). */
+  keyStore?: KeyStore;
 }
 
 export interface Service {
@@ -21,6 +25,13 @@ export interface Service {
 export function createService(options: ServiceOptions): Service {
   const datasets = new DatasetStore(options.dataDir);
   const experiments = new ExperimentManager(options.dataDir, (event) => options.emit?.(event));
+  const designs = new DesignsService(
+    options.dataDir,
+    (event) => options.emit?.(event),
+    (datasetId, sampleId) => datasets.sample(datasetId, sampleId),
+  );
+  // ---- Models view ----
+  const models = new ModelsService(options.dataDir, { keyStore: options.keyStore });
 
   const handlers: ApiHandlers = {
     'app.info': async () => ({
@@ -55,6 +66,36 @@ export function createService(options: ServiceOptions): Service {
       experiments.compare(runIds, baselineRunId, metric, seed),
     'runs.compareExport': async ({ runIds, baselineRunId, metric, format }) =>
       experiments.compareExport(runIds, baselineRunId, metric, format),
+
+    // ---- Collections view (core/designs) ----
+    'designs.list': async () => designs.list(),
+    'designs.save': async ({ design }) => designs.save(design),
+    'designs.delete': async ({ name }) => ({ deleted: designs.delete(name) }),
+    'designs.fromPreset': async ({ preset }) => designs.fromPreset(preset),
+    'playground.build': ({ datasetId, sampleId, design }) =>
+      designs.build(datasetId, sampleId, design),
+    'playground.query': ({ playgroundId, query, topK }) => designs.query(playgroundId, query, topK),
+    'playground.dispose': async ({ playgroundId }) => ({
+      disposed: designs.dispose(playgroundId),
+    }),
+
+    // ---- Models view (core/models): keys are never returned, logged or stored in a file ----
+    'models.list': async () => models.list(),
+    'models.save': async ({ endpoint }) => models.save(endpoint),
+    'models.delete': async ({ endpointId }) => ({ deleted: models.delete(endpointId) }),
+    'models.test': ({ endpointId }) => models.test(endpointId),
+    'models.keyStatus': async () => models.keyStatus(),
+    'models.setKey': async ({ apiKeyEnv, key }) => {
+      models.setKey(apiKeyEnv, key);
+      return { set: true };
+    },
+    'models.clearKey': async ({ apiKeyEnv }) => ({ cleared: models.clearKey(apiKeyEnv) }),
   };
-  return { handlers, close: () => experiments.close() };
+  return {
+    handlers,
+    close: async () => {
+      designs.close();
+      await experiments.close();
+    },
+  };
 }

@@ -1,8 +1,10 @@
 import { useApi } from './hooks/useApi';
 import { useRoute, VIEWS, type ViewId } from './router';
+import { CollectionsView } from './views/collections/CollectionsView';
 import { CompareView } from './views/compare/CompareView';
 import { DatasetsView } from './views/datasets/DatasetsView';
 import { ExperimentsView } from './views/experiments/ExperimentsView';
+import { ModelsView } from './views/models/ModelsView';
 import { RunsView } from './views/runs/RunsView';
 import { PlaceholderView } from './views/PlaceholderView';
 
@@ -12,6 +14,7 @@ const VIEW_HINTS: Record<ViewId, string> = {
   experiments: 'Run question-driven memory experiments on chosen samples.',
   runs: 'Per-category results and accuracy as the conversation grows.',
   compare: 'Compare runs side by side, per category and per question.',
+  models: 'OpenAI-compatible chat endpoints for answering and judging.',
 };
 
 export function App() {
@@ -50,12 +53,16 @@ export function App() {
       <main className="content">
         {route.view === 'datasets' ? (
           <DatasetsView />
+        ) : route.view === 'collections' ? (
+          <CollectionsView />
         ) : route.view === 'compare' ? (
           <CompareView />
         ) : route.view === 'experiments' ? (
           <ExperimentsView />
         ) : route.view === 'runs' ? (
           <RunsView />
+        ) : route.view === 'models' ? (
+          <ModelsView />
         ) : (
           <PlaceholderView title={current.label} hint={VIEW_HINTS[current.id]} />
         )}

@@ -17,6 +17,9 @@ export type ChartMetric = CompareMetric;
 export const METRIC_LABELS: Readonly<Record<ChartMetric, string>> = {
   officialF1: 'Official F1',
   evidenceRecall: 'Evidence recall@k',
+  setF1: 'Set F1',
+  bleu1: 'BLEU-1',
+  judge: 'Judge J',
 };
 
 /** One bar group: a category, named by a scheme, with a value per series. */

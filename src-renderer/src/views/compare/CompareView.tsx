@@ -1,5 +1,5 @@
 import { useCallback, useDeferredValue, useMemo } from 'react';
-import type { Flip, RunComparison } from '@shared/compare';
+import { isCompareMetric, type Flip, type RunComparison } from '@shared/compare';
 import {
   CATEGORY_IDS,
   CATEGORY_SCHEMES,
@@ -70,10 +70,9 @@ export function CompareView() {
               value={params.metric}
               onChange={(event) =>
                 update({
-                  metric:
-                    event.currentTarget.value === 'evidenceRecall'
-                      ? 'evidenceRecall'
-                      : 'officialF1',
+                  metric: isCompareMetric(event.currentTarget.value)
+                    ? event.currentTarget.value
+                    : 'officialF1',
                 })
               }
             >
@@ -217,6 +216,9 @@ function ExportButtons({
 const SHORT_METRIC: Record<RunComparison['metric'], string> = {
   officialF1: 'F1',
   evidenceRecall: 'recall',
+  setF1: 'set F1',
+  bleu1: 'BLEU-1',
+  judge: 'J',
 };
 
 function QuestionsPanel({

@@ -1,4 +1,11 @@
-import type { CompareMetric, CompareRow, Flip, RunComparison } from '@shared/compare';
+import {
+  COMPARE_METRICS,
+  isCompareMetric,
+  type CompareMetric,
+  type CompareRow,
+  type Flip,
+  type RunComparison,
+} from '@shared/compare';
 import {
   DEFAULT_CATEGORY_SCHEME,
   categoryName,
@@ -22,10 +29,13 @@ import type { CategoryChartRow } from '../../components/charts/categoryRows';
 // URL state
 
 export const FLIPS: readonly Flip[] = ['improved', 'regressed', 'unchanged', 'missing'];
-export const METRICS: readonly CompareMetric[] = ['officialF1', 'evidenceRecall'];
+export const METRICS: readonly CompareMetric[] = COMPARE_METRICS;
 export const METRIC_LABELS: Readonly<Record<CompareMetric, string>> = {
   officialF1: 'official F1',
   evidenceRecall: 'evidence recall',
+  setF1: 'set F1 (Mem0)',
+  bleu1: 'BLEU-1 (Mem0)',
+  judge: 'judge J',
 };
 /** The API allows 2..8 runs per comparison. */
 export const MAX_COMPARED_RUNS = 8;
@@ -64,7 +74,7 @@ export function parseCompareParams(params: URLSearchParams): CompareParams {
   return {
     runs,
     baseline: params.get('base') || null,
-    metric: metric === 'evidenceRecall' ? 'evidenceRecall' : 'officialF1',
+    metric: isCompareMetric(metric) ? metric : 'officialF1',
     scheme: isCategoryScheme(scheme) ? scheme : DEFAULT_CATEGORY_SCHEME,
     // Kept in canonical order so the same filter is the same URL.
     flips: FLIPS.filter((f) => flips.has(f)),

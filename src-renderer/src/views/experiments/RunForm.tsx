@@ -1,9 +1,20 @@
 import { useId, useState, type FormEvent } from 'react';
 import type { ApiInput, DatasetSummary, MemoryPresetInfo } from '@shared/api';
-import { DEFAULT_SEED, DEFAULT_TOP_K } from '@shared/experiment';
+import {
+  DEFAULT_JUDGE_REPEATS,
+  DEFAULT_SEED,
+  DEFAULT_TOP_K,
+  PROMPT_STYLES,
+  type PromptStyle,
+} from '@shared/experiment';
+import { endpointLlmFields } from '@shared/models';
 import type { ErrorPayload } from '@shared/errors';
 import { ErrorView } from '../../components/ErrorView';
+import { useApi } from '../../hooks/useApi';
+import { endpointLabel } from '../models/shape';
 import { defaultPreset, parallelChoices, parseIntInRange, samplesToRun } from './shape';
+
+const PROMPT_STYLE_LABELS: Record<PromptStyle, string> = { locomo: 'LoCoMo', mem0: 'Mem0' };
 
 /** The samples chosen for one dataset; another dataset starts again from "all". */
 interface SampleChoice {
@@ -48,6 +59,18 @@ export function RunForm({
   const parallelOptions = parallelChoices(navigator.hardwareConcurrency, chosen.size);
   const parallelValue = Math.min(parallel, parallelOptions.length);
 
+  // LLM answerer and judge: saved endpoints (Models view). A choice whose endpoint was deleted
+  // falls back to the offline default rather than sending a stale config.
+  const models = useApi('models.list', {});
+  const endpoints = models.data ?? [];
+  const [answererId, setAnswererId] = useState('extractive');
+  const answerer = endpoints.find((e) => e.id === answererId) ?? null;
+  const [promptStyle, setPromptStyle] = useState<PromptStyle>('locomo');
+  const [judgeId, setJudgeId] = useState('none');
+  const judge = endpoints.find((e) => e.id === judgeId) ?? null;
+  const [repeats, setRepeats] = useState(String(DEFAULT_JUDGE_REPEATS));
+  const repeatsValue = parseIntInRange(repeats, 1, 20);
+
   const topKValue = parseIntInRange(topK, 1, 1000);
   const seedValue = parseIntInRange(seed, -(2 ** 31), 2 ** 31 - 1);
   const samples = samplesToRun(dataset, chosen);
@@ -56,6 +79,9 @@ export function RunForm({
     presetValue === null ? 'No memory preset is available.' : null,
     topKValue === null ? 'Top-k must be a whole number from 1 to 1000.' : null,
     seedValue === null ? 'Seed must be a whole number.' : null,
+    judge !== null && repeatsValue === null
+      ? 'Judge repeats must be a whole number from 1 to 20.'
+      : null,
   ].filter((p) => p !== null);
 
   const submit = (event: FormEvent) => {
@@ -63,11 +89,15 @@ export function RunForm({
     if (problems.length > 0 || presetValue === null || topKValue === null || seedValue === null) {
       return;
     }
+    const judgeRepeats = repeatsValue ?? DEFAULT_JUDGE_REPEATS;
     onRun({
       datasetId: dataset.datasetId,
       ...(samples ? { samples } : {}),
       memory: { preset: presetValue, config: {} },
-      answerer: { kind: 'extractive' },
+      answerer: answerer
+        ? { kind: 'llm', ...endpointLlmFields(answerer), promptStyle }
+        : { kind: 'extractive' },
+      ...(judge ? { judge: { ...endpointLlmFields(judge), repeats: judgeRepeats } } : {}),
       retrieval: { topK: topKValue },
       seed: seedValue,
       parallel: parallelValue,
@@ -155,13 +185,67 @@ export function RunForm({
             ))}
           </select>
         </label>
-        <label className="field">
+        {/* Full width once endpoints are listed: "LLM: name (model)" does not fit half a column. */}
+        <label className={endpoints.length > 0 ? 'field field-wide' : 'field'}>
           <span className="field-label">Answerer</span>
-          {/* One option today; the LLM answerer joins this list when it lands. */}
-          <select defaultValue="extractive">
+          <select
+            value={answerer ? answerer.id : 'extractive'}
+            onChange={(event) => setAnswererId(event.currentTarget.value)}
+          >
             <option value="extractive">Extractive (offline)</option>
+            {endpoints.map((e) => (
+              <option key={e.id} value={e.id}>
+                {endpointLabel(e)}
+              </option>
+            ))}
           </select>
         </label>
+        {answerer ? (
+          <label className="field">
+            <span className="field-label">Prompt style</span>
+            <select
+              value={promptStyle}
+              onChange={(event) => setPromptStyle(event.currentTarget.value as PromptStyle)}
+            >
+              {PROMPT_STYLES.map((style) => (
+                <option key={style} value={style}>
+                  {PROMPT_STYLE_LABELS[style]}
+                </option>
+              ))}
+            </select>
+          </label>
+        ) : null}
+        {endpoints.length > 0 ? (
+          <>
+            <label className="field field-wide">
+              <span className="field-label">Judge</span>
+              <select
+                value={judge ? judge.id : 'none'}
+                onChange={(event) => setJudgeId(event.currentTarget.value)}
+              >
+                <option value="none">No judge</option>
+                {endpoints.map((e) => (
+                  <option key={e.id} value={e.id}>
+                    {endpointLabel(e)}
+                  </option>
+                ))}
+              </select>
+            </label>
+            {judge ? (
+              <label className="field">
+                <span className="field-label">Judge repeats</span>
+                <input
+                  type="number"
+                  min={1}
+                  max={20}
+                  value={repeats}
+                  aria-invalid={repeatsValue === null}
+                  onChange={(event) => setRepeats(event.currentTarget.value)}
+                />
+              </label>
+            ) : null}
+          </>
+        ) : null}
         <label className="field">
           <span className="field-label">Top-k</span>
           <input

@@ -62,6 +62,59 @@ const after = [
     meta: { className: 'num' },
     cell: (info) => formatScore(info.getValue()),
   }),
+  column.accessor('setF1', {
+    header: 'Set F1',
+    meta: { className: 'num' },
+    cell: (info) => formatScore(info.getValue()),
+  }),
+  column.accessor('bleu1', {
+    header: 'BLEU-1',
+    meta: { className: 'num' },
+    cell: (info) => formatScore(info.getValue()),
+  }),
+  column.accessor('judge', {
+    header: 'Judge',
+    meta: { className: 'num' },
+    cell: (info) => {
+      const judge = info.getValue();
+      if (judge === null) return <span className="muted">–</span>;
+      if (judge.error !== null)
+        return (
+          <span className="prediction-error" title={judge.error}>
+            error
+          </span>
+        );
+      // The labels say what the mean hides: 1 = CORRECT, 0 = WRONG, per repeat.
+      return <span title={`labels ${judge.labels.join(', ')}`}>{formatScore(judge.mean)}</span>;
+    },
+  }),
+  column.accessor('usage', {
+    header: 'Tokens',
+    meta: { className: 'num' },
+    cell: (info) => {
+      const usage = info.getValue();
+      return usage === null ? (
+        <span className="muted">–</span>
+      ) : (
+        <span title={`${usage.promptTokens} prompt + ${usage.completionTokens} completion`}>
+          {usage.promptTokens + usage.completionTokens}
+        </span>
+      );
+    },
+  }),
+  column.display({
+    id: 'latency',
+    header: 'Latency',
+    meta: { className: 'num' },
+    cell: (info) => {
+      const a = info.row.original;
+      return (
+        <span title={`retrieve ${a.retrieveMs} ms + answer ${a.answerMs} ms`}>
+          {Math.round(a.retrieveMs + a.answerMs)}
+        </span>
+      );
+    },
+  }),
 ] as ColumnDef<AnswerRecord, unknown>[];
 
 function categoryColumn(scheme: CategoryScheme): ColumnDef<AnswerRecord, unknown> {
@@ -120,7 +173,12 @@ export function AnswersTable({
 
   return (
     <div ref={scrollRef} className="answers-scroll">
-      <div role="table" aria-label="Questions" aria-rowcount={total + 1} className="answers-table">
+      <div
+        role="table"
+        aria-label="Questions"
+        aria-rowcount={total + 1}
+        className="answers-table with-llm"
+      >
         <div role="rowgroup" className="answers-head">
           {table.getHeaderGroups().map((group) => (
             <div role="row" key={group.id} className="answers-row" aria-rowindex={1}>

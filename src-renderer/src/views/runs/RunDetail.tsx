@@ -8,12 +8,12 @@ import {
   type CategoryScheme,
 } from '@shared/dataset/categories';
 import type { AnswerRecord, ScorePair } from '@shared/experiment';
+import type { TokenTotals } from '@shared/runs';
 import { CategoryChart } from '../../components/charts/CategoryChart';
 import {
   categoryChartRows,
   formatScore,
   METRIC_LABELS,
-  type ChartMetric,
 } from '../../components/charts/categoryRows';
 import { ErrorView } from '../../components/ErrorView';
 import { useApi } from '../../hooks/useApi';
@@ -27,7 +27,11 @@ import {
   curveView,
   filterAnswers,
   formatDateTime,
+  formatCost,
   formatDuration,
+  formatJudge,
+  formatTokens,
+  runMetrics,
   shortHash,
   toggleCategory,
   type CurveMode,
@@ -35,8 +39,6 @@ import {
   type RunsParams,
   type RunsParamsPatch,
 } from './shape';
-
-const METRICS: ChartMetric[] = ['officialF1', 'evidenceRecall'];
 
 export function RunDetail({
   detail,
@@ -56,13 +58,12 @@ export function RunDetail({
       ? undefined
       : (datasets.data.find((d) => d.sha256 === m.dataset.sha256) ?? null);
   const datasetName = openDataset?.name ?? m.dataset.path.split(/[\\/]/).pop() ?? m.dataset.path;
+  // A metric this run lacks (a judge-less run opened from a judged run's URL) falls back to F1.
+  const metrics = runMetrics(summary, m);
+  const metric = metrics.includes(params.metric) ? params.metric : 'officialF1';
   const rows = useMemo(
-    () =>
-      categoryChartRows([{ key: 'run', summary }], {
-        metric: params.metric,
-        scheme: params.scheme,
-      }),
-    [summary, params.metric, params.scheme],
+    () => categoryChartRows([{ key: 'run', summary }], { metric, scheme: params.scheme }),
+    [summary, metric, params.scheme],
   );
   const curveState = useMemo(() => curveView(curve, params.curve), [curve, params.curve]);
   const curveSamples = useMemo(() => curveSampleIds(curve), [curve]);
@@ -87,7 +88,39 @@ export function RunDetail({
           </Fact>
           <Fact label="Answerer">
             {m.answerer.name} <span className="muted">({m.answerer.kind})</span>
+            {m.answerer.model ? (
+              <>
+                {' '}
+                · model <code>{m.answerer.model}</code>
+              </>
+            ) : null}
           </Fact>
+          {m.answerer.prompts ? (
+            <Fact label="Prompt style · hash">
+              {m.answerer.prompts.style} ·{' '}
+              <code title={m.answerer.prompts.sha256}>{shortHash(m.answerer.prompts.sha256)}</code>
+            </Fact>
+          ) : null}
+          {m.judge ? (
+            <Fact label="Judge">
+              <code>{m.judge.model}</code> · {m.judge.repeats}{' '}
+              {m.judge.repeats === 1 ? 'repeat' : 'repeats'}{' '}
+              <span className="muted">
+                prompt <code title={m.judge.prompt.sha256}>{shortHash(m.judge.prompt.sha256)}</code>
+              </span>
+            </Fact>
+          ) : null}
+          {m.usage ? (
+            <Fact label="Tokens · cost" wide>
+              <UsageLine label="answer" totals={m.usage.answer} />
+              {m.usage.judge ? (
+                <>
+                  {' · '}
+                  <UsageLine label="judge" totals={m.usage.judge} />
+                </>
+              ) : null}
+            </Fact>
+          ) : null}
           <Fact label="Embedder">{m.embedder ?? <span className="muted">none</span>}</Fact>
           <Fact label="Top-k · seed · workers">
             {m.config.retrieval.topK} · {m.seed} · {m.parallel}
@@ -152,8 +185,8 @@ export function RunDetail({
           <div className="toolbar">
             <Segmented
               label="Metric"
-              options={METRICS.map((metric) => ({ value: metric, label: METRIC_LABELS[metric] }))}
-              value={params.metric}
+              options={metrics.map((value) => ({ value, label: METRIC_LABELS[value] }))}
+              value={metric}
               onChange={(metric) => update({ metric })}
             />
             <Segmented
@@ -170,7 +203,7 @@ export function RunDetail({
         <CategoryChart
           rows={rows}
           series={[{ key: 'run', label: info.preset }]}
-          metricLabel={METRIC_LABELS[params.metric]}
+          metricLabel={METRIC_LABELS[metric]}
           schemeLabel={CATEGORY_SCHEME_LABELS[params.scheme]}
           subject="final answers"
           height={300}
@@ -252,7 +285,31 @@ function Overall({ title, note, pair }: { title: string; note: string; pair: Sco
       <div className="muted">
         recall@k {formatScore(pair.evidenceRecall.mean)} (n={pair.evidenceRecall.n}) · {note}
       </div>
+      {pair.setF1.n > 0 ? (
+        <>
+          <div className="muted mem0-line">
+            set F1 {formatScore(pair.setF1.mean)} · BLEU-1 {formatScore(pair.bleu1.mean)} (n=
+            {pair.setF1.n})
+          </div>
+          {pair.judge.n > 0 ? (
+            <div className="muted mem0-line">
+              judge J <strong>{formatJudge(pair.judge)}</strong> (n={pair.judge.n},{' '}
+              {pair.judge.repeats} {pair.judge.repeats === 1 ? 'repeat' : 'repeats'})
+            </div>
+          ) : null}
+        </>
+      ) : null}
     </div>
+  );
+}
+
+function UsageLine({ label, totals }: { label: string; totals: TokenTotals }) {
+  return (
+    <span>
+      {label}: {formatTokens(totals.calls)} calls, {formatTokens(totals.promptTokens)} in +{' '}
+      {formatTokens(totals.completionTokens)} out tokens, <strong>{formatCost(totals.cost)}</strong>
+      {totals.cost === null ? <span className="muted"> (no prices)</span> : null}
+    </span>
   );
 }
 

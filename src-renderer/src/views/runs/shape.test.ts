@@ -3,6 +3,9 @@ import type { Sample } from '@shared/dataset/types';
 import type { AnswerRecord, CurvePoint } from '@shared/experiment';
 import {
   curveView,
+  formatCost,
+  formatJudge,
+  runMetrics,
   filterAnswers,
   formatDuration,
   isCorrect,
@@ -254,5 +257,36 @@ describe('formatDuration', () => {
     expect(formatDuration('2025-01-01T00:00:00Z', '2025-01-01T00:02:05Z')).toBe('2m 05s');
     expect(formatDuration('2025-01-01T00:00:00Z', '2025-01-01T03:04:00Z')).toBe('3h 04m');
     expect(formatDuration('2025-01-01T00:00:00Z', null)).toBe('—');
+  });
+});
+
+describe('LLM metrics in the Runs view', () => {
+  const summaryWith = (setN: number) =>
+    ({
+      overall: { all: { setF1: { mean: 0.5, n: setN } } },
+    }) as unknown as Parameters<typeof runMetrics>[0];
+
+  it('offers Mem0 metrics only with scored answers and the judge only with a judge', () => {
+    expect(runMetrics(summaryWith(0), { judge: null })).toEqual(['officialF1', 'evidenceRecall']);
+    expect(runMetrics(summaryWith(3), {})).toEqual([
+      'officialF1',
+      'evidenceRecall',
+      'setF1',
+      'bleu1',
+    ]);
+    const judge = { model: 'm', repeats: 2, prompt: { style: 'mem0', sha256: 'x', templates: {} } };
+    expect(runMetrics(summaryWith(3), { judge })).toContain('judge');
+  });
+
+  it('keeps the judge metric in the URL and formats J, tokens and cost', () => {
+    const params = parseRunsParams(new URLSearchParams('metric=judge'));
+    expect(params.metric).toBe('judge');
+    expect(runsParamsToRecord(params).metric).toBe('judge');
+    expect(parseRunsParams(new URLSearchParams('metric=nope')).metric).toBe('officialF1');
+    expect(formatJudge({ mean: 0.75, std: 0.0707 })).toBe('0.750 ± 0.071');
+    expect(formatJudge({ mean: null, std: null })).toBe('–');
+    expect(formatCost(null)).toBe('–');
+    expect(formatCost(0.000123)).toBe('$0.00012');
+    expect(formatCost(1.234)).toBe('$1.23');
   });
 });

@@ -6,7 +6,8 @@ import {
   type CategoryScheme,
 } from '@shared/dataset/categories';
 import type { Sample, Turn } from '@shared/dataset/types';
-import type { AnswerRecord, CurvePoint } from '@shared/experiment';
+import type { AnswerRecord, CurvePoint, JudgeMeanN, RunSummary } from '@shared/experiment';
+import type { RunManifest } from '@shared/runs';
 import type { ChartMetric } from '../../components/charts/categoryRows';
 
 /**
@@ -50,13 +51,52 @@ function curveToString(mode: CurveMode): string | null {
   return mode.kind === 'sample' ? `sample:${mode.sampleId}` : mode.kind;
 }
 
+/** `recall` is the evidence-recall URL value (kept short and stable); the others are their ids. */
+function parseMetric(value: string | null): ChartMetric {
+  if (value === 'recall') return 'evidenceRecall';
+  return value === 'setF1' || value === 'bleu1' || value === 'judge' ? value : 'officialF1';
+}
+
+/**
+ * The metrics a run can be shown by: the Mem0-style lexical ones once it has scored answers of
+ * categories 1-4, the judge only when the run had one (its manifest says so).
+ */
+export function runMetrics(
+  summary: Pick<RunSummary, 'overall'>,
+  manifest: Pick<RunManifest, 'judge'>,
+): ChartMetric[] {
+  const out: ChartMetric[] = ['officialF1', 'evidenceRecall'];
+  if (summary.overall.all.setF1.n > 0) out.push('setF1', 'bleu1');
+  if (manifest.judge) out.push('judge');
+  return out;
+}
+
+/** "0.750 ± 0.071": J as Mem0 reports it; the std is left out when there is none. */
+export function formatJudge(judge: Pick<JudgeMeanN, 'mean' | 'std'>): string {
+  if (judge.mean === null) return '–';
+  return judge.std === null
+    ? judge.mean.toFixed(3)
+    : `${judge.mean.toFixed(3)} ± ${judge.std.toFixed(3)}`;
+}
+
+/** "$0.0123"; small costs keep enough digits to be told apart. "–" without prices. */
+export function formatCost(cost: number | null | undefined): string {
+  if (cost === null || cost === undefined) return '–';
+  if (cost === 0) return '$0';
+  return cost < 0.01 ? `$${cost.toPrecision(2)}` : `$${cost.toFixed(2)}`;
+}
+
+export function formatTokens(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
 export function parseRunsParams(params: URLSearchParams): RunsParams {
   const scheme = params.get('scheme');
   const cats = params.get('cats');
   const outcome = params.get('outcome');
   return {
     run: params.get('run') || null,
-    metric: params.get('metric') === 'recall' ? 'evidenceRecall' : 'officialF1',
+    metric: parseMetric(params.get('metric')),
     scheme: isCategoryScheme(scheme) ? scheme : DEFAULT_CATEGORY_SCHEME,
     curve: parseCurve(params.get('curve')),
     categories:
@@ -75,6 +115,7 @@ export function runsParamsToRecord(state: RunsParams): Record<string, string> {
   const out: Record<string, string> = {};
   if (state.run) out.run = state.run;
   if (state.metric === 'evidenceRecall') out.metric = 'recall';
+  else if (state.metric !== 'officialF1') out.metric = state.metric;
   if (state.scheme !== DEFAULT_CATEGORY_SCHEME) out.scheme = state.scheme;
   const curve = curveToString(state.curve);
   if (curve) out.curve = curve;

@@ -1,0 +1,130 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { startFakeOpenAIServer, type FakeOpenAIServer } from '../tests/support/fake-openai-server';
+import { expect, screenshotPath, test } from './fixtures';
+
+const MINI = resolve('tests/fixtures/locomo/mini.json');
+// The server gets the key through its environment, as a user's shell would give it; the fake
+// model refuses any other key, so a passing run proves the key reached the experiment worker.
+const SECRET = 'sk-e2e-fake-secret-0123456789';
+
+/** Every file under `dir` (the data folder: models.json, the runs database, collections). */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? filesUnder(path) : [path];
+  });
+}
+
+let fake: FakeOpenAIServer;
+test.beforeAll(async () => {
+  // Deterministic: the default script answers with the first retrieved memory and judges by
+  // containment of the gold answer.
+  fake = await startFakeOpenAIServer({ apiKey: SECRET });
+});
+test.afterAll(() => fake.close());
+
+test.describe(() => {
+  test.use({ viewport: { width: 1400, height: 1500 }, serveEnv: { FAKE_LLM_KEY: SECRET } });
+
+  test('adds an LLM endpoint, tests it, runs mini-1 with an LLM answerer and judge, reads the metrics', async ({
+    page,
+    workbench,
+  }) => {
+    await page.goto(workbench.url);
+    await page.getByLabel('Dataset file').setInputFiles(MINI);
+    await expect(
+      page.getByRole('region', { name: 'Samples' }).getByRole('row', { name: /mini-1/ }),
+    ).toBeVisible();
+
+    // ---- Models: add the endpoint, see its key status, test the connection.
+    const nav = page.getByRole('navigation', { name: 'Main' });
+    await nav.getByRole('link', { name: 'Models' }).click();
+    await expect(page.getByRole('heading', { level: 1, name: 'Models' })).toBeVisible();
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    const editor = page.getByRole('form', { name: 'New endpoint' });
+    await editor.getByLabel('Name').fill('Fake GPT');
+    await editor.getByLabel('Model').fill('fake-mini');
+    await editor.getByLabel('Base URL').fill(fake.url);
+    await editor.getByLabel('Key environment variable').fill('FAKE_LLM_KEY');
+    await editor.getByLabel('Input price (USD / 1M tokens)').fill('1.5');
+    await editor.getByLabel('Output price (USD / 1M tokens)').fill('6');
+    await editor.getByRole('button', { name: 'Save endpoint' }).click();
+    await expect(editor).toHaveCount(0);
+
+    const card = page.getByRole('listitem', { name: 'Fake GPT' });
+    await expect(card).toContainText('fake-mini');
+    await expect(card.locator('.status-badge')).toHaveText('key set · environment');
+    // Browser mode cannot store keys; with the key set, no instruction is needed either.
+    await expect(card.getByRole('button', { name: 'Set key…' })).toHaveCount(0);
+    await card.getByRole('button', { name: 'Test connection' }).click();
+    const tested = card.getByRole('status', { name: 'Test of Fake GPT' });
+    await expect(tested).toContainText(/Connected in \d+ ms/);
+    await expect(tested).toContainText('fake-mini');
+    await page.screenshot({ path: screenshotPath('models-view'), fullPage: true });
+
+    // The key is nowhere in the data folder: not in models.json, not in the runs.
+    const models = readFileSync(join(workbench.dataDir, 'models.json'), 'utf8');
+    expect(models).toContain('FAKE_LLM_KEY');
+    expect(models).not.toContain(SECRET);
+
+    // ---- Experiments: LLM answerer and a judge with two repeats, on mini-1.
+    await nav.getByRole('link', { name: 'Experiments' }).click();
+    const form = page.getByRole('form', { name: 'New experiment' });
+    await form.getByRole('button', { name: 'First sample only' }).click();
+    await form.getByLabel('Answerer').selectOption({ label: 'LLM: Fake GPT (fake-mini)' });
+    await expect(form.getByLabel('Prompt style')).toHaveValue('locomo');
+    await form
+      // A wrapping label's name includes the chosen option's text, hence the role and prefix.
+      .getByRole('combobox', { name: /^Judge/ })
+      .selectOption({ label: 'LLM: Fake GPT (fake-mini)' });
+    await form.getByLabel('Judge repeats').fill('2');
+    await page.screenshot({ path: screenshotPath('llm-experiment-form'), fullPage: true });
+    const before = fake.requests.length;
+    await form.getByRole('button', { name: 'Run', exact: true }).click();
+    const run = page.getByRole('article').first();
+    await expect(run.getByRole('progressbar', { name: /^Run .* progress$/ })).toHaveAttribute(
+      'aria-valuenow',
+      '100',
+      { timeout: 90_000 },
+    );
+    await expect(run.locator('.status-badge')).toHaveText('completed');
+    // Answers and judge verdicts went through the fake model with the server's key.
+    const chats = fake.requests.slice(before).filter((r) => r.path === '/v1/chat/completions');
+    expect(chats.length).toBeGreaterThan(0);
+    expect(chats.every((r) => r.headers.authorization === `Bearer ${SECRET}`)).toBe(true);
+
+    // ---- Runs: the Mem0-style metrics, the judge as J ± std, tokens and cost.
+    await run.getByRole('button', { name: 'Open results' }).click();
+    await expect(page.getByRole('heading', { level: 1, name: 'Runs' })).toBeVisible();
+    const manifest = page.getByRole('region', { name: 'Manifest' });
+    await expect(manifest).toContainText('fake-mini');
+    await expect(manifest).toContainText('locomo ·');
+    await expect(manifest).toContainText('2 repeats');
+    await expect(manifest).toContainText(/answer: \d+ calls, [\d,]+ in \+ [\d,]+ out tokens, \$/);
+    await expect(manifest).toContainText(/judge: \d+ calls/);
+    const overall = page.getByRole('region', { name: 'Overall scores' });
+    await expect(overall).toContainText(/judge J \d\.\d{3} ± \d\.\d{3} \(n=\d+, 2 repeats\)/);
+
+    const byCategory = page.getByRole('region', { name: 'Per category' });
+    const metric = byCategory.getByRole('group', { name: 'Metric' });
+    for (const name of ['Set F1', 'BLEU-1', 'Judge J'])
+      await expect(metric.getByRole('button', { name, exact: true })).toBeVisible();
+    await metric.getByRole('button', { name: 'Judge J', exact: true }).click();
+    await expect(page).toHaveURL(/metric=judge/);
+    const chart = byCategory.getByRole('figure', { name: 'Judge J per category' });
+    await expect(chart.locator('.recharts-bar-rectangle').first()).toBeVisible();
+
+    const questions = page.getByRole('table', { name: 'Questions' });
+    for (const name of ['Set F1', 'BLEU-1', 'Judge', 'Tokens', 'Latency'])
+      await expect(questions.getByRole('columnheader', { name, exact: true })).toBeVisible();
+    await page.screenshot({ path: screenshotPath('llm-run-results'), fullPage: true });
+    // The app scrolls inside <main>, so the table needs its own shot.
+    await questions.scrollIntoViewIfNeeded();
+    await expect(questions.locator('.answers-body [role="row"]')).toHaveCount(5);
+    await page.screenshot({ path: screenshotPath('llm-run-questions'), fullPage: true });
+
+    for (const file of filesUnder(workbench.dataDir))
+      expect(readFileSync(file).includes(SECRET), file).toBe(false);
+  });
+});
