@@ -114,6 +114,10 @@ test.describe(() => {
     await expect(page).toHaveURL(/metric=judge/);
     const chart = byCategory.getByRole('figure', { name: 'Judge J per category' });
     await expect(chart.locator('.recharts-bar-rectangle').first()).toBeVisible();
+    // The curve over the conversation follows the chosen metric, with recall as its reference.
+    const curve = page.getByRole('figure', { name: 'Accuracy as the conversation grows' });
+    await expect(curve.locator('.recharts-legend-wrapper')).toContainText('mean Judge J');
+    await expect(curve.locator('.recharts-legend-wrapper')).toContainText('mean Evidence recall@k');
 
     const questions = page.getByRole('table', { name: 'Questions' });
     for (const name of ['Set F1', 'BLEU-1', 'Judge', 'Tokens', 'Latency'])

@@ -9,10 +9,10 @@ import {
   YAxis,
 } from 'recharts';
 import { SERIES_COLORS } from '../../components/charts/CategoryChart';
-import { formatScore } from '../../components/charts/categoryRows';
+import { METRIC_LABELS, formatScore, type ChartMetric } from '../../components/charts/categoryRows';
 import type { CurveLinePoint, CurveView } from './shape';
 
-const METRIC_NAMES = { f1: 'mean official F1', recall: 'mean evidence recall@k' } as const;
+const metricName = (metric: ChartMetric): string => `mean ${METRIC_LABELS[metric]}`;
 
 /**
  * Accuracy as the conversation grows: per-test means (every question visible at that test, not
@@ -25,18 +25,18 @@ export function CurveChart({ view }: { view: CurveView }) {
       key: `${line.key}:${metric}`,
       name:
         view.lines.length > 1
-          ? `${line.label}${view.metrics.length > 1 ? ` · ${METRIC_NAMES[metric]}` : ''}`
-          : METRIC_NAMES[metric],
+          ? `${line.label}${view.metrics.length > 1 ? ` · ${metricName(metric)}` : ''}`
+          : metricName(metric),
       metric,
       points: line.points,
       // One colour per metric for a single line; per sample when there are several.
       color:
         view.lines.length > 1
           ? (SERIES_COLORS[i % SERIES_COLORS.length] ?? '#2f6fde')
-          : metric === 'f1'
-            ? SERIES_COLORS[0]
-            : SERIES_COLORS[2],
-      dashed: metric === 'recall' && view.lines.length > 1,
+          : metric === 'evidenceRecall'
+            ? SERIES_COLORS[2]
+            : SERIES_COLORS[0],
+      dashed: metric === 'evidenceRecall' && view.lines.length > 1,
     })),
   );
   return (

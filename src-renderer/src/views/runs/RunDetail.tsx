@@ -65,7 +65,10 @@ export function RunDetail({
     () => categoryChartRows([{ key: 'run', summary }], { metric, scheme: params.scheme }),
     [summary, metric, params.scheme],
   );
-  const curveState = useMemo(() => curveView(curve, params.curve), [curve, params.curve]);
+  const curveState = useMemo(
+    () => curveView(curve, params.curve, metric),
+    [curve, params.curve, metric],
+  );
   const curveSamples = useMemo(() => curveSampleIds(curve), [curve]);
 
   return (

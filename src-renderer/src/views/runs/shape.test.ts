@@ -126,6 +126,7 @@ function point(
   dialogs: number,
   f1: number | null,
   recall: number | null,
+  judge: number | null = null,
 ): CurvePoint {
   return {
     sampleId,
@@ -134,9 +135,9 @@ function point(
     visibleCount: testIndex + 1,
     meanF1: f1,
     meanRecall: recall,
-    meanSetF1: null,
+    meanSetF1: f1 === null ? null : f1 / 2,
     meanBleu1: null,
-    meanJudge: null,
+    meanJudge: judge,
   };
 }
 
@@ -150,18 +151,31 @@ describe('curve', () => {
   ];
 
   it('averages samples per test index, skipping missing means, with n samples', () => {
+    const none = { bleu1: null, judge: null };
     expect(meanCurveByTest(curve)).toEqual([
-      { x: 0, f1: 0.5, recall: 1, n: 2 },
-      { x: 1, f1: 0.5, recall: 0.75, n: 2 },
-      { x: 2, f1: 0.25, recall: 0.5, n: 1 },
+      { x: 0, officialF1: 0.5, evidenceRecall: 1, setF1: 0.25, ...none, n: 2 },
+      { x: 1, officialF1: 0.5, evidenceRecall: 0.75, setF1: 0.25, ...none, n: 2 },
+      { x: 2, officialF1: 0.25, evidenceRecall: 0.5, setF1: 0.125, ...none, n: 1 },
     ]);
   });
 
-  it('draws one sample by dialogs inserted with both metrics', () => {
+  it('draws one sample by dialogs inserted: official F1 with recall as the reference', () => {
     const view = curveView(curve, { kind: 'sample', sampleId: 'b' });
     expect(view.x).toBe('dialogs');
-    expect(view.metrics).toEqual(['f1', 'recall']);
+    expect(view.metrics).toEqual(['officialF1', 'evidenceRecall']);
     expect(view.lines[0]!.points.map((p) => p.x)).toEqual([10, 20, 30]);
+  });
+
+  it('follows the chosen metric: its per-test means, recall beside it unless it is recall', () => {
+    const judged = [point('a', 0, 4, 1, 1, 0.25), point('a', 1, 8, 0.5, 0.5, 0.75)];
+    const view = curveView(judged, { kind: 'sample', sampleId: 'a' }, 'judge');
+    expect(view.metrics).toEqual(['judge', 'evidenceRecall']);
+    expect(view.lines[0]!.points.map((p) => p.judge)).toEqual([0.25, 0.75]);
+    expect(curveView(judged, { kind: 'mean' }, 'evidenceRecall').metrics).toEqual([
+      'evidenceRecall',
+    ]);
+    // Several samples: only the chosen metric, one line each.
+    expect(curveView(curve, { kind: 'each' }, 'setF1').metrics).toEqual(['setF1']);
   });
 
   it('auto: one line per sample for a few samples, the mean for many, the sample for one', () => {

@@ -176,14 +176,13 @@ export function toggleCategory(current: readonly CategoryId[], id: CategoryId): 
 // ---------------------------------------------------------------------------------------------
 // Accuracy as the conversation grows
 
-export interface CurveLinePoint {
+/** A point of a curve line: the per-test mean of every metric (null where nothing was scored). */
+export type CurveLinePoint = Record<ChartMetric, number | null> & {
   /** dialogsInserted for one sample; the test index when samples are averaged. */
   x: number;
-  f1: number | null;
-  recall: number | null;
   /** Questions visible at this test (one sample), or samples averaged (mean). */
   n: number;
-}
+};
 
 export interface CurveLine {
   key: string;
@@ -194,8 +193,11 @@ export interface CurveLine {
 export interface CurveView {
   /** What x means. */
   x: 'dialogs' | 'test';
-  /** Which metrics are drawn: 'each' draws F1 only, so many lines stay readable. */
-  metrics: ('f1' | 'recall')[];
+  /**
+   * Which metrics are drawn: the chosen one, with evidence recall beside it as the retrieval
+   * reference; 'each' draws the chosen metric only, so many lines stay readable.
+   */
+  metrics: ChartMetric[];
   lines: CurveLine[];
   /** The mode actually shown (auto resolved). */
   mode: Exclude<CurveMode, { kind: 'auto' }>;
@@ -206,6 +208,17 @@ export const MAX_EACH_LINES = 4;
 
 export function curveSampleIds(curve: readonly CurvePoint[]): string[] {
   return [...new Set(curve.map((p) => p.sampleId))].sort();
+}
+
+/** The per-test mean of each chart metric in one recorded curve point. */
+function metricMeans(p: CurvePoint): Record<ChartMetric, number | null> {
+  return {
+    officialF1: p.meanF1,
+    evidenceRecall: p.meanRecall,
+    setF1: p.meanSetF1,
+    bleu1: p.meanBleu1,
+    judge: p.meanJudge,
+  };
 }
 
 function meanOf(values: readonly (number | null)[]): number | null {
@@ -227,12 +240,18 @@ export function meanCurveByTest(curve: readonly CurvePoint[]): CurveLinePoint[] 
   }
   return [...byTest.entries()]
     .sort(([a], [b]) => a - b)
-    .map(([testIndex, points]) => ({
-      x: testIndex,
-      f1: meanOf(points.map((p) => p.meanF1)),
-      recall: meanOf(points.map((p) => p.meanRecall)),
-      n: points.length,
-    }));
+    .map(([testIndex, points]) => {
+      const means = points.map(metricMeans);
+      return {
+        x: testIndex,
+        officialF1: meanOf(means.map((m) => m.officialF1)),
+        evidenceRecall: meanOf(means.map((m) => m.evidenceRecall)),
+        setF1: meanOf(means.map((m) => m.setF1)),
+        bleu1: meanOf(means.map((m) => m.bleu1)),
+        judge: meanOf(means.map((m) => m.judge)),
+        n: points.length,
+      };
+    });
 }
 
 function sampleLine(curve: readonly CurvePoint[], sampleId: string): CurveLine {
@@ -242,16 +261,17 @@ function sampleLine(curve: readonly CurvePoint[], sampleId: string): CurveLine {
     points: curve
       .filter((p) => p.sampleId === sampleId)
       .sort((a, b) => a.dialogsInserted - b.dialogsInserted)
-      .map((p) => ({
-        x: p.dialogsInserted,
-        f1: p.meanF1,
-        recall: p.meanRecall,
-        n: p.visibleCount,
-      })),
+      .map((p) => ({ ...metricMeans(p), x: p.dialogsInserted, n: p.visibleCount })),
   };
 }
 
-export function curveView(curve: readonly CurvePoint[], mode: CurveMode): CurveView {
+export function curveView(
+  curve: readonly CurvePoint[],
+  mode: CurveMode,
+  metric: ChartMetric = 'officialF1',
+): CurveView {
+  const withReference: ChartMetric[] =
+    metric === 'evidenceRecall' ? [metric] : [metric, 'evidenceRecall'];
   const samples = curveSampleIds(curve);
   let resolved: CurveView['mode'];
   if (mode.kind === 'auto') {
@@ -270,21 +290,21 @@ export function curveView(curve: readonly CurvePoint[], mode: CurveMode): CurveV
     case 'sample':
       return {
         x: 'dialogs',
-        metrics: ['f1', 'recall'],
+        metrics: withReference,
         lines: [sampleLine(curve, resolved.sampleId)],
         mode: resolved,
       };
     case 'each':
       return {
         x: 'dialogs',
-        metrics: ['f1'],
+        metrics: [metric],
         lines: samples.map((id) => sampleLine(curve, id)),
         mode: resolved,
       };
     case 'mean':
       return {
         x: 'test',
-        metrics: ['f1', 'recall'],
+        metrics: withReference,
         lines: [
           {
             key: 'mean',
