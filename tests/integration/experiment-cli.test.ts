@@ -60,6 +60,7 @@ describe('experiment CLI', () => {
       status: 'completed',
       scheme: 'official',
       summary: { questions: 6 },
+      notAsked: 2,
     });
     expect(report.runId).toMatch(/^\d{8}-\d{6}-\d{3}-[0-9a-f]{6}$/);
 
@@ -127,6 +128,8 @@ describe('experiment CLI', () => {
     expect(r.out).toContain('1 single-hop');
     expect(r.out).toMatch(/overall \(all, official\)\s+0\.\d{3}\s+6/);
     expect(r.out).toMatch(/overall \(categories 1-4\)/);
+    // mini-1 has 8 questions; 2 have no usable evidence ("D" and []) and are not asked by default.
+    expect(r.out).toContain('2 question(s) without usable evidence were not asked');
     expect(r.out).toMatch(/run \d{8}-\d{6}-\d{3}-[0-9a-f]{6} completed/);
     // Not a TTY: plain progress lines, no carriage-return redraws.
     expect(r.err).toContain('mini-1: test 0 committed');

@@ -222,6 +222,7 @@ export function reportOutcome(
         status: outcome.status,
         error: outcome.error,
         elapsedMs: outcome.elapsedMs,
+        notAsked: outcome.notAsked,
         preset: config.memory.preset,
         scheme,
         categoryNames: Object.fromEntries(CATEGORY_IDS.map((c) => [c, categoryName(c, scheme)])),
@@ -230,6 +231,12 @@ export function reportOutcome(
     );
   } else {
     io.stdout(summaryTable(outcome.summary, scheme));
+    if (outcome.notAsked > 0) {
+      io.stdout(
+        `${outcome.notAsked} question(s) without usable evidence were not asked, so n is below the ` +
+          `dataset's question count (--include-no-evidence asks them at the last packet)\n`,
+      );
+    }
     io.stdout(
       `\nrun ${outcome.runId} ${outcome.status} in ${formatDuration(outcome.elapsedMs)} (preset ${config.memory.preset})\n`,
     );

@@ -52,6 +52,11 @@ export interface RunOutcome {
   summary: RunSummary;
   elapsedMs: number;
   error: string | null;
+  /**
+   * Questions of the run's samples that were not asked: those without usable evidence, unless
+   * the config includes them. Official overall scores count every question, so say it.
+   */
+  notAsked: number;
 }
 
 export interface ExperimentHandle {
@@ -435,5 +440,6 @@ async function execute(
   if (status === 'completed') emit({ type: 'run-finished', runId, at: now(), summary, elapsedMs });
   else if (status === 'cancelled') emit({ type: 'run-cancelled', runId, at: now(), elapsedMs });
   else emit({ type: 'run-failed', runId, at: now(), message: error ?? 'failed', elapsedMs });
-  return { runId, status, summary, elapsedMs, error };
+  const notAsked = planned.reduce((n, p) => n + p.sample.qa.length - p.plan.totalQuestions, 0);
+  return { runId, status, summary, elapsedMs, error, notAsked };
 }
