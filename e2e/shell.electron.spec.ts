@@ -1,20 +1,6 @@
 import { _electron as electron, expect, test } from '@playwright/test';
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { electronBinary } from './electron-binary';
 import { screenshotPath } from './fixtures';
-
-/** The Electron binary path, or why there is none (installs with ELECTRON_SKIP_BINARY_DOWNLOAD=1 have none). */
-function electronBinary(): { path?: string; reason?: string } {
-  try {
-    const path = createRequire(import.meta.url)('electron') as unknown;
-    if (typeof path === 'string' && existsSync(path)) return { path };
-    return { reason: `electron package points at ${String(path)}, which does not exist` };
-  } catch (error) {
-    return {
-      reason: `no Electron binary: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
-    };
-  }
-}
 
 const binary = electronBinary();
 
