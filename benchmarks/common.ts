@@ -2,6 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import * as prettier from 'prettier';
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const DEFAULT_DATA = resolve(REPO, '../shared/datasets/locomo10.json');
@@ -60,8 +61,11 @@ export function percentile(sorted: readonly number[], p: number): number {
 export const fmt = (x: number, digits = 3): string =>
   Number.isFinite(x) ? x.toFixed(digits) : '-';
 
-/** Replaces (or appends) the section between `<!-- bench:<name> -->` markers in docs/benchmarks.md. */
-export function writeSection(name: string, body: string): void {
+/**
+ * Replaces (or appends) the section between `<!-- bench:<name> -->` markers in docs/benchmarks.md,
+ * formatted by the repo's Prettier config so a fresh measurement keeps `format:check` green.
+ */
+export async function writeSection(name: string, body: string): Promise<void> {
   const start = `<!-- bench:${name}:start -->`;
   const end = `<!-- bench:${name}:end -->`;
   const block = `${start}\n${body.trim()}\n${end}`;
@@ -70,5 +74,6 @@ export function writeSection(name: string, body: string): void {
   const j = doc.indexOf(end);
   if (i >= 0 && j > i) doc = doc.slice(0, i) + block + doc.slice(j + end.length);
   else doc = `${doc.trimEnd()}\n\n${block}\n`;
-  writeFileSync(DOC, doc.endsWith('\n') ? doc : `${doc}\n`);
+  const options = (await prettier.resolveConfig(DOC)) ?? {};
+  writeFileSync(DOC, await prettier.format(doc, { ...options, filepath: DOC }));
 }

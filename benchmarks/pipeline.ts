@@ -153,7 +153,7 @@ export async function pipelineSuite(data: string, write: boolean, _extra: string
     );
     const body = lines.join('\n');
     process.stdout.write(`${body}\n`);
-    if (write) writeSection('pipeline', body);
+    if (write) await writeSection('pipeline', body);
   } finally {
     clearInterval(poll);
     try {

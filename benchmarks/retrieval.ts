@@ -345,5 +345,5 @@ export async function retrievalSuite(data: string, write: boolean, extra: string
   }
   const body = lines.join('\n');
   process.stdout.write(`${body}\n`);
-  if (write) writeSection('retrieval', body);
+  if (write) await writeSection('retrieval', body);
 }
