@@ -190,6 +190,8 @@ export const apiMethods = {
 export interface MemoryPresetInfo {
   name: string;
   isDefault: boolean;
+  /** What it does with a memory LLM (`memory.llm`), e.g. "summaries"; null: it uses none. */
+  llmStage: string | null;
 }
 
 export interface ActiveRun {

@@ -34,6 +34,8 @@ export const DEFAULT_LLM_CONCURRENCY = 4;
 export const DEFAULT_LLM_BASE_DELAY_MS = 500;
 export const DEFAULT_ANSWER_MAX_TOKENS = 64;
 export const DEFAULT_JUDGE_MAX_TOKENS = 256;
+/** Facts or a summary of a few turns: a few short lines. */
+export const DEFAULT_MEMORY_LLM_MAX_TOKENS = 300;
 export const DEFAULT_JUDGE_REPEATS = 1;
 
 /** USD per million tokens; with them a run's manifest carries its cost. */
@@ -95,6 +97,16 @@ export const JudgeConfigSchema = z
 export type JudgeConfigInput = z.input<typeof JudgeConfigSchema>;
 export type JudgeConfig = z.output<typeof JudgeConfigSchema>;
 
+/**
+ * The LLM a memory service may use for its own stages (memoryos long-term facts, tiers summaries).
+ * Presets without such a stage ignore it; with none configured those stages are off and the run's
+ * manifest says so.
+ */
+export const MemoryLlmConfigSchema = z
+  .object(llmEndpointShape(DEFAULT_MEMORY_LLM_MAX_TOKENS))
+  .strict();
+export type MemoryLlmConfig = z.output<typeof MemoryLlmConfigSchema>;
+
 export const ExperimentConfigSchema = z
   .object({
     datasetPath: z.string().min(1),
@@ -105,6 +117,7 @@ export const ExperimentConfigSchema = z
         preset: z.string().min(1).default(DEFAULT_MEMORY_PRESET),
         /** Preset-specific; validated by the preset's own schema when the service is created. */
         config: z.record(z.string(), z.unknown()).default({}),
+        llm: MemoryLlmConfigSchema.optional(),
       })
       .strict()
       .prefault({}),

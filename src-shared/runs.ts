@@ -41,8 +41,11 @@ export interface RunManifest {
   };
   /** The LLM judge, when the run has one. */
   judge?: { model: string; repeats: number; prompt: PromptRecord } | null;
-  /** Token totals and cost; absent in runs made before LLM answerers. */
-  usage?: { answer: TokenTotals; judge: TokenTotals | null };
+  /**
+   * Token totals and cost; absent in runs made before LLM answerers. `memory`: the memory
+   * service's own LLM stages (absent before they existed, null without a memory LLM).
+   */
+  usage?: { answer: TokenTotals; judge: TokenTotals | null; memory?: TokenTotals | null };
   seed: number;
   /** Workers actually used (the config's value clamped to the cores). */
   parallel: number;

@@ -19,7 +19,7 @@ import {
   type ExperimentConfigInput,
   type ProgressEvent,
 } from '../../src-shared/experiment';
-import { memoryPresetNames } from './memory/registry';
+import { memoryPresetLlmStage, memoryPresetNames } from './memory/registry';
 import { loadMemoryPresets } from './pipeline/presets';
 import { resumeExperiment, startExperiment, type ExperimentHandle } from './pipeline/runner';
 import { csvField, exportRun } from './runs/export';
@@ -48,7 +48,11 @@ export class ExperimentManager {
 
   async presets(): Promise<MemoryPresetInfo[]> {
     await loadMemoryPresets();
-    return memoryPresetNames().map((name) => ({ name, isDefault: name === DEFAULT_MEMORY_PRESET }));
+    return memoryPresetNames().map((name) => ({
+      name,
+      isDefault: name === DEFAULT_MEMORY_PRESET,
+      llmStage: memoryPresetLlmStage(name),
+    }));
   }
 
   async start(config: ExperimentConfigInput): Promise<{ runId: string }> {

@@ -223,6 +223,61 @@ describe('LLM experiments against the fake server', () => {
     store.close();
   }, 60_000);
 
+  it('gives tiers its memory LLM in the workers: summaries retrieved, a failed call noted, tokens totalled', async () => {
+    const { store, dataDir } = world();
+    server.requests.length = 0;
+    // The first memory call fails for good (no retries): the run goes on and says so.
+    server.setFault(
+      { kind: 'status', status: 500, body: 'boom' },
+      { path: '/v1/chat/completions', times: 1 },
+    );
+    const handle = await startExperiment(
+      {
+        datasetPath: mini,
+        samples: ['mini-1'],
+        memory: {
+          preset: 'tiers',
+          config: { workingCapacity: 2, summaryBatch: 2, summaryTopK: 1 },
+          llm: {
+            baseUrl: server.url,
+            model: 'fake-memory',
+            apiKeyEnv: KEY_ENV,
+            maxRetries: 0,
+            prices: { inputPerMillion: 1, outputPerMillion: 2 },
+          },
+        },
+      },
+      { store, dataDir, executor: workerExecutor() },
+    );
+    const outcome = await handle.done;
+    expect(outcome.error).toBeNull();
+    expect(outcome.status).toBe('completed');
+    const manifest = store.getRun(handle.runId).manifest;
+    expect(manifest.errors.insert).toBe(0);
+    const notes = manifest.memory.notes.join('\n');
+    expect(notes).toContain('tiers: summaries on (fake-memory)');
+    expect(notes).toMatch(/tiers: 1 of \d+ memory LLM calls failed .*first: .*500/);
+
+    // Extractive answerer: every chat request was the memory LLM's, with the key and the seed.
+    const calls = chatRequests();
+    expect(calls.length).toBeGreaterThan(1);
+    for (const r of calls) {
+      expect(r.headers['authorization']).toBe(`Bearer ${KEY}`);
+      expect(r.body).toMatchObject({ model: 'fake-memory', seed: 42 });
+    }
+    const completed = calls.length - 1;
+    const memory = manifest.usage?.memory;
+    expect(memory?.calls).toBe(completed);
+    expect(memory?.promptTokens).toBeGreaterThan(0);
+    expect(memory?.cost).toBe(
+      ((memory?.promptTokens ?? 0) * 1 + (memory?.completionTokens ?? 0) * 2) / 1e6,
+    );
+    // Later tests retrieve summaries: refs without a dia_id, never counted as evidence.
+    const refs = store.answersByTest(handle.runId).flatMap((a) => a.retrieved);
+    expect(refs.some((r) => r.diaId === null && r.id.startsWith('summary-'))).toBe(true);
+    store.close();
+  }, 60_000);
+
   it('refuses to start when the named API key variable is not set', async () => {
     const { store, dataDir } = world();
     const config = llmConfig();

@@ -47,6 +47,9 @@ options:
   --judge-model <name>      LLM judge: chat model
   --judge-repeats <n>       LLM judge: repeats per answer (default 1)
   --judge-api-key-env <NAME>  LLM judge: environment variable holding its API key
+  --memory-base-url <url>   memory LLM (memoryos long-term facts, tiers summaries): endpoint, with /v1
+  --memory-model <name>     memory LLM: chat model
+  --memory-api-key-env <NAME>  memory LLM: environment variable holding its API key
   --runs-db <path>          runs database (default: <data dir>/runs.db)
   --data-dir <dir>          data directory (default: $MEMORY_WORKBENCH_DATA or ~/.memory-workbench)
   --keep-collections        keep each sample's collection directory after the run
@@ -277,6 +280,23 @@ function answererFlags(values: FlagValues, fromFile: unknown): Record<string, un
   return out;
 }
 
+/** `--memory-base-url/--memory-model/--memory-api-key-env` over the config file's `memory.llm`. */
+function memoryLlmFlags(
+  values: FlagValues,
+  fromFile: unknown,
+): Record<string, unknown> | undefined {
+  const flags: Array<[string, string]> = [
+    ['memory-base-url', 'baseUrl'],
+    ['memory-model', 'model'],
+    ['memory-api-key-env', 'apiKeyEnv'],
+  ];
+  const given = flags.filter(([flag]) => values[flag] !== undefined);
+  if (given.length === 0) return undefined;
+  const out = asObject(fromFile);
+  for (const [flag, field] of given) out[field] = values[flag];
+  return out;
+}
+
 function judgeFlags(values: FlagValues, fromFile: unknown): Record<string, unknown> | undefined {
   const flags: Array<[string, string]> = [
     ['judge-base-url', 'baseUrl'],
@@ -318,6 +338,9 @@ export const experimentCommand: CliCommand = {
         'judge-model': { type: 'string' },
         'judge-repeats': { type: 'string' },
         'judge-api-key-env': { type: 'string' },
+        'memory-base-url': { type: 'string' },
+        'memory-model': { type: 'string' },
+        'memory-api-key-env': { type: 'string' },
         'runs-db': { type: 'string' },
         'data-dir': { type: 'string' },
         'keep-collections': { type: 'boolean', default: false },
@@ -342,6 +365,8 @@ export const experimentCommand: CliCommand = {
       if (memory['preset'] !== values.preset) delete memory['config'];
       memory['preset'] = values.preset;
     }
+    const memoryLlm = memoryLlmFlags(values, memory['llm']);
+    if (memoryLlm !== undefined) memory['llm'] = memoryLlm;
     merged['memory'] = memory;
     if (values.samples !== undefined)
       merged['samples'] = values.samples

@@ -10,14 +10,31 @@ export type MemoryServiceFactory = (
   ctx: MemoryServiceContext,
 ) => Promise<MemoryService>;
 
-const presets = new Map<string, MemoryServiceFactory>();
+export interface MemoryPresetOptions {
+  /** What the preset does with the run's memory LLM (`memory.llm`), if it uses one. */
+  llmStage?: string;
+}
 
-export function registerMemoryPreset(name: string, factory: MemoryServiceFactory): void {
+const presets = new Map<string, MemoryServiceFactory>();
+const llmStages = new Map<string, string>();
+
+export function registerMemoryPreset(
+  name: string,
+  factory: MemoryServiceFactory,
+  options: MemoryPresetOptions = {},
+): void {
   presets.set(name, factory);
+  if (options.llmStage) llmStages.set(name, options.llmStage);
+  else llmStages.delete(name);
 }
 
 export function memoryPresetNames(): string[] {
   return [...presets.keys()];
+}
+
+/** The preset's LLM stage, or null when it has none (a memory LLM would go unused). */
+export function memoryPresetLlmStage(name: string): string | null {
+  return llmStages.get(name) ?? null;
 }
 
 export async function createMemoryService(

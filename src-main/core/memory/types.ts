@@ -1,5 +1,6 @@
 import type { Packet, Sample } from '../../../src-shared/dataset';
 import type { MemoryHit } from '../answer/types';
+import type { LlmClient } from '../answer/llm-client';
 
 /**
  * A memory service owns exactly one HybridCollection (in its own directory) and decides what to
@@ -21,8 +22,15 @@ export interface MemoryService {
   close(): Promise<void>;
 }
 
+/** What a memory service needs of an LLM: one chat completion at a time (LlmClient has it). */
+export type MemoryLlm = Pick<LlmClient, 'model' | 'complete'>;
+
 export interface MemoryServiceContext {
   sample: Sample;
   /** Directory the service's collection lives in; created by the caller, owned by the service. */
   dir: string;
+  /** The run's memory LLM (`memory.llm`), for presets with LLM stages; absent or null: none. */
+  llm?: MemoryLlm | null;
+  /** The run's seed, sent with LLM calls so sampling servers can repeat them. */
+  seed?: number;
 }

@@ -39,6 +39,8 @@ export function requireApiKeys(config: ExperimentConfig): void {
   ];
   if (config.answerer.kind === 'llm')
     named.push({ path: ['answerer', 'apiKeyEnv'], env: config.answerer.apiKeyEnv });
+  if (config.memory.llm)
+    named.push({ path: ['memory', 'llm', 'apiKeyEnv'], env: config.memory.llm.apiKeyEnv });
   for (const { path, env } of named) {
     if (env !== undefined && !process.env[env]) {
       throw new WorkbenchError(

@@ -9,6 +9,7 @@ import {
   type TestRecord,
 } from '../../../src-shared/experiment';
 import { evidenceRecallAtK } from '../../../src-shared/scoring';
+import { LlmClient } from '../answer/llm-client';
 import type { Answerer, MemoryHit } from '../answer/types';
 import { packetsOf } from '../dataset/packets';
 import type { MemoryService, MemoryServiceContext } from '../memory/types';
@@ -117,7 +118,13 @@ export async function runSample(
     skippedTests: plan.tests.filter((t) => job.skipTests.has(t.testIndex)).length,
   });
 
-  const memory = await deps.createMemory({ sample, dir: job.collectionDir });
+  const memory = await deps.createMemory({
+    sample,
+    dir: job.collectionDir,
+    // One client per sample: its concurrency limit and retries are this sample's own.
+    llm: config.memory.llm ? new LlmClient(config.memory.llm) : null,
+    seed: config.seed,
+  });
   outcome.preset = memory.preset;
   const { queue, produced } = streamThrough<Packet>(
     packets,

@@ -17,6 +17,7 @@ import { loadDatasetFile } from '../dataset/load';
 import { packetCount } from '../dataset/packets';
 import { planTests } from '../dataset/testPlan';
 import { appVersion, gitCommit } from '../provenance';
+import type { TokenTotals } from '../../../src-shared/runs';
 import { configHash, newRunId, redactSecrets, type RunManifest } from '../runs/manifest';
 import type { RunStore } from '../runs/store';
 import { judgePromptRecord } from '../answer/prompts';
@@ -116,6 +117,24 @@ function answerTotals(
   return { ...tokens, cost: costOf(tokens, prices) };
 }
 
+/**
+ * The memory LLM's totals: an earlier launch's (a resumed run replays packets, so their calls are
+ * made again and counted again) plus this launch's. Null without a memory LLM.
+ */
+function memoryTotals(
+  config: ExperimentConfig,
+  before: TokenTotals | null,
+  now: typeof zeroTokens,
+): TokenTotals | null {
+  if (!config.memory.llm) return null;
+  const sum = {
+    calls: (before?.calls ?? 0) + now.calls,
+    promptTokens: (before?.promptTokens ?? 0) + now.promptTokens,
+    completionTokens: (before?.completionTokens ?? 0) + now.completionTokens,
+  };
+  return { ...sum, cost: costOf(sum, config.memory.llm.prices) };
+}
+
 /** Validates, loads and plans, creates the run, and starts it. Resolves once the run exists. */
 export async function startExperiment(
   input: ExperimentConfigInput | ExperimentConfig,
@@ -154,7 +173,11 @@ export async function startExperiment(
     judge: config.judge
       ? { model: config.judge.model, repeats: config.judge.repeats, prompt: judgePromptRecord() }
       : null,
-    usage: { answer: answerTotals(config, zeroTokens), judge: null },
+    usage: {
+      answer: answerTotals(config, zeroTokens),
+      judge: null,
+      memory: memoryTotals(config, null, zeroTokens),
+    },
     seed: config.seed,
     parallel: effectiveParallel(config.parallel, samples.length),
     host: {
@@ -295,6 +318,8 @@ async function execute(
   const notes = new Set<string>();
   let embedder: string | null = null;
   const dirs: string[] = [];
+  /** The memory service's own LLM calls (memory.llm), summed over this launch's samples. */
+  const memoryTokens = { calls: 0, promptTokens: 0, completionTokens: 0 };
 
   emit({
     type: 'run-started',
@@ -340,6 +365,9 @@ async function execute(
       );
       for (const n of outcome.notes) notes.add(n);
       embedder ??= outcome.embedder;
+      memoryTokens.calls += outcome.stats['llm.calls'] ?? 0;
+      memoryTokens.promptTokens += outcome.stats['llm.promptTokens'] ?? 0;
+      memoryTokens.completionTokens += outcome.stats['llm.completionTokens'] ?? 0;
       store.markSample(runId, sampleId, {
         status: outcome.status,
         insertErrors: outcome.insertErrors,
@@ -428,6 +456,7 @@ async function execute(
         usage: {
           answer: answerTotals(config, store.answerTokenTotals(runId)),
           judge: m.usage?.judge ?? null,
+          memory: memoryTotals(config, m.usage?.memory ?? null, memoryTokens),
         },
       }),
     });

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Sample, Session, Turn } from '../../../../src-shared/dataset';
 import { packetsOf } from '../../dataset/packets';
 import { createMemoryService } from '../registry';
-import type { MemoryService } from '../types';
+import type { MemoryService, MemoryServiceContext } from '../types';
 
 export function session(
   index: number,
@@ -51,8 +51,9 @@ export async function filled(
   config: unknown,
   s: Sample,
   dir: string,
+  extra: Pick<MemoryServiceContext, 'llm' | 'seed'> = {},
 ): Promise<MemoryService> {
-  const service = await createMemoryService(preset, config, { sample: s, dir });
+  const service = await createMemoryService(preset, config, { sample: s, dir, ...extra });
   for (const packet of packetsOf(s)) await service.insert(packet);
   return service;
 }

@@ -1,6 +1,5 @@
 /**
- * `memoryos`: the short-term / mid-term hierarchy of MemoryOS (Kang et al. 2025), without its
- * LLM stages.
+ * `memoryos`: the short-term / mid-term / long-term hierarchy of MemoryOS (Kang et al. 2025).
  *
  * - Short-term: a fifo of the last `shortTermCapacity` pages. A page is one turn (so evidence
  *   recall, counted on turns, stays exact); its vector mixes in the previous turn, so it carries
@@ -14,7 +13,12 @@
  *   measured in CONVERSATION time: the sessions' date-times (read as UTC), never the wall clock.
  *   A segment is touched when a page joins it and when retrieval uses it. Over `midTermCapacity`
  *   segments, the coldest is evicted with its pages (counted in stats()).
- * - Long-term persona / knowledge needs an LLM; it is off and notes() says so.
+ * - Long-term knowledge needs an LLM (the run's `memory.llm`); without one it is off and notes()
+ *   says so. With one, a segment whose heat reaches `longTermHeatThreshold` and that has at least
+ *   `longTermMinPages` pages not yet read has them read by the LLM, which writes facts about the
+ *   speakers (persona, preferences, events with dates); a segment about to be evicted has its
+ *   unread pages read first, so what mid-term forgets long-term keeps. The `longTermTopK` facts
+ *   that best match a question join its retrieved memories (in place of the last turns).
  *
  * Retrieval scores pages by BM25 and SIF cosine (normalised, weighted): every short-term page,
  * plus the pages of the `topSegments` segments that best match the question (segment score =
@@ -31,7 +35,9 @@ import type { HybridCollection } from '../../collection';
 import { registerMemoryPreset } from '../registry';
 import type { MemoryServiceFactory } from '../registry';
 import { stripQuestionWords } from '../retrieval/query';
+import { asTurnMetadata } from '../retrieval/turns';
 import type { MemoryService, MemoryServiceContext } from '../types';
+import { LlmNotes } from './llm-notes';
 import {
   NO_LLM,
   RunningMean,
@@ -73,6 +79,14 @@ export const memoryosPresetConfigSchema = z.strictObject({
   vectorWeight: z.number().min(0).max(100).default(0.5),
   previousTurnVector: z.number().min(0).max(10).default(0.5),
   dropQuestionWords: z.boolean().default(true),
+  /** Long-term (with a memory LLM): heat at which a segment's new pages are read. */
+  longTermHeatThreshold: z.number().min(0).max(1_000_000).default(5),
+  /** Long-term: unread pages a hot segment needs before the LLM reads them (batches the calls). */
+  longTermMinPages: z.number().int().min(1).max(10_000).default(4),
+  /** Long-term: facts the LLM may write per call. */
+  longTermFactsPerCall: z.number().int().min(1).max(50).default(8),
+  /** Long-term: facts added to each retrieval (they take the place of the last turns). */
+  longTermTopK: z.number().int().min(0).max(100).default(2),
 });
 export type MemoryosPresetConfig = z.output<typeof memoryosPresetConfigSchema>;
 
@@ -98,6 +112,8 @@ export interface SegmentState {
   sum: Float32Array;
   /** Sum of the pages' centred vectors, for the join threshold. */
   centredSum: Float32Array;
+  /** pages[0..readPages) were read by the long-term LLM. */
+  readPages: number;
 }
 
 export interface HeatParams {
@@ -152,6 +168,8 @@ export class MemoryosMemory implements MemoryService {
     private readonly encoder: TurnEncoder,
     private readonly sessionHours: Map<number, number | null>,
     dim: number,
+    /** Long-term facts; null when the run has no memory LLM. */
+    private readonly longTerm: LlmNotes | null,
   ) {
     this.mean = new RunningMean(dim);
   }
@@ -170,13 +188,17 @@ export class MemoryosMemory implements MemoryService {
     collection.createIndex(SEGMENTS, { type: 'vector', dim: embedder.dim, space: 'cosine' });
     collection.createIndex(LINKS, { type: 'graph', directed: true, weighted: false });
     const hours = new Map(ctx.sample.sessions.map((s) => [s.index, conversationHours(s.dateTime)]));
-    return new MemoryosMemory(
-      config,
-      collection,
-      new TurnEncoder(embedder, ctx.sample, config.previousTurnVector),
-      hours,
-      embedder.dim,
-    );
+    const encoder = new TurnEncoder(embedder, ctx.sample, config.previousTurnVector);
+    const longTerm = ctx.llm
+      ? LlmNotes.create(collection, encoder, ctx.llm, {
+          prefix: 'long-term',
+          label: 'Fact',
+          system: longTermPrompt(ctx.sample.speakers, config.longTermFactsPerCall),
+          maxNotes: config.longTermFactsPerCall,
+          seed: ctx.seed ?? 0,
+        })
+      : null;
+    return new MemoryosMemory(config, collection, encoder, hours, embedder.dim, longTerm);
   }
 
   async insert(packet: Packet): Promise<void> {
@@ -199,7 +221,38 @@ export class MemoryosMemory implements MemoryService {
     }
     // The mean moves after promotion so a page is compared against the turns before it.
     for (const p of pages) this.mean.add(p.vector);
-    while (this.segments.size > this.config.midTermCapacity) this.evictColdest();
+    if (this.longTerm) {
+      const c = this.config;
+      for (const s of this.segments.values()) {
+        if (
+          s.pages.length - s.readPages >= c.longTermMinPages &&
+          this.heat(s) >= c.longTermHeatThreshold
+        )
+          await this.readIntoLongTerm(s);
+      }
+    }
+    while (this.segments.size > this.config.midTermCapacity) await this.evictColdest();
+  }
+
+  /** Has the long-term LLM read a segment's unread pages and keep its facts. */
+  private async readIntoLongTerm(s: SegmentState): Promise<void> {
+    if (!this.longTerm || s.readPages >= s.pages.length) return;
+    const unread = s.pages.slice(s.readPages);
+    s.readPages = s.pages.length;
+    const stored = this.collection.get(unread);
+    await this.longTerm.write(
+      stored.flatMap((item) =>
+        item
+          ? [
+              {
+                id: item.id,
+                text: item.text,
+                sessionDateTime: asTurnMetadata(item.metadata, item.id).sessionDateTime,
+              },
+            ]
+          : [],
+      ),
+    );
   }
 
   /** Moves a page the short-term fifo evicted into mid-term. */
@@ -240,6 +293,7 @@ export class MemoryosMemory implements MemoryService {
       lastTouched: this.now,
       sum: Float32Array.from(vector),
       centredSum: centred,
+      readPages: 0,
     };
     const [page] = this.collection.get([pageId]);
     await this.collection.insert(
@@ -259,7 +313,7 @@ export class MemoryosMemory implements MemoryService {
     this.counters.segmentsCreated++;
   }
 
-  private evictColdest(): void {
+  private async evictColdest(): Promise<void> {
     let coldest: SegmentState | null = null;
     let coldestHeat = Infinity;
     for (const s of this.segments.values()) {
@@ -273,10 +327,11 @@ export class MemoryosMemory implements MemoryService {
       }
     }
     if (!coldest) return;
-    // Long-term would receive it here; with that stage off the segment and its pages are forgotten:
+    // Long-term keeps what the LLM reads of it; the segment and its pages are then forgotten:
     // the segment item is deleted and its pages leave the graph and retrieval. The pages stay
     // stored and in the text index (removing from it trips a flexsearch bug); their hits are
     // dropped because they no longer have a vector here.
+    await this.readIntoLongTerm(coldest);
     this.collection.delete([coldest.id]);
     this.collection.removeFromIndex(LINKS, coldest.pages);
     this.segments.delete(coldest.id);
@@ -347,6 +402,9 @@ export class MemoryosMemory implements MemoryService {
       );
       for (const h of linked) if (h.depth === 1) pageIds.add(h.id);
     }
+    const facts = this.longTerm
+      ? await this.longTerm.retrieve(textQuery, q, Math.min(c.longTermTopK, topK))
+      : [];
     const ids = [...pageIds];
     const sims = normalizeMinMax(ids.map((id) => ({ id, score: this.pageSim(q, id) })));
     const ranked = ids
@@ -356,7 +414,7 @@ export class MemoryosMemory implements MemoryService {
         order: this.pageOrder.get(id) ?? 0,
       }))
       .sort((a, b) => b.score - a.score || b.order - a.order)
-      .slice(0, topK);
+      .slice(0, topK - facts.length);
 
     // A segment whose page reaches the answerer counts as visited, at the current conversation time.
     const used = new Set(ranked.map((r) => this.segmentOfPage.get(r.id)));
@@ -373,7 +431,7 @@ export class MemoryosMemory implements MemoryService {
       const item = stored[i];
       if (item) hits.push(turnHit(item, r.score));
     });
-    return hits;
+    return [...hits, ...facts];
   }
 
   private pageSim(q: Float32Array, id: string): number {
@@ -406,6 +464,7 @@ export class MemoryosMemory implements MemoryService {
       'evicted.segments': this.counters.evictedSegments,
       'evicted.pages': this.counters.evictedPages,
       visits: this.counters.visits,
+      ...this.longTerm?.stats(),
     };
     if (!this.closed) {
       out['items'] = this.collection.count();
@@ -420,7 +479,14 @@ export class MemoryosMemory implements MemoryService {
       `memoryos: short-term ${c.shortTermCapacity} pages (page = one turn); mid-term segments by centred ` +
         `cosine >= ${c.segmentThreshold}, capacity ${c.midTermCapacity} (coldest evicted); heat = ` +
         `${c.alpha}*visits + ${c.beta}*pages + ${c.gamma}*exp(-age/${c.recencyTauHours}h) in conversation time`,
-      LONG_TERM_OFF_NOTE,
+      ...(this.longTerm
+        ? [
+            `memoryos: long-term facts on (${this.longTerm.llm.model}): up to ${c.longTermFactsPerCall} facts per read of a segment's ` +
+              `pages at heat >= ${c.longTermHeatThreshold} (>= ${c.longTermMinPages} unread pages) or on eviction; ` +
+              `${c.longTermTopK} facts per retrieval`,
+            ...this.longTerm.failureNote(MEMORYOS_PRESET),
+          ]
+        : [LONG_TERM_OFF_NOTE]),
     ];
   }
 
@@ -435,6 +501,18 @@ export class MemoryosMemory implements MemoryService {
   }
 }
 
+/** What the long-term LLM is asked (MemoryOS's user profile and knowledge, in one list). */
+export function longTermPrompt(speakers: readonly string[], maxFacts: number): string {
+  return (
+    `You maintain the long-term memory of a conversation between ${speakers.join(' and ')}. ` +
+    `From the turns below, write up to ${maxFacts} durable facts about the speakers: persona, ` +
+    `preferences, relationships, plans and events. Start each fact with the speaker's name, keep ` +
+    `names, numbers and places, and turn relative dates ("yesterday", "last week") into dates ` +
+    `using the session date in brackets. One fact per line, no numbering; write "none" if there ` +
+    `is nothing lasting.`
+  );
+}
+
 function addInto(target: Float32Array, v: Float32Array): void {
   for (let i = 0; i < target.length; i++) target[i] = (target[i] as number) + (v[i] ?? 0);
 }
@@ -446,4 +524,4 @@ function meanOf(s: SegmentState): Float32Array {
 export const memoryosPreset: MemoryServiceFactory = async (config, ctx) =>
   MemoryosMemory.open(parsePresetConfig(MEMORYOS_PRESET, memoryosPresetConfigSchema, config), ctx);
 
-registerMemoryPreset(MEMORYOS_PRESET, memoryosPreset);
+registerMemoryPreset(MEMORYOS_PRESET, memoryosPreset, { llmStage: 'long-term facts' });

@@ -94,6 +94,10 @@ export class TurnEncoder {
     });
   }
 
+  get dim(): number {
+    return this.embedder.dim;
+  }
+
   embedQuery(question: string): Float32Array {
     return this.embedder.embedSync([question])[0] as Float32Array;
   }

@@ -14,7 +14,13 @@
  * Layouts: 'two-tier' (working -> long-term, unbounded), 'three-tier' (working -> episodic ->
  * archive, unbounded), 'functional' (working -> one store per speaker, chosen by who spoke the
  * turn; a question naming a speaker weights that speaker's store up), or an explicit chain
- * `[{name, capacity, weight}]`. Summarising turns on migration needs an LLM: off, noted.
+ * `[{name, capacity, weight}]`.
+ *
+ * Summaries need an LLM (the run's `memory.llm`); without one they are off and notes() says so.
+ * With one, turns leaving the first tier are collected and every `summaryBatch` of them is
+ * summarised by the LLM into a few lines, kept beside the tiers; the `summaryTopK` summaries that
+ * best match a question join its retrieved memories (in place of the last turns). A summary
+ * outlives the verbatim turns it was written from when a bounded last tier forgets them.
  */
 import { WINK_EMBEDDER_NAME } from '../retrieval/embedder';
 import { z } from 'zod';
@@ -26,6 +32,7 @@ import type { MemoryServiceFactory } from '../registry';
 import { mentionedSpeakers, stripQuestionWords } from '../retrieval/query';
 import { asTurnMetadata } from '../retrieval/turns';
 import type { MemoryService, MemoryServiceContext } from '../types';
+import { LlmNotes } from './llm-notes';
 import {
   NO_LLM,
   TurnEncoder,
@@ -73,6 +80,12 @@ export const tiersPresetConfigSchema = z
     vectorWeight: z.number().min(0).max(100).default(0.5),
     previousTurnVector: z.number().min(0).max(10).default(0.5),
     dropQuestionWords: z.boolean().default(true),
+    /** Summaries (with a memory LLM): turns leaving the first tier per summary. */
+    summaryBatch: z.number().int().min(1).max(10_000).default(10),
+    /** Summaries: lines the LLM may write per summary. */
+    summaryLines: z.number().int().min(1).max(20).default(3),
+    /** Summaries added to each retrieval (they take the place of the last turns). */
+    summaryTopK: z.number().int().min(0).max(100).default(2),
   })
   .superRefine((value, ctx) => {
     if (!Array.isArray(value.tiers)) return;
@@ -145,6 +158,8 @@ export class TiersMemory implements MemoryService {
   /** Insertion order of every turn: the tie-breaker of the ranking. */
   private readonly order = new Map<string, number>();
   private readonly migrations = new Map<string, number>();
+  /** Turns that left the first tier and wait for the next summary. */
+  private unsummarised: string[] = [];
   private forgotten = 0;
   private closed = false;
 
@@ -154,6 +169,8 @@ export class TiersMemory implements MemoryService {
     private readonly collection: HybridCollection,
     private readonly encoder: TurnEncoder,
     private readonly speakers: readonly string[],
+    /** Summaries of turns that left the first tier; null when the run has no memory LLM. */
+    private readonly summaries: LlmNotes | null,
   ) {}
 
   static async open(config: TiersPresetConfig, ctx: MemoryServiceContext): Promise<TiersMemory> {
@@ -169,7 +186,16 @@ export class TiersMemory implements MemoryService {
     collection.createIndex(TEXT, { type: 'text' });
     collection.createIndex(VECTOR, { type: 'vector', dim: embedder.dim, space: 'cosine' });
     const encoder = new TurnEncoder(embedder, ctx.sample, config.previousTurnVector);
-    return new TiersMemory(config, tiers, collection, encoder, ctx.sample.speakers);
+    const summaries = ctx.llm
+      ? LlmNotes.create(collection, encoder, ctx.llm, {
+          prefix: 'summary',
+          label: 'Summary',
+          system: summaryPrompt(ctx.sample.speakers, config.summaryLines),
+          maxNotes: config.summaryLines,
+          seed: ctx.seed ?? 0,
+        })
+      : null;
+    return new TiersMemory(config, tiers, collection, encoder, ctx.sample.speakers, summaries);
   }
 
   async insert(packet: Packet): Promise<void> {
@@ -185,9 +211,32 @@ export class TiersMemory implements MemoryService {
       this.tierOf.set(t.item.id, 0);
       this.order.set(t.item.id, this.order.size);
     }
-    await this.migrate(
-      0,
-      result.overflow.flatMap((o) => o.evicted),
+    const leaving = result.overflow.flatMap((o) => o.evicted);
+    await this.migrate(0, leaving);
+    if (this.summaries) {
+      this.unsummarised.push(...leaving);
+      while (this.unsummarised.length >= this.config.summaryBatch) {
+        const batch = this.unsummarised.slice(0, this.config.summaryBatch);
+        this.unsummarised = this.unsummarised.slice(this.config.summaryBatch);
+        await this.summarise(batch);
+      }
+    }
+  }
+
+  private async summarise(ids: readonly string[]): Promise<void> {
+    const stored = this.collection.get(ids);
+    await this.summaries?.write(
+      stored.flatMap((item) =>
+        item
+          ? [
+              {
+                id: item.id,
+                text: item.text,
+                sessionDateTime: asTurnMetadata(item.metadata, item.id).sessionDateTime,
+              },
+            ]
+          : [],
+      ),
     );
   }
 
@@ -246,8 +295,15 @@ export class TiersMemory implements MemoryService {
     const c = this.config;
     const named = new Set(mentionedSpeakers(question, this.speakers));
     const searches: Array<{ index: string; weight: number; hits: Hit[] }> = [];
+    const text = c.dropQuestionWords ? stripQuestionWords(question) : question;
+    const summaries = this.summaries
+      ? await this.summaries.retrieve(
+          text,
+          this.encoder.embedQuery(question),
+          Math.min(c.summaryTopK, topK),
+        )
+      : [];
     if (c.textWeight > 0) {
-      const text = c.dropQuestionWords ? stripQuestionWords(question) : question;
       const hits = await this.collection.retrieve(TEXT, text, { topK: this.collection.count() });
       searches.push({ index: TEXT, weight: c.textWeight, hits });
     }
@@ -294,14 +350,14 @@ export class TiersMemory implements MemoryService {
         .filter((f) => f.score > 0)
         .sort((a, b) => b.score - a.score || this.orderOf(a.key) - this.orderOf(b.key));
     }
-    fused = fused.slice(0, topK);
+    fused = fused.slice(0, topK - summaries.length);
     const stored = this.collection.get(fused.map((f) => f.key));
     const hits: MemoryHit[] = [];
     fused.forEach((f, i) => {
       const item = stored[i];
       if (item) hits.push(turnHit(item, f.score));
     });
-    return hits;
+    return [...hits, ...summaries];
   }
 
   private orderOf(id: string): number {
@@ -309,7 +365,7 @@ export class TiersMemory implements MemoryService {
   }
 
   stats(): Record<string, number> {
-    const out: Record<string, number> = { forgotten: this.forgotten };
+    const out: Record<string, number> = { forgotten: this.forgotten, ...this.summaries?.stats() };
     for (const [key, n] of this.migrations) out[key] = n;
     if (!this.closed) {
       out['items'] = this.collection.count();
@@ -328,7 +384,14 @@ export class TiersMemory implements MemoryService {
     const layout = Array.isArray(this.config.tiers) ? 'custom' : this.config.tiers;
     return [
       `tiers: ${layout} ${chain}; fifo overflow migrates verbatim turns (forgotten past a bounded last tier); retrieval fuses every tier (${this.config.fusion})`,
-      `tiers: summarisation on migration off: ${NO_LLM}`,
+      ...(this.summaries
+        ? [
+            `tiers: summaries on (${this.summaries.llm.model}): every ${this.config.summaryBatch} turns leaving ` +
+              `${this.tiers[0]?.name ?? 'the first tier'} are summarised in up to ${this.config.summaryLines} lines; ` +
+              `${this.config.summaryTopK} summaries per retrieval`,
+            ...this.summaries.failureNote(TIERS_PRESET),
+          ]
+        : [`tiers: summarisation on migration off: ${NO_LLM}`]),
     ];
   }
 
@@ -343,7 +406,17 @@ export class TiersMemory implements MemoryService {
   }
 }
 
+/** What the summarising LLM is asked. */
+export function summaryPrompt(speakers: readonly string[], maxLines: number): string {
+  return (
+    `You keep the memory of a conversation between ${speakers.join(' and ')}. Summarise the turns ` +
+    `below in at most ${maxLines} short lines: who did, felt, planned or said what, keeping names, ` +
+    `numbers and places, and turning relative dates ("yesterday", "last week") into dates using ` +
+    `the session date in brackets. One line per point, no numbering.`
+  );
+}
+
 export const tiersPreset: MemoryServiceFactory = async (config, ctx) =>
   TiersMemory.open(parsePresetConfig(TIERS_PRESET, tiersPresetConfigSchema, config), ctx);
 
-registerMemoryPreset(TIERS_PRESET, tiersPreset);
+registerMemoryPreset(TIERS_PRESET, tiersPreset, { llmStage: 'summaries' });
