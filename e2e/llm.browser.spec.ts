@@ -72,6 +72,14 @@ test.describe(() => {
     await nav.getByRole('link', { name: 'Experiments' }).click();
     const form = page.getByRole('form', { name: 'New experiment' });
     await form.getByRole('button', { name: 'First sample only' }).click();
+    // A memory LLM is offered only for presets that have an LLM stage.
+    const memoryLlm = form.getByRole('combobox', { name: /^Memory LLM \(summaries\)/ });
+    await expect(memoryLlm).toHaveCount(0);
+    await form.getByLabel('Memory preset').selectOption('tiers');
+    await expect(memoryLlm).toBeVisible();
+    await expect(memoryLlm).toHaveValue('none');
+    await form.getByLabel('Memory preset').selectOption('hybrid');
+    await expect(memoryLlm).toHaveCount(0);
     await form.getByLabel('Answerer').selectOption({ label: 'LLM: Fake GPT (fake-mini)' });
     await expect(form.getByLabel('Prompt style')).toHaveValue('locomo');
     await form

@@ -70,6 +70,11 @@ export function RunForm({
   const judge = endpoints.find((e) => e.id === judgeId) ?? null;
   const [repeats, setRepeats] = useState(String(DEFAULT_JUDGE_REPEATS));
   const repeatsValue = parseIntInRange(repeats, 1, 20);
+  // Memory LLM: only offered for presets with an LLM stage (memoryos facts, tiers summaries).
+  const llmStage = presets?.find((p) => p.name === presetValue)?.llmStage ?? null;
+  const [memoryLlmId, setMemoryLlmId] = useState('none');
+  const memoryLlm =
+    llmStage === null ? null : (endpoints.find((e) => e.id === memoryLlmId) ?? null);
 
   const topKValue = parseIntInRange(topK, 1, 1000);
   const seedValue = parseIntInRange(seed, -(2 ** 31), 2 ** 31 - 1);
@@ -93,7 +98,11 @@ export function RunForm({
     onRun({
       datasetId: dataset.datasetId,
       ...(samples ? { samples } : {}),
-      memory: { preset: presetValue, config: {} },
+      memory: {
+        preset: presetValue,
+        config: {},
+        ...(memoryLlm ? { llm: endpointLlmFields(memoryLlm) } : {}),
+      },
       answerer: answerer
         ? { kind: 'llm', ...endpointLlmFields(answerer), promptStyle }
         : { kind: 'extractive' },
@@ -185,6 +194,22 @@ export function RunForm({
             ))}
           </select>
         </label>
+        {llmStage !== null && endpoints.length > 0 ? (
+          <label className="field field-wide">
+            <span className="field-label">Memory LLM ({llmStage})</span>
+            <select
+              value={memoryLlm ? memoryLlm.id : 'none'}
+              onChange={(event) => setMemoryLlmId(event.currentTarget.value)}
+            >
+              <option value="none">None (stage off)</option>
+              {endpoints.map((e) => (
+                <option key={e.id} value={e.id}>
+                  {endpointLabel(e)}
+                </option>
+              ))}
+            </select>
+          </label>
+        ) : null}
         {/* Full width once endpoints are listed: "LLM: name (model)" does not fit half a column. */}
         <label className={endpoints.length > 0 ? 'field field-wide' : 'field'}>
           <span className="field-label">Answerer</span>

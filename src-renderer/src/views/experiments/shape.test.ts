@@ -30,11 +30,11 @@ describe('run form choices', () => {
   it('picks the preset the engine marks as default, else the first', () => {
     expect(
       defaultPreset([
-        { name: 'text', isDefault: false },
-        { name: 'hybrid', isDefault: true },
+        { name: 'text', isDefault: false, llmStage: null },
+        { name: 'hybrid', isDefault: true, llmStage: null },
       ]),
     ).toBe('hybrid');
-    expect(defaultPreset([{ name: 'text', isDefault: false }])).toBe('text');
+    expect(defaultPreset([{ name: 'text', isDefault: false, llmStage: null }])).toBe('text');
     expect(defaultPreset([])).toBeNull();
   });
 

@@ -122,6 +122,12 @@ export function RunDetail({
                   <UsageLine label="judge" totals={m.usage.judge} />
                 </>
               ) : null}
+              {m.usage.memory ? (
+                <>
+                  {' · '}
+                  <UsageLine label="memory" totals={m.usage.memory} />
+                </>
+              ) : null}
             </Fact>
           ) : null}
           <Fact label="Embedder">{m.embedder ?? <span className="muted">none</span>}</Fact>
