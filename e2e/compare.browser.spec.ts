@@ -84,6 +84,15 @@ test('compares a hybrid and a text run on mini-1: deltas, flips, config diff and
   await expect(config.getByRole('row', { name: /memory\.preset/ })).toContainText('"hybrid"');
   await expect(config.getByRole('row', { name: /memory\.preset/ })).toContainText('"text"');
 
+  // Cost and speed: offline runs use no tokens and have no prices; latencies are measured.
+  const cost = page.getByRole('table', { name: 'Cost and speed' });
+  await expect(cost.getByRole('row')).toHaveCount(3);
+  const costA = cost.getByRole('row', { name: /^A/ }).getByRole('cell');
+  await expect(costA.nth(0)).toHaveText('–');
+  await expect(costA.nth(3)).toHaveText('–');
+  await expect(costA.nth(4)).toHaveText(/^\d+(\.\d{2})?$/);
+  await expect(costA.nth(5)).toHaveText(/^\d+(\.\d{2})?$/);
+
   await page.screenshot({ path: screenshotPath('compare-overview'), fullPage: true });
 
   // Flip filters: each chip shows as many rows as its count says; all 5 questions unfiltered.

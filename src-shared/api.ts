@@ -2,7 +2,12 @@ import { z } from 'zod';
 import type { DatasetProblem, Sample } from './dataset/types';
 import type { DatasetStats } from './dataset/stats';
 import type { ErrorPayload, Result } from './errors';
-import { COMPARE_METRICS, type ConfigDifference, type RunComparison } from './compare';
+import {
+  COMPARE_METRICS,
+  type ConfigDifference,
+  type RunComparison,
+  type RunCost,
+} from './compare';
 import {
   ExperimentConfigSchema,
   type AnswerRecord,
@@ -214,6 +219,8 @@ export interface ExportedFile {
 export interface RunComparisonResult {
   comparison: RunComparison;
   configDiff: ConfigDifference[];
+  /** Per run, in the comparison's order: tokens, cost and latency. */
+  costs: RunCost[];
 }
 
 export type ApiMethods = typeof apiMethods;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareRuns, configDiff, scoreOf } from './compare';
+import { compareRuns, configDiff, runCost, scoreOf } from './compare';
 import type { AnswerRecord } from './experiment';
 
 function answer(
@@ -128,5 +128,47 @@ describe('configDiff', () => {
       { path: 'extra', values: [undefined, 'true'] },
       { path: 'memory.preset', values: ['"hybrid"', '"text"'] },
     ]);
+  });
+});
+
+describe('runCost', () => {
+  const tokens = (cost: number | null) => ({
+    calls: 2,
+    promptTokens: 100,
+    completionTokens: 10,
+    cost,
+  });
+  const timed = (retrieveMs: number, answerMs: number, error: string | null = null) => ({
+    retrieveMs,
+    answerMs,
+    error,
+  });
+
+  it('sums the priced roles and averages latency over answers that did not fail', () => {
+    const cost = runCost('r1', { answer: tokens(0.5), judge: tokens(null), memory: tokens(0.25) }, [
+      timed(1, 10),
+      timed(3, 30),
+      timed(100, 1000, 'answer: TIMEOUT'),
+    ]);
+    expect(cost).toMatchObject({
+      runId: 'r1',
+      totalCost: 0.75,
+      meanRetrieveMs: 2,
+      meanAnswerMs: 20,
+      judge: { cost: null },
+    });
+  });
+
+  it('has no cost without prices, no roles without usage, and no latency without answers', () => {
+    expect(runCost('r2', { answer: tokens(null), judge: null }, [])).toEqual({
+      runId: 'r2',
+      answer: tokens(null),
+      judge: null,
+      memory: null,
+      totalCost: null,
+      meanRetrieveMs: null,
+      meanAnswerMs: null,
+    });
+    expect(runCost('r3', undefined, [timed(1, 1)]).answer).toBeNull();
   });
 });

@@ -2,6 +2,7 @@ import type { CategoryId } from './dataset/categories';
 import { CATEGORY_IDS } from './dataset/categories';
 import { WorkbenchError } from './errors';
 import type { AnswerRecord, MeanN } from './experiment';
+import type { RunManifest, TokenTotals } from './runs';
 import { pairedBootstrapCI, type BootstrapResult } from './scoring/stats';
 
 /**
@@ -218,4 +219,42 @@ export function configDiff(configs: readonly unknown[]): ConfigDifference[] {
   return paths
     .map((path) => ({ path, values: flat.map((f) => f.get(path)) }))
     .filter(({ values }) => new Set(values).size > 1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cost and speed
+
+/** What one run cost and how fast it answered, for the comparison's cost table. */
+export interface RunCost {
+  runId: string;
+  /** Token totals per model role, from the run's manifest; null where the role had no model. */
+  answer: TokenTotals | null;
+  judge: TokenTotals | null;
+  memory: TokenTotals | null;
+  /** Sum of the roles' costs; null when no role had prices. */
+  totalCost: number | null;
+  /** Means over the final answers that did not fail, ms; null when there are none. */
+  meanRetrieveMs: number | null;
+  meanAnswerMs: number | null;
+}
+
+export function runCost(
+  runId: string,
+  usage: RunManifest['usage'],
+  answers: readonly Pick<AnswerRecord, 'retrieveMs' | 'answerMs' | 'error'>[],
+): RunCost {
+  const roles = [usage?.answer ?? null, usage?.judge ?? null, usage?.memory ?? null];
+  const priced = roles.filter((r): r is TokenTotals => r !== null && r.cost !== null);
+  const ok = answers.filter((a) => a.error === null);
+  const mean = (values: number[]): number | null =>
+    values.length === 0 ? null : values.reduce((s, v) => s + v, 0) / values.length;
+  return {
+    runId,
+    answer: roles[0] ?? null,
+    judge: roles[1] ?? null,
+    memory: roles[2] ?? null,
+    totalCost: priced.length === 0 ? null : priced.reduce((s, r) => s + (r.cost ?? 0), 0),
+    meanRetrieveMs: mean(ok.map((a) => a.retrieveMs)),
+    meanAnswerMs: mean(ok.map((a) => a.answerMs)),
+  };
 }

@@ -10,6 +10,7 @@ import type {
 import {
   compareRuns,
   configDiff,
+  runCost,
   type CompareMetric,
   type RunComparison,
 } from '../../src-shared/compare';
@@ -130,15 +131,20 @@ export class ExperimentManager {
     }
     const store = this.runs();
     const infos = runIds.map((id) => store.getRun(id));
+    const answers = infos.map((info) => store.finalAnswers(info.id));
     const comparison = compareRuns(
-      infos.map((info) => ({
+      infos.map((info, i) => ({
         runId: info.id,
         label: `${info.preset} · ${info.id}`,
-        answers: store.finalAnswers(info.id),
+        answers: answers[i] ?? [],
       })),
       { metric, baselineIndex, seed },
     );
-    return { comparison, configDiff: configDiff(infos.map((info) => info.manifest.config)) };
+    return {
+      comparison,
+      configDiff: configDiff(infos.map((info) => info.manifest.config)),
+      costs: infos.map((info, i) => runCost(info.id, info.manifest.usage, answers[i] ?? [])),
+    };
   }
 
   compareExport(

@@ -11,6 +11,7 @@ import {
 import { ErrorView } from '../../components/ErrorView';
 import { CategoryPanel } from './CategoryPanel';
 import { ConfigDiffTable } from './ConfigDiffTable';
+import { CostPanel } from './CostPanel';
 import { FlipSummary } from './FlipSummary';
 import {
   useComparableRuns,
@@ -174,6 +175,7 @@ export function CompareView() {
             </p>
           ) : null}
           <FlipSummary comparison={comparison} />
+          <CostPanel comparison={comparison} costs={result.data?.costs ?? []} />
           <CategoryPanel
             comparison={comparison}
             scheme={params.scheme}

@@ -1,0 +1,90 @@
+import { memo } from 'react';
+import type { RunComparison, RunCost } from '@shared/compare';
+import type { TokenTotals } from '@shared/runs';
+import { formatCost, formatTokens } from '../runs/shape';
+import { RunTag } from './RunPicker';
+import { runLetter } from './shape';
+
+const ROLES = ['answer', 'judge', 'memory'] as const;
+const ROLE_HEADERS = { answer: 'Answer tokens', judge: 'Judge tokens', memory: 'Memory tokens' };
+
+/** Tokens per model role, cost and latency of each compared run: what a better score cost. */
+export const CostPanel = memo(function CostPanel({
+  comparison,
+  costs,
+}: {
+  comparison: RunComparison;
+  costs: readonly RunCost[];
+}) {
+  return (
+    <section className="panel" aria-labelledby="compare-cost-title">
+      <h2>
+        <span id="compare-cost-title">Cost and speed</span>{' '}
+        <span className="muted heading-note">
+          · tokens in + out per model role over every test, cost at the endpoints&apos; prices;
+          latencies are means over final answers
+        </span>
+      </h2>
+      <div className="table-scroll">
+        <table className="flip-table" aria-label="Cost and speed">
+          <thead>
+            <tr>
+              <th scope="col">Run</th>
+              {ROLES.map((role) => (
+                <th key={role} scope="col" className="num">
+                  {ROLE_HEADERS[role]}
+                </th>
+              ))}
+              <th scope="col" className="num">
+                Cost
+              </th>
+              <th scope="col" className="num">
+                Retrieve ms
+              </th>
+              <th scope="col" className="num">
+                Answer ms
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {comparison.runs.map((run, i) => {
+              const cost = costs[i];
+              return (
+                <tr key={run.runId}>
+                  <th scope="row">
+                    <span className="run-name">
+                      <RunTag index={i} />
+                      <span>{runLetter(i)}</span>
+                    </span>
+                  </th>
+                  {ROLES.map((role) => (
+                    <td key={role} className="num">
+                      <Tokens totals={cost?.[role] ?? null} />
+                    </td>
+                  ))}
+                  <td className="num">{formatCost(cost?.totalCost)}</td>
+                  <td className="num">{formatMs(cost?.meanRetrieveMs)}</td>
+                  <td className="num">{formatMs(cost?.meanAnswerMs)}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+});
+
+function Tokens({ totals }: { totals: TokenTotals | null }) {
+  if (totals === null || totals.calls === 0) return <span className="muted">–</span>;
+  return (
+    <span title={`${formatTokens(totals.calls)} calls`}>
+      {formatTokens(totals.promptTokens)} + {formatTokens(totals.completionTokens)}
+    </span>
+  );
+}
+
+function formatMs(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined) return '–';
+  return ms < 10 ? ms.toFixed(2) : ms.toFixed(0);
+}
