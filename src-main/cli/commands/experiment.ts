@@ -22,6 +22,7 @@ import { formatDuration, summaryTable } from '../../core/runs/report';
 import { RunStore } from '../../core/runs/store';
 import type { CliCommand, CliIO } from '../command';
 import { UsageError } from '../command';
+import { ensureWordVectorCache } from '../wordVectors';
 
 const USAGE = `usage: npm run -s cli -- experiment --data <file> [options]
 
@@ -398,6 +399,7 @@ export const experimentCommand: CliCommand = {
     }
     const config = parsed.data;
 
+    await ensureWordVectorCache(io);
     const { store, dataDir } = openStore(values['runs-db'], values['data-dir']);
     try {
       const tty = process.stderr.isTTY === true;

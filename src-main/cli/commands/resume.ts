@@ -9,6 +9,7 @@ import {
   reportOutcome,
   superviseRun,
 } from './experiment';
+import { ensureWordVectorCache } from '../wordVectors';
 
 const USAGE = `usage: npm run -s cli -- resume <run id> [options]
 
@@ -49,6 +50,7 @@ export const resumeCommand: CliCommand = {
     const scheme = parseScheme(values.scheme);
     if (positionals.length !== 1) throw new UsageError('resume takes one run id');
     const runId = positionals[0] as string;
+    await ensureWordVectorCache(io);
     const { store, dataDir } = openStore(values['runs-db'], values['data-dir']);
     try {
       const handle = await resumeExperiment(runId, {

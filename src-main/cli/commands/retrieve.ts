@@ -16,6 +16,7 @@ import { extraPresetModules, loadMemoryPresets } from '../../core/pipeline/prese
 import type { CliCommand } from '../command';
 import { UsageError } from '../command';
 import { parseScheme, readConfigFile } from './experiment';
+import { ensureWordVectorCache } from '../wordVectors';
 
 const DEFAULT_K = 10;
 
@@ -117,6 +118,7 @@ export const retrieveCommand: CliCommand = {
 
     const dataset = await loadDatasetFile(values.data);
     const samples = selectSamples(dataset.samples, values.samples);
+    await ensureWordVectorCache(io);
     const rows: Row[] = [];
     let turns = 0;
     let insertMs = 0;
