@@ -3,17 +3,20 @@
  *
  *   retrieval  every turn preset side by side with reference retrievers: recall, latency, ingest
  *   pipeline   the full experiment engine over all samples (workers, runs DB, extractive answers)
+ *   compare    the Compare view's request over two full runs
  *
  * Each suite prints its report and replaces its own section of docs/benchmarks.md.
  */
 import { parseArgs } from 'node:util';
 import { resolveDataset } from './common';
+import { compareSuite } from './compare';
 import { pipelineSuite } from './pipeline';
 import { retrievalSuite } from './retrieval';
 
 const SUITES: Record<string, (data: string, write: boolean, extra: string[]) => Promise<void>> = {
   retrieval: retrievalSuite,
   pipeline: pipelineSuite,
+  compare: compareSuite,
 };
 
 const USAGE = `usage: npm run bench -- <${Object.keys(SUITES).join('|')}> [--data <file>] [--no-write] [--no-ablation]\n`;
