@@ -114,6 +114,29 @@ test('designs a collection from the hybrid preset, saves it, and tries it on min
   await expect(page.getByRole('region', { name: 'Index fifo' })).toHaveCount(0);
   await page.screenshot({ path: screenshotPath('collections-saved'), fullPage: true });
 
+  // The saved design runs as an experiment's memory, exactly as designed.
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  await nav.getByRole('link', { name: 'Experiments' }).click();
+  const form = page.getByRole('form', { name: 'New experiment' });
+  await form.getByRole('button', { name: 'First sample only' }).click();
+  await form.getByLabel('Memory preset').selectOption({ label: 'design: my-design' });
+  await form.getByRole('button', { name: 'Run', exact: true }).click();
+  const card = page.getByRole('article').first();
+  await expect(card).toContainText('preset designed');
+  await expect(card.getByRole('progressbar', { name: /^Run .* progress$/ })).toHaveAttribute(
+    'aria-valuenow',
+    '100',
+    { timeout: 60_000 },
+  );
+  await expect(card.locator('.status-badge')).toHaveText('completed');
+  await card.getByRole('button', { name: 'Open results' }).click();
+  await expect(page.getByRole('region', { name: 'Manifest' })).toContainText(
+    'designed "my-design" (from hybrid)',
+  );
+  await page.screenshot({ path: screenshotPath('collections-design-run'), fullPage: true });
+  await nav.getByRole('link', { name: 'Collections' }).click();
+  await list.getByRole('button', { name: /my-design/ }).click();
+
   // Delete asks first.
   const reloaded = page.getByRole('region', { name: 'Design' });
   await reloaded.getByRole('button', { name: 'Delete design…' }).click();

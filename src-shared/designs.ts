@@ -10,6 +10,9 @@ import { formatPath, type ErrorPath } from './errors';
  * Every message is written to follow a path: `indexes[2].capacity: must be >= 1`.
  */
 
+/** The memory preset that runs a design; its config is the whole design. */
+export const DESIGNED_PRESET = 'designed';
+
 /** Presets a design can start from; `designs.fromPreset` prefills their defaults. */
 export const DESIGN_BASE_PRESETS = ['vector', 'text', 'hybrid'] as const;
 export type DesignBasePreset = (typeof DESIGN_BASE_PRESETS)[number];

@@ -5,14 +5,14 @@
  * `memory: {preset: 'designed', config: <design from designs.list>}`.
  */
 import type { Packet } from '../../../../src-shared/dataset';
-import { CollectionDesignSchema } from '../../../../src-shared/designs';
+import { CollectionDesignSchema, DESIGNED_PRESET } from '../../../../src-shared/designs';
 import type { MemoryHit } from '../../answer/types';
 import { DesignedCollection } from '../../designs/engine';
 import { registerMemoryPreset, type MemoryServiceFactory } from '../registry';
 import type { MemoryService } from '../types';
 import { parsePresetConfig } from './shared';
 
-export const DESIGNED_PRESET = 'designed';
+export { DESIGNED_PRESET };
 
 export class DesignedMemory implements MemoryService {
   readonly preset = DESIGNED_PRESET;

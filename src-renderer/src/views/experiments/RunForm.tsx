@@ -12,7 +12,14 @@ import type { ErrorPayload } from '@shared/errors';
 import { ErrorView } from '../../components/ErrorView';
 import { useApi } from '../../hooks/useApi';
 import { endpointLabel } from '../models/shape';
-import { defaultPreset, parallelChoices, parseIntInRange, samplesToRun } from './shape';
+import {
+  defaultPreset,
+  memoryFor,
+  memoryOptions,
+  parallelChoices,
+  parseIntInRange,
+  samplesToRun,
+} from './shape';
 
 const PROMPT_STYLE_LABELS: Record<PromptStyle, string> = { locomo: 'LoCoMo', mem0: 'Mem0' };
 
@@ -50,9 +57,18 @@ export function RunForm({
   const choose = (next: Iterable<string>) =>
     setChoice({ datasetId: dataset.datasetId, ids: new Set(next) });
 
-  const [preset, setPreset] = useState<string | null>(null);
-  const presetValue =
-    preset !== null && presets?.some((p) => p.name === preset) ? preset : defaultPreset(presets);
+  // Memory: a built-in preset or a saved design (Collections view), as one list.
+  const designs = useApi('designs.list', {});
+  const memoryList = memoryOptions(presets, designs.data?.designs);
+  const [memoryValue, setMemoryValue] = useState<string | null>(null);
+  const fallback = defaultPreset(presets);
+  const chosenMemory =
+    memoryValue !== null && memoryList.some((o) => o.value === memoryValue)
+      ? memoryValue
+      : fallback;
+  const memory =
+    chosenMemory === null ? null : memoryFor(chosenMemory, presets, designs.data?.designs);
+  const presetValue = memory?.preset ?? null;
   const [topK, setTopK] = useState(String(DEFAULT_TOP_K));
   const [seed, setSeed] = useState(String(DEFAULT_SEED));
   const [parallel, setParallel] = useState(1);
@@ -71,7 +87,7 @@ export function RunForm({
   const [repeats, setRepeats] = useState(String(DEFAULT_JUDGE_REPEATS));
   const repeatsValue = parseIntInRange(repeats, 1, 20);
   // Memory LLM: only offered for presets with an LLM stage (memoryos facts, tiers summaries).
-  const llmStage = presets?.find((p) => p.name === presetValue)?.llmStage ?? null;
+  const llmStage = memoryList.find((o) => o.value === chosenMemory)?.llmStage ?? null;
   const [memoryLlmId, setMemoryLlmId] = useState('none');
   const memoryLlm =
     llmStage === null ? null : (endpoints.find((e) => e.id === memoryLlmId) ?? null);
@@ -91,18 +107,14 @@ export function RunForm({
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (problems.length > 0 || presetValue === null || topKValue === null || seedValue === null) {
+    if (problems.length > 0 || memory === null || topKValue === null || seedValue === null) {
       return;
     }
     const judgeRepeats = repeatsValue ?? DEFAULT_JUDGE_REPEATS;
     onRun({
       datasetId: dataset.datasetId,
       ...(samples ? { samples } : {}),
-      memory: {
-        preset: presetValue,
-        config: {},
-        ...(memoryLlm ? { llm: endpointLlmFields(memoryLlm) } : {}),
-      },
+      memory: { ...memory, ...(memoryLlm ? { llm: endpointLlmFields(memoryLlm) } : {}) },
       answerer: answerer
         ? { kind: 'llm', ...endpointLlmFields(answerer), promptStyle }
         : { kind: 'extractive' },
@@ -181,15 +193,14 @@ export function RunForm({
         <label className="field">
           <span className="field-label">Memory preset</span>
           <select
-            value={presetValue ?? ''}
-            disabled={!presets || presets.length === 0}
-            onChange={(event) => setPreset(event.currentTarget.value)}
+            value={chosenMemory ?? ''}
+            disabled={memoryList.length === 0}
+            onChange={(event) => setMemoryValue(event.currentTarget.value)}
           >
             {presets === undefined ? <option value="">loading…</option> : null}
-            {presets?.map((p) => (
-              <option key={p.name} value={p.name}>
-                {p.name}
-                {p.isDefault ? ' (default)' : ''}
+            {memoryList.map((o) => (
+              <option key={o.value} value={o.value}>
+                {o.label}
               </option>
             ))}
           </select>

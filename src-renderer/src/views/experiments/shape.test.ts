@@ -3,6 +3,8 @@ import type { DatasetSummary } from '@shared/api';
 import {
   defaultPreset,
   formatEta,
+  memoryFor,
+  memoryOptions,
   parallelChoices,
   parseIntInRange,
   percent,
@@ -65,5 +67,48 @@ describe('run form choices', () => {
   it('clamps percentages', () => {
     expect(percent(0.456)).toBe(46);
     expect(percent(2)).toBe(100);
+  });
+});
+
+describe('memory choices', () => {
+  const presets = [
+    { name: 'hybrid', isDefault: true, llmStage: null },
+    { name: 'tiers', isDefault: false, llmStage: 'summaries' },
+    { name: 'designed', isDefault: false, llmStage: null },
+  ];
+  const design = {
+    name: 'my design',
+    indexes: [
+      { name: 'text', type: 'text' as const, k1: 1.2, b: 0.75, stem: true, stopWords: true },
+    ],
+    fusion: { method: 'rrf' as const, weights: {}, rrfK: 60 },
+    retrieval: {
+      candidates: 50,
+      previousTurnScore: 0.5,
+      nextTurnScore: 0.2,
+      speakerBoost: 0.4,
+      dropQuestionWords: true,
+    },
+  };
+  const designs = [{ design, savedAt: '2026-11-23T00:00:00.000Z' }];
+
+  it('lists the presets but `designed`, then each saved design', () => {
+    expect(memoryOptions(presets, designs)).toEqual([
+      { value: 'hybrid', label: 'hybrid (default)', llmStage: null },
+      { value: 'tiers', label: 'tiers', llmStage: 'summaries' },
+      { value: 'design:my design', label: 'design: my design', llmStage: null },
+    ]);
+  });
+
+  it('runs a saved design as the designed preset with the design as its config', () => {
+    expect(memoryFor('design:my design', presets, designs)).toEqual({
+      preset: 'designed',
+      config: design,
+    });
+    expect(memoryFor('tiers', presets, designs)).toEqual({ preset: 'tiers', config: {} });
+    // `designed` alone has no design to run; a deleted design or preset is no choice.
+    expect(memoryFor('designed', presets, designs)).toBeNull();
+    expect(memoryFor('design:gone', presets, designs)).toBeNull();
+    expect(memoryFor('vector', presets, designs)).toBeNull();
   });
 });

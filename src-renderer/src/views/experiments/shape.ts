@@ -1,4 +1,5 @@
 import type { DatasetSummary, MemoryPresetInfo } from '@shared/api';
+import { DESIGNED_PRESET, type SavedDesign } from '@shared/designs';
 
 /** Pure helpers of the Experiments view: time formatting and the run form's choices. */
 
@@ -16,6 +17,55 @@ export function formatEta(ms: number | null | undefined): string {
 
 export function percent(fraction: number): number {
   return Math.round(Math.max(0, Math.min(1, fraction)) * 100);
+}
+
+/** One entry of the run form's memory list: a built-in preset or a saved collection design. */
+export interface MemoryOption {
+  /** The preset's name, or `design:<name>` for a saved design: the select's value. */
+  value: string;
+  label: string;
+  /** What the choice does with a memory LLM; null: it uses none. */
+  llmStage: string | null;
+}
+
+/**
+ * The presets (but `designed`, which only makes sense with a design as its config), then every
+ * saved design (Collections view), run as the `designed` preset.
+ */
+export function memoryOptions(
+  presets: readonly MemoryPresetInfo[] | undefined,
+  designs: readonly SavedDesign[] | undefined,
+): MemoryOption[] {
+  return [
+    ...(presets ?? [])
+      .filter((p) => p.name !== DESIGNED_PRESET)
+      .map((p) => ({
+        value: p.name,
+        label: `${p.name}${p.isDefault ? ' (default)' : ''}`,
+        llmStage: p.llmStage,
+      })),
+    ...(designs ?? []).map((d) => ({
+      value: `design:${d.design.name}`,
+      label: `design: ${d.design.name}`,
+      llmStage: null,
+    })),
+  ];
+}
+
+/** The experiment's `memory` for a memory-list value; null when it names nothing listed. */
+export function memoryFor(
+  value: string,
+  presets: readonly MemoryPresetInfo[] | undefined,
+  designs: readonly SavedDesign[] | undefined,
+): { preset: string; config: Record<string, unknown> } | null {
+  if (value.startsWith('design:')) {
+    const name = value.slice('design:'.length);
+    const saved = designs?.find((d) => d.design.name === name);
+    return saved ? { preset: DESIGNED_PRESET, config: { ...saved.design } } : null;
+  }
+  return presets?.some((p) => p.name === value && value !== DESIGNED_PRESET)
+    ? { preset: value, config: {} }
+    : null;
 }
 
 /** The preset the engine marks as default, else the first; null while none is listed. */
