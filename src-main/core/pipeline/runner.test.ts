@@ -142,6 +142,40 @@ describe('experiment runner (inline executor, real SQLite)', () => {
     store.close();
   });
 
+  it('counts the questions it does not ask over every sample of the run, resumed or not', async () => {
+    const { store, dataDir } = world();
+    const { samples } = await loadDatasetFile(mini);
+    const expected = samples.reduce((n, s) => n + s.qa.length - planTests(s).totalQuestions, 0);
+    // mini-1 holds the questions without usable evidence; cancel once it is done.
+    expect(expected).toBeGreaterThan(0);
+    const stop = new AbortController();
+    const handle = await startExperiment(
+      { datasetPath: mini, memory: { preset: 'test-recency' } },
+      {
+        store,
+        dataDir,
+        executor: recency(),
+        signal: stop.signal,
+        onProgress: (e) => {
+          if (e.type === 'sample-finished' && e.sampleId === 'mini-1') stop.abort();
+        },
+      },
+    );
+    const first = await handle.done;
+    expect(first.status).toBe('cancelled');
+    expect(first.notAsked).toBe(expected);
+    expect(store.getRun(handle.runId).sampleInfo.map((s) => s.status)).toEqual([
+      'completed',
+      'pending',
+    ]);
+    // The resume replays mini-2 only, and its summary still covers both samples.
+    const resumed = await (
+      await resumeExperiment(handle.runId, { store, dataDir, executor: recency() })
+    ).done;
+    expect(resumed.status).toBe('completed');
+    expect(resumed.notAsked).toBe(expected);
+  });
+
   it('cancels gracefully: committed tests stay, no half test, the run is marked cancelled', async () => {
     const { store, dataDir } = world();
     const stop = new AbortController();

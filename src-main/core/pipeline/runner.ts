@@ -200,7 +200,8 @@ export async function startExperiment(
       plannedTests: plan.tests.length,
     })),
   );
-  return launch(runId, config, planned, manifest.parallel, false, executor, options);
+  const notAsked = notAskedOf(planned);
+  return launch(runId, config, planned, manifest.parallel, false, notAsked, executor, options);
 }
 
 /**
@@ -252,6 +253,15 @@ export async function resumeExperiment(
       skipTests: new Set(store.committedTests(runId, info.sampleId)),
     });
   }
+  // Over every sample of the run, finished ones included: the summary covers them all.
+  const notAsked = notAskedOf(
+    run.sampleInfo.flatMap((info) => {
+      const sample = byId.get(info.sampleId);
+      return sample
+        ? [{ sample, plan: planTests(sample, { includeNoEvidence: config.includeNoEvidence }) }]
+        : [];
+    }),
+  );
   store.reopenRun(runId);
   return launch(
     runId,
@@ -259,9 +269,15 @@ export async function resumeExperiment(
     planned,
     effectiveParallel(config.parallel, planned.length),
     true,
+    notAsked,
     executor,
     options,
   );
+}
+
+/** Questions the plans leave out (no usable evidence, unless the config includes them). */
+function notAskedOf(plans: ReadonlyArray<Pick<PlannedSample, 'sample' | 'plan'>>): number {
+  return plans.reduce((n, p) => n + p.sample.qa.length - p.plan.totalQuestions, 0);
 }
 
 function launch(
@@ -270,6 +286,7 @@ function launch(
   planned: PlannedSample[],
   parallel: number,
   resumed: boolean,
+  notAsked: number,
   executor: SampleExecutor,
   options: RunOptions,
 ): ExperimentHandle {
@@ -287,7 +304,7 @@ function launch(
     executor,
     options,
     controller.signal,
-  );
+  ).then((outcome) => ({ ...outcome, notAsked }));
   return { runId, done, cancel: () => controller.abort() };
 }
 
@@ -300,7 +317,7 @@ async function execute(
   executor: SampleExecutor,
   options: RunOptions,
   signal: AbortSignal,
-): Promise<RunOutcome> {
+): Promise<Omit<RunOutcome, 'notAsked'>> {
   const { store } = options;
   const now = options.now ?? Date.now;
   const startedAt = now();
@@ -469,6 +486,5 @@ async function execute(
   if (status === 'completed') emit({ type: 'run-finished', runId, at: now(), summary, elapsedMs });
   else if (status === 'cancelled') emit({ type: 'run-cancelled', runId, at: now(), elapsedMs });
   else emit({ type: 'run-failed', runId, at: now(), message: error ?? 'failed', elapsedMs });
-  const notAsked = planned.reduce((n, p) => n + p.sample.qa.length - p.plan.totalQuestions, 0);
-  return { runId, status, summary, elapsedMs, error, notAsked };
+  return { runId, status, summary, elapsedMs, error };
 }
