@@ -36,6 +36,22 @@ export function sample(sessions: Session[], speakers: [string, string] = ['Ann',
   };
 }
 
+/** Eight turns, one topic each, over two dated sessions: a question finds exactly one of them. */
+export const EIGHT_TOPICS: Sample = sample([
+  session(1, '2023-05-08T13:56:00', [
+    ['Ann', 'I finished a blue pottery bowl in my ceramics class.'],
+    ['Bob', 'I adopted a puppy from the shelter.'],
+    ['Ann', 'My manager gave me a promotion at work.'],
+    ['Bob', 'I went hiking in the mountains last weekend.'],
+  ]),
+  session(2, '2023-06-01T09:00:00', [
+    ['Ann', 'I started reading a novel about dragons.'],
+    ['Bob', 'The stock market report was boring.'],
+    ['Ann', 'My sister is getting married in Rome.'],
+    ['Bob', 'I repaired the old bicycle in the garage.'],
+  ]),
+]);
+
 export function tempDirs(prefix: string): { make(): string; cleanup(): void } {
   const root = mkdtempSync(join(tmpdir(), `mw-${prefix}-`));
   let n = 0;

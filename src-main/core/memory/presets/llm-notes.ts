@@ -1,5 +1,6 @@
 import type { MemoryHit } from '../../answer/types';
 import type { HybridCollection } from '../../collection';
+import { asTurnMetadata } from '../retrieval/turns';
 import type { MemoryLlm } from '../types';
 import { cosineOf, normalizeMinMax, type TurnEncoder } from './shared';
 
@@ -13,12 +14,6 @@ import { cosineOf, normalizeMinMax, type TurnEncoder } from './shared';
  * notes()) and the turns stay as they were, so a flaky endpoint degrades the memory instead of
  * failing inserts.
  */
-
-export interface NoteSourceTurn {
-  id: string;
-  text: string;
-  sessionDateTime: string | null;
-}
 
 export interface LlmNotesOptions {
   /** Index names are `<prefix>-text` and `<prefix>-vector`; item ids `<prefix>-<n>`. */
@@ -77,8 +72,22 @@ export class LlmNotes {
     return this.vectors.size;
   }
 
-  /** Asks the LLM for notes on `turns` and stores each line it answers as one note. */
-  async write(turns: readonly NoteSourceTurn[]): Promise<void> {
+  /**
+   * Asks the LLM for notes on the stored turns `ids` (each with its session date) and stores each
+   * line it answers as one note.
+   */
+  async write(ids: readonly string[]): Promise<void> {
+    const turns = this.collection.get(ids).flatMap((item) =>
+      item
+        ? [
+            {
+              id: item.id,
+              text: item.text,
+              sessionDateTime: asTurnMetadata(item.metadata, item.id).sessionDateTime,
+            },
+          ]
+        : [],
+    );
     if (turns.length === 0) return;
     const dated = turns.map((t) =>
       t.sessionDateTime ? `[${t.sessionDateTime}] ${t.text}` : t.text,

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ChatCompletion, ChatMessage } from '../../answer/llm-client';
 import type { MemoryLlm } from '../types';
-import { filled, sample, session, tempDirs } from './fixtures';
+import { EIGHT_TOPICS, filled, tempDirs } from './fixtures';
 import { noteLines } from './llm-notes';
 import './index';
 
@@ -45,22 +45,6 @@ class FakeMemoryLlm implements MemoryLlm {
   }
 }
 
-// Eight turns on distinct topics over two dated sessions.
-const SAMPLE = sample([
-  session(1, '2023-05-08T13:56:00', [
-    ['Ann', 'I finished a blue pottery bowl in my ceramics class.'],
-    ['Bob', 'I adopted a puppy from the shelter.'],
-    ['Ann', 'My manager gave me a promotion at work.'],
-    ['Bob', 'I went hiking in the mountains last weekend.'],
-  ]),
-  session(2, '2023-06-01T09:00:00', [
-    ['Ann', 'I started reading a novel about dragons.'],
-    ['Bob', 'The stock market report was boring.'],
-    ['Ann', 'My sister is getting married in Rome.'],
-    ['Bob', 'I repaired the old bicycle in the garage.'],
-  ]),
-]);
-
 describe('noteLines', () => {
   it('takes one note per line, without list markers, numbering or "none"', () => {
     expect(noteLines('- Ann likes pottery\n2) Bob has a puppy\n\n• x\nnone\n')).toEqual([
@@ -76,7 +60,7 @@ describe('tiers summaries with a memory LLM', () => {
 
   it('summarises every batch of turns leaving the working tier, with their session dates', async () => {
     const llm = new FakeMemoryLlm(['Ann glazed a zebra vase.', 'Bob walked a giraffe.']);
-    const m = await filled('tiers', config, SAMPLE, dirs.make(), { llm, seed: 7 });
+    const m = await filled('tiers', config, EIGHT_TOPICS, dirs.make(), { llm, seed: 7 });
     // 5 of 8 turns leave a working tier of 3: two batches of 2, one turn still waiting.
     expect(llm.sent).toHaveLength(2);
     expect(llm.turnsOf(1)).toEqual([
@@ -101,7 +85,7 @@ describe('tiers summaries with a memory LLM', () => {
 
   it('retrieves the best summary in place of the last turn, dated and with no dia_id', async () => {
     const llm = new FakeMemoryLlm(['Ann glazed a zebra vase.', 'Bob walked a giraffe.']);
-    const m = await filled('tiers', config, SAMPLE, dirs.make(), { llm });
+    const m = await filled('tiers', config, EIGHT_TOPICS, dirs.make(), { llm });
     const hits = await m.retrieve('What did Bob do with the giraffe?', 3);
     expect(hits).toHaveLength(3);
     const last = hits[2];
@@ -117,7 +101,7 @@ describe('tiers summaries with a memory LLM', () => {
 
   it('keeps going when a call fails: turns kept, the failure counted and named', async () => {
     const llm = new FakeMemoryLlm([], new Set([1]));
-    const m = await filled('tiers', config, SAMPLE, dirs.make(), { llm });
+    const m = await filled('tiers', config, EIGHT_TOPICS, dirs.make(), { llm });
     expect(m.stats()).toMatchObject({
       'llm.calls': 1,
       'llm.failures': 1,
@@ -131,7 +115,7 @@ describe('tiers summaries with a memory LLM', () => {
   });
 
   it('without a memory LLM the stage is off and says so', async () => {
-    const m = await filled('tiers', config, SAMPLE, dirs.make());
+    const m = await filled('tiers', config, EIGHT_TOPICS, dirs.make());
     expect(m.notes().join('\n')).toContain('tiers: summarisation on migration off: no LLM');
     expect(m.stats()['llm.calls']).toBeUndefined();
     expect((await m.retrieve('giraffe', 3)).every((h) => h.diaId !== null)).toBe(true);
@@ -146,7 +130,7 @@ describe('memoryos long-term facts with a memory LLM', () => {
       'memoryos',
       // Every page that leaves short-term is hot at once (threshold 0); reads come in pairs.
       { shortTermCapacity: 2, longTermHeatThreshold: 0, longTermMinPages: 2, segmentThreshold: -1 },
-      SAMPLE,
+      EIGHT_TOPICS,
       dirs.make(),
       { llm },
     );
@@ -172,7 +156,7 @@ describe('memoryos long-term facts with a memory LLM', () => {
         segmentThreshold: 1,
         longTermTopK: 1,
       },
-      SAMPLE,
+      EIGHT_TOPICS,
       dirs.make(),
       { llm },
     );
@@ -191,7 +175,7 @@ describe('memoryos long-term facts with a memory LLM', () => {
   });
 
   it('without a memory LLM the long-term stage is off and says so', async () => {
-    const m = await filled('memoryos', { shortTermCapacity: 2 }, SAMPLE, dirs.make());
+    const m = await filled('memoryos', { shortTermCapacity: 2 }, EIGHT_TOPICS, dirs.make());
     expect(m.notes().join('\n')).toContain('memoryos: long-term persona stage off: no LLM');
     await m.close();
   });

@@ -35,7 +35,6 @@ import type { HybridCollection } from '../../collection';
 import { registerMemoryPreset } from '../registry';
 import type { MemoryServiceFactory } from '../registry';
 import { stripQuestionWords } from '../retrieval/query';
-import { asTurnMetadata } from '../retrieval/turns';
 import type { MemoryService, MemoryServiceContext } from '../types';
 import { LlmNotes } from './llm-notes';
 import {
@@ -239,20 +238,7 @@ export class MemoryosMemory implements MemoryService {
     if (!this.longTerm || s.readPages >= s.pages.length) return;
     const unread = s.pages.slice(s.readPages);
     s.readPages = s.pages.length;
-    const stored = this.collection.get(unread);
-    await this.longTerm.write(
-      stored.flatMap((item) =>
-        item
-          ? [
-              {
-                id: item.id,
-                text: item.text,
-                sessionDateTime: asTurnMetadata(item.metadata, item.id).sessionDateTime,
-              },
-            ]
-          : [],
-      ),
-    );
+    await this.longTerm.write(unread);
   }
 
   /** Moves a page the short-term fifo evicted into mid-term. */

@@ -1,31 +1,15 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createMemoryService } from '../registry';
-import { filled, ids, sample, session, tempDirs } from './fixtures';
+import { EIGHT_TOPICS, filled, ids, tempDirs } from './fixtures';
 import { resolveTiers, tiersPresetConfigSchema } from './tiers';
 import './index';
 
 const dirs = tempDirs('tiers');
 afterAll(() => dirs.cleanup());
 
-// Eight turns, one topic each, so a question finds exactly one of them.
-const SAMPLE = sample([
-  session(1, '2023-05-08T13:56:00', [
-    ['Ann', 'I finished a blue pottery bowl in my ceramics class.'],
-    ['Bob', 'I adopted a puppy from the shelter.'],
-    ['Ann', 'My manager gave me a promotion at work.'],
-    ['Bob', 'I went hiking in the mountains last weekend.'],
-  ]),
-  session(2, '2023-06-01T09:00:00', [
-    ['Ann', 'I started reading a novel about dragons.'],
-    ['Bob', 'The stock market report was boring.'],
-    ['Ann', 'My sister is getting married in Rome.'],
-    ['Bob', 'I repaired the old bicycle in the garage.'],
-  ]),
-]);
-
 describe('memory preset tiers', () => {
   it('two-tier: working overflow migrates to long-term', async () => {
-    const m = await filled('tiers', { workingCapacity: 3 }, SAMPLE, dirs.make());
+    const m = await filled('tiers', { workingCapacity: 3 }, EIGHT_TOPICS, dirs.make());
     expect(m.stats()).toMatchObject({
       'tier.working': 3,
       'tier.long-term': 5,
@@ -36,7 +20,7 @@ describe('memory preset tiers', () => {
   });
 
   it('merges retrieval across tiers', async () => {
-    const m = await filled('tiers', { workingCapacity: 3 }, SAMPLE, dirs.make());
+    const m = await filled('tiers', { workingCapacity: 3 }, EIGHT_TOPICS, dirs.make());
     // D1:1 migrated to long-term; D2:8 is still in working. Each is the only turn on its topic.
     expect((await ids(m, 'What did Ann make in her pottery class?', 1))[0]).toBe('D1:1');
     expect((await ids(m, 'What did Bob repair in the garage?', 1))[0]).toBe('D2:4');
@@ -51,7 +35,7 @@ describe('memory preset tiers', () => {
       { name: 'episodic', capacity: 2 },
       { name: 'archive', capacity: 2 },
     ];
-    const m = await filled('tiers', { tiers }, SAMPLE, dirs.make());
+    const m = await filled('tiers', { tiers }, EIGHT_TOPICS, dirs.make());
     expect(m.stats()).toMatchObject({
       'tier.working': 2,
       'tier.episodic': 2,
@@ -70,7 +54,7 @@ describe('memory preset tiers', () => {
     const m = await filled(
       'tiers',
       { tiers: 'functional', workingCapacity: 2 },
-      SAMPLE,
+      EIGHT_TOPICS,
       dirs.make(),
     );
     expect(m.stats()).toMatchObject({
@@ -94,7 +78,7 @@ describe('memory preset tiers', () => {
     const m = await createMemoryService(
       'tiers',
       { tiers: 'three-tier' },
-      { sample: SAMPLE, dir: dirs.make() },
+      { sample: EIGHT_TOPICS, dir: dirs.make() },
     );
     expect(m.notes().join('\n')).toContain('summarisation on migration off: no LLM configured');
     expect(m.notes()[0]).toContain('working(20) -> episodic(200) -> archive(unbounded)');
@@ -105,13 +89,13 @@ describe('memory preset tiers', () => {
     const a = await filled(
       'tiers',
       { tiers: 'three-tier', workingCapacity: 2, episodicCapacity: 3 },
-      SAMPLE,
+      EIGHT_TOPICS,
       dirs.make(),
     );
     const b = await filled(
       'tiers',
       { tiers: 'three-tier', workingCapacity: 2, episodicCapacity: 3 },
-      SAMPLE,
+      EIGHT_TOPICS,
       dirs.make(),
     );
     for (const q of ['pottery', 'Who is getting married?', 'hiking mountains']) {
@@ -123,7 +107,7 @@ describe('memory preset tiers', () => {
   });
 
   it('rejects a bad config naming the field', async () => {
-    const ctx = () => ({ sample: SAMPLE, dir: dirs.make() });
+    const ctx = () => ({ sample: EIGHT_TOPICS, dir: dirs.make() });
     await expect(
       createMemoryService(
         'tiers',

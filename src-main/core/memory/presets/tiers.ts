@@ -218,26 +218,9 @@ export class TiersMemory implements MemoryService {
       while (this.unsummarised.length >= this.config.summaryBatch) {
         const batch = this.unsummarised.slice(0, this.config.summaryBatch);
         this.unsummarised = this.unsummarised.slice(this.config.summaryBatch);
-        await this.summarise(batch);
+        await this.summaries.write(batch);
       }
     }
-  }
-
-  private async summarise(ids: readonly string[]): Promise<void> {
-    const stored = this.collection.get(ids);
-    await this.summaries?.write(
-      stored.flatMap((item) =>
-        item
-          ? [
-              {
-                id: item.id,
-                text: item.text,
-                sessionDateTime: asTurnMetadata(item.metadata, item.id).sessionDateTime,
-              },
-            ]
-          : [],
-      ),
-    );
   }
 
   /** Moves turns the fifo of tier `from` evicted into the tier after it (recursively). */

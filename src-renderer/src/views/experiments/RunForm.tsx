@@ -7,7 +7,7 @@ import {
   PROMPT_STYLES,
   type PromptStyle,
 } from '@shared/experiment';
-import { endpointLlmFields } from '@shared/models';
+import { endpointLlmFields, type ModelEndpoint } from '@shared/models';
 import type { ErrorPayload } from '@shared/errors';
 import { ErrorView } from '../../components/ErrorView';
 import { useApi } from '../../hooks/useApi';
@@ -206,36 +206,23 @@ export function RunForm({
           </select>
         </label>
         {llmStage !== null && endpoints.length > 0 ? (
-          <label className="field field-wide">
-            <span className="field-label">Memory LLM ({llmStage})</span>
-            <select
-              value={memoryLlm ? memoryLlm.id : 'none'}
-              onChange={(event) => setMemoryLlmId(event.currentTarget.value)}
-            >
-              <option value="none">None (stage off)</option>
-              {endpoints.map((e) => (
-                <option key={e.id} value={e.id}>
-                  {endpointLabel(e)}
-                </option>
-              ))}
-            </select>
-          </label>
+          <EndpointSelect
+            label={`Memory LLM (${llmStage})`}
+            wide
+            endpoints={endpoints}
+            chosen={memoryLlm}
+            none={{ value: 'none', label: 'None (stage off)' }}
+            onChange={setMemoryLlmId}
+          />
         ) : null}
-        {/* Full width once endpoints are listed: "LLM: name (model)" does not fit half a column. */}
-        <label className={endpoints.length > 0 ? 'field field-wide' : 'field'}>
-          <span className="field-label">Answerer</span>
-          <select
-            value={answerer ? answerer.id : 'extractive'}
-            onChange={(event) => setAnswererId(event.currentTarget.value)}
-          >
-            <option value="extractive">Extractive (offline)</option>
-            {endpoints.map((e) => (
-              <option key={e.id} value={e.id}>
-                {endpointLabel(e)}
-              </option>
-            ))}
-          </select>
-        </label>
+        <EndpointSelect
+          label="Answerer"
+          wide={endpoints.length > 0}
+          endpoints={endpoints}
+          chosen={answerer}
+          none={{ value: 'extractive', label: 'Extractive (offline)' }}
+          onChange={setAnswererId}
+        />
         {answerer ? (
           <label className="field">
             <span className="field-label">Prompt style</span>
@@ -253,20 +240,14 @@ export function RunForm({
         ) : null}
         {endpoints.length > 0 ? (
           <>
-            <label className="field field-wide">
-              <span className="field-label">Judge</span>
-              <select
-                value={judge ? judge.id : 'none'}
-                onChange={(event) => setJudgeId(event.currentTarget.value)}
-              >
-                <option value="none">No judge</option>
-                {endpoints.map((e) => (
-                  <option key={e.id} value={e.id}>
-                    {endpointLabel(e)}
-                  </option>
-                ))}
-              </select>
-            </label>
+            <EndpointSelect
+              label="Judge"
+              wide
+              endpoints={endpoints}
+              chosen={judge}
+              none={{ value: 'none', label: 'No judge' }}
+              onChange={setJudgeId}
+            />
             {judge ? (
               <label className="field">
                 <span className="field-label">Judge repeats</span>
@@ -342,5 +323,42 @@ export function RunForm({
         </span>
       </div>
     </form>
+  );
+}
+
+/**
+ * A saved endpoint (Models view) or the offline choice `none`. Full width once endpoints are
+ * listed: "LLM: name (model)" does not fit half a column.
+ */
+function EndpointSelect({
+  label,
+  wide,
+  endpoints,
+  chosen,
+  none,
+  onChange,
+}: {
+  label: string;
+  wide: boolean;
+  endpoints: readonly ModelEndpoint[];
+  chosen: ModelEndpoint | null;
+  none: { value: string; label: string };
+  onChange: (id: string) => void;
+}) {
+  return (
+    <label className={wide ? 'field field-wide' : 'field'}>
+      <span className="field-label">{label}</span>
+      <select
+        value={chosen ? chosen.id : none.value}
+        onChange={(event) => onChange(event.currentTarget.value)}
+      >
+        <option value={none.value}>{none.label}</option>
+        {endpoints.map((e) => (
+          <option key={e.id} value={e.id}>
+            {endpointLabel(e)}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }
