@@ -1,18 +1,11 @@
-import { resolve } from 'node:path';
-import { expect, screenshotPath, test } from './fixtures';
-
-const MINI = resolve('tests/fixtures/locomo/mini.json');
+import { expect, openWithMini, screenshotPath, test } from './fixtures';
 
 test('designs a collection from the hybrid preset, saves it, and tries it on mini-1', async ({
   page,
   workbench,
 }) => {
-  await page.goto(workbench.url);
   // The playground needs an open dataset: open mini.json in the Datasets view first.
-  await page.getByLabel('Dataset file').setInputFiles(MINI);
-  await expect(
-    page.getByRole('region', { name: 'Samples' }).getByRole('row', { name: /mini-1/ }),
-  ).toBeVisible();
+  await openWithMini(page, workbench);
 
   await page
     .getByRole('navigation', { name: 'Main' })

@@ -1,9 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import type { APIRequestContext } from '@playwright/test';
-import { expect, screenshotPath, test } from './fixtures';
-
-const MINI = resolve('tests/fixtures/locomo/mini.json');
+import { expect, MINI, screenshotPath, test } from './fixtures';
 
 /** The engine's HTTP API, called directly so this spec does not depend on the Experiments view. */
 function api(request: APIRequestContext, serverUrl: string) {

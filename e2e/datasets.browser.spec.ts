@@ -1,9 +1,8 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Page } from '@playwright/test';
-import { expect, screenshotPath, test } from './fixtures';
+import { expect, MINI, screenshotPath, test } from './fixtures';
 
-const MINI = resolve('tests/fixtures/locomo/mini.json');
 // The real corpus sits beside the repository on machines that have it; it is not committed.
 const LOCOMO10 = resolve('../shared/datasets/locomo10.json');
 

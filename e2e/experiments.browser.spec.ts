@@ -1,9 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Locator, Page } from '@playwright/test';
-import { expect, screenshotPath, test } from './fixtures';
+import { expect, openWithMini, screenshotPath, test } from './fixtures';
 
-const MINI = resolve('tests/fixtures/locomo/mini.json');
 // The real corpus sits beside the repository on machines that have it; it is not committed.
 const LOCOMO10 = resolve('../shared/datasets/locomo10.json');
 
@@ -45,11 +44,7 @@ test.describe(() => {
     page,
     workbench,
   }) => {
-    await page.goto(workbench.url);
-    await page.getByLabel('Dataset file').setInputFiles(MINI);
-    await expect(
-      page.getByRole('region', { name: 'Samples' }).getByRole('row', { name: /mini-1/ }),
-    ).toBeVisible();
+    await openWithMini(page, workbench);
 
     await page
       .getByRole('navigation', { name: 'Main' })

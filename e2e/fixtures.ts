@@ -1,8 +1,8 @@
-import { test as base, expect } from '@playwright/test';
+import { test as base, expect, type Page } from '@playwright/test';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
 export interface WorkbenchServer {
   url: string;
@@ -62,4 +62,16 @@ export { expect };
 
 export function screenshotPath(name: string): string {
   return join('test-results', 'screenshots', `${name}.png`);
+}
+
+/** The small fixture dataset most specs run on (two samples; mini-1 has 8 turns, 5 packets). */
+export const MINI = resolve('tests/fixtures/locomo/mini.json');
+
+/** Opens the app and uploads mini.json in the Datasets view, as a new user does first. */
+export async function openWithMini(page: Page, workbench: WorkbenchServer): Promise<void> {
+  await page.goto(workbench.url);
+  await page.getByLabel('Dataset file').setInputFiles(MINI);
+  await expect(
+    page.getByRole('region', { name: 'Samples' }).getByRole('row', { name: /mini-1/ }),
+  ).toBeVisible();
 }

@@ -1,9 +1,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '../tests/support/fake-openai-server';
-import { expect, screenshotPath, test } from './fixtures';
+import { expect, openWithMini, screenshotPath, test } from './fixtures';
 
-const MINI = resolve('tests/fixtures/locomo/mini.json');
 // The server gets the key through its environment, as a user's shell would give it; the fake
 // model refuses any other key, so a passing run proves the key reached the experiment worker.
 const SECRET = 'sk-e2e-fake-secret-0123456789';
@@ -31,11 +30,7 @@ test.describe(() => {
     page,
     workbench,
   }) => {
-    await page.goto(workbench.url);
-    await page.getByLabel('Dataset file').setInputFiles(MINI);
-    await expect(
-      page.getByRole('region', { name: 'Samples' }).getByRole('row', { name: /mini-1/ }),
-    ).toBeVisible();
+    await openWithMini(page, workbench);
 
     // ---- Models: add the endpoint, see its key status, test the connection.
     const nav = page.getByRole('navigation', { name: 'Main' });
