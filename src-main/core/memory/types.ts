@@ -11,8 +11,12 @@ export interface MemoryService {
   readonly preset: string;
   /** The embedder behind its vector indexes (recorded in the run manifest); null for none. */
   readonly embedderName: string | null;
-  /** Insert one packet (two turns). The sample gives context: speakers, session dates. */
-  insert(packet: Packet): Promise<void>;
+  /**
+   * Insert one packet (two turns). The sample gives context: speakers, session dates. `signal`
+   * fires at the pipeline's insert deadline: slow work (an LLM call) should stop then, so a late
+   * insert does not run on beside the next one.
+   */
+  insert(packet: Packet, signal?: AbortSignal): Promise<void>;
   /** Answer-time retrieval: the memories shown to the answerer, best first. */
   retrieve(question: string, topK: number): Promise<MemoryHit[]>;
   /** Counters for progress and manifests (items, per-index counts, migrations…). */

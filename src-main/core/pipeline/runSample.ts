@@ -137,7 +137,7 @@ export async function runSample(
         await withTimeout(
           `insert of packet ${packet.packet_idx} (${packet.dialog_id})`,
           config.timeouts.insertMs,
-          () => memory.insert(packet),
+          (signal) => memory.insert(packet, signal),
         );
       } catch (error) {
         // DESIGN §3: a failed insert is recorded and the run goes on; the questions whose evidence

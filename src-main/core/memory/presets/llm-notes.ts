@@ -74,9 +74,9 @@ export class LlmNotes {
 
   /**
    * Asks the LLM for notes on the stored turns `ids` (each with its session date) and stores each
-   * line it answers as one note.
+   * line it answers as one note. An aborted call (the insert's deadline) counts as a failure.
    */
-  async write(ids: readonly string[]): Promise<void> {
+  async write(ids: readonly string[], signal?: AbortSignal): Promise<void> {
     const turns = this.collection.get(ids).flatMap((item) =>
       item
         ? [
@@ -99,7 +99,7 @@ export class LlmNotes {
           { role: 'system', content: this.options.system },
           { role: 'user', content: dated.join('\n') },
         ],
-        { seed: this.options.seed },
+        { seed: this.options.seed, ...(signal ? { signal } : {}) },
       );
       content = reply.content;
       this.counters.calls++;

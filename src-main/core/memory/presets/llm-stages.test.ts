@@ -1,5 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ChatCompletion, ChatMessage } from '../../answer/llm-client';
+import { packetsOf } from '../../dataset/packets';
+import { createMemoryService } from '../registry';
 import type { MemoryLlm } from '../types';
 import { EIGHT_TOPICS, filled, tempDirs } from './fixtures';
 import { noteLines } from './llm-notes';
@@ -55,7 +57,37 @@ describe('noteLines', () => {
   });
 });
 
+/** An LLM that answers only when aborted, with the abort's reason, like LlmClient does. */
+class HangingMemoryLlm implements MemoryLlm {
+  readonly model = 'hanging-memory';
+  calls = 0;
+
+  complete(_messages: readonly ChatMessage[], options: { signal?: AbortSignal } = {}) {
+    this.calls++;
+    return new Promise<ChatCompletion>((_, reject) => {
+      const signal = options.signal;
+      if (signal?.aborted) reject(new Error('aborted before the call'));
+      signal?.addEventListener('abort', () => reject(new Error('memory LLM call aborted')));
+    });
+  }
+}
+
 describe('tiers summaries with a memory LLM', () => {
+  it('stops a hung LLM call at the insert deadline: the insert ends, the failure is counted', async () => {
+    const llm = new HangingMemoryLlm();
+    const m = await createMemoryService(
+      'tiers',
+      { workingCapacity: 3, summaryBatch: 2 },
+      { sample: EIGHT_TOPICS, dir: dirs.make(), llm },
+    );
+    // Without the signal reaching the call, an insert that summarises would never settle.
+    for (const packet of packetsOf(EIGHT_TOPICS)) await m.insert(packet, AbortSignal.timeout(50));
+    expect(llm.calls).toBe(2);
+    expect(m.stats()).toMatchObject({ 'llm.calls': 0, 'llm.failures': 2, 'tier.long-term': 5 });
+    expect(m.notes().join('\n')).toContain('first: memory LLM call aborted');
+    await m.close();
+  });
+
   const config = { workingCapacity: 3, summaryBatch: 2, summaryTopK: 1 };
 
   it('summarises every batch of turns leaving the working tier, with their session dates', async () => {

@@ -200,7 +200,7 @@ export class MemoryosMemory implements MemoryService {
     return new MemoryosMemory(config, collection, encoder, hours, embedder.dim, longTerm);
   }
 
-  async insert(packet: Packet): Promise<void> {
+  async insert(packet: Packet, signal?: AbortSignal): Promise<void> {
     this.assertOpen();
     // A session without a date keeps the last known time; the packet index still moves on.
     const hours = this.sessionHours.get(packet.session_id) ?? null;
@@ -227,18 +227,18 @@ export class MemoryosMemory implements MemoryService {
           s.pages.length - s.readPages >= c.longTermMinPages &&
           this.heat(s) >= c.longTermHeatThreshold
         )
-          await this.readIntoLongTerm(s);
+          await this.readIntoLongTerm(s, signal);
       }
     }
-    while (this.segments.size > this.config.midTermCapacity) await this.evictColdest();
+    while (this.segments.size > this.config.midTermCapacity) await this.evictColdest(signal);
   }
 
   /** Has the long-term LLM read a segment's unread pages and keep its facts. */
-  private async readIntoLongTerm(s: SegmentState): Promise<void> {
+  private async readIntoLongTerm(s: SegmentState, signal?: AbortSignal): Promise<void> {
     if (!this.longTerm || s.readPages >= s.pages.length) return;
     const unread = s.pages.slice(s.readPages);
     s.readPages = s.pages.length;
-    await this.longTerm.write(unread);
+    await this.longTerm.write(unread, signal);
   }
 
   /** Moves a page the short-term fifo evicted into mid-term. */
@@ -299,7 +299,7 @@ export class MemoryosMemory implements MemoryService {
     this.counters.segmentsCreated++;
   }
 
-  private async evictColdest(): Promise<void> {
+  private async evictColdest(signal?: AbortSignal): Promise<void> {
     let coldest: SegmentState | null = null;
     let coldestHeat = Infinity;
     for (const s of this.segments.values()) {
@@ -317,7 +317,7 @@ export class MemoryosMemory implements MemoryService {
     // the segment item is deleted and its pages leave the graph and retrieval. The pages stay
     // stored and in the text index (removing from it trips a flexsearch bug); their hits are
     // dropped because they no longer have a vector here.
-    await this.readIntoLongTerm(coldest);
+    await this.readIntoLongTerm(coldest, signal);
     this.collection.delete([coldest.id]);
     this.collection.removeFromIndex(LINKS, coldest.pages);
     this.segments.delete(coldest.id);

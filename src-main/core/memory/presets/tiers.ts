@@ -198,7 +198,7 @@ export class TiersMemory implements MemoryService {
     return new TiersMemory(config, tiers, collection, encoder, ctx.sample.speakers, summaries);
   }
 
-  async insert(packet: Packet): Promise<void> {
+  async insert(packet: Packet, signal?: AbortSignal): Promise<void> {
     this.assertOpen();
     const turns = this.encoder.encode(packet);
     if (turns.length === 0) return;
@@ -218,7 +218,7 @@ export class TiersMemory implements MemoryService {
       while (this.unsummarised.length >= this.config.summaryBatch) {
         const batch = this.unsummarised.slice(0, this.config.summaryBatch);
         this.unsummarised = this.unsummarised.slice(this.config.summaryBatch);
-        await this.summaries.write(batch);
+        await this.summaries.write(batch, signal);
       }
     }
   }
