@@ -411,6 +411,21 @@ describe('fifo index', () => {
     });
   });
 
+  it('never evicts an item the same insertToIndex call names (fast-check found this)', async () => {
+    const c = open(temp.make());
+    c.createIndex('recent', { type: 'fifo', capacity: 4 });
+    await c.insert(['a', 'b', 'c', 'd', 'e'].map((t) => ({ id: t, text: t })));
+    expect(c.oldest('recent', 4).map((i) => i.id)).toEqual(['b', 'c', 'd', 'e']);
+    // 'b' is the oldest member and is named again with a newcomer: 'c' goes, not 'b'.
+    await c.insert([{ id: 'f', text: 'f' }], { indexes: [] });
+    const result = await c.insertToIndex('recent', ['f', 'b']);
+    expect(result).toMatchObject({ added: ['f'], alreadyMember: ['b'] });
+    expect(result.overflow).toEqual([
+      { index: 'recent', policy: 'evict-oldest', evicted: ['c'], rejected: [] },
+    ]);
+    expect(c.oldest('recent', 4).map((i) => i.id)).toEqual(['b', 'd', 'e', 'f']);
+  });
+
   it('puts an item re-added with insertToIndex at the newest end', async () => {
     const c = open(temp.make());
     c.createIndex('recent', { type: 'fifo', capacity: 5 });

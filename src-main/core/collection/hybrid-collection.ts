@@ -115,6 +115,8 @@ class TxContext {
   readonly fifoPos = new Map<FifoRuntime, number>();
   readonly overflow = new Map<FifoRuntime, FifoOverflow>();
   readonly dirtied = new Set<VectorRuntime>();
+  /** Items an insertToIndex call named: its own adds must not evict them (see finishFifosTx). */
+  readonly named = new Map<Runtime, Set<number>>();
 
   addedTo(rt: Runtime): Set<number> {
     let set = this.added.get(rt);
@@ -451,6 +453,7 @@ export class HybridCollection {
       this.assertOpen();
     }
     const ctx = new TxContext();
+    ctx.named.set(rt, new Set(rows.map((row) => row.seq)));
     const added: string[] = [];
     this.write(() => {
       for (const entry of toAdd) {
@@ -1194,9 +1197,16 @@ export class HybridCollection {
       const size = rt.members.size + (ctx.added.get(rt)?.size ?? 0);
       const excess = size - rt.config.capacity;
       if (excess <= 0) continue;
-      const victims = this.stmt(
+      // The oldest go first, but not an item the call itself named (an existing member named
+      // again must still be a member afterwards); those only when capacity cannot hold them all.
+      const named = ctx.named.get(rt) ?? new Set<number>();
+      const oldest = this.stmt(
         'SELECT f.item_seq AS seq, i.id AS id FROM fifo_entries f JOIN items i ON i.seq = f.item_seq WHERE f.index_id = ? ORDER BY f.pos ASC LIMIT ?',
-      ).all(rt.id, excess) as Array<{ seq: number; id: string }>;
+      ).all(rt.id, excess + named.size) as Array<{ seq: number; id: string }>;
+      const victims = [
+        ...oldest.filter((row) => !named.has(row.seq)),
+        ...oldest.filter((row) => named.has(row.seq)),
+      ].slice(0, excess);
       const report = ctx.overflowOf(rt);
       for (const victim of victims) {
         this.removeMembershipTx(ctx, rt, victim.seq);

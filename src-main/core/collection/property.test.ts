@@ -61,6 +61,27 @@ class Model {
       list.splice(0, list.length - FIFO_CAPACITY);
   }
 
+  /**
+   * insertToIndex: every named id is a member afterwards if capacity allows; the fifo evicts its
+   * oldest entries that the call did not name first (named ones only when they cannot all fit).
+   */
+  addNamed(index: IndexName, ids: readonly string[]): void {
+    const list = this.members.get(index) ?? [];
+    for (const id of ids) if (!list.includes(id)) list.push(id);
+    if (index !== 'recent' || list.length <= FIFO_CAPACITY) return;
+    const named = new Set(ids);
+    const victims = new Set(
+      [...list.filter((id) => !named.has(id)), ...list.filter((id) => named.has(id))].slice(
+        0,
+        list.length - FIFO_CAPACITY,
+      ),
+    );
+    this.members.set(
+      index,
+      list.filter((id) => !victims.has(id)),
+    );
+  }
+
   remove(index: IndexName, id: string): void {
     const list = this.members.get(index) ?? [];
     const at = list.indexOf(id);
@@ -119,7 +140,7 @@ describe('HybridCollection (property)', () => {
                   if (model.items.length === 0) break;
                   const ids = pick(o.picks);
                   await c.insertToIndex(o.index, ids);
-                  for (const id of ids) model.add(o.index, id);
+                  model.addNamed(o.index, ids);
                   break;
                 }
                 case 'removeFromIndex': {
