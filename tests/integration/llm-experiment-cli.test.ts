@@ -1,0 +1,121 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOpenAIServer, type FakeOpenAIServer } from '../support/fake-openai-server';
+
+/**
+ * `cli experiment` with an LLM answerer and judge, as a user runs it: the real CLI in a child
+ * process, talking to an OpenAI-compatible server this test runs on 127.0.0.1. The child is
+ * spawned asynchronously so this process's event loop can serve its requests.
+ */
+const repo = fileURLToPath(new URL('../../', import.meta.url));
+const mini = join(repo, 'tests/fixtures/locomo/mini.json');
+const dir = mkdtempSync(join(tmpdir(), 'workbench-llm-cli-'));
+const KEY_ENV = 'MW_TEST_LLM_CLI_KEY';
+const KEY = 'sk-test-cli-never-stored-81d2';
+
+let server: FakeOpenAIServer;
+beforeAll(async () => {
+  server = await startFakeOpenAIServer({ apiKey: KEY });
+});
+afterAll(async () => {
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function cli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(repo, 'src-main/cli/main.ts'), ...args],
+      {
+        cwd: repo,
+        env: { ...process.env, [KEY_ENV]: KEY, MEMORY_WORKBENCH_DATA: join(dir, 'data') },
+      },
+    );
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, out, err }));
+  });
+}
+
+describe('cli experiment with an LLM', () => {
+  it('answers with the LLM, judges, scores every metric and keeps the key out of the export', async () => {
+    const db = join(dir, 'runs.db');
+    // One 500 on the way: retried, and the run still completes without errors.
+    server.setFault({ kind: 'status', status: 500, body: 'overloaded' }, { times: 1 });
+    const run = await cli([
+      'experiment',
+      '--data',
+      mini,
+      '--samples',
+      'mini-1',
+      '--answerer',
+      'llm',
+      '--base-url',
+      server.url,
+      '--model',
+      'fake-chat',
+      '--api-key-env',
+      KEY_ENV,
+      '--judge-base-url',
+      server.url,
+      '--judge-model',
+      'fake-judge',
+      '--judge-api-key-env',
+      KEY_ENV,
+      '--judge-repeats',
+      '2',
+      '--runs-db',
+      db,
+      '--json',
+    ]);
+    expect(run.err).not.toContain('error');
+    expect(run.code).toBe(0);
+    const report = JSON.parse(run.out) as {
+      runId: string;
+      status: string;
+      summary: {
+        questions: number;
+        errors: number;
+        overall: {
+          categories1to4: Record<'officialF1' | 'setF1' | 'bleu1' | 'judge', { n: number }>;
+        };
+      };
+    };
+    expect(report).toMatchObject({ status: 'completed', summary: { errors: 0 } });
+    const c14 = report.summary.overall.categories1to4;
+    expect(c14.officialF1.n).toBeGreaterThan(0);
+    for (const metric of ['setF1', 'bleu1', 'judge'] as const)
+      expect(c14[metric].n).toBe(c14.officialF1.n);
+
+    const chats = server.requests.filter((r) => r.path === '/v1/chat/completions');
+    const models = new Set(chats.map((r) => (r.body as { model?: string }).model));
+    expect(models).toEqual(new Set(['fake-chat', 'fake-judge']));
+    expect(chats.every((r) => r.headers['authorization'] === `Bearer ${KEY}`)).toBe(true);
+
+    const exported = await cli(['export', report.runId, '--format', 'json', '--runs-db', db]);
+    expect(exported.code).toBe(0);
+    const json = JSON.parse(exported.out) as {
+      run: { answerer: { model: string }; judge: { model: string; repeats: number } };
+      answers: Array<{ prediction: string; judgeMean: number | null; category: number }>;
+    };
+    expect(json.run.answerer.model).toBe('fake-chat');
+    expect(json.run.judge).toMatchObject({ model: 'fake-judge', repeats: 2 });
+    expect(json.answers.filter((a) => a.category !== 5).every((a) => a.judgeMean !== null)).toBe(
+      true,
+    );
+    expect(exported.out).not.toContain(KEY);
+    // Every file of the runs database (main, WAL, shared memory), byte for byte.
+    const files = readdirSync(dir).filter((f) => f.startsWith('runs.db'));
+    expect(files).toContain('runs.db');
+    for (const file of files)
+      expect(readFileSync(join(dir, file)).includes(Buffer.from(KEY)), file).toBe(false);
+  }, 90_000);
+});
