@@ -1,18 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { APIRequestContext } from '@playwright/test';
-import { expect, MINI, screenshotPath, test } from './fixtures';
-
-/** The engine's HTTP API, called directly so this spec does not depend on the Experiments view. */
-function api(request: APIRequestContext, serverUrl: string) {
-  const url = new URL(serverUrl);
-  const headers = { authorization: `Bearer ${url.searchParams.get('token') ?? ''}` };
-  return async <T>(name: string, input: unknown): Promise<T> => {
-    const response = await request.post(`${url.origin}/api/${name}`, { headers, data: input });
-    const body = (await response.json()) as { ok: boolean; data?: T; error?: { message: string } };
-    if (!body.ok) throw new Error(`${name}: ${body.error?.message ?? response.status()}`);
-    return body.data as T;
-  };
-}
+import { api, expect, MINI, screenshotPath, test } from './fixtures';
 
 test('compares a hybrid and a text run on mini-1: deltas, flips, config diff and CSV export', async ({
   page,

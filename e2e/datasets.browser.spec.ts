@@ -1,7 +1,7 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Page } from '@playwright/test';
-import { expect, MINI, screenshotPath, test } from './fixtures';
+import { api, expect, MINI, screenshotPath, test } from './fixtures';
 
 // The real corpus sits beside the repository on machines that have it; it is not committed.
 const LOCOMO10 = resolve('../shared/datasets/locomo10.json');
@@ -190,4 +190,54 @@ test('locomo10.json: 10 samples, 1,986 QA, and a late question scrolls conv-41 t
   await expect(evidence).toHaveAttribute('data-evidence', 'true');
   await expect(evidence).toBeInViewport();
   await page.screenshot({ path: screenshotPath('datasets-locomo10'), fullPage: true });
+});
+
+test('what the desktop menu opens, or fails to open, shows in the Datasets view from any view', async ({
+  page,
+  request,
+  workbench,
+}) => {
+  // The desktop menu opens files in the main process and announces the result as events; browser
+  // mode has no menu, so this spec passes the real event socket through and adds those events.
+  let announce: (event: unknown) => void = () => {
+    throw new Error('the app never opened its event socket');
+  };
+  await page.routeWebSocket(/\/api\/events/, (socket) => {
+    socket.connectToServer();
+    announce = (event) => socket.send(JSON.stringify(event));
+  });
+  const dataset = await api(request, workbench.url)<{ datasetId: string }>('datasets.upload', {
+    name: 'mini.json',
+    content: readFileSync(MINI, 'utf8'),
+  });
+  await page.goto(workbench.url);
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  await nav.getByRole('link', { name: 'Runs' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Runs' })).toBeVisible();
+
+  announce({ type: 'dataset-opened', datasetId: dataset.datasetId });
+  await expect(page.getByRole('heading', { level: 1, name: 'Datasets' })).toBeVisible();
+  await expect(page).toHaveURL(new RegExp(`dataset=${dataset.datasetId}`));
+  await expect(
+    page.getByRole('region', { name: 'Samples' }).getByRole('row', { name: /mini-1/ }),
+  ).toBeVisible();
+
+  await nav.getByRole('link', { name: 'Compare' }).click();
+  announce({
+    type: 'dataset-open-failed',
+    error: {
+      code: 'DATASET_INVALID',
+      message: 'broken.json: not valid JSON at line 2, column 3: unexpected end of input',
+    },
+  });
+  await expect(page.getByRole('heading', { level: 1, name: 'Datasets' })).toBeVisible();
+  const failure = page.getByRole('alert').filter({ hasText: 'Could not open the dataset' });
+  await expect(failure).toContainText('not valid JSON at line 2, column 3');
+  await page.screenshot({ path: screenshotPath('datasets-menu-failed'), fullPage: true });
+  await page.getByRole('button', { name: 'Dismiss' }).click();
+  await expect(failure).toHaveCount(0);
+  // The dataset opened before is still there.
+  await expect(
+    page.getByRole('region', { name: 'Samples' }).getByRole('row', { name: /mini-1/ }),
+  ).toBeVisible();
 });

@@ -1,4 +1,4 @@
-import { test as base, expect, type Page } from '@playwright/test';
+import { test as base, expect, type APIRequestContext, type Page } from '@playwright/test';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -74,4 +74,16 @@ export async function openWithMini(page: Page, workbench: WorkbenchServer): Prom
   await expect(
     page.getByRole('region', { name: 'Samples' }).getByRole('row', { name: /mini-1/ }),
   ).toBeVisible();
+}
+
+/** The engine's HTTP API with the launch token, called directly where a spec needs no UI for it. */
+export function api(request: APIRequestContext, serverUrl: string) {
+  const url = new URL(serverUrl);
+  const headers = { authorization: `Bearer ${url.searchParams.get('token') ?? ''}` };
+  return async <T>(name: string, input: unknown): Promise<T> => {
+    const response = await request.post(`${url.origin}/api/${name}`, { headers, data: input });
+    const body = (await response.json()) as { ok: boolean; data?: T; error?: { message: string } };
+    if (!body.ok) throw new Error(`${name}: ${body.error?.message ?? response.status()}`);
+    return body.data as T;
+  };
 }

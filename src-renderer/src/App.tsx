@@ -1,4 +1,5 @@
 import { useApi } from './hooks/useApi';
+import { useMenuDatasets } from './hooks/useMenuDatasets';
 import { useRoute, VIEWS, type ViewId } from './router';
 import { CollectionsView } from './views/collections/CollectionsView';
 import { CompareView } from './views/compare/CompareView';
@@ -20,6 +21,7 @@ const VIEW_HINTS: Record<ViewId, string> = {
 export function App() {
   const [route, navigate] = useRoute();
   const info = useApi('app.info', {});
+  const menuOpen = useMenuDatasets();
   const current = VIEWS.find((v) => v.id === route.view) ?? VIEWS[0];
 
   return (
@@ -52,7 +54,7 @@ export function App() {
       </nav>
       <main className="content">
         {route.view === 'datasets' ? (
-          <DatasetsView />
+          <DatasetsView menuError={menuOpen.error} onDismissMenuError={menuOpen.dismiss} />
         ) : route.view === 'collections' ? (
           <CollectionsView />
         ) : route.view === 'compare' ? (

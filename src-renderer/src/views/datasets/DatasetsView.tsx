@@ -1,5 +1,6 @@
-import { useCallback, useMemo, useRef, useState, type DragEvent } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent } from 'react';
 import type { DatasetSummary } from '@shared/api';
+import type { ErrorPayload } from '@shared/errors';
 import { CATEGORY_SCHEMES, CATEGORY_SCHEME_LABELS } from '@shared/dataset/categories';
 import { ErrorView } from '../../components/ErrorView';
 import { useApi } from '../../hooks/useApi';
@@ -9,10 +10,28 @@ import { SampleDetail } from './SampleDetail';
 import { SamplesTable, type SampleRow } from './SamplesTable';
 import { formatBytes, formatCount, mergeDatasets, pickDataset, plural } from './shape';
 
-export function DatasetsView() {
+export function DatasetsView({
+  menuError = null,
+  onDismissMenuError,
+}: {
+  /** A file the desktop menu could not open (see useMenuDatasets). */
+  menuError?: ErrorPayload | null;
+  onDismissMenuError?: () => void;
+}) {
   const [params, update] = useDatasetsParams();
   const list = useApi('datasets.list', {});
   const reloadList = list.reload;
+  // A dataset named in the URL that the list lacks was opened elsewhere (the desktop menu, another
+  // window): list again, once per id.
+  const listed = list.data;
+  const relistedFor = useRef<string | null>(null);
+  useEffect(() => {
+    const wanted = params.dataset;
+    if (!listed || wanted === null || wanted === relistedFor.current) return;
+    if (listed.some((d) => d.datasetId === wanted)) return;
+    relistedFor.current = wanted;
+    reloadList();
+  }, [listed, params.dataset, reloadList]);
   const onOpened = useCallback(
     (summary: DatasetSummary) => {
       reloadList();
@@ -103,6 +122,14 @@ export function DatasetsView() {
         <div className="dismissable">
           <ErrorView error={opener.state.error} title={`Could not open ${opener.state.fileName}`} />
           <button type="button" onClick={opener.dismiss}>
+            Dismiss
+          </button>
+        </div>
+      ) : null}
+      {menuError ? (
+        <div className="dismissable">
+          <ErrorView error={menuError} title="Could not open the dataset" />
+          <button type="button" onClick={onDismissMenuError}>
             Dismiss
           </button>
         </div>

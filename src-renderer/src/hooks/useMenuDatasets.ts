@@ -1,0 +1,33 @@
+import { useCallback, useEffect, useState } from 'react';
+import type { ErrorPayload } from '@shared/errors';
+import { useClient } from '../api/context';
+import { useRoute } from '../router';
+
+/**
+ * The desktop menu (File → Open Dataset…, Open Recent) opens files in the main process and
+ * announces the result as events. Whatever view is showing, the app then shows the Datasets view:
+ * with the opened dataset selected, or with the error that says what is wrong with the file.
+ * In browser mode nothing sends these events and this does nothing.
+ */
+export function useMenuDatasets(): { error: ErrorPayload | null; dismiss: () => void } {
+  const client = useClient();
+  const [, navigate] = useRoute();
+  const [error, setError] = useState<ErrorPayload | null>(null);
+
+  useEffect(
+    () =>
+      client.onEvent((event) => {
+        if (event.type === 'dataset-opened') {
+          setError(null);
+          navigate('datasets', { dataset: event.datasetId });
+        } else if (event.type === 'dataset-open-failed') {
+          setError(event.error);
+          navigate('datasets');
+        }
+      }),
+    [client, navigate],
+  );
+
+  const dismiss = useCallback(() => setError(null), []);
+  return { error, dismiss };
+}
