@@ -28,6 +28,12 @@ if (existsSync(electronSqlite)) process.env.MEMORY_WORKBENCH_SQLITE_BINDING = el
 const API_CHANNEL = 'workbench:api';
 const EVENT_CHANNEL = 'workbench:event';
 
+// The same data folder variable as the CLI and `cli serve`: tests (and users who keep their runs
+// elsewhere) point the app at a folder of their own. Set before the single-instance lock, which
+// lives in it.
+const dataFolder = process.env.MEMORY_WORKBENCH_DATA;
+if (dataFolder) app.setPath('userData', dataFolder);
+
 if (!app.requestSingleInstanceLock()) app.quit();
 
 let mainWindow: BrowserWindow | null = null;
@@ -102,6 +108,7 @@ async function buildMenu(handlers: ApiHandlers): Promise<void> {
       label: 'File',
       submenu: [
         {
+          id: 'open-dataset',
           label: 'Open Dataset…',
           accelerator: 'CmdOrCtrl+O',
           click: async () => {
