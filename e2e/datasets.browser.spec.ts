@@ -215,6 +215,12 @@ test('what the desktop menu opens, or fails to open, shows in the Datasets view 
   await nav.getByRole('link', { name: 'Runs' }).click();
   await expect(page.getByRole('heading', { level: 1, name: 'Runs' })).toBeVisible();
 
+  // Malformed events are dropped: the app stays where it is.
+  announce({ type: 'dataset-opened' });
+  announce('not an event');
+  await page.waitForTimeout(300);
+  await expect(page.getByRole('heading', { level: 1, name: 'Runs' })).toBeVisible();
+
   announce({ type: 'dataset-opened', datasetId: dataset.datasetId });
   await expect(page.getByRole('heading', { level: 1, name: 'Datasets' })).toBeVisible();
   await expect(page).toHaveURL(new RegExp(`dataset=${dataset.datasetId}`));

@@ -252,6 +252,41 @@ export type ApiEvent =
       error?: ErrorPayload;
     };
 
+const eventErrorSchema = z.object({ code: z.string(), message: z.string() }).loose();
+
+/**
+ * What the renderer accepts on the event stream (WebSocket or IPC). Events are display data from
+ * the engine: each kind's envelope and the fields the UI acts on are checked, progress details
+ * are kept as sent (the worker protocol checked them on their way in).
+ */
+export const apiEventSchema = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('log'),
+    level: z.enum(['info', 'warn', 'error']),
+    message: z.string(),
+  }),
+  z.object({
+    type: z.literal('progress'),
+    event: z.object({ type: z.string(), runId: z.string(), at: z.number() }).loose(),
+  }),
+  z.object({ type: z.literal('dataset-opened'), datasetId: z.string().min(1) }),
+  z.object({ type: z.literal('dataset-open-failed'), error: eventErrorSchema }),
+  z.object({
+    type: z.literal('playground-progress'),
+    playgroundId: z.string(),
+    inserted: z.number(),
+    total: z.number(),
+    done: z.boolean(),
+    error: eventErrorSchema.optional(),
+  }),
+]);
+
+/** The event, or null for anything that is not one (the caller says so and drops it). */
+export function parseApiEvent(raw: unknown): ApiEvent | null {
+  const parsed = apiEventSchema.safeParse(raw);
+  return parsed.success ? (parsed.data as unknown as ApiEvent) : null;
+}
+
 export type ApiResponse<K extends ApiName> = Result<ApiOutput<K>>;
 
 /** The renderer's view of whichever transport it runs on. */

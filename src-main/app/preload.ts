@@ -1,5 +1,4 @@
 import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
-import type { ApiEvent } from '../../src-shared/api';
 import type { Result } from '../../src-shared/errors';
 
 // The renderer's WorkbenchBridge (src-renderer/src/api/client.ts); kept to two functions so the
@@ -7,8 +6,9 @@ import type { Result } from '../../src-shared/errors';
 const bridge = {
   call: (name: string, input: unknown): Promise<Result<unknown>> =>
     ipcRenderer.invoke('workbench:api', { name, input }) as Promise<Result<unknown>>,
-  onEvent: (listener: (event: ApiEvent) => void): (() => void) => {
-    const wrapped = (_event: IpcRendererEvent, payload: ApiEvent) => listener(payload);
+  // Payloads are checked in the renderer (parseApiEvent), like the browser's socket messages.
+  onEvent: (listener: (event: unknown) => void): (() => void) => {
+    const wrapped = (_event: IpcRendererEvent, payload: unknown) => listener(payload);
     ipcRenderer.on('workbench:event', wrapped);
     return () => ipcRenderer.removeListener('workbench:event', wrapped);
   },

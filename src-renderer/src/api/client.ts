@@ -1,10 +1,18 @@
-import type { ApiClient, ApiEvent, ApiInput, ApiName, ApiOutput } from '@shared/api';
+import {
+  parseApiEvent,
+  type ApiClient,
+  type ApiEvent,
+  type ApiInput,
+  type ApiName,
+  type ApiOutput,
+} from '@shared/api';
 import { WorkbenchError, type Result } from '@shared/errors';
 
 /** The preload bridge Electron exposes on `window.workbench` (see src-main/app/preload.ts). */
 export interface WorkbenchBridge {
   call(name: string, input: unknown): Promise<Result<unknown>>;
-  onEvent(listener: (event: ApiEvent) => void): () => void;
+  /** Raw event payloads; the client checks them (parseApiEvent). */
+  onEvent(listener: (event: unknown) => void): () => void;
 }
 
 declare global {
@@ -23,8 +31,26 @@ export function electronClient(bridge: WorkbenchBridge): ApiClient {
     async call<K extends ApiName>(name: K, input: ApiInput<K>): Promise<ApiOutput<K>> {
       return unwrap<K>(await bridge.call(name, input));
     },
-    onEvent: (listener) => bridge.onEvent(listener),
+    onEvent: (listener) =>
+      bridge.onEvent((raw) => {
+        const event = parseApiEvent(raw);
+        if (event === null) console.warn('workbench: ignored a malformed event from the app');
+        else listener(event);
+      }),
   };
+}
+
+/** An event from the socket, or null (with a warning) for a message that is not one. */
+function parseEvent(text: string): ApiEvent | null {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    raw = undefined;
+  }
+  const event = parseApiEvent(raw);
+  if (event === null) console.warn(`workbench: ignored a malformed event: ${text.slice(0, 200)}`);
+  return event;
 }
 
 /** Browser mode: the local server's HTTP API, authorised by the token from the page URL. */
@@ -38,7 +64,8 @@ export function httpClient(baseUrl: string, token: string): ApiClient {
     wsUrl.searchParams.set('token', token);
     socket = new WebSocket(wsUrl);
     socket.onmessage = (message) => {
-      const event = JSON.parse(String(message.data)) as ApiEvent;
+      const event = parseEvent(String(message.data));
+      if (event === null) return;
       for (const listener of listeners) listener(event);
     };
     socket.onclose = () => {
