@@ -4,8 +4,8 @@
  * but not on U+FEFF, and Python's `\b` in a `str` pattern is Unicode-aware, where JS's is ASCII.
  */
 
-/** Every code point for which Python's `str.isspace()` is true (Unicode 14). */
-const PY_WHITESPACE =
+/** Every code point for which Python's `str.isspace()` is true (Unicode 14), as a character-class body. */
+export const PY_WHITESPACE =
   '\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
 const PY_WHITESPACE_RUN = new RegExp(`[${PY_WHITESPACE}]+`, 'u');
 const PY_STRIP = new RegExp(`^[${PY_WHITESPACE}]+|[${PY_WHITESPACE}]+$`, 'gu');
@@ -13,6 +13,13 @@ const PY_STRIP = new RegExp(`^[${PY_WHITESPACE}]+|[${PY_WHITESPACE}]+$`, 'gu');
 /** Python `s.split()` with no arguments: split on whitespace runs, drop empty pieces. */
 export function pySplit(s: string): string[] {
   return s.split(PY_WHITESPACE_RUN).filter((piece) => piece !== '');
+}
+
+const PY_RSTRIP = new RegExp(`[${PY_WHITESPACE}]+$`, 'u');
+
+/** Python `s.rstrip()` with no arguments. */
+export function pyRstrip(s: string): string {
+  return s.replace(PY_RSTRIP, '');
 }
 
 /** Python `s.strip()` with no arguments. */
