@@ -14,7 +14,7 @@ import { startFakeOpenAIServer, type FakeOpenAIServer } from '../support/fake-op
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const mini = join(repo, 'tests/fixtures/locomo/mini.json');
 const dir = mkdtempSync(join(tmpdir(), 'workbench-llm-cli-'));
-const KEY_ENV = 'MW_TEST_LLM_CLI_KEY';
+const KEY_ENV = 'MW_TEST_LLM_CLI_API_KEY';
 const KEY = 'sk-test-cli-never-stored-81d2';
 
 let server: FakeOpenAIServer;
