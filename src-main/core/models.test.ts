@@ -37,6 +37,12 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** An endpoints file written by hand (or before key names were checked): `save` is bypassed. */
+function writeEndpointByHand(fields: { baseUrl: string; model: string; apiKeyEnv: string }): void {
+  const stored = { id: 'ep-1', name: 'x', savedAt: 'now', ...fields };
+  writeFileSync(join(dir, MODELS_FILE), JSON.stringify({ version: 1, endpoints: [stored] }));
+}
+
 const endpoint = {
   name: 'Local',
   baseUrl: 'http://127.0.0.1:9/v1/',
@@ -177,23 +183,7 @@ describe('ModelsService keys', () => {
   });
 
   it('does not reveal whether a variable that is not a key variable is set', () => {
-    // An endpoints file written by hand (or before this check existed) names HOME.
-    writeFileSync(
-      join(dir, MODELS_FILE),
-      JSON.stringify({
-        version: 1,
-        endpoints: [
-          {
-            id: 'ep-1',
-            name: 'x',
-            baseUrl: 'http://127.0.0.1:9/v1',
-            model: 'm',
-            apiKeyEnv: 'HOME',
-            savedAt: 'now',
-          },
-        ],
-      }),
-    );
+    writeEndpointByHand({ baseUrl: 'http://127.0.0.1:9/v1', model: 'm', apiKeyEnv: 'HOME' });
     vi.stubEnv('HOME', '/home/someone');
     expect(service().keyStatus()).toEqual([
       { endpointId: 'ep-1', apiKeyEnv: 'HOME', set: false, source: null },
@@ -238,22 +228,7 @@ describe('ModelsService.test', () => {
 
   it('never sends a variable that is not a key variable, even from a hand-written endpoints file', async () => {
     vi.stubEnv('SECRET', SECRET);
-    writeFileSync(
-      join(dir, MODELS_FILE),
-      JSON.stringify({
-        version: 1,
-        endpoints: [
-          {
-            id: 'ep-1',
-            name: 'x',
-            baseUrl: fake.url,
-            model: 'tiny',
-            apiKeyEnv: 'SECRET',
-            savedAt: 'now',
-          },
-        ],
-      }),
-    );
+    writeEndpointByHand({ baseUrl: fake.url, model: 'tiny', apiKeyEnv: 'SECRET' });
     const before = fake.requests.length;
     const result = await service().test('ep-1');
     expect(result).toMatchObject({

@@ -74,6 +74,16 @@ const chatRequests = (): typeof server.requests =>
 const judgeCalls = (): number =>
   chatRequests().filter((r) => (r.body as { model?: string }).model === 'fake-judge').length;
 
+/** Starts the LLM config with another answerer key variable; resolves to what it threw. */
+function startWithAnswerKey(apiKeyEnv: string, store: RunStore, dataDir: string): Promise<unknown> {
+  const config = llmConfig();
+  const answerer = { ...(config.answerer as object), kind: 'llm', apiKeyEnv };
+  return startExperiment(
+    { ...config, answerer: answerer as ExperimentConfigInput['answerer'] },
+    { store, dataDir, executor: recency },
+  ).catch((e: unknown) => e);
+}
+
 describe('LLM experiments against the fake server', () => {
   it('records faults as [ERROR] answers, scores every metric, judges, and keeps the key out', async () => {
     const { store, dataDir, file } = world();
@@ -262,18 +272,7 @@ describe('LLM experiments against the fake server', () => {
   it('refuses a key variable that is not meant for keys before anything is sent', async () => {
     const { store, dataDir } = world();
     server.requests.length = 0;
-    const config = llmConfig();
-    const error = await startExperiment(
-      {
-        ...config,
-        answerer: {
-          ...(config.answerer as object),
-          kind: 'llm',
-          apiKeyEnv: 'HOME',
-        } as ExperimentConfigInput['answerer'],
-      },
-      { store, dataDir, executor: recency },
-    ).catch((e: unknown) => e);
+    const error = await startWithAnswerKey('HOME', store, dataDir);
     expect(error).toBeInstanceOf(WorkbenchError);
     expect((error as WorkbenchError).message).toBe(
       'answerer: apiKeyEnv "HOME" is not a key variable; use a name ending in _API_KEY or _TOKEN, or pass --allow-key-env HOME',
@@ -340,18 +339,7 @@ describe('LLM experiments against the fake server', () => {
 
   it('refuses to start when the named API key variable is not set', async () => {
     const { store, dataDir } = world();
-    const config = llmConfig();
-    const error = await startExperiment(
-      {
-        ...config,
-        answerer: {
-          ...(config.answerer as object),
-          kind: 'llm',
-          apiKeyEnv: 'MW_TEST_UNSET_API_KEY',
-        } as ExperimentConfigInput['answerer'],
-      },
-      { store, dataDir, executor: recency },
-    ).catch((e: unknown) => e);
+    const error = await startWithAnswerKey('MW_TEST_UNSET_API_KEY', store, dataDir);
     expect(error).toBeInstanceOf(WorkbenchError);
     expect((error as WorkbenchError).message).toBe(
       'answerer.apiKeyEnv: environment variable MW_TEST_UNSET_API_KEY is not set (it should hold the API key)',
