@@ -86,7 +86,6 @@ export function createSafeStorageKeyStore(
   }
 
   return {
-    has: (name) => Object.hasOwn(read(), name),
     get: (name) => keys.get(name),
     set(name, key) {
       if (!safeStorage.isEncryptionAvailable()) {

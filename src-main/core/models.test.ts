@@ -16,7 +16,6 @@ function memoryKeyStore(): KeyStore & { keys: Map<string, string> } {
   const keys = new Map<string, string>();
   return {
     keys,
-    has: (name) => keys.has(name),
     get: (name) => keys.get(name),
     set: (name, key) => void keys.set(name, key),
     clear: (name) => keys.delete(name),

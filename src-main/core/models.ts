@@ -39,8 +39,6 @@ const TEST_MAX_TOKENS = 16;
  * (safeStorage); core/ only sees this interface, so it never imports electron.
  */
 export interface KeyStore extends KeyLookup {
-  /** Whether a key is stored for this variable name. */
-  has(apiKeyEnv: string): boolean;
   /** The stored key, decrypted; undefined when there is none (or it cannot be decrypted). */
   get(apiKeyEnv: string): string | undefined;
   /** Stores (replaces) the key; it is encrypted at rest by the implementation. */
