@@ -169,6 +169,9 @@ void app.whenReady().then(() => {
   session.defaultSession.setPermissionCheckHandler((_contents, permission) =>
     permissionGranted(permission),
   );
+  session.defaultSession.setDevicePermissionHandler((details) =>
+    permissionGranted(details.deviceType),
+  );
   // safeStorage works only after 'ready'. Keys stay in the store's own map: never process.env.
   const weakKeychain = keychainWarning(process.platform, safeStorage);
   if (weakKeychain !== null) console.warn(weakKeychain);
