@@ -24,7 +24,7 @@ test.beforeAll(async () => {
 test.afterAll(() => fake.close());
 
 test.describe(() => {
-  test.use({ viewport: { width: 1400, height: 1500 }, serveEnv: { FAKE_LLM_KEY: SECRET } });
+  test.use({ viewport: { width: 1400, height: 1500 }, serveEnv: { FAKE_LLM_API_KEY: SECRET } });
 
   test('adds an LLM endpoint, tests it, runs mini-1 with an LLM answerer and judge, reads the metrics', async ({
     page,
@@ -41,7 +41,7 @@ test.describe(() => {
     await editor.getByLabel('Name').fill('Fake GPT');
     await editor.getByLabel('Model').fill('fake-mini');
     await editor.getByLabel('Base URL').fill(fake.url);
-    await editor.getByLabel('Key environment variable').fill('FAKE_LLM_KEY');
+    await editor.getByLabel('Key environment variable').fill('FAKE_LLM_API_KEY');
     await editor.getByLabel('Input price (USD / 1M tokens)').fill('1.5');
     await editor.getByLabel('Output price (USD / 1M tokens)').fill('6');
     await editor.getByRole('button', { name: 'Save endpoint' }).click();
@@ -60,7 +60,7 @@ test.describe(() => {
 
     // The key is nowhere in the data folder: not in models.json, not in the runs.
     const models = readFileSync(join(workbench.dataDir, 'models.json'), 'utf8');
-    expect(models).toContain('FAKE_LLM_KEY');
+    expect(models).toContain('FAKE_LLM_API_KEY');
     expect(models).not.toContain(SECRET);
 
     // ---- Experiments: LLM answerer and a judge with two repeats, on mini-1.

@@ -20,6 +20,7 @@ import {
   type ExperimentConfigInput,
   type ProgressEvent,
 } from '../../src-shared/experiment';
+import { ApiKeySource } from './keys';
 import { memoryPresetLlmStage, memoryPresetNames } from './memory/registry';
 import { loadMemoryPresets } from './pipeline/presets';
 import { resumeExperiment, startExperiment, type ExperimentHandle } from './pipeline/runner';
@@ -40,6 +41,7 @@ export class ExperimentManager {
   constructor(
     private readonly dataDir: string,
     private readonly emit: (event: ApiEvent) => void,
+    private readonly apiKeys: ApiKeySource = new ApiKeySource(),
   ) {}
 
   private runs(): RunStore {
@@ -182,6 +184,7 @@ export class ExperimentManager {
     return {
       store: this.runs(),
       dataDir: this.dataDir,
+      apiKeys: this.apiKeys,
       onProgress: (event: ProgressEvent) => {
         const run = this.active.get(event.runId);
         if (run) run.last = event;

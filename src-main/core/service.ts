@@ -2,6 +2,7 @@ import type { ApiEvent, ApiHandlers } from '../../src-shared/api';
 import { DatasetStore } from './datasets';
 import { DesignsService } from './designs';
 import { ExperimentManager } from './experiments';
+import { ApiKeySource, type KeyEnvPolicy } from './keys';
 import { ModelsService, type KeyStore } from './models';
 import { appVersion, gitCommit } from './provenance';
 
@@ -13,6 +14,11 @@ export interface ServiceOptions {
   emit?: (event: ApiEvent) => void;
   /** Models view: the OS keychain for API keys (desktop app only; browser mode has none). */
   keyStore?: KeyStore;
+  /**
+   * Which variables may hold API keys (default: names ending in _API_KEY or _TOKEN). API inputs
+   * name the variable, so this bounds what a caller can read (core/keys.ts).
+   */
+  keyPolicy?: KeyEnvPolicy;
 }
 
 export interface Service {
@@ -24,14 +30,23 @@ export interface Service {
 /** Implements the API contract on top of core/. Both transports call exactly this. */
 export function createService(options: ServiceOptions): Service {
   const datasets = new DatasetStore(options.dataDir);
-  const experiments = new ExperimentManager(options.dataDir, (event) => options.emit?.(event));
+  // The one place keys are read, for the Models view and for experiments alike.
+  const apiKeys = new ApiKeySource({
+    ...(options.keyPolicy ? { policy: options.keyPolicy } : {}),
+    ...(options.keyStore ? { keychain: options.keyStore } : {}),
+  });
+  const experiments = new ExperimentManager(
+    options.dataDir,
+    (event) => options.emit?.(event),
+    apiKeys,
+  );
   const designs = new DesignsService(
     options.dataDir,
     (event) => options.emit?.(event),
     (datasetId, sampleId) => datasets.sample(datasetId, sampleId),
   );
   // ---- Models view ----
-  const models = new ModelsService(options.dataDir, { keyStore: options.keyStore });
+  const models = new ModelsService(options.dataDir, { keyStore: options.keyStore, apiKeys });
 
   const handlers: ApiHandlers = {
     'app.info': async () => ({

@@ -12,6 +12,7 @@ import {
 import { category5Options } from '../../src-main/core/answer/prompts';
 import { loadDatasetFile } from '../../src-main/core/dataset/load';
 import { inlineExecutor, workerExecutor } from '../../src-main/core/pipeline/executors';
+import { ApiKeySource } from '../../src-main/core/keys';
 import { judgeRun } from '../../src-main/core/pipeline/judgeRun';
 import { startExperiment } from '../../src-main/core/pipeline/runner';
 import { exportRun } from '../../src-main/core/runs/export';
@@ -29,7 +30,7 @@ const repo = fileURLToPath(new URL('../../', import.meta.url));
 const mini = join(repo, 'tests/fixtures/locomo/mini.json');
 const presetsModule = join(repo, 'tests/fixtures/experiment/test-presets.ts');
 const root = mkdtempSync(join(tmpdir(), 'workbench-llm-'));
-const KEY_ENV = 'MW_TEST_LLM_EXPERIMENT_KEY';
+const KEY_ENV = 'MW_TEST_LLM_EXPERIMENT_API_KEY';
 const KEY = 'sk-test-never-stored-5f3a9c1e77';
 
 let server: FakeOpenAIServer;
@@ -72,6 +73,16 @@ const chatRequests = (): typeof server.requests =>
   server.requests.filter((r) => r.path === '/v1/chat/completions');
 const judgeCalls = (): number =>
   chatRequests().filter((r) => (r.body as { model?: string }).model === 'fake-judge').length;
+
+/** Starts the LLM config with another answerer key variable; resolves to what it threw. */
+function startWithAnswerKey(apiKeyEnv: string, store: RunStore, dataDir: string): Promise<unknown> {
+  const config = llmConfig();
+  const answerer = { ...(config.answerer as object), kind: 'llm', apiKeyEnv };
+  return startExperiment(
+    { ...config, answerer: answerer as ExperimentConfigInput['answerer'] },
+    { store, dataDir, executor: recency },
+  ).catch((e: unknown) => e);
+}
 
 describe('LLM experiments against the fake server', () => {
   it('records faults as [ERROR] answers, scores every metric, judges, and keeps the key out', async () => {
@@ -223,6 +234,54 @@ describe('LLM experiments against the fake server', () => {
     store.close();
   }, 60_000);
 
+  it('hands the workers and the judge their keys explicitly, not through process.env', async () => {
+    const { store, dataDir } = world();
+    server.requests.length = 0;
+    delete process.env[KEY_ENV];
+    try {
+      const handle = await startExperiment(
+        llmConfig({
+          samples: ['mini-1'],
+          judge: { baseUrl: server.url, model: 'fake-judge', apiKeyEnv: KEY_ENV, baseDelayMs: 1 },
+        }),
+        {
+          store,
+          dataDir,
+          executor: workerExecutor({ presetModules: [presetsModule] }),
+          // As the desktop app's keychain does: the key exists only in the source.
+          apiKeys: new ApiKeySource({
+            env: {},
+            keychain: { get: (n) => (n === KEY_ENV ? KEY : undefined) },
+          }),
+        },
+      );
+      const outcome = await handle.done;
+      expect(outcome.error).toBeNull();
+      expect(store.finalAnswers(handle.runId).every((a) => a.error === null)).toBe(true);
+      expect(judgeCalls()).toBeGreaterThan(0);
+      expect(chatRequests().map((r) => r.headers['authorization'])).toEqual(
+        chatRequests().map(() => `Bearer ${KEY}`),
+      );
+      expect(process.env[KEY_ENV]).toBeUndefined();
+    } finally {
+      process.env[KEY_ENV] = KEY;
+      store.close();
+    }
+  }, 60_000);
+
+  it('refuses a key variable that is not meant for keys before anything is sent', async () => {
+    const { store, dataDir } = world();
+    server.requests.length = 0;
+    const error = await startWithAnswerKey('HOME', store, dataDir);
+    expect(error).toBeInstanceOf(WorkbenchError);
+    expect((error as WorkbenchError).message).toBe(
+      'answerer: apiKeyEnv "HOME" is not a key variable; use a name ending in _API_KEY or _TOKEN, or pass --allow-key-env HOME',
+    );
+    expect(server.requests).toEqual([]);
+    expect(store.listRuns()).toEqual([]);
+    store.close();
+  });
+
   it('gives tiers its memory LLM in the workers: summaries retrieved, a failed call noted, tokens totalled', async () => {
     const { store, dataDir } = world();
     server.requests.length = 0;
@@ -280,21 +339,10 @@ describe('LLM experiments against the fake server', () => {
 
   it('refuses to start when the named API key variable is not set', async () => {
     const { store, dataDir } = world();
-    const config = llmConfig();
-    const error = await startExperiment(
-      {
-        ...config,
-        answerer: {
-          ...(config.answerer as object),
-          kind: 'llm',
-          apiKeyEnv: 'MW_TEST_UNSET_KEY',
-        } as ExperimentConfigInput['answerer'],
-      },
-      { store, dataDir, executor: recency },
-    ).catch((e: unknown) => e);
+    const error = await startWithAnswerKey('MW_TEST_UNSET_API_KEY', store, dataDir);
     expect(error).toBeInstanceOf(WorkbenchError);
     expect((error as WorkbenchError).message).toBe(
-      'answerer.apiKeyEnv: environment variable MW_TEST_UNSET_KEY is not set (it should hold the API key)',
+      'answerer.apiKeyEnv: environment variable MW_TEST_UNSET_API_KEY is not set (it should hold the API key)',
     );
     expect(store.listRuns()).toEqual([]);
     store.close();

@@ -22,6 +22,8 @@ import { formatDuration, summaryTable } from '../../core/runs/report';
 import { RunStore } from '../../core/runs/store';
 import type { CliCommand, CliIO } from '../command';
 import { UsageError } from '../command';
+import { ApiKeySource } from '../../core/keys';
+import { ALLOW_KEY_ENV_OPTION, keyPolicyFromArgs } from '../keyPolicy';
 import { ensureWordVectorCache } from '../wordVectors';
 
 const USAGE = `usage: npm run -s cli -- experiment --data <file> [options]
@@ -51,6 +53,8 @@ options:
   --memory-base-url <url>   memory LLM (memoryos long-term facts, tiers summaries): endpoint, with /v1
   --memory-model <name>     memory LLM: chat model
   --memory-api-key-env <NAME>  memory LLM: environment variable holding its API key
+  --allow-key-env <NAME>    also read an API key from NAME (repeatable; by default only
+                            names ending in _API_KEY or _TOKEN are read)
   --runs-db <path>          runs database (default: <data dir>/runs.db)
   --data-dir <dir>          data directory (default: $MEMORY_WORKBENCH_DATA or ~/.memory-workbench)
   --keep-collections        keep each sample's collection directory after the run
@@ -252,7 +256,7 @@ export function reportOutcome(
   return outcome.status === 'cancelled' ? 130 : 1;
 }
 
-type FlagValues = Record<string, string | boolean | undefined>;
+type FlagValues = Record<string, string | string[] | boolean | undefined>;
 
 const asObject = (v: unknown): Record<string, unknown> =>
   v !== null && typeof v === 'object' && !Array.isArray(v) ? { ...(v as object) } : {};
@@ -342,6 +346,7 @@ export const experimentCommand: CliCommand = {
         'memory-base-url': { type: 'string' },
         'memory-model': { type: 'string' },
         'memory-api-key-env': { type: 'string' },
+        'allow-key-env': ALLOW_KEY_ENV_OPTION,
         'runs-db': { type: 'string' },
         'data-dir': { type: 'string' },
         'keep-collections': { type: 'boolean', default: false },
@@ -408,6 +413,7 @@ export const experimentCommand: CliCommand = {
         dataDir,
         keepCollections: values['keep-collections'],
         onProgress: progressReporter(io, tty),
+        apiKeys: new ApiKeySource({ policy: keyPolicyFromArgs(values['allow-key-env'], 'pass') }),
       });
       const outcome = await superviseRun(handle, io);
       return reportOutcome(outcome, config, scheme, values.json, io);

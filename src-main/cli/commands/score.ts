@@ -22,6 +22,8 @@ import {
 } from '../../../src-shared/experiment';
 import { LlmJudge, judgeAnswer, MemoryJudgeCache } from '../../core/answer/judge';
 import { loadDatasetFile } from '../../core/dataset/load';
+import { ApiKeySource } from '../../core/keys';
+import { ALLOW_KEY_ENV_OPTION, keyPolicyFromArgs } from '../keyPolicy';
 import type { CliCommand, CliIO } from '../command';
 import { UsageError } from '../command';
 import { openStore, parseScheme } from './experiment';
@@ -39,6 +41,8 @@ options:
   --judge-model <name>        judge model (judging needs both judge flags)
   --judge-repeats <n>         judge each answer n times; J is reported as mean and std (default 1)
   --judge-api-key-env <NAME>  environment variable holding the judge's API key
+  --allow-key-env <NAME>      also read an API key from NAME (repeatable; by default only
+                              names ending in _API_KEY or _TOKEN are read)
   --no-judge-cache            do not use the runs database's judge cache
   --runs-db <path>            runs database holding the judge cache (default: <data dir>/runs.db)
   --data-dir <dir>            data directory (default: $MEMORY_WORKBENCH_DATA or ~/.memory-workbench)
@@ -273,6 +277,7 @@ export const scoreCommand: CliCommand = {
         'judge-model': { type: 'string' },
         'judge-repeats': { type: 'string' },
         'judge-api-key-env': { type: 'string' },
+        'allow-key-env': ALLOW_KEY_ENV_OPTION,
         'no-judge-cache': { type: 'boolean', default: false },
         'runs-db': { type: 'string' },
         'data-dir': { type: 'string' },
@@ -311,7 +316,11 @@ export const scoreCommand: CliCommand = {
       : null;
     if (judgeConfig && !judgeConfig.success) throw zodError(judgeConfig.error, 'judge');
     const judgeEnv = judgeConfig?.data.apiKeyEnv;
-    if (judgeEnv !== undefined && !process.env[judgeEnv]) {
+    const apiKeys = new ApiKeySource({
+      policy: keyPolicyFromArgs(values['allow-key-env'], 'pass'),
+    });
+    const judgeKeys = apiKeys.keysFor(judgeEnv, 'judge', ['judge', 'apiKeyEnv']);
+    if (judgeEnv !== undefined && judgeKeys[judgeEnv] === undefined) {
       throw new WorkbenchError(
         'INVALID_INPUT',
         `judge: environment variable ${judgeEnv} is not set (it should hold the API key)`,
@@ -333,6 +342,7 @@ export const scoreCommand: CliCommand = {
       try {
         const judge = new LlmJudge(judgeConfig.data, {
           cache: stores ? stores.store.judgeCache() : new MemoryJudgeCache(),
+          keys: judgeKeys,
         });
         await judgeItems(items, judge);
         judgeInfo = {

@@ -6,11 +6,14 @@ import type { CliCommand, CliIO } from '../command';
 import { appRoot } from '../../core/provenance';
 import { defaultDataDir } from '../../core/runs/paths';
 import { createService } from '../../core/service';
+import { ALLOW_KEY_ENV_OPTION, keyPolicyFromArgs } from '../keyPolicy';
 import { startServer, type RunningServer } from '../../server/server';
 
-const SERVE_USAGE = `usage: npm run -s cli -- serve [--port n] [--data-dir dir] [--static dir]
+const SERVE_USAGE = `usage: npm run -s cli -- serve [--port n] [--data-dir dir] [--static dir] [--allow-key-env NAME]...
   Serves the workbench UI and API on 127.0.0.1 only, with a per-launch token in the printed URL.
-  Reach it from another machine through an SSH tunnel (ssh -L 5174:127.0.0.1:5174 host).`;
+  Reach it from another machine through an SSH tunnel (ssh -L 5174:127.0.0.1:5174 host).
+  API keys are read only from variables ending in _API_KEY or _TOKEN; --allow-key-env NAME
+  (repeatable) lets the UI use another variable as a key.`;
 
 export { defaultDataDir };
 
@@ -21,6 +24,7 @@ async function runServe(argv: string[], io: CliIO): Promise<number> {
       port: { type: 'string', default: '5174' },
       'data-dir': { type: 'string' },
       static: { type: 'string' },
+      'allow-key-env': ALLOW_KEY_ENV_OPTION,
       help: { type: 'boolean', short: 'h' },
     },
     allowPositionals: false,
@@ -43,6 +47,7 @@ async function runServe(argv: string[], io: CliIO): Promise<number> {
     dataDir,
     transport: 'http',
     emit: (event) => relay.server?.broadcast(event),
+    keyPolicy: keyPolicyFromArgs(values['allow-key-env'], 'start serve with'),
   });
   const server = await startServer({ handlers: service.handlers, staticDir, port });
   relay.server = server;

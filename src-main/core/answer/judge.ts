@@ -10,6 +10,7 @@ import {
 } from '../../../src-shared/experiment';
 import type { PromptRecord } from '../../../src-shared/runs';
 import { describeError } from '../pipeline/timeout';
+import type { ApiKeys } from '../keys';
 import { LlmClient } from './llm-client';
 import { buildJudgeMessages, judgePromptRecord } from './prompts';
 
@@ -124,11 +125,14 @@ export class LlmJudge {
   readonly stats: LlmJudgeStats = { calls: 0, cacheHits: 0, errors: 0 };
   private readonly cache: JudgeCache;
 
-  constructor(config: JudgeConfig, options: { cache?: JudgeCache; client?: LlmClient } = {}) {
+  constructor(
+    config: JudgeConfig,
+    options: { cache?: JudgeCache; client?: LlmClient; keys?: ApiKeys } = {},
+  ) {
     this.model = config.model;
     this.repeats = config.repeats;
     this.prompt = judgePromptRecord();
-    this.client = options.client ?? new LlmClient(config);
+    this.client = options.client ?? new LlmClient(config, options.keys);
     this.cache = options.cache ?? new MemoryJudgeCache();
   }
 

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WorkbenchError } from '../../../src-shared/errors';
 import {
   startFakeOpenAIServer,
@@ -6,19 +6,17 @@ import {
 } from '../../../tests/support/fake-openai-server';
 import { LlmClient, costOf, type LlmClientConfig } from './llm-client';
 
-const KEY_ENV = 'MW_TEST_LLM_CLIENT_KEY';
+const KEY_ENV = 'MW_TEST_LLM_CLIENT_API_KEY';
 const KEY = 'sk-test-llm-client-0123456789';
 
 let server: FakeOpenAIServer;
 beforeAll(async () => {
-  process.env[KEY_ENV] = KEY;
   server = await startFakeOpenAIServer({
     apiKey: KEY,
     chat: (chat) => `echo: ${chat.messages.at(-1)?.content ?? ''}`,
   });
 });
 afterAll(async () => {
-  delete process.env[KEY_ENV];
   await server.close();
 });
 afterEach(() => {
@@ -40,6 +38,7 @@ function client(overrides: Partial<LlmClientConfig> = {}): LlmClient {
       baseDelayMs: 1,
       ...overrides,
     },
+    { [KEY_ENV]: KEY },
     // Jitter pinned to its upper end: delays are exactly min(max, base * 2^n).
     () => 0.999999,
   );
@@ -162,6 +161,34 @@ describe('LlmClient against the fake server', () => {
     expect(missing.code).toBe('INVALID_INPUT');
     expect(missing.message).toBe(
       'LlmClient: environment variable MW_TEST_UNSET_VARIABLE (apiKeyEnv) is not set',
+    );
+  });
+
+  it('takes keys only from the map it is given, never from process.env', async () => {
+    vi.stubEnv('MW_TEST_ENV_ONLY_API_KEY', 'sk-from-the-environment');
+    try {
+      const envOnly = new LlmClient({
+        ...{ baseUrl: server.url, model: 'm', temperature: 0, maxTokens: 8 },
+        ...{ timeoutMs: 1000, maxRetries: 0, concurrency: 1, baseDelayMs: 1 },
+        apiKeyEnv: 'MW_TEST_ENV_ONLY_API_KEY',
+      });
+      const before = server.requests.length;
+      const error = await rejection(envOnly.complete(ask));
+      expect(error.message).toBe(
+        'LlmClient: environment variable MW_TEST_ENV_ONLY_API_KEY (apiKeyEnv) is not set',
+      );
+      expect(server.requests.length).toBe(before);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+
+  it('refuses to send a key over plain http to a host that is not loopback', async () => {
+    // 192.0.2.1 is TEST-NET-1: the client must refuse before it opens any connection.
+    const error = await rejection(client({ baseUrl: 'http://192.0.2.1:9/v1' }).complete(ask));
+    expect(error.code).toBe('INVALID_INPUT');
+    expect(error.message).toBe(
+      `LlmClient: refusing to send the key in ${KEY_ENV} over plain http to 192.0.2.1:9; use https, or reach the server through a tunnel on 127.0.0.1`,
     );
   });
 

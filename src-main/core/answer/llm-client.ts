@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { WorkbenchError } from '../../../src-shared/errors';
 import type { LlmPrices, TokenCounts } from '../../../src-shared/experiment';
 import type { TokenTotals } from '../../../src-shared/runs';
+import { assertKeyTransport, type ApiKeys } from '../keys';
 import {
   DEFAULT_MAX_DELAY_MS,
   DEFAULT_MAX_RETRY_AFTER_MS,
@@ -19,8 +20,10 @@ import {
  * errors with exponential backoff and jitter; validates the response (a non-empty
  * `choices[0].message.content`); records latency and token usage per call and in total.
  *
- * The API key is read from `process.env[apiKeyEnv]` at each call and never kept: not in the
- * config, not in this object, not in any error message (it is scrubbed).
+ * The API key is never part of the config: `apiKeyEnv` names it, and the caller hands the client
+ * an explicit map of vetted keys (`ApiKeys`, see core/keys.ts); the client never reads the process
+ * environment. A key goes only to https or loopback URLs and never into an error message (it is
+ * scrubbed).
  */
 
 export interface ChatMessage {
@@ -119,6 +122,8 @@ export class LlmClient {
 
   constructor(
     config: LlmClientConfig,
+    /** Keys by variable name; only `config.apiKeyEnv`'s entry is used. */
+    private readonly keys: ApiKeys = {},
     private readonly random: () => number = Math.random,
   ) {
     this.config = config;
@@ -181,7 +186,7 @@ export class LlmClient {
   private apiKey(): string | undefined {
     const name = this.config.apiKeyEnv;
     if (name === undefined) return undefined;
-    const key = process.env[name];
+    const key = Object.hasOwn(this.keys, name) ? this.keys[name] : undefined;
     if (!key) {
       throw new WorkbenchError(
         'INVALID_INPUT',
@@ -189,6 +194,7 @@ export class LlmClient {
         { path: ['apiKeyEnv'] },
       );
     }
+    assertKeyTransport(this.config.baseUrl, name, 'LlmClient');
     return key;
   }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { WorkbenchError, parseOrThrow } from '../../../src-shared/errors';
+import { assertKeyTransport, type ApiKeys } from '../keys';
 import type { Embedder } from './types';
 import { normalizeInPlace } from './vectorMath';
 
@@ -8,8 +9,10 @@ import { normalizeInPlace } from './vectorMath';
  * Ollama, LM Studio. `baseUrl` includes the version segment, as in the OpenAI SDKs
  * (`https://api.openai.com/v1`, `http://127.0.0.1:11434/v1`).
  *
- * The API key never enters the config: `apiKeyEnv` names an environment variable that is read at
- * each request, and the key is scrubbed from every error message (some servers echo it back).
+ * The API key never enters the config: `apiKeyEnv` names it, the caller passes the vetted keys
+ * explicitly (`ApiKeys`, core/keys.ts; the process environment is never read here), a key goes
+ * only to https or loopback URLs, and it is scrubbed from every error message (some servers echo
+ * it back).
  *
  * `dim` is known from `dimensions` in the config, or after the first successful call. Reading it
  * before either throws; `await embedder.resolveDim()` (or `createOpenAIEmbedder`) makes one small
@@ -73,16 +76,22 @@ export class OpenAIEmbedder implements Embedder {
   private readonly config: ResolvedConfig;
   private readonly url: string;
   private knownDim: number | null;
+  private readonly key: string | undefined;
 
-  constructor(config: OpenAIEmbedderConfig) {
+  /** `keys`: API keys by variable name; only `config.apiKeyEnv`'s entry is used. */
+  constructor(config: OpenAIEmbedderConfig, keys: ApiKeys = {}) {
     this.config = parseOrThrow(openAIEmbedderConfigSchema, config, 'OpenAIEmbedder config');
     const { apiKeyEnv, model, dimensions } = this.config;
-    if (apiKeyEnv !== undefined && !process.env[apiKeyEnv]) {
-      throw new WorkbenchError(
-        'INVALID_INPUT',
-        `OpenAIEmbedder: environment variable ${apiKeyEnv} (apiKeyEnv) is not set`,
-        { path: ['apiKeyEnv'] },
-      );
+    if (apiKeyEnv !== undefined) {
+      this.key = Object.hasOwn(keys, apiKeyEnv) ? keys[apiKeyEnv] || undefined : undefined;
+      if (this.key === undefined) {
+        throw new WorkbenchError(
+          'INVALID_INPUT',
+          `OpenAIEmbedder: environment variable ${apiKeyEnv} (apiKeyEnv) is not set`,
+          { path: ['apiKeyEnv'] },
+        );
+      }
+      assertKeyTransport(this.config.baseUrl, apiKeyEnv, 'OpenAIEmbedder');
     }
     this.url = `${this.config.baseUrl.replace(/\/+$/, '')}/embeddings`;
     this.name = dimensions === undefined ? `openai:${model}` : `openai:${model}:${dimensions}d`;
@@ -190,8 +199,8 @@ export class OpenAIEmbedder implements Embedder {
   }
 
   private async attempt(texts: string[], signal: AbortSignal): Promise<Attempt> {
-    const { model, dimensions, timeoutMs, apiKeyEnv } = this.config;
-    const key = apiKeyEnv === undefined ? undefined : process.env[apiKeyEnv];
+    const { model, dimensions, timeoutMs } = this.config;
+    const key = this.key;
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (key) headers['authorization'] = `Bearer ${key}`;
     const body = JSON.stringify(
@@ -317,8 +326,9 @@ export class OpenAIEmbedder implements Embedder {
 export async function createOpenAIEmbedder(
   config: OpenAIEmbedderConfig,
   options: EmbedCallOptions = {},
+  keys: ApiKeys = {},
 ): Promise<OpenAIEmbedder> {
-  const embedder = new OpenAIEmbedder(config);
+  const embedder = new OpenAIEmbedder(config, keys);
   await embedder.resolveDim(options);
   return embedder;
 }

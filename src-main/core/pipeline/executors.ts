@@ -41,7 +41,7 @@ export function inlineExecutor(options: InlineExecutorOptions): SampleExecutor {
     run: (job, hooks, signal) =>
       runSample(job, hooks, {
         createMemory: options.createMemory,
-        answerer: options.answerer ?? createAnswerer(job.config.answerer),
+        answerer: options.answerer ?? createAnswerer(job.config.answerer, job.apiKeys),
         signal,
         ...(options.queueCapacity !== undefined ? { queueCapacity: options.queueCapacity } : {}),
       }),
@@ -239,6 +239,7 @@ function runInWorker(
         skipTests: [...job.skipTests],
         collectionDir: job.collectionDir,
         presetModules,
+        apiKeys: job.apiKeys,
       }),
     );
     signal.addEventListener('abort', onAbort, { once: true });

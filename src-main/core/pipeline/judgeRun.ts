@@ -3,6 +3,7 @@ import type { AnswerRecord, JudgeConfig, JudgeScore } from '../../../src-shared/
 import type { RunManifest, TokenTotals } from '../../../src-shared/runs';
 import { LlmJudge, judgeAnswer } from '../answer/judge';
 import type { LlmClient } from '../answer/llm-client';
+import type { ApiKeys } from '../keys';
 import type { RunStore } from '../runs/store';
 
 /**
@@ -18,6 +19,8 @@ export interface JudgePassOptions {
   signal?: AbortSignal;
   /** Replaces the HTTP client (tests). */
   client?: LlmClient;
+  /** The judge's API key by variable name (see core/keys.ts). */
+  keys?: ApiKeys;
 }
 
 export interface JudgePassResult {
@@ -43,6 +46,7 @@ export async function judgeRun(
   const judge = new LlmJudge(config, {
     cache: store.judgeCache(),
     ...(options.client ? { client: options.client } : {}),
+    ...(options.keys ? { keys: options.keys } : {}),
   });
   const groups = new Map<string, AnswerRecord[]>();
   for (const a of store.answersToJudge(runId, { all: options.all === true })) {

@@ -123,6 +123,11 @@ export const workerInSchema = z.discriminatedUnion('type', [
     collectionDir: z.string(),
     /** Modules that register memory presets, imported before the service is created. */
     presetModules: z.array(z.string()),
+    /**
+     * The config's API keys by variable name, vetted on the main thread: the worker never reads
+     * the environment for keys, and the main thread never writes keys into it.
+     */
+    apiKeys: z.record(z.string(), z.string()),
   }),
   z.object({ seq: z.number().int().positive(), type: z.literal('cancel') }),
 ]);

@@ -11,6 +11,7 @@ import {
 import { evidenceRecallAtK } from '../../../src-shared/scoring';
 import { LlmClient } from '../answer/llm-client';
 import type { Answerer, MemoryHit } from '../answer/types';
+import type { ApiKeys } from '../keys';
 import { packetsOf } from '../dataset/packets';
 import type { MemoryService, MemoryServiceContext } from '../memory/types';
 import { streamThrough } from './queue';
@@ -45,6 +46,8 @@ export interface SampleJob {
   /** Tests an earlier attempt committed: their packets are replayed, their questions not re-asked. */
   skipTests: ReadonlySet<number>;
   collectionDir: string;
+  /** The config's API keys, resolved and vetted on the main thread (see core/keys.ts). */
+  apiKeys: ApiKeys;
 }
 
 export interface SampleHooks {
@@ -122,7 +125,7 @@ export async function runSample(
     sample,
     dir: job.collectionDir,
     // One client per sample: its concurrency limit and retries are this sample's own.
-    llm: config.memory.llm ? new LlmClient(config.memory.llm) : null,
+    llm: config.memory.llm ? new LlmClient(config.memory.llm, job.apiKeys) : null,
     seed: config.seed,
   });
   outcome.preset = memory.preset;

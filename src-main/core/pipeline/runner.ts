@@ -22,7 +22,8 @@ import { configHash, newRunId, redactSecrets, type RunManifest } from '../runs/m
 import type { RunStore } from '../runs/store';
 import { judgePromptRecord } from '../answer/prompts';
 import { costOf } from '../answer/llm-client';
-import { answererProvenance, requireApiKeys } from './answerers';
+import { ApiKeySource, experimentApiKeys, type ApiKeys } from '../keys';
+import { answererProvenance } from './answerers';
 import { workerExecutor, type SampleExecutor } from './executors';
 import { judgeRun } from './judgeRun';
 import type { SampleEvent, SampleJob } from './runSample';
@@ -44,6 +45,8 @@ export interface RunOptions {
   keepCollections?: boolean;
   /** Cancels like `handle.cancel()`. */
   signal?: AbortSignal;
+  /** Where the config's API keys come from (default: the environment, key-like names only). */
+  apiKeys?: ApiKeySource;
   now?: () => number;
 }
 
@@ -141,7 +144,7 @@ export async function startExperiment(
   options: RunOptions,
 ): Promise<ExperimentHandle> {
   const config = parseOrThrow(ExperimentConfigSchema, input, 'experiment config');
-  requireApiKeys(config);
+  const apiKeys = experimentApiKeys(config, options.apiKeys ?? new ApiKeySource());
   const executor = options.executor ?? workerExecutor();
   await executor.prepare(config);
   const dataset = await loadDatasetFile(config.datasetPath);
@@ -201,7 +204,17 @@ export async function startExperiment(
     })),
   );
   const notAsked = notAskedOf(planned);
-  return launch(runId, config, planned, manifest.parallel, false, notAsked, executor, options);
+  return launch(
+    runId,
+    config,
+    apiKeys,
+    planned,
+    manifest.parallel,
+    false,
+    notAsked,
+    executor,
+    options,
+  );
 }
 
 /**
@@ -225,7 +238,7 @@ export async function resumeExperiment(
     );
   }
   const config = parseOrThrow(ExperimentConfigSchema, run.manifest.config, `run ${runId} config`);
-  requireApiKeys(config);
+  const apiKeys = experimentApiKeys(config, options.apiKeys ?? new ApiKeySource());
   const executor = options.executor ?? workerExecutor();
   await executor.prepare(config);
   const dataset = await loadDatasetFile(config.datasetPath);
@@ -266,6 +279,7 @@ export async function resumeExperiment(
   return launch(
     runId,
     config,
+    apiKeys,
     planned,
     effectiveParallel(config.parallel, planned.length),
     true,
@@ -283,6 +297,7 @@ function notAskedOf(plans: ReadonlyArray<Pick<PlannedSample, 'sample' | 'plan'>>
 function launch(
   runId: string,
   config: ExperimentConfig,
+  apiKeys: ApiKeys,
   planned: PlannedSample[],
   parallel: number,
   resumed: boolean,
@@ -298,6 +313,7 @@ function launch(
   const done = execute(
     runId,
     config,
+    apiKeys,
     planned,
     parallel,
     resumed,
@@ -311,6 +327,7 @@ function launch(
 async function execute(
   runId: string,
   config: ExperimentConfig,
+  apiKeys: ApiKeys,
   planned: PlannedSample[],
   parallel: number,
   resumed: boolean,
@@ -373,6 +390,7 @@ async function execute(
       config,
       skipTests: p.skipTests,
       collectionDir: dir,
+      apiKeys,
     };
     try {
       const outcome = await executor.run(
@@ -436,7 +454,7 @@ async function execute(
     // The judge scores a finished run only: a resumed run is judged when it completes.
     if (!signal.aborted && failures.length === 0 && config.judge) {
       try {
-        await judgeRun(store, runId, config.judge, { signal });
+        await judgeRun(store, runId, config.judge, { signal, keys: apiKeys });
       } catch (error) {
         // A cancel stops the pass: verdicts already saved stay, resume judges the rest.
         if (!signal.aborted) throw error;

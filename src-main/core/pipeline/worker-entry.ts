@@ -41,6 +41,7 @@ function serve(port: NonNullable<typeof parentPort>): void {
         config,
         skipTests: new Set(message.skipTests),
         collectionDir: message.collectionDir,
+        apiKeys: message.apiKeys,
       },
       {
         emit: (event) => send({ type: 'progress', event }),
@@ -48,7 +49,7 @@ function serve(port: NonNullable<typeof parentPort>): void {
       },
       {
         createMemory: (ctx) => createMemoryService(config.memory.preset, config.memory.config, ctx),
-        answerer: createAnswerer(config.answerer),
+        answerer: createAnswerer(config.answerer, message.apiKeys),
         signal: cancel.signal,
       },
     );
