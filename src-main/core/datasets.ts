@@ -5,6 +5,7 @@ import type { DatasetSummary } from '../../src-shared/api';
 import type { DatasetLoadResult, Sample } from '../../src-shared/dataset/types';
 import { WorkbenchError } from '../../src-shared/errors';
 import { writeFileAtomic } from './atomic-file';
+import { fromSystemError } from './system-errors';
 import { datasetStats, loadDatasetBytes, loadDatasetFile } from './dataset';
 
 const RecentSchema = z.array(
@@ -54,14 +55,8 @@ export class DatasetStore {
       try {
         writeFileAtomic(file, content);
       } catch (error) {
-        throw new WorkbenchError(
-          'IO',
-          `${name}: could not store the upload: ${errnoReason(error)}`,
-          {
-            where: name,
-            cause: error,
-          },
-        );
+        // Node's message names the server's data folder; the browser gets the reason only.
+        throw fromSystemError(error, `${name}: could not store the upload`) ?? error;
       }
     }
     return this.register(file, name, result);
@@ -146,22 +141,6 @@ export class DatasetStore {
       openedAt: summary.openedAt,
     }));
     writeFileAtomic(this.recentFile, JSON.stringify(recent, null, 2));
-  }
-}
-
-/** The OS's words for a failed write, without the paths Node puts in its messages. */
-function errnoReason(error: unknown): string {
-  const code =
-    typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
-  switch (code) {
-    case 'ENOSPC':
-      return 'the disk is full (ENOSPC)';
-    case 'EACCES':
-    case 'EPERM':
-    case 'EROFS':
-      return `permission denied (${code})`;
-    default:
-      return code === '' ? 'unexpected failure' : code;
   }
 }
 

@@ -141,8 +141,7 @@ export function findJsonSyntaxError(text: string): { offset: number; reason: str
       const err = scanString();
       if (err) return err;
       skipWs();
-      if (text[i] !== ':')
-        return fail(`expected ':' after property name${foundEnd(text[i])}`);
+      if (text[i] !== ':') return fail(`expected ':' after property name${foundEnd(text[i])}`);
       i++;
       state = 'value';
     } else {
