@@ -29,6 +29,11 @@ test('the launch token leaves the URL for an HttpOnly cookie on the first load',
   context,
   workbench,
 }) => {
+  // The server's Content-Security-Policy must not block anything the renderer does.
+  const blocked: string[] = [];
+  page.on('console', (message) => {
+    if (message.text().includes('Content Security Policy')) blocked.push(message.text());
+  });
   await page.goto(`${workbench.url}#/runs`);
   await expect(page.getByRole('heading', { level: 1, name: 'Runs' })).toBeVisible();
   // Gone from the address bar (and so from history and bookmarks); the view in the hash stays.
@@ -43,6 +48,11 @@ test('the launch token leaves the URL for an HttpOnly cookie on the first load',
   // A reload carries the cookie: the API answers and the event socket connects.
   await page.reload();
   await expect(page.getByText(/v\d+\.\d+\.\d+ · http/)).toBeVisible();
+  for (const label of ['Datasets', 'Collections', 'Experiments', 'Compare', 'Models']) {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: label }).click();
+    await expect(page.getByRole('heading', { level: 1, name: label })).toBeVisible();
+  }
+  expect(blocked).toEqual([]);
 });
 
 test('the page cannot be framed by another site', async ({ request, workbench }) => {

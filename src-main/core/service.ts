@@ -1,5 +1,5 @@
-import type { ApiEvent, ApiHandlers } from '../../src-shared/api';
 import { basename } from 'node:path';
+import type { ApiEvent, ApiHandlers } from '../../src-shared/api';
 import { DatasetStore, resolveInsideDatasetDirs } from './datasets';
 import { DesignsService } from './designs';
 import { ExperimentManager } from './experiments';
