@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -117,5 +117,20 @@ describe('CLI errors from the environment', () => {
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     expect(stderr).toBe('');
     expect(code).toBe(0);
+  });
+
+  it('stdout on a full disk (> /dev/full): one IO line, exit 1', () => {
+    const full = openSync('/dev/full', 'w');
+    try {
+      const r = spawnSync(
+        process.execPath,
+        [...cliArgs, 'export', runId, '--format', 'json', '--runs-db', db],
+        { cwd: repo, env, encoding: 'utf8', stdio: ['ignore', full, 'pipe'], timeout: 60_000 },
+      );
+      expect(r.stderr).toBe('error IO: cannot write the output: the disk is full (ENOSPC)\n');
+      expect(r.status).toBe(1);
+    } finally {
+      closeSync(full);
+    }
   });
 });
