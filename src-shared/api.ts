@@ -81,7 +81,7 @@ const playgroundId = z.string().regex(/^pg-[0-9a-z-]{1,64}$/, 'must be a playgro
 export const apiMethods = {
   'app.info': method<AppInfo>()(z.object({}).strict()),
   'datasets.list': method<DatasetSummary[]>()(z.object({}).strict()),
-  /** Open a file the engine can read by path (desktop app, CLI-started server). */
+  /** Open a file by path: any the desktop app's dialog picked; in browser mode only inside `serve --dataset-dir` folders. */
   'datasets.open': method<DatasetSummary>()(z.object({ path: z.string().min(1) }).strict()),
   /** Open a file's content (browser mode upload, drag-and-drop); stored in the data folder. */
   'datasets.upload': method<DatasetSummary>()(

@@ -6,6 +6,10 @@ import type { z } from 'zod';
  */
 export const ERROR_CODES = [
   'INVALID_INPUT',
+  /** No or a wrong credential (HTTP 401): the browser-mode token. */
+  'UNAUTHORIZED',
+  /** Known caller, refused action (HTTP 403): a foreign Host or Origin, a path outside the allowed folders. */
+  'FORBIDDEN',
   'NOT_FOUND',
   'CONFLICT',
   'DATASET_INVALID',
@@ -15,6 +19,8 @@ export const ERROR_CODES = [
   'TIMEOUT',
   'CANCELLED',
   'UPSTREAM',
+  /** The operating system refused a read or write: permissions, a full disk, a closed pipe. */
+  'IO',
   'INTERNAL',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -1,5 +1,6 @@
+import { basename } from 'node:path';
 import type { ApiEvent, ApiHandlers } from '../../src-shared/api';
-import { DatasetStore } from './datasets';
+import { DatasetStore, resolveInsideDatasetDirs } from './datasets';
 import { DesignsService } from './designs';
 import { ExperimentManager } from './experiments';
 import { ApiKeySource, type KeyEnvPolicy } from './keys';
@@ -12,6 +13,11 @@ export interface ServiceOptions {
   transport: 'electron' | 'http';
   /** Pushes progress to every connected UI (IPC send or WebSocket broadcast). */
   emit?: (event: ApiEvent) => void;
+  /**
+   * Browser mode only: the folders whose files `datasets.open` may read (`serve --dataset-dir`);
+   * none means uploads only. The desktop app opens whatever the user picked in its dialog.
+   */
+  datasetDirs?: readonly string[];
   /** Models view: the OS keychain for API keys (desktop app only; browser mode has none). */
   keyStore?: KeyStore;
   /**
@@ -57,7 +63,13 @@ export function createService(options: ServiceOptions): Service {
       dataDir: options.dataDir,
     }),
     'datasets.list': () => datasets.list(),
-    'datasets.open': ({ path }) => datasets.openPath(path),
+    'datasets.open': async ({ path }) =>
+      datasets.openPath(
+        options.transport === 'http'
+          ? resolveInsideDatasetDirs(path, options.datasetDirs ?? [])
+          : path,
+        basename(path),
+      ),
     'datasets.upload': ({ name, content }) => datasets.upload(name, content),
     'datasets.get': async ({ datasetId }) => (await datasets.get(datasetId)).summary,
     'datasets.sample': ({ datasetId, sampleId }) => datasets.sample(datasetId, sampleId),

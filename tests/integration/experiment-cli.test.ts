@@ -141,12 +141,16 @@ describe('experiment CLI', () => {
     const r = cli('experiment', '--data', mini, '--config', bad, '--runs-db', join(dir, 'bad.db'));
     expect(r.code).toBe(1);
     expect(r.err).toBe(
-      `error: config file ${bad}: retrieval.topK: Invalid input: expected number, received string\n`,
+      `error INVALID_INPUT: config file ${bad}: retrieval.topK: Invalid input: expected number, received string\n`,
     );
     const unknown = writeConfig('unknown.json', { memory: { preset: 'test-recency' }, topk: 5 });
     expect(
       cli('experiment', '--data', mini, '--config', unknown, '--runs-db', join(dir, 'bad.db')).err,
-    ).toMatch(new RegExp(`^error: config file ${unknown}: \\(root\\): Unrecognized key: "topk"`));
+    ).toMatch(
+      new RegExp(
+        `^error INVALID_INPUT: config file ${unknown}: \\(root\\): Unrecognized key: "topk"`,
+      ),
+    );
   });
 
   it('survives SIGKILL mid-run: resume gives the final answers of an uninterrupted run', async () => {
@@ -212,7 +216,7 @@ describe('experiment CLI', () => {
     const r = cli('runs', 'list', '--runs-db', corrupt);
     expect(r.code).toBe(1);
     expect(r.err).toBe(
-      `error: runs database ${corrupt}: not a SQLite database (bad header); the file was not changed\n`,
+      `error RUNS_DB: runs database ${corrupt}: not a SQLite database (bad header); the file was not changed\n`,
     );
     expect(readFileSync(corrupt, 'utf8')).toBe(text);
   });

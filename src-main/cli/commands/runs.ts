@@ -93,7 +93,7 @@ export const runsCommand: CliCommand = {
         }
         case 'delete': {
           if (!store.deleteRun(id as string)) {
-            io.stderr(`error: no run ${id} in ${store.file}\n`);
+            io.stderr(`error NOT_FOUND: no run ${id} in ${store.file}\n`);
             return 1;
           }
           io.stdout(`deleted run ${id}\n`);
