@@ -1,6 +1,9 @@
 import type Database from 'better-sqlite3';
 import { textHash } from './hash';
 
+/** The collection's database file, inside the collection directory. */
+export const DB_FILE = 'collection.db';
+
 /**
  * Schema migrations, applied in order. `PRAGMA user_version` holds how many have run. A migration
  * never changes once released: fix forward with a new one (and a test beside the others).
