@@ -5,14 +5,15 @@ import { HybridCollection } from '../hybrid-collection';
 import { DB_FILE } from '../schema';
 import { makeTempDirs } from '../test-helpers';
 import { fifoKind } from './fifo';
-import type { IndexKind } from './kind';
+import type { AnyIndexKind } from './kind';
 import { findIndexKind, indexKindTypes, registerIndexKind } from './registry';
 
 const temp = makeTempDirs();
 afterEach(() => temp.cleanup());
 
-function kindLike(type: string, memberTable = 'some_members'): IndexKind {
-  return { ...(fifoKind as unknown as IndexKind), type, memberTable };
+/** A copy of a built-in kind under another type (or member table). */
+function kindLike(type: string, memberTable = 'some_members'): AnyIndexKind {
+  return { ...fifoKind, type, memberTable };
 }
 
 describe('index kind registry', () => {

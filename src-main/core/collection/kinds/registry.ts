@@ -1,7 +1,7 @@
 import { WorkbenchError } from '../../../../src-shared/errors';
 import { fifoKind } from './fifo';
 import { graphKind } from './graph';
-import type { AnyIndexKind, IndexKind } from './kind';
+import type { AnyIndexKind } from './kind';
 import { sortedKind } from './sorted';
 import { textKind } from './text';
 import { vectorKind } from './vector';
@@ -19,13 +19,7 @@ export interface IndexKindMap {
   graph: typeof graphKind;
 }
 
-const BUILT_IN_KINDS: readonly AnyIndexKind[] = [
-  vectorKind,
-  textKind,
-  fifoKind,
-  sortedKind,
-  graphKind,
-] as readonly IndexKind[] as readonly AnyIndexKind[];
+const BUILT_IN_KINDS = [vectorKind, textKind, fifoKind, sortedKind, graphKind] as const;
 
 const kinds = new Map<string, AnyIndexKind>();
 
@@ -33,10 +27,9 @@ const KIND_TYPE_PATTERN = /^[a-z][a-z0-9-]{0,31}$/;
 const SQL_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
 /** Makes a kind available to every collection opened afterwards in this process. */
-export function registerIndexKind<T extends string>(kind: IndexKind<T>): void {
-  const any = kind as unknown as AnyIndexKind;
+export function registerIndexKind(kind: AnyIndexKind): void {
   const existing = kinds.get(kind.type);
-  if (existing === any) return;
+  if (existing === kind) return;
   if (existing) {
     throw new WorkbenchError('CONFLICT', `index kind '${kind.type}' is already registered`);
   }
@@ -53,7 +46,7 @@ export function registerIndexKind<T extends string>(kind: IndexKind<T>): void {
       `index kind '${kind.type}': member table ${JSON.stringify(kind.memberTable)} must be a plain SQL identifier`,
     );
   }
-  kinds.set(kind.type, any);
+  kinds.set(kind.type, kind);
 }
 
 for (const kind of BUILT_IN_KINDS) registerIndexKind(kind);
