@@ -19,7 +19,7 @@ import {
 
 const D = INDEX_DEFAULTS.vector;
 
-/** Fields are added here only (a per-index embedder choice would be one more field). */
+/** A vector index's settings; a per-index embedder choice would be one more field here. */
 export const vectorIndexConfigSchema = z.strictObject({
   type: z.literal('vector'),
   dim: z.number().int().min(1).max(65_536),
