@@ -5,7 +5,7 @@
  * Python reference live in `tests/fixtures/golden/scores.json`.
  */
 import { createCachedStemmer } from './porter';
-import { pyReplaceWholeWords, pySplit, pyStrip, removeAsciiPunctuation } from './pytext';
+import { pySplit, pyStrip, regexReplaceWholeWords, removeAsciiPunctuation } from './pytext';
 
 /** LoCoMo categories by their stored number (official names: 1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, 5 adversarial). */
 export type LocomoCategory = 1 | 2 | 3 | 4 | 5;
@@ -16,11 +16,16 @@ const ARTICLES = ['a', 'an', 'the', 'and'] as const;
 
 /**
  * `normalize_answer`: drop commas, lowercase, drop ASCII punctuation, replace the words
- * a/an/the/and with a space (Unicode word boundaries, as Python's `re`), collapse whitespace.
+ * a/an/the/and with a space (word boundaries of the `regex` module the reference imports, whose word
+ * characters include marks and joiners), collapse whitespace.
  */
 export function normalizeAnswer(s: string): string {
   const noCommas = s.replaceAll(',', '');
-  const text = pyReplaceWholeWords(removeAsciiPunctuation(noCommas.toLowerCase()), ARTICLES, ' ');
+  const text = regexReplaceWholeWords(
+    removeAsciiPunctuation(noCommas.toLowerCase()),
+    ARTICLES,
+    ' ',
+  );
   return pySplit(text).join(' ');
 }
 
