@@ -15,6 +15,8 @@ export const ERROR_CODES = [
   'TIMEOUT',
   'CANCELLED',
   'UPSTREAM',
+  /** An LLM or embeddings endpoint sent a reply body larger than the client's cap. */
+  'LLM_REPLY_TOO_LARGE',
   'INTERNAL',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

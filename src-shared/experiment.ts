@@ -37,6 +37,18 @@ export const DEFAULT_JUDGE_MAX_TOKENS = 256;
 /** Facts or a summary of a few turns: a few short lines. */
 export const DEFAULT_MEMORY_LLM_MAX_TOKENS = 300;
 export const DEFAULT_JUDGE_REPEATS = 1;
+/**
+ * Largest reply body an LLM client reads off the socket. A chat completion or an embeddings batch
+ * is a few KB to a few hundred KB; a bigger body is a broken or hostile server, and buffering it
+ * whole let one run take 2.7 GB. Over the cap the request is aborted: LLM_REPLY_TOO_LARGE.
+ */
+export const DEFAULT_LLM_MAX_REPLY_BYTES = 4 * 1024 * 1024;
+/**
+ * Longest answer text a run stores. LoCoMo answers are a few words; an answerer that returns more
+ * than this is broken, and its answer is recorded as an error (not truncated: a cut answer would
+ * still be scored as if it were the model's).
+ */
+export const MAX_ANSWER_CHARS = 8 * 1024;
 
 /** USD per million tokens; with them a run's manifest carries its cost. */
 export const LlmPricesSchema = z
@@ -67,6 +79,13 @@ function llmEndpointShape(defaultMaxTokens: number) {
     concurrency: z.number().int().min(1).max(64).default(DEFAULT_LLM_CONCURRENCY),
     /** Backoff: min(20 s, baseDelayMs * 2^attempt) times a jitter in [0.5, 1); Retry-After wins. */
     baseDelayMs: z.number().nonnegative().default(DEFAULT_LLM_BASE_DELAY_MS),
+    /** Reply bodies over this many bytes are refused (LLM_REPLY_TOO_LARGE) without reading the rest. */
+    maxReplyBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(256 * 1024 * 1024)
+      .default(DEFAULT_LLM_MAX_REPLY_BYTES),
     prices: LlmPricesSchema.optional(),
   };
 }

@@ -199,3 +199,42 @@ describe('LlmClient against the fake server', () => {
     ).toBeCloseTo(0.0009, 12);
   });
 });
+
+describe('LlmClient reply cap', () => {
+  // 64 MiB planned, 1 MiB cap: the server writes with backpressure, so it can only get far past
+  // the cap if the client keeps reading.
+  const planned = 64 * 1024 * 1024;
+  const cap = 1024 * 1024;
+
+  it('stops reading a chunked reply past maxReplyBytes and fails with LLM_REPLY_TOO_LARGE', async () => {
+    server.setFault({ kind: 'hugeBody', bytes: planned });
+    const c = client({ maxReplyBytes: cap });
+    const error = await rejection(c.complete(ask));
+    expect(error.code).toBe('LLM_REPLY_TOO_LARGE');
+    expect(error.message).toBe(
+      `LlmClient: POST ${server.url}/chat/completions -> HTTP 200: reply body is larger than the ${cap}-byte cap (maxReplyBytes); stopped reading`,
+    );
+    expect(server.requests).toHaveLength(1); // not retried: the same server would send it again
+    const [stream] = server.streams.slice(-1);
+    await stream?.ended;
+    expect(stream?.closedEarly).toBe(true);
+    // Socket buffers on both sides hold a few MB at most; far from the 64 MiB planned.
+    expect(stream?.written).toBeLessThan(16 * 1024 * 1024);
+    expect(c.stats.failures).toBe(1);
+  });
+
+  it('refuses a declared Content-Length over the cap before reading the body', async () => {
+    server.setFault({ kind: 'hugeBody', bytes: planned, contentLength: true });
+    const error = await rejection(client({ maxReplyBytes: cap }).complete(ask));
+    expect(error.code).toBe('LLM_REPLY_TOO_LARGE');
+    const [stream] = server.streams.slice(-1);
+    await stream?.ended;
+    expect(stream?.closedEarly).toBe(true);
+    expect(stream?.written).toBeLessThan(16 * 1024 * 1024);
+  });
+
+  it('reads a reply under the cap as usual', async () => {
+    const r = await client({ maxReplyBytes: 1024 }).complete(ask);
+    expect(r.content).toBe('echo: hello there');
+  });
+});

@@ -40,6 +40,8 @@ export interface LlmClientConfig {
   baseDelayMs: number;
   maxDelayMs?: number;
   maxRetryAfterMs?: number;
+  /** Reply bodies over this many bytes fail with LLM_REPLY_TOO_LARGE (default 4 MiB). */
+  maxReplyBytes?: number | undefined;
   prices?: LlmPrices | undefined;
 }
 
@@ -211,6 +213,7 @@ export class LlmClient {
       label: this.label,
       where: baseUrl,
       secret: key,
+      maxReplyBytes: this.config.maxReplyBytes,
       ...(options.signal ? { signal: options.signal } : {}),
     });
     if (!sent.ok) return sent;

@@ -272,6 +272,20 @@ describe('OpenAIEmbedder', () => {
     );
   });
 
+  it('stops reading a reply larger than maxReplyBytes: LLM_REPLY_TOO_LARGE, not retried', async () => {
+    server.setFault({ kind: 'hugeBody', bytes: 64 * 1024 * 1024 });
+    const error = await failure(
+      embedder({ maxReplyBytes: 1024 * 1024, dimensions: 8 }).embed(['a']),
+    );
+    expect(error.code).toBe('LLM_REPLY_TOO_LARGE');
+    expect(error.message).toMatch(/larger than the 1048576-byte cap \(maxReplyBytes\)/);
+    expect(server.requests).toHaveLength(1);
+    const stream = server.streams[0];
+    await stream?.ended;
+    expect(stream?.closedEarly).toBe(true);
+    expect(stream?.written).toBeLessThan(16 * 1024 * 1024);
+  });
+
   it('cancels in-flight work when the caller aborts', async () => {
     server.setFault({ kind: 'hang' }, { times: Infinity });
     const controller = new AbortController();

@@ -1,6 +1,8 @@
 import type { Packet, Sample, TestPlan } from '../../../src-shared/dataset';
+import { WorkbenchError } from '../../../src-shared/errors';
 import {
   ERROR_PREDICTION,
+  MAX_ANSWER_CHARS,
   lexicalScores,
   type AnswerRecord,
   type ExperimentConfig,
@@ -286,6 +288,12 @@ async function askOne(
         ),
     );
     answerMs = elapsed(t0);
+    if (result.answer.length > MAX_ANSWER_CHARS) {
+      throw new WorkbenchError(
+        'LLM_REPLY_TOO_LARGE',
+        `${answerer.name}: answer to question ${qa.index} is ${result.answer.length} characters, more than the ${MAX_ANSWER_CHARS} a run stores`,
+      );
+    }
     return {
       ...base,
       prediction: result.answer,
