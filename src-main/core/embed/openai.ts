@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { WorkbenchError, parseOrThrow } from '../../../src-shared/errors';
 import { DEFAULT_LLM_MAX_REPLY_BYTES } from '../../../src-shared/experiment';
 import type { Embedder } from './types';
+import { endedDelta, type CallMeter } from '../answer/llm-client';
 import { excerpt, postJson, redact } from '../http/retry';
 import { normalizeInPlace } from './vectorMath';
 
@@ -71,7 +72,7 @@ export interface EmbedCallOptions {
 }
 
 type Attempt =
-  | { ok: true; vectors: Float32Array[] }
+  | { ok: true; vectors: Float32Array[]; usage: { promptTokens: number; completionTokens: number } }
   | { ok: false; error: WorkbenchError; retryable: boolean; retryAfterMs?: number };
 
 export class OpenAIEmbedder implements Embedder {
@@ -81,7 +82,11 @@ export class OpenAIEmbedder implements Embedder {
   private readonly url: string;
   private knownDim: number | null;
 
-  constructor(config: OpenAIEmbedderConfig) {
+  /** `meter` is told about every request (see CallMeter), for a run's call ledger. */
+  constructor(
+    config: OpenAIEmbedderConfig,
+    private readonly meter?: CallMeter,
+  ) {
     this.config = parseOrThrow(openAIEmbedderConfigSchema, config, 'OpenAIEmbedder config');
     const { apiKeyEnv, model, dimensions } = this.config;
     if (apiKeyEnv !== undefined && !process.env[apiKeyEnv]) {
@@ -197,6 +202,19 @@ export class OpenAIEmbedder implements Embedder {
   }
 
   private async attempt(texts: string[], signal: AbortSignal): Promise<Attempt> {
+    if (!this.meter) return this.send(texts, signal);
+    this.meter({ calls: 1, failures: 0, promptTokens: 0, completionTokens: 0 });
+    let result: Attempt | undefined;
+    try {
+      result = await this.send(texts, signal);
+      return result;
+    } finally {
+      const ended = endedDelta(result?.ok === true, result?.ok ? result.usage : null);
+      if (ended) this.meter(ended);
+    }
+  }
+
+  private async send(texts: string[], signal: AbortSignal): Promise<Attempt> {
     const { model, dimensions, timeoutMs, apiKeyEnv, maxReplyBytes } = this.config;
     const key = apiKeyEnv === undefined ? undefined : process.env[apiKeyEnv];
     const where = this.config.baseUrl;
@@ -265,8 +283,9 @@ export class OpenAIEmbedder implements Embedder {
       vectors[slot] = v;
     }
     this.knownDim ??= (vectors[0] as Float32Array).length;
-    this.stats.promptTokens += usage?.prompt_tokens ?? 0;
-    return { ok: true, vectors };
+    const promptTokens = usage?.prompt_tokens ?? 0;
+    this.stats.promptTokens += promptTokens;
+    return { ok: true, vectors, usage: { promptTokens, completionTokens: 0 } };
   }
 }
 

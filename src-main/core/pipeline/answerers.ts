@@ -3,15 +3,19 @@ import type { AnswererConfig, ExperimentConfig } from '../../../src-shared/exper
 import type { RunManifest } from '../../../src-shared/runs';
 import { ExtractiveAnswerer } from '../answer/extractive';
 import { LlmAnswerer } from '../answer/llm-answerer';
+import { LlmClient, type CallMeter } from '../answer/llm-client';
 import type { Answerer } from '../answer/types';
 
-/** The answerer a config names. Exhaustive: a new `kind` fails the type check until handled. */
-export function createAnswerer(config: AnswererConfig): Answerer {
+/**
+ * The answerer a config names; `meter` hears of every request it sends. Exhaustive: a new `kind`
+ * fails the type check until handled.
+ */
+export function createAnswerer(config: AnswererConfig, meter?: CallMeter): Answerer {
   switch (config.kind) {
     case 'extractive':
       return new ExtractiveAnswerer();
     case 'llm':
-      return new LlmAnswerer(config);
+      return new LlmAnswerer(config, new LlmClient(config, Math.random, meter));
   }
 }
 

@@ -5,13 +5,15 @@ import {
   MAX_ANSWER_CHARS,
   lexicalScores,
   type AnswerRecord,
+  type AnswererConfig,
   type ExperimentConfig,
   type ProgressEvent,
   type RetrievedRef,
   type TestRecord,
 } from '../../../src-shared/experiment';
+import type { LlmCallRecord, LlmCallRole } from '../../../src-shared/runs';
 import { evidenceRecallAtK } from '../../../src-shared/scoring';
-import { LlmClient } from '../answer/llm-client';
+import { LlmClient, type CallMeter } from '../answer/llm-client';
 import type { Answerer, MemoryHit } from '../answer/types';
 import { packetsOf } from '../dataset/packets';
 import type { MemoryService, MemoryServiceContext } from '../memory/types';
@@ -53,6 +55,25 @@ export interface SampleHooks {
   emit(event: SampleEvent): void;
   /** Called once per complete test, in test order; never with a partial test. */
   commitTest(test: TestRecord): void | Promise<void>;
+  /** Every LLM request as it is sent and as it ends (the run's call ledger). */
+  recordCalls(record: LlmCallRecord): void;
+}
+
+/** A meter that files a client's requests in the hooks' call ledger under `role` and `model`. */
+export function callMeter(
+  hooks: Pick<SampleHooks, 'recordCalls'>,
+  role: LlmCallRole,
+  model: string,
+): CallMeter {
+  return (delta) => hooks.recordCalls({ role, model, ...delta });
+}
+
+/** The answerer's meter; undefined for answerers that call no model. */
+export function answererMeter(
+  config: AnswererConfig,
+  hooks: Pick<SampleHooks, 'recordCalls'>,
+): CallMeter | undefined {
+  return config.kind === 'llm' ? callMeter(hooks, 'answer', config.model) : undefined;
 }
 
 export interface SampleDeps {
@@ -124,7 +145,13 @@ export async function runSample(
     sample,
     dir: job.collectionDir,
     // One client per sample: its concurrency limit and retries are this sample's own.
-    llm: config.memory.llm ? new LlmClient(config.memory.llm) : null,
+    llm: config.memory.llm
+      ? new LlmClient(
+          config.memory.llm,
+          Math.random,
+          callMeter(hooks, 'memory', config.memory.llm.model),
+        )
+      : null,
     seed: config.seed,
   });
   outcome.preset = memory.preset;

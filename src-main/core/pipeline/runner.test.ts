@@ -82,7 +82,7 @@ describe('experiment runner (inline executor, real SQLite)', () => {
     store.close();
   });
 
-  it('records failed inserts, thrown retrieves and hung answers as errors and completes the run', async () => {
+  it('records failed inserts, thrown retrieves and hung answers as errors and finishes the run', async () => {
     const { store, dataDir } = world();
     // The answerer hangs forever on one question: only the timeout gets the run past it.
     const hanging: Answerer = {
@@ -110,8 +110,14 @@ describe('experiment runner (inline executor, real SQLite)', () => {
       { store, dataDir, executor },
     );
     const outcome = await handle.done;
-    expect(outcome.status).toBe('completed');
+    // 2 errored final answers of the mini fixture's few are far above the 10% default.
+    expect(outcome.status).toBe('degraded');
+    expect(outcome.error).toMatch(
+      /^2 of \d+ final answers are errors \([\d.]+%, more than maxErrorShare 10%\)$/,
+    );
     const run = store.getRun(handle.runId);
+    expect(run.status).toBe('degraded');
+    expect(run.error).toBe(outcome.error);
     expect(run.sampleInfo.map((s) => [s.sampleId, s.insertErrors])).toEqual([
       ['mini-1', 1],
       ['mini-2', 1],

@@ -1,11 +1,12 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { arch, availableParallelism, platform } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Sample, TestPlan } from '../../../src-shared/dataset';
 import { WorkbenchError, parseOrThrow } from '../../../src-shared/errors';
 import {
   ExperimentConfigSchema,
   estimateRemainingMs,
+  finishedStatus,
   summarizeAnswers,
   type ExperimentConfig,
   type ExperimentConfigInput,
@@ -17,11 +18,10 @@ import { loadDatasetFile } from '../dataset/load';
 import { packetCount } from '../dataset/packets';
 import { planTests } from '../dataset/testPlan';
 import { appVersion, gitCommit } from '../provenance';
-import type { TokenTotals } from '../../../src-shared/runs';
 import { configHash, newRunId, redactSecrets, type RunManifest } from '../runs/manifest';
 import type { RunStore } from '../runs/store';
 import { judgePromptRecord } from '../answer/prompts';
-import { costOf } from '../answer/llm-client';
+import { ledgerTotals } from '../runs/usage';
 import { answererProvenance, requireApiKeys } from './answerers';
 import { workerExecutor, type SampleExecutor } from './executors';
 import { judgeRun } from './judgeRun';
@@ -29,8 +29,9 @@ import type { SampleEvent, SampleJob } from './runSample';
 
 /**
  * The main-thread side of an experiment: load and plan, create the run, hand samples to an
- * executor (`parallel` at a time), commit each test the executor reports (the runs DB has one
- * writer: this thread), and finish the run as completed, cancelled or failed.
+ * executor (`parallel` at a time), commit each test and file each LLM call the executor reports
+ * (the runs DB has one writer: this thread), and finish the run as completed, degraded (too many
+ * errored final answers), cancelled or failed.
  */
 
 export interface RunOptions {
@@ -107,32 +108,57 @@ function embedderOf(config: ExperimentConfig): string | null {
   return null;
 }
 
-const zeroTokens = { calls: 0, promptTokens: 0, completionTokens: 0 };
-
-function answerTotals(
+/** The manifest's token totals, from the run's call ledger (every request, kept across kills). */
+function usageOf(
   config: ExperimentConfig,
-  tokens: typeof zeroTokens,
-): NonNullable<RunManifest['usage']>['answer'] {
-  const prices = config.answerer.kind === 'llm' ? config.answerer.prices : undefined;
-  return { ...tokens, cost: costOf(tokens, prices) };
+  store: RunStore,
+  runId: string,
+  judgeModel: string | null,
+): NonNullable<RunManifest['usage']> {
+  const ledger = store.callLedger(runId);
+  return {
+    answer: ledgerTotals(
+      ledger,
+      'answer',
+      config.answerer.kind === 'llm' ? config.answerer.prices : undefined,
+    ),
+    judge:
+      judgeModel === null ? null : ledgerTotals(ledger, 'judge', config.judge?.prices, judgeModel),
+    memory: config.memory.llm ? ledgerTotals(ledger, 'memory', config.memory.llm.prices) : null,
+  };
 }
 
 /**
- * The memory LLM's totals: an earlier launch's (a resumed run replays packets, so their calls are
- * made again and counted again) plus this launch's. Null without a memory LLM.
+ * A run from before the call ledger (runs-DB schema 4) has its totals only in its manifest: file
+ * them in the ledger once, so a resume adds to them instead of starting from zero.
  */
-function memoryTotals(
-  config: ExperimentConfig,
-  before: TokenTotals | null,
-  now: typeof zeroTokens,
-): TokenTotals | null {
-  if (!config.memory.llm) return null;
-  const sum = {
-    calls: (before?.calls ?? 0) + now.calls,
-    promptTokens: (before?.promptTokens ?? 0) + now.promptTokens,
-    completionTokens: (before?.completionTokens ?? 0) + now.completionTokens,
-  };
-  return { ...sum, cost: costOf(sum, config.memory.llm.prices) };
+function seedLedger(store: RunStore, runId: string, manifest: RunManifest): void {
+  if (!manifest.usage || store.callLedger(runId).length > 0) return;
+  const { config } = manifest;
+  const roles = [
+    {
+      role: 'answer' as const,
+      model: config.answerer.kind === 'llm' ? config.answerer.model : config.answerer.kind,
+      totals: manifest.usage.answer,
+    },
+    { role: 'judge' as const, model: manifest.judge?.model ?? '', totals: manifest.usage.judge },
+    {
+      role: 'memory' as const,
+      model: config.memory.llm?.model ?? '',
+      totals: manifest.usage.memory,
+    },
+  ];
+  for (const { role, model, totals } of roles) {
+    if (!totals || totals.calls === 0) continue;
+    store.recordCalls(runId, {
+      role,
+      model,
+      calls: totals.calls,
+      failures: totals.failures ?? 0,
+      promptTokens: totals.promptTokens,
+      completionTokens: totals.completionTokens,
+    });
+  }
 }
 
 /** Validates, loads and plans, creates the run, and starts it. Resolves once the run exists. */
@@ -140,7 +166,9 @@ export async function startExperiment(
   input: ExperimentConfigInput | ExperimentConfig,
   options: RunOptions,
 ): Promise<ExperimentHandle> {
-  const config = parseOrThrow(ExperimentConfigSchema, input, 'experiment config');
+  const parsed = parseOrThrow(ExperimentConfigSchema, input, 'experiment config');
+  // Stored absolute: a relative path would mean another file once the cwd changes (resume, UI).
+  const config = { ...parsed, datasetPath: resolve(parsed.datasetPath) };
   requireApiKeys(config);
   const executor = options.executor ?? workerExecutor();
   await executor.prepare(config);
@@ -174,9 +202,13 @@ export async function startExperiment(
       ? { model: config.judge.model, repeats: config.judge.repeats, prompt: judgePromptRecord() }
       : null,
     usage: {
-      answer: answerTotals(config, zeroTokens),
+      answer: ledgerTotals(
+        [],
+        'answer',
+        config.answerer.kind === 'llm' ? config.answerer.prices : undefined,
+      ),
       judge: null,
-      memory: memoryTotals(config, null, zeroTokens),
+      memory: config.memory.llm ? ledgerTotals([], 'memory', config.memory.llm.prices) : null,
     },
     seed: config.seed,
     parallel: effectiveParallel(config.parallel, samples.length),
@@ -215,8 +247,11 @@ export async function resumeExperiment(
 ): Promise<ExperimentHandle> {
   const { store } = options;
   const run = store.getRun(runId);
-  if (run.status === 'completed') {
-    throw new WorkbenchError('CONFLICT', `run ${runId} is already completed; nothing to resume`);
+  if (run.status === 'completed' || run.status === 'degraded') {
+    throw new WorkbenchError(
+      'CONFLICT',
+      `run ${runId} is already ${run.status}; nothing to resume`,
+    );
   }
   if (run.status === 'running') {
     throw new WorkbenchError(
@@ -263,6 +298,7 @@ export async function resumeExperiment(
     }),
   );
   store.reopenRun(runId);
+  seedLedger(store, runId, run.manifest);
   return launch(
     runId,
     config,
@@ -335,8 +371,6 @@ async function execute(
   const notes = new Set<string>();
   let embedder: string | null = null;
   const dirs: string[] = [];
-  /** The memory service's own LLM calls (memory.llm), summed over this launch's samples. */
-  const memoryTokens = { calls: 0, promptTokens: 0, completionTokens: 0 };
 
   emit({
     type: 'run-started',
@@ -377,14 +411,15 @@ async function execute(
     try {
       const outcome = await executor.run(
         job,
-        { emit: forward, commitTest: (test) => store.commitTest(runId, test) },
+        {
+          emit: forward,
+          commitTest: (test) => store.commitTest(runId, test),
+          recordCalls: (record) => store.recordCalls(runId, record),
+        },
         signal,
       );
       for (const n of outcome.notes) notes.add(n);
       embedder ??= outcome.embedder;
-      memoryTokens.calls += outcome.stats['llm.calls'] ?? 0;
-      memoryTokens.promptTokens += outcome.stats['llm.promptTokens'] ?? 0;
-      memoryTokens.completionTokens += outcome.stats['llm.completionTokens'] ?? 0;
       store.markSample(runId, sampleId, {
         status: outcome.status,
         insertErrors: outcome.insertErrors,
@@ -463,6 +498,13 @@ async function execute(
   const elapsedMs = now() - startedAt;
   let summary: RunSummary;
   try {
+    summary = store.summary(runId);
+    if (status === 'completed') {
+      // A run that ran its course can still be mostly errors (a wrong key: every call a 401).
+      const verdict = finishedStatus(summary, config.maxErrorShare);
+      status = verdict.status;
+      error = verdict.message;
+    }
     store.finishRun(runId, status, {
       error,
       manifest: (m) => ({
@@ -470,21 +512,25 @@ async function execute(
         memory: { ...m.memory, notes: [...new Set([...m.memory.notes, ...notes])] },
         // The service knows its embedder (config defaults included); the config alone may not.
         embedder: m.embedder ?? embedder,
-        usage: {
-          answer: answerTotals(config, store.answerTokenTotals(runId)),
-          judge: m.usage?.judge ?? null,
-          memory: memoryTotals(config, m.usage?.memory ?? null, memoryTokens),
-        },
+        usage: usageOf(config, store, runId, m.judge?.model ?? null),
       }),
     });
-    summary = store.summary(runId);
   } catch (caught) {
     status = 'failed';
     error = `runs database: ${caught instanceof Error ? caught.message : String(caught)}`;
     summary = summarizeAnswers([]);
   }
-  if (status === 'completed') emit({ type: 'run-finished', runId, at: now(), summary, elapsedMs });
-  else if (status === 'cancelled') emit({ type: 'run-cancelled', runId, at: now(), elapsedMs });
+  if (status === 'completed' || status === 'degraded') {
+    emit({
+      type: 'run-finished',
+      runId,
+      at: now(),
+      summary,
+      elapsedMs,
+      status,
+      message: error,
+    });
+  } else if (status === 'cancelled') emit({ type: 'run-cancelled', runId, at: now(), elapsedMs });
   else emit({ type: 'run-failed', runId, at: now(), message: error ?? 'failed', elapsedMs });
   return { runId, status, summary, elapsedMs, error };
 }

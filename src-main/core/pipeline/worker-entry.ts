@@ -15,7 +15,7 @@ import {
   type WorkerIn,
   type WorkerOut,
 } from './protocol';
-import { runSample } from './runSample';
+import { answererMeter, runSample, type SampleHooks } from './runSample';
 
 function errorMessage(error: unknown): Extract<WorkerOut, { type: 'error' }>['error'] {
   const payload = toErrorPayload(error);
@@ -33,6 +33,11 @@ function serve(port: NonNullable<typeof parentPort>): void {
     cancel = new AbortController();
     await loadMemoryPresets(message.presetModules);
     const { sample, config } = message;
+    const hooks: SampleHooks = {
+      emit: (event) => send({ type: 'progress', event }),
+      commitTest: (test) => send({ type: 'test-result', test }),
+      recordCalls: (record) => send({ type: 'calls', record }),
+    };
     const outcome = await runSample(
       {
         runId: message.runId,
@@ -42,13 +47,10 @@ function serve(port: NonNullable<typeof parentPort>): void {
         skipTests: new Set(message.skipTests),
         collectionDir: message.collectionDir,
       },
-      {
-        emit: (event) => send({ type: 'progress', event }),
-        commitTest: (test) => send({ type: 'test-result', test }),
-      },
+      hooks,
       {
         createMemory: (ctx) => createMemoryService(config.memory.preset, config.memory.config, ctx),
-        answerer: createAnswerer(config.answerer),
+        answerer: createAnswerer(config.answerer, answererMeter(config.answerer, hooks)),
         signal: cancel.signal,
       },
     );

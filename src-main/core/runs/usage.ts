@@ -1,0 +1,24 @@
+import type { LlmPrices } from '../../../src-shared/experiment';
+import type { LlmCallRecord, LlmCallRole, TokenTotals } from '../../../src-shared/runs';
+import { costOf } from '../answer/llm-client';
+
+/**
+ * A run's token totals as its manifest reports them, from the call ledger (`llm_calls`): every
+ * request sent, retries and failures included, kept across kills and resumes.
+ */
+export function ledgerTotals(
+  ledger: readonly LlmCallRecord[],
+  role: LlmCallRole,
+  prices: LlmPrices | undefined,
+  model?: string,
+): TokenTotals {
+  const sum = { calls: 0, failures: 0, promptTokens: 0, completionTokens: 0 };
+  for (const r of ledger) {
+    if (r.role !== role || (model !== undefined && r.model !== model)) continue;
+    sum.calls += r.calls;
+    sum.failures += r.failures;
+    sum.promptTokens += r.promptTokens;
+    sum.completionTokens += r.completionTokens;
+  }
+  return { ...sum, cost: costOf(sum, prices) };
+}
