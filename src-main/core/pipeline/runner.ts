@@ -55,6 +55,11 @@ export interface RunOutcome {
   elapsedMs: number;
   error: string | null;
   /**
+   * The run ran its course but too many final answers are errors (`degraded`, or `failed` when
+   * all are): resuming it would change nothing.
+   */
+  tooManyErrors: boolean;
+  /**
    * Questions of the run's samples that were not asked: those without usable evidence, unless
    * the config includes them. Official overall scores count every question, so say it.
    */
@@ -497,6 +502,7 @@ async function execute(
 
   const elapsedMs = now() - startedAt;
   let summary: RunSummary;
+  let tooManyErrors = false;
   try {
     summary = store.summary(runId);
     if (status === 'completed') {
@@ -504,6 +510,7 @@ async function execute(
       const verdict = finishedStatus(summary, config.maxErrorShare);
       status = verdict.status;
       error = verdict.message;
+      tooManyErrors = verdict.status !== 'completed';
     }
     store.finishRun(runId, status, {
       error,
@@ -532,5 +539,5 @@ async function execute(
     });
   } else if (status === 'cancelled') emit({ type: 'run-cancelled', runId, at: now(), elapsedMs });
   else emit({ type: 'run-failed', runId, at: now(), message: error ?? 'failed', elapsedMs });
-  return { runId, status, summary, elapsedMs, error };
+  return { runId, status, summary, elapsedMs, error, tooManyErrors };
 }
