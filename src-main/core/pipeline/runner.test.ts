@@ -1,9 +1,10 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ProgressEvent } from '../../../src-shared/experiment';
+import { MAX_ANSWER_CHARS, type ProgressEvent } from '../../../src-shared/experiment';
+import type { MemoryServiceContext } from '../memory/types';
 import { RecencyMemory, type RecencyConfig } from '../../../tests/fixtures/experiment/test-presets';
 import type { Answerer } from '../answer/types';
 import { ExtractiveAnswerer } from '../answer/extractive';
@@ -25,6 +26,7 @@ function world(): { store: RunStore; dataDir: string } {
   return { store: RunStore.open(join(root, `runs-${counter}.db`)), dataDir };
 }
 
+const recencyMemory = async (ctx: MemoryServiceContext) => new RecencyMemory(ctx);
 const recency = (config: RecencyConfig = {}) =>
   inlineExecutor({ createMemory: async (ctx) => new RecencyMemory(ctx, config) });
 
@@ -224,6 +226,73 @@ describe('experiment runner (inline executor, real SQLite)', () => {
     await expect(
       resumeExperiment(handle.runId, { store, dataDir, executor: recency() }),
     ).rejects.toThrow('is already completed; nothing to resume');
+    store.close();
+  });
+
+  it('records an answer longer than MAX_ANSWER_CHARS as an error; all errors end the run failed', async () => {
+    const { store, dataDir } = world();
+    const verbose: Answerer = {
+      name: 'verbose',
+      answer: async () => ({ answer: 'x'.repeat(MAX_ANSWER_CHARS + 1) }),
+    };
+    const handle = await startExperiment(
+      { datasetPath: mini, memory: { preset: 'test-recency' } },
+      {
+        store,
+        dataDir,
+        executor: inlineExecutor({ createMemory: recencyMemory, answerer: verbose }),
+      },
+    );
+    const outcome = await handle.done;
+    const final = store.finalAnswers(handle.runId);
+    expect(final[0]?.error).toBe(
+      `answer: LLM_REPLY_TOO_LARGE: verbose: answer to question ${final[0]?.questionIndex} is ${MAX_ANSWER_CHARS + 1} characters, more than the ${MAX_ANSWER_CHARS} a run stores`,
+    );
+    expect(final.every((a) => a.prediction === '[ERROR]')).toBe(true);
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      tooManyErrors: true,
+      error: `every final answer is an error (${final.length} of ${final.length})`,
+    });
+    expect(store.getRun(handle.runId).status).toBe('failed');
+    store.close();
+  });
+
+  it('completes a run whose error share is within maxErrorShare, and will not resume a degraded one', async () => {
+    const { store, dataDir } = world();
+    const failing = (config: { maxErrorShare?: number }) =>
+      startExperiment(
+        { datasetPath: mini, memory: { preset: 'test-recency' }, ...config },
+        {
+          store,
+          dataDir,
+          executor: inlineExecutor({
+            createMemory: async (ctx) =>
+              new RecencyMemory(ctx, { failRetrieveQuestions: ['Where did Ann move?'] }),
+          }),
+        },
+      );
+    const tolerated = await (await failing({ maxErrorShare: 0.5 })).done;
+    expect(tolerated).toMatchObject({ status: 'completed', error: null, tooManyErrors: false });
+    const degraded = await (await failing({})).done;
+    expect(degraded.status).toBe('degraded');
+    await expect(
+      resumeExperiment(degraded.runId, { store, dataDir, executor: recency() }),
+    ).rejects.toThrow(`run ${degraded.runId} is already degraded; nothing to resume`);
+    store.close();
+  });
+
+  it('stores the dataset path absolute when given a relative one', async () => {
+    const { store, dataDir } = world();
+    const handle = await startExperiment(
+      { datasetPath: relative(process.cwd(), mini), memory: { preset: 'test-recency' } },
+      { store, dataDir, executor: recency() },
+    );
+    await handle.done;
+    const { manifest } = store.getRun(handle.runId);
+    expect(manifest.dataset.path).toBe(mini);
+    expect(manifest.config.datasetPath).toBe(mini);
+    expect(store.listRuns()[0]?.datasetPath).toBe(mini);
     store.close();
   });
 
