@@ -134,8 +134,15 @@ describe('LLM call accounting through the CLI', () => {
     // Only the first two tests were committed: their answer rows alone miss two calls.
     expect(afterKill.answers).toBe(committedBefore);
 
-    hangFrom = null;
     const runId = afterKill.runId as string;
+    // Before any resume, the killed run's manifest already shows what it spent.
+    const killedStore = RunStore.open(db);
+    const killedRun = killedStore.getRun(runId);
+    killedStore.close();
+    expect(killedRun.status).toBe('interrupted');
+    expect(killedRun.manifest.usage?.answer.calls).toBe(madeBefore);
+
+    hangFrom = null;
     const resumed = await start(['resume', runId, '--runs-db', db, '--json']).done;
     expect(resumed.err).not.toContain('error:');
     expect(resumed.code).toBe(0);

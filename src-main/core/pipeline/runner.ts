@@ -21,7 +21,7 @@ import { appVersion, gitCommit } from '../provenance';
 import { configHash, newRunId, redactSecrets, type RunManifest } from '../runs/manifest';
 import type { RunStore } from '../runs/store';
 import { judgePromptRecord } from '../answer/prompts';
-import { ledgerTotals } from '../runs/usage';
+import { ledgerTotals, usageOf } from '../runs/usage';
 import { answererProvenance, requireApiKeys } from './answerers';
 import { workerExecutor, type SampleExecutor } from './executors';
 import { judgeRun } from './judgeRun';
@@ -111,26 +111,6 @@ function embedderOf(config: ExperimentConfig): string | null {
     return (e as { name: string }).name;
   }
   return null;
-}
-
-/** The manifest's token totals, from the run's call ledger (every request, kept across kills). */
-function usageOf(
-  config: ExperimentConfig,
-  store: RunStore,
-  runId: string,
-  judgeModel: string | null,
-): NonNullable<RunManifest['usage']> {
-  const ledger = store.callLedger(runId);
-  return {
-    answer: ledgerTotals(
-      ledger,
-      'answer',
-      config.answerer.kind === 'llm' ? config.answerer.prices : undefined,
-    ),
-    judge:
-      judgeModel === null ? null : ledgerTotals(ledger, 'judge', config.judge?.prices, judgeModel),
-    memory: config.memory.llm ? ledgerTotals(ledger, 'memory', config.memory.llm.prices) : null,
-  };
 }
 
 /**
@@ -519,7 +499,7 @@ async function execute(
         memory: { ...m.memory, notes: [...new Set([...m.memory.notes, ...notes])] },
         // The service knows its embedder (config defaults included); the config alone may not.
         embedder: m.embedder ?? embedder,
-        usage: usageOf(config, store, runId, m.judge?.model ?? null),
+        usage: usageOf(config, store.callLedger(runId), m.judge?.model ?? null),
       }),
     });
   } catch (caught) {

@@ -16,6 +16,7 @@ import {
 import type { JudgeCache, JudgeCacheEntry, JudgeVerdict } from '../answer/judge';
 import type { SqliteDatabase } from '../sqlite';
 import { openRunsDb, type OpenRunsDbOptions } from './db';
+import { usageOf } from './usage';
 import type {
   LlmCallRecord,
   LlmCallRole,
@@ -413,9 +414,16 @@ export class RunStore {
          FROM run_samples s WHERE s.run_id = ? ORDER BY s.position`,
       )
       .all(runId) as SampleRow[];
+    const manifest = JSON.parse(r.manifest) as RunManifest;
+    // The stored totals are written when a run stops; a running or killed run's are in the ledger.
+    const ledger =
+      r.status === 'running' || r.status === 'interrupted' ? this.callLedger(runId) : [];
     return {
       ...this.listItem(r),
-      manifest: JSON.parse(r.manifest) as RunManifest,
+      manifest:
+        ledger.length === 0
+          ? manifest
+          : { ...manifest, usage: usageOf(manifest.config, ledger, manifest.judge?.model ?? null) },
       pid: r.pid,
       error: r.error,
       sampleInfo: samples.map((s) => ({

@@ -1,5 +1,10 @@
-import type { LlmPrices } from '../../../src-shared/experiment';
-import type { LlmCallRecord, LlmCallRole, TokenTotals } from '../../../src-shared/runs';
+import type { ExperimentConfig, LlmPrices } from '../../../src-shared/experiment';
+import type {
+  LlmCallRecord,
+  LlmCallRole,
+  RunManifest,
+  TokenTotals,
+} from '../../../src-shared/runs';
 import { costOf } from '../answer/llm-client';
 
 /**
@@ -21,4 +26,22 @@ export function ledgerTotals(
     sum.completionTokens += r.completionTokens;
   }
   return { ...sum, cost: costOf(sum, prices) };
+}
+
+/** The manifest's `usage`: every role of the run's config, priced at the config's prices. */
+export function usageOf(
+  config: ExperimentConfig,
+  ledger: readonly LlmCallRecord[],
+  judgeModel: string | null,
+): NonNullable<RunManifest['usage']> {
+  return {
+    answer: ledgerTotals(
+      ledger,
+      'answer',
+      config.answerer.kind === 'llm' ? config.answerer.prices : undefined,
+    ),
+    judge:
+      judgeModel === null ? null : ledgerTotals(ledger, 'judge', config.judge?.prices, judgeModel),
+    memory: config.memory.llm ? ledgerTotals(ledger, 'memory', config.memory.llm.prices) : null,
+  };
 }
