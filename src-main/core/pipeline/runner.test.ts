@@ -282,6 +282,36 @@ describe('experiment runner (inline executor, real SQLite)', () => {
     store.close();
   });
 
+  it('keeps the token totals of a run made before the call ledger when it is resumed', async () => {
+    const { store, dataDir } = world();
+    const stop = new AbortController();
+    const handle = await startExperiment(
+      { datasetPath: mini, memory: { preset: 'test-recency' } },
+      {
+        store,
+        dataDir,
+        executor: recency(),
+        signal: stop.signal,
+        onProgress: (e) => {
+          if (e.type === 'test-committed') stop.abort();
+        },
+      },
+    );
+    expect((await handle.done).status).toBe('cancelled');
+    // What an older build left: totals in the manifest only, no ledger rows.
+    store.db.prepare('DELETE FROM llm_calls WHERE run_id = ?').run(handle.runId);
+    const old = { calls: 7, promptTokens: 70, completionTokens: 7, cost: null };
+    store.updateManifest(handle.runId, (m) => ({
+      ...m,
+      usage: { answer: old, judge: null, memory: null },
+    }));
+    const resumed = await resumeExperiment(handle.runId, { store, dataDir, executor: recency() });
+    expect((await resumed.done).status).toBe('completed');
+    // The extractive answerer called nobody on resume: the old totals stand, not zero.
+    expect(store.getRun(handle.runId).manifest.usage?.answer).toEqual({ ...old, failures: 0 });
+    store.close();
+  });
+
   it('stores the dataset path absolute when given a relative one', async () => {
     const { store, dataDir } = world();
     const handle = await startExperiment(
