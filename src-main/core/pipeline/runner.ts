@@ -21,7 +21,7 @@ import { appVersion, gitCommit } from '../provenance';
 import { configHash, newRunId, redactSecrets, type RunManifest } from '../runs/manifest';
 import type { RunStore } from '../runs/store';
 import { judgePromptRecord } from '../answer/prompts';
-import { ledgerTotals, usageOf } from '../runs/usage';
+import { usageOf } from '../runs/usage';
 import { answererProvenance, requireApiKeys } from './answerers';
 import { workerExecutor, type SampleExecutor } from './executors';
 import { judgeRun } from './judgeRun';
@@ -186,15 +186,7 @@ export async function startExperiment(
     judge: config.judge
       ? { model: config.judge.model, repeats: config.judge.repeats, prompt: judgePromptRecord() }
       : null,
-    usage: {
-      answer: ledgerTotals(
-        [],
-        'answer',
-        config.answerer.kind === 'llm' ? config.answerer.prices : undefined,
-      ),
-      judge: null,
-      memory: config.memory.llm ? ledgerTotals([], 'memory', config.memory.llm.prices) : null,
-    },
+    usage: usageOf(config, [], null),
     seed: config.seed,
     parallel: effectiveParallel(config.parallel, samples.length),
     host: {
