@@ -4,6 +4,7 @@ import {
   startFakeOpenAIServer,
   type FakeOpenAIServer,
 } from '../../../tests/support/fake-openai-server';
+import type { LlmCallDelta } from '../../../src-shared/runs';
 import { LlmClient, costOf, type LlmClientConfig } from './llm-client';
 
 const KEY_ENV = 'MW_TEST_LLM_CLIENT_KEY';
@@ -236,5 +237,42 @@ describe('LlmClient reply cap', () => {
   it('reads a reply under the cap as usual', async () => {
     const r = await client({ maxReplyBytes: 1024 }).complete(ask);
     expect(r.content).toBe('echo: hello there');
+  });
+});
+
+describe('LlmClient call meter', () => {
+  it('counts every attempt as it is sent, and each failure or its tokens as it ends', async () => {
+    const deltas: LlmCallDelta[] = [];
+    const c = new LlmClient(
+      {
+        baseUrl: server.url,
+        model: 'fake-chat',
+        temperature: 0,
+        maxTokens: 32,
+        apiKeyEnv: KEY_ENV,
+        timeoutMs: 2_000,
+        maxRetries: 3,
+        concurrency: 1,
+        baseDelayMs: 1,
+      },
+      () => 0.5,
+      (d) => deltas.push(d),
+    );
+    server.setFault({ kind: 'status', status: 500, body: 'boom' });
+    server.setFault({ kind: 'drop' });
+    await c.complete(ask);
+    const sum = deltas.reduce(
+      (t, d) => ({
+        calls: t.calls + d.calls,
+        failures: t.failures + d.failures,
+        promptTokens: t.promptTokens + d.promptTokens,
+        completionTokens: t.completionTokens + d.completionTokens,
+      }),
+      { calls: 0, failures: 0, promptTokens: 0, completionTokens: 0 },
+    );
+    expect(server.requests).toHaveLength(3);
+    expect(sum).toEqual({ calls: 3, failures: 2, promptTokens: 2, completionTokens: 3 });
+    // Sent is reported before the request ends: a kill in between still counts the call.
+    expect(deltas[0]).toEqual({ calls: 1, failures: 0, promptTokens: 0, completionTokens: 0 });
   });
 });
