@@ -21,6 +21,8 @@ export const ERROR_CODES = [
   'UPSTREAM',
   /** The operating system refused a read or write: permissions, a full disk, a closed pipe. */
   'IO',
+  /** An LLM or embeddings endpoint sent a reply body larger than the client's cap. */
+  'LLM_REPLY_TOO_LARGE',
   'INTERNAL',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -5,6 +5,7 @@ import {
   curveOf,
   estimateRemainingMs,
   finalAnswersOf,
+  finishedStatus,
   judgeScoreOf,
   lexicalScores,
   summarizeAnswers,
@@ -44,7 +45,27 @@ describe('ExperimentConfigSchema', () => {
       seed: 42,
       timeouts: { insertMs: 30000, answerMs: 60000 },
       includeNoEvidence: false,
+      maxErrorShare: 0.1,
       parallel: 1,
+    });
+  });
+
+  it('says how a finished run ends from its final answers: completed, degraded or failed', () => {
+    expect(finishedStatus({ questions: 10, errors: 1 }, 0.1)).toEqual({
+      status: 'completed',
+      message: null,
+    });
+    expect(finishedStatus({ questions: 10, errors: 2 }, 0.1)).toEqual({
+      status: 'degraded',
+      message: '2 of 10 final answers are errors (20%, more than maxErrorShare 10%)',
+    });
+    expect(finishedStatus({ questions: 3, errors: 3 }, 1)).toEqual({
+      status: 'failed',
+      message: 'every final answer is an error (3 of 3)',
+    });
+    expect(finishedStatus({ questions: 0, errors: 0 }, 0)).toEqual({
+      status: 'completed',
+      message: null,
     });
   });
 

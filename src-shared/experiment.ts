@@ -16,6 +16,8 @@ export const DEFAULT_MEMORY_PRESET = 'hybrid';
 export const DEFAULT_TOP_K = 10;
 export const DEFAULT_SEED = 42;
 export const DEFAULT_INSERT_TIMEOUT_MS = 30_000;
+/** A finished run with more errored final answers than this share ends `degraded`. */
+export const DEFAULT_MAX_ERROR_SHARE = 0.1;
 export const DEFAULT_ANSWER_TIMEOUT_MS = 60_000;
 /** Upper bound the schema accepts; the runner further clamps to the machine's cores. */
 export const MAX_PARALLEL = 256;
@@ -37,6 +39,18 @@ export const DEFAULT_JUDGE_MAX_TOKENS = 256;
 /** Facts or a summary of a few turns: a few short lines. */
 export const DEFAULT_MEMORY_LLM_MAX_TOKENS = 300;
 export const DEFAULT_JUDGE_REPEATS = 1;
+/**
+ * Largest reply body an LLM client reads off the socket. A chat completion or an embeddings batch
+ * is a few KB to a few hundred KB; a bigger body is a broken or hostile server, and buffering it
+ * whole let one run take 2.7 GB. Over the cap the request is aborted: LLM_REPLY_TOO_LARGE.
+ */
+export const DEFAULT_LLM_MAX_REPLY_BYTES = 4 * 1024 * 1024;
+/**
+ * Longest answer text a run stores. LoCoMo answers are a few words; an answerer that returns more
+ * than this is broken, and its answer is recorded as an error (not truncated: a cut answer would
+ * still be scored as if it were the model's).
+ */
+export const MAX_ANSWER_CHARS = 8 * 1024;
 
 /** USD per million tokens; with them a run's manifest carries its cost. */
 export const LlmPricesSchema = z
@@ -67,6 +81,13 @@ function llmEndpointShape(defaultMaxTokens: number) {
     concurrency: z.number().int().min(1).max(64).default(DEFAULT_LLM_CONCURRENCY),
     /** Backoff: min(20 s, baseDelayMs * 2^attempt) times a jitter in [0.5, 1); Retry-After wins. */
     baseDelayMs: z.number().nonnegative().default(DEFAULT_LLM_BASE_DELAY_MS),
+    /** Reply bodies over this many bytes are refused (LLM_REPLY_TOO_LARGE) without reading the rest. */
+    maxReplyBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(256 * 1024 * 1024)
+      .default(DEFAULT_LLM_MAX_REPLY_BYTES),
     prices: LlmPricesSchema.optional(),
   };
 }
@@ -137,6 +158,8 @@ export const ExperimentConfigSchema = z
       .strict()
       .prefault({}),
     includeNoEvidence: z.boolean().default(false),
+    /** Above this share of errored final answers a finished run is `degraded`, not `completed`. */
+    maxErrorShare: z.number().min(0).max(1).default(DEFAULT_MAX_ERROR_SHARE),
     parallel: z.number().int().min(1).max(MAX_PARALLEL).default(1),
   })
   .strict();
@@ -149,7 +172,19 @@ export type ExperimentConfig = z.output<typeof ExperimentConfigSchema>;
 // ---------------------------------------------------------------------------------------------
 // Runs and answers
 
-export const RUN_STATUSES = ['running', 'completed', 'cancelled', 'failed', 'interrupted'] as const;
+/**
+ * `degraded`: the run finished, but more than `maxErrorShare` of its final answers are errors; its
+ * scores measure the endpoint's failures more than the memory. A run whose every final answer is
+ * an error ends `failed`.
+ */
+export const RUN_STATUSES = [
+  'running',
+  'completed',
+  'degraded',
+  'cancelled',
+  'failed',
+  'interrupted',
+] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
 export const SAMPLE_STATUSES = ['pending', 'running', 'completed', 'cancelled', 'failed'] as const;
@@ -335,7 +370,14 @@ export type ProgressEvent =
       insertErrors: number;
       answerErrors: number;
     })
-  | (EventBase & { type: 'run-finished'; summary: RunSummary; elapsedMs: number })
+  | (EventBase & {
+      type: 'run-finished';
+      summary: RunSummary;
+      elapsedMs: number;
+      /** `degraded` (with why) when too many final answers are errors; absent means completed. */
+      status?: 'completed' | 'degraded';
+      message?: string | null;
+    })
   | (EventBase & { type: 'run-cancelled'; elapsedMs: number })
   | (EventBase & { type: 'run-failed'; message: string; elapsedMs: number });
 
@@ -472,6 +514,32 @@ export function curveOf(tests: readonly Omit<TestRecord, 'questionIndices'>[]): 
         (x.sampleId < y.sampleId ? -1 : x.sampleId > y.sampleId ? 1 : 0) ||
         x.testIndex - y.testIndex,
     );
+}
+
+/**
+ * How a run that ran its course ends, from its final answers: `failed` when every one is an error
+ * (e.g. a wrong API key), `degraded` when more than `maxErrorShare` are, else `completed`.
+ */
+export function finishedStatus(
+  summary: Pick<RunSummary, 'questions' | 'errors'>,
+  maxErrorShare: number,
+): { status: 'completed' | 'degraded' | 'failed'; message: string | null } {
+  const { questions, errors } = summary;
+  if (questions === 0 || errors === 0) return { status: 'completed', message: null };
+  const percent = (share: number): string => `${Math.round(share * 1000) / 10}%`;
+  if (errors === questions) {
+    return {
+      status: 'failed',
+      message: `every final answer is an error (${errors} of ${questions})`,
+    };
+  }
+  if (errors / questions > maxErrorShare) {
+    return {
+      status: 'degraded',
+      message: `${errors} of ${questions} final answers are errors (${percent(errors / questions)}, more than maxErrorShare ${percent(maxErrorShare)})`,
+    };
+  }
+  return { status: 'completed', message: null };
 }
 
 /** Remaining time from the share of work done; null before anything is done. */

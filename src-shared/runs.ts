@@ -4,11 +4,37 @@ import type { ExperimentConfig, RunStatus, SampleStatus } from './experiment';
 
 /** Token totals of one model's calls in a run. */
 export interface TokenTotals {
+  /**
+   * HTTP requests sent, retries and failed attempts included (runs made before the call ledger,
+   * runs-DB schema 4, counted successful calls only).
+   */
   calls: number;
+  /** Requests that got no usable reply (error status, timeout, bad body); absent in older runs. */
+  failures?: number;
   promptTokens: number;
   completionTokens: number;
   /** USD from the configured prices per million tokens; null without prices. */
   cost: number | null;
+}
+
+/** Who made an LLM (or embeddings) call of a run. */
+export const LLM_CALL_ROLES = ['answer', 'judge', 'memory', 'embedder'] as const;
+export type LlmCallRole = (typeof LLM_CALL_ROLES)[number];
+
+/**
+ * What one request adds to a run's call ledger: `calls` 1 when it is sent, then `failures` or tokens
+ * when it ends, so a request in flight when the process is killed is still counted.
+ */
+export interface LlmCallDelta {
+  calls: number;
+  failures: number;
+  promptTokens: number;
+  completionTokens: number;
+}
+
+export interface LlmCallRecord extends LlmCallDelta {
+  role: LlmCallRole;
+  model: string;
 }
 
 /** The prompt templates a run's answerer used, stored whole with their hash. */

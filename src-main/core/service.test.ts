@@ -63,6 +63,7 @@ describe('service: experiments through the API contract', () => {
       seed: 1,
       timeouts: { insertMs: 5000, answerMs: 5000 },
       includeNoEvidence: false,
+      maxErrorShare: 0.1,
       parallel: 1,
     };
     const first = await api['experiments.start'](base);
@@ -111,6 +112,7 @@ describe('service: experiments through the API contract', () => {
         seed: 1,
         timeouts: { insertMs: 1000, answerMs: 1000 },
         includeNoEvidence: false,
+        maxErrorShare: 0.1,
         parallel: 1,
       }),
     ).rejects.toMatchObject({ code: 'NOT_FOUND' });

@@ -161,8 +161,14 @@ describe('LLM experiments against the fake server', () => {
     const answered = all.filter((a) => a.usage !== null);
     const promptTokens = answered.reduce((n, a) => n + (a.usage?.promptTokens ?? 0), 0);
     const completionTokens = answered.reduce((n, a) => n + (a.usage?.completionTokens ?? 0), 0);
+    // Every request is counted: the 429 and the three hangs too, as failures.
+    const answerRequests = chatRequests().filter(
+      (r) => (r.body as { model?: string }).model === 'fake-chat',
+    ).length;
+    expect(answerRequests).toBe(answered.length + 4);
     expect(manifest.usage?.answer).toEqual({
-      calls: answered.length,
+      calls: answerRequests,
+      failures: 4,
       promptTokens,
       completionTokens,
       cost: (promptTokens * 1 + completionTokens * 2) / 1e6,
@@ -324,9 +330,10 @@ describe('LLM experiments against the fake server', () => {
       expect(r.headers['authorization']).toBe(`Bearer ${KEY}`);
       expect(r.body).toMatchObject({ model: 'fake-memory', seed: 42 });
     }
-    const completed = calls.length - 1;
     const memory = manifest.usage?.memory;
-    expect(memory?.calls).toBe(completed);
+    // The failed call was made and paid for: it is counted, as a failure.
+    expect(memory?.calls).toBe(calls.length);
+    expect(memory?.failures).toBe(1);
     expect(memory?.promptTokens).toBeGreaterThan(0);
     expect(memory?.cost).toBe(
       ((memory?.promptTokens ?? 0) * 1 + (memory?.completionTokens ?? 0) * 2) / 1e6,

@@ -41,6 +41,8 @@ options:
   --top-k <n>               memories retrieved per question (default 10)
   --seed <n>                run seed (default 42)
   --include-no-evidence     also ask questions without usable evidence (at the last packet)
+  --max-error-share <x>     share of errored final answers (0-1) above which the run ends
+                            "degraded", exit code 3 (default 0.1; every answer errored: "failed")
   --answerer <extractive|llm>  who answers (default: extractive, offline)
   --base-url <url>          LLM answerer: OpenAI-compatible endpoint, with /v1
   --model <name>            LLM answerer: chat model
@@ -63,7 +65,18 @@ options:
   -h, --help                show this help
 
 Ctrl-C cancels gracefully (committed tests stay; "resume <id>" continues); a second Ctrl-C exits.
+
+exit codes: 0 completed, 1 failed (or an error before the run), 2 usage error, 3 degraded (too many
+errored answers), 130 cancelled.
 `;
+
+/** Exit codes of `experiment` and `resume` (documented in the usage text and the README). */
+export const EXIT_CODES = {
+  completed: 0,
+  failed: 1,
+  degraded: 3,
+  cancelled: 130,
+} as const;
 
 export function parseScheme(value: string | undefined): CategoryScheme {
   const scheme = value ?? DEFAULT_CATEGORY_SCHEME;
@@ -248,12 +261,17 @@ export function reportOutcome(
     io.stdout(
       `\nrun ${outcome.runId} ${outcome.status} in ${formatDuration(outcome.elapsedMs)} (preset ${config.memory.preset})\n`,
     );
-    if (outcome.error) io.stdout(`error: ${outcome.error}\n`);
-    if (outcome.status !== 'completed')
+    if (outcome.error)
+      io.stdout(`${outcome.status === 'degraded' ? 'degraded' : 'error'}: ${outcome.error}\n`);
+    if (outcome.tooManyErrors) {
+      io.stdout(
+        `the answers' errors say why (npm run -s cli -- runs show ${outcome.runId}); fix the cause and start a new run\n`,
+      );
+    } else if (outcome.status !== 'completed') {
       io.stdout(`continue it with: npm run -s cli -- resume ${outcome.runId}\n`);
+    }
   }
-  if (outcome.status === 'completed') return 0;
-  return outcome.status === 'cancelled' ? 130 : 1;
+  return EXIT_CODES[outcome.status];
 }
 
 type FlagValues = Record<string, string | string[] | boolean | undefined>;
@@ -334,6 +352,7 @@ export const experimentCommand: CliCommand = {
         'top-k': { type: 'string' },
         seed: { type: 'string' },
         'include-no-evidence': { type: 'boolean', default: false },
+        'max-error-share': { type: 'string' },
         answerer: { type: 'string' },
         'base-url': { type: 'string' },
         model: { type: 'string' },
@@ -391,6 +410,14 @@ export const experimentCommand: CliCommand = {
       merged['seed'] = seed;
     }
     if (values['include-no-evidence']) merged['includeNoEvidence'] = true;
+    if (values['max-error-share'] !== undefined) {
+      const share = Number(values['max-error-share']);
+      if (values['max-error-share'].trim() === '' || !(share >= 0 && share <= 1))
+        throw new UsageError(
+          `--max-error-share must be a number from 0 to 1 (got "${values['max-error-share']}")`,
+        );
+      merged['maxErrorShare'] = share;
+    }
     const answerer = answererFlags(values, file['answerer']);
     if (answerer !== undefined) merged['answerer'] = answerer;
     const judge = judgeFlags(values, file['judge']);

@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import { WorkbenchError, parseOrThrow } from '../../../src-shared/errors';
 import { assertKeyTransport, type ApiKeys } from '../keys';
+import { DEFAULT_LLM_MAX_REPLY_BYTES } from '../../../src-shared/experiment';
 import type { Embedder } from './types';
+import { endedDelta, type CallMeter } from '../answer/llm-client';
+import { excerpt, postJson, redact } from '../http/retry';
 import { normalizeInPlace } from './vectorMath';
 
 /**
@@ -37,6 +40,13 @@ export const openAIEmbedderConfigSchema = z
     maxDelayMs: z.number().nonnegative().default(20_000),
     /** A 429 asking to wait longer than this fails instead of stalling the run. */
     maxRetryAfterMs: z.number().nonnegative().default(60_000),
+    /** Reply bodies over this many bytes fail with LLM_REPLY_TOO_LARGE without being read whole. */
+    maxReplyBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(256 * 1024 * 1024)
+      .default(DEFAULT_LLM_MAX_REPLY_BYTES),
   })
   // Strict, so a literal `apiKey` in a config file is refused instead of silently ignored.
   .strict();
@@ -65,10 +75,8 @@ export interface EmbedCallOptions {
 }
 
 type Attempt =
-  | { ok: true; vectors: Float32Array[] }
+  | { ok: true; vectors: Float32Array[]; usage: { promptTokens: number; completionTokens: number } }
   | { ok: false; error: WorkbenchError; retryable: boolean; retryAfterMs?: number };
-
-const EXCERPT_CHARS = 200;
 
 export class OpenAIEmbedder implements Embedder {
   readonly name: string;
@@ -78,8 +86,15 @@ export class OpenAIEmbedder implements Embedder {
   private knownDim: number | null;
   private readonly key: string | undefined;
 
-  /** `keys`: API keys by variable name; only `config.apiKeyEnv`'s entry is used. */
-  constructor(config: OpenAIEmbedderConfig, keys: ApiKeys = {}) {
+  /**
+   * `keys`: API keys by variable name; only `config.apiKeyEnv`'s entry is used. `meter` is told
+   * about every request (see CallMeter), for a run's call ledger.
+   */
+  constructor(
+    config: OpenAIEmbedderConfig,
+    keys: ApiKeys = {},
+    private readonly meter?: CallMeter,
+  ) {
     this.config = parseOrThrow(openAIEmbedderConfigSchema, config, 'OpenAIEmbedder config');
     const { apiKeyEnv, model, dimensions } = this.config;
     if (apiKeyEnv !== undefined) {
@@ -199,82 +214,45 @@ export class OpenAIEmbedder implements Embedder {
   }
 
   private async attempt(texts: string[], signal: AbortSignal): Promise<Attempt> {
-    const { model, dimensions, timeoutMs } = this.config;
+    if (!this.meter) return this.send(texts, signal);
+    this.meter({ calls: 1, failures: 0, promptTokens: 0, completionTokens: 0 });
+    let result: Attempt | undefined;
+    try {
+      result = await this.send(texts, signal);
+      return result;
+    } finally {
+      const ended = endedDelta(result?.ok === true, result?.ok ? result.usage : null);
+      if (ended) this.meter(ended);
+    }
+  }
+
+  private async send(texts: string[], signal: AbortSignal): Promise<Attempt> {
+    const { model, dimensions, timeoutMs, maxReplyBytes } = this.config;
     const key = this.key;
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (key) headers['authorization'] = `Bearer ${key}`;
-    const body = JSON.stringify(
-      dimensions === undefined ? { model, input: texts } : { model, input: texts, dimensions },
-    );
     const where = this.config.baseUrl;
     const label = `OpenAIEmbedder: POST ${this.url}`;
-
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, timeoutMs);
-    const onAbort = (): void => controller.abort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    if (signal.aborted) controller.abort();
-    let status: number;
-    let text: string;
-    let retryAfter: string | null;
     this.stats.requests++;
+    let sent: Awaited<ReturnType<typeof postJson>>;
     try {
-      // The body is read under the same timer: a server that sends headers and then stalls is
-      // as stuck as one that never answers.
-      const response = await fetch(this.url, {
-        method: 'POST',
-        headers,
-        body,
-        signal: controller.signal,
-      });
-      status = response.status;
-      retryAfter = response.headers.get('retry-after');
-      text = await response.text();
-    } catch (error) {
-      if (signal.aborted) throw cancelled();
-      if (timedOut) {
-        return {
-          ok: false,
-          retryable: true,
-          error: new WorkbenchError('TIMEOUT', `${label} timed out after ${timeoutMs} ms`, {
-            where,
-          }),
-        };
-      }
-      return {
-        ok: false,
-        retryable: true,
-        error: new WorkbenchError(
-          'UPSTREAM',
-          redact(`${label} failed: ${networkReason(error)}`, key),
-          {
-            where,
-          },
-        ),
-      };
-    } finally {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-    }
-
-    if (status < 200 || status >= 300) {
-      const retryable = status === 429 || status >= 500;
-      const error = new WorkbenchError(
-        'UPSTREAM',
-        redact(`${label} -> HTTP ${status}: ${excerpt(text)}`, key),
+      sent = await postJson(
+        this.url,
+        dimensions === undefined ? { model, input: texts } : { model, input: texts, dimensions },
         {
+          headers: key ? { authorization: `Bearer ${key}` } : {},
+          timeoutMs,
+          signal,
+          label,
           where,
+          secret: key,
+          maxReplyBytes,
         },
       );
-      const retryAfterMs = status === 429 ? parseRetryAfter(retryAfter) : undefined;
-      return retryAfterMs === undefined
-        ? { ok: false, retryable, error }
-        : { ok: false, retryable, error, retryAfterMs };
+    } catch (error) {
+      if (signal.aborted) throw cancelled();
+      throw error;
     }
+    if (!sent.ok) return sent;
+    const text = sent.value.text;
 
     const fail = (message: string): Attempt => ({
       ok: false,
@@ -317,8 +295,9 @@ export class OpenAIEmbedder implements Embedder {
       vectors[slot] = v;
     }
     this.knownDim ??= (vectors[0] as Float32Array).length;
-    this.stats.promptTokens += usage?.prompt_tokens ?? 0;
-    return { ok: true, vectors };
+    const promptTokens = usage?.prompt_tokens ?? 0;
+    this.stats.promptTokens += promptTokens;
+    return { ok: true, vectors, usage: { promptTokens, completionTokens: 0 } };
   }
 }
 
@@ -335,44 +314,6 @@ export async function createOpenAIEmbedder(
 
 function cancelled(): WorkbenchError {
   return new WorkbenchError('CANCELLED', 'OpenAIEmbedder: cancelled');
-}
-
-/** An OpenAI-style `{"error":{"message"}}` says it best; otherwise the start of the body. */
-function excerpt(text: string): string {
-  let message = text;
-  try {
-    const json = JSON.parse(text) as { error?: { message?: unknown } | string };
-    if (typeof json.error === 'string') message = json.error;
-    else if (typeof json.error?.message === 'string') message = json.error.message;
-  } catch {
-    // Not JSON: the raw text it is.
-  }
-  const flat = message.replace(/\s+/g, ' ').trim();
-  if (flat === '') return '(empty body)';
-  return flat.length > EXCERPT_CHARS ? `${flat.slice(0, EXCERPT_CHARS)}...` : flat;
-}
-
-function redact(message: string, key: string | undefined): string {
-  return key && key.length >= 4 ? message.split(key).join('[redacted]') : message;
-}
-
-/** undici reports "fetch failed" with the useful part in `cause`. */
-function networkReason(error: unknown): string {
-  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
-  const parts: string[] = [];
-  if (typeof cause?.code === 'string') parts.push(cause.code);
-  if (typeof cause?.message === 'string') parts.push(cause.message);
-  if (parts.length === 0) parts.push(error instanceof Error ? error.message : String(error));
-  return parts.join(' ');
-}
-
-/** Retry-After is seconds or an HTTP date. Fractional seconds are accepted (some proxies send them). */
-function parseRetryAfter(value: string | null): number | undefined {
-  if (value === null || value.trim() === '') return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -6,6 +6,7 @@ import { createAnswerer } from './answerers';
 import { extraPresetModules, loadMemoryPresets } from './presets';
 import { sequenceChecker, sequencer, workerOutSchema, type WorkerIn } from './protocol';
 import {
+  answererMeter,
   runSample,
   type MemoryFactory,
   type SampleHooks,
@@ -41,7 +42,13 @@ export function inlineExecutor(options: InlineExecutorOptions): SampleExecutor {
     run: (job, hooks, signal) =>
       runSample(job, hooks, {
         createMemory: options.createMemory,
-        answerer: options.answerer ?? createAnswerer(job.config.answerer, job.apiKeys),
+        answerer:
+          options.answerer ??
+          createAnswerer(
+            job.config.answerer,
+            job.apiKeys,
+            answererMeter(job.config.answerer, hooks),
+          ),
         signal,
         ...(options.queueCapacity !== undefined ? { queueCapacity: options.queueCapacity } : {}),
       }),
@@ -194,6 +201,9 @@ function runInWorker(
           case 'test-result':
             // Synchronous commit: the next message is handled only after this test is on disk.
             void hooks.commitTest(message.test);
+            break;
+          case 'calls':
+            hooks.recordCalls(message.record);
             break;
           case 'log':
             break;

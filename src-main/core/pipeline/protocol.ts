@@ -6,6 +6,7 @@ import {
   type AnswerRecord,
   type TestRecord,
 } from '../../../src-shared/experiment';
+import { LLM_CALL_ROLES, type LlmCallRecord } from '../../../src-shared/runs';
 import type { SampleEvent, SampleOutcome } from './runSample';
 
 /**
@@ -14,8 +15,8 @@ import type { SampleEvent, SampleOutcome } from './runSample';
  * receiver fails the sample rather than guess.
  *
  * main -> worker: start (once), cancel (graceful: finish the question in flight, drop a half test).
- * worker -> main: progress, test-result (main commits it in one transaction), log, then exactly one
- * of done | error.
+ * worker -> main: progress, test-result (main commits it in one transaction), calls (main files them
+ * in the call ledger), log, then exactly one of done | error.
  */
 
 const categorySchema = z.union(
@@ -87,6 +88,16 @@ const sampleEventSchema = z
   .loose()
   .transform((e) => e as unknown as SampleEvent);
 
+const count = z.number().int().nonnegative();
+const callRecordSchema = z.object({
+  role: z.enum(LLM_CALL_ROLES),
+  model: z.string(),
+  calls: count,
+  failures: count,
+  promptTokens: count,
+  completionTokens: count,
+}) satisfies z.ZodType<LlmCallRecord>;
+
 const outcomeSchema = z.object({
   sampleId: z.string(),
   status: z.enum(['completed', 'cancelled']),
@@ -144,6 +155,12 @@ export const workerOutSchema = z.discriminatedUnion('type', [
     seq: z.number().int().positive(),
     type: z.literal('test-result'),
     test: testRecordSchema,
+  }),
+  /** An LLM request sent or ended: main files it in the run's call ledger at once. */
+  z.object({
+    seq: z.number().int().positive(),
+    type: z.literal('calls'),
+    record: callRecordSchema,
   }),
   z.object({ seq: z.number().int().positive(), type: z.literal('done'), outcome: outcomeSchema }),
   z.object({

@@ -1,15 +1,19 @@
 import type { Packet, Sample, TestPlan } from '../../../src-shared/dataset';
+import { WorkbenchError } from '../../../src-shared/errors';
 import {
   ERROR_PREDICTION,
+  MAX_ANSWER_CHARS,
   lexicalScores,
   type AnswerRecord,
+  type AnswererConfig,
   type ExperimentConfig,
   type ProgressEvent,
   type RetrievedRef,
   type TestRecord,
 } from '../../../src-shared/experiment';
+import type { LlmCallRecord, LlmCallRole } from '../../../src-shared/runs';
 import { evidenceRecallAtK } from '../../../src-shared/scoring';
-import { LlmClient } from '../answer/llm-client';
+import { LlmClient, type CallMeter } from '../answer/llm-client';
 import type { Answerer, MemoryHit } from '../answer/types';
 import type { ApiKeys } from '../keys';
 import { packetsOf } from '../dataset/packets';
@@ -54,6 +58,25 @@ export interface SampleHooks {
   emit(event: SampleEvent): void;
   /** Called once per complete test, in test order; never with a partial test. */
   commitTest(test: TestRecord): void | Promise<void>;
+  /** Every LLM request as it is sent and as it ends (the run's call ledger). */
+  recordCalls(record: LlmCallRecord): void;
+}
+
+/** A meter that files a client's requests in the hooks' call ledger under `role` and `model`. */
+export function callMeter(
+  hooks: Pick<SampleHooks, 'recordCalls'>,
+  role: LlmCallRole,
+  model: string,
+): CallMeter {
+  return (delta) => hooks.recordCalls({ role, model, ...delta });
+}
+
+/** The answerer's meter; undefined for answerers that call no model. */
+export function answererMeter(
+  config: AnswererConfig,
+  hooks: Pick<SampleHooks, 'recordCalls'>,
+): CallMeter | undefined {
+  return config.kind === 'llm' ? callMeter(hooks, 'answer', config.model) : undefined;
 }
 
 export interface SampleDeps {
@@ -125,7 +148,14 @@ export async function runSample(
     sample,
     dir: job.collectionDir,
     // One client per sample: its concurrency limit and retries are this sample's own.
-    llm: config.memory.llm ? new LlmClient(config.memory.llm, job.apiKeys) : null,
+    llm: config.memory.llm
+      ? new LlmClient(
+          config.memory.llm,
+          job.apiKeys,
+          Math.random,
+          callMeter(hooks, 'memory', config.memory.llm.model),
+        )
+      : null,
     seed: config.seed,
   });
   outcome.preset = memory.preset;
@@ -289,6 +319,12 @@ async function askOne(
         ),
     );
     answerMs = elapsed(t0);
+    if (result.answer.length > MAX_ANSWER_CHARS) {
+      throw new WorkbenchError(
+        'LLM_REPLY_TOO_LARGE',
+        `${answerer.name}: answer to question ${qa.index} is ${result.answer.length} characters, more than the ${MAX_ANSWER_CHARS} a run stores`,
+      );
+    }
     return {
       ...base,
       prediction: result.answer,

@@ -1,11 +1,12 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { arch, availableParallelism, platform } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Sample, TestPlan } from '../../../src-shared/dataset';
 import { WorkbenchError, parseOrThrow } from '../../../src-shared/errors';
 import {
   ExperimentConfigSchema,
   estimateRemainingMs,
+  finishedStatus,
   summarizeAnswers,
   type ExperimentConfig,
   type ExperimentConfigInput,
@@ -17,12 +18,11 @@ import { loadDatasetFile } from '../dataset/load';
 import { packetCount } from '../dataset/packets';
 import { planTests } from '../dataset/testPlan';
 import { appVersion, gitCommit } from '../provenance';
-import type { TokenTotals } from '../../../src-shared/runs';
 import { configHash, newRunId, redactSecrets, type RunManifest } from '../runs/manifest';
 import type { RunStore } from '../runs/store';
 import { judgePromptRecord } from '../answer/prompts';
-import { costOf } from '../answer/llm-client';
 import { ApiKeySource, experimentApiKeys, type ApiKeys } from '../keys';
+import { usageOf } from '../runs/usage';
 import { answererProvenance } from './answerers';
 import { workerExecutor, type SampleExecutor } from './executors';
 import { judgeRun } from './judgeRun';
@@ -30,8 +30,9 @@ import type { SampleEvent, SampleJob } from './runSample';
 
 /**
  * The main-thread side of an experiment: load and plan, create the run, hand samples to an
- * executor (`parallel` at a time), commit each test the executor reports (the runs DB has one
- * writer: this thread), and finish the run as completed, cancelled or failed.
+ * executor (`parallel` at a time), commit each test and file each LLM call the executor reports
+ * (the runs DB has one writer: this thread), and finish the run as completed, degraded (too many
+ * errored final answers), cancelled or failed.
  */
 
 export interface RunOptions {
@@ -56,6 +57,11 @@ export interface RunOutcome {
   summary: RunSummary;
   elapsedMs: number;
   error: string | null;
+  /**
+   * The run ran its course but too many final answers are errors (`degraded`, or `failed` when
+   * all are): resuming it would change nothing.
+   */
+  tooManyErrors: boolean;
   /**
    * Questions of the run's samples that were not asked: those without usable evidence, unless
    * the config includes them. Official overall scores count every question, so say it.
@@ -110,32 +116,37 @@ function embedderOf(config: ExperimentConfig): string | null {
   return null;
 }
 
-const zeroTokens = { calls: 0, promptTokens: 0, completionTokens: 0 };
-
-function answerTotals(
-  config: ExperimentConfig,
-  tokens: typeof zeroTokens,
-): NonNullable<RunManifest['usage']>['answer'] {
-  const prices = config.answerer.kind === 'llm' ? config.answerer.prices : undefined;
-  return { ...tokens, cost: costOf(tokens, prices) };
-}
-
 /**
- * The memory LLM's totals: an earlier launch's (a resumed run replays packets, so their calls are
- * made again and counted again) plus this launch's. Null without a memory LLM.
+ * A run from before the call ledger (runs-DB schema 4) has its totals only in its manifest: file
+ * them in the ledger once, so a resume adds to them instead of starting from zero.
  */
-function memoryTotals(
-  config: ExperimentConfig,
-  before: TokenTotals | null,
-  now: typeof zeroTokens,
-): TokenTotals | null {
-  if (!config.memory.llm) return null;
-  const sum = {
-    calls: (before?.calls ?? 0) + now.calls,
-    promptTokens: (before?.promptTokens ?? 0) + now.promptTokens,
-    completionTokens: (before?.completionTokens ?? 0) + now.completionTokens,
-  };
-  return { ...sum, cost: costOf(sum, config.memory.llm.prices) };
+function seedLedger(store: RunStore, runId: string, manifest: RunManifest): void {
+  if (!manifest.usage || store.callLedger(runId).length > 0) return;
+  const { config } = manifest;
+  const roles = [
+    {
+      role: 'answer' as const,
+      model: config.answerer.kind === 'llm' ? config.answerer.model : config.answerer.kind,
+      totals: manifest.usage.answer,
+    },
+    { role: 'judge' as const, model: manifest.judge?.model ?? '', totals: manifest.usage.judge },
+    {
+      role: 'memory' as const,
+      model: config.memory.llm?.model ?? '',
+      totals: manifest.usage.memory,
+    },
+  ];
+  for (const { role, model, totals } of roles) {
+    if (!totals || totals.calls === 0) continue;
+    store.recordCalls(runId, {
+      role,
+      model,
+      calls: totals.calls,
+      failures: totals.failures ?? 0,
+      promptTokens: totals.promptTokens,
+      completionTokens: totals.completionTokens,
+    });
+  }
 }
 
 /** Validates, loads and plans, creates the run, and starts it. Resolves once the run exists. */
@@ -143,7 +154,9 @@ export async function startExperiment(
   input: ExperimentConfigInput | ExperimentConfig,
   options: RunOptions,
 ): Promise<ExperimentHandle> {
-  const config = parseOrThrow(ExperimentConfigSchema, input, 'experiment config');
+  const parsed = parseOrThrow(ExperimentConfigSchema, input, 'experiment config');
+  // Stored absolute: a relative path would mean another file once the cwd changes (resume, UI).
+  const config = { ...parsed, datasetPath: resolve(parsed.datasetPath) };
   const apiKeys = experimentApiKeys(config, options.apiKeys ?? new ApiKeySource());
   const executor = options.executor ?? workerExecutor();
   await executor.prepare(config);
@@ -176,11 +189,7 @@ export async function startExperiment(
     judge: config.judge
       ? { model: config.judge.model, repeats: config.judge.repeats, prompt: judgePromptRecord() }
       : null,
-    usage: {
-      answer: answerTotals(config, zeroTokens),
-      judge: null,
-      memory: memoryTotals(config, null, zeroTokens),
-    },
+    usage: usageOf(config, [], null),
     seed: config.seed,
     parallel: effectiveParallel(config.parallel, samples.length),
     host: {
@@ -228,8 +237,11 @@ export async function resumeExperiment(
 ): Promise<ExperimentHandle> {
   const { store } = options;
   const run = store.getRun(runId);
-  if (run.status === 'completed') {
-    throw new WorkbenchError('CONFLICT', `run ${runId} is already completed; nothing to resume`);
+  if (run.status === 'completed' || run.status === 'degraded') {
+    throw new WorkbenchError(
+      'CONFLICT',
+      `run ${runId} is already ${run.status}; nothing to resume`,
+    );
   }
   if (run.status === 'running') {
     throw new WorkbenchError(
@@ -276,6 +288,7 @@ export async function resumeExperiment(
     }),
   );
   store.reopenRun(runId);
+  seedLedger(store, runId, run.manifest);
   return launch(
     runId,
     config,
@@ -352,8 +365,6 @@ async function execute(
   const notes = new Set<string>();
   let embedder: string | null = null;
   const dirs: string[] = [];
-  /** The memory service's own LLM calls (memory.llm), summed over this launch's samples. */
-  const memoryTokens = { calls: 0, promptTokens: 0, completionTokens: 0 };
 
   emit({
     type: 'run-started',
@@ -395,14 +406,15 @@ async function execute(
     try {
       const outcome = await executor.run(
         job,
-        { emit: forward, commitTest: (test) => store.commitTest(runId, test) },
+        {
+          emit: forward,
+          commitTest: (test) => store.commitTest(runId, test),
+          recordCalls: (record) => store.recordCalls(runId, record),
+        },
         signal,
       );
       for (const n of outcome.notes) notes.add(n);
       embedder ??= outcome.embedder;
-      memoryTokens.calls += outcome.stats['llm.calls'] ?? 0;
-      memoryTokens.promptTokens += outcome.stats['llm.promptTokens'] ?? 0;
-      memoryTokens.completionTokens += outcome.stats['llm.completionTokens'] ?? 0;
       store.markSample(runId, sampleId, {
         status: outcome.status,
         insertErrors: outcome.insertErrors,
@@ -480,7 +492,16 @@ async function execute(
 
   const elapsedMs = now() - startedAt;
   let summary: RunSummary;
+  let tooManyErrors = false;
   try {
+    summary = store.summary(runId);
+    if (status === 'completed') {
+      // A run that ran its course can still be mostly errors (a wrong key: every call a 401).
+      const verdict = finishedStatus(summary, config.maxErrorShare);
+      status = verdict.status;
+      error = verdict.message;
+      tooManyErrors = verdict.status !== 'completed';
+    }
     store.finishRun(runId, status, {
       error,
       manifest: (m) => ({
@@ -488,21 +509,25 @@ async function execute(
         memory: { ...m.memory, notes: [...new Set([...m.memory.notes, ...notes])] },
         // The service knows its embedder (config defaults included); the config alone may not.
         embedder: m.embedder ?? embedder,
-        usage: {
-          answer: answerTotals(config, store.answerTokenTotals(runId)),
-          judge: m.usage?.judge ?? null,
-          memory: memoryTotals(config, m.usage?.memory ?? null, memoryTokens),
-        },
+        usage: usageOf(config, store.callLedger(runId), m.judge?.model ?? null),
       }),
     });
-    summary = store.summary(runId);
   } catch (caught) {
     status = 'failed';
     error = `runs database: ${caught instanceof Error ? caught.message : String(caught)}`;
     summary = summarizeAnswers([]);
   }
-  if (status === 'completed') emit({ type: 'run-finished', runId, at: now(), summary, elapsedMs });
-  else if (status === 'cancelled') emit({ type: 'run-cancelled', runId, at: now(), elapsedMs });
+  if (status === 'completed' || status === 'degraded') {
+    emit({
+      type: 'run-finished',
+      runId,
+      at: now(),
+      summary,
+      elapsedMs,
+      status,
+      message: error,
+    });
+  } else if (status === 'cancelled') emit({ type: 'run-cancelled', runId, at: now(), elapsedMs });
   else emit({ type: 'run-failed', runId, at: now(), message: error ?? 'failed', elapsedMs });
-  return { runId, status, summary, elapsedMs, error };
+  return { runId, status, summary, elapsedMs, error, tooManyErrors };
 }

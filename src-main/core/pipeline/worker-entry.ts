@@ -15,7 +15,7 @@ import {
   type WorkerIn,
   type WorkerOut,
 } from './protocol';
-import { runSample } from './runSample';
+import { answererMeter, runSample, type SampleHooks } from './runSample';
 
 function errorMessage(error: unknown): Extract<WorkerOut, { type: 'error' }>['error'] {
   const payload = toErrorPayload(error);
@@ -33,6 +33,11 @@ function serve(port: NonNullable<typeof parentPort>): void {
     cancel = new AbortController();
     await loadMemoryPresets(message.presetModules);
     const { sample, config } = message;
+    const hooks: SampleHooks = {
+      emit: (event) => send({ type: 'progress', event }),
+      commitTest: (test) => send({ type: 'test-result', test }),
+      recordCalls: (record) => send({ type: 'calls', record }),
+    };
     const outcome = await runSample(
       {
         runId: message.runId,
@@ -43,13 +48,14 @@ function serve(port: NonNullable<typeof parentPort>): void {
         collectionDir: message.collectionDir,
         apiKeys: message.apiKeys,
       },
-      {
-        emit: (event) => send({ type: 'progress', event }),
-        commitTest: (test) => send({ type: 'test-result', test }),
-      },
+      hooks,
       {
         createMemory: (ctx) => createMemoryService(config.memory.preset, config.memory.config, ctx),
-        answerer: createAnswerer(config.answerer, message.apiKeys),
+        answerer: createAnswerer(
+          config.answerer,
+          message.apiKeys,
+          answererMeter(config.answerer, hooks),
+        ),
         signal: cancel.signal,
       },
     );

@@ -122,6 +122,65 @@ describe('runs DB migrations', () => {
     store.close();
   });
 
+  it("migration 4 allows status 'degraded' and adds the call ledger, keeping every row of a v3 file", () => {
+    const f = file();
+    const old = openRunsDb(f, { targetVersion: 3 });
+    old
+      .prepare(
+        "INSERT INTO runs (id, status, created_at, started_at, preset, config_hash, manifest, pid, resumes, answer_errors) VALUES ('r3', 'completed', 't', 't', 'p', 'h', ?, NULL, 2, 1)",
+      )
+      .run(JSON.stringify(manifest('r3')));
+    old
+      .prepare(
+        "INSERT INTO run_samples (run_id, sample_id, position, status, total_packets, total_questions, threshold, planned_tests) VALUES ('r3', 's', 0, 'completed', 1, 1, 1, 1)",
+      )
+      .run();
+    old
+      .prepare(
+        "INSERT INTO tests (run_id, sample_id, test_index, packet_idx, dialogs_inserted, visible_count, question_indices, committed_at) VALUES ('r3', 's', 0, 0, 2, 1, '[0]', 't')",
+      )
+      .run();
+    old
+      .prepare(
+        `INSERT INTO answers (run_id, sample_id, test_index, question_index, category, question, gold, prediction, retrieved, official_f1, evidence_recall, retrieve_ms, answer_ms, error)
+         VALUES ('r3', 's', 0, 0, 4, 'q', 'a', 'a', '[]', 1, NULL, 0, 0, NULL)`,
+      )
+      .run();
+    expect(() => old.prepare("UPDATE runs SET status = 'degraded' WHERE id = 'r3'").run()).toThrow(
+      /CHECK constraint failed/,
+    );
+    old.close();
+
+    const db = openRunsDb(f, { targetVersion: 4 });
+    expect(db.pragma('user_version', { simple: true })).toBe(4);
+    // Rebuilding runs must not cascade into its children.
+    expect(db.prepare('SELECT count(*) AS n FROM run_samples').get()).toEqual({ n: 1 });
+    expect(db.prepare('SELECT count(*) AS n FROM answers').get()).toEqual({ n: 1 });
+    expect(db.prepare('SELECT resumes, answer_errors FROM runs').get()).toEqual({
+      resumes: 2,
+      answer_errors: 1,
+    });
+    expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+    db.prepare("UPDATE runs SET status = 'degraded' WHERE id = 'r3'").run();
+    expect(columns(db, 'llm_calls')).toEqual([
+      'run_id',
+      'role',
+      'model',
+      'calls',
+      'failures',
+      'prompt_tokens',
+      'completion_tokens',
+    ]);
+    // Still cascades after the rebuild: the foreign keys point at the new runs table.
+    db.prepare(
+      "INSERT INTO llm_calls (run_id, role, model, calls) VALUES ('r3', 'answer', 'm', 1)",
+    ).run();
+    db.prepare("DELETE FROM runs WHERE id = 'r3'").run();
+    expect(db.prepare('SELECT count(*) AS n FROM run_samples').get()).toEqual({ n: 0 });
+    expect(db.prepare('SELECT count(*) AS n FROM llm_calls').get()).toEqual({ n: 0 });
+    db.close();
+  });
+
   it('migrates a version-1 file with its data, and marks its pid-less running run interrupted', () => {
     const f = file();
     const old = openRunsDb(f, { targetVersion: 1 });

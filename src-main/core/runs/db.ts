@@ -17,6 +17,12 @@ export interface Migration {
   version: number;
   description: string;
   up: string;
+  /**
+   * Rebuilds a table other tables reference (SQLite cannot change a CHECK in place): foreign keys
+   * go off around it, or dropping the old table would cascade-delete its children. The foreign
+   * keys are checked before the migration commits.
+   */
+  rebuildsTables?: boolean;
 }
 
 /** Append only: a released migration is never edited, the next one fixes it. */
@@ -123,6 +129,43 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    description: "run status 'degraded'; the ledger of every LLM call a run made",
+    rebuildsTables: true,
+    up: `
+      CREATE TABLE runs_v4 (
+        id TEXT PRIMARY KEY,
+        status TEXT NOT NULL CHECK (status IN ('running','completed','degraded','cancelled','failed','interrupted')),
+        created_at TEXT NOT NULL,
+        started_at TEXT NOT NULL,
+        ended_at TEXT,
+        preset TEXT NOT NULL,
+        config_hash TEXT NOT NULL,
+        dataset_sha256 TEXT,
+        manifest TEXT NOT NULL,
+        error TEXT,
+        insert_errors INTEGER NOT NULL DEFAULT 0,
+        answer_errors INTEGER NOT NULL DEFAULT 0,
+        pid INTEGER,
+        resumes INTEGER NOT NULL DEFAULT 0
+      );
+      INSERT INTO runs_v4 SELECT id, status, created_at, started_at, ended_at, preset, config_hash,
+        dataset_sha256, manifest, error, insert_errors, answer_errors, pid, resumes FROM runs;
+      DROP TABLE runs;
+      ALTER TABLE runs_v4 RENAME TO runs;
+      CREATE TABLE llm_calls (
+        run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        role TEXT NOT NULL CHECK (role IN ('answer','judge','memory','embedder')),
+        model TEXT NOT NULL,
+        calls INTEGER NOT NULL DEFAULT 0,
+        failures INTEGER NOT NULL DEFAULT 0,
+        prompt_tokens INTEGER NOT NULL DEFAULT 0,
+        completion_tokens INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (run_id, role, model)
+      );
+    `,
+  },
 ];
 
 export const RUNS_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
@@ -191,11 +234,24 @@ export function migrate(db: SqliteDatabase, target: number = RUNS_SCHEMA_VERSION
   let version = db.pragma('user_version', { simple: true }) as number;
   for (const m of MIGRATIONS) {
     if (m.version <= version || m.version > target) continue;
-    db.transaction(() => {
-      db.exec(m.up);
-      db.pragma(`application_id = ${RUNS_APPLICATION_ID}`);
-      db.pragma(`user_version = ${m.version}`);
-    })();
+    // A no-op inside a transaction, so it is switched here.
+    const foreignKeys = db.pragma('foreign_keys', { simple: true }) as number;
+    if (m.rebuildsTables) db.pragma('foreign_keys = OFF');
+    try {
+      db.transaction(() => {
+        db.exec(m.up);
+        if (m.rebuildsTables) {
+          const broken = db.pragma('foreign_key_check') as unknown[];
+          if (broken.length > 0) {
+            throw new Error(`migration ${m.version} leaves ${broken.length} broken foreign key(s)`);
+          }
+        }
+        db.pragma(`application_id = ${RUNS_APPLICATION_ID}`);
+        db.pragma(`user_version = ${m.version}`);
+      })();
+    } finally {
+      if (m.rebuildsTables) db.pragma(`foreign_keys = ${foreignKeys ? 'ON' : 'OFF'}`);
+    }
     version = m.version;
   }
   return version;

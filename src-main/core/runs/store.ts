@@ -16,7 +16,15 @@ import {
 import type { JudgeCache, JudgeCacheEntry, JudgeVerdict } from '../answer/judge';
 import type { SqliteDatabase } from '../sqlite';
 import { openRunsDb, type OpenRunsDbOptions } from './db';
-import type { RunInfo, RunListItem, RunManifest, SamplePlanRow } from '../../../src-shared/runs';
+import { usageOf } from './usage';
+import type {
+  LlmCallRecord,
+  LlmCallRole,
+  RunInfo,
+  RunListItem,
+  RunManifest,
+  SamplePlanRow,
+} from '../../../src-shared/runs';
 
 /**
  * The runs database API. One writer per file: the thread that runs experiments (workers only
@@ -145,6 +153,14 @@ export class RunStore {
       cachePut: db.prepare(
         `INSERT OR REPLACE INTO judge_cache (key, model, prompt_sha256, repeat, label, reason, prompt_tokens, completion_tokens, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      recordCalls: db.prepare(
+        `INSERT INTO llm_calls (run_id, role, model, calls, failures, prompt_tokens, completion_tokens)
+         VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (run_id, role, model) DO UPDATE SET
+           calls = calls + excluded.calls, failures = failures + excluded.failures,
+           prompt_tokens = prompt_tokens + excluded.prompt_tokens,
+           completion_tokens = completion_tokens + excluded.completion_tokens`,
       ),
       bumpAnswerErrors: db.prepare(
         'UPDATE runs SET answer_errors = answer_errors + ? WHERE id = ?',
@@ -398,9 +414,16 @@ export class RunStore {
          FROM run_samples s WHERE s.run_id = ? ORDER BY s.position`,
       )
       .all(runId) as SampleRow[];
+    const manifest = JSON.parse(r.manifest) as RunManifest;
+    // The stored totals are written when a run stops; a running or killed run's are in the ledger.
+    const ledger =
+      r.status === 'running' || r.status === 'interrupted' ? this.callLedger(runId) : [];
     return {
       ...this.listItem(r),
-      manifest: JSON.parse(r.manifest) as RunManifest,
+      manifest:
+        ledger.length === 0
+          ? manifest
+          : { ...manifest, usage: usageOf(manifest.config, ledger, manifest.judge?.model ?? null) },
       pid: r.pid,
       error: r.error,
       sampleInfo: samples.map((s) => ({
@@ -532,20 +555,44 @@ export class RunStore {
     };
   }
 
-  /** The answerer's token totals over every answer of a run (every test, not just the final). */
-  answerTokenTotals(runId: string): {
-    calls: number;
-    promptTokens: number;
-    completionTokens: number;
-  } {
-    const row = this.db
+  /**
+   * Adds one request's share to the run's call ledger. Written at once, in its own statement: a
+   * call is on disk as soon as it is made, so a killed run still counts every call it paid for.
+   */
+  recordCalls(runId: string, record: LlmCallRecord): void {
+    this.statements.recordCalls.run(
+      runId,
+      record.role,
+      record.model,
+      record.calls,
+      record.failures,
+      record.promptTokens,
+      record.completionTokens,
+    );
+  }
+
+  /** Every (role, model) of the run's call ledger; empty for runs made before the ledger. */
+  callLedger(runId: string): LlmCallRecord[] {
+    const rows = this.db
       .prepare(
-        `SELECT count(prompt_tokens) AS calls, COALESCE(SUM(prompt_tokens), 0) AS prompt,
-                COALESCE(SUM(completion_tokens), 0) AS completion
-         FROM answers WHERE run_id = ?`,
+        'SELECT role, model, calls, failures, prompt_tokens, completion_tokens FROM llm_calls WHERE run_id = ? ORDER BY role, model',
       )
-      .get(runId) as { calls: number; prompt: number; completion: number };
-    return { calls: row.calls, promptTokens: row.prompt, completionTokens: row.completion };
+      .all(runId) as Array<{
+      role: LlmCallRole;
+      model: string;
+      calls: number;
+      failures: number;
+      prompt_tokens: number;
+      completion_tokens: number;
+    }>;
+    return rows.map((r) => ({
+      role: r.role,
+      model: r.model,
+      calls: r.calls,
+      failures: r.failures,
+      promptTokens: r.prompt_tokens,
+      completionTokens: r.completion_tokens,
+    }));
   }
 
   /** Rewrites a run's manifest (provenance that is only known later: judge, token totals). */
@@ -595,6 +642,7 @@ export class RunStore {
   deleteRun(runId: string): boolean {
     return this.db.transaction(() => {
       // Explicit, child first: does not depend on foreign_keys being on for an older connection.
+      this.db.prepare('DELETE FROM llm_calls WHERE run_id = ?').run(runId);
       this.db.prepare('DELETE FROM answers WHERE run_id = ?').run(runId);
       this.db.prepare('DELETE FROM tests WHERE run_id = ?').run(runId);
       this.db.prepare('DELETE FROM run_samples WHERE run_id = ?').run(runId);

@@ -12,7 +12,9 @@ import {
   flipChipCounts,
   formatDelta,
   formatScore,
+  isComparableStatus,
   isErrorCell,
+  isFinishedStatus,
   parseCompareParams,
   shortRunLabel,
   significance,
@@ -323,5 +325,14 @@ describe('two full LoCoMo runs', () => {
     expect(t1 - t0).toBeLessThan(1000);
     expect(t2 - t1).toBeLessThan(200);
     expect(t3 - t2).toBeLessThan(50);
+  });
+});
+
+describe('run statuses in the picker', () => {
+  it('compares degraded runs like completed ones: they finished, their errors count as wrong', () => {
+    expect(isComparableStatus('degraded')).toBe(true);
+    expect(isFinishedStatus('degraded')).toBe(true);
+    expect(isComparableStatus('running')).toBe(false);
+    expect(isFinishedStatus('cancelled')).toBe(false);
   });
 });

@@ -100,9 +100,17 @@ export function compareParamsToRecord(state: CompareParams): Record<string, stri
 // ---------------------------------------------------------------------------------------------
 // Picking runs
 
-/** Runs still going or that failed before answering anything have nothing stable to compare. */
+/**
+ * Runs still going or that failed before answering anything have nothing stable to compare. A
+ * degraded run finished (its errors count as wrong answers), so it compares like a completed one.
+ */
 export function isComparableStatus(status: RunListItem['status']): boolean {
-  return status === 'completed' || status === 'cancelled';
+  return status === 'completed' || status === 'degraded' || status === 'cancelled';
+}
+
+/** A run that ran its course: every question has its final answer. */
+export function isFinishedStatus(status: RunListItem['status']): boolean {
+  return status === 'completed' || status === 'degraded';
 }
 
 /**

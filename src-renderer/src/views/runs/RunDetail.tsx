@@ -315,8 +315,10 @@ function Overall({ title, note, pair }: { title: string; note: string; pair: Sco
 function UsageLine({ label, totals }: { label: string; totals: TokenTotals }) {
   return (
     <span>
-      {label}: {formatTokens(totals.calls)} calls, {formatTokens(totals.promptTokens)} in +{' '}
-      {formatTokens(totals.completionTokens)} out tokens, <strong>{formatCost(totals.cost)}</strong>
+      {label}: {formatTokens(totals.calls)} calls
+      {totals.failures ? ` (${formatTokens(totals.failures)} failed)` : ''},{' '}
+      {formatTokens(totals.promptTokens)} in + {formatTokens(totals.completionTokens)} out tokens,{' '}
+      <strong>{formatCost(totals.cost)}</strong>
       {totals.cost === null ? <span className="muted"> (no prices)</span> : null}
     </span>
   );
