@@ -19,7 +19,7 @@ import { startFakeOpenAIServer, type FakeOpenAIServer } from '../support/fake-op
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const mini = join(repo, 'tests/fixtures/locomo/mini.json');
 const dir = mkdtempSync(join(tmpdir(), 'workbench-llm-accounting-'));
-const KEY_ENV = 'MW_TEST_LLM_ACCOUNTING_KEY';
+const KEY_ENV = 'MW_TEST_LLM_ACCOUNTING_API_KEY';
 const KEY = 'sk-test-accounting-3c7e01';
 
 let server: FakeOpenAIServer;
