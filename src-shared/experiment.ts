@@ -137,6 +137,11 @@ export const ExperimentConfigSchema = z
       .strict()
       .prefault({}),
     includeNoEvidence: z.boolean().default(false),
+    /**
+     * Run the valid samples of a file that also holds invalid ones (the manifest lists what was
+     * skipped). Without it such a file is refused. No default, so existing configs hash as before.
+     */
+    skipInvalid: z.boolean().optional(),
     parallel: z.number().int().min(1).max(MAX_PARALLEL).default(1),
   })
   .strict();
