@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync 
 import { basename, join } from 'node:path';
 import { z } from 'zod';
 import type { DatasetSummary } from '../../src-shared/api';
-import type { Sample } from '../../src-shared/dataset/types';
+import type { DatasetLoadResult, Sample } from '../../src-shared/dataset/types';
 import { WorkbenchError } from '../../src-shared/errors';
 import { datasetStats, loadDatasetFile } from './dataset';
 
@@ -14,6 +14,8 @@ const RecentSchema = z.array(
 interface OpenDataset {
   summary: DatasetSummary;
   samples: Map<string, Sample>;
+  /** As parsed when opened: experiments run it (after checking the file's sha256 still matches). */
+  loaded: DatasetLoadResult;
 }
 
 /**
@@ -52,6 +54,7 @@ export class DatasetStore {
     this.open.set(sha256, {
       summary,
       samples: new Map(result.samples.map((s) => [s.sampleId, s])),
+      loaded: result,
     });
     this.remember();
     return summary;

@@ -18,7 +18,7 @@ import {
 import type { ExperimentHandle, RunOutcome } from '../../core/pipeline/runner';
 import { startExperiment } from '../../core/pipeline/runner';
 import { defaultDataDir, defaultRunsDbPath } from '../../core/runs/paths';
-import { formatDuration, summaryTable } from '../../core/runs/report';
+import { formatDuration, skippedReport, summaryTable } from '../../core/runs/report';
 import { RunStore } from '../../core/runs/store';
 import type { CliCommand, CliIO } from '../command';
 import { UsageError } from '../command';
@@ -39,6 +39,8 @@ options:
   --top-k <n>               memories retrieved per question (default 10)
   --seed <n>                run seed (default 42)
   --include-no-evidence     also ask questions without usable evidence (at the last packet)
+  --skip-invalid            run the valid samples of a file that also holds invalid ones (refused
+                            otherwise); the run's manifest and this report list what was skipped
   --answerer <extractive|llm>  who answers (default: extractive, offline)
   --base-url <url>          LLM answerer: OpenAI-compatible endpoint, with /v1
   --model <name>            LLM answerer: chat model
@@ -227,6 +229,7 @@ export function reportOutcome(
         error: outcome.error,
         elapsedMs: outcome.elapsedMs,
         notAsked: outcome.notAsked,
+        skippedSamples: outcome.skippedSamples,
         preset: config.memory.preset,
         scheme,
         categoryNames: Object.fromEntries(CATEGORY_IDS.map((c) => [c, categoryName(c, scheme)])),
@@ -235,6 +238,7 @@ export function reportOutcome(
     );
   } else {
     io.stdout(summaryTable(outcome.summary, scheme));
+    io.stdout(skippedReport(outcome.skippedSamples));
     if (outcome.notAsked > 0) {
       io.stdout(
         `${outcome.notAsked} question(s) without usable evidence were not asked, so n is below the ` +
@@ -330,6 +334,7 @@ export const experimentCommand: CliCommand = {
         'top-k': { type: 'string' },
         seed: { type: 'string' },
         'include-no-evidence': { type: 'boolean', default: false },
+        'skip-invalid': { type: 'boolean', default: false },
         answerer: { type: 'string' },
         'base-url': { type: 'string' },
         model: { type: 'string' },
@@ -386,6 +391,7 @@ export const experimentCommand: CliCommand = {
       merged['seed'] = seed;
     }
     if (values['include-no-evidence']) merged['includeNoEvidence'] = true;
+    if (values['skip-invalid']) merged['skipInvalid'] = true;
     const answerer = answererFlags(values, file['answerer']);
     if (answerer !== undefined) merged['answerer'] = answerer;
     const judge = judgeFlags(values, file['judge']);

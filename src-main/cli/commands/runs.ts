@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { summaryTable } from '../../core/runs/report';
+import { skippedReport, summaryTable } from '../../core/runs/report';
 import type { CliCommand } from '../command';
 import { UsageError } from '../command';
 import { openStore, parseScheme } from './experiment';
@@ -81,6 +81,7 @@ export const runsCommand: CliCommand = {
             `app ${m.app.version} ${m.app.gitCommit?.slice(0, 10) ?? ''}  started ${m.startedAt}  ended ${m.endedAt ?? '-'}\n`,
           );
           for (const note of m.memory.notes) io.stdout(`note: ${note}\n`);
+          io.stdout(skippedReport(m.skippedSamples ?? []));
           io.stdout('\n');
           for (const s of run.sampleInfo) {
             io.stdout(
