@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { RUNS, buildDb, corruptAnswersPage } from '../support/runs-db';
 
 /**
  * The experiment commands as a user runs them: child processes on real files. The memory preset is
@@ -273,5 +274,30 @@ describe('experiment CLI', () => {
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/^error: experiment config: memory\.config\.insertDelayMs: Too small/);
     expect(cli('runs', 'list', '--runs-db', db, '--json').out).toBe('{"runs":[]}\n');
+  });
+
+  it('reports a damaged runs DB with a coded error, and runs repair recovers the readable runs', () => {
+    const db = join(dir, 'damaged.db');
+    buildDb(db);
+    corruptAnswersPage(db);
+    const list = cli('runs', 'list', '--runs-db', db);
+    expect(list.code).toBe(1);
+    expect(list.err).toMatch(
+      new RegExp(
+        `^error: runs database ${db} is damaged \\(.+\\); the file was not changed; run "npm run -s cli -- runs repair --runs-db ${db}"`,
+      ),
+    );
+    const repair = cli('runs', 'repair', '--runs-db', db);
+    expect(repair.code).toBe(0);
+    expect(repair.out).toContain(`${db} was damaged`);
+    expect(repair.out).toMatch(/answers +\d+ rows recovered; unreadable rowids \d+-\d+/);
+    expect(repair.out).toContain(`${RUNS.length} run(s) in the repaired database`);
+    const after = cli('runs', 'list', '--runs-db', db, '--json');
+    expect(after.code).toBe(0);
+    const { runs } = JSON.parse(after.out) as { runs: Array<{ id: string }> };
+    expect(runs.map((r) => r.id).sort()).toEqual(RUNS);
+    expect(cli('runs', 'repair', '--runs-db', db).out).toBe(
+      `${db}: integrity_check found no damage; nothing was changed\n`,
+    );
   });
 });

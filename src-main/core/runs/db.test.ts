@@ -21,23 +21,23 @@ function columns(db: ReturnType<typeof openSqlite>, table: string): string[] {
 }
 
 const manifest = (runId: string): RunManifest => ({
-    manifestVersion: 1,
-    runId,
-    config: ExperimentConfigSchema.parse({ datasetPath: 'd.json' }),
-    configHash: 'h',
-    dataset: { path: 'd.json', sha256: 'x', bytes: 1, format: 'locomo' },
-    samples: ['s'],
-    app: { version: '0', gitCommit: null },
-    memory: { preset: 'p', notes: [] },
-    embedder: null,
-    answerer: { kind: 'extractive', name: 'extractive-v1' },
-    seed: 42,
-    parallel: 1,
-    host: { platform: 'linux', arch: 'x64', node: 'v20', cores: 2 },
-    startedAt: '2025-01-01T00:00:00.000Z',
-    endedAt: null,
-    errors: { insert: 0, answer: 0 },
-  });
+  manifestVersion: 1,
+  runId,
+  config: ExperimentConfigSchema.parse({ datasetPath: 'd.json' }),
+  configHash: 'h',
+  dataset: { path: 'd.json', sha256: 'x', bytes: 1, format: 'locomo' },
+  samples: ['s'],
+  app: { version: '0', gitCommit: null },
+  memory: { preset: 'p', notes: [] },
+  embedder: null,
+  answerer: { kind: 'extractive', name: 'extractive-v1' },
+  seed: 42,
+  parallel: 1,
+  host: { platform: 'linux', arch: 'x64', node: 'v20', cores: 2 },
+  startedAt: '2025-01-01T00:00:00.000Z',
+  endedAt: null,
+  errors: { insert: 0, answer: 0 },
+});
 
 describe('runs DB migrations', () => {
   it('migration 1 creates runs, run_samples, tests, answers and stamps the file', () => {

@@ -98,9 +98,13 @@ function checkStored<S extends z.ZodType>(schema: S, value: unknown, where: stri
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   const path = (issue?.path ?? []).map((p) => (typeof p === 'symbol' ? String(p) : p));
-  throw new WorkbenchError('RUNS_DB', `${where}: ${formatPath(path)}: ${issue?.message ?? 'invalid'}`, {
-    where,
-  });
+  throw new WorkbenchError(
+    'RUNS_DB',
+    `${where}: ${formatPath(path)}: ${issue?.message ?? 'invalid'}`,
+    {
+      where,
+    },
+  );
 }
 
 const RetrievedSchema = z.array(
