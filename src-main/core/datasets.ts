@@ -21,7 +21,7 @@ interface OpenDataset {
 /**
  * The datasets a UI session has opened. Opened files are remembered in `<dataDir>/datasets.json`
  * so they are there again after a restart; uploads are copied into `<dataDir>/datasets/` first, so
- * experiments (which run in workers that read the file themselves) have a path to read.
+ * experiments have a file whose sha256 they check against the parsed copy they run.
  */
 export class DatasetStore {
   private readonly open = new Map<string, OpenDataset>();

@@ -279,14 +279,14 @@ export function openRunsDb(file: string, options: OpenRunsDbOptions = {}): Sqlit
     );
   }
   try {
+    // Before anything writes (even the journal mode): a damaged file is refused as it is.
+    if (file !== ':memory:' && options.skipIntegrityCheck !== true) checkIntact(db, file);
     db.pragma('journal_mode = WAL');
     // Under WAL, NORMAL keeps every committed test across a killed process (the OS holds the
     // pages); only a power cut can lose the last few commits, and never corrupts the file.
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
-    // Before any write: a damaged file is refused as it is, never migrated or marked.
-    if (file !== ':memory:' && options.skipIntegrityCheck !== true) checkIntact(db, file);
     migrate(db, options.targetVersion ?? RUNS_SCHEMA_VERSION);
   } catch (error) {
     db.close();
