@@ -45,7 +45,8 @@ async function main(): Promise<number> {
     process.stderr.write(`bench: unknown suite ${JSON.stringify(name ?? '')}\n${USAGE}`);
     return 2;
   }
-  const data = resolveDataset(values.data);
+  // runsdb builds its own database and needs no LoCoMo file.
+  const data = name === 'runsdb' ? '' : resolveDataset(values.data);
   await suite(data, !values['no-write'], values['no-ablation'] ? ['no-ablation'] : []);
   return 0;
 }
