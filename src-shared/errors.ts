@@ -16,6 +16,8 @@ export const ERROR_CODES = [
   'DATASET_TOO_LARGE',
   'COLLECTION',
   'RUNS_DB',
+  /** The runs database file is damaged; `cli runs repair` copies what is readable to a new one. */
+  'RUNS_DB_CORRUPT',
   'TIMEOUT',
   'CANCELLED',
   'UPSTREAM',

@@ -158,8 +158,16 @@ export const ExperimentConfigSchema = z
       .strict()
       .prefault({}),
     includeNoEvidence: z.boolean().default(false),
-    /** Above this share of errored final answers a finished run is `degraded`, not `completed`. */
-    maxErrorShare: z.number().min(0).max(1).default(DEFAULT_MAX_ERROR_SHARE),
+    /**
+     * Above this share of errored final answers a finished run is `degraded`, not `completed`
+     * (DEFAULT_MAX_ERROR_SHARE when absent; no default here, so existing configs hash as before).
+     */
+    maxErrorShare: z.number().min(0).max(1).optional(),
+    /**
+     * Run the valid samples of a file that also holds invalid ones (the manifest lists what was
+     * skipped). Without it such a file is refused. No default, so existing configs hash as before.
+     */
+    skipInvalid: z.boolean().optional(),
     parallel: z.number().int().min(1).max(MAX_PARALLEL).default(1),
   })
   .strict();

@@ -1,4 +1,11 @@
-import type { ExperimentConfig, RunStatus, SampleStatus } from './experiment';
+import { z } from 'zod';
+import { WorkbenchError } from './errors';
+import {
+  ExperimentConfigSchema,
+  type ExperimentConfig,
+  type RunStatus,
+  type SampleStatus,
+} from './experiment';
 
 /** What the runs database says about a run: shared so the API contract and the UI can name it. */
 
@@ -45,8 +52,24 @@ export interface PromptRecord {
   templates: Record<string, string>;
 }
 
+/** A sample the run left out because the file holds it in a form that cannot be run. */
+export interface SkippedSample {
+  /** Position in the file (0-based). */
+  sampleIndex: number;
+  sampleId: string | null;
+  /** The loader's messages, naming the JSON path of each problem. */
+  problems: string[];
+}
+
+/**
+ * The manifest layout this build writes and the newest it reads. A stored manifest from a newer
+ * build is refused (like MiniSearch's loadJSON), never half-read; one without a version predates
+ * the field and is version 1.
+ */
+export const MANIFEST_VERSION = 1;
+
 export interface RunManifest {
-  manifestVersion: 1;
+  manifestVersion: typeof MANIFEST_VERSION;
   runId: string;
   /** The full config with secrets replaced by "[redacted]". */
   config: ExperimentConfig;
@@ -79,6 +102,123 @@ export interface RunManifest {
   startedAt: string;
   endedAt: string | null;
   errors: { insert: number; answer: number };
+  /** Invalid samples of the file left out (`skipInvalid`); absent when none were. */
+  skippedSamples?: SkippedSample[];
+}
+
+const count = z.number().int().nonnegative();
+
+const TokenTotalsSchema = z
+  .object({
+    calls: count,
+    promptTokens: count,
+    completionTokens: count,
+    cost: z.number().nullable(),
+  })
+  .loose() satisfies z.ZodType<TokenTotals>;
+
+const PromptRecordSchema = z
+  .object({ style: z.string(), sha256: z.string(), templates: z.record(z.string(), z.string()) })
+  .loose() satisfies z.ZodType<PromptRecord>;
+
+/**
+ * A stored manifest as this build reads it. Objects are loose: a field written by a build of the
+ * same manifest version that this one does not know is kept when the manifest is rewritten.
+ */
+export const RunManifestSchema = z
+  .object({
+    manifestVersion: z.literal(MANIFEST_VERSION),
+    runId: z.string().min(1),
+    config: ExperimentConfigSchema,
+    configHash: z.string(),
+    dataset: z
+      .object({
+        path: z.string(),
+        sha256: z.string().nullable(),
+        bytes: count.nullable(),
+        format: z.string(),
+      })
+      .loose(),
+    samples: z.array(z.string()),
+    app: z.object({ version: z.string(), gitCommit: z.string().nullable() }).loose(),
+    memory: z.object({ preset: z.string(), notes: z.array(z.string()) }).loose(),
+    embedder: z.string().nullable(),
+    answerer: z
+      .object({
+        kind: z.string(),
+        name: z.string(),
+        model: z.string().nullable().optional(),
+        prompts: PromptRecordSchema.nullable().optional(),
+      })
+      .loose(),
+    judge: z
+      .object({ model: z.string(), repeats: count, prompt: PromptRecordSchema })
+      .loose()
+      .nullable()
+      .optional(),
+    usage: z
+      .object({
+        answer: TokenTotalsSchema,
+        judge: TokenTotalsSchema.nullable(),
+        memory: TokenTotalsSchema.nullable().optional(),
+      })
+      .loose()
+      .optional(),
+    seed: z.number().int(),
+    parallel: count,
+    host: z
+      .object({ platform: z.string(), arch: z.string(), node: z.string(), cores: count })
+      .loose(),
+    startedAt: z.string(),
+    endedAt: z.string().nullable(),
+    errors: z.object({ insert: count, answer: count }).loose(),
+    skippedSamples: z
+      .array(
+        z.object({
+          sampleIndex: count,
+          sampleId: z.string().nullable(),
+          problems: z.array(z.string()),
+        }),
+      )
+      .optional(),
+  })
+  .loose() satisfies z.ZodType<RunManifest>;
+
+/** Just what the runs list needs from a manifest, so one unreadable manifest cannot hide the list. */
+export const ManifestListViewSchema = z
+  .object({
+    manifestVersion: z.number().int().positive().optional(),
+    dataset: z.object({ path: z.string() }).loose(),
+  })
+  .loose();
+
+/**
+ * The stored manifest's version: absent means 1 (manifests written before the field existed).
+ * Throws RUNS_DB for a version this build cannot read.
+ */
+export function checkManifestVersion(value: unknown, where: string): number {
+  const raw =
+    value !== null && typeof value === 'object' && 'manifestVersion' in value
+      ? value.manifestVersion
+      : undefined;
+  const version = raw === undefined ? 1 : raw;
+  if (typeof version !== 'number' || !Number.isInteger(version) || version < 1) {
+    throw new WorkbenchError(
+      'RUNS_DB',
+      `${where}: manifestVersion ${JSON.stringify(raw)} is not a version`,
+      {
+        where,
+      },
+    );
+  }
+  if (version > MANIFEST_VERSION) {
+    throw new WorkbenchError(
+      'RUNS_DB',
+      `${where}: manifest version ${version} is newer than this build reads (${MANIFEST_VERSION}); use a newer Memory Workbench`,
+      { where },
+    );
+  }
+  return version;
 }
 
 export interface SamplePlanRow {

@@ -15,12 +15,14 @@ const RecentSchema = z.array(
 interface OpenDataset {
   summary: DatasetSummary;
   samples: Map<string, Sample>;
+  /** As parsed when opened: experiments run it (after checking the file's sha256 still matches). */
+  loaded: DatasetLoadResult;
 }
 
 /**
  * The datasets a UI session has opened. Opened files are remembered in `<dataDir>/datasets.json`
  * so they are there again after a restart; uploads are copied into `<dataDir>/datasets/` first, so
- * experiments (which run in workers that read the file themselves) have a path to read.
+ * experiments have a file whose sha256 they check against the parsed copy they run.
  */
 export class DatasetStore {
   private readonly open = new Map<string, OpenDataset>();
@@ -108,6 +110,7 @@ export class DatasetStore {
     this.open.set(sha256, {
       summary,
       samples: new Map(result.samples.map((s) => [s.sampleId, s])),
+      loaded: result,
     });
     this.remember();
     return summary;

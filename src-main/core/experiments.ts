@@ -14,6 +14,7 @@ import {
   type CompareMetric,
   type RunComparison,
 } from '../../src-shared/compare';
+import type { DatasetLoadResult } from '../../src-shared/dataset';
 import { WorkbenchError } from '../../src-shared/errors';
 import {
   DEFAULT_MEMORY_PRESET,
@@ -58,9 +59,16 @@ export class ExperimentManager {
     }));
   }
 
-  async start(config: ExperimentConfigInput): Promise<{ runId: string }> {
+  /** `dataset`: the file as the caller already parsed it; the run uses it if the file is unchanged. */
+  async start(
+    config: ExperimentConfigInput,
+    dataset?: DatasetLoadResult,
+  ): Promise<{ runId: string }> {
     await loadMemoryPresets();
-    const handle = await startExperiment(config, this.runOptions());
+    const handle = await startExperiment(config, {
+      ...this.runOptions(),
+      ...(dataset ? { dataset } : {}),
+    });
     this.track(handle);
     return { runId: handle.runId };
   }

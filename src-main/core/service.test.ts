@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -116,5 +116,54 @@ describe('service: experiments through the API contract', () => {
         parallel: 1,
       }),
     ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('refuses a bad preset config with its path before a run row exists', async () => {
+    const dataset = await api['datasets.upload']({
+      name: 'mini.json',
+      content: readFileSync(join(repo, 'tests/fixtures/locomo/mini.json'), 'utf8'),
+    });
+    const before = (await api['runs.list']({})).length;
+    const start = (config: Record<string, unknown>) =>
+      api['experiments.start']({
+        datasetId: dataset.datasetId,
+        memory: { preset: 'hybrid', config },
+      } as Parameters<ApiHandlers['experiments.start']>[0]);
+    // Wrong type, unknown key, out of range: each named by its path from the experiment config.
+    await expect(start({ candidates: 'many' })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      path: ['memory', 'config', 'candidates'],
+      message:
+        'experiment config: memory.config.candidates: Invalid input: expected number, received string',
+    });
+    await expect(start({ topK: 5 })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      path: ['memory', 'config'],
+    });
+    await expect(start({ b: 2 })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      path: ['memory', 'config', 'b'],
+    });
+    expect(await api['runs.list']({})).toHaveLength(before);
+  });
+
+  it('runs the dataset it opened, and refuses one whose file changed on disk since', async () => {
+    const file = join(root, 'changing.json');
+    const text = readFileSync(join(repo, 'tests/fixtures/locomo/mini.json'), 'utf8');
+    writeFileSync(file, text);
+    const dataset = await api['datasets.open']({ path: file });
+    const before = (await api['runs.list']({})).length;
+    writeFileSync(file, `${text}\n`);
+    await expect(
+      api['experiments.start']({
+        datasetId: dataset.datasetId,
+        samples: ['mini-1'],
+        memory: { preset: 'test-recency', config: {} },
+      } as Parameters<ApiHandlers['experiments.start']>[0]),
+    ).rejects.toMatchObject({
+      code: 'DATASET_INVALID',
+      message: expect.stringContaining(`${file}: the file changed on disk since it was opened`),
+    });
+    expect(await api['runs.list']({})).toHaveLength(before);
   });
 });

@@ -77,8 +77,8 @@ export function createService(options: ServiceOptions): Service {
 
     'memory.presets': () => experiments.presets(),
     'experiments.start': async ({ datasetId, ...config }) => {
-      const { summary } = await datasets.get(datasetId);
-      return experiments.start({ ...config, datasetPath: summary.path });
+      const { summary, loaded } = await datasets.get(datasetId);
+      return experiments.start({ ...config, datasetPath: summary.path }, loaded);
     },
     'experiments.cancel': async ({ runId }) => ({ cancelled: experiments.cancel(runId) }),
     'experiments.resume': ({ runId }) => experiments.resume(runId),

@@ -18,7 +18,7 @@ import {
 import type { ExperimentHandle, RunOutcome } from '../../core/pipeline/runner';
 import { startExperiment } from '../../core/pipeline/runner';
 import { defaultDataDir, defaultRunsDbPath } from '../../core/runs/paths';
-import { formatDuration, summaryTable } from '../../core/runs/report';
+import { formatDuration, skippedReport, summaryTable } from '../../core/runs/report';
 import { RunStore } from '../../core/runs/store';
 import type { CliCommand, CliIO } from '../command';
 import { UsageError } from '../command';
@@ -43,6 +43,8 @@ options:
   --include-no-evidence     also ask questions without usable evidence (at the last packet)
   --max-error-share <x>     share of errored final answers (0-1) above which the run ends
                             "degraded", exit code 3 (default 0.1; every answer errored: "failed")
+  --skip-invalid            run the valid samples of a file that also holds invalid ones (refused
+                            otherwise); the run's manifest and this report list what was skipped
   --answerer <extractive|llm>  who answers (default: extractive, offline)
   --base-url <url>          LLM answerer: OpenAI-compatible endpoint, with /v1
   --model <name>            LLM answerer: chat model
@@ -244,6 +246,7 @@ export function reportOutcome(
         error: outcome.error,
         elapsedMs: outcome.elapsedMs,
         notAsked: outcome.notAsked,
+        skippedSamples: outcome.skippedSamples,
         preset: config.memory.preset,
         scheme,
         categoryNames: Object.fromEntries(CATEGORY_IDS.map((c) => [c, categoryName(c, scheme)])),
@@ -252,6 +255,7 @@ export function reportOutcome(
     );
   } else {
     io.stdout(summaryTable(outcome.summary, scheme));
+    io.stdout(skippedReport(outcome.skippedSamples));
     if (outcome.notAsked > 0) {
       io.stdout(
         `${outcome.notAsked} question(s) without usable evidence were not asked, so n is below the ` +
@@ -353,6 +357,7 @@ export const experimentCommand: CliCommand = {
         seed: { type: 'string' },
         'include-no-evidence': { type: 'boolean', default: false },
         'max-error-share': { type: 'string' },
+        'skip-invalid': { type: 'boolean', default: false },
         answerer: { type: 'string' },
         'base-url': { type: 'string' },
         model: { type: 'string' },
@@ -418,6 +423,7 @@ export const experimentCommand: CliCommand = {
         );
       merged['maxErrorShare'] = share;
     }
+    if (values['skip-invalid']) merged['skipInvalid'] = true;
     const answerer = answererFlags(values, file['answerer']);
     if (answerer !== undefined) merged['answerer'] = answerer;
     const judge = judgeFlags(values, file['judge']);

@@ -1,7 +1,7 @@
 import { WorkbenchError } from '../../../src-shared/errors';
 import type { ExperimentConfig } from '../../../src-shared/experiment';
 import type { Answerer } from '../answer/types';
-import { memoryPresetNames } from '../memory/registry';
+import { validateMemoryConfig } from '../memory/registry';
 import { createAnswerer } from './answerers';
 import { extraPresetModules, loadMemoryPresets } from './presets';
 import { sequenceChecker, sequencer, workerOutSchema, type WorkerIn } from './protocol';
@@ -125,14 +125,8 @@ export function workerExecutor(options: WorkerExecutorOptions = {}): SampleExecu
     kind: 'worker',
     async prepare(config) {
       await loadMemoryPresets(presetModules);
-      const names = memoryPresetNames();
-      if (!names.includes(config.memory.preset)) {
-        throw new WorkbenchError(
-          'INVALID_INPUT',
-          `memory: unknown preset "${config.memory.preset}" (presets: ${names.join(', ') || 'none'})`,
-          { path: ['memory', 'preset'] },
-        );
-      }
+      // The worker creates the service from this same registry: what passes here, it can open.
+      validateMemoryConfig(config.memory.preset, config.memory.config, 'experiment config');
     },
     run: (job, hooks, signal) => runInWorker(pool, job, hooks, signal, presetModules, grace),
   };
@@ -245,6 +239,7 @@ function runInWorker(
         type: 'start',
         runId: job.runId,
         sample: job.sample,
+        plan: job.plan,
         config: job.config,
         skipTests: [...job.skipTests],
         collectionDir: job.collectionDir,

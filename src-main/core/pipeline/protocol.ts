@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CATEGORY_IDS, type Sample } from '../../../src-shared/dataset';
+import { CATEGORY_IDS, type Sample, type TestPlan } from '../../../src-shared/dataset';
 import { ERROR_CODES } from '../../../src-shared/errors';
 import {
   ExperimentConfigSchema,
@@ -123,12 +123,33 @@ const sampleSchema = z
   .loose()
   .transform((s) => s as unknown as Sample);
 
+const index = z.number().int().nonnegative();
+
+/** The runner plans each sample once and sends the plan; the worker never re-plans. */
+const testPlanSchema = z.object({
+  threshold: z.number().int().positive(),
+  totalQuestions: index,
+  questionOrder: z.array(index),
+  visibleAtPacket: z.array(index.nullable()),
+  tests: z.array(
+    z.object({
+      testIndex: index,
+      packetIdx: index,
+      dialogsInserted: index,
+      visibleCount: index,
+      questionIndices: z.array(index),
+    }),
+  ),
+  completionPacketIdx: index.nullable(),
+}) satisfies z.ZodType<TestPlan>;
+
 export const workerInSchema = z.discriminatedUnion('type', [
   z.object({
     seq: z.number().int().positive(),
     type: z.literal('start'),
     runId: z.string(),
     sample: sampleSchema,
+    plan: testPlanSchema,
     config: ExperimentConfigSchema,
     skipTests: z.array(z.number().int().nonnegative()),
     collectionDir: z.string(),

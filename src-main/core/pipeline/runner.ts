@@ -1,11 +1,12 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { arch, availableParallelism, platform } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Sample, TestPlan } from '../../../src-shared/dataset';
+import type { DatasetLoadResult, Sample, TestPlan } from '../../../src-shared/dataset';
 import { WorkbenchError, parseOrThrow } from '../../../src-shared/errors';
 import {
   ExperimentConfigSchema,
   estimateRemainingMs,
+  DEFAULT_MAX_ERROR_SHARE,
   finishedStatus,
   summarizeAnswers,
   type ExperimentConfig,
@@ -14,10 +15,11 @@ import {
   type RunStatus,
   type RunSummary,
 } from '../../../src-shared/experiment';
-import { loadDatasetFile } from '../dataset/load';
+import { datasetFileSha256, loadDatasetFile } from '../dataset/load';
 import { packetCount } from '../dataset/packets';
 import { planTests } from '../dataset/testPlan';
 import { appVersion, gitCommit } from '../provenance';
+import type { SkippedSample } from '../../../src-shared/runs';
 import { configHash, newRunId, redactSecrets, type RunManifest } from '../runs/manifest';
 import type { RunStore } from '../runs/store';
 import { judgePromptRecord } from '../answer/prompts';
@@ -48,6 +50,12 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Where the config's API keys come from (default: the environment, key-like names only). */
   apiKeys?: ApiKeySource;
+  /**
+   * The dataset as the caller already parsed it (the service's open dataset). The runner runs
+   * these samples instead of parsing the file again, after checking that the file still has the
+   * sha256 it was parsed from.
+   */
+  dataset?: DatasetLoadResult;
   now?: () => number;
 }
 
@@ -67,6 +75,8 @@ export interface RunOutcome {
    * the config includes them. Official overall scores count every question, so say it.
    */
   notAsked: number;
+  /** Invalid samples of the file left out (`skipInvalid`), as the manifest records them. */
+  skippedSamples: SkippedSample[];
 }
 
 export interface ExperimentHandle {
@@ -91,10 +101,61 @@ export function effectiveParallel(requested: number, samples: number): number {
   return Math.max(1, Math.min(requested, availableParallelism(), samples));
 }
 
-function selectSamples(all: readonly Sample[], ids: readonly string[] | undefined): Sample[] {
-  if (!ids) return [...all];
+/** The file's samples that failed validation, with the loader's messages, in file order. */
+function invalidSamples(dataset: DatasetLoadResult): SkippedSample[] {
+  const byIndex = new Map<number, SkippedSample>();
+  for (const p of dataset.problems) {
+    if (p.severity !== 'error' || p.sampleIndex === null) continue;
+    const entry = byIndex.get(p.sampleIndex) ?? {
+      sampleIndex: p.sampleIndex,
+      sampleId: p.sampleId,
+      problems: [],
+    };
+    entry.problems.push(p.message);
+    byIndex.set(p.sampleIndex, entry);
+  }
+  return [...byIndex.values()].sort((a, b) => a.sampleIndex - b.sampleIndex);
+}
+
+function describeInvalid(s: SkippedSample): string {
+  const name = s.sampleId === null ? `#${s.sampleIndex}` : `"${s.sampleId}" (#${s.sampleIndex})`;
+  return `sample ${name}: ${s.problems.join('; ')}`;
+}
+
+/**
+ * The samples a run takes. Invalid samples are never dropped silently: a named one is refused as
+ * invalid (not as absent), and running "all" of a file with invalid samples needs `skipInvalid`,
+ * which the manifest then records.
+ */
+function selectSamples(
+  dataset: DatasetLoadResult,
+  config: ExperimentConfig,
+): { samples: Sample[]; skipped: SkippedSample[] } {
+  const all = dataset.samples;
+  const invalid = invalidSamples(dataset);
+  const ids = config.samples;
+  if (!ids) {
+    if (invalid.length > 0 && config.skipInvalid !== true) {
+      throw new WorkbenchError(
+        'DATASET_INVALID',
+        `${config.datasetPath}: ${invalid.length} invalid sample(s), so the run was not started ` +
+          `(skipInvalid / --skip-invalid runs the ${all.length} valid one(s) and records what was skipped): ` +
+          invalid.map(describeInvalid).join(' | '),
+        { where: config.datasetPath },
+      );
+    }
+    return { samples: [...all], skipped: invalid };
+  }
   const byId = new Map(all.map((s) => [s.sampleId, s]));
-  return ids.map((id, i) => {
+  const samples = ids.map((id, i) => {
+    const bad = invalid.find((s) => s.sampleId === id);
+    if (bad) {
+      throw new WorkbenchError(
+        'INVALID_INPUT',
+        `samples[${i}]: sample ${id} is invalid: ${bad.problems.join('; ')}`,
+        { path: ['samples', i] },
+      );
+    }
     const sample = byId.get(id);
     if (!sample) {
       throw new WorkbenchError(
@@ -105,6 +166,28 @@ function selectSamples(all: readonly Sample[], ids: readonly string[] | undefine
     }
     return sample;
   });
+  return { samples, skipped: [] };
+}
+
+/**
+ * The caller's parsed dataset when it still matches the file, else the file parsed now. A file
+ * changed on disk since it was opened is refused: the run would record one sha256 and run another
+ * file's samples.
+ */
+async function datasetFor(
+  path: string,
+  given: DatasetLoadResult | undefined,
+): Promise<DatasetLoadResult> {
+  if (!given) return loadDatasetFile(path);
+  const onDisk = await datasetFileSha256(path);
+  if (given.info.sha256 === null || onDisk !== given.info.sha256) {
+    throw new WorkbenchError(
+      'DATASET_INVALID',
+      `${path}: the file changed on disk since it was opened (sha256 now ${onDisk}, opened as ${given.info.sha256 ?? 'unknown'}); open it again to run it`,
+      { where: path },
+    );
+  }
+  return given;
 }
 
 function embedderOf(config: ExperimentConfig): string | null {
@@ -160,8 +243,8 @@ export async function startExperiment(
   const apiKeys = experimentApiKeys(config, options.apiKeys ?? new ApiKeySource());
   const executor = options.executor ?? workerExecutor();
   await executor.prepare(config);
-  const dataset = await loadDatasetFile(config.datasetPath);
-  const samples = selectSamples(dataset.samples, config.samples);
+  const dataset = await datasetFor(config.datasetPath, options.dataset);
+  const { samples, skipped } = selectSamples(dataset, config);
   const now = options.now ?? Date.now;
   const runId = newRunId(now());
   const planned: PlannedSample[] = samples.map((sample) => ({
@@ -201,6 +284,7 @@ export async function startExperiment(
     startedAt: new Date(now()).toISOString(),
     endedAt: null,
     errors: { insert: 0, answer: 0 },
+    ...(skipped.length > 0 ? { skippedSamples: skipped } : {}),
   };
   options.store.createRun(
     manifest,
@@ -221,6 +305,7 @@ export async function startExperiment(
     manifest.parallel,
     false,
     notAsked,
+    skipped,
     executor,
     options,
   );
@@ -262,31 +347,31 @@ export async function resumeExperiment(
     );
   }
   const byId = new Map(dataset.samples.map((s) => [s.sampleId, s]));
-  const planned: PlannedSample[] = [];
-  for (const info of run.sampleInfo) {
-    if (info.status === 'completed') continue;
+  // Every sample of the run is planned once: finished ones count in notAsked (the summary covers
+  // them all), unfinished ones are run.
+  const all = run.sampleInfo.map((info) => {
     const sample = byId.get(info.sampleId);
-    if (!sample) {
+    if (!sample && info.status !== 'completed') {
       throw new WorkbenchError(
         'DATASET_INVALID',
         `${config.datasetPath}: sample ${info.sampleId} is gone`,
       );
     }
-    planned.push({
-      sample,
-      plan: planTests(sample, { includeNoEvidence: config.includeNoEvidence }),
-      skipTests: new Set(store.committedTests(runId, info.sampleId)),
-    });
-  }
-  // Over every sample of the run, finished ones included: the summary covers them all.
-  const notAsked = notAskedOf(
-    run.sampleInfo.flatMap((info) => {
-      const sample = byId.get(info.sampleId);
-      return sample
-        ? [{ sample, plan: planTests(sample, { includeNoEvidence: config.includeNoEvidence }) }]
-        : [];
-    }),
+    return { info, sample };
+  });
+  const plans = all.flatMap(({ info, sample }) =>
+    sample
+      ? [{ info, sample, plan: planTests(sample, { includeNoEvidence: config.includeNoEvidence }) }]
+      : [],
   );
+  const planned: PlannedSample[] = plans
+    .filter(({ info }) => info.status !== 'completed')
+    .map(({ info, sample, plan }) => ({
+      sample,
+      plan,
+      skipTests: new Set(store.committedTests(runId, info.sampleId)),
+    }));
+  const notAsked = notAskedOf(plans);
   store.reopenRun(runId);
   seedLedger(store, runId, run.manifest);
   return launch(
@@ -297,6 +382,7 @@ export async function resumeExperiment(
     effectiveParallel(config.parallel, planned.length),
     true,
     notAsked,
+    run.manifest.skippedSamples ?? [],
     executor,
     options,
   );
@@ -315,6 +401,7 @@ function launch(
   parallel: number,
   resumed: boolean,
   notAsked: number,
+  skippedSamples: SkippedSample[],
   executor: SampleExecutor,
   options: RunOptions,
 ): ExperimentHandle {
@@ -333,7 +420,7 @@ function launch(
     executor,
     options,
     controller.signal,
-  ).then((outcome) => ({ ...outcome, notAsked }));
+  ).then((outcome) => ({ ...outcome, notAsked, skippedSamples }));
   return { runId, done, cancel: () => controller.abort() };
 }
 
@@ -347,7 +434,7 @@ async function execute(
   executor: SampleExecutor,
   options: RunOptions,
   signal: AbortSignal,
-): Promise<Omit<RunOutcome, 'notAsked'>> {
+): Promise<Omit<RunOutcome, 'notAsked' | 'skippedSamples'>> {
   const { store } = options;
   const now = options.now ?? Date.now;
   const startedAt = now();
@@ -497,7 +584,7 @@ async function execute(
     summary = store.summary(runId);
     if (status === 'completed') {
       // A run that ran its course can still be mostly errors (a wrong key: every call a 401).
-      const verdict = finishedStatus(summary, config.maxErrorShare);
+      const verdict = finishedStatus(summary, config.maxErrorShare ?? DEFAULT_MAX_ERROR_SHARE);
       status = verdict.status;
       error = verdict.message;
       tooManyErrors = verdict.status !== 'completed';

@@ -5,7 +5,6 @@
 import { parentPort } from 'node:worker_threads';
 import { toErrorPayload } from '../../../src-shared/errors';
 import { createAnswerer } from './answerers';
-import { planTests } from '../dataset/testPlan';
 import { createMemoryService } from '../memory/registry';
 import { loadMemoryPresets } from './presets';
 import {
@@ -32,7 +31,7 @@ function serve(port: NonNullable<typeof parentPort>): void {
   const start = async (message: Extract<WorkerIn, { type: 'start' }>): Promise<void> => {
     cancel = new AbortController();
     await loadMemoryPresets(message.presetModules);
-    const { sample, config } = message;
+    const { sample, plan, config } = message;
     const hooks: SampleHooks = {
       emit: (event) => send({ type: 'progress', event }),
       commitTest: (test) => send({ type: 'test-result', test }),
@@ -42,7 +41,7 @@ function serve(port: NonNullable<typeof parentPort>): void {
       {
         runId: message.runId,
         sample,
-        plan: planTests(sample, { includeNoEvidence: config.includeNoEvidence }),
+        plan,
         config,
         skipTests: new Set(message.skipTests),
         collectionDir: message.collectionDir,

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openSqlite } from '../sqlite';
 import { MIGRATIONS, RUNS_APPLICATION_ID, RUNS_SCHEMA_VERSION, openRunsDb } from './db';
+import { ExperimentConfigSchema } from '../../../src-shared/experiment';
 import type { RunManifest } from './manifest';
 import { RunStore } from './store';
 
@@ -19,25 +20,24 @@ function columns(db: ReturnType<typeof openSqlite>, table: string): string[] {
   );
 }
 
-const manifest = (runId: string): RunManifest =>
-  ({
-    manifestVersion: 1,
-    runId,
-    config: {},
-    configHash: 'h',
-    dataset: { path: 'd.json', sha256: 'x', bytes: 1, format: 'locomo' },
-    samples: ['s'],
-    app: { version: '0', gitCommit: null },
-    memory: { preset: 'p', notes: [] },
-    embedder: null,
-    answerer: { kind: 'extractive', name: 'extractive-v1' },
-    seed: 42,
-    parallel: 1,
-    host: { platform: 'linux', arch: 'x64', node: 'v20', cores: 2 },
-    startedAt: '2025-01-01T00:00:00.000Z',
-    endedAt: null,
-    errors: { insert: 0, answer: 0 },
-  }) as unknown as RunManifest;
+const manifest = (runId: string): RunManifest => ({
+  manifestVersion: 1,
+  runId,
+  config: ExperimentConfigSchema.parse({ datasetPath: 'd.json' }),
+  configHash: 'h',
+  dataset: { path: 'd.json', sha256: 'x', bytes: 1, format: 'locomo' },
+  samples: ['s'],
+  app: { version: '0', gitCommit: null },
+  memory: { preset: 'p', notes: [] },
+  embedder: null,
+  answerer: { kind: 'extractive', name: 'extractive-v1' },
+  seed: 42,
+  parallel: 1,
+  host: { platform: 'linux', arch: 'x64', node: 'v20', cores: 2 },
+  startedAt: '2025-01-01T00:00:00.000Z',
+  endedAt: null,
+  errors: { insert: 0, answer: 0 },
+});
 
 describe('runs DB migrations', () => {
   it('migration 1 creates runs, run_samples, tests, answers and stamps the file', () => {
@@ -291,6 +291,43 @@ describe('RunStore', () => {
     expect(store.committedTests('r', 's')).toEqual([0]);
     expect(store.deleteRun('r')).toBe(true);
     expect(store.listRuns()).toEqual([]);
+    store.close();
+  });
+
+  it('reads a manifest stored without a version as version 1 and refuses a newer one by name', () => {
+    const f = file();
+    const store = RunStore.open(f);
+    const { manifestVersion: _drop, ...unversioned } = manifest('old');
+    store.createRun(manifest('old'), []);
+    store.db
+      .prepare('UPDATE runs SET manifest = ? WHERE id = ?')
+      .run(JSON.stringify(unversioned), 'old');
+    expect(store.getRun('old').manifest.manifestVersion).toBe(1);
+    store.createRun(manifest('new'), []);
+    store.db
+      .prepare('UPDATE runs SET manifest = ? WHERE id = ?')
+      .run(JSON.stringify({ ...manifest('new'), manifestVersion: 2 }), 'new');
+    const refused = `runs database ${f}: run new manifest: manifest version 2 is newer than this build reads (1); use a newer Memory Workbench`;
+    expect(() => store.getRun('new')).toThrow(refused);
+    expect(() => store.listRuns()).toThrow(refused);
+    store.close();
+  });
+
+  it('parses stored JSON columns with their schema: a wrong shape is a RUNS_DB error naming the row', () => {
+    const f = file();
+    const store = RunStore.open(f);
+    store.createRun(manifest('r'), [
+      { sampleId: 's', totalPackets: 1, totalQuestions: 1, threshold: 1, plannedTests: 1 },
+    ]);
+    store.db.prepare("UPDATE run_samples SET notes = '[1]' WHERE run_id = 'r'").run();
+    expect(() => store.getRun('r')).toThrow(
+      `runs database ${f}: run r sample s notes: [0]: Invalid input: expected string, received number`,
+    );
+    store.db.prepare("UPDATE run_samples SET notes = '[]' WHERE run_id = 'r'").run();
+    store.db
+      .prepare('UPDATE runs SET manifest = ? WHERE id = ?')
+      .run(JSON.stringify({ ...manifest('r'), seed: 'x' }), 'r');
+    expect(() => store.getRun('r')).toThrow(`runs database ${f}: run r manifest: seed:`);
     store.close();
   });
 });

@@ -1,4 +1,5 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { WorkbenchError } from '../../../src-shared/errors';
 import { openSqlite, type SqliteDatabase } from '../sqlite';
 
@@ -193,6 +194,61 @@ function checkHeader(file: string): 'absent' | 'empty' | 'sqlite' {
   return 'sqlite';
 }
 
+/** SQLite's own words for a damaged file (SQLITE_CORRUPT and its extended codes, SQLITE_NOTADB). */
+export function isCorruptionError(error: unknown): boolean {
+  const code =
+    error !== null && typeof error === 'object' && 'code' in error ? error.code : undefined;
+  return (
+    typeof code === 'string' && (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB')
+  );
+}
+
+export function repairHint(file: string): string {
+  return `run "npm run -s cli -- runs repair --runs-db ${file}" to copy every readable row into a fresh database (the damaged file is kept beside it)`;
+}
+
+export function corruptError(file: string, detail: string, cause?: unknown): WorkbenchError {
+  return new WorkbenchError(
+    'RUNS_DB_CORRUPT',
+    `runs database ${file} is damaged (${detail}); the file was not changed; ${repairHint(file)}`,
+    { where: file, ...(cause === undefined ? {} : { cause }) },
+  );
+}
+
+/**
+ * `PRAGMA quick_check`: SQLite's b-tree and page checks without the index-content cross-check.
+ * It reads every page (about 0.3-0.6 s for a 100 MB runs DB here, docs/benchmarks.md), so open
+ * runs it once per file per process; `runs repair` runs the full integrity_check.
+ */
+export function integrityProblems(
+  db: SqliteDatabase,
+  mode: 'quick_check' | 'integrity_check' = 'quick_check',
+): string[] {
+  const rows = db.pragma(`${mode}(20)`) as Array<Record<string, string>>;
+  const problems = rows.map((r) => String(Object.values(r)[0]));
+  return problems.length === 1 && problems[0] === 'ok' ? [] : problems;
+}
+
+/** Files found intact by this process: checked once, not on every open. */
+const checkedFiles = new Set<string>();
+
+function checkIntact(db: SqliteDatabase, file: string): void {
+  const key = resolve(file);
+  if (checkedFiles.has(key)) return;
+  let problems: string[];
+  try {
+    problems = integrityProblems(db);
+  } catch (error) {
+    if (!isCorruptionError(error)) throw error;
+    problems = [error instanceof Error ? error.message : String(error)];
+  }
+  if (problems.length > 0) {
+    const more = problems.length > 1 ? ` and ${problems.length - 1} more problems` : '';
+    throw corruptError(file, `${problems[0]}${more}`);
+  }
+  checkedFiles.add(key);
+}
+
 /** Read-only look at an existing SQLite file: is it a runs DB this build can open? */
 function inspect(file: string): void {
   let db: SqliteDatabase;
@@ -223,7 +279,9 @@ function inspect(file: string): void {
     }
   } catch (error) {
     if (error instanceof WorkbenchError) throw error;
-    throw refuse(file, `unreadable (${error instanceof Error ? error.message : String(error)})`);
+    const message = error instanceof Error ? error.message : String(error);
+    if (isCorruptionError(error)) throw corruptError(file, message, error);
+    throw refuse(file, `unreadable (${message})`);
   } finally {
     db.close();
   }
@@ -260,6 +318,8 @@ export function migrate(db: SqliteDatabase, target: number = RUNS_SCHEMA_VERSION
 export interface OpenRunsDbOptions {
   /** Stop migrating at this version (tests build older-schema files with it). */
   targetVersion?: number;
+  /** Skip the once-per-process quick_check (`runs repair` opens its fresh target with it). */
+  skipIntegrityCheck?: boolean;
 }
 
 export function openRunsDb(file: string, options: OpenRunsDbOptions = {}): SqliteDatabase {
@@ -275,6 +335,8 @@ export function openRunsDb(file: string, options: OpenRunsDbOptions = {}): Sqlit
     );
   }
   try {
+    // Before anything writes (even the journal mode): a damaged file is refused as it is.
+    if (file !== ':memory:' && options.skipIntegrityCheck !== true) checkIntact(db, file);
     db.pragma('journal_mode = WAL');
     // Under WAL, NORMAL keeps every committed test across a killed process (the OS holds the
     // pages); only a power cut can lose the last few commits, and never corrupts the file.
@@ -285,6 +347,9 @@ export function openRunsDb(file: string, options: OpenRunsDbOptions = {}): Sqlit
   } catch (error) {
     db.close();
     if (error instanceof WorkbenchError) throw error;
+    if (isCorruptionError(error)) {
+      throw corruptError(file, error instanceof Error ? error.message : String(error), error);
+    }
     throw new WorkbenchError(
       'RUNS_DB',
       `runs database ${file}: migration failed (${error instanceof Error ? error.message : String(error)})`,

@@ -5,6 +5,7 @@ import {
   type CategoryScheme,
 } from '../../../src-shared/dataset/categories';
 import type { MeanN, RunSummary, ScorePair } from '../../../src-shared/experiment';
+import type { SkippedSample } from '../../../src-shared/runs';
 
 /** Plain-text renderings of run results for the CLI (the UI draws its own). */
 
@@ -60,4 +61,14 @@ export function formatDuration(ms: number): string {
   const m = Math.floor(s / 60);
   if (m < 60) return `${m}m${String(s % 60).padStart(2, '0')}s`;
   return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
+}
+
+/** The invalid samples a run left out (`--skip-invalid`), one line each; empty when none were. */
+export function skippedReport(skipped: readonly SkippedSample[]): string {
+  if (skipped.length === 0) return '';
+  const lines = skipped.map(
+    (s) =>
+      `  ${s.sampleId === null ? `#${s.sampleIndex}` : `${s.sampleId} (#${s.sampleIndex})`}: ${s.problems.join('; ')}`,
+  );
+  return `skipped ${skipped.length} invalid sample(s) (--skip-invalid):\n${lines.join('\n')}\n`;
 }

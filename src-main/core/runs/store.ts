@@ -1,5 +1,6 @@
+import { z } from 'zod';
 import type { CategoryId } from '../../../src-shared/dataset';
-import { WorkbenchError } from '../../../src-shared/errors';
+import { WorkbenchError, formatPath } from '../../../src-shared/errors';
 import {
   curveOf,
   lexicalScores,
@@ -17,13 +18,16 @@ import type { JudgeCache, JudgeCacheEntry, JudgeVerdict } from '../answer/judge'
 import type { SqliteDatabase } from '../sqlite';
 import { openRunsDb, type OpenRunsDbOptions } from './db';
 import { usageOf } from './usage';
-import type {
-  LlmCallRecord,
-  LlmCallRole,
-  RunInfo,
-  RunListItem,
-  RunManifest,
-  SamplePlanRow,
+import {
+  ManifestListViewSchema,
+  RunManifestSchema,
+  checkManifestVersion,
+  type LlmCallRecord,
+  type LlmCallRole,
+  type RunInfo,
+  type RunListItem,
+  type RunManifest,
+  type SamplePlanRow,
 } from '../../../src-shared/runs';
 
 /**
@@ -74,17 +78,72 @@ interface AnswerRow {
   completion_tokens: number | null;
 }
 
-function judgeOf(r: AnswerRow): JudgeScore | null {
+/**
+ * Reads a JSON column through its schema: a value this build cannot read fails with RUNS_DB naming
+ * the file, the row and the column, never as a wrong-typed object deep inside a view.
+ */
+function parseStoredJson<S extends z.ZodType>(schema: S, text: string, where: string): z.output<S> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new WorkbenchError(
+      'RUNS_DB',
+      `${where}: not valid JSON (${error instanceof Error ? error.message : String(error)})`,
+      { where },
+    );
+  }
+  return checkStored(schema, value, where);
+}
+
+function checkStored<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const path = (issue?.path ?? []).map((p) => (typeof p === 'symbol' ? String(p) : p));
+  throw new WorkbenchError(
+    'RUNS_DB',
+    `${where}: ${formatPath(path)}: ${issue?.message ?? 'invalid'}`,
+    {
+      where,
+    },
+  );
+}
+
+const RetrievedSchema = z.array(
+  z.object({ id: z.string(), diaId: z.string().nullable(), score: z.number() }),
+) satisfies z.ZodType<RetrievedRef[]>;
+const JudgeLabelsSchema = z.array(z.number());
+const StringListSchema = z.array(z.string());
+
+/** A stored manifest: version checked first (absent = 1, newer refused), then the schema. */
+function parseManifest(file: string, runId: string, text: string): RunManifest {
+  const where = `runs database ${file}: run ${runId} manifest`;
+  const value = parseStoredJson(z.unknown(), text, where);
+  checkManifestVersion(value, where);
+  const versioned =
+    value !== null && typeof value === 'object' ? { manifestVersion: 1, ...value } : value;
+  return checkStored(RunManifestSchema, versioned, where);
+}
+
+function answerWhere(file: string, r: AnswerRow, column: string): string {
+  return `runs database ${file}: answer ${r.sample_id} test ${r.test_index} question ${r.question_index} ${column}`;
+}
+
+function judgeOf(file: string, r: AnswerRow): JudgeScore | null {
   if (r.judge_labels === null && r.judge_error === null) return null;
   return {
     mean: r.judge_mean,
     std: r.judge_std,
-    labels: r.judge_labels === null ? [] : (JSON.parse(r.judge_labels) as number[]),
+    labels:
+      r.judge_labels === null
+        ? []
+        : parseStoredJson(JudgeLabelsSchema, r.judge_labels, answerWhere(file, r, 'judge_labels')),
     error: r.judge_error,
   };
 }
 
-function toAnswer(r: AnswerRow): AnswerRecord {
+function toAnswer(file: string, r: AnswerRow): AnswerRecord {
   // Rows from before schema 3 have no Mem0-style scores; they are pure functions of what the row
   // holds, so compute them rather than show a hole.
   const lexical =
@@ -99,7 +158,7 @@ function toAnswer(r: AnswerRow): AnswerRecord {
     question: r.question,
     gold: r.gold,
     prediction: r.prediction,
-    retrieved: JSON.parse(r.retrieved) as RetrievedRef[],
+    retrieved: parseStoredJson(RetrievedSchema, r.retrieved, answerWhere(file, r, 'retrieved')),
     officialF1: r.official_f1,
     evidenceRecall: r.evidence_recall,
     retrieveMs: r.retrieve_ms,
@@ -107,7 +166,7 @@ function toAnswer(r: AnswerRow): AnswerRecord {
     error: r.error,
     setF1: lexical.setF1,
     bleu1: lexical.bleu1,
-    judge: judgeOf(r),
+    judge: judgeOf(file, r),
     usage:
       r.prompt_tokens === null && r.completion_tokens === null
         ? null
@@ -368,7 +427,7 @@ export class RunStore {
         .get(runId) as
         { manifest: string; insert_errors: number; answer_errors: number } | undefined;
       if (!row) throw new WorkbenchError('NOT_FOUND', `no run ${runId}`);
-      let manifest = JSON.parse(row.manifest) as RunManifest;
+      let manifest = parseManifest(this.file, runId, row.manifest);
       manifest = {
         ...manifest,
         endedAt: at,
@@ -414,7 +473,7 @@ export class RunStore {
          FROM run_samples s WHERE s.run_id = ? ORDER BY s.position`,
       )
       .all(runId) as SampleRow[];
-    const manifest = JSON.parse(r.manifest) as RunManifest;
+    const manifest = parseManifest(this.file, r.id, r.manifest);
     // The stored totals are written when a run stops; a running or killed run's are in the ledger.
     const ledger =
       r.status === 'running' || r.status === 'interrupted' ? this.callLedger(runId) : [];
@@ -435,8 +494,16 @@ export class RunStore {
         plannedTests: s.planned_tests,
         testsCommitted: s.tests_committed,
         insertErrors: s.insert_errors,
-        insertErrorMessages: JSON.parse(s.insert_error_messages) as string[],
-        notes: JSON.parse(s.notes) as string[],
+        insertErrorMessages: parseStoredJson(
+          StringListSchema,
+          s.insert_error_messages,
+          `runs database ${this.file}: run ${runId} sample ${s.sample_id} insert_error_messages`,
+        ),
+        notes: parseStoredJson(
+          StringListSchema,
+          s.notes,
+          `runs database ${this.file}: run ${runId} sample ${s.sample_id} notes`,
+        ),
         error: s.error,
         startedAt: s.started_at,
         endedAt: s.ended_at,
@@ -474,7 +541,7 @@ export class RunStore {
         filter.testIndex ?? null,
         filter.testIndex ?? null,
       ) as AnswerRow[];
-    return rows.map(toAnswer);
+    return rows.map((r) => toAnswer(this.file, r));
   }
 
   /** The headline: each question's answer at the last test that asked it. */
@@ -490,7 +557,7 @@ export class RunStore {
          ORDER BY a.sample_id, a.question_index`,
       )
       .all(runId, runId) as AnswerRow[];
-    return rows.map(toAnswer);
+    return rows.map((r) => toAnswer(this.file, r));
   }
 
   /**
@@ -506,7 +573,7 @@ export class RunStore {
          ORDER BY sample_id, test_index, question_index`,
       )
       .all(runId, options.all ? 1 : 0) as AnswerRow[];
-    return rows.map(toAnswer);
+    return rows.map((r) => toAnswer(this.file, r));
   }
 
   /** Records judge verdicts (null clears one), in one transaction. */
@@ -601,7 +668,7 @@ export class RunStore {
       const row = this.db.prepare('SELECT manifest FROM runs WHERE id = ?').get(runId) as
         { manifest: string } | undefined;
       if (!row) throw new WorkbenchError('NOT_FOUND', `no run ${runId}`);
-      const manifest = update(JSON.parse(row.manifest) as RunManifest);
+      const manifest = update(parseManifest(this.file, runId, row.manifest));
       this.db
         .prepare('UPDATE runs SET manifest = ? WHERE id = ?')
         .run(JSON.stringify(manifest), runId);
@@ -659,7 +726,9 @@ export class RunStore {
   }
 
   private listItem(r: RunRow): RunListItem {
-    const manifest = JSON.parse(r.manifest) as RunManifest;
+    const where = `runs database ${this.file}: run ${r.id} manifest`;
+    const manifest = parseStoredJson(ManifestListViewSchema, r.manifest, where);
+    checkManifestVersion(manifest, where);
     return {
       id: r.id,
       status: r.status,

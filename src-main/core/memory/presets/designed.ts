@@ -72,4 +72,4 @@ export const designedPreset: MemoryServiceFactory = async (config, ctx) => {
   return new DesignedMemory(engine);
 };
 
-registerMemoryPreset(DESIGNED_PRESET, designedPreset);
+registerMemoryPreset(DESIGNED_PRESET, designedPreset, { configSchema: CollectionDesignSchema });

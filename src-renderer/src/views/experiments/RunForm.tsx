@@ -14,11 +14,14 @@ import { useApi } from '../../hooks/useApi';
 import { endpointLabel } from '../models/shape';
 import {
   defaultPreset,
+  invalidSampleCount,
   memoryFor,
   memoryOptions,
   parallelChoices,
   parseIntInRange,
+  runFormFieldOf,
   samplesToRun,
+  type RunFormField,
 } from './shape';
 
 const PROMPT_STYLE_LABELS: Record<PromptStyle, string> = { locomo: 'LoCoMo', mem0: 'Mem0' };
@@ -95,6 +98,18 @@ export function RunForm({
   const topKValue = parseIntInRange(topK, 1, 1000);
   const seedValue = parseIntInRange(seed, -(2 ** 31), 2 ** 31 - 1);
   const samples = samplesToRun(dataset, chosen);
+  // "All" of a file with invalid samples: the engine refuses unless told to skip them, so the
+  // form says it skips them and the run's manifest records which.
+  const invalidCount = invalidSampleCount(dataset);
+  const skipInvalid = samples === undefined && invalidCount > 0;
+  // The engine's validation error, shown beside the field its path names.
+  const errorField = runFormFieldOf(error);
+  const fieldError = (field: RunFormField) =>
+    error !== null && errorField === field ? (
+      <span className="field-error" role="alert">
+        {error.message}
+      </span>
+    ) : null;
   const problems = [
     chosen.size === 0 ? 'Choose at least one sample.' : null,
     presetValue === null ? 'No memory preset is available.' : null,
@@ -114,6 +129,7 @@ export function RunForm({
     onRun({
       datasetId: dataset.datasetId,
       ...(samples ? { samples } : {}),
+      ...(skipInvalid ? { skipInvalid: true } : {}),
       memory: { ...memory, ...(memoryLlm ? { llm: endpointLlmFields(memoryLlm) } : {}) },
       answerer: answerer
         ? { kind: 'llm', ...endpointLlmFields(answerer), promptStyle }
@@ -187,6 +203,13 @@ export function RunForm({
             </li>
           ))}
         </ul>
+        {invalidCount > 0 ? (
+          <p className="notice">
+            {invalidCount} invalid sample(s) in this file cannot be run (see the Datasets view)
+            {skipInvalid ? '; a run of all samples skips them and records which' : ''}.
+          </p>
+        ) : null}
+        {fieldError('samples')}
       </fieldset>
 
       <div className="field-grid">
@@ -195,6 +218,7 @@ export function RunForm({
           <select
             value={chosenMemory ?? ''}
             disabled={memoryList.length === 0}
+            aria-invalid={errorField === 'memory'}
             onChange={(event) => setMemoryValue(event.currentTarget.value)}
           >
             {presets === undefined ? <option value="">loading…</option> : null}
@@ -204,6 +228,7 @@ export function RunForm({
               </option>
             ))}
           </select>
+          {fieldError('memory')}
         </label>
         {llmStage !== null && endpoints.length > 0 ? (
           <EndpointSelect
@@ -270,18 +295,20 @@ export function RunForm({
             min={1}
             max={1000}
             value={topK}
-            aria-invalid={topKValue === null}
+            aria-invalid={topKValue === null || errorField === 'retrieval'}
             onChange={(event) => setTopK(event.currentTarget.value)}
           />
+          {fieldError('retrieval')}
         </label>
         <label className="field">
           <span className="field-label">Seed</span>
           <input
             type="number"
             value={seed}
-            aria-invalid={seedValue === null}
+            aria-invalid={seedValue === null || errorField === 'seed'}
             onChange={(event) => setSeed(event.currentTarget.value)}
           />
+          {fieldError('seed')}
         </label>
         <label className="field">
           <span className="field-label">Parallel samples</span>
@@ -311,7 +338,9 @@ export function RunForm({
           ))}
         </ul>
       ) : null}
-      {error ? <ErrorView error={error} title="Could not start the run" /> : null}
+      {error && errorField === null ? (
+        <ErrorView error={error} title="Could not start the run" />
+      ) : null}
 
       <div className="form-actions">
         <button type="submit" className="primary" disabled={busy || problems.length > 0}>

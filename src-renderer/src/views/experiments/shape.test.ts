@@ -3,11 +3,13 @@ import type { DatasetSummary } from '@shared/api';
 import {
   defaultPreset,
   formatEta,
+  invalidSampleCount,
   memoryFor,
   memoryOptions,
   parallelChoices,
   parseIntInRange,
   percent,
+  runFormFieldOf,
   samplesToRun,
 } from './shape';
 
@@ -110,5 +112,40 @@ describe('memory choices', () => {
     expect(memoryFor('designed', presets, designs)).toBeNull();
     expect(memoryFor('design:gone', presets, designs)).toBeNull();
     expect(memoryFor('vector', presets, designs)).toBeNull();
+  });
+});
+
+describe('runFormFieldOf', () => {
+  it('places an engine error beside the field its path starts with', () => {
+    expect(runFormFieldOf({ path: ['memory', 'config', 'topK'] })).toBe('memory');
+    expect(runFormFieldOf({ path: ['samples', 0] })).toBe('samples');
+    expect(runFormFieldOf({ path: ['retrieval', 'topK'] })).toBe('retrieval');
+    // No field of the form: shown below it.
+    expect(runFormFieldOf({ path: ['datasetId'] })).toBeNull();
+    expect(runFormFieldOf({})).toBeNull();
+    expect(runFormFieldOf(null)).toBeNull();
+  });
+});
+
+describe('invalidSampleCount', () => {
+  const problem = (severity: 'error' | 'warning', sampleIndex: number | null) => ({
+    severity,
+    code: 'DATASET_INVALID' as const,
+    message: 'm',
+    path: [],
+    sampleIndex,
+    sampleId: null,
+  });
+  it('counts samples with errors once each, not warnings or file-level problems', () => {
+    expect(
+      invalidSampleCount({
+        problems: [
+          problem('error', 1),
+          problem('error', 1),
+          problem('warning', 0),
+          problem('error', 3),
+        ],
+      }),
+    ).toBe(2);
   });
 });
