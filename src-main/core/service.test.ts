@@ -20,7 +20,13 @@ beforeAll(() => {
   // The workers load this test-only preset; the env var is how a worker learns of extra presets.
   process.env[EXTRA_PRESETS_ENV] = presetsModule;
   root = mkdtempSync(join(tmpdir(), 'mw-service-'));
-  service = createService({ dataDir: root, transport: 'http', emit: (e) => events.push(e) });
+  service = createService({
+    dataDir: root,
+    transport: 'http',
+    // Browser mode opens files by path only inside these folders.
+    datasetDirs: [root],
+    emit: (e) => events.push(e),
+  });
   api = service.handlers;
 });
 

@@ -231,7 +231,7 @@ describe('experiment CLI', () => {
     const refused = cli('experiment', '--data', file, '--preset', 'test-recency', '--runs-db', db);
     expect(refused.code).toBe(1);
     expect(refused.err).toContain(
-      `error: ${file}: 2 invalid sample(s), so the run was not started`,
+      `error DATASET_INVALID: ${file}: 2 invalid sample(s), so the run was not started`,
     );
     expect(refused.err).toContain('sample "mini-2" (#1): ');
     expect(refused.err).toContain('sample "mini-1" (#2): ');
@@ -243,7 +243,7 @@ describe('experiment CLI', () => {
       ...['--data', file, '--preset', 'test-recency', '--runs-db', db, '--samples', 'mini-2'],
     );
     expect(named.code).toBe(1);
-    expect(named.err).toMatch(/^error: samples\[0\]: sample mini-2 is invalid: .*qa/);
+    expect(named.err).toMatch(/^error [A-Z_]+: samples\[0\]: sample mini-2 is invalid: .*qa/);
 
     const skipped = cli(
       'experiment',
@@ -276,7 +276,9 @@ describe('experiment CLI', () => {
     });
     const r = cli('experiment', '--data', mini, '--config', bad, '--runs-db', db);
     expect(r.code).toBe(1);
-    expect(r.err).toMatch(/^error: experiment config: memory\.config\.insertDelayMs: Too small/);
+    expect(r.err).toMatch(
+      /^error INVALID_INPUT: experiment config: memory\.config\.insertDelayMs: Too small/,
+    );
     expect(cli('runs', 'list', '--runs-db', db, '--json').out).toBe('{"runs":[]}\n');
   });
 
@@ -288,7 +290,7 @@ describe('experiment CLI', () => {
     expect(list.code).toBe(1);
     expect(list.err).toMatch(
       new RegExp(
-        `^error: runs database ${db} is damaged \\(.+\\); the file was not changed; run "npm run -s cli -- runs repair --runs-db ${db}"`,
+        `^error RUNS_DB_CORRUPT: runs database ${db} is damaged \\(.+\\); the file was not changed; run "npm run -s cli -- runs repair --runs-db ${db}"`,
       ),
     );
     const repair = cli('runs', 'repair', '--runs-db', db);
