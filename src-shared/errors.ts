@@ -14,6 +14,8 @@ export const ERROR_CODES = [
   'RUNS_DB',
   'TIMEOUT',
   'CANCELLED',
+  /** Too much work queued already (a bounded queue is full); retry later. */
+  'BUSY',
   'UPSTREAM',
   'INTERNAL',
 ] as const;

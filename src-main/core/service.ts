@@ -13,6 +13,8 @@ export interface ServiceOptions {
   emit?: (event: ApiEvent) => void;
   /** Models view: the OS keychain for API keys (desktop app only; browser mode has none). */
   keyStore?: KeyStore;
+  /** Threads that serve the runs DB's read views (default 1); 0 reads on the main thread. */
+  readWorkers?: number;
 }
 
 export interface Service {
@@ -24,7 +26,11 @@ export interface Service {
 /** Implements the API contract on top of core/. Both transports call exactly this. */
 export function createService(options: ServiceOptions): Service {
   const datasets = new DatasetStore(options.dataDir);
-  const experiments = new ExperimentManager(options.dataDir, (event) => options.emit?.(event));
+  const experiments = new ExperimentManager(
+    options.dataDir,
+    (event) => options.emit?.(event),
+    options.readWorkers,
+  );
   const designs = new DesignsService(
     options.dataDir,
     (event) => options.emit?.(event),
@@ -57,15 +63,14 @@ export function createService(options: ServiceOptions): Service {
     'experiments.resume': ({ runId }) => experiments.resume(runId),
     'experiments.active': async () => experiments.activeRuns(),
 
-    'runs.list': async () => experiments.list(),
-    'runs.get': async ({ runId }) => experiments.detail(runId),
-    'runs.answers': async ({ runId }) => experiments.answers(runId),
+    // Read views run in the runs read worker (core/runs/queries.ts): never on this thread.
+    'runs.list': (input) => experiments.read('runs.list', input),
+    'runs.get': (input) => experiments.read('runs.get', input),
+    'runs.answers': (input) => experiments.read('runs.answers', input),
     'runs.delete': async ({ runId }) => ({ deleted: experiments.delete(runId) }),
-    'runs.export': async ({ runId, format }) => experiments.exportRun(runId, format),
-    'runs.compare': async ({ runIds, baselineRunId, metric, seed }) =>
-      experiments.compare(runIds, baselineRunId, metric, seed),
-    'runs.compareExport': async ({ runIds, baselineRunId, metric, format }) =>
-      experiments.compareExport(runIds, baselineRunId, metric, format),
+    'runs.export': (input) => experiments.read('runs.export', input),
+    'runs.compare': (input) => experiments.read('runs.compare', input),
+    'runs.compareExport': (input) => experiments.read('runs.compareExport', input),
 
     // ---- Collections view (core/designs) ----
     'designs.list': async () => designs.list(),

@@ -228,6 +228,8 @@ function statusFor(code: string): number {
       return 404;
     case 'CONFLICT':
       return 409;
+    case 'BUSY':
+      return 503;
     default:
       return 500;
   }

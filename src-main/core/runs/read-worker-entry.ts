@@ -1,0 +1,65 @@
+// Worker thread entry for runs DB reads: the API's heavy read views (runs.get, runs.answers,
+// exports, comparisons) run here over a read-only connection, so the main thread (the single
+// writer, and the one serving every other request) never blocks on them. electron-vite builds it
+// as out/main/runs-read-worker.js; from source it is started through tsx (see
+// pipeline/workerUrl.ts).
+import { parentPort, workerData } from 'node:worker_threads';
+import { z } from 'zod';
+import { apiMethods } from '../../../src-shared/api';
+import { toErrorPayload, zodError } from '../../../src-shared/errors';
+import { sequenceChecker, sequencer } from '../pipeline/protocol';
+import { runQueries, type ReadMethod, type RunQueries } from './queries';
+import { SqliteRunReader } from './reader';
+import { readInSchema, type ReadOut } from './readProtocol';
+
+const workerDataSchema = z.object({ file: z.string().min(1) });
+
+function errorOf(error: unknown): Extract<ReadOut, { type: 'error' }>['error'] {
+  const payload = toErrorPayload(error);
+  return { ...payload, path: payload.path ? [...payload.path] : undefined };
+}
+
+/** Calls one view with an input checked against the API contract's schema for that method. */
+function run<K extends ReadMethod>(queries: RunQueries, method: K, input: unknown): unknown {
+  const parsed = apiMethods[method].input.safeParse(input);
+  if (!parsed.success) throw zodError(parsed.error, `runs read worker: ${method} input`);
+  const view = queries[method] as (input: unknown) => unknown;
+  return view(parsed.data);
+}
+
+function serve(port: NonNullable<typeof parentPort>, file: string): void {
+  const stamp = sequencer<ReadOut>();
+  const send = (message: Parameters<typeof stamp>[0]): void => port.postMessage(stamp(message));
+  const checkSeq = sequenceChecker('runs read worker');
+  // Opened on the first call: a file that cannot be read yet fails that call, not the worker.
+  let queries: RunQueries | undefined;
+
+  port.on('message', (raw: unknown) => {
+    const parsed = readInSchema.safeParse(raw);
+    if (!parsed.success) {
+      send({
+        type: 'error',
+        re: null,
+        error: {
+          code: 'INTERNAL',
+          message: `runs read worker: bad message: ${parsed.error.message}`,
+        },
+      });
+      return;
+    }
+    const message = parsed.data;
+    const gap = checkSeq(message.seq);
+    if (gap !== null) {
+      send({ type: 'error', re: message.seq, error: { code: 'INTERNAL', message: gap } });
+      return;
+    }
+    try {
+      queries ??= runQueries(SqliteRunReader.openReadOnly(file));
+      send({ type: 'result', re: message.seq, data: run(queries, message.method, message.input) });
+    } catch (error) {
+      send({ type: 'error', re: message.seq, error: errorOf(error) });
+    }
+  });
+}
+
+if (parentPort) serve(parentPort, workerDataSchema.parse(workerData).file);
