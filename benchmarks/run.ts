@@ -4,6 +4,7 @@
  *   retrieval  every turn preset side by side with reference retrievers: recall, latency, ingest
  *   pipeline   the full experiment engine over all samples (workers, runs DB, extractive answers)
  *   compare    the Compare view's request over two full runs
+ *   server     light API calls' latency while the local server serves a heavy read mix
  *
  * Each suite prints its report and replaces its own section of docs/benchmarks.md.
  */
@@ -12,11 +13,13 @@ import { resolveDataset } from './common';
 import { compareSuite } from './compare';
 import { pipelineSuite } from './pipeline';
 import { retrievalSuite } from './retrieval';
+import { serverSuite } from './server';
 
 const SUITES: Record<string, (data: string, write: boolean, extra: string[]) => Promise<void>> = {
   retrieval: retrievalSuite,
   pipeline: pipelineSuite,
   compare: compareSuite,
+  server: serverSuite,
 };
 
 const USAGE = `usage: npm run bench -- <${Object.keys(SUITES).join('|')}> [--data <file>] [--no-write] [--no-ablation]\n`;
