@@ -44,7 +44,12 @@ function call(target: Target, agent: Agent, name: string, input: unknown): Promi
         });
       },
     );
-    req.on('error', reject);
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      // Node's documented keep-alive race: the server closed an idle socket as it was reused.
+      if (req.reusedSocket && error.code === 'ECONNRESET') {
+        call(target, agent, name, input).then(resolve, reject);
+      } else reject(new Error(`bench: ${name}: ${error.message}`));
+    });
     req.end(body);
   });
 }
@@ -58,6 +63,9 @@ async function startChild(
     ['--import', 'tsx', join(REPO, 'benchmarks/server-child.ts'), dataDir, String(readWorkers)],
     { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] },
   );
+  child.once('exit', (code, signal) => {
+    if (code !== 0) process.stderr.write(`bench: the server process ended (${code ?? signal})\n`);
+  });
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
   for await (const line of lines) {
     lines.close();

@@ -32,7 +32,16 @@ function serve(port: NonNullable<typeof parentPort>, file: string): void {
   const send = (message: Parameters<typeof stamp>[0]): void => port.postMessage(stamp(message));
   const checkSeq = sequenceChecker('runs read worker');
   // Opened on the first call: a file that cannot be read yet fails that call, not the worker.
-  let queries: RunQueries | undefined;
+  let opened: { queries: RunQueries; snapshot: (view: () => unknown) => unknown } | undefined;
+  const open = (): NonNullable<typeof opened> => {
+    const reader = SqliteRunReader.openReadOnly(file);
+    // Each view reads in one transaction, so it sees one commit's state even when the writer
+    // deletes or adds a run between its queries (as it did when views ran on the main thread).
+    return {
+      queries: runQueries(reader),
+      snapshot: reader.db.transaction((view: () => unknown) => view()),
+    };
+  };
 
   port.on('message', (raw: unknown) => {
     const parsed = readInSchema.safeParse(raw);
@@ -54,8 +63,10 @@ function serve(port: NonNullable<typeof parentPort>, file: string): void {
       return;
     }
     try {
-      queries ??= runQueries(SqliteRunReader.openReadOnly(file));
-      send({ type: 'result', re: message.seq, data: run(queries, message.method, message.input) });
+      opened ??= open();
+      const { queries, snapshot } = opened;
+      const data = snapshot(() => run(queries, message.method, message.input));
+      send({ type: 'result', re: message.seq, data });
     } catch (error) {
       send({ type: 'error', re: message.seq, error: errorOf(error) });
     }

@@ -19,7 +19,7 @@ import { RUNS_APPLICATION_ID, RUNS_SCHEMA_VERSION } from './db';
 /**
  * The read side of the runs database (Signal's Readable/Writable split): everything the UI, the
  * CLI and exports read. It never writes, so it also runs over a read-only connection in the read
- * worker (runs/readWorker.ts) while the main thread stays the single writer (RunStore); WAL lets
+ * worker (runs/readWorkers.ts) while the main thread stays the single writer (RunStore); WAL lets
  * both see every committed test.
  */
 export interface RunReader {
