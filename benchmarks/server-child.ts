@@ -14,6 +14,7 @@ async function main(): Promise<void> {
   const service = createService({ dataDir, transport: 'http', readWorkers: Number(workers) });
   const server = await startServer({
     handlers: service.handlers,
+    serialized: service.serialized,
     staticDir: join(dataDir, 'static'),
   });
   process.stdout.write(`${JSON.stringify({ port: server.port, token: server.token })}\n`);

@@ -12,6 +12,7 @@ import {
   type ExperimentConfigInput,
   type ProgressEvent,
 } from '../../src-shared/experiment';
+import type { JsonBytes } from './dispatch';
 import { memoryPresetLlmStage, memoryPresetNames } from './memory/registry';
 import { loadMemoryPresets } from './pipeline/presets';
 import { resumeExperiment, startExperiment, type ExperimentHandle } from './pipeline/runner';
@@ -36,7 +37,7 @@ export class ExperimentManager {
     private readonly dataDir: string,
     private readonly emit: (event: ApiEvent) => void,
     /** Read worker threads; 0 runs reads on this thread (the old behaviour, for comparison). */
-    private readonly readWorkers: number = DEFAULT_READ_WORKERS,
+    private readonly readWorkerCount: number = DEFAULT_READ_WORKERS,
   ) {}
 
   private runs(): RunStore {
@@ -87,12 +88,23 @@ export class ExperimentManager {
   async read<K extends ReadMethod>(method: K, input: ApiParsedInput<K>): Promise<ApiOutput<K>> {
     // The writer creates and migrates the file before any reader opens it.
     const store = this.runs();
-    if (this.readWorkers === 0) {
+    if (this.readWorkerCount === 0) {
       this.inlineQueries ??= runQueries(store);
       return (this.inlineQueries[method] as (input: ApiParsedInput<K>) => ApiOutput<K>)(input);
     }
-    this.readers ??= new RunReadWorkers({ file: store.file, size: this.readWorkers });
-    return this.readers.call(method, input);
+    return this.readPool(store.file).call(method, input);
+  }
+
+  /** The same view as its output's JSON bytes, serialised in the read worker (HTTP sends them). */
+  async readJson<K extends ReadMethod>(
+    method: K,
+    input: ApiParsedInput<K>,
+  ): Promise<JsonBytes<ApiOutput<K>>> {
+    const store = this.runs();
+    if (this.readWorkerCount === 0) {
+      return new TextEncoder().encode(JSON.stringify(await this.read(method, input)));
+    }
+    return this.readPool(store.file).callJson(method, input);
   }
 
   delete(runId: string): boolean {
@@ -113,6 +125,11 @@ export class ExperimentManager {
     this.readers = undefined;
     this.store?.close();
     this.store = undefined;
+  }
+
+  private readPool(file: string): RunReadWorkers {
+    this.readers ??= new RunReadWorkers({ file, size: this.readWorkerCount });
+    return this.readers;
   }
 
   private runOptions() {

@@ -1,5 +1,6 @@
 import type { ApiEvent, ApiHandlers } from '../../src-shared/api';
 import { DatasetStore } from './datasets';
+import type { SerializedHandlers } from './dispatch';
 import { DesignsService } from './designs';
 import { ExperimentManager } from './experiments';
 import { ModelsService, type KeyStore } from './models';
@@ -19,6 +20,12 @@ export interface ServiceOptions {
 
 export interface Service {
   handlers: ApiHandlers;
+  /**
+   * The runs DB's read views again, answering with their JSON bytes serialised in the read
+   * worker: for the HTTP transport (dispatchJson), so a full run's export never passes through the
+   * main thread as objects. Electron IPC uses `handlers`.
+   */
+  serialized: SerializedHandlers;
   /** Cancels running experiments and closes databases. */
   close(): Promise<void>;
 }
@@ -96,8 +103,17 @@ export function createService(options: ServiceOptions): Service {
     },
     'models.clearKey': async ({ apiKeyEnv }) => ({ cleared: models.clearKey(apiKeyEnv) }),
   };
+  const serialized: SerializedHandlers = {
+    'runs.list': (input) => experiments.readJson('runs.list', input),
+    'runs.get': (input) => experiments.readJson('runs.get', input),
+    'runs.answers': (input) => experiments.readJson('runs.answers', input),
+    'runs.export': (input) => experiments.readJson('runs.export', input),
+    'runs.compare': (input) => experiments.readJson('runs.compare', input),
+    'runs.compareExport': (input) => experiments.readJson('runs.compareExport', input),
+  };
   return {
     handlers,
+    serialized,
     close: async () => {
       designs.close();
       await experiments.close();

@@ -44,7 +44,12 @@ async function runServe(argv: string[], io: CliIO): Promise<number> {
     transport: 'http',
     emit: (event) => relay.server?.broadcast(event),
   });
-  const server = await startServer({ handlers: service.handlers, staticDir, port });
+  const server = await startServer({
+    handlers: service.handlers,
+    serialized: service.serialized,
+    staticDir,
+    port,
+  });
   relay.server = server;
   // Tests and scripts read this exact line to find the URL.
   io.stdout(`Memory Workbench is serving at ${server.url}\n`);

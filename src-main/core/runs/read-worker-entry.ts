@@ -12,6 +12,7 @@ import { runQueries, type ReadMethod, type RunQueries } from './queries';
 import { SqliteRunReader } from './reader';
 import { readInSchema, type ReadOut } from './readProtocol';
 
+const encoder = new TextEncoder();
 const workerDataSchema = z.object({ file: z.string().min(1) });
 
 function errorOf(error: unknown): Extract<ReadOut, { type: 'error' }>['error'] {
@@ -29,7 +30,8 @@ function run<K extends ReadMethod>(queries: RunQueries, method: K, input: unknow
 
 function serve(port: NonNullable<typeof parentPort>, file: string): void {
   const stamp = sequencer<ReadOut>();
-  const send = (message: Parameters<typeof stamp>[0]): void => port.postMessage(stamp(message));
+  const send = (message: Parameters<typeof stamp>[0], transfer: ArrayBuffer[] = []): void =>
+    port.postMessage(stamp(message), transfer);
   const checkSeq = sequenceChecker('runs read worker');
   // Opened on the first call: a file that cannot be read yet fails that call, not the worker.
   let opened: { queries: RunQueries; snapshot: (view: () => unknown) => unknown } | undefined;
@@ -66,7 +68,12 @@ function serve(port: NonNullable<typeof parentPort>, file: string): void {
       opened ??= open();
       const { queries, snapshot } = opened;
       const data = snapshot(() => run(queries, message.method, message.input));
-      send({ type: 'result', re: message.seq, data });
+      if (message.encoding === 'object') {
+        send({ type: 'result', re: message.seq, data });
+      } else {
+        const bytes = encoder.encode(JSON.stringify(data));
+        send({ type: 'result', re: message.seq, data: bytes }, [bytes.buffer]);
+      }
     } catch (error) {
       send({ type: 'error', re: message.seq, error: errorOf(error) });
     }

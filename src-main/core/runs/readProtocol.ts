@@ -10,6 +10,7 @@ import { READ_METHODS } from './queries';
  * a new read view needs no change here.
  *
  * main -> worker: call. worker -> main: result | error (one per call).
+ * With encoding json, a result's data must be a Uint8Array (checked by the caller).
  */
 
 const seq = z.number().int().positive();
@@ -19,6 +20,12 @@ export const readInSchema = z.object({
   type: z.literal('call'),
   method: z.enum(READ_METHODS),
   input: z.unknown(),
+  /**
+   * object: the output as a structured clone (Electron IPC sends objects). json: the output's
+   * JSON as UTF-8 bytes, transferred without a copy (HTTP sends them as they are), so the main
+   * thread does no per-object work for a large result.
+   */
+  encoding: z.enum(['object', 'json']),
 });
 export type ReadIn = z.output<typeof readInSchema>;
 

@@ -5,6 +5,7 @@ import type { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkbenchError } from '../../../src-shared/errors';
 import { writeFixtureRun } from '../../../tests/support/runs-fixture';
+import { startServer } from '../../server/server';
 import { createService } from '../service';
 import { runQueries, type RunQueries } from './queries';
 import { RunReadWorkers } from './readWorkers';
@@ -64,6 +65,67 @@ describe('runs read worker', () => {
       );
     }
     expect(await workers.call('runs.compare', compare)).toEqual(direct['runs.compare'](compare));
+  });
+
+  it('returns the same views as JSON bytes, transferred from the worker', async () => {
+    const decode = (bytes: Uint8Array): unknown => JSON.parse(new TextDecoder().decode(bytes));
+    const answers = await workers.callJson('runs.answers', { runId: 'run-a' });
+    expect(answers).toBeInstanceOf(Uint8Array);
+    expect(decode(answers)).toEqual(direct['runs.answers']({ runId: 'run-a' }));
+    const file = await workers.callJson('runs.export', { runId: 'run-b', format: 'json' });
+    expect(decode(file)).toEqual(direct['runs.export']({ runId: 'run-b', format: 'json' }));
+    await expect(workers.callJson('runs.get', { runId: 'nope' })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
+  });
+
+  it('serves read views over HTTP from the worker bytes, errors with their status and code', async () => {
+    const service = createService({ dataDir: dir, transport: 'http' });
+    const server = await startServer({
+      handlers: service.handlers,
+      serialized: service.serialized,
+      staticDir: join(dir, 'static'),
+      token: 'bench-token',
+    });
+    const post = async (name: string, input: unknown) => {
+      const res = await fetch(`http://127.0.0.1:${server.port}/api/${name}`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer bench-token', 'content-type': 'application/json' },
+        body: JSON.stringify(input),
+      });
+      return { status: res.status, body: (await res.json()) as unknown };
+    };
+    try {
+      expect(await post('runs.answers', { runId: 'run-b' })).toEqual({
+        status: 200,
+        body: { ok: true, data: direct['runs.answers']({ runId: 'run-b' }) },
+      });
+      const compare = { runIds: ['run-a', 'run-b'], baselineRunId: 'run-a' };
+      expect(await post('runs.compare', compare)).toEqual({
+        status: 200,
+        body: {
+          ok: true,
+          data: direct['runs.compare']({ ...compare, metric: 'officialF1', seed: 0 }),
+        },
+      });
+      const missing = await post('runs.get', { runId: 'nope' });
+      expect(missing.status).toBe(404);
+      expect(missing.body).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
+      const bad = await post('runs.export', { runId: 'run-a', format: 'xml' });
+      expect(bad.status).toBe(400);
+      expect(bad.body).toMatchObject({
+        ok: false,
+        error: { code: 'INVALID_INPUT', path: ['format'] },
+      });
+      // Methods without a serialised handler answer as before.
+      expect((await post('app.info', {})).body).toMatchObject({
+        ok: true,
+        data: { transport: 'http' },
+      });
+    } finally {
+      await server.close();
+      await service.close();
+    }
   });
 
   it('sees a write the main thread committed before the call', async () => {

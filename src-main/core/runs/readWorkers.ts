@@ -1,6 +1,7 @@
 import type { Worker } from 'node:worker_threads';
 import type { ApiOutput, ApiParsedInput } from '../../../src-shared/api';
 import { WorkbenchError } from '../../../src-shared/errors';
+import type { JsonBytes } from '../dispatch';
 import { sequenceChecker, sequencer } from '../pipeline/protocol';
 import { RUNS_READ_WORKER, startWorker } from '../pipeline/workerUrl';
 import type { ReadMethod } from './queries';
@@ -33,6 +34,7 @@ export const DEFAULT_READ_QUEUE = 1000;
 interface Call {
   method: ReadMethod;
   input: unknown;
+  encoding: ReadIn['encoding'];
   resolve: (data: unknown) => void;
   reject: (error: WorkbenchError) => void;
 }
@@ -64,6 +66,22 @@ export class RunReadWorkers {
   }
 
   call<K extends ReadMethod>(method: K, input: ApiParsedInput<K>): Promise<ApiOutput<K>> {
+    return this.enqueue(method, input, 'object') as Promise<ApiOutput<K>>;
+  }
+
+  /** The same view, as its output's JSON in UTF-8 bytes (for transports that send JSON). */
+  callJson<K extends ReadMethod>(
+    method: K,
+    input: ApiParsedInput<K>,
+  ): Promise<JsonBytes<ApiOutput<K>>> {
+    return this.enqueue(method, input, 'json') as Promise<JsonBytes<ApiOutput<K>>>;
+  }
+
+  private enqueue(
+    method: ReadMethod,
+    input: unknown,
+    encoding: Call['encoding'],
+  ): Promise<unknown> {
     if (this.closed) {
       return Promise.reject(
         new WorkbenchError('CANCELLED', `runs read worker: closed before ${method}`),
@@ -77,8 +95,8 @@ export class RunReadWorkers {
         ),
       );
     }
-    return new Promise<ApiOutput<K>>((resolve, reject) => {
-      this.queue.push({ method, input, resolve: (data) => resolve(data as ApiOutput<K>), reject });
+    return new Promise<unknown>((resolve, reject) => {
+      this.queue.push({ method, input, encoding, resolve, reject });
       this.pump();
     });
   }
@@ -106,7 +124,12 @@ export class RunReadWorkers {
       if (!slot && this.slots.length < this.size) slot = this.spawn();
       if (!slot) return;
       const call = this.queue.shift() as Call;
-      const message = slot.stamp({ type: 'call', method: call.method, input: call.input });
+      const message = slot.stamp({
+        type: 'call',
+        method: call.method,
+        input: call.input,
+        encoding: call.encoding,
+      });
       slot.running = { seq: message.seq, call };
       slot.worker.ref();
       slot.worker.postMessage(message);
@@ -155,6 +178,14 @@ export class RunReadWorkers {
           ? `protocol error: ${message.error.message}`
           : `answered call ${message.re ?? 'none'}, but call ${running?.seq ?? 'none'} was running`,
       );
+      return;
+    }
+    if (
+      message.type === 'result' &&
+      running.call.encoding === 'json' &&
+      !(message.data instanceof Uint8Array)
+    ) {
+      this.lose(slot, `answered ${running.call.method} with something other than JSON bytes`);
       return;
     }
     slot.running = null;
