@@ -5,6 +5,7 @@
  *   pipeline   the full experiment engine over all samples (workers, runs DB, extractive answers)
  *   compare    the Compare view's request over two full runs
  *   runsdb     corruption checks and repair on a ~100 MB runs database (no dataset needed)
+ *   server     light API calls' latency while the local server serves a heavy read mix
  *
  * Each suite prints its report and replaces its own section of docs/benchmarks.md.
  */
@@ -14,12 +15,14 @@ import { compareSuite } from './compare';
 import { pipelineSuite } from './pipeline';
 import { retrievalSuite } from './retrieval';
 import { runsDbSuite } from './runsdb';
+import { serverSuite } from './server';
 
 const SUITES: Record<string, (data: string, write: boolean, extra: string[]) => Promise<void>> = {
   retrieval: retrievalSuite,
   pipeline: pipelineSuite,
   compare: compareSuite,
   runsdb: runsDbSuite,
+  server: serverSuite,
 };
 
 const USAGE = `usage: npm run bench -- <${Object.keys(SUITES).join('|')}> [--data <file>] [--no-write] [--no-ablation]\n`;

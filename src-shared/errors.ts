@@ -20,6 +20,8 @@ export const ERROR_CODES = [
   'RUNS_DB_CORRUPT',
   'TIMEOUT',
   'CANCELLED',
+  /** Too much work queued already (a bounded queue is full); retry later. */
+  'BUSY',
   'UPSTREAM',
   /** The operating system refused a read or write: permissions, a full disk, a closed pipe. */
   'IO',

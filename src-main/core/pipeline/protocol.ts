@@ -143,6 +143,14 @@ const testPlanSchema = z.object({
   completionPacketIdx: index.nullable(),
 }) satisfies z.ZodType<TestPlan>;
 
+/** An ErrorPayload as it crosses a worker boundary: the code survives, so callers can branch on it. */
+export const errorPayloadSchema = z.object({
+  code: z.enum(ERROR_CODES),
+  message: z.string(),
+  path: z.array(z.union([z.string(), z.number()])).optional(),
+  where: z.string().optional(),
+});
+
 export const workerInSchema = z.discriminatedUnion('type', [
   z.object({
     seq: z.number().int().positive(),
@@ -187,12 +195,7 @@ export const workerOutSchema = z.discriminatedUnion('type', [
   z.object({
     seq: z.number().int().positive(),
     type: z.literal('error'),
-    error: z.object({
-      code: z.enum(ERROR_CODES),
-      message: z.string(),
-      path: z.array(z.union([z.string(), z.number()])).optional(),
-      where: z.string().optional(),
-    }),
+    error: errorPayloadSchema,
   }),
   z.object({
     seq: z.number().int().positive(),

@@ -1,6 +1,6 @@
 import type { AnswerRecord, RunStatus } from '../../../src-shared/experiment';
 import type { RunManifest } from './manifest';
-import type { RunStore } from './store';
+import type { RunReader } from './reader';
 
 /** Run exports: JSON (manifest, final answers, per-test answers) and CSV (final answers). */
 
@@ -60,7 +60,7 @@ function exported(a: AnswerRecord): ExportedAnswer {
   };
 }
 
-export function buildRunExport(store: RunStore, runId: string): RunExport {
+export function buildRunExport(store: RunReader, runId: string): RunExport {
   const run = store.getRun(runId);
   return {
     run: { ...run.manifest, status: run.status },
@@ -112,7 +112,7 @@ export function finalAnswersCsv(answers: readonly ExportedAnswer[]): string {
   return `${lines.join('\r\n')}\r\n`;
 }
 
-export function exportRun(store: RunStore, runId: string, format: ExportFormat): string {
+export function exportRun(store: RunReader, runId: string, format: ExportFormat): string {
   const data = buildRunExport(store, runId);
   return format === 'json' ? `${JSON.stringify(data, null, 2)}\n` : finalAnswersCsv(data.answers);
 }

@@ -1,42 +1,26 @@
-import { z } from 'zod';
-import type { CategoryId } from '../../../src-shared/dataset';
-import { WorkbenchError, formatPath } from '../../../src-shared/errors';
-import {
-  curveOf,
-  lexicalScores,
-  summarizeAnswers,
-  type JudgeScore,
-  type AnswerRecord,
-  type CurvePoint,
-  type RetrievedRef,
-  type RunStatus,
-  type RunSummary,
-  type SampleStatus,
-  type TestRecord,
+import { WorkbenchError } from '../../../src-shared/errors';
+import type {
+  JudgeScore,
+  RunStatus,
+  SampleStatus,
+  TestRecord,
 } from '../../../src-shared/experiment';
 import type { JudgeCache, JudgeCacheEntry, JudgeVerdict } from '../answer/judge';
 import type { SqliteDatabase } from '../sqlite';
 import { openRunsDb, type OpenRunsDbOptions } from './db';
-import { usageOf } from './usage';
-import {
-  ManifestListViewSchema,
-  RunManifestSchema,
-  checkManifestVersion,
-  type LlmCallRecord,
-  type LlmCallRole,
-  type RunInfo,
-  type RunListItem,
-  type RunManifest,
-  type SamplePlanRow,
-} from '../../../src-shared/runs';
+import { SqliteRunReader, type RunReader } from './reader';
+import type { LlmCallRecord, RunManifest, SamplePlanRow } from '../../../src-shared/runs';
+import { parseManifest } from './stored';
 
 /**
  * The runs database API. One writer per file: the thread that runs experiments (workers only
  * compute and send results). Every committed test is one transaction with all its answers, so a
- * killed process leaves whole tests or nothing.
+ * killed process leaves whole tests or nothing. Reads live in reader.ts (RunReader); the writer
+ * reads through the same queries, so a write is visible to its next read.
  */
 
 export type { RunInfo, RunListItem, RunSampleInfo, SamplePlanRow } from '../../../src-shared/runs';
+export type { RunReader } from './reader';
 
 export interface RunStoreOptions extends OpenRunsDbOptions {
   now?: () => number;
@@ -54,126 +38,6 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
-interface AnswerRow {
-  sample_id: string;
-  test_index: number;
-  question_index: number;
-  category: number;
-  question: string;
-  gold: string | null;
-  prediction: string;
-  retrieved: string;
-  official_f1: number;
-  evidence_recall: number | null;
-  retrieve_ms: number;
-  answer_ms: number;
-  error: string | null;
-  set_f1: number | null;
-  bleu1: number | null;
-  judge_mean: number | null;
-  judge_std: number | null;
-  judge_labels: string | null;
-  judge_error: string | null;
-  prompt_tokens: number | null;
-  completion_tokens: number | null;
-}
-
-/**
- * Reads a JSON column through its schema: a value this build cannot read fails with RUNS_DB naming
- * the file, the row and the column, never as a wrong-typed object deep inside a view.
- */
-function parseStoredJson<S extends z.ZodType>(schema: S, text: string, where: string): z.output<S> {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new WorkbenchError(
-      'RUNS_DB',
-      `${where}: not valid JSON (${error instanceof Error ? error.message : String(error)})`,
-      { where },
-    );
-  }
-  return checkStored(schema, value, where);
-}
-
-function checkStored<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const path = (issue?.path ?? []).map((p) => (typeof p === 'symbol' ? String(p) : p));
-  throw new WorkbenchError(
-    'RUNS_DB',
-    `${where}: ${formatPath(path)}: ${issue?.message ?? 'invalid'}`,
-    {
-      where,
-    },
-  );
-}
-
-const RetrievedSchema = z.array(
-  z.object({ id: z.string(), diaId: z.string().nullable(), score: z.number() }),
-) satisfies z.ZodType<RetrievedRef[]>;
-const JudgeLabelsSchema = z.array(z.number());
-const StringListSchema = z.array(z.string());
-
-/** A stored manifest: version checked first (absent = 1, newer refused), then the schema. */
-function parseManifest(file: string, runId: string, text: string): RunManifest {
-  const where = `runs database ${file}: run ${runId} manifest`;
-  const value = parseStoredJson(z.unknown(), text, where);
-  checkManifestVersion(value, where);
-  const versioned =
-    value !== null && typeof value === 'object' ? { manifestVersion: 1, ...value } : value;
-  return checkStored(RunManifestSchema, versioned, where);
-}
-
-function answerWhere(file: string, r: AnswerRow, column: string): string {
-  return `runs database ${file}: answer ${r.sample_id} test ${r.test_index} question ${r.question_index} ${column}`;
-}
-
-function judgeOf(file: string, r: AnswerRow): JudgeScore | null {
-  if (r.judge_labels === null && r.judge_error === null) return null;
-  return {
-    mean: r.judge_mean,
-    std: r.judge_std,
-    labels:
-      r.judge_labels === null
-        ? []
-        : parseStoredJson(JudgeLabelsSchema, r.judge_labels, answerWhere(file, r, 'judge_labels')),
-    error: r.judge_error,
-  };
-}
-
-function toAnswer(file: string, r: AnswerRow): AnswerRecord {
-  // Rows from before schema 3 have no Mem0-style scores; they are pure functions of what the row
-  // holds, so compute them rather than show a hole.
-  const lexical =
-    r.category !== 5 && (r.set_f1 === null || r.bleu1 === null)
-      ? lexicalScores(r.prediction, r.gold, r.category as CategoryId, r.error !== null)
-      : { setF1: r.set_f1, bleu1: r.bleu1 };
-  return {
-    sampleId: r.sample_id,
-    testIndex: r.test_index,
-    questionIndex: r.question_index,
-    category: r.category as CategoryId,
-    question: r.question,
-    gold: r.gold,
-    prediction: r.prediction,
-    retrieved: parseStoredJson(RetrievedSchema, r.retrieved, answerWhere(file, r, 'retrieved')),
-    officialF1: r.official_f1,
-    evidenceRecall: r.evidence_recall,
-    retrieveMs: r.retrieve_ms,
-    answerMs: r.answer_ms,
-    error: r.error,
-    setF1: lexical.setF1,
-    bleu1: lexical.bleu1,
-    judge: judgeOf(file, r),
-    usage:
-      r.prompt_tokens === null && r.completion_tokens === null
-        ? null
-        : { promptTokens: r.prompt_tokens ?? 0, completionTokens: r.completion_tokens ?? 0 },
-  };
-}
-
 /** Identifies one answer row of a run. */
 export interface AnswerKey {
   sampleId: string;
@@ -183,15 +47,50 @@ export interface AnswerKey {
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
-export class RunStore {
-  readonly file: string;
-  readonly db: SqliteDatabase;
+/** The write side of the runs database: only the main thread (the coordinator) holds one. */
+export interface RunWriter {
+  /** A run left 'running' by a process that no longer exists was killed: say so. */
+  markInterrupted(isAlive: (pid: number) => boolean): string[];
+  createRun(manifest: RunManifest, samples: readonly SamplePlanRow[], pid?: number): void;
+  /** Takes a stopped run back for `resume`: status running, owned by this process. */
+  reopenRun(runId: string, pid?: number): void;
+  /** One transaction: the test row and all its answers, or nothing. */
+  commitTest(runId: string, test: TestRecord): void;
+  markSample(runId: string, sampleId: string, update: SampleUpdate): void;
+  finishRun(
+    runId: string,
+    status: Exclude<RunStatus, 'running'>,
+    options?: { error?: string | null; manifest?: (m: RunManifest) => RunManifest },
+  ): void;
+  /** Records judge verdicts (null clears one), in one transaction. */
+  saveJudgeScores(
+    runId: string,
+    scores: ReadonlyArray<AnswerKey & { judge: JudgeScore | null }>,
+  ): void;
+  /** The judge cache in this database: verdicts survive the process, so re-scoring is free. */
+  judgeCache(): JudgeCache;
+  /** Rewrites a run's manifest (provenance that is only known later: judge, token totals). */
+  updateManifest(runId: string, update: (m: RunManifest) => RunManifest): RunManifest;
+  /** Deletes a run and everything it recorded; false when there was no such run. */
+  deleteRun(runId: string): boolean;
+  /** Adds to the run's LLM call ledger: written as calls are made, so a kill loses none. */
+  recordCalls(runId: string, record: LlmCallRecord): void;
+}
+
+export interface SampleUpdate {
+  status: SampleStatus;
+  insertErrors?: number;
+  insertErrorMessages?: string[];
+  notes?: string[];
+  error?: string | null;
+}
+
+export class RunStore extends SqliteRunReader implements RunReader, RunWriter {
   private readonly now: () => number;
   private readonly statements;
 
   private constructor(file: string, db: SqliteDatabase, options: RunStoreOptions) {
-    this.file = file;
-    this.db = db;
+    super(file, db);
     this.now = options.now ?? Date.now;
     this.statements = {
       insertTest: db.prepare(
@@ -232,10 +131,6 @@ export class RunStore {
     const store = new RunStore(file, openRunsDb(file, options), options);
     store.markInterrupted(options.isPidAlive ?? pidAlive);
     return store;
-  }
-
-  close(): void {
-    if (this.db.open) this.db.close();
   }
 
   /** A run left 'running' by a process that no longer exists was killed: say so. */
@@ -362,17 +257,7 @@ export class RunStore {
     })();
   }
 
-  markSample(
-    runId: string,
-    sampleId: string,
-    update: {
-      status: SampleStatus;
-      insertErrors?: number;
-      insertErrorMessages?: string[];
-      notes?: string[];
-      error?: string | null;
-    },
-  ): void {
+  markSample(runId: string, sampleId: string, update: SampleUpdate): void {
     const at = iso(this.now());
     const started = update.status === 'running';
     const ended = update.status !== 'running' && update.status !== 'pending';
@@ -442,140 +327,6 @@ export class RunStore {
     })();
   }
 
-  listRuns(): RunListItem[] {
-    const rows = this.db
-      .prepare(
-        `SELECT r.*, (SELECT count(*) FROM run_samples s WHERE s.run_id = r.id) AS sample_count
-         FROM runs r ORDER BY r.id DESC`,
-      )
-      .all() as RunRow[];
-    return rows.map((r) => this.listItem(r));
-  }
-
-  hasRun(runId: string): boolean {
-    return this.db.prepare('SELECT 1 FROM runs WHERE id = ?').get(runId) !== undefined;
-  }
-
-  getRun(runId: string): RunInfo {
-    const r = this.db
-      .prepare(
-        `SELECT r.*, (SELECT count(*) FROM run_samples s WHERE s.run_id = r.id) AS sample_count
-         FROM runs r WHERE r.id = ?`,
-      )
-      .get(runId) as RunRow | undefined;
-    if (!r)
-      throw new WorkbenchError('NOT_FOUND', `no run ${runId} in ${this.file}`, {
-        where: this.file,
-      });
-    const samples = this.db
-      .prepare(
-        `SELECT s.*, (SELECT count(*) FROM tests t WHERE t.run_id = s.run_id AND t.sample_id = s.sample_id) AS tests_committed
-         FROM run_samples s WHERE s.run_id = ? ORDER BY s.position`,
-      )
-      .all(runId) as SampleRow[];
-    const manifest = parseManifest(this.file, r.id, r.manifest);
-    // The stored totals are written when a run stops; a running or killed run's are in the ledger.
-    const ledger =
-      r.status === 'running' || r.status === 'interrupted' ? this.callLedger(runId) : [];
-    return {
-      ...this.listItem(r),
-      manifest:
-        ledger.length === 0
-          ? manifest
-          : { ...manifest, usage: usageOf(manifest.config, ledger, manifest.judge?.model ?? null) },
-      pid: r.pid,
-      error: r.error,
-      sampleInfo: samples.map((s) => ({
-        sampleId: s.sample_id,
-        status: s.status,
-        totalPackets: s.total_packets,
-        totalQuestions: s.total_questions,
-        threshold: s.threshold,
-        plannedTests: s.planned_tests,
-        testsCommitted: s.tests_committed,
-        insertErrors: s.insert_errors,
-        insertErrorMessages: parseStoredJson(
-          StringListSchema,
-          s.insert_error_messages,
-          `runs database ${this.file}: run ${runId} sample ${s.sample_id} insert_error_messages`,
-        ),
-        notes: parseStoredJson(
-          StringListSchema,
-          s.notes,
-          `runs database ${this.file}: run ${runId} sample ${s.sample_id} notes`,
-        ),
-        error: s.error,
-        startedAt: s.started_at,
-        endedAt: s.ended_at,
-      })),
-    };
-  }
-
-  /** Test indices already committed for a sample (resume skips answering them). */
-  committedTests(runId: string, sampleId: string): number[] {
-    return (
-      this.db
-        .prepare(
-          'SELECT test_index FROM tests WHERE run_id = ? AND sample_id = ? ORDER BY test_index',
-        )
-        .all(runId, sampleId) as Array<{ test_index: number }>
-    ).map((r) => r.test_index);
-  }
-
-  /** Every answer of every test, by sample, test, question. */
-  answersByTest(
-    runId: string,
-    filter: { sampleId?: string; testIndex?: number } = {},
-  ): AnswerRecord[] {
-    this.requireRun(runId);
-    const rows = this.db
-      .prepare(
-        `SELECT * FROM answers WHERE run_id = ?
-           AND (? IS NULL OR sample_id = ?) AND (? IS NULL OR test_index = ?)
-         ORDER BY sample_id, test_index, question_index`,
-      )
-      .all(
-        runId,
-        filter.sampleId ?? null,
-        filter.sampleId ?? null,
-        filter.testIndex ?? null,
-        filter.testIndex ?? null,
-      ) as AnswerRow[];
-    return rows.map((r) => toAnswer(this.file, r));
-  }
-
-  /** The headline: each question's answer at the last test that asked it. */
-  finalAnswers(runId: string): AnswerRecord[] {
-    this.requireRun(runId);
-    const rows = this.db
-      .prepare(
-        `SELECT a.* FROM answers a
-         JOIN (SELECT sample_id, question_index, MAX(test_index) AS last_test FROM answers
-               WHERE run_id = ? GROUP BY sample_id, question_index) f
-           ON a.sample_id = f.sample_id AND a.question_index = f.question_index AND a.test_index = f.last_test
-         WHERE a.run_id = ?
-         ORDER BY a.sample_id, a.question_index`,
-      )
-      .all(runId, runId) as AnswerRow[];
-    return rows.map((r) => toAnswer(this.file, r));
-  }
-
-  /**
-   * Answers a judge pass should score: categories 1-4 not judged yet or whose judge failed
-   * (`all`: every one of them, to re-judge with another judge or prompt).
-   */
-  answersToJudge(runId: string, options: { all?: boolean } = {}): AnswerRecord[] {
-    this.requireRun(runId);
-    const rows = this.db
-      .prepare(
-        `SELECT * FROM answers WHERE run_id = ? AND category != 5
-           AND (? OR judge_labels IS NULL OR judge_error IS NOT NULL)
-         ORDER BY sample_id, test_index, question_index`,
-      )
-      .all(runId, options.all ? 1 : 0) as AnswerRow[];
-    return rows.map((r) => toAnswer(this.file, r));
-  }
-
   /** Records judge verdicts (null clears one), in one transaction. */
   saveJudgeScores(
     runId: string,
@@ -622,10 +373,7 @@ export class RunStore {
     };
   }
 
-  /**
-   * Adds one request's share to the run's call ledger. Written at once, in its own statement: a
-   * call is on disk as soon as it is made, so a killed run still counts every call it paid for.
-   */
+  /** Rewrites a run's manifest (provenance that is only known later: judge, token totals). */
   recordCalls(runId: string, record: LlmCallRecord): void {
     this.statements.recordCalls.run(
       runId,
@@ -638,31 +386,6 @@ export class RunStore {
     );
   }
 
-  /** Every (role, model) of the run's call ledger; empty for runs made before the ledger. */
-  callLedger(runId: string): LlmCallRecord[] {
-    const rows = this.db
-      .prepare(
-        'SELECT role, model, calls, failures, prompt_tokens, completion_tokens FROM llm_calls WHERE run_id = ? ORDER BY role, model',
-      )
-      .all(runId) as Array<{
-      role: LlmCallRole;
-      model: string;
-      calls: number;
-      failures: number;
-      prompt_tokens: number;
-      completion_tokens: number;
-    }>;
-    return rows.map((r) => ({
-      role: r.role,
-      model: r.model,
-      calls: r.calls,
-      failures: r.failures,
-      promptTokens: r.prompt_tokens,
-      completionTokens: r.completion_tokens,
-    }));
-  }
-
-  /** Rewrites a run's manifest (provenance that is only known later: judge, token totals). */
   updateManifest(runId: string, update: (m: RunManifest) => RunManifest): RunManifest {
     return this.db.transaction(() => {
       const row = this.db.prepare('SELECT manifest FROM runs WHERE id = ?').get(runId) as
@@ -676,35 +399,6 @@ export class RunStore {
     })();
   }
 
-  summary(runId: string): RunSummary {
-    return summarizeAnswers(this.finalAnswers(runId));
-  }
-
-  curve(runId: string): CurvePoint[] {
-    this.requireRun(runId);
-    const tests = this.db
-      .prepare('SELECT * FROM tests WHERE run_id = ? ORDER BY sample_id, test_index')
-      .all(runId) as TestRow[];
-    const answers = this.answersByTest(runId);
-    const byTest = new Map<string, AnswerRecord[]>();
-    for (const a of answers) {
-      const key = `${a.sampleId}\u0000${a.testIndex}`;
-      const list = byTest.get(key);
-      if (list) list.push(a);
-      else byTest.set(key, [a]);
-    }
-    return curveOf(
-      tests.map((t) => ({
-        sampleId: t.sample_id,
-        testIndex: t.test_index,
-        packetIdx: t.packet_idx,
-        dialogsInserted: t.dialogs_inserted,
-        visibleCount: t.visible_count,
-        answers: byTest.get(`${t.sample_id}\u0000${t.test_index}`) ?? [],
-      })),
-    );
-  }
-
   /** Deletes a run and everything it recorded; false when there was no such run. */
   deleteRun(runId: string): boolean {
     return this.db.transaction(() => {
@@ -716,72 +410,4 @@ export class RunStore {
       return this.db.prepare('DELETE FROM runs WHERE id = ?').run(runId).changes === 1;
     })();
   }
-
-  private requireRun(runId: string): void {
-    if (!this.hasRun(runId)) {
-      throw new WorkbenchError('NOT_FOUND', `no run ${runId} in ${this.file}`, {
-        where: this.file,
-      });
-    }
-  }
-
-  private listItem(r: RunRow): RunListItem {
-    const where = `runs database ${this.file}: run ${r.id} manifest`;
-    const manifest = parseStoredJson(ManifestListViewSchema, r.manifest, where);
-    checkManifestVersion(manifest, where);
-    return {
-      id: r.id,
-      status: r.status,
-      preset: r.preset,
-      datasetPath: manifest.dataset.path,
-      samples: r.sample_count,
-      createdAt: r.created_at,
-      endedAt: r.ended_at,
-      insertErrors: r.insert_errors,
-      answerErrors: r.answer_errors,
-      resumes: r.resumes,
-    };
-  }
-}
-
-interface RunRow {
-  id: string;
-  status: RunStatus;
-  created_at: string;
-  started_at: string;
-  ended_at: string | null;
-  preset: string;
-  config_hash: string;
-  dataset_sha256: string | null;
-  manifest: string;
-  error: string | null;
-  insert_errors: number;
-  answer_errors: number;
-  pid: number | null;
-  resumes: number;
-  sample_count: number;
-}
-
-interface SampleRow {
-  sample_id: string;
-  status: SampleStatus;
-  total_packets: number;
-  total_questions: number;
-  threshold: number;
-  planned_tests: number;
-  insert_errors: number;
-  insert_error_messages: string;
-  notes: string;
-  error: string | null;
-  started_at: string | null;
-  ended_at: string | null;
-  tests_committed: number;
-}
-
-interface TestRow {
-  sample_id: string;
-  test_index: number;
-  packet_idx: number;
-  dialogs_inserted: number;
-  visible_count: number;
 }
