@@ -1,4 +1,4 @@
-import type { AnswerRecord } from '../../src-shared/experiment';
+import { ExperimentConfigSchema, type AnswerRecord } from '../../src-shared/experiment';
 import type { RunManifest } from '../../src-shared/runs';
 import type { RunStore } from '../../src-main/core/runs/store';
 
@@ -26,7 +26,7 @@ export function fixtureManifest(
   return {
     manifestVersion: 1,
     runId,
-    config: { memory: { preset }, seed: 42 },
+    config: ExperimentConfigSchema.parse({ datasetPath: 'locomo.json', memory: { preset } }),
     configHash: `hash-${preset}`,
     dataset: { path: 'locomo.json', sha256: 'x', bytes: 1, format: 'locomo' },
     samples,
@@ -40,7 +40,7 @@ export function fixtureManifest(
     startedAt: '2025-01-01T00:00:00.000Z',
     endedAt: null,
     errors: { insert: 0, answer: 0 },
-  } as unknown as RunManifest;
+  };
 }
 
 /** Writes one completed run through the real writer; returns how many answer rows it holds. */
