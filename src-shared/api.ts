@@ -3,7 +3,7 @@ import type { DatasetProblem, Sample } from './dataset/types';
 import type { DatasetStats } from './dataset/stats';
 import type { ErrorPayload, Result } from './errors';
 import {
-  COMPARE_METRICS,
+  isCompareMetric,
   type ConfigDifference,
   type RunComparison,
   type RunCost,
@@ -33,6 +33,9 @@ import {
   type ModelEndpoint,
   type ModelTestResult,
 } from './models';
+
+/** A registered metric's id (src-shared/metrics). */
+const metricIdSchema = z.string().refine(isCompareMetric, { message: 'not a registered metric' });
 
 /**
  * The one API contract. Every method is declared here once with the zod schema of its input and
@@ -122,7 +125,7 @@ export const apiMethods = {
       .object({
         runIds: z.array(runId).min(2).max(8),
         baselineRunId: runId,
-        metric: z.enum(COMPARE_METRICS).default('officialF1'),
+        metric: metricIdSchema.default('officialF1'),
         seed: z.number().int().default(0),
       })
       .strict(),
@@ -132,7 +135,7 @@ export const apiMethods = {
       .object({
         runIds: z.array(runId).min(2).max(8),
         baselineRunId: runId,
-        metric: z.enum(COMPARE_METRICS).default('officialF1'),
+        metric: metricIdSchema.default('officialF1'),
         format: z.enum(['json', 'csv']),
       })
       .strict(),

@@ -236,6 +236,7 @@ function runInWorker(
         runId: job.runId,
         sample: job.sample,
         config: job.config,
+        benchmark: job.benchmark,
         skipTests: [...job.skipTests],
         collectionDir: job.collectionDir,
         presetModules,

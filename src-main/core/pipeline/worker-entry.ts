@@ -39,6 +39,7 @@ function serve(port: NonNullable<typeof parentPort>): void {
         sample,
         plan: planTests(sample, { includeNoEvidence: config.includeNoEvidence }),
         config,
+        benchmark: message.benchmark,
         skipTests: new Set(message.skipTests),
         collectionDir: message.collectionDir,
       },

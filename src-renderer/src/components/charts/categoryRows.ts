@@ -6,6 +6,7 @@ import {
   type CategoryScheme,
 } from '@shared/dataset/categories';
 import type { RunSummary } from '@shared/experiment';
+import { metricList } from '@shared/metrics';
 
 /**
  * Rows for CategoryChart, built from run summaries. Pure, so the numbers a chart shows are tested
@@ -14,13 +15,10 @@ import type { RunSummary } from '@shared/experiment';
 
 export type ChartMetric = CompareMetric;
 
-export const METRIC_LABELS: Readonly<Record<ChartMetric, string>> = {
-  officialF1: 'Official F1',
-  evidenceRecall: 'Evidence recall@k',
-  setF1: 'Set F1',
-  bleu1: 'BLEU-1',
-  judge: 'Judge J',
-};
+/** Each registered metric's title (src-shared/metrics), by id. */
+export const METRIC_LABELS: Readonly<Record<ChartMetric, string>> = Object.fromEntries(
+  metricList().map((m) => [m.id, m.title]),
+);
 
 /** One bar group: a category, named by a scheme, with a value per series. */
 export interface CategoryChartRow {
@@ -58,9 +56,9 @@ export function categoryChartRows(
     const values: Record<string, number | null> = {};
     const ns: Record<string, number> = {};
     for (const s of series) {
-      const score = s.summary.byCategory[category][metric];
-      values[s.key] = score.mean;
-      ns[s.key] = score.n;
+      const score = s.summary.byCategory[category]?.[metric];
+      values[s.key] = score?.mean ?? null;
+      ns[s.key] = score?.n ?? 0;
     }
     const first = series[0];
     return {
