@@ -19,7 +19,6 @@ import type { SampleEvent, SampleOutcome } from './runSample';
  * of done | error.
  */
 
-
 const answerSchema = z.object({
   sampleId: z.string(),
   testIndex: z.number().int().nonnegative(),
@@ -35,7 +34,11 @@ const answerSchema = z.object({
       const metric = METRICS.get(id);
       if (!metric) ctx.addIssue({ code: 'custom', path: [id], message: `unknown metric "${id}"` });
       else if (value !== null && (value < metric.range[0] || value > metric.range[1]))
-        ctx.addIssue({ code: 'custom', path: [id], message: `${value} is outside ${metric.range.join('..')}` });
+        ctx.addIssue({
+          code: 'custom',
+          path: [id],
+          message: `${value} is outside ${metric.range.join('..')}`,
+        });
     }
   }),
   retrieveMs: z.number().nonnegative(),

@@ -92,7 +92,11 @@ export function exportColumns(): string[] {
   return [...original, ...added];
 }
 
-function exported(a: AnswerRecord, columns: readonly string[], metrics: Map<string, string>): ExportedAnswer {
+function exported(
+  a: AnswerRecord,
+  columns: readonly string[],
+  metrics: Map<string, string>,
+): ExportedAnswer {
   const out: Record<string, Cell> = {};
   for (const column of columns) {
     const fixed = FIXED[column];

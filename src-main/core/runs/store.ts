@@ -97,7 +97,11 @@ function groupScores(rows: readonly ScoreRow[]): Map<string, Scores> {
   return out;
 }
 
-function toAnswer(r: AnswerRow, stored: Scores | undefined, profile: BenchmarkProfile): AnswerRecord {
+function toAnswer(
+  r: AnswerRow,
+  stored: Scores | undefined,
+  profile: BenchmarkProfile,
+): AnswerRecord {
   const category = benchmarkCategory(profile, r.category);
   const scores: Scores = { ...stored };
   for (const metric of metricList()) {
@@ -641,8 +645,7 @@ export class RunStore {
   /** The benchmark profile of a run's dataset: it names the categories and says what scores them. */
   profileOf(runId: string): BenchmarkProfile {
     const row = this.db.prepare('SELECT manifest FROM runs WHERE id = ?').get(runId) as
-      | { manifest: string }
-      | undefined;
+      { manifest: string } | undefined;
     if (!row) {
       throw new WorkbenchError('NOT_FOUND', `no run ${runId} in ${this.file}`, {
         where: this.file,

@@ -3,7 +3,7 @@ import { summarizeAnswers, type AnswerRecord } from '@shared/experiment';
 import { categoryChartRows, categoryTickLabel, formatScore } from './categoryRows';
 
 function answer(category: AnswerRecord['category'], f1: number, recall: number | null) {
-  return { category, officialF1: f1, evidenceRecall: recall, error: null };
+  return { category, scores: { officialF1: f1, evidenceRecall: recall }, error: null };
 }
 
 // Two multi-hop (category 1) answers, one temporal, one single-hop without evidence.

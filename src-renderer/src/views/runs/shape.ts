@@ -215,7 +215,6 @@ export function curveSampleIds(curve: readonly CurvePoint[]): string[] {
   return [...new Set(curve.map((p) => p.sampleId))].sort();
 }
 
-
 function meanOf(values: readonly (number | null)[]): number | null {
   const real = values.filter((v): v is number => v !== null);
   return real.length === 0 ? null : real.reduce((s, v) => s + v, 0) / real.length;
