@@ -6,6 +6,8 @@ import { registerBenchmarkProfile } from '../../src-shared/benchmarks';
 import { compareRuns } from '../../src-shared/compare';
 import { answerScores, type AnswerRecord } from '../../src-shared/experiment';
 import { isMetricId, registerMetric } from '../../src-shared/metrics';
+import { judgeable } from '../../src-main/core/answer/judge';
+import { buildAnswerPrompt } from '../../src-main/core/answer/prompts';
 import { exportColumns, exportRun } from '../../src-main/core/runs/export';
 import type { RunManifest } from '../../src-main/core/runs/manifest';
 import { summaryTable } from '../../src-main/core/runs/report';
@@ -184,6 +186,31 @@ describe('a metric and a benchmark profile added in one file each', () => {
     } finally {
       store.close();
     }
+  });
+});
+
+describe("the profile's adversarial flag, not LoCoMo's number 5", () => {
+  const request = (category: number, adversarial: boolean) => ({
+    sampleId: 't1',
+    questionIndex: 3,
+    question: 'Where did Bob move?',
+    category,
+    speakers: ['Ann', 'Bob'] as const,
+    memories: [],
+    seed: 1,
+    adversarialAnswer: 'Lyon',
+    adversarial,
+  });
+
+  it('turns an adversarial category of another benchmark into the two-option question', () => {
+    expect(buildAnswerPrompt('locomo', request(30, true)).options).not.toBeNull();
+    expect(buildAnswerPrompt('locomo', request(5, false)).options).toBeNull();
+  });
+
+  it('leaves the adversarial category out of the judge pass', () => {
+    const answer = (category: number) => ({ category, gold: 'Paris' });
+    expect(judgeable(answer(10), TOYBENCH_PROFILE)).toBe(true);
+    expect(judgeable(answer(30), TOYBENCH_PROFILE)).toBe(false);
   });
 });
 

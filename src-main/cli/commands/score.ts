@@ -273,10 +273,11 @@ function table(
 async function judgeItems(
   items: Array<ScoredItem & { question: string; gold: string | null; prediction: string }>,
   judge: LlmJudge,
+  profile: BenchmarkProfile,
 ): Promise<void> {
   await Promise.all(
     items.map(async (item) => {
-      item.judge = await judgeAnswer(judge, { ...item, error: null });
+      item.judge = await judgeAnswer(judge, { ...item, error: null }, undefined, profile);
       item.scores = { ...item.scores, judge: item.judge?.mean ?? null };
     }),
   );
@@ -359,7 +360,7 @@ export const scoreCommand: CliCommand = {
         const judge = new LlmJudge(judgeConfig.data, {
           cache: stores ? stores.store.judgeCache() : new MemoryJudgeCache(),
         });
-        await judgeItems(items, judge);
+        await judgeItems(items, judge, profile);
         judgeInfo = {
           model: judge.model,
           repeats: judge.repeats,

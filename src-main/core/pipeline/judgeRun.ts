@@ -44,6 +44,7 @@ export async function judgeRun(
     cache: store.judgeCache(),
     ...(options.client ? { client: options.client } : {}),
   });
+  const profile = store.profileOf(runId);
   const groups = new Map<string, AnswerRecord[]>();
   for (const a of store.answersToJudge(runId, { all: options.all === true })) {
     const key = groupKey(a);
@@ -67,7 +68,7 @@ export async function judgeRun(
   }
   async function judgeGroup(rows: AnswerRecord[]): Promise<void> {
     const first = rows[0] as AnswerRecord;
-    const score: JudgeScore | null = await judgeAnswer(judge, first, local.signal);
+    const score: JudgeScore | null = await judgeAnswer(judge, first, local.signal, profile);
     store.saveJudgeScores(
       runId,
       rows.map((r) => ({

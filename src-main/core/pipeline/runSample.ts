@@ -8,7 +8,7 @@ import {
   type RetrievedRef,
   type TestRecord,
 } from '../../../src-shared/experiment';
-import { benchmarkProfile } from '../../../src-shared/benchmarks';
+import { benchmarkCategory, benchmarkProfile } from '../../../src-shared/benchmarks';
 import { LlmClient } from '../answer/llm-client';
 import type { Answerer, MemoryHit } from '../answer/types';
 import { packetsOf } from '../dataset/packets';
@@ -283,6 +283,8 @@ async function askOne(
             memories: hits,
             seed: config.seed,
             adversarialAnswer: qa.adversarialAnswer,
+            adversarial: benchmarkCategory(benchmarkProfile(job.benchmark), qa.category)
+              .adversarial,
           },
           signal,
         ),
