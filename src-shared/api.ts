@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { DatasetProblem, Sample } from './dataset/types';
 import type { DatasetStats } from './dataset/stats';
+import type { BenchmarkProfile } from './benchmarks';
 import type { ErrorPayload, Result } from './errors';
 import {
   isCompareMetric,
@@ -209,6 +210,8 @@ export interface ActiveRun {
 
 export interface RunDetail {
   info: RunInfo;
+  /** The run's benchmark profile: its categories, their names per scheme, which are adversarial. */
+  benchmark: BenchmarkProfile;
   summary: RunSummary;
   curve: CurvePoint[];
 }

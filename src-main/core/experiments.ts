@@ -89,7 +89,12 @@ export class ExperimentManager {
 
   detail(runId: string): RunDetail {
     const store = this.runs();
-    return { info: store.getRun(runId), summary: store.summary(runId), curve: store.curve(runId) };
+    return {
+      info: store.getRun(runId),
+      benchmark: store.profileOf(runId),
+      summary: store.summary(runId),
+      curve: store.curve(runId),
+    };
   }
 
   answers(runId: string) {

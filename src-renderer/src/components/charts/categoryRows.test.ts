@@ -16,6 +16,28 @@ const summary = summarizeAnswers([
 const other = summarizeAnswers([answer(1, 0.5, 0), answer(3, 1, 1)]);
 
 describe('categoryChartRows', () => {
+  it("takes the categories and their names from the run's benchmark profile", () => {
+    const benchmark = {
+      id: 'toy',
+      label: 'Toy',
+      schemes: [{ id: 'official', label: 'toy names' }],
+      categories: [
+        { id: 10, names: { official: 'lookup' }, adversarial: false },
+        { id: 30, names: { official: 'trap' }, adversarial: true },
+      ],
+    };
+    const toy = summarizeAnswers([answer(10, 1, 1), answer(30, 0, null)], benchmark);
+    const rows = categoryChartRows([{ key: 'run', summary: toy }], {
+      metric: 'officialF1',
+      scheme: 'official',
+      benchmark,
+    });
+    expect(rows.map((r) => [r.category, r.label, r.n, r.values.run])).toEqual([
+      [10, 'lookup', 1, 1],
+      [30, 'trap', 1, 0],
+    ]);
+  });
+
   it('gives each category its mean and n, named by the official scheme', () => {
     const rows = categoryChartRows([{ key: 'run', summary }], {
       metric: 'officialF1',

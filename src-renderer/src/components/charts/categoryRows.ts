@@ -1,10 +1,6 @@
 import type { CompareMetric } from '@shared/compare';
-import {
-  CATEGORY_IDS,
-  categoryName,
-  type CategoryId,
-  type CategoryScheme,
-} from '@shared/dataset/categories';
+import { LOCOMO_PROFILE, categoryLabel, type BenchmarkProfile } from '@shared/benchmarks';
+import type { CategoryId, CategoryScheme } from '@shared/dataset/categories';
 import type { RunSummary } from '@shared/experiment';
 import { metricList } from '@shared/metrics';
 
@@ -41,6 +37,8 @@ export interface SummarySeries {
 export interface CategoryRowsOptions {
   metric: ChartMetric;
   scheme: CategoryScheme;
+  /** The runs' benchmark profile (from the API): its categories and names; LoCoMo's without one. */
+  benchmark?: BenchmarkProfile;
   /**
    * Leave out categories no series has a question in. Category 5 under the Mem0 scheme is
    * "excluded" but still shown when it has data: hiding numbers is the reader's choice.
@@ -50,9 +48,9 @@ export interface CategoryRowsOptions {
 
 export function categoryChartRows(
   series: readonly SummarySeries[],
-  { metric, scheme, dropEmpty = false }: CategoryRowsOptions,
+  { metric, scheme, benchmark = LOCOMO_PROFILE, dropEmpty = false }: CategoryRowsOptions,
 ): CategoryChartRow[] {
-  const rows = CATEGORY_IDS.map((category): CategoryChartRow => {
+  const rows = benchmark.categories.map(({ id: category }): CategoryChartRow => {
     const values: Record<string, number | null> = {};
     const ns: Record<string, number> = {};
     for (const s of series) {
@@ -63,7 +61,7 @@ export function categoryChartRows(
     const first = series[0];
     return {
       category,
-      label: categoryName(category, scheme),
+      label: categoryLabel(benchmark, category, scheme),
       n: first ? (ns[first.key] ?? 0) : 0,
       values,
       ns,

@@ -50,7 +50,7 @@ export function RunDetail({
   params: RunsParams;
   update: (patch: RunsParamsPatch) => void;
 }) {
-  const { info, summary, curve } = detail;
+  const { info, benchmark, summary, curve } = detail;
   const m = info.manifest;
   // Uploaded files are stored under their hash; the open dataset with that hash has the real name.
   const datasets = useApi('datasets.list', {});
@@ -63,8 +63,9 @@ export function RunDetail({
   const metrics = runMetrics(summary, m);
   const metric = metrics.includes(params.metric) ? params.metric : 'officialF1';
   const rows = useMemo(
-    () => categoryChartRows([{ key: 'run', summary }], { metric, scheme: params.scheme }),
-    [summary, metric, params.scheme],
+    () =>
+      categoryChartRows([{ key: 'run', summary }], { metric, scheme: params.scheme, benchmark }),
+    [summary, metric, params.scheme, benchmark],
   );
   const curveState = useMemo(
     () => curveView(curve, params.curve, metric),
