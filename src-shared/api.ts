@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import type { DatasetProblem, Sample } from './dataset/types';
 import type { DatasetStats } from './dataset/stats';
+import type { BenchmarkProfile } from './benchmarks';
 import type { ErrorPayload, Result } from './errors';
 import {
-  COMPARE_METRICS,
+  isCompareMetric,
   type ConfigDifference,
   type RunComparison,
   type RunCost,
@@ -33,6 +34,9 @@ import {
   type ModelEndpoint,
   type ModelTestResult,
 } from './models';
+
+/** A registered metric's id (src-shared/metrics). */
+const metricIdSchema = z.string().refine(isCompareMetric, { message: 'not a registered metric' });
 
 /**
  * The one API contract. Every method is declared here once with the zod schema of its input and
@@ -122,7 +126,7 @@ export const apiMethods = {
       .object({
         runIds: z.array(runId).min(2).max(8),
         baselineRunId: runId,
-        metric: z.enum(COMPARE_METRICS).default('officialF1'),
+        metric: metricIdSchema.default('officialF1'),
         seed: z.number().int().default(0),
       })
       .strict(),
@@ -132,7 +136,7 @@ export const apiMethods = {
       .object({
         runIds: z.array(runId).min(2).max(8),
         baselineRunId: runId,
-        metric: z.enum(COMPARE_METRICS).default('officialF1'),
+        metric: metricIdSchema.default('officialF1'),
         format: z.enum(['json', 'csv']),
       })
       .strict(),
@@ -206,6 +210,8 @@ export interface ActiveRun {
 
 export interface RunDetail {
   info: RunInfo;
+  /** The run's benchmark profile: its categories, their names per scheme, which are adversarial. */
+  benchmark: BenchmarkProfile;
   summary: RunSummary;
   curve: CurvePoint[];
 }

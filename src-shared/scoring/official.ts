@@ -91,9 +91,32 @@ export function officialF1(
   gold: string | number | null,
   category: LocomoCategory,
 ): number {
-  if (category === 5) return adversarialCorrect(prediction);
+  return officialScore(prediction, gold, LOCOMO_OFFICIAL_RULES[category]);
+}
+
+/**
+ * How `task_eval/evaluation.py` scores a category, named so a benchmark profile can pick one:
+ * `abstain` (category 5), `comma-parts` (1: multi-answer), `first-alternative` (3: gold cut at
+ * the first `;`), `plain` (F1).
+ */
+export type OfficialRule = 'plain' | 'comma-parts' | 'first-alternative' | 'abstain';
+
+const LOCOMO_OFFICIAL_RULES: Readonly<Record<LocomoCategory, OfficialRule>> = {
+  1: 'comma-parts',
+  2: 'plain',
+  3: 'first-alternative',
+  4: 'plain',
+  5: 'abstain',
+};
+
+export function officialScore(
+  prediction: string,
+  gold: string | number | null,
+  rule: OfficialRule,
+): number {
+  if (rule === 'abstain') return adversarialCorrect(prediction);
   let answer = gold === null ? '' : String(gold);
-  if (category === 3) answer = pyStrip(answer.split(';')[0] as string);
-  if (category === 1) return multiHopF1(prediction, answer);
+  if (rule === 'first-alternative') answer = pyStrip(answer.split(';')[0] as string);
+  if (rule === 'comma-parts') return multiHopF1(prediction, answer);
   return f1Score(prediction, answer);
 }

@@ -109,7 +109,11 @@ describe('LLM experiments against the fake server', () => {
     const all = store.answersByTest(handle.runId);
     const errored = all.filter((a) => a.error !== null);
     expect(errored).toHaveLength(1);
-    expect(errored[0]).toMatchObject({ prediction: ERROR_PREDICTION, officialF1: 0, usage: null });
+    expect(errored[0]).toMatchObject({
+      prediction: ERROR_PREDICTION,
+      scores: expect.objectContaining({ officialF1: 0 }),
+      usage: null,
+    });
     expect(errored[0]?.error).toMatch(
       /^answer: TIMEOUT: .*timed out after 250 ms \(after 3 attempts\)$/,
     );
@@ -119,10 +123,11 @@ describe('LLM experiments against the fake server', () => {
     for (const a of all.filter((x) => x.error === null)) {
       expect(a.usage?.promptTokens).toBeGreaterThan(0);
       if (a.category === 5) {
-        expect([a.setF1, a.bleu1, a.judge]).toEqual([null, null, null]);
+        expect([a.scores['setF1'], a.scores['bleu1'], a.judge]).toEqual([null, null, null]);
       } else {
-        expect(a.setF1).not.toBeNull();
-        expect(a.bleu1).not.toBeNull();
+        expect(a.scores['setF1']).not.toBeNull();
+        expect(a.scores['bleu1']).not.toBeNull();
+        expect(a.scores['judge']).toBe(a.judge?.mean);
         expect(a.judge?.labels).toHaveLength(2);
         expect(a.judge?.error).toBeNull();
       }
@@ -132,7 +137,7 @@ describe('LLM experiments against the fake server', () => {
     expect(adversarial.length).toBeGreaterThan(0);
     for (const a of adversarial) {
       expect(a.prediction).toBe('Not mentioned in the conversation');
-      expect(a.officialF1).toBe(1);
+      expect(a.scores['officialF1']).toBe(1);
     }
 
     const summary = store.summary(handle.runId);
@@ -140,11 +145,11 @@ describe('LLM experiments against the fake server', () => {
     expect(summary.overall.categories1to4.judge.n).toBe(summary.overall.categories1to4.setF1.n);
     expect(summary.overall.categories1to4.judge.repeats).toBe(2);
     expect(summary.overall.all.setF1.n).toBe(summary.overall.categories1to4.officialF1.n);
-    expect(summary.byCategory[5].bleu1.n).toBe(0);
+    expect(summary.byCategory[5]?.bleu1?.n).toBe(0);
     for (const point of store.curve(handle.runId)) {
-      expect(point.meanSetF1).not.toBeNull();
-      expect(point).toHaveProperty('meanJudge');
-      expect(point).toHaveProperty('meanBleu1');
+      expect(point.means['setF1']).not.toBeNull();
+      expect(point.means).toHaveProperty('judge');
+      expect(point.means).toHaveProperty('bleu1');
     }
 
     const manifest = store.getRun(handle.runId).manifest;

@@ -98,7 +98,7 @@ export const runsCommand: CliCommand = {
             );
           }
           io.stdout('\n');
-          io.stdout(summaryTable(summary, scheme));
+          io.stdout(summaryTable(summary, scheme, store.profileOf(id as string)));
           return 0;
         }
         case 'delete': {

@@ -241,6 +241,7 @@ function runInWorker(
         sample: job.sample,
         plan: job.plan,
         config: job.config,
+        benchmark: job.benchmark,
         skipTests: [...job.skipTests],
         collectionDir: job.collectionDir,
         presetModules,

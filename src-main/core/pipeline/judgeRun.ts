@@ -52,6 +52,7 @@ export async function judgeRun(
         store.recordCalls(runId, { role: 'judge', model: config.model, ...delta }),
       ),
   });
+  const profile = store.profileOf(runId);
   const groups = new Map<string, AnswerRecord[]>();
   for (const a of store.answersToJudge(runId, { all: options.all === true })) {
     const key = groupKey(a);
@@ -75,7 +76,7 @@ export async function judgeRun(
   }
   async function judgeGroup(rows: AnswerRecord[]): Promise<void> {
     const first = rows[0] as AnswerRecord;
-    const score: JudgeScore | null = await judgeAnswer(judge, first, local.signal);
+    const score: JudgeScore | null = await judgeAnswer(judge, first, local.signal, profile);
     store.saveJudgeScores(
       runId,
       rows.map((r) => ({

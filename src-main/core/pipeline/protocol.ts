@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { CATEGORY_IDS, type Sample, type TestPlan } from '../../../src-shared/dataset';
+import type { Sample, TestPlan } from '../../../src-shared/dataset';
+import { METRICS } from '../../../src-shared/metrics';
 import { ERROR_CODES } from '../../../src-shared/errors';
 import {
   ExperimentConfigSchema,
@@ -19,32 +20,31 @@ import type { SampleEvent, SampleOutcome } from './runSample';
  * in the call ledger), log, then exactly one of done | error.
  */
 
-const categorySchema = z.union(
-  CATEGORY_IDS.map((c) => z.literal(c)) as [
-    z.ZodLiteral<1>,
-    z.ZodLiteral<2>,
-    z.ZodLiteral<3>,
-    z.ZodLiteral<4>,
-    z.ZodLiteral<5>,
-  ],
-);
-
 const answerSchema = z.object({
   sampleId: z.string(),
   testIndex: z.number().int().nonnegative(),
   questionIndex: z.number().int().nonnegative(),
-  category: categorySchema,
+  category: z.number().int(),
   question: z.string(),
   gold: z.string().nullable(),
   prediction: z.string(),
   retrieved: z.array(z.object({ id: z.string(), diaId: z.string().nullable(), score: z.number() })),
-  officialF1: z.number().min(0).max(1),
-  evidenceRecall: z.number().min(0).max(1).nullable(),
+  /** Metric id -> value; each metric's range is checked against its registry definition. */
+  scores: z.record(z.string(), z.number().nullable()).superRefine((scores, ctx) => {
+    for (const [id, value] of Object.entries(scores)) {
+      const metric = METRICS.get(id);
+      if (!metric) ctx.addIssue({ code: 'custom', path: [id], message: `unknown metric "${id}"` });
+      else if (value !== null && (value < metric.range[0] || value > metric.range[1]))
+        ctx.addIssue({
+          code: 'custom',
+          path: [id],
+          message: `${value} is outside ${metric.range.join('..')}`,
+        });
+    }
+  }),
   retrieveMs: z.number().nonnegative(),
   answerMs: z.number().nonnegative(),
   error: z.string().nullable(),
-  setF1: z.number().min(0).max(1).nullable(),
-  bleu1: z.number().min(0).max(1).nullable(),
   judge: z
     .object({
       mean: z.number().min(0).max(1).nullable(),
@@ -159,6 +159,7 @@ export const workerInSchema = z.discriminatedUnion('type', [
     sample: sampleSchema,
     plan: testPlanSchema,
     config: ExperimentConfigSchema,
+    benchmark: z.string().min(1),
     skipTests: z.array(z.number().int().nonnegative()),
     collectionDir: z.string(),
     /** Modules that register memory presets, imported before the service is created. */

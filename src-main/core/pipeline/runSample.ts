@@ -3,7 +3,7 @@ import { WorkbenchError } from '../../../src-shared/errors';
 import {
   ERROR_PREDICTION,
   MAX_ANSWER_CHARS,
-  lexicalScores,
+  answerScores,
   type AnswerRecord,
   type AnswererConfig,
   type ExperimentConfig,
@@ -12,7 +12,7 @@ import {
   type TestRecord,
 } from '../../../src-shared/experiment';
 import type { LlmCallRecord, LlmCallRole } from '../../../src-shared/runs';
-import { evidenceRecallAtK } from '../../../src-shared/scoring';
+import { benchmarkCategory, benchmarkProfile } from '../../../src-shared/benchmarks';
 import { LlmClient, type CallMeter } from '../answer/llm-client';
 import type { Answerer, MemoryHit } from '../answer/types';
 import type { ApiKeys } from '../keys';
@@ -47,6 +47,8 @@ export interface SampleJob {
   sample: Sample;
   plan: TestPlan;
   config: ExperimentConfig;
+  /** The dataset's benchmark profile id: what its categories are and which metrics score them. */
+  benchmark: string;
   /** Tests an earlier attempt committed: their packets are replayed, their questions not re-asked. */
   skipTests: ReadonlySet<number>;
   collectionDir: string;
@@ -239,7 +241,7 @@ export async function runSample(
       });
       outcome.testsCommitted++;
       let f1 = 0;
-      for (const a of answers) f1 += a.officialF1;
+      for (const a of answers) f1 += a.scores['officialF1'] ?? 0;
       hooks.emit({
         type: 'test-committed',
         runId,
@@ -314,6 +316,8 @@ async function askOne(
             memories: hits,
             seed: config.seed,
             adversarialAnswer: qa.adversarialAnswer,
+            adversarial: benchmarkCategory(benchmarkProfile(job.benchmark), qa.category)
+              .adversarial,
           },
           signal,
         ),
@@ -329,8 +333,16 @@ async function askOne(
       ...base,
       prediction: result.answer,
       retrieved: toRefs(hits),
-      ...lexicalScores(result.answer, qa.answer, qa.category),
-      evidenceRecall: recallOf(qa.evidence, hits, topK),
+      scores: answerScores(
+        {
+          prediction: result.answer,
+          gold: qa.answer,
+          category: qa.category,
+          evidence: qa.evidence,
+          retrieved: retrievedTurns(hits, topK),
+        },
+        benchmarkProfile(job.benchmark),
+      ),
       retrieveMs,
       answerMs,
       error: null,
@@ -345,12 +357,20 @@ async function askOne(
       ...base,
       prediction: ERROR_PREDICTION,
       retrieved: toRefs(hits),
-      ...lexicalScores(ERROR_PREDICTION, qa.answer, qa.category, true),
+      // What retrieval found still counts when only the answerer failed.
+      scores: answerScores(
+        {
+          prediction: ERROR_PREDICTION,
+          gold: qa.answer,
+          category: qa.category,
+          evidence: qa.evidence,
+          retrieved: stage === 'answer' ? retrievedTurns(hits, topK) : [],
+          errored: true,
+        },
+        benchmarkProfile(job.benchmark),
+      ),
       judge: null,
       usage: null,
-      // What retrieval found still counts when only the answerer failed.
-      evidenceRecall:
-        stage === 'answer' ? recallOf(qa.evidence, hits, topK) : emptyRecall(qa.evidence),
       retrieveMs,
       answerMs,
       error: `${stage}: ${describeError(error)}`,
@@ -358,16 +378,9 @@ async function askOne(
   }
 }
 
-function recallOf(
-  evidence: readonly string[],
-  hits: readonly MemoryHit[],
-  topK: number,
-): number | null {
+/** The turn ids among the first k hits, best first (what evidence recall@k is measured on). */
+function retrievedTurns(hits: readonly MemoryHit[], topK: number): string[] {
   const ids: string[] = [];
   for (const h of hits.slice(0, topK)) if (h.diaId !== null) ids.push(h.diaId);
-  return evidenceRecallAtK(evidence, ids) ?? null;
-}
-
-function emptyRecall(evidence: readonly string[]): number | null {
-  return evidence.length === 0 ? null : 0;
+  return ids;
 }

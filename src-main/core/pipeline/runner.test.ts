@@ -132,7 +132,9 @@ describe('experiment runner (inline executor, real SQLite)', () => {
     );
     const all = store.answersByTest(handle.runId);
     const errored = all.filter((a) => a.error !== null);
-    expect(errored.every((a) => a.prediction === '[ERROR]' && a.officialF1 === 0)).toBe(true);
+    expect(errored.every((a) => a.prediction === '[ERROR]' && a.scores['officialF1'] === 0)).toBe(
+      true,
+    );
     const retrieveErrors = errored.filter((a) => a.question === 'Where did Ann move?');
     const answerErrors = errored.filter((a) => a.question === 'Ten one?');
     expect(retrieveErrors.length).toBeGreaterThan(0);

@@ -486,6 +486,7 @@ async function execute(
       sample: p.sample,
       plan: p.plan,
       config,
+      benchmark: store.profileOf(runId).id,
       skipTests: p.skipTests,
       collectionDir: dir,
       apiKeys,

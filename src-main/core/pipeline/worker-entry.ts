@@ -43,6 +43,7 @@ function serve(port: NonNullable<typeof parentPort>): void {
         sample,
         plan,
         config,
+        benchmark: message.benchmark,
         skipTests: new Set(message.skipTests),
         collectionDir: message.collectionDir,
         apiKeys: message.apiKeys,

@@ -117,8 +117,89 @@ describe('runs DB migrations', () => {
     old.close();
     const store = RunStore.open(f);
     const [single, adversarial] = store.finalAnswers('r2');
-    expect(single).toMatchObject({ setF1: 1, bleu1: 1, judge: null, usage: null });
-    expect(adversarial).toMatchObject({ setF1: null, bleu1: null, judge: null });
+    expect(single).toMatchObject({ scores: { setF1: 1, bleu1: 1 }, judge: null, usage: null });
+    expect(adversarial).toMatchObject({ scores: { setF1: null, bleu1: null }, judge: null });
+    store.close();
+  });
+
+  it('migration 5 moves every score column into answer_scores, one row per metric, and drops the columns', () => {
+    const f = file();
+    const old = openRunsDb(f, { targetVersion: 3 });
+    old
+      .prepare(
+        "INSERT INTO runs (id, status, created_at, started_at, preset, config_hash, manifest) VALUES ('r3', 'completed', 't', 't', 'p', 'h', ?)",
+      )
+      .run(JSON.stringify(manifest('r3')));
+    old
+      .prepare(
+        "INSERT INTO run_samples (run_id, sample_id, position, status, total_packets, total_questions, threshold, planned_tests) VALUES ('r3', 's', 0, 'completed', 1, 3, 1, 1)",
+      )
+      .run();
+    old
+      .prepare(
+        "INSERT INTO tests (run_id, sample_id, test_index, packet_idx, dialogs_inserted, visible_count, question_indices, committed_at) VALUES ('r3', 's', 0, 0, 2, 3, '[0,1,2]', 't')",
+      )
+      .run();
+    const answer = old.prepare(
+      `INSERT INTO answers (run_id, sample_id, test_index, question_index, category, question, gold, prediction, retrieved,
+         official_f1, evidence_recall, retrieve_ms, answer_ms, error,
+         set_f1, bleu1, judge_mean, judge_std, judge_labels, judge_error, prompt_tokens, completion_tokens)
+       VALUES ('r3', 's', 0, ?, ?, 'q', ?, 'p', '[]', ?, ?, 1, 2, NULL, ?, ?, ?, ?, ?, ?, 5, 1)`,
+    );
+    // Judged, with evidence; a judge error, no evidence; adversarial, never judged.
+    answer.run(0, 4, 'g', 0.25, 0.5, 0.125, 0.0625, 0.5, 0.7071, '[1,0]', null);
+    answer.run(1, 2, 'g', 0.75, null, 0.375, 0.1875, null, null, null, 'judge: UPSTREAM');
+    answer.run(2, 5, null, 1, 1, null, null, null, null, null, null);
+    old.close();
+
+    const store = RunStore.open(f);
+    expect(store.db.pragma('user_version', { simple: true })).toBe(5);
+    expect(columns(store.db, 'answers')).not.toEqual(
+      expect.arrayContaining(['official_f1', 'evidence_recall', 'set_f1', 'bleu1', 'judge_mean']),
+    );
+    expect(columns(store.db, 'answers')).toEqual(
+      expect.arrayContaining(['judge_std', 'judge_labels', 'judge_error', 'prompt_tokens']),
+    );
+    const rows = store.db
+      .prepare(
+        'SELECT question_index AS q, metric, value FROM answer_scores ORDER BY question_index, metric',
+      )
+      .all();
+    expect(rows).toEqual([
+      { q: 0, metric: 'bleu1', value: 0.0625 },
+      { q: 0, metric: 'evidenceRecall', value: 0.5 },
+      { q: 0, metric: 'judge', value: 0.5 },
+      { q: 0, metric: 'officialF1', value: 0.25 },
+      { q: 0, metric: 'setF1', value: 0.125 },
+      { q: 1, metric: 'bleu1', value: 0.1875 },
+      { q: 1, metric: 'evidenceRecall', value: null },
+      { q: 1, metric: 'judge', value: null },
+      { q: 1, metric: 'officialF1', value: 0.75 },
+      { q: 1, metric: 'setF1', value: 0.375 },
+      { q: 2, metric: 'evidenceRecall', value: 1 },
+      { q: 2, metric: 'officialF1', value: 1 },
+    ]);
+    const [judged, failed, adversarial] = store.finalAnswers('r3');
+    expect(judged).toMatchObject({
+      scores: { officialF1: 0.25, evidenceRecall: 0.5, setF1: 0.125, bleu1: 0.0625, judge: 0.5 },
+      judge: { mean: 0.5, std: 0.7071, labels: [1, 0], error: null },
+      usage: { promptTokens: 5, completionTokens: 1 },
+    });
+    expect(failed).toMatchObject({
+      scores: { officialF1: 0.75, evidenceRecall: null, judge: null },
+      judge: { mean: null, labels: [], error: 'judge: UPSTREAM' },
+    });
+    expect(adversarial?.scores).toEqual({
+      officialF1: 1,
+      evidenceRecall: 1,
+      setF1: null,
+      bleu1: null,
+      judge: null,
+    });
+    expect(adversarial?.judge).toBeNull();
+    // Deleting the run takes its score rows with it.
+    expect(store.deleteRun('r3')).toBe(true);
+    expect(store.db.prepare('SELECT count(*) AS n FROM answer_scores').get()).toEqual({ n: 0 });
     store.close();
   });
 
@@ -265,13 +346,10 @@ describe('RunStore', () => {
       gold: 'g',
       prediction: 'g',
       retrieved: [],
-      officialF1: 1,
-      evidenceRecall: 1,
+      scores: { officialF1: 1, evidenceRecall: 1, setF1: 1, bleu1: 1, judge: null },
       retrieveMs: 1,
       answerMs: 1,
       error: null,
-      setF1: 1,
-      bleu1: 1,
       judge: null,
       usage: null,
     };

@@ -167,6 +167,46 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 5,
+    description:
+      'scores in one table keyed by metric id (src-shared/metrics), moved out of the answers columns',
+    // Only values that exist move: set F1 and BLEU-1 NULL on a pre-3 row of categories 1-4 was
+    // "never computed" (the store recomputes those from the row), and J is stored only where a
+    // verdict (or a judge error) was recorded. A NULL row value means "does not score it".
+    up: `
+      CREATE TABLE answer_scores (
+        run_id TEXT NOT NULL,
+        sample_id TEXT NOT NULL,
+        test_index INTEGER NOT NULL,
+        question_index INTEGER NOT NULL,
+        metric TEXT NOT NULL,
+        value REAL,
+        PRIMARY KEY (run_id, sample_id, test_index, question_index, metric),
+        FOREIGN KEY (run_id, sample_id, test_index, question_index)
+          REFERENCES answers(run_id, sample_id, test_index, question_index) ON DELETE CASCADE
+      ) WITHOUT ROWID;
+      INSERT INTO answer_scores
+        SELECT run_id, sample_id, test_index, question_index, 'officialF1', official_f1 FROM answers;
+      INSERT INTO answer_scores
+        SELECT run_id, sample_id, test_index, question_index, 'evidenceRecall', evidence_recall
+        FROM answers;
+      INSERT INTO answer_scores
+        SELECT run_id, sample_id, test_index, question_index, 'setF1', set_f1
+        FROM answers WHERE set_f1 IS NOT NULL;
+      INSERT INTO answer_scores
+        SELECT run_id, sample_id, test_index, question_index, 'bleu1', bleu1
+        FROM answers WHERE bleu1 IS NOT NULL;
+      INSERT INTO answer_scores
+        SELECT run_id, sample_id, test_index, question_index, 'judge', judge_mean
+        FROM answers WHERE judge_labels IS NOT NULL OR judge_error IS NOT NULL;
+      ALTER TABLE answers DROP COLUMN official_f1;
+      ALTER TABLE answers DROP COLUMN evidence_recall;
+      ALTER TABLE answers DROP COLUMN set_f1;
+      ALTER TABLE answers DROP COLUMN bleu1;
+      ALTER TABLE answers DROP COLUMN judge_mean;
+    `,
+  },
 ];
 
 export const RUNS_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

@@ -59,6 +59,7 @@ export function runQueries(reader: RunReader): RunQueries {
     'runs.list': () => reader.listRuns(),
     'runs.get': ({ runId }) => ({
       info: reader.getRun(runId),
+      benchmark: reader.profileOf(runId),
       summary: reader.summary(runId),
       curve: reader.curve(runId),
     }),

@@ -22,13 +22,15 @@ const answer = (sampleId: string, testIndex: number, questionIndex: number, f1: 
   gold: 'g',
   prediction: `p${testIndex}`,
   retrieved: [],
-  officialF1: f1,
-  evidenceRecall: null,
+  scores: {
+    officialF1: f1,
+    evidenceRecall: null,
+    setF1: f1,
+    bleu1: f1,
+  },
   retrieveMs: 1,
   answerMs: 1,
   error: null,
-  setF1: f1,
-  bleu1: f1,
   judge: null,
   usage: null,
 });
@@ -69,7 +71,9 @@ describe('RunReader headline SQL (finalAnswers)', () => {
 
     const reader = SqliteRunReader.openReadOnly(f);
     const final = reader.finalAnswers('a');
-    expect(final.map((a) => [a.sampleId, a.questionIndex, a.testIndex, a.officialF1])).toEqual([
+    expect(
+      final.map((a) => [a.sampleId, a.questionIndex, a.testIndex, a.scores['officialF1']]),
+    ).toEqual([
       ['s1', 0, 2, 0.4],
       ['s1', 1, 2, 0.5],
       ['s2', 0, 0, 0.6],
@@ -80,7 +84,7 @@ describe('RunReader headline SQL (finalAnswers)', () => {
       0, 1, 1, 2, 2,
     ]);
     // The headline summary is the mean over final answers, never pooled over tests.
-    expect(reader.summary('a').overall.all.officialF1.mean).toBeCloseTo(
+    expect(reader.summary('a').overall.all['officialF1']?.mean).toBeCloseTo(
       (0.4 + 0.5 + 0.6 + 0.8) / 4,
     );
     reader.close();

@@ -1,8 +1,12 @@
-import type { CategoryId } from '../../../src-shared/dataset';
+import {
+  benchmarkCategory,
+  benchmarkProfile,
+  type BenchmarkProfile,
+} from '../../../src-shared/benchmarks';
+import { metricList, metricOf, metricScores, type Scores } from '../../../src-shared/metrics';
 import { WorkbenchError } from '../../../src-shared/errors';
 import {
   curveOf,
-  lexicalScores,
   summarizeAnswers,
   type JudgeScore,
   type AnswerRecord,
@@ -51,6 +55,8 @@ export interface RunReader {
   /** Every (role, model) of the run's LLM call ledger; empty for runs made before the ledger. */
   callLedger(runId: string): LlmCallRecord[];
   summary(runId: string): RunSummary;
+  /** The benchmark profile of a run's dataset: it names the categories and says what scores them. */
+  profileOf(runId: string): BenchmarkProfile;
   curve(runId: string): CurvePoint[];
 }
 
@@ -63,14 +69,9 @@ interface AnswerRow {
   gold: string | null;
   prediction: string;
   retrieved: string;
-  official_f1: number;
-  evidence_recall: number | null;
   retrieve_ms: number;
   answer_ms: number;
   error: string | null;
-  set_f1: number | null;
-  bleu1: number | null;
-  judge_mean: number | null;
   judge_std: number | null;
   judge_labels: string | null;
   judge_error: string | null;
@@ -78,14 +79,36 @@ interface AnswerRow {
   completion_tokens: number | null;
 }
 
+interface ScoreRow {
+  sample_id: string;
+  test_index: number;
+  question_index: number;
+  metric: string;
+  value: number | null;
+}
+
+const answerKey = (sampleId: string, testIndex: number, questionIndex: number): string =>
+  `${sampleId}\u0000${testIndex}\u0000${questionIndex}`;
+
+function groupScores(rows: readonly ScoreRow[]): Map<string, Scores> {
+  const out = new Map<string, Scores>();
+  for (const r of rows) {
+    const key = answerKey(r.sample_id, r.test_index, r.question_index);
+    let scores = out.get(key);
+    if (!scores) out.set(key, (scores = {}));
+    scores[r.metric] = r.value;
+  }
+  return out;
+}
+
 function answerWhere(file: string, r: AnswerRow, column: string): string {
   return `runs database ${file}: answer ${r.sample_id} test ${r.test_index} question ${r.question_index} ${column}`;
 }
 
-function judgeOf(file: string, r: AnswerRow): JudgeScore | null {
+function judgeOf(file: string, r: AnswerRow, mean: number | null): JudgeScore | null {
   if (r.judge_labels === null && r.judge_error === null) return null;
   return {
-    mean: r.judge_mean,
+    mean,
     std: r.judge_std,
     labels:
       r.judge_labels === null
@@ -95,30 +118,45 @@ function judgeOf(file: string, r: AnswerRow): JudgeScore | null {
   };
 }
 
-function toAnswer(file: string, r: AnswerRow): AnswerRecord {
-  // Rows from before schema 3 have no Mem0-style scores; they are pure functions of what the row
-  // holds, so compute them rather than show a hole.
-  const lexical =
-    r.category !== 5 && (r.set_f1 === null || r.bleu1 === null)
-      ? lexicalScores(r.prediction, r.gold, r.category as CategoryId, r.error !== null)
-      : { setF1: r.set_f1, bleu1: r.bleu1 };
+function toAnswer(
+  file: string,
+  r: AnswerRow,
+  stored: Scores | undefined,
+  profile: BenchmarkProfile,
+): AnswerRecord {
+  const category = benchmarkCategory(profile, r.category);
+  const scores: Scores = { ...stored };
+  for (const metric of metricList()) {
+    if (metric.id in scores) continue;
+    // A metric with no row: either it does not score the category, or the row predates it. An
+    // answer metric is a pure function of what the row holds, so compute it rather than show a
+    // hole (rows from before schema 3 have no set F1 or BLEU-1).
+    scores[metric.id] =
+      metric.source === 'answer' && metric.score && metricScores(metric, category)
+        ? metric.score({
+            prediction: r.prediction,
+            gold: r.gold,
+            category,
+            evidence: [],
+            retrieved: [],
+            errored: r.error !== null,
+          })
+        : null;
+  }
   return {
     sampleId: r.sample_id,
     testIndex: r.test_index,
     questionIndex: r.question_index,
-    category: r.category as CategoryId,
+    category: r.category,
     question: r.question,
     gold: r.gold,
     prediction: r.prediction,
     retrieved: parseStoredJson(RetrievedSchema, r.retrieved, answerWhere(file, r, 'retrieved')),
-    officialF1: r.official_f1,
-    evidenceRecall: r.evidence_recall,
+    scores,
     retrieveMs: r.retrieve_ms,
     answerMs: r.answer_ms,
     error: r.error,
-    setF1: lexical.setF1,
-    bleu1: lexical.bleu1,
-    judge: judgeOf(file, r),
+    judge: judgeOf(file, r, scores['judge'] ?? null),
     usage:
       r.prompt_tokens === null && r.completion_tokens === null
         ? null
@@ -267,7 +305,21 @@ export class SqliteRunReader implements RunReader {
         filter.testIndex ?? null,
         filter.testIndex ?? null,
       ) as AnswerRow[];
-    return rows.map((r) => toAnswer(this.file, r));
+    const scores = groupScores(
+      this.db
+        .prepare(
+          `SELECT sample_id, test_index, question_index, metric, value FROM answer_scores
+           WHERE run_id = ? AND (? IS NULL OR sample_id = ?) AND (? IS NULL OR test_index = ?)`,
+        )
+        .all(
+          runId,
+          filter.sampleId ?? null,
+          filter.sampleId ?? null,
+          filter.testIndex ?? null,
+          filter.testIndex ?? null,
+        ) as ScoreRow[],
+    );
+    return this.toAnswers(runId, rows, scores);
   }
 
   /** The headline: each question's answer at the last test that asked it. */
@@ -283,23 +335,48 @@ export class SqliteRunReader implements RunReader {
          ORDER BY a.sample_id, a.question_index`,
       )
       .all(runId, runId) as AnswerRow[];
-    return rows.map((r) => toAnswer(this.file, r));
+    const scores = groupScores(
+      this.db
+        .prepare(
+          `SELECT s.sample_id, s.test_index, s.question_index, s.metric, s.value FROM answer_scores s
+           JOIN (SELECT sample_id, question_index, MAX(test_index) AS last_test FROM answers
+                 WHERE run_id = ? GROUP BY sample_id, question_index) f
+             ON s.sample_id = f.sample_id AND s.question_index = f.question_index AND s.test_index = f.last_test
+           WHERE s.run_id = ?`,
+        )
+        .all(runId, runId) as ScoreRow[],
+    );
+    return this.toAnswers(runId, rows, scores);
   }
 
   /**
-   * Answers a judge pass should score: categories 1-4 not judged yet or whose judge failed
-   * (`all`: every one of them, to re-judge with another judge or prompt).
+   * Answers a judge pass should score: those of categories the judge scores (LoCoMo 1-4) not
+   * judged yet or whose judge failed (`all`: every one of them, to re-judge with another judge or
+   * prompt).
    */
   answersToJudge(runId: string, options: { all?: boolean } = {}): AnswerRecord[] {
-    this.requireRun(runId);
-    const rows = this.db
-      .prepare(
-        `SELECT * FROM answers WHERE run_id = ? AND category != 5
-           AND (? OR judge_labels IS NULL OR judge_error IS NOT NULL)
-         ORDER BY sample_id, test_index, question_index`,
-      )
-      .all(runId, options.all ? 1 : 0) as AnswerRow[];
-    return rows.map((r) => toAnswer(this.file, r));
+    const profile = this.profileOf(runId);
+    const judge = metricOf('judge');
+    const judged = new Set(
+      profile.categories.filter((c) => metricScores(judge, c)).map((c) => c.id),
+    );
+    const rows = (
+      this.db
+        .prepare(
+          `SELECT * FROM answers WHERE run_id = ?
+             AND (? OR judge_labels IS NULL OR judge_error IS NOT NULL)
+           ORDER BY sample_id, test_index, question_index`,
+        )
+        .all(runId, options.all ? 1 : 0) as AnswerRow[]
+    ).filter((r) => judged.has(r.category));
+    const scores = groupScores(
+      this.db
+        .prepare(
+          'SELECT sample_id, test_index, question_index, metric, value FROM answer_scores WHERE run_id = ?',
+        )
+        .all(runId) as ScoreRow[],
+    );
+    return this.toAnswers(runId, rows, scores, profile);
   }
 
   /** Every (role, model) of the run's LLM call ledger; empty for runs made before the ledger. */
@@ -327,7 +404,35 @@ export class SqliteRunReader implements RunReader {
   }
 
   summary(runId: string): RunSummary {
-    return summarizeAnswers(this.finalAnswers(runId));
+    return summarizeAnswers(this.finalAnswers(runId), this.profileOf(runId));
+  }
+
+  /** The benchmark profile of a run's dataset: it names the categories and says what scores them. */
+  profileOf(runId: string): BenchmarkProfile {
+    const row = this.db.prepare('SELECT manifest FROM runs WHERE id = ?').get(runId) as
+      { manifest: string } | undefined;
+    if (!row) {
+      throw new WorkbenchError('NOT_FOUND', `no run ${runId} in ${this.file}`, {
+        where: this.file,
+      });
+    }
+    return benchmarkProfile(parseManifest(this.file, runId, row.manifest).dataset.format);
+  }
+
+  protected toAnswers(
+    runId: string,
+    rows: readonly AnswerRow[],
+    scores: Map<string, Scores>,
+    profile: BenchmarkProfile = this.profileOf(runId),
+  ): AnswerRecord[] {
+    return rows.map((r) =>
+      toAnswer(
+        this.file,
+        r,
+        scores.get(answerKey(r.sample_id, r.test_index, r.question_index)),
+        profile,
+      ),
+    );
   }
 
   curve(runId: string): CurvePoint[] {

@@ -99,12 +99,16 @@ export class RunStore extends SqliteRunReader implements RunReader, RunWriter {
       ),
       insertAnswer: db.prepare(
         `INSERT INTO answers (run_id, sample_id, test_index, question_index, category, question, gold, prediction,
-           retrieved, official_f1, evidence_recall, retrieve_ms, answer_ms, error,
-           set_f1, bleu1, judge_mean, judge_std, judge_labels, judge_error, prompt_tokens, completion_tokens)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           retrieved, retrieve_ms, answer_ms, error,
+           judge_std, judge_labels, judge_error, prompt_tokens, completion_tokens)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      putScore: db.prepare(
+        `INSERT OR REPLACE INTO answer_scores (run_id, sample_id, test_index, question_index, metric, value)
+         VALUES (?, ?, ?, ?, ?, ?)`,
       ),
       setJudge: db.prepare(
-        `UPDATE answers SET judge_mean = ?, judge_std = ?, judge_labels = ?, judge_error = ?
+        `UPDATE answers SET judge_std = ?, judge_labels = ?, judge_error = ?
          WHERE run_id = ? AND sample_id = ? AND test_index = ? AND question_index = ?`,
       ),
       cacheGet: db.prepare('SELECT label, reason FROM judge_cache WHERE key = ?'),
@@ -238,20 +242,18 @@ export class RunStore extends SqliteRunReader implements RunReader, RunWriter {
           a.gold,
           a.prediction,
           JSON.stringify(a.retrieved),
-          a.officialF1,
-          a.evidenceRecall,
           a.retrieveMs,
           a.answerMs,
           a.error,
-          a.setF1,
-          a.bleu1,
-          a.judge?.mean ?? null,
           a.judge?.std ?? null,
           a.judge ? JSON.stringify(a.judge.labels) : null,
           a.judge?.error ?? null,
           a.usage?.promptTokens ?? null,
           a.usage?.completionTokens ?? null,
         );
+        for (const [metric, value] of Object.entries(a.scores)) {
+          s.putScore.run(runId, test.sampleId, test.testIndex, a.questionIndex, metric, value);
+        }
       }
       if (errors > 0) s.bumpAnswerErrors.run(errors, runId);
     })();
@@ -335,8 +337,8 @@ export class RunStore extends SqliteRunReader implements RunReader, RunWriter {
     const s = this.statements;
     this.db.transaction(() => {
       for (const { sampleId, testIndex, questionIndex, judge } of scores) {
+        s.putScore.run(runId, sampleId, testIndex, questionIndex, 'judge', judge?.mean ?? null);
         s.setJudge.run(
-          judge?.mean ?? null,
           judge?.std ?? null,
           judge ? JSON.stringify(judge.labels) : null,
           judge?.error ?? null,
@@ -404,6 +406,7 @@ export class RunStore extends SqliteRunReader implements RunReader, RunWriter {
     return this.db.transaction(() => {
       // Explicit, child first: does not depend on foreign_keys being on for an older connection.
       this.db.prepare('DELETE FROM llm_calls WHERE run_id = ?').run(runId);
+      this.db.prepare('DELETE FROM answer_scores WHERE run_id = ?').run(runId);
       this.db.prepare('DELETE FROM answers WHERE run_id = ?').run(runId);
       this.db.prepare('DELETE FROM tests WHERE run_id = ?').run(runId);
       this.db.prepare('DELETE FROM run_samples WHERE run_id = ?').run(runId);

@@ -38,12 +38,9 @@ function answer(
     gold: `gold ${questionIndex}`,
     prediction: `prediction ${officialF1}`,
     retrieved: [],
-    officialF1,
-    setF1: null,
-    bleu1: null,
+    scores: { officialF1, setF1: null, bleu1: null, judge: null, evidenceRecall: null },
     judge: null,
     usage: null,
-    evidenceRecall: null,
     retrieveMs: 0,
     answerMs: 0,
     error: null,
@@ -70,7 +67,9 @@ function threeRuns(): RunComparison {
     answer('s2', 4, 5, 0, { prediction: '[ERROR]', error: 'timeout after 30000 ms' }),
     answer('s2', 5, 3, 1),
   ];
-  const c = a.map((x) => (x.questionIndex === 0 ? { ...x, officialF1: 0 } : x));
+  const c = a.map((x) =>
+    x.questionIndex === 0 ? { ...x, scores: { ...x.scores, officialF1: 0 } } : x,
+  );
   return compareRuns(
     [
       { runId: 'ra', label: 'text · ra', answers: a },
