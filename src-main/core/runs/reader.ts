@@ -27,9 +27,9 @@ import { openSqlite, type SqliteDatabase } from '../sqlite';
 import { RUNS_APPLICATION_ID, RUNS_SCHEMA_VERSION } from './db';
 import {
   JudgeLabelsSchema,
-  RetrievedSchema,
   StringListSchema,
   parseManifest,
+  parseRetrieved,
   parseStoredJson,
 } from './stored';
 import { usageOf } from './usage';
@@ -151,7 +151,7 @@ function toAnswer(
     question: r.question,
     gold: r.gold,
     prediction: r.prediction,
-    retrieved: parseStoredJson(RetrievedSchema, r.retrieved, answerWhere(file, r, 'retrieved')),
+    retrieved: parseRetrieved(r.retrieved, answerWhere(file, r, 'retrieved')),
     scores,
     retrieveMs: r.retrieve_ms,
     answerMs: r.answer_ms,

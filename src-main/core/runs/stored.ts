@@ -51,6 +51,31 @@ export const RetrievedSchema = z.array(
   z.object({ id: z.string(), diaId: z.string().nullable(), score: z.number() }),
 ) satisfies z.ZodType<RetrievedRef[]>;
 export const JudgeLabelsSchema = z.array(z.number());
+
+/**
+ * `retrieved` is read for every answer of every test (11,515 on a full LoCoMo run), so the common
+ * case is checked by hand; anything off goes through the schema for its precise error.
+ */
+export function parseRetrieved(text: string, where: string): RetrievedRef[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return parseStoredJson(RetrievedSchema, text, where);
+  }
+  const wellFormed =
+    Array.isArray(value) &&
+    value.every(
+      (ref: unknown) =>
+        ref !== null &&
+        typeof ref === 'object' &&
+        typeof (ref as { id?: unknown }).id === 'string' &&
+        (typeof (ref as { diaId?: unknown }).diaId === 'string' ||
+          (ref as { diaId?: unknown }).diaId === null) &&
+        typeof (ref as { score?: unknown }).score === 'number',
+    );
+  return wellFormed ? (value as RetrievedRef[]) : checkStored(RetrievedSchema, value, where);
+}
 export const StringListSchema = z.array(z.string());
 
 /** A stored manifest: version checked first (absent = 1, newer refused), then the schema. */
