@@ -27,6 +27,8 @@ export interface JudgePassResult {
   /** Answer rows given a verdict (or a judge error). */
   judged: number;
   errors: number;
+  /** Answer rows with a label that is WRONG only because the judge's reply was unreadable. */
+  unparseable: number;
   /** Model calls made; cache hits cost nothing. */
   calls: number;
   cacheHits: number;
@@ -57,6 +59,7 @@ export async function judgeRun(
   }
   let judged = 0;
   let errors = 0;
+  let unparseable = 0;
   // Every queued group listens to one signal: a local one, so the run's own stays quiet.
   const local = new AbortController();
   setMaxListeners(0, local.signal);
@@ -83,14 +86,27 @@ export async function judgeRun(
     );
     judged += rows.length;
     if (score?.error) errors += rows.length;
+    if (score?.unparseable) unparseable += rows.length;
   }
   const usage = judge.client.totals();
-  store.updateManifest(runId, (m) => withJudgeProvenance(m, judge, usage));
-  return { judged, errors, calls: judge.stats.calls, cacheHits: judge.stats.cacheHits, usage };
+  store.updateManifest(runId, (m) => withJudgeProvenance(m, judge, usage, unparseable));
+  return {
+    judged,
+    errors,
+    unparseable,
+    calls: judge.stats.calls,
+    cacheHits: judge.stats.cacheHits,
+    usage,
+  };
 }
 
 /** Records the judge in the manifest; usage adds up across passes of the same judge model. */
-function withJudgeProvenance(m: RunManifest, judge: LlmJudge, pass: TokenTotals): RunManifest {
+function withJudgeProvenance(
+  m: RunManifest,
+  judge: LlmJudge,
+  pass: TokenTotals,
+  unparseable: number,
+): RunManifest {
   const sameJudge = m.judge?.model === judge.model && m.judge.prompt.sha256 === judge.prompt.sha256;
   const before = sameJudge ? (m.usage?.judge ?? null) : null;
   const total: TokenTotals = before
@@ -103,7 +119,13 @@ function withJudgeProvenance(m: RunManifest, judge: LlmJudge, pass: TokenTotals)
     : pass;
   return {
     ...m,
-    judge: { model: judge.model, repeats: judge.repeats, prompt: judge.prompt },
+    judge: {
+      model: judge.model,
+      repeats: judge.repeats,
+      prompt: judge.prompt,
+      responseFormat: judge.protocol.jsonMode ? 'json_object' : null,
+      unparseable,
+    },
     usage: {
       answer: m.usage?.answer ?? { calls: 0, promptTokens: 0, completionTokens: 0, cost: null },
       judge: total,

@@ -10,7 +10,7 @@ import {
 } from '../../../src-shared/experiment';
 import { evidenceRecallAtK } from '../../../src-shared/scoring';
 import { LlmClient } from '../answer/llm-client';
-import type { Answerer, MemoryHit } from '../answer/types';
+import type { Answerer, ConversationSession, MemoryHit } from '../answer/types';
 import type { ApiKeys } from '../keys';
 import { packetsOf } from '../dataset/packets';
 import type { MemoryService, MemoryServiceContext } from '../memory/types';
@@ -182,7 +182,7 @@ export async function runSample(
         const qa = qaByIndex.get(questionIndex);
         if (!qa)
           throw new Error(`test plan names question ${questionIndex}, absent from ${sampleId}`);
-        const record = await askOne(memory, deps.answerer, job, test.testIndex, qa);
+        const record = await askOne(memory, deps.answerer, job, test, qa);
         answers.push(record);
         if (record.error !== null) outcome.answerErrors++;
         hooks.emit({
@@ -245,10 +245,11 @@ async function askOne(
   memory: MemoryService,
   answerer: Answerer,
   job: SampleJob,
-  testIndex: number,
+  test: { testIndex: number; dialogsInserted: number },
   qa: Sample['qa'][number],
 ): Promise<AnswerRecord> {
   const { config, sample } = job;
+  const { testIndex } = test;
   const topK = config.retrieval.topK;
   const base = {
     sampleId: sample.sampleId,
@@ -284,6 +285,9 @@ async function askOne(
             memories: hits,
             seed: config.seed,
             adversarialAnswer: qa.adversarialAnswer,
+            ...(answerer.needsConversation
+              ? { conversation: conversationSoFar(sample, test.dialogsInserted) }
+              : {}),
           },
           signal,
         ),
@@ -320,6 +324,26 @@ async function askOne(
       error: `${stage}: ${describeError(error)}`,
     };
   }
+}
+
+/** The first `turns` turns of the sample, by session, as the file writes them (full context). */
+function conversationSoFar(sample: Sample, turns: number): ConversationSession[] {
+  const sessions: ConversationSession[] = [];
+  let left = turns;
+  for (const session of sample.sessions) {
+    if (left <= 0) break;
+    const shown = session.turns.slice(0, left);
+    left -= shown.length;
+    sessions.push({
+      dateTimeText: session.dateTimeText ?? '',
+      turns: shown.map((t) => ({
+        speaker: t.speaker,
+        text: t.rawText,
+        ...(t.blipCaption !== undefined ? { blipCaption: t.blipCaption } : {}),
+      })),
+    });
+  }
+  return sessions;
 }
 
 function recallOf(

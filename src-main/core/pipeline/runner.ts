@@ -20,7 +20,7 @@ import { appVersion, gitCommit } from '../provenance';
 import type { TokenTotals } from '../../../src-shared/runs';
 import { configHash, newRunId, redactSecrets, type RunManifest } from '../runs/manifest';
 import type { RunStore } from '../runs/store';
-import { judgePromptRecord } from '../answer/prompts';
+import { judgeProtocolOf } from '../answer/judge-protocols';
 import { costOf } from '../answer/llm-client';
 import { ApiKeySource, experimentApiKeys, type ApiKeys } from '../keys';
 import { answererProvenance } from './answerers';
@@ -174,7 +174,11 @@ export async function startExperiment(
     embedder: embedderOf(config),
     answerer: answererProvenance(config.answerer),
     judge: config.judge
-      ? { model: config.judge.model, repeats: config.judge.repeats, prompt: judgePromptRecord() }
+      ? {
+          model: config.judge.model,
+          repeats: config.judge.repeats,
+          prompt: judgeProtocolOf(config.judge.protocol).record,
+        }
       : null,
     usage: {
       answer: answerTotals(config, zeroTokens),
