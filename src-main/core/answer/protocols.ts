@@ -97,15 +97,25 @@ export const MEM0_ANSWER_PROMPT = [
   '    ',
 ].join('\n');
 
-/** How many text tokens a string is; the reference uses tiktoken's gpt-3.5-turbo encoding. */
-export type TokenCounter = (text: string) => number;
+/**
+ * How many text tokens a string is; the reference uses tiktoken's gpt-3.5-turbo encoding.
+ * `splitsOnWhitespace`: no token spans whitespace, so the count of `a + b` is the sum of the
+ * counts when `a` ends in whitespace, and the context walk can keep a running total instead of
+ * recounting the whole conversation at every turn (the reference's walk is quadratic).
+ */
+export interface TokenCounter {
+  (text: string): number;
+  splitsOnWhitespace?: boolean;
+}
 
 /**
- * A tokenizer-free estimate of cl100k token counts: words, digits runs of up to three, and each
+ * A tokenizer-free estimate of cl100k token counts: words, digit runs of up to three, and each
  * other symbol. Close on English chat; it only matters when a conversation exceeds the budget.
  */
-export const estimateTokens: TokenCounter = (text) =>
-  text.match(/\p{L}+|\p{N}{1,3}|[^\p{L}\p{N}\s]/gu)?.length ?? 0;
+export const estimateTokens: TokenCounter = Object.assign(
+  (text: string) => text.match(/\p{L}+|\p{N}{1,3}|[^\p{L}\p{N}\s]/gu)?.length ?? 0,
+  { splitsOnWhitespace: true },
+);
 
 /** Python `str.format` with positional `{}` slots, one pass (values are not re-read). */
 function formatPositional(template: string, ...values: string[]): string {
@@ -134,6 +144,9 @@ export function locomoConversationContext(
   let last = -1;
   for (let i = 0; i < sessions.length; i++) if ((sessions[i]?.turns.length ?? 0) > 0) last = i;
   let conv = '';
+  // Every piece ends in a newline, so a whitespace-splitting counter can keep a running total.
+  const running = countTokens.splitsOnWhitespace === true;
+  let convTokens = 0;
   const limit = contextTokens - LOCOMO_PER_QA_TOKEN_BUDGET;
   for (let i = last; i >= 0; i--) {
     const session = sessions[i] as ConversationSession;
@@ -142,14 +155,17 @@ export function locomoConversationContext(
     let stop = false;
     for (let t = session.turns.length - 1; t >= 0; t--) {
       const turn = locomoTurn(session.turns[t] as ConversationSession['turns'][number]);
-      if (countTokens(header + turn) + countTokens(conv) + questionTokens < limit) {
+      const soFar = running ? convTokens : countTokens(conv);
+      if (countTokens(header + turn) + soFar + questionTokens < limit) {
         conv = turn + conv;
+        if (running) convTokens += countTokens(turn);
       } else {
         stop = true;
         break;
       }
     }
     conv = header + conv;
+    if (running) convTokens += countTokens(header);
     if (stop) break;
   }
   return conv;
@@ -172,13 +188,16 @@ function optionsOf(request: AnswerRequest): { a: string; b: string } | null {
   );
 }
 
-/** The LoCoMo full-context prompt for one question (batch size 1). */
+/**
+ * The LoCoMo full-context prompt for one question (batch size 1). `options` defaults to the
+ * run-seeded draw (the reference draws with `random.random()`); tests pass the reference's.
+ */
 export function buildLocomoFullContextPrompt(
   request: AnswerRequest,
   contextTokens: number,
   countTokens: TokenCounter = estimateTokens,
+  options: { a: string; b: string } | null = optionsOf(request),
 ): BuiltPrompt {
-  const options = optionsOf(request);
   const question = locomoQuestion(request, options);
   const start = formatPositional(LOCOMO_CONV_START_PROMPT, ...request.speakers);
   const questionTokens =
