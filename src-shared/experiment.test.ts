@@ -102,7 +102,7 @@ describe('aggregation', () => {
     const none = {
       setF1: { mean: null, n: 0 },
       bleu1: { mean: null, n: 0 },
-      judge: { mean: null, n: 0, std: null, repeats: 0, unparseable: 0 },
+      judge: { mean: null, n: 0, std: null, repeats: 0 },
     };
     expect(s.byCategory[1]).toEqual({
       officialF1: { mean: 1, n: 1 },
@@ -184,13 +184,7 @@ describe('aggregation', () => {
     expect(s.overall.categories1to4.bleu1).toEqual({ mean: 1 / 3, n: 3 });
     expect(s.overall.all.officialF1).toEqual({ mean: 2 / 4, n: 4 });
     // J: per answer 2/3 and 1/3; per repeat accuracies 0.5, 1, 0 -> mean 0.5, sample std 0.5.
-    expect(s.overall.categories1to4.judge).toEqual({
-      mean: 0.5,
-      n: 2,
-      std: 0.5,
-      repeats: 3,
-      unparseable: 0,
-    });
+    expect(s.overall.categories1to4.judge).toEqual({ mean: 0.5, n: 2, std: 0.5, repeats: 3 });
     expect(s.byCategory[2].judge.n).toBe(0);
   });
 

@@ -268,11 +268,15 @@ export interface JudgeScore {
   labels: number[];
   /** Why there is no verdict (malformed judge output, HTTP failure); null when there is one. */
   error: string | null;
-  /** The judge protocol that gave it (`mem0`, `strict`, …); absent on rows from older runs. */
+  /**
+   * The judge protocol that gave it (`mem0`, `strict`, …). Set by the judge, not kept per row by
+   * the runs DB: a run's protocol is its manifest's `judge.prompt.style`.
+   */
   protocol?: string;
   /**
    * Repeats whose reply stayed unparseable after the bounded retries. Under `mem0` each counts
    * as a WRONG label (Mem0's denominator); under other protocols the answer gets `error` instead.
+   * Not kept per row: the run's count is its manifest's `judge.unparseable`.
    */
   unparseable?: number;
 }
@@ -335,8 +339,6 @@ export interface JudgeMeanN extends MeanN {
   /** Sample std of the per-repeat accuracies; null with fewer than one repeat judged. */
   std: number | null;
   repeats: number;
-  /** Labels that are WRONG only because the judge's reply could not be parsed (mem0 protocol). */
-  unparseable: number;
 }
 
 export interface ScorePair {
@@ -505,14 +507,7 @@ function judgeMeanN(answers: readonly Scored[]): JudgeMeanN {
     const m = presentMean(judged.map((a) => a.judge?.labels[r])).mean;
     if (m !== null) perRepeat.push(m);
   }
-  let unparseable = 0;
-  for (const a of answers) unparseable += a.judge?.unparseable ?? 0;
-  return {
-    ...base,
-    std: perRepeat.length === 0 ? null : stdDev(perRepeat),
-    repeats,
-    unparseable,
-  };
+  return { ...base, std: perRepeat.length === 0 ? null : stdDev(perRepeat), repeats };
 }
 
 function scorePair(answers: readonly Scored[]): ScorePair {
