@@ -150,11 +150,21 @@ describe('LLM experiments against the fake server', () => {
     const manifest = store.getRun(handle.runId).manifest;
     expect(manifest.answerer).toMatchObject({
       kind: 'llm',
-      name: 'llm:fake-chat:locomo',
+      name: 'llm:fake-chat:workbench-locomo',
       model: 'fake-chat',
-      prompts: { style: 'locomo', sha256: expect.stringMatching(/^[0-9a-f]{64}$/) },
+      // The hash runs recorded for these prompts when they were style "locomo": unchanged.
+      prompts: {
+        style: 'workbench-locomo',
+        sha256: 'ec1dd42873ed14f6d3937cb79ea87d4e66e584d680a3b1f7163f72d094c77f35',
+      },
     });
-    expect(manifest.judge).toMatchObject({ model: 'fake-judge', repeats: 2 });
+    expect(manifest.judge).toMatchObject({
+      model: 'fake-judge',
+      repeats: 2,
+      prompt: { style: 'mem0' },
+      responseFormat: 'json_object',
+      unparseable: 0,
+    });
     expect(manifest.errors.answer).toBe(1);
     // The env var's name is kept (resume needs it); only the key itself must never be stored.
     expect(manifest.config.answerer).toMatchObject({ apiKeyEnv: KEY_ENV, maxTokens: 64 });
