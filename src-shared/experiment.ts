@@ -108,12 +108,12 @@ export const LlmAnswererConfigSchema = z
     promptStyle: z.enum(PROMPT_STYLES).optional(),
     answerProtocol: z
       .enum(ANSWER_PROTOCOLS, {
-        error: `answerer.answerProtocol must be one of ${ANSWER_PROTOCOLS.join(', ')}`,
+        error: `must be one of ${ANSWER_PROTOCOLS.join(', ')}`,
       })
       .optional(),
     category5Mapping: z
       .enum(CATEGORY5_MAPPINGS, {
-        error: `answerer.category5Mapping must be one of ${CATEGORY5_MAPPINGS.join(', ')}`,
+        error: `must be one of ${CATEGORY5_MAPPINGS.join(', ')}`,
       })
       .default('locomo'),
     /** `locomo-full-context` only: the context budget in tokens (LoCoMo's MAX_LENGTH). */
@@ -174,12 +174,10 @@ export const JudgeConfigSchema = z
     ...llmEndpointShape(DEFAULT_JUDGE_MAX_TOKENS),
     repeats: z.number().int().min(1).max(20).default(DEFAULT_JUDGE_REPEATS),
     protocol: z
-      .union([
-        z.enum(JUDGE_PROTOCOLS, {
-          error: `judge.protocol must be one of ${JUDGE_PROTOCOLS.join(', ')} or a custom protocol object`,
-        }),
-        CustomJudgeProtocolSchema,
-      ])
+      .union([z.enum(JUDGE_PROTOCOLS), CustomJudgeProtocolSchema], {
+        // A union's own message would be "Invalid input" (an object is checked field by field).
+        error: `must be one of ${JUDGE_PROTOCOLS.join(', ')}, or a custom protocol {name, template}`,
+      })
       .default(DEFAULT_JUDGE_PROTOCOL),
     parseRetries: z.number().int().min(0).max(10).default(DEFAULT_JUDGE_PARSE_RETRIES),
   })

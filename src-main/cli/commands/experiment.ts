@@ -322,6 +322,18 @@ export function readJudgeProtocolFile(file: string): Record<string, unknown> {
   return { name: name === '' ? 'custom' : name, template };
 }
 
+/** `--judge-protocol` or `--judge-protocol-file` as the judge config's `protocol`. */
+export function judgeProtocolFlags(
+  name: string | undefined,
+  file: string | undefined,
+): { protocol?: unknown } {
+  if (name !== undefined && file !== undefined) {
+    throw new UsageError('give --judge-protocol or --judge-protocol-file, not both');
+  }
+  if (file !== undefined) return { protocol: readJudgeProtocolFile(file) };
+  return name !== undefined ? { protocol: name } : {};
+}
+
 /** `--memory-base-url/--memory-model/--memory-api-key-env` over the config file's `memory.llm`. */
 function memoryLlmFlags(
   values: FlagValues,
@@ -344,19 +356,19 @@ function judgeFlags(values: FlagValues, fromFile: unknown): Record<string, unkno
     ['judge-base-url', 'baseUrl'],
     ['judge-model', 'model'],
     ['judge-api-key-env', 'apiKeyEnv'],
-    ['judge-protocol', 'protocol'],
   ];
   const given = flags.filter(([flag]) => values[flag] !== undefined);
   const file = values['judge-protocol-file'];
-  if (given.length === 0 && values['judge-repeats'] === undefined && file === undefined) {
+  const protocolGiven = values['judge-protocol'] !== undefined || file !== undefined;
+  if (given.length === 0 && values['judge-repeats'] === undefined && !protocolGiven) {
     return undefined;
-  }
-  if (values['judge-protocol'] !== undefined && file !== undefined) {
-    throw new UsageError('give --judge-protocol or --judge-protocol-file, not both');
   }
   const out = asObject(fromFile);
   for (const [flag, field] of given) out[field] = values[flag];
-  if (typeof file === 'string') out['protocol'] = readJudgeProtocolFile(file);
+  Object.assign(
+    out,
+    judgeProtocolFlags(values['judge-protocol'] as string | undefined, file as string | undefined),
+  );
   const repeats = positiveInt('--judge-repeats', values['judge-repeats'] as string | undefined);
   if (repeats !== undefined) out['repeats'] = repeats;
   return out;
