@@ -76,11 +76,12 @@ test.describe(() => {
     await form.getByLabel('Memory preset').selectOption('hybrid');
     await expect(memoryLlm).toHaveCount(0);
     await form.getByLabel('Answerer').selectOption({ label: 'LLM: Fake GPT (fake-mini)' });
-    await expect(form.getByLabel('Prompt style')).toHaveValue('locomo');
+    await expect(form.getByLabel('Answer protocol')).toHaveValue('workbench-locomo');
     await form
       // A wrapping label's name includes the chosen option's text, hence the role and prefix.
       .getByRole('combobox', { name: /^Judge/ })
       .selectOption({ label: 'LLM: Fake GPT (fake-mini)' });
+    await expect(form.getByLabel('Judge protocol')).toHaveValue('mem0');
     await form.getByLabel('Judge repeats').fill('2');
     await page.screenshot({ path: screenshotPath('llm-experiment-form'), fullPage: true });
     const before = fake.requests.length;
@@ -104,6 +105,7 @@ test.describe(() => {
     await expect(manifest).toContainText('fake-mini');
     await expect(manifest).toContainText('locomo ·');
     await expect(manifest).toContainText('2 repeats');
+    await expect(manifest).toContainText('protocol mem0');
     await expect(manifest).toContainText(/answer: \d+ calls, [\d,]+ in \+ [\d,]+ out tokens, \$/);
     await expect(manifest).toContainText(/judge: \d+ calls/);
     const overall = page.getByRole('region', { name: 'Overall scores' });

@@ -35,8 +35,37 @@ export const ExtractiveAnswererConfigSchema = z.object({ kind: z.literal('extrac
 /** An environment variable's name: where an API key is read from at call time. */
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+/** The workbench's own prompts before answer protocols had names; kept as a config alias. */
 export const PROMPT_STYLES = ['locomo', 'mem0'] as const;
 export type PromptStyle = (typeof PROMPT_STYLES)[number];
+
+/**
+ * Named answer protocols (core/answer/protocols.ts has the bytes). `locomo-full-context` and
+ * `mem0` copy the papers' evaluation code byte for byte; the `workbench-*` ones are the
+ * workbench's earlier prompts, kept under their own names so older runs stay interpretable.
+ */
+export const ANSWER_PROTOCOLS = [
+  'workbench-locomo',
+  'workbench-mem0',
+  'locomo-full-context',
+  'mem0',
+] as const;
+export type AnswerProtocolName = (typeof ANSWER_PROTOCOLS)[number];
+const LEGACY_PROMPT_STYLE: Record<PromptStyle, AnswerProtocolName> = {
+  locomo: 'workbench-locomo',
+  mem0: 'workbench-mem0',
+};
+
+/**
+ * How a reply to the two-option category-5 question becomes the scored answer: `locomo` is
+ * LoCoMo's `get_cat_5_answer` exactly (lowercases, any 1- or 3-character reply picks an option);
+ * `lenient` is the workbench's earlier mapping (bare `a`/`(a)`, or a reply that starts `(a)`).
+ */
+export const CATEGORY5_MAPPINGS = ['locomo', 'lenient'] as const;
+export type Category5Mapping = (typeof CATEGORY5_MAPPINGS)[number];
+
+/** LoCoMo full context: the model's context size the conversation is cut to (from the end). */
+export const DEFAULT_FULL_CONTEXT_TOKENS = 128_000;
 
 export const DEFAULT_LLM_TIMEOUT_MS = 60_000;
 export const DEFAULT_LLM_MAX_RETRIES = 4;
@@ -104,10 +133,30 @@ export const LlmAnswererConfigSchema = z
   .object({
     kind: z.literal('llm'),
     ...llmEndpointShape(DEFAULT_ANSWER_MAX_TOKENS),
-    promptStyle: z.enum(PROMPT_STYLES).default('locomo'),
+    /** Legacy name of the workbench prompts; `answerProtocol` wins when both are given. */
+    promptStyle: z.enum(PROMPT_STYLES).optional(),
+    answerProtocol: z
+      .enum(ANSWER_PROTOCOLS, {
+        error: `must be one of ${ANSWER_PROTOCOLS.join(', ')}`,
+      })
+      .optional(),
+    category5Mapping: z
+      .enum(CATEGORY5_MAPPINGS, {
+        error: `must be one of ${CATEGORY5_MAPPINGS.join(', ')}`,
+      })
+      .default('locomo'),
+    /** `locomo-full-context` only: the context budget in tokens (LoCoMo's MAX_LENGTH). */
+    contextTokens: z.number().int().min(256).max(10_000_000).default(DEFAULT_FULL_CONTEXT_TOKENS),
   })
   .strict();
 export type LlmAnswererConfig = z.output<typeof LlmAnswererConfigSchema>;
+
+/** The answer protocol a config asks for: `answerProtocol`, else the legacy `promptStyle`. */
+export function answerProtocolOf(
+  config: Pick<LlmAnswererConfig, 'answerProtocol' | 'promptStyle'>,
+): AnswerProtocolName {
+  return config.answerProtocol ?? LEGACY_PROMPT_STYLE[config.promptStyle ?? 'locomo'];
+}
 
 /** Every consumer's `switch (kind)` must handle each member (answerers.ts is exhaustive). */
 export const AnswererConfigSchema = z.discriminatedUnion('kind', [
@@ -116,13 +165,56 @@ export const AnswererConfigSchema = z.discriminatedUnion('kind', [
 ]);
 export type AnswererConfig = z.output<typeof AnswererConfigSchema>;
 
-/** The Mem0-style LLM judge: CORRECT/WRONG per answer, `repeats` times, categories 1-4. */
+/**
+ * Named judge protocols (core/answer/judge-protocols.ts has the bytes): `mem0` is Mem0's
+ * ACCURACY_PROMPT and parsing exactly; `strict` asks for the same fact, not the same topic;
+ * `workbench-v1` is the workbench's earlier judge prompt, kept so older runs stay interpretable.
+ */
+export const JUDGE_PROTOCOLS = ['mem0', 'strict', 'workbench-v1'] as const;
+export type JudgeProtocolName = (typeof JUDGE_PROTOCOLS)[number];
+export const DEFAULT_JUDGE_PROTOCOL: JudgeProtocolName = 'mem0';
+/** Unparseable judge replies are asked again this many times before they count (bounded). */
+export const DEFAULT_JUDGE_PARSE_RETRIES = 2;
+/** The slots a user-defined judge template must fill. */
+export const CUSTOM_JUDGE_SLOTS = ['{{question}}', '{{gold}}', '{{answer}}'] as const;
+
+/** A user-defined judge prompt (from `--judge-protocol-file`), stored whole in the config. */
+export const CustomJudgeProtocolSchema = z
+  .object({
+    name: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'must be 1-64 letters, digits, ".", "_" or "-"'),
+    template: z
+      .string()
+      .min(1)
+      .max(100_000)
+      .refine((t) => CUSTOM_JUDGE_SLOTS.every((slot) => t.includes(slot)), {
+        message: `must contain each of ${CUSTOM_JUDGE_SLOTS.join(', ')}`,
+      }),
+    /** Send `response_format: {type: "json_object"}` (the template must then mention JSON). */
+    jsonMode: z.boolean().default(true),
+  })
+  .strict();
+export type CustomJudgeProtocol = z.output<typeof CustomJudgeProtocolSchema>;
+
+/** The LLM judge: CORRECT/WRONG per answer, `repeats` times, categories 1-4. */
 export const JudgeConfigSchema = z
   .object({
     ...llmEndpointShape(DEFAULT_JUDGE_MAX_TOKENS),
     repeats: z.number().int().min(1).max(20).default(DEFAULT_JUDGE_REPEATS),
+    protocol: z
+      .union([z.enum(JUDGE_PROTOCOLS), CustomJudgeProtocolSchema], {
+        // A union's own message would be "Invalid input" (an object is checked field by field).
+        error: `must be one of ${JUDGE_PROTOCOLS.join(', ')}, or a custom protocol {name, template}`,
+      })
+      .default(DEFAULT_JUDGE_PROTOCOL),
+    parseRetries: z.number().int().min(0).max(10).default(DEFAULT_JUDGE_PARSE_RETRIES),
   })
-  .strict();
+  .strict()
+  .refine((c) => c.protocol !== 'mem0' || c.temperature === 0, {
+    message: 'the mem0 judge protocol is defined at temperature 0',
+    path: ['temperature'],
+  });
 export type JudgeConfigInput = z.input<typeof JudgeConfigSchema>;
 export type JudgeConfig = z.output<typeof JudgeConfigSchema>;
 
@@ -225,6 +317,17 @@ export interface JudgeScore {
   labels: number[];
   /** Why there is no verdict (malformed judge output, HTTP failure); null when there is one. */
   error: string | null;
+  /**
+   * The judge protocol that gave it (`mem0`, `strict`, …). Set by the judge, not kept per row by
+   * the runs DB: a run's protocol is its manifest's `judge.prompt.style`.
+   */
+  protocol?: string;
+  /**
+   * Repeats whose reply stayed unparseable after the bounded retries. Under `mem0` each counts
+   * as a WRONG label (Mem0's denominator); under other protocols the answer gets `error` instead.
+   * Not kept per row: the run's count is its manifest's `judge.unparseable`.
+   */
+  unparseable?: number;
 }
 
 /** Tokens one model call used, as the server reported them. */

@@ -88,8 +88,18 @@ export interface RunManifest {
     model?: string | null;
     prompts?: PromptRecord | null;
   };
-  /** The LLM judge, when the run has one. */
-  judge?: { model: string; repeats: number; prompt: PromptRecord } | null;
+  /**
+   * The LLM judge, when the run has one. `prompt.style` names the judge protocol and
+   * `prompt.sha256` hashes its bytes; `unparseable` counts the labels of the last pass that are
+   * WRONG only because the reply could not be read (absent in older runs).
+   */
+  judge?: {
+    model: string;
+    repeats: number;
+    prompt: PromptRecord;
+    responseFormat?: 'json_object' | null;
+    unparseable?: number;
+  } | null;
   /**
    * Token totals and cost; absent in runs made before LLM answerers. `memory`: the memory
    * service's own LLM stages (absent before they existed, null without a memory LLM).

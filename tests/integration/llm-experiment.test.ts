@@ -7,6 +7,7 @@ import { WorkbenchError } from '../../src-shared/errors';
 import {
   ERROR_PREDICTION,
   ExperimentConfigSchema,
+  JudgeConfigSchema,
   type ExperimentConfigInput,
 } from '../../src-shared/experiment';
 import { category5Options } from '../../src-main/core/answer/prompts';
@@ -155,11 +156,21 @@ describe('LLM experiments against the fake server', () => {
     const manifest = store.getRun(handle.runId).manifest;
     expect(manifest.answerer).toMatchObject({
       kind: 'llm',
-      name: 'llm:fake-chat:locomo',
+      name: 'llm:fake-chat:workbench-locomo',
       model: 'fake-chat',
-      prompts: { style: 'locomo', sha256: expect.stringMatching(/^[0-9a-f]{64}$/) },
+      // The hash runs recorded for these prompts when they were style "locomo": unchanged.
+      prompts: {
+        style: 'workbench-locomo',
+        sha256: 'ec1dd42873ed14f6d3937cb79ea87d4e66e584d680a3b1f7163f72d094c77f35',
+      },
     });
-    expect(manifest.judge).toMatchObject({ model: 'fake-judge', repeats: 2 });
+    expect(manifest.judge).toMatchObject({
+      model: 'fake-judge',
+      repeats: 2,
+      prompt: { style: 'mem0' },
+      responseFormat: 'json_object',
+      unparseable: 0,
+    });
     expect(manifest.errors.answer).toBe(1);
     // The env var's name is kept (resume needs it); only the key itself must never be stored.
     expect(manifest.config.answerer).toMatchObject({ apiKeyEnv: KEY_ENV, maxTokens: 64 });
@@ -221,6 +232,50 @@ describe('LLM experiments against the fake server', () => {
       expect(bytes.includes(Buffer.from('sk-test-never'))).toBe(false);
     }
     expect(file).toContain(root);
+  });
+
+  it('judges unreadable replies WRONG under mem0 after retries, and counts them in the manifest', async () => {
+    const { store, dataDir } = world();
+    const handle = await startExperiment(llmConfig({ samples: ['mini-1'] }), {
+      store,
+      dataDir,
+      executor: recency,
+    });
+    expect((await handle.done).status).toBe('completed');
+    server.requests.length = 0;
+    server.setFault(
+      {
+        kind: 'transform',
+        fn: (response) => ({ ...response, json: { choices: [{ message: { content: 'hmm' } }] } }),
+      },
+      { path: '/v1/chat/completions', times: Infinity },
+    );
+    try {
+      const judge = JudgeConfigSchema.parse({
+        baseUrl: server.url,
+        model: 'fake-judge',
+        apiKeyEnv: KEY_ENV,
+        baseDelayMs: 1,
+        parseRetries: 1,
+      });
+      const pass = await judgeRun(store, handle.runId, judge, { keys: { [KEY_ENV]: KEY } });
+      expect(pass.errors).toBe(0);
+      expect(pass.unparseable).toBe(pass.judged);
+      expect(pass.judged).toBeGreaterThan(0);
+      // One call and one retry per distinct answer, every one unreadable.
+      expect(pass.calls).toBe(judgeCalls());
+      expect(judgeCalls() % 2).toBe(0);
+      const judged = store.answersByTest(handle.runId).filter((a) => a.judge !== null);
+      expect(judged.length).toBe(pass.judged);
+      expect(judged.every((a) => a.judge?.error === null && a.judge.mean === 0)).toBe(true);
+      expect(store.getRun(handle.runId).manifest.judge).toMatchObject({
+        prompt: { style: 'mem0' },
+        unparseable: pass.judged,
+      });
+    } finally {
+      server.setFault(null);
+      store.close();
+    }
   });
 
   it('runs the LLM answerer inside the experiment worker threads', async () => {

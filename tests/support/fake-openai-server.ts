@@ -114,7 +114,7 @@ const NOT_MENTIONED = 'Not mentioned in the conversation';
 
 /**
  * A very literal model, enough to drive answerers and the judge end to end:
- * - judge prompts (`Gold answer:` / `Generated answer:`): `{"label":"CORRECT"}` when the generated
+ * - judge prompts (the last `Gold answer:` / `Generated answer:`): `{"label":"CORRECT"}` when the generated
  *   answer contains the gold one (case-insensitive), else WRONG, with a one-line reason;
  * - two-option questions: the letter of "Not mentioned in the conversation", as `(a)` or `(b)`;
  * - answer prompts: the text of the first memory line (LoCoMo `CONVERSATION:` blocks, or Mem0
@@ -122,8 +122,9 @@ const NOT_MENTIONED = 'Not mentioned in the conversation';
  */
 export function defaultChatReply(chat: FakeChatRequest): string {
   const content = chat.messages.at(-1)?.content ?? '';
-  const gold = /^Gold answer: (.*)$/m.exec(content)?.[1];
-  const generated = /^Generated answer: (.*)$/m.exec(content)?.[1];
+  // The last ones: Mem0's judge prompt has an example "Gold answer:" line before the real one.
+  const gold = [...content.matchAll(/^Gold answer: (.*)$/gm)].at(-1)?.[1];
+  const generated = [...content.matchAll(/^Generated answer: (.*)$/gm)].at(-1)?.[1];
   if (gold !== undefined && generated !== undefined) {
     const correct = generated.toLowerCase().includes(gold.trim().toLowerCase());
     return JSON.stringify({

@@ -1,5 +1,5 @@
 import { mkdirSync, readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   CATEGORY_IDS,
@@ -48,11 +48,20 @@ options:
   --answerer <extractive|llm>  who answers (default: extractive, offline)
   --base-url <url>          LLM answerer: OpenAI-compatible endpoint, with /v1
   --model <name>            LLM answerer: chat model
-  --prompt-style <locomo|mem0>  LLM answerer: prompt style (default: locomo)
+  --answer-protocol <name> LLM answerer: workbench-locomo (default), workbench-mem0,
+                            locomo-full-context (LoCoMo's own, byte for byte) or mem0 (Mem0's)
+  --prompt-style <locomo|mem0>  older name for --answer-protocol workbench-locomo|workbench-mem0
+  --category5-mapping <locomo|lenient>  how an (a)/(b) reply is read (default: locomo,
+                            LoCoMo's get_cat_5_answer)
+  --context-tokens <n>      locomo-full-context: context budget, cut from the end (default 128000)
   --api-key-env <NAME>      LLM answerer: environment variable holding the API key
   --judge-base-url <url>    LLM judge (Mem0 J over categories 1-4): endpoint, with /v1
   --judge-model <name>      LLM judge: chat model
   --judge-repeats <n>       LLM judge: repeats per answer (default 1)
+  --judge-protocol <name>   LLM judge: mem0 (default, Mem0's prompt and parsing exactly),
+                            strict or workbench-v1
+  --judge-protocol-file <file>  LLM judge: your own prompt, a text file with {{question}},
+                            {{gold}} and {{answer}}; named after the file
   --judge-api-key-env <NAME>  LLM judge: environment variable holding its API key
   --memory-base-url <url>   memory LLM (memoryos long-term facts, tiers summaries): endpoint, with /v1
   --memory-model <name>     memory LLM: chat model
@@ -289,6 +298,9 @@ function answererFlags(values: FlagValues, fromFile: unknown): Record<string, un
     ['base-url', 'baseUrl'],
     ['model', 'model'],
     ['prompt-style', 'promptStyle'],
+    ['answer-protocol', 'answerProtocol'],
+    ['category5-mapping', 'category5Mapping'],
+    ['context-tokens', 'contextTokens'],
     ['api-key-env', 'apiKeyEnv'],
   ];
   const kind = values['answerer'];
@@ -304,7 +316,44 @@ function answererFlags(values: FlagValues, fromFile: unknown): Record<string, un
     );
   }
   for (const [flag, field] of given) out[field] = values[flag];
+  const contextTokens = positiveInt(
+    '--context-tokens',
+    values['context-tokens'] as string | undefined,
+  );
+  if (contextTokens !== undefined) out['contextTokens'] = contextTokens;
   return out;
+}
+
+/** `--judge-protocol-file`: the template as a custom protocol named after the file. */
+export function readJudgeProtocolFile(file: string): Record<string, unknown> {
+  let template: string;
+  try {
+    template = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new WorkbenchError(
+      'NOT_FOUND',
+      `judge protocol file ${file}: cannot read it (${(error as Error).message})`,
+      { where: file },
+    );
+  }
+  const name = basename(file)
+    .replace(/\.[^.]*$/, '')
+    .replace(/[^A-Za-z0-9._-]+/g, '-')
+    .replace(/^[^A-Za-z0-9]+/, '')
+    .slice(0, 64);
+  return { name: name === '' ? 'custom' : name, template };
+}
+
+/** `--judge-protocol` or `--judge-protocol-file` as the judge config's `protocol`. */
+export function judgeProtocolFlags(
+  name: string | undefined,
+  file: string | undefined,
+): { protocol?: unknown } {
+  if (name !== undefined && file !== undefined) {
+    throw new UsageError('give --judge-protocol or --judge-protocol-file, not both');
+  }
+  if (file !== undefined) return { protocol: readJudgeProtocolFile(file) };
+  return name !== undefined ? { protocol: name } : {};
 }
 
 /** `--memory-base-url/--memory-model/--memory-api-key-env` over the config file's `memory.llm`. */
@@ -331,9 +380,17 @@ function judgeFlags(values: FlagValues, fromFile: unknown): Record<string, unkno
     ['judge-api-key-env', 'apiKeyEnv'],
   ];
   const given = flags.filter(([flag]) => values[flag] !== undefined);
-  if (given.length === 0 && values['judge-repeats'] === undefined) return undefined;
+  const file = values['judge-protocol-file'];
+  const protocolGiven = values['judge-protocol'] !== undefined || file !== undefined;
+  if (given.length === 0 && values['judge-repeats'] === undefined && !protocolGiven) {
+    return undefined;
+  }
   const out = asObject(fromFile);
   for (const [flag, field] of given) out[field] = values[flag];
+  Object.assign(
+    out,
+    judgeProtocolFlags(values['judge-protocol'] as string | undefined, file as string | undefined),
+  );
   const repeats = positiveInt('--judge-repeats', values['judge-repeats'] as string | undefined);
   if (repeats !== undefined) out['repeats'] = repeats;
   return out;
@@ -362,11 +419,16 @@ export const experimentCommand: CliCommand = {
         'base-url': { type: 'string' },
         model: { type: 'string' },
         'prompt-style': { type: 'string' },
+        'answer-protocol': { type: 'string' },
+        'category5-mapping': { type: 'string' },
+        'context-tokens': { type: 'string' },
         'api-key-env': { type: 'string' },
         'judge-base-url': { type: 'string' },
         'judge-model': { type: 'string' },
         'judge-repeats': { type: 'string' },
         'judge-api-key-env': { type: 'string' },
+        'judge-protocol': { type: 'string' },
+        'judge-protocol-file': { type: 'string' },
         'memory-base-url': { type: 'string' },
         'memory-model': { type: 'string' },
         'memory-api-key-env': { type: 'string' },

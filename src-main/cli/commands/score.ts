@@ -34,7 +34,7 @@ import { installPunktModel } from '../../core/scoring/punktModel';
 import { ALLOW_KEY_ENV_OPTION, keyPolicyFromArgs } from '../keyPolicy';
 import type { CliCommand, CliIO } from '../command';
 import { UsageError } from '../command';
-import { openStore, parseScheme } from './experiment';
+import { judgeProtocolFlags, openStore, parseScheme } from './experiment';
 
 const USAGE = `usage: npm run -s cli -- score --data <file> --predictions <file.json> [options]
        npm run -s cli -- score --mem0-eval <evaluation_metrics.json> [--json]
@@ -55,6 +55,8 @@ options:
   --judge-model <name>        judge model (judging needs both judge flags)
   --judge-repeats <n>         judge each answer n times; J is reported as mean and std (default 1)
   --judge-api-key-env <NAME>  environment variable holding the judge's API key
+  --judge-protocol <name>     mem0 (default: Mem0's prompt and parsing), strict or workbench-v1
+  --judge-protocol-file <file>  your own judge prompt ({{question}}, {{gold}}, {{answer}})
   --allow-key-env <NAME>      also read an API key from NAME (repeatable; by default only
                               names ending in _API_KEY or _TOKEN are read)
   --no-judge-cache            do not use the runs database's judge cache
@@ -311,6 +313,8 @@ export const scoreCommand: CliCommand = {
         'judge-model': { type: 'string' },
         'judge-repeats': { type: 'string' },
         'judge-api-key-env': { type: 'string' },
+        'judge-protocol': { type: 'string' },
+        'judge-protocol-file': { type: 'string' },
         'allow-key-env': ALLOW_KEY_ENV_OPTION,
         'no-judge-cache': { type: 'boolean', default: false },
         'runs-db': { type: 'string' },
@@ -352,6 +356,7 @@ export const scoreCommand: CliCommand = {
           ...(values['judge-api-key-env'] !== undefined
             ? { apiKeyEnv: values['judge-api-key-env'] }
             : {}),
+          ...judgeProtocolFlags(values['judge-protocol'], values['judge-protocol-file']),
         })
       : null;
     if (judgeConfig && !judgeConfig.success) throw zodError(judgeConfig.error, 'judge');
@@ -389,7 +394,9 @@ export const scoreCommand: CliCommand = {
         judgeInfo = {
           model: judge.model,
           repeats: judge.repeats,
+          protocol: judge.prompt.style,
           promptSha256: judge.prompt.sha256,
+          unparseableReplies: judge.stats.unparseableReplies,
           calls: judge.stats.calls,
           cacheHits: judge.stats.cacheHits,
           errors: judge.stats.errors,
@@ -426,7 +433,7 @@ export const scoreCommand: CliCommand = {
       io.stdout(`predictions ${items.length}\n`);
       if (judgeInfo)
         io.stdout(
-          `judge ${String(judgeInfo['model'])}: ${String(judgeInfo['calls'])} calls, ${String(judgeInfo['cacheHits'])} from cache, ${String(judgeInfo['errors'])} errors\n`,
+          `judge ${String(judgeInfo['model'])} (protocol ${String(judgeInfo['protocol'])}): ${String(judgeInfo['calls'])} calls, ${String(judgeInfo['cacheHits'])} from cache, ${String(judgeInfo['errors'])} errors, ${String(judgeInfo['unparseableReplies'])} unreadable replies\n`,
         );
     }
     return 0;

@@ -52,6 +52,8 @@ export interface ChatCallOptions {
   signal?: AbortSignal;
   /** Sent as `seed` (OpenAI, vLLM and Ollama use it for reproducible sampling). */
   seed?: number;
+  /** Sent as `response_format` (a judge protocol that asks for JSON mode). */
+  responseFormat?: { type: 'json_object' };
 }
 
 export interface ChatCompletion {
@@ -252,6 +254,7 @@ export class LlmClient {
       max_tokens: maxTokens,
     };
     if (options.seed !== undefined) body['seed'] = options.seed;
+    if (options.responseFormat !== undefined) body['response_format'] = options.responseFormat;
     const sent = await postJson(this.url, body, {
       headers: key ? { authorization: `Bearer ${key}` } : {},
       timeoutMs,

@@ -90,7 +90,11 @@ function sha256Hex(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-function recordOf(style: string, templates: Readonly<Record<string, string>>): PromptRecord {
+/** A named set of templates as a manifest stores it, hashed over its sorted JSON. */
+export function promptRecordOf(
+  style: string,
+  templates: Readonly<Record<string, string>>,
+): PromptRecord {
   const sorted: Record<string, string> = {};
   for (const k of Object.keys(templates).sort()) sorted[k] = templates[k] as string;
   return { style, templates: sorted, sha256: sha256Hex(JSON.stringify(sorted)) };
@@ -98,12 +102,7 @@ function recordOf(style: string, templates: Readonly<Record<string, string>>): P
 
 /** The answer prompts of a style, as a run's manifest stores them. */
 export function answerPromptRecord(style: PromptStyle): PromptRecord {
-  return recordOf(style, ANSWER_TEMPLATES[style]);
-}
-
-/** The judge prompt, as a run's manifest stores it; its hash is part of the judge cache key. */
-export function judgePromptRecord(): PromptRecord {
-  return recordOf('mem0-judge', { judge: JUDGE_TEMPLATE });
+  return promptRecordOf(style, ANSWER_TEMPLATES[style]);
 }
 
 /** Fills `{{name}}` slots; a slot without a value is a bug in this file, so it throws. */
@@ -268,9 +267,4 @@ export function interpretAnswer(raw: string, built: Pick<BuiltPrompt, 'options'>
     return prefixed[1]?.toLowerCase() === 'a' ? built.options.a : built.options.b;
   }
   return answer;
-}
-
-/** The judge's chat message for one answer. */
-export function buildJudgeMessages(question: string, gold: string, answer: string): ChatMessage[] {
-  return [{ role: 'user', content: fill(JUDGE_TEMPLATE, { question, gold, answer }) }];
 }

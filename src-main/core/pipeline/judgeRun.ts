@@ -28,6 +28,8 @@ export interface JudgePassResult {
   /** Answer rows given a verdict (or a judge error). */
   judged: number;
   errors: number;
+  /** Answer rows with a label that is WRONG only because the judge's reply was unreadable. */
+  unparseable: number;
   /** Model calls made; cache hits cost nothing. */
   calls: number;
   cacheHits: number;
@@ -62,6 +64,7 @@ export async function judgeRun(
   }
   let judged = 0;
   let errors = 0;
+  let unparseable = 0;
   // Every queued group listens to one signal: a local one, so the run's own stays quiet.
   const local = new AbortController();
   setMaxListeners(0, local.signal);
@@ -88,21 +91,40 @@ export async function judgeRun(
     );
     judged += rows.length;
     if (score?.error) errors += rows.length;
+    if (score?.unparseable) unparseable += rows.length;
   }
   const usage = judge.client.totals();
   const total = ledgerTotals(store.callLedger(runId), 'judge', config.prices, judge.model);
-  store.updateManifest(runId, (m) => withJudgeProvenance(m, judge, total));
-  return { judged, errors, calls: judge.stats.calls, cacheHits: judge.stats.cacheHits, usage };
+  store.updateManifest(runId, (m) => withJudgeProvenance(m, judge, total, unparseable));
+  return {
+    judged,
+    errors,
+    unparseable,
+    calls: judge.stats.calls,
+    cacheHits: judge.stats.cacheHits,
+    usage,
+  };
 }
 
 /**
- * Records the judge in the manifest with its totals from the call ledger: every request to this
- * judge model over every pass, failed and retried ones included.
+ * Records the judge in the manifest with its totals from the call ledger (every request to this
+ * judge model over every pass, failed and retried ones included) and its unreadable replies.
  */
-function withJudgeProvenance(m: RunManifest, judge: LlmJudge, total: TokenTotals): RunManifest {
+function withJudgeProvenance(
+  m: RunManifest,
+  judge: LlmJudge,
+  total: TokenTotals,
+  unparseable: number,
+): RunManifest {
   return {
     ...m,
-    judge: { model: judge.model, repeats: judge.repeats, prompt: judge.prompt },
+    judge: {
+      model: judge.model,
+      repeats: judge.repeats,
+      prompt: judge.prompt,
+      responseFormat: judge.protocol.jsonMode ? 'json_object' : null,
+      unparseable,
+    },
     usage: {
       ...m.usage,
       answer: m.usage?.answer ?? { calls: 0, promptTokens: 0, completionTokens: 0, cost: null },

@@ -14,7 +14,7 @@ import {
 import type { LlmCallRecord, LlmCallRole } from '../../../src-shared/runs';
 import { benchmarkCategory, benchmarkProfile } from '../../../src-shared/benchmarks';
 import { LlmClient, type CallMeter } from '../answer/llm-client';
-import type { Answerer, MemoryHit } from '../answer/types';
+import type { Answerer, ConversationSession, MemoryHit } from '../answer/types';
 import type { ApiKeys } from '../keys';
 import { packetsOf } from '../dataset/packets';
 import type { MemoryService, MemoryServiceContext } from '../memory/types';
@@ -214,7 +214,7 @@ export async function runSample(
         const qa = qaByIndex.get(questionIndex);
         if (!qa)
           throw new Error(`test plan names question ${questionIndex}, absent from ${sampleId}`);
-        const record = await askOne(memory, deps.answerer, job, test.testIndex, qa);
+        const record = await askOne(memory, deps.answerer, job, test, qa);
         answers.push(record);
         if (record.error !== null) outcome.answerErrors++;
         hooks.emit({
@@ -277,10 +277,11 @@ async function askOne(
   memory: MemoryService,
   answerer: Answerer,
   job: SampleJob,
-  testIndex: number,
+  test: { testIndex: number; dialogsInserted: number },
   qa: Sample['qa'][number],
 ): Promise<AnswerRecord> {
   const { config, sample } = job;
+  const { testIndex } = test;
   const topK = config.retrieval.topK;
   const base = {
     sampleId: sample.sampleId,
@@ -318,6 +319,9 @@ async function askOne(
             adversarialAnswer: qa.adversarialAnswer,
             adversarial: benchmarkCategory(benchmarkProfile(job.benchmark), qa.category)
               .adversarial,
+            ...(answerer.needsConversation
+              ? { conversation: conversationSoFar(sample, test.dialogsInserted) }
+              : {}),
           },
           signal,
         ),
@@ -376,6 +380,26 @@ async function askOne(
       error: `${stage}: ${describeError(error)}`,
     };
   }
+}
+
+/** The first `turns` turns of the sample, by session, as the file writes them (full context). */
+function conversationSoFar(sample: Sample, turns: number): ConversationSession[] {
+  const sessions: ConversationSession[] = [];
+  let left = turns;
+  for (const session of sample.sessions) {
+    if (left <= 0) break;
+    const shown = session.turns.slice(0, left);
+    left -= shown.length;
+    sessions.push({
+      dateTimeText: session.dateTimeText ?? '',
+      turns: shown.map((t) => ({
+        speaker: t.speaker,
+        text: t.rawText,
+        ...(t.blipCaption !== undefined ? { blipCaption: t.blipCaption } : {}),
+      })),
+    });
+  }
+  return sessions;
 }
 
 /** The turn ids among the first k hits, best first (what evidence recall@k is measured on). */

@@ -22,7 +22,7 @@ import { appVersion, gitCommit } from '../provenance';
 import type { SkippedSample } from '../../../src-shared/runs';
 import { configHash, newRunId, redactSecrets, type RunManifest } from '../runs/manifest';
 import type { RunStore } from '../runs/store';
-import { judgePromptRecord } from '../answer/prompts';
+import { judgeProtocolOf } from '../answer/judge-protocols';
 import { ApiKeySource, experimentApiKeys, type ApiKeys } from '../keys';
 import { usageOf } from '../runs/usage';
 import { answererProvenance } from './answerers';
@@ -271,7 +271,11 @@ export async function startExperiment(
     embedder: embedderOf(config),
     answerer: answererProvenance(config.answerer),
     judge: config.judge
-      ? { model: config.judge.model, repeats: config.judge.repeats, prompt: judgePromptRecord() }
+      ? {
+          model: config.judge.model,
+          repeats: config.judge.repeats,
+          prompt: judgeProtocolOf(config.judge.protocol).record,
+        }
       : null,
     usage: usageOf(config, [], null),
     seed: config.seed,

@@ -1,11 +1,14 @@
 import { useId, useState, type FormEvent } from 'react';
 import type { ApiInput, DatasetSummary, MemoryPresetInfo } from '@shared/api';
 import {
+  ANSWER_PROTOCOLS,
+  DEFAULT_JUDGE_PROTOCOL,
   DEFAULT_JUDGE_REPEATS,
   DEFAULT_SEED,
   DEFAULT_TOP_K,
-  PROMPT_STYLES,
-  type PromptStyle,
+  JUDGE_PROTOCOLS,
+  type AnswerProtocolName,
+  type JudgeProtocolName,
 } from '@shared/experiment';
 import { endpointLlmFields, type ModelEndpoint } from '@shared/models';
 import type { ErrorPayload } from '@shared/errors';
@@ -24,7 +27,17 @@ import {
   type RunFormField,
 } from './shape';
 
-const PROMPT_STYLE_LABELS: Record<PromptStyle, string> = { locomo: 'LoCoMo', mem0: 'Mem0' };
+const ANSWER_PROTOCOL_LABELS: Record<AnswerProtocolName, string> = {
+  'workbench-locomo': 'Workbench, LoCoMo-style (retrieved memories)',
+  'workbench-mem0': 'Workbench, Mem0-style (retrieved memories)',
+  'locomo-full-context': 'LoCoMo full context (paper, byte-exact)',
+  mem0: 'Mem0 (paper, byte-exact)',
+};
+const JUDGE_PROTOCOL_LABELS: Record<JudgeProtocolName, string> = {
+  mem0: 'Mem0 (paper, byte-exact)',
+  strict: 'Strict (same fact)',
+  'workbench-v1': 'Workbench v1',
+};
 
 /** The samples chosen for one dataset; another dataset starts again from "all". */
 interface SampleChoice {
@@ -84,7 +97,8 @@ export function RunForm({
   const endpoints = models.data ?? [];
   const [answererId, setAnswererId] = useState('extractive');
   const answerer = endpoints.find((e) => e.id === answererId) ?? null;
-  const [promptStyle, setPromptStyle] = useState<PromptStyle>('locomo');
+  const [answerProtocol, setAnswerProtocol] = useState<AnswerProtocolName>('workbench-locomo');
+  const [judgeProtocol, setJudgeProtocol] = useState<JudgeProtocolName>(DEFAULT_JUDGE_PROTOCOL);
   const [judgeId, setJudgeId] = useState('none');
   const judge = endpoints.find((e) => e.id === judgeId) ?? null;
   const [repeats, setRepeats] = useState(String(DEFAULT_JUDGE_REPEATS));
@@ -132,9 +146,13 @@ export function RunForm({
       ...(skipInvalid ? { skipInvalid: true } : {}),
       memory: { ...memory, ...(memoryLlm ? { llm: endpointLlmFields(memoryLlm) } : {}) },
       answerer: answerer
-        ? { kind: 'llm', ...endpointLlmFields(answerer), promptStyle }
+        ? { kind: 'llm', ...endpointLlmFields(answerer), answerProtocol }
         : { kind: 'extractive' },
-      ...(judge ? { judge: { ...endpointLlmFields(judge), repeats: judgeRepeats } } : {}),
+      ...(judge
+        ? {
+            judge: { ...endpointLlmFields(judge), repeats: judgeRepeats, protocol: judgeProtocol },
+          }
+        : {}),
       retrieval: { topK: topKValue },
       seed: seedValue,
       parallel: parallelValue,
@@ -250,14 +268,16 @@ export function RunForm({
         />
         {answerer ? (
           <label className="field">
-            <span className="field-label">Prompt style</span>
+            <span className="field-label">Answer protocol</span>
             <select
-              value={promptStyle}
-              onChange={(event) => setPromptStyle(event.currentTarget.value as PromptStyle)}
+              value={answerProtocol}
+              onChange={(event) =>
+                setAnswerProtocol(event.currentTarget.value as AnswerProtocolName)
+              }
             >
-              {PROMPT_STYLES.map((style) => (
-                <option key={style} value={style}>
-                  {PROMPT_STYLE_LABELS[style]}
+              {ANSWER_PROTOCOLS.map((name) => (
+                <option key={name} value={name}>
+                  {ANSWER_PROTOCOL_LABELS[name]}
                 </option>
               ))}
             </select>
@@ -273,6 +293,23 @@ export function RunForm({
               none={{ value: 'none', label: 'No judge' }}
               onChange={setJudgeId}
             />
+            {judge ? (
+              <label className="field">
+                <span className="field-label">Judge protocol</span>
+                <select
+                  value={judgeProtocol}
+                  onChange={(event) =>
+                    setJudgeProtocol(event.currentTarget.value as JudgeProtocolName)
+                  }
+                >
+                  {JUDGE_PROTOCOLS.map((name) => (
+                    <option key={name} value={name}>
+                      {JUDGE_PROTOCOL_LABELS[name]}
+                    </option>
+                  ))}
+                </select>
+              </label>
+            ) : null}
             {judge ? (
               <label className="field">
                 <span className="field-label">Judge repeats</span>

@@ -101,7 +101,7 @@ export function RunDetail({
             ) : null}
           </Fact>
           {m.answerer.prompts ? (
-            <Fact label="Prompt style · hash">
+            <Fact label="Answer protocol · hash">
               {m.answerer.prompts.style} ·{' '}
               <code title={m.answerer.prompts.sha256}>{shortHash(m.answerer.prompts.sha256)}</code>
             </Fact>
@@ -111,7 +111,11 @@ export function RunDetail({
               <code>{m.judge.model}</code> · {m.judge.repeats}{' '}
               {m.judge.repeats === 1 ? 'repeat' : 'repeats'}{' '}
               <span className="muted">
-                prompt <code title={m.judge.prompt.sha256}>{shortHash(m.judge.prompt.sha256)}</code>
+                protocol {m.judge.prompt.style} · prompt{' '}
+                <code title={m.judge.prompt.sha256}>{shortHash(m.judge.prompt.sha256)}</code>
+                {m.judge.unparseable
+                  ? ` · ${m.judge.unparseable} unreadable replies counted WRONG`
+                  : ''}
               </span>
             </Fact>
           ) : null}
