@@ -5,7 +5,7 @@ import {
 } from '../../../src-shared/experiment';
 import type { PromptRecord } from '../../../src-shared/runs';
 import type { ApiKeys } from '../keys';
-import { LlmClient } from './llm-client';
+import { LlmClient, type CallMeter } from './llm-client';
 import { answerProtocol, interpretReply, type AnswerProtocol } from './protocols';
 import type { AnswerRequest, AnswerResult, Answerer } from './types';
 
@@ -24,7 +24,10 @@ export class LlmAnswerer implements Answerer {
   private readonly contextTokens: number;
   private readonly category5Mapping: Category5Mapping;
 
-  constructor(config: LlmAnswererConfig, options: { keys?: ApiKeys; client?: LlmClient } = {}) {
+  constructor(
+    config: LlmAnswererConfig,
+    options: { keys?: ApiKeys; meter?: CallMeter; client?: LlmClient } = {},
+  ) {
     this.model = config.model;
     this.protocol = answerProtocol(answerProtocolOf(config));
     this.name = `llm:${config.model}:${this.protocol.name}`;
@@ -34,7 +37,9 @@ export class LlmAnswerer implements Answerer {
     this.category5Mapping = config.category5Mapping;
     // A protocol that fixes the answer length (LoCoMo: 32 tokens) overrides the config's.
     const maxTokens = this.protocol.maxTokens ?? config.maxTokens;
-    this.client = options.client ?? new LlmClient({ ...config, maxTokens }, options.keys);
+    this.client =
+      options.client ??
+      new LlmClient({ ...config, maxTokens }, options.keys, Math.random, options.meter);
   }
 
   async answer(request: AnswerRequest, signal?: AbortSignal): Promise<AnswerResult> {

@@ -2,7 +2,7 @@ import type { AnswererConfig } from '../../../src-shared/experiment';
 import type { RunManifest } from '../../../src-shared/runs';
 import { ExtractiveAnswerer } from '../answer/extractive';
 import { LlmAnswerer } from '../answer/llm-answerer';
-import { LlmClient, type CallMeter } from '../answer/llm-client';
+import type { CallMeter } from '../answer/llm-client';
 import type { Answerer } from '../answer/types';
 import type { ApiKeys } from '../keys';
 
@@ -19,7 +19,7 @@ export function createAnswerer(
     case 'extractive':
       return new ExtractiveAnswerer();
     case 'llm':
-      return new LlmAnswerer(config, { client: new LlmClient(config, keys, Math.random, meter) });
+      return new LlmAnswerer(config, { keys, ...(meter ? { meter } : {}) });
   }
 }
 
