@@ -92,11 +92,9 @@ export const apiMethods = {
       })
       .strict(),
   ),
-  'datasets.get': method<DatasetSummary>()(z.object({ datasetId }).strict()),
   'datasets.sample': method<Sample>()(
     z.object({ datasetId, sampleId: z.string().min(1) }).strict(),
   ),
-  'datasets.close': method<{ closed: boolean }>()(z.object({ datasetId }).strict()),
 
   'memory.presets': method<MemoryPresetInfo[]>()(z.object({}).strict()),
 

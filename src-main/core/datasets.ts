@@ -107,12 +107,6 @@ export class DatasetStore {
     return sample;
   }
 
-  close(datasetId: string): boolean {
-    const closed = this.open.delete(datasetId);
-    if (closed) this.remember();
-    return closed;
-  }
-
   /** Reopens what was open last time; a file that vanished or broke is skipped, not fatal. */
   private async restore(): Promise<void> {
     if (this.restored) return;

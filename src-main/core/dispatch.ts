@@ -5,7 +5,7 @@ import {
   type ApiName,
   type ApiOutput,
 } from '../../src-shared/api';
-import { WorkbenchError, toErrorPayload, zodError, type Result } from '../../src-shared/errors';
+import { toErrorPayload, zodError, type Result } from '../../src-shared/errors';
 
 /**
  * Validates a call that crossed a boundary (IPC or HTTP) against the contract and runs it.
@@ -41,9 +41,4 @@ function callHandler<K extends ApiName>(
 ): Promise<ApiOutput<K>> {
   const handler = handlers[name] as (input: unknown) => Promise<ApiOutput<K>>;
   return handler(input);
-}
-
-export function unwrap<T>(result: Result<T>): T {
-  if (result.ok) return result.data;
-  throw WorkbenchError.fromPayload(result.error);
 }

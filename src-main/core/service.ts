@@ -44,9 +44,7 @@ export function createService(options: ServiceOptions): Service {
     'datasets.list': () => datasets.list(),
     'datasets.open': ({ path }) => datasets.openPath(path),
     'datasets.upload': ({ name, content }) => datasets.upload(name, content),
-    'datasets.get': async ({ datasetId }) => (await datasets.get(datasetId)).summary,
     'datasets.sample': ({ datasetId, sampleId }) => datasets.sample(datasetId, sampleId),
-    'datasets.close': async ({ datasetId }) => ({ closed: datasets.close(datasetId) }),
 
     'memory.presets': () => experiments.presets(),
     'experiments.start': async ({ datasetId, ...config }) => {

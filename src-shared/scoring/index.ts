@@ -36,7 +36,6 @@ export {
   type BootstrapResult,
   mean,
   stdDev,
-  meanByCategory,
   overallMeans,
   mulberry32,
   randomInt,
