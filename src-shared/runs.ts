@@ -53,7 +53,15 @@ export interface RunManifest {
   startedAt: string;
   endedAt: string | null;
   errors: { insert: number; answer: number };
+  /**
+   * Warnings the samples' memory services and collections logged (an hnsw index rebuilt from the
+   * database, an embedding cache that could not be written), each prefixed with its sample; at most
+   * MAX_MANIFEST_WARNINGS, then one line saying how many more. Absent in runs made before.
+   */
+  warnings?: string[];
 }
+
+export const MAX_MANIFEST_WARNINGS = 100;
 
 export interface SamplePlanRow {
   sampleId: string;

@@ -12,6 +12,7 @@ import {
 import { WorkbenchError } from '../../../src-shared/errors';
 import {
   HybridCollection,
+  type CollectionLogger,
   type EdgeInput,
   type IndexConfigInput,
   type ItemInput,
@@ -58,6 +59,8 @@ export interface DesignedCollectionOptions {
   sample: Sample;
   /** Used in collection error messages. */
   name?: string;
+  /** Receives the collection's warnings (default: console). */
+  logger?: CollectionLogger;
 }
 
 export class DesignedCollection {
@@ -104,6 +107,7 @@ export class DesignedCollection {
     const collection = HybridCollection.open(options.dir, {
       name,
       ...(embedder ? { embedder } : {}),
+      ...(options.logger ? { logger: options.logger } : {}),
     });
     try {
       for (const index of design.indexes) {

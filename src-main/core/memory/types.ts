@@ -1,6 +1,7 @@
 import type { Packet, Sample } from '../../../src-shared/dataset';
 import type { MemoryHit } from '../answer/types';
 import type { LlmClient } from '../answer/llm-client';
+import type { CollectionLogger } from '../collection';
 
 /**
  * A memory service owns exactly one HybridCollection (in its own directory) and decides what to
@@ -37,4 +38,9 @@ export interface MemoryServiceContext {
   llm?: MemoryLlm | null;
   /** The run's seed, sent with LLM calls so sampling servers can repeat them. */
   seed?: number;
+  /**
+   * Where the service and its collection send warnings (an hnsw index rebuilt, an embedding cache
+   * that cannot be written); a run records them in its manifest. Absent: console.
+   */
+  logger?: CollectionLogger;
 }

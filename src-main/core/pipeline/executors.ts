@@ -4,7 +4,13 @@ import type { Answerer } from '../answer/types';
 import { memoryPresetNames } from '../memory/registry';
 import { createAnswerer } from './answerers';
 import { extraPresetModules, loadMemoryPresets } from './presets';
-import { sequenceChecker, sequencer, workerOutSchema, type WorkerIn } from './protocol';
+import {
+  sequenceChecker,
+  sequencer,
+  workerOutSchema,
+  type WorkerIn,
+  type WorkerInit,
+} from './protocol';
 import {
   runSample,
   type MemoryFactory,
@@ -72,7 +78,10 @@ interface PooledWorker {
 class WorkerPool {
   private readonly idle: PooledWorker[] = [];
 
-  constructor(private readonly idleMs: number) {}
+  constructor(
+    private readonly idleMs: number,
+    private readonly init: WorkerInit,
+  ) {}
 
   acquire(name: string): PooledWorker {
     const reused = this.idle.pop();
@@ -82,7 +91,7 @@ class WorkerPool {
       return reused;
     }
     return {
-      worker: startExperimentWorker({ name }),
+      worker: startExperimentWorker({ name, workerData: this.init }),
       stamp: sequencer<WorkerIn>(),
       checkSeq: sequenceChecker(`main thread (${name})`),
     };
@@ -113,7 +122,7 @@ class WorkerPool {
 export function workerExecutor(options: WorkerExecutorOptions = {}): SampleExecutor {
   const presetModules = options.presetModules ?? extraPresetModules();
   const grace = options.cancelGraceMs ?? 30_000;
-  const pool = new WorkerPool(options.idleMs ?? 10_000);
+  const pool = new WorkerPool(options.idleMs ?? 10_000, { presetModules });
   return {
     kind: 'worker',
     async prepare(config) {
@@ -127,7 +136,7 @@ export function workerExecutor(options: WorkerExecutorOptions = {}): SampleExecu
         );
       }
     },
-    run: (job, hooks, signal) => runInWorker(pool, job, hooks, signal, presetModules, grace),
+    run: (job, hooks, signal) => runInWorker(pool, job, hooks, signal, grace),
   };
 }
 
@@ -136,7 +145,6 @@ function runInWorker(
   job: SampleJob,
   hooks: SampleHooks,
   signal: AbortSignal,
-  presetModules: string[],
   graceMs: number,
 ): Promise<SampleOutcome> {
   const where = `sample ${job.sample.sampleId}`;
@@ -196,6 +204,7 @@ function runInWorker(
             void hooks.commitTest(message.test);
             break;
           case 'log':
+            hooks.log?.(message.level, message.message);
             break;
           case 'done':
             settle(() => resolve(message.outcome), message.outcome.status === 'completed');
@@ -238,7 +247,6 @@ function runInWorker(
         config: job.config,
         skipTests: [...job.skipTests],
         collectionDir: job.collectionDir,
-        presetModules,
       }),
     );
     signal.addEventListener('abort', onAbort, { once: true });

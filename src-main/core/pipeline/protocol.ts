@@ -6,7 +6,7 @@ import {
   type AnswerRecord,
   type TestRecord,
 } from '../../../src-shared/experiment';
-import type { SampleEvent, SampleOutcome } from './runSample';
+import type { LogLevel, SampleEvent, SampleOutcome } from './runSample';
 
 /**
  * The worker protocol: a discriminated union with sequence numbers, validated with zod on both
@@ -14,9 +14,17 @@ import type { SampleEvent, SampleOutcome } from './runSample';
  * receiver fails the sample rather than guess.
  *
  * main -> worker: start (once), cancel (graceful: finish the question in flight, drop a half test).
- * worker -> main: progress, test-result (main commits it in one transaction), log, then exactly one
- * of done | error.
+ * worker -> main: progress, test-result (main commits it in one transaction), log (warnings from the
+ * memory service and its collection: the run's manifest records them), then exactly one of
+ * done | error.
  */
+
+/**
+ * What a worker is started with (`workerData`), fixed for its life: modules that register extra
+ * memory presets (tests, development), imported once before the first sample.
+ */
+export const workerInitSchema = z.object({ presetModules: z.array(z.string()) }).strict();
+export type WorkerInit = z.output<typeof workerInitSchema>;
 
 const categorySchema = z.union(
   CATEGORY_IDS.map((c) => z.literal(c)) as [
@@ -121,8 +129,6 @@ export const workerInSchema = z.discriminatedUnion('type', [
     config: ExperimentConfigSchema,
     skipTests: z.array(z.number().int().nonnegative()),
     collectionDir: z.string(),
-    /** Modules that register memory presets, imported before the service is created. */
-    presetModules: z.array(z.string()),
   }),
   z.object({ seq: z.number().int().positive(), type: z.literal('cancel') }),
 ]);
@@ -154,7 +160,7 @@ export const workerOutSchema = z.discriminatedUnion('type', [
   z.object({
     seq: z.number().int().positive(),
     type: z.literal('log'),
-    level: z.enum(['info', 'warn', 'error']),
+    level: z.enum(['info', 'warn', 'error']) satisfies z.ZodType<LogLevel>,
     message: z.string(),
   }),
 ]);

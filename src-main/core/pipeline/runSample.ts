@@ -27,6 +27,8 @@ export const DEFAULT_QUEUE_CAPACITY = 8;
 /** Insert failures kept verbatim per sample (all are counted). */
 const MAX_INSERT_ERROR_MESSAGES = 20;
 
+export type LogLevel = 'info' | 'warn' | 'error';
+
 export type MemoryFactory = (ctx: MemoryServiceContext) => Promise<MemoryService>;
 
 /** Progress events before the run layer stamps them; packet ETAs are the runner's business. */
@@ -51,6 +53,8 @@ export interface SampleHooks {
   emit(event: SampleEvent): void;
   /** Called once per complete test, in test order; never with a partial test. */
   commitTest(test: TestRecord): void | Promise<void>;
+  /** Warnings of the memory service and its collection (e.g. an hnsw index rebuilt). */
+  log?(level: LogLevel, message: string): void;
 }
 
 export interface SampleDeps {
@@ -124,6 +128,10 @@ export async function runSample(
     // One client per sample: its concurrency limit and retries are this sample's own.
     llm: config.memory.llm ? new LlmClient(config.memory.llm) : null,
     seed: config.seed,
+    logger: {
+      warn: (message) => hooks.log?.('warn', message),
+      info: (message) => hooks.log?.('info', message),
+    },
   });
   outcome.preset = memory.preset;
   const { queue, produced } = streamThrough<Packet>(

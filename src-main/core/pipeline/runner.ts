@@ -17,7 +17,7 @@ import { loadDatasetFile } from '../dataset/load';
 import { packetCount } from '../dataset/packets';
 import { planTests } from '../dataset/testPlan';
 import { appVersion, gitCommit } from '../provenance';
-import type { TokenTotals } from '../../../src-shared/runs';
+import { MAX_MANIFEST_WARNINGS, type TokenTotals } from '../../../src-shared/runs';
 import { configHash, newRunId, redactSecrets, type RunManifest } from '../runs/manifest';
 import type { RunStore } from '../runs/store';
 import { judgePromptRecord } from '../answer/prompts';
@@ -133,6 +133,19 @@ function memoryTotals(
     completionTokens: (before?.completionTokens ?? 0) + now.completionTokens,
   };
   return { ...sum, cost: costOf(sum, config.memory.llm.prices) };
+}
+
+/** An earlier launch's warnings (a resumed run) and this launch's, within the cap. */
+function manifestWarnings(
+  before: readonly string[] | undefined,
+  now: readonly string[],
+  dropped: number,
+): { warnings?: string[] } {
+  const all = [...(before ?? []), ...now];
+  if (all.length === 0) return {};
+  const kept = all.slice(0, MAX_MANIFEST_WARNINGS);
+  const more = all.length - kept.length + dropped;
+  return { warnings: more > 0 ? [...kept, `... and ${more} more warnings`] : kept };
 }
 
 /** Validates, loads and plans, creates the run, and starts it. Resolves once the run exists. */
@@ -333,6 +346,12 @@ async function execute(
   let donePackets = 0;
   const failures: string[] = [];
   const notes = new Set<string>();
+  const warnings: string[] = [];
+  let warningsDropped = 0;
+  const warn = (sampleId: string, message: string): void => {
+    if (warnings.length < MAX_MANIFEST_WARNINGS) warnings.push(`${sampleId}: ${message}`);
+    else warningsDropped++;
+  };
   let embedder: string | null = null;
   const dirs: string[] = [];
   /** The memory service's own LLM calls (memory.llm), summed over this launch's samples. */
@@ -377,7 +396,13 @@ async function execute(
     try {
       const outcome = await executor.run(
         job,
-        { emit: forward, commitTest: (test) => store.commitTest(runId, test) },
+        {
+          emit: forward,
+          commitTest: (test) => store.commitTest(runId, test),
+          log: (level, message) => {
+            if (level !== 'info') warn(sampleId, message);
+          },
+        },
         signal,
       );
       for (const n of outcome.notes) notes.add(n);
@@ -468,6 +493,7 @@ async function execute(
       manifest: (m) => ({
         ...m,
         memory: { ...m.memory, notes: [...new Set([...m.memory.notes, ...notes])] },
+        ...manifestWarnings(m.warnings, warnings, warningsDropped),
         // The service knows its embedder (config defaults included); the config alone may not.
         embedder: m.embedder ?? embedder,
         usage: {

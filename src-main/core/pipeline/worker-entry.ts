@@ -2,8 +2,8 @@
 // so tsx and the word vectors load once per worker, not once per sample). electron-vite builds it as
 // out/main/worker.js; from source it is started through tsx (see workerUrl.ts). The worker only
 // computes: it sends each complete test to the main thread, which is the runs DB's single writer.
-import { parentPort } from 'node:worker_threads';
-import { toErrorPayload } from '../../../src-shared/errors';
+import { parentPort, workerData } from 'node:worker_threads';
+import { WorkbenchError, toErrorPayload } from '../../../src-shared/errors';
 import { createAnswerer } from './answerers';
 import { planTests } from '../dataset/testPlan';
 import { createMemoryService } from '../memory/registry';
@@ -12,6 +12,7 @@ import {
   sequenceChecker,
   sequencer,
   workerInSchema,
+  workerInitSchema,
   type WorkerIn,
   type WorkerOut,
 } from './protocol';
@@ -22,16 +23,29 @@ function errorMessage(error: unknown): Extract<WorkerOut, { type: 'error' }>['er
   return { ...payload, path: payload.path ? [...payload.path] : undefined };
 }
 
-function serve(port: NonNullable<typeof parentPort>): void {
+function serve(port: NonNullable<typeof parentPort>, init: unknown): void {
   const stamp = sequencer<WorkerOut>();
   const send = (message: Parameters<typeof stamp>[0]): void => port.postMessage(stamp(message));
   const checkSeq = sequenceChecker('experiment worker');
   let cancel = new AbortController();
   let busy = false;
+  // Extra presets are the worker's, given once when it was started; a bad list fails every sample.
+  const presetsLoaded = (async () => {
+    const parsed = workerInitSchema.safeParse(init);
+    if (!parsed.success) {
+      throw new WorkbenchError(
+        'INTERNAL',
+        `experiment worker: bad workerData: ${parsed.error.message}`,
+      );
+    }
+    await loadMemoryPresets(parsed.data.presetModules);
+  })();
+  // Reported by the first start; not an unhandled rejection before it.
+  presetsLoaded.catch(() => undefined);
 
   const start = async (message: Extract<WorkerIn, { type: 'start' }>): Promise<void> => {
     cancel = new AbortController();
-    await loadMemoryPresets(message.presetModules);
+    await presetsLoaded;
     const { sample, config } = message;
     const outcome = await runSample(
       {
@@ -45,6 +59,7 @@ function serve(port: NonNullable<typeof parentPort>): void {
       {
         emit: (event) => send({ type: 'progress', event }),
         commitTest: (test) => send({ type: 'test-result', test }),
+        log: (level, message) => send({ type: 'log', level, message }),
       },
       {
         createMemory: (ctx) => createMemoryService(config.memory.preset, config.memory.config, ctx),
@@ -93,4 +108,4 @@ function serve(port: NonNullable<typeof parentPort>): void {
   });
 }
 
-if (parentPort) serve(parentPort);
+if (parentPort) serve(parentPort, workerData);

@@ -68,7 +68,11 @@ export class DesignedMemory implements MemoryService {
 
 export const designedPreset: MemoryServiceFactory = async (config, ctx) => {
   const design = parsePresetConfig(DESIGNED_PRESET, CollectionDesignSchema, config);
-  const engine = await DesignedCollection.open(design, { dir: ctx.dir, sample: ctx.sample });
+  const engine = await DesignedCollection.open(design, {
+    dir: ctx.dir,
+    sample: ctx.sample,
+    ...(ctx.logger ? { logger: ctx.logger } : {}),
+  });
   return new DesignedMemory(engine);
 };
 

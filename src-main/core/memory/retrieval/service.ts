@@ -126,6 +126,7 @@ export class TurnRetrievalService implements MemoryService {
     const collection = HybridCollection.open(ctx.dir, {
       name: `${settings.preset} ${ctx.sample.sampleId}`,
       ...(embedder ? { embedder } : {}),
+      ...(ctx.logger ? { logger: ctx.logger } : {}),
     });
     try {
       const existing = new Set(collection.listIndexes().map((i) => i.name));
