@@ -1,3 +1,4 @@
+import type { EmbedderRecord } from './embedders';
 import type { ExperimentConfig, RunStatus, SampleStatus } from './experiment';
 
 /** What the runs database says about a run: shared so the API contract and the UI can name it. */
@@ -32,6 +33,17 @@ export interface RunManifest {
   memory: { preset: string; notes: string[] };
   /** The embedder the preset uses, when its config names one. */
   embedder: string | null;
+  /**
+   * Every embedder the memory's vector indexes use (name, model, endpoint), and over the run's
+   * samples the embedding requests sent and the persistent cache's hits and misses (a rerun of
+   * the same texts is all hits, no requests). Absent in runs made before it was recorded.
+   */
+  embedding?: {
+    embedders: EmbedderRecord[];
+    requests: number;
+    cacheHits: number;
+    cacheMisses: number;
+  };
   answerer: {
     kind: string;
     name: string;

@@ -102,6 +102,23 @@ export function costOf(
   );
 }
 
+/**
+ * The API key an endpoint config names: `process.env[apiKeyEnv]`, read at each call and never
+ * kept; undefined when the config names none (local servers). `label` starts the error message.
+ */
+export function apiKeyFor(apiKeyEnv: string | undefined, label: string): string | undefined {
+  if (apiKeyEnv === undefined) return undefined;
+  const key = process.env[apiKeyEnv];
+  if (!key) {
+    throw new WorkbenchError(
+      'INVALID_INPUT',
+      `${label}: environment variable ${apiKeyEnv} (apiKeyEnv) is not set`,
+      { path: ['apiKeyEnv'] },
+    );
+  }
+  return key;
+}
+
 export class LlmClient {
   readonly model: string;
   readonly url: string;
@@ -179,17 +196,7 @@ export class LlmClient {
   }
 
   private apiKey(): string | undefined {
-    const name = this.config.apiKeyEnv;
-    if (name === undefined) return undefined;
-    const key = process.env[name];
-    if (!key) {
-      throw new WorkbenchError(
-        'INVALID_INPUT',
-        `LlmClient: environment variable ${name} (apiKeyEnv) is not set`,
-        { path: ['apiKeyEnv'] },
-      );
-    }
-    return key;
+    return apiKeyFor(this.config.apiKeyEnv, 'LlmClient');
   }
 
   private async attempt(

@@ -6,6 +6,7 @@ import type { Sample, Turn } from '../../../src-shared/dataset';
 import type { CollectionDesign, PlaygroundResult } from '../../../src-shared/designs';
 import { WorkbenchError, toErrorPayload } from '../../../src-shared/errors';
 import { DesignedCollection } from './engine';
+import { dataCacheDir } from '../embed/cache';
 
 /** Turns inserted between two yields to the event loop (and two progress events). */
 export const PLAYGROUND_BATCH = 64;
@@ -33,6 +34,7 @@ interface Playground {
 export class PlaygroundManager {
   private readonly playgrounds = new Map<string, Playground>();
   private readonly root: string;
+  private readonly cacheDir: string;
   private cleaned = false;
 
   constructor(
@@ -40,6 +42,7 @@ export class PlaygroundManager {
     private readonly emit: (event: ApiEvent) => void,
   ) {
     this.root = join(dataDir, 'playground');
+    this.cacheDir = dataCacheDir(dataDir);
   }
 
   /** Starts building and returns at once; progress and the end arrive as events. */
@@ -122,6 +125,7 @@ export class PlaygroundManager {
         dir: playground.dir,
         sample,
         name: `playground "${design.name}" ${sample.sampleId}`,
+        cacheDir: this.cacheDir,
       });
       playground.collection = collection;
       if (playground.disposed) {

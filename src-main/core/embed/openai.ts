@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { openAIEmbedderEndpointShape } from '../../../src-shared/embedders';
 import { WorkbenchError, parseOrThrow } from '../../../src-shared/errors';
+import { apiKeyFor } from '../answer/llm-client';
 import type { Embedder } from './types';
 import { normalizeInPlace } from './vectorMath';
 
@@ -16,15 +18,9 @@ import { normalizeInPlace } from './vectorMath';
  * call to learn it. Vectors are L2-normalised here, since not every server does it.
  */
 
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
 export const openAIEmbedderConfigSchema = z
   .object({
-    baseUrl: z.url({ protocol: /^https?$/ }),
-    model: z.string().min(1),
-    apiKeyEnv: z.string().regex(ENV_NAME, 'must be an environment variable name').optional(),
-    /** Sent as `dimensions` (OpenAI text-embedding-3 models can shorten their vectors). */
-    dimensions: z.number().int().positive().optional(),
+    ...openAIEmbedderEndpointShape,
     batchSize: z.number().int().min(1).max(2048).default(64),
     timeoutMs: z.number().int().positive().default(30_000),
     maxRetries: z.number().int().min(0).max(20).default(4),
@@ -77,13 +73,8 @@ export class OpenAIEmbedder implements Embedder {
   constructor(config: OpenAIEmbedderConfig) {
     this.config = parseOrThrow(openAIEmbedderConfigSchema, config, 'OpenAIEmbedder config');
     const { apiKeyEnv, model, dimensions } = this.config;
-    if (apiKeyEnv !== undefined && !process.env[apiKeyEnv]) {
-      throw new WorkbenchError(
-        'INVALID_INPUT',
-        `OpenAIEmbedder: environment variable ${apiKeyEnv} (apiKeyEnv) is not set`,
-        { path: ['apiKeyEnv'] },
-      );
-    }
+    // Fail at construction, not at the first batch of a run.
+    apiKeyFor(apiKeyEnv, 'OpenAIEmbedder');
     this.url = `${this.config.baseUrl.replace(/\/+$/, '')}/embeddings`;
     this.name = dimensions === undefined ? `openai:${model}` : `openai:${model}:${dimensions}d`;
     this.knownDim = dimensions ?? null;
@@ -191,7 +182,7 @@ export class OpenAIEmbedder implements Embedder {
 
   private async attempt(texts: string[], signal: AbortSignal): Promise<Attempt> {
     const { model, dimensions, timeoutMs, apiKeyEnv } = this.config;
-    const key = apiKeyEnv === undefined ? undefined : process.env[apiKeyEnv];
+    const key = apiKeyFor(apiKeyEnv, 'OpenAIEmbedder');
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (key) headers['authorization'] = `Bearer ${key}`;
     const body = JSON.stringify(

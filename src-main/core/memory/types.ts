@@ -43,4 +43,6 @@ export interface MemoryServiceContext {
    * that cannot be written); a run records them in its manifest. Absent: console.
    */
   logger?: CollectionLogger;
+  /** Where caches that outlive a run are kept (`<dataDir>/cache`: embeddings); absent: none. */
+  cacheDir?: string;
 }

@@ -1,3 +1,4 @@
+import { WINK_EMBEDDER, embedderChoicesIn } from '../../../src-shared/embedders';
 import { WorkbenchError } from '../../../src-shared/errors';
 import type { AnswererConfig, ExperimentConfig } from '../../../src-shared/experiment';
 import type { RunManifest } from '../../../src-shared/runs';
@@ -41,6 +42,14 @@ export function requireApiKeys(config: ExperimentConfig): void {
     named.push({ path: ['answerer', 'apiKeyEnv'], env: config.answerer.apiKeyEnv });
   if (config.memory.llm)
     named.push({ path: ['memory', 'llm', 'apiKeyEnv'], env: config.memory.llm.apiKeyEnv });
+  for (const { path, choice } of embedderChoicesIn(config.memory.config)) {
+    if (choice !== WINK_EMBEDDER) {
+      named.push({
+        path: ['memory', 'config', ...path.map(String), 'apiKeyEnv'],
+        env: choice.apiKeyEnv,
+      });
+    }
+  }
   for (const { path, env } of named) {
     if (env !== undefined && !process.env[env]) {
       throw new WorkbenchError(

@@ -247,6 +247,7 @@ function runInWorker(
         config: job.config,
         skipTests: [...job.skipTests],
         collectionDir: job.collectionDir,
+        ...(job.cacheDir !== undefined ? { cacheDir: job.cacheDir } : {}),
       }),
     );
     signal.addEventListener('abort', onAbort, { once: true });

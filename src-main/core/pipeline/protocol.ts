@@ -129,6 +129,7 @@ export const workerInSchema = z.discriminatedUnion('type', [
     config: ExperimentConfigSchema,
     skipTests: z.array(z.number().int().nonnegative()),
     collectionDir: z.string(),
+    cacheDir: z.string().optional(),
   }),
   z.object({ seq: z.number().int().positive(), type: z.literal('cancel') }),
 ]);

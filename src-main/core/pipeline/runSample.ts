@@ -47,6 +47,8 @@ export interface SampleJob {
   /** Tests an earlier attempt committed: their packets are replayed, their questions not re-asked. */
   skipTests: ReadonlySet<number>;
   collectionDir: string;
+  /** Caches that outlive the run (embeddings), shared by every run of the data folder. */
+  cacheDir?: string;
 }
 
 export interface SampleHooks {
@@ -128,6 +130,7 @@ export async function runSample(
     // One client per sample: its concurrency limit and retries are this sample's own.
     llm: config.memory.llm ? new LlmClient(config.memory.llm) : null,
     seed: config.seed,
+    ...(job.cacheDir !== undefined ? { cacheDir: job.cacheDir } : {}),
     logger: {
       warn: (message) => hooks.log?.('warn', message),
       info: (message) => hooks.log?.('info', message),

@@ -17,6 +17,11 @@ import { loadDatasetFile } from '../dataset/load';
 import { packetCount } from '../dataset/packets';
 import { planTests } from '../dataset/testPlan';
 import { appVersion, gitCommit } from '../provenance';
+import {
+  embedderChoicesIn,
+  embedderRecord,
+  type EmbedderRecord,
+} from '../../../src-shared/embedders';
 import { MAX_MANIFEST_WARNINGS, type TokenTotals } from '../../../src-shared/runs';
 import { configHash, newRunId, redactSecrets, type RunManifest } from '../runs/manifest';
 import type { RunStore } from '../runs/store';
@@ -24,6 +29,7 @@ import { judgePromptRecord } from '../answer/prompts';
 import { costOf } from '../answer/llm-client';
 import { answererProvenance, requireApiKeys } from './answerers';
 import { workerExecutor, type SampleExecutor } from './executors';
+import { dataCacheDir } from '../embed/cache';
 import { judgeRun } from './judgeRun';
 import type { SampleEvent, SampleJob } from './runSample';
 
@@ -98,14 +104,27 @@ function selectSamples(all: readonly Sample[], ids: readonly string[] | undefine
   });
 }
 
-function embedderOf(config: ExperimentConfig): string | null {
-  const e = config.memory.config['embedder'];
-  if (typeof e === 'string') return e;
-  if (e !== null && typeof e === 'object' && typeof (e as { name?: unknown }).name === 'string') {
-    return (e as { name: string }).name;
+/**
+ * The embedders the memory config names, each once; when it names none, the one the services
+ * reported (a preset's default), if any.
+ */
+function embeddersOf(config: ExperimentConfig, reported: string | null = null): EmbedderRecord[] {
+  const records = new Map<string, EmbedderRecord>();
+  for (const { choice } of embedderChoicesIn(config.memory.config)) {
+    const record = embedderRecord(choice);
+    records.set(`${record.name}\u0000${record.baseUrl}`, record);
   }
-  return null;
+  if (records.size === 0 && reported !== null) {
+    return [{ name: reported, model: null, baseUrl: null }];
+  }
+  return [...records.values()];
 }
+
+const EMBED_COUNTERS = {
+  requests: 'embed.requests',
+  cacheHits: 'embed.cacheHits',
+  cacheMisses: 'embed.cacheMisses',
+} as const;
 
 const zeroTokens = { calls: 0, promptTokens: 0, completionTokens: 0 };
 
@@ -181,7 +200,7 @@ export async function startExperiment(
     samples: samples.map((s) => s.sampleId),
     app: { version: appVersion(), gitCommit: gitCommit() },
     memory: { preset: config.memory.preset, notes: [] },
-    embedder: embedderOf(config),
+    embedder: embeddersOf(config)[0]?.name ?? null,
     answerer: answererProvenance(config.answerer),
     judge: config.judge
       ? { model: config.judge.model, repeats: config.judge.repeats, prompt: judgePromptRecord() }
@@ -353,6 +372,7 @@ async function execute(
     else warningsDropped++;
   };
   let embedder: string | null = null;
+  const embedCounts = { requests: 0, cacheHits: 0, cacheMisses: 0 };
   const dirs: string[] = [];
   /** The memory service's own LLM calls (memory.llm), summed over this launch's samples. */
   const memoryTokens = { calls: 0, promptTokens: 0, completionTokens: 0 };
@@ -392,6 +412,7 @@ async function execute(
       config,
       skipTests: p.skipTests,
       collectionDir: dir,
+      cacheDir: dataCacheDir(options.dataDir),
     };
     try {
       const outcome = await executor.run(
@@ -407,6 +428,9 @@ async function execute(
       );
       for (const n of outcome.notes) notes.add(n);
       embedder ??= outcome.embedder;
+      for (const [field, key] of Object.entries(EMBED_COUNTERS)) {
+        embedCounts[field as keyof typeof EMBED_COUNTERS] += outcome.stats[key] ?? 0;
+      }
       memoryTokens.calls += outcome.stats['llm.calls'] ?? 0;
       memoryTokens.promptTokens += outcome.stats['llm.promptTokens'] ?? 0;
       memoryTokens.completionTokens += outcome.stats['llm.completionTokens'] ?? 0;
@@ -496,6 +520,12 @@ async function execute(
         ...manifestWarnings(m.warnings, warnings, warningsDropped),
         // The service knows its embedder (config defaults included); the config alone may not.
         embedder: m.embedder ?? embedder,
+        embedding: {
+          embedders: m.embedding?.embedders ?? embeddersOf(config, embedder),
+          requests: (m.embedding?.requests ?? 0) + embedCounts.requests,
+          cacheHits: (m.embedding?.cacheHits ?? 0) + embedCounts.cacheHits,
+          cacheMisses: (m.embedding?.cacheMisses ?? 0) + embedCounts.cacheMisses,
+        },
         usage: {
           answer: answerTotals(config, store.answerTokenTotals(runId)),
           judge: m.usage?.judge ?? null,

@@ -55,6 +55,7 @@ function serve(port: NonNullable<typeof parentPort>, init: unknown): void {
         config,
         skipTests: new Set(message.skipTests),
         collectionDir: message.collectionDir,
+        ...(message.cacheDir !== undefined ? { cacheDir: message.cacheDir } : {}),
       },
       {
         emit: (event) => send({ type: 'progress', event }),

@@ -6,6 +6,7 @@
  */
 import type { Packet } from '../../../../src-shared/dataset';
 import { CollectionDesignSchema, DESIGNED_PRESET } from '../../../../src-shared/designs';
+import { embedderName } from '../../../../src-shared/embedders';
 import type { MemoryHit } from '../../answer/types';
 import { DesignedCollection } from '../../designs/engine';
 import { registerMemoryPreset, type MemoryServiceFactory } from '../registry';
@@ -21,7 +22,7 @@ export class DesignedMemory implements MemoryService {
 
   get embedderName(): string | null {
     for (const index of this.engine.design.indexes)
-      if (index.type === 'vector') return index.embedder;
+      if (index.type === 'vector') return embedderName(index.embedder);
     return null;
   }
 
@@ -71,6 +72,7 @@ export const designedPreset: MemoryServiceFactory = async (config, ctx) => {
   const engine = await DesignedCollection.open(design, {
     dir: ctx.dir,
     sample: ctx.sample,
+    cacheDir: ctx.cacheDir,
     ...(ctx.logger ? { logger: ctx.logger } : {}),
   });
   return new DesignedMemory(engine);
