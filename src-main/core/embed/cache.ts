@@ -158,7 +158,7 @@ export class EmbeddingCache {
   }
 
   private assertOpen(): void {
-    if (this.closed) throw new WorkbenchError('INTERNAL', `embedding cache ${this.file}: closed`);
+    if (this.closed) throw new WorkbenchError('INTERNAL', 'the cache is closed');
   }
 }
 
