@@ -195,6 +195,8 @@ export interface MemoryPresetInfo {
   isDefault: boolean;
   /** What it does with a memory LLM (`memory.llm`), e.g. "summaries"; null: it uses none. */
   llmStage: string | null;
+  /** Its config takes an `embedder` (wink or an OpenAI-compatible endpoint) for its vector index. */
+  embedder: boolean;
 }
 
 export interface ActiveRun {

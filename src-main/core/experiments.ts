@@ -20,7 +20,11 @@ import {
   type ExperimentConfigInput,
   type ProgressEvent,
 } from '../../src-shared/experiment';
-import { memoryPresetLlmStage, memoryPresetNames } from './memory/registry';
+import {
+  memoryPresetLlmStage,
+  memoryPresetTakesEmbedder,
+  memoryPresetNames,
+} from './memory/registry';
 import { loadMemoryPresets } from './pipeline/presets';
 import { resumeExperiment, startExperiment, type ExperimentHandle } from './pipeline/runner';
 import { csvField, exportRun } from './runs/export';
@@ -53,6 +57,7 @@ export class ExperimentManager {
       name,
       isDefault: name === DEFAULT_MEMORY_PRESET,
       llmStage: memoryPresetLlmStage(name),
+      embedder: memoryPresetTakesEmbedder(name),
     }));
   }
 

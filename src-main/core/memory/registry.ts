@@ -13,10 +13,13 @@ export type MemoryServiceFactory = (
 export interface MemoryPresetOptions {
   /** What the preset does with the run's memory LLM (`memory.llm`), if it uses one. */
   llmStage?: string;
+  /** Its config takes an `embedder` (`EmbedderChoice`) for its vector index. */
+  embedder?: boolean;
 }
 
 const presets = new Map<string, MemoryServiceFactory>();
 const llmStages = new Map<string, string>();
+const withEmbedder = new Set<string>();
 
 export function registerMemoryPreset(
   name: string,
@@ -26,6 +29,13 @@ export function registerMemoryPreset(
   presets.set(name, factory);
   if (options.llmStage) llmStages.set(name, options.llmStage);
   else llmStages.delete(name);
+  if (options.embedder) withEmbedder.add(name);
+  else withEmbedder.delete(name);
+}
+
+/** Whether the preset's config takes an `embedder`. */
+export function memoryPresetTakesEmbedder(name: string): boolean {
+  return withEmbedder.has(name);
 }
 
 export function memoryPresetNames(): string[] {

@@ -14,4 +14,4 @@ export const hybridPreset: MemoryServiceFactory = async (config, ctx) => {
   return TurnRetrievalService.open(hybridSettings(parsed), ctx);
 };
 
-registerMemoryPreset('hybrid', hybridPreset);
+registerMemoryPreset('hybrid', hybridPreset, { embedder: true });

@@ -14,4 +14,4 @@ export const vectorPreset: MemoryServiceFactory = async (config, ctx) => {
   return TurnRetrievalService.open(vectorSettings(parsed), ctx);
 };
 
-registerMemoryPreset('vector', vectorPreset);
+registerMemoryPreset('vector', vectorPreset, { embedder: true });
