@@ -53,6 +53,8 @@ test.describe(() => {
     expect(embeddings.every((r) => r.headers.authorization === `Bearer ${SECRET}`)).toBe(true);
 
     await run.getByRole('button', { name: 'Open results' }).click();
-    await expect(page.getByRole('region', { name: 'Manifest' })).toContainText('openai:fake-embed');
+    const manifest = page.getByRole('region', { name: 'Manifest' });
+    await expect(manifest).toContainText('openai:fake-embed');
+    await expect(manifest).toContainText(/\d+ requests, cache \d+ hits \/ [1-9]\d* misses/);
   });
 });
