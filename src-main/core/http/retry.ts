@@ -6,8 +6,7 @@ import { WorkbenchError } from '../../../src-shared/errors';
  * Retry-After, a concurrency gate, and the error hygiene (server messages excerpted, the API key
  * scrubbed from anything a server might echo back).
  *
- * The attempt/retry split follows the embedder in `embed/openai.ts`, which predates this module
- * and keeps its own copy for now.
+ * Used by the chat client (`answer/llm-client.ts`) and the embedder (`embed/openai.ts`).
  */
 
 export interface RetryPolicy {
