@@ -148,10 +148,10 @@ export class DesignedCollection {
    * nearest earlier turns (each turn must see the ones before it in the vector index); one batch
    * otherwise.
    */
-  async insertTurns(turns: readonly Turn[]): Promise<void> {
+  async insertTurns(turns: readonly Turn[], signal?: AbortSignal): Promise<void> {
     this.assertOpen();
     if (turns.length === 0) return;
-    const raw = await this.embedEach(turns.map(turnText));
+    const raw = await this.embedEach(turns.map(turnText), signal);
     const perTurn = this.graph !== undefined && this.graph.neighbours > 0;
     let batch: ItemInput[] = [];
     for (let i = 0; i < turns.length; i++) {
@@ -304,13 +304,16 @@ export class DesignedCollection {
   }
 
   /** Each vector index's raw vectors of `texts`: one call per distinct embedder. */
-  private async embedEach(texts: string[]): Promise<Map<string, Float32Array[]>> {
+  private async embedEach(
+    texts: string[],
+    signal?: AbortSignal,
+  ): Promise<Map<string, Float32Array[]>> {
     const byEmbedder = new Map<Embedder, Float32Array[]>();
     const out = new Map<string, Float32Array[]>();
     for (const [index, embedder] of this.embedders) {
       let vectors = byEmbedder.get(embedder);
       if (!vectors) {
-        vectors = await embedder.embed(texts);
+        vectors = await embedder.embed(texts, signal ? { signal } : {});
         byEmbedder.set(embedder, vectors);
       }
       out.set(index, vectors);

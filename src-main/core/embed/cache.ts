@@ -188,7 +188,10 @@ export class CachedEmbedder implements Embedder {
     return this.knownDim ?? this.inner.dim;
   }
 
-  async embed(texts: readonly string[]): Promise<Float32Array[]> {
+  async embed(
+    texts: readonly string[],
+    options: { signal?: AbortSignal } = {},
+  ): Promise<Float32Array[]> {
     const cached = this.tryCache(() => this.cache.getMany(this.space, texts)) ?? [];
     const out = new Array<Float32Array>(texts.length);
     const missing = new Map<string, number[]>();
@@ -205,7 +208,7 @@ export class CachedEmbedder implements Embedder {
     this.stats.hits += texts.length - [...missing.values()].reduce((n, s) => n + s.length, 0);
     if (missing.size === 0) return this.checked(out);
     const toEmbed = [...missing.keys()];
-    const vectors = await this.inner.embed(toEmbed);
+    const vectors = await this.inner.embed(toEmbed, options);
     this.stats.misses += toEmbed.length;
     toEmbed.forEach((text, j) => {
       for (const i of missing.get(text) as number[]) out[i] = vectors[j] as Float32Array;

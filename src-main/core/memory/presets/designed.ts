@@ -26,8 +26,8 @@ export class DesignedMemory implements MemoryService {
     return null;
   }
 
-  async insert(packet: Packet): Promise<void> {
-    await this.engine.insertTurns(packet.dialogs);
+  async insert(packet: Packet, signal?: AbortSignal): Promise<void> {
+    await this.engine.insertTurns(packet.dialogs, signal);
   }
 
   async retrieve(question: string, topK: number): Promise<MemoryHit[]> {

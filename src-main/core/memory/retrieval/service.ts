@@ -161,12 +161,15 @@ export class TurnRetrievalService implements MemoryService {
     }
   }
 
-  async insert(packet: Packet): Promise<void> {
+  async insert(packet: Packet, signal?: AbortSignal): Promise<void> {
     this.assertOpen();
     const items = packetItems(packet, this.dates);
     if (items.length === 0) return;
     if (this.settings.vector && this.embedder) {
-      const raw = await this.embedder.embed(items.map((item) => item.text));
+      const raw = await this.embedder.embed(
+        items.map((item) => item.text),
+        signal ? { signal } : {},
+      );
       packet.dialogs.forEach((turn, i) => {
         const own = raw[i] as Float32Array;
         const prev = this.last && this.last.session === turn.sessionIndex ? this.last.vector : null;
