@@ -24,7 +24,7 @@ test.beforeAll(async () => {
 test.afterAll(() => fake.close());
 
 test.describe(() => {
-  test.use({ viewport: { width: 1400, height: 1500 }, serveEnv: { FAKE_LLM_KEY: SECRET } });
+  test.use({ viewport: { width: 1400, height: 1500 }, serveEnv: { FAKE_LLM_API_KEY: SECRET } });
 
   test('adds an LLM endpoint, tests it, runs mini-1 with an LLM answerer and judge, reads the metrics', async ({
     page,
@@ -41,7 +41,7 @@ test.describe(() => {
     await editor.getByLabel('Name').fill('Fake GPT');
     await editor.getByLabel('Model').fill('fake-mini');
     await editor.getByLabel('Base URL').fill(fake.url);
-    await editor.getByLabel('Key environment variable').fill('FAKE_LLM_KEY');
+    await editor.getByLabel('Key environment variable').fill('FAKE_LLM_API_KEY');
     await editor.getByLabel('Input price (USD / 1M tokens)').fill('1.5');
     await editor.getByLabel('Output price (USD / 1M tokens)').fill('6');
     await editor.getByRole('button', { name: 'Save endpoint' }).click();
@@ -60,7 +60,7 @@ test.describe(() => {
 
     // The key is nowhere in the data folder: not in models.json, not in the runs.
     const models = readFileSync(join(workbench.dataDir, 'models.json'), 'utf8');
-    expect(models).toContain('FAKE_LLM_KEY');
+    expect(models).toContain('FAKE_LLM_API_KEY');
     expect(models).not.toContain(SECRET);
 
     // ---- Experiments: LLM answerer and a judge with two repeats, on mini-1.
@@ -133,5 +133,49 @@ test.describe(() => {
 
     for (const file of filesUnder(workbench.dataDir))
       expect(readFileSync(file).includes(SECRET), file).toBe(false);
+  });
+
+  test('shows a run whose final answers are too often errors as degraded, with why', async ({
+    page,
+    workbench,
+  }) => {
+    await openWithMini(page, workbench);
+    const nav = page.getByRole('navigation', { name: 'Main' });
+    await nav.getByRole('link', { name: 'Models' }).click();
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    const editor = page.getByRole('form', { name: 'New endpoint' });
+    await editor.getByLabel('Name').fill('Flaky GPT');
+    await editor.getByLabel('Model').fill('fake-flaky');
+    await editor.getByLabel('Base URL').fill(fake.url);
+    await editor.getByLabel('Key environment variable').fill('FAKE_LLM_KEY');
+    await editor.getByRole('button', { name: 'Save endpoint' }).click();
+    await expect(editor).toHaveCount(0);
+
+    // mini-1 asks 12 answers over its 4 tests; the last one (a final answer) fails for good.
+    let asked = 0;
+    fake.setFault(
+      {
+        kind: 'transform',
+        fn: (response) =>
+          ++asked === 12 ? { status: 400, json: { error: { message: 'bad request' } } } : response,
+      },
+      { path: '/v1/chat/completions', times: 12 },
+    );
+    await nav.getByRole('link', { name: 'Experiments' }).click();
+    const form = page.getByRole('form', { name: 'New experiment' });
+    await form.getByRole('button', { name: 'First sample only' }).click();
+    await form.getByLabel('Answerer').selectOption({ label: 'LLM: Flaky GPT (fake-flaky)' });
+    await form.getByRole('button', { name: 'Run', exact: true }).click();
+    const run = page.getByRole('article').first();
+    await expect(run.locator('.status-badge')).toHaveText('degraded', { timeout: 90_000 });
+    await expect(run.getByRole('alert')).toHaveText(
+      'Degraded: 1 of 5 final answers are errors (20%, more than maxErrorShare 10%)',
+    );
+    expect(asked).toBe(12);
+    fake.setFault(null);
+
+    await run.getByRole('button', { name: 'Open results' }).click();
+    const runs = page.getByRole('table', { name: 'Runs' });
+    await expect(runs.locator('.status-badge').first()).toHaveText('degraded');
   });
 });

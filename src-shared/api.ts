@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import type { DatasetProblem, Sample } from './dataset/types';
 import type { DatasetStats } from './dataset/stats';
+import type { BenchmarkProfile } from './benchmarks';
 import type { ErrorPayload, Result } from './errors';
 import {
-  COMPARE_METRICS,
+  isCompareMetric,
   type ConfigDifference,
   type RunComparison,
   type RunCost,
@@ -33,6 +34,9 @@ import {
   type ModelEndpoint,
   type ModelTestResult,
 } from './models';
+
+/** A registered metric's id (src-shared/metrics). */
+const metricIdSchema = z.string().refine(isCompareMetric, { message: 'not a registered metric' });
 
 /**
  * The one API contract. Every method is declared here once with the zod schema of its input and
@@ -81,7 +85,7 @@ const playgroundId = z.string().regex(/^pg-[0-9a-z-]{1,64}$/, 'must be a playgro
 export const apiMethods = {
   'app.info': method<AppInfo>()(z.object({}).strict()),
   'datasets.list': method<DatasetSummary[]>()(z.object({}).strict()),
-  /** Open a file the engine can read by path (desktop app, CLI-started server). */
+  /** Open a file by path: any the desktop app's dialog picked; in browser mode only inside `serve --dataset-dir` folders. */
   'datasets.open': method<DatasetSummary>()(z.object({ path: z.string().min(1) }).strict()),
   /** Open a file's content (browser mode upload, drag-and-drop); stored in the data folder. */
   'datasets.upload': method<DatasetSummary>()(
@@ -120,7 +124,7 @@ export const apiMethods = {
       .object({
         runIds: z.array(runId).min(2).max(8),
         baselineRunId: runId,
-        metric: z.enum(COMPARE_METRICS).default('officialF1'),
+        metric: metricIdSchema.default('officialF1'),
         seed: z.number().int().default(0),
       })
       .strict(),
@@ -130,7 +134,7 @@ export const apiMethods = {
       .object({
         runIds: z.array(runId).min(2).max(8),
         baselineRunId: runId,
-        metric: z.enum(COMPARE_METRICS).default('officialF1'),
+        metric: metricIdSchema.default('officialF1'),
         format: z.enum(['json', 'csv']),
       })
       .strict(),
@@ -206,6 +210,8 @@ export interface ActiveRun {
 
 export interface RunDetail {
   info: RunInfo;
+  /** The run's benchmark profile: its categories, their names per scheme, which are adversarial. */
+  benchmark: BenchmarkProfile;
   summary: RunSummary;
   curve: CurvePoint[];
 }

@@ -17,13 +17,10 @@ function answer(
     gold: 'gold',
     prediction: `p${officialF1}`,
     retrieved: [],
-    officialF1,
-    evidenceRecall: null,
+    scores: { officialF1, evidenceRecall: null, setF1: null, bleu1: null, judge: null },
     retrieveMs: 0,
     answerMs: 0,
     error: null,
-    setF1: null,
-    bleu1: null,
     judge: null,
     usage: null,
   };
@@ -86,8 +83,7 @@ describe('compareRuns on the Mem0-style metrics', () => {
     judgeMean: number | null,
   ): AnswerRecord => ({
     ...answer('s1', questionIndex, 0.5),
-    setF1,
-    bleu1,
+    scores: { officialF1: 0.5, evidenceRecall: null, setF1, bleu1, judge: judgeMean },
     judge:
       judgeMean === null
         ? null
@@ -100,7 +96,7 @@ describe('compareRuns on the Mem0-style metrics', () => {
     expect(scoreOf(a, 'bleu1')).toBe(0.5);
     expect(scoreOf(a, 'judge')).toBe(1);
     // A category-5 answer has no Mem0 scores and no verdict: unscored, not zero.
-    const c5 = { ...answer('s1', 1, 1, 5), setF1: null, bleu1: null, judge: null };
+    const c5 = { ...answer('s1', 1, 1, 5), judge: null };
     expect(scoreOf(c5, 'setF1')).toBeNull();
     expect(scoreOf(c5, 'judge')).toBeNull();
   });

@@ -1,6 +1,6 @@
 import type { CategoryId } from './dataset/categories';
-import { CATEGORY_IDS } from './dataset/categories';
 import { WorkbenchError } from './errors';
+import { isMetricId, type MetricId } from './metrics';
 import type { AnswerRecord, MeanN } from './experiment';
 import type { RunManifest, TokenTotals } from './runs';
 import { pairedBootstrapCI, type BootstrapResult } from './scoring/stats';
@@ -11,12 +11,11 @@ import { pairedBootstrapCI, type BootstrapResult } from './scoring/stats';
  * paired-bootstrap interval over the questions both runs answered.
  */
 
-/** Per-answer metrics a comparison can use; `judge` is the judge's mean over its repeats. */
-export const COMPARE_METRICS = ['officialF1', 'evidenceRecall', 'setF1', 'bleu1', 'judge'] as const;
-export type CompareMetric = (typeof COMPARE_METRICS)[number];
+/** A comparison can use any registered metric; `judge` is the judge's mean over its repeats. */
+export type CompareMetric = MetricId;
 
 export function isCompareMetric(value: unknown): value is CompareMetric {
-  return (COMPARE_METRICS as readonly unknown[]).includes(value);
+  return isMetricId(value);
 }
 export type Flip = 'improved' | 'regressed' | 'unchanged' | 'missing';
 
@@ -81,18 +80,7 @@ function keyOf(sampleId: string, questionIndex: number): string {
  * Mem0 metrics, no judge verdict), which the comparison treats like a missing score, not a 0.
  */
 export function scoreOf(answer: AnswerRecord, metric: CompareMetric): number | null {
-  switch (metric) {
-    case 'officialF1':
-      return answer.officialF1;
-    case 'evidenceRecall':
-      return answer.evidenceRecall;
-    case 'setF1':
-      return answer.setF1 ?? null;
-    case 'bleu1':
-      return answer.bleu1 ?? null;
-    case 'judge':
-      return answer.judge?.mean ?? null;
-  }
+  return answer.scores[metric] ?? null;
 }
 
 function meanN(values: Array<number | null>): MeanN {
@@ -165,7 +153,11 @@ export function compareRuns(
     };
   });
 
-  const categories: CategoryComparison[] = [null, ...CATEGORY_IDS].map((category) => {
+  // The categories the runs' answers carry (their benchmark profile's), in number order.
+  const present = [...new Set(runs.flatMap((r) => r.answers.map((a) => a.category)))].sort(
+    (a, b) => a - b,
+  );
+  const categories: CategoryComparison[] = [null, ...present].map((category) => {
     const inCategory = rows.filter((row) => category === null || row.category === category);
     const scores = runs.map((_, index) => inCategory.map((row) => row.cells[index]?.score ?? null));
     return {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { EmbedderChoiceSchema, WINK_EMBEDDER } from './embedders';
 import { formatPath, type ErrorPath } from './errors';
+import { INDEX_DEFAULTS } from './index-defaults';
 
 /**
  * Collection designs: a memory collection described as data (its indexes, how their hits are
@@ -68,10 +69,10 @@ export const vectorDesignIndexSchema = z.strictObject({
   type: z.literal('vector'),
   /** The offline `wink-sif-100d`, or an OpenAI-compatible endpoint (each index its own). */
   embedder: EmbedderChoiceSchema.default(WINK_EMBEDDER),
-  space: oneOf(['cosine', 'ip', 'l2']).default('cosine'),
-  M: int(2, 128).default(16),
-  efConstruction: int(1, 4096).default(100),
-  ef: int(1, 4096).default(64),
+  space: oneOf(['cosine', 'ip', 'l2']).default(INDEX_DEFAULTS.vector.space),
+  M: int(2, 128).default(INDEX_DEFAULTS.vector.M),
+  efConstruction: int(1, 4096).default(INDEX_DEFAULTS.vector.efConstruction),
+  ef: int(1, 4096).default(INDEX_DEFAULTS.vector.ef),
   /** A turn's vector is normalise(v(turn) + previousTurnVector * v(previous turn of the session)). */
   previousTurnVector: num(0, 10).default(0.5),
 });
@@ -80,10 +81,10 @@ export const textDesignIndexSchema = z.strictObject({
   name: indexName,
   type: z.literal('text'),
   /** BM25 term saturation and length normalisation. */
-  k1: num(0, 10).default(1.2),
-  b: num(0, 1).default(0.75),
-  stem: flag.default(true),
-  stopWords: flag.default(true),
+  k1: num(0, 10).default(INDEX_DEFAULTS.text.k1),
+  b: num(0, 1).default(INDEX_DEFAULTS.text.b),
+  stem: flag.default(INDEX_DEFAULTS.text.stem),
+  stopWords: flag.default(INDEX_DEFAULTS.text.stopWords),
 });
 
 export const fifoDesignIndexSchema = z.strictObject({
@@ -111,7 +112,7 @@ export const graphDesignIndexSchema = z.strictObject({
   /** A vector index of this design; required when neighbours > 0. */
   neighboursFrom: indexRef.default(''),
   /** Score of a node at depth d = product of edge weights on its best path * decay^d. */
-  decay: num(0.01, 1).default(0.5),
+  decay: num(0.01, 1).default(INDEX_DEFAULTS.graph.decay),
   maxDepth: int(0, 5).default(1),
   maxNodes: int(1, 10_000).default(30),
   /** A vector or text index of this design whose best hits start the walk. */

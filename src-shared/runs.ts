@@ -1,15 +1,48 @@
+import { z } from 'zod';
 import type { EmbedderRecord } from './embedders';
-import type { ExperimentConfig, RunStatus, SampleStatus } from './experiment';
+import { WorkbenchError } from './errors';
+import {
+  ExperimentConfigSchema,
+  type ExperimentConfig,
+  type RunStatus,
+  type SampleStatus,
+} from './experiment';
 
 /** What the runs database says about a run: shared so the API contract and the UI can name it. */
 
 /** Token totals of one model's calls in a run. */
 export interface TokenTotals {
+  /**
+   * HTTP requests sent, retries and failed attempts included (runs made before the call ledger,
+   * runs-DB schema 4, counted successful calls only).
+   */
   calls: number;
+  /** Requests that got no usable reply (error status, timeout, bad body); absent in older runs. */
+  failures?: number;
   promptTokens: number;
   completionTokens: number;
   /** USD from the configured prices per million tokens; null without prices. */
   cost: number | null;
+}
+
+/** Who made an LLM (or embeddings) call of a run. */
+export const LLM_CALL_ROLES = ['answer', 'judge', 'memory', 'embedder'] as const;
+export type LlmCallRole = (typeof LLM_CALL_ROLES)[number];
+
+/**
+ * What one request adds to a run's call ledger: `calls` 1 when it is sent, then `failures` or tokens
+ * when it ends, so a request in flight when the process is killed is still counted.
+ */
+export interface LlmCallDelta {
+  calls: number;
+  failures: number;
+  promptTokens: number;
+  completionTokens: number;
+}
+
+export interface LlmCallRecord extends LlmCallDelta {
+  role: LlmCallRole;
+  model: string;
 }
 
 /** The prompt templates a run's answerer used, stored whole with their hash. */
@@ -20,8 +53,24 @@ export interface PromptRecord {
   templates: Record<string, string>;
 }
 
+/** A sample the run left out because the file holds it in a form that cannot be run. */
+export interface SkippedSample {
+  /** Position in the file (0-based). */
+  sampleIndex: number;
+  sampleId: string | null;
+  /** The loader's messages, naming the JSON path of each problem. */
+  problems: string[];
+}
+
+/**
+ * The manifest layout this build writes and the newest it reads. A stored manifest from a newer
+ * build is refused (like MiniSearch's loadJSON), never half-read; one without a version predates
+ * the field and is version 1.
+ */
+export const MANIFEST_VERSION = 1;
+
 export interface RunManifest {
-  manifestVersion: 1;
+  manifestVersion: typeof MANIFEST_VERSION;
   runId: string;
   /** The full config with secrets replaced by "[redacted]". */
   config: ExperimentConfig;
@@ -71,6 +120,141 @@ export interface RunManifest {
    * MAX_MANIFEST_WARNINGS, then one line saying how many more. Absent in runs made before.
    */
   warnings?: string[];
+  /** Invalid samples of the file left out (`skipInvalid`); absent when none were. */
+  skippedSamples?: SkippedSample[];
+}
+
+const count = z.number().int().nonnegative();
+
+const TokenTotalsSchema = z
+  .object({
+    calls: count,
+    promptTokens: count,
+    completionTokens: count,
+    cost: z.number().nullable(),
+  })
+  .loose() satisfies z.ZodType<TokenTotals>;
+
+const PromptRecordSchema = z
+  .object({ style: z.string(), sha256: z.string(), templates: z.record(z.string(), z.string()) })
+  .loose() satisfies z.ZodType<PromptRecord>;
+
+/**
+ * A stored manifest as this build reads it. Objects are loose: a field written by a build of the
+ * same manifest version that this one does not know is kept when the manifest is rewritten.
+ */
+export const RunManifestSchema = z
+  .object({
+    manifestVersion: z.literal(MANIFEST_VERSION),
+    runId: z.string().min(1),
+    config: ExperimentConfigSchema,
+    configHash: z.string(),
+    dataset: z
+      .object({
+        path: z.string(),
+        sha256: z.string().nullable(),
+        bytes: count.nullable(),
+        format: z.string(),
+      })
+      .loose(),
+    samples: z.array(z.string()),
+    app: z.object({ version: z.string(), gitCommit: z.string().nullable() }).loose(),
+    memory: z.object({ preset: z.string(), notes: z.array(z.string()) }).loose(),
+    embedder: z.string().nullable(),
+    embedding: z
+      .object({
+        embedders: z.array(
+          z
+            .object({
+              name: z.string(),
+              model: z.string().nullable(),
+              baseUrl: z.string().nullable(),
+            })
+            .loose(),
+        ),
+        requests: count,
+        cacheHits: count,
+        cacheMisses: count,
+      })
+      .loose()
+      .optional(),
+    answerer: z
+      .object({
+        kind: z.string(),
+        name: z.string(),
+        model: z.string().nullable().optional(),
+        prompts: PromptRecordSchema.nullable().optional(),
+      })
+      .loose(),
+    judge: z
+      .object({ model: z.string(), repeats: count, prompt: PromptRecordSchema })
+      .loose()
+      .nullable()
+      .optional(),
+    usage: z
+      .object({
+        answer: TokenTotalsSchema,
+        judge: TokenTotalsSchema.nullable(),
+        memory: TokenTotalsSchema.nullable().optional(),
+      })
+      .loose()
+      .optional(),
+    seed: z.number().int(),
+    parallel: count,
+    host: z
+      .object({ platform: z.string(), arch: z.string(), node: z.string(), cores: count })
+      .loose(),
+    startedAt: z.string(),
+    endedAt: z.string().nullable(),
+    errors: z.object({ insert: count, answer: count }).loose(),
+    skippedSamples: z
+      .array(
+        z.object({
+          sampleIndex: count,
+          sampleId: z.string().nullable(),
+          problems: z.array(z.string()),
+        }),
+      )
+      .optional(),
+    warnings: z.array(z.string()).optional(),
+  })
+  .loose() satisfies z.ZodType<RunManifest>;
+
+/** Just what the runs list needs from a manifest, so one unreadable manifest cannot hide the list. */
+export const ManifestListViewSchema = z
+  .object({
+    manifestVersion: z.number().int().positive().optional(),
+    dataset: z.object({ path: z.string() }).loose(),
+  })
+  .loose();
+
+/**
+ * The stored manifest's version: absent means 1 (manifests written before the field existed).
+ * Throws RUNS_DB for a version this build cannot read.
+ */
+export function checkManifestVersion(value: unknown, where: string): number {
+  const raw =
+    value !== null && typeof value === 'object' && 'manifestVersion' in value
+      ? value.manifestVersion
+      : undefined;
+  const version = raw === undefined ? 1 : raw;
+  if (typeof version !== 'number' || !Number.isInteger(version) || version < 1) {
+    throw new WorkbenchError(
+      'RUNS_DB',
+      `${where}: manifestVersion ${JSON.stringify(raw)} is not a version`,
+      {
+        where,
+      },
+    );
+  }
+  if (version > MANIFEST_VERSION) {
+    throw new WorkbenchError(
+      'RUNS_DB',
+      `${where}: manifest version ${version} is newer than this build reads (${MANIFEST_VERSION}); use a newer Memory Workbench`,
+      { where },
+    );
+  }
+  return version;
 }
 
 export const MAX_MANIFEST_WARNINGS = 100;

@@ -34,6 +34,7 @@ from pathlib import Path
 
 import nltk
 import numpy as np
+import regex
 from nltk.stem import PorterStemmer
 from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
 
@@ -53,7 +54,9 @@ def normalize_answer(s):
     s = s.replace(",", "")
 
     def remove_articles(text):
-        return re.sub(r"\b(a|an|the|and)\b", " ", text)
+        # The reference uses the `regex` module, whose \w (and so \b) also covers marks, connector
+        # punctuation and join controls, unlike `re`.
+        return regex.sub(r"\b(a|an|the|and)\b", " ", text)
 
     def white_space_fix(text):
         return " ".join(text.split())
@@ -261,6 +264,10 @@ HAND_CASES = [
     ("\u00e9the the", "the", 4, "unicode word boundary before article"),
     ("the\u00e9 a", "a", 4, "unicode word boundary after article"),
     ("\u0130stanbul", "istanbul", 4, "dotted capital I lowercases to two code points"),
+    ("the\u0301 cat", "cat", 4, "a combining mark continues the word (regex \\b, not re)"),
+    ("a\u200d cat", "cat", 4, "zero width joiner is a word character in regex"),
+    ("\u203fthe cat", "cat", 4, "connector punctuation is a word character in regex"),
+    ("the\u0903 cat", "cat", 4, "spacing mark continues the word"),
     ("\u039f\u0394\u039f\u03a3", "\u03bf\u03b4\u03bf\u03c2", 4, "final sigma"),
     ("\U0001f389 party", "party", 4, "emoji token"),
     ("a\U0001f389 party", "party", 4, "emoji glued"),

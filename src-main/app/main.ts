@@ -4,6 +4,8 @@ import {
   dialog,
   ipcMain,
   Menu,
+  safeStorage,
+  session,
   shell,
   type IpcMainInvokeEvent,
 } from 'electron';
@@ -12,8 +14,10 @@ import { join } from 'node:path';
 import type { ApiEvent, ApiHandlers } from '../../src-shared/api';
 import { toErrorPayload } from '../../src-shared/errors';
 import { dispatch } from '../core/dispatch';
+import { ALLOW_KEY_ENV_VARIABLE, KeyEnvPolicy, declaredKeyEnvs } from '../core/keys';
 import { createService } from '../core/service';
-import { createSafeStorageKeyStore } from './keystore';
+import { createSafeStorageKeyStore, keychainWarning } from './keystore';
+import { externalLinkToOpen, permissionGranted } from './security';
 import { loadWindowState, saveWindowState } from './window-state';
 
 // The app's better-sqlite3 is built for Electron's ABI beside node_modules (prepare-electron-native).
@@ -62,9 +66,11 @@ function createWindow(): BrowserWindow {
     saveWindowState(stateFile, { ...bounds, maximized: window.isMaximized() });
   });
 
-  // The renderer never opens windows or navigates away; external links go to the OS browser.
+  // The renderer never opens windows or navigates away; the app's own doc links (and only those)
+  // go to the OS browser.
   window.webContents.setWindowOpenHandler(({ url }) => {
-    if (url.startsWith('https://')) void shell.openExternal(url);
+    const link = externalLinkToOpen(url);
+    if (link !== null) void shell.openExternal(link);
     return { action: 'deny' };
   });
   window.webContents.on('will-navigate', (event) => event.preventDefault());
@@ -156,14 +162,39 @@ export function broadcast(event: ApiEvent): void {
 }
 
 void app.whenReady().then(() => {
-  // safeStorage works only after 'ready'; keys go into the environment before any run starts.
-  const keyStore = createSafeStorageKeyStore(join(app.getPath('userData'), 'keys.json'));
-  keyStore.loadIntoEnv();
+  // Camera, notifications, clipboard reads...: the UI needs none, so requests and checks say no.
+  session.defaultSession.setPermissionRequestHandler((_contents, permission, callback) =>
+    callback(permissionGranted(permission)),
+  );
+  session.defaultSession.setPermissionCheckHandler((_contents, permission) =>
+    permissionGranted(permission),
+  );
+  session.defaultSession.setDevicePermissionHandler((details) =>
+    permissionGranted(details.deviceType),
+  );
+  // safeStorage works only after 'ready'. Keys stay in the store's own map: never process.env.
+  const weakKeychain = keychainWarning(process.platform, safeStorage);
+  if (weakKeychain !== null) console.warn(weakKeychain);
+  const keyStore = createSafeStorageKeyStore(
+    join(app.getPath('userData'), 'keys.json'),
+    safeStorage,
+    {
+      warn: (message) => {
+        console.warn(message);
+        void dialog.showMessageBox({ type: 'warning', title: 'API keys', message });
+      },
+    },
+  );
   const service = createService({
     dataDir: app.getPath('userData'),
     transport: 'electron',
     emit: broadcast,
     keyStore,
+    // The app has no command line: unusual key variable names are declared in the environment.
+    keyPolicy: new KeyEnvPolicy({
+      allow: declaredKeyEnvs(process.env[ALLOW_KEY_ENV_VARIABLE]),
+      howToAllow: (name) => `start the app with ${ALLOW_KEY_ENV_VARIABLE}=${name}`,
+    }),
   });
   const { handlers } = service;
   app.on('before-quit', () => void service.close());

@@ -115,17 +115,19 @@ describe('cli stats', () => {
     expect(out).toContain('sample "duplicate-dia" (#2): conversation.session_1[1].dia_id');
   });
 
-  it('prints error: <message> and exits 1 for a bad file', async () => {
+  it('prints error CODE: <message> and exits 1 for a bad file', async () => {
     const broken = join(dir, 'broken.json');
     writeFileSync(broken, '[\n  {"a": 1,}\n]');
     expect(await cli('stats', broken)).toEqual({
       code: 1,
       out: '',
-      err: `error: ${broken}: not valid JSON at line 2, column 11: expected a property name in double quotes, found character "}"\n`,
+      err: `error DATASET_INVALID: ${broken}: not valid JSON at line 2, column 11: expected a property name in double quotes\n`,
     });
     const strict = await cli('stats', fixture('bad-samples.json'), '--strict');
     expect(strict.code).toBe(1);
-    expect(strict.err).toMatch(/^error: .*bad-samples\.json: sample "missing-speaker" \(#1\)/);
+    expect(strict.err).toMatch(
+      /^error DATASET_INVALID: .*bad-samples\.json: sample "missing-speaker" \(#1\)/,
+    );
   });
 
   it('works as a real process: exit codes and no stack traces', () => {
@@ -140,7 +142,7 @@ describe('cli stats', () => {
     expect((JSON.parse(ok.stdout) as { totals: { turns: number } }).totals.turns).toBe(13);
     const missing = run('stats', join(dir, 'missing.json'));
     expect(missing.status).toBe(1);
-    expect(missing.stderr).toBe(`error: ${join(dir, 'missing.json')}: no such file\n`);
+    expect(missing.stderr).toBe(`error NOT_FOUND: ${join(dir, 'missing.json')}: no such file\n`);
     expect(run('nope').status).toBe(2);
   });
 });

@@ -1,6 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { WorkbenchError } from '../../src-shared/errors';
+import { errnoCode, errnoReason, fromSystemError } from '../core/system-errors';
 import type { CliCommand, CliIO } from './command';
 import { UsageError } from './command';
 import { serveCommand } from './commands/serve';
@@ -59,6 +60,13 @@ function isParseArgsError(error: unknown): error is Error {
   );
 }
 
+/** "export: write /x/out.csv" from a Node system error's syscall and path, for its one line. */
+function systemWhat(command: string, error: unknown): string {
+  const { syscall, path } = error as { syscall?: unknown; path?: unknown };
+  const op = typeof syscall === 'string' ? syscall : 'system call';
+  return `${command}: ${op}${typeof path === 'string' ? ` ${path}` : ''} failed`;
+}
+
 export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined) {
@@ -83,17 +91,21 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
       io.stderr(`Run "${PROGRAM} ${name} --help" for usage.\n`);
       return 2;
     }
-    if (error instanceof WorkbenchError) {
-      io.stderr(`error: ${error.message}\n`);
+    // The environment failed (a full disk, a busy port): one coded line, like any input error.
+    const coded =
+      error instanceof WorkbenchError ? error : fromSystemError(error, systemWhat(name, error));
+    if (coded) {
+      io.stderr(`error ${coded.code}: ${coded.message}\n`);
       return 1;
     }
     // A bug, not bad input: still no raw stack unless asked for, but say it is unexpected.
     const message = error instanceof Error ? error.message : String(error);
-    io.stderr(`error: unexpected failure: ${message}\n`);
     if (process.env['WORKBENCH_DEBUG'] && error instanceof Error && error.stack) {
-      io.stderr(`${error.stack}\n`);
+      io.stderr(`error INTERNAL: unexpected failure: ${message}\n${error.stack}\n`);
     } else {
-      io.stderr('(set WORKBENCH_DEBUG=1 to see the stack trace)\n');
+      io.stderr(
+        `error INTERNAL: unexpected failure: ${message} (WORKBENCH_DEBUG=1 shows the stack trace)\n`,
+      );
     }
     return 1;
   }
@@ -110,10 +122,28 @@ function isEntryPoint(): boolean {
 }
 
 if (isEntryPoint()) {
+  // `cli export … | head -1`: once the reader has gone, stop printing and finish quietly with the
+  // command's own exit status, like other Unix tools (Node ignores SIGPIPE and reports EPIPE).
+  const closed = { stdout: false, stderr: false };
+  const watch = (name: 'stdout' | 'stderr'): void => {
+    process[name].on('error', (error: unknown) => {
+      closed[name] = true;
+      const code = errnoCode(error) ?? (error as { code?: unknown }).code;
+      if (code !== 'EPIPE' && code !== 'ERR_STREAM_DESTROYED' && name === 'stdout') {
+        const reason = typeof code === 'string' ? errnoReason(code) : String(error);
+        if (!closed.stderr) process.stderr.write(`error IO: cannot write the output: ${reason}\n`);
+        process.exitCode = 1;
+      }
+    });
+  };
+  watch('stdout');
+  watch('stderr');
   const io: CliIO = {
-    stdout: (text) => void process.stdout.write(text),
-    stderr: (text) => void process.stderr.write(text),
+    stdout: (text) => void (closed.stdout || process.stdout.write(text)),
+    stderr: (text) => void (closed.stderr || process.stderr.write(text)),
   };
   // exitCode, not exit(): lets piped stdout drain (a large --json would otherwise be cut off).
-  process.exitCode = await runCli(process.argv.slice(2), io);
+  const code = await runCli(process.argv.slice(2), io);
+  // An output failure reported above outranks the command's success.
+  if (process.exitCode === undefined || process.exitCode === 0) process.exitCode = code;
 }

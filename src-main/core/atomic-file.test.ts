@@ -24,4 +24,14 @@ describe('writeFileAtomic', () => {
     expect(readFileSync(join(file, 'keep'), 'utf8')).toBe('old');
     expect(readdirSync(dir)).toEqual(['target']);
   });
+
+  it('is not blocked by a temp name another process with the same pid left behind', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mw-atomic-'));
+    const file = join(dir, 'a.json');
+    // Containers reuse pids (every one starts at 1), so "pid + counter" is not unique across
+    // processes sharing a folder: occupy every name such a scheme would pick first.
+    for (let n = 1; n <= 50; n++) mkdirSync(`${file}.${process.pid}.${n}.tmp`);
+    writeFileAtomic(file, 'mine');
+    expect(readFileSync(file, 'utf8')).toBe('mine');
+  });
 });

@@ -1,9 +1,18 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WorkbenchError } from '../../src-shared/errors';
-import { DatasetStore } from './datasets';
+import { DatasetStore, resolveInsideDatasetDirs } from './datasets';
 
 const MINI = join(__dirname, '../../tests/fixtures/locomo/mini.json');
 const dirs: string[] = [];
@@ -38,7 +47,8 @@ describe('DatasetStore', () => {
     expect((error as WorkbenchError).message).toMatch(
       /^broken\.json: not valid JSON at line 1, column \d+/,
     );
-    expect(readdirSync(join(dataDir, 'datasets'))).toEqual([]);
+    const stored = join(dataDir, 'datasets');
+    expect(existsSync(stored) ? readdirSync(stored) : []).toEqual([]);
     expect(await store.list()).toEqual([]);
   });
 
@@ -48,6 +58,65 @@ describe('DatasetStore', () => {
     const summary = await store.openPath(MINI);
     await expect(store.sample(summary.datasetId, 'nope')).rejects.toThrow(
       'dataset mini.json has no sample "nope"',
+    );
+  });
+});
+
+describe('resolveInsideDatasetDirs (browser mode datasets.open)', () => {
+  function layout() {
+    const root = tempDir();
+    const allowed = join(root, 'data');
+    mkdirSync(allowed);
+    // A sibling whose name starts like the allowed folder: a prefix check would let it through.
+    mkdirSync(join(root, 'data-private'));
+    writeFileSync(join(root, 'data-private', 'x.json'), '[]');
+    writeFileSync(join(root, 'secret.json'), '[]');
+    writeFileSync(join(allowed, 'in.json'), '[]');
+    symlinkSync(join(root, 'secret.json'), join(allowed, 'escape.json'));
+    symlinkSync(join(allowed, 'in.json'), join(root, 'link-in.json'));
+    return { root, allowed };
+  }
+
+  it('returns the real path of a file inside an allowed folder, also through a link to it', () => {
+    const { root, allowed } = layout();
+    expect(resolveInsideDatasetDirs(join(allowed, 'in.json'), [allowed])).toBe(
+      join(allowed, 'in.json'),
+    );
+    expect(resolveInsideDatasetDirs(join(root, 'link-in.json'), [allowed])).toBe(
+      join(allowed, 'in.json'),
+    );
+    // Missing but inside: the loader then answers NOT_FOUND.
+    expect(resolveInsideDatasetDirs(join(allowed, 'later.json'), [allowed])).toBe(
+      join(allowed, 'later.json'),
+    );
+  });
+
+  it('refuses anything outside with FORBIDDEN, whether or not it exists, and says how to allow it', () => {
+    const { root, allowed } = layout();
+    const outside = [
+      join(root, 'secret.json'),
+      join(allowed, 'escape.json'),
+      join(allowed, '..', 'secret.json'),
+      join(root, 'data-private', 'x.json'),
+      join(root, 'missing.json'),
+      allowed,
+      'data/in.json',
+    ];
+    for (const path of outside) {
+      expect(() => resolveInsideDatasetDirs(path, [allowed]), path).toThrow(
+        expect.objectContaining({
+          code: 'FORBIDDEN',
+          message: `datasets.open: ${path} is outside the folders this server may read (upload the file in the Datasets view, or restart \`serve\` with another --dataset-dir <folder>)`,
+        }),
+      );
+    }
+    expect(() => resolveInsideDatasetDirs(join(allowed, 'in.json'), [])).toThrow(
+      expect.objectContaining({
+        code: 'FORBIDDEN',
+        message: expect.stringContaining(
+          'this server opens uploads only; upload the file in the Datasets view, or restart `serve` with --dataset-dir <folder>',
+        ),
+      }),
     );
   });
 });

@@ -1,11 +1,12 @@
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, realpathSync } from 'node:fs';
+import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { z } from 'zod';
 import type { DatasetSummary } from '../../src-shared/api';
-import type { Sample } from '../../src-shared/dataset/types';
+import type { DatasetLoadResult, Sample } from '../../src-shared/dataset/types';
 import { WorkbenchError } from '../../src-shared/errors';
-import { datasetStats, loadDatasetFile } from './dataset';
+import { writeFileAtomic } from './atomic-file';
+import { fromSystemError } from './system-errors';
+import { datasetStats, loadDatasetBytes, loadDatasetFile } from './dataset';
 
 const RecentSchema = z.array(
   z.object({ path: z.string(), name: z.string(), sha256: z.string(), openedAt: z.string() }),
@@ -14,12 +15,14 @@ const RecentSchema = z.array(
 interface OpenDataset {
   summary: DatasetSummary;
   samples: Map<string, Sample>;
+  /** As parsed when opened: experiments run it (after checking the file's sha256 still matches). */
+  loaded: DatasetLoadResult;
 }
 
 /**
  * The datasets a UI session has opened. Opened files are remembered in `<dataDir>/datasets.json`
  * so they are there again after a restart; uploads are copied into `<dataDir>/datasets/` first, so
- * experiments (which run in workers that read the file themselves) have a path to read.
+ * experiments have a file whose sha256 they check against the parsed copy they run.
  */
 export class DatasetStore {
   private readonly open = new Map<string, OpenDataset>();
@@ -36,51 +39,29 @@ export class DatasetStore {
   }
 
   async openPath(path: string, name = basename(path)): Promise<DatasetSummary> {
-    const result = await loadDatasetFile(path);
-    const sha256 = result.info.sha256 ?? '';
-    const summary: DatasetSummary = {
-      datasetId: sha256,
-      name,
-      path,
-      format: result.info.format,
-      bytes: result.info.bytes ?? 0,
-      sha256,
-      openedAt: new Date().toISOString(),
-      stats: datasetStats(result.samples),
-      problems: result.problems,
-    };
-    this.open.set(sha256, {
-      summary,
-      samples: new Map(result.samples.map((s) => [s.sampleId, s])),
-    });
-    this.remember();
-    return summary;
+    return this.register(path, name, await loadDatasetFile(path));
   }
 
+  /**
+   * Validates the content in memory first, so a bad upload leaves nothing behind and its errors
+   * name the upload, never a server path. The copy is content-addressed and written atomically
+   * (a unique temp file per call), so identical uploads at the same time all succeed with one
+   * dataset.
+   */
   async upload(name: string, content: string): Promise<DatasetSummary> {
+    const result = loadDatasetBytes(Buffer.from(content, 'utf8'), name);
     const dir = join(this.dataDir, 'datasets');
     mkdirSync(dir, { recursive: true });
-    const sha = createHash('sha256').update(content, 'utf8').digest('hex');
-    const file = join(dir, `${sha}.json`);
+    const file = join(dir, `${result.info.sha256 ?? ''}.json`);
     if (!existsSync(file)) {
-      // Validate before keeping it, so a bad upload leaves nothing behind.
-      const temp = `${file}.${process.pid}.tmp`;
-      writeFileSync(temp, content);
       try {
-        await loadDatasetFile(temp);
+        writeFileAtomic(file, content);
       } catch (error) {
-        rmSync(temp, { force: true });
-        if (error instanceof WorkbenchError) {
-          throw new WorkbenchError(error.code, error.message.split(temp).join(name), {
-            where: name,
-            ...(error.path ? { path: error.path } : {}),
-          });
-        }
-        throw error;
+        // Node's message names the server's data folder; the browser gets the reason only.
+        throw fromSystemError(error, `${name}: could not store the upload`) ?? error;
       }
-      renameSync(temp, file);
     }
-    return this.openPath(file, name);
+    return this.register(file, name, result);
   }
 
   async get(datasetId: string): Promise<OpenDataset> {
@@ -107,6 +88,27 @@ export class DatasetStore {
     return sample;
   }
 
+  private register(path: string, name: string, result: DatasetLoadResult): DatasetSummary {
+    const sha256 = result.info.sha256 ?? '';
+    const summary: DatasetSummary = {
+      datasetId: sha256,
+      name,
+      path,
+      format: result.info.format,
+      bytes: result.info.bytes ?? 0,
+      sha256,
+      openedAt: new Date().toISOString(),
+      stats: datasetStats(result.samples),
+      problems: result.problems,
+    };
+    this.open.set(sha256, {
+      summary,
+      samples: new Map(result.samples.map((s) => [s.sampleId, s])),
+      loaded: result,
+    });
+    this.remember();
+    return summary;
+  }
   /** Reopens what was open last time; a file that vanished or broke is skipped, not fatal. */
   private async restore(): Promise<void> {
     if (this.restored) return;
@@ -134,7 +136,47 @@ export class DatasetStore {
       sha256: summary.sha256,
       openedAt: summary.openedAt,
     }));
-    mkdirSync(this.dataDir, { recursive: true });
-    writeFileSync(this.recentFile, JSON.stringify(recent, null, 2));
+    writeFileAtomic(this.recentFile, JSON.stringify(recent, null, 2));
+  }
+}
+
+/**
+ * Browser mode opens files by path only inside the folders given with `serve --dataset-dir`:
+ * anyone who can reach the page could otherwise read any file the server can. Symlinks are
+ * resolved before the check, and the resolved path is what gets opened. A path outside every
+ * folder is refused whether or not it exists, so the answer reveals nothing about the disk.
+ */
+export function resolveInsideDatasetDirs(path: string, datasetDirs: readonly string[]): string {
+  const how =
+    datasetDirs.length === 0
+      ? 'this server opens uploads only; upload the file in the Datasets view, or restart `serve` with --dataset-dir <folder> to open files in that folder by path'
+      : 'upload the file in the Datasets view, or restart `serve` with another --dataset-dir <folder>';
+  const refused = new WorkbenchError(
+    'FORBIDDEN',
+    `datasets.open: ${path} is outside the folders this server may read (${how})`,
+    { path: ['path'], where: 'datasets.open' },
+  );
+  if (datasetDirs.length === 0 || !isAbsolute(path)) throw refused;
+  const roots = datasetDirs.map((dir) => realpathOr(dir) ?? resolve(dir));
+  const real = realpathOr(path);
+  const inside = (candidate: string) =>
+    roots.some((root) => {
+      const rel = relative(root, candidate);
+      return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
+    });
+  if (real !== null) {
+    if (!inside(real)) throw refused;
+    return real;
+  }
+  // Missing: say so only when it would have been inside (the loader answers NOT_FOUND).
+  if (!inside(resolve(path))) throw refused;
+  return resolve(path);
+}
+
+function realpathOr(path: string): string | null {
+  try {
+    return realpathSync(path);
+  } catch {
+    return null;
   }
 }

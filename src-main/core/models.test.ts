@@ -6,6 +6,7 @@ import {
   startFakeOpenAIServer,
   type FakeOpenAIServer,
 } from '../../tests/support/fake-openai-server';
+import { ApiKeySource, KeyEnvPolicy } from './keys';
 import { MODELS_FILE, ModelsService, TEST_PROMPT, type KeyStore } from './models';
 
 const SECRET = 'sk-test-do-not-leak-1234567890';
@@ -15,7 +16,7 @@ function memoryKeyStore(): KeyStore & { keys: Map<string, string> } {
   const keys = new Map<string, string>();
   return {
     keys,
-    has: (name) => keys.has(name),
+    get: (name) => keys.get(name),
     set: (name, key) => void keys.set(name, key),
     clear: (name) => keys.delete(name),
   };
@@ -35,11 +36,17 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** An endpoints file written by hand (or before key names were checked): `save` is bypassed. */
+function writeEndpointByHand(fields: { baseUrl: string; model: string; apiKeyEnv: string }): void {
+  const stored = { id: 'ep-1', name: 'x', savedAt: 'now', ...fields };
+  writeFileSync(join(dir, MODELS_FILE), JSON.stringify({ version: 1, endpoints: [stored] }));
+}
+
 const endpoint = {
   name: 'Local',
   baseUrl: 'http://127.0.0.1:9/v1/',
   model: 'tiny',
-  apiKeyEnv: 'MW_TEST_KEY',
+  apiKeyEnv: 'MW_TEST_API_KEY',
 };
 
 describe('ModelsService storage', () => {
@@ -106,11 +113,11 @@ describe('ModelsService keys', () => {
     const models = service();
     models.save(endpoint);
     expect(models.keyStatus()).toEqual([
-      { endpointId: 'ep-1', apiKeyEnv: 'MW_TEST_KEY', set: false, source: null },
+      { endpointId: 'ep-1', apiKeyEnv: 'MW_TEST_API_KEY', set: false, source: null },
     ]);
-    vi.stubEnv('MW_TEST_KEY', SECRET);
+    vi.stubEnv('MW_TEST_API_KEY', SECRET);
     expect(models.keyStatus()).toEqual([
-      { endpointId: 'ep-1', apiKeyEnv: 'MW_TEST_KEY', set: true, source: 'environment' },
+      { endpointId: 'ep-1', apiKeyEnv: 'MW_TEST_API_KEY', set: true, source: 'environment' },
     ]);
     expect(JSON.stringify(models.keyStatus())).not.toContain(SECRET);
   });
@@ -118,25 +125,68 @@ describe('ModelsService keys', () => {
   it('refuses setKey and clearKey without a keystore (browser mode)', () => {
     const models = service();
     const message =
-      "In browser mode keys come from the server's environment: set MW_TEST_KEY before `cli serve`";
-    expect(() => models.setKey('MW_TEST_KEY', SECRET)).toThrow(message);
-    expect(() => models.clearKey('MW_TEST_KEY')).toThrow(message);
-    expect(process.env.MW_TEST_KEY).toBeUndefined();
+      "In browser mode keys come from the server's environment: set MW_TEST_API_KEY before `cli serve`";
+    expect(() => models.setKey('MW_TEST_API_KEY', SECRET)).toThrow(message);
+    expect(() => models.clearKey('MW_TEST_API_KEY')).toThrow(message);
+    expect(process.env.MW_TEST_API_KEY).toBeUndefined();
   });
 
-  it('stores keys in the keystore and the environment, never in models.json', () => {
-    vi.stubEnv('MW_TEST_KEY', undefined);
+  it('stores keys in the keystore only: never in the environment or models.json', () => {
+    vi.stubEnv('MW_TEST_API_KEY', undefined);
+    const envBefore = { ...process.env };
     const store = memoryKeyStore();
     const models = service(store);
     models.save(endpoint);
-    models.setKey('MW_TEST_KEY', SECRET);
-    expect(process.env.MW_TEST_KEY).toBe(SECRET);
+    models.setKey('MW_TEST_API_KEY', SECRET);
+    expect(process.env).toEqual(envBefore);
+    expect(store.keys.get('MW_TEST_API_KEY')).toBe(SECRET);
     expect(models.keyStatus()[0]).toMatchObject({ set: true, source: 'keychain' });
     expect(readFileSync(join(dir, MODELS_FILE), 'utf8')).not.toContain(SECRET);
 
-    expect(models.clearKey('MW_TEST_KEY')).toBe(true);
-    expect(process.env.MW_TEST_KEY).toBeUndefined();
+    expect(models.clearKey('MW_TEST_API_KEY')).toBe(true);
+    expect(process.env).toEqual(envBefore);
     expect(models.keyStatus()[0]).toMatchObject({ set: false, source: null });
+  });
+
+  it('refuses to store a key under a variable that is not a key variable', () => {
+    const store = memoryKeyStore();
+    const models = service(store);
+    const pathBefore = process.env.PATH;
+    for (const name of ['PATH', 'NODE_OPTIONS', 'LD_PRELOAD', 'MEMORY_WORKBENCH_SQLITE_BINDING']) {
+      expect(() => models.setKey(name, '/tmp/evil')).toThrow(
+        `models: apiKeyEnv "${name}" is not a key variable; use a name ending in _API_KEY or _TOKEN, or pass --allow-key-env ${name}`,
+      );
+    }
+    expect(store.keys.size).toBe(0);
+    expect(process.env.PATH).toBe(pathBefore);
+    expect(process.env.LD_PRELOAD).toBeUndefined();
+  });
+
+  it('refuses to save an endpoint whose key variable is not a key variable, saying how to allow it', () => {
+    const models = service();
+    expect(() => models.save({ ...endpoint, apiKeyEnv: 'HOME' })).toThrow(
+      'models: apiKeyEnv "HOME" is not a key variable; use a name ending in _API_KEY or _TOKEN, or pass --allow-key-env HOME',
+    );
+    // Key-like, but another service's credential.
+    expect(() => models.save({ ...endpoint, apiKeyEnv: 'GITHUB_TOKEN' })).toThrow(
+      'models: apiKeyEnv "GITHUB_TOKEN" is reserved for another service; use a name ending in _API_KEY or _TOKEN, or pass --allow-key-env GITHUB_TOKEN',
+    );
+    expect(models.list()).toEqual([]);
+    // Declared at startup (serve --allow-key-env): accepted.
+    const declared = new ModelsService(dir, {
+      apiKeys: new ApiKeySource({ policy: new KeyEnvPolicy({ allow: ['GITHUB_TOKEN'] }) }),
+    });
+    expect(declared.save({ ...endpoint, apiKeyEnv: 'GITHUB_TOKEN' }).apiKeyEnv).toBe(
+      'GITHUB_TOKEN',
+    );
+  });
+
+  it('does not reveal whether a variable that is not a key variable is set', () => {
+    writeEndpointByHand({ baseUrl: 'http://127.0.0.1:9/v1', model: 'm', apiKeyEnv: 'HOME' });
+    vi.stubEnv('HOME', '/home/someone');
+    expect(service().keyStatus()).toEqual([
+      { endpointId: 'ep-1', apiKeyEnv: 'HOME', set: false, source: null },
+    ]);
   });
 });
 
@@ -148,7 +198,7 @@ describe('ModelsService.test', () => {
   afterAll(() => fake.close());
 
   it('sends one tiny chat completion with the key and reports latency and reply', async () => {
-    vi.stubEnv('MW_TEST_KEY', SECRET);
+    vi.stubEnv('MW_TEST_API_KEY', SECRET);
     const models = service();
     const { id } = models.save({ ...endpoint, baseUrl: fake.url });
     const before = fake.requests.length;
@@ -162,7 +212,7 @@ describe('ModelsService.test', () => {
   });
 
   it('returns a 500 as a failed result, without retrying and without the key', async () => {
-    vi.stubEnv('MW_TEST_KEY', SECRET);
+    vi.stubEnv('MW_TEST_API_KEY', SECRET);
     const models = service();
     const { id } = models.save({ ...endpoint, baseUrl: fake.url });
     // The body echoes the key, as some proxies do: the error must scrub it.
@@ -175,14 +225,42 @@ describe('ModelsService.test', () => {
     expect(fake.requests.length - before).toBe(1);
   });
 
+  it('never sends a variable that is not a key variable, even from a hand-written endpoints file', async () => {
+    vi.stubEnv('SECRET', SECRET);
+    writeEndpointByHand({ baseUrl: fake.url, model: 'tiny', apiKeyEnv: 'SECRET' });
+    const before = fake.requests.length;
+    const result = await service().test('ep-1');
+    expect(result).toMatchObject({
+      ok: false,
+      error:
+        'models: apiKeyEnv "SECRET" is not a key variable; use a name ending in _API_KEY or _TOKEN, or pass --allow-key-env SECRET',
+    });
+    expect(fake.requests.slice(before)).toEqual([]);
+  });
+
+  it('sends the keychain key explicitly: the environment is neither read nor written', async () => {
+    vi.stubEnv('MW_TEST_API_KEY', 'sk-shell-value-must-not-be-sent');
+    const envBefore = { ...process.env };
+    const store = memoryKeyStore();
+    const models = service(store);
+    const { id } = models.save({ ...endpoint, baseUrl: fake.url });
+    models.setKey('MW_TEST_API_KEY', SECRET);
+    const before = fake.requests.length;
+    expect(await models.test(id)).toMatchObject({ ok: true, reply: 'pong' });
+    expect(fake.requests.slice(before).map((r) => r.headers.authorization)).toEqual([
+      `Bearer ${SECRET}`,
+    ]);
+    expect(process.env).toEqual(envBefore);
+  });
+
   it('reports an unset key variable as a failed result', async () => {
-    vi.stubEnv('MW_TEST_KEY', undefined);
+    vi.stubEnv('MW_TEST_API_KEY', undefined);
     const models = service();
     const { id } = models.save({ ...endpoint, baseUrl: fake.url });
     const result = await models.test(id);
     expect(result).toMatchObject({
       ok: false,
-      error: 'LlmClient: environment variable MW_TEST_KEY (apiKeyEnv) is not set',
+      error: 'LlmClient: environment variable MW_TEST_API_KEY (apiKeyEnv) is not set',
     });
   });
 });

@@ -13,6 +13,7 @@ import {
   type ModelTestResult,
 } from '../../src-shared/models';
 import { LlmClient } from './answer/llm-client';
+import { ApiKeySource, type KeyLookup } from './keys';
 
 /**
  * Saved model endpoints (`<dataDir>/models.json`) and their API keys.
@@ -20,9 +21,9 @@ import { LlmClient } from './answer/llm-client';
  * Goals: an endpoint is a name for {baseUrl, model, key variable, prices} that the UI offers as an
  * answerer or judge; `test()` proves it answers. Keys live in exactly two places: the process
  * environment (browser mode: set before `cli serve`), or a KeyStore the desktop shell provides
- * (OS keychain via Electron's safeStorage), which puts them into the environment so experiment
- * workers started later inherit them. Non-goals: keys in this file, in runs or in exports; any
- * method that returns a key.
+ * (OS keychain via Electron's safeStorage). Both are read through an ApiKeySource, which honours
+ * only key variable names (core/keys.ts); nothing here writes the process environment. Non-goals:
+ * keys in this file, in runs or in exports; any method that returns a key.
  */
 
 export const MODELS_FILE = 'models.json';
@@ -37,9 +38,9 @@ const TEST_MAX_TOKENS = 16;
  * Where API keys are kept when the environment does not hold them. Implemented by the desktop shell
  * (safeStorage); core/ only sees this interface, so it never imports electron.
  */
-export interface KeyStore {
-  /** Whether a key is stored for this variable name. */
-  has(apiKeyEnv: string): boolean;
+export interface KeyStore extends KeyLookup {
+  /** The stored key, decrypted; undefined when there is none (or it cannot be decrypted). */
+  get(apiKeyEnv: string): string | undefined;
   /** Stores (replaces) the key; it is encrypted at rest by the implementation. */
   set(apiKeyEnv: string, key: string): void;
   /** Removes the stored key; false when there was none. */
@@ -64,6 +65,8 @@ const envelopeSchema = z.strictObject({
 export interface ModelsServiceOptions {
   /** The desktop app's keychain; absent in browser mode and the CLI. */
   keyStore?: KeyStore | undefined;
+  /** Where keys are read (default: the environment and `keyStore`, key-like names only). */
+  apiKeys?: ApiKeySource | undefined;
   now?: () => Date;
   newId?: () => string;
 }
@@ -72,12 +75,14 @@ export class ModelsService {
   private endpoints: ModelEndpoint[] | undefined;
   private readonly file: string;
   private readonly keyStore: KeyStore | undefined;
+  private readonly apiKeys: ApiKeySource;
   private readonly now: () => Date;
   private readonly newId: () => string;
 
   constructor(dataDir: string, options: ModelsServiceOptions = {}) {
     this.file = join(dataDir, MODELS_FILE);
     this.keyStore = options.keyStore;
+    this.apiKeys = options.apiKeys ?? new ApiKeySource({ keychain: options.keyStore });
     this.now = options.now ?? (() => new Date());
     this.newId = options.newId ?? (() => `ep-${randomUUID().slice(0, 8)}`);
   }
@@ -101,6 +106,7 @@ export class ModelsService {
     const parsed = ModelEndpointInputSchema.safeParse(input);
     if (!parsed.success) throw zodError(parsed.error, 'models: endpoint', ['endpoint']);
     const { id, prices, ...fields } = parsed.data;
+    this.apiKeys.policy.check(fields.apiKeyEnv, 'models', ['endpoint', 'apiKeyEnv']);
     const endpoints = this.load();
     if (id !== undefined && !endpoints.some((e) => e.id === id)) {
       throw new WorkbenchError('NOT_FOUND', `models: no endpoint ${id}`, {
@@ -136,50 +142,45 @@ export class ModelsService {
     return true;
   }
 
+  /** Only names the key policy allows are looked up: the status of any other variable is hidden. */
   keyStatus(): KeyStatus[] {
     return this.load().map((e) => {
-      const keychain = this.keyStore?.has(e.apiKeyEnv) ?? false;
-      const set = Boolean(process.env[e.apiKeyEnv]);
-      return {
-        endpointId: e.id,
-        apiKeyEnv: e.apiKeyEnv,
-        set,
-        source: !set ? null : keychain ? 'keychain' : 'environment',
-      };
+      const source = this.apiKeys.sourceOf(e.apiKeyEnv);
+      return { endpointId: e.id, apiKeyEnv: e.apiKeyEnv, set: source !== null, source };
     });
   }
 
+  /** Into the keychain only: experiments get keys explicitly, never through process.env. */
   setKey(apiKeyEnv: string, key: string): void {
     const store = this.requireKeyStore(apiKeyEnv);
+    this.apiKeys.policy.check(apiKeyEnv, 'models', ['apiKeyEnv']);
     store.set(apiKeyEnv, key);
-    // Experiment workers copy the environment when they start: later runs see the key.
-    process.env[apiKeyEnv] = key;
   }
 
   clearKey(apiKeyEnv: string): boolean {
-    const store = this.requireKeyStore(apiKeyEnv);
-    const cleared = store.clear(apiKeyEnv);
-    // The stored key replaced any shell value at startup, so the variable is unset until restart.
-    if (cleared) delete process.env[apiKeyEnv];
-    return cleared;
+    return this.requireKeyStore(apiKeyEnv).clear(apiKeyEnv);
   }
 
   /** One tiny chat completion, without retries; a failure is reported, never thrown. */
   async test(endpointId: string): Promise<ModelTestResult> {
     const endpoint = this.get(endpointId);
-    const client = new LlmClient({
-      baseUrl: endpoint.baseUrl,
-      model: endpoint.model,
-      temperature: 0,
-      maxTokens: TEST_MAX_TOKENS,
-      apiKeyEnv: endpoint.apiKeyEnv,
-      timeoutMs: TEST_TIMEOUT_MS,
-      maxRetries: 0,
-      concurrency: 1,
-      baseDelayMs: 0,
-    });
     const started = performance.now();
     try {
+      const keys = this.apiKeys.keysFor(endpoint.apiKeyEnv, 'models', ['apiKeyEnv']);
+      const client = new LlmClient(
+        {
+          baseUrl: endpoint.baseUrl,
+          model: endpoint.model,
+          temperature: 0,
+          maxTokens: TEST_MAX_TOKENS,
+          apiKeyEnv: endpoint.apiKeyEnv,
+          timeoutMs: TEST_TIMEOUT_MS,
+          maxRetries: 0,
+          concurrency: 1,
+          baseDelayMs: 0,
+        },
+        keys,
+      );
       const reply = await client.complete([{ role: 'user', content: TEST_PROMPT }]);
       return {
         ok: true,

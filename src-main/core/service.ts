@@ -1,7 +1,10 @@
+import { basename } from 'node:path';
 import type { ApiEvent, ApiHandlers } from '../../src-shared/api';
-import { DatasetStore } from './datasets';
+import { DatasetStore, resolveInsideDatasetDirs } from './datasets';
+import type { SerializedHandlers } from './dispatch';
 import { DesignsService } from './designs';
 import { ExperimentManager } from './experiments';
+import { ApiKeySource, type KeyEnvPolicy } from './keys';
 import { ModelsService, type KeyStore } from './models';
 import { appVersion, gitCommit } from './provenance';
 
@@ -11,12 +14,30 @@ export interface ServiceOptions {
   transport: 'electron' | 'http';
   /** Pushes progress to every connected UI (IPC send or WebSocket broadcast). */
   emit?: (event: ApiEvent) => void;
+  /**
+   * Browser mode only: the folders whose files `datasets.open` may read (`serve --dataset-dir`);
+   * none means uploads only. The desktop app opens whatever the user picked in its dialog.
+   */
+  datasetDirs?: readonly string[];
   /** Models view: the OS keychain for API keys (desktop app only; browser mode has none). */
   keyStore?: KeyStore;
+  /**
+   * Which variables may hold API keys (default: names ending in _API_KEY or _TOKEN). API inputs
+   * name the variable, so this bounds what a caller can read (core/keys.ts).
+   */
+  keyPolicy?: KeyEnvPolicy;
+  /** Threads that serve the runs DB's read views (default 1); 0 reads on the main thread. */
+  readWorkers?: number;
 }
 
 export interface Service {
   handlers: ApiHandlers;
+  /**
+   * The runs DB's read views again, answering with their JSON bytes serialised in the read
+   * worker: for the HTTP transport (dispatchJson), so a full run's export never passes through the
+   * main thread as objects. Electron IPC uses `handlers`.
+   */
+  serialized: SerializedHandlers;
   /** Cancels running experiments and closes databases. */
   close(): Promise<void>;
 }
@@ -24,14 +45,25 @@ export interface Service {
 /** Implements the API contract on top of core/. Both transports call exactly this. */
 export function createService(options: ServiceOptions): Service {
   const datasets = new DatasetStore(options.dataDir);
-  const experiments = new ExperimentManager(options.dataDir, (event) => options.emit?.(event));
+  // The one place keys are read, for the Models view and for experiments alike.
+  const apiKeys = new ApiKeySource({
+    ...(options.keyPolicy ? { policy: options.keyPolicy } : {}),
+    ...(options.keyStore ? { keychain: options.keyStore } : {}),
+  });
+  const experiments = new ExperimentManager(
+    options.dataDir,
+    (event) => options.emit?.(event),
+    apiKeys,
+    options.readWorkers,
+  );
   const designs = new DesignsService(
     options.dataDir,
     (event) => options.emit?.(event),
     (datasetId, sampleId) => datasets.sample(datasetId, sampleId),
+    apiKeys,
   );
   // ---- Models view ----
-  const models = new ModelsService(options.dataDir, { keyStore: options.keyStore });
+  const models = new ModelsService(options.dataDir, { keyStore: options.keyStore, apiKeys });
 
   const handlers: ApiHandlers = {
     'app.info': async () => ({
@@ -42,28 +74,33 @@ export function createService(options: ServiceOptions): Service {
       dataDir: options.dataDir,
     }),
     'datasets.list': () => datasets.list(),
-    'datasets.open': ({ path }) => datasets.openPath(path),
+    'datasets.open': async ({ path }) =>
+      datasets.openPath(
+        options.transport === 'http'
+          ? resolveInsideDatasetDirs(path, options.datasetDirs ?? [])
+          : path,
+        basename(path),
+      ),
     'datasets.upload': ({ name, content }) => datasets.upload(name, content),
     'datasets.sample': ({ datasetId, sampleId }) => datasets.sample(datasetId, sampleId),
 
     'memory.presets': () => experiments.presets(),
     'experiments.start': async ({ datasetId, ...config }) => {
-      const { summary } = await datasets.get(datasetId);
-      return experiments.start({ ...config, datasetPath: summary.path });
+      const { summary, loaded } = await datasets.get(datasetId);
+      return experiments.start({ ...config, datasetPath: summary.path }, loaded);
     },
     'experiments.cancel': async ({ runId }) => ({ cancelled: experiments.cancel(runId) }),
     'experiments.resume': ({ runId }) => experiments.resume(runId),
     'experiments.active': async () => experiments.activeRuns(),
 
-    'runs.list': async () => experiments.list(),
-    'runs.get': async ({ runId }) => experiments.detail(runId),
-    'runs.answers': async ({ runId }) => experiments.answers(runId),
+    // Read views run in the runs read worker (core/runs/queries.ts): never on this thread.
+    'runs.list': (input) => experiments.read('runs.list', input),
+    'runs.get': (input) => experiments.read('runs.get', input),
+    'runs.answers': (input) => experiments.read('runs.answers', input),
     'runs.delete': async ({ runId }) => ({ deleted: experiments.delete(runId) }),
-    'runs.export': async ({ runId, format }) => experiments.exportRun(runId, format),
-    'runs.compare': async ({ runIds, baselineRunId, metric, seed }) =>
-      experiments.compare(runIds, baselineRunId, metric, seed),
-    'runs.compareExport': async ({ runIds, baselineRunId, metric, format }) =>
-      experiments.compareExport(runIds, baselineRunId, metric, format),
+    'runs.export': (input) => experiments.read('runs.export', input),
+    'runs.compare': (input) => experiments.read('runs.compare', input),
+    'runs.compareExport': (input) => experiments.read('runs.compareExport', input),
 
     // ---- Collections view (core/designs) ----
     'designs.list': async () => designs.list(),
@@ -89,8 +126,17 @@ export function createService(options: ServiceOptions): Service {
     },
     'models.clearKey': async ({ apiKeyEnv }) => ({ cleared: models.clearKey(apiKeyEnv) }),
   };
+  const serialized: SerializedHandlers = {
+    'runs.list': (input) => experiments.readJson('runs.list', input),
+    'runs.get': (input) => experiments.readJson('runs.get', input),
+    'runs.answers': (input) => experiments.readJson('runs.answers', input),
+    'runs.export': (input) => experiments.readJson('runs.export', input),
+    'runs.compare': (input) => experiments.readJson('runs.compare', input),
+    'runs.compareExport': (input) => experiments.readJson('runs.compareExport', input),
+  };
   return {
     handlers,
+    serialized,
     close: async () => {
       designs.close();
       await experiments.close();

@@ -1,5 +1,5 @@
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
+import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { request, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,11 +10,12 @@ import { startServer, type RunningServer } from './server';
 let server: RunningServer;
 let root: string;
 const TOKEN = 'test-token-0123456789';
+const MINI = join(__dirname, '../../tests/fixtures/locomo/mini.json');
 
 function raw(
   path: string,
   options: { method?: string; headers?: Record<string, string>; body?: string } = {},
-): Promise<{ status: number; body: string }> {
+): Promise<{ status: number; body: string; headers: IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
     const req = request(
       {
@@ -27,7 +28,7 @@ function raw(
       (res) => {
         let body = '';
         res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
       },
     );
     req.on('error', reject);
@@ -45,7 +46,7 @@ beforeAll(async () => {
     handlers: createService({ dataDir: root, transport: 'http' }).handlers,
     staticDir,
     token: TOKEN,
-    maxBodyBytes: 1024,
+    maxBodyBytes: 64 * 1024,
   });
 });
 
@@ -67,6 +68,10 @@ describe('local server', () => {
 
     const noToken = await raw('/api/app.info', { method: 'POST', body: '{}' });
     expect(noToken.status).toBe(401);
+    expect(JSON.parse(noToken.body).error).toEqual({
+      code: 'UNAUTHORIZED',
+      message: 'Missing or wrong API token',
+    });
     const wrongToken = await raw('/api/app.info', {
       method: 'POST',
       headers: { authorization: 'Bearer test-token-0123456780' },
@@ -97,7 +102,7 @@ describe('local server', () => {
     const big = await raw('/api/app.info', {
       method: 'POST',
       headers: auth,
-      body: 'x'.repeat(2048),
+      body: 'x'.repeat(65 * 1024),
     });
     expect(big.status).toBe(413);
   });
@@ -109,17 +114,94 @@ describe('local server', () => {
       body: '{}',
     });
     expect(res.status).toBe(403);
+    expect(JSON.parse(res.body).error.code).toBe('FORBIDDEN');
+  });
+
+  it('refuses API calls from another origin even with the token (CSRF)', async () => {
+    const foreign = await raw('/api/app.info', {
+      method: 'POST',
+      headers: { ...auth, origin: 'http://127.0.0.1:9' },
+      body: '{}',
+    });
+    expect(foreign.status).toBe(403);
+    expect(JSON.parse(foreign.body).error).toEqual({
+      code: 'FORBIDDEN',
+      message: 'Forbidden origin',
+    });
+    const own = await raw('/api/app.info', {
+      method: 'POST',
+      headers: { ...auth, origin: `http://127.0.0.1:${server.port}` },
+      body: '{}',
+    });
+    expect(own.status).toBe(200);
+  });
+
+  it('answers malformed percent-encoding with 400 INVALID_INPUT, not a server error', async () => {
+    for (const path of ['/api/app.%E0%A4%A', '/api/%zz', '/%E0%A4%A']) {
+      const res = await raw(path, { method: 'POST', headers: auth, body: '{}' });
+      expect(res.status, path).toBe(400);
+      expect(JSON.parse(res.body).error, path).toEqual({
+        code: 'INVALID_INPUT',
+        message: 'Malformed percent-encoding in the request path',
+      });
+    }
   });
 
   it('serves the renderer and never files outside its folder', async () => {
-    expect((await raw('/')).body).toBe('<html>workbench</html>');
+    expect((await raw('/', { headers: auth })).body).toBe('<html>workbench</html>');
     // Unknown paths fall back to the single-page app instead of leaking the parent folder.
-    expect((await raw('/../secret.txt')).body).toBe('<html>workbench</html>');
-    expect((await raw('/%2e%2e/secret.txt')).body).toBe('<html>workbench</html>');
+    expect((await raw('/../secret.txt', { headers: auth })).body).toBe('<html>workbench</html>');
+    expect((await raw('/%2e%2e/secret.txt', { headers: auth })).body).toBe(
+      '<html>workbench</html>',
+    );
   });
 
-  it('streams events over the WebSocket only with the token', async () => {
-    const good = new WebSocket(`ws://127.0.0.1:${server.port}/api/events?token=${TOKEN}`);
+  it('trades the token in the URL for an HttpOnly SameSite=Strict cookie and drops it from the URL', async () => {
+    const first = await raw(`/?token=${TOKEN}&view=1`);
+    expect(first.status).toBe(303);
+    expect(first.headers.location).toBe('/?view=1');
+    const cookie = first.headers['set-cookie']?.[0] ?? '';
+    expect(cookie).toBe(`mw_token_${server.port}=${TOKEN}; HttpOnly; SameSite=Strict; Path=/`);
+    const jar = { cookie: cookie.split(';')[0] as string };
+
+    expect((await raw('/?view=1', { headers: jar })).body).toBe('<html>workbench</html>');
+    const api = await raw('/api/app.info', { method: 'POST', headers: jar, body: '{}' });
+    expect(api.status).toBe(200);
+
+    // Without the cookie or with a wrong token the page says how to get in, and sets nothing.
+    const bare = await raw('/');
+    expect(bare.status).toBe(401);
+    expect(bare.body).toContain('Open the URL that `serve` printed');
+    const wrong = await raw('/?token=nope');
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers['set-cookie']).toBeUndefined();
+    // Another server's cookie name (another port) is not this server's token.
+    const otherPort = await raw('/api/app.info', {
+      method: 'POST',
+      headers: { cookie: `mw_token_1=${TOKEN}` },
+      body: '{}',
+    });
+    expect(otherPort.status).toBe(401);
+  });
+
+  it('forbids framing on every response', async () => {
+    const responses = [
+      await raw('/', { headers: auth }),
+      await raw('/'),
+      await raw('/api/app.info', { method: 'POST', headers: auth, body: '{}' }),
+      await raw('/api/app.info', { method: 'POST', body: '{}' }),
+      await raw('/api/app.info', { method: 'POST', headers: { host: 'evil.example' } }),
+    ];
+    for (const res of responses) {
+      expect(res.headers['x-frame-options']).toBe('DENY');
+      expect(res.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    }
+  });
+
+  it('streams events over the WebSocket only with the token and from its own origin', async () => {
+    const eventsUrl = `ws://127.0.0.1:${server.port}/api/events`;
+    const ownOrigin = `http://127.0.0.1:${server.port}`;
+    const good = new WebSocket(eventsUrl, { headers: auth, origin: ownOrigin });
     await new Promise((resolve) => good.once('open', resolve));
     const received = new Promise<string>((resolve) =>
       good.once('message', (data) => resolve(String(data))),
@@ -128,11 +210,94 @@ describe('local server', () => {
     expect(JSON.parse(await received)).toEqual({ type: 'log', level: 'info', message: 'hello' });
     good.close();
 
-    const bad = new WebSocket(`ws://127.0.0.1:${server.port}/api/events?token=nope`);
-    const outcome = await new Promise<string>((resolve) => {
-      bad.once('open', () => resolve('open'));
-      bad.once('error', () => resolve('refused'));
+    const byCookie = new WebSocket(eventsUrl, {
+      headers: { cookie: `mw_token_${server.port}=${TOKEN}` },
+      origin: ownOrigin,
     });
-    expect(outcome).toBe('refused');
+    await new Promise((resolve) => byCookie.once('open', resolve));
+    byCookie.close();
+
+    const refused = async (socket: WebSocket): Promise<number> =>
+      new Promise((resolve) => {
+        socket.once('open', () => resolve(101));
+        socket.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+        socket.once('error', () => resolve(-1));
+      });
+    expect(await refused(new WebSocket(eventsUrl, { origin: ownOrigin }))).toBe(401);
+    expect(
+      await refused(new WebSocket(eventsUrl, { headers: { authorization: 'Bearer nope' } })),
+    ).toBe(401);
+    // The token no longer travels in URLs.
+    expect(await refused(new WebSocket(`${eventsUrl}?token=${TOKEN}`))).toBe(401);
+    // A page on another origin is refused even when the browser sends the cookie along.
+    expect(
+      await refused(new WebSocket(eventsUrl, { headers: auth, origin: 'http://127.0.0.1:9' })),
+    ).toBe(403);
+  });
+
+  it('stores 20 concurrent uploads of the same file as one dataset, with no server path in any answer', async () => {
+    const content = readFileSync(MINI, 'utf8');
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        raw('/api/datasets.upload', {
+          method: 'POST',
+          headers: auth,
+          body: JSON.stringify({ name: 'mini.json', content }),
+        }),
+      ),
+    );
+    for (const answer of answers) {
+      const body = JSON.parse(answer.body) as { ok: boolean; error?: { message: string } };
+      expect(body.error?.message ?? '').not.toContain(root);
+      expect(answer.status, answer.body).toBe(200);
+    }
+    const ids = new Set(answers.map((a) => JSON.parse(a.body).data.datasetId as string));
+    expect(ids.size).toBe(1);
+    // One stored copy, no temp files left behind.
+    expect(readdirSync(join(root, 'datasets'))).toEqual([`${[...ids][0]}.json`]);
+  });
+
+  it('opens datasets by path only inside the --dataset-dir folders, and never echoes a file', async () => {
+    const shadow = join(root, 'shadow');
+    writeFileSync(shadow, 'root:$6$QQsecretQQ:19000:0:99999:7:::\n');
+    const refused = await raw('/api/datasets.open', {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ path: shadow }),
+    });
+    expect(refused.status).toBe(403);
+    expect(JSON.parse(refused.body).error).toMatchObject({
+      code: 'FORBIDDEN',
+      message: expect.stringContaining('restart `serve` with --dataset-dir <folder>'),
+    });
+
+    const allowed = join(root, 'allowed');
+    mkdirSync(allowed);
+    writeFileSync(join(allowed, 'shadow'), readFileSync(shadow));
+    writeFileSync(join(allowed, 'mini.json'), readFileSync(MINI));
+    const browser = createService({ dataDir: root, transport: 'http', datasetDirs: [allowed] });
+    const desktop = createService({ dataDir: root, transport: 'electron' });
+    try {
+      const opened = await browser.handlers['datasets.open']({ path: join(allowed, 'mini.json') });
+      expect(opened).toMatchObject({ name: 'mini.json', path: join(allowed, 'mini.json') });
+      await expect(browser.handlers['datasets.open']({ path: shadow })).rejects.toMatchObject({
+        code: 'FORBIDDEN',
+      });
+      const parse = await browser.handlers['datasets.open']({ path: join(allowed, 'shadow') }).then(
+        () => null,
+        (error: unknown) => error as { code: string; message: string },
+      );
+      expect(parse?.code).toBe('DATASET_INVALID');
+      expect(parse?.message).toBe(
+        `${join(allowed, 'shadow')}: not valid JSON at line 1, column 1: expected a value`,
+      );
+      // The desktop app opens what the user picked in its own dialog, wherever it is.
+      await expect(desktop.handlers['datasets.open']({ path: MINI })).resolves.toMatchObject({
+        name: 'mini.json',
+      });
+    } finally {
+      await browser.close();
+      await desktop.close();
+    }
   });
 });

@@ -6,10 +6,12 @@ import { extname, join, normalize, resolve, sep } from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { ApiEvent, ApiHandlers } from '../../src-shared/api';
 import type { Result } from '../../src-shared/errors';
-import { dispatch } from '../core/dispatch';
+import { dispatchJson, type SerializedHandlers } from '../core/dispatch';
 
 export interface ServerOptions {
   handlers: ApiHandlers;
+  /** Methods answered with JSON bytes serialised off the main thread (Service.serialized). */
+  serialized?: SerializedHandlers;
   /** Folder of the built renderer (index.html + assets). */
   staticDir: string;
   port?: number;
@@ -38,19 +40,27 @@ const CONTENT_TYPES: Record<string, string> = {
 };
 
 const DEFAULT_MAX_BODY = 300 * 1024 * 1024;
+const COOKIE_PREFIX = 'mw_token_';
 
 /**
  * The browser-mode transport: the same API as Electron IPC, over HTTP + WebSocket, bound to
- * 127.0.0.1 only and guarded by a per-launch token (and a Host check against DNS rebinding).
+ * 127.0.0.1 only and guarded by a per-launch token (a bearer header, or an HttpOnly cookie set
+ * from the printed URL on the first load), a Host check against DNS rebinding, an Origin check
+ * against other pages in the same browser, and headers that forbid framing.
  */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const token = options.token ?? randomBytes(24).toString('hex');
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
   const staticRoot = resolve(options.staticDir);
   let port = 0;
+  let cookieName = COOKIE_PREFIX;
 
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
       sendJson(res, 500, {
         ok: false,
         error: {
@@ -62,19 +72,33 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (!hostAllowed(req.headers.host, port)) {
-      sendJson(res, 403, {
+    const host = allowedHost(req.headers.host, port);
+    setSecurityHeaders(res, host);
+    if (host === null) {
+      sendJson(res, 403, { ok: false, error: { code: 'FORBIDDEN', message: 'Forbidden host' } });
+      return;
+    }
+    const url = new URL(req.url ?? '/', `http://${host}`);
+    const pathname = decodePath(url.pathname);
+    if (pathname === null) {
+      sendJson(res, 400, {
         ok: false,
-        error: { code: 'INVALID_INPUT', message: 'Forbidden host' },
+        error: { code: 'INVALID_INPUT', message: 'Malformed percent-encoding in the request path' },
       });
       return;
     }
-    const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
-    if (url.pathname.startsWith('/api/')) {
-      if (!tokenMatches(requestToken(req, url), token)) {
+    if (pathname.startsWith('/api/')) {
+      if (!originAllowed(req.headers.origin, host)) {
+        sendJson(res, 403, {
+          ok: false,
+          error: { code: 'FORBIDDEN', message: 'Forbidden origin' },
+        });
+        return;
+      }
+      if (!tokenMatches(requestToken(req, cookieName), token)) {
         sendJson(res, 401, {
           ok: false,
-          error: { code: 'INVALID_INPUT', message: 'Missing or wrong API token' },
+          error: { code: 'UNAUTHORIZED', message: 'Missing or wrong API token' },
         });
         return;
       }
@@ -82,7 +106,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         sendJson(res, 405, { ok: false, error: { code: 'INVALID_INPUT', message: 'Use POST' } });
         return;
       }
-      const name = decodeURIComponent(url.pathname.slice('/api/'.length));
+      const name = pathname.slice('/api/'.length);
       const body = await readBody(req, maxBody);
       if (!body.ok) {
         sendJson(res, 413, body);
@@ -98,15 +122,35 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         });
         return;
       }
-      const result = await dispatch(options.handlers, name, input);
-      sendJson(res, result.ok ? 200 : statusFor(result.error.code), result);
+      const reply = await dispatchJson(options.handlers, options.serialized ?? {}, name, input);
+      sendBody(res, reply.result.ok ? 200 : statusFor(reply.result.error.code), reply.body);
       return;
     }
-    serveStatic(url.pathname, res);
+    const urlToken = url.searchParams.get('token');
+    if (urlToken !== null) {
+      if (!tokenMatches(urlToken, token)) {
+        sendUnauthorizedPage(res);
+        return;
+      }
+      // First load: trade the token in the URL for a cookie, so it leaves the address bar,
+      // the history and any Referer; the fragment (#/runs) survives the redirect.
+      url.searchParams.delete('token');
+      res.writeHead(303, {
+        'set-cookie': `${cookieName}=${token}; HttpOnly; SameSite=Strict; Path=/`,
+        location: `${url.pathname}${url.search}`,
+      });
+      res.end();
+      return;
+    }
+    if (!tokenMatches(requestToken(req, cookieName), token)) {
+      sendUnauthorizedPage(res);
+      return;
+    }
+    serveStatic(pathname, res);
   }
 
   function serveStatic(pathname: string, res: ServerResponse): void {
-    const relative = normalize(decodeURIComponent(pathname)).replace(/^([/\\])+/, '');
+    const relative = normalize(pathname).replace(/^([/\\])+/, '');
     let file = join(staticRoot, relative);
     if (!file.startsWith(staticRoot + sep) && file !== staticRoot) {
       res.writeHead(404).end();
@@ -123,7 +167,6 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     res.writeHead(200, {
       'content-type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream',
       'cache-control': 'no-store',
-      'x-content-type-options': 'nosniff',
     });
     createReadStream(file).pipe(res);
   }
@@ -131,13 +174,22 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const sockets = new Set<WebSocket>();
   const wss = new WebSocketServer({ noServer: true });
   server.on('upgrade', (req, socket, head) => {
-    const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
-    if (
-      url.pathname !== '/api/events' ||
-      !hostAllowed(req.headers.host, port) ||
-      !tokenMatches(url.searchParams.get('token'), token)
-    ) {
-      socket.destroy();
+    const host = allowedHost(req.headers.host, port);
+    const refuse = (status: string): void => {
+      socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    };
+    // A page on another origin (another local server, a DNS-rebound name) must not listen in.
+    if (host === null || !originAllowed(req.headers.origin, host)) {
+      refuse('403 Forbidden');
+      return;
+    }
+    const url = new URL(req.url ?? '/', `http://${host}`);
+    if (url.pathname !== '/api/events') {
+      refuse('404 Not Found');
+      return;
+    }
+    if (!tokenMatches(requestToken(req, cookieName), token)) {
+      refuse('401 Unauthorized');
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
@@ -151,6 +203,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     server.listen(options.port ?? 0, '127.0.0.1', () => resolveListen());
   });
   port = (server.address() as AddressInfo).port;
+  // Cookies are not scoped by port: the port in the name keeps two servers from overwriting
+  // each other's token.
+  cookieName = `${COOKIE_PREFIX}${port}`;
 
   return {
     port,
@@ -170,14 +225,60 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   };
 }
 
-function hostAllowed(host: string | undefined, port: number): boolean {
-  return host === `127.0.0.1:${port}` || host === `localhost:${port}`;
+/** The request's Host when it names this server (a check against DNS rebinding), else null. */
+function allowedHost(host: string | undefined, port: number): string | null {
+  return host === `127.0.0.1:${port}` || host === `localhost:${port}` ? host : null;
 }
 
-function requestToken(req: IncomingMessage, url: URL): string | null {
+/**
+ * Browsers send Origin on cross-origin requests and on every WebSocket handshake; it must be the
+ * page this server served. Clients that send none (the CLI, scripts) are not browsers and still
+ * need the token.
+ */
+function originAllowed(origin: string | undefined, host: string): boolean {
+  return origin === undefined || origin === `http://${host}`;
+}
+
+function setSecurityHeaders(res: ServerResponse, host: string | null): void {
+  const socketSource = host === null ? '' : ` ws://${host}`;
+  res.setHeader('x-frame-options', 'DENY');
+  res.setHeader('x-content-type-options', 'nosniff');
+  res.setHeader('referrer-policy', 'no-referrer');
+  res.setHeader(
+    'content-security-policy',
+    [
+      "default-src 'self'",
+      "script-src 'self'",
+      // React and the chart library set inline style attributes.
+      "style-src 'self' 'unsafe-inline'",
+      "img-src 'self' data: blob:",
+      "font-src 'self' data:",
+      `connect-src 'self'${socketSource}`,
+      "object-src 'none'",
+      "base-uri 'none'",
+      "form-action 'self'",
+      "frame-ancestors 'none'",
+    ].join('; '),
+  );
+}
+
+function decodePath(pathname: string): string | null {
+  try {
+    return decodeURIComponent(pathname);
+  } catch {
+    return null;
+  }
+}
+
+/** The bearer header (CLI, scripts, tests) or the cookie set on the first page load (browser). */
+function requestToken(req: IncomingMessage, cookieName: string): string | null {
   const header = req.headers.authorization;
   if (header?.startsWith('Bearer ')) return header.slice('Bearer '.length);
-  return url.searchParams.get('token');
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === cookieName) return part.slice(eq + 1).trim();
+  }
+  return null;
 }
 
 function tokenMatches(given: string | null, expected: string): boolean {
@@ -185,6 +286,15 @@ function tokenMatches(given: string | null, expected: string): boolean {
   const a = Buffer.from(given);
   const b = Buffer.from(expected);
   return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function sendUnauthorizedPage(res: ServerResponse): void {
+  res
+    .writeHead(401, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' })
+    .end(
+      'Memory Workbench: this page needs the access token. Open the URL that `serve` printed ' +
+        '(http://127.0.0.1:<port>/?token=…) in this browser.\n',
+    );
 }
 
 function readBody(req: IncomingMessage, limit: number): Promise<Result<string>> {
@@ -224,19 +334,31 @@ function statusFor(code: string): number {
     case 'DATASET_INVALID':
     case 'DATASET_TOO_LARGE':
       return 400;
+    case 'UNAUTHORIZED':
+      return 401;
+    case 'FORBIDDEN':
+      return 403;
     case 'NOT_FOUND':
       return 404;
     case 'CONFLICT':
       return 409;
+    case 'BUSY':
+      return 503;
     default:
       return 500;
   }
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  sendBody(res, status, [JSON.stringify(body)]);
+}
+
+/** A JSON body written piece by piece: a large pre-serialised result is never copied again. */
+function sendBody(res: ServerResponse, status: number, body: Array<string | Uint8Array>): void {
   res.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
     'cache-control': 'no-store',
   });
-  res.end(JSON.stringify(body));
+  for (const chunk of body) res.write(chunk);
+  res.end();
 }

@@ -13,6 +13,8 @@ export {
   multiHopF1,
   adversarialCorrect,
   officialF1,
+  officialScore,
+  type OfficialRule,
 } from './official';
 export {
   simpleTokenize,

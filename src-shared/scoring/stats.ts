@@ -3,6 +3,7 @@
  * deviation, a seeded PRNG and a paired bootstrap confidence interval for comparing two runs.
  * Everything is deterministic for a given seed, so a report can be regenerated bit for bit.
  */
+import { LOCOMO_PROFILE, isAdversarial } from '../benchmarks';
 import { WorkbenchError } from '../errors';
 import type { LocomoCategory } from './official';
 
@@ -48,7 +49,9 @@ export interface OverallMeans {
 /** Both overall conventions over per-question scores (never over category means). */
 export function overallMeans(items: readonly ScoredQuestion[]): OverallMeans {
   const all = items.map((item) => item.score);
-  const first4 = items.filter((item) => item.category !== 5).map((item) => item.score);
+  const first4 = items
+    .filter((item) => !isAdversarial(LOCOMO_PROFILE, item.category))
+    .map((item) => item.score);
   return {
     all: { mean: mean(all), n: all.length },
     categories1to4: { mean: mean(first4), n: first4.length },

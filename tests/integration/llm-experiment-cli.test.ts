@@ -14,7 +14,7 @@ import { startFakeOpenAIServer, type FakeOpenAIServer } from '../support/fake-op
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const mini = join(repo, 'tests/fixtures/locomo/mini.json');
 const dir = mkdtempSync(join(tmpdir(), 'workbench-llm-cli-'));
-const KEY_ENV = 'MW_TEST_LLM_CLI_KEY';
+const KEY_ENV = 'MW_TEST_LLM_CLI_API_KEY';
 const KEY = 'sk-test-cli-never-stored-81d2';
 
 let server: FakeOpenAIServer;
@@ -33,7 +33,13 @@ function cli(args: string[]): Promise<{ code: number | null; out: string; err: s
       ['--import', 'tsx', join(repo, 'src-main/cli/main.ts'), ...args],
       {
         cwd: repo,
-        env: { ...process.env, [KEY_ENV]: KEY, MEMORY_WORKBENCH_DATA: join(dir, 'data') },
+        // MW_CLI_LLM_SECRET holds the key under a name that is not key-like (see the last test).
+        env: {
+          ...process.env,
+          [KEY_ENV]: KEY,
+          MW_CLI_LLM_SECRET: KEY,
+          MEMORY_WORKBENCH_DATA: join(dir, 'data'),
+        },
       },
     );
     let out = '';
@@ -117,5 +123,27 @@ describe('cli experiment with an LLM', () => {
     expect(files).toContain('runs.db');
     for (const file of files)
       expect(readFileSync(join(dir, file)).includes(Buffer.from(KEY)), file).toBe(false);
+  }, 90_000);
+
+  it('reads a variable that is not key-like only when declared with --allow-key-env', async () => {
+    const args = [
+      'experiment',
+      ...['--data', mini, '--samples', 'mini-1', '--answerer', 'llm', '--model', 'fake-chat'],
+      ...['--base-url', server.url, '--api-key-env', 'MW_CLI_LLM_SECRET'],
+      ...['--runs-db', join(dir, 'declared.db'), '--json'],
+    ];
+    server.requests.length = 0;
+    const refused = await cli(args);
+    expect(refused.code).not.toBe(0);
+    expect(refused.err).toContain(
+      'answerer: apiKeyEnv "MW_CLI_LLM_SECRET" is not a key variable; use a name ending in _API_KEY or _TOKEN, or pass --allow-key-env MW_CLI_LLM_SECRET',
+    );
+    expect(server.requests).toEqual([]);
+
+    const declared = await cli([...args, '--allow-key-env', 'MW_CLI_LLM_SECRET']);
+    expect(declared.code).toBe(0);
+    const chats = server.requests.filter((r) => r.path === '/v1/chat/completions');
+    expect(chats.length).toBeGreaterThan(0);
+    expect(chats.every((r) => r.headers['authorization'] === `Bearer ${KEY}`)).toBe(true);
   }, 90_000);
 });

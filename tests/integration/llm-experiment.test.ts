@@ -12,6 +12,7 @@ import {
 import { category5Options } from '../../src-main/core/answer/prompts';
 import { loadDatasetFile } from '../../src-main/core/dataset/load';
 import { inlineExecutor, workerExecutor } from '../../src-main/core/pipeline/executors';
+import { ApiKeySource } from '../../src-main/core/keys';
 import { judgeRun } from '../../src-main/core/pipeline/judgeRun';
 import { startExperiment } from '../../src-main/core/pipeline/runner';
 import { exportRun } from '../../src-main/core/runs/export';
@@ -29,7 +30,7 @@ const repo = fileURLToPath(new URL('../../', import.meta.url));
 const mini = join(repo, 'tests/fixtures/locomo/mini.json');
 const presetsModule = join(repo, 'tests/fixtures/experiment/test-presets.ts');
 const root = mkdtempSync(join(tmpdir(), 'workbench-llm-'));
-const KEY_ENV = 'MW_TEST_LLM_EXPERIMENT_KEY';
+const KEY_ENV = 'MW_TEST_LLM_EXPERIMENT_API_KEY';
 const KEY = 'sk-test-never-stored-5f3a9c1e77';
 
 let server: FakeOpenAIServer;
@@ -73,6 +74,16 @@ const chatRequests = (): typeof server.requests =>
 const judgeCalls = (): number =>
   chatRequests().filter((r) => (r.body as { model?: string }).model === 'fake-judge').length;
 
+/** Starts the LLM config with another answerer key variable; resolves to what it threw. */
+function startWithAnswerKey(apiKeyEnv: string, store: RunStore, dataDir: string): Promise<unknown> {
+  const config = llmConfig();
+  const answerer = { ...(config.answerer as object), kind: 'llm', apiKeyEnv };
+  return startExperiment(
+    { ...config, answerer: answerer as ExperimentConfigInput['answerer'] },
+    { store, dataDir, executor: recency },
+  ).catch((e: unknown) => e);
+}
+
 describe('LLM experiments against the fake server', () => {
   it('records faults as [ERROR] answers, scores every metric, judges, and keeps the key out', async () => {
     const { store, dataDir, file } = world();
@@ -98,7 +109,11 @@ describe('LLM experiments against the fake server', () => {
     const all = store.answersByTest(handle.runId);
     const errored = all.filter((a) => a.error !== null);
     expect(errored).toHaveLength(1);
-    expect(errored[0]).toMatchObject({ prediction: ERROR_PREDICTION, officialF1: 0, usage: null });
+    expect(errored[0]).toMatchObject({
+      prediction: ERROR_PREDICTION,
+      scores: expect.objectContaining({ officialF1: 0 }),
+      usage: null,
+    });
     expect(errored[0]?.error).toMatch(
       /^answer: TIMEOUT: .*timed out after 250 ms \(after 3 attempts\)$/,
     );
@@ -108,10 +123,11 @@ describe('LLM experiments against the fake server', () => {
     for (const a of all.filter((x) => x.error === null)) {
       expect(a.usage?.promptTokens).toBeGreaterThan(0);
       if (a.category === 5) {
-        expect([a.setF1, a.bleu1, a.judge]).toEqual([null, null, null]);
+        expect([a.scores['setF1'], a.scores['bleu1'], a.judge]).toEqual([null, null, null]);
       } else {
-        expect(a.setF1).not.toBeNull();
-        expect(a.bleu1).not.toBeNull();
+        expect(a.scores['setF1']).not.toBeNull();
+        expect(a.scores['bleu1']).not.toBeNull();
+        expect(a.scores['judge']).toBe(a.judge?.mean);
         expect(a.judge?.labels).toHaveLength(2);
         expect(a.judge?.error).toBeNull();
       }
@@ -121,7 +137,7 @@ describe('LLM experiments against the fake server', () => {
     expect(adversarial.length).toBeGreaterThan(0);
     for (const a of adversarial) {
       expect(a.prediction).toBe('Not mentioned in the conversation');
-      expect(a.officialF1).toBe(1);
+      expect(a.scores['officialF1']).toBe(1);
     }
 
     const summary = store.summary(handle.runId);
@@ -129,11 +145,11 @@ describe('LLM experiments against the fake server', () => {
     expect(summary.overall.categories1to4.judge.n).toBe(summary.overall.categories1to4.setF1.n);
     expect(summary.overall.categories1to4.judge.repeats).toBe(2);
     expect(summary.overall.all.setF1.n).toBe(summary.overall.categories1to4.officialF1.n);
-    expect(summary.byCategory[5].bleu1.n).toBe(0);
+    expect(summary.byCategory[5]?.bleu1?.n).toBe(0);
     for (const point of store.curve(handle.runId)) {
-      expect(point.meanSetF1).not.toBeNull();
-      expect(point).toHaveProperty('meanJudge');
-      expect(point).toHaveProperty('meanBleu1');
+      expect(point.means['setF1']).not.toBeNull();
+      expect(point.means).toHaveProperty('judge');
+      expect(point.means).toHaveProperty('bleu1');
     }
 
     const manifest = store.getRun(handle.runId).manifest;
@@ -150,8 +166,14 @@ describe('LLM experiments against the fake server', () => {
     const answered = all.filter((a) => a.usage !== null);
     const promptTokens = answered.reduce((n, a) => n + (a.usage?.promptTokens ?? 0), 0);
     const completionTokens = answered.reduce((n, a) => n + (a.usage?.completionTokens ?? 0), 0);
+    // Every request is counted: the 429 and the three hangs too, as failures.
+    const answerRequests = chatRequests().filter(
+      (r) => (r.body as { model?: string }).model === 'fake-chat',
+    ).length;
+    expect(answerRequests).toBe(answered.length + 4);
     expect(manifest.usage?.answer).toEqual({
-      calls: answered.length,
+      calls: answerRequests,
+      failures: 4,
       promptTokens,
       completionTokens,
       cost: (promptTokens * 1 + completionTokens * 2) / 1e6,
@@ -223,6 +245,54 @@ describe('LLM experiments against the fake server', () => {
     store.close();
   }, 60_000);
 
+  it('hands the workers and the judge their keys explicitly, not through process.env', async () => {
+    const { store, dataDir } = world();
+    server.requests.length = 0;
+    delete process.env[KEY_ENV];
+    try {
+      const handle = await startExperiment(
+        llmConfig({
+          samples: ['mini-1'],
+          judge: { baseUrl: server.url, model: 'fake-judge', apiKeyEnv: KEY_ENV, baseDelayMs: 1 },
+        }),
+        {
+          store,
+          dataDir,
+          executor: workerExecutor({ presetModules: [presetsModule] }),
+          // As the desktop app's keychain does: the key exists only in the source.
+          apiKeys: new ApiKeySource({
+            env: {},
+            keychain: { get: (n) => (n === KEY_ENV ? KEY : undefined) },
+          }),
+        },
+      );
+      const outcome = await handle.done;
+      expect(outcome.error).toBeNull();
+      expect(store.finalAnswers(handle.runId).every((a) => a.error === null)).toBe(true);
+      expect(judgeCalls()).toBeGreaterThan(0);
+      expect(chatRequests().map((r) => r.headers['authorization'])).toEqual(
+        chatRequests().map(() => `Bearer ${KEY}`),
+      );
+      expect(process.env[KEY_ENV]).toBeUndefined();
+    } finally {
+      process.env[KEY_ENV] = KEY;
+      store.close();
+    }
+  }, 60_000);
+
+  it('refuses a key variable that is not meant for keys before anything is sent', async () => {
+    const { store, dataDir } = world();
+    server.requests.length = 0;
+    const error = await startWithAnswerKey('HOME', store, dataDir);
+    expect(error).toBeInstanceOf(WorkbenchError);
+    expect((error as WorkbenchError).message).toBe(
+      'answerer: apiKeyEnv "HOME" is not a key variable; use a name ending in _API_KEY or _TOKEN, or pass --allow-key-env HOME',
+    );
+    expect(server.requests).toEqual([]);
+    expect(store.listRuns()).toEqual([]);
+    store.close();
+  });
+
   it('gives tiers its memory LLM in the workers: summaries retrieved, a failed call noted, tokens totalled', async () => {
     const { store, dataDir } = world();
     server.requests.length = 0;
@@ -265,9 +335,10 @@ describe('LLM experiments against the fake server', () => {
       expect(r.headers['authorization']).toBe(`Bearer ${KEY}`);
       expect(r.body).toMatchObject({ model: 'fake-memory', seed: 42 });
     }
-    const completed = calls.length - 1;
     const memory = manifest.usage?.memory;
-    expect(memory?.calls).toBe(completed);
+    // The failed call was made and paid for: it is counted, as a failure.
+    expect(memory?.calls).toBe(calls.length);
+    expect(memory?.failures).toBe(1);
     expect(memory?.promptTokens).toBeGreaterThan(0);
     expect(memory?.cost).toBe(
       ((memory?.promptTokens ?? 0) * 1 + (memory?.completionTokens ?? 0) * 2) / 1e6,
@@ -280,21 +351,10 @@ describe('LLM experiments against the fake server', () => {
 
   it('refuses to start when the named API key variable is not set', async () => {
     const { store, dataDir } = world();
-    const config = llmConfig();
-    const error = await startExperiment(
-      {
-        ...config,
-        answerer: {
-          ...(config.answerer as object),
-          kind: 'llm',
-          apiKeyEnv: 'MW_TEST_UNSET_KEY',
-        } as ExperimentConfigInput['answerer'],
-      },
-      { store, dataDir, executor: recency },
-    ).catch((e: unknown) => e);
+    const error = await startWithAnswerKey('MW_TEST_UNSET_API_KEY', store, dataDir);
     expect(error).toBeInstanceOf(WorkbenchError);
     expect((error as WorkbenchError).message).toBe(
-      'answerer.apiKeyEnv: environment variable MW_TEST_UNSET_KEY is not set (it should hold the API key)',
+      'answerer.apiKeyEnv: environment variable MW_TEST_UNSET_API_KEY is not set (it should hold the API key)',
     );
     expect(store.listRuns()).toEqual([]);
     store.close();

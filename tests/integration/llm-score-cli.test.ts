@@ -125,7 +125,7 @@ describe('cli score', () => {
     const r = cli('score', '--data', dataset, '--predictions', predictions, '--json');
     expect(r.code).toBe(1);
     expect(r.out).toBe('');
-    expect(r.err).toContain('error: 5 bad predictions:');
+    expect(r.err).toContain('error INVALID_INPUT: 5 bad predictions:');
     expect(r.err).toContain(
       'predictions: [1].questionIndex: Invalid input: expected number, received string',
     );

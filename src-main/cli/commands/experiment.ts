@@ -18,10 +18,12 @@ import {
 import type { ExperimentHandle, RunOutcome } from '../../core/pipeline/runner';
 import { startExperiment } from '../../core/pipeline/runner';
 import { defaultDataDir, defaultRunsDbPath } from '../../core/runs/paths';
-import { formatDuration, summaryTable } from '../../core/runs/report';
+import { formatDuration, skippedReport, summaryTable } from '../../core/runs/report';
 import { RunStore } from '../../core/runs/store';
 import type { CliCommand, CliIO } from '../command';
 import { UsageError } from '../command';
+import { ApiKeySource } from '../../core/keys';
+import { ALLOW_KEY_ENV_OPTION, keyPolicyFromArgs } from '../keyPolicy';
 import { ensureWordVectorCache } from '../wordVectors';
 
 const USAGE = `usage: npm run -s cli -- experiment --data <file> [options]
@@ -39,6 +41,10 @@ options:
   --top-k <n>               memories retrieved per question (default 10)
   --seed <n>                run seed (default 42)
   --include-no-evidence     also ask questions without usable evidence (at the last packet)
+  --max-error-share <x>     share of errored final answers (0-1) above which the run ends
+                            "degraded", exit code 3 (default 0.1; every answer errored: "failed")
+  --skip-invalid            run the valid samples of a file that also holds invalid ones (refused
+                            otherwise); the run's manifest and this report list what was skipped
   --answerer <extractive|llm>  who answers (default: extractive, offline)
   --base-url <url>          LLM answerer: OpenAI-compatible endpoint, with /v1
   --model <name>            LLM answerer: chat model
@@ -57,6 +63,8 @@ options:
   --embedder-model <name>   embedder: embedding model
   --embedder-dimensions <n> embedder: ask for n-dimensional vectors (text-embedding-3 models)
   --embedder-api-key-env <NAME>  embedder: environment variable holding its API key
+  --allow-key-env <NAME>    also read an API key from NAME (repeatable; by default only
+                            names ending in _API_KEY or _TOKEN are read)
   --runs-db <path>          runs database (default: <data dir>/runs.db)
   --data-dir <dir>          data directory (default: $MEMORY_WORKBENCH_DATA or ~/.memory-workbench)
   --keep-collections        keep each sample's collection directory after the run
@@ -65,7 +73,18 @@ options:
   -h, --help                show this help
 
 Ctrl-C cancels gracefully (committed tests stay; "resume <id>" continues); a second Ctrl-C exits.
+
+exit codes: 0 completed, 1 failed (or an error before the run), 2 usage error, 3 degraded (too many
+errored answers), 130 cancelled.
 `;
+
+/** Exit codes of `experiment` and `resume` (documented in the usage text and the README). */
+export const EXIT_CODES = {
+  completed: 0,
+  failed: 1,
+  degraded: 3,
+  cancelled: 130,
+} as const;
 
 export function parseScheme(value: string | undefined): CategoryScheme {
   const scheme = value ?? DEFAULT_CATEGORY_SCHEME;
@@ -233,6 +252,7 @@ export function reportOutcome(
         error: outcome.error,
         elapsedMs: outcome.elapsedMs,
         notAsked: outcome.notAsked,
+        skippedSamples: outcome.skippedSamples,
         preset: config.memory.preset,
         scheme,
         categoryNames: Object.fromEntries(CATEGORY_IDS.map((c) => [c, categoryName(c, scheme)])),
@@ -241,6 +261,7 @@ export function reportOutcome(
     );
   } else {
     io.stdout(summaryTable(outcome.summary, scheme));
+    io.stdout(skippedReport(outcome.skippedSamples));
     if (outcome.notAsked > 0) {
       io.stdout(
         `${outcome.notAsked} question(s) without usable evidence were not asked, so n is below the ` +
@@ -250,15 +271,20 @@ export function reportOutcome(
     io.stdout(
       `\nrun ${outcome.runId} ${outcome.status} in ${formatDuration(outcome.elapsedMs)} (preset ${config.memory.preset})\n`,
     );
-    if (outcome.error) io.stdout(`error: ${outcome.error}\n`);
-    if (outcome.status !== 'completed')
+    if (outcome.error)
+      io.stdout(`${outcome.status === 'degraded' ? 'degraded' : 'error'}: ${outcome.error}\n`);
+    if (outcome.tooManyErrors) {
+      io.stdout(
+        `the answers' errors say why (npm run -s cli -- runs show ${outcome.runId}); fix the cause and start a new run\n`,
+      );
+    } else if (outcome.status !== 'completed') {
       io.stdout(`continue it with: npm run -s cli -- resume ${outcome.runId}\n`);
+    }
   }
-  if (outcome.status === 'completed') return 0;
-  return outcome.status === 'cancelled' ? 130 : 1;
+  return EXIT_CODES[outcome.status];
 }
 
-type FlagValues = Record<string, string | boolean | undefined>;
+type FlagValues = Record<string, string | string[] | boolean | undefined>;
 
 const asObject = (v: unknown): Record<string, unknown> =>
   v !== null && typeof v === 'object' && !Array.isArray(v) ? { ...(v as object) } : {};
@@ -359,6 +385,8 @@ export const experimentCommand: CliCommand = {
         'top-k': { type: 'string' },
         seed: { type: 'string' },
         'include-no-evidence': { type: 'boolean', default: false },
+        'max-error-share': { type: 'string' },
+        'skip-invalid': { type: 'boolean', default: false },
         answerer: { type: 'string' },
         'base-url': { type: 'string' },
         model: { type: 'string' },
@@ -375,6 +403,7 @@ export const experimentCommand: CliCommand = {
         'embedder-model': { type: 'string' },
         'embedder-dimensions': { type: 'string' },
         'embedder-api-key-env': { type: 'string' },
+        'allow-key-env': ALLOW_KEY_ENV_OPTION,
         'runs-db': { type: 'string' },
         'data-dir': { type: 'string' },
         'keep-collections': { type: 'boolean', default: false },
@@ -422,6 +451,15 @@ export const experimentCommand: CliCommand = {
       merged['seed'] = seed;
     }
     if (values['include-no-evidence']) merged['includeNoEvidence'] = true;
+    if (values['max-error-share'] !== undefined) {
+      const share = Number(values['max-error-share']);
+      if (values['max-error-share'].trim() === '' || !(share >= 0 && share <= 1))
+        throw new UsageError(
+          `--max-error-share must be a number from 0 to 1 (got "${values['max-error-share']}")`,
+        );
+      merged['maxErrorShare'] = share;
+    }
+    if (values['skip-invalid']) merged['skipInvalid'] = true;
     const answerer = answererFlags(values, file['answerer']);
     if (answerer !== undefined) merged['answerer'] = answerer;
     const judge = judgeFlags(values, file['judge']);
@@ -444,6 +482,7 @@ export const experimentCommand: CliCommand = {
         dataDir,
         keepCollections: values['keep-collections'],
         onProgress: progressReporter(io, tty),
+        apiKeys: new ApiKeySource({ policy: keyPolicyFromArgs(values['allow-key-env'], 'pass') }),
       });
       const outcome = await superviseRun(handle, io);
       return reportOutcome(outcome, config, scheme, values.json, io);

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { EXPORT_FORMATS, exportRun, type ExportFormat } from '../../core/runs/export';
+import { fromSystemError } from '../../core/system-errors';
 import type { CliCommand } from '../command';
 import { UsageError } from '../command';
 import { openStore } from './experiment';
@@ -54,7 +55,11 @@ export const exportCommand: CliCommand = {
       const text = exportRun(store, positionals[0] as string, format);
       if (values.out === undefined) io.stdout(text);
       else {
-        writeFileSync(values.out, text);
+        try {
+          writeFileSync(values.out, text);
+        } catch (error) {
+          throw fromSystemError(error, `export: cannot write ${values.out}`) ?? error;
+        }
         io.stderr(`wrote ${values.out}\n`);
       }
       return 0;

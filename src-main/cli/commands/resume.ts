@@ -9,6 +9,8 @@ import {
   reportOutcome,
   superviseRun,
 } from './experiment';
+import { ApiKeySource } from '../../core/keys';
+import { ALLOW_KEY_ENV_OPTION, keyPolicyFromArgs } from '../keyPolicy';
 import { ensureWordVectorCache } from '../wordVectors';
 
 const USAGE = `usage: npm run -s cli -- resume <run id> [options]
@@ -21,6 +23,8 @@ options:
   --runs-db <path>          runs database (default: <data dir>/runs.db)
   --data-dir <dir>          data directory (default: $MEMORY_WORKBENCH_DATA or ~/.memory-workbench)
   --keep-collections        keep each sample's collection directory after the run
+  --allow-key-env <NAME>    also read an API key from NAME (repeatable; by default only
+                            names ending in _API_KEY or _TOKEN are read)
   --scheme <official|mem0>  category names in the table (default: official)
   --json                    print exactly one JSON object on stdout
   -h, --help                show this help
@@ -38,6 +42,7 @@ export const resumeCommand: CliCommand = {
         'runs-db': { type: 'string' },
         'data-dir': { type: 'string' },
         'keep-collections': { type: 'boolean', default: false },
+        'allow-key-env': ALLOW_KEY_ENV_OPTION,
         scheme: { type: 'string' },
         json: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
@@ -58,6 +63,7 @@ export const resumeCommand: CliCommand = {
         dataDir,
         keepCollections: values['keep-collections'],
         onProgress: progressReporter(io, process.stderr.isTTY === true),
+        apiKeys: new ApiKeySource({ policy: keyPolicyFromArgs(values['allow-key-env'], 'pass') }),
       });
       const outcome = await superviseRun(handle, io);
       return reportOutcome(outcome, store.getRun(runId).manifest.config, scheme, values.json, io);

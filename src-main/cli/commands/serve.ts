@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, realpathSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { WorkbenchError } from '../../../src-shared/errors';
@@ -6,11 +6,17 @@ import type { CliCommand, CliIO } from '../command';
 import { appRoot } from '../../core/provenance';
 import { defaultDataDir } from '../../core/runs/paths';
 import { createService } from '../../core/service';
+import { ALLOW_KEY_ENV_OPTION, keyPolicyFromArgs } from '../keyPolicy';
+import { errnoCode, fromSystemError } from '../../core/system-errors';
 import { startServer, type RunningServer } from '../../server/server';
 
-const SERVE_USAGE = `usage: npm run -s cli -- serve [--port n] [--data-dir dir] [--static dir]
+const SERVE_USAGE = `usage: npm run -s cli -- serve [--port n] [--data-dir dir] [--dataset-dir dir]... [--static dir] [--allow-key-env NAME]...
   Serves the workbench UI and API on 127.0.0.1 only, with a per-launch token in the printed URL.
-  Reach it from another machine through an SSH tunnel (ssh -L 5174:127.0.0.1:5174 host).`;
+  Reach it from another machine through an SSH tunnel (ssh -L 5174:127.0.0.1:5174 host).
+  --dataset-dir dir  a folder whose files the page may open by path (repeatable); without one,
+                     datasets come in by upload only.
+  API keys are read only from variables ending in _API_KEY or _TOKEN; --allow-key-env NAME
+  (repeatable) lets the UI use another variable as a key.`;
 
 export { defaultDataDir };
 
@@ -20,7 +26,9 @@ async function runServe(argv: string[], io: CliIO): Promise<number> {
     options: {
       port: { type: 'string', default: '5174' },
       'data-dir': { type: 'string' },
+      'dataset-dir': { type: 'string', multiple: true, default: [] },
       static: { type: 'string' },
+      'allow-key-env': ALLOW_KEY_ENV_OPTION,
       help: { type: 'boolean', short: 'h' },
     },
     allowPositionals: false,
@@ -36,19 +44,45 @@ async function runServe(argv: string[], io: CliIO): Promise<number> {
   const dataDir = resolve(values['data-dir'] ?? defaultDataDir());
   mkdirSync(dataDir, { recursive: true });
   const staticDir = resolve(values.static ?? join(appRoot(), 'out', 'renderer'));
+  const datasetDirs = values['dataset-dir'].map(existingFolder);
 
   // The service exists before the server that relays its events, hence the late-bound target.
   const relay: { server?: RunningServer } = {};
   const service = createService({
     dataDir,
     transport: 'http',
+    datasetDirs,
     emit: (event) => relay.server?.broadcast(event),
+    keyPolicy: keyPolicyFromArgs(values['allow-key-env'], 'start serve with'),
   });
-  const server = await startServer({ handlers: service.handlers, staticDir, port });
+  let server: RunningServer;
+  try {
+    server = await startServer({
+      handlers: service.handlers,
+      serialized: service.serialized,
+      staticDir,
+      port,
+    });
+  } catch (error) {
+    await service.close();
+    if (errnoCode(error) === 'EADDRINUSE') {
+      throw new WorkbenchError(
+        'CONFLICT',
+        `serve: port ${port} on 127.0.0.1 is already in use; choose another with --port (0 picks a free one)`,
+        { cause: error },
+      );
+    }
+    throw fromSystemError(error, `serve: cannot listen on 127.0.0.1:${port}`) ?? error;
+  }
   relay.server = server;
   // Tests and scripts read this exact line to find the URL.
   io.stdout(`Memory Workbench is serving at ${server.url}\n`);
   io.stdout(`data: ${dataDir}\n`);
+  io.stdout(
+    datasetDirs.length === 0
+      ? 'datasets: upload only (--dataset-dir <folder> lets the page open files in it by path)\n'
+      : `datasets: upload, or open by path in ${datasetDirs.join(', ')}\n`,
+  );
 
   await new Promise<void>((resolveStop) => {
     const stop = () => resolveStop();
@@ -58,6 +92,20 @@ async function runServe(argv: string[], io: CliIO): Promise<number> {
   await service.close();
   await server.close();
   return 0;
+}
+
+/** A --dataset-dir as its real path, checked now so a typo fails at start, not on first use. */
+function existingFolder(dir: string): string {
+  let real: string;
+  try {
+    real = realpathSync(dir);
+  } catch (error) {
+    throw fromSystemError(error, `serve: --dataset-dir ${dir}`) ?? error;
+  }
+  if (!statSync(real).isDirectory()) {
+    throw new WorkbenchError('INVALID_INPUT', `serve: --dataset-dir ${dir} is not a folder`);
+  }
+  return real;
 }
 
 export const serveCommand: CliCommand = {

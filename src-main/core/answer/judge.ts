@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import {
+  LOCOMO_PROFILE,
+  benchmarkCategory,
+  type BenchmarkProfile,
+} from '../../../src-shared/benchmarks';
 import { WorkbenchError } from '../../../src-shared/errors';
+import { metricOf, metricScores } from '../../../src-shared/metrics';
 import {
   judgeScoreOf,
   type AnswerRecord,
@@ -10,6 +16,7 @@ import {
 } from '../../../src-shared/experiment';
 import type { PromptRecord } from '../../../src-shared/runs';
 import { describeError } from '../pipeline/timeout';
+import type { ApiKeys } from '../keys';
 import { LlmClient } from './llm-client';
 import { buildJudgeMessages, judgePromptRecord } from './prompts';
 
@@ -124,11 +131,14 @@ export class LlmJudge {
   readonly stats: LlmJudgeStats = { calls: 0, cacheHits: 0, errors: 0 };
   private readonly cache: JudgeCache;
 
-  constructor(config: JudgeConfig, options: { cache?: JudgeCache; client?: LlmClient } = {}) {
+  constructor(
+    config: JudgeConfig,
+    options: { cache?: JudgeCache; client?: LlmClient; keys?: ApiKeys } = {},
+  ) {
     this.model = config.model;
     this.repeats = config.repeats;
     this.prompt = judgePromptRecord();
-    this.client = options.client ?? new LlmClient(config);
+    this.client = options.client ?? new LlmClient(config, options.keys);
     this.cache = options.cache ?? new MemoryJudgeCache();
   }
 
@@ -177,13 +187,19 @@ export class LlmJudge {
 }
 
 /**
- * What a judge pass scores: categories 1-4 with a gold answer. An errored answer is WRONG on
- * every repeat without asking anyone; category 5 has no gold to judge against (Mem0 skips it).
+ * What a judge pass scores: answers with a gold in the categories the judge metric scores under
+ * the benchmark profile (LoCoMo 1-4). An errored answer is WRONG on every repeat without asking
+ * anyone; an adversarial category has no gold to judge against (Mem0 skips LoCoMo's 5).
  */
 export function judgeable(
   answer: Pick<AnswerRecord, 'category' | 'gold'>,
+  profile: BenchmarkProfile = LOCOMO_PROFILE,
 ): answer is Pick<AnswerRecord, 'category'> & { gold: string } {
-  return answer.category !== 5 && answer.gold !== null && answer.gold.trim() !== '';
+  return (
+    metricScores(metricOf('judge'), benchmarkCategory(profile, answer.category)) &&
+    answer.gold !== null &&
+    answer.gold.trim() !== ''
+  );
 }
 
 /** The judge score of one recorded answer (null: not judged, see `judgeable`). */
@@ -191,8 +207,9 @@ export async function judgeAnswer(
   judge: LlmJudge,
   answer: Pick<AnswerRecord, 'category' | 'gold' | 'question' | 'prediction' | 'error'>,
   signal?: AbortSignal,
+  profile: BenchmarkProfile = LOCOMO_PROFILE,
 ): Promise<JudgeScore | null> {
-  if (!judgeable(answer)) return null;
+  if (!judgeable(answer, profile)) return null;
   if (answer.error !== null) return judgeScoreOf(new Array<number>(judge.repeats).fill(0));
   return judge.judge(
     { question: answer.question, gold: answer.gold, answer: answer.prediction },

@@ -1,5 +1,6 @@
 import type { LlmAnswererConfig, PromptStyle } from '../../../src-shared/experiment';
 import type { PromptRecord } from '../../../src-shared/runs';
+import type { ApiKeys } from '../keys';
 import { LlmClient } from './llm-client';
 import { answerPromptRecord, buildAnswerPrompt, interpretAnswer } from './prompts';
 import type { AnswerRequest, AnswerResult, Answerer } from './types';
@@ -16,12 +17,12 @@ export class LlmAnswerer implements Answerer {
   readonly prompts: PromptRecord;
   readonly client: LlmClient;
 
-  constructor(config: LlmAnswererConfig, client?: LlmClient) {
+  constructor(config: LlmAnswererConfig, options: { keys?: ApiKeys; client?: LlmClient } = {}) {
     this.model = config.model;
     this.style = config.promptStyle;
     this.name = `llm:${config.model}:${config.promptStyle}`;
     this.prompts = answerPromptRecord(config.promptStyle);
-    this.client = client ?? new LlmClient(config);
+    this.client = options.client ?? new LlmClient(config, options.keys);
   }
 
   async answer(request: AnswerRequest, signal?: AbortSignal): Promise<AnswerResult> {

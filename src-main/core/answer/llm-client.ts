@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { WorkbenchError } from '../../../src-shared/errors';
 import type { LlmPrices, TokenCounts } from '../../../src-shared/experiment';
-import type { TokenTotals } from '../../../src-shared/runs';
+import type { LlmCallDelta, TokenTotals } from '../../../src-shared/runs';
+import { assertKeyTransport, type ApiKeys } from '../keys';
 import {
   DEFAULT_MAX_DELAY_MS,
   DEFAULT_MAX_RETRY_AFTER_MS,
@@ -19,8 +20,10 @@ import {
  * errors with exponential backoff and jitter; validates the response (a non-empty
  * `choices[0].message.content`); records latency and token usage per call and in total.
  *
- * The API key is read from `process.env[apiKeyEnv]` at each call and never kept: not in the
- * config, not in this object, not in any error message (it is scrubbed).
+ * The API key is never part of the config: `apiKeyEnv` names it, and the caller hands the client
+ * an explicit map of vetted keys (`ApiKeys`, see core/keys.ts); the client never reads the process
+ * environment. A key goes only to https or loopback URLs and never into an error message (it is
+ * scrubbed).
  */
 
 export interface ChatMessage {
@@ -40,6 +43,8 @@ export interface LlmClientConfig {
   baseDelayMs: number;
   maxDelayMs?: number;
   maxRetryAfterMs?: number;
+  /** Reply bodies over this many bytes fail with LLM_REPLY_TOO_LARGE (default 4 MiB). */
+  maxReplyBytes?: number | undefined;
   prices?: LlmPrices | undefined;
 }
 
@@ -103,20 +108,22 @@ export function costOf(
 }
 
 /**
- * The API key an endpoint config names: `process.env[apiKeyEnv]`, read at each call and never
- * kept; undefined when the config names none (local servers). `label` starts the error message.
+ * Told about every HTTP request a client sends: `calls: 1` as it goes out, then `failures: 1` or
+ * its tokens when it ends. A run's ledger adds these up, so retries, failed attempts and a request
+ * cut off by a killed process are all counted.
  */
-export function apiKeyFor(apiKeyEnv: string | undefined, label: string): string | undefined {
-  if (apiKeyEnv === undefined) return undefined;
-  const key = process.env[apiKeyEnv];
-  if (!key) {
-    throw new WorkbenchError(
-      'INVALID_INPUT',
-      `${label}: environment variable ${apiKeyEnv} (apiKeyEnv) is not set`,
-      { path: ['apiKeyEnv'] },
-    );
-  }
-  return key;
+export type CallMeter = (delta: LlmCallDelta) => void;
+
+const SENT: LlmCallDelta = { calls: 1, failures: 0, promptTokens: 0, completionTokens: 0 };
+
+/** What an ended request adds to the ledger; null when nothing (a success without usage). */
+export function endedDelta(
+  ok: boolean,
+  usage: { promptTokens: number; completionTokens: number } | null | undefined,
+): LlmCallDelta | null {
+  if (!ok) return { calls: 0, failures: 1, promptTokens: 0, completionTokens: 0 };
+  if (!usage || (usage.promptTokens === 0 && usage.completionTokens === 0)) return null;
+  return { calls: 0, failures: 0, ...usage };
 }
 
 export class LlmClient {
@@ -136,7 +143,10 @@ export class LlmClient {
 
   constructor(
     config: LlmClientConfig,
+    /** Keys by variable name; only `config.apiKeyEnv`'s entry is used. */
+    private readonly keys: ApiKeys = {},
     private readonly random: () => number = Math.random,
+    private readonly meter?: CallMeter,
   ) {
     this.config = config;
     this.model = config.model;
@@ -196,10 +206,40 @@ export class LlmClient {
   }
 
   private apiKey(): string | undefined {
-    return apiKeyFor(this.config.apiKeyEnv, 'LlmClient');
+    const name = this.config.apiKeyEnv;
+    if (name === undefined) return undefined;
+    const key = Object.hasOwn(this.keys, name) ? this.keys[name] : undefined;
+    if (!key) {
+      throw new WorkbenchError(
+        'INVALID_INPUT',
+        `LlmClient: environment variable ${name} (apiKeyEnv) is not set`,
+        { path: ['apiKeyEnv'] },
+      );
+    }
+    assertKeyTransport(this.config.baseUrl, name, 'LlmClient');
+    return key;
   }
 
+  /** One HTTP request, metered: counted when sent, its failure or tokens when it ends. */
   private async attempt(
+    messages: readonly ChatMessage[],
+    options: ChatCallOptions,
+    key: string | undefined,
+  ): Promise<Attempt<Omit<ChatCompletion, 'latencyMs' | 'attempts'>>> {
+    if (!this.meter) return this.send(messages, options, key);
+    this.meter(SENT);
+    let result: Attempt<Omit<ChatCompletion, 'latencyMs' | 'attempts'>> | undefined;
+    try {
+      result = await this.send(messages, options, key);
+      return result;
+    } finally {
+      // No result: the request was cancelled under way, which is a failed call too.
+      const ended = endedDelta(result?.ok === true, result?.ok ? result.value.usage : null);
+      if (ended) this.meter(ended);
+    }
+  }
+
+  private async send(
     messages: readonly ChatMessage[],
     options: ChatCallOptions,
     key: string | undefined,
@@ -218,6 +258,7 @@ export class LlmClient {
       label: this.label,
       where: baseUrl,
       secret: key,
+      maxReplyBytes: this.config.maxReplyBytes,
       ...(options.signal ? { signal: options.signal } : {}),
     });
     if (!sent.ok) return sent;

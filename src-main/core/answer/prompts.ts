@@ -3,7 +3,7 @@ import type { PromptStyle } from '../../../src-shared/experiment';
 import type { PromptRecord } from '../../../src-shared/runs';
 import { mulberry32 } from '../../../src-shared/scoring';
 import type { ChatMessage } from './llm-client';
-import { NOT_MENTIONED, type AnswerRequest, type MemoryHit } from './types';
+import { NOT_MENTIONED, isAdversarialRequest, type AnswerRequest, type MemoryHit } from './types';
 
 /**
  * The answer and judge prompts. Templates are plain strings with `{{name}}` slots, kept whole in
@@ -185,7 +185,7 @@ function renderMemory(template: string, hit: MemoryHit): string {
 }
 
 function optionsOf(request: AnswerRequest): { a: string; b: string } | null {
-  if (request.category !== 5) return null;
+  if (!isAdversarialRequest(request)) return null;
   const adversarial = request.adversarialAnswer?.trim();
   if (!adversarial) return null;
   return category5Options(request.seed, request.sampleId, request.questionIndex, adversarial);
@@ -217,7 +217,7 @@ export function buildAnswerPrompt(style: PromptStyle, request: AnswerRequest): B
       speaker_b: speakerB,
       memories: memories.length === 0 ? '(no memories)' : memories.join('\n\n'),
     });
-    const template = request.category === 5 ? t['questionCategory5'] : t['question'];
+    const template = isAdversarialRequest(request) ? t['questionCategory5'] : t['question'];
     return {
       messages: [{ role: 'user', content: fill(template as string, { context, question }) }],
       options,

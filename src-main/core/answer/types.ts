@@ -1,3 +1,4 @@
+import { LOCOMO_PROFILE, isAdversarial } from '../../../src-shared/benchmarks';
 import type { CategoryId } from '../../../src-shared/dataset';
 
 /** One retrieved memory as the answerer sees it. */
@@ -27,6 +28,18 @@ export interface AnswerRequest {
    * question. Absent or null for other categories.
    */
   adversarialAnswer?: string | null;
+  /**
+   * The category is adversarial by the dataset's benchmark profile (official answering turns it
+   * into a two-option question); absent means LoCoMo's profile decides (category 5).
+   */
+  adversarial?: boolean;
+}
+
+/** Whether a request is an adversarial question (LoCoMo category 5 unless the request says). */
+export function isAdversarialRequest(
+  request: Pick<AnswerRequest, 'category' | 'adversarial'>,
+): boolean {
+  return request.adversarial ?? isAdversarial(LOCOMO_PROFILE, request.category);
 }
 
 export interface AnswerUsage {

@@ -1,91 +1,36 @@
-import { z } from 'zod';
+import type { z } from 'zod';
+import { INDEX_DEFAULTS } from '../../../src-shared/index-defaults';
+import type { IndexKindMap } from './kinds/registry';
 
 /** Index names become file names (`<index>.hnsw`), so they are kept to a portable alphabet. */
 export const INDEX_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
-export const DEFAULT_VECTOR_M = 16;
-export const DEFAULT_VECTOR_EF_CONSTRUCTION = 100;
-export const DEFAULT_VECTOR_EF = 64;
-export const DEFAULT_VECTOR_INITIAL_CAPACITY = 1024;
-export const DEFAULT_VECTOR_SEED = 100;
-export const DEFAULT_BM25_K1 = 1.2;
-export const DEFAULT_BM25_B = 0.75;
-export const DEFAULT_GRAPH_DECAY = 0.5;
+export const DEFAULT_VECTOR_M = INDEX_DEFAULTS.vector.M;
+export const DEFAULT_VECTOR_EF_CONSTRUCTION = INDEX_DEFAULTS.vector.efConstruction;
+export const DEFAULT_VECTOR_EF = INDEX_DEFAULTS.vector.ef;
+export const DEFAULT_VECTOR_INITIAL_CAPACITY = INDEX_DEFAULTS.vector.initialCapacity;
+export const DEFAULT_VECTOR_SEED = INDEX_DEFAULTS.vector.seed;
+export const DEFAULT_BM25_K1 = INDEX_DEFAULTS.text.k1;
+export const DEFAULT_BM25_B = INDEX_DEFAULTS.text.b;
+export const DEFAULT_GRAPH_DECAY = INDEX_DEFAULTS.graph.decay;
 
-export const vectorIndexConfigSchema = z.strictObject({
-  type: z.literal('vector'),
-  dim: z.number().int().min(1).max(65_536),
-  /** Score: cosine -> 1 - distance (cosine similarity); ip -> dot product; l2 -> -(squared L2). */
-  space: z.enum(['cosine', 'ip', 'l2']).default('cosine'),
-  M: z.number().int().min(2).max(128).default(DEFAULT_VECTOR_M),
-  efConstruction: z.number().int().min(1).max(4096).default(DEFAULT_VECTOR_EF_CONSTRUCTION),
-  /** Search breadth; raised to topK for a query that asks for more. */
-  ef: z.number().int().min(1).max(4096).default(DEFAULT_VECTOR_EF),
-  /** First hnsw capacity; the index doubles when full. */
-  initialCapacity: z
-    .number()
-    .int()
-    .min(1)
-    .max(100_000_000)
-    .default(DEFAULT_VECTOR_INITIAL_CAPACITY),
-  /** hnsw level-generator seed: the same inserts build the same graph. */
-  seed: z.number().int().min(0).max(2_147_483_647).default(DEFAULT_VECTOR_SEED),
-});
-
-export const textIndexConfigSchema = z.strictObject({
-  type: z.literal('text'),
-  lowercase: z.boolean().default(true),
-  foldAccents: z.boolean().default(true),
-  stopWords: z.boolean().default(true),
-  stem: z.boolean().default(true),
-  /** true: a query term also matches longer words that start with it (flexsearch `forward`). */
-  prefix: z.boolean().default(false),
-  k1: z.number().min(0).max(10).default(DEFAULT_BM25_K1),
-  b: z.number().min(0).max(1).default(DEFAULT_BM25_B),
-});
-
-export const fifoIndexConfigSchema = z.strictObject({
-  type: z.literal('fifo'),
-  capacity: z.number().int().min(1).max(1_000_000_000),
-  /**
-   * What happens when an insert would exceed capacity. Either way the insert result reports it:
-   * 'evict-oldest' removes the oldest entries from this index (the items stay in storage);
-   * 'reject' leaves the newest items out of this index (they are still stored and in other indexes).
-   */
-  overflow: z.enum(['evict-oldest', 'reject']).default('evict-oldest'),
-});
-
-export const sortedIndexConfigSchema = z.strictObject({
-  type: z.literal('sorted'),
-  /** Metadata field; dotted paths (`time.ts`) reach into nested objects. */
-  field: z.string().min(1).max(200),
-  valueType: z.enum(['number', 'string']).default('number'),
-});
-
-export const graphIndexConfigSchema = z.strictObject({
-  type: z.literal('graph'),
-  directed: z.boolean().default(false),
-  /** false: every edge has weight 1 (any given weight is ignored). */
-  weighted: z.boolean().default(true),
-  /** Score of a node at depth d = product of edge weights along its best path * decay^d. */
-  decay: z.number().gt(0).max(1).default(DEFAULT_GRAPH_DECAY),
-});
-
-export const indexConfigSchema = z.discriminatedUnion('type', [
-  vectorIndexConfigSchema,
-  textIndexConfigSchema,
-  fifoIndexConfigSchema,
-  sortedIndexConfigSchema,
-  graphIndexConfigSchema,
-]);
-
+/** Every registered kind's type (the built-ins, plus any kind that declared itself). */
+export type IndexType = keyof IndexKindMap;
+type ConfigSchemaOf<K extends IndexType> = IndexKindMap[K]['configSchema'];
 /** What a caller passes to createIndex (defaults may be left out). */
-export type IndexConfigInput = z.input<typeof indexConfigSchema>;
+export type IndexConfigInput = { [K in IndexType]: z.input<ConfigSchemaOf<K>> }[IndexType];
 /** A config with every default filled in: what is stored and what listIndexes returns. */
-export type IndexConfig = z.output<typeof indexConfigSchema>;
-export type IndexType = IndexConfig['type'];
-export type VectorIndexConfig = z.output<typeof vectorIndexConfigSchema>;
-export type TextIndexConfig = z.output<typeof textIndexConfigSchema>;
-export type FifoIndexConfig = z.output<typeof fifoIndexConfigSchema>;
-export type SortedIndexConfig = z.output<typeof sortedIndexConfigSchema>;
-export type GraphIndexConfig = z.output<typeof graphIndexConfigSchema>;
+export type IndexConfig = { [K in IndexType]: z.output<ConfigSchemaOf<K>> }[IndexType];
+
+export interface IndexInfo {
+  name: string;
+  type: IndexType;
+  config: IndexConfig;
+  count: number;
+}
+
+export type { VectorIndexConfig } from './kinds/vector';
+export type { TextIndexConfig } from './kinds/text';
+export type { FifoIndexConfig } from './kinds/fifo';
+export type { SortedIndexConfig } from './kinds/sorted';
+export type { GraphIndexConfig } from './kinds/graph';

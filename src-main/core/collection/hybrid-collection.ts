@@ -1,25 +1,26 @@
 import { mkdirSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
-import { openSqlite } from '../sqlite';
 import { z } from 'zod';
 import { WorkbenchError, parseOrThrow } from '../../../src-shared/errors';
 import type { ErrorCode, ErrorPath } from '../../../src-shared/errors';
 import type { Embedder } from '../embed/types';
-import { INDEX_NAME_PATTERN, indexConfigSchema } from './config';
-import type {
-  FifoIndexConfig,
-  GraphIndexConfig,
-  IndexConfig,
-  IndexConfigInput,
-  SortedIndexConfig,
-  TextIndexConfig,
-  VectorIndexConfig,
-} from './config';
+import { openSqlite } from '../sqlite';
+import { INDEX_NAME_PATTERN } from './config';
+import type { IndexConfig, IndexConfigInput, IndexInfo, IndexType } from './config';
 import { DEFAULT_RRF_K, fuse } from './fusion';
 import { textHash } from './hash';
-import { SCHEMA_VERSION, migrate, readSchemaVersion } from './schema';
-import { TextIndex } from './text-index';
+import type {
+  AnyIndexKind,
+  IncomingItem,
+  IndexHandle,
+  IndexTx,
+  KindContext,
+  PendingItem,
+  ScoredSeq,
+} from './kinds/kind';
+import { findIndexKind, indexKindTypes } from './kinds/registry';
+import { DB_FILE, SCHEMA_VERSION, migrate, readSchemaVersion } from './schema';
 import type {
   CollectionLogger,
   DeleteResult,
@@ -28,7 +29,6 @@ import type {
   FusedHit,
   Hit,
   HybridCollectionOptions,
-  IndexInfo,
   InsertOptions,
   InsertResult,
   InsertToIndexOptions,
@@ -44,53 +44,30 @@ import type {
   StoredItem,
   VectorInput,
 } from './types';
-import { checkVector, describe, idProblem, isPlainObject, readPath, textProblem } from './validate';
-import { VectorIndex, blobToVector, vectorToBlob } from './vector-index';
+import {
+  describe,
+  idProblem,
+  isPlainObject,
+  sameSet,
+  textProblem,
+  weightProblem,
+} from './validate';
 
-export const DB_FILE = 'collection.db';
+export { DB_FILE };
 /** Batched durability: commit after this many write calls... */
 export const BATCH_COMMIT_WRITES = 1000;
 /** ...or this long after the first uncommitted write, whichever comes first. */
 export const BATCH_COMMIT_MS = 100;
 
-interface RuntimeBase {
+/** One open index: what the collection keeps (identity, members) around the kind's handle. */
+interface Runtime {
   id: number;
   name: string;
+  kind: AnyIndexKind;
+  config: { type: string };
   /** Item seqs that are members, mirrored from SQLite (the durable truth). */
   members: Set<number>;
-}
-interface VectorRuntime extends RuntimeBase {
-  type: 'vector';
-  config: VectorIndexConfig;
-  index: VectorIndex;
-  file: string;
-  /** The .hnsw file lags behind SQLite (mirrors indexes.dirty). */
-  dirty: boolean;
-}
-interface TextRuntime extends RuntimeBase {
-  type: 'text';
-  config: TextIndexConfig;
-  index: TextIndex;
-}
-interface FifoRuntime extends RuntimeBase {
-  type: 'fifo';
-  config: FifoIndexConfig;
-  nextPos: number;
-}
-interface SortedRuntime extends RuntimeBase {
-  type: 'sorted';
-  config: SortedIndexConfig;
-}
-interface GraphRuntime extends RuntimeBase {
-  type: 'graph';
-  config: GraphIndexConfig;
-}
-type Runtime = VectorRuntime | TextRuntime | FifoRuntime | SortedRuntime | GraphRuntime;
-
-interface ScoredSeq {
-  seq: number;
-  score: number;
-  depth?: number;
+  handle: IndexHandle;
 }
 
 interface PreparedItem {
@@ -101,43 +78,84 @@ interface PreparedItem {
   hash: number;
   metadata: Metadata;
   metadataJson: string;
-  vectors: Map<VectorRuntime, Float32Array>;
-  sortValues: Map<SortedRuntime, number | string>;
+  /** What each target index's kind prepared for this item (a vector, a sort value...). */
+  payloads: Map<Runtime, unknown>;
   /** Target runtimes this item joins (skipped memberships removed). */
   targets: Runtime[];
   edges: readonly EdgeInput[];
 }
 
+const NOTHING_NAMED: ReadonlySet<number> = new Set();
+
 /** What one write transaction changes in memory once SQLite has committed. */
 class TxContext {
   readonly after: Array<() => void> = [];
-  readonly added = new Map<Runtime, Set<number>>();
-  readonly fifoPos = new Map<FifoRuntime, number>();
-  readonly overflow = new Map<FifoRuntime, FifoOverflow>();
-  readonly dirtied = new Set<VectorRuntime>();
-  /** Items an insertToIndex call named: its own adds must not evict them (see finishFifosTx). */
-  readonly named = new Map<Runtime, Set<number>>();
+  readonly overflow = new Map<Runtime, FifoOverflow>();
+  private readonly added = new Map<Runtime, Set<number>>();
+  /** Indexes this transaction tried to add to, in order: their finishTx runs at the end. */
+  private readonly touched = new Set<Runtime>();
+  private readonly states = new Map<Runtime, unknown>();
+  private readonly views = new Map<Runtime, IndexTx>();
 
-  addedTo(rt: Runtime): Set<number> {
-    let set = this.added.get(rt);
-    if (!set) {
-      set = new Set();
-      this.added.set(rt, set);
-    }
-    return set;
-  }
+  /** `named`: the index and items an insertToIndex call names (its adds must not evict them). */
+  constructor(private readonly named?: { rt: Runtime; seqs: ReadonlySet<number> }) {}
 
   isMember(rt: Runtime, seq: number): boolean {
     return rt.members.has(seq) || (this.added.get(rt)?.has(seq) ?? false);
   }
 
-  overflowOf(rt: FifoRuntime): FifoOverflow {
-    let report = this.overflow.get(rt);
-    if (!report) {
-      report = { index: rt.name, policy: rt.config.overflow, evicted: [], rejected: [] };
-      this.overflow.set(rt, report);
+  /** Adds one membership in SQLite; memory follows after commit. Returns false if refused. */
+  add(rt: Runtime, seq: number, id: string, text: string, payload: unknown): boolean {
+    this.touched.add(rt);
+    if (!rt.handle.addTx(this.view(rt), { seq, id, text, payload })) return false;
+    let added = this.added.get(rt);
+    if (!added) {
+      added = new Set();
+      this.added.set(rt, added);
     }
-    return report;
+    added.add(seq);
+    this.after.push(() => rt.members.add(seq));
+    return true;
+  }
+
+  remove(rt: Runtime, seq: number): void {
+    rt.handle.removeTx(this.view(rt), seq);
+    this.added.get(rt)?.delete(seq);
+    this.after.push(() => {
+      rt.members.delete(seq);
+      rt.handle.forget?.(seq);
+    });
+  }
+
+  /** Lets every index this transaction added to finish (a fifo evicts what overflowed). */
+  finish(): void {
+    for (const rt of this.touched) rt.handle.finishTx?.(this.view(rt));
+  }
+
+  view(rt: Runtime): IndexTx {
+    let view = this.views.get(rt);
+    if (view) return view;
+    view = {
+      after: (fn) => this.after.push(fn),
+      isMember: (seq) => this.isMember(rt, seq),
+      size: () => rt.members.size + (this.added.get(rt)?.size ?? 0),
+      state: <T>(init: () => T): T => {
+        if (!this.states.has(rt)) this.states.set(rt, init());
+        return this.states.get(rt) as T;
+      },
+      remove: (seq) => this.remove(rt, seq),
+      overflow: (policy) => {
+        let report = this.overflow.get(rt);
+        if (!report) {
+          report = { index: rt.name, policy, evicted: [], rejected: [] };
+          this.overflow.set(rt, report);
+        }
+        return report;
+      },
+      named: this.named?.rt === rt ? this.named.seqs : NOTHING_NAMED,
+    };
+    this.views.set(rt, view);
+    return view;
   }
 }
 
@@ -159,32 +177,25 @@ const multiOptionsSchema = z.strictObject({
   withMetadata: z.boolean().default(false),
 });
 
-const sortedQuerySchema = z.strictObject({
-  order: z.enum(['asc', 'desc']).default('desc'),
-  min: z.union([z.number(), z.string()]).optional(),
-  max: z.union([z.number(), z.string()]).optional(),
-  top: z.number().int().min(1).optional(),
-});
-
-const fifoQuerySchema = z.strictObject({ order: z.enum(['newest', 'oldest']).default('newest') });
-
 const DEFAULT_LOGGER: CollectionLogger = { warn: (message) => console.warn(message) };
 
 /**
  * A directory holding one collection: `collection.db` (items, index registry, memberships and
- * vectors) plus one `<index>.hnsw` file per vector index. See README.md for the semantics.
+ * whatever each index kind stores) plus files some kinds keep beside it (`<index>.hnsw` for a
+ * vector index). The collection owns storage, transactions and fusion; everything specific to
+ * an index type lives in its kind (kinds/). See README.md for the semantics.
  */
 export class HybridCollection {
   readonly name: string;
   readonly dir: string;
   private readonly db: Database.Database;
-  private readonly embedder: Embedder | undefined;
   private readonly logger: CollectionLogger;
   private readonly now: () => number;
   private readonly runtimes = new Map<string, Runtime>();
   private readonly statements = new Map<string, Database.Statement>();
   private readonly runTx: (fn: () => unknown) => unknown;
   private readonly durability: 'batched' | 'immediate';
+  private readonly kindContext: KindContext;
   private pendingWrites = 0;
   private commitTimer: NodeJS.Timeout | undefined;
   private nextSeq: number;
@@ -199,7 +210,6 @@ export class HybridCollection {
     this.dir = dir;
     this.db = db;
     this.name = name;
-    this.embedder = options.embedder;
     this.logger = options.logger ?? DEFAULT_LOGGER;
     this.now = options.now ?? Date.now;
     this.runTx = db.transaction((fn: () => unknown) => fn());
@@ -207,6 +217,7 @@ export class HybridCollection {
     const row = db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'items'").get() as
       { seq: number } | undefined;
     this.nextSeq = (row?.seq ?? 0) + 1;
+    this.kindContext = this.makeKindContext(options.embedder);
   }
 
   /** Opens (creating when absent) the collection in `dir`. */
@@ -268,25 +279,31 @@ export class HybridCollection {
       );
     }
     if (this.runtimes.has(name)) throw this.error('CONFLICT', `index '${name}' already exists`);
+    const what = `index '${name}' config`;
+    const type: unknown = isPlainObject(config) ? config['type'] : undefined;
+    const kind = typeof type === 'string' ? findIndexKind(type) : undefined;
+    if (!kind) {
+      throw this.error(
+        'INVALID_INPUT',
+        `${what}: type: must be one of ${indexKindTypes().join(', ')}, got ${describe(type)}`,
+        ['type'],
+      );
+    }
     const parsed = parseOrThrow(
-      indexConfigSchema,
+      kind.configSchema,
       config,
-      `HybridCollection '${this.name}': index '${name}' config`,
+      `HybridCollection '${this.name}': ${what}`,
     );
-    const info = this.write(() =>
-      this.db
-        .prepare(
-          'INSERT INTO indexes (name, type, config, created_at, dirty) VALUES (?, ?, ?, ?, ?)',
-        )
-        .run(
-          name,
-          parsed.type,
-          JSON.stringify(parsed),
-          this.now(),
-          parsed.type === 'vector' ? 1 : 0,
-        ),
-    );
-    const rt = this.buildRuntime(Number(info.lastInsertRowid), name, parsed, true);
+    const id = this.write(() => {
+      if (kind.ddl !== undefined) this.db.exec(kind.ddl);
+      const info = this.db
+        .prepare('INSERT INTO indexes (name, type, config, created_at) VALUES (?, ?, ?, ?)')
+        .run(name, kind.type, JSON.stringify(parsed), this.now());
+      const indexId = Number(info.lastInsertRowid);
+      kind.createTx?.(this.kindContext, indexId);
+      return indexId;
+    });
+    const rt = this.openRuntime(id, name, kind, parsed, true);
     this.runtimes.set(name, rt);
     return this.info(rt);
   }
@@ -297,7 +314,8 @@ export class HybridCollection {
     const rt = this.runtime(name);
     this.write(() => this.db.prepare('DELETE FROM indexes WHERE index_id = ?').run(rt.id));
     this.runtimes.delete(name);
-    if (rt.type === 'vector') VectorIndex.removeFile(rt.file);
+    rt.handle.close?.();
+    rt.handle.drop?.();
   }
 
   listIndexes(): IndexInfo[] {
@@ -318,8 +336,8 @@ export class HybridCollection {
   // Writes
 
   /**
-   * Stores items (all in one transaction) and adds them to the target indexes. Vectors missing
-   * for a vector index are embedded first (outside the transaction).
+   * Stores items (all in one transaction) and adds them to the target indexes. Payloads an
+   * index still lacks (vectors to embed) are completed first, outside the transaction.
    */
   async insert(
     input: ItemInput | string | ReadonlyArray<ItemInput | string>,
@@ -348,7 +366,7 @@ export class HybridCollection {
     const prepared = list.map((raw, i) =>
       this.prepareItem(raw, i, options, targets, explicit, skipped),
     );
-    await this.embedMissing(prepared);
+    await this.completePayloads(prepared);
     this.assertOpen();
 
     const ctx = new TxContext();
@@ -380,24 +398,27 @@ export class HybridCollection {
             bucket.push({ text: item.text, id });
             batchTexts.set(item.hash, bucket);
           }
-          for (const rt of item.targets) this.addMembershipTx(ctx, rt, seq, id, item.text, item);
+          for (const rt of item.targets) {
+            ctx.add(rt, seq, id, item.text, item.payloads.get(rt));
+          }
         }
         // Edges last, so they may point at any item of the same batch.
         prepared.forEach((item, i) => {
           const seq = seqs[i];
           if (seq === undefined || item.edges.length === 0) return;
-          const graphs = item.targets.filter((rt): rt is GraphRuntime => rt.type === 'graph');
+          const graphs = item.targets.filter((rt) => rt.handle.addEdgeTx !== undefined);
           if (graphs.length === 0) {
             throw this.error('INVALID_INPUT', `${item.label} has edges but joins no graph index`);
           }
+          const from = { seq, id: ids[i] ?? '' };
           for (const rt of graphs) {
             if (!ctx.isMember(rt, seq)) continue;
             for (const edge of item.edges) {
-              this.addEdgeTx(ctx, rt, seq, ids[i] ?? '', edge.to, edge.weight);
+              rt.handle.addEdgeTx?.(ctx.view(rt), from, edge.to, edge.weight);
             }
           }
         });
-        this.finishFifosTx(ctx);
+        ctx.finish();
       });
     } catch (error) {
       this.nextSeq = seqBefore;
@@ -417,62 +438,43 @@ export class HybridCollection {
     const rt = this.runtime(index);
     const rows = ids.map((id) => this.requireItem(id));
     const alreadyMember: string[] = [];
-    const toAdd: Array<{ row: ItemRow; vector?: Float32Array; sortValue?: number | string }> = [];
+    const toAdd: Array<{ row: ItemRow; pending: PendingItem<unknown> }> = [];
     rows.forEach((row, i) => {
       if (rt.members.has(row.seq) || toAdd.some((entry) => entry.row.seq === row.seq)) {
         alreadyMember.push(row.id);
         return;
       }
-      const entry: { row: ItemRow; vector?: Float32Array; sortValue?: number | string } = { row };
-      if (rt.type === 'vector') {
-        const given = options.vectors?.[i];
-        if (given !== undefined) entry.vector = this.vectorOrThrow(given, rt, `item '${row.id}'`);
-      } else if (rt.type === 'sorted') {
-        const metadata = JSON.parse(row.metadata) as Metadata;
-        const value = this.sortValue(rt, metadata, `item '${row.id}'`);
-        if (value === undefined) {
-          throw this.error(
-            'INVALID_INPUT',
-            `item '${row.id}' has no metadata field '${rt.config.field}' for sorted index '${rt.name}'`,
-          );
-        }
-        entry.sortValue = value;
+      const label = `item '${row.id}'`;
+      const item: IncomingItem = {
+        label,
+        id: row.id,
+        text: row.text,
+        metadata: JSON.parse(row.metadata) as Metadata,
+      };
+      const prepared = this.prepareFor(rt, item, true);
+      let payload = 'skip' in prepared ? undefined : prepared.payload;
+      const given = options.vectors?.[i];
+      if (given !== undefined && rt.handle.acceptVector) {
+        payload = rt.handle.acceptVector(given, label);
       }
-      toAdd.push(entry);
+      toAdd.push({ row, pending: { label, text: row.text, payload } });
     });
-    if (rt.type === 'vector') {
-      const missing = toAdd.filter((entry) => entry.vector === undefined);
-      if (missing.length > 0) {
-        const vectors = await this.embed(
-          rt,
-          missing.map((entry) => entry.row.text),
-          missing.map((entry) => `item '${entry.row.id}'`),
-        );
-        missing.forEach((entry, i) => (entry.vector = vectors[i]));
-      }
+    if (rt.handle.complete) {
+      await rt.handle.complete(toAdd.map((entry) => entry.pending));
       this.assertOpen();
     }
-    const ctx = new TxContext();
-    ctx.named.set(rt, new Set(rows.map((row) => row.seq)));
+    const ctx = new TxContext({ rt, seqs: new Set(rows.map((row) => row.seq)) });
     const added: string[] = [];
     this.write(() => {
-      for (const entry of toAdd) {
-        const { row } = entry;
+      for (const { row, pending } of toAdd) {
         // Re-check: an await above may have let another call add it.
         if (ctx.isMember(rt, row.seq)) {
           alreadyMember.push(row.id);
           continue;
         }
-        const payload = {
-          vectors: new Map<VectorRuntime, Float32Array>(),
-          sortValues: new Map<SortedRuntime, number | string>(),
-        };
-        if (rt.type === 'vector' && entry.vector) payload.vectors.set(rt, entry.vector);
-        if (rt.type === 'sorted' && entry.sortValue !== undefined)
-          payload.sortValues.set(rt, entry.sortValue);
-        if (this.addMembershipTx(ctx, rt, row.seq, row.id, row.text, payload)) added.push(row.id);
+        if (ctx.add(rt, row.seq, row.id, row.text, pending.payload)) added.push(row.id);
       }
-      this.finishFifosTx(ctx);
+      ctx.finish();
     });
     this.applyAfterCommit(ctx);
     return { added, alreadyMember, overflow: [...ctx.overflow.values()] };
@@ -494,7 +496,7 @@ export class HybridCollection {
           continue;
         }
         done.add(row.seq);
-        this.removeMembershipTx(ctx, rt, row.seq);
+        ctx.remove(rt, row.seq);
         removed.push(row.id);
       }
     });
@@ -516,14 +518,11 @@ export class HybridCollection {
           missing.push(id);
           continue;
         }
-        const seq = row.seq;
         for (const rt of this.runtimes.values()) {
-          if (!rt.members.has(seq)) continue;
-          if (rt.type === 'vector') this.markDirtyTx(ctx, rt);
-          ctx.after.push(() => this.removeMembershipMem(rt, seq));
+          if (rt.members.has(row.seq)) ctx.remove(rt, row.seq);
         }
-        // ON DELETE CASCADE removes memberships, entries, vectors and edges in SQLite.
-        this.stmt('DELETE FROM items WHERE seq = ?').run(seq);
+        // ON DELETE CASCADE removes whatever else a kind keyed on the item.
+        this.stmt('DELETE FROM items WHERE seq = ?').run(row.seq);
         deleted.push(id);
       }
     });
@@ -538,42 +537,30 @@ export class HybridCollection {
   ): number {
     this.assertOpen();
     const rt = this.runtime(index);
-    if (rt.type !== 'graph') throw this.wrongType(rt, 'graph');
+    if (!rt.handle.addEdgeTx) throw this.wrongType(rt, 'graph');
     const ctx = new TxContext();
     this.write(() => {
       for (const edge of edges) {
         const from = this.requireItem(edge.from);
-        if (!rt.members.has(from.seq)) {
-          throw this.error(
-            'INVALID_INPUT',
-            `item '${edge.from}' is not a node of graph index '${rt.name}'`,
-          );
-        }
-        this.addEdgeTx(ctx, rt, from.seq, from.id, edge.to, edge.weight);
+        rt.handle.addEdgeTx?.(ctx.view(rt), from, edge.to, edge.weight);
       }
     });
+    this.applyAfterCommit(ctx);
     return edges.length;
   }
 
-  /** Writes every vector index whose file lags behind SQLite. */
+  /** Writes whatever an index keeps outside SQLite and lags behind it (the .hnsw files). */
   flush(): void {
     this.assertOpen();
     this.commitPending();
-    for (const rt of this.runtimes.values()) {
-      if (rt.type !== 'vector' || !rt.dirty) continue;
-      const checksum = rt.index.write(rt.file);
-      this.stmt('UPDATE indexes SET dirty = 0, file_checksum = ? WHERE index_id = ?').run(
-        checksum,
-        rt.id,
-      );
-      rt.dirty = false;
-    }
+    for (const rt of this.runtimes.values()) rt.handle.flush?.();
   }
 
   close(): void {
     if (this.closed) return;
     try {
       this.flush();
+      for (const rt of this.runtimes.values()) rt.handle.close?.();
     } finally {
       if (this.commitTimer !== undefined) clearTimeout(this.commitTimer);
       this.closed = true;
@@ -593,28 +580,16 @@ export class HybridCollection {
   /** Items by id, aligned with `ids`; null where no item has that id. */
   get(ids: readonly string[]): Array<StoredItem | null> {
     this.assertOpen();
-    return ids.map((id) => {
-      const row = this.stmt(
-        'SELECT seq, id, text, metadata, created_at FROM items WHERE id = ?',
-      ).get(id) as (ItemRow & { created_at: number }) | undefined;
-      if (!row) return null;
-      return {
-        id: row.id,
-        text: row.text,
-        metadata: JSON.parse(row.metadata) as Metadata,
-        seq: row.seq,
-        createdAt: row.created_at,
-      };
-    });
+    const byId = this.stmt('SELECT seq, id, text, metadata, created_at FROM items WHERE id = ?');
+    return ids.map((id) => storedItem(byId.get(id) as StoredRow | undefined));
   }
 
   /** Ids of an index's members in insertion (seq) order, read from SQLite. */
   memberIds(index: string): string[] {
     this.assertOpen();
     const rt = this.runtime(index);
-    const table = MEMBER_TABLE[rt.type];
     const rows = this.stmt(
-      `SELECT i.id FROM ${table} m JOIN items i ON i.seq = m.item_seq WHERE m.index_id = ? ORDER BY m.item_seq`,
+      `SELECT i.id FROM ${rt.kind.memberTable} m JOIN items i ON i.seq = m.item_seq WHERE m.index_id = ? ORDER BY m.item_seq`,
     ).all(rt.id) as Array<{ id: string }>;
     return rows.map((row) => row.id);
   }
@@ -623,24 +598,18 @@ export class HybridCollection {
   oldest(fifoIndex: string, n: number): StoredItem[] {
     this.assertOpen();
     const rt = this.runtime(fifoIndex);
-    if (rt.type !== 'fifo') throw this.wrongType(rt, 'fifo');
+    if (!rt.handle.oldest) throw this.wrongType(rt, 'fifo');
     if (!Number.isInteger(n) || n < 0) {
       throw this.error(
         'INVALID_INPUT',
         `oldest('${fifoIndex}', n): n must be a non-negative integer, got ${describe(n)}`,
       );
     }
-    const rows = this.stmt(
-      `SELECT i.seq, i.id, i.text, i.metadata, i.created_at FROM fifo_entries f JOIN items i ON i.seq = f.item_seq
-       WHERE f.index_id = ? ORDER BY f.pos ASC LIMIT ?`,
-    ).all(rt.id, n) as Array<ItemRow & { created_at: number }>;
-    return rows.map((row) => ({
-      id: row.id,
-      text: row.text,
-      metadata: JSON.parse(row.metadata) as Metadata,
-      seq: row.seq,
-      createdAt: row.created_at,
-    }));
+    const bySeq = this.stmt('SELECT seq, id, text, metadata, created_at FROM items WHERE seq = ?');
+    return rt.handle
+      .oldest(n)
+      .map((seq) => storedItem(bySeq.get(seq) as StoredRow | undefined))
+      .filter((item): item is StoredItem => item !== null);
   }
 
   /** Hits from one index, best first. See README for each index type's query and score. */
@@ -710,25 +679,13 @@ export class HybridCollection {
     this.assertOpen();
     const problems: string[] = [];
     for (const rt of this.runtimes.values()) {
-      const stored = new Set(
-        (
-          this.stmt(`SELECT item_seq FROM ${MEMBER_TABLE[rt.type]} WHERE index_id = ?`).all(
-            rt.id,
-          ) as Array<{
-            item_seq: number;
-          }>
-        ).map((r) => r.item_seq),
-      );
+      const rows = this.stmt(`SELECT item_seq FROM ${rt.kind.memberTable} WHERE index_id = ?`).all(
+        rt.id,
+      ) as Array<{ item_seq: number }>;
+      const stored = new Set(rows.map((r) => r.item_seq));
       if (!sameSet(stored, rt.members))
         problems.push(`index '${rt.name}': members differ from SQLite`);
-      if (rt.type === 'vector' && !sameSet(stored, rt.index.live)) {
-        problems.push(`index '${rt.name}': hnsw live labels differ from SQLite`);
-      }
-      if (rt.type === 'text') {
-        if (rt.index.size !== stored.size || [...stored].some((seq) => !rt.index.has(seq))) {
-          problems.push(`index '${rt.name}': text index documents differ from SQLite`);
-        }
-      }
+      problems.push(...(rt.handle.checkIntegrity?.(stored) ?? []));
     }
     return problems;
   }
@@ -738,141 +695,70 @@ export class HybridCollection {
 
   private loadIndexes(): void {
     const rows = this.db
-      .prepare(
-        'SELECT index_id, name, type, config, dirty, file_checksum FROM indexes ORDER BY index_id',
-      )
-      .all() as Array<{
-      index_id: number;
-      name: string;
-      config: string;
-      dirty: number;
-      file_checksum: string | null;
-    }>;
+      .prepare('SELECT index_id, name, type, config FROM indexes ORDER BY index_id')
+      .all() as Array<{ index_id: number; name: string; type: string; config: string }>;
     for (const row of rows) {
-      let config: IndexConfig;
+      const kind = findIndexKind(row.type);
+      if (!kind) {
+        throw this.error(
+          'COLLECTION',
+          `index '${row.name}' has type '${row.type}', which this build does not know (known: ${indexKindTypes().join(', ')})`,
+        );
+      }
+      let config: { type: string };
       try {
-        config = indexConfigSchema.parse(JSON.parse(row.config));
+        config = kind.configSchema.parse(JSON.parse(row.config));
       } catch (error) {
         throw this.error(
           'COLLECTION',
           `index '${row.name}' has an unreadable stored config (${(error as Error).message})`,
         );
       }
-      const rt = this.buildRuntime(
-        row.index_id,
-        row.name,
-        config,
-        false,
-        row.dirty === 1,
-        row.file_checksum,
-      );
-      this.runtimes.set(row.name, rt);
+      this.runtimes.set(row.name, this.openRuntime(row.index_id, row.name, kind, config, false));
     }
   }
 
-  private buildRuntime(
+  private openRuntime(
     id: number,
     name: string,
-    config: IndexConfig,
+    kind: AnyIndexKind,
+    config: { type: string },
     fresh: boolean,
-    dirty = true,
-    checksum: string | null = null,
   ): Runtime {
     const members = new Set<number>();
     if (!fresh) {
-      for (const row of this.db
-        .prepare(
-          `SELECT item_seq FROM ${MEMBER_TABLE[config.type]} WHERE index_id = ? ORDER BY item_seq`,
-        )
-        .iterate(id) as Iterable<{ item_seq: number }>) {
-        members.add(row.item_seq);
-      }
+      const rows = this.db
+        .prepare(`SELECT item_seq FROM ${kind.memberTable} WHERE index_id = ? ORDER BY item_seq`)
+        .iterate(id) as Iterable<{ item_seq: number }>;
+      for (const row of rows) members.add(row.item_seq);
     }
-    switch (config.type) {
-      case 'vector': {
-        const file = join(this.dir, `${name}.hnsw`);
-        if (fresh) {
-          VectorIndex.removeFile(file);
-          return {
-            type: 'vector',
-            id,
-            name,
-            members,
-            config,
-            file,
-            dirty: true,
-            index: VectorIndex.empty(config),
-          };
-        }
-        return this.openVector(id, name, config, members, file, dirty, checksum);
-      }
-      case 'text': {
-        const index = new TextIndex(config);
-        if (!fresh) {
-          const rows = this.db
-            .prepare(
-              'SELECT t.item_seq AS seq, i.text AS text FROM text_members t JOIN items i ON i.seq = t.item_seq WHERE t.index_id = ? ORDER BY t.item_seq',
-            )
-            .iterate(id) as Iterable<{ seq: number; text: string }>;
-          for (const row of rows) index.add(row.seq, row.text);
-        }
-        return { type: 'text', id, name, members, config, index };
-      }
-      case 'fifo': {
-        const row = this.db
-          .prepare('SELECT MAX(pos) AS pos FROM fifo_entries WHERE index_id = ?')
-          .get(id) as {
-          pos: number | null;
-        };
-        return { type: 'fifo', id, name, members, config, nextPos: (row.pos ?? 0) + 1 };
-      }
-      case 'sorted':
-        return { type: 'sorted', id, name, members, config };
-      case 'graph':
-        return { type: 'graph', id, name, members, config };
-    }
+    const handle = kind.open(this.kindContext, { id, name, config, fresh, members });
+    return { id, name, kind, config, members, handle };
   }
 
-  private openVector(
-    id: number,
-    name: string,
-    config: VectorIndexConfig,
-    members: Set<number>,
-    file: string,
-    dirty: boolean,
-    checksum: string | null,
-  ): VectorRuntime {
-    const labels = (
-      this.db.prepare('SELECT label FROM vector_members WHERE index_id = ?').all(id) as Array<{
-        label: number;
-      }>
-    ).map((r) => r.label);
-    let problem: string;
-    if (dirty)
-      problem = 'the index file was not written after the last change (not closed cleanly)';
-    else {
-      const loaded = VectorIndex.load(config, file, checksum, labels);
-      if (typeof loaded !== 'string') {
-        return { type: 'vector', id, name, members, config, file, dirty: false, index: loaded };
-      }
-      problem = loaded;
-    }
-    const rows = this.db
-      .prepare('SELECT label, vector FROM vector_members WHERE index_id = ? ORDER BY item_seq')
-      .iterate(id) as Iterable<{ label: number; vector: Buffer }>;
-    const index = VectorIndex.rebuild(
-      config,
-      mapIter(rows, (r) => ({ label: r.label, vector: blobToVector(r.vector) })),
-      labels.length,
-    );
-    // An index that never held anything needs no warning; anything else is worth knowing about.
-    if (labels.length > 0 || !dirty) {
-      this.logger.warn(
-        `HybridCollection '${this.name}': index '${name}': ${problem}; rebuilt ${labels.length} vectors from ${DB_FILE}`,
-      );
-    }
-    this.db.prepare('UPDATE indexes SET dirty = 1 WHERE index_id = ?').run(id);
-    return { type: 'vector', id, name, members, config, file, dirty: true, index };
+  private makeKindContext(embedder: Embedder | undefined): KindContext {
+    return {
+      collectionName: this.name,
+      dir: this.dir,
+      db: this.db,
+      logger: this.logger,
+      embedder,
+      stmt: (sql) => this.stmt(sql),
+      error: (code, message, path) => this.error(code, message, path),
+      parse: (schema, value, what) =>
+        parseOrThrow(schema, value, `HybridCollection '${this.name}': ${what}`),
+      assertOpen: () => this.assertOpen(),
+      requireItem: (id) => this.requireItem(id),
+      searchIndex: (name, query, options, what) => {
+        const rt = this.runtime(name);
+        const opts = parseOrThrow(
+          retrieveOptionsSchema,
+          options,
+          `HybridCollection '${this.name}': ${what}`,
+        );
+        return this.search(rt, query, opts);
+      },
+    };
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -919,40 +805,31 @@ export class HybridCollection {
         ['items', i, 'metadata'],
       );
     }
-    const givenVectors = item.vectors ?? options.vectors ?? {};
-    const vectors = new Map<VectorRuntime, Float32Array>();
-    for (const [indexName, value] of Object.entries(givenVectors)) {
+    // Every given vector is checked (in the caller's order) before any index prepares the item.
+    const givenVectors = new Map<Runtime, unknown>();
+    for (const [indexName, value] of Object.entries(item.vectors ?? options.vectors ?? {})) {
       const rt = this.runtime(indexName);
-      if (rt.type !== 'vector') {
+      if (!rt.handle.acceptVector) {
         throw this.error(
           'INVALID_INPUT',
-          `${label}: a vector was given for index '${indexName}', which is a ${rt.type} index`,
+          `${label}: a vector was given for index '${indexName}', which is a ${rt.kind.type} index`,
         );
       }
       if (!targets.includes(rt)) continue;
-      vectors.set(rt, this.vectorOrThrow(value, rt, label));
+      givenVectors.set(rt, rt.handle.acceptVector(value, label));
     }
-    const sortValues = new Map<SortedRuntime, number | string>();
+    const incoming: IncomingItem = { label, id: item.id, text: item.text, metadata };
+    const payloads = new Map<Runtime, unknown>();
     const joined: Runtime[] = [];
     for (const rt of targets) {
-      if (rt.type === 'sorted') {
-        const value = this.sortValue(rt, metadata, label);
-        if (value === undefined) {
-          if (explicit) {
-            throw this.error(
-              'INVALID_INPUT',
-              `${label} has no metadata field '${rt.config.field}' for sorted index '${rt.name}'`,
-            );
-          }
-          skipped.push({
-            id: item.id ?? label,
-            index: rt.name,
-            reason: `no metadata field '${rt.config.field}'`,
-          });
-          continue;
-        }
-        sortValues.set(rt, value);
+      const prepared = this.prepareFor(rt, incoming, explicit);
+      if ('skip' in prepared) {
+        skipped.push({ id: item.id ?? label, index: rt.name, reason: prepared.skip });
+        continue;
       }
+      // A caller's vector wins over what the kind prepared.
+      const payload = givenVectors.has(rt) ? givenVectors.get(rt) : prepared.payload;
+      if (payload !== undefined) payloads.set(rt, payload);
       joined.push(rt);
     }
     const edges = item.edges ?? options.edges ?? [];
@@ -965,7 +842,8 @@ export class HybridCollection {
           `${label}: edges[${e}] must be {to: string, weight?: number}`,
         );
       }
-      this.checkWeight(edge.weight, `${label}: edges[${e}].weight`);
+      const weight = weightProblem(edge.weight, `${label}: edges[${e}].weight`);
+      if (weight) throw this.error('INVALID_INPUT', weight);
     });
     return {
       label,
@@ -974,89 +852,52 @@ export class HybridCollection {
       hash: textHash(item.text),
       metadata,
       metadataJson,
-      vectors,
-      sortValues,
+      payloads,
       targets: joined,
       edges,
     };
   }
 
-  private async embedMissing(items: PreparedItem[]): Promise<void> {
-    const vectorTargets = new Set<VectorRuntime>();
+  /**
+   * What `rt`'s kind makes of an item joining it. A kind may leave an item out only when it
+   * joins by default ("every index"); when the caller named the index it must refuse instead.
+   */
+  private prepareFor(
+    rt: Runtime,
+    item: IncomingItem,
+    explicit: boolean,
+  ): { payload: unknown } | { skip: string } {
+    const prepared = rt.handle.prepare?.(item, explicit) ?? {};
+    if (!('skip' in prepared)) return { payload: prepared.payload };
+    if (explicit) {
+      throw this.error(
+        'INTERNAL',
+        `index '${rt.name}' left out ${item.label} (${prepared.skip}) although the caller named it`,
+      );
+    }
+    return prepared;
+  }
+
+  /** Lets each target index fill the payloads it still lacks (embedding), index by index. */
+  private async completePayloads(items: PreparedItem[]): Promise<void> {
+    const lacking = new Set<Runtime>();
     for (const item of items) {
-      for (const rt of item.targets)
-        if (rt.type === 'vector' && !item.vectors.has(rt)) vectorTargets.add(rt);
+      for (const rt of item.targets) {
+        if (rt.handle.complete && !item.payloads.has(rt)) lacking.add(rt);
+      }
     }
-    for (const rt of vectorTargets) {
-      const missing = items.filter((item) => item.targets.includes(rt) && !item.vectors.has(rt));
-      const vectors = await this.embed(
-        rt,
-        missing.map((item) => item.text),
-        missing.map((item) => item.label),
-      );
-      missing.forEach((item, i) => {
-        const vector = vectors[i];
-        if (vector) item.vectors.set(rt, vector);
+    for (const rt of lacking) {
+      const joining = items.filter((item) => item.targets.includes(rt));
+      const pending = joining.map((item) => ({
+        label: item.label,
+        text: item.text,
+        payload: item.payloads.get(rt),
+      }));
+      await rt.handle.complete?.(pending);
+      joining.forEach((item, i) => {
+        const payload = pending[i]?.payload;
+        if (payload !== undefined) item.payloads.set(rt, payload);
       });
-    }
-  }
-
-  private async embed(
-    rt: VectorRuntime,
-    texts: string[],
-    labels: string[],
-  ): Promise<Float32Array[]> {
-    if (!this.embedder) {
-      throw this.error(
-        'INVALID_INPUT',
-        `index '${rt.name}' needs a vector for ${labels[0] ?? 'the item'} and the collection has no embedder`,
-      );
-    }
-    const raw = await this.embedder.embed(texts);
-    if (!Array.isArray(raw) || raw.length !== texts.length) {
-      throw this.error(
-        'COLLECTION',
-        `embedder '${this.embedder.name}' returned ${Array.isArray(raw) ? raw.length : describe(raw)} vectors for ${texts.length} texts`,
-      );
-    }
-    return raw.map((v, i) =>
-      this.vectorOrThrow(v, rt, `${labels[i] ?? 'item'}, embedder '${this.embedder?.name}'`),
-    );
-  }
-
-  private vectorOrThrow(value: unknown, rt: VectorRuntime, context: string): Float32Array {
-    const checked = checkVector(value, rt.name, rt.config.dim, rt.config.space);
-    if (!checked.ok) throw this.error('INVALID_INPUT', `${checked.problem} (${context})`);
-    return checked.vector;
-  }
-
-  private sortValue(
-    rt: SortedRuntime,
-    metadata: Metadata,
-    label: string,
-  ): number | string | undefined {
-    const value = readPath(metadata, rt.config.field);
-    if (value === undefined || value === null) return undefined;
-    const ok =
-      rt.config.valueType === 'number'
-        ? typeof value === 'number' && Number.isFinite(value)
-        : typeof value === 'string';
-    if (!ok) {
-      throw this.error(
-        'INVALID_INPUT',
-        `${label}: metadata field '${rt.config.field}' for sorted index '${rt.name}' must be a ${rt.config.valueType === 'number' ? 'finite number' : 'string'}, got ${describe(value)}`,
-      );
-    }
-    return value as number | string;
-  }
-
-  private checkWeight(weight: unknown, what: string): void {
-    if (weight === undefined) return;
-    if (typeof weight !== 'number' || !Number.isFinite(weight) || weight < 0) {
-      throw this.error(
-        'INVALID_INPUT',
-        `${what} must be a finite number >= 0, got ${describe(weight)}`,
-      );
     }
   }
 
@@ -1104,150 +945,12 @@ export class HybridCollection {
     }
   }
 
-  /** Adds one membership in SQLite; memory follows after commit. Returns false if rejected. */
-  private addMembershipTx(
-    ctx: TxContext,
-    rt: Runtime,
-    seq: number,
-    id: string,
-    text: string,
-    payload: Pick<PreparedItem, 'vectors' | 'sortValues'>,
-  ): boolean {
-    switch (rt.type) {
-      case 'vector': {
-        const vector = payload.vectors.get(rt);
-        if (!vector)
-          throw this.error('INTERNAL', `index '${rt.name}': no vector prepared for item '${id}'`);
-        this.stmt(
-          'INSERT INTO vector_members (item_seq, index_id, label, vector) VALUES (?, ?, ?, ?)',
-        ).run(seq, rt.id, seq, vectorToBlob(vector));
-        this.markDirtyTx(ctx, rt);
-        ctx.after.push(() => rt.index.add(seq, vector));
-        break;
-      }
-      case 'text':
-        this.stmt('INSERT INTO text_members (item_seq, index_id) VALUES (?, ?)').run(seq, rt.id);
-        ctx.after.push(() => rt.index.add(seq, text));
-        break;
-      case 'fifo': {
-        const size = rt.members.size + (ctx.added.get(rt)?.size ?? 0);
-        if (rt.config.overflow === 'reject' && size >= rt.config.capacity) {
-          ctx.overflowOf(rt).rejected.push(id);
-          return false;
-        }
-        const pos = ctx.fifoPos.get(rt) ?? rt.nextPos;
-        ctx.fifoPos.set(rt, pos + 1);
-        this.stmt('INSERT INTO fifo_entries (item_seq, index_id, pos) VALUES (?, ?, ?)').run(
-          seq,
-          rt.id,
-          pos,
-        );
-        break;
-      }
-      case 'sorted': {
-        const value = payload.sortValues.get(rt);
-        if (value === undefined)
-          throw this.error('INTERNAL', `index '${rt.name}': no sort value for item '${id}'`);
-        this.stmt('INSERT INTO sorted_entries (item_seq, index_id, value) VALUES (?, ?, ?)').run(
-          seq,
-          rt.id,
-          value,
-        );
-        break;
-      }
-      case 'graph':
-        this.stmt('INSERT INTO graph_nodes (item_seq, index_id) VALUES (?, ?)').run(seq, rt.id);
-        break;
-    }
-    ctx.addedTo(rt).add(seq);
-    ctx.after.push(() => rt.members.add(seq));
-    return true;
-  }
-
-  private addEdgeTx(
-    ctx: TxContext,
-    rt: GraphRuntime,
-    fromSeq: number,
-    fromId: string,
-    to: string,
-    weight?: number,
-  ): void {
-    this.checkWeight(weight, `edge '${fromId}' -> '${to}' weight`);
-    const target = this.stmt('SELECT seq FROM items WHERE id = ?').get(to) as
-      { seq: number } | undefined;
-    if (!target || !ctx.isMember(rt, target.seq)) {
-      throw this.error(
-        target ? 'INVALID_INPUT' : 'NOT_FOUND',
-        target
-          ? `edge '${fromId}' -> '${to}': '${to}' is not a node of graph index '${rt.name}'`
-          : `edge '${fromId}' -> '${to}': no item has id '${to}'`,
-      );
-    }
-    const w = rt.config.weighted ? (weight ?? 1) : 1;
-    this.stmt(
-      'INSERT INTO graph_edges (src, index_id, dst, weight) VALUES (?, ?, ?, ?) ON CONFLICT (src, index_id, dst) DO UPDATE SET weight = excluded.weight',
-    ).run(fromSeq, rt.id, target.seq, w);
-  }
-
-  /** Evicts the oldest entries of every fifo index this transaction pushed over capacity. */
-  private finishFifosTx(ctx: TxContext): void {
-    for (const [rt, nextPos] of ctx.fifoPos) {
-      ctx.after.push(() => (rt.nextPos = nextPos));
-      if (rt.config.overflow !== 'evict-oldest') continue;
-      const size = rt.members.size + (ctx.added.get(rt)?.size ?? 0);
-      const excess = size - rt.config.capacity;
-      if (excess <= 0) continue;
-      // The oldest go first, but not an item the call itself named (an existing member named
-      // again must still be a member afterwards); those only when capacity cannot hold them all.
-      const named = ctx.named.get(rt) ?? new Set<number>();
-      const oldest = this.stmt(
-        'SELECT f.item_seq AS seq, i.id AS id FROM fifo_entries f JOIN items i ON i.seq = f.item_seq WHERE f.index_id = ? ORDER BY f.pos ASC LIMIT ?',
-      ).all(rt.id, excess + named.size) as Array<{ seq: number; id: string }>;
-      const victims = [
-        ...oldest.filter((row) => !named.has(row.seq)),
-        ...oldest.filter((row) => named.has(row.seq)),
-      ].slice(0, excess);
-      const report = ctx.overflowOf(rt);
-      for (const victim of victims) {
-        this.removeMembershipTx(ctx, rt, victim.seq);
-        report.evicted.push(victim.id);
-      }
-    }
-  }
-
-  private removeMembershipTx(ctx: TxContext, rt: Runtime, seq: number): void {
-    this.stmt(`DELETE FROM ${MEMBER_TABLE[rt.type]} WHERE item_seq = ? AND index_id = ?`).run(
-      seq,
-      rt.id,
-    );
-    if (rt.type === 'graph') {
-      this.stmt('DELETE FROM graph_edges WHERE src = ? AND index_id = ?').run(seq, rt.id);
-      this.stmt('DELETE FROM graph_edges WHERE dst = ? AND index_id = ?').run(seq, rt.id);
-    }
-    if (rt.type === 'vector') this.markDirtyTx(ctx, rt);
-    ctx.added.get(rt)?.delete(seq);
-    ctx.after.push(() => this.removeMembershipMem(rt, seq));
-  }
-
-  private removeMembershipMem(rt: Runtime, seq: number): void {
-    rt.members.delete(seq);
-    if (rt.type === 'vector') rt.index.remove(seq);
-    else if (rt.type === 'text') rt.index.remove(seq);
-  }
-
-  private markDirtyTx(ctx: TxContext, rt: VectorRuntime): void {
-    if (rt.dirty || ctx.dirtied.has(rt)) return;
-    this.stmt('UPDATE indexes SET dirty = 1 WHERE index_id = ?').run(rt.id);
-    ctx.dirtied.add(rt);
-    ctx.after.push(() => (rt.dirty = true));
-  }
-
   private applyAfterCommit(ctx: TxContext): void {
     try {
       for (const fn of ctx.after) fn();
     } catch (error) {
-      // SQLite has committed; memory is now behind it. Vector indexes are already marked dirty,
-      // so the next open rebuilds them; say so rather than hide it.
+      // SQLite has committed; memory is now behind it. Kinds that keep files mark them dirty
+      // inside the transaction, so the next open rebuilds them; say so rather than hide it.
       throw this.error(
         'COLLECTION',
         `in-memory indexes could not follow a committed write (${(error as Error).message}); reopen the collection`,
@@ -1265,209 +968,13 @@ export class HybridCollection {
     query: RetrieveQuery,
     opts: ParsedRetrieveOptions,
   ): Promise<ScoredSeq[]> {
-    let hits: ScoredSeq[];
-    switch (rt.type) {
-      case 'vector': {
-        const vector = await this.queryVector(rt, query);
-        this.assertOpen();
-        hits = rt.index.search(vector, opts.topK).map((h) => ({ seq: h.label, score: h.score }));
-        break;
-      }
-      case 'text':
-        if (typeof query !== 'string') {
-          throw this.error(
-            'INVALID_INPUT',
-            `index '${rt.name}' is a text index; its query must be a string, got ${describe(query)}`,
-          );
-        }
-        hits = rt.index.search(query, opts.topK);
-        break;
-      case 'fifo':
-        hits = this.searchFifo(rt, query, opts.topK);
-        break;
-      case 'sorted':
-        hits = this.searchSorted(rt, query, opts.topK);
-        break;
-      case 'graph':
-        hits = await this.searchGraph(rt, query, opts);
-        break;
-    }
+    let hits = await rt.handle.search(query, opts);
+    this.assertOpen();
     if (opts.threshold !== undefined) {
       const threshold = opts.threshold;
       hits = hits.filter((h) => h.score >= threshold);
     }
     return hits.length > opts.topK ? hits.slice(0, opts.topK) : hits;
-  }
-
-  private async queryVector(rt: VectorRuntime, query: RetrieveQuery): Promise<Float32Array> {
-    if (typeof query === 'string') {
-      const problem = textProblem(query, 'query');
-      if (problem) throw this.error('INVALID_INPUT', `index '${rt.name}': ${problem}`);
-      if (!this.embedder) {
-        throw this.error(
-          'INVALID_INPUT',
-          `index '${rt.name}' got a text query and the collection has no embedder; pass a vector`,
-        );
-      }
-      return (await this.embed(rt, [query], ['query']))[0] as Float32Array;
-    }
-    return this.vectorOrThrow(query, rt, 'query');
-  }
-
-  private searchFifo(rt: FifoRuntime, query: RetrieveQuery, topK: number): ScoredSeq[] {
-    const { order } = parseOrThrow(
-      fifoQuerySchema,
-      query ?? {},
-      `HybridCollection '${this.name}': query for fifo index '${rt.name}'`,
-    );
-    const rows = this.stmt(
-      `SELECT item_seq AS seq FROM fifo_entries WHERE index_id = ? ORDER BY pos ${order === 'newest' ? 'DESC' : 'ASC'} LIMIT ?`,
-    ).all(rt.id, topK) as Array<{ seq: number }>;
-    return rows.map((row, rank) => ({ seq: row.seq, score: 1 / (1 + rank) }));
-  }
-
-  private searchSorted(rt: SortedRuntime, query: RetrieveQuery, topK: number): ScoredSeq[] {
-    const q = parseOrThrow(
-      sortedQuerySchema,
-      query ?? {},
-      `HybridCollection '${this.name}': query for sorted index '${rt.name}'`,
-    );
-    for (const bound of ['min', 'max'] as const) {
-      const value = q[bound];
-      if (value !== undefined && typeof value !== rt.config.valueType) {
-        throw this.error(
-          'INVALID_INPUT',
-          `sorted index '${rt.name}' holds ${rt.config.valueType}s; query.${bound} ${describe(value)} is not one`,
-        );
-      }
-    }
-    const where = ['index_id = ?'];
-    const params: Array<number | string> = [rt.id];
-    if (q.min !== undefined) {
-      where.push('value >= ?');
-      params.push(q.min);
-    }
-    if (q.max !== undefined) {
-      where.push('value <= ?');
-      params.push(q.max);
-    }
-    const dir = q.order === 'asc' ? 'ASC' : 'DESC';
-    const limit = Math.min(topK, q.top ?? topK);
-    const rows = this.stmt(
-      `SELECT item_seq AS seq, value FROM sorted_entries WHERE ${where.join(' AND ')} ORDER BY value ${dir}, item_seq ASC LIMIT ?`,
-    ).all(...params, limit) as Array<{ seq: number; value: number | string }>;
-    return rows.map((row, rank) => ({
-      seq: row.seq,
-      score:
-        typeof row.value === 'number'
-          ? q.order === 'asc'
-            ? -row.value
-            : row.value
-          : 1 / (1 + rank),
-    }));
-  }
-
-  private async searchGraph(
-    rt: GraphRuntime,
-    query: RetrieveQuery,
-    opts: ParsedRetrieveOptions,
-  ): Promise<ScoredSeq[]> {
-    let startIds: readonly string[] | undefined;
-    let startSeqs: number[] = [];
-    if (isPlainObject(query) && 'fromIndex' in query) {
-      const from = query as unknown as { fromIndex: unknown; query: RetrieveQuery; topK?: unknown };
-      if (typeof from.fromIndex !== 'string')
-        throw this.error('INVALID_INPUT', `graph query fromIndex must be an index name`);
-      if (from.fromIndex === rt.name) {
-        throw this.error(
-          'INVALID_INPUT',
-          `graph index '${rt.name}' cannot take its start nodes from itself`,
-        );
-      }
-      const source = this.runtime(from.fromIndex);
-      const sub = parseOrThrow(
-        retrieveOptionsSchema,
-        { topK: from.topK ?? 5 },
-        `HybridCollection '${this.name}': graph query for index '${rt.name}' fromIndex '${from.fromIndex}'`,
-      );
-      startSeqs = (await this.search(source, from.query, sub))
-        .map((h) => h.seq)
-        .filter((seq) => rt.members.has(seq));
-    } else if (isPlainObject(query) && 'start' in query) {
-      startIds = (query as { start: readonly string[] }).start;
-    } else if (query === undefined || query === null) {
-      startIds = opts.startNodes;
-    } else {
-      throw this.error(
-        'INVALID_INPUT',
-        `graph index '${rt.name}' expects {start: ids} or {fromIndex, query, topK} (or options.startNodes), got ${describe(query)}`,
-      );
-    }
-    if (startIds !== undefined) {
-      if (!Array.isArray(startIds))
-        throw this.error(
-          'INVALID_INPUT',
-          `graph index '${rt.name}': start nodes must be an array of ids`,
-        );
-      startSeqs = startIds.map((id) => {
-        const row = this.requireItem(id);
-        if (!rt.members.has(row.seq)) {
-          throw this.error(
-            'INVALID_INPUT',
-            `start node '${id}' is not a node of graph index '${rt.name}'`,
-          );
-        }
-        return row.seq;
-      });
-    }
-    return this.bfs(rt, startSeqs, opts.maxDepth, opts.maxNodes);
-  }
-
-  /**
-   * Level-by-level BFS. Start nodes score 1 at depth 0; a node first reached at depth d scores
-   * the best over its parents of parentScore * edgeWeight * decay, i.e. the product of edge
-   * weights along its best shortest path times decay^d. When a level would exceed maxNodes, its
-   * best-scoring nodes are kept (ties: smaller seq first).
-   */
-  private bfs(rt: GraphRuntime, starts: number[], maxDepth: number, maxNodes: number): ScoredSeq[] {
-    const visited = new Map<number, ScoredSeq>();
-    let frontier: ScoredSeq[] = [];
-    for (const seq of starts) {
-      if (visited.has(seq) || visited.size >= maxNodes) continue;
-      const node = { seq, score: 1, depth: 0 };
-      visited.set(seq, node);
-      frontier.push(node);
-    }
-    const out = this.stmt(
-      'SELECT dst AS n, weight FROM graph_edges WHERE src = ? AND index_id = ?',
-    );
-    const inc = this.stmt(
-      'SELECT src AS n, weight FROM graph_edges WHERE dst = ? AND index_id = ?',
-    );
-    for (
-      let depth = 1;
-      depth <= maxDepth && frontier.length > 0 && visited.size < maxNodes;
-      depth++
-    ) {
-      const next = new Map<number, number>();
-      for (const node of frontier) {
-        const neighbours = out.all(node.seq, rt.id) as Array<{ n: number; weight: number }>;
-        if (!rt.config.directed)
-          neighbours.push(...(inc.all(node.seq, rt.id) as Array<{ n: number; weight: number }>));
-        for (const { n, weight } of neighbours) {
-          if (visited.has(n)) continue;
-          const score = node.score * weight * rt.config.decay;
-          if (score > (next.get(n) ?? -Infinity)) next.set(n, score);
-        }
-      }
-      const level = [...next].map(([seq, score]) => ({ seq, score, depth }));
-      level.sort((a, b) => b.score - a.score || a.seq - b.seq);
-      frontier = level.slice(0, maxNodes - visited.size);
-      for (const node of frontier) visited.set(node.seq, node);
-    }
-    return [...visited.values()].sort(
-      (a, b) => b.score - a.score || (a.depth ?? 0) - (b.depth ?? 0) || a.seq - b.seq,
-    );
   }
 
   private hydrate(scored: ScoredSeq[], withMetadata: boolean): Hit[] {
@@ -1560,13 +1067,19 @@ export class HybridCollection {
   }
 
   private info(rt: Runtime): IndexInfo {
-    return { name: rt.name, type: rt.type, config: rt.config, count: rt.members.size };
+    // The kind's schema produced the config, so it is the config type its `type` names.
+    return {
+      name: rt.name,
+      type: rt.kind.type as IndexType,
+      config: rt.config as IndexConfig,
+      count: rt.members.size,
+    };
   }
 
   private wrongType(rt: Runtime, expected: string): WorkbenchError {
     return this.error(
       'INVALID_INPUT',
-      `index '${rt.name}' is a ${rt.type} index, not a ${expected} index`,
+      `index '${rt.name}' is a ${rt.kind.type} index, not a ${expected} index`,
     );
   }
 
@@ -1598,13 +1111,18 @@ interface ItemRow {
   metadata: string;
 }
 
-const MEMBER_TABLE: Record<Runtime['type'], string> = {
-  vector: 'vector_members',
-  text: 'text_members',
-  fifo: 'fifo_entries',
-  sorted: 'sorted_entries',
-  graph: 'graph_nodes',
-};
+type StoredRow = ItemRow & { created_at: number };
+
+function storedItem(row: StoredRow | undefined): StoredItem | null {
+  if (!row) return null;
+  return {
+    id: row.id,
+    text: row.text,
+    metadata: JSON.parse(row.metadata) as Metadata,
+    seq: row.seq,
+    createdAt: row.created_at,
+  };
+}
 
 function isUniqueViolation(error: unknown): boolean {
   return (
@@ -1613,16 +1131,6 @@ function isUniqueViolation(error: unknown): boolean {
     ((error as { code: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE' ||
       (error as { code: unknown }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY')
   );
-}
-
-function sameSet(a: Set<number>, b: Set<number>): boolean {
-  if (a.size !== b.size) return false;
-  for (const x of a) if (!b.has(x)) return false;
-  return true;
-}
-
-function* mapIter<T, U>(items: Iterable<T>, fn: (item: T) => U): Iterable<U> {
-  for (const item of items) yield fn(item);
 }
 
 export type { VectorInput };

@@ -47,7 +47,7 @@ describe('schema migrations', () => {
     db.prepare(
       "INSERT INTO items (id, text, created_at) VALUES ('a', 'hello there', 1), ('b', 'général', 2)",
     ).run();
-    expect(migrate(db)).toBe(1);
+    expect(migrate(db, 2)).toBe(1);
     expect(readSchemaVersion(db)).toBe(2);
     const rows = db.prepare('SELECT id, text, text_hash FROM items ORDER BY seq').all() as Array<{
       id: string;
@@ -75,13 +75,75 @@ describe('schema migrations', () => {
     c.close();
   });
 
+  it('migration 3 drops the CHECK on indexes.type and keeps every index, membership and id of a version-2 collection', async () => {
+    // A version-2 collection as the previous build wrote it: foreign keys on, two indexes with
+    // members, and a third index deleted (so the next index id must be 4, not 3).
+    const dir = temp.make();
+    const db = new Database(join(dir, DB_FILE));
+    db.pragma('foreign_keys = ON');
+    migrate(db, 2);
+    // migrate() switches foreign keys off while it runs, and back on.
+    expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+    const item = db.prepare(
+      'INSERT INTO items (id, text, created_at, text_hash) VALUES (?, ?, 1, ?)',
+    );
+    for (const [id, text] of [
+      ['a', 'I adopted a dog'],
+      ['b', 'we went hiking'],
+      ['c', 'a pottery class'],
+    ] as const) {
+      item.run(id, text, textHash(text));
+    }
+    db.exec(`
+      INSERT INTO indexes (name, type, config, created_at) VALUES
+        ('words', 'text', '{"type":"text"}', 1),
+        ('recent', 'fifo', '{"type":"fifo","capacity":2,"overflow":"evict-oldest"}', 1),
+        ('dropped', 'text', '{"type":"text"}', 1);
+      DELETE FROM indexes WHERE name = 'dropped';
+      INSERT INTO text_members (item_seq, index_id) VALUES (1, 1), (2, 1), (3, 1);
+      INSERT INTO fifo_entries (item_seq, index_id, pos) VALUES (2, 2, 1), (3, 2, 2);
+    `);
+    expect(() =>
+      db
+        .prepare(
+          "INSERT INTO indexes (name, type, config, created_at) VALUES ('x', 'exact', '{}', 1)",
+        )
+        .run(),
+    ).toThrow('CHECK constraint failed');
+    db.close();
+
+    const c = HybridCollection.open(dir, { name: 'v2' });
+    expect(c.memberIds('words')).toEqual(['a', 'b', 'c']);
+    expect((await c.retrieve('words', 'dog')).map((h) => h.id)).toEqual(['a']);
+    expect(c.oldest('recent', 10).map((i) => i.id)).toEqual(['b', 'c']);
+    expect(c.checkIntegrity()).toEqual([]);
+    c.createIndex('later', { type: 'text' });
+    c.close();
+
+    const after = new Database(join(dir, DB_FILE));
+    expect(readSchemaVersion(after)).toBe(3);
+    const ids = after.prepare('SELECT name, index_id FROM indexes ORDER BY index_id').all();
+    expect(ids).toEqual([
+      { name: 'words', index_id: 1 },
+      { name: 'recent', index_id: 2 },
+      { name: 'later', index_id: 4 },
+    ]);
+    // Any type can be stored now; the registry decides which ones a collection opens.
+    after
+      .prepare(
+        "INSERT INTO indexes (name, type, config, created_at) VALUES ('x', 'exact', '{}', 1)",
+      )
+      .run();
+    after.close();
+  });
+
   it('refuses a database from a newer version, naming both versions', () => {
     const dir = temp.make();
     const db = new Database(join(dir, DB_FILE));
     db.pragma('user_version = 99');
     db.close();
     expect(() => HybridCollection.open(dir, { name: 'future' })).toThrow(
-      "HybridCollection 'future': collection.db has schema version 99, newer than this build supports (2); open it with a newer Memory Workbench",
+      "HybridCollection 'future': collection.db has schema version 99, newer than this build supports (3); open it with a newer Memory Workbench",
     );
   });
 });

@@ -1,10 +1,17 @@
 import { Index } from 'flexsearch';
-import { createAnalyzer } from './analyzer';
-import type { TextIndexConfig } from './config';
+import { createAnalyzer, type AnalyzerOptions } from './analyzer';
 
 interface DocStats {
   length: number;
   tf: Map<string, number>;
+}
+
+/** The text settings of a text index's config (kinds/text.ts). */
+export interface TextIndexSettings extends AnalyzerOptions {
+  /** A query term also matches longer words that start with it (flexsearch `forward`). */
+  prefix: boolean;
+  k1: number;
+  b: number;
 }
 
 export interface TextHit {
@@ -32,7 +39,7 @@ export class TextIndex {
   private readonly df = new Map<string, number>();
   private totalLength = 0;
 
-  constructor(private readonly config: TextIndexConfig) {
+  constructor(private readonly config: TextIndexSettings) {
     this.analyze = createAnalyzer(config);
     this.fx = new Index({
       tokenize: config.prefix ? 'forward' : 'strict',

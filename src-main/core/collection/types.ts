@@ -1,5 +1,4 @@
 import type { Embedder } from '../embed/types';
-import type { IndexConfig, IndexType } from './config';
 
 export type VectorInput = readonly number[] | Float32Array;
 export type Metadata = Record<string, unknown>;
@@ -111,13 +110,6 @@ export interface StoredItem {
   /** Insertion order; never reused. */
   seq: number;
   createdAt: number;
-}
-
-export interface IndexInfo {
-  name: string;
-  type: IndexType;
-  config: IndexConfig;
-  count: number;
 }
 
 export interface SortedQuery {

@@ -93,6 +93,22 @@ export function checkVector(
   return { ok: true, vector };
 }
 
+/** Why an edge weight cannot be used, or null when it can (absent means 1). */
+export function weightProblem(weight: unknown, what: string): string | null {
+  if (weight === undefined) return null;
+  if (typeof weight !== 'number' || !Number.isFinite(weight) || weight < 0) {
+    return `${what} must be a finite number >= 0, got ${describe(weight)}`;
+  }
+  return null;
+}
+
+/** Whether two sets hold the same members. */
+export function sameSet(a: ReadonlySet<number>, b: ReadonlySet<number>): boolean {
+  if (a.size !== b.size) return false;
+  for (const x of a) if (!b.has(x)) return false;
+  return true;
+}
+
 export function describe(value: unknown): string {
   if (value === null) return 'null';
   if (value === undefined) return 'undefined';

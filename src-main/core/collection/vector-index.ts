@@ -2,10 +2,20 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type * as Hnsw from 'hnswlib-node';
-import type { VectorIndexConfig } from './config';
 
 // hnswlib-node is a CommonJS native addon whose named exports Node's ESM loader cannot detect.
 const hnswlib = createRequire(import.meta.url)('hnswlib-node') as typeof Hnsw;
+
+/** The hnsw settings of a vector index's config (kinds/vector.ts). */
+export interface HnswSettings {
+  space: 'cosine' | 'ip' | 'l2';
+  dim: number;
+  M: number;
+  efConstruction: number;
+  ef: number;
+  initialCapacity: number;
+  seed: number;
+}
 
 export interface VectorHit {
   label: number;
@@ -43,13 +53,13 @@ export class VectorIndex {
   readonly live = new Set<number>();
 
   private constructor(
-    private readonly config: VectorIndexConfig,
+    private readonly config: HnswSettings,
     hnsw: Hnsw.HierarchicalNSW,
   ) {
     this.hnsw = hnsw;
   }
 
-  static empty(config: VectorIndexConfig, capacity = config.initialCapacity): VectorIndex {
+  static empty(config: HnswSettings, capacity = config.initialCapacity): VectorIndex {
     const hnsw = new hnswlib.HierarchicalNSW(config.space, config.dim);
     hnsw.initIndex({
       maxElements: Math.max(1, capacity),
@@ -67,7 +77,7 @@ export class VectorIndex {
    * reader sees the bytes, because hnswlib trusts its header and may crash on garbage.
    */
   static load(
-    config: VectorIndexConfig,
+    config: HnswSettings,
     path: string,
     checksum: string | null,
     labels: readonly number[],
@@ -100,7 +110,7 @@ export class VectorIndex {
   }
 
   static rebuild(
-    config: VectorIndexConfig,
+    config: HnswSettings,
     rows: Iterable<{ label: number; vector: Float32Array }>,
     count: number,
   ): VectorIndex {

@@ -7,6 +7,7 @@ export type { JsonParseResult, JsonSyntaxError } from './jsonText';
 export {
   DEFAULT_MAX_DATASET_BYTES,
   createDefaultRegistry,
+  loadDatasetBytes,
   loadDatasetFile,
   loadDatasetText,
   loadDatasetValue,

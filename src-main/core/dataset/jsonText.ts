@@ -20,12 +20,12 @@ export type JsonParseResult = { ok: true; value: unknown } | { ok: false; error:
 export function parseJsonText(text: string): JsonParseResult {
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
-  } catch (error) {
+  } catch {
     const found = findJsonSyntaxError(text);
     if (found) return { ok: false, error: { ...found, ...lineColumn(text, found.offset) } };
-    // The scanner and V8 disagree: fall back to V8's words rather than claim a wrong place.
-    const reason = error instanceof Error ? error.message : String(error);
-    return { ok: false, error: { offset: 0, line: 1, column: 1, reason } };
+    // The scanner and V8 disagree: claim no place rather than a wrong one. V8's own words are
+    // not used: they quote the text around the error.
+    return { ok: false, error: { offset: 0, line: 1, column: 1, reason: 'invalid JSON' } };
   }
 }
 
@@ -46,9 +46,12 @@ const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 const ESCAPES = new Set(['"', '\\', '/', 'b', 'f', 'n', 'r', 't']);
 const HEX4 = /^[0-9a-fA-F]{4}$/;
 
-function describe(ch: string | undefined): string {
-  if (ch === undefined) return 'end of input';
-  return `character ${JSON.stringify(ch)}`;
+/**
+ * Messages say where and what was expected, never which character was found: the file may be
+ * anything a user pointed at (`/etc/shadow`), and its bytes must not travel back in an error.
+ */
+function foundEnd(ch: string | undefined): string {
+  return ch === undefined ? ', found end of input' : '';
 }
 
 /**
@@ -131,22 +134,20 @@ export function findJsonSyntaxError(text: string): { offset: number; reason: str
         i += 5;
         state = 'after';
       } else {
-        return fail(`expected a value, found ${describe(ch)}`);
+        return fail(`expected a value${foundEnd(ch)}`);
       }
     } else if (state === 'key') {
-      if (ch !== '"')
-        return fail(`expected a property name in double quotes, found ${describe(ch)}`);
+      if (ch !== '"') return fail(`expected a property name in double quotes${foundEnd(ch)}`);
       const err = scanString();
       if (err) return err;
       skipWs();
-      if (text[i] !== ':')
-        return fail(`expected ':' after property name, found ${describe(text[i])}`);
+      if (text[i] !== ':') return fail(`expected ':' after property name${foundEnd(text[i])}`);
       i++;
       state = 'value';
     } else {
       const top = stack[stack.length - 1];
       if (top === undefined) {
-        return i < n ? fail(`unexpected ${describe(ch)} after the JSON value`) : null;
+        return i < n ? fail('unexpected content after the JSON value') : null;
       }
       const close = top === '{' ? '}' : ']';
       if (ch === ',') {
@@ -156,7 +157,7 @@ export function findJsonSyntaxError(text: string): { offset: number; reason: str
         stack.pop();
         i++;
       } else {
-        return fail(`expected ',' or '${close}', found ${describe(ch)}`);
+        return fail(`expected ',' or '${close}'${foundEnd(ch)}`);
       }
     }
   }

@@ -49,9 +49,29 @@ describe('loadDatasetFile', () => {
     const file = write('broken.json', '[\n  {"sample_id": "a",\n   "qa": [1, 2,]}\n]\n');
     const error = await rejection(loadDatasetFile(file));
     expect(error.code).toBe('DATASET_INVALID');
-    expect(error.message).toBe(
-      `${file}: not valid JSON at line 3, column 16: expected a value, found character "]"`,
-    );
+    expect(error.message).toBe(`${file}: not valid JSON at line 3, column 16: expected a value`);
+  });
+
+  it('never quotes the bytes of a file that is not JSON, only where and what was expected', async () => {
+    // Each secret sits exactly where parsing fails, so a message that quoted the found character
+    // or the text around it (as V8's JSON.parse messages do) would carry a "Q".
+    const inputs = [
+      'root:$6$QQsecretQQ:19000:0:99999:7:::\n',
+      '{"user": QQsecret}',
+      '[1, 2 QQsecret]',
+      '{"key" QQsecret}',
+      '{QQsecret: 1}',
+      '[1] QQsecret',
+      '"QQsecret\\q"',
+    ];
+    for (const [n, content] of inputs.entries()) {
+      const file = write(`secret-${n}.txt`, content);
+      const error = await rejection(loadDatasetFile(file));
+      expect(error.code).toBe('DATASET_INVALID');
+      const message = error.message.replace(file, '<file>');
+      expect(message).toMatch(/^<file>: not valid JSON at line \d+, column \d+: /);
+      expect(message, content).not.toMatch(/Q|secret|root/);
+    }
   });
 
   it('refuses a 0-byte file before parsing it', async () => {

@@ -54,6 +54,17 @@ function readFailure(file: string, error: unknown): WorkbenchError {
   });
 }
 
+/** The sha256 of a dataset file's bytes as they are now (to check a parsed copy is current). */
+export async function datasetFileSha256(file: string): Promise<string> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(file);
+  } catch (error) {
+    throw readFailure(file, error);
+  }
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
 /** Reads, size-checks, decodes and parses a dataset file, then hands it to a loader. */
 export async function loadDatasetFile(
   file: string,
@@ -71,11 +82,7 @@ export async function loadDatasetFile(
     if (error instanceof WorkbenchError) throw error;
     throw readFailure(file, error);
   }
-  if (size === 0) {
-    throw new WorkbenchError('DATASET_INVALID', `${file}: the file is empty (0 bytes)`, {
-      where: file,
-    });
-  }
+  // Checked before reading so a huge file is never read into memory.
   if (size > maxBytes) {
     throw new WorkbenchError(
       'DATASET_TOO_LARGE',
@@ -89,14 +96,41 @@ export async function loadDatasetFile(
   } catch (error) {
     throw readFailure(file, error);
   }
+  return loadDatasetBytes(bytes, file, options);
+}
+
+/**
+ * Decodes and loads a dataset's bytes (a file's, or an upload's before anything is written), so
+ * a bad upload is refused without touching the disk. `source` names it in messages.
+ */
+export function loadDatasetBytes(
+  bytes: Buffer,
+  source: string,
+  options: LoadDatasetOptions = {},
+): DatasetLoadResult {
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_DATASET_BYTES;
+  if (bytes.length === 0) {
+    throw new WorkbenchError('DATASET_INVALID', `${source}: the file is empty (0 bytes)`, {
+      where: source,
+    });
+  }
+  if (bytes.length > maxBytes) {
+    throw new WorkbenchError(
+      'DATASET_TOO_LARGE',
+      `${source}: ${formatBytes(bytes.length)} is larger than the limit of ${formatBytes(maxBytes)}`,
+      { where: source },
+    );
+  }
   let text: string;
   try {
     // fatal: a binary or mis-encoded file should fail loudly, not load with U+FFFD in the text.
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
-    throw new WorkbenchError('DATASET_INVALID', `${file}: not valid UTF-8 text`, { where: file });
+    throw new WorkbenchError('DATASET_INVALID', `${source}: not valid UTF-8 text`, {
+      where: source,
+    });
   }
-  const result = loadDatasetText(text, file, options);
+  const result = loadDatasetText(text, source, options);
   result.info.bytes = bytes.length;
   result.info.sha256 = createHash('sha256').update(bytes).digest('hex');
   return result;

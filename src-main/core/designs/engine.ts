@@ -20,7 +20,9 @@ import {
   type RetrieveOptions,
   type RetrieveQuery,
 } from '../collection';
+import type { CallMeter } from '../answer/llm-client';
 import type { Embedder } from '../embed';
+import type { ApiKeys } from '../keys';
 import { embedderCounters, openEmbedder } from '../memory/retrieval/embedder';
 import { mentionedSpeakers, stripQuestionWords } from '../memory/retrieval/query';
 import { TurnOrder } from '../memory/retrieval/rerank';
@@ -63,6 +65,10 @@ export interface DesignedCollectionOptions {
   cacheDir?: string | undefined;
   /** Receives the collection's warnings (default: console). */
   logger?: CollectionLogger;
+  /** API keys by variable name, for the OpenAI embedders the design names (see core/keys.ts). */
+  apiKeys?: ApiKeys | undefined;
+  /** Files embedding requests in a run's call ledger, by model; absent: not metered. */
+  embedderMeter?: ((model: string) => CallMeter) | undefined;
 }
 
 export class DesignedCollection {
@@ -116,6 +122,8 @@ export class DesignedCollection {
         embedder = await openEmbedder(index.embedder, {
           cacheDir: options.cacheDir,
           logger: options.logger,
+          apiKeys: options.apiKeys,
+          meter: options.embedderMeter,
         });
         byChoice.set(key, embedder);
       }

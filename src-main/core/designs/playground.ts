@@ -7,6 +7,7 @@ import type { CollectionDesign, PlaygroundResult } from '../../../src-shared/des
 import { WorkbenchError, toErrorPayload } from '../../../src-shared/errors';
 import { DesignedCollection } from './engine';
 import { dataCacheDir } from '../embed/cache';
+import { ApiKeySource, designApiKeys } from '../keys';
 
 /** Turns inserted between two yields to the event loop (and two progress events). */
 export const PLAYGROUND_BATCH = 64;
@@ -40,6 +41,8 @@ export class PlaygroundManager {
   constructor(
     dataDir: string,
     private readonly emit: (event: ApiEvent) => void,
+    /** Where the keys of the designs' OpenAI embedders come from (see core/keys.ts). */
+    private readonly apiKeys: ApiKeySource = new ApiKeySource(),
   ) {
     this.root = join(dataDir, 'playground');
     this.cacheDir = dataCacheDir(dataDir);
@@ -126,6 +129,7 @@ export class PlaygroundManager {
         sample,
         name: `playground "${design.name}" ${sample.sampleId}`,
         cacheDir: this.cacheDir,
+        apiKeys: designApiKeys(design as unknown as Record<string, unknown>, this.apiKeys),
       });
       playground.collection = collection;
       if (playground.disposed) {

@@ -14,25 +14,26 @@ const KEY = 'sk-test-9f8e7d6c5b4a-secret';
 let server: FakeOpenAIServer;
 
 beforeEach(async () => {
-  process.env[KEY_ENV] = KEY;
   server = await startFakeOpenAIServer({ dim: 8, apiKey: KEY });
 });
 
 afterEach(async () => {
-  delete process.env[KEY_ENV];
   await server.close();
 });
 
 function embedder(overrides: Partial<OpenAIEmbedderConfig> = {}): OpenAIEmbedder {
-  return new OpenAIEmbedder({
-    baseUrl: server.url,
-    model: 'text-embedding-3-small',
-    apiKeyEnv: KEY_ENV,
-    baseDelayMs: 1,
-    maxDelayMs: 5,
-    timeoutMs: 2_000,
-    ...overrides,
-  });
+  return new OpenAIEmbedder(
+    {
+      baseUrl: server.url,
+      model: 'text-embedding-3-small',
+      apiKeyEnv: KEY_ENV,
+      baseDelayMs: 1,
+      maxDelayMs: 5,
+      timeoutMs: 2_000,
+      ...overrides,
+    },
+    { [KEY_ENV]: KEY },
+  );
 }
 
 async function failure(promise: Promise<unknown>): Promise<WorkbenchError> {
@@ -114,7 +115,13 @@ describe('OpenAIEmbedder', () => {
     expect(() => e.dim).toThrow(/dim of text-embedding-3-small is unknown until the first call/);
     expect(await e.resolveDim()).toBe(8);
     expect(
-      (await createOpenAIEmbedder({ baseUrl: server.url, model: 'm', apiKeyEnv: KEY_ENV })).dim,
+      (
+        await createOpenAIEmbedder(
+          { baseUrl: server.url, model: 'm', apiKeyEnv: KEY_ENV },
+          {},
+          { [KEY_ENV]: KEY },
+        )
+      ).dim,
     ).toBe(8);
     expect(embedder({ dimensions: 16 }).dim).toBe(16);
     expect(embedder({ dimensions: 16 }).name).toBe('openai:text-embedding-3-small:16d');
@@ -267,9 +274,70 @@ describe('OpenAIEmbedder', () => {
         'OpenAIEmbedder: environment variable MW_TEST_UNSET_VARIABLE (apiKeyEnv) is not set',
       );
     }
+    // The environment is not a key source: only the map the caller vetted is.
+    process.env['MW_TEST_EMBED_ENV_ONLY_API_KEY'] = KEY;
+    try {
+      expect(
+        () =>
+          new OpenAIEmbedder({
+            baseUrl: server.url,
+            model: 'm',
+            apiKeyEnv: 'MW_TEST_EMBED_ENV_ONLY_API_KEY',
+          }),
+      ).toThrow(
+        'OpenAIEmbedder: environment variable MW_TEST_EMBED_ENV_ONLY_API_KEY (apiKeyEnv) is not set',
+      );
+    } finally {
+      delete process.env['MW_TEST_EMBED_ENV_ONLY_API_KEY'];
+    }
+    expect(
+      () =>
+        new OpenAIEmbedder(
+          { baseUrl: 'http://192.0.2.1:9/v1', model: 'm', apiKeyEnv: KEY_ENV },
+          { [KEY_ENV]: KEY },
+        ),
+    ).toThrow(
+      `OpenAIEmbedder: refusing to send the key in ${KEY_ENV} over plain http to 192.0.2.1:9; use https, or reach the server through a tunnel on 127.0.0.1`,
+    );
     expect(() => new OpenAIEmbedder({ baseUrl: 'not a url', model: 'm' })).toThrow(
       /OpenAIEmbedder config: baseUrl/,
     );
+  });
+
+  it('stops reading a reply larger than maxReplyBytes: LLM_REPLY_TOO_LARGE, not retried', async () => {
+    server.setFault({ kind: 'hugeBody', bytes: 64 * 1024 * 1024 });
+    const error = await failure(
+      embedder({ maxReplyBytes: 1024 * 1024, dimensions: 8 }).embed(['a']),
+    );
+    expect(error.code).toBe('LLM_REPLY_TOO_LARGE');
+    expect(error.message).toMatch(/larger than the 1048576-byte cap \(maxReplyBytes\)/);
+    expect(server.requests).toHaveLength(1);
+    const stream = server.streams[0];
+    await stream?.ended;
+    expect(stream?.closedEarly).toBe(true);
+    expect(stream?.written).toBeLessThan(16 * 1024 * 1024);
+  });
+
+  it('tells its meter of every request: sent, then failed or its tokens', async () => {
+    const deltas: Array<{ calls: number; failures: number; promptTokens: number }> = [];
+    const e = new OpenAIEmbedder(
+      {
+        baseUrl: server.url,
+        model: 'text-embedding-3-small',
+        apiKeyEnv: KEY_ENV,
+        baseDelayMs: 1,
+        maxDelayMs: 5,
+        dimensions: 8,
+      },
+      { [KEY_ENV]: KEY },
+      (d) => deltas.push(d),
+    );
+    server.setFault({ kind: 'status', status: 503, body: 'busy' });
+    await e.embed(['one two three']);
+    expect(server.requests).toHaveLength(2);
+    expect(deltas.reduce((n, d) => n + d.calls, 0)).toBe(2);
+    expect(deltas.reduce((n, d) => n + d.failures, 0)).toBe(1);
+    expect(deltas.reduce((n, d) => n + d.promptTokens, 0)).toBe(3);
   });
 
   it('cancels in-flight work when the caller aborts', async () => {

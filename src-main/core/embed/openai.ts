@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { openAIEmbedderEndpointShape } from '../../../src-shared/embedders';
 import { WorkbenchError, parseOrThrow } from '../../../src-shared/errors';
-import { apiKeyFor } from '../answer/llm-client';
+import { DEFAULT_LLM_MAX_REPLY_BYTES } from '../../../src-shared/experiment';
+import { endedDelta, type CallMeter } from '../answer/llm-client';
 import { excerpt, postJson, redact, withRetries, type Attempt } from '../http/retry';
+import { assertKeyTransport, type ApiKeys } from '../keys';
 import type { Embedder } from './types';
 import { normalizeInPlace } from './vectorMath';
 
@@ -11,8 +13,10 @@ import { normalizeInPlace } from './vectorMath';
  * Ollama, LM Studio. `baseUrl` includes the version segment, as in the OpenAI SDKs
  * (`https://api.openai.com/v1`, `http://127.0.0.1:11434/v1`).
  *
- * The API key never enters the config: `apiKeyEnv` names an environment variable that is read at
- * each request, and the key is scrubbed from every error message (some servers echo it back).
+ * The API key never enters the config: `apiKeyEnv` names it, the caller passes the vetted keys
+ * explicitly (`ApiKeys`, core/keys.ts; the process environment is never read here), a key goes
+ * only to https or loopback URLs, and it is scrubbed from every error message (some servers echo
+ * it back).
  *
  * `dim` is known from `dimensions` in the config, or after the first successful call. Reading it
  * before either throws; `await embedder.resolveDim()` (or `createOpenAIEmbedder`) makes one small
@@ -31,6 +35,13 @@ export const openAIEmbedderConfigSchema = z
     maxDelayMs: z.number().nonnegative().default(20_000),
     /** A 429 asking to wait longer than this fails instead of stalling the run. */
     maxRetryAfterMs: z.number().nonnegative().default(60_000),
+    /** Reply bodies over this many bytes fail with LLM_REPLY_TOO_LARGE without being read whole. */
+    maxReplyBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(256 * 1024 * 1024)
+      .default(DEFAULT_LLM_MAX_REPLY_BYTES),
   })
   // Strict, so a literal `apiKey` in a config file is refused instead of silently ignored.
   .strict();
@@ -58,18 +69,43 @@ export interface EmbedCallOptions {
   signal?: AbortSignal;
 }
 
+/** One request's vectors, and its token usage for the call ledger. */
+type EmbedAttempt = Attempt<{
+  vectors: Float32Array[];
+  usage: { promptTokens: number; completionTokens: number };
+}>;
+
 export class OpenAIEmbedder implements Embedder {
   readonly name: string;
   readonly stats: OpenAIEmbedderStats = { requests: 0, retries: 0, promptTokens: 0 };
   private readonly config: ResolvedConfig;
   private readonly url: string;
   private knownDim: number | null;
+  private readonly key: string | undefined;
 
-  constructor(config: OpenAIEmbedderConfig) {
+  /**
+   * `keys`: API keys by variable name; only `config.apiKeyEnv`'s entry is used. `meter` is told
+   * about every request (see CallMeter), for a run's call ledger.
+   */
+  constructor(
+    config: OpenAIEmbedderConfig,
+    keys: ApiKeys = {},
+    private readonly meter?: CallMeter,
+  ) {
     this.config = parseOrThrow(openAIEmbedderConfigSchema, config, 'OpenAIEmbedder config');
     const { apiKeyEnv, model, dimensions } = this.config;
     // Fail at construction, not at the first batch of a run.
-    apiKeyFor(apiKeyEnv, 'OpenAIEmbedder');
+    if (apiKeyEnv !== undefined) {
+      this.key = Object.hasOwn(keys, apiKeyEnv) ? keys[apiKeyEnv] || undefined : undefined;
+      if (this.key === undefined) {
+        throw new WorkbenchError(
+          'INVALID_INPUT',
+          `OpenAIEmbedder: environment variable ${apiKeyEnv} (apiKeyEnv) is not set`,
+          { path: ['apiKeyEnv'] },
+        );
+      }
+      assertKeyTransport(this.config.baseUrl, apiKeyEnv, 'OpenAIEmbedder');
+    }
     this.url = `${this.config.baseUrl.replace(/\/+$/, '')}/embeddings`;
     this.name = dimensions === undefined ? `openai:${model}` : `openai:${model}:${dimensions}d`;
     this.knownDim = dimensions ?? null;
@@ -148,12 +184,25 @@ export class OpenAIEmbedder implements Embedder {
       { maxRetries, baseDelayMs, maxDelayMs, maxRetryAfterMs },
       { where: this.config.baseUrl, signal, onRetry: () => void this.stats.retries++ },
     );
-    return value;
+    return value.vectors;
   }
 
-  private async attempt(texts: string[], signal: AbortSignal): Promise<Attempt<Float32Array[]>> {
-    const { model, dimensions, timeoutMs, apiKeyEnv } = this.config;
-    const key = apiKeyFor(apiKeyEnv, 'OpenAIEmbedder');
+  private async attempt(texts: string[], signal: AbortSignal): Promise<EmbedAttempt> {
+    if (!this.meter) return this.send(texts, signal);
+    this.meter({ calls: 1, failures: 0, promptTokens: 0, completionTokens: 0 });
+    let result: EmbedAttempt | undefined;
+    try {
+      result = await this.send(texts, signal);
+      return result;
+    } finally {
+      const ended = endedDelta(result?.ok === true, result?.ok ? result.value.usage : null);
+      if (ended) this.meter(ended);
+    }
+  }
+
+  private async send(texts: string[], signal: AbortSignal): Promise<EmbedAttempt> {
+    const { model, dimensions, timeoutMs, maxReplyBytes } = this.config;
+    const key = this.key;
     const where = this.config.baseUrl;
     const label = `OpenAIEmbedder: POST ${this.url}`;
     this.stats.requests++;
@@ -167,6 +216,7 @@ export class OpenAIEmbedder implements Embedder {
         where,
         secret: key,
         signal,
+        maxReplyBytes,
       },
     );
     if (!sent.ok) return sent;
@@ -213,8 +263,9 @@ export class OpenAIEmbedder implements Embedder {
       vectors[slot] = v;
     }
     this.knownDim ??= (vectors[0] as Float32Array).length;
-    this.stats.promptTokens += usage?.prompt_tokens ?? 0;
-    return { ok: true, value: vectors };
+    const promptTokens = usage?.prompt_tokens ?? 0;
+    this.stats.promptTokens += promptTokens;
+    return { ok: true, value: { vectors, usage: { promptTokens, completionTokens: 0 } } };
   }
 }
 
@@ -222,8 +273,9 @@ export class OpenAIEmbedder implements Embedder {
 export async function createOpenAIEmbedder(
   config: OpenAIEmbedderConfig,
   options: EmbedCallOptions = {},
+  keys: ApiKeys = {},
 ): Promise<OpenAIEmbedder> {
-  const embedder = new OpenAIEmbedder(config);
+  const embedder = new OpenAIEmbedder(config, keys);
   await embedder.resolveDim(options);
   return embedder;
 }

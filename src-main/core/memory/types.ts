@@ -1,7 +1,8 @@
 import type { Packet, Sample } from '../../../src-shared/dataset';
 import type { MemoryHit } from '../answer/types';
-import type { LlmClient } from '../answer/llm-client';
+import type { CallMeter, LlmClient } from '../answer/llm-client';
 import type { CollectionLogger } from '../collection';
+import type { ApiKeys } from '../keys';
 
 /**
  * A memory service owns exactly one HybridCollection (in its own directory) and decides what to
@@ -45,4 +46,8 @@ export interface MemoryServiceContext {
   logger?: CollectionLogger;
   /** Where caches that outlive a run are kept (`<dataDir>/cache`: embeddings); absent: none. */
   cacheDir?: string;
+  /** API keys by variable name, for the OpenAI embedders the config names (see core/keys.ts). */
+  apiKeys?: ApiKeys;
+  /** Files an embedder's requests in the run's call ledger, by embedding model; absent: none. */
+  embedderMeter?: (model: string) => CallMeter;
 }

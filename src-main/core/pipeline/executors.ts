@@ -1,7 +1,7 @@
 import { WorkbenchError } from '../../../src-shared/errors';
 import type { ExperimentConfig } from '../../../src-shared/experiment';
 import type { Answerer } from '../answer/types';
-import { memoryPresetNames } from '../memory/registry';
+import { validateMemoryConfig } from '../memory/registry';
 import { createAnswerer } from './answerers';
 import { extraPresetModules, loadMemoryPresets } from './presets';
 import {
@@ -12,6 +12,7 @@ import {
   type WorkerInit,
 } from './protocol';
 import {
+  answererMeter,
   runSample,
   type MemoryFactory,
   type SampleHooks,
@@ -47,7 +48,13 @@ export function inlineExecutor(options: InlineExecutorOptions): SampleExecutor {
     run: (job, hooks, signal) =>
       runSample(job, hooks, {
         createMemory: options.createMemory,
-        answerer: options.answerer ?? createAnswerer(job.config.answerer),
+        answerer:
+          options.answerer ??
+          createAnswerer(
+            job.config.answerer,
+            job.apiKeys,
+            answererMeter(job.config.answerer, hooks),
+          ),
         signal,
         ...(options.queueCapacity !== undefined ? { queueCapacity: options.queueCapacity } : {}),
       }),
@@ -127,14 +134,8 @@ export function workerExecutor(options: WorkerExecutorOptions = {}): SampleExecu
     kind: 'worker',
     async prepare(config) {
       await loadMemoryPresets(presetModules);
-      const names = memoryPresetNames();
-      if (!names.includes(config.memory.preset)) {
-        throw new WorkbenchError(
-          'INVALID_INPUT',
-          `memory: unknown preset "${config.memory.preset}" (presets: ${names.join(', ') || 'none'})`,
-          { path: ['memory', 'preset'] },
-        );
-      }
+      // The worker creates the service from this same registry: what passes here, it can open.
+      validateMemoryConfig(config.memory.preset, config.memory.config, 'experiment config');
     },
     run: (job, hooks, signal) => runInWorker(pool, job, hooks, signal, grace),
   };
@@ -203,6 +204,9 @@ function runInWorker(
             // Synchronous commit: the next message is handled only after this test is on disk.
             void hooks.commitTest(message.test);
             break;
+          case 'calls':
+            hooks.recordCalls(message.record);
+            break;
           case 'log':
             hooks.log?.(message.level, message.message);
             break;
@@ -244,10 +248,13 @@ function runInWorker(
         type: 'start',
         runId: job.runId,
         sample: job.sample,
+        plan: job.plan,
         config: job.config,
+        benchmark: job.benchmark,
         skipTests: [...job.skipTests],
         collectionDir: job.collectionDir,
         ...(job.cacheDir !== undefined ? { cacheDir: job.cacheDir } : {}),
+        apiKeys: job.apiKeys,
       }),
     );
     signal.addEventListener('abort', onAbort, { once: true });

@@ -2,8 +2,10 @@ import { setMaxListeners } from 'node:events';
 import type { AnswerRecord, JudgeConfig, JudgeScore } from '../../../src-shared/experiment';
 import type { RunManifest, TokenTotals } from '../../../src-shared/runs';
 import { LlmJudge, judgeAnswer } from '../answer/judge';
-import type { LlmClient } from '../answer/llm-client';
+import { LlmClient } from '../answer/llm-client';
+import type { ApiKeys } from '../keys';
 import type { RunStore } from '../runs/store';
+import { ledgerTotals } from '../runs/usage';
 
 /**
  * The judge pass over a run, on the main thread (the runs DB and its judge cache live here):
@@ -16,8 +18,10 @@ export interface JudgePassOptions {
   /** Re-judge answers that already have a verdict (another judge model or prompt). */
   all?: boolean;
   signal?: AbortSignal;
-  /** Replaces the HTTP client (tests). */
+  /** Replaces the HTTP client (tests); its calls are not filed in the run's call ledger. */
   client?: LlmClient;
+  /** The judge's API key by variable name (see core/keys.ts). */
+  keys?: ApiKeys;
 }
 
 export interface JudgePassResult {
@@ -42,8 +46,13 @@ export async function judgeRun(
 ): Promise<JudgePassResult> {
   const judge = new LlmJudge(config, {
     cache: store.judgeCache(),
-    ...(options.client ? { client: options.client } : {}),
+    client:
+      options.client ??
+      new LlmClient(config, options.keys ?? {}, Math.random, (delta) =>
+        store.recordCalls(runId, { role: 'judge', model: config.model, ...delta }),
+      ),
   });
+  const profile = store.profileOf(runId);
   const groups = new Map<string, AnswerRecord[]>();
   for (const a of store.answersToJudge(runId, { all: options.all === true })) {
     const key = groupKey(a);
@@ -67,7 +76,7 @@ export async function judgeRun(
   }
   async function judgeGroup(rows: AnswerRecord[]): Promise<void> {
     const first = rows[0] as AnswerRecord;
-    const score: JudgeScore | null = await judgeAnswer(judge, first, local.signal);
+    const score: JudgeScore | null = await judgeAnswer(judge, first, local.signal, profile);
     store.saveJudgeScores(
       runId,
       rows.map((r) => ({
@@ -81,26 +90,21 @@ export async function judgeRun(
     if (score?.error) errors += rows.length;
   }
   const usage = judge.client.totals();
-  store.updateManifest(runId, (m) => withJudgeProvenance(m, judge, usage));
+  const total = ledgerTotals(store.callLedger(runId), 'judge', config.prices, judge.model);
+  store.updateManifest(runId, (m) => withJudgeProvenance(m, judge, total));
   return { judged, errors, calls: judge.stats.calls, cacheHits: judge.stats.cacheHits, usage };
 }
 
-/** Records the judge in the manifest; usage adds up across passes of the same judge model. */
-function withJudgeProvenance(m: RunManifest, judge: LlmJudge, pass: TokenTotals): RunManifest {
-  const sameJudge = m.judge?.model === judge.model && m.judge.prompt.sha256 === judge.prompt.sha256;
-  const before = sameJudge ? (m.usage?.judge ?? null) : null;
-  const total: TokenTotals = before
-    ? {
-        calls: before.calls + pass.calls,
-        promptTokens: before.promptTokens + pass.promptTokens,
-        completionTokens: before.completionTokens + pass.completionTokens,
-        cost: before.cost === null || pass.cost === null ? pass.cost : before.cost + pass.cost,
-      }
-    : pass;
+/**
+ * Records the judge in the manifest with its totals from the call ledger: every request to this
+ * judge model over every pass, failed and retried ones included.
+ */
+function withJudgeProvenance(m: RunManifest, judge: LlmJudge, total: TokenTotals): RunManifest {
   return {
     ...m,
     judge: { model: judge.model, repeats: judge.repeats, prompt: judge.prompt },
     usage: {
+      ...m.usage,
       answer: m.usage?.answer ?? { calls: 0, promptTokens: 0, completionTokens: 0, cost: null },
       judge: total,
     },

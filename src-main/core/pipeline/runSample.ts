@@ -1,16 +1,21 @@
 import type { Packet, Sample, TestPlan } from '../../../src-shared/dataset';
+import { WorkbenchError } from '../../../src-shared/errors';
 import {
   ERROR_PREDICTION,
-  lexicalScores,
+  MAX_ANSWER_CHARS,
+  answerScores,
   type AnswerRecord,
+  type AnswererConfig,
   type ExperimentConfig,
   type ProgressEvent,
   type RetrievedRef,
   type TestRecord,
 } from '../../../src-shared/experiment';
-import { evidenceRecallAtK } from '../../../src-shared/scoring';
-import { LlmClient } from '../answer/llm-client';
+import type { LlmCallRecord, LlmCallRole } from '../../../src-shared/runs';
+import { benchmarkCategory, benchmarkProfile } from '../../../src-shared/benchmarks';
+import { LlmClient, type CallMeter } from '../answer/llm-client';
 import type { Answerer, MemoryHit } from '../answer/types';
+import type { ApiKeys } from '../keys';
 import { packetsOf } from '../dataset/packets';
 import type { MemoryService, MemoryServiceContext } from '../memory/types';
 import { streamThrough } from './queue';
@@ -44,11 +49,15 @@ export interface SampleJob {
   sample: Sample;
   plan: TestPlan;
   config: ExperimentConfig;
+  /** The dataset's benchmark profile id: what its categories are and which metrics score them. */
+  benchmark: string;
   /** Tests an earlier attempt committed: their packets are replayed, their questions not re-asked. */
   skipTests: ReadonlySet<number>;
   collectionDir: string;
   /** Caches that outlive the run (embeddings), shared by every run of the data folder. */
   cacheDir?: string;
+  /** The config's API keys, resolved and vetted on the main thread (see core/keys.ts). */
+  apiKeys: ApiKeys;
 }
 
 export interface SampleHooks {
@@ -57,6 +66,25 @@ export interface SampleHooks {
   commitTest(test: TestRecord): void | Promise<void>;
   /** Warnings of the memory service and its collection (e.g. an hnsw index rebuilt). */
   log?(level: LogLevel, message: string): void;
+  /** Every LLM request as it is sent and as it ends (the run's call ledger). */
+  recordCalls(record: LlmCallRecord): void;
+}
+
+/** A meter that files a client's requests in the hooks' call ledger under `role` and `model`. */
+export function callMeter(
+  hooks: Pick<SampleHooks, 'recordCalls'>,
+  role: LlmCallRole,
+  model: string,
+): CallMeter {
+  return (delta) => hooks.recordCalls({ role, model, ...delta });
+}
+
+/** The answerer's meter; undefined for answerers that call no model. */
+export function answererMeter(
+  config: AnswererConfig,
+  hooks: Pick<SampleHooks, 'recordCalls'>,
+): CallMeter | undefined {
+  return config.kind === 'llm' ? callMeter(hooks, 'answer', config.model) : undefined;
 }
 
 export interface SampleDeps {
@@ -128,9 +156,18 @@ export async function runSample(
     sample,
     dir: job.collectionDir,
     // One client per sample: its concurrency limit and retries are this sample's own.
-    llm: config.memory.llm ? new LlmClient(config.memory.llm) : null,
+    llm: config.memory.llm
+      ? new LlmClient(
+          config.memory.llm,
+          job.apiKeys,
+          Math.random,
+          callMeter(hooks, 'memory', config.memory.llm.model),
+        )
+      : null,
     seed: config.seed,
     ...(job.cacheDir !== undefined ? { cacheDir: job.cacheDir } : {}),
+    apiKeys: job.apiKeys,
+    embedderMeter: (model) => callMeter(hooks, 'embedder', model),
     logger: {
       warn: (message) => hooks.log?.('warn', message),
       info: (message) => hooks.log?.('info', message),
@@ -217,7 +254,7 @@ export async function runSample(
       });
       outcome.testsCommitted++;
       let f1 = 0;
-      for (const a of answers) f1 += a.officialF1;
+      for (const a of answers) f1 += a.scores['officialF1'] ?? 0;
       hooks.emit({
         type: 'test-committed',
         runId,
@@ -292,17 +329,33 @@ async function askOne(
             memories: hits,
             seed: config.seed,
             adversarialAnswer: qa.adversarialAnswer,
+            adversarial: benchmarkCategory(benchmarkProfile(job.benchmark), qa.category)
+              .adversarial,
           },
           signal,
         ),
     );
     answerMs = elapsed(t0);
+    if (result.answer.length > MAX_ANSWER_CHARS) {
+      throw new WorkbenchError(
+        'LLM_REPLY_TOO_LARGE',
+        `${answerer.name}: answer to question ${qa.index} is ${result.answer.length} characters, more than the ${MAX_ANSWER_CHARS} a run stores`,
+      );
+    }
     return {
       ...base,
       prediction: result.answer,
       retrieved: toRefs(hits),
-      ...lexicalScores(result.answer, qa.answer, qa.category),
-      evidenceRecall: recallOf(qa.evidence, hits, topK),
+      scores: answerScores(
+        {
+          prediction: result.answer,
+          gold: qa.answer,
+          category: qa.category,
+          evidence: qa.evidence,
+          retrieved: retrievedTurns(hits, topK),
+        },
+        benchmarkProfile(job.benchmark),
+      ),
       retrieveMs,
       answerMs,
       error: null,
@@ -317,12 +370,20 @@ async function askOne(
       ...base,
       prediction: ERROR_PREDICTION,
       retrieved: toRefs(hits),
-      ...lexicalScores(ERROR_PREDICTION, qa.answer, qa.category, true),
+      // What retrieval found still counts when only the answerer failed.
+      scores: answerScores(
+        {
+          prediction: ERROR_PREDICTION,
+          gold: qa.answer,
+          category: qa.category,
+          evidence: qa.evidence,
+          retrieved: stage === 'answer' ? retrievedTurns(hits, topK) : [],
+          errored: true,
+        },
+        benchmarkProfile(job.benchmark),
+      ),
       judge: null,
       usage: null,
-      // What retrieval found still counts when only the answerer failed.
-      evidenceRecall:
-        stage === 'answer' ? recallOf(qa.evidence, hits, topK) : emptyRecall(qa.evidence),
       retrieveMs,
       answerMs,
       error: `${stage}: ${describeError(error)}`,
@@ -330,16 +391,9 @@ async function askOne(
   }
 }
 
-function recallOf(
-  evidence: readonly string[],
-  hits: readonly MemoryHit[],
-  topK: number,
-): number | null {
+/** The turn ids among the first k hits, best first (what evidence recall@k is measured on). */
+function retrievedTurns(hits: readonly MemoryHit[], topK: number): string[] {
   const ids: string[] = [];
   for (const h of hits.slice(0, topK)) if (h.diaId !== null) ids.push(h.diaId);
-  return evidenceRecallAtK(evidence, ids) ?? null;
-}
-
-function emptyRecall(evidence: readonly string[]): number | null {
-  return evidence.length === 0 ? null : 0;
+  return ids;
 }

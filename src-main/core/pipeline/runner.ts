@@ -1,11 +1,13 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { arch, availableParallelism, platform } from 'node:os';
-import { join } from 'node:path';
-import type { Sample, TestPlan } from '../../../src-shared/dataset';
+import { join, resolve } from 'node:path';
+import type { DatasetLoadResult, Sample, TestPlan } from '../../../src-shared/dataset';
 import { WorkbenchError, parseOrThrow } from '../../../src-shared/errors';
 import {
   ExperimentConfigSchema,
   estimateRemainingMs,
+  DEFAULT_MAX_ERROR_SHARE,
+  finishedStatus,
   summarizeAnswers,
   type ExperimentConfig,
   type ExperimentConfigInput,
@@ -13,7 +15,7 @@ import {
   type RunStatus,
   type RunSummary,
 } from '../../../src-shared/experiment';
-import { loadDatasetFile } from '../dataset/load';
+import { datasetFileSha256, loadDatasetFile } from '../dataset/load';
 import { packetCount } from '../dataset/packets';
 import { planTests } from '../dataset/testPlan';
 import { appVersion, gitCommit } from '../provenance';
@@ -22,12 +24,13 @@ import {
   embedderRecord,
   type EmbedderRecord,
 } from '../../../src-shared/embedders';
-import { MAX_MANIFEST_WARNINGS, type TokenTotals } from '../../../src-shared/runs';
+import { MAX_MANIFEST_WARNINGS, type SkippedSample } from '../../../src-shared/runs';
 import { configHash, newRunId, redactSecrets, type RunManifest } from '../runs/manifest';
 import type { RunStore } from '../runs/store';
 import { judgePromptRecord } from '../answer/prompts';
-import { costOf } from '../answer/llm-client';
-import { answererProvenance, requireApiKeys } from './answerers';
+import { ApiKeySource, experimentApiKeys, type ApiKeys } from '../keys';
+import { usageOf } from '../runs/usage';
+import { answererProvenance } from './answerers';
 import { workerExecutor, type SampleExecutor } from './executors';
 import { dataCacheDir } from '../embed/cache';
 import { judgeRun } from './judgeRun';
@@ -35,8 +38,9 @@ import type { SampleEvent, SampleJob } from './runSample';
 
 /**
  * The main-thread side of an experiment: load and plan, create the run, hand samples to an
- * executor (`parallel` at a time), commit each test the executor reports (the runs DB has one
- * writer: this thread), and finish the run as completed, cancelled or failed.
+ * executor (`parallel` at a time), commit each test and file each LLM call the executor reports
+ * (the runs DB has one writer: this thread), and finish the run as completed, degraded (too many
+ * errored final answers), cancelled or failed.
  */
 
 export interface RunOptions {
@@ -50,6 +54,14 @@ export interface RunOptions {
   keepCollections?: boolean;
   /** Cancels like `handle.cancel()`. */
   signal?: AbortSignal;
+  /** Where the config's API keys come from (default: the environment, key-like names only). */
+  apiKeys?: ApiKeySource;
+  /**
+   * The dataset as the caller already parsed it (the service's open dataset). The runner runs
+   * these samples instead of parsing the file again, after checking that the file still has the
+   * sha256 it was parsed from.
+   */
+  dataset?: DatasetLoadResult;
   now?: () => number;
 }
 
@@ -60,10 +72,17 @@ export interface RunOutcome {
   elapsedMs: number;
   error: string | null;
   /**
+   * The run ran its course but too many final answers are errors (`degraded`, or `failed` when
+   * all are): resuming it would change nothing.
+   */
+  tooManyErrors: boolean;
+  /**
    * Questions of the run's samples that were not asked: those without usable evidence, unless
    * the config includes them. Official overall scores count every question, so say it.
    */
   notAsked: number;
+  /** Invalid samples of the file left out (`skipInvalid`), as the manifest records them. */
+  skippedSamples: SkippedSample[];
 }
 
 export interface ExperimentHandle {
@@ -88,10 +107,61 @@ export function effectiveParallel(requested: number, samples: number): number {
   return Math.max(1, Math.min(requested, availableParallelism(), samples));
 }
 
-function selectSamples(all: readonly Sample[], ids: readonly string[] | undefined): Sample[] {
-  if (!ids) return [...all];
+/** The file's samples that failed validation, with the loader's messages, in file order. */
+function invalidSamples(dataset: DatasetLoadResult): SkippedSample[] {
+  const byIndex = new Map<number, SkippedSample>();
+  for (const p of dataset.problems) {
+    if (p.severity !== 'error' || p.sampleIndex === null) continue;
+    const entry = byIndex.get(p.sampleIndex) ?? {
+      sampleIndex: p.sampleIndex,
+      sampleId: p.sampleId,
+      problems: [],
+    };
+    entry.problems.push(p.message);
+    byIndex.set(p.sampleIndex, entry);
+  }
+  return [...byIndex.values()].sort((a, b) => a.sampleIndex - b.sampleIndex);
+}
+
+function describeInvalid(s: SkippedSample): string {
+  const name = s.sampleId === null ? `#${s.sampleIndex}` : `"${s.sampleId}" (#${s.sampleIndex})`;
+  return `sample ${name}: ${s.problems.join('; ')}`;
+}
+
+/**
+ * The samples a run takes. Invalid samples are never dropped silently: a named one is refused as
+ * invalid (not as absent), and running "all" of a file with invalid samples needs `skipInvalid`,
+ * which the manifest then records.
+ */
+function selectSamples(
+  dataset: DatasetLoadResult,
+  config: ExperimentConfig,
+): { samples: Sample[]; skipped: SkippedSample[] } {
+  const all = dataset.samples;
+  const invalid = invalidSamples(dataset);
+  const ids = config.samples;
+  if (!ids) {
+    if (invalid.length > 0 && config.skipInvalid !== true) {
+      throw new WorkbenchError(
+        'DATASET_INVALID',
+        `${config.datasetPath}: ${invalid.length} invalid sample(s), so the run was not started ` +
+          `(skipInvalid / --skip-invalid runs the ${all.length} valid one(s) and records what was skipped): ` +
+          invalid.map(describeInvalid).join(' | '),
+        { where: config.datasetPath },
+      );
+    }
+    return { samples: [...all], skipped: invalid };
+  }
   const byId = new Map(all.map((s) => [s.sampleId, s]));
-  return ids.map((id, i) => {
+  const samples = ids.map((id, i) => {
+    const bad = invalid.find((s) => s.sampleId === id);
+    if (bad) {
+      throw new WorkbenchError(
+        'INVALID_INPUT',
+        `samples[${i}]: sample ${id} is invalid: ${bad.problems.join('; ')}`,
+        { path: ['samples', i] },
+      );
+    }
     const sample = byId.get(id);
     if (!sample) {
       throw new WorkbenchError(
@@ -102,6 +172,28 @@ function selectSamples(all: readonly Sample[], ids: readonly string[] | undefine
     }
     return sample;
   });
+  return { samples, skipped: [] };
+}
+
+/**
+ * The caller's parsed dataset when it still matches the file, else the file parsed now. A file
+ * changed on disk since it was opened is refused: the run would record one sha256 and run another
+ * file's samples.
+ */
+async function datasetFor(
+  path: string,
+  given: DatasetLoadResult | undefined,
+): Promise<DatasetLoadResult> {
+  if (!given) return loadDatasetFile(path);
+  const onDisk = await datasetFileSha256(path);
+  if (given.info.sha256 === null || onDisk !== given.info.sha256) {
+    throw new WorkbenchError(
+      'DATASET_INVALID',
+      `${path}: the file changed on disk since it was opened (sha256 now ${onDisk}, opened as ${given.info.sha256 ?? 'unknown'}); open it again to run it`,
+      { where: path },
+    );
+  }
+  return given;
 }
 
 /**
@@ -125,33 +217,37 @@ const EMBED_COUNTERS = {
   cacheHits: 'embed.cacheHits',
   cacheMisses: 'embed.cacheMisses',
 } as const;
-
-const zeroTokens = { calls: 0, promptTokens: 0, completionTokens: 0 };
-
-function answerTotals(
-  config: ExperimentConfig,
-  tokens: typeof zeroTokens,
-): NonNullable<RunManifest['usage']>['answer'] {
-  const prices = config.answerer.kind === 'llm' ? config.answerer.prices : undefined;
-  return { ...tokens, cost: costOf(tokens, prices) };
-}
-
 /**
- * The memory LLM's totals: an earlier launch's (a resumed run replays packets, so their calls are
- * made again and counted again) plus this launch's. Null without a memory LLM.
+ * A run from before the call ledger (runs-DB schema 4) has its totals only in its manifest: file
+ * them in the ledger once, so a resume adds to them instead of starting from zero.
  */
-function memoryTotals(
-  config: ExperimentConfig,
-  before: TokenTotals | null,
-  now: typeof zeroTokens,
-): TokenTotals | null {
-  if (!config.memory.llm) return null;
-  const sum = {
-    calls: (before?.calls ?? 0) + now.calls,
-    promptTokens: (before?.promptTokens ?? 0) + now.promptTokens,
-    completionTokens: (before?.completionTokens ?? 0) + now.completionTokens,
-  };
-  return { ...sum, cost: costOf(sum, config.memory.llm.prices) };
+function seedLedger(store: RunStore, runId: string, manifest: RunManifest): void {
+  if (!manifest.usage || store.callLedger(runId).length > 0) return;
+  const { config } = manifest;
+  const roles = [
+    {
+      role: 'answer' as const,
+      model: config.answerer.kind === 'llm' ? config.answerer.model : config.answerer.kind,
+      totals: manifest.usage.answer,
+    },
+    { role: 'judge' as const, model: manifest.judge?.model ?? '', totals: manifest.usage.judge },
+    {
+      role: 'memory' as const,
+      model: config.memory.llm?.model ?? '',
+      totals: manifest.usage.memory,
+    },
+  ];
+  for (const { role, model, totals } of roles) {
+    if (!totals || totals.calls === 0) continue;
+    store.recordCalls(runId, {
+      role,
+      model,
+      calls: totals.calls,
+      failures: totals.failures ?? 0,
+      promptTokens: totals.promptTokens,
+      completionTokens: totals.completionTokens,
+    });
+  }
 }
 
 /** An earlier launch's warnings (a resumed run) and this launch's, within the cap. */
@@ -172,12 +268,14 @@ export async function startExperiment(
   input: ExperimentConfigInput | ExperimentConfig,
   options: RunOptions,
 ): Promise<ExperimentHandle> {
-  const config = parseOrThrow(ExperimentConfigSchema, input, 'experiment config');
-  requireApiKeys(config);
+  const parsed = parseOrThrow(ExperimentConfigSchema, input, 'experiment config');
+  // Stored absolute: a relative path would mean another file once the cwd changes (resume, UI).
+  const config = { ...parsed, datasetPath: resolve(parsed.datasetPath) };
+  const apiKeys = experimentApiKeys(config, options.apiKeys ?? new ApiKeySource());
   const executor = options.executor ?? workerExecutor();
   await executor.prepare(config);
-  const dataset = await loadDatasetFile(config.datasetPath);
-  const samples = selectSamples(dataset.samples, config.samples);
+  const dataset = await datasetFor(config.datasetPath, options.dataset);
+  const { samples, skipped } = selectSamples(dataset, config);
   const now = options.now ?? Date.now;
   const runId = newRunId(now());
   const planned: PlannedSample[] = samples.map((sample) => ({
@@ -205,11 +303,7 @@ export async function startExperiment(
     judge: config.judge
       ? { model: config.judge.model, repeats: config.judge.repeats, prompt: judgePromptRecord() }
       : null,
-    usage: {
-      answer: answerTotals(config, zeroTokens),
-      judge: null,
-      memory: memoryTotals(config, null, zeroTokens),
-    },
+    usage: usageOf(config, [], null),
     seed: config.seed,
     parallel: effectiveParallel(config.parallel, samples.length),
     host: {
@@ -221,6 +315,7 @@ export async function startExperiment(
     startedAt: new Date(now()).toISOString(),
     endedAt: null,
     errors: { insert: 0, answer: 0 },
+    ...(skipped.length > 0 ? { skippedSamples: skipped } : {}),
   };
   options.store.createRun(
     manifest,
@@ -233,7 +328,18 @@ export async function startExperiment(
     })),
   );
   const notAsked = notAskedOf(planned);
-  return launch(runId, config, planned, manifest.parallel, false, notAsked, executor, options);
+  return launch(
+    runId,
+    config,
+    apiKeys,
+    planned,
+    manifest.parallel,
+    false,
+    notAsked,
+    skipped,
+    executor,
+    options,
+  );
 }
 
 /**
@@ -247,8 +353,11 @@ export async function resumeExperiment(
 ): Promise<ExperimentHandle> {
   const { store } = options;
   const run = store.getRun(runId);
-  if (run.status === 'completed') {
-    throw new WorkbenchError('CONFLICT', `run ${runId} is already completed; nothing to resume`);
+  if (run.status === 'completed' || run.status === 'degraded') {
+    throw new WorkbenchError(
+      'CONFLICT',
+      `run ${runId} is already ${run.status}; nothing to resume`,
+    );
   }
   if (run.status === 'running') {
     throw new WorkbenchError(
@@ -257,7 +366,7 @@ export async function resumeExperiment(
     );
   }
   const config = parseOrThrow(ExperimentConfigSchema, run.manifest.config, `run ${runId} config`);
-  requireApiKeys(config);
+  const apiKeys = experimentApiKeys(config, options.apiKeys ?? new ApiKeySource());
   const executor = options.executor ?? workerExecutor();
   await executor.prepare(config);
   const dataset = await loadDatasetFile(config.datasetPath);
@@ -269,39 +378,42 @@ export async function resumeExperiment(
     );
   }
   const byId = new Map(dataset.samples.map((s) => [s.sampleId, s]));
-  const planned: PlannedSample[] = [];
-  for (const info of run.sampleInfo) {
-    if (info.status === 'completed') continue;
+  // Every sample of the run is planned once: finished ones count in notAsked (the summary covers
+  // them all), unfinished ones are run.
+  const all = run.sampleInfo.map((info) => {
     const sample = byId.get(info.sampleId);
-    if (!sample) {
+    if (!sample && info.status !== 'completed') {
       throw new WorkbenchError(
         'DATASET_INVALID',
         `${config.datasetPath}: sample ${info.sampleId} is gone`,
       );
     }
-    planned.push({
-      sample,
-      plan: planTests(sample, { includeNoEvidence: config.includeNoEvidence }),
-      skipTests: new Set(store.committedTests(runId, info.sampleId)),
-    });
-  }
-  // Over every sample of the run, finished ones included: the summary covers them all.
-  const notAsked = notAskedOf(
-    run.sampleInfo.flatMap((info) => {
-      const sample = byId.get(info.sampleId);
-      return sample
-        ? [{ sample, plan: planTests(sample, { includeNoEvidence: config.includeNoEvidence }) }]
-        : [];
-    }),
+    return { info, sample };
+  });
+  const plans = all.flatMap(({ info, sample }) =>
+    sample
+      ? [{ info, sample, plan: planTests(sample, { includeNoEvidence: config.includeNoEvidence }) }]
+      : [],
   );
+  const planned: PlannedSample[] = plans
+    .filter(({ info }) => info.status !== 'completed')
+    .map(({ info, sample, plan }) => ({
+      sample,
+      plan,
+      skipTests: new Set(store.committedTests(runId, info.sampleId)),
+    }));
+  const notAsked = notAskedOf(plans);
   store.reopenRun(runId);
+  seedLedger(store, runId, run.manifest);
   return launch(
     runId,
     config,
+    apiKeys,
     planned,
     effectiveParallel(config.parallel, planned.length),
     true,
     notAsked,
+    run.manifest.skippedSamples ?? [],
     executor,
     options,
   );
@@ -315,10 +427,12 @@ function notAskedOf(plans: ReadonlyArray<Pick<PlannedSample, 'sample' | 'plan'>>
 function launch(
   runId: string,
   config: ExperimentConfig,
+  apiKeys: ApiKeys,
   planned: PlannedSample[],
   parallel: number,
   resumed: boolean,
   notAsked: number,
+  skippedSamples: SkippedSample[],
   executor: SampleExecutor,
   options: RunOptions,
 ): ExperimentHandle {
@@ -330,26 +444,28 @@ function launch(
   const done = execute(
     runId,
     config,
+    apiKeys,
     planned,
     parallel,
     resumed,
     executor,
     options,
     controller.signal,
-  ).then((outcome) => ({ ...outcome, notAsked }));
+  ).then((outcome) => ({ ...outcome, notAsked, skippedSamples }));
   return { runId, done, cancel: () => controller.abort() };
 }
 
 async function execute(
   runId: string,
   config: ExperimentConfig,
+  apiKeys: ApiKeys,
   planned: PlannedSample[],
   parallel: number,
   resumed: boolean,
   executor: SampleExecutor,
   options: RunOptions,
   signal: AbortSignal,
-): Promise<Omit<RunOutcome, 'notAsked'>> {
+): Promise<Omit<RunOutcome, 'notAsked' | 'skippedSamples'>> {
   const { store } = options;
   const now = options.now ?? Date.now;
   const startedAt = now();
@@ -374,8 +490,6 @@ async function execute(
   let embedder: string | null = null;
   const embedCounts = { requests: 0, cacheHits: 0, cacheMisses: 0 };
   const dirs: string[] = [];
-  /** The memory service's own LLM calls (memory.llm), summed over this launch's samples. */
-  const memoryTokens = { calls: 0, promptTokens: 0, completionTokens: 0 };
 
   emit({
     type: 'run-started',
@@ -410,9 +524,11 @@ async function execute(
       sample: p.sample,
       plan: p.plan,
       config,
+      benchmark: store.profileOf(runId).id,
       skipTests: p.skipTests,
       collectionDir: dir,
       cacheDir: dataCacheDir(options.dataDir),
+      apiKeys,
     };
     try {
       const outcome = await executor.run(
@@ -420,6 +536,7 @@ async function execute(
         {
           emit: forward,
           commitTest: (test) => store.commitTest(runId, test),
+          recordCalls: (record) => store.recordCalls(runId, record),
           log: (level, message) => {
             if (level !== 'info') warn(sampleId, message);
           },
@@ -431,9 +548,6 @@ async function execute(
       for (const [field, key] of Object.entries(EMBED_COUNTERS)) {
         embedCounts[field as keyof typeof EMBED_COUNTERS] += outcome.stats[key] ?? 0;
       }
-      memoryTokens.calls += outcome.stats['llm.calls'] ?? 0;
-      memoryTokens.promptTokens += outcome.stats['llm.promptTokens'] ?? 0;
-      memoryTokens.completionTokens += outcome.stats['llm.completionTokens'] ?? 0;
       store.markSample(runId, sampleId, {
         status: outcome.status,
         insertErrors: outcome.insertErrors,
@@ -485,7 +599,7 @@ async function execute(
     // The judge scores a finished run only: a resumed run is judged when it completes.
     if (!signal.aborted && failures.length === 0 && config.judge) {
       try {
-        await judgeRun(store, runId, config.judge, { signal });
+        await judgeRun(store, runId, config.judge, { signal, keys: apiKeys });
       } catch (error) {
         // A cancel stops the pass: verdicts already saved stay, resume judges the rest.
         if (!signal.aborted) throw error;
@@ -511,7 +625,16 @@ async function execute(
 
   const elapsedMs = now() - startedAt;
   let summary: RunSummary;
+  let tooManyErrors = false;
   try {
+    summary = store.summary(runId);
+    if (status === 'completed') {
+      // A run that ran its course can still be mostly errors (a wrong key: every call a 401).
+      const verdict = finishedStatus(summary, config.maxErrorShare ?? DEFAULT_MAX_ERROR_SHARE);
+      status = verdict.status;
+      error = verdict.message;
+      tooManyErrors = verdict.status !== 'completed';
+    }
     store.finishRun(runId, status, {
       error,
       manifest: (m) => ({
@@ -526,21 +649,25 @@ async function execute(
           cacheHits: (m.embedding?.cacheHits ?? 0) + embedCounts.cacheHits,
           cacheMisses: (m.embedding?.cacheMisses ?? 0) + embedCounts.cacheMisses,
         },
-        usage: {
-          answer: answerTotals(config, store.answerTokenTotals(runId)),
-          judge: m.usage?.judge ?? null,
-          memory: memoryTotals(config, m.usage?.memory ?? null, memoryTokens),
-        },
+        usage: usageOf(config, store.callLedger(runId), m.judge?.model ?? null),
       }),
     });
-    summary = store.summary(runId);
   } catch (caught) {
     status = 'failed';
     error = `runs database: ${caught instanceof Error ? caught.message : String(caught)}`;
     summary = summarizeAnswers([]);
   }
-  if (status === 'completed') emit({ type: 'run-finished', runId, at: now(), summary, elapsedMs });
-  else if (status === 'cancelled') emit({ type: 'run-cancelled', runId, at: now(), elapsedMs });
+  if (status === 'completed' || status === 'degraded') {
+    emit({
+      type: 'run-finished',
+      runId,
+      at: now(),
+      summary,
+      elapsedMs,
+      status,
+      message: error,
+    });
+  } else if (status === 'cancelled') emit({ type: 'run-cancelled', runId, at: now(), elapsedMs });
   else emit({ type: 'run-failed', runId, at: now(), message: error ?? 'failed', elapsedMs });
-  return { runId, status, summary, elapsedMs, error };
+  return { runId, status, summary, elapsedMs, error, tooManyErrors };
 }

@@ -5,7 +5,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { WorkbenchError, toErrorPayload } from '../../../src-shared/errors';
 import { createAnswerer } from './answerers';
-import { planTests } from '../dataset/testPlan';
 import { createMemoryService } from '../memory/registry';
 import { loadMemoryPresets } from './presets';
 import {
@@ -16,7 +15,7 @@ import {
   type WorkerIn,
   type WorkerOut,
 } from './protocol';
-import { runSample } from './runSample';
+import { answererMeter, runSample, type SampleHooks } from './runSample';
 
 function errorMessage(error: unknown): Extract<WorkerOut, { type: 'error' }>['error'] {
   const payload = toErrorPayload(error);
@@ -46,25 +45,33 @@ function serve(port: NonNullable<typeof parentPort>, init: unknown): void {
   const start = async (message: Extract<WorkerIn, { type: 'start' }>): Promise<void> => {
     cancel = new AbortController();
     await presetsLoaded;
-    const { sample, config } = message;
+    const { sample, plan, config } = message;
+    const hooks: SampleHooks = {
+      emit: (event) => send({ type: 'progress', event }),
+      commitTest: (test) => send({ type: 'test-result', test }),
+      recordCalls: (record) => send({ type: 'calls', record }),
+      log: (level, message) => send({ type: 'log', level, message }),
+    };
     const outcome = await runSample(
       {
         runId: message.runId,
         sample,
-        plan: planTests(sample, { includeNoEvidence: config.includeNoEvidence }),
+        plan,
         config,
+        benchmark: message.benchmark,
         skipTests: new Set(message.skipTests),
         collectionDir: message.collectionDir,
         ...(message.cacheDir !== undefined ? { cacheDir: message.cacheDir } : {}),
+        apiKeys: message.apiKeys,
       },
-      {
-        emit: (event) => send({ type: 'progress', event }),
-        commitTest: (test) => send({ type: 'test-result', test }),
-        log: (level, message) => send({ type: 'log', level, message }),
-      },
+      hooks,
       {
         createMemory: (ctx) => createMemoryService(config.memory.preset, config.memory.config, ctx),
-        answerer: createAnswerer(config.answerer),
+        answerer: createAnswerer(
+          config.answerer,
+          message.apiKeys,
+          answererMeter(config.answerer, hooks),
+        ),
         signal: cancel.signal,
       },
     );

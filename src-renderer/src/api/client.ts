@@ -53,15 +53,18 @@ function parseEvent(text: string): ApiEvent | null {
   return event;
 }
 
-/** Browser mode: the local server's HTTP API, authorised by the token from the page URL. */
-export function httpClient(baseUrl: string, token: string): ApiClient {
+/**
+ * Browser mode: the local server's HTTP API. The server traded the token in the printed URL for
+ * an HttpOnly cookie on the first load, and the browser sends it with every same-origin request
+ * and the WebSocket handshake, so this code never sees the token.
+ */
+export function httpClient(baseUrl: string): ApiClient {
   const listeners = new Set<(event: ApiEvent) => void>();
   let socket: WebSocket | null = null;
 
   function connect(): void {
     const wsUrl = new URL('/api/events', baseUrl);
     wsUrl.protocol = wsUrl.protocol === 'https:' ? 'wss:' : 'ws:';
-    wsUrl.searchParams.set('token', token);
     socket = new WebSocket(wsUrl);
     socket.onmessage = (message) => {
       const event = parseEvent(String(message.data));
@@ -79,7 +82,7 @@ export function httpClient(baseUrl: string, token: string): ApiClient {
     async call<K extends ApiName>(name: K, input: ApiInput<K>): Promise<ApiOutput<K>> {
       const response = await fetch(new URL(`/api/${name}`, baseUrl), {
         method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        headers: { 'content-type': 'application/json' },
         body: JSON.stringify(input),
       });
       const body = (await response.json()) as Result<unknown>;
@@ -98,6 +101,5 @@ export function httpClient(baseUrl: string, token: string): ApiClient {
 
 export function createClient(): ApiClient {
   if (window.workbench) return electronClient(window.workbench);
-  const token = new URLSearchParams(window.location.search).get('token') ?? '';
-  return httpClient(window.location.origin, token);
+  return httpClient(window.location.origin);
 }

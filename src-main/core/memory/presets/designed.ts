@@ -74,8 +74,10 @@ export const designedPreset: MemoryServiceFactory = async (config, ctx) => {
     sample: ctx.sample,
     cacheDir: ctx.cacheDir,
     ...(ctx.logger ? { logger: ctx.logger } : {}),
+    apiKeys: ctx.apiKeys,
+    embedderMeter: ctx.embedderMeter,
   });
   return new DesignedMemory(engine);
 };
 
-registerMemoryPreset(DESIGNED_PRESET, designedPreset);
+registerMemoryPreset(DESIGNED_PRESET, designedPreset, { configSchema: CollectionDesignSchema });

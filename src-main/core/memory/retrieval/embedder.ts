@@ -2,6 +2,8 @@ import { WINK_EMBEDDER, type EmbedderChoice } from '../../../../src-shared/embed
 import type { CollectionLogger } from '../../collection';
 import { OpenAIEmbedder, WinkSifEmbedder, type Embedder } from '../../embed';
 import { CachedEmbedder, EmbeddingCache } from '../../embed/cache';
+import type { CallMeter } from '../../answer/llm-client';
+import type { ApiKeys } from '../../keys';
 
 /**
  * One SIF embedder per process (per worker thread: module state is per isolate). The word vectors
@@ -29,6 +31,10 @@ export interface EmbedderContext {
   cacheDir?: string | undefined;
   /** Receives cache problems (the run records them). Default: console. */
   logger?: CollectionLogger | undefined;
+  /** API keys by variable name; an endpoint's `apiKeyEnv` must be among them (see core/keys.ts). */
+  apiKeys?: ApiKeys | undefined;
+  /** Files the endpoint's requests in a run's call ledger, by model; absent: not metered. */
+  meter?: ((model: string) => CallMeter) | undefined;
 }
 
 /** One connection per cache file per process (per worker thread), kept for the process's life. */
@@ -54,7 +60,7 @@ export async function openEmbedder(
 ): Promise<Embedder> {
   if (choice === WINK_EMBEDDER) return sharedWinkEmbedder();
   const { kind: _kind, ...endpoint } = choice;
-  const remote = new OpenAIEmbedder(endpoint);
+  const remote = new OpenAIEmbedder(endpoint, ctx.apiKeys, ctx.meter?.(choice.model));
   if (ctx.cacheDir === undefined) {
     await remote.resolveDim();
     return remote;

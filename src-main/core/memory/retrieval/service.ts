@@ -129,7 +129,12 @@ export class TurnRetrievalService implements MemoryService {
     // Built here, not by the collection: the service embeds turns and questions itself and
     // passes vectors in, so the collection never needs to know which embedder made them.
     const embedder = settings.vector
-      ? await openEmbedder(settings.vector.embedder, { cacheDir: ctx.cacheDir, logger: ctx.logger })
+      ? await openEmbedder(settings.vector.embedder, {
+          cacheDir: ctx.cacheDir,
+          logger: ctx.logger,
+          apiKeys: ctx.apiKeys,
+          meter: ctx.embedderMeter,
+        })
       : null;
     const collection = HybridCollection.open(ctx.dir, {
       name: `${settings.preset} ${ctx.sample.sampleId}`,

@@ -12,7 +12,9 @@ import {
   flipChipCounts,
   formatDelta,
   formatScore,
+  isComparableStatus,
   isErrorCell,
+  isFinishedStatus,
   parseCompareParams,
   shortRunLabel,
   significance,
@@ -36,12 +38,9 @@ function answer(
     gold: `gold ${questionIndex}`,
     prediction: `prediction ${officialF1}`,
     retrieved: [],
-    officialF1,
-    setF1: null,
-    bleu1: null,
+    scores: { officialF1, setF1: null, bleu1: null, judge: null, evidenceRecall: null },
     judge: null,
     usage: null,
-    evidenceRecall: null,
     retrieveMs: 0,
     answerMs: 0,
     error: null,
@@ -68,7 +67,9 @@ function threeRuns(): RunComparison {
     answer('s2', 4, 5, 0, { prediction: '[ERROR]', error: 'timeout after 30000 ms' }),
     answer('s2', 5, 3, 1),
   ];
-  const c = a.map((x) => (x.questionIndex === 0 ? { ...x, officialF1: 0 } : x));
+  const c = a.map((x) =>
+    x.questionIndex === 0 ? { ...x, scores: { ...x.scores, officialF1: 0 } } : x,
+  );
   return compareRuns(
     [
       { runId: 'ra', label: 'text · ra', answers: a },
@@ -323,5 +324,14 @@ describe('two full LoCoMo runs', () => {
     expect(t1 - t0).toBeLessThan(1000);
     expect(t2 - t1).toBeLessThan(200);
     expect(t3 - t2).toBeLessThan(50);
+  });
+});
+
+describe('run statuses in the picker', () => {
+  it('compares degraded runs like completed ones: they finished, their errors count as wrong', () => {
+    expect(isComparableStatus('degraded')).toBe(true);
+    expect(isFinishedStatus('degraded')).toBe(true);
+    expect(isComparableStatus('running')).toBe(false);
+    expect(isFinishedStatus('cancelled')).toBe(false);
   });
 });

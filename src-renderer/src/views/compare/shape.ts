@@ -1,5 +1,4 @@
 import {
-  COMPARE_METRICS,
   isCompareMetric,
   type CompareMetric,
   type CompareRow,
@@ -15,6 +14,7 @@ import {
   type CategoryScheme,
 } from '@shared/dataset/categories';
 import { ERROR_PREDICTION, type MeanN } from '@shared/experiment';
+import { metricIds, metricList } from '@shared/metrics';
 import type { BootstrapResult } from '@shared/scoring/stats';
 import type { RunListItem } from '@shared/runs';
 import type { CategoryChartRow } from '../../components/charts/categoryRows';
@@ -29,14 +29,11 @@ import type { CategoryChartRow } from '../../components/charts/categoryRows';
 // URL state
 
 export const FLIPS: readonly Flip[] = ['improved', 'regressed', 'unchanged', 'missing'];
-export const METRICS: readonly CompareMetric[] = COMPARE_METRICS;
-export const METRIC_LABELS: Readonly<Record<CompareMetric, string>> = {
-  officialF1: 'official F1',
-  evidenceRecall: 'evidence recall',
-  setF1: 'set F1 (Mem0)',
-  bleu1: 'BLEU-1 (Mem0)',
-  judge: 'judge J',
-};
+export const METRICS: readonly CompareMetric[] = metricIds();
+/** Each registered metric's label (src-shared/metrics), by id. */
+export const METRIC_LABELS: Readonly<Record<CompareMetric, string>> = Object.fromEntries(
+  metricList().map((m) => [m.id, m.label]),
+);
 /** The API allows 2..8 runs per comparison. */
 export const MAX_COMPARED_RUNS = 8;
 /** What the server uses; the caption says so, so the numbers can be reproduced. */
@@ -100,9 +97,17 @@ export function compareParamsToRecord(state: CompareParams): Record<string, stri
 // ---------------------------------------------------------------------------------------------
 // Picking runs
 
-/** Runs still going or that failed before answering anything have nothing stable to compare. */
+/**
+ * Runs still going or that failed before answering anything have nothing stable to compare. A
+ * degraded run finished (its errors count as wrong answers), so it compares like a completed one.
+ */
 export function isComparableStatus(status: RunListItem['status']): boolean {
-  return status === 'completed' || status === 'cancelled';
+  return status === 'completed' || status === 'degraded' || status === 'cancelled';
+}
+
+/** A run that ran its course: every question has its final answer. */
+export function isFinishedStatus(status: RunListItem['status']): boolean {
+  return status === 'completed' || status === 'degraded';
 }
 
 /**

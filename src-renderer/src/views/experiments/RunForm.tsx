@@ -20,12 +20,15 @@ import {
 import { WINK_EMBEDDER } from '@shared/embedders';
 import {
   defaultPreset,
+  invalidSampleCount,
   memoryFor,
   withEmbedder,
   memoryOptions,
   parallelChoices,
   parseIntInRange,
+  runFormFieldOf,
   samplesToRun,
+  type RunFormField,
 } from './shape';
 
 const PROMPT_STYLE_LABELS: Record<PromptStyle, string> = { locomo: 'LoCoMo', mem0: 'Mem0' };
@@ -106,6 +109,18 @@ export function RunForm({
   const topKValue = parseIntInRange(topK, 1, 1000);
   const seedValue = parseIntInRange(seed, -(2 ** 31), 2 ** 31 - 1);
   const samples = samplesToRun(dataset, chosen);
+  // "All" of a file with invalid samples: the engine refuses unless told to skip them, so the
+  // form says it skips them and the run's manifest records which.
+  const invalidCount = invalidSampleCount(dataset);
+  const skipInvalid = samples === undefined && invalidCount > 0;
+  // The engine's validation error, shown beside the field its path names.
+  const errorField = runFormFieldOf(error);
+  const fieldError = (field: RunFormField) =>
+    error !== null && errorField === field ? (
+      <span className="field-error" role="alert">
+        {error.message}
+      </span>
+    ) : null;
   const problems = [
     chosen.size === 0 ? 'Choose at least one sample.' : null,
     presetValue === null ? 'No memory preset is available.' : null,
@@ -125,6 +140,7 @@ export function RunForm({
     onRun({
       datasetId: dataset.datasetId,
       ...(samples ? { samples } : {}),
+      ...(skipInvalid ? { skipInvalid: true } : {}),
       memory: {
         ...withEmbedder(memory, embedder),
         ...(memoryLlm ? { llm: endpointLlmFields(memoryLlm) } : {}),
@@ -201,6 +217,13 @@ export function RunForm({
             </li>
           ))}
         </ul>
+        {invalidCount > 0 ? (
+          <p className="notice">
+            {invalidCount} invalid sample(s) in this file cannot be run (see the Datasets view)
+            {skipInvalid ? '; a run of all samples skips them and records which' : ''}.
+          </p>
+        ) : null}
+        {fieldError('samples')}
       </fieldset>
 
       <div className="field-grid">
@@ -209,6 +232,7 @@ export function RunForm({
           <select
             value={chosenMemory ?? ''}
             disabled={memoryList.length === 0}
+            aria-invalid={errorField === 'memory'}
             onChange={(event) => setMemoryValue(event.currentTarget.value)}
           >
             {presets === undefined ? <option value="">loading…</option> : null}
@@ -218,6 +242,7 @@ export function RunForm({
               </option>
             ))}
           </select>
+          {fieldError('memory')}
         </label>
         {takesEmbedder && endpoints.length > 0 ? (
           <label className="field field-wide">
@@ -299,18 +324,20 @@ export function RunForm({
             min={1}
             max={1000}
             value={topK}
-            aria-invalid={topKValue === null}
+            aria-invalid={topKValue === null || errorField === 'retrieval'}
             onChange={(event) => setTopK(event.currentTarget.value)}
           />
+          {fieldError('retrieval')}
         </label>
         <label className="field">
           <span className="field-label">Seed</span>
           <input
             type="number"
             value={seed}
-            aria-invalid={seedValue === null}
+            aria-invalid={seedValue === null || errorField === 'seed'}
             onChange={(event) => setSeed(event.currentTarget.value)}
           />
+          {fieldError('seed')}
         </label>
         <label className="field">
           <span className="field-label">Parallel samples</span>
@@ -340,7 +367,9 @@ export function RunForm({
           ))}
         </ul>
       ) : null}
-      {error ? <ErrorView error={error} title="Could not start the run" /> : null}
+      {error && errorField === null ? (
+        <ErrorView error={error} title="Could not start the run" />
+      ) : null}
 
       <div className="form-actions">
         <button type="submit" className="primary" disabled={busy || problems.length > 0}>

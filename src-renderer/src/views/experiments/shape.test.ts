@@ -3,12 +3,14 @@ import type { DatasetSummary } from '@shared/api';
 import {
   defaultPreset,
   formatEta,
+  invalidSampleCount,
   memoryFor,
   withEmbedder,
   memoryOptions,
   parallelChoices,
   parseIntInRange,
   percent,
+  runFormFieldOf,
   samplesToRun,
 } from './shape';
 
@@ -129,5 +131,40 @@ describe('memory choices', () => {
     });
     expect(withEmbedder(hybrid, 'wink-sif-100d')).toBe(hybrid);
     expect(withEmbedder(hybrid, null)).toBe(hybrid);
+  });
+});
+
+describe('runFormFieldOf', () => {
+  it('places an engine error beside the field its path starts with', () => {
+    expect(runFormFieldOf({ path: ['memory', 'config', 'topK'] })).toBe('memory');
+    expect(runFormFieldOf({ path: ['samples', 0] })).toBe('samples');
+    expect(runFormFieldOf({ path: ['retrieval', 'topK'] })).toBe('retrieval');
+    // No field of the form: shown below it.
+    expect(runFormFieldOf({ path: ['datasetId'] })).toBeNull();
+    expect(runFormFieldOf({})).toBeNull();
+    expect(runFormFieldOf(null)).toBeNull();
+  });
+});
+
+describe('invalidSampleCount', () => {
+  const problem = (severity: 'error' | 'warning', sampleIndex: number | null) => ({
+    severity,
+    code: 'DATASET_INVALID' as const,
+    message: 'm',
+    path: [],
+    sampleIndex,
+    sampleId: null,
+  });
+  it('counts samples with errors once each, not warnings or file-level problems', () => {
+    expect(
+      invalidSampleCount({
+        problems: [
+          problem('error', 1),
+          problem('error', 1),
+          problem('warning', 0),
+          problem('error', 3),
+        ],
+      }),
+    ).toBe(2);
   });
 });

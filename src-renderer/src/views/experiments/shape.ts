@@ -1,6 +1,7 @@
 import type { DatasetSummary, MemoryPresetInfo } from '@shared/api';
 import { DESIGNED_PRESET, type SavedDesign } from '@shared/designs';
 import { WINK_EMBEDDER, type EmbedderChoice } from '@shared/embedders';
+import type { ErrorPayload } from '@shared/errors';
 
 /** Pure helpers of the Experiments view: time formatting and the run form's choices. */
 
@@ -113,4 +114,26 @@ export function parseIntInRange(text: string, min: number, max: number): number 
   if (!/^-?\d+$/.test(text.trim())) return null;
   const n = Number(text.trim());
   return Number.isSafeInteger(n) && n >= min && n <= max ? n : null;
+}
+
+/** The run form's fields that show an engine error inline, by the first segment of its path. */
+export const RUN_FORM_FIELDS = ['samples', 'memory', 'retrieval', 'seed'] as const;
+export type RunFormField = (typeof RUN_FORM_FIELDS)[number];
+
+/**
+ * Which form field an engine error belongs to (`memory.config.topK` → memory), so the form shows
+ * it beside that field; null for errors without a path the form has (they show below the form).
+ */
+export function runFormFieldOf(error: Pick<ErrorPayload, 'path'> | null): RunFormField | null {
+  const head = error?.path?.[0];
+  return RUN_FORM_FIELDS.find((field) => field === head) ?? null;
+}
+
+/** Samples of the file the loader refused (their ids may repeat a valid one's), by file position. */
+export function invalidSampleCount(dataset: Pick<DatasetSummary, 'problems'>): number {
+  const indices = new Set<number>();
+  for (const p of dataset.problems) {
+    if (p.severity === 'error' && p.sampleIndex !== null) indices.add(p.sampleIndex);
+  }
+  return indices.size;
 }

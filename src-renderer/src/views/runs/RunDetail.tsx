@@ -9,6 +9,7 @@ import {
 } from '@shared/dataset/categories';
 import type { AnswerRecord, ScorePair } from '@shared/experiment';
 import type { TokenTotals } from '@shared/runs';
+import { metricList } from '@shared/metrics';
 import { CategoryChart } from '../../components/charts/CategoryChart';
 import {
   categoryChartRows,
@@ -49,7 +50,7 @@ export function RunDetail({
   params: RunsParams;
   update: (patch: RunsParamsPatch) => void;
 }) {
-  const { info, summary, curve } = detail;
+  const { info, benchmark, summary, curve } = detail;
   const m = info.manifest;
   // Uploaded files are stored under their hash; the open dataset with that hash has the real name.
   const datasets = useApi('datasets.list', {});
@@ -62,8 +63,9 @@ export function RunDetail({
   const metrics = runMetrics(summary, m);
   const metric = metrics.includes(params.metric) ? params.metric : 'officialF1';
   const rows = useMemo(
-    () => categoryChartRows([{ key: 'run', summary }], { metric, scheme: params.scheme }),
-    [summary, metric, params.scheme],
+    () =>
+      categoryChartRows([{ key: 'run', summary }], { metric, scheme: params.scheme, benchmark }),
+    [summary, metric, params.scheme, benchmark],
   );
   const curveState = useMemo(
     () => curveView(curve, params.curve, metric),
@@ -302,6 +304,10 @@ function Fact({
   );
 }
 
+/** Answer metrics beyond official F1 that skip adversarial questions (Mem0-style), and judges. */
+const extra = metricList().filter((m) => m.source === 'answer' && m.categories === 'answerable');
+const judges = metricList().filter((m) => m.source === 'judge');
+
 function Overall({ title, note, pair }: { title: string; note: string; pair: ScorePair }) {
   return (
     <div className="overall-card">
@@ -312,18 +318,21 @@ function Overall({ title, note, pair }: { title: string; note: string; pair: Sco
       <div className="muted">
         recall@k {formatScore(pair.evidenceRecall.mean)} (n={pair.evidenceRecall.n}) · {note}
       </div>
-      {pair.setF1.n > 0 ? (
+      {extra.length > 0 && (pair[extra[0]!.id]?.n ?? 0) > 0 ? (
         <>
           <div className="muted mem0-line">
-            set F1 {formatScore(pair.setF1.mean)} · BLEU-1 {formatScore(pair.bleu1.mean)} (n=
-            {pair.setF1.n})
+            {extra.map((m) => `${m.label} ${formatScore(pair[m.id]?.mean ?? null)}`).join(' · ')}{' '}
+            (n={pair[extra[0]!.id]?.n})
           </div>
-          {pair.judge.n > 0 ? (
-            <div className="muted mem0-line">
-              judge J <strong>{formatJudge(pair.judge)}</strong> (n={pair.judge.n},{' '}
-              {pair.judge.repeats} {pair.judge.repeats === 1 ? 'repeat' : 'repeats'})
-            </div>
-          ) : null}
+          {judges.map((m) => {
+            const j = pair[m.id];
+            return j && j.n > 0 ? (
+              <div key={m.id} className="muted mem0-line">
+                judge {m.label} <strong>{formatJudge({ mean: j.mean, std: j.std ?? null })}</strong>{' '}
+                (n={j.n}, {j.repeats} {j.repeats === 1 ? 'repeat' : 'repeats'})
+              </div>
+            ) : null;
+          })}
         </>
       ) : null}
     </div>
@@ -333,8 +342,10 @@ function Overall({ title, note, pair }: { title: string; note: string; pair: Sco
 function UsageLine({ label, totals }: { label: string; totals: TokenTotals }) {
   return (
     <span>
-      {label}: {formatTokens(totals.calls)} calls, {formatTokens(totals.promptTokens)} in +{' '}
-      {formatTokens(totals.completionTokens)} out tokens, <strong>{formatCost(totals.cost)}</strong>
+      {label}: {formatTokens(totals.calls)} calls
+      {totals.failures ? ` (${formatTokens(totals.failures)} failed)` : ''},{' '}
+      {formatTokens(totals.promptTokens)} in + {formatTokens(totals.completionTokens)} out tokens,{' '}
+      <strong>{formatCost(totals.cost)}</strong>
       {totals.cost === null ? <span className="muted"> (no prices)</span> : null}
     </span>
   );

@@ -1,0 +1,125 @@
+import { z } from 'zod';
+import { INDEX_DEFAULTS } from '../../../../src-shared/index-defaults';
+import type { RetrieveQuery } from '../types';
+import {
+  defineIndexKind,
+  type AddedItem,
+  type IndexHandle,
+  type IndexTx,
+  type KindContext,
+  type OpenedIndex,
+  type ScoredSeq,
+  type SearchOptions,
+} from './kind';
+
+export const fifoIndexConfigSchema = z.strictObject({
+  type: z.literal('fifo'),
+  capacity: z.number().int().min(1).max(1_000_000_000),
+  /**
+   * What happens when an insert would exceed capacity. Either way the insert result reports it:
+   * 'evict-oldest' removes the oldest entries from this index (the items stay in storage);
+   * 'reject' leaves the newest items out of this index (they are still stored and in other indexes).
+   */
+  overflow: z.enum(['evict-oldest', 'reject']).default(INDEX_DEFAULTS.fifo.overflow),
+});
+export type FifoIndexConfig = z.output<typeof fifoIndexConfigSchema>;
+
+const fifoQuerySchema = z.strictObject({ order: z.enum(['newest', 'oldest']).default('newest') });
+
+/** Entries in arrival order (`fifo_entries.pos`); overflow is reported, never silent. */
+export const fifoKind = defineIndexKind({
+  type: 'fifo',
+  configSchema: fifoIndexConfigSchema,
+  memberTable: 'fifo_entries',
+  open: (ctx, index) => new FifoHandle(ctx, index),
+});
+
+class FifoHandle implements IndexHandle<never> {
+  private readonly id: number;
+  private readonly name: string;
+  private readonly config: FifoIndexConfig;
+  private nextPos: number;
+
+  constructor(
+    private readonly ctx: KindContext,
+    opened: OpenedIndex<FifoIndexConfig>,
+  ) {
+    this.id = opened.id;
+    this.name = opened.name;
+    this.config = opened.config;
+    const row = ctx.db
+      .prepare('SELECT MAX(pos) AS pos FROM fifo_entries WHERE index_id = ?')
+      .get(this.id) as { pos: number | null };
+    this.nextPos = (row.pos ?? 0) + 1;
+  }
+
+  private positions(tx: IndexTx): { next: number | undefined } {
+    return tx.state(() => ({ next: undefined as number | undefined }));
+  }
+
+  addTx(tx: IndexTx, item: AddedItem<never>): boolean {
+    if (this.config.overflow === 'reject' && tx.size() >= this.config.capacity) {
+      tx.overflow(this.config.overflow).rejected.push(item.id);
+      return false;
+    }
+    const positions = this.positions(tx);
+    const pos = positions.next ?? this.nextPos;
+    positions.next = pos + 1;
+    this.ctx
+      .stmt('INSERT INTO fifo_entries (item_seq, index_id, pos) VALUES (?, ?, ?)')
+      .run(item.seq, this.id, pos);
+    return true;
+  }
+
+  /** Evicts the oldest entries this transaction pushed over capacity. */
+  finishTx(tx: IndexTx): void {
+    const nextPos = this.positions(tx).next;
+    if (nextPos === undefined) return;
+    tx.after(() => (this.nextPos = nextPos));
+    if (this.config.overflow !== 'evict-oldest') return;
+    const excess = tx.size() - this.config.capacity;
+    if (excess <= 0) return;
+    // The oldest go first, but not an item the call itself named (an existing member named
+    // again must still be a member afterwards); those only when capacity cannot hold them all.
+    const { named } = tx;
+    const oldest = this.ctx
+      .stmt(
+        'SELECT f.item_seq AS seq, i.id AS id FROM fifo_entries f JOIN items i ON i.seq = f.item_seq WHERE f.index_id = ? ORDER BY f.pos ASC LIMIT ?',
+      )
+      .all(this.id, excess + named.size) as Array<{ seq: number; id: string }>;
+    const victims = [
+      ...oldest.filter((row) => !named.has(row.seq)),
+      ...oldest.filter((row) => named.has(row.seq)),
+    ].slice(0, excess);
+    const report = tx.overflow(this.config.overflow);
+    for (const victim of victims) {
+      tx.remove(victim.seq);
+      report.evicted.push(victim.id);
+    }
+  }
+
+  removeTx(_tx: IndexTx, seq: number): void {
+    this.ctx.stmt('DELETE FROM fifo_entries WHERE item_seq = ? AND index_id = ?').run(seq, this.id);
+  }
+
+  search(query: RetrieveQuery, options: SearchOptions): ScoredSeq[] {
+    const { order } = this.ctx.parse(
+      fifoQuerySchema,
+      query ?? {},
+      `query for fifo index '${this.name}'`,
+    );
+    const rows = this.ctx
+      .stmt(
+        `SELECT item_seq AS seq FROM fifo_entries WHERE index_id = ? ORDER BY pos ${order === 'newest' ? 'DESC' : 'ASC'} LIMIT ?`,
+      )
+      .all(this.id, options.topK) as Array<{ seq: number }>;
+    return rows.map((row, rank) => ({ seq: row.seq, score: 1 / (1 + rank) }));
+  }
+
+  oldest(n: number): number[] {
+    const rows = this.ctx
+      .stmt('SELECT item_seq AS seq FROM fifo_entries WHERE index_id = ? ORDER BY pos ASC LIMIT ?')
+      .all(this.id, n) as Array<{ seq: number }>;
+    return rows.map((row) => row.seq);
+  }
+}

@@ -1,0 +1,62 @@
+import { WorkbenchError } from '../../../../src-shared/errors';
+import { fifoKind } from './fifo';
+import { graphKind } from './graph';
+import type { AnyIndexKind } from './kind';
+import { sortedKind } from './sorted';
+import { textKind } from './text';
+import { vectorKind } from './vector';
+
+/**
+ * The index kinds a collection knows, by `type`. The built-in kinds are listed here (the one
+ * place they are registered); any other kind registers itself with registerIndexKind from its
+ * own file, and adds itself to IndexKindMap with a `declare module` block for typed configs.
+ */
+export interface IndexKindMap {
+  vector: typeof vectorKind;
+  text: typeof textKind;
+  fifo: typeof fifoKind;
+  sorted: typeof sortedKind;
+  graph: typeof graphKind;
+}
+
+const BUILT_IN_KINDS = [vectorKind, textKind, fifoKind, sortedKind, graphKind] as const;
+
+const kinds = new Map<string, AnyIndexKind>();
+
+const KIND_TYPE_PATTERN = /^[a-z][a-z0-9-]{0,31}$/;
+const SQL_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+
+/** Makes a kind available to every collection opened afterwards in this process. */
+export function registerIndexKind(kind: AnyIndexKind): void {
+  const existing = kinds.get(kind.type);
+  if (existing === kind) return;
+  if (existing) {
+    throw new WorkbenchError('CONFLICT', `index kind '${kind.type}' is already registered`);
+  }
+  if (!KIND_TYPE_PATTERN.test(kind.type)) {
+    throw new WorkbenchError(
+      'INVALID_INPUT',
+      `index kind type ${JSON.stringify(kind.type)} must be 1-32 lowercase letters, digits or '-', starting with a letter`,
+    );
+  }
+  // The member table's name is put into SQL text, so it must be a plain identifier.
+  if (!SQL_NAME_PATTERN.test(kind.memberTable)) {
+    throw new WorkbenchError(
+      'INVALID_INPUT',
+      `index kind '${kind.type}': member table ${JSON.stringify(kind.memberTable)} must be a plain SQL identifier`,
+    );
+  }
+  kinds.set(kind.type, kind);
+}
+
+for (const kind of BUILT_IN_KINDS) registerIndexKind(kind);
+
+/** The kind registered for `type`, or undefined. */
+export function findIndexKind(type: string): AnyIndexKind | undefined {
+  return kinds.get(type);
+}
+
+/** Every registered kind's type, in registration order (built-ins first). */
+export function indexKindTypes(): string[] {
+  return [...kinds.keys()];
+}

@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import { INDEX_DEFAULTS } from '../../../../src-shared/index-defaults';
+import { TextIndex } from '../text-index';
+import type { RetrieveQuery } from '../types';
+import { describe } from '../validate';
+import {
+  defineIndexKind,
+  type AddedItem,
+  type IndexHandle,
+  type IndexTx,
+  type KindContext,
+  type OpenedIndex,
+  type ScoredSeq,
+  type SearchOptions,
+} from './kind';
+
+const D = INDEX_DEFAULTS.text;
+
+export const textIndexConfigSchema = z.strictObject({
+  type: z.literal('text'),
+  lowercase: z.boolean().default(D.lowercase),
+  foldAccents: z.boolean().default(D.foldAccents),
+  stopWords: z.boolean().default(D.stopWords),
+  stem: z.boolean().default(D.stem),
+  /** true: a query term also matches longer words that start with it (flexsearch `forward`). */
+  prefix: z.boolean().default(D.prefix),
+  k1: z.number().min(0).max(10).default(D.k1),
+  b: z.number().min(0).max(1).default(D.b),
+});
+export type TextIndexConfig = z.output<typeof textIndexConfigSchema>;
+
+/**
+ * BM25 over flexsearch candidates (text-index.ts). Only membership is stored (`text_members`);
+ * the index is rebuilt from the items' text on open.
+ */
+export const textKind = defineIndexKind({
+  type: 'text',
+  configSchema: textIndexConfigSchema,
+  memberTable: 'text_members',
+  open: (ctx, index) => new TextHandle(ctx, index),
+});
+
+class TextHandle implements IndexHandle<never> {
+  private readonly id: number;
+  private readonly name: string;
+  private readonly index: TextIndex;
+
+  constructor(
+    private readonly ctx: KindContext,
+    opened: OpenedIndex<TextIndexConfig>,
+  ) {
+    this.id = opened.id;
+    this.name = opened.name;
+    this.index = new TextIndex(opened.config);
+    if (opened.fresh) return;
+    const rows = ctx.db
+      .prepare(
+        'SELECT t.item_seq AS seq, i.text AS text FROM text_members t JOIN items i ON i.seq = t.item_seq WHERE t.index_id = ? ORDER BY t.item_seq',
+      )
+      .iterate(this.id) as Iterable<{ seq: number; text: string }>;
+    for (const row of rows) this.index.add(row.seq, row.text);
+  }
+
+  addTx(tx: IndexTx, item: AddedItem<never>): boolean {
+    this.ctx
+      .stmt('INSERT INTO text_members (item_seq, index_id) VALUES (?, ?)')
+      .run(item.seq, this.id);
+    tx.after(() => this.index.add(item.seq, item.text));
+    return true;
+  }
+
+  removeTx(_tx: IndexTx, seq: number): void {
+    this.ctx.stmt('DELETE FROM text_members WHERE item_seq = ? AND index_id = ?').run(seq, this.id);
+  }
+
+  forget(seq: number): void {
+    this.index.remove(seq);
+  }
+
+  search(query: RetrieveQuery, options: SearchOptions): ScoredSeq[] {
+    if (typeof query !== 'string') {
+      throw this.ctx.error(
+        'INVALID_INPUT',
+        `index '${this.name}' is a text index; its query must be a string, got ${describe(query)}`,
+      );
+    }
+    return this.index.search(query, options.topK);
+  }
+
+  checkIntegrity(stored: ReadonlySet<number>): string[] {
+    const same = this.index.size === stored.size && [...stored].every((seq) => this.index.has(seq));
+    return same ? [] : [`index '${this.name}': text index documents differ from SQLite`];
+  }
+}
