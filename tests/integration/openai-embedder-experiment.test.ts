@@ -70,6 +70,10 @@ describe('vector preset with an OpenAI-compatible embedder (worker threads)', ()
       cacheMisses: expect.any(Number),
     });
     expect(first.embedding?.cacheMisses).toBeGreaterThan(0);
+    // Every embeddings request is in the run's call ledger, under the embedder's model.
+    const embedderCalls = store.callLedger(first.runId).filter((r) => r.role === 'embedder');
+    expect(embedderCalls.map((r) => r.model)).toEqual(['fake-embed']);
+    expect(embedderCalls[0]).toMatchObject({ calls: firstCalls, failures: 0 });
     expect(JSON.stringify(first)).not.toContain(KEY);
     const answersOf = (runId: string) =>
       store.finalAnswers(runId).map((a) => [a.sampleId, a.questionIndex, a.retrieved]);
