@@ -64,7 +64,6 @@ describe('ExperimentConfigSchema', () => {
       seed: 42,
       timeouts: { insertMs: 30000, answerMs: 60000 },
       includeNoEvidence: false,
-      maxErrorShare: 0.1,
       parallel: 1,
     });
   });

@@ -122,6 +122,11 @@ export interface RunManifest {
   warnings?: string[];
   /** Invalid samples of the file left out (`skipInvalid`); absent when none were. */
   skippedSamples?: SkippedSample[];
+  /**
+   * What BLEU-1 tokenised with: the sha256 of NLTK's English Punkt model (punkt_tab) or null when
+   * none was installed (sentences split with no abbreviation list). Absent on older runs.
+   */
+  scoring?: { punktModelSha256: string | null };
 }
 
 const count = z.number().int().nonnegative();
@@ -207,6 +212,7 @@ export const RunManifestSchema = z
     startedAt: z.string(),
     endedAt: z.string().nullable(),
     errors: z.object({ insert: count, answer: count }).loose(),
+    scoring: z.object({ punktModelSha256: z.string().nullable() }).loose().optional(),
     skippedSamples: z
       .array(
         z.object({

@@ -7,6 +7,7 @@ import { ExperimentManager } from './experiments';
 import { ApiKeySource, type KeyEnvPolicy } from './keys';
 import { ModelsService, type KeyStore } from './models';
 import { appVersion, gitCommit } from './provenance';
+import { installPunktModel } from './scoring/punktModel';
 
 export interface ServiceOptions {
   /** Where runs, collections and uploaded datasets live. */
@@ -44,6 +45,7 @@ export interface Service {
 
 /** Implements the API contract on top of core/. Both transports call exactly this. */
 export function createService(options: ServiceOptions): Service {
+  installPunktModel();
   const datasets = new DatasetStore(options.dataDir);
   // The one place keys are read, for the Models view and for experiments alike.
   const apiKeys = new ApiKeySource({

@@ -6,7 +6,8 @@ export const bleu1Metric: MetricDefinition = {
   label: 'BLEU-1',
   title: 'BLEU-1',
   short: 'BLEU-1',
-  formula: 'NLTK sentence_bleu, weights (1,0,0,0), smoothing method1, as Mem0 reports it',
+  formula:
+    'NLTK sentence_bleu, weights (1,0,0,0), smoothing method1, on nltk.word_tokenize(text.lower()) tokens (NLTK 3.8 rules, Punkt sentences), as Mem0 reports it',
   range: [0, 1],
   better: 'higher',
   source: 'answer',

@@ -1,4 +1,5 @@
 import { bleu1Metric } from './bleu1';
+import { bleu1SimpleMetric } from './bleu1Simple';
 import { evidenceRecallMetric } from './evidenceRecall';
 import { judgeMetric } from './judge';
 import { officialF1Metric } from './officialF1';
@@ -12,4 +13,5 @@ export const BUILTIN_METRICS: readonly MetricDefinition[] = [
   setF1Metric,
   bleu1Metric,
   judgeMetric,
+  bleu1SimpleMetric,
 ];

@@ -27,6 +27,9 @@ export {
   defaultBleuWeights,
   defaultBleuEpsilon,
   bleu1,
+  bleu1Simple,
+  mem0WordTokenize,
+  setMem0SentenceSplitter,
 } from './mem0';
 export { evidenceRecallAtK, meanEvidenceRecall } from './retrieval';
 export {

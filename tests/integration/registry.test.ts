@@ -4,7 +4,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerBenchmarkProfile } from '../../src-shared/benchmarks';
 import { compareRuns } from '../../src-shared/compare';
-import { answerScores, type AnswerRecord } from '../../src-shared/experiment';
+import {
+  ExperimentConfigSchema,
+  answerScores,
+  type AnswerRecord,
+} from '../../src-shared/experiment';
 import { isMetricId, registerMetric } from '../../src-shared/metrics';
 import { judgeable } from '../../src-main/core/answer/judge';
 import { buildAnswerPrompt } from '../../src-main/core/answer/prompts';
@@ -31,25 +35,24 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const manifest = (runId: string): RunManifest =>
-  ({
-    manifestVersion: 1,
-    runId,
-    config: {},
-    configHash: 'h',
-    dataset: { path: 'toy.json', sha256: null, bytes: null, format: TOYBENCH_PROFILE.id },
-    samples: ['t1'],
-    app: { version: '0', gitCommit: null },
-    memory: { preset: 'p', notes: [] },
-    embedder: null,
-    answerer: { kind: 'extractive', name: 'extractive-v1' },
-    seed: 1,
-    parallel: 1,
-    host: { platform: 'linux', arch: 'x64', node: 'v20', cores: 1 },
-    startedAt: '2025-01-01T00:00:00.000Z',
-    endedAt: null,
-    errors: { insert: 0, answer: 0 },
-  }) as unknown as RunManifest;
+const manifest = (runId: string): RunManifest => ({
+  manifestVersion: 1,
+  runId,
+  config: ExperimentConfigSchema.parse({ datasetPath: 'toy.json' }),
+  configHash: 'h',
+  dataset: { path: 'toy.json', sha256: null, bytes: null, format: TOYBENCH_PROFILE.id },
+  samples: ['t1'],
+  app: { version: '0', gitCommit: null },
+  memory: { preset: 'p', notes: [] },
+  embedder: null,
+  answerer: { kind: 'extractive', name: 'extractive-v1' },
+  seed: 1,
+  parallel: 1,
+  host: { platform: 'linux', arch: 'x64', node: 'v20', cores: 1 },
+  startedAt: '2025-01-01T00:00:00.000Z',
+  endedAt: null,
+  errors: { insert: 0, answer: 0 },
+});
 
 /** question index, category, gold, prediction */
 const QUESTIONS: Array<[number, number, string | null, string]> = [

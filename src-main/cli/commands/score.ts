@@ -29,18 +29,26 @@ import { answerableLabel, schemeLabel } from '../../core/runs/report';
 import { LlmJudge, judgeAnswer, MemoryJudgeCache } from '../../core/answer/judge';
 import { loadDatasetFile } from '../../core/dataset/load';
 import { ApiKeySource } from '../../core/keys';
+import { checkMem0Parity, type Mem0Parity } from '../../core/scoring/mem0Parity';
+import { installPunktModel } from '../../core/scoring/punktModel';
 import { ALLOW_KEY_ENV_OPTION, keyPolicyFromArgs } from '../keyPolicy';
 import type { CliCommand, CliIO } from '../command';
 import { UsageError } from '../command';
 import { openStore, parseScheme } from './experiment';
 
 const USAGE = `usage: npm run -s cli -- score --data <file> --predictions <file.json> [options]
+       npm run -s cli -- score --mem0-eval <evaluation_metrics.json> [--json]
 
 Scores predictions against a dataset's gold answers, without running anything: official LoCoMo
 F1 on every question, Mem0-style set F1 and BLEU-1 on categories 1-4 and, with a judge, the LLM
 judge J. The predictions file is a JSON array of {"sampleId", "questionIndex", "prediction"}.
 
+With --mem0-eval, re-scores a file written by Mem0's own evaluation/evals.py and reports how many of
+its per-item set F1 and BLEU-1 values this build reproduces (BLEU-1 is exact only when NLTK's
+English punkt_tab model is installed: python -m nltk.downloader punkt_tab).
+
 options:
+  --mem0-eval <file.json>     Mem0 evals.py output to check against
   --data <file>               dataset file (LoCoMo JSON)
   --predictions <file.json>   predictions to score
   --judge-base-url <url>      OpenAI-compatible endpoint of the judge (with /v1)
@@ -298,6 +306,7 @@ export const scoreCommand: CliCommand = {
       options: {
         data: { type: 'string' },
         predictions: { type: 'string' },
+        'mem0-eval': { type: 'string' },
         'judge-base-url': { type: 'string' },
         'judge-model': { type: 'string' },
         'judge-repeats': { type: 'string' },
@@ -313,6 +322,12 @@ export const scoreCommand: CliCommand = {
     });
     if (values.help) {
       io.stdout(USAGE);
+      return 0;
+    }
+    if (values['mem0-eval'] !== undefined) {
+      const file = resolve(values['mem0-eval']);
+      const report = checkMem0Parity(readJson(file, 'Mem0 evaluation file'), file);
+      io.stdout(values.json ? `${JSON.stringify(report)}\n` : mem0ParityText(report));
       return 0;
     }
     const scheme = parseScheme(values.scheme);
@@ -417,3 +432,26 @@ export const scoreCommand: CliCommand = {
     return 0;
   },
 };
+
+function mem0ParityText(report: Mem0Parity): string {
+  const punkt = installPunktModel();
+  const lines = [
+    `${report.items} items of categories 1-4 re-scored against Mem0's own numbers`,
+    `BLEU-1 tokenised with ${punkt.dir ? `NLTK's Punkt model at ${punkt.dir}` : "no Punkt model (NLTK's punkt_tab not installed: sentences split without its abbreviations)"}`,
+  ];
+  for (const [name, parity] of [
+    ['set F1', report.setF1],
+    ['BLEU-1', report.bleu1],
+  ] as const) {
+    lines.push(
+      `${name}: ${parity.agree}/${report.items} agree; mean ours ${parity.meanOurs.toFixed(4)}, Mem0's ${parity.meanTheirs.toFixed(4)}`,
+    );
+    for (const d of parity.differ.slice(0, 10)) {
+      lines.push(
+        `  ${d.conversation}[${d.index}] ours ${d.ours.toFixed(4)} vs ${d.theirs.toFixed(4)}: ${JSON.stringify(d.response)} / ${JSON.stringify(d.answer)}`,
+      );
+    }
+    if (parity.differ.length > 10) lines.push(`  … and ${parity.differ.length - 10} more`);
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -35,6 +35,7 @@ import { workerExecutor, type SampleExecutor } from './executors';
 import { dataCacheDir } from '../embed/cache';
 import { judgeRun } from './judgeRun';
 import type { SampleEvent, SampleJob } from './runSample';
+import { installPunktModel } from '../scoring/punktModel';
 
 /**
  * The main-thread side of an experiment: load and plan, create the run, hand samples to an
@@ -315,6 +316,7 @@ export async function startExperiment(
     startedAt: new Date(now()).toISOString(),
     endedAt: null,
     errors: { insert: 0, answer: 0 },
+    scoring: { punktModelSha256: installPunktModel().sha256 },
     ...(skipped.length > 0 ? { skippedSamples: skipped } : {}),
   };
   options.store.createRun(

@@ -16,6 +16,7 @@ import {
   type WorkerOut,
 } from './protocol';
 import { answererMeter, runSample, type SampleHooks } from './runSample';
+import { installPunktModel } from '../scoring/punktModel';
 
 function errorMessage(error: unknown): Extract<WorkerOut, { type: 'error' }>['error'] {
   const payload = toErrorPayload(error);
@@ -23,6 +24,8 @@ function errorMessage(error: unknown): Extract<WorkerOut, { type: 'error' }>['er
 }
 
 function serve(port: NonNullable<typeof parentPort>, init: unknown): void {
+  // Answers are scored here; BLEU-1 tokenises with NLTK's Punkt model when it is installed.
+  installPunktModel();
   const stamp = sequencer<WorkerOut>();
   const send = (message: Parameters<typeof stamp>[0]): void => port.postMessage(stamp(message));
   const checkSeq = sequenceChecker('experiment worker');

@@ -122,7 +122,7 @@ describe('runs DB migrations', () => {
     store.close();
   });
 
-  it('migration 5 moves every score column into answer_scores, one row per metric, and drops the columns', () => {
+  it('migrations 5 and 6 move every score column into answer_scores, one row per metric, and drops the columns', () => {
     const f = file();
     const old = openRunsDb(f, { targetVersion: 3 });
     old
@@ -152,15 +152,15 @@ describe('runs DB migrations', () => {
     answer.run(2, 5, null, 1, 1, null, null, null, null, null, null);
     old.close();
 
-    const store = RunStore.open(f);
-    expect(store.db.pragma('user_version', { simple: true })).toBe(5);
-    expect(columns(store.db, 'answers')).not.toEqual(
+    const v5 = openRunsDb(f, { targetVersion: 5 });
+    expect(v5.pragma('user_version', { simple: true })).toBe(5);
+    expect(columns(v5, 'answers')).not.toEqual(
       expect.arrayContaining(['official_f1', 'evidence_recall', 'set_f1', 'bleu1', 'judge_mean']),
     );
-    expect(columns(store.db, 'answers')).toEqual(
+    expect(columns(v5, 'answers')).toEqual(
       expect.arrayContaining(['judge_std', 'judge_labels', 'judge_error', 'prompt_tokens']),
     );
-    const rows = store.db
+    const rows = v5
       .prepare(
         'SELECT question_index AS q, metric, value FROM answer_scores ORDER BY question_index, metric',
       )
@@ -179,9 +179,21 @@ describe('runs DB migrations', () => {
       { q: 2, metric: 'evidenceRecall', value: 1 },
       { q: 2, metric: 'officialF1', value: 1 },
     ]);
+    v5.close();
+
+    // Migration 6 keeps the stored (simple_tokenize) BLEU-1 as the variant; 'bleu1' is recomputed.
+    const store = RunStore.open(f);
+    expect(store.db.pragma('user_version', { simple: true })).toBe(6);
     const [judged, failed, adversarial] = store.finalAnswers('r3');
     expect(judged).toMatchObject({
-      scores: { officialF1: 0.25, evidenceRecall: 0.5, setF1: 0.125, bleu1: 0.0625, judge: 0.5 },
+      scores: {
+        officialF1: 0.25,
+        evidenceRecall: 0.5,
+        setF1: 0.125,
+        bleu1Simple: 0.0625,
+        bleu1: 0,
+        judge: 0.5,
+      },
       judge: { mean: 0.5, std: 0.7071, labels: [1, 0], error: null },
       usage: { promptTokens: 5, completionTokens: 1 },
     });
@@ -194,6 +206,7 @@ describe('runs DB migrations', () => {
       evidenceRecall: 1,
       setF1: null,
       bleu1: null,
+      bleu1Simple: null,
       judge: null,
     });
     expect(adversarial?.judge).toBeNull();

@@ -207,6 +207,14 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE answers DROP COLUMN judge_mean;
     `,
   },
+  {
+    version: 6,
+    description:
+      "BLEU-1 stored so far was computed on simple_tokenize tokens: keep it as 'bleu1Simple', so 'bleu1' means Mem0's word_tokenize BLEU-1 (recomputed on read for older rows)",
+    up: `
+      UPDATE answer_scores SET metric = 'bleu1Simple' WHERE metric = 'bleu1';
+    `,
+  },
 ];
 
 export const RUNS_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

@@ -11,6 +11,7 @@ import { sequenceChecker, sequencer } from '../pipeline/protocol';
 import { runQueries, type ReadMethod, type RunQueries } from './queries';
 import { SqliteRunReader } from './reader';
 import { readInSchema, type ReadOut } from './readProtocol';
+import { installPunktModel } from '../scoring/punktModel';
 
 const encoder = new TextEncoder();
 const workerDataSchema = z.object({ file: z.string().min(1) });
@@ -29,6 +30,8 @@ function run<K extends ReadMethod>(queries: RunQueries, method: K, input: unknow
 }
 
 function serve(port: NonNullable<typeof parentPort>, file: string): void {
+  // Rows stored before a metric existed are scored on read; BLEU-1 needs the Punkt model too.
+  installPunktModel();
   const stamp = sequencer<ReadOut>();
   const send = (message: Parameters<typeof stamp>[0], transfer: ArrayBuffer[] = []): void =>
     port.postMessage(stamp(message), transfer);
