@@ -12,7 +12,7 @@ test.beforeAll(async () => {
 test.afterAll(() => fake.close());
 
 test.describe(() => {
-  test.use({ viewport: { width: 1400, height: 1500 }, serveEnv: { FAKE_EMBED_KEY: SECRET } });
+  test.use({ viewport: { width: 1400, height: 1500 }, serveEnv: { FAKE_EMBED_API_KEY: SECRET } });
 
   test('runs the vector preset with a saved endpoint as its embedder', async ({
     page,
@@ -26,7 +26,7 @@ test.describe(() => {
     await editor.getByLabel('Name').fill('Fake embeddings');
     await editor.getByLabel('Model').fill('fake-embed');
     await editor.getByLabel('Base URL').fill(fake.url);
-    await editor.getByLabel('Key environment variable').fill('FAKE_EMBED_KEY');
+    await editor.getByLabel('Key environment variable').fill('FAKE_EMBED_API_KEY');
     await editor.getByRole('button', { name: 'Save endpoint' }).click();
     await expect(editor).toHaveCount(0);
 
