@@ -147,7 +147,7 @@ test.describe(() => {
     await editor.getByLabel('Name').fill('Flaky GPT');
     await editor.getByLabel('Model').fill('fake-flaky');
     await editor.getByLabel('Base URL').fill(fake.url);
-    await editor.getByLabel('Key environment variable').fill('FAKE_LLM_KEY');
+    await editor.getByLabel('Key environment variable').fill('FAKE_LLM_API_KEY');
     await editor.getByRole('button', { name: 'Save endpoint' }).click();
     await expect(editor).toHaveCount(0);
 

@@ -3,7 +3,15 @@ import { WorkbenchError } from './errors';
 import { isMetricId, type MetricId } from './metrics';
 import type { AnswerRecord, MeanN } from './experiment';
 import type { RunManifest, TokenTotals } from './runs';
-import { pairedBootstrapCI, type BootstrapResult } from './scoring/stats';
+import {
+  clusterBootstrapCI,
+  discordantPairs,
+  mcnemarExact,
+  minimumDetectableEffect,
+  type ClusterBootstrapResult,
+  type McNemarResult,
+} from './scoring/significance';
+import { pairedBootstrapCI, stdDev, type BootstrapResult } from './scoring/stats';
 
 /**
  * Comparing runs question by question (DESIGN.md §5): runs are aligned by (sample, question
@@ -50,7 +58,23 @@ export interface CategoryComparison {
   perRun: MeanN[];
   /** Run minus baseline over the questions both answered; null for the baseline itself. */
   deltas: Array<BootstrapResult | null>;
+  /** The same difference with whole conversations (samples) resampled; null for the baseline. */
+  clusterDeltas: Array<ClusterBootstrapResult | null>;
+  /**
+   * McNemar's exact test on correct/wrong flips, a score counting as correct at or above
+   * `CORRECT_AT`; null for the baseline.
+   */
+  mcnemar: Array<McNemarResult | null>;
+  /**
+   * The smallest mean difference a paired two-sided test (alpha 0.05) detects with power 0.8 at
+   * this n, in the metric's units (standardized effect × std of the paired differences); null for
+   * the baseline or with fewer than two pairs.
+   */
+  minimumDetectable: Array<number | null>;
 }
+
+/** A score at or above this counts as correct for McNemar's test (judge: a majority CORRECT). */
+export const CORRECT_AT = 0.5;
 
 export interface RunComparison {
   metric: CompareMetric;
@@ -160,9 +184,28 @@ export function compareRuns(
   const categories: CategoryComparison[] = [null, ...present].map((category) => {
     const inCategory = rows.filter((row) => category === null || row.category === category);
     const scores = runs.map((_, index) => inCategory.map((row) => row.cells[index]?.score ?? null));
+    const conversations = inCategory.map((row) => row.sampleId);
+    const baseline = scores[baselineIndex]!;
+    const seed = options.seed ?? 0;
+    const resamples = options.resamples ? { resamples: options.resamples } : {};
     return {
       category,
       perRun: scores.map(meanN),
+      clusterDeltas: scores.map((candidate, index) =>
+        index === baselineIndex
+          ? null
+          : clusterBootstrapCI(baseline, candidate, conversations, { seed, ...resamples }),
+      ),
+      mcnemar: scores.map((candidate, index) => {
+        if (index === baselineIndex) return null;
+        const pairs = discordantPairs(baseline, candidate, CORRECT_AT);
+        return mcnemarExact(pairs.baselineOnly, pairs.candidateOnly);
+      }),
+      minimumDetectable: scores.map((candidate, index) => {
+        if (index === baselineIndex) return null;
+        const diffs = pairedDifferences(baseline, candidate);
+        return diffs.length < 2 ? null : minimumDetectableEffect(diffs.length) * stdDev(diffs);
+      }),
       deltas: scores.map((candidate, index) =>
         index === baselineIndex
           ? null
@@ -182,6 +225,19 @@ export function compareRuns(
     categories: categories.filter((c) => c.perRun.some((m) => m.n > 0)),
     flipCounts,
   };
+}
+
+/** candidate - baseline for the questions both runs scored. */
+function pairedDifferences(
+  baseline: readonly (number | null)[],
+  candidate: readonly (number | null)[],
+): number[] {
+  const out: number[] = [];
+  baseline.forEach((a, i) => {
+    const b = candidate[i] ?? null;
+    if (a !== null && b !== null) out.push(b - a);
+  });
+  return out;
 }
 
 export interface ConfigDifference {

@@ -142,6 +142,7 @@ describe('aggregation', () => {
       setF1: { mean: null, n: 0 },
       bleu1: { mean: null, n: 0 },
       judge: { mean: null, n: 0, std: null, repeats: 0 },
+      bleu1Simple: { mean: null, n: 0 },
     };
     expect(s.byCategory[1]).toEqual({
       officialF1: { mean: 1, n: 1 },
@@ -185,14 +186,28 @@ describe('aggregation', () => {
         testIndex: 0,
         dialogsInserted: 10,
         visibleCount: 1,
-        means: { officialF1: 0, evidenceRecall: 0, setF1: null, bleu1: null, judge: null },
+        means: {
+          officialF1: 0,
+          evidenceRecall: 0,
+          setF1: null,
+          bleu1: null,
+          judge: null,
+          bleu1Simple: null,
+        },
       },
       {
         sampleId: 's1',
         testIndex: 1,
         dialogsInserted: 20,
         visibleCount: 3,
-        means: { officialF1: 2 / 3, evidenceRecall: 0.75, setF1: null, bleu1: null, judge: null },
+        means: {
+          officialF1: 2 / 3,
+          evidenceRecall: 0.75,
+          setF1: null,
+          bleu1: null,
+          judge: null,
+          bleu1Simple: null,
+        },
       },
     ]);
   });

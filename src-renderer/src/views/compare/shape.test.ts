@@ -150,6 +150,26 @@ describe('numbers', () => {
       interval: '[+0.010, +0.075]',
       significance: 'improved',
       description: '+0.042 [+0.010, +0.075], significant improvement, n=282 paired questions',
+      conversations: '',
+      mcnemar: '',
+      detectable: '',
+    });
+    // With the conversation-level interval, McNemar and the detectable effect beside it.
+    expect(
+      formatDelta(
+        { meanDiff: 0.0421, low: 0.0104, high: 0.0751, n: 282 },
+        {
+          cluster: { meanDiff: 0.0421, low: -0.0203, high: 0.0902, n: 282, clusters: 10 },
+          mcnemar: { baselineOnly: 5, candidateOnly: 12, pValue: 0.1436 },
+          minimumDetectable: 0.0312,
+        },
+      ),
+    ).toMatchObject({
+      conversations: '[−0.020, +0.090] by 10 conversations',
+      mcnemar: 'McNemar p=0.144 (12 up, 5 down)',
+      detectable: 'detectable ±0.031',
+      description:
+        '+0.042 [+0.010, +0.075], significant improvement, n=282 paired questions; [−0.020, +0.090] by 10 conversations; McNemar p=0.144 (12 up, 5 down); detectable ±0.031 at this n (alpha 0.05, power 0.8)',
     });
     // A true minus sign; a change that rounds to zero carries no direction.
     expect(formatDelta({ meanDiff: -0.0004, low: -0.12, high: 0.1, n: 5 })).toMatchObject({
