@@ -96,11 +96,9 @@ export const apiMethods = {
       })
       .strict(),
   ),
-  'datasets.get': method<DatasetSummary>()(z.object({ datasetId }).strict()),
   'datasets.sample': method<Sample>()(
     z.object({ datasetId, sampleId: z.string().min(1) }).strict(),
   ),
-  'datasets.close': method<{ closed: boolean }>()(z.object({ datasetId }).strict()),
 
   'memory.presets': method<MemoryPresetInfo[]>()(z.object({}).strict()),
 
@@ -201,6 +199,8 @@ export interface MemoryPresetInfo {
   isDefault: boolean;
   /** What it does with a memory LLM (`memory.llm`), e.g. "summaries"; null: it uses none. */
   llmStage: string | null;
+  /** Its config takes an `embedder` (wink or an OpenAI-compatible endpoint) for its vector index. */
+  embedder: boolean;
 }
 
 export interface ActiveRun {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { EmbedderRecord } from './embedders';
 import { WorkbenchError } from './errors';
 import {
   ExperimentConfigSchema,
@@ -81,6 +82,17 @@ export interface RunManifest {
   memory: { preset: string; notes: string[] };
   /** The embedder the preset uses, when its config names one. */
   embedder: string | null;
+  /**
+   * Every embedder the memory's vector indexes use (name, model, endpoint), and over the run's
+   * samples the embedding requests sent and the persistent cache's hits and misses (a rerun of
+   * the same texts is all hits, no requests). Absent in runs made before it was recorded.
+   */
+  embedding?: {
+    embedders: EmbedderRecord[];
+    requests: number;
+    cacheHits: number;
+    cacheMisses: number;
+  };
   answerer: {
     kind: string;
     name: string;
@@ -112,6 +124,12 @@ export interface RunManifest {
   startedAt: string;
   endedAt: string | null;
   errors: { insert: number; answer: number };
+  /**
+   * Warnings the samples' memory services and collections logged (an hnsw index rebuilt from the
+   * database, an embedding cache that could not be written), each prefixed with its sample; at most
+   * MAX_MANIFEST_WARNINGS, then one line saying how many more. Absent in runs made before.
+   */
+  warnings?: string[];
   /** Invalid samples of the file left out (`skipInvalid`); absent when none were. */
   skippedSamples?: SkippedSample[];
   /**
@@ -158,6 +176,23 @@ export const RunManifestSchema = z
     app: z.object({ version: z.string(), gitCommit: z.string().nullable() }).loose(),
     memory: z.object({ preset: z.string(), notes: z.array(z.string()) }).loose(),
     embedder: z.string().nullable(),
+    embedding: z
+      .object({
+        embedders: z.array(
+          z
+            .object({
+              name: z.string(),
+              model: z.string().nullable(),
+              baseUrl: z.string().nullable(),
+            })
+            .loose(),
+        ),
+        requests: count,
+        cacheHits: count,
+        cacheMisses: count,
+      })
+      .loose()
+      .optional(),
     answerer: z
       .object({
         kind: z.string(),
@@ -197,6 +232,7 @@ export const RunManifestSchema = z
         }),
       )
       .optional(),
+    warnings: z.array(z.string()).optional(),
   })
   .loose() satisfies z.ZodType<RunManifest>;
 
@@ -236,6 +272,8 @@ export function checkManifestVersion(value: unknown, where: string): number {
   }
   return version;
 }
+
+export const MAX_MANIFEST_WARNINGS = 100;
 
 export interface SamplePlanRow {
   sampleId: string;

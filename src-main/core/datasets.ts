@@ -88,12 +88,6 @@ export class DatasetStore {
     return sample;
   }
 
-  close(datasetId: string): boolean {
-    const closed = this.open.delete(datasetId);
-    if (closed) this.remember();
-    return closed;
-  }
-
   private register(path: string, name: string, result: DatasetLoadResult): DatasetSummary {
     const sha256 = result.info.sha256 ?? '';
     const summary: DatasetSummary = {
@@ -115,7 +109,6 @@ export class DatasetStore {
     this.remember();
     return summary;
   }
-
   /** Reopens what was open last time; a file that vanished or broke is skipped, not fatal. */
   private async restore(): Promise<void> {
     if (this.restored) return;

@@ -6,7 +6,7 @@ import {
   type ApiOutput,
   type ApiParsedInput,
 } from '../../src-shared/api';
-import { WorkbenchError, toErrorPayload, zodError, type Result } from '../../src-shared/errors';
+import { toErrorPayload, zodError, type Result } from '../../src-shared/errors';
 
 /**
  * Validates a call that crossed a boundary (IPC or HTTP) against the contract and runs it.
@@ -96,9 +96,4 @@ function callSerialized<K extends ApiName>(
 ): Promise<Uint8Array> {
   const handler = serialized[name] as (input: unknown) => Promise<Uint8Array>;
   return handler(input);
-}
-
-export function unwrap<T>(result: Result<T>): T {
-  if (result.ok) return result.data;
-  throw WorkbenchError.fromPayload(result.error);
 }

@@ -15,7 +15,11 @@ import {
 } from '../../src-shared/experiment';
 import { ApiKeySource } from './keys';
 import type { JsonBytes } from './dispatch';
-import { memoryPresetLlmStage, memoryPresetNames } from './memory/registry';
+import {
+  memoryPresetLlmStage,
+  memoryPresetTakesEmbedder,
+  memoryPresetNames,
+} from './memory/registry';
 import { loadMemoryPresets } from './pipeline/presets';
 import { resumeExperiment, startExperiment, type ExperimentHandle } from './pipeline/runner';
 import { runQueries, type ReadMethod, type RunQueries } from './runs/queries';
@@ -54,6 +58,7 @@ export class ExperimentManager {
       name,
       isDefault: name === DEFAULT_MEMORY_PRESET,
       llmStage: memoryPresetLlmStage(name),
+      embedder: memoryPresetTakesEmbedder(name),
     }));
   }
 

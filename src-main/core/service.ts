@@ -62,6 +62,7 @@ export function createService(options: ServiceOptions): Service {
     options.dataDir,
     (event) => options.emit?.(event),
     (datasetId, sampleId) => datasets.sample(datasetId, sampleId),
+    apiKeys,
   );
   // ---- Models view ----
   const models = new ModelsService(options.dataDir, { keyStore: options.keyStore, apiKeys });
@@ -83,9 +84,7 @@ export function createService(options: ServiceOptions): Service {
         basename(path),
       ),
     'datasets.upload': ({ name, content }) => datasets.upload(name, content),
-    'datasets.get': async ({ datasetId }) => (await datasets.get(datasetId)).summary,
     'datasets.sample': ({ datasetId, sampleId }) => datasets.sample(datasetId, sampleId),
-    'datasets.close': async ({ datasetId }) => ({ closed: datasets.close(datasetId) }),
 
     'memory.presets': () => experiments.presets(),
     'experiments.start': async ({ datasetId, ...config }) => {

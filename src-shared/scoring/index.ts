@@ -41,7 +41,6 @@ export {
   type BootstrapResult,
   mean,
   stdDev,
-  meanByCategory,
   overallMeans,
   mulberry32,
   randomInt,

@@ -39,24 +39,6 @@ export function stdDev(values: readonly number[], ddof: 0 | 1 = 1): number {
   return Math.sqrt(squares / (values.length - ddof));
 }
 
-/** Mean score per category; categories with no questions are absent. */
-export function meanByCategory(
-  items: readonly ScoredQuestion[],
-): Partial<Record<LocomoCategory, MeanSummary>> {
-  const groups = new Map<LocomoCategory, number[]>();
-  for (const { category, score } of items) {
-    const group = groups.get(category);
-    if (group) group.push(score);
-    else groups.set(category, [score]);
-  }
-  const out: Partial<Record<LocomoCategory, MeanSummary>> = {};
-  for (const category of [...groups.keys()].sort((a, b) => a - b)) {
-    const scores = groups.get(category) as number[];
-    out[category] = { mean: mean(scores), n: scores.length };
-  }
-  return out;
-}
-
 export interface OverallMeans {
   /** Official LoCoMo convention: every question, categories 1-5 (n = 1,986 on the full set). */
   all: MeanSummary;

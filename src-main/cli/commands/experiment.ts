@@ -66,6 +66,12 @@ options:
   --memory-base-url <url>   memory LLM (memoryos long-term facts, tiers summaries): endpoint, with /v1
   --memory-model <name>     memory LLM: chat model
   --memory-api-key-env <NAME>  memory LLM: environment variable holding its API key
+  --embedder-base-url <url> vector/hybrid presets: OpenAI-compatible /v1/embeddings endpoint, with /v1
+                            (default embedder: wink-sif-100d, offline); vectors are cached in
+                            <data dir>/cache/embeddings.sqlite, so a rerun never re-embeds a text
+  --embedder-model <name>   embedder: embedding model
+  --embedder-dimensions <n> embedder: ask for n-dimensional vectors (text-embedding-3 models)
+  --embedder-api-key-env <NAME>  embedder: environment variable holding its API key
   --allow-key-env <NAME>    also read an API key from NAME (repeatable; by default only
                             names ending in _API_KEY or _TOKEN are read)
   --runs-db <path>          runs database (default: <data dir>/runs.db)
@@ -373,6 +379,29 @@ function memoryLlmFlags(
   return out;
 }
 
+/**
+ * `--embedder-base-url/--embedder-model/...` become the preset config's `embedder` (vector and
+ * hybrid presets); given over a config file's OpenAI embedder, they change its fields.
+ */
+function embedderFlags(values: FlagValues, fromFile: unknown): Record<string, unknown> | undefined {
+  const flags: Array<[string, string]> = [
+    ['embedder-base-url', 'baseUrl'],
+    ['embedder-model', 'model'],
+    ['embedder-api-key-env', 'apiKeyEnv'],
+  ];
+  const dimensions = positiveInt(
+    '--embedder-dimensions',
+    values['embedder-dimensions'] as string | undefined,
+  );
+  const given = flags.filter(([flag]) => values[flag] !== undefined);
+  if (given.length === 0 && dimensions === undefined) return undefined;
+  const base = asObject(fromFile);
+  const out: Record<string, unknown> = base['kind'] === 'openai' ? base : { kind: 'openai' };
+  for (const [flag, field] of given) out[field] = values[flag];
+  if (dimensions !== undefined) out['dimensions'] = dimensions;
+  return out;
+}
+
 function judgeFlags(values: FlagValues, fromFile: unknown): Record<string, unknown> | undefined {
   const flags: Array<[string, string]> = [
     ['judge-base-url', 'baseUrl'],
@@ -432,6 +461,10 @@ export const experimentCommand: CliCommand = {
         'memory-base-url': { type: 'string' },
         'memory-model': { type: 'string' },
         'memory-api-key-env': { type: 'string' },
+        'embedder-base-url': { type: 'string' },
+        'embedder-model': { type: 'string' },
+        'embedder-dimensions': { type: 'string' },
+        'embedder-api-key-env': { type: 'string' },
         'allow-key-env': ALLOW_KEY_ENV_OPTION,
         'runs-db': { type: 'string' },
         'data-dir': { type: 'string' },
@@ -459,6 +492,9 @@ export const experimentCommand: CliCommand = {
     }
     const memoryLlm = memoryLlmFlags(values, memory['llm']);
     if (memoryLlm !== undefined) memory['llm'] = memoryLlm;
+    const presetConfig = asObject(memory['config']);
+    const embedder = embedderFlags(values, presetConfig['embedder']);
+    if (embedder !== undefined) memory['config'] = { ...presetConfig, embedder };
     merged['memory'] = memory;
     if (values.samples !== undefined)
       merged['samples'] = values.samples

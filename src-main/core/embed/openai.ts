@@ -1,10 +1,11 @@
 import { z } from 'zod';
+import { openAIEmbedderEndpointShape } from '../../../src-shared/embedders';
 import { WorkbenchError, parseOrThrow } from '../../../src-shared/errors';
-import { assertKeyTransport, type ApiKeys } from '../keys';
 import { DEFAULT_LLM_MAX_REPLY_BYTES } from '../../../src-shared/experiment';
-import type { Embedder } from './types';
 import { endedDelta, type CallMeter } from '../answer/llm-client';
-import { excerpt, postJson, redact } from '../http/retry';
+import { excerpt, postJson, redact, withRetries, type Attempt } from '../http/retry';
+import { assertKeyTransport, type ApiKeys } from '../keys';
+import type { Embedder } from './types';
 import { normalizeInPlace } from './vectorMath';
 
 /**
@@ -22,15 +23,9 @@ import { normalizeInPlace } from './vectorMath';
  * call to learn it. Vectors are L2-normalised here, since not every server does it.
  */
 
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
 export const openAIEmbedderConfigSchema = z
   .object({
-    baseUrl: z.url({ protocol: /^https?$/ }),
-    model: z.string().min(1),
-    apiKeyEnv: z.string().regex(ENV_NAME, 'must be an environment variable name').optional(),
-    /** Sent as `dimensions` (OpenAI text-embedding-3 models can shorten their vectors). */
-    dimensions: z.number().int().positive().optional(),
+    ...openAIEmbedderEndpointShape,
     batchSize: z.number().int().min(1).max(2048).default(64),
     timeoutMs: z.number().int().positive().default(30_000),
     maxRetries: z.number().int().min(0).max(20).default(4),
@@ -74,9 +69,11 @@ export interface EmbedCallOptions {
   signal?: AbortSignal;
 }
 
-type Attempt =
-  | { ok: true; vectors: Float32Array[]; usage: { promptTokens: number; completionTokens: number } }
-  | { ok: false; error: WorkbenchError; retryable: boolean; retryAfterMs?: number };
+/** One request's vectors, and its token usage for the call ledger. */
+type EmbedAttempt = Attempt<{
+  vectors: Float32Array[];
+  usage: { promptTokens: number; completionTokens: number };
+}>;
 
 export class OpenAIEmbedder implements Embedder {
   readonly name: string;
@@ -97,6 +94,7 @@ export class OpenAIEmbedder implements Embedder {
   ) {
     this.config = parseOrThrow(openAIEmbedderConfigSchema, config, 'OpenAIEmbedder config');
     const { apiKeyEnv, model, dimensions } = this.config;
+    // Fail at construction, not at the first batch of a run.
     if (apiKeyEnv !== undefined) {
       this.key = Object.hasOwn(keys, apiKeyEnv) ? keys[apiKeyEnv] || undefined : undefined;
       if (this.key === undefined) {
@@ -181,80 +179,50 @@ export class OpenAIEmbedder implements Embedder {
 
   private async embedBatch(texts: string[], signal: AbortSignal): Promise<Float32Array[]> {
     const { maxRetries, baseDelayMs, maxDelayMs, maxRetryAfterMs } = this.config;
-    for (let attempt = 0; ; attempt++) {
-      const result = await this.attempt(texts, signal);
-      if (result.ok) return result.vectors;
-      if (!result.retryable || attempt >= maxRetries) {
-        if (result.retryable && attempt > 0) {
-          throw new WorkbenchError(
-            result.error.code,
-            `${result.error.message} (after ${attempt + 1} attempts)`,
-            {
-              where: this.config.baseUrl,
-              cause: result.error,
-            },
-          );
-        }
-        throw result.error;
-      }
-      let delay = Math.min(maxDelayMs, baseDelayMs * 2 ** attempt) * (0.5 + Math.random() * 0.5);
-      if (result.retryAfterMs !== undefined) {
-        if (result.retryAfterMs > maxRetryAfterMs) {
-          throw new WorkbenchError(
-            'UPSTREAM',
-            `${result.error.message} (server asked to retry after ${Math.round(result.retryAfterMs / 1000)} s, more than maxRetryAfterMs)`,
-            { where: this.config.baseUrl },
-          );
-        }
-        delay = result.retryAfterMs;
-      }
-      this.stats.retries++;
-      await sleep(delay, signal);
-    }
+    const { value } = await withRetries(
+      () => this.attempt(texts, signal),
+      { maxRetries, baseDelayMs, maxDelayMs, maxRetryAfterMs },
+      { where: this.config.baseUrl, signal, onRetry: () => void this.stats.retries++ },
+    );
+    return value.vectors;
   }
 
-  private async attempt(texts: string[], signal: AbortSignal): Promise<Attempt> {
+  private async attempt(texts: string[], signal: AbortSignal): Promise<EmbedAttempt> {
     if (!this.meter) return this.send(texts, signal);
     this.meter({ calls: 1, failures: 0, promptTokens: 0, completionTokens: 0 });
-    let result: Attempt | undefined;
+    let result: EmbedAttempt | undefined;
     try {
       result = await this.send(texts, signal);
       return result;
     } finally {
-      const ended = endedDelta(result?.ok === true, result?.ok ? result.usage : null);
+      const ended = endedDelta(result?.ok === true, result?.ok ? result.value.usage : null);
       if (ended) this.meter(ended);
     }
   }
 
-  private async send(texts: string[], signal: AbortSignal): Promise<Attempt> {
+  private async send(texts: string[], signal: AbortSignal): Promise<EmbedAttempt> {
     const { model, dimensions, timeoutMs, maxReplyBytes } = this.config;
     const key = this.key;
     const where = this.config.baseUrl;
     const label = `OpenAIEmbedder: POST ${this.url}`;
     this.stats.requests++;
-    let sent: Awaited<ReturnType<typeof postJson>>;
-    try {
-      sent = await postJson(
-        this.url,
-        dimensions === undefined ? { model, input: texts } : { model, input: texts, dimensions },
-        {
-          headers: key ? { authorization: `Bearer ${key}` } : {},
-          timeoutMs,
-          signal,
-          label,
-          where,
-          secret: key,
-          maxReplyBytes,
-        },
-      );
-    } catch (error) {
-      if (signal.aborted) throw cancelled();
-      throw error;
-    }
+    const sent = await postJson(
+      this.url,
+      dimensions === undefined ? { model, input: texts } : { model, input: texts, dimensions },
+      {
+        headers: key ? { authorization: `Bearer ${key}` } : {},
+        timeoutMs,
+        label,
+        where,
+        secret: key,
+        signal,
+        maxReplyBytes,
+      },
+    );
     if (!sent.ok) return sent;
     const text = sent.value.text;
 
-    const fail = (message: string): Attempt => ({
+    const fail = (message: string): Attempt<never> => ({
       ok: false,
       retryable: false,
       error: new WorkbenchError('UPSTREAM', redact(`${label}: ${message}`, key), { where }),
@@ -297,7 +265,7 @@ export class OpenAIEmbedder implements Embedder {
     this.knownDim ??= (vectors[0] as Float32Array).length;
     const promptTokens = usage?.prompt_tokens ?? 0;
     this.stats.promptTokens += promptTokens;
-    return { ok: true, vectors, usage: { promptTokens, completionTokens: 0 } };
+    return { ok: true, value: { vectors, usage: { promptTokens, completionTokens: 0 } } };
   }
 }
 
@@ -314,22 +282,4 @@ export async function createOpenAIEmbedder(
 
 function cancelled(): WorkbenchError {
   return new WorkbenchError('CANCELLED', 'OpenAIEmbedder: cancelled');
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(cancelled());
-      return;
-    }
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(cancelled());
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }

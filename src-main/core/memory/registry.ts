@@ -19,11 +19,14 @@ export interface MemoryPresetOptions {
   configSchema: z.ZodType;
   /** What the preset does with the run's memory LLM (`memory.llm`), if it uses one. */
   llmStage?: string;
+  /** Its config takes an `embedder` (`EmbedderChoice`) for its vector index. */
+  embedder?: boolean;
 }
 
 const presets = new Map<string, MemoryServiceFactory>();
 const configSchemas = new Map<string, z.ZodType>();
 const llmStages = new Map<string, string>();
+const withEmbedder = new Set<string>();
 
 export function registerMemoryPreset(
   name: string,
@@ -34,6 +37,13 @@ export function registerMemoryPreset(
   configSchemas.set(name, options.configSchema);
   if (options.llmStage) llmStages.set(name, options.llmStage);
   else llmStages.delete(name);
+  if (options.embedder) withEmbedder.add(name);
+  else withEmbedder.delete(name);
+}
+
+/** Whether the preset's config takes an `embedder`. */
+export function memoryPresetTakesEmbedder(name: string): boolean {
+  return withEmbedder.has(name);
 }
 
 function unknownPreset(preset: string): WorkbenchError {

@@ -4,7 +4,13 @@ import type { Answerer } from '../answer/types';
 import { validateMemoryConfig } from '../memory/registry';
 import { createAnswerer } from './answerers';
 import { extraPresetModules, loadMemoryPresets } from './presets';
-import { sequenceChecker, sequencer, workerOutSchema, type WorkerIn } from './protocol';
+import {
+  sequenceChecker,
+  sequencer,
+  workerOutSchema,
+  type WorkerIn,
+  type WorkerInit,
+} from './protocol';
 import {
   answererMeter,
   runSample,
@@ -79,7 +85,10 @@ interface PooledWorker {
 class WorkerPool {
   private readonly idle: PooledWorker[] = [];
 
-  constructor(private readonly idleMs: number) {}
+  constructor(
+    private readonly idleMs: number,
+    private readonly init: WorkerInit,
+  ) {}
 
   acquire(name: string): PooledWorker {
     const reused = this.idle.pop();
@@ -89,7 +98,7 @@ class WorkerPool {
       return reused;
     }
     return {
-      worker: startExperimentWorker({ name }),
+      worker: startExperimentWorker({ name, workerData: this.init }),
       stamp: sequencer<WorkerIn>(),
       checkSeq: sequenceChecker(`main thread (${name})`),
     };
@@ -120,7 +129,7 @@ class WorkerPool {
 export function workerExecutor(options: WorkerExecutorOptions = {}): SampleExecutor {
   const presetModules = options.presetModules ?? extraPresetModules();
   const grace = options.cancelGraceMs ?? 30_000;
-  const pool = new WorkerPool(options.idleMs ?? 10_000);
+  const pool = new WorkerPool(options.idleMs ?? 10_000, { presetModules });
   return {
     kind: 'worker',
     async prepare(config) {
@@ -128,7 +137,7 @@ export function workerExecutor(options: WorkerExecutorOptions = {}): SampleExecu
       // The worker creates the service from this same registry: what passes here, it can open.
       validateMemoryConfig(config.memory.preset, config.memory.config, 'experiment config');
     },
-    run: (job, hooks, signal) => runInWorker(pool, job, hooks, signal, presetModules, grace),
+    run: (job, hooks, signal) => runInWorker(pool, job, hooks, signal, grace),
   };
 }
 
@@ -137,7 +146,6 @@ function runInWorker(
   job: SampleJob,
   hooks: SampleHooks,
   signal: AbortSignal,
-  presetModules: string[],
   graceMs: number,
 ): Promise<SampleOutcome> {
   const where = `sample ${job.sample.sampleId}`;
@@ -200,6 +208,7 @@ function runInWorker(
             hooks.recordCalls(message.record);
             break;
           case 'log':
+            hooks.log?.(message.level, message.message);
             break;
           case 'done':
             settle(() => resolve(message.outcome), message.outcome.status === 'completed');
@@ -244,7 +253,7 @@ function runInWorker(
         benchmark: job.benchmark,
         skipTests: [...job.skipTests],
         collectionDir: job.collectionDir,
-        presetModules,
+        ...(job.cacheDir !== undefined ? { cacheDir: job.cacheDir } : {}),
         apiKeys: job.apiKeys,
       }),
     );

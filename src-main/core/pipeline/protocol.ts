@@ -8,7 +8,7 @@ import {
   type TestRecord,
 } from '../../../src-shared/experiment';
 import { LLM_CALL_ROLES, type LlmCallRecord } from '../../../src-shared/runs';
-import type { SampleEvent, SampleOutcome } from './runSample';
+import type { LogLevel, SampleEvent, SampleOutcome } from './runSample';
 
 /**
  * The worker protocol: a discriminated union with sequence numbers, validated with zod on both
@@ -17,8 +17,16 @@ import type { SampleEvent, SampleOutcome } from './runSample';
  *
  * main -> worker: start (once), cancel (graceful: finish the question in flight, drop a half test).
  * worker -> main: progress, test-result (main commits it in one transaction), calls (main files them
- * in the call ledger), log, then exactly one of done | error.
+ * in the call ledger), log (warnings from the memory service and its collection: the run's manifest
+ * records them), then exactly one of done | error.
  */
+
+/**
+ * What a worker is started with (`workerData`), fixed for its life: modules that register extra
+ * memory presets (tests, development), imported once before the first sample.
+ */
+export const workerInitSchema = z.object({ presetModules: z.array(z.string()) }).strict();
+export type WorkerInit = z.output<typeof workerInitSchema>;
 
 const answerSchema = z.object({
   sampleId: z.string(),
@@ -162,8 +170,7 @@ export const workerInSchema = z.discriminatedUnion('type', [
     benchmark: z.string().min(1),
     skipTests: z.array(z.number().int().nonnegative()),
     collectionDir: z.string(),
-    /** Modules that register memory presets, imported before the service is created. */
-    presetModules: z.array(z.string()),
+    cacheDir: z.string().optional(),
     /**
      * The config's API keys by variable name, vetted on the main thread: the worker never reads
      * the environment for keys, and the main thread never writes keys into it.
@@ -201,7 +208,7 @@ export const workerOutSchema = z.discriminatedUnion('type', [
   z.object({
     seq: z.number().int().positive(),
     type: z.literal('log'),
-    level: z.enum(['info', 'warn', 'error']),
+    level: z.enum(['info', 'warn', 'error']) satisfies z.ZodType<LogLevel>,
     message: z.string(),
   }),
 ]);

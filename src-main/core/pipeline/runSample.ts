@@ -32,6 +32,8 @@ export const DEFAULT_QUEUE_CAPACITY = 8;
 /** Insert failures kept verbatim per sample (all are counted). */
 const MAX_INSERT_ERROR_MESSAGES = 20;
 
+export type LogLevel = 'info' | 'warn' | 'error';
+
 export type MemoryFactory = (ctx: MemoryServiceContext) => Promise<MemoryService>;
 
 /** Progress events before the run layer stamps them; packet ETAs are the runner's business. */
@@ -52,6 +54,8 @@ export interface SampleJob {
   /** Tests an earlier attempt committed: their packets are replayed, their questions not re-asked. */
   skipTests: ReadonlySet<number>;
   collectionDir: string;
+  /** Caches that outlive the run (embeddings), shared by every run of the data folder. */
+  cacheDir?: string;
   /** The config's API keys, resolved and vetted on the main thread (see core/keys.ts). */
   apiKeys: ApiKeys;
 }
@@ -60,6 +64,8 @@ export interface SampleHooks {
   emit(event: SampleEvent): void;
   /** Called once per complete test, in test order; never with a partial test. */
   commitTest(test: TestRecord): void | Promise<void>;
+  /** Warnings of the memory service and its collection (e.g. an hnsw index rebuilt). */
+  log?(level: LogLevel, message: string): void;
   /** Every LLM request as it is sent and as it ends (the run's call ledger). */
   recordCalls(record: LlmCallRecord): void;
 }
@@ -159,6 +165,13 @@ export async function runSample(
         )
       : null,
     seed: config.seed,
+    ...(job.cacheDir !== undefined ? { cacheDir: job.cacheDir } : {}),
+    apiKeys: job.apiKeys,
+    embedderMeter: (model) => callMeter(hooks, 'embedder', model),
+    logger: {
+      warn: (message) => hooks.log?.('warn', message),
+      info: (message) => hooks.log?.('info', message),
+    },
   });
   outcome.preset = memory.preset;
   const { queue, produced } = streamThrough<Packet>(

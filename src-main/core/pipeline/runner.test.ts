@@ -362,6 +362,23 @@ describe('experiment runner (worker threads)', () => {
     inlineStore.close();
   });
 
+  it('records the warnings a worker logs (an hnsw index rebuilt) in the manifest', async () => {
+    const { store, dataDir } = world();
+    const handle = await startExperiment(
+      { datasetPath: mini, memory: { preset: 'test-rebuilt-hnsw' }, parallel: 2 },
+      { store, dataDir, executor: workerExecutor({ presetModules: [presetsModule] }) },
+    );
+    expect((await handle.done).status).toBe('completed');
+    const warnings = [...(store.getRun(handle.runId).manifest.warnings ?? [])].sort();
+    expect(warnings).toEqual(
+      ['mini-1', 'mini-2'].map(
+        (id) =>
+          `${id}: HybridCollection '${id}': index 'vec': the index file is missing; rebuilt 1 vectors from collection.db`,
+      ),
+    );
+    store.close();
+  });
+
   it('fails fast on an unknown preset, before creating a run', async () => {
     const { store, dataDir } = world();
     await expect(

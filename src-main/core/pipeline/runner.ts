@@ -19,7 +19,12 @@ import { datasetFileSha256, loadDatasetFile } from '../dataset/load';
 import { packetCount } from '../dataset/packets';
 import { planTests } from '../dataset/testPlan';
 import { appVersion, gitCommit } from '../provenance';
-import type { SkippedSample } from '../../../src-shared/runs';
+import {
+  embedderChoicesIn,
+  embedderRecord,
+  type EmbedderRecord,
+} from '../../../src-shared/embedders';
+import { MAX_MANIFEST_WARNINGS, type SkippedSample } from '../../../src-shared/runs';
 import { configHash, newRunId, redactSecrets, type RunManifest } from '../runs/manifest';
 import type { RunStore } from '../runs/store';
 import { judgeProtocolOf } from '../answer/judge-protocols';
@@ -27,6 +32,7 @@ import { ApiKeySource, experimentApiKeys, type ApiKeys } from '../keys';
 import { usageOf } from '../runs/usage';
 import { answererProvenance } from './answerers';
 import { workerExecutor, type SampleExecutor } from './executors';
+import { dataCacheDir } from '../embed/cache';
 import { judgeRun } from './judgeRun';
 import type { SampleEvent, SampleJob } from './runSample';
 import { installPunktModel } from '../scoring/punktModel';
@@ -191,15 +197,27 @@ async function datasetFor(
   return given;
 }
 
-function embedderOf(config: ExperimentConfig): string | null {
-  const e = config.memory.config['embedder'];
-  if (typeof e === 'string') return e;
-  if (e !== null && typeof e === 'object' && typeof (e as { name?: unknown }).name === 'string') {
-    return (e as { name: string }).name;
+/**
+ * The embedders the memory config names, each once; when it names none, the one the services
+ * reported (a preset's default), if any.
+ */
+function embeddersOf(config: ExperimentConfig, reported: string | null = null): EmbedderRecord[] {
+  const records = new Map<string, EmbedderRecord>();
+  for (const { choice } of embedderChoicesIn(config.memory.config)) {
+    const record = embedderRecord(choice);
+    records.set(`${record.name}\u0000${record.baseUrl}`, record);
   }
-  return null;
+  if (records.size === 0 && reported !== null) {
+    return [{ name: reported, model: null, baseUrl: null }];
+  }
+  return [...records.values()];
 }
 
+const EMBED_COUNTERS = {
+  requests: 'embed.requests',
+  cacheHits: 'embed.cacheHits',
+  cacheMisses: 'embed.cacheMisses',
+} as const;
 /**
  * A run from before the call ledger (runs-DB schema 4) has its totals only in its manifest: file
  * them in the ledger once, so a resume adds to them instead of starting from zero.
@@ -231,6 +249,19 @@ function seedLedger(store: RunStore, runId: string, manifest: RunManifest): void
       completionTokens: totals.completionTokens,
     });
   }
+}
+
+/** An earlier launch's warnings (a resumed run) and this launch's, within the cap. */
+function manifestWarnings(
+  before: readonly string[] | undefined,
+  now: readonly string[],
+  dropped: number,
+): { warnings?: string[] } {
+  const all = [...(before ?? []), ...now];
+  if (all.length === 0) return {};
+  const kept = all.slice(0, MAX_MANIFEST_WARNINGS);
+  const more = all.length - kept.length + dropped;
+  return { warnings: more > 0 ? [...kept, `... and ${more} more warnings`] : kept };
 }
 
 /** Validates, loads and plans, creates the run, and starts it. Resolves once the run exists. */
@@ -268,7 +299,7 @@ export async function startExperiment(
     samples: samples.map((s) => s.sampleId),
     app: { version: appVersion(), gitCommit: gitCommit() },
     memory: { preset: config.memory.preset, notes: [] },
-    embedder: embedderOf(config),
+    embedder: embeddersOf(config)[0]?.name ?? null,
     answerer: answererProvenance(config.answerer),
     judge: config.judge
       ? {
@@ -456,7 +487,14 @@ async function execute(
   let donePackets = 0;
   const failures: string[] = [];
   const notes = new Set<string>();
+  const warnings: string[] = [];
+  let warningsDropped = 0;
+  const warn = (sampleId: string, message: string): void => {
+    if (warnings.length < MAX_MANIFEST_WARNINGS) warnings.push(`${sampleId}: ${message}`);
+    else warningsDropped++;
+  };
   let embedder: string | null = null;
+  const embedCounts = { requests: 0, cacheHits: 0, cacheMisses: 0 };
   const dirs: string[] = [];
 
   emit({
@@ -495,6 +533,7 @@ async function execute(
       benchmark: store.profileOf(runId).id,
       skipTests: p.skipTests,
       collectionDir: dir,
+      cacheDir: dataCacheDir(options.dataDir),
       apiKeys,
     };
     try {
@@ -504,11 +543,17 @@ async function execute(
           emit: forward,
           commitTest: (test) => store.commitTest(runId, test),
           recordCalls: (record) => store.recordCalls(runId, record),
+          log: (level, message) => {
+            if (level !== 'info') warn(sampleId, message);
+          },
         },
         signal,
       );
       for (const n of outcome.notes) notes.add(n);
       embedder ??= outcome.embedder;
+      for (const [field, key] of Object.entries(EMBED_COUNTERS)) {
+        embedCounts[field as keyof typeof EMBED_COUNTERS] += outcome.stats[key] ?? 0;
+      }
       store.markSample(runId, sampleId, {
         status: outcome.status,
         insertErrors: outcome.insertErrors,
@@ -601,8 +646,15 @@ async function execute(
       manifest: (m) => ({
         ...m,
         memory: { ...m.memory, notes: [...new Set([...m.memory.notes, ...notes])] },
+        ...manifestWarnings(m.warnings, warnings, warningsDropped),
         // The service knows its embedder (config defaults included); the config alone may not.
         embedder: m.embedder ?? embedder,
+        embedding: {
+          embedders: m.embedding?.embedders ?? embeddersOf(config, embedder),
+          requests: (m.embedding?.requests ?? 0) + embedCounts.requests,
+          cacheHits: (m.embedding?.cacheHits ?? 0) + embedCounts.cacheHits,
+          cacheMisses: (m.embedding?.cacheMisses ?? 0) + embedCounts.cacheMisses,
+        },
         usage: usageOf(config, store.callLedger(runId), m.judge?.model ?? null),
       }),
     });

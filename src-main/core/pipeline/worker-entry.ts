@@ -2,8 +2,8 @@
 // so tsx and the word vectors load once per worker, not once per sample). electron-vite builds it as
 // out/main/worker.js; from source it is started through tsx (see workerUrl.ts). The worker only
 // computes: it sends each complete test to the main thread, which is the runs DB's single writer.
-import { parentPort } from 'node:worker_threads';
-import { toErrorPayload } from '../../../src-shared/errors';
+import { parentPort, workerData } from 'node:worker_threads';
+import { WorkbenchError, toErrorPayload } from '../../../src-shared/errors';
 import { createAnswerer } from './answerers';
 import { createMemoryService } from '../memory/registry';
 import { loadMemoryPresets } from './presets';
@@ -11,6 +11,7 @@ import {
   sequenceChecker,
   sequencer,
   workerInSchema,
+  workerInitSchema,
   type WorkerIn,
   type WorkerOut,
 } from './protocol';
@@ -22,7 +23,7 @@ function errorMessage(error: unknown): Extract<WorkerOut, { type: 'error' }>['er
   return { ...payload, path: payload.path ? [...payload.path] : undefined };
 }
 
-function serve(port: NonNullable<typeof parentPort>): void {
+function serve(port: NonNullable<typeof parentPort>, init: unknown): void {
   // Answers are scored here; BLEU-1 tokenises with NLTK's Punkt model when it is installed.
   installPunktModel();
   const stamp = sequencer<WorkerOut>();
@@ -30,15 +31,29 @@ function serve(port: NonNullable<typeof parentPort>): void {
   const checkSeq = sequenceChecker('experiment worker');
   let cancel = new AbortController();
   let busy = false;
+  // Extra presets are the worker's, given once when it was started; a bad list fails every sample.
+  const presetsLoaded = (async () => {
+    const parsed = workerInitSchema.safeParse(init);
+    if (!parsed.success) {
+      throw new WorkbenchError(
+        'INTERNAL',
+        `experiment worker: bad workerData: ${parsed.error.message}`,
+      );
+    }
+    await loadMemoryPresets(parsed.data.presetModules);
+  })();
+  // Reported by the first start; not an unhandled rejection before it.
+  presetsLoaded.catch(() => undefined);
 
   const start = async (message: Extract<WorkerIn, { type: 'start' }>): Promise<void> => {
     cancel = new AbortController();
-    await loadMemoryPresets(message.presetModules);
+    await presetsLoaded;
     const { sample, plan, config } = message;
     const hooks: SampleHooks = {
       emit: (event) => send({ type: 'progress', event }),
       commitTest: (test) => send({ type: 'test-result', test }),
       recordCalls: (record) => send({ type: 'calls', record }),
+      log: (level, message) => send({ type: 'log', level, message }),
     };
     const outcome = await runSample(
       {
@@ -49,6 +64,7 @@ function serve(port: NonNullable<typeof parentPort>): void {
         benchmark: message.benchmark,
         skipTests: new Set(message.skipTests),
         collectionDir: message.collectionDir,
+        ...(message.cacheDir !== undefined ? { cacheDir: message.cacheDir } : {}),
         apiKeys: message.apiKeys,
       },
       hooks,
@@ -103,4 +119,4 @@ function serve(port: NonNullable<typeof parentPort>): void {
   });
 }
 
-if (parentPort) serve(parentPort);
+if (parentPort) serve(parentPort, workerData);

@@ -14,11 +14,18 @@ import { endpointLlmFields, type ModelEndpoint } from '@shared/models';
 import type { ErrorPayload } from '@shared/errors';
 import { ErrorView } from '../../components/ErrorView';
 import { useApi } from '../../hooks/useApi';
-import { endpointLabel } from '../models/shape';
+import {
+  embedderForOption,
+  embedderOptionValue,
+  embedderOptions,
+  endpointLabel,
+} from '../models/shape';
+import { WINK_EMBEDDER } from '@shared/embedders';
 import {
   defaultPreset,
   invalidSampleCount,
   memoryFor,
+  withEmbedder,
   memoryOptions,
   parallelChoices,
   parseIntInRange,
@@ -108,6 +115,10 @@ export function RunForm({
   const [memoryLlmId, setMemoryLlmId] = useState('none');
   const memoryLlm =
     llmStage === null ? null : (endpoints.find((e) => e.id === memoryLlmId) ?? null);
+  // Embedder: for presets with a vector index; a saved endpoint that serves /v1/embeddings.
+  const takesEmbedder = memoryList.find((o) => o.value === chosenMemory)?.embedder ?? false;
+  const [embedderOption, setEmbedderOption] = useState<string>(WINK_EMBEDDER);
+  const embedder = takesEmbedder ? embedderForOption(endpoints, embedderOption) : null;
 
   const topKValue = parseIntInRange(topK, 1, 1000);
   const seedValue = parseIntInRange(seed, -(2 ** 31), 2 ** 31 - 1);
@@ -144,7 +155,10 @@ export function RunForm({
       datasetId: dataset.datasetId,
       ...(samples ? { samples } : {}),
       ...(skipInvalid ? { skipInvalid: true } : {}),
-      memory: { ...memory, ...(memoryLlm ? { llm: endpointLlmFields(memoryLlm) } : {}) },
+      memory: {
+        ...withEmbedder(memory, embedder),
+        ...(memoryLlm ? { llm: endpointLlmFields(memoryLlm) } : {}),
+      },
       answerer: answerer
         ? { kind: 'llm', ...endpointLlmFields(answerer), answerProtocol }
         : { kind: 'extractive' },
@@ -248,6 +262,21 @@ export function RunForm({
           </select>
           {fieldError('memory')}
         </label>
+        {takesEmbedder && endpoints.length > 0 ? (
+          <label className="field field-wide">
+            <span className="field-label">Embedder</span>
+            <select
+              value={embedder === null ? WINK_EMBEDDER : embedderOptionValue(endpoints, embedder)}
+              onChange={(event) => setEmbedderOption(event.currentTarget.value)}
+            >
+              {embedderOptions(endpoints, embedder ?? WINK_EMBEDDER).map((o) => (
+                <option key={o.value} value={o.value}>
+                  {o.label}
+                </option>
+              ))}
+            </select>
+          </label>
+        ) : null}
         {llmStage !== null && endpoints.length > 0 ? (
           <EndpointSelect
             label={`Memory LLM (${llmStage})`}

@@ -5,6 +5,7 @@ import {
   formatEta,
   invalidSampleCount,
   memoryFor,
+  withEmbedder,
   memoryOptions,
   parallelChoices,
   parseIntInRange,
@@ -34,11 +35,13 @@ describe('run form choices', () => {
   it('picks the preset the engine marks as default, else the first', () => {
     expect(
       defaultPreset([
-        { name: 'text', isDefault: false, llmStage: null },
-        { name: 'hybrid', isDefault: true, llmStage: null },
+        { name: 'text', isDefault: false, llmStage: null, embedder: false },
+        { name: 'hybrid', isDefault: true, llmStage: null, embedder: true },
       ]),
     ).toBe('hybrid');
-    expect(defaultPreset([{ name: 'text', isDefault: false, llmStage: null }])).toBe('text');
+    expect(
+      defaultPreset([{ name: 'text', isDefault: false, llmStage: null, embedder: false }]),
+    ).toBe('text');
     expect(defaultPreset([])).toBeNull();
   });
 
@@ -74,9 +77,9 @@ describe('run form choices', () => {
 
 describe('memory choices', () => {
   const presets = [
-    { name: 'hybrid', isDefault: true, llmStage: null },
-    { name: 'tiers', isDefault: false, llmStage: 'summaries' },
-    { name: 'designed', isDefault: false, llmStage: null },
+    { name: 'hybrid', isDefault: true, llmStage: null, embedder: true },
+    { name: 'tiers', isDefault: false, llmStage: 'summaries', embedder: false },
+    { name: 'designed', isDefault: false, llmStage: null, embedder: false },
   ];
   const design = {
     name: 'my design',
@@ -96,9 +99,9 @@ describe('memory choices', () => {
 
   it('lists the presets but `designed`, then each saved design', () => {
     expect(memoryOptions(presets, designs)).toEqual([
-      { value: 'hybrid', label: 'hybrid (default)', llmStage: null },
-      { value: 'tiers', label: 'tiers', llmStage: 'summaries' },
-      { value: 'design:my design', label: 'design: my design', llmStage: null },
+      { value: 'hybrid', label: 'hybrid (default)', llmStage: null, embedder: true },
+      { value: 'tiers', label: 'tiers', llmStage: 'summaries', embedder: false },
+      { value: 'design:my design', label: 'design: my design', llmStage: null, embedder: false },
     ]);
   });
 
@@ -112,6 +115,22 @@ describe('memory choices', () => {
     expect(memoryFor('designed', presets, designs)).toBeNull();
     expect(memoryFor('design:gone', presets, designs)).toBeNull();
     expect(memoryFor('vector', presets, designs)).toBeNull();
+  });
+
+  it('puts a chosen OpenAI-compatible embedder into the preset config, and leaves wink to the default', () => {
+    const hybrid = { preset: 'hybrid', config: { candidates: 40 } };
+    const endpoint = {
+      kind: 'openai' as const,
+      baseUrl: 'http://127.0.0.1:11434/v1',
+      model: 'nomic-embed-text',
+      apiKeyEnv: 'OLLAMA_API_KEY',
+    };
+    expect(withEmbedder(hybrid, endpoint)).toEqual({
+      preset: 'hybrid',
+      config: { candidates: 40, embedder: endpoint },
+    });
+    expect(withEmbedder(hybrid, 'wink-sif-100d')).toBe(hybrid);
+    expect(withEmbedder(hybrid, null)).toBe(hybrid);
   });
 });
 

@@ -1,5 +1,6 @@
 import type { DatasetSummary, MemoryPresetInfo } from '@shared/api';
 import { DESIGNED_PRESET, type SavedDesign } from '@shared/designs';
+import { WINK_EMBEDDER, type EmbedderChoice } from '@shared/embedders';
 import type { ErrorPayload } from '@shared/errors';
 
 /** Pure helpers of the Experiments view: time formatting and the run form's choices. */
@@ -27,6 +28,8 @@ export interface MemoryOption {
   label: string;
   /** What the choice does with a memory LLM; null: it uses none. */
   llmStage: string | null;
+  /** Whether the run form offers an embedder for it (a design names one per vector index). */
+  embedder: boolean;
 }
 
 /**
@@ -44,11 +47,13 @@ export function memoryOptions(
         value: p.name,
         label: `${p.name}${p.isDefault ? ' (default)' : ''}`,
         llmStage: p.llmStage,
+        embedder: p.embedder,
       })),
     ...(designs ?? []).map((d) => ({
       value: `design:${d.design.name}`,
       label: `design: ${d.design.name}`,
       llmStage: null,
+      embedder: false,
     })),
   ];
 }
@@ -67,6 +72,16 @@ export function memoryFor(
   return presets?.some((p) => p.name === value && value !== DESIGNED_PRESET)
     ? { preset: value, config: {} }
     : null;
+}
+
+/** The memory with the embedder chosen in the form; the offline default is left to the preset. */
+export function withEmbedder(
+  memory: { preset: string; config: Record<string, unknown> },
+  embedder: EmbedderChoice | null,
+): { preset: string; config: Record<string, unknown> } {
+  return embedder === null || embedder === WINK_EMBEDDER
+    ? memory
+    : { ...memory, config: { ...memory.config, embedder } };
 }
 
 /** The preset the engine marks as default, else the first; null while none is listed. */

@@ -136,7 +136,25 @@ export function RunDetail({
               ) : null}
             </Fact>
           ) : null}
-          <Fact label="Embedder">{m.embedder ?? <span className="muted">none</span>}</Fact>
+          <Fact label="Embedder">
+            {m.embedder ?? <span className="muted">none</span>}
+            {m.embedding && m.embedding.cacheHits + m.embedding.cacheMisses > 0 ? (
+              <span className="muted">
+                {' '}
+                · {m.embedding.requests} requests, cache {m.embedding.cacheHits} hits /{' '}
+                {m.embedding.cacheMisses} misses
+              </span>
+            ) : null}
+          </Fact>
+          {m.warnings && m.warnings.length > 0 ? (
+            <Fact label="Warnings" wide>
+              <ul className="manifest-warnings">
+                {m.warnings.map((w) => (
+                  <li key={w}>{w}</li>
+                ))}
+              </ul>
+            </Fact>
+          ) : null}
           <Fact label="Top-k · seed · workers">
             {m.config.retrieval.topK} · {m.seed} · {m.parallel}
           </Fact>
