@@ -186,8 +186,7 @@ export function assertKeyTransport(baseUrl: string, keyName: string, where: stri
     });
   }
   if (url.protocol === 'https:') return;
-  if (url.protocol === 'http:' && (LOOPBACK_HOSTS.has(url.hostname) || isLoopbackV4(url.hostname)))
-    return;
+  if (url.protocol === 'http:' && isLoopbackHostname(url.hostname)) return;
   throw new WorkbenchError(
     'INVALID_INPUT',
     `${where}: refusing to send the key in ${keyName} over plain http to ${url.host}; use https, or reach the server through a tunnel on 127.0.0.1`,
@@ -195,6 +194,7 @@ export function assertKeyTransport(baseUrl: string, keyName: string, where: stri
   );
 }
 
-function isLoopbackV4(hostname: string): boolean {
-  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+/** A URL's hostname that names this machine: localhost, 127.0.0.0/8 or [::1]. */
+export function isLoopbackHostname(hostname: string): boolean {
+  return LOOPBACK_HOSTS.has(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
 }

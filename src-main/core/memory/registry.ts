@@ -10,13 +10,40 @@ export type MemoryServiceFactory = (
   ctx: MemoryServiceContext,
 ) => Promise<MemoryService>;
 
+/** Who configured the run: decides what a preset's config may ask for. */
+export interface MemoryCaller {
+  /**
+   * The config came from the local user (CLI, config file, desktop app), so it may start a
+   * process. Browser-mode API calls may not: a page must never run commands on this machine.
+   */
+  mayStartProcesses: boolean;
+}
+
+/** What a run manifest records about a preset's service beyond its name (external services). */
+export interface MemoryServiceRecord {
+  where: string;
+  hello: unknown;
+  sha256: string;
+}
+
+/**
+ * Runs on the main thread before a run exists: refuses a config the caller may not use and
+ * returns what the manifest records about the service (null: nothing beyond the preset name).
+ */
+export type MemoryPresetPrepare = (
+  config: unknown,
+  caller: MemoryCaller,
+) => Promise<MemoryServiceRecord | null>;
+
 export interface MemoryPresetOptions {
   /** What the preset does with the run's memory LLM (`memory.llm`), if it uses one. */
   llmStage?: string;
+  prepare?: MemoryPresetPrepare;
 }
 
 const presets = new Map<string, MemoryServiceFactory>();
 const llmStages = new Map<string, string>();
+const prepares = new Map<string, MemoryPresetPrepare>();
 
 export function registerMemoryPreset(
   name: string,
@@ -26,6 +53,18 @@ export function registerMemoryPreset(
   presets.set(name, factory);
   if (options.llmStage) llmStages.set(name, options.llmStage);
   else llmStages.delete(name);
+  if (options.prepare) prepares.set(name, options.prepare);
+  else prepares.delete(name);
+}
+
+/** The preset's pre-run check and provenance; null for presets without one (or unknown ones). */
+export async function prepareMemoryPreset(
+  name: string,
+  config: unknown,
+  caller: MemoryCaller,
+): Promise<MemoryServiceRecord | null> {
+  const prepare = prepares.get(name);
+  return prepare ? prepare(config, caller) : null;
 }
 
 export function memoryPresetNames(): string[] {
