@@ -42,6 +42,8 @@ export class ExperimentManager {
     private readonly dataDir: string,
     private readonly emit: (event: ApiEvent) => void,
     private readonly apiKeys: ApiKeySource = new ApiKeySource(),
+    /** Desktop app: the user typed the config, so an external service's command may run. */
+    private readonly mayStartProcesses = false,
   ) {}
 
   private runs(): RunStore {
@@ -185,6 +187,7 @@ export class ExperimentManager {
       store: this.runs(),
       dataDir: this.dataDir,
       apiKeys: this.apiKeys,
+      mayStartProcesses: this.mayStartProcesses,
       onProgress: (event: ProgressEvent) => {
         const run = this.active.get(event.runId);
         if (run) run.last = event;

@@ -45,6 +45,8 @@ export function createService(options: ServiceOptions): Service {
     options.dataDir,
     (event) => options.emit?.(event),
     apiKeys,
+    // The desktop app's user typed the config; a browser page must not start programs here.
+    options.transport === 'electron',
   );
   const designs = new DesignsService(
     options.dataDir,

@@ -14,6 +14,7 @@ import {
   type RunSummary,
 } from '../../../src-shared/experiment';
 import { loadDatasetFile } from '../dataset/load';
+import { prepareMemoryPreset } from '../memory/registry';
 import { packetCount } from '../dataset/packets';
 import { planTests } from '../dataset/testPlan';
 import { appVersion, gitCommit } from '../provenance';
@@ -47,6 +48,11 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Where the config's API keys come from (default: the environment, key-like names only). */
   apiKeys?: ApiKeySource;
+  /**
+   * The config came from the local user (CLI, desktop app) and may start processes (an external
+   * memory service's `command`). Default false: the browser-mode API must never run programs.
+   */
+  mayStartProcesses?: boolean;
   now?: () => number;
 }
 
@@ -147,6 +153,9 @@ export async function startExperiment(
   const apiKeys = experimentApiKeys(config, options.apiKeys ?? new ApiKeySource());
   const executor = options.executor ?? workerExecutor();
   await executor.prepare(config);
+  const service = await prepareMemoryPreset(config.memory.preset, config.memory.config, {
+    mayStartProcesses: options.mayStartProcesses === true,
+  });
   const dataset = await loadDatasetFile(config.datasetPath);
   const samples = selectSamples(dataset.samples, config.samples);
   const now = options.now ?? Date.now;
@@ -170,7 +179,7 @@ export async function startExperiment(
     },
     samples: samples.map((s) => s.sampleId),
     app: { version: appVersion(), gitCommit: gitCommit() },
-    memory: { preset: config.memory.preset, notes: [] },
+    memory: { preset: config.memory.preset, notes: [], ...(service ? { service } : {}) },
     embedder: embedderOf(config),
     answerer: answererProvenance(config.answerer),
     judge: config.judge
@@ -241,6 +250,9 @@ export async function resumeExperiment(
   const apiKeys = experimentApiKeys(config, options.apiKeys ?? new ApiKeySource());
   const executor = options.executor ?? workerExecutor();
   await executor.prepare(config);
+  const service = await prepareMemoryPreset(config.memory.preset, config.memory.config, {
+    mayStartProcesses: options.mayStartProcesses === true,
+  });
   const dataset = await loadDatasetFile(config.datasetPath);
   if (run.manifest.dataset.sha256 !== null && dataset.info.sha256 !== run.manifest.dataset.sha256) {
     throw new WorkbenchError(
@@ -276,6 +288,20 @@ export async function resumeExperiment(
     }),
   );
   store.reopenRun(runId);
+  const before = run.manifest.memory.service;
+  if (service && before && service.sha256 !== before.sha256) {
+    // The answers of one run would come from two services: say so where the run is read.
+    store.updateManifest(runId, (m) => ({
+      ...m,
+      memory: {
+        ...m.memory,
+        notes: [
+          ...m.memory.notes,
+          `resumed with a different external service: hello sha256 ${service.sha256} (was ${before.sha256})`,
+        ],
+      },
+    }));
+  }
   return launch(
     runId,
     config,

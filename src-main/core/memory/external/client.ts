@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { WorkbenchError, formatPath } from '../../../../src-shared/errors';
 import {
   MEMORY_METHOD_SCHEMAS,
