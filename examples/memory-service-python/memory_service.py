@@ -186,6 +186,8 @@ def serve_stdio(service):
 def serve_http(service, port):
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # Headers and body go out as separate writes; with Nagle on, each reply waits ~40 ms.
+        disable_nagle_algorithm = True
 
         def do_POST(self):
             method = self.path.strip("/").split("/")[-1]
