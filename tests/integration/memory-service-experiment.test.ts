@@ -1,0 +1,159 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Packet } from '../../src-shared/dataset';
+import type { AnswerRecord } from '../../src-shared/experiment';
+import type { MemoryHit } from '../../src-main/core/answer/types';
+import { hitsOf, wirePacket } from '../../src-main/core/memory/presets/external';
+import type { MemoryService, MemoryServiceContext } from '../../src-main/core/memory/types';
+import { inlineExecutor } from '../../src-main/core/pipeline/executors';
+import { startExperiment } from '../../src-main/core/pipeline/runner';
+import { canonicalJson, sha256Hex } from '../../src-main/core/runs/manifest';
+import { RunStore } from '../../src-main/core/runs/store';
+import { Bm25Memory } from '../../examples/memory-service-ts/bm25';
+import { pythonCommand } from '../support/memory-services';
+
+/**
+ * Experiments through the Python reference service, end to end (worker threads, a child process
+ * per sample, the runs database), checked against the same BM25 run in-process (the TypeScript
+ * twin in examples/memory-service-ts/bm25.ts): a protocol boundary must not change the results.
+ */
+
+const repo = fileURLToPath(new URL('../../', import.meta.url));
+const mini = join(repo, 'tests/fixtures/locomo/mini.json');
+/** The real dataset beside the repo (never committed); LOCOMO_FILE points elsewhere. */
+const real =
+  process.env['LOCOMO_FILE'] ??
+  fileURLToPath(new URL('../../../shared/datasets/locomo10.json', import.meta.url));
+const root = mkdtempSync(join(tmpdir(), 'workbench-memexp-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+let counter = 0;
+
+function world(): { store: RunStore; dataDir: string } {
+  const n = ++counter;
+  return { store: RunStore.open(join(root, `runs-${n}.db`)), dataDir: join(root, `d${n}`) };
+}
+
+/** The BM25 twin in this process, mapped to and from the wire exactly as the external preset does. */
+class InProcessBm25 implements MemoryService {
+  readonly preset = 'bm25-in-process';
+  readonly embedderName = null;
+  private readonly memory = new Bm25Memory();
+
+  constructor(private readonly ctx: MemoryServiceContext) {}
+
+  async insert(packet: Packet): Promise<void> {
+    const wire = wirePacket(packet, this.ctx.sample);
+    this.memory.insert(wire.turns, wire.date_time);
+  }
+
+  async retrieve(question: string, topK: number): Promise<MemoryHit[]> {
+    return hitsOf(this.memory.retrieve(question, topK));
+  }
+
+  stats(): Record<string, number> {
+    return { items: this.memory.size };
+  }
+
+  notes(): string[] {
+    return [];
+  }
+
+  async close(): Promise<void> {}
+}
+
+/** What must agree between the two runs: which turns came back, in order, and the answer. */
+const comparable = (answers: AnswerRecord[]) =>
+  answers.map((a) => ({
+    key: `${a.sampleId}/${a.testIndex}/${a.questionIndex}`,
+    retrieved: a.retrieved.map((r) => r.diaId),
+    prediction: a.prediction,
+    error: a.error,
+  }));
+
+async function externalVersusInProcess(datasetPath: string, samples?: string[]) {
+  const config = {
+    datasetPath,
+    ...(samples ? { samples } : {}),
+    memory: { preset: 'external', config: { command: pythonCommand } },
+  };
+  const external = world();
+  const handle = await startExperiment(config, { ...external, mayStartProcesses: true });
+  const outcome = await handle.done;
+  expect(outcome.error).toBeNull();
+  expect(outcome.status).toBe('completed');
+  const run = external.store.getRun(handle.runId);
+
+  const local = world();
+  const inProcess = await startExperiment(
+    { ...config, memory: { preset: 'bm25-in-process' } },
+    { ...local, executor: inlineExecutor({ createMemory: async (ctx) => new InProcessBm25(ctx) }) },
+  );
+  expect((await inProcess.done).status).toBe('completed');
+  const a = external.store.finalAnswers(handle.runId);
+  const b = local.store.finalAnswers(inProcess.runId);
+  external.store.close();
+  local.store.close();
+  return { run, a, b, summary: outcome.summary };
+}
+
+describe('an experiment through the Python reference service', () => {
+  it('completes on the fixture, records the hello, and equals the same BM25 in-process', async () => {
+    const { run, a, b } = await externalVersusInProcess(mini);
+    expect(run.insertErrors).toBe(0);
+    expect(run.answerErrors).toBe(0);
+    const service = run.manifest.memory.service;
+    expect(service?.hello).toMatchObject({ name: 'bm25-python', protocol: 'memory-workbench/1' });
+    expect(service?.sha256).toBe(sha256Hex(canonicalJson(service?.hello)));
+    expect(run.manifest.memory.notes.join('\n')).toContain('external service bm25-python 1.0.0');
+    expect(a.length).toBeGreaterThan(0);
+    expect(a.some((x) => x.retrieved.length > 0)).toBe(true);
+    expect(comparable(a)).toEqual(comparable(b));
+    for (let i = 0; i < a.length; i++) {
+      const scores = (a[i] as AnswerRecord).retrieved.map((r) => r.score);
+      const twin = (b[i] as AnswerRecord).retrieved.map((r) => r.score);
+      scores.forEach((s, j) => expect(s).toBeCloseTo(twin[j] as number, 9));
+    }
+  });
+
+  it('runs from the command line with one flag', () => {
+    const r = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        join(repo, 'src-main/cli/main.ts'),
+        'experiment',
+        '--data',
+        mini,
+        '--memory-command',
+        pythonCommand,
+        '--runs-db',
+        join(root, 'cli.db'),
+        '--json',
+      ],
+      {
+        cwd: repo,
+        env: { ...process.env, MEMORY_WORKBENCH_DATA: join(root, 'cli') },
+        encoding: 'utf8',
+      },
+    );
+    expect(r.stderr).not.toContain('error');
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'completed', preset: 'external' });
+  });
+
+  it.skipIf(!existsSync(real))(
+    'conv-30 of the real dataset: the service run equals the in-process run',
+    async () => {
+      const { a, b, summary } = await externalVersusInProcess(real, ['conv-30']);
+      expect(a.length).toBeGreaterThan(100);
+      expect(comparable(a)).toEqual(comparable(b));
+      expect(summary.errors).toBe(0);
+    },
+    600_000,
+  );
+});
