@@ -14,7 +14,7 @@ import { startExperiment } from '../../src-main/core/pipeline/runner';
 import { canonicalJson, sha256Hex } from '../../src-main/core/runs/manifest';
 import { RunStore } from '../../src-main/core/runs/store';
 import { Bm25Memory } from '../../examples/memory-service-ts/bm25';
-import { pythonCommand } from '../support/memory-services';
+import { FAKE_HELLO, pythonCommand, startFakeService } from '../support/memory-services';
 
 /**
  * Experiments through the Python reference service, end to end (worker threads, a child process
@@ -156,4 +156,77 @@ describe('an experiment through the Python reference service', () => {
     },
     600_000,
   );
+});
+
+describe('an experiment through a service the test writes', () => {
+  it('a service that answers itself is asked instead of the answerer; its cited turns count', async () => {
+    const service = await startFakeService((method) => {
+      if (method === 'hello')
+        return { ...FAKE_HELLO, capabilities: { retrieve: false, answer: true } };
+      if (method === 'open') return { session: 's' };
+      if (method === 'answer')
+        return {
+          answer: 'Paris',
+          items: [{ text: 'Ann: I moved to Paris.', score: 1, dia_ids: ['D1:1'] }],
+        };
+      return {};
+    });
+    const { store, dataDir } = world();
+    try {
+      const handle = await startExperiment(
+        {
+          datasetPath: mini,
+          samples: ['mini-1'],
+          memory: { preset: 'external', config: { url: service.url } },
+        },
+        { store, dataDir },
+      );
+      expect((await handle.done).status).toBe('completed');
+      const answers = store.finalAnswers(handle.runId);
+      expect(answers.length).toBeGreaterThan(0);
+      expect(new Set(answers.map((a) => a.prediction))).toEqual(new Set(['Paris']));
+      const moved = answers.find((a) => a.question === 'Where did Ann move?');
+      expect(moved).toMatchObject({ officialF1: 1, evidenceRecall: 1, error: null });
+      expect(service.calls).not.toContain('retrieve');
+    } finally {
+      store.close();
+      await service.stop();
+    }
+  });
+
+  it('items beyond top_k are dropped and the run says so', async () => {
+    const service = await startFakeService((method) => {
+      if (method === 'hello') return FAKE_HELLO;
+      if (method === 'open') return { session: 's' };
+      if (method === 'retrieve')
+        return {
+          items: Array.from({ length: 30 }, (_, i) => ({
+            text: `memory ${i}`,
+            score: 30 - i,
+            dia_ids: ['D1:1'],
+          })),
+        };
+      return {};
+    });
+    const { store, dataDir } = world();
+    try {
+      const handle = await startExperiment(
+        {
+          datasetPath: mini,
+          samples: ['mini-1'],
+          retrieval: { topK: 4 },
+          memory: { preset: 'external', config: { url: service.url } },
+        },
+        { store, dataDir },
+      );
+      expect((await handle.done).status).toBe('completed');
+      for (const a of store.finalAnswers(handle.runId)) expect(a.retrieved).toHaveLength(4);
+      expect(store.getRun(handle.runId).manifest.memory.notes.join('\n')).toMatch(
+        /returned more than top_k items \d+ time\(s\); the extra items were dropped/,
+      );
+    } finally {
+      store.close();
+      await service.stop();
+    }
+  });
 });
