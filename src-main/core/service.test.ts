@@ -116,3 +116,49 @@ describe('service: experiments through the API contract', () => {
     ).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 });
+
+describe('service: your own memory service', () => {
+  const upload = (handlers: ApiHandlers) =>
+    handlers['datasets.upload']({
+      name: 'mini.json',
+      content: readFileSync(join(repo, 'tests/fixtures/locomo/mini.json'), 'utf8'),
+    });
+  const external = (datasetId: string) => ({
+    datasetId,
+    samples: ['mini-1'],
+    memory: {
+      preset: 'external',
+      config: {
+        command: `/usr/bin/python3 ${repo}examples/memory-service-python/memory_service.py`,
+      },
+    },
+    answerer: { kind: 'extractive' as const },
+    retrieval: { topK: 5 },
+    seed: 1,
+    timeouts: { insertMs: 5000, answerMs: 5000 },
+    includeNoEvidence: false,
+    parallel: 1,
+  });
+
+  it('browser mode refuses a memory command: a page must not start programs', async () => {
+    const dataset = await upload(api);
+    await expect(api['experiments.start'](external(dataset.datasetId))).rejects.toMatchObject({
+      code: 'FORBIDDEN',
+      path: ['memory', 'config', 'command'],
+    });
+  });
+
+  it('the desktop app runs the command its user typed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mw-service-desktop-'));
+    const desktop = createService({ dataDir: dir, transport: 'electron' });
+    try {
+      const dataset = await upload(desktop.handlers);
+      const { runId } = await desktop.handlers['experiments.start'](external(dataset.datasetId));
+      const detail = await desktop.handlers['runs.get']({ runId });
+      expect(detail.info.manifest.memory.service?.hello).toMatchObject({ name: 'bm25-python' });
+    } finally {
+      await desktop.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
