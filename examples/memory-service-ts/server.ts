@@ -1,7 +1,8 @@
 /**
  * A reference memory service for Memory Workbench in TypeScript (protocol memory-workbench/1),
  * with nothing but Node: BM25 over turns (bm25.ts), served as JSON lines on stdio (default) or
- * over HTTP on 127.0.0.1 (`--http [--port N]`, prints "listening on http://127.0.0.1:N").
+ * over HTTP on 127.0.0.1 (`--http [--port N]`, prints "listening on http://127.0.0.1:N") or on a
+ * unix socket (`--http --socket /path`, prints "listening on unix:/path").
  *
  *   npx tsx examples/memory-service-ts/server.ts            # stdio, for --memory-command
  *   npx tsx examples/memory-service-ts/server.ts --http     # HTTP, for --memory-url
@@ -125,7 +126,7 @@ function serveStdio(service: Service): void {
   });
 }
 
-function serveHttp(service: Service, port: number): void {
+function serveHttp(service: Service, listenOn: number | string): void {
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -157,16 +158,26 @@ function serveHttp(service: Service, port: number): void {
       res.end(data);
     });
   });
-  server.listen(port, '127.0.0.1', () => {
+  const announce = (): void => {
     const address = server.address();
-    const bound = typeof address === 'object' && address ? address.port : port;
-    process.stdout.write(`listening on http://127.0.0.1:${bound}\n`);
-  });
+    process.stdout.write(
+      typeof address === 'string'
+        ? `listening on unix:${address}\n`
+        : `listening on http://127.0.0.1:${address?.port ?? listenOn}\n`,
+    );
+  };
+  // A unix socket path, or a TCP port on loopback only.
+  if (typeof listenOn === 'string') server.listen(listenOn, announce);
+  else server.listen(listenOn, '127.0.0.1', announce);
 }
 
 const args = process.argv.slice(2);
 const service = new Service();
+const option = (name: string): string | undefined => {
+  const at = args.indexOf(name);
+  return at >= 0 ? args[at + 1] : undefined;
+};
 if (args.includes('--http')) {
-  const at = args.indexOf('--port');
-  serveHttp(service, at >= 0 ? Number(args[at + 1]) : 0);
+  const socket = option('--socket');
+  serveHttp(service, socket ?? Number(option('--port') ?? 0));
 } else serveStdio(service);

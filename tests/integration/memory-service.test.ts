@@ -75,6 +75,21 @@ describe('reference services pass the conformance suite', () => {
       await service.stop();
     }
   });
+  it('typescript, http on a unix socket', async () => {
+    const socket = join(dir, 'memory.sock');
+    const service = await startHttpService(
+      [process.execPath, '--import', 'tsx', TS_SERVICE],
+      ['--socket', socket],
+    );
+    try {
+      expect(service.url).toBe(`unix:${socket}`);
+      const report = await runConformance({ url: service.url });
+      expect(report.checks.filter((c) => c.status === 'fail')).toEqual([]);
+      expect(report.where).toBe(`unix:${socket}`);
+    } finally {
+      await service.stop();
+    }
+  });
 });
 
 describe('a misbehaving service', () => {

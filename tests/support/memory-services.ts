@@ -22,11 +22,18 @@ export interface RunningService {
 }
 
 /** Starts a reference service with --http and waits for its "listening on <url>" line. */
-export function startHttpService(command: string[]): Promise<RunningService> {
-  const child: ChildProcess = spawn(command[0] as string, [...command.slice(1), '--http'], {
-    cwd: repo,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+export function startHttpService(
+  command: string[],
+  extraArgs: string[] = [],
+): Promise<RunningService> {
+  const child: ChildProcess = spawn(
+    command[0] as string,
+    [...command.slice(1), '--http', ...extraArgs],
+    {
+      cwd: repo,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
   return new Promise((resolve, reject) => {
@@ -34,7 +41,7 @@ export function startHttpService(command: string[]): Promise<RunningService> {
     const timer = setTimeout(() => reject(new Error(`service did not start: ${stderr}`)), 30_000);
     child.stdout?.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      const match = /listening on (http:\/\/127\.0\.0\.1:\d+|unix:\S+)/.exec(out);
       if (!match) return;
       clearTimeout(timer);
       resolve({

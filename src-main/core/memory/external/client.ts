@@ -1,3 +1,4 @@
+import { isAbsolute } from 'node:path';
 import type { z } from 'zod';
 import { WorkbenchError, formatPath } from '../../../../src-shared/errors';
 import {
@@ -14,6 +15,7 @@ import {
   DEFAULT_MAX_RESPONSE_BYTES,
   HttpTransport,
   StdioTransport,
+  UNIX_SOCKET_PREFIX,
   checkServiceUrl,
   type MemoryTransport,
 } from './transport';
@@ -55,7 +57,21 @@ export function openTransport(endpoint: ServiceEndpoint): MemoryTransport {
     );
   }
   if (endpoint.url !== undefined) {
-    return new HttpTransport(checkServiceUrl(endpoint.url, endpoint.allowRemote === true), max);
+    if (endpoint.url.startsWith(UNIX_SOCKET_PREFIX)) {
+      const socketPath = endpoint.url.slice(UNIX_SOCKET_PREFIX.length);
+      if (!isAbsolute(socketPath)) {
+        throw new WorkbenchError(
+          'INVALID_INPUT',
+          `memory service url ${endpoint.url}: a unix socket needs an absolute path (unix:/run/my-memory.sock)`,
+          { path: ['memory', 'config', 'url'] },
+        );
+      }
+      return new HttpTransport({ socketPath }, max);
+    }
+    return new HttpTransport(
+      { url: checkServiceUrl(endpoint.url, endpoint.allowRemote === true) },
+      max,
+    );
   }
   return new StdioTransport(endpoint.command as string, max, endpoint.cwd);
 }

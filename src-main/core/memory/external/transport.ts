@@ -67,22 +67,37 @@ export function checkServiceUrl(raw: string, allowRemote: boolean): URL {
   return url;
 }
 
+/** `unix:/path/to/socket`: HTTP over a unix domain socket, local by construction. */
+export const UNIX_SOCKET_PREFIX = 'unix:';
+
+/** Where an HTTP service listens: a loopback URL, or a unix socket (then `POST /<method>`). */
+export type HttpTarget = { url: URL } | { socketPath: string };
+
 /** `POST <base>/<method>` with the params as the JSON body. */
 export class HttpTransport implements MemoryTransport {
   readonly where: string;
   private readonly base: URL;
+  private readonly socketPath: string | undefined;
 
   constructor(
-    url: URL,
+    target: HttpTarget,
     private readonly maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES,
   ) {
-    this.base = new URL(url.href.endsWith('/') ? url.href : `${url.href}/`);
-    this.where = url.href;
+    if ('socketPath' in target) {
+      this.socketPath = target.socketPath;
+      this.base = new URL('http://localhost/');
+      this.where = `${UNIX_SOCKET_PREFIX}${target.socketPath}`;
+    } else {
+      const { url } = target;
+      this.base = new URL(url.href.endsWith('/') ? url.href : `${url.href}/`);
+      this.where = url.href;
+    }
   }
 
   call(method: MemoryMethod, params: unknown, signal?: AbortSignal): Promise<unknown> {
     const where = this.where;
     const target = new URL(method, this.base);
+    const socket = this.socketPath === undefined ? {} : { socketPath: this.socketPath };
     const body = Buffer.from(JSON.stringify(params));
     return new Promise<unknown>((resolve, reject) => {
       if (signal?.aborted) {
@@ -97,6 +112,7 @@ export class HttpTransport implements MemoryTransport {
         fn();
       };
       const req = request(target, {
+        ...socket,
         method: 'POST',
         headers: { 'content-type': 'application/json', 'content-length': body.length },
       });
