@@ -15,6 +15,7 @@ import {
   type RunComparison,
 } from '../../src-shared/compare';
 import { WorkbenchError } from '../../src-shared/errors';
+import { fairnessWarnings } from '../../src-shared/fairness';
 import {
   DEFAULT_MEMORY_PRESET,
   type ExperimentConfigInput,
@@ -148,6 +149,14 @@ export class ExperimentManager {
       comparison,
       configDiff: configDiff(infos.map((info) => info.manifest.config)),
       costs: infos.map((info, i) => runCost(info.id, info.manifest.usage, answers[i] ?? [])),
+      fairness: fairnessWarnings(
+        infos.map((info, i) => ({
+          label: `${info.preset} · ${info.id}`,
+          topK: info.manifest.config.retrieval.topK,
+          answers: answers[i] ?? [],
+        })),
+        baselineIndex,
+      ),
     };
   }
 

@@ -86,7 +86,7 @@ describe('service: experiments through the API contract', () => {
     expect(csv.filename).toBe(`run-${first.runId}.csv`);
     expect(csv.content.split('\r\n')[0]).toContain('questionIndex');
 
-    const { comparison, configDiff } = await api['runs.compare']({
+    const { comparison, configDiff, fairness } = await api['runs.compare']({
       runIds: [first.runId, second.runId],
       baselineRunId: first.runId,
       metric: 'officialF1',
@@ -94,6 +94,9 @@ describe('service: experiments through the API contract', () => {
     });
     expect(comparison.rows.length).toBe(detail.summary.questions);
     expect(configDiff.map((d) => d.path)).toEqual(['retrieval.topK']);
+    // top_k 1 against 2: the comparison says it is not on equal terms.
+    expect(fairness.map((w) => w.kind)).toEqual(['top-k', 'context']);
+    expect(fairness[0]?.message).toContain('top_k 1 vs 2');
 
     expect(await api['runs.delete']({ runId: second.runId })).toEqual({ deleted: true });
     await expect(api['runs.get']({ runId: second.runId })).rejects.toMatchObject({
