@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fairnessWarnings, type FairnessRun } from './fairness';
+import { fairnessWarnings, trimToWordBudget, type FairnessRun } from './fairness';
 
 const answer = (questionIndex: number, retrieved: number, promptTokens: number | null = null) => ({
   sampleId: 's1',
@@ -51,5 +51,28 @@ describe('fairnessWarnings', () => {
     const base = run('a', 10, [answer(0, 10, 1000)]);
     const near = run('b', 10, [answer(0, 10, 1050)]);
     expect(fairnessWarnings([base, near], 0)).toEqual([]);
+  });
+});
+
+describe('trimToWordBudget', () => {
+  const m = (text: string) => ({ text, id: text });
+
+  it('keeps memories best first until the budget, cutting the one that crosses it', () => {
+    const trimmed = trimToWordBudget([m('one two three'), m('four five six'), m('seven')], 5);
+    expect(trimmed.map((x) => x.text)).toEqual(['one two three', 'four five']);
+    // The cut memory keeps its other fields (its dia_id still counts for recall).
+    expect(trimmed[1]?.id).toBe('four five six');
+  });
+
+  it('drops nothing when everything fits', () => {
+    expect(trimToWordBudget([m('a b'), m('c')], 10)).toHaveLength(2);
+  });
+
+  it('a different budget between runs is a fairness warning', () => {
+    const a = { ...run('a', 10, [answer(0, 10)]), contextWords: 200 };
+    const b = run('b', 10, [answer(0, 10)]);
+    expect(fairnessWarnings([a, b], 0)).toEqual([
+      { kind: 'context', message: 'b vs a: context budget none vs 200 words' },
+    ]);
   });
 });

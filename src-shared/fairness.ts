@@ -16,6 +16,8 @@ export interface FairnessWarning {
 export interface FairnessRun {
   label: string;
   topK: number;
+  /** The equal-context-budget mode's word budget; null or absent: none. */
+  contextWords?: number | null;
   answers: readonly Pick<
     AnswerRecord,
     'sampleId' | 'questionIndex' | 'retrieved' | 'usage' | 'error'
@@ -63,6 +65,13 @@ export function fairnessWarnings(
         message: `${pair}: top_k ${run.topK} vs ${baseline.topK}; the systems saw different numbers of memories`,
       });
     }
+    if ((run.contextWords ?? null) !== (baseline.contextWords ?? null)) {
+      const budget = (r: FairnessRun) => (r.contextWords ? `${r.contextWords} words` : 'none');
+      warnings.push({
+        kind: 'context',
+        message: `${pair}: context budget ${budget(run)} vs ${budget(baseline)}`,
+      });
+    }
     const runItems = items(run);
     if (runItems !== null && baseItems !== null && differ(runItems, baseItems)) {
       warnings.push({
@@ -90,4 +99,35 @@ export function fairnessWarnings(
     }
   });
   return warnings;
+}
+
+/** Words of a text as the context budget counts them: whitespace-separated, tokenizer-free. */
+export function wordCount(text: string): number {
+  const trimmed = text.trim();
+  return trimmed === '' ? 0 : trimmed.split(/\s+/).length;
+}
+
+/**
+ * The equal-context-budget mode: memories best first until `budget` words are spent; the one
+ * that crosses the budget is cut to fit, the rest are dropped. Two systems trimmed to the same
+ * budget answer from the same amount of context, whatever their top_k or memory sizes.
+ */
+export function trimToWordBudget<T extends { text: string }>(
+  memories: readonly T[],
+  budget: number,
+): T[] {
+  const out: T[] = [];
+  let left = budget;
+  for (const memory of memories) {
+    if (left <= 0) break;
+    const words = wordCount(memory.text);
+    if (words <= left) {
+      out.push(memory);
+      left -= words;
+    } else {
+      out.push({ ...memory, text: memory.text.trim().split(/\s+/).slice(0, left).join(' ') });
+      left = 0;
+    }
+  }
+  return out;
 }

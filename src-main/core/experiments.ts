@@ -153,6 +153,7 @@ export class ExperimentManager {
         infos.map((info, i) => ({
           label: `${info.preset} · ${info.id}`,
           topK: info.manifest.config.retrieval.topK,
+          contextWords: info.manifest.config.retrieval.contextWords ?? null,
           answers: answers[i] ?? [],
         })),
         baselineIndex,

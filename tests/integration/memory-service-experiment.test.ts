@@ -194,6 +194,41 @@ describe('an experiment through a service the test writes', () => {
     }
   });
 
+  it('the equal-context-budget mode trims what the answerer reads to the word budget', async () => {
+    const service = await startFakeService((method) => {
+      if (method === 'hello') return FAKE_HELLO;
+      if (method === 'open') return { session: 's' };
+      if (method === 'retrieve')
+        return {
+          items: ['D1:1', 'D1:2', 'D1:3', 'D2:1'].map((id, i) => ({
+            text: `three words ${i}`,
+            score: 4 - i,
+            dia_ids: [id],
+          })),
+        };
+      return {};
+    });
+    const { store, dataDir } = world();
+    try {
+      const handle = await startExperiment(
+        {
+          datasetPath: mini,
+          samples: ['mini-1'],
+          retrieval: { topK: 10, contextWords: 7 },
+          memory: { preset: 'external', config: { url: service.url } },
+        },
+        { store, dataDir },
+      );
+      expect((await handle.done).status).toBe('completed');
+      // 3 + 3 words, then the third memory cut to 1 word: three memories reach the answerer.
+      for (const a of store.finalAnswers(handle.runId))
+        expect(a.retrieved.map((r) => r.diaId)).toEqual(['D1:1', 'D1:2', 'D1:3']);
+    } finally {
+      store.close();
+      await service.stop();
+    }
+  });
+
   it('items beyond top_k are dropped and the run says so', async () => {
     const service = await startFakeService((method) => {
       if (method === 'hello') return FAKE_HELLO;

@@ -44,6 +44,7 @@ options:
   --config <file.json>      experiment config (any ExperimentConfig fields); flags override it
   --parallel <n>            samples at once, one worker thread each (default 1, at most the cores)
   --top-k <n>               memories retrieved per question (default 10)
+  --context-words <n>       equal-context-budget mode: trim the retrieved memories to n words
   --seed <n>                run seed (default 42)
   --include-no-evidence     also ask questions without usable evidence (at the last packet)
   --answerer <extractive|llm>  who answers (default: extractive, offline)
@@ -383,6 +384,7 @@ export const experimentCommand: CliCommand = {
         config: { type: 'string' },
         parallel: { type: 'string' },
         'top-k': { type: 'string' },
+        'context-words': { type: 'string' },
         seed: { type: 'string' },
         'include-no-evidence': { type: 'boolean', default: false },
         answerer: { type: 'string' },
@@ -436,8 +438,13 @@ export const experimentCommand: CliCommand = {
     const parallel = positiveInt('--parallel', values.parallel);
     if (parallel !== undefined) merged['parallel'] = parallel;
     const topK = positiveInt('--top-k', values['top-k']);
-    if (topK !== undefined)
-      merged['retrieval'] = { ...((file['retrieval'] as object | undefined) ?? {}), topK };
+    const contextWords = positiveInt('--context-words', values['context-words']);
+    if (topK !== undefined || contextWords !== undefined)
+      merged['retrieval'] = {
+        ...((file['retrieval'] as object | undefined) ?? {}),
+        ...(topK !== undefined ? { topK } : {}),
+        ...(contextWords !== undefined ? { contextWords } : {}),
+      };
     if (values.seed !== undefined) {
       const seed = Number(values.seed);
       if (!Number.isInteger(seed))

@@ -8,6 +8,7 @@ import {
   type RetrievedRef,
   type TestRecord,
 } from '../../../src-shared/experiment';
+import { trimToWordBudget } from '../../../src-shared/fairness';
 import { evidenceRecallAtK } from '../../../src-shared/scoring';
 import { LlmClient } from '../answer/llm-client';
 import type { AnswerRequest, AnswerResult, Answerer, MemoryHit } from '../answer/types';
@@ -290,6 +291,8 @@ async function askOne(
       hits = await withTimeout(`retrieve for question ${qa.index}`, config.timeouts.answerMs, () =>
         memory.retrieve(qa.question, topK),
       );
+      const budget = config.retrieval.contextWords;
+      if (budget !== undefined) hits = trimToWordBudget(hits, budget);
       retrieveMs = elapsed(t0);
       stage = 'answer';
       t0 = performance.now();
