@@ -10,7 +10,7 @@ import type { MemoryHit } from '../../src-main/core/answer/types';
 import { hitsOf, wirePacket } from '../../src-main/core/memory/presets/external';
 import type { MemoryService, MemoryServiceContext } from '../../src-main/core/memory/types';
 import { inlineExecutor } from '../../src-main/core/pipeline/executors';
-import { startExperiment } from '../../src-main/core/pipeline/runner';
+import { resumeExperiment, startExperiment } from '../../src-main/core/pipeline/runner';
 import { canonicalJson, sha256Hex } from '../../src-main/core/runs/manifest';
 import { RunStore } from '../../src-main/core/runs/store';
 import { Bm25Memory } from '../../examples/memory-service-ts/bm25';
@@ -223,6 +223,42 @@ describe('an experiment through a service the test writes', () => {
       // 3 + 3 words, then the third memory cut to 1 word: three memories reach the answerer.
       for (const a of store.finalAnswers(handle.runId))
         expect(a.retrieved.map((r) => r.diaId)).toEqual(['D1:1', 'D1:2', 'D1:3']);
+    } finally {
+      store.close();
+      await service.stop();
+    }
+  });
+
+  it('resuming against a service whose hello changed says so in the run', async () => {
+    let version = '1.0.0';
+    const service = await startFakeService((method) => {
+      if (method === 'hello') return { ...FAKE_HELLO, version };
+      if (method === 'open') return { session: 's' };
+      if (method === 'retrieve') return { items: [] };
+      return {};
+    });
+    const { store, dataDir } = world();
+    try {
+      const config = {
+        datasetPath: mini,
+        samples: ['mini-1'],
+        memory: { preset: 'external', config: { url: service.url } },
+      };
+      // Cancelled before it starts: a run to resume.
+      const first = await startExperiment(config, { store, dataDir, signal: AbortSignal.abort() });
+      expect((await first.done).status).toBe('cancelled');
+      const recorded = store.getRun(first.runId).manifest.memory.service;
+      expect(recorded?.hello).toMatchObject({ version: '1.0.0' });
+
+      version = '2.0.0';
+      const resumed = await resumeExperiment(first.runId, { store, dataDir });
+      expect((await resumed.done).status).toBe('completed');
+      const manifest = store.getRun(first.runId).manifest;
+      // The run keeps the hello it started with, and says the service changed.
+      expect(manifest.memory.service?.sha256).toBe(recorded?.sha256);
+      expect(manifest.memory.notes.join('\n')).toContain(
+        `resumed with a different external service: hello sha256`,
+      );
     } finally {
       store.close();
       await service.stop();
