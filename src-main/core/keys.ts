@@ -153,6 +153,10 @@ export function experimentApiKeys(config: ExperimentConfig, source: ApiKeySource
     named.push({ path: ['answerer', 'apiKeyEnv'], env: config.answerer.apiKeyEnv });
   if (config.memory.llm)
     named.push({ path: ['memory', 'llm', 'apiKeyEnv'], env: config.memory.llm.apiKeyEnv });
+  // An external memory service's bearer token (memory.config.tokenEnv, preset "external").
+  const tokenEnv = config.memory.config['tokenEnv'];
+  if (typeof tokenEnv === 'string')
+    named.push({ path: ['memory', 'config', 'tokenEnv'], env: tokenEnv });
   const keys: Record<string, string> = {};
   for (const { path, env } of named) {
     if (env === undefined) continue;

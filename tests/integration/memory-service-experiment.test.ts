@@ -265,6 +265,42 @@ describe('an experiment through a service the test writes', () => {
     }
   });
 
+  it('sends the token named by tokenEnv as a bearer header, and stores only its name', async () => {
+    const seen = new Set<string | undefined>();
+    const service = await startFakeService((method, _params, headers) => {
+      seen.add(headers.authorization);
+      if (method === 'hello') return FAKE_HELLO;
+      if (method === 'open') return { session: 's' };
+      if (method === 'retrieve') return { items: [] };
+      return {};
+    });
+    const { store, dataDir } = world();
+    process.env['MEMSVC_TEST_TOKEN'] = 's3cret-token';
+    try {
+      const handle = await startExperiment(
+        {
+          datasetPath: mini,
+          samples: ['mini-1'],
+          memory: {
+            preset: 'external',
+            config: { url: service.url, tokenEnv: 'MEMSVC_TEST_TOKEN' },
+          },
+        },
+        { store, dataDir },
+      );
+      expect((await handle.done).status).toBe('completed');
+      // Every call, from the main thread's hello to the worker's close, carried the token.
+      expect([...seen]).toEqual(['Bearer s3cret-token']);
+      const stored = JSON.stringify(store.getRun(handle.runId).manifest);
+      expect(stored).toContain('MEMSVC_TEST_TOKEN');
+      expect(stored).not.toContain('s3cret-token');
+    } finally {
+      delete process.env['MEMSVC_TEST_TOKEN'];
+      store.close();
+      await service.stop();
+    }
+  });
+
   it('items beyond top_k are dropped and the run says so', async () => {
     const service = await startFakeService((method) => {
       if (method === 'hello') return FAKE_HELLO;

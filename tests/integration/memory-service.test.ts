@@ -216,6 +216,15 @@ describe('who may point a run at a service', () => {
         )
       ).code,
     ).toBe('FORBIDDEN');
+    // Even the local user's allowRemote does not send a token in clear over the network.
+    const token = await rejection(
+      prepareMemoryPreset(
+        'external',
+        { url: 'http://192.0.2.7:8000', allowRemote: true, tokenEnv: 'MEMSVC_TOKEN' },
+        { mayStartProcesses: true, apiKeys: { MEMSVC_TOKEN: 'k' } },
+      ),
+    );
+    expect(token.message).toContain('refusing to send the key in MEMSVC_TOKEN over plain http');
     // The local user may start the command: it answers hello and is recorded.
     const record = await prepareMemoryPreset(
       'external',

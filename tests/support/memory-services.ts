@@ -61,7 +61,11 @@ export function startHttpService(
   });
 }
 
-export type Handler = (method: string, params: Record<string, unknown>) => unknown;
+export type Handler = (
+  method: string,
+  params: Record<string, unknown>,
+  headers: IncomingMessage['headers'],
+) => unknown;
 
 /** A protocol service whose replies the test writes: `handler` returns the raw reply body. */
 export async function startFakeService(
@@ -74,7 +78,11 @@ export async function startFakeService(
     req.on('end', () => {
       const method = (req.url ?? '').split('/').pop() ?? '';
       calls.push(method);
-      const reply = handler(method, JSON.parse(Buffer.concat(chunks).toString() || '{}'));
+      const reply = handler(
+        method,
+        JSON.parse(Buffer.concat(chunks).toString() || '{}'),
+        req.headers,
+      );
       const body = typeof reply === 'string' ? reply : JSON.stringify(reply);
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(body);

@@ -1,4 +1,5 @@
 import { WorkbenchError } from '../../../src-shared/errors';
+import type { ApiKeys } from '../keys';
 import type { MemoryService, MemoryServiceContext } from './types';
 
 /**
@@ -17,6 +18,8 @@ export interface MemoryCaller {
    * process. Browser-mode API calls may not: a page must never run commands on this machine.
    */
   mayStartProcesses: boolean;
+  /** The run's resolved API keys (core/keys.ts): a service token, say. */
+  apiKeys?: ApiKeys;
 }
 
 /** What a run manifest records about a preset's service beyond its name (external services). */

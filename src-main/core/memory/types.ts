@@ -1,6 +1,7 @@
 import type { Packet, Sample } from '../../../src-shared/dataset';
 import type { AnswerRequest, MemoryHit } from '../answer/types';
 import type { LlmClient } from '../answer/llm-client';
+import type { ApiKeys } from '../keys';
 
 /**
  * A memory service owns exactly one HybridCollection (in its own directory) and decides what to
@@ -47,4 +48,6 @@ export interface MemoryServiceContext {
   llm?: MemoryLlm | null;
   /** The run's seed, sent with LLM calls so sampling servers can repeat them. */
   seed?: number;
+  /** The run's resolved API keys (core/keys.ts), for services that send one (external tokens). */
+  apiKeys?: ApiKeys;
 }

@@ -128,6 +128,7 @@ export async function runSample(
     // One client per sample: its concurrency limit and retries are this sample's own.
     llm: config.memory.llm ? new LlmClient(config.memory.llm, job.apiKeys) : null,
     seed: config.seed,
+    apiKeys: job.apiKeys,
   });
   outcome.preset = memory.preset;
   const { queue, produced } = streamThrough<Packet>(

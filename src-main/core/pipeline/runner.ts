@@ -155,6 +155,7 @@ export async function startExperiment(
   await executor.prepare(config);
   const service = await prepareMemoryPreset(config.memory.preset, config.memory.config, {
     mayStartProcesses: options.mayStartProcesses === true,
+    apiKeys,
   });
   const dataset = await loadDatasetFile(config.datasetPath);
   const samples = selectSamples(dataset.samples, config.samples);
@@ -252,6 +253,7 @@ export async function resumeExperiment(
   await executor.prepare(config);
   const service = await prepareMemoryPreset(config.memory.preset, config.memory.config, {
     mayStartProcesses: options.mayStartProcesses === true,
+    apiKeys,
   });
   const dataset = await loadDatasetFile(config.datasetPath);
   if (run.manifest.dataset.sha256 !== null && dataset.info.sha256 !== run.manifest.dataset.sha256) {

@@ -34,6 +34,8 @@ export interface ServiceEndpoint {
   maxResponseBytes?: number | undefined;
   /** Working directory of a command (default: this process's). */
   cwd?: string | undefined;
+  /** Sent as `Authorization: Bearer <token>` to an HTTP service. */
+  token?: string | undefined;
 }
 
 /** What a run manifest records about the service: its `hello`, and a hash to compare runs by. */
@@ -56,6 +58,8 @@ export function openTransport(endpoint: ServiceEndpoint): MemoryTransport {
       { path: ['memory', 'config'] },
     );
   }
+  const headers: Record<string, string> =
+    endpoint.token === undefined ? {} : { authorization: `Bearer ${endpoint.token}` };
   if (endpoint.url !== undefined) {
     if (endpoint.url.startsWith(UNIX_SOCKET_PREFIX)) {
       const socketPath = endpoint.url.slice(UNIX_SOCKET_PREFIX.length);
@@ -66,12 +70,10 @@ export function openTransport(endpoint: ServiceEndpoint): MemoryTransport {
           { path: ['memory', 'config', 'url'] },
         );
       }
-      return new HttpTransport({ socketPath }, max);
+      return new HttpTransport({ socketPath }, max, headers);
     }
-    return new HttpTransport(
-      { url: checkServiceUrl(endpoint.url, endpoint.allowRemote === true) },
-      max,
-    );
+    const url = checkServiceUrl(endpoint.url, endpoint.allowRemote === true);
+    return new HttpTransport({ url }, max, headers);
   }
   return new StdioTransport(endpoint.command as string, max, endpoint.cwd);
 }

@@ -82,6 +82,8 @@ export class HttpTransport implements MemoryTransport {
   constructor(
     target: HttpTarget,
     private readonly maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES,
+    /** Sent with every request (a bearer token); never part of a message. */
+    private readonly headers: Readonly<Record<string, string>> = {},
   ) {
     if ('socketPath' in target) {
       this.socketPath = target.socketPath;
@@ -114,7 +116,11 @@ export class HttpTransport implements MemoryTransport {
       const req = request(target, {
         ...socket,
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'content-length': body.length },
+        headers: {
+          ...this.headers,
+          'content-type': 'application/json',
+          'content-length': body.length,
+        },
       });
       function onAbort(): void {
         req.destroy();

@@ -18,7 +18,8 @@ import {
   probeService,
   type ServiceEndpoint,
 } from '../external/client';
-import { DEFAULT_MAX_RESPONSE_BYTES } from '../external/transport';
+import { DEFAULT_MAX_RESPONSE_BYTES, UNIX_SOCKET_PREFIX } from '../external/transport';
+import { assertKeyTransport, type ApiKeys } from '../../keys';
 import { registerMemoryPreset, type MemoryServiceFactory } from '../registry';
 import type { MemoryService } from '../types';
 
@@ -46,21 +47,48 @@ export const externalPresetConfigSchema = z
     controlTimeoutMs: z.number().int().positive().default(DEFAULT_CONTROL_TIMEOUT_MS),
     /** Passed to the service's `open` untouched: the service's own settings. */
     service: z.record(z.string(), z.unknown()).default({}),
+    /**
+     * The environment variable holding a token sent as `Authorization: Bearer …` (HTTP only;
+     * read under the key policy of core/keys.ts: names ending in _API_KEY or _TOKEN).
+     */
+    tokenEnv: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name')
+      .optional(),
   })
   .strict()
   .refine((c) => (c.url === undefined) !== (c.command === undefined), {
     message: 'give exactly one of url (a running service) or command (a process to start)',
+  })
+  .refine((c) => c.tokenEnv === undefined || c.url !== undefined, {
+    message: 'tokenEnv is sent over HTTP: it needs url (a child process gets no token)',
+    path: ['tokenEnv'],
   });
 export type ExternalPresetConfig = z.output<typeof externalPresetConfigSchema>;
 
 const WHAT = 'memory preset "external" config';
 
-function endpointOf(config: ExternalPresetConfig): ServiceEndpoint {
+function endpointOf(config: ExternalPresetConfig, keys: ApiKeys | undefined): ServiceEndpoint {
+  let token: string | undefined;
+  if (config.tokenEnv !== undefined && config.url !== undefined) {
+    token = keys?.[config.tokenEnv];
+    if (token === undefined) {
+      throw new WorkbenchError(
+        'INVALID_INPUT',
+        `memory.config.tokenEnv: environment variable ${config.tokenEnv} is not set (it should hold the service's token)`,
+        { path: ['memory', 'config', 'tokenEnv'] },
+      );
+    }
+    // A token goes only to loopback http or a unix socket, never in clear over the network.
+    if (!config.url.startsWith(UNIX_SOCKET_PREFIX))
+      assertKeyTransport(config.url, config.tokenEnv, WHAT);
+  }
   return {
     url: config.url,
     command: config.command,
     allowRemote: config.allowRemote,
     maxResponseBytes: config.maxResponseBytes,
+    token,
   };
 }
 
@@ -209,7 +237,7 @@ class ExternalMemoryService implements MemoryService {
 
 export const externalPreset: MemoryServiceFactory = async (config, ctx) => {
   const parsed = parseOrThrow(externalPresetConfigSchema, config ?? {}, WHAT);
-  const client = new MemoryProtocolClient(openTransport({ ...endpointOf(parsed) }));
+  const client = new MemoryProtocolClient(openTransport(endpointOf(parsed, ctx.apiKeys)));
   try {
     const { hello } = await client.hello(parsed.controlTimeoutMs);
     const serviceAnswers = usesServiceAnswers(parsed, hello);
@@ -254,7 +282,7 @@ registerMemoryPreset(EXTERNAL_PRESET, externalPreset, {
         { path: ['memory', 'config', 'allowRemote'] },
       );
     }
-    const record = await probeService(endpointOf(parsed));
+    const record = await probeService(endpointOf(parsed, caller.apiKeys));
     usesServiceAnswers(parsed, record.hello);
     return record;
   },
