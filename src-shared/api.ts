@@ -1,3 +1,4 @@
+import type { FairnessWarning } from './fairness';
 import { z } from 'zod';
 import type { DatasetProblem, Sample } from './dataset/types';
 import type { DatasetStats } from './dataset/stats';
@@ -227,6 +228,8 @@ export interface RunComparisonResult {
   configDiff: ConfigDifference[];
   /** Per run, in the comparison's order: tokens, cost and latency. */
   costs: RunCost[];
+  /** Where the runs are not compared on equal terms: top_k, context size, question set. */
+  fairness: FairnessWarning[];
 }
 
 export type ApiMethods = typeof apiMethods;

@@ -246,7 +246,14 @@ export const ExperimentConfigSchema = z
     /** When set, every answer of categories 1-4 is judged after the run (cached in the runs DB). */
     judge: JudgeConfigSchema.optional(),
     retrieval: z
-      .object({ topK: z.number().int().min(1).max(1000).default(DEFAULT_TOP_K) })
+      .object({
+        topK: z.number().int().min(1).max(1000).default(DEFAULT_TOP_K),
+        /**
+         * Equal-context-budget mode: the retrieved memories are trimmed to this many words
+         * (best first) before the answerer reads them, so systems compare at matched context.
+         */
+        contextWords: z.number().int().min(1).max(1_000_000).optional(),
+      })
       .strict()
       .prefault({}),
     seed: z.number().int().default(DEFAULT_SEED),

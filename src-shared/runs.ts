@@ -79,7 +79,16 @@ export interface RunManifest {
   dataset: { path: string; sha256: string | null; bytes: number | null; format: string };
   samples: string[];
   app: { version: string; gitCommit: string | null };
-  memory: { preset: string; notes: string[] };
+  memory: {
+    preset: string;
+    notes: string[];
+    /**
+     * An external memory service (preset `external`): where it was reached, the `hello` it sent
+     * at the start of the run, and the sha256 of that hello's canonical JSON (equal hashes: the
+     * service said the same name, version and capabilities). Absent for built-in presets.
+     */
+    service?: { where: string; hello: unknown; sha256: string };
+  };
   /** The embedder the preset uses, when its config names one. */
   embedder: string | null;
   /**

@@ -7,6 +7,7 @@ import { UsageError } from './command';
 import { serveCommand } from './commands/serve';
 import { experimentCommand } from './commands/experiment';
 import { exportCommand } from './commands/export';
+import { memoryCheckCommand } from './commands/memory-check';
 import { resumeCommand } from './commands/resume';
 import { retrieveCommand } from './commands/retrieve';
 import { runsCommand } from './commands/runs';
@@ -29,6 +30,7 @@ export const commands: Readonly<Record<string, CliCommand>> = {
   export: exportCommand,
   score: scoreCommand,
   serve: serveCommand,
+  'memory-check': memoryCheckCommand,
 };
 
 const PROGRAM = 'cli';

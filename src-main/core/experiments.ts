@@ -45,6 +45,8 @@ export class ExperimentManager {
     private readonly apiKeys: ApiKeySource = new ApiKeySource(),
     /** Read worker threads; 0 runs reads on this thread (the old behaviour, for comparison). */
     private readonly readWorkerCount: number = DEFAULT_READ_WORKERS,
+    /** Desktop app: the user typed the config, so an external service's command may run. */
+    private readonly mayStartProcesses = false,
   ) {}
 
   private runs(): RunStore {
@@ -152,6 +154,7 @@ export class ExperimentManager {
       store: this.runs(),
       dataDir: this.dataDir,
       apiKeys: this.apiKeys,
+      mayStartProcesses: this.mayStartProcesses,
       onProgress: (event: ProgressEvent) => {
         const run = this.active.get(event.runId);
         if (run) run.last = event;

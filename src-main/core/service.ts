@@ -57,6 +57,8 @@ export function createService(options: ServiceOptions): Service {
     (event) => options.emit?.(event),
     apiKeys,
     options.readWorkers,
+    // The desktop app's user typed the config; a browser page must not start programs here.
+    options.transport === 'electron',
   );
   const designs = new DesignsService(
     options.dataDir,

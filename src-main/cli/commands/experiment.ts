@@ -35,10 +35,16 @@ database. Prints the per-category table of final answers and the run id.
 options:
   --data <file>             dataset file (LoCoMo JSON)
   --samples <ids>           comma-separated sample ids (default: all)
-  --preset <name>           memory preset (default: hybrid)
+  --preset <name>           memory preset (default: hybrid); --memory <name> is the same
+  --memory-url <url>        your own memory service, running on 127.0.0.1 (preset external;
+                            docs/memory-protocol.md)
+  --memory-command "<cmd>"  your own memory service as a process this command starts per sample,
+                            speaking JSON lines on stdio, e.g. "python3 my_memory.py"
+  --memory-allow-remote     let --memory-url name a host other than this machine
   --config <file.json>      experiment config (any ExperimentConfig fields); flags override it
   --parallel <n>            samples at once, one worker thread each (default 1, at most the cores)
   --top-k <n>               memories retrieved per question (default 10)
+  --context-words <n>       equal-context-budget mode: trim the retrieved memories to n words
   --seed <n>                run seed (default 42)
   --include-no-evidence     also ask questions without usable evidence (at the last packet)
   --max-error-share <x>     share of errored final answers (0-1) above which the run ends
@@ -425,6 +431,48 @@ function judgeFlags(values: FlagValues, fromFile: unknown): Record<string, unkno
   return out;
 }
 
+/** `--preset`, its alias `--memory`, and `external` implied by a service flag. */
+function presetFlag(values: FlagValues): string | undefined {
+  const named = values['preset'] ?? values['memory'];
+  if (
+    values['preset'] !== undefined &&
+    values['memory'] !== undefined &&
+    values['preset'] !== values['memory']
+  )
+    throw new UsageError('--preset and --memory name the same thing; give one');
+  const service = values['memory-url'] !== undefined || values['memory-command'] !== undefined;
+  if (!service) return named as string | undefined;
+  if (named !== undefined && named !== 'external') {
+    throw new UsageError(
+      `--memory-url and --memory-command run preset external, not "${String(named)}"`,
+    );
+  }
+  return 'external';
+}
+
+/** `--memory-url/--memory-command/--memory-allow-remote` over the config file's external config. */
+function externalServiceFlags(
+  values: FlagValues,
+  fromFile: unknown,
+): Record<string, unknown> | undefined {
+  const url = values['memory-url'];
+  const command = values['memory-command'];
+  if (url !== undefined && command !== undefined)
+    throw new UsageError('give --memory-url or --memory-command, not both');
+  if (url === undefined && command === undefined) {
+    if (values['memory-allow-remote'])
+      throw new UsageError('--memory-allow-remote needs --memory-url');
+    return undefined;
+  }
+  const out = asObject(fromFile);
+  delete out['url'];
+  delete out['command'];
+  if (url !== undefined) out['url'] = url;
+  if (command !== undefined) out['command'] = command;
+  if (values['memory-allow-remote']) out['allowRemote'] = true;
+  return out;
+}
+
 export const experimentCommand: CliCommand = {
   summary: 'run a memory preset over a dataset, score it and record the run',
   usage: USAGE,
@@ -437,9 +485,14 @@ export const experimentCommand: CliCommand = {
         data: { type: 'string' },
         samples: { type: 'string' },
         preset: { type: 'string' },
+        memory: { type: 'string' },
+        'memory-url': { type: 'string' },
+        'memory-command': { type: 'string' },
+        'memory-allow-remote': { type: 'boolean', default: false },
         config: { type: 'string' },
         parallel: { type: 'string' },
         'top-k': { type: 'string' },
+        'context-words': { type: 'string' },
         seed: { type: 'string' },
         'include-no-evidence': { type: 'boolean', default: false },
         'max-error-share': { type: 'string' },
@@ -485,11 +538,14 @@ export const experimentCommand: CliCommand = {
     if (data === undefined) throw new UsageError('experiment needs --data <file>');
     const merged: Record<string, unknown> = { ...file, datasetPath: resolve(data) };
     const memory = { ...((file['memory'] as Record<string, unknown> | undefined) ?? {}) };
-    if (values.preset !== undefined) {
+    const preset = presetFlag(values);
+    if (preset !== undefined) {
       // Another preset's config would not validate; a --preset flag starts from that preset's defaults.
-      if (memory['preset'] !== values.preset) delete memory['config'];
-      memory['preset'] = values.preset;
+      if (memory['preset'] !== preset) delete memory['config'];
+      memory['preset'] = preset;
     }
+    const service = externalServiceFlags(values, memory['config']);
+    if (service !== undefined) memory['config'] = service;
     const memoryLlm = memoryLlmFlags(values, memory['llm']);
     if (memoryLlm !== undefined) memory['llm'] = memoryLlm;
     const presetConfig = asObject(memory['config']);
@@ -504,8 +560,13 @@ export const experimentCommand: CliCommand = {
     const parallel = positiveInt('--parallel', values.parallel);
     if (parallel !== undefined) merged['parallel'] = parallel;
     const topK = positiveInt('--top-k', values['top-k']);
-    if (topK !== undefined)
-      merged['retrieval'] = { ...((file['retrieval'] as object | undefined) ?? {}), topK };
+    const contextWords = positiveInt('--context-words', values['context-words']);
+    if (topK !== undefined || contextWords !== undefined)
+      merged['retrieval'] = {
+        ...((file['retrieval'] as object | undefined) ?? {}),
+        ...(topK !== undefined ? { topK } : {}),
+        ...(contextWords !== undefined ? { contextWords } : {}),
+      };
     if (values.seed !== undefined) {
       const seed = Number(values.seed);
       if (!Number.isInteger(seed))
@@ -545,6 +606,8 @@ export const experimentCommand: CliCommand = {
         keepCollections: values['keep-collections'],
         onProgress: progressReporter(io, tty),
         apiKeys: new ApiKeySource({ policy: keyPolicyFromArgs(values['allow-key-env'], 'pass') }),
+        // The user typed this command line: an external service's command may run.
+        mayStartProcesses: true,
       });
       const outcome = await superviseRun(handle, io);
       return reportOutcome(outcome, config, scheme, values.json, io);

@@ -16,6 +16,7 @@ import {
   type RunSummary,
 } from '../../../src-shared/experiment';
 import { datasetFileSha256, loadDatasetFile } from '../dataset/load';
+import { prepareMemoryPreset } from '../memory/registry';
 import { packetCount } from '../dataset/packets';
 import { planTests } from '../dataset/testPlan';
 import { appVersion, gitCommit } from '../provenance';
@@ -63,6 +64,11 @@ export interface RunOptions {
    * sha256 it was parsed from.
    */
   dataset?: DatasetLoadResult;
+  /**
+   * The config came from the local user (CLI, desktop app) and may start processes (an external
+   * memory service's `command`). Default false: the browser-mode API must never run programs.
+   */
+  mayStartProcesses?: boolean;
   now?: () => number;
 }
 
@@ -275,6 +281,10 @@ export async function startExperiment(
   const apiKeys = experimentApiKeys(config, options.apiKeys ?? new ApiKeySource());
   const executor = options.executor ?? workerExecutor();
   await executor.prepare(config);
+  const service = await prepareMemoryPreset(config.memory.preset, config.memory.config, {
+    mayStartProcesses: options.mayStartProcesses === true,
+    apiKeys,
+  });
   const dataset = await datasetFor(config.datasetPath, options.dataset);
   const { samples, skipped } = selectSamples(dataset, config);
   const now = options.now ?? Date.now;
@@ -298,7 +308,7 @@ export async function startExperiment(
     },
     samples: samples.map((s) => s.sampleId),
     app: { version: appVersion(), gitCommit: gitCommit() },
-    memory: { preset: config.memory.preset, notes: [] },
+    memory: { preset: config.memory.preset, notes: [], ...(service ? { service } : {}) },
     embedder: embeddersOf(config)[0]?.name ?? null,
     answerer: answererProvenance(config.answerer),
     judge: config.judge
@@ -375,6 +385,10 @@ export async function resumeExperiment(
   const apiKeys = experimentApiKeys(config, options.apiKeys ?? new ApiKeySource());
   const executor = options.executor ?? workerExecutor();
   await executor.prepare(config);
+  const service = await prepareMemoryPreset(config.memory.preset, config.memory.config, {
+    mayStartProcesses: options.mayStartProcesses === true,
+    apiKeys,
+  });
   const dataset = await loadDatasetFile(config.datasetPath);
   if (run.manifest.dataset.sha256 !== null && dataset.info.sha256 !== run.manifest.dataset.sha256) {
     throw new WorkbenchError(
@@ -411,6 +425,20 @@ export async function resumeExperiment(
   const notAsked = notAskedOf(plans);
   store.reopenRun(runId);
   seedLedger(store, runId, run.manifest);
+  const before = run.manifest.memory.service;
+  if (service && before && service.sha256 !== before.sha256) {
+    // The answers of one run would come from two services: say so where the run is read.
+    store.updateManifest(runId, (m) => ({
+      ...m,
+      memory: {
+        ...m.memory,
+        notes: [
+          ...m.memory.notes,
+          `resumed with a different external service: hello sha256 ${service.sha256} (was ${before.sha256})`,
+        ],
+      },
+    }));
+  }
   return launch(
     runId,
     config,
