@@ -406,6 +406,7 @@ export function answerScores(
     gold: string | null;
     category: CategoryId;
     evidence?: readonly string[];
+    evidenceRaw?: readonly string[];
     retrieved?: readonly string[];
     errored?: boolean;
   },
@@ -417,6 +418,7 @@ export function answerScores(
     category: benchmarkCategory(profile, answer.category),
     evidence: answer.evidence ?? [],
     retrieved: answer.retrieved ?? [],
+    ...(answer.evidenceRaw ? { evidenceRaw: answer.evidenceRaw } : {}),
     errored: answer.errored ?? false,
   });
 }

@@ -97,6 +97,7 @@ describe('experiment CLI', () => {
       'judgeError',
       'promptTokens',
       'completionTokens',
+      'locomoRecall',
     ]);
     expect(exported.testAnswers.length).toBeGreaterThan(6);
     expect(exported.testAnswers[0]).toHaveProperty('testIndex');
@@ -107,7 +108,7 @@ describe('experiment CLI', () => {
     );
     const lines = readFileSync(out, 'utf8').split('\r\n');
     expect(lines[0]).toBe(
-      'sampleId,questionIndex,category,question,gold,prediction,officialF1,evidenceRecall,retrieved,error,setF1,bleu1,judgeMean,judgeStd,judgeError,promptTokens,completionTokens',
+      'sampleId,questionIndex,category,question,gold,prediction,officialF1,evidenceRecall,retrieved,error,setF1,bleu1,judgeMean,judgeStd,judgeError,promptTokens,completionTokens,locomoRecall',
     );
     expect(lines.filter((l) => l !== '')).toHaveLength(7);
   });
