@@ -165,7 +165,12 @@ export const ExperimentConfigSchema = z
       })
       .strict()
       .prefault({}),
-    includeNoEvidence: z.boolean().default(false),
+    /**
+     * Questions without usable evidence are asked at the last packet, so the headline n is the
+     * dataset's question count (1,986 in LoCoMo); false leaves them out (the opt-out). Configs
+     * stored before the default changed carry their explicit false.
+     */
+    includeNoEvidence: z.boolean().default(true),
     /**
      * Above this share of errored final answers a finished run is `degraded`, not `completed`
      * (DEFAULT_MAX_ERROR_SHARE when absent; no default here, so existing configs hash as before).

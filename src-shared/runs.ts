@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { RunCoverage } from './coverage';
 import { WorkbenchError } from './errors';
 import {
   ExperimentConfigSchema,
@@ -104,6 +105,8 @@ export interface RunManifest {
   errors: { insert: number; answer: number };
   /** Invalid samples of the file left out (`skipInvalid`); absent when none were. */
   skippedSamples?: SkippedSample[];
+  /** The question counts the run started with; absent in runs made before they were recorded. */
+  coverage?: RunCoverage;
 }
 
 const count = z.number().int().nonnegative();
@@ -180,6 +183,10 @@ export const RunManifestSchema = z
           problems: z.array(z.string()),
         }),
       )
+      .optional(),
+    coverage: z
+      .object({ datasetQuestions: count, notSelected: count, noEvidenceExcluded: count })
+      .loose()
       .optional(),
   })
   .loose() satisfies z.ZodType<RunManifest>;
