@@ -7,6 +7,7 @@ import { UsageError } from './command';
 import { serveCommand } from './commands/serve';
 import { experimentCommand } from './commands/experiment';
 import { exportCommand } from './commands/export';
+import { reportCommand } from './commands/report';
 import { resumeCommand } from './commands/resume';
 import { retrieveCommand } from './commands/retrieve';
 import { runsCommand } from './commands/runs';
@@ -26,6 +27,7 @@ export const commands: Readonly<Record<string, CliCommand>> = {
   runs: runsCommand,
   resume: resumeCommand,
   export: exportCommand,
+  report: reportCommand,
   score: scoreCommand,
   serve: serveCommand,
 };
