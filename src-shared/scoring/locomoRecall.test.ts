@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import recallGolden from '../../tests/fixtures/golden/locomo-recall.json';
 import { LOCOMO_PROFILE, benchmarkCategory } from '../benchmarks';
 import { metricOf, scoreAnswer } from '../metrics';
 import { evidenceRecallAtK, locomoEvidenceRecall } from './retrieval';
@@ -17,11 +16,7 @@ const Golden = z.object({
   ),
   mean: z.number(),
 });
-const golden = Golden.parse(
-  JSON.parse(
-    readFileSync(join(__dirname, '../../tests/fixtures/golden/locomo-recall.json'), 'utf8'),
-  ),
-);
+const golden = Golden.parse(recallGolden);
 
 describe('evidence recall, LoCoMo convention', () => {
   it.each(golden.cases)('$evidence in $context -> $recall', ({ evidence, context, recall }) => {
