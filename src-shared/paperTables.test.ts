@@ -8,7 +8,7 @@ const pair = (f1: number, set: number | null, n: number, j: number | null = null
   officialF1: mean(f1, n),
   setF1: mean(set, set === null ? 0 : n),
   bleu1: mean(set === null ? null : set / 2, set === null ? 0 : n),
-  judge: mean(j, j === null ? 0 : n),
+  judge: { ...mean(j, j === null ? 0 : n), std: null, repeats: j === null ? 0 : 1 },
 });
 const summary: RunSummary = {
   byCategory: {
@@ -20,7 +20,7 @@ const summary: RunSummary = {
       officialF1: mean(0.9, 446),
       setF1: mean(null, 0),
       bleu1: mean(null, 0),
-      judge: mean(null, 0),
+      judge: { ...mean(null, 0), std: null, repeats: 0 },
     },
   },
   overall: { all: pair(0.55, 0.33, 1986), categories1to4: pair(0.5, 0.33, 1540) },

@@ -8,6 +8,7 @@ import { serveCommand } from './commands/serve';
 import { experimentCommand } from './commands/experiment';
 import { exportCommand } from './commands/export';
 import { reportCommand } from './commands/report';
+import { rescoreCommand } from './commands/rescore';
 import { resumeCommand } from './commands/resume';
 import { retrieveCommand } from './commands/retrieve';
 import { runsCommand } from './commands/runs';
@@ -28,6 +29,7 @@ export const commands: Readonly<Record<string, CliCommand>> = {
   resume: resumeCommand,
   export: exportCommand,
   report: reportCommand,
+  rescore: rescoreCommand,
   score: scoreCommand,
   serve: serveCommand,
 };
