@@ -1,7 +1,8 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Sample } from '../../../src-shared/dataset/types';
 import { WorkbenchError } from '../../../src-shared/errors';
-import type { AnswerRecord, RunSummary } from '../../../src-shared/experiment';
+import type { AnswerRecord } from '../../../src-shared/experiment';
+import type { RescoreResult, RescoreSkip } from '../../../src-shared/rescore';
 import {
   metricList,
   metricOf,
@@ -21,22 +22,6 @@ import type { AnswerKey, RunStore } from './store';
  * It works one sample at a time and yields to the event loop between samples, so the server's
  * main thread (the only writer of the runs DB) keeps answering while a large run is rescored.
  */
-
-export interface RescoreSkip {
-  metric: string;
-  reason: string;
-}
-
-export interface RescoreResult {
-  runId: string;
-  /** Metrics whose values were written. */
-  metrics: string[];
-  skipped: RescoreSkip[];
-  /** answer_scores rows written (answers × metrics). */
-  written: number;
-  answers: number;
-  summary: RunSummary;
-}
 
 /** The judge is an LLM call per answer: rescoring never makes one (a judge pass does). */
 const JUDGE_SKIP =
