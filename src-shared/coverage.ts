@@ -1,20 +1,12 @@
 import type { RunManifest } from './runs';
 
+export type { RunCoverage } from './runs';
+
 /**
  * Why a run's headline n differs from its dataset's question count (issue 11 item 4). The
  * runner records the counts in the manifest when the run starts; this turns them and the summary's
  * n into the note printed beside the headline by the CLI and shown by the Runs view.
  */
-
-/** The question counts a run started with (absent in runs made before they were recorded). */
-export interface RunCoverage {
-  /** Questions in the file's valid samples. */
-  datasetQuestions: number;
-  /** Questions of samples the config did not select. */
-  notSelected: number;
-  /** Questions without usable evidence left out by the opt-out (`includeNoEvidence: false`). */
-  noEvidenceExcluded: number;
-}
 
 export interface CoverageNote {
   n: number;

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { RunCoverage } from './coverage';
 import { WorkbenchError } from './errors';
 import {
   ExperimentConfigSchema,
@@ -51,6 +50,16 @@ export interface PromptRecord {
   /** sha256 of the canonical JSON of `templates`. */
   sha256: string;
   templates: Record<string, string>;
+}
+
+/** The question counts a run started with (src-shared/coverage.ts says why n differs). */
+export interface RunCoverage {
+  /** Questions in the file's valid samples. */
+  datasetQuestions: number;
+  /** Questions of samples the config did not select. */
+  notSelected: number;
+  /** Questions without usable evidence left out by the opt-out (`includeNoEvidence: false`). */
+  noEvidenceExcluded: number;
 }
 
 /** A sample the run left out because the file holds it in a form that cannot be run. */
