@@ -17,6 +17,7 @@ import {
   type ProgressEvent,
   type RunSummary,
 } from './experiment';
+import type { RescoreResult } from './rescore';
 import type { RunInfo, RunListItem } from './runs';
 import {
   CollectionDesignSchema,
@@ -119,6 +120,13 @@ export const apiMethods = {
   'runs.delete': method<{ deleted: boolean }>()(z.object({ runId }).strict()),
   'runs.export': method<ExportedFile>()(
     z.object({ runId, format: z.enum(['json', 'csv']) }).strict(),
+  ),
+  /**
+   * Scores the run again under the given metrics (all registered ones by default) from what it
+   * stored, writing every answer's values; judge metrics are skipped with the reason.
+   */
+  'runs.rescore': method<RescoreResult>()(
+    z.object({ runId, metrics: z.array(metricIdSchema).max(100).optional() }).strict(),
   ),
   'runs.compare': method<RunComparisonResult>()(
     z

@@ -53,6 +53,16 @@ export interface PromptRecord {
   templates: Record<string, string>;
 }
 
+/** The question counts a run started with (src-shared/coverage.ts says why n differs). */
+export interface RunCoverage {
+  /** Questions in the file's valid samples. */
+  datasetQuestions: number;
+  /** Questions of samples the config did not select. */
+  notSelected: number;
+  /** Questions without usable evidence left out by the opt-out (`includeNoEvidence: false`). */
+  noEvidenceExcluded: number;
+}
+
 /** A sample the run left out because the file holds it in a form that cannot be run. */
 export interface SkippedSample {
   /** Position in the file (0-based). */
@@ -146,6 +156,8 @@ export interface RunManifest {
    * none was installed (sentences split with no abbreviation list). Absent on older runs.
    */
   scoring?: { punktModelSha256: string | null };
+  /** The question counts the run started with; absent in runs made before they were recorded. */
+  coverage?: RunCoverage;
 }
 
 const count = z.number().int().nonnegative();
@@ -242,6 +254,10 @@ export const RunManifestSchema = z
       )
       .optional(),
     warnings: z.array(z.string()).optional(),
+    coverage: z
+      .object({ datasetQuestions: count, notSelected: count, noEvidenceExcluded: count })
+      .loose()
+      .optional(),
   })
   .loose() satisfies z.ZodType<RunManifest>;
 

@@ -8,6 +8,8 @@ import { serveCommand } from './commands/serve';
 import { experimentCommand } from './commands/experiment';
 import { exportCommand } from './commands/export';
 import { memoryCheckCommand } from './commands/memory-check';
+import { reportCommand } from './commands/report';
+import { rescoreCommand } from './commands/rescore';
 import { resumeCommand } from './commands/resume';
 import { retrieveCommand } from './commands/retrieve';
 import { runsCommand } from './commands/runs';
@@ -28,6 +30,8 @@ export const commands: Readonly<Record<string, CliCommand>> = {
   runs: runsCommand,
   resume: resumeCommand,
   export: exportCommand,
+  report: reportCommand,
+  rescore: rescoreCommand,
   score: scoreCommand,
   serve: serveCommand,
   'memory-check': memoryCheckCommand,

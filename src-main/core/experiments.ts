@@ -8,6 +8,7 @@ import type {
 } from '../../src-shared/api';
 import type { DatasetLoadResult } from '../../src-shared/dataset';
 import { WorkbenchError } from '../../src-shared/errors';
+import type { RescoreResult } from '../../src-shared/rescore';
 import {
   DEFAULT_MEMORY_PRESET,
   type ExperimentConfigInput,
@@ -24,6 +25,7 @@ import { loadMemoryPresets } from './pipeline/presets';
 import { resumeExperiment, startExperiment, type ExperimentHandle } from './pipeline/runner';
 import { runQueries, type ReadMethod, type RunQueries } from './runs/queries';
 import { DEFAULT_READ_WORKERS, RunReadWorkers } from './runs/readWorkers';
+import { rescoreRun } from './runs/rescore';
 import { RunStore } from './runs/store';
 
 /**
@@ -131,6 +133,16 @@ export class ExperimentManager {
       });
     }
     return this.runs().deleteRun(runId);
+  }
+
+  /** Rescores a stored run (not one that is running), yielding between samples. */
+  async rescore(runId: string, metrics?: readonly string[]): Promise<RescoreResult> {
+    if (this.active.has(runId)) {
+      throw new WorkbenchError('CONFLICT', `run ${runId} is running; rescore it when it ends`, {
+        path: ['runId'],
+      });
+    }
+    return rescoreRun(this.runs(), runId, metrics ? { metrics } : {});
   }
 
   /** Cancels every run and closes the database (app quit, server stop). */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiEvent, ApiHandlers } from '../../src-shared/api';
+import { apiMethods, type ApiEvent, type ApiHandlers } from '../../src-shared/api';
 import type { ProgressEvent } from '../../src-shared/experiment';
 import { EXTRA_PRESETS_ENV } from './pipeline/presets';
 import { createService, type Service } from './service';
@@ -104,6 +104,16 @@ describe('service: experiments through the API contract', () => {
     // top_k 1 against 2: the comparison says it is not on equal terms.
     expect(fairness.map((w) => w.kind)).toEqual(['top-k', 'context']);
     expect(fairness[0]?.message).toContain('top_k 1 vs 2');
+
+    // Rescore through the API: every metric but the judge, written for every answer of every test.
+    const rescored = await api['runs.rescore']({ runId: first.runId });
+    expect(rescored.metrics).toContain('locomoRecall');
+    expect(rescored.skipped.map((k) => k.metric)).toEqual(['judge']);
+    expect(rescored.written).toBe(rescored.answers * rescored.metrics.length);
+    expect(rescored.summary).toEqual((await api['runs.get']({ runId: first.runId })).summary);
+    expect(
+      apiMethods['runs.rescore'].input.safeParse({ runId: first.runId, metrics: ['nope'] }).success,
+    ).toBe(false);
 
     expect(await api['runs.delete']({ runId: second.runId })).toEqual({ deleted: true });
     await expect(api['runs.get']({ runId: second.runId })).rejects.toMatchObject({

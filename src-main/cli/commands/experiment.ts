@@ -9,7 +9,9 @@ import {
   isCategoryScheme,
   type CategoryScheme,
 } from '../../../src-shared/dataset/categories';
+import { coverageNote } from '../../../src-shared/coverage';
 import { WorkbenchError, zodError } from '../../../src-shared/errors';
+import type { RunManifest } from '../../../src-shared/runs';
 import {
   ExperimentConfigSchema,
   type ExperimentConfig,
@@ -46,7 +48,8 @@ options:
   --top-k <n>               memories retrieved per question (default 10)
   --context-words <n>       equal-context-budget mode: trim the retrieved memories to n words
   --seed <n>                run seed (default 42)
-  --include-no-evidence     also ask questions without usable evidence (at the last packet)
+  --exclude-no-evidence     leave out questions without usable evidence (asked at the last packet
+                            by default, so n is the dataset's question count)
   --max-error-share <x>     share of errored final answers (0-1) above which the run ends
                             "degraded", exit code 3 (default 0.1; every answer errored: "failed")
   --skip-invalid            run the valid samples of a file that also holds invalid ones (refused
@@ -258,7 +261,9 @@ export function reportOutcome(
   scheme: CategoryScheme,
   json: boolean,
   io: CliIO,
+  manifest?: Pick<RunManifest, 'coverage' | 'skippedSamples'>,
 ): number {
+  const coverage = manifest ? coverageNote(manifest, outcome.summary) : null;
   if (json) {
     io.stdout(
       `${JSON.stringify({
@@ -268,6 +273,7 @@ export function reportOutcome(
         elapsedMs: outcome.elapsedMs,
         notAsked: outcome.notAsked,
         skippedSamples: outcome.skippedSamples,
+        coverage,
         preset: config.memory.preset,
         scheme,
         categoryNames: Object.fromEntries(CATEGORY_IDS.map((c) => [c, categoryName(c, scheme)])),
@@ -277,12 +283,7 @@ export function reportOutcome(
   } else {
     io.stdout(summaryTable(outcome.summary, scheme));
     io.stdout(skippedReport(outcome.skippedSamples));
-    if (outcome.notAsked > 0) {
-      io.stdout(
-        `${outcome.notAsked} question(s) without usable evidence were not asked, so n is below the ` +
-          `dataset's question count (--include-no-evidence asks them at the last packet)\n`,
-      );
-    }
+    if (coverage) io.stdout(`${coverage.text}\n`);
     io.stdout(
       `\nrun ${outcome.runId} ${outcome.status} in ${formatDuration(outcome.elapsedMs)} (preset ${config.memory.preset})\n`,
     );
@@ -494,6 +495,8 @@ export const experimentCommand: CliCommand = {
         'top-k': { type: 'string' },
         'context-words': { type: 'string' },
         seed: { type: 'string' },
+        'exclude-no-evidence': { type: 'boolean', default: false },
+        // The default since issue 11; still accepted so existing scripts keep working.
         'include-no-evidence': { type: 'boolean', default: false },
         'max-error-share': { type: 'string' },
         'skip-invalid': { type: 'boolean', default: false },
@@ -573,7 +576,10 @@ export const experimentCommand: CliCommand = {
         throw new UsageError(`--seed must be an integer (got "${values.seed}")`);
       merged['seed'] = seed;
     }
+    if (values['include-no-evidence'] && values['exclude-no-evidence'])
+      throw new UsageError('--include-no-evidence and --exclude-no-evidence contradict each other');
     if (values['include-no-evidence']) merged['includeNoEvidence'] = true;
+    if (values['exclude-no-evidence']) merged['includeNoEvidence'] = false;
     if (values['max-error-share'] !== undefined) {
       const share = Number(values['max-error-share']);
       if (values['max-error-share'].trim() === '' || !(share >= 0 && share <= 1))
@@ -610,7 +616,8 @@ export const experimentCommand: CliCommand = {
         mayStartProcesses: true,
       });
       const outcome = await superviseRun(handle, io);
-      return reportOutcome(outcome, config, scheme, values.json, io);
+      const { manifest } = store.getRun(outcome.runId);
+      return reportOutcome(outcome, config, scheme, values.json, io, manifest);
     } finally {
       store.close();
     }

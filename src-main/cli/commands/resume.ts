@@ -67,7 +67,8 @@ export const resumeCommand: CliCommand = {
         mayStartProcesses: true,
       });
       const outcome = await superviseRun(handle, io);
-      return reportOutcome(outcome, store.getRun(runId).manifest.config, scheme, values.json, io);
+      const { manifest } = store.getRun(runId);
+      return reportOutcome(outcome, manifest.config, scheme, values.json, io, manifest);
     } finally {
       store.close();
     }

@@ -375,6 +375,7 @@ async function askOne(
           gold: qa.answer,
           category: qa.category,
           evidence: qa.evidence,
+          evidenceRaw: qa.evidenceRaw,
           retrieved: retrievedTurns(hits, topK),
         },
         benchmarkProfile(job.benchmark),
@@ -400,6 +401,8 @@ async function askOne(
           gold: qa.answer,
           category: qa.category,
           evidence: qa.evidence,
+          // A failed retrieval has no context to score LoCoMo's way (it would count 1 there).
+          ...(stage === 'answer' ? { evidenceRaw: qa.evidenceRaw } : {}),
           retrieved: stage === 'answer' ? retrievedTurns(hits, topK) : [],
           errored: true,
         },

@@ -25,6 +25,7 @@ import {
   embedderRecord,
   type EmbedderRecord,
 } from '../../../src-shared/embedders';
+import type { RunCoverage } from '../../../src-shared/coverage';
 import { MAX_MANIFEST_WARNINGS, type SkippedSample } from '../../../src-shared/runs';
 import { configHash, newRunId, redactSecrets, type RunManifest } from '../runs/manifest';
 import type { RunStore } from '../runs/store';
@@ -332,6 +333,7 @@ export async function startExperiment(
     errors: { insert: 0, answer: 0 },
     scoring: { punktModelSha256: installPunktModel().sha256 },
     ...(skipped.length > 0 ? { skippedSamples: skipped } : {}),
+    coverage: coverageOf(dataset.samples, planned),
   };
   options.store.createRun(
     manifest,
@@ -451,6 +453,20 @@ export async function resumeExperiment(
     executor,
     options,
   );
+}
+
+/** The counts behind the headline's n: the file's questions, and those the config leaves out. */
+function coverageOf(
+  all: readonly Sample[],
+  planned: ReadonlyArray<Pick<PlannedSample, 'sample' | 'plan'>>,
+): RunCoverage {
+  const datasetQuestions = all.reduce((n, s) => n + s.qa.length, 0);
+  const selected = planned.reduce((n, p) => n + p.sample.qa.length, 0);
+  return {
+    datasetQuestions,
+    notSelected: datasetQuestions - selected,
+    noEvidenceExcluded: notAskedOf(planned),
+  };
 }
 
 /** Questions the plans leave out (no usable evidence, unless the config includes them). */
