@@ -50,10 +50,14 @@ test('compares a hybrid and a text run on mini-1: deltas, flips, config diff and
   ]);
   await expect(table.getByRole('row', { name: /^All/ }).getByRole('cell').first()).toHaveText('7');
   await expect(table.getByRole('columnheader', { name: 'Δ B − A [95% CI]' })).toBeVisible();
-  // The delta cell: a signed difference and its interval.
-  await expect(table.getByRole('row', { name: /^All/ }).getByRole('cell').last()).toHaveText(
-    /^[+−]?\d\.\d{3} \[[+−]?\d\.\d{3}, [+−]?\d\.\d{3}\]$/,
-  );
+  // The delta cell: a signed difference and its interval, then the interval by conversation,
+  // McNemar's test on the flips and the smallest difference this n detects.
+  const delta = table.getByRole('row', { name: /^All/ }).getByRole('cell').last();
+  await expect(delta.locator('.delta-diff')).toHaveText(/^[+−]?\d\.\d{3}$/);
+  await expect(delta.locator('.delta-interval')).toHaveText(/^\[[+−]?\d\.\d{3}, [+−]?\d\.\d{3}\]$/);
+  await expect(delta).toContainText(/\[[+−]?\d\.\d{3}, [+−]?\d\.\d{3}\] by 1 conversation/);
+  await expect(delta).toContainText(/McNemar p=\d\.\d{3} \(\d+ up, \d+ down\)/);
+  await expect(delta).toContainText(/detectable ±\d\.\d{3}/);
   await expect(table).toContainText('paired bootstrap, 2,000 resamples, seed 0');
   await expect(categories.getByRole('figure')).toContainText('official LoCoMo');
 

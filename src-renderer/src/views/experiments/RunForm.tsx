@@ -164,6 +164,7 @@ export function RunForm({
     onRun({
       datasetId: dataset.datasetId,
       ...(samples ? { samples } : {}),
+      ...(skipInvalid ? { skipInvalid: true } : {}),
       memory: {
         ...withEmbedder(memoryConfig, embedder),
         ...(memoryLlm ? { llm: endpointLlmFields(memoryLlm) } : {}),
