@@ -1,4 +1,5 @@
 import type { ExperimentConfig, RunStatus, SampleStatus } from './experiment';
+import type { SweepTag } from './sweeps';
 
 /** What the runs database says about a run: shared so the API contract and the UI can name it. */
 
@@ -53,6 +54,8 @@ export interface RunManifest {
   startedAt: string;
   endedAt: string | null;
   errors: { insert: number; answer: number };
+  /** The sweep this run is a cell of (absent for runs started on their own). */
+  sweep?: SweepTag;
 }
 
 export interface SamplePlanRow {

@@ -12,6 +12,8 @@ import { retrieveCommand } from './commands/retrieve';
 import { runsCommand } from './commands/runs';
 import { scoreCommand } from './commands/score';
 import { statsCommand } from './commands/stats';
+import { sweepCommand } from './commands/sweep';
+import { workerCommand } from './commands/worker';
 
 /**
  * Headless entry point: `npm run -s cli -- <command> [options]`. Commands live in the map below (the
@@ -28,6 +30,8 @@ export const commands: Readonly<Record<string, CliCommand>> = {
   export: exportCommand,
   score: scoreCommand,
   serve: serveCommand,
+  sweep: sweepCommand,
+  worker: workerCommand,
 };
 
 const PROGRAM = 'cli';

@@ -87,7 +87,7 @@ const sampleEventSchema = z
   .loose()
   .transform((e) => e as unknown as SampleEvent);
 
-const outcomeSchema = z.object({
+export const outcomeSchema = z.object({
   sampleId: z.string(),
   status: z.enum(['completed', 'cancelled']),
   preset: z.string(),
@@ -102,7 +102,7 @@ const outcomeSchema = z.object({
 }) satisfies z.ZodType<SampleOutcome>;
 
 /** A Sample is structured-cloned from the main thread, which validated the file; check its shape. */
-const sampleSchema = z
+export const sampleSchema = z
   .object({
     sampleId: z.string(),
     speakers: z.tuple([z.string(), z.string()]),

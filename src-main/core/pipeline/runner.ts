@@ -18,6 +18,7 @@ import { packetCount } from '../dataset/packets';
 import { planTests } from '../dataset/testPlan';
 import { appVersion, gitCommit } from '../provenance';
 import type { TokenTotals } from '../../../src-shared/runs';
+import type { SweepTag } from '../../../src-shared/sweeps';
 import { configHash, newRunId, redactSecrets, type RunManifest } from '../runs/manifest';
 import type { RunStore } from '../runs/store';
 import { judgePromptRecord } from '../answer/prompts';
@@ -47,6 +48,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Where the config's API keys come from (default: the environment, key-like names only). */
   apiKeys?: ApiKeySource;
+  /** Tags a new run as a cell of a sweep (kept in its manifest). */
+  sweep?: SweepTag;
   now?: () => number;
 }
 
@@ -85,7 +88,10 @@ export function effectiveParallel(requested: number, samples: number): number {
   return Math.max(1, Math.min(requested, availableParallelism(), samples));
 }
 
-function selectSamples(all: readonly Sample[], ids: readonly string[] | undefined): Sample[] {
+export function selectSamples(
+  all: readonly Sample[],
+  ids: readonly string[] | undefined,
+): Sample[] {
   if (!ids) return [...all];
   const byId = new Map(all.map((s) => [s.sampleId, s]));
   return ids.map((id, i) => {
@@ -182,7 +188,7 @@ export async function startExperiment(
       memory: memoryTotals(config, null, zeroTokens),
     },
     seed: config.seed,
-    parallel: effectiveParallel(config.parallel, samples.length),
+    parallel: (executor.parallelFor ?? effectiveParallel)(config.parallel, samples.length),
     host: {
       platform: platform(),
       arch: arch(),
@@ -192,6 +198,7 @@ export async function startExperiment(
     startedAt: new Date(now()).toISOString(),
     endedAt: null,
     errors: { insert: 0, answer: 0 },
+    ...(options.sweep ? { sweep: options.sweep } : {}),
   };
   options.store.createRun(
     manifest,
@@ -281,7 +288,7 @@ export async function resumeExperiment(
     config,
     apiKeys,
     planned,
-    effectiveParallel(config.parallel, planned.length),
+    (executor.parallelFor ?? effectiveParallel)(config.parallel, planned.length),
     true,
     notAsked,
     executor,

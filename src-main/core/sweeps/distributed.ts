@@ -1,0 +1,293 @@
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { Queue, QueueEvents, Worker, type Job } from 'bullmq';
+import { Redis } from 'ioredis';
+import { z } from 'zod';
+import { WorkbenchError } from '../../../src-shared/errors';
+import { ExperimentConfigSchema, type TestRecord } from '../../../src-shared/experiment';
+import { planTests } from '../dataset/testPlan';
+import { ApiKeySource, experimentApiKeys } from '../keys';
+import { workerExecutor, type SampleExecutor } from '../pipeline/executors';
+import { outcomeSchema, sampleSchema, testRecordSchema } from '../pipeline/protocol';
+import type { SampleOutcome } from '../pipeline/runSample';
+
+/**
+ * The distributed executor: BullMQ on Redis. The coordinator (the process that owns the runs DB)
+ * enqueues one job per (run, sample); `cli worker` processes on any machine take jobs and run them
+ * with the same engine (the worker-thread executor). Each complete test goes into a Redis hash
+ * keyed by (run, sample) with the test index as field (HSETNX: a test computed twice is stored
+ * once), and a progress event tells the coordinator, which commits it to its runs DB. The
+ * coordinator is the only writer, so a distributed run is recorded exactly like a local one.
+ *
+ * A worker that dies loses its job lock; BullMQ's stalled-job check hands the job to another
+ * worker, which skips the tests already in the hash (as `resume` does) and finishes the sample.
+ * API keys never travel through Redis: each worker reads the config's key variables itself.
+ */
+
+export const DEFAULT_QUEUE = 'mw-samples';
+
+/** Only redis:// and rediss:// URLs; the host is the operator's choice (loopback in tests). */
+export function parseRedisUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new WorkbenchError('INVALID_INPUT', `--redis: not a URL (${JSON.stringify(url)})`);
+  }
+  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
+    throw new WorkbenchError(
+      'INVALID_INPUT',
+      `--redis: must be a redis:// or rediss:// URL (got ${parsed.protocol})`,
+    );
+  }
+  return url;
+}
+
+const jobDataSchema = z.object({
+  runId: z.string().min(1),
+  sample: sampleSchema,
+  config: ExperimentConfigSchema,
+  skipTests: z.array(z.number().int().nonnegative()),
+});
+
+const progressSchema = z.object({ testIndex: z.number().int().nonnegative() });
+
+/** BullMQ refuses ids with ":"; run ids and sanitised sample ids have none. */
+export function jobIdOf(runId: string, sampleId: string): string {
+  return `${runId}.${sampleId.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+}
+
+const testsKey = (queue: string, jobId: string): string => `mw:${queue}:tests:${jobId}`;
+
+function connectionOf(url: string): { url: string; maxRetriesPerRequest: null } {
+  // BullMQ's blocking commands need maxRetriesPerRequest: null.
+  return { url: parseRedisUrl(url), maxRetriesPerRequest: null };
+}
+
+export interface BullmqExecutorOptions {
+  redisUrl: string;
+  queue?: string;
+  /** Attempts per job when a worker fails it (a worker that dies is retried by stall detection). */
+  attempts?: number;
+}
+
+export interface DistributedExecutor {
+  executor: SampleExecutor;
+  close(): Promise<void>;
+}
+
+/** The coordinator's side: a SampleExecutor that runs each sample as a BullMQ job. */
+export async function bullmqExecutor(options: BullmqExecutorOptions): Promise<DistributedExecutor> {
+  const name = options.queue ?? DEFAULT_QUEUE;
+  const connection = connectionOf(options.redisUrl);
+  const queue = new Queue(name, { connection });
+  const events = new QueueEvents(name, { connection });
+  const redis = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
+  await events.waitUntilReady();
+  /** jobId -> the handler that commits a reported test. */
+  const listeners = new Map<string, (testIndex: number) => void>();
+  events.on('progress', ({ jobId, data }) => {
+    const parsed = progressSchema.safeParse(data);
+    if (parsed.success) listeners.get(jobId)?.(parsed.data.testIndex);
+  });
+
+  const run: SampleExecutor['run'] = async (job, hooks, signal) => {
+    const jobId = jobIdOf(job.runId, job.sample.sampleId);
+    const key = testsKey(name, jobId);
+    const committed = new Set(job.skipTests);
+    let chain = Promise.resolve();
+    const commitFromRedis = (testIndex: number): Promise<void> => {
+      chain = chain.then(async () => {
+        if (committed.has(testIndex)) return;
+        const raw = await redis.hget(key, String(testIndex));
+        if (raw === null) return;
+        const test: TestRecord = testRecordSchema.parse(JSON.parse(raw));
+        if (committed.has(test.testIndex)) return;
+        committed.add(test.testIndex);
+        await hooks.commitTest(test);
+        hooks.emit({
+          type: 'test-committed',
+          runId: job.runId,
+          at: Date.now(),
+          sampleId: test.sampleId,
+          testIndex: test.testIndex,
+          meanF1:
+            test.answers.length === 0
+              ? null
+              : test.answers.reduce((s, a) => s + a.officialF1, 0) / test.answers.length,
+          errors: test.answers.filter((a) => a.error !== null).length,
+        });
+      });
+      return chain;
+    };
+    /** Commits, in test order, whatever the hash holds that the runs DB does not. */
+    const reconcile = async (): Promise<void> => {
+      const fields = (await redis.hkeys(key)).map(Number).sort((a, b) => a - b);
+      for (const f of fields) await commitFromRedis(f);
+    };
+    listeners.set(jobId, (testIndex) => void commitFromRedis(testIndex));
+    try {
+      const existing = await queue.getJob(jobId);
+      const state = existing ? await existing.getState() : null;
+      // A job of an earlier attempt that still runs (the coordinator restarted) is waited for;
+      // a finished one is replaced, so a resumed run runs the sample again.
+      if (existing && (state === 'completed' || state === 'failed')) await existing.remove();
+      const data = {
+        runId: job.runId,
+        sample: job.sample,
+        config: job.config,
+        skipTests: [...job.skipTests],
+      };
+      const added =
+        existing && state !== 'completed' && state !== 'failed'
+          ? existing
+          : await queue.add('sample', data, {
+              jobId,
+              attempts: options.attempts ?? 2,
+              removeOnComplete: true,
+              removeOnFail: false,
+            });
+      const onAbort = (): void => {
+        // Only a waiting job can be withdrawn; an active one finishes and resume picks it up.
+        void added.remove().catch(() => undefined);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      let result: unknown;
+      try {
+        result = await added.waitUntilFinished(events);
+      } catch (error) {
+        await reconcile();
+        if (signal.aborted) {
+          throw new WorkbenchError('CANCELLED', `sample ${job.sample.sampleId}: cancelled`);
+        }
+        throw new WorkbenchError(
+          'INTERNAL',
+          `sample ${job.sample.sampleId}: job ${jobId} failed: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      } finally {
+        signal.removeEventListener('abort', onAbort);
+      }
+      await reconcile();
+      const outcome: SampleOutcome = outcomeSchema.parse(result);
+      await redis.del(key);
+      return outcome;
+    } finally {
+      listeners.delete(jobId);
+    }
+  };
+
+  return {
+    executor: {
+      kind: 'distributed',
+      prepare: async () => undefined,
+      parallelFor: (_requested, samples) => Math.max(1, samples),
+      run,
+    },
+    async close() {
+      await events.close();
+      await queue.close();
+      redis.disconnect();
+    },
+  };
+}
+
+export interface SampleWorkerOptions {
+  redisUrl: string;
+  queue?: string;
+  /** Samples processed at once by this process (one worker thread each). */
+  concurrency?: number;
+  /** Collections of the samples in progress live under <dataDir>/collections/. */
+  dataDir: string;
+  apiKeys?: ApiKeySource;
+  /** How long a job's lock lasts without renewal; a dead worker's job is retried after it. */
+  lockDurationMs?: number;
+  stalledIntervalMs?: number;
+  /** Jobs started per `limitDurationMs` across every worker of the queue (one shared budget). */
+  limit?: { max: number; durationMs: number };
+  onJob?: (event: {
+    jobId: string;
+    state: 'started' | 'completed' | 'failed';
+    error?: string;
+  }) => void;
+}
+
+export interface SampleWorker {
+  close(): Promise<void>;
+}
+
+/** `cli worker`: takes sample jobs and runs each in a worker thread, like a local run. */
+export async function startSampleWorker(options: SampleWorkerOptions): Promise<SampleWorker> {
+  const name = options.queue ?? DEFAULT_QUEUE;
+  const redis = new Redis(parseRedisUrl(options.redisUrl), { maxRetriesPerRequest: null });
+  const executor = workerExecutor();
+  const keys = options.apiKeys ?? new ApiKeySource();
+
+  const processor = async (job: Job): Promise<SampleOutcome> => {
+    const jobId = job.id ?? jobIdOf('unknown', 'unknown');
+    options.onJob?.({ jobId, state: 'started' });
+    const data = jobDataSchema.parse(job.data);
+    const config = ExperimentConfigSchema.parse(data.config);
+    await executor.prepare(config);
+    const key = testsKey(name, jobId);
+    // Tests an earlier attempt of this job already stored are not computed again.
+    const stored = (await redis.hkeys(key)).map(Number);
+    const collectionDir = join(options.dataDir, 'collections', jobId);
+    rmSync(collectionDir, { recursive: true, force: true });
+    mkdirSync(collectionDir, { recursive: true });
+    let writes = Promise.resolve();
+    try {
+      const outcome = await executor.run(
+        {
+          runId: data.runId,
+          sample: data.sample,
+          plan: planTests(data.sample, { includeNoEvidence: config.includeNoEvidence }),
+          config,
+          skipTests: new Set([...data.skipTests, ...stored]),
+          collectionDir,
+          apiKeys: experimentApiKeys(config, keys),
+        },
+        {
+          emit: () => undefined,
+          commitTest: (test) => {
+            writes = writes.then(async () => {
+              await redis.hsetnx(key, String(test.testIndex), JSON.stringify(test));
+              await job.updateProgress({ testIndex: test.testIndex });
+            });
+            return writes;
+          },
+        },
+        new AbortController().signal,
+      );
+      await writes;
+      options.onJob?.({ jobId, state: 'completed' });
+      return outcome;
+    } catch (error) {
+      options.onJob?.({
+        jobId,
+        state: 'failed',
+        error: error instanceof Error ? error.message : String(error),
+      });
+      throw error;
+    } finally {
+      rmSync(collectionDir, { recursive: true, force: true });
+    }
+  };
+
+  const worker = new Worker(name, processor, {
+    connection: connectionOf(options.redisUrl),
+    concurrency: options.concurrency ?? 1,
+    lockDuration: options.lockDurationMs ?? 30_000,
+    stalledInterval: options.stalledIntervalMs ?? 30_000,
+    maxStalledCount: 3,
+    ...(options.limit
+      ? { limiter: { max: options.limit.max, duration: options.limit.durationMs } }
+      : {}),
+  });
+  await worker.waitUntilReady();
+  return {
+    async close() {
+      await worker.close();
+      redis.disconnect();
+    },
+  };
+}
