@@ -24,6 +24,7 @@ anything runs, and each becomes an ordinary run in the runs database tagged with
 options (run):
   --redis <url>             distributed: enqueue samples on BullMQ at this Redis
                             (redis://host:6379); "cli worker --redis <url>" processes them
+  --queue <name>            BullMQ queue (default mw-samples; the workers' --queue must match)
   --cells-at-once <n>       cells running at once (default 1; with --redis default 8)
   --runs-db <path>          runs database (default: <data dir>/runs.db)
   --data-dir <dir>          data directory (default: $MEMORY_WORKBENCH_DATA or ~/.memory-workbench)
@@ -79,6 +80,7 @@ function parse(args: string[]) {
     strict: true,
     options: {
       redis: { type: 'string' },
+      queue: { type: 'string' },
       'cells-at-once': { type: 'string' },
       'runs-db': { type: 'string' },
       'data-dir': { type: 'string' },
@@ -115,9 +117,10 @@ async function plan(file: string, json: boolean, io: CliIO): Promise<number> {
 /** The distributed executor loads BullMQ only when asked for, so the local path needs none of it. */
 async function distributedExecutor(
   url: string,
+  queue: string | undefined,
 ): Promise<{ executor: SampleExecutor; close: () => Promise<void> }> {
   const { bullmqExecutor } = await import('../../core/sweeps/distributed');
-  return bullmqExecutor({ redisUrl: url });
+  return bullmqExecutor({ redisUrl: url, ...(queue !== undefined ? { queue } : {}) });
 }
 
 async function run(
@@ -136,7 +139,7 @@ async function run(
   }
   await ensureWordVectorCache(io);
   const { store, dataDir } = openStore(values['runs-db'], values['data-dir']);
-  const distributed = redis ? await distributedExecutor(redis) : null;
+  const distributed = redis ? await distributedExecutor(redis, values.queue) : null;
   const controller = new AbortController();
   const onSigint = (): void => {
     if (controller.signal.aborted) process.exit(130);

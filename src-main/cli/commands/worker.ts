@@ -17,6 +17,7 @@ environment (the config's key variables).
 
 options:
   --redis <url>             Redis URL (redis://host:6379)
+  --queue <name>            BullMQ queue name (default mw-samples; the same on coordinator and workers)
   --concurrency <n>         samples at once, one worker thread each (default 1)
   --data-dir <dir>          where collections in progress live (default: $MEMORY_WORKBENCH_DATA
                             or ~/.memory-workbench)
@@ -45,6 +46,7 @@ export const workerCommand: CliCommand = {
       strict: true,
       options: {
         redis: { type: 'string' },
+        queue: { type: 'string' },
         concurrency: { type: 'string' },
         'data-dir': { type: 'string' },
         'lock-ms': { type: 'string' },
@@ -71,6 +73,7 @@ export const workerCommand: CliCommand = {
     const { startSampleWorker } = await import('../../core/sweeps/distributed');
     const worker = await startSampleWorker({
       redisUrl: values.redis,
+      ...(values.queue !== undefined ? { queue: values.queue } : {}),
       concurrency: positive('--concurrency', values.concurrency) ?? 1,
       dataDir: resolve(values['data-dir'] ?? defaultDataDir()),
       apiKeys: new ApiKeySource({ policy: keyPolicyFromArgs(values['allow-key-env'], 'pass') }),

@@ -1,0 +1,178 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ExperimentConfigInput } from '../../src-shared/experiment';
+import { loadDatasetFile } from '../../src-main/core/dataset/load';
+import { planTests } from '../../src-main/core/dataset/testPlan';
+import { workerExecutor } from '../../src-main/core/pipeline/executors';
+import { startExperiment } from '../../src-main/core/pipeline/runner';
+import { RunStore } from '../../src-main/core/runs/store';
+import { bullmqExecutor } from '../../src-main/core/sweeps/distributed';
+import {
+  defaultChatReply,
+  startFakeOpenAIServer,
+  type FakeOpenAIServer,
+} from '../support/fake-openai-server';
+import { startRedis, type TestRedis } from '../support/redis-server';
+
+/**
+ * The distributed executor against a real redis-server on 127.0.0.1 and `cli worker` processes:
+ * a distributed run records the same answers and scores as a local one, and a worker killed with
+ * SIGKILL mid-sample loses nothing (another worker finishes the sample) and duplicates nothing.
+ */
+
+const repo = fileURLToPath(new URL('../../', import.meta.url));
+const mini = join(repo, 'tests/fixtures/locomo/mini.json');
+const cli = join(repo, 'src-main/cli/main.ts');
+const root = mkdtempSync(join(tmpdir(), 'workbench-distributed-'));
+let redis: TestRedis;
+let llm: FakeOpenAIServer;
+const workers: ChildProcess[] = [];
+let counter = 0;
+
+beforeAll(async () => {
+  redis = await startRedis();
+  // A slow, deterministic model: long enough per sample to kill a worker in the middle of one.
+  llm = await startFakeOpenAIServer({
+    chat: async (chat) => {
+      await new Promise((r) => setTimeout(r, 120));
+      return defaultChatReply(chat);
+    },
+  });
+});
+
+afterAll(async () => {
+  for (const w of workers) if (w.exitCode === null && w.signalCode === null) w.kill('SIGKILL');
+  await redis?.stop();
+  await llm?.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+/** A `cli worker` process with short job locks, so a killed worker's job is retried quickly. */
+function startWorker(queue: string, concurrency = 1): Promise<ChildProcess> {
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      cli,
+      'worker',
+      '--redis',
+      redis.url,
+      '--queue',
+      queue,
+      '--concurrency',
+      String(concurrency),
+      '--data-dir',
+      join(root, `worker-${++counter}`),
+      '--lock-ms',
+      '1500',
+      '--stalled-check-ms',
+      '500',
+    ],
+    { cwd: repo, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  workers.push(child);
+  return new Promise((resolve, reject) => {
+    let err = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      err += chunk.toString();
+      if (err.includes('worker ready')) resolve(child);
+    });
+    child.once('exit', (code) => reject(new Error(`worker exited (${code}): ${err}`)));
+  });
+}
+
+function config(): ExperimentConfigInput {
+  return {
+    datasetPath: mini,
+    memory: { preset: 'text' },
+    answerer: { kind: 'llm', baseUrl: llm.url, model: 'fake-chat', baseDelayMs: 1 },
+  };
+}
+
+const comparable = (store: RunStore, runId: string) =>
+  store.answersByTest(runId).map((a) => ({ ...a, retrieveMs: 0, answerMs: 0 }));
+
+async function localRun(): Promise<{ store: RunStore; runId: string }> {
+  const store = RunStore.open(join(root, `local-${++counter}.db`));
+  const handle = await startExperiment(config(), {
+    store,
+    dataDir: join(root, `local-data-${counter}`),
+    executor: workerExecutor(),
+  });
+  expect((await handle.done).status).toBe('completed');
+  return { store, runId: handle.runId };
+}
+
+describe('distributed executor (BullMQ on a real Redis, worker processes)', () => {
+  it('records the same answers and scores as a local run', async () => {
+    const queue = `q-same-${counter}`;
+    await startWorker(queue, 2);
+    const local = await localRun();
+    const store = RunStore.open(join(root, `coord-${++counter}.db`));
+    const distributed = await bullmqExecutor({ redisUrl: redis.url, queue });
+    try {
+      const handle = await startExperiment(config(), {
+        store,
+        dataDir: join(root, `coord-data-${counter}`),
+        executor: distributed.executor,
+      });
+      const outcome = await handle.done;
+      expect(outcome.status).toBe('completed');
+      expect(comparable(store, handle.runId)).toEqual(comparable(local.store, local.runId));
+      expect(outcome.summary).toEqual(local.store.summary(local.runId));
+      expect(store.getRun(handle.runId).sampleInfo.map((s) => s.status)).toEqual([
+        'completed',
+        'completed',
+      ]);
+    } finally {
+      await distributed.close();
+      store.close();
+      local.store.close();
+    }
+  }, 120_000);
+
+  it('finishes a sample on another worker after one is SIGKILLed mid-sample: nothing lost or duplicated', async () => {
+    const queue = `q-kill-${counter}`;
+    const doomed = await startWorker(queue, 2);
+    const local = await localRun();
+    const store = RunStore.open(join(root, `coord-${++counter}.db`));
+    const distributed = await bullmqExecutor({ redisUrl: redis.url, queue });
+    const { samples } = await loadDatasetFile(mini);
+    const planned = new Map(samples.map((s) => [s.sampleId, planTests(s).tests.length]));
+    let killedAfter = -1;
+    try {
+      const handle = await startExperiment(config(), {
+        store,
+        dataDir: join(root, `coord-data-${counter}`),
+        executor: distributed.executor,
+        onProgress: (event) => {
+          // Kill the only worker once mini-1's first test is recorded, while the rest is to come.
+          if (event.type === 'test-committed' && event.sampleId === 'mini-1' && killedAfter < 0) {
+            killedAfter = store.committedTests(handle.runId, 'mini-1').length;
+            doomed.kill('SIGKILL');
+            void startWorker(queue);
+          }
+        },
+      });
+      const outcome = await handle.done;
+      expect(killedAfter).toBeGreaterThan(0);
+      expect(killedAfter).toBeLessThan(planned.get('mini-1') ?? 0);
+      expect(doomed.signalCode).toBe('SIGKILL');
+      expect(outcome.status).toBe('completed');
+      for (const [sampleId, tests] of planned) {
+        expect(store.committedTests(handle.runId, sampleId)).toEqual([...Array(tests).keys()]);
+      }
+      // Every test once, every answer once, and the same as an uninterrupted local run.
+      expect(comparable(store, handle.runId)).toEqual(comparable(local.store, local.runId));
+    } finally {
+      await distributed.close();
+      store.close();
+      local.store.close();
+    }
+  }, 120_000);
+});
