@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { WorkbenchError } from './errors';
-import { SweepSpecSchema, expandSweep } from './sweeps';
+import { SweepSpecSchema, expandSweep, heatmapOf } from './sweeps';
 
 const spec = (value: unknown) => SweepSpecSchema.parse(value);
 
@@ -101,5 +101,45 @@ describe('sweep expansion', () => {
     expect(r1.success).toBe(false);
     const r2 = SweepSpecSchema.safeParse({ name: 'x', base: {}, axes: { seed: [] } });
     expect(r2.error?.issues[0]?.path).toEqual(['axes', 'seed']);
+  });
+});
+
+describe('sweep heatmap', () => {
+  const row = (runId: string, values: Record<string, string | number>, f1: number | null) => ({
+    runId,
+    status: 'completed',
+    cellKey: runId,
+    cellIndex: 0,
+    values,
+    repeat: 0,
+    metrics: { officialF1: f1, judge: null, setF1: null, bleu1: null, evidenceRecall: null },
+    byCategory: {},
+    questions: 1,
+  });
+
+  it('places each run by its two axis values and pools the rest with a 95% interval', () => {
+    const rows = [
+      row('a', { p: 'hybrid', k: 5, seed: 1 }, 0.4),
+      row('b', { p: 'hybrid', k: 5, seed: 2 }, 0.6),
+      row('c', { p: 'text', k: 5, seed: 1 }, 0.3),
+      row('d', { p: 'hybrid', k: 10, seed: 1 }, null),
+    ];
+    const map = heatmapOf(rows, 'k', 'p', 'officialF1');
+    expect(map.xs).toEqual(['5', '10']);
+    expect(map.ys).toEqual(['hybrid', 'text']);
+    const hybrid5 = map.cells.find((c) => c.x === '5' && c.y === 'hybrid');
+    expect(hybrid5?.mean).toBeCloseTo(0.5);
+    expect(hybrid5?.n).toBe(2);
+    // sd of (0.4, 0.6) is 0.1414; 1.96 * sd / sqrt(2) = 0.196.
+    expect(hybrid5?.ci?.[0]).toBeCloseTo(0.304, 3);
+    expect(hybrid5?.runIds).toEqual(['a', 'b']);
+    // A run without the metric counts as no value, not as zero.
+    expect(map.cells.find((c) => c.x === '10' && c.y === 'hybrid')).toMatchObject({
+      mean: null,
+      n: 0,
+      ci: null,
+    });
+    expect(map.cells.find((c) => c.x === '10' && c.y === 'text')).toMatchObject({ n: 0 });
+    expect(heatmapOf(rows, 'p', null, 'officialF1').ys).toEqual(['all']);
   });
 });

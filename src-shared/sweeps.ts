@@ -144,3 +144,104 @@ export function expandSweep(spec: SweepSpec, what = 'sweep'): SweepCell[] {
   }
   return cells;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Results: what the Sweep view shows
+
+/** Metrics a sweep cell is ranked by: overall means of the run's final answers. */
+export const SWEEP_METRICS = ['officialF1', 'judge', 'setF1', 'bleu1', 'evidenceRecall'] as const;
+export type SweepMetric = (typeof SWEEP_METRICS)[number];
+
+export interface SweepListItem {
+  sweepId: string;
+  name: string;
+  /** Runs recorded for the sweep (cells started so far). */
+  runs: number;
+  completed: number;
+  /** The first run's creation time. */
+  createdAt: string;
+}
+
+export interface SweepCellRow {
+  runId: string;
+  status: string;
+  cellKey: string;
+  cellIndex: number;
+  values: Record<string, AxisValue>;
+  repeat: number;
+  /** Overall mean per metric over every question (null until the run has answers for it). */
+  metrics: Record<SweepMetric, number | null>;
+  /** Per category (keyed by the stored number): official F1 means. */
+  byCategory: Record<string, number | null>;
+  questions: number;
+}
+
+export interface SweepDetail {
+  sweepId: string;
+  name: string;
+  /** Axis paths in declaration order. */
+  axes: string[];
+  cells: SweepCellRow[];
+}
+
+export interface HeatCell {
+  x: string;
+  y: string;
+  /** Mean over the runs that fall in this cell (other axes and repeats pooled). */
+  mean: number | null;
+  /** Runs with a value. */
+  n: number;
+  /** Normal-approximation 95% interval of the mean over runs; null with fewer than 2. */
+  ci: [number, number] | null;
+  runIds: string[];
+}
+
+export interface Heatmap {
+  xs: string[];
+  ys: string[];
+  cells: HeatCell[];
+}
+
+/** Distinct labels of an axis in first-seen order (the spec's order, since cells come in it). */
+function labelsOf(rows: readonly SweepCellRow[], axis: string | null): string[] {
+  if (axis === null) return ['all'];
+  const seen = new Set<string>();
+  for (const r of rows) {
+    const v = r.values[axis];
+    if (v !== undefined) seen.add(axisValueLabel(v));
+  }
+  return [...seen];
+}
+
+/** Axis × axis, the chosen metric per cell; `null` axes pool everything into one row/column. */
+export function heatmapOf(
+  rows: readonly SweepCellRow[],
+  xAxis: string | null,
+  yAxis: string | null,
+  metric: SweepMetric,
+): Heatmap {
+  const xs = labelsOf(rows, xAxis);
+  const ys = labelsOf(rows, yAxis);
+  const label = (r: SweepCellRow, axis: string | null): string => {
+    if (axis === null) return 'all';
+    const v = r.values[axis];
+    return v === undefined ? '' : axisValueLabel(v);
+  };
+  const cells: HeatCell[] = [];
+  for (const y of ys) {
+    for (const x of xs) {
+      const inCell = rows.filter((r) => label(r, xAxis) === x && label(r, yAxis) === y);
+      const values = inCell.map((r) => r.metrics[metric]).filter((v): v is number => v !== null);
+      const n = values.length;
+      const mean = n === 0 ? null : values.reduce((s, v) => s + v, 0) / n;
+      let ci: [number, number] | null = null;
+      if (mean !== null && n >= 2) {
+        const sd = Math.sqrt(values.reduce((s, v) => s + (v - mean) ** 2, 0) / (n - 1));
+        const half = (1.96 * sd) / Math.sqrt(n);
+        ci = [mean - half, mean + half];
+      }
+      cells.push({ x, y, mean, n, ci, runIds: inCell.map((r) => r.runId) });
+    }
+  }
+  return { xs, ys, cells };
+}

@@ -26,6 +26,7 @@ import { loadMemoryPresets } from './pipeline/presets';
 import { resumeExperiment, startExperiment, type ExperimentHandle } from './pipeline/runner';
 import { csvField, exportRun } from './runs/export';
 import { RunStore } from './runs/store';
+import { listSweeps, sweepDetail } from './sweeps/read';
 
 /**
  * The API's view of the experiment engine: starts, cancels and resumes runs in worker threads,
@@ -87,6 +88,14 @@ export class ExperimentManager {
 
   list() {
     return this.runs().listRuns();
+  }
+
+  sweeps() {
+    return listSweeps(this.runs());
+  }
+
+  sweep(sweepId: string) {
+    return sweepDetail(this.runs(), sweepId);
   }
 
   detail(runId: string): RunDetail {

@@ -91,6 +91,8 @@ export function createService(options: ServiceOptions): Service {
     'runs.export': async ({ runId, format }) => experiments.exportRun(runId, format),
     'runs.compare': async ({ runIds, baselineRunId, metric, seed }) =>
       experiments.compare(runIds, baselineRunId, metric, seed),
+    'sweeps.list': async () => experiments.sweeps(),
+    'sweeps.get': async ({ sweepId }) => experiments.sweep(sweepId),
     'runs.compareExport': async ({ runIds, baselineRunId, metric, format }) =>
       experiments.compareExport(runIds, baselineRunId, metric, format),
 

@@ -7,6 +7,7 @@ import { DatasetsView } from './views/datasets/DatasetsView';
 import { ExperimentsView } from './views/experiments/ExperimentsView';
 import { ModelsView } from './views/models/ModelsView';
 import { RunsView } from './views/runs/RunsView';
+import { SweepsView } from './views/sweeps/SweepsView';
 import { PlaceholderView } from './views/PlaceholderView';
 
 const VIEW_HINTS: Record<ViewId, string> = {
@@ -15,6 +16,7 @@ const VIEW_HINTS: Record<ViewId, string> = {
   experiments: 'Run question-driven memory experiments on chosen samples.',
   runs: 'Per-category results and accuracy as the conversation grows.',
   compare: 'Compare runs side by side, per category and per question.',
+  sweeps: 'Grids of runs from `cli sweep run`: a table and a heatmap per metric.',
   models: 'OpenAI-compatible chat endpoints for answering and judging.',
 };
 
@@ -63,6 +65,8 @@ export function App() {
           <ExperimentsView />
         ) : route.view === 'runs' ? (
           <RunsView />
+        ) : route.view === 'sweeps' ? (
+          <SweepsView />
         ) : route.view === 'models' ? (
           <ModelsView />
         ) : (

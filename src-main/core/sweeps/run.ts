@@ -58,14 +58,20 @@ export interface SweepRunRow {
   tag: SweepTag;
 }
 
-/** The runs of a sweep in the runs DB, newest first per cell. */
-export function sweepRuns(store: RunStore, sweepId: string): SweepRunRow[] {
+/** The runs of a sweep (or of every sweep) in the runs DB, newest first. */
+export function sweepRuns(store: RunStore, sweepId?: string): SweepRunRow[] {
   const rows = store.db
     .prepare(
       `SELECT id, status, manifest FROM runs
-       WHERE json_extract(manifest, '$.sweep.sweepId') = ? ORDER BY id DESC`,
+       WHERE json_extract(manifest, '$.sweep.sweepId') IS NOT NULL
+         AND (? IS NULL OR json_extract(manifest, '$.sweep.sweepId') = ?)
+       ORDER BY id DESC`,
     )
-    .all(sweepId) as Array<{ id: string; status: RunStatus; manifest: string }>;
+    .all(sweepId ?? null, sweepId ?? null) as Array<{
+    id: string;
+    status: RunStatus;
+    manifest: string;
+  }>;
   return rows.flatMap((r) => {
     const tag = (JSON.parse(r.manifest) as RunManifest).sweep;
     return tag ? [{ runId: r.id, status: r.status, tag }] : [];

@@ -10,6 +10,7 @@ import { planTests } from '../dataset/testPlan';
 import { inlineExecutor } from '../pipeline/executors';
 import { RunStore } from '../runs/store';
 import { planSweep } from './plan';
+import { listSweeps, sweepDetail } from './read';
 import { runSweep, sweepRuns } from './run';
 import { loadSweep, readSweepFile } from './spec';
 
@@ -172,6 +173,18 @@ describe('local sweep executor', () => {
     const { samples } = await loadDatasetFile(mini);
     const total = samples.reduce((n, s) => n + planTests(s).totalQuestions, 0);
     expect(store.finalAnswers(second.cells[1]?.runId ?? '')).toHaveLength(total);
+
+    // What the Sweep view reads: one row per cell, in grid order, with the run's scores.
+    expect(listSweeps(store)).toEqual([
+      expect.objectContaining({ sweepId: sweep.sweepId, name: 'local', runs: 3, completed: 3 }),
+    ]);
+    const detail = sweepDetail(store, sweep.sweepId);
+    expect(detail.axes).toEqual(['retrieval.topK']);
+    expect(detail.cells.map((c) => c.runId)).toEqual(second.cells.map((c) => c.runId));
+    expect(detail.cells[2]?.metrics.officialF1).toBe(
+      store.summary(second.cells[2]?.runId ?? '').overall.all.officialF1.mean,
+    );
+    expect(() => sweepDetail(store, 'nope')).toThrow(/no runs of sweep nope/);
     store.close();
   });
 });
