@@ -4,6 +4,7 @@
  *   retrieval  every turn preset side by side with reference retrievers: recall, latency, ingest
  *   pipeline   the full experiment engine over all samples (workers, runs DB, extractive answers)
  *   compare    the Compare view's request over two full runs
+ *   sweep      a 12-cell sweep: local executor vs BullMQ on 1, 2 and 4 worker processes
  *
  * Each suite prints its report and replaces its own section of docs/benchmarks.md.
  */
@@ -12,11 +13,13 @@ import { resolveDataset } from './common';
 import { compareSuite } from './compare';
 import { pipelineSuite } from './pipeline';
 import { retrievalSuite } from './retrieval';
+import { sweepSuite } from './sweep';
 
 const SUITES: Record<string, (data: string, write: boolean, extra: string[]) => Promise<void>> = {
   retrieval: retrievalSuite,
   pipeline: pipelineSuite,
   compare: compareSuite,
+  sweep: sweepSuite,
 };
 
 const USAGE = `usage: npm run bench -- <${Object.keys(SUITES).join('|')}> [--data <file>] [--no-write] [--no-ablation]\n`;
