@@ -83,6 +83,9 @@ export async function bullmqExecutor(options: BullmqExecutorOptions): Promise<Di
   const queue = new Queue(name, { connection });
   const events = new QueueEvents(name, { connection });
   const redis = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
+  // Each job in flight waits with its own listeners (a sweep has many cells × samples in flight).
+  queue.setMaxListeners(0);
+  events.setMaxListeners(0);
   await events.waitUntilReady();
   /** jobId -> the handler that commits a reported test. */
   const listeners = new Map<string, (testIndex: number) => void>();
