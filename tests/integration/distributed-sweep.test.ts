@@ -52,7 +52,12 @@ afterAll(async () => {
 });
 
 /** A `cli worker` process with short job locks, so a killed worker's job is retried quickly. */
-function startWorker(queue: string, concurrency = 1): Promise<ChildProcess> {
+function startWorker(
+  queue: string,
+  concurrency = 1,
+  extra: string[] = [],
+  onStart?: (at: number) => void,
+): Promise<ChildProcess> {
   const child = spawn(
     process.execPath,
     [
@@ -72,6 +77,7 @@ function startWorker(queue: string, concurrency = 1): Promise<ChildProcess> {
       '1500',
       '--stalled-check-ms',
       '500',
+      ...extra,
     ],
     { cwd: repo, stdio: ['ignore', 'ignore', 'pipe'] },
   );
@@ -79,7 +85,9 @@ function startWorker(queue: string, concurrency = 1): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     let err = '';
     child.stderr?.on('data', (chunk: Buffer) => {
-      err += chunk.toString();
+      const text = chunk.toString();
+      err += text;
+      for (const _ of text.matchAll(/: started\n/g)) onStart?.(Date.now());
       if (err.includes('worker ready')) resolve(child);
     });
     child.once('exit', (code) => reject(new Error(`worker exited (${code}): ${err}`)));
@@ -173,6 +181,43 @@ describe('distributed executor (BullMQ on a real Redis, worker processes)', () =
       await distributed.close();
       store.close();
       local.store.close();
+    }
+  }, 120_000);
+
+  it('shares one job budget across worker processes (--limit n/ms is queue-wide)', async () => {
+    const queue = `q-limit-${counter}`;
+    const starts: number[] = [];
+    const window = 1500;
+    // Two processes that could each start a sample at once; the limit allows one per window.
+    await startWorker(queue, 2, ['--limit', `1/${window}`], (at) => starts.push(at));
+    await startWorker(queue, 2, ['--limit', `1/${window}`], (at) => starts.push(at));
+    const store = RunStore.open(join(root, `coord-${++counter}.db`));
+    const distributed = await bullmqExecutor({ redisUrl: redis.url, queue });
+    try {
+      // Two runs of two samples: four jobs.
+      const handles = await Promise.all(
+        [1, 2].map((seed) =>
+          startExperiment(
+            { datasetPath: mini, memory: { preset: 'text' }, seed },
+            {
+              store,
+              dataDir: join(root, `coord-data-${counter}-${seed}`),
+              executor: distributed.executor,
+            },
+          ),
+        ),
+      );
+      for (const h of handles) expect((await h.done).status).toBe('completed');
+      expect(starts).toHaveLength(4);
+      starts.sort((a, b) => a - b);
+      // Never two starts within one window, whichever process took the job (a little slack for
+      // the clocks of two processes reporting through pipes).
+      for (let i = 1; i < starts.length; i++) {
+        expect((starts[i] as number) - (starts[i - 1] as number)).toBeGreaterThan(window - 200);
+      }
+    } finally {
+      await distributed.close();
+      store.close();
     }
   }, 120_000);
 });
