@@ -8,7 +8,7 @@ import type { ExperimentConfigInput } from '../../src-shared/experiment';
 import { loadDatasetFile } from '../../src-main/core/dataset/load';
 import { planTests } from '../../src-main/core/dataset/testPlan';
 import { workerExecutor } from '../../src-main/core/pipeline/executors';
-import { startExperiment } from '../../src-main/core/pipeline/runner';
+import { resumeExperiment, startExperiment } from '../../src-main/core/pipeline/runner';
 import { RunStore } from '../../src-main/core/runs/store';
 import { bullmqExecutor } from '../../src-main/core/sweeps/distributed';
 import {
@@ -105,9 +105,11 @@ function config(): ExperimentConfigInput {
 const comparable = (store: RunStore, runId: string) =>
   store.answersByTest(runId).map((a) => ({ ...a, retrieveMs: 0, answerMs: 0 }));
 
-async function localRun(): Promise<{ store: RunStore; runId: string }> {
+async function localRun(
+  input: ExperimentConfigInput = config(),
+): Promise<{ store: RunStore; runId: string }> {
   const store = RunStore.open(join(root, `local-${++counter}.db`));
-  const handle = await startExperiment(config(), {
+  const handle = await startExperiment(input, {
     store,
     dataDir: join(root, `local-data-${counter}`),
     executor: workerExecutor(),
@@ -215,6 +217,39 @@ describe('distributed executor (BullMQ on a real Redis, worker processes)', () =
       for (let i = 1; i < starts.length; i++) {
         expect((starts[i] as number) - (starts[i - 1] as number)).toBeGreaterThan(window - 200);
       }
+    } finally {
+      await distributed.close();
+      store.close();
+    }
+  }, 120_000);
+
+  it('cancels a run whose samples wait for a worker, and resume runs them once a worker comes', async () => {
+    const queue = `q-resume-${counter}`;
+    const store = RunStore.open(join(root, `coord-${++counter}.db`));
+    const dataDir = join(root, `coord-data-${counter}`);
+    const distributed = await bullmqExecutor({ redisUrl: redis.url, queue });
+    try {
+      // No worker yet: both jobs wait in the queue until the cancel withdraws them.
+      const handle = await startExperiment(
+        { datasetPath: mini, memory: { preset: 'text' } },
+        { store, dataDir, executor: distributed.executor },
+      );
+      await new Promise((r) => setTimeout(r, 300));
+      handle.cancel();
+      const cancelled = await handle.done;
+      expect(cancelled.status).toBe('cancelled');
+      expect(store.committedTests(handle.runId, 'mini-1')).toEqual([]);
+
+      await startWorker(queue);
+      const resumed = await resumeExperiment(handle.runId, {
+        store,
+        dataDir,
+        executor: distributed.executor,
+      });
+      expect((await resumed.done).status).toBe('completed');
+      const local = await localRun({ datasetPath: mini, memory: { preset: 'text' } });
+      expect(comparable(store, handle.runId)).toEqual(comparable(local.store, local.runId));
+      local.store.close();
     } finally {
       await distributed.close();
       store.close();

@@ -150,14 +150,24 @@ export async function bullmqExecutor(options: BullmqExecutorOptions): Promise<Di
               removeOnComplete: true,
               removeOnFail: false,
             });
+      // A withdrawn job never finishes, so its wait ends here instead.
+      let withdrawn: (() => void) | undefined;
+      const whenWithdrawn = new Promise<never>((_resolve, reject) => {
+        withdrawn = () =>
+          reject(new WorkbenchError('CANCELLED', `sample ${job.sample.sampleId}: cancelled`));
+      });
       const onAbort = (): void => {
-        // Only a waiting job can be withdrawn; an active one finishes and resume picks it up.
-        void added.remove().catch(() => undefined);
+        // Only a waiting job can be withdrawn; an active one finishes and its tests are kept.
+        added.remove().then(
+          () => withdrawn?.(),
+          () => undefined,
+        );
       };
       signal.addEventListener('abort', onAbort, { once: true });
+      if (signal.aborted) onAbort();
       let result: unknown;
       try {
-        result = await added.waitUntilFinished(events);
+        result = await Promise.race([added.waitUntilFinished(events), whenWithdrawn]);
       } catch (error) {
         await reconcile();
         if (signal.aborted) {
