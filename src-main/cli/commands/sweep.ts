@@ -118,9 +118,13 @@ async function plan(file: string, json: boolean, io: CliIO): Promise<number> {
 async function distributedExecutor(
   url: string,
   queue: string | undefined,
-): Promise<{ executor: SampleExecutor; close: () => Promise<void> }> {
-  const { bullmqExecutor } = await import('../../core/sweeps/distributed');
-  return bullmqExecutor({ redisUrl: url, ...(queue !== undefined ? { queue } : {}) });
+): Promise<{ executor: SampleExecutor; close: () => Promise<void>; shownUrl: string }> {
+  const { bullmqExecutor, displayRedisUrl } = await import('../../core/sweeps/distributed');
+  const distributed = await bullmqExecutor({
+    redisUrl: url,
+    ...(queue !== undefined ? { queue } : {}),
+  });
+  return { ...distributed, shownUrl: displayRedisUrl(url) };
 }
 
 async function run(
@@ -149,7 +153,7 @@ async function run(
   process.on('SIGINT', onSigint);
   try {
     io.stderr(
-      `sweep ${sweep.sweepId}: ${sweep.cells.length} cells${redis ? ` on ${redis}` : ''}\n`,
+      `sweep ${sweep.sweepId}: ${sweep.cells.length} cells${distributed ? ` on ${distributed.shownUrl}` : ''}\n`,
     );
     const outcome = await runSweep(sweep, {
       store,

@@ -70,7 +70,7 @@ export const workerCommand: CliCommand = {
     const lockMs = positive('--lock-ms', values['lock-ms']);
     const stalledMs = positive('--stalled-check-ms', values['stalled-check-ms']);
     await ensureWordVectorCache(io);
-    const { startSampleWorker } = await import('../../core/sweeps/distributed');
+    const { displayRedisUrl, startSampleWorker } = await import('../../core/sweeps/distributed');
     const worker = await startSampleWorker({
       redisUrl: values.redis,
       ...(values.queue !== undefined ? { queue: values.queue } : {}),
@@ -82,7 +82,7 @@ export const workerCommand: CliCommand = {
       ...(limit ? { limit } : {}),
       onJob: (e) => io.stderr(`job ${e.jobId}: ${e.state}${e.error ? `: ${e.error}` : ''}\n`),
     });
-    io.stderr(`worker ready on ${values.redis} (pid ${process.pid})\n`);
+    io.stderr(`worker ready on ${displayRedisUrl(values.redis)} (pid ${process.pid})\n`);
     await new Promise<void>((done) => {
       process.once('SIGINT', done);
       process.once('SIGTERM', done);

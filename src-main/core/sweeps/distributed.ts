@@ -32,7 +32,7 @@ export function parseRedisUrl(url: string): string {
   try {
     parsed = new URL(url);
   } catch {
-    throw new WorkbenchError('INVALID_INPUT', `--redis: not a URL (${JSON.stringify(url)})`);
+    throw new WorkbenchError('INVALID_INPUT', '--redis: not a URL (expected redis://host:6379)');
   }
   if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
     throw new WorkbenchError(
@@ -41,6 +41,17 @@ export function parseRedisUrl(url: string): string {
     );
   }
   return url;
+}
+
+/** The URL as it may be printed: any password replaced, so logs do not carry it. */
+export function displayRedisUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(invalid URL)';
+  }
 }
 
 const jobDataSchema = z.object({

@@ -10,6 +10,7 @@ import { planTests } from '../dataset/testPlan';
 import { inlineExecutor } from '../pipeline/executors';
 import { RunStore } from '../runs/store';
 import { planSweep } from './plan';
+import { displayRedisUrl, parseRedisUrl } from './distributed';
 import { listSweeps, sweepDetail } from './read';
 import { runSweep, sweepRuns } from './run';
 import { loadSweep, readSweepFile } from './spec';
@@ -186,5 +187,19 @@ describe('local sweep executor', () => {
     );
     expect(() => sweepDetail(store, 'nope')).toThrow(/no runs of sweep nope/);
     store.close();
+  });
+});
+
+describe('Redis URLs', () => {
+  it('accepts redis:// and rediss:// only, and never prints a password', () => {
+    expect(parseRedisUrl('redis://127.0.0.1:6379')).toBe('redis://127.0.0.1:6379');
+    expect(() => parseRedisUrl('http://127.0.0.1:6379')).toThrow(
+      '--redis: must be a redis:// or rediss:// URL (got http:)',
+    );
+    expect(() => parseRedisUrl('s3cret host')).toThrow(/^--redis: not a URL \(expected/);
+    expect(displayRedisUrl('redis://:s3cret@127.0.0.1:6379/0')).toBe(
+      'redis://:***@127.0.0.1:6379/0',
+    );
+    expect(displayRedisUrl('redis://127.0.0.1:6379')).toBe('redis://127.0.0.1:6379');
   });
 });
