@@ -12,8 +12,8 @@ const USAGE = `usage: npm run -s cli -- worker --redis <url> [options]
 Processes the samples of distributed sweeps ("sweep run … --redis <url>") on this machine: takes
 jobs from BullMQ at the given Redis, runs each sample in a worker thread with the same engine as a
 local run and reports every committed test to the coordinator, which records it. Runs until
-Ctrl-C (or SIGTERM), finishing the samples in progress first. API keys come from this machine's
-environment (the config's key variables).
+Ctrl-C (or SIGTERM), finishing the samples in progress first; a second signal exits at once.
+API keys come from this machine's environment (the config's key variables).
 
 options:
   --redis <url>             Redis URL (redis://host:6379)
@@ -80,6 +80,7 @@ export const workerCommand: CliCommand = {
       ...(lockMs !== undefined ? { lockDurationMs: lockMs } : {}),
       ...(stalledMs !== undefined ? { stalledIntervalMs: stalledMs } : {}),
       ...(limit ? { limit } : {}),
+      onError: (message) => io.stderr(`worker: ${message} (retrying)\n`),
       onJob: (e) => io.stderr(`job ${e.jobId}: ${e.state}${e.error ? `: ${e.error}` : ''}\n`),
     });
     io.stderr(`worker ready on ${displayRedisUrl(values.redis)} (pid ${process.pid})\n`);
@@ -87,7 +88,11 @@ export const workerCommand: CliCommand = {
       process.once('SIGINT', done);
       process.once('SIGTERM', done);
     });
-    io.stderr('worker stopping: finishing the samples in progress\n');
+    io.stderr('worker stopping: finishing the samples in progress (signal again to exit now)\n');
+    // close() waits for the jobs in progress, and for Redis: a second signal must still end it.
+    const now = (): never => process.exit(130);
+    process.once('SIGINT', now);
+    process.once('SIGTERM', now);
     await worker.close();
     return 0;
   },

@@ -94,6 +94,8 @@ export async function bullmqExecutor(options: BullmqExecutorOptions): Promise<Di
   const queue = new Queue(name, { connection });
   const events = new QueueEvents(name, { connection });
   const redis = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
+  // Connection errors are retried by ioredis and surface as failed commands; no unhandled event.
+  redis.on('error', () => undefined);
   // Each job in flight waits with its own listeners (a sweep has many cells × samples in flight).
   queue.setMaxListeners(0);
   events.setMaxListeners(0);
@@ -228,6 +230,8 @@ export interface SampleWorkerOptions {
   stalledIntervalMs?: number;
   /** Jobs started per `limitDurationMs` across every worker of the queue (one shared budget). */
   limit?: { max: number; durationMs: number };
+  /** Redis or BullMQ trouble (a lost connection is retried); each distinct message once. */
+  onError?: (message: string) => void;
   onJob?: (event: {
     jobId: string;
     state: 'started' | 'completed' | 'failed';
@@ -243,6 +247,7 @@ export interface SampleWorker {
 export async function startSampleWorker(options: SampleWorkerOptions): Promise<SampleWorker> {
   const name = options.queue ?? DEFAULT_QUEUE;
   const redis = new Redis(parseRedisUrl(options.redisUrl), { maxRetriesPerRequest: null });
+  redis.on('error', () => undefined);
   const executor = workerExecutor();
   const keys = options.apiKeys ?? new ApiKeySource();
 
@@ -306,6 +311,12 @@ export async function startSampleWorker(options: SampleWorkerOptions): Promise<S
     ...(options.limit
       ? { limiter: { max: options.limit.max, duration: options.limit.durationMs } }
       : {}),
+  });
+  const reported = new Set<string>();
+  worker.on('error', (error: Error) => {
+    if (reported.has(error.message)) return;
+    reported.add(error.message);
+    options.onError?.(error.message);
   });
   await worker.waitUntilReady();
   return {
