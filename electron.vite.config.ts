@@ -14,6 +14,8 @@ export default defineConfig({
           index: resolve(__dirname, 'src-main/app/main.ts'),
           // Experiments run in worker_threads; the worker is its own entry so it can be spawned by path.
           worker: resolve(__dirname, 'src-main/core/pipeline/worker-entry.ts'),
+          // Heavy runs DB reads run in their own worker so the main thread keeps serving.
+          'runs-read-worker': resolve(__dirname, 'src-main/core/runs/read-worker-entry.ts'),
         },
       },
     },

@@ -11,15 +11,15 @@ const REPEATS = 5;
 const TARGET_MS = 1000;
 
 /**
- * Two full runs (hybrid and text over every sample), then the Compare view's request as the API
- * serves it: `runs.compare` through the service handlers (runs DB read, per-question alignment,
- * flips, paired bootstrap per category, config diff, costs) and the JSON the transport sends.
- * The first call opens the runs database (a cold view); the rest are the view re-opening.
+ * Two full LoCoMo runs (hybrid and text over every sample) in `dataDir`/runs.db, through the real
+ * engine; returns their ids and final-answer counts. The compare and server suites read them.
  */
-export async function compareSuite(data: string, write: boolean, _extra: string[]): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'mw-bench-compare-'));
+export async function fullRuns(
+  data: string,
+  dataDir: string,
+): Promise<{ runIds: string[]; answers: number[] }> {
+  const store = RunStore.open(join(dataDir, 'runs.db'));
   try {
-    const store = RunStore.open(join(dataDir, 'runs.db'));
     const runIds: string[] = [];
     for (const preset of ['hybrid', 'text']) {
       const handle = await startExperiment(
@@ -31,8 +31,22 @@ export async function compareSuite(data: string, write: boolean, _extra: string[
         throw new Error(`bench: ${preset} run ${outcome.status}: ${outcome.error ?? ''}`);
       runIds.push(handle.runId);
     }
-    const answers = runIds.map((id) => store.finalAnswers(id).length);
+    return { runIds, answers: runIds.map((id) => store.finalAnswers(id).length) };
+  } finally {
     store.close();
+  }
+}
+
+/**
+ * Two full runs (hybrid and text over every sample), then the Compare view's request as the API
+ * serves it: `runs.compare` through the service handlers (runs DB read, per-question alignment,
+ * flips, paired bootstrap per category, config diff, costs) and the JSON the transport sends.
+ * The first call opens the runs database (a cold view); the rest are the view re-opening.
+ */
+export async function compareSuite(data: string, write: boolean, _extra: string[]): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'mw-bench-compare-'));
+  try {
+    const { runIds, answers } = await fullRuns(data, dataDir);
 
     const service = createService({ dataDir, transport: 'http' });
     const times: number[] = [];

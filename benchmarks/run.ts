@@ -5,6 +5,8 @@
  *   pipeline   the full experiment engine over all samples (workers, runs DB, extractive answers)
  *   compare    the Compare view's request over two full runs
  *   sweep      a 12-cell sweep: local executor vs BullMQ on 1, 2 and 4 worker processes
+ *   runsdb     corruption checks and repair on a ~100 MB runs database (no dataset needed)
+ *   server     light API calls' latency while the local server serves a heavy read mix
  *
  * Each suite prints its report and replaces its own section of docs/benchmarks.md.
  */
@@ -14,12 +16,16 @@ import { compareSuite } from './compare';
 import { pipelineSuite } from './pipeline';
 import { retrievalSuite } from './retrieval';
 import { sweepSuite } from './sweep';
+import { runsDbSuite } from './runsdb';
+import { serverSuite } from './server';
 
 const SUITES: Record<string, (data: string, write: boolean, extra: string[]) => Promise<void>> = {
   retrieval: retrievalSuite,
   pipeline: pipelineSuite,
   compare: compareSuite,
   sweep: sweepSuite,
+  runsdb: runsDbSuite,
+  server: serverSuite,
 };
 
 const USAGE = `usage: npm run bench -- <${Object.keys(SUITES).join('|')}> [--data <file>] [--no-write] [--no-ablation]\n`;
@@ -45,7 +51,8 @@ async function main(): Promise<number> {
     process.stderr.write(`bench: unknown suite ${JSON.stringify(name ?? '')}\n${USAGE}`);
     return 2;
   }
-  const data = resolveDataset(values.data);
+  // runsdb builds its own database and needs no LoCoMo file.
+  const data = name === 'runsdb' ? '' : resolveDataset(values.data);
   await suite(data, !values['no-write'], values['no-ablation'] ? ['no-ablation'] : []);
   return 0;
 }

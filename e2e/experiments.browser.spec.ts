@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Locator, Page } from '@playwright/test';
-import { expect, openWithMini, screenshotPath, test } from './fixtures';
+import { expect, MINI as MINI_FILE, openWithMini, screenshotPath, test } from './fixtures';
 
 // The real corpus sits beside the repository on machines that have it; it is not committed.
 const LOCOMO10 = resolve('../shared/datasets/locomo10.json');
@@ -257,4 +257,47 @@ test.describe(() => {
     await expect(page).toHaveURL(/curve=mean/);
     await page.screenshot({ path: screenshotPath('runs-locomo10'), fullPage: true });
   });
+});
+
+test('a file with invalid samples: a named one is refused beside Samples, all runs the valid ones', async ({
+  page,
+  workbench,
+}) => {
+  const [first, second] = JSON.parse(readFileSync(MINI_FILE, 'utf8')) as [object, object];
+  // mini-1, mini-2, a broken mini-3 and a second mini-1 (a duplicated id): two valid samples.
+  const content = JSON.stringify([
+    first,
+    second,
+    { ...second, sample_id: 'mini-3', qa: 'none' },
+    first,
+  ]);
+  await page.goto(workbench.url);
+  await page.getByLabel('Dataset file').setInputFiles({
+    name: 'invalid-samples.json',
+    mimeType: 'application/json',
+    buffer: Buffer.from(content),
+  });
+  await expect(
+    page.getByRole('region', { name: 'Samples' }).getByRole('row', { name: /mini-1/ }),
+  ).toBeVisible();
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('link', { name: 'Experiments' })
+    .click();
+  const form = page.getByRole('form', { name: 'New experiment' });
+  const samples = form.getByRole('group', { name: /Samples/ });
+  await expect(samples).toContainText('2 invalid sample(s) in this file cannot be run');
+
+  await form.getByRole('button', { name: 'First sample only' }).click();
+  await form.getByRole('button', { name: 'Run', exact: true }).click();
+  // The engine's error, placed by its path (samples[0]) under the Samples field.
+  await expect(samples.getByRole('alert')).toContainText('samples[0]: sample mini-1 is invalid: ');
+  await expect(page.getByRole('article')).toHaveCount(0);
+
+  await form.getByRole('button', { name: 'All' }).click();
+  await expect(samples).toContainText('a run of all samples skips them and records which');
+  await form.getByRole('button', { name: 'Run', exact: true }).click();
+  const card = page.getByRole('article').first();
+  await expect(card.locator('.status-badge')).toHaveText('completed', { timeout: 60_000 });
+  await expect(samples.getByRole('alert')).toHaveCount(0);
 });

@@ -76,11 +76,12 @@ test.describe(() => {
     await form.getByLabel('Memory preset').selectOption('hybrid');
     await expect(memoryLlm).toHaveCount(0);
     await form.getByLabel('Answerer').selectOption({ label: 'LLM: Fake GPT (fake-mini)' });
-    await expect(form.getByLabel('Prompt style')).toHaveValue('locomo');
+    await expect(form.getByLabel('Answer protocol')).toHaveValue('workbench-locomo');
     await form
       // A wrapping label's name includes the chosen option's text, hence the role and prefix.
       .getByRole('combobox', { name: /^Judge/ })
       .selectOption({ label: 'LLM: Fake GPT (fake-mini)' });
+    await expect(form.getByLabel('Judge protocol')).toHaveValue('mem0');
     await form.getByLabel('Judge repeats').fill('2');
     await page.screenshot({ path: screenshotPath('llm-experiment-form'), fullPage: true });
     const before = fake.requests.length;
@@ -104,6 +105,7 @@ test.describe(() => {
     await expect(manifest).toContainText('fake-mini');
     await expect(manifest).toContainText('locomo ·');
     await expect(manifest).toContainText('2 repeats');
+    await expect(manifest).toContainText('protocol mem0');
     await expect(manifest).toContainText(/answer: \d+ calls, [\d,]+ in \+ [\d,]+ out tokens, \$/);
     await expect(manifest).toContainText(/judge: \d+ calls/);
     const overall = page.getByRole('region', { name: 'Overall scores' });
@@ -133,5 +135,49 @@ test.describe(() => {
 
     for (const file of filesUnder(workbench.dataDir))
       expect(readFileSync(file).includes(SECRET), file).toBe(false);
+  });
+
+  test('shows a run whose final answers are too often errors as degraded, with why', async ({
+    page,
+    workbench,
+  }) => {
+    await openWithMini(page, workbench);
+    const nav = page.getByRole('navigation', { name: 'Main' });
+    await nav.getByRole('link', { name: 'Models' }).click();
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    const editor = page.getByRole('form', { name: 'New endpoint' });
+    await editor.getByLabel('Name').fill('Flaky GPT');
+    await editor.getByLabel('Model').fill('fake-flaky');
+    await editor.getByLabel('Base URL').fill(fake.url);
+    await editor.getByLabel('Key environment variable').fill('FAKE_LLM_API_KEY');
+    await editor.getByRole('button', { name: 'Save endpoint' }).click();
+    await expect(editor).toHaveCount(0);
+
+    // mini-1 asks 12 answers over its 4 tests; the last one (a final answer) fails for good.
+    let asked = 0;
+    fake.setFault(
+      {
+        kind: 'transform',
+        fn: (response) =>
+          ++asked === 12 ? { status: 400, json: { error: { message: 'bad request' } } } : response,
+      },
+      { path: '/v1/chat/completions', times: 12 },
+    );
+    await nav.getByRole('link', { name: 'Experiments' }).click();
+    const form = page.getByRole('form', { name: 'New experiment' });
+    await form.getByRole('button', { name: 'First sample only' }).click();
+    await form.getByLabel('Answerer').selectOption({ label: 'LLM: Flaky GPT (fake-flaky)' });
+    await form.getByRole('button', { name: 'Run', exact: true }).click();
+    const run = page.getByRole('article').first();
+    await expect(run.locator('.status-badge')).toHaveText('degraded', { timeout: 90_000 });
+    await expect(run.getByRole('alert')).toHaveText(
+      'Degraded: 1 of 5 final answers are errors (20%, more than maxErrorShare 10%)',
+    );
+    expect(asked).toBe(12);
+    fake.setFault(null);
+
+    await run.getByRole('button', { name: 'Open results' }).click();
+    const runs = page.getByRole('table', { name: 'Runs' });
+    await expect(runs.locator('.status-badge').first()).toHaveText('degraded');
   });
 });

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import type { DatasetProblem, Sample } from './dataset/types';
 import type { DatasetStats } from './dataset/stats';
+import type { BenchmarkProfile } from './benchmarks';
 import type { ErrorPayload, Result } from './errors';
 import {
-  COMPARE_METRICS,
+  isCompareMetric,
   type ConfigDifference,
   type RunComparison,
   type RunCost,
@@ -34,6 +35,9 @@ import {
   type ModelEndpoint,
   type ModelTestResult,
 } from './models';
+
+/** A registered metric's id (src-shared/metrics). */
+const metricIdSchema = z.string().refine(isCompareMetric, { message: 'not a registered metric' });
 
 /**
  * The one API contract. Every method is declared here once with the zod schema of its input and
@@ -93,11 +97,9 @@ export const apiMethods = {
       })
       .strict(),
   ),
-  'datasets.get': method<DatasetSummary>()(z.object({ datasetId }).strict()),
   'datasets.sample': method<Sample>()(
     z.object({ datasetId, sampleId: z.string().min(1) }).strict(),
   ),
-  'datasets.close': method<{ closed: boolean }>()(z.object({ datasetId }).strict()),
 
   'memory.presets': method<MemoryPresetInfo[]>()(z.object({}).strict()),
 
@@ -123,7 +125,7 @@ export const apiMethods = {
       .object({
         runIds: z.array(runId).min(2).max(8),
         baselineRunId: runId,
-        metric: z.enum(COMPARE_METRICS).default('officialF1'),
+        metric: metricIdSchema.default('officialF1'),
         seed: z.number().int().default(0),
       })
       .strict(),
@@ -133,7 +135,7 @@ export const apiMethods = {
       .object({
         runIds: z.array(runId).min(2).max(8),
         baselineRunId: runId,
-        metric: z.enum(COMPARE_METRICS).default('officialF1'),
+        metric: metricIdSchema.default('officialF1'),
         format: z.enum(['json', 'csv']),
       })
       .strict(),
@@ -206,6 +208,8 @@ export interface MemoryPresetInfo {
   isDefault: boolean;
   /** What it does with a memory LLM (`memory.llm`), e.g. "summaries"; null: it uses none. */
   llmStage: string | null;
+  /** Its config takes an `embedder` (wink or an OpenAI-compatible endpoint) for its vector index. */
+  embedder: boolean;
 }
 
 export interface ActiveRun {
@@ -215,6 +219,8 @@ export interface ActiveRun {
 
 export interface RunDetail {
   info: RunInfo;
+  /** The run's benchmark profile: its categories, their names per scheme, which are adversarial. */
+  benchmark: BenchmarkProfile;
   summary: RunSummary;
   curve: CurvePoint[];
 }

@@ -17,13 +17,10 @@ function answer(
     gold: 'gold',
     prediction: `p${officialF1}`,
     retrieved: [],
-    officialF1,
-    evidenceRecall: null,
+    scores: { officialF1, evidenceRecall: null, setF1: null, bleu1: null, judge: null },
     retrieveMs: 0,
     answerMs: 0,
     error: null,
-    setF1: null,
-    bleu1: null,
     judge: null,
     usage: null,
   };
@@ -86,8 +83,7 @@ describe('compareRuns on the Mem0-style metrics', () => {
     judgeMean: number | null,
   ): AnswerRecord => ({
     ...answer('s1', questionIndex, 0.5),
-    setF1,
-    bleu1,
+    scores: { officialF1: 0.5, evidenceRecall: null, setF1, bleu1, judge: judgeMean },
     judge:
       judgeMean === null
         ? null
@@ -100,7 +96,7 @@ describe('compareRuns on the Mem0-style metrics', () => {
     expect(scoreOf(a, 'bleu1')).toBe(0.5);
     expect(scoreOf(a, 'judge')).toBe(1);
     // A category-5 answer has no Mem0 scores and no verdict: unscored, not zero.
-    const c5 = { ...answer('s1', 1, 1, 5), setF1: null, bleu1: null, judge: null };
+    const c5 = { ...answer('s1', 1, 1, 5), judge: null };
     expect(scoreOf(c5, 'setF1')).toBeNull();
     expect(scoreOf(c5, 'judge')).toBeNull();
   });
@@ -170,5 +166,39 @@ describe('runCost', () => {
       meanAnswerMs: null,
     });
     expect(runCost('r3', undefined, [timed(1, 1)]).answer).toBeNull();
+  });
+});
+
+describe('compareRuns significance (10 conversations, not 2,000 independent questions)', () => {
+  // Three conversations of four questions. The candidate wins all of c1, loses all of c2 and ties
+  // c3: per question the differences look like many independent wins and losses, but they come in
+  // two blocks.
+  const baseline = {
+    runId: 'a',
+    label: 'A',
+    answers: ['c1', 'c2', 'c3'].flatMap((s) =>
+      [0, 1, 2, 3].map((q) => answer(s, q, s === 'c1' ? 0 : 1)),
+    ),
+  };
+  const candidate = {
+    runId: 'b',
+    label: 'B',
+    answers: ['c1', 'c2', 'c3'].flatMap((s) =>
+      [0, 1, 2, 3].map((q) => answer(s, q, s === 'c2' ? 0 : 1)),
+    ),
+  };
+
+  it('adds a cluster bootstrap over conversations, McNemar on the flips and the detectable effect', () => {
+    const all = compareRuns([baseline, candidate], { resamples: 500, seed: 3 }).categories.find(
+      (c) => c.category === null,
+    )!;
+    expect(all.clusterDeltas[0]).toBeNull();
+    expect(all.clusterDeltas[1]).toMatchObject({ n: 12, clusters: 3, meanDiff: 0 });
+    // Four improvements (c1) against four regressions (c2): no evidence either way.
+    expect(all.mcnemar[1]).toEqual({ baselineOnly: 4, candidateOnly: 4, pValue: 1 });
+    // Paired differences: four +1, four -1, four 0 -> sample std sqrt(8/11).
+    const expected = 2.8016 / Math.sqrt(12);
+    expect(all.minimumDetectable[1]! / Math.sqrt(8 / 11)).toBeCloseTo(expected, 3);
+    expect(all.minimumDetectable[0]).toBeNull();
   });
 });

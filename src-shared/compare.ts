@@ -1,9 +1,17 @@
 import type { CategoryId } from './dataset/categories';
-import { CATEGORY_IDS } from './dataset/categories';
 import { WorkbenchError } from './errors';
+import { isMetricId, type MetricId } from './metrics';
 import type { AnswerRecord, MeanN } from './experiment';
 import type { RunManifest, TokenTotals } from './runs';
-import { pairedBootstrapCI, type BootstrapResult } from './scoring/stats';
+import {
+  clusterBootstrapCI,
+  discordantPairs,
+  mcnemarExact,
+  minimumDetectableEffect,
+  type ClusterBootstrapResult,
+  type McNemarResult,
+} from './scoring/significance';
+import { pairedBootstrapCI, stdDev, type BootstrapResult } from './scoring/stats';
 
 /**
  * Comparing runs question by question (DESIGN.md §5): runs are aligned by (sample, question
@@ -11,12 +19,11 @@ import { pairedBootstrapCI, type BootstrapResult } from './scoring/stats';
  * paired-bootstrap interval over the questions both runs answered.
  */
 
-/** Per-answer metrics a comparison can use; `judge` is the judge's mean over its repeats. */
-export const COMPARE_METRICS = ['officialF1', 'evidenceRecall', 'setF1', 'bleu1', 'judge'] as const;
-export type CompareMetric = (typeof COMPARE_METRICS)[number];
+/** A comparison can use any registered metric; `judge` is the judge's mean over its repeats. */
+export type CompareMetric = MetricId;
 
 export function isCompareMetric(value: unknown): value is CompareMetric {
-  return (COMPARE_METRICS as readonly unknown[]).includes(value);
+  return isMetricId(value);
 }
 export type Flip = 'improved' | 'regressed' | 'unchanged' | 'missing';
 
@@ -51,7 +58,23 @@ export interface CategoryComparison {
   perRun: MeanN[];
   /** Run minus baseline over the questions both answered; null for the baseline itself. */
   deltas: Array<BootstrapResult | null>;
+  /** The same difference with whole conversations (samples) resampled; null for the baseline. */
+  clusterDeltas: Array<ClusterBootstrapResult | null>;
+  /**
+   * McNemar's exact test on correct/wrong flips, a score counting as correct at or above
+   * `CORRECT_AT`; null for the baseline.
+   */
+  mcnemar: Array<McNemarResult | null>;
+  /**
+   * The smallest mean difference a paired two-sided test (alpha 0.05) detects with power 0.8 at
+   * this n, in the metric's units (standardized effect × std of the paired differences); null for
+   * the baseline or with fewer than two pairs.
+   */
+  minimumDetectable: Array<number | null>;
 }
+
+/** A score at or above this counts as correct for McNemar's test (judge: a majority CORRECT). */
+export const CORRECT_AT = 0.5;
 
 export interface RunComparison {
   metric: CompareMetric;
@@ -81,18 +104,7 @@ function keyOf(sampleId: string, questionIndex: number): string {
  * Mem0 metrics, no judge verdict), which the comparison treats like a missing score, not a 0.
  */
 export function scoreOf(answer: AnswerRecord, metric: CompareMetric): number | null {
-  switch (metric) {
-    case 'officialF1':
-      return answer.officialF1;
-    case 'evidenceRecall':
-      return answer.evidenceRecall;
-    case 'setF1':
-      return answer.setF1 ?? null;
-    case 'bleu1':
-      return answer.bleu1 ?? null;
-    case 'judge':
-      return answer.judge?.mean ?? null;
-  }
+  return answer.scores[metric] ?? null;
 }
 
 function meanN(values: Array<number | null>): MeanN {
@@ -165,12 +177,35 @@ export function compareRuns(
     };
   });
 
-  const categories: CategoryComparison[] = [null, ...CATEGORY_IDS].map((category) => {
+  // The categories the runs' answers carry (their benchmark profile's), in number order.
+  const present = [...new Set(runs.flatMap((r) => r.answers.map((a) => a.category)))].sort(
+    (a, b) => a - b,
+  );
+  const categories: CategoryComparison[] = [null, ...present].map((category) => {
     const inCategory = rows.filter((row) => category === null || row.category === category);
     const scores = runs.map((_, index) => inCategory.map((row) => row.cells[index]?.score ?? null));
+    const conversations = inCategory.map((row) => row.sampleId);
+    const baseline = scores[baselineIndex]!;
+    const seed = options.seed ?? 0;
+    const resamples = options.resamples ? { resamples: options.resamples } : {};
     return {
       category,
       perRun: scores.map(meanN),
+      clusterDeltas: scores.map((candidate, index) =>
+        index === baselineIndex
+          ? null
+          : clusterBootstrapCI(baseline, candidate, conversations, { seed, ...resamples }),
+      ),
+      mcnemar: scores.map((candidate, index) => {
+        if (index === baselineIndex) return null;
+        const pairs = discordantPairs(baseline, candidate, CORRECT_AT);
+        return mcnemarExact(pairs.baselineOnly, pairs.candidateOnly);
+      }),
+      minimumDetectable: scores.map((candidate, index) => {
+        if (index === baselineIndex) return null;
+        const diffs = pairedDifferences(baseline, candidate);
+        return diffs.length < 2 ? null : minimumDetectableEffect(diffs.length) * stdDev(diffs);
+      }),
       deltas: scores.map((candidate, index) =>
         index === baselineIndex
           ? null
@@ -190,6 +225,19 @@ export function compareRuns(
     categories: categories.filter((c) => c.perRun.some((m) => m.n > 0)),
     flipCounts,
   };
+}
+
+/** candidate - baseline for the questions both runs scored. */
+function pairedDifferences(
+  baseline: readonly (number | null)[],
+  candidate: readonly (number | null)[],
+): number[] {
+  const out: number[] = [];
+  baseline.forEach((a, i) => {
+    const b = candidate[i] ?? null;
+    if (a !== null && b !== null) out.push(b - a);
+  });
+  return out;
 }
 
 export interface ConfigDifference {

@@ -3,6 +3,7 @@ import {
   CollectionDesignSchema,
   crossFieldIssues,
   designIssues,
+  designPath,
   issueText,
   newDesignIndex,
   parseDesign,
@@ -77,6 +78,27 @@ describe('CollectionDesign schema', () => {
       messages({ ...base(), indexes: [{ name: 's', type: 'sorted', field: 'mood' }], fusion: {} }),
     ).toEqual([
       'indexes[0].field: must be one of position, sessionIndex, turnIndex, sessionDateTime, speaker, diaId',
+    ]);
+  });
+
+  it('lets a vector index embed with an OpenAI-compatible endpoint, never with a literal key', () => {
+    const endpoint = { kind: 'openai', baseUrl: 'http://127.0.0.1:11434/v1', model: 'nomic' };
+    const parsed = parseDesign({
+      name: 'remote',
+      indexes: [
+        { name: 'v', type: 'vector', embedder: { ...endpoint, apiKeyEnv: 'OLLAMA_API_KEY' } },
+      ],
+    });
+    expect(parsed.ok && parsed.design.indexes[0]).toMatchObject({
+      embedder: { ...endpoint, apiKeyEnv: 'OLLAMA_API_KEY' },
+    });
+    const refused = parseDesign({
+      name: 'remote',
+      indexes: [{ name: 'v', type: 'vector', embedder: { ...endpoint, apiKey: 'sk-literal' } }],
+    });
+    expect(refused.ok).toBe(false);
+    expect(!refused.ok && refused.issues.map((i) => designPath(i.path))).toEqual([
+      'indexes[0].embedder',
     ]);
   });
 

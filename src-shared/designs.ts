@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EmbedderChoiceSchema, WINK_EMBEDDER } from './embedders';
 import { formatPath, type ErrorPath } from './errors';
 import { INDEX_DEFAULTS } from './index-defaults';
 
@@ -20,9 +21,6 @@ export type DesignBasePreset = (typeof DESIGN_BASE_PRESETS)[number];
 
 export const DESIGN_INDEX_TYPES = ['vector', 'text', 'fifo', 'sorted', 'graph'] as const;
 export type DesignIndexType = (typeof DESIGN_INDEX_TYPES)[number];
-
-/** The offline SIF embedder over wink word vectors (the only one a design can name for now). */
-export const DESIGN_EMBEDDERS = ['wink-sif-100d'] as const;
 
 /**
  * Turn metadata a sorted index can order by, with its value type. `position` is the turn's place
@@ -69,7 +67,8 @@ export const DEFAULT_DESIGN_FIFO_CAPACITY = 20;
 export const vectorDesignIndexSchema = z.strictObject({
   name: indexName,
   type: z.literal('vector'),
-  embedder: oneOf(DESIGN_EMBEDDERS).default('wink-sif-100d'),
+  /** The offline `wink-sif-100d`, or an OpenAI-compatible endpoint (each index its own). */
+  embedder: EmbedderChoiceSchema.default(WINK_EMBEDDER),
   space: oneOf(['cosine', 'ip', 'l2']).default(INDEX_DEFAULTS.vector.space),
   M: int(2, 128).default(INDEX_DEFAULTS.vector.M),
   efConstruction: int(1, 4096).default(INDEX_DEFAULTS.vector.efConstruction),

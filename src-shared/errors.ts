@@ -16,11 +16,17 @@ export const ERROR_CODES = [
   'DATASET_TOO_LARGE',
   'COLLECTION',
   'RUNS_DB',
+  /** The runs database file is damaged; `cli runs repair` copies what is readable to a new one. */
+  'RUNS_DB_CORRUPT',
   'TIMEOUT',
   'CANCELLED',
+  /** Too much work queued already (a bounded queue is full); retry later. */
+  'BUSY',
   'UPSTREAM',
   /** The operating system refused a read or write: permissions, a full disk, a closed pipe. */
   'IO',
+  /** An LLM or embeddings endpoint sent a reply body larger than the client's cap. */
+  'LLM_REPLY_TOO_LARGE',
   'INTERNAL',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -5,13 +5,29 @@ import {
   curveOf,
   estimateRemainingMs,
   finalAnswersOf,
+  finishedStatus,
+  answerScores,
   judgeScoreOf,
-  lexicalScores,
   summarizeAnswers,
   type AnswerRecord,
 } from './experiment';
 
-function answer(partial: Partial<AnswerRecord>): AnswerRecord {
+/** Test rows name the built-in metrics' values flat; `scores.judge` follows `judge.mean`. */
+type FlatAnswer = Partial<AnswerRecord> & {
+  officialF1?: number;
+  evidenceRecall?: number | null;
+  setF1?: number | null;
+  bleu1?: number | null;
+};
+
+function answer({
+  officialF1 = 0,
+  evidenceRecall = null,
+  setF1 = null,
+  bleu1 = null,
+  ...partial
+}: FlatAnswer): AnswerRecord {
+  const judge = partial.judge ?? null;
   return {
     sampleId: 's1',
     testIndex: 0,
@@ -21,16 +37,20 @@ function answer(partial: Partial<AnswerRecord>): AnswerRecord {
     gold: 'g',
     prediction: 'p',
     retrieved: [],
-    officialF1: 0,
-    evidenceRecall: null,
     retrieveMs: 0,
     answerMs: 0,
     error: null,
-    setF1: null,
-    bleu1: null,
-    judge: null,
     usage: null,
     ...partial,
+    judge,
+    scores: {
+      officialF1,
+      evidenceRecall,
+      setF1,
+      bleu1,
+      ...partial.scores,
+      judge: judge?.mean ?? null,
+    },
   };
 }
 
@@ -45,6 +65,25 @@ describe('ExperimentConfigSchema', () => {
       timeouts: { insertMs: 30000, answerMs: 60000 },
       includeNoEvidence: false,
       parallel: 1,
+    });
+  });
+
+  it('says how a finished run ends from its final answers: completed, degraded or failed', () => {
+    expect(finishedStatus({ questions: 10, errors: 1 }, 0.1)).toEqual({
+      status: 'completed',
+      message: null,
+    });
+    expect(finishedStatus({ questions: 10, errors: 2 }, 0.1)).toEqual({
+      status: 'degraded',
+      message: '2 of 10 final answers are errors (20%, more than maxErrorShare 10%)',
+    });
+    expect(finishedStatus({ questions: 3, errors: 3 }, 1)).toEqual({
+      status: 'failed',
+      message: 'every final answer is an error (3 of 3)',
+    });
+    expect(finishedStatus({ questions: 0, errors: 0 }, 0)).toEqual({
+      status: 'completed',
+      message: null,
     });
   });
 
@@ -103,6 +142,7 @@ describe('aggregation', () => {
       setF1: { mean: null, n: 0 },
       bleu1: { mean: null, n: 0 },
       judge: { mean: null, n: 0, std: null, repeats: 0 },
+      bleu1Simple: { mean: null, n: 0 },
     };
     expect(s.byCategory[1]).toEqual({
       officialF1: { mean: 1, n: 1 },
@@ -146,22 +186,28 @@ describe('aggregation', () => {
         testIndex: 0,
         dialogsInserted: 10,
         visibleCount: 1,
-        meanF1: 0,
-        meanRecall: 0,
-        meanSetF1: null,
-        meanBleu1: null,
-        meanJudge: null,
+        means: {
+          officialF1: 0,
+          evidenceRecall: 0,
+          setF1: null,
+          bleu1: null,
+          judge: null,
+          bleu1Simple: null,
+        },
       },
       {
         sampleId: 's1',
         testIndex: 1,
         dialogsInserted: 20,
         visibleCount: 3,
-        meanF1: 2 / 3,
-        meanRecall: 0.75,
-        meanSetF1: null,
-        meanBleu1: null,
-        meanJudge: null,
+        means: {
+          officialF1: 2 / 3,
+          evidenceRecall: 0.75,
+          setF1: null,
+          bleu1: null,
+          judge: null,
+          bleu1Simple: null,
+        },
       },
     ]);
   });
@@ -169,12 +215,24 @@ describe('aggregation', () => {
   it('averages set F1 and BLEU-1 over categories 1-4, and J with its std over repeats', () => {
     const judged = (labels: number[]) => judgeScoreOf(labels);
     const s = summarizeAnswers([
-      answer({ category: 1, ...lexicalScores('Paris', 'Paris', 1), judge: judged([1, 1, 0]) }),
-      answer({ category: 4, ...lexicalScores('Lyon', 'Paris', 4), judge: judged([0, 1, 0]) }),
-      answer({ category: 5, ...lexicalScores('Not mentioned', null, 5), judge: null }),
+      answer({
+        category: 1,
+        scores: answerScores({ prediction: 'Paris', gold: 'Paris', category: 1 }),
+        judge: judged([1, 1, 0]),
+      }),
+      answer({
+        category: 4,
+        scores: answerScores({ prediction: 'Lyon', gold: 'Paris', category: 4 }),
+        judge: judged([0, 1, 0]),
+      }),
+      answer({
+        category: 5,
+        scores: answerScores({ prediction: 'Not mentioned', gold: null, category: 5 }),
+        judge: null,
+      }),
       answer({
         category: 2,
-        ...lexicalScores('[ERROR]', 'error', 2, true),
+        scores: answerScores({ prediction: '[ERROR]', gold: 'error', category: 2, errored: true }),
         error: 'answer: TIMEOUT',
         judge: { mean: null, std: null, labels: [], error: 'judge: UPSTREAM: bad' },
       }),
@@ -185,7 +243,7 @@ describe('aggregation', () => {
     expect(s.overall.all.officialF1).toEqual({ mean: 2 / 4, n: 4 });
     // J: per answer 2/3 and 1/3; per repeat accuracies 0.5, 1, 0 -> mean 0.5, sample std 0.5.
     expect(s.overall.categories1to4.judge).toEqual({ mean: 0.5, n: 2, std: 0.5, repeats: 3 });
-    expect(s.byCategory[2].judge.n).toBe(0);
+    expect(s.byCategory[2]?.judge.n).toBe(0);
   });
 
   it('estimates remaining time from the share done', () => {

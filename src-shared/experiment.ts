@@ -1,6 +1,14 @@
 import { z } from 'zod';
-import { CATEGORY_IDS, type CategoryId } from './dataset/categories';
-import { bleu1, officialF1, setF1 } from './scoring';
+import { benchmarkCategory, LOCOMO_PROFILE, type BenchmarkProfile } from './benchmarks';
+import type { CategoryId } from './dataset/categories';
+import {
+  metricList,
+  scoreAnswer,
+  type AggregateInput,
+  type MetricId,
+  type MetricMean,
+  type Scores,
+} from './metrics';
 import { stdDev } from './scoring/stats';
 
 /**
@@ -16,6 +24,8 @@ export const DEFAULT_MEMORY_PRESET = 'hybrid';
 export const DEFAULT_TOP_K = 10;
 export const DEFAULT_SEED = 42;
 export const DEFAULT_INSERT_TIMEOUT_MS = 30_000;
+/** A finished run with more errored final answers than this share ends `degraded`. */
+export const DEFAULT_MAX_ERROR_SHARE = 0.1;
 export const DEFAULT_ANSWER_TIMEOUT_MS = 60_000;
 /** Upper bound the schema accepts; the runner further clamps to the machine's cores. */
 export const MAX_PARALLEL = 256;
@@ -25,8 +35,37 @@ export const ExtractiveAnswererConfigSchema = z.object({ kind: z.literal('extrac
 /** An environment variable's name: where an API key is read from at call time. */
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+/** The workbench's own prompts before answer protocols had names; kept as a config alias. */
 export const PROMPT_STYLES = ['locomo', 'mem0'] as const;
 export type PromptStyle = (typeof PROMPT_STYLES)[number];
+
+/**
+ * Named answer protocols (core/answer/protocols.ts has the bytes). `locomo-full-context` and
+ * `mem0` copy the papers' evaluation code byte for byte; the `workbench-*` ones are the
+ * workbench's earlier prompts, kept under their own names so older runs stay interpretable.
+ */
+export const ANSWER_PROTOCOLS = [
+  'workbench-locomo',
+  'workbench-mem0',
+  'locomo-full-context',
+  'mem0',
+] as const;
+export type AnswerProtocolName = (typeof ANSWER_PROTOCOLS)[number];
+const LEGACY_PROMPT_STYLE: Record<PromptStyle, AnswerProtocolName> = {
+  locomo: 'workbench-locomo',
+  mem0: 'workbench-mem0',
+};
+
+/**
+ * How a reply to the two-option category-5 question becomes the scored answer: `locomo` is
+ * LoCoMo's `get_cat_5_answer` exactly (lowercases, any 1- or 3-character reply picks an option);
+ * `lenient` is the workbench's earlier mapping (bare `a`/`(a)`, or a reply that starts `(a)`).
+ */
+export const CATEGORY5_MAPPINGS = ['locomo', 'lenient'] as const;
+export type Category5Mapping = (typeof CATEGORY5_MAPPINGS)[number];
+
+/** LoCoMo full context: the model's context size the conversation is cut to (from the end). */
+export const DEFAULT_FULL_CONTEXT_TOKENS = 128_000;
 
 export const DEFAULT_LLM_TIMEOUT_MS = 60_000;
 export const DEFAULT_LLM_MAX_RETRIES = 4;
@@ -37,6 +76,18 @@ export const DEFAULT_JUDGE_MAX_TOKENS = 256;
 /** Facts or a summary of a few turns: a few short lines. */
 export const DEFAULT_MEMORY_LLM_MAX_TOKENS = 300;
 export const DEFAULT_JUDGE_REPEATS = 1;
+/**
+ * Largest reply body an LLM client reads off the socket. A chat completion or an embeddings batch
+ * is a few KB to a few hundred KB; a bigger body is a broken or hostile server, and buffering it
+ * whole let one run take 2.7 GB. Over the cap the request is aborted: LLM_REPLY_TOO_LARGE.
+ */
+export const DEFAULT_LLM_MAX_REPLY_BYTES = 4 * 1024 * 1024;
+/**
+ * Longest answer text a run stores. LoCoMo answers are a few words; an answerer that returns more
+ * than this is broken, and its answer is recorded as an error (not truncated: a cut answer would
+ * still be scored as if it were the model's).
+ */
+export const MAX_ANSWER_CHARS = 8 * 1024;
 
 /** USD per million tokens; with them a run's manifest carries its cost. */
 export const LlmPricesSchema = z
@@ -67,6 +118,13 @@ function llmEndpointShape(defaultMaxTokens: number) {
     concurrency: z.number().int().min(1).max(64).default(DEFAULT_LLM_CONCURRENCY),
     /** Backoff: min(20 s, baseDelayMs * 2^attempt) times a jitter in [0.5, 1); Retry-After wins. */
     baseDelayMs: z.number().nonnegative().default(DEFAULT_LLM_BASE_DELAY_MS),
+    /** Reply bodies over this many bytes are refused (LLM_REPLY_TOO_LARGE) without reading the rest. */
+    maxReplyBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(256 * 1024 * 1024)
+      .default(DEFAULT_LLM_MAX_REPLY_BYTES),
     prices: LlmPricesSchema.optional(),
   };
 }
@@ -75,10 +133,30 @@ export const LlmAnswererConfigSchema = z
   .object({
     kind: z.literal('llm'),
     ...llmEndpointShape(DEFAULT_ANSWER_MAX_TOKENS),
-    promptStyle: z.enum(PROMPT_STYLES).default('locomo'),
+    /** Legacy name of the workbench prompts; `answerProtocol` wins when both are given. */
+    promptStyle: z.enum(PROMPT_STYLES).optional(),
+    answerProtocol: z
+      .enum(ANSWER_PROTOCOLS, {
+        error: `must be one of ${ANSWER_PROTOCOLS.join(', ')}`,
+      })
+      .optional(),
+    category5Mapping: z
+      .enum(CATEGORY5_MAPPINGS, {
+        error: `must be one of ${CATEGORY5_MAPPINGS.join(', ')}`,
+      })
+      .default('locomo'),
+    /** `locomo-full-context` only: the context budget in tokens (LoCoMo's MAX_LENGTH). */
+    contextTokens: z.number().int().min(256).max(10_000_000).default(DEFAULT_FULL_CONTEXT_TOKENS),
   })
   .strict();
 export type LlmAnswererConfig = z.output<typeof LlmAnswererConfigSchema>;
+
+/** The answer protocol a config asks for: `answerProtocol`, else the legacy `promptStyle`. */
+export function answerProtocolOf(
+  config: Pick<LlmAnswererConfig, 'answerProtocol' | 'promptStyle'>,
+): AnswerProtocolName {
+  return config.answerProtocol ?? LEGACY_PROMPT_STYLE[config.promptStyle ?? 'locomo'];
+}
 
 /** Every consumer's `switch (kind)` must handle each member (answerers.ts is exhaustive). */
 export const AnswererConfigSchema = z.discriminatedUnion('kind', [
@@ -87,13 +165,56 @@ export const AnswererConfigSchema = z.discriminatedUnion('kind', [
 ]);
 export type AnswererConfig = z.output<typeof AnswererConfigSchema>;
 
-/** The Mem0-style LLM judge: CORRECT/WRONG per answer, `repeats` times, categories 1-4. */
+/**
+ * Named judge protocols (core/answer/judge-protocols.ts has the bytes): `mem0` is Mem0's
+ * ACCURACY_PROMPT and parsing exactly; `strict` asks for the same fact, not the same topic;
+ * `workbench-v1` is the workbench's earlier judge prompt, kept so older runs stay interpretable.
+ */
+export const JUDGE_PROTOCOLS = ['mem0', 'strict', 'workbench-v1'] as const;
+export type JudgeProtocolName = (typeof JUDGE_PROTOCOLS)[number];
+export const DEFAULT_JUDGE_PROTOCOL: JudgeProtocolName = 'mem0';
+/** Unparseable judge replies are asked again this many times before they count (bounded). */
+export const DEFAULT_JUDGE_PARSE_RETRIES = 2;
+/** The slots a user-defined judge template must fill. */
+export const CUSTOM_JUDGE_SLOTS = ['{{question}}', '{{gold}}', '{{answer}}'] as const;
+
+/** A user-defined judge prompt (from `--judge-protocol-file`), stored whole in the config. */
+export const CustomJudgeProtocolSchema = z
+  .object({
+    name: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'must be 1-64 letters, digits, ".", "_" or "-"'),
+    template: z
+      .string()
+      .min(1)
+      .max(100_000)
+      .refine((t) => CUSTOM_JUDGE_SLOTS.every((slot) => t.includes(slot)), {
+        message: `must contain each of ${CUSTOM_JUDGE_SLOTS.join(', ')}`,
+      }),
+    /** Send `response_format: {type: "json_object"}` (the template must then mention JSON). */
+    jsonMode: z.boolean().default(true),
+  })
+  .strict();
+export type CustomJudgeProtocol = z.output<typeof CustomJudgeProtocolSchema>;
+
+/** The LLM judge: CORRECT/WRONG per answer, `repeats` times, categories 1-4. */
 export const JudgeConfigSchema = z
   .object({
     ...llmEndpointShape(DEFAULT_JUDGE_MAX_TOKENS),
     repeats: z.number().int().min(1).max(20).default(DEFAULT_JUDGE_REPEATS),
+    protocol: z
+      .union([z.enum(JUDGE_PROTOCOLS), CustomJudgeProtocolSchema], {
+        // A union's own message would be "Invalid input" (an object is checked field by field).
+        error: `must be one of ${JUDGE_PROTOCOLS.join(', ')}, or a custom protocol {name, template}`,
+      })
+      .default(DEFAULT_JUDGE_PROTOCOL),
+    parseRetries: z.number().int().min(0).max(10).default(DEFAULT_JUDGE_PARSE_RETRIES),
   })
-  .strict();
+  .strict()
+  .refine((c) => c.protocol !== 'mem0' || c.temperature === 0, {
+    message: 'the mem0 judge protocol is defined at temperature 0',
+    path: ['temperature'],
+  });
 export type JudgeConfigInput = z.input<typeof JudgeConfigSchema>;
 export type JudgeConfig = z.output<typeof JudgeConfigSchema>;
 
@@ -137,6 +258,16 @@ export const ExperimentConfigSchema = z
       .strict()
       .prefault({}),
     includeNoEvidence: z.boolean().default(false),
+    /**
+     * Above this share of errored final answers a finished run is `degraded`, not `completed`
+     * (DEFAULT_MAX_ERROR_SHARE when absent; no default here, so existing configs hash as before).
+     */
+    maxErrorShare: z.number().min(0).max(1).optional(),
+    /**
+     * Run the valid samples of a file that also holds invalid ones (the manifest lists what was
+     * skipped). Without it such a file is refused. No default, so existing configs hash as before.
+     */
+    skipInvalid: z.boolean().optional(),
     parallel: z.number().int().min(1).max(MAX_PARALLEL).default(1),
   })
   .strict();
@@ -149,7 +280,19 @@ export type ExperimentConfig = z.output<typeof ExperimentConfigSchema>;
 // ---------------------------------------------------------------------------------------------
 // Runs and answers
 
-export const RUN_STATUSES = ['running', 'completed', 'cancelled', 'failed', 'interrupted'] as const;
+/**
+ * `degraded`: the run finished, but more than `maxErrorShare` of its final answers are errors; its
+ * scores measure the endpoint's failures more than the memory. A run whose every final answer is
+ * an error ends `failed`.
+ */
+export const RUN_STATUSES = [
+  'running',
+  'completed',
+  'degraded',
+  'cancelled',
+  'failed',
+  'interrupted',
+] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
 export const SAMPLE_STATUSES = ['pending', 'running', 'completed', 'cancelled', 'failed'] as const;
@@ -174,6 +317,17 @@ export interface JudgeScore {
   labels: number[];
   /** Why there is no verdict (malformed judge output, HTTP failure); null when there is one. */
   error: string | null;
+  /**
+   * The judge protocol that gave it (`mem0`, `strict`, …). Set by the judge, not kept per row by
+   * the runs DB: a run's protocol is its manifest's `judge.prompt.style`.
+   */
+  protocol?: string;
+  /**
+   * Repeats whose reply stayed unparseable after the bounded retries. Under `mem0` each counts
+   * as a WRONG label (Mem0's denominator); under other protocols the answer gets `error` instead.
+   * Not kept per row: the run's count is its manifest's `judge.unparseable`.
+   */
+  unparseable?: number;
 }
 
 /** Tokens one model call used, as the server reported them. */
@@ -194,18 +348,16 @@ export interface AnswerRecord {
   /** ERROR_PREDICTION when `error` is set. */
   prediction: string;
   retrieved: RetrievedRef[];
-  /** Official LoCoMo F1; 0 for errored answers. */
-  officialF1: number;
-  /** Mem0-style set F1 (categories 1-4; null for category 5); 0 for errored answers. */
-  setF1: number | null;
-  /** Mem0-style BLEU-1 (categories 1-4; null for category 5); 0 for errored answers. */
-  bleu1: number | null;
-  /** The LLM judge's verdict; null when no judge ran (none configured, category 5, not yet). */
+  /**
+   * Every registered metric's value (src-shared/metrics), null where the metric does not score
+   * the question (Mem0 metrics on adversarial questions, recall without evidence, no verdict yet).
+   * An errored answer scores 0 on answer metrics. `scores.judge` is `judge.mean`.
+   */
+  scores: Scores;
+  /** The LLM judge's verdict detail (labels per repeat, std, error); null when no judge ran. */
   judge: JudgeScore | null;
   /** The answerer's token usage for this call; null when it reports none (extractive, errors). */
   usage: TokenCounts | null;
-  /** Evidence recall@k of the retrieved turns; null for questions without evidence. */
-  evidenceRecall: number | null;
   retrieveMs: number;
   answerMs: number;
   /** Why the question has no real answer (timeout, thrown error); null when it has one. */
@@ -236,16 +388,8 @@ export interface JudgeMeanN extends MeanN {
   repeats: number;
 }
 
-export interface ScorePair {
-  officialF1: MeanN;
-  /** Over questions that have evidence; its n can be smaller than officialF1's. */
-  evidenceRecall: MeanN;
-  /** Mem0-style metrics: category-5 answers have none, so their n counts categories 1-4 only. */
-  setF1: MeanN;
-  bleu1: MeanN;
-  /** Over answers with a verdict; n is 0 when no judge ran. */
-  judge: JudgeMeanN;
-}
+/** Each metric's mean over a set of answers (n counts the answers it scored), by metric id. */
+export type ScorePair = Record<MetricId, MetricMean> & { judge: JudgeMeanN };
 
 export interface RunSummary {
   /** Keyed by the stored category number; name it with a scheme when displaying. */
@@ -253,7 +397,7 @@ export interface RunSummary {
   overall: {
     /** Official LoCoMo convention: every question. */
     all: ScorePair;
-    /** Mem0 convention: categories 1-4. */
+    /** Mem0 convention: the profile's non-adversarial categories (LoCoMo 1-4). */
     categories1to4: ScorePair;
   };
   questions: number;
@@ -265,12 +409,8 @@ export interface CurvePoint {
   testIndex: number;
   dialogsInserted: number;
   visibleCount: number;
-  meanF1: number | null;
-  meanRecall: number | null;
-  meanSetF1: number | null;
-  meanBleu1: number | null;
-  /** Mean judge score of the test's judged answers; null when none were judged. */
-  meanJudge: number | null;
+  /** Each metric's mean over the test's answers; null when it scored none. */
+  means: Record<MetricId, number | null>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -335,7 +475,14 @@ export type ProgressEvent =
       insertErrors: number;
       answerErrors: number;
     })
-  | (EventBase & { type: 'run-finished'; summary: RunSummary; elapsedMs: number })
+  | (EventBase & {
+      type: 'run-finished';
+      summary: RunSummary;
+      elapsedMs: number;
+      /** `degraded` (with why) when too many final answers are errors; absent means completed. */
+      status?: 'completed' | 'degraded';
+      message?: string | null;
+    })
   | (EventBase & { type: 'run-cancelled'; elapsedMs: number })
   | (EventBase & { type: 'run-failed'; message: string; elapsedMs: number });
 
@@ -352,23 +499,29 @@ function meanN(values: readonly number[]): MeanN {
 }
 
 /**
- * The lexical scores of one answer, computed the same way by the pipeline and `cli score`:
- * official F1 on every category, Mem0-style set F1 and BLEU-1 on categories 1-4 (null on 5); an
- * errored answer scores 0, never its "[ERROR]" text against the gold.
+ * The scores of one answer, computed the same way by the pipeline and `cli score`: every
+ * registered metric that scores the category under the benchmark profile. An errored answer
+ * scores 0 on answer metrics, never its "[ERROR]" text against the gold.
  */
-export function lexicalScores(
-  prediction: string,
-  gold: string | null,
-  category: CategoryId,
-  errored = false,
-): Pick<AnswerRecord, 'officialF1' | 'setF1' | 'bleu1'> {
-  const mem0 = category !== 5;
-  if (errored) return { officialF1: 0, setF1: mem0 ? 0 : null, bleu1: mem0 ? 0 : null };
-  return {
-    officialF1: officialF1(prediction, gold, category),
-    setF1: mem0 ? setF1(prediction, gold ?? '') : null,
-    bleu1: mem0 ? bleu1(prediction, gold ?? '') : null,
-  };
+export function answerScores(
+  answer: {
+    prediction: string;
+    gold: string | null;
+    category: CategoryId;
+    evidence?: readonly string[];
+    retrieved?: readonly string[];
+    errored?: boolean;
+  },
+  profile: BenchmarkProfile = LOCOMO_PROFILE,
+): Scores {
+  return scoreAnswer({
+    prediction: answer.prediction,
+    gold: answer.gold,
+    category: benchmarkCategory(profile, answer.category),
+    evidence: answer.evidence ?? [],
+    retrieved: answer.retrieved ?? [],
+    errored: answer.errored ?? false,
+  });
 }
 
 /** The per-answer judge verdict from its labels (1 CORRECT, 0 WRONG). */
@@ -379,8 +532,7 @@ export function judgeScoreOf(labels: readonly number[]): JudgeScore {
   return { mean: sum / labels.length, std: stdDev(labels), labels: [...labels], error: null };
 }
 
-type Scored = Pick<AnswerRecord, 'category' | 'officialF1' | 'evidenceRecall' | 'error'> &
-  Partial<Pick<AnswerRecord, 'setF1' | 'bleu1' | 'judge'>>;
+type Scored = Pick<AnswerRecord, 'category' | 'scores' | 'error'> & AggregateInput;
 
 function presentMean(values: ReadonlyArray<number | null | undefined>): MeanN {
   const present: number[] = [];
@@ -388,45 +540,34 @@ function presentMean(values: ReadonlyArray<number | null | undefined>): MeanN {
   return meanN(present);
 }
 
-/**
- * J as Mem0 reports it: the mean over judged answers, and the spread of the accuracy across
- * repeats (accuracy of repeat r over the answers that have an r-th label).
- */
-function judgeMeanN(answers: readonly Scored[]): JudgeMeanN {
-  const judged = answers.filter((a) => a.judge != null && a.judge.mean !== null);
-  const base = presentMean(judged.map((a) => a.judge?.mean));
-  let repeats = 0;
-  for (const a of judged) repeats = Math.max(repeats, a.judge?.labels.length ?? 0);
-  const perRepeat: number[] = [];
-  for (let r = 0; r < repeats; r++) {
-    const m = presentMean(judged.map((a) => a.judge?.labels[r])).mean;
-    if (m !== null) perRepeat.push(m);
-  }
-  return { ...base, std: perRepeat.length === 0 ? null : stdDev(perRepeat), repeats };
-}
-
 function scorePair(answers: readonly Scored[]): ScorePair {
-  return {
-    officialF1: meanN(answers.map((a) => a.officialF1)),
-    evidenceRecall: presentMean(answers.map((a) => a.evidenceRecall)),
-    setF1: presentMean(answers.map((a) => a.setF1)),
-    bleu1: presentMean(answers.map((a) => a.bleu1)),
-    judge: judgeMeanN(answers),
-  };
+  const pair: Record<MetricId, MetricMean> = {};
+  for (const metric of metricList()) {
+    pair[metric.id] = metric.aggregate
+      ? metric.aggregate(answers)
+      : presentMean(answers.map((a) => a.scores[metric.id]));
+  }
+  return pair as ScorePair;
 }
 
 /**
  * Per-category and overall means over a set of answers. Pass final answers for a run's headline;
  * per-test answers must not be pooled into it (DESIGN §3).
  */
-export function summarizeAnswers(answers: readonly Scored[]): RunSummary {
-  const byCategory = {} as Record<CategoryId, ScorePair>;
-  for (const c of CATEGORY_IDS) byCategory[c] = scorePair(answers.filter((a) => a.category === c));
+export function summarizeAnswers(
+  answers: readonly Scored[],
+  profile: BenchmarkProfile = LOCOMO_PROFILE,
+): RunSummary {
+  const byCategory: Record<CategoryId, ScorePair> = {};
+  for (const c of profile.categories) {
+    byCategory[c.id] = scorePair(answers.filter((a) => a.category === c.id));
+  }
+  const adversarial = new Set(profile.categories.filter((c) => c.adversarial).map((c) => c.id));
   return {
     byCategory,
     overall: {
       all: scorePair(answers),
-      categories1to4: scorePair(answers.filter((a) => a.category !== 5)),
+      categories1to4: scorePair(answers.filter((a) => !adversarial.has(a.category))),
     },
     questions: answers.length,
     errors: answers.filter((a) => a.error !== null).length,
@@ -455,16 +596,14 @@ export function curveOf(tests: readonly Omit<TestRecord, 'questionIndices'>[]): 
   return tests
     .map((t) => {
       const s = scorePair(t.answers);
+      const means: Record<MetricId, number | null> = {};
+      for (const id of Object.keys(s)) means[id] = s[id]?.mean ?? null;
       return {
         sampleId: t.sampleId,
         testIndex: t.testIndex,
         dialogsInserted: t.dialogsInserted,
         visibleCount: t.visibleCount,
-        meanF1: s.officialF1.mean,
-        meanRecall: s.evidenceRecall.mean,
-        meanSetF1: s.setF1.mean,
-        meanBleu1: s.bleu1.mean,
-        meanJudge: s.judge.mean,
+        means,
       };
     })
     .sort(
@@ -472,6 +611,32 @@ export function curveOf(tests: readonly Omit<TestRecord, 'questionIndices'>[]): 
         (x.sampleId < y.sampleId ? -1 : x.sampleId > y.sampleId ? 1 : 0) ||
         x.testIndex - y.testIndex,
     );
+}
+
+/**
+ * How a run that ran its course ends, from its final answers: `failed` when every one is an error
+ * (e.g. a wrong API key), `degraded` when more than `maxErrorShare` are, else `completed`.
+ */
+export function finishedStatus(
+  summary: Pick<RunSummary, 'questions' | 'errors'>,
+  maxErrorShare: number,
+): { status: 'completed' | 'degraded' | 'failed'; message: string | null } {
+  const { questions, errors } = summary;
+  if (questions === 0 || errors === 0) return { status: 'completed', message: null };
+  const percent = (share: number): string => `${Math.round(share * 1000) / 10}%`;
+  if (errors === questions) {
+    return {
+      status: 'failed',
+      message: `every final answer is an error (${errors} of ${questions})`,
+    };
+  }
+  if (errors / questions > maxErrorShare) {
+    return {
+      status: 'degraded',
+      message: `${errors} of ${questions} final answers are errors (${percent(errors / questions)}, more than maxErrorShare ${percent(maxErrorShare)})`,
+    };
+  }
+  return { status: 'completed', message: null };
 }
 
 /** Remaining time from the share of work done; null before anything is done. */

@@ -1,15 +1,49 @@
-import type { ExperimentConfig, RunStatus, SampleStatus } from './experiment';
-import type { SweepTag } from './sweeps';
+import { z } from 'zod';
+import type { EmbedderRecord } from './embedders';
+import { WorkbenchError } from './errors';
+import {
+  ExperimentConfigSchema,
+  type ExperimentConfig,
+  type RunStatus,
+  type SampleStatus,
+} from './experiment';
+import { SweepTagSchema, type SweepTag } from './sweeps';
 
 /** What the runs database says about a run: shared so the API contract and the UI can name it. */
 
 /** Token totals of one model's calls in a run. */
 export interface TokenTotals {
+  /**
+   * HTTP requests sent, retries and failed attempts included (runs made before the call ledger,
+   * runs-DB schema 4, counted successful calls only).
+   */
   calls: number;
+  /** Requests that got no usable reply (error status, timeout, bad body); absent in older runs. */
+  failures?: number;
   promptTokens: number;
   completionTokens: number;
   /** USD from the configured prices per million tokens; null without prices. */
   cost: number | null;
+}
+
+/** Who made an LLM (or embeddings) call of a run. */
+export const LLM_CALL_ROLES = ['answer', 'judge', 'memory', 'embedder'] as const;
+export type LlmCallRole = (typeof LLM_CALL_ROLES)[number];
+
+/**
+ * What one request adds to a run's call ledger: `calls` 1 when it is sent, then `failures` or tokens
+ * when it ends, so a request in flight when the process is killed is still counted.
+ */
+export interface LlmCallDelta {
+  calls: number;
+  failures: number;
+  promptTokens: number;
+  completionTokens: number;
+}
+
+export interface LlmCallRecord extends LlmCallDelta {
+  role: LlmCallRole;
+  model: string;
 }
 
 /** The prompt templates a run's answerer used, stored whole with their hash. */
@@ -20,8 +54,24 @@ export interface PromptRecord {
   templates: Record<string, string>;
 }
 
+/** A sample the run left out because the file holds it in a form that cannot be run. */
+export interface SkippedSample {
+  /** Position in the file (0-based). */
+  sampleIndex: number;
+  sampleId: string | null;
+  /** The loader's messages, naming the JSON path of each problem. */
+  problems: string[];
+}
+
+/**
+ * The manifest layout this build writes and the newest it reads. A stored manifest from a newer
+ * build is refused (like MiniSearch's loadJSON), never half-read; one without a version predates
+ * the field and is version 1.
+ */
+export const MANIFEST_VERSION = 1;
+
 export interface RunManifest {
-  manifestVersion: 1;
+  manifestVersion: typeof MANIFEST_VERSION;
   runId: string;
   /** The full config with secrets replaced by "[redacted]". */
   config: ExperimentConfig;
@@ -33,6 +83,17 @@ export interface RunManifest {
   memory: { preset: string; notes: string[] };
   /** The embedder the preset uses, when its config names one. */
   embedder: string | null;
+  /**
+   * Every embedder the memory's vector indexes use (name, model, endpoint), and over the run's
+   * samples the embedding requests sent and the persistent cache's hits and misses (a rerun of
+   * the same texts is all hits, no requests). Absent in runs made before it was recorded.
+   */
+  embedding?: {
+    embedders: EmbedderRecord[];
+    requests: number;
+    cacheHits: number;
+    cacheMisses: number;
+  };
   answerer: {
     kind: string;
     name: string;
@@ -40,8 +101,18 @@ export interface RunManifest {
     model?: string | null;
     prompts?: PromptRecord | null;
   };
-  /** The LLM judge, when the run has one. */
-  judge?: { model: string; repeats: number; prompt: PromptRecord } | null;
+  /**
+   * The LLM judge, when the run has one. `prompt.style` names the judge protocol and
+   * `prompt.sha256` hashes its bytes; `unparseable` counts the labels of the last pass that are
+   * WRONG only because the reply could not be read (absent in older runs).
+   */
+  judge?: {
+    model: string;
+    repeats: number;
+    prompt: PromptRecord;
+    responseFormat?: 'json_object' | null;
+    unparseable?: number;
+  } | null;
   /**
    * Token totals and cost; absent in runs made before LLM answerers. `memory`: the memory
    * service's own LLM stages (absent before they existed, null without a memory LLM).
@@ -54,9 +125,159 @@ export interface RunManifest {
   startedAt: string;
   endedAt: string | null;
   errors: { insert: number; answer: number };
+  /**
+   * Warnings the samples' memory services and collections logged (an hnsw index rebuilt from the
+   * database, an embedding cache that could not be written), each prefixed with its sample; at most
+   * MAX_MANIFEST_WARNINGS, then one line saying how many more. Absent in runs made before.
+   */
+  warnings?: string[];
+  /** Invalid samples of the file left out (`skipInvalid`); absent when none were. */
+  skippedSamples?: SkippedSample[];
+  /**
+   * What BLEU-1 tokenised with: the sha256 of NLTK's English Punkt model (punkt_tab) or null when
+   * none was installed (sentences split with no abbreviation list). Absent on older runs.
+   */
+  scoring?: { punktModelSha256: string | null };
   /** The sweep this run is a cell of (absent for runs started on their own). */
   sweep?: SweepTag;
 }
+
+const count = z.number().int().nonnegative();
+
+const TokenTotalsSchema = z
+  .object({
+    calls: count,
+    promptTokens: count,
+    completionTokens: count,
+    cost: z.number().nullable(),
+  })
+  .loose() satisfies z.ZodType<TokenTotals>;
+
+const PromptRecordSchema = z
+  .object({ style: z.string(), sha256: z.string(), templates: z.record(z.string(), z.string()) })
+  .loose() satisfies z.ZodType<PromptRecord>;
+
+/**
+ * A stored manifest as this build reads it. Objects are loose: a field written by a build of the
+ * same manifest version that this one does not know is kept when the manifest is rewritten.
+ */
+export const RunManifestSchema = z
+  .object({
+    manifestVersion: z.literal(MANIFEST_VERSION),
+    runId: z.string().min(1),
+    config: ExperimentConfigSchema,
+    configHash: z.string(),
+    dataset: z
+      .object({
+        path: z.string(),
+        sha256: z.string().nullable(),
+        bytes: count.nullable(),
+        format: z.string(),
+      })
+      .loose(),
+    samples: z.array(z.string()),
+    app: z.object({ version: z.string(), gitCommit: z.string().nullable() }).loose(),
+    memory: z.object({ preset: z.string(), notes: z.array(z.string()) }).loose(),
+    embedder: z.string().nullable(),
+    embedding: z
+      .object({
+        embedders: z.array(
+          z
+            .object({
+              name: z.string(),
+              model: z.string().nullable(),
+              baseUrl: z.string().nullable(),
+            })
+            .loose(),
+        ),
+        requests: count,
+        cacheHits: count,
+        cacheMisses: count,
+      })
+      .loose()
+      .optional(),
+    answerer: z
+      .object({
+        kind: z.string(),
+        name: z.string(),
+        model: z.string().nullable().optional(),
+        prompts: PromptRecordSchema.nullable().optional(),
+      })
+      .loose(),
+    judge: z
+      .object({ model: z.string(), repeats: count, prompt: PromptRecordSchema })
+      .loose()
+      .nullable()
+      .optional(),
+    usage: z
+      .object({
+        answer: TokenTotalsSchema,
+        judge: TokenTotalsSchema.nullable(),
+        memory: TokenTotalsSchema.nullable().optional(),
+      })
+      .loose()
+      .optional(),
+    seed: z.number().int(),
+    parallel: count,
+    host: z
+      .object({ platform: z.string(), arch: z.string(), node: z.string(), cores: count })
+      .loose(),
+    startedAt: z.string(),
+    endedAt: z.string().nullable(),
+    errors: z.object({ insert: count, answer: count }).loose(),
+    scoring: z.object({ punktModelSha256: z.string().nullable() }).loose().optional(),
+    skippedSamples: z
+      .array(
+        z.object({
+          sampleIndex: count,
+          sampleId: z.string().nullable(),
+          problems: z.array(z.string()),
+        }),
+      )
+      .optional(),
+    warnings: z.array(z.string()).optional(),
+    sweep: SweepTagSchema.optional(),
+  })
+  .loose() satisfies z.ZodType<RunManifest>;
+
+/** Just what the runs list needs from a manifest, so one unreadable manifest cannot hide the list. */
+export const ManifestListViewSchema = z
+  .object({
+    manifestVersion: z.number().int().positive().optional(),
+    dataset: z.object({ path: z.string() }).loose(),
+  })
+  .loose();
+
+/**
+ * The stored manifest's version: absent means 1 (manifests written before the field existed).
+ * Throws RUNS_DB for a version this build cannot read.
+ */
+export function checkManifestVersion(value: unknown, where: string): number {
+  const raw =
+    value !== null && typeof value === 'object' && 'manifestVersion' in value
+      ? value.manifestVersion
+      : undefined;
+  const version = raw === undefined ? 1 : raw;
+  if (typeof version !== 'number' || !Number.isInteger(version) || version < 1) {
+    throw new WorkbenchError(
+      'RUNS_DB',
+      `${where}: manifestVersion ${JSON.stringify(raw)} is not a version`,
+      {
+        where,
+      },
+    );
+  }
+  if (version > MANIFEST_VERSION) {
+    throw new WorkbenchError(
+      'RUNS_DB',
+      `${where}: manifest version ${version} is newer than this build reads (${MANIFEST_VERSION}); use a newer Memory Workbench`,
+      { where },
+    );
+  }
+  return version;
+}
+
+export const MAX_MANIFEST_WARNINGS = 100;
 
 export interface SamplePlanRow {
   sampleId: string;

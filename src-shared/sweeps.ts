@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { WorkbenchError, formatPath, zodError } from './errors';
-import { ExperimentConfigSchema, type ExperimentConfig } from './experiment';
+import { ExperimentConfigSchema, type ExperimentConfig, type RunStatus } from './experiment';
+import type { MetricId } from './metrics';
 
 /**
  * Sweeps: a base experiment config plus axes, expanded to a grid of cells (the cartesian product
@@ -58,6 +59,18 @@ export interface SweepTag {
   values: Record<string, AxisValue>;
   repeat: number;
 }
+
+/** The tag as a stored manifest carries it (checked when a run is read back). */
+export const SweepTagSchema = z
+  .object({
+    sweepId: z.string().min(1),
+    name: z.string(),
+    cellKey: z.string(),
+    cellIndex: z.number().int().nonnegative(),
+    values: z.record(z.string(), axisValue),
+    repeat: z.number().int().nonnegative(),
+  })
+  .loose() satisfies z.ZodType<SweepTag>;
 
 export interface SweepCell {
   index: number;
@@ -148,9 +161,15 @@ export function expandSweep(spec: SweepSpec, what = 'sweep'): SweepCell[] {
 // ---------------------------------------------------------------------------------------------
 // Results: what the Sweep view shows
 
-/** Metrics a sweep cell is ranked by: overall means of the run's final answers. */
-export const SWEEP_METRICS = ['officialF1', 'judge', 'setF1', 'bleu1', 'evidenceRecall'] as const;
-export type SweepMetric = (typeof SWEEP_METRICS)[number];
+/** Metrics a sweep cell is ranked by: every registered metric's overall mean (src-shared/metrics). */
+export type SweepMetric = MetricId;
+
+/** A run of a sweep as the runs DB lists it (newest first). */
+export interface SweepRunRow {
+  runId: string;
+  status: RunStatus;
+  tag: SweepTag;
+}
 
 export interface SweepListItem {
   sweepId: string;

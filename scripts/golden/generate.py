@@ -16,8 +16,9 @@ Reference sources reproduced below:
     per-category dispatch of eval_question_answering.
   * mem0 evaluation/metrics/utils.py: simple_tokenize, the set F1 of calculate_metrics, and the
     BLEU-1 of calculate_bleu_scores (sentence_bleu, weights (1,0,0,0), SmoothingFunction().method1).
-    mem0 tokenises BLEU input with nltk.word_tokenize; like the TypeScript port, this generator
-    uses simple_tokenize instead (word_tokenize needs the Punkt model; see src-shared/scoring/mem0.ts).
+    mem0 tokenises BLEU input with nltk.word_tokenize (NLTK's own NLTKWordTokenizer and Punkt are
+    called here; Punkt without NLTK's trained English parameters, see word_tokenize below), and the
+    simple_tokenize BLEU-1 the workbench reported before is kept as a variant.
 
 The LoCoMo dataset is CC BY-NC 4.0: the fixtures keep only a capped word list and a few hundred
 short gold answers, never conversations.
@@ -34,7 +35,10 @@ from pathlib import Path
 
 import nltk
 import numpy as np
+import regex
 from nltk.stem import PorterStemmer
+from nltk.tokenize.destructive import NLTKWordTokenizer
+from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
 from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -53,7 +57,9 @@ def normalize_answer(s):
     s = s.replace(",", "")
 
     def remove_articles(text):
-        return re.sub(r"\b(a|an|the|and)\b", " ", text)
+        # The reference uses the `regex` module, whose \w (and so \b) also covers marks, connector
+        # punctuation and join controls, unlike `re`.
+        return regex.sub(r"\b(a|an|the|and)\b", " ", text)
 
     def white_space_fix(text):
         return " ".join(text.split())
@@ -124,7 +130,27 @@ def mem0_f1(prediction, reference):
     return 2 * precision * recall / (precision + recall) if (precision + recall) > 0 else 0.0
 
 
+# nltk.word_tokenize(text) is [t for s in sent_tokenize(text) for t in NLTKWordTokenizer().tokenize(s)];
+# sent_tokenize loads NLTK's trained English Punkt model, which is NLTK data (not on Debian), so the
+# fixture uses Punkt with empty parameters: the TypeScript default when the model is not installed.
+_WORD = NLTKWordTokenizer()
+_PUNKT = PunktSentenceTokenizer(PunktParameters())
+
+
+def word_tokenize(text):
+    return [t for s in _PUNKT.tokenize(text) for t in _WORD.tokenize(s)]
+
+
 def mem0_bleu1(prediction, reference):
+    """calculate_bleu_scores(...)['bleu1'] of mem0 evaluation/metrics/utils.py."""
+    pred_tokens = word_tokenize(prediction.lower())
+    ref_tokens = [word_tokenize(reference.lower())]
+    smooth = SmoothingFunction().method1
+    return sentence_bleu(ref_tokens, pred_tokens, weights=(1, 0, 0, 0), smoothing_function=smooth)
+
+
+def simple_bleu1(prediction, reference):
+    """The same BLEU-1 on simple_tokenize tokens (the workbench's earlier BLEU-1)."""
     pred_tokens = simple_tokenize(prediction)
     ref_tokens = [simple_tokenize(reference)]
     smooth = SmoothingFunction().method1
@@ -261,6 +287,10 @@ HAND_CASES = [
     ("\u00e9the the", "the", 4, "unicode word boundary before article"),
     ("the\u00e9 a", "a", 4, "unicode word boundary after article"),
     ("\u0130stanbul", "istanbul", 4, "dotted capital I lowercases to two code points"),
+    ("the\u0301 cat", "cat", 4, "a combining mark continues the word (regex \\b, not re)"),
+    ("a\u200d cat", "cat", 4, "zero width joiner is a word character in regex"),
+    ("\u203fthe cat", "cat", 4, "connector punctuation is a word character in regex"),
+    ("the\u0903 cat", "cat", 4, "spacing mark continues the word"),
     ("\u039f\u0394\u039f\u03a3", "\u03bf\u03b4\u03bf\u03c2", 4, "final sigma"),
     ("\U0001f389 party", "party", 4, "emoji token"),
     ("a\U0001f389 party", "party", 4, "emoji glued"),
@@ -404,10 +434,11 @@ def score_fixture(dataset):
                 "official_f1": float(official),
                 "mem0_f1": float(mem0_f1(prediction, str(gold))) if has_gold else None,
                 "bleu1": float(mem0_bleu1(prediction, str(gold))) if has_gold else None,
+                "bleu1_simple": float(simple_bleu1(prediction, str(gold))) if has_gold else None,
             }
         )
     return {
-        "description": "LoCoMo official F1 and mem0 set F1 / BLEU-1 (simple_tokenize) from the Python references",
+        "description": "LoCoMo official F1, mem0 set F1 and BLEU-1 (word_tokenize, Punkt without parameters) and the simple_tokenize BLEU-1 variant, from the Python references",
         "nltk_version": nltk.__version__,
         "generator": "scripts/golden/generate.py",
         "items": items,

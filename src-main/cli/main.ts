@@ -14,6 +14,7 @@ import { scoreCommand } from './commands/score';
 import { statsCommand } from './commands/stats';
 import { sweepCommand } from './commands/sweep';
 import { workerCommand } from './commands/worker';
+import { installPunktModel } from '../core/scoring/punktModel';
 
 /**
  * Headless entry point: `npm run -s cli -- <command> [options]`. Commands live in the map below (the
@@ -72,6 +73,8 @@ function systemWhat(command: string, error: unknown): string {
 }
 
 export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {
+  // Mem0's BLEU-1 tokenises like nltk.word_tokenize when NLTK's English Punkt model is installed.
+  installPunktModel();
   const [name, ...rest] = argv;
   if (name === undefined) {
     io.stderr(help());

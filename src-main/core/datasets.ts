@@ -15,12 +15,14 @@ const RecentSchema = z.array(
 interface OpenDataset {
   summary: DatasetSummary;
   samples: Map<string, Sample>;
+  /** As parsed when opened: experiments run it (after checking the file's sha256 still matches). */
+  loaded: DatasetLoadResult;
 }
 
 /**
  * The datasets a UI session has opened. Opened files are remembered in `<dataDir>/datasets.json`
  * so they are there again after a restart; uploads are copied into `<dataDir>/datasets/` first, so
- * experiments (which run in workers that read the file themselves) have a path to read.
+ * experiments have a file whose sha256 they check against the parsed copy they run.
  */
 export class DatasetStore {
   private readonly open = new Map<string, OpenDataset>();
@@ -86,12 +88,6 @@ export class DatasetStore {
     return sample;
   }
 
-  close(datasetId: string): boolean {
-    const closed = this.open.delete(datasetId);
-    if (closed) this.remember();
-    return closed;
-  }
-
   private register(path: string, name: string, result: DatasetLoadResult): DatasetSummary {
     const sha256 = result.info.sha256 ?? '';
     const summary: DatasetSummary = {
@@ -108,11 +104,11 @@ export class DatasetStore {
     this.open.set(sha256, {
       summary,
       samples: new Map(result.samples.map((s) => [s.sampleId, s])),
+      loaded: result,
     });
     this.remember();
     return summary;
   }
-
   /** Reopens what was open last time; a file that vanished or broke is skipped, not fatal. */
   private async restore(): Promise<void> {
     if (this.restored) return;

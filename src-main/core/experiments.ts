@@ -2,18 +2,11 @@ import { join } from 'node:path';
 import type {
   ActiveRun,
   ApiEvent,
-  ExportedFile,
+  ApiOutput,
+  ApiParsedInput,
   MemoryPresetInfo,
-  RunComparisonResult,
-  RunDetail,
 } from '../../src-shared/api';
-import {
-  compareRuns,
-  configDiff,
-  runCost,
-  type CompareMetric,
-  type RunComparison,
-} from '../../src-shared/compare';
+import type { DatasetLoadResult } from '../../src-shared/dataset';
 import { WorkbenchError } from '../../src-shared/errors';
 import {
   DEFAULT_MEMORY_PRESET,
@@ -21,19 +14,26 @@ import {
   type ProgressEvent,
 } from '../../src-shared/experiment';
 import { ApiKeySource } from './keys';
-import { memoryPresetLlmStage, memoryPresetNames } from './memory/registry';
+import type { JsonBytes } from './dispatch';
+import {
+  memoryPresetLlmStage,
+  memoryPresetTakesEmbedder,
+  memoryPresetNames,
+} from './memory/registry';
 import { loadMemoryPresets } from './pipeline/presets';
 import { resumeExperiment, startExperiment, type ExperimentHandle } from './pipeline/runner';
-import { csvField, exportRun } from './runs/export';
+import { runQueries, type ReadMethod, type RunQueries } from './runs/queries';
+import { DEFAULT_READ_WORKERS, RunReadWorkers } from './runs/readWorkers';
 import { RunStore } from './runs/store';
-import { listSweeps, sweepDetail } from './sweeps/read';
 
 /**
  * The API's view of the experiment engine: starts, cancels and resumes runs in worker threads,
- * relays their progress as events, and reads the runs database for results and comparisons.
+ * relays their progress as events, and serves the runs database's read views (in a read worker).
  */
 export class ExperimentManager {
   private store: RunStore | undefined;
+  private readers: RunReadWorkers | undefined;
+  private inlineQueries: RunQueries | undefined;
   private readonly active = new Map<
     string,
     { handle: ExperimentHandle; last: ProgressEvent | null }
@@ -43,6 +43,8 @@ export class ExperimentManager {
     private readonly dataDir: string,
     private readonly emit: (event: ApiEvent) => void,
     private readonly apiKeys: ApiKeySource = new ApiKeySource(),
+    /** Read worker threads; 0 runs reads on this thread (the old behaviour, for comparison). */
+    private readonly readWorkerCount: number = DEFAULT_READ_WORKERS,
   ) {}
 
   private runs(): RunStore {
@@ -56,12 +58,20 @@ export class ExperimentManager {
       name,
       isDefault: name === DEFAULT_MEMORY_PRESET,
       llmStage: memoryPresetLlmStage(name),
+      embedder: memoryPresetTakesEmbedder(name),
     }));
   }
 
-  async start(config: ExperimentConfigInput): Promise<{ runId: string }> {
+  /** `dataset`: the file as the caller already parsed it; the run uses it if the file is unchanged. */
+  async start(
+    config: ExperimentConfigInput,
+    dataset?: DatasetLoadResult,
+  ): Promise<{ runId: string }> {
     await loadMemoryPresets();
-    const handle = await startExperiment(config, this.runOptions());
+    const handle = await startExperiment(config, {
+      ...this.runOptions(),
+      ...(dataset ? { dataset } : {}),
+    });
     this.track(handle);
     return { runId: handle.runId };
   }
@@ -86,25 +96,30 @@ export class ExperimentManager {
     return [...this.active.entries()].map(([runId, { last }]) => ({ runId, last }));
   }
 
-  list() {
-    return this.runs().listRuns();
-  }
-
-  sweeps() {
-    return listSweeps(this.runs());
-  }
-
-  sweep(sweepId: string) {
-    return sweepDetail(this.runs(), sweepId);
-  }
-
-  detail(runId: string): RunDetail {
+  /**
+   * A read view of the runs DB (runs.get, runs.answers, exports, comparisons): in the read
+   * worker, so the main thread keeps serving while a full run is read.
+   */
+  async read<K extends ReadMethod>(method: K, input: ApiParsedInput<K>): Promise<ApiOutput<K>> {
+    // The writer creates and migrates the file before any reader opens it.
     const store = this.runs();
-    return { info: store.getRun(runId), summary: store.summary(runId), curve: store.curve(runId) };
+    if (this.readWorkerCount === 0) {
+      this.inlineQueries ??= runQueries(store);
+      return (this.inlineQueries[method] as (input: ApiParsedInput<K>) => ApiOutput<K>)(input);
+    }
+    return this.readPool(store.file).call(method, input);
   }
 
-  answers(runId: string) {
-    return this.runs().finalAnswers(runId);
+  /** The same view as its output's JSON bytes, serialised in the read worker (HTTP sends them). */
+  async readJson<K extends ReadMethod>(
+    method: K,
+    input: ApiParsedInput<K>,
+  ): Promise<JsonBytes<ApiOutput<K>>> {
+    const store = this.runs();
+    if (this.readWorkerCount === 0) {
+      return new TextEncoder().encode(JSON.stringify(await this.read(method, input)));
+    }
+    return this.readPool(store.file).callJson(method, input);
   }
 
   delete(runId: string): boolean {
@@ -116,77 +131,20 @@ export class ExperimentManager {
     return this.runs().deleteRun(runId);
   }
 
-  exportRun(runId: string, format: 'json' | 'csv'): ExportedFile {
-    return {
-      filename: `run-${runId}.${format}`,
-      mimeType: format === 'json' ? 'application/json' : 'text/csv',
-      content: exportRun(this.runs(), runId, format),
-    };
-  }
-
-  compare(
-    runIds: string[],
-    baselineRunId: string,
-    metric: CompareMetric,
-    seed: number,
-  ): RunComparisonResult {
-    const baselineIndex = runIds.indexOf(baselineRunId);
-    if (baselineIndex < 0) {
-      throw new WorkbenchError(
-        'INVALID_INPUT',
-        `compare: the baseline ${baselineRunId} is not among the runs`,
-        {
-          path: ['baselineRunId'],
-        },
-      );
-    }
-    const store = this.runs();
-    const infos = runIds.map((id) => store.getRun(id));
-    const answers = infos.map((info) => store.finalAnswers(info.id));
-    const comparison = compareRuns(
-      infos.map((info, i) => ({
-        runId: info.id,
-        label: `${info.preset} · ${info.id}`,
-        answers: answers[i] ?? [],
-      })),
-      { metric, baselineIndex, seed },
-    );
-    return {
-      comparison,
-      configDiff: configDiff(infos.map((info) => info.manifest.config)),
-      costs: infos.map((info, i) => runCost(info.id, info.manifest.usage, answers[i] ?? [])),
-    };
-  }
-
-  compareExport(
-    runIds: string[],
-    baselineRunId: string,
-    metric: CompareMetric,
-    format: 'json' | 'csv',
-  ): ExportedFile {
-    const result = this.compare(runIds, baselineRunId, metric, 0);
-    const stem = `compare-${runIds.join('-vs-')}`;
-    if (format === 'json') {
-      return {
-        filename: `${stem}.json`,
-        mimeType: 'application/json',
-        content: JSON.stringify(result, null, 2),
-      };
-    }
-    return {
-      filename: `${stem}.csv`,
-      mimeType: 'text/csv',
-      content: comparisonCsv(result.comparison),
-    };
-  }
-
   /** Cancels every run and closes the database (app quit, server stop). */
   async close(): Promise<void> {
     const running = [...this.active.values()];
     for (const { handle } of running) handle.cancel();
     await Promise.all(running.map(({ handle }) => handle.done));
+    await this.readers?.close();
+    this.readers = undefined;
     this.store?.close();
     this.store = undefined;
+  }
+
+  private readPool(file: string): RunReadWorkers {
+    this.readers ??= new RunReadWorkers({ file, size: this.readWorkerCount });
+    return this.readers;
   }
 
   private runOptions() {
@@ -206,29 +164,4 @@ export class ExperimentManager {
     this.active.set(handle.runId, { handle, last: null });
     void handle.done.then(() => this.active.delete(handle.runId));
   }
-}
-
-/** One row per question: each run's prediction, score and flip against the baseline. */
-export function comparisonCsv(comparison: RunComparison): string {
-  const header = ['sampleId', 'questionIndex', 'category', 'question', 'gold'];
-  comparison.runs.forEach((run, i) => {
-    header.push(`prediction[${run.runId}]`, `${comparison.metric}[${run.runId}]`);
-    if (i !== comparison.baselineIndex) header.push(`flip[${run.runId}]`);
-  });
-  const lines = [header.map(csvField).join(',')];
-  for (const row of comparison.rows) {
-    const fields: Array<string | number | null> = [
-      row.sampleId,
-      row.questionIndex,
-      row.category,
-      row.question,
-      row.gold,
-    ];
-    row.cells.forEach((cell, i) => {
-      fields.push(cell?.prediction ?? null, cell?.score ?? null);
-      if (i !== comparison.baselineIndex) fields.push(row.flips[i] ?? null);
-    });
-    lines.push(fields.map(csvField).join(','));
-  }
-  return `${lines.join('\r\n')}\r\n`;
 }

@@ -5,6 +5,7 @@ import {
   KeyEnvPolicy,
   assertKeyTransport,
   declaredKeyEnvs,
+  designApiKeys,
   experimentApiKeys,
 } from './keys';
 
@@ -102,6 +103,57 @@ describe('ApiKeySource', () => {
     expect(() => experimentApiKeys(home, new ApiKeySource({ env }))).toThrow(
       'judge: apiKeyEnv "HOME" is not a key variable; use a name ending in _API_KEY or _TOKEN, or pass --allow-key-env HOME',
     );
+  });
+});
+
+describe('experimentApiKeys and designApiKeys with OpenAI embedders', () => {
+  const env = { EMBED_API_KEY: 'sk-embed', OTHER_API_KEY: 'sk-other' };
+  const endpoint = { kind: 'openai', baseUrl: 'https://e.example/v1', model: 'e' };
+
+  it('resolves the key of every embedder a memory config names, under its config path', () => {
+    const config = ExperimentConfigSchema.parse({
+      datasetPath: 'x.json',
+      memory: {
+        preset: 'designed',
+        config: {
+          indexes: [
+            { name: 'w', type: 'vector' },
+            { name: 'v', type: 'vector', embedder: { ...endpoint, apiKeyEnv: 'EMBED_API_KEY' } },
+          ],
+        },
+      },
+    });
+    expect(experimentApiKeys(config, new ApiKeySource({ env }))).toEqual({
+      EMBED_API_KEY: 'sk-embed',
+    });
+    const unset = ExperimentConfigSchema.parse({
+      datasetPath: 'x.json',
+      memory: {
+        preset: 'vector',
+        config: { embedder: { ...endpoint, apiKeyEnv: 'UNSET_API_KEY' } },
+      },
+    });
+    expect(() => experimentApiKeys(unset, new ApiKeySource({ env }))).toThrow(
+      'memory.config.embedder.apiKeyEnv: environment variable UNSET_API_KEY is not set (it should hold the API key)',
+    );
+    const home = ExperimentConfigSchema.parse({
+      datasetPath: 'x.json',
+      memory: { preset: 'vector', config: { embedder: { ...endpoint, apiKeyEnv: 'HOME' } } },
+    });
+    expect(() => experimentApiKeys(home, new ApiKeySource({ env }))).toThrow(
+      'memory.config.embedder: apiKeyEnv "HOME" is not a key variable',
+    );
+  });
+
+  it("resolves a design's embedder keys for the playground, and only those", () => {
+    const design = {
+      name: 'd',
+      indexes: [
+        { name: 'v', type: 'vector', embedder: { ...endpoint, apiKeyEnv: 'EMBED_API_KEY' } },
+      ],
+    };
+    expect(designApiKeys(design, new ApiKeySource({ env }))).toEqual({ EMBED_API_KEY: 'sk-embed' });
+    expect(designApiKeys({ name: 'd', indexes: [] }, new ApiKeySource({ env }))).toEqual({});
   });
 });
 

@@ -1,3 +1,4 @@
+import { WINK_EMBEDDER, embedderChoicesIn } from '../../src-shared/embedders';
 import { WorkbenchError, type ErrorPath } from '../../src-shared/errors';
 import type { ExperimentConfig } from '../../src-shared/experiment';
 import type { KeySource } from '../../src-shared/models';
@@ -142,17 +143,49 @@ export class ApiKeySource {
 }
 
 /**
- * The keys an experiment needs (answerer, judge, memory LLM), checked before a run is created: a
- * name that is not allowed or not set fails here rather than turning every answer into [ERROR].
+ * The keys an experiment needs (answerer, judge, memory LLM, the OpenAI embedders its memory
+ * config names), checked before a run is created: a name that is not allowed or not set fails here
+ * rather than turning every answer into [ERROR].
  */
 export function experimentApiKeys(config: ExperimentConfig, source: ApiKeySource): ApiKeys {
-  const named: Array<{ path: string[]; env: string | undefined }> = [
-    { path: ['judge', 'apiKeyEnv'], env: config.judge?.apiKeyEnv },
-  ];
+  const named: NamedKey[] = [{ path: ['judge', 'apiKeyEnv'], env: config.judge?.apiKeyEnv }];
   if (config.answerer.kind === 'llm')
     named.push({ path: ['answerer', 'apiKeyEnv'], env: config.answerer.apiKeyEnv });
   if (config.memory.llm)
     named.push({ path: ['memory', 'llm', 'apiKeyEnv'], env: config.memory.llm.apiKeyEnv });
+  named.push(...embedderKeyNames(config.memory.config, ['memory', 'config']));
+  return requiredKeys(named, source);
+}
+
+/**
+ * The keys of the OpenAI embedders a collection design names (the Collections playground builds
+ * designs outside any run); `path` locates the design in error messages.
+ */
+export function designApiKeys(
+  design: Record<string, unknown>,
+  source: ApiKeySource,
+  path: readonly string[] = ['design'],
+): ApiKeys {
+  return requiredKeys(embedderKeyNames(design, path), source);
+}
+
+interface NamedKey {
+  path: string[];
+  env: string | undefined;
+}
+
+/** The `apiKeyEnv` of every OpenAI embedder in a preset config or design (see embedderChoicesIn). */
+function embedderKeyNames(config: Record<string, unknown>, prefix: readonly string[]): NamedKey[] {
+  const named: NamedKey[] = [];
+  for (const { path, choice } of embedderChoicesIn(config)) {
+    if (choice !== WINK_EMBEDDER) {
+      named.push({ path: [...prefix, ...path.map(String), 'apiKeyEnv'], env: choice.apiKeyEnv });
+    }
+  }
+  return named;
+}
+
+function requiredKeys(named: readonly NamedKey[], source: ApiKeySource): ApiKeys {
   const keys: Record<string, string> = {};
   for (const { path, env } of named) {
     if (env === undefined) continue;

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,7 +20,13 @@ beforeAll(() => {
   // The workers load this test-only preset; the env var is how a worker learns of extra presets.
   process.env[EXTRA_PRESETS_ENV] = presetsModule;
   root = mkdtempSync(join(tmpdir(), 'mw-service-'));
-  service = createService({ dataDir: root, transport: 'http', emit: (e) => events.push(e) });
+  service = createService({
+    dataDir: root,
+    transport: 'http',
+    // Browser mode opens files by path only inside these folders.
+    datasetDirs: [root],
+    emit: (e) => events.push(e),
+  });
   api = service.handlers;
 });
 
@@ -63,6 +69,7 @@ describe('service: experiments through the API contract', () => {
       seed: 1,
       timeouts: { insertMs: 5000, answerMs: 5000 },
       includeNoEvidence: false,
+      maxErrorShare: 0.1,
       parallel: 1,
     };
     const first = await api['experiments.start'](base);
@@ -111,8 +118,58 @@ describe('service: experiments through the API contract', () => {
         seed: 1,
         timeouts: { insertMs: 1000, answerMs: 1000 },
         includeNoEvidence: false,
+        maxErrorShare: 0.1,
         parallel: 1,
       }),
     ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('refuses a bad preset config with its path before a run row exists', async () => {
+    const dataset = await api['datasets.upload']({
+      name: 'mini.json',
+      content: readFileSync(join(repo, 'tests/fixtures/locomo/mini.json'), 'utf8'),
+    });
+    const before = (await api['runs.list']({})).length;
+    const start = (config: Record<string, unknown>) =>
+      api['experiments.start']({
+        datasetId: dataset.datasetId,
+        memory: { preset: 'hybrid', config },
+      } as Parameters<ApiHandlers['experiments.start']>[0]);
+    // Wrong type, unknown key, out of range: each named by its path from the experiment config.
+    await expect(start({ candidates: 'many' })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      path: ['memory', 'config', 'candidates'],
+      message:
+        'experiment config: memory.config.candidates: Invalid input: expected number, received string',
+    });
+    await expect(start({ topK: 5 })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      path: ['memory', 'config'],
+    });
+    await expect(start({ b: 2 })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      path: ['memory', 'config', 'b'],
+    });
+    expect(await api['runs.list']({})).toHaveLength(before);
+  });
+
+  it('runs the dataset it opened, and refuses one whose file changed on disk since', async () => {
+    const file = join(root, 'changing.json');
+    const text = readFileSync(join(repo, 'tests/fixtures/locomo/mini.json'), 'utf8');
+    writeFileSync(file, text);
+    const dataset = await api['datasets.open']({ path: file });
+    const before = (await api['runs.list']({})).length;
+    writeFileSync(file, `${text}\n`);
+    await expect(
+      api['experiments.start']({
+        datasetId: dataset.datasetId,
+        samples: ['mini-1'],
+        memory: { preset: 'test-recency', config: {} },
+      } as Parameters<ApiHandlers['experiments.start']>[0]),
+    ).rejects.toMatchObject({
+      code: 'DATASET_INVALID',
+      message: expect.stringContaining(`${file}: the file changed on disk since it was opened`),
+    });
+    expect(await api['runs.list']({})).toHaveLength(before);
   });
 });

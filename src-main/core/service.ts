@@ -1,11 +1,13 @@
 import { basename } from 'node:path';
 import type { ApiEvent, ApiHandlers } from '../../src-shared/api';
 import { DatasetStore, resolveInsideDatasetDirs } from './datasets';
+import type { SerializedHandlers } from './dispatch';
 import { DesignsService } from './designs';
 import { ExperimentManager } from './experiments';
 import { ApiKeySource, type KeyEnvPolicy } from './keys';
 import { ModelsService, type KeyStore } from './models';
 import { appVersion, gitCommit } from './provenance';
+import { installPunktModel } from './scoring/punktModel';
 
 export interface ServiceOptions {
   /** Where runs, collections and uploaded datasets live. */
@@ -25,16 +27,25 @@ export interface ServiceOptions {
    * name the variable, so this bounds what a caller can read (core/keys.ts).
    */
   keyPolicy?: KeyEnvPolicy;
+  /** Threads that serve the runs DB's read views (default 1); 0 reads on the main thread. */
+  readWorkers?: number;
 }
 
 export interface Service {
   handlers: ApiHandlers;
+  /**
+   * The runs DB's read views again, answering with their JSON bytes serialised in the read
+   * worker: for the HTTP transport (dispatchJson), so a full run's export never passes through the
+   * main thread as objects. Electron IPC uses `handlers`.
+   */
+  serialized: SerializedHandlers;
   /** Cancels running experiments and closes databases. */
   close(): Promise<void>;
 }
 
 /** Implements the API contract on top of core/. Both transports call exactly this. */
 export function createService(options: ServiceOptions): Service {
+  installPunktModel();
   const datasets = new DatasetStore(options.dataDir);
   // The one place keys are read, for the Models view and for experiments alike.
   const apiKeys = new ApiKeySource({
@@ -45,11 +56,13 @@ export function createService(options: ServiceOptions): Service {
     options.dataDir,
     (event) => options.emit?.(event),
     apiKeys,
+    options.readWorkers,
   );
   const designs = new DesignsService(
     options.dataDir,
     (event) => options.emit?.(event),
     (datasetId, sampleId) => datasets.sample(datasetId, sampleId),
+    apiKeys,
   );
   // ---- Models view ----
   const models = new ModelsService(options.dataDir, { keyStore: options.keyStore, apiKeys });
@@ -71,30 +84,27 @@ export function createService(options: ServiceOptions): Service {
         basename(path),
       ),
     'datasets.upload': ({ name, content }) => datasets.upload(name, content),
-    'datasets.get': async ({ datasetId }) => (await datasets.get(datasetId)).summary,
     'datasets.sample': ({ datasetId, sampleId }) => datasets.sample(datasetId, sampleId),
-    'datasets.close': async ({ datasetId }) => ({ closed: datasets.close(datasetId) }),
 
     'memory.presets': () => experiments.presets(),
     'experiments.start': async ({ datasetId, ...config }) => {
-      const { summary } = await datasets.get(datasetId);
-      return experiments.start({ ...config, datasetPath: summary.path });
+      const { summary, loaded } = await datasets.get(datasetId);
+      return experiments.start({ ...config, datasetPath: summary.path }, loaded);
     },
     'experiments.cancel': async ({ runId }) => ({ cancelled: experiments.cancel(runId) }),
     'experiments.resume': ({ runId }) => experiments.resume(runId),
     'experiments.active': async () => experiments.activeRuns(),
 
-    'runs.list': async () => experiments.list(),
-    'runs.get': async ({ runId }) => experiments.detail(runId),
-    'runs.answers': async ({ runId }) => experiments.answers(runId),
+    // Read views run in the runs read worker (core/runs/queries.ts): never on this thread.
+    'runs.list': (input) => experiments.read('runs.list', input),
+    'runs.get': (input) => experiments.read('runs.get', input),
+    'runs.answers': (input) => experiments.read('runs.answers', input),
     'runs.delete': async ({ runId }) => ({ deleted: experiments.delete(runId) }),
-    'runs.export': async ({ runId, format }) => experiments.exportRun(runId, format),
-    'runs.compare': async ({ runIds, baselineRunId, metric, seed }) =>
-      experiments.compare(runIds, baselineRunId, metric, seed),
-    'sweeps.list': async () => experiments.sweeps(),
-    'sweeps.get': async ({ sweepId }) => experiments.sweep(sweepId),
-    'runs.compareExport': async ({ runIds, baselineRunId, metric, format }) =>
-      experiments.compareExport(runIds, baselineRunId, metric, format),
+    'runs.export': (input) => experiments.read('runs.export', input),
+    'runs.compare': (input) => experiments.read('runs.compare', input),
+    'runs.compareExport': (input) => experiments.read('runs.compareExport', input),
+    'sweeps.list': (input) => experiments.read('sweeps.list', input),
+    'sweeps.get': (input) => experiments.read('sweeps.get', input),
 
     // ---- Collections view (core/designs) ----
     'designs.list': async () => designs.list(),
@@ -120,8 +130,17 @@ export function createService(options: ServiceOptions): Service {
     },
     'models.clearKey': async ({ apiKeyEnv }) => ({ cleared: models.clearKey(apiKeyEnv) }),
   };
+  const serialized: SerializedHandlers = {
+    'runs.list': (input) => experiments.readJson('runs.list', input),
+    'runs.get': (input) => experiments.readJson('runs.get', input),
+    'runs.answers': (input) => experiments.readJson('runs.answers', input),
+    'runs.export': (input) => experiments.readJson('runs.export', input),
+    'runs.compare': (input) => experiments.readJson('runs.compare', input),
+    'runs.compareExport': (input) => experiments.readJson('runs.compareExport', input),
+  };
   return {
     handlers,
+    serialized,
     close: async () => {
       designs.close();
       await experiments.close();

@@ -6,10 +6,12 @@ import { extname, join, normalize, resolve, sep } from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { ApiEvent, ApiHandlers } from '../../src-shared/api';
 import type { Result } from '../../src-shared/errors';
-import { dispatch } from '../core/dispatch';
+import { dispatchJson, type SerializedHandlers } from '../core/dispatch';
 
 export interface ServerOptions {
   handlers: ApiHandlers;
+  /** Methods answered with JSON bytes serialised off the main thread (Service.serialized). */
+  serialized?: SerializedHandlers;
   /** Folder of the built renderer (index.html + assets). */
   staticDir: string;
   port?: number;
@@ -120,8 +122,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         });
         return;
       }
-      const result = await dispatch(options.handlers, name, input);
-      sendJson(res, result.ok ? 200 : statusFor(result.error.code), result);
+      const reply = await dispatchJson(options.handlers, options.serialized ?? {}, name, input);
+      sendBody(res, reply.result.ok ? 200 : statusFor(reply.result.error.code), reply.body);
       return;
     }
     const urlToken = url.searchParams.get('token');
@@ -340,15 +342,23 @@ function statusFor(code: string): number {
       return 404;
     case 'CONFLICT':
       return 409;
+    case 'BUSY':
+      return 503;
     default:
       return 500;
   }
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  sendBody(res, status, [JSON.stringify(body)]);
+}
+
+/** A JSON body written piece by piece: a large pre-serialised result is never copied again. */
+function sendBody(res: ServerResponse, status: number, body: Array<string | Uint8Array>): void {
   res.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
     'cache-control': 'no-store',
   });
-  res.end(JSON.stringify(body));
+  for (const chunk of body) res.write(chunk);
+  res.end();
 }

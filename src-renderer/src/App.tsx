@@ -8,23 +8,11 @@ import { ExperimentsView } from './views/experiments/ExperimentsView';
 import { ModelsView } from './views/models/ModelsView';
 import { RunsView } from './views/runs/RunsView';
 import { SweepsView } from './views/sweeps/SweepsView';
-import { PlaceholderView } from './views/PlaceholderView';
-
-const VIEW_HINTS: Record<ViewId, string> = {
-  datasets: 'Open a LoCoMo file to browse its samples, sessions, turns and questions.',
-  collections: 'Design a memory collection: indexes over one copy of the data.',
-  experiments: 'Run question-driven memory experiments on chosen samples.',
-  runs: 'Per-category results and accuracy as the conversation grows.',
-  compare: 'Compare runs side by side, per category and per question.',
-  sweeps: 'Grids of runs from `cli sweep run`: a table and a heatmap per metric.',
-  models: 'OpenAI-compatible chat endpoints for answering and judging.',
-};
 
 export function App() {
   const [route, navigate] = useRoute();
   const info = useApi('app.info', {});
   const menuOpen = useMenuDatasets();
-  const current = VIEWS.find((v) => v.id === route.view) ?? VIEWS[0];
 
   return (
     <div className="shell">
@@ -57,22 +45,28 @@ export function App() {
       <main className="content">
         {route.view === 'datasets' ? (
           <DatasetsView menuError={menuOpen.error} onDismissMenuError={menuOpen.dismiss} />
-        ) : route.view === 'collections' ? (
-          <CollectionsView />
-        ) : route.view === 'compare' ? (
-          <CompareView />
-        ) : route.view === 'experiments' ? (
-          <ExperimentsView />
-        ) : route.view === 'runs' ? (
-          <RunsView />
-        ) : route.view === 'sweeps' ? (
-          <SweepsView />
-        ) : route.view === 'models' ? (
-          <ModelsView />
         ) : (
-          <PlaceholderView title={current.label} hint={VIEW_HINTS[current.id]} />
+          <OtherView view={route.view} />
         )}
       </main>
     </div>
   );
+}
+
+/** Every view but Datasets; exhaustive, so a new view id fails the type check until it has a view. */
+function OtherView({ view }: { view: Exclude<ViewId, 'datasets'> }) {
+  switch (view) {
+    case 'collections':
+      return <CollectionsView />;
+    case 'experiments':
+      return <ExperimentsView />;
+    case 'runs':
+      return <RunsView />;
+    case 'compare':
+      return <CompareView />;
+    case 'sweeps':
+      return <SweepsView />;
+    case 'models':
+      return <ModelsView />;
+  }
 }

@@ -8,7 +8,7 @@ import porterGolden from '../../tests/fixtures/golden/porter.json';
 import scoresGolden from '../../tests/fixtures/golden/scores.json';
 import { porterStem } from './porter';
 import { normalizeAnswer, officialF1, officialTokens, type LocomoCategory } from './official';
-import { bleu1, setF1 } from './mem0';
+import { bleu1, bleu1Simple, setF1 } from './mem0';
 
 const TOLERANCE = 1e-9;
 
@@ -22,6 +22,7 @@ interface ScoreCase {
   official_f1: number;
   mem0_f1: number | null;
   bleu1: number | null;
+  bleu1_simple: number | null;
 }
 
 const porterItems = porterGolden.items as [word: string, stem: string, source: string][];
@@ -67,6 +68,9 @@ describe('golden: scores', () => {
         expect(Math.abs(bleu1(item.prediction, gold) - (item.bleu1 as number))).toBeLessThan(
           TOLERANCE,
         );
+        expect(
+          Math.abs(bleu1Simple(item.prediction, gold) - (item.bleu1_simple as number)),
+        ).toBeLessThan(TOLERANCE);
       }
     },
   );

@@ -13,6 +13,8 @@ export {
   multiHopF1,
   adversarialCorrect,
   officialF1,
+  officialScore,
+  type OfficialRule,
 } from './official';
 export {
   simpleTokenize,
@@ -25,6 +27,9 @@ export {
   defaultBleuWeights,
   defaultBleuEpsilon,
   bleu1,
+  bleu1Simple,
+  mem0WordTokenize,
+  setMem0SentenceSplitter,
 } from './mem0';
 export { evidenceRecallAtK, meanEvidenceRecall } from './retrieval';
 export {
@@ -36,7 +41,6 @@ export {
   type BootstrapResult,
   mean,
   stdDev,
-  meanByCategory,
   overallMeans,
   mulberry32,
   randomInt,

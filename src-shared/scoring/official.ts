@@ -5,7 +5,7 @@
  * Python reference live in `tests/fixtures/golden/scores.json`.
  */
 import { createCachedStemmer } from './porter';
-import { pyReplaceWholeWords, pySplit, pyStrip, removeAsciiPunctuation } from './pytext';
+import { pySplit, pyStrip, regexReplaceWholeWords, removeAsciiPunctuation } from './pytext';
 
 /** LoCoMo categories by their stored number (official names: 1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, 5 adversarial). */
 export type LocomoCategory = 1 | 2 | 3 | 4 | 5;
@@ -16,11 +16,16 @@ const ARTICLES = ['a', 'an', 'the', 'and'] as const;
 
 /**
  * `normalize_answer`: drop commas, lowercase, drop ASCII punctuation, replace the words
- * a/an/the/and with a space (Unicode word boundaries, as Python's `re`), collapse whitespace.
+ * a/an/the/and with a space (word boundaries of the `regex` module the reference imports, whose word
+ * characters include marks and joiners), collapse whitespace.
  */
 export function normalizeAnswer(s: string): string {
   const noCommas = s.replaceAll(',', '');
-  const text = pyReplaceWholeWords(removeAsciiPunctuation(noCommas.toLowerCase()), ARTICLES, ' ');
+  const text = regexReplaceWholeWords(
+    removeAsciiPunctuation(noCommas.toLowerCase()),
+    ARTICLES,
+    ' ',
+  );
   return pySplit(text).join(' ');
 }
 
@@ -86,9 +91,32 @@ export function officialF1(
   gold: string | number | null,
   category: LocomoCategory,
 ): number {
-  if (category === 5) return adversarialCorrect(prediction);
+  return officialScore(prediction, gold, LOCOMO_OFFICIAL_RULES[category]);
+}
+
+/**
+ * How `task_eval/evaluation.py` scores a category, named so a benchmark profile can pick one:
+ * `abstain` (category 5), `comma-parts` (1: multi-answer), `first-alternative` (3: gold cut at
+ * the first `;`), `plain` (F1).
+ */
+export type OfficialRule = 'plain' | 'comma-parts' | 'first-alternative' | 'abstain';
+
+const LOCOMO_OFFICIAL_RULES: Readonly<Record<LocomoCategory, OfficialRule>> = {
+  1: 'comma-parts',
+  2: 'plain',
+  3: 'first-alternative',
+  4: 'plain',
+  5: 'abstain',
+};
+
+export function officialScore(
+  prediction: string,
+  gold: string | number | null,
+  rule: OfficialRule,
+): number {
+  if (rule === 'abstain') return adversarialCorrect(prediction);
   let answer = gold === null ? '' : String(gold);
-  if (category === 3) answer = pyStrip(answer.split(';')[0] as string);
-  if (category === 1) return multiHopF1(prediction, answer);
+  if (rule === 'first-alternative') answer = pyStrip(answer.split(';')[0] as string);
+  if (rule === 'comma-parts') return multiHopF1(prediction, answer);
   return f1Score(prediction, answer);
 }

@@ -45,12 +45,23 @@ export function removeAsciiPunctuation(s: string): string {
  */
 export const PY_WORD_CHAR = '[\\p{L}\\p{N}_]';
 
-/** `re.sub(r'\b(<words>)\b', replacement, s)` with Python's Unicode word boundaries. */
-export function pyReplaceWholeWords(
+/**
+ * The third-party `regex` module's `\w`, which LoCoMo's `normalize_answer` uses: letters and other
+ * alphabetic characters, marks (a combining accent continues a word), decimal digits, connector
+ * punctuation and the zero-width joiners. Matches `regex` 2022.10.31 on every assigned code point
+ * (tests/fixtures/golden/regex-word.json).
+ */
+export const REGEX_WORD_CHAR = '[\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}\\p{Join_Control}]';
+
+/** `regex.sub(r'\b(<words>)\b', replacement, s)` with the `regex` module's word boundaries. */
+export function regexReplaceWholeWords(
   s: string,
   words: readonly string[],
   replacement: string,
 ): string {
-  const pattern = new RegExp(`(?<!${PY_WORD_CHAR})(?:${words.join('|')})(?!${PY_WORD_CHAR})`, 'gu');
+  const pattern = new RegExp(
+    `(?<!${REGEX_WORD_CHAR})(?:${words.join('|')})(?!${REGEX_WORD_CHAR})`,
+    'gu',
+  );
   return s.replace(pattern, replacement);
 }

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
   mean,
-  meanByCategory,
   mulberry32,
   overallMeans,
   pairedBootstrapCI,
@@ -25,21 +24,13 @@ describe('mean and stdDev', () => {
   });
 });
 
-describe('category means', () => {
+describe('overall means', () => {
   const items: ScoredQuestion[] = [
     { category: 1, score: 1 },
     { category: 1, score: 0 },
     { category: 4, score: 0.5 },
     { category: 5, score: 1 },
   ];
-
-  it('groups by category', () => {
-    expect(meanByCategory(items)).toEqual({
-      1: { mean: 0.5, n: 2 },
-      4: { mean: 0.5, n: 1 },
-      5: { mean: 1, n: 1 },
-    });
-  });
 
   it('reports both overall conventions over questions, not over category means', () => {
     // All: (1 + 0 + 0.5 + 1) / 4 = 0.625; categories 1-4: (1 + 0 + 0.5) / 3 = 0.5.

@@ -3,6 +3,7 @@
  * deviation, a seeded PRNG and a paired bootstrap confidence interval for comparing two runs.
  * Everything is deterministic for a given seed, so a report can be regenerated bit for bit.
  */
+import { LOCOMO_PROFILE, isAdversarial } from '../benchmarks';
 import { WorkbenchError } from '../errors';
 import type { LocomoCategory } from './official';
 
@@ -38,24 +39,6 @@ export function stdDev(values: readonly number[], ddof: 0 | 1 = 1): number {
   return Math.sqrt(squares / (values.length - ddof));
 }
 
-/** Mean score per category; categories with no questions are absent. */
-export function meanByCategory(
-  items: readonly ScoredQuestion[],
-): Partial<Record<LocomoCategory, MeanSummary>> {
-  const groups = new Map<LocomoCategory, number[]>();
-  for (const { category, score } of items) {
-    const group = groups.get(category);
-    if (group) group.push(score);
-    else groups.set(category, [score]);
-  }
-  const out: Partial<Record<LocomoCategory, MeanSummary>> = {};
-  for (const category of [...groups.keys()].sort((a, b) => a - b)) {
-    const scores = groups.get(category) as number[];
-    out[category] = { mean: mean(scores), n: scores.length };
-  }
-  return out;
-}
-
 export interface OverallMeans {
   /** Official LoCoMo convention: every question, categories 1-5 (n = 1,986 on the full set). */
   all: MeanSummary;
@@ -66,7 +49,9 @@ export interface OverallMeans {
 /** Both overall conventions over per-question scores (never over category means). */
 export function overallMeans(items: readonly ScoredQuestion[]): OverallMeans {
   const all = items.map((item) => item.score);
-  const first4 = items.filter((item) => item.category !== 5).map((item) => item.score);
+  const first4 = items
+    .filter((item) => !isAdversarial(LOCOMO_PROFILE, item.category))
+    .map((item) => item.score);
   return {
     all: { mean: mean(all), n: all.length },
     categories1to4: { mean: mean(first4), n: first4.length },

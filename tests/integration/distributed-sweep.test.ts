@@ -135,6 +135,11 @@ describe('distributed executor (BullMQ on a real Redis, worker processes)', () =
       expect(outcome.status).toBe('completed');
       expect(comparable(store, handle.runId)).toEqual(comparable(local.store, local.runId));
       expect(outcome.summary).toEqual(local.store.summary(local.runId));
+      // The workers' LLM calls reach the coordinator's call ledger as a local run's do.
+      const ledger = store.callLedger(handle.runId);
+      expect(ledger.map((r) => [r.role, r.calls])).toEqual([['answer', expect.any(Number)]]);
+      expect(ledger[0]?.calls).toBeGreaterThan(0);
+      expect(ledger).toEqual(local.store.callLedger(local.runId));
       expect(store.getRun(handle.runId).sampleInfo.map((s) => s.status)).toEqual([
         'completed',
         'completed',

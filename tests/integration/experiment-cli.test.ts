@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { RUNS, buildDb, corruptAnswersPage } from '../support/runs-db';
 
 /**
  * The experiment commands as a user runs them: child processes on real files. The memory preset is
@@ -96,6 +97,7 @@ describe('experiment CLI', () => {
       'judgeError',
       'promptTokens',
       'completionTokens',
+      'bleu1Simple',
     ]);
     expect(exported.testAnswers.length).toBeGreaterThan(6);
     expect(exported.testAnswers[0]).toHaveProperty('testIndex');
@@ -106,7 +108,7 @@ describe('experiment CLI', () => {
     );
     const lines = readFileSync(out, 'utf8').split('\r\n');
     expect(lines[0]).toBe(
-      'sampleId,questionIndex,category,question,gold,prediction,officialF1,evidenceRecall,retrieved,error,setF1,bleu1,judgeMean,judgeStd,judgeError,promptTokens,completionTokens',
+      'sampleId,questionIndex,category,question,gold,prediction,officialF1,evidenceRecall,retrieved,error,setF1,bleu1,judgeMean,judgeStd,judgeError,promptTokens,completionTokens,bleu1Simple',
     );
     expect(lines.filter((l) => l !== '')).toHaveLength(7);
   });
@@ -219,5 +221,90 @@ describe('experiment CLI', () => {
       `error RUNS_DB: runs database ${corrupt}: not a SQLite database (bad header); the file was not changed\n`,
     );
     expect(readFileSync(corrupt, 'utf8')).toBe(text);
+  });
+
+  it('refuses invalid samples by default, runs the valid ones with --skip-invalid and records what was skipped', () => {
+    const samples = JSON.parse(readFileSync(mini, 'utf8')) as Array<Record<string, unknown>>;
+    const [first, second] = samples as [Record<string, unknown>, Record<string, unknown>];
+    // One good sample, one broken one, and a copy of the good one (a duplicated id).
+    const file = writeConfig('invalid-samples.json', [first, { ...second, qa: 'none' }, first]);
+    const db = join(dir, 'invalid-samples.db');
+    const refused = cli('experiment', '--data', file, '--preset', 'test-recency', '--runs-db', db);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain(
+      `error DATASET_INVALID: ${file}: 2 invalid sample(s), so the run was not started`,
+    );
+    expect(refused.err).toContain('sample "mini-2" (#1): ');
+    expect(refused.err).toContain('sample "mini-1" (#2): ');
+    expect(refused.err).toContain('duplicate sample_id (also sample #0)');
+    expect(cli('runs', 'list', '--runs-db', db, '--json').out).toBe('{"runs":[]}\n');
+
+    const named = cli(
+      'experiment',
+      ...['--data', file, '--preset', 'test-recency', '--runs-db', db, '--samples', 'mini-2'],
+    );
+    expect(named.code).toBe(1);
+    expect(named.err).toMatch(/^error [A-Z_]+: samples\[0\]: sample mini-2 is invalid: .*qa/);
+
+    const skipped = cli(
+      'experiment',
+      ...['--data', file, '--preset', 'test-recency', '--runs-db', db, '--skip-invalid', '--json'],
+    );
+    expect(skipped.code).toBe(0);
+    const report = JSON.parse(skipped.out) as {
+      runId: string;
+      skippedSamples: Array<{ sampleIndex: number; sampleId: string }>;
+    };
+    expect(report.skippedSamples.map((s) => [s.sampleIndex, s.sampleId])).toEqual([
+      [1, 'mini-2'],
+      [2, 'mini-1'],
+    ]);
+    const show = cli('runs', 'show', report.runId, '--runs-db', db);
+    expect(show.out).toContain('skipped 2 invalid sample(s) (--skip-invalid):');
+    const manifest = (
+      JSON.parse(cli('runs', 'show', report.runId, '--runs-db', db, '--json').out) as {
+        run: { manifest: { samples: string[]; skippedSamples: unknown[] } };
+      }
+    ).run.manifest;
+    expect(manifest.samples).toEqual(['mini-1']);
+    expect(manifest.skippedSamples).toHaveLength(2);
+  });
+
+  it('refuses a bad preset config naming its path, and creates no run', () => {
+    const db = join(dir, 'bad-preset.db');
+    const bad = writeConfig('bad-preset.json', {
+      memory: { preset: 'test-recency', config: { insertDelayMs: -5 } },
+    });
+    const r = cli('experiment', '--data', mini, '--config', bad, '--runs-db', db);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(
+      /^error INVALID_INPUT: experiment config: memory\.config\.insertDelayMs: Too small/,
+    );
+    expect(cli('runs', 'list', '--runs-db', db, '--json').out).toBe('{"runs":[]}\n');
+  });
+
+  it('reports a damaged runs DB with a coded error, and runs repair recovers the readable runs', () => {
+    const db = join(dir, 'damaged.db');
+    buildDb(db);
+    corruptAnswersPage(db);
+    const list = cli('runs', 'list', '--runs-db', db);
+    expect(list.code).toBe(1);
+    expect(list.err).toMatch(
+      new RegExp(
+        `^error RUNS_DB_CORRUPT: runs database ${db} is damaged \\(.+\\); the file was not changed; run "npm run -s cli -- runs repair --runs-db ${db}"`,
+      ),
+    );
+    const repair = cli('runs', 'repair', '--runs-db', db);
+    expect(repair.code).toBe(0);
+    expect(repair.out).toContain(`${db} was damaged`);
+    expect(repair.out).toMatch(/answers +\d+ rows recovered; unreadable rowids \d+-\d+/);
+    expect(repair.out).toContain(`${RUNS.length} run(s) in the repaired database`);
+    const after = cli('runs', 'list', '--runs-db', db, '--json');
+    expect(after.code).toBe(0);
+    const { runs } = JSON.parse(after.out) as { runs: Array<{ id: string }> };
+    expect(runs.map((r) => r.id).sort()).toEqual(RUNS);
+    expect(cli('runs', 'repair', '--runs-db', db).out).toBe(
+      `${db}: integrity_check found no damage; nothing was changed\n`,
+    );
   });
 });

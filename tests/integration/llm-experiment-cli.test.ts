@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -123,6 +123,73 @@ describe('cli experiment with an LLM', () => {
     expect(files).toContain('runs.db');
     for (const file of files)
       expect(readFileSync(join(dir, file)).includes(Buffer.from(KEY)), file).toBe(false);
+  }, 90_000);
+
+  it('runs the LoCoMo full-context protocol and a judge protocol from a file', async () => {
+    const db = join(dir, 'protocols.db');
+    const judgeFile = join(dir, 'my judge.txt');
+    writeFileSync(
+      judgeFile,
+      'Q={{question}}\nG={{gold}}\nA={{answer}}\nAnswer in JSON with "label".',
+    );
+    server.requests.length = 0;
+    const run = await cli([
+      'experiment',
+      ...['--data', mini, '--samples', 'mini-1', '--answerer', 'llm', '--model', 'fake-chat'],
+      ...['--base-url', server.url, '--api-key-env', KEY_ENV],
+      ...['--answer-protocol', 'locomo-full-context', '--category5-mapping', 'lenient'],
+      ...['--judge-base-url', server.url, '--judge-model', 'fake-judge'],
+      ...['--judge-api-key-env', KEY_ENV, '--judge-protocol-file', judgeFile],
+      ...['--runs-db', db, '--json'],
+    ]);
+    expect(run.err).not.toContain('error');
+    expect(run.code).toBe(0);
+    const chats = server.requests
+      .filter((r) => r.path === '/v1/chat/completions')
+      .map(
+        (r) =>
+          r.body as { model: string; messages: Array<{ role: string; content: string }> } & Record<
+            string,
+            unknown
+          >,
+      );
+    const answers = chats.filter((b) => b.model === 'fake-chat');
+    expect(answers.length).toBeGreaterThan(0);
+    for (const body of answers) {
+      expect(body['max_tokens']).toBe(32);
+      expect(body.messages).toHaveLength(1);
+      expect(body.messages[0]?.role).toBe('user');
+      // The conversation inserted so far, in LoCoMo's own layout.
+      expect(body.messages[0]?.content).toMatch(
+        /^Below is a conversation between two people: .* wriiten at the beginning of the conversation\.\n\nDATE: .*\nCONVERSATION:\n.* said, "/s,
+      );
+    }
+    const judged = chats.filter((b) => b.model === 'fake-judge');
+    expect(judged.length).toBeGreaterThan(0);
+    for (const body of judged) {
+      expect(body.messages[0]?.content).toMatch(
+        /^Q=.*\nG=.*\nA=.*\nAnswer in JSON with "label"\.$/s,
+      );
+      expect(body['response_format']).toEqual({ type: 'json_object' });
+    }
+    const { runId } = JSON.parse(run.out) as { runId: string };
+    const exported = await cli(['export', runId, '--format', 'json', '--runs-db', db]);
+    const manifest = (JSON.parse(exported.out) as { run: Record<string, unknown> }).run as {
+      answerer: { name: string; prompts: { style: string; sha256: string } };
+      judge: {
+        prompt: { style: string; sha256: string };
+        responseFormat: string;
+        unparseable: number;
+      };
+    };
+    expect(manifest.answerer.name).toBe('llm:fake-chat:locomo-full-context');
+    expect(manifest.answerer.prompts.style).toBe('locomo-full-context');
+    expect(manifest.judge).toMatchObject({
+      prompt: { style: 'custom:my-judge' },
+      responseFormat: 'json_object',
+      unparseable: 0,
+    });
+    expect(manifest.judge.prompt.sha256).toMatch(/^[0-9a-f]{64}$/);
   }, 90_000);
 
   it('reads a variable that is not key-like only when declared with --allow-key-env', async () => {

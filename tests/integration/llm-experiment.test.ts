@@ -7,6 +7,7 @@ import { WorkbenchError } from '../../src-shared/errors';
 import {
   ERROR_PREDICTION,
   ExperimentConfigSchema,
+  JudgeConfigSchema,
   type ExperimentConfigInput,
 } from '../../src-shared/experiment';
 import { category5Options } from '../../src-main/core/answer/prompts';
@@ -109,7 +110,11 @@ describe('LLM experiments against the fake server', () => {
     const all = store.answersByTest(handle.runId);
     const errored = all.filter((a) => a.error !== null);
     expect(errored).toHaveLength(1);
-    expect(errored[0]).toMatchObject({ prediction: ERROR_PREDICTION, officialF1: 0, usage: null });
+    expect(errored[0]).toMatchObject({
+      prediction: ERROR_PREDICTION,
+      scores: expect.objectContaining({ officialF1: 0 }),
+      usage: null,
+    });
     expect(errored[0]?.error).toMatch(
       /^answer: TIMEOUT: .*timed out after 250 ms \(after 3 attempts\)$/,
     );
@@ -119,10 +124,11 @@ describe('LLM experiments against the fake server', () => {
     for (const a of all.filter((x) => x.error === null)) {
       expect(a.usage?.promptTokens).toBeGreaterThan(0);
       if (a.category === 5) {
-        expect([a.setF1, a.bleu1, a.judge]).toEqual([null, null, null]);
+        expect([a.scores['setF1'], a.scores['bleu1'], a.judge]).toEqual([null, null, null]);
       } else {
-        expect(a.setF1).not.toBeNull();
-        expect(a.bleu1).not.toBeNull();
+        expect(a.scores['setF1']).not.toBeNull();
+        expect(a.scores['bleu1']).not.toBeNull();
+        expect(a.scores['judge']).toBe(a.judge?.mean);
         expect(a.judge?.labels).toHaveLength(2);
         expect(a.judge?.error).toBeNull();
       }
@@ -132,7 +138,7 @@ describe('LLM experiments against the fake server', () => {
     expect(adversarial.length).toBeGreaterThan(0);
     for (const a of adversarial) {
       expect(a.prediction).toBe('Not mentioned in the conversation');
-      expect(a.officialF1).toBe(1);
+      expect(a.scores['officialF1']).toBe(1);
     }
 
     const summary = store.summary(handle.runId);
@@ -140,29 +146,45 @@ describe('LLM experiments against the fake server', () => {
     expect(summary.overall.categories1to4.judge.n).toBe(summary.overall.categories1to4.setF1.n);
     expect(summary.overall.categories1to4.judge.repeats).toBe(2);
     expect(summary.overall.all.setF1.n).toBe(summary.overall.categories1to4.officialF1.n);
-    expect(summary.byCategory[5].bleu1.n).toBe(0);
+    expect(summary.byCategory[5]?.bleu1?.n).toBe(0);
     for (const point of store.curve(handle.runId)) {
-      expect(point.meanSetF1).not.toBeNull();
-      expect(point).toHaveProperty('meanJudge');
-      expect(point).toHaveProperty('meanBleu1');
+      expect(point.means['setF1']).not.toBeNull();
+      expect(point.means).toHaveProperty('judge');
+      expect(point.means).toHaveProperty('bleu1');
     }
 
     const manifest = store.getRun(handle.runId).manifest;
     expect(manifest.answerer).toMatchObject({
       kind: 'llm',
-      name: 'llm:fake-chat:locomo',
+      name: 'llm:fake-chat:workbench-locomo',
       model: 'fake-chat',
-      prompts: { style: 'locomo', sha256: expect.stringMatching(/^[0-9a-f]{64}$/) },
+      // The hash runs recorded for these prompts when they were style "locomo": unchanged.
+      prompts: {
+        style: 'workbench-locomo',
+        sha256: 'ec1dd42873ed14f6d3937cb79ea87d4e66e584d680a3b1f7163f72d094c77f35',
+      },
     });
-    expect(manifest.judge).toMatchObject({ model: 'fake-judge', repeats: 2 });
+    expect(manifest.judge).toMatchObject({
+      model: 'fake-judge',
+      repeats: 2,
+      prompt: { style: 'mem0' },
+      responseFormat: 'json_object',
+      unparseable: 0,
+    });
     expect(manifest.errors.answer).toBe(1);
     // The env var's name is kept (resume needs it); only the key itself must never be stored.
     expect(manifest.config.answerer).toMatchObject({ apiKeyEnv: KEY_ENV, maxTokens: 64 });
     const answered = all.filter((a) => a.usage !== null);
     const promptTokens = answered.reduce((n, a) => n + (a.usage?.promptTokens ?? 0), 0);
     const completionTokens = answered.reduce((n, a) => n + (a.usage?.completionTokens ?? 0), 0);
+    // Every request is counted: the 429 and the three hangs too, as failures.
+    const answerRequests = chatRequests().filter(
+      (r) => (r.body as { model?: string }).model === 'fake-chat',
+    ).length;
+    expect(answerRequests).toBe(answered.length + 4);
     expect(manifest.usage?.answer).toEqual({
-      calls: answered.length,
+      calls: answerRequests,
+      failures: 4,
       promptTokens,
       completionTokens,
       cost: (promptTokens * 1 + completionTokens * 2) / 1e6,
@@ -210,6 +232,50 @@ describe('LLM experiments against the fake server', () => {
       expect(bytes.includes(Buffer.from('sk-test-never'))).toBe(false);
     }
     expect(file).toContain(root);
+  });
+
+  it('judges unreadable replies WRONG under mem0 after retries, and counts them in the manifest', async () => {
+    const { store, dataDir } = world();
+    const handle = await startExperiment(llmConfig({ samples: ['mini-1'] }), {
+      store,
+      dataDir,
+      executor: recency,
+    });
+    expect((await handle.done).status).toBe('completed');
+    server.requests.length = 0;
+    server.setFault(
+      {
+        kind: 'transform',
+        fn: (response) => ({ ...response, json: { choices: [{ message: { content: 'hmm' } }] } }),
+      },
+      { path: '/v1/chat/completions', times: Infinity },
+    );
+    try {
+      const judge = JudgeConfigSchema.parse({
+        baseUrl: server.url,
+        model: 'fake-judge',
+        apiKeyEnv: KEY_ENV,
+        baseDelayMs: 1,
+        parseRetries: 1,
+      });
+      const pass = await judgeRun(store, handle.runId, judge, { keys: { [KEY_ENV]: KEY } });
+      expect(pass.errors).toBe(0);
+      expect(pass.unparseable).toBe(pass.judged);
+      expect(pass.judged).toBeGreaterThan(0);
+      // One call and one retry per distinct answer, every one unreadable.
+      expect(pass.calls).toBe(judgeCalls());
+      expect(judgeCalls() % 2).toBe(0);
+      const judged = store.answersByTest(handle.runId).filter((a) => a.judge !== null);
+      expect(judged.length).toBe(pass.judged);
+      expect(judged.every((a) => a.judge?.error === null && a.judge.mean === 0)).toBe(true);
+      expect(store.getRun(handle.runId).manifest.judge).toMatchObject({
+        prompt: { style: 'mem0' },
+        unparseable: pass.judged,
+      });
+    } finally {
+      server.setFault(null);
+      store.close();
+    }
   });
 
   it('runs the LLM answerer inside the experiment worker threads', async () => {
@@ -324,9 +390,10 @@ describe('LLM experiments against the fake server', () => {
       expect(r.headers['authorization']).toBe(`Bearer ${KEY}`);
       expect(r.body).toMatchObject({ model: 'fake-memory', seed: 42 });
     }
-    const completed = calls.length - 1;
     const memory = manifest.usage?.memory;
-    expect(memory?.calls).toBe(completed);
+    // The failed call was made and paid for: it is counted, as a failure.
+    expect(memory?.calls).toBe(calls.length);
+    expect(memory?.failures).toBe(1);
     expect(memory?.promptTokens).toBeGreaterThan(0);
     expect(memory?.cost).toBe(
       ((memory?.promptTokens ?? 0) * 1 + (memory?.completionTokens ?? 0) * 2) / 1e6,

@@ -134,4 +134,29 @@ describe('cli score', () => {
     expect(r.err).toContain('predictions: [4]: golden question 0 is already predicted at [0]');
     expect(r.err).toContain('predictions: [5].prediction:');
   });
+
+  it('takes a judge protocol by name or from a file, and refuses both or a bad one', () => {
+    const predictions = join(dir, 'one.json');
+    writeFileSync(
+      predictions,
+      JSON.stringify([{ sampleId: 'golden', questionIndex: 0, prediction: 'x' }]),
+    );
+    const template = join(dir, 'judge.txt');
+    writeFileSync(template, 'Q {{question}} only');
+    const judge = ['--judge-base-url', 'http://127.0.0.1:9/v1', '--judge-model', 'j'];
+    const base = ['score', '--data', dataset, '--predictions', predictions, ...judge];
+    const both = cli(...base, '--judge-protocol', 'strict', '--judge-protocol-file', template);
+    expect(both.code).toBe(2);
+    expect(both.err).toContain('give --judge-protocol or --judge-protocol-file, not both');
+    const unknown = cli(...base, '--judge-protocol', 'lenient');
+    expect(unknown.code).toBe(1);
+    expect(unknown.err).toContain(
+      'judge: protocol: must be one of mem0, strict, workbench-v1, or a custom protocol {name, template}',
+    );
+    const slots = cli(...base, '--judge-protocol-file', template);
+    expect(slots.code).toBe(1);
+    expect(slots.err).toContain(
+      'judge: protocol.template: must contain each of {{question}}, {{gold}}, {{answer}}',
+    );
+  });
 });

@@ -65,6 +65,12 @@ export type Fault =
   | { kind: 'wrongCount'; delta?: number }
   /** A chat completion whose `choices` array is empty. */
   | { kind: 'emptyChoices' }
+  /**
+   * 200 with a JSON-looking body of `bytes` bytes, streamed in `chunkBytes` pieces with backpressure
+   * (never allocated whole), chunked unless `contentLength` declares the size up front. How much
+   * was written before the client hung up is logged in `streams`.
+   */
+  | { kind: 'hugeBody'; bytes: number; chunkBytes?: number; contentLength?: boolean }
   /** Any change to the route's answer. */
   | { kind: 'transform'; fn: (response: RouteResponse, request: RecordedRequest) => RouteResponse };
 
@@ -108,7 +114,7 @@ const NOT_MENTIONED = 'Not mentioned in the conversation';
 
 /**
  * A very literal model, enough to drive answerers and the judge end to end:
- * - judge prompts (`Gold answer:` / `Generated answer:`): `{"label":"CORRECT"}` when the generated
+ * - judge prompts (the last `Gold answer:` / `Generated answer:`): `{"label":"CORRECT"}` when the generated
  *   answer contains the gold one (case-insensitive), else WRONG, with a one-line reason;
  * - two-option questions: the letter of "Not mentioned in the conversation", as `(a)` or `(b)`;
  * - answer prompts: the text of the first memory line (LoCoMo `CONVERSATION:` blocks, or Mem0
@@ -116,8 +122,9 @@ const NOT_MENTIONED = 'Not mentioned in the conversation';
  */
 export function defaultChatReply(chat: FakeChatRequest): string {
   const content = chat.messages.at(-1)?.content ?? '';
-  const gold = /^Gold answer: (.*)$/m.exec(content)?.[1];
-  const generated = /^Generated answer: (.*)$/m.exec(content)?.[1];
+  // The last ones: Mem0's judge prompt has an example "Gold answer:" line before the real one.
+  const gold = [...content.matchAll(/^Gold answer: (.*)$/gm)].at(-1)?.[1];
+  const generated = [...content.matchAll(/^Generated answer: (.*)$/gm)].at(-1)?.[1];
   if (gold !== undefined && generated !== undefined) {
     const correct = generated.toLowerCase().includes(gold.trim().toLowerCase());
     return JSON.stringify({
@@ -179,11 +186,24 @@ function chatRoute(script: ChatScript): RouteHandler {
   };
 }
 
+/** One `hugeBody` reply: how far it got before the client hung up. */
+export interface StreamRecord {
+  path: string;
+  planned: number;
+  written: number;
+  /** The client closed the socket before the whole body was written. */
+  closedEarly: boolean;
+  /** Settles when the server stops writing (done, or the client hung up). */
+  ended: Promise<void>;
+}
+
 export interface FakeOpenAIServer {
   /** Base URL including `/v1`, as OpenAI clients expect: `http://127.0.0.1:PORT/v1`. */
   url: string;
   origin: string;
   requests: RecordedRequest[];
+  /** Every `hugeBody` reply sent, in order. */
+  streams: StreamRecord[];
   /** Queue a fault; `null` clears the queue. */
   setFault(fault: Fault | null, options?: FaultOptions): void;
   /** Add or replace a route. */
@@ -268,6 +288,49 @@ export async function startFakeOpenAIServer(
   }
   const faults: Array<{ fault: Fault; remaining: number; path: string | undefined }> = [];
   const requests: RecordedRequest[] = [];
+  const streams: StreamRecord[] = [];
+
+  /** Writes filler until `bytes` are out or the socket closes, waiting for 'drain' each time. */
+  const streamHuge = (
+    res: http.ServerResponse,
+    path: string,
+    fault: Extract<Fault, { kind: 'hugeBody' }>,
+  ): void => {
+    const chunk = Buffer.alloc(fault.chunkBytes ?? 64 * 1024, 'x');
+    const head = Buffer.from('{"choices":[{"message":{"role":"assistant","content":"');
+    let finish = (): void => undefined;
+    const record: StreamRecord = {
+      path,
+      planned: fault.bytes,
+      written: 0,
+      closedEarly: false,
+      ended: new Promise<void>((resolve) => (finish = resolve)),
+    };
+    streams.push(record);
+    res.writeHead(200, {
+      'content-type': 'application/json',
+      ...(fault.contentLength ? { 'content-length': String(fault.bytes) } : {}),
+    });
+    let closed = false;
+    res.on('close', () => {
+      closed = true;
+      if (record.written < record.planned) record.closedEarly = true;
+      finish();
+    });
+    const pump = (): void => {
+      while (!closed && record.written < record.planned) {
+        const piece = record.written === 0 ? head : chunk;
+        const part = piece.subarray(0, Math.min(piece.length, record.planned - record.written));
+        record.written += part.length;
+        if (!res.write(part)) {
+          res.once('drain', pump);
+          return;
+        }
+      }
+      if (!closed) res.end(() => finish());
+    };
+    pump();
+  };
 
   const takeFault = (path: string): Fault | null => {
     const i = faults.findIndex((f) => f.path === undefined || f.path === path);
@@ -342,6 +405,9 @@ export async function startFakeOpenAIServer(
         });
         return;
       }
+      case 'hugeBody':
+        streamHuge(res, path, fault);
+        return;
       case 'malformedJson':
         send(res, {
           status: 200,
@@ -401,6 +467,7 @@ export async function startFakeOpenAIServer(
     url: `${origin}/v1`,
     origin,
     requests,
+    streams,
     setFault(fault, faultOptions = {}) {
       if (fault === null) {
         faults.length = 0;

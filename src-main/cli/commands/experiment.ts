@@ -1,5 +1,5 @@
 import { mkdirSync, readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   CATEGORY_IDS,
@@ -18,7 +18,7 @@ import {
 import type { ExperimentHandle, RunOutcome } from '../../core/pipeline/runner';
 import { startExperiment } from '../../core/pipeline/runner';
 import { defaultDataDir, defaultRunsDbPath } from '../../core/runs/paths';
-import { formatDuration, summaryTable } from '../../core/runs/report';
+import { formatDuration, skippedReport, summaryTable } from '../../core/runs/report';
 import { RunStore } from '../../core/runs/store';
 import type { CliCommand, CliIO } from '../command';
 import { UsageError } from '../command';
@@ -41,18 +41,37 @@ options:
   --top-k <n>               memories retrieved per question (default 10)
   --seed <n>                run seed (default 42)
   --include-no-evidence     also ask questions without usable evidence (at the last packet)
+  --max-error-share <x>     share of errored final answers (0-1) above which the run ends
+                            "degraded", exit code 3 (default 0.1; every answer errored: "failed")
+  --skip-invalid            run the valid samples of a file that also holds invalid ones (refused
+                            otherwise); the run's manifest and this report list what was skipped
   --answerer <extractive|llm>  who answers (default: extractive, offline)
   --base-url <url>          LLM answerer: OpenAI-compatible endpoint, with /v1
   --model <name>            LLM answerer: chat model
-  --prompt-style <locomo|mem0>  LLM answerer: prompt style (default: locomo)
+  --answer-protocol <name> LLM answerer: workbench-locomo (default), workbench-mem0,
+                            locomo-full-context (LoCoMo's own, byte for byte) or mem0 (Mem0's)
+  --prompt-style <locomo|mem0>  older name for --answer-protocol workbench-locomo|workbench-mem0
+  --category5-mapping <locomo|lenient>  how an (a)/(b) reply is read (default: locomo,
+                            LoCoMo's get_cat_5_answer)
+  --context-tokens <n>      locomo-full-context: context budget, cut from the end (default 128000)
   --api-key-env <NAME>      LLM answerer: environment variable holding the API key
   --judge-base-url <url>    LLM judge (Mem0 J over categories 1-4): endpoint, with /v1
   --judge-model <name>      LLM judge: chat model
   --judge-repeats <n>       LLM judge: repeats per answer (default 1)
+  --judge-protocol <name>   LLM judge: mem0 (default, Mem0's prompt and parsing exactly),
+                            strict or workbench-v1
+  --judge-protocol-file <file>  LLM judge: your own prompt, a text file with {{question}},
+                            {{gold}} and {{answer}}; named after the file
   --judge-api-key-env <NAME>  LLM judge: environment variable holding its API key
   --memory-base-url <url>   memory LLM (memoryos long-term facts, tiers summaries): endpoint, with /v1
   --memory-model <name>     memory LLM: chat model
   --memory-api-key-env <NAME>  memory LLM: environment variable holding its API key
+  --embedder-base-url <url> vector/hybrid presets: OpenAI-compatible /v1/embeddings endpoint, with /v1
+                            (default embedder: wink-sif-100d, offline); vectors are cached in
+                            <data dir>/cache/embeddings.sqlite, so a rerun never re-embeds a text
+  --embedder-model <name>   embedder: embedding model
+  --embedder-dimensions <n> embedder: ask for n-dimensional vectors (text-embedding-3 models)
+  --embedder-api-key-env <NAME>  embedder: environment variable holding its API key
   --allow-key-env <NAME>    also read an API key from NAME (repeatable; by default only
                             names ending in _API_KEY or _TOKEN are read)
   --runs-db <path>          runs database (default: <data dir>/runs.db)
@@ -63,7 +82,18 @@ options:
   -h, --help                show this help
 
 Ctrl-C cancels gracefully (committed tests stay; "resume <id>" continues); a second Ctrl-C exits.
+
+exit codes: 0 completed, 1 failed (or an error before the run), 2 usage error, 3 degraded (too many
+errored answers), 130 cancelled.
 `;
+
+/** Exit codes of `experiment` and `resume` (documented in the usage text and the README). */
+export const EXIT_CODES = {
+  completed: 0,
+  failed: 1,
+  degraded: 3,
+  cancelled: 130,
+} as const;
 
 export function parseScheme(value: string | undefined): CategoryScheme {
   const scheme = value ?? DEFAULT_CATEGORY_SCHEME;
@@ -231,6 +261,7 @@ export function reportOutcome(
         error: outcome.error,
         elapsedMs: outcome.elapsedMs,
         notAsked: outcome.notAsked,
+        skippedSamples: outcome.skippedSamples,
         preset: config.memory.preset,
         scheme,
         categoryNames: Object.fromEntries(CATEGORY_IDS.map((c) => [c, categoryName(c, scheme)])),
@@ -239,6 +270,7 @@ export function reportOutcome(
     );
   } else {
     io.stdout(summaryTable(outcome.summary, scheme));
+    io.stdout(skippedReport(outcome.skippedSamples));
     if (outcome.notAsked > 0) {
       io.stdout(
         `${outcome.notAsked} question(s) without usable evidence were not asked, so n is below the ` +
@@ -248,12 +280,17 @@ export function reportOutcome(
     io.stdout(
       `\nrun ${outcome.runId} ${outcome.status} in ${formatDuration(outcome.elapsedMs)} (preset ${config.memory.preset})\n`,
     );
-    if (outcome.error) io.stdout(`error: ${outcome.error}\n`);
-    if (outcome.status !== 'completed')
+    if (outcome.error)
+      io.stdout(`${outcome.status === 'degraded' ? 'degraded' : 'error'}: ${outcome.error}\n`);
+    if (outcome.tooManyErrors) {
+      io.stdout(
+        `the answers' errors say why (npm run -s cli -- runs show ${outcome.runId}); fix the cause and start a new run\n`,
+      );
+    } else if (outcome.status !== 'completed') {
       io.stdout(`continue it with: npm run -s cli -- resume ${outcome.runId}\n`);
+    }
   }
-  if (outcome.status === 'completed') return 0;
-  return outcome.status === 'cancelled' ? 130 : 1;
+  return EXIT_CODES[outcome.status];
 }
 
 type FlagValues = Record<string, string | string[] | boolean | undefined>;
@@ -267,6 +304,9 @@ function answererFlags(values: FlagValues, fromFile: unknown): Record<string, un
     ['base-url', 'baseUrl'],
     ['model', 'model'],
     ['prompt-style', 'promptStyle'],
+    ['answer-protocol', 'answerProtocol'],
+    ['category5-mapping', 'category5Mapping'],
+    ['context-tokens', 'contextTokens'],
     ['api-key-env', 'apiKeyEnv'],
   ];
   const kind = values['answerer'];
@@ -282,7 +322,44 @@ function answererFlags(values: FlagValues, fromFile: unknown): Record<string, un
     );
   }
   for (const [flag, field] of given) out[field] = values[flag];
+  const contextTokens = positiveInt(
+    '--context-tokens',
+    values['context-tokens'] as string | undefined,
+  );
+  if (contextTokens !== undefined) out['contextTokens'] = contextTokens;
   return out;
+}
+
+/** `--judge-protocol-file`: the template as a custom protocol named after the file. */
+export function readJudgeProtocolFile(file: string): Record<string, unknown> {
+  let template: string;
+  try {
+    template = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new WorkbenchError(
+      'NOT_FOUND',
+      `judge protocol file ${file}: cannot read it (${(error as Error).message})`,
+      { where: file },
+    );
+  }
+  const name = basename(file)
+    .replace(/\.[^.]*$/, '')
+    .replace(/[^A-Za-z0-9._-]+/g, '-')
+    .replace(/^[^A-Za-z0-9]+/, '')
+    .slice(0, 64);
+  return { name: name === '' ? 'custom' : name, template };
+}
+
+/** `--judge-protocol` or `--judge-protocol-file` as the judge config's `protocol`. */
+export function judgeProtocolFlags(
+  name: string | undefined,
+  file: string | undefined,
+): { protocol?: unknown } {
+  if (name !== undefined && file !== undefined) {
+    throw new UsageError('give --judge-protocol or --judge-protocol-file, not both');
+  }
+  if (file !== undefined) return { protocol: readJudgeProtocolFile(file) };
+  return name !== undefined ? { protocol: name } : {};
 }
 
 /** `--memory-base-url/--memory-model/--memory-api-key-env` over the config file's `memory.llm`. */
@@ -302,6 +379,29 @@ function memoryLlmFlags(
   return out;
 }
 
+/**
+ * `--embedder-base-url/--embedder-model/...` become the preset config's `embedder` (vector and
+ * hybrid presets); given over a config file's OpenAI embedder, they change its fields.
+ */
+function embedderFlags(values: FlagValues, fromFile: unknown): Record<string, unknown> | undefined {
+  const flags: Array<[string, string]> = [
+    ['embedder-base-url', 'baseUrl'],
+    ['embedder-model', 'model'],
+    ['embedder-api-key-env', 'apiKeyEnv'],
+  ];
+  const dimensions = positiveInt(
+    '--embedder-dimensions',
+    values['embedder-dimensions'] as string | undefined,
+  );
+  const given = flags.filter(([flag]) => values[flag] !== undefined);
+  if (given.length === 0 && dimensions === undefined) return undefined;
+  const base = asObject(fromFile);
+  const out: Record<string, unknown> = base['kind'] === 'openai' ? base : { kind: 'openai' };
+  for (const [flag, field] of given) out[field] = values[flag];
+  if (dimensions !== undefined) out['dimensions'] = dimensions;
+  return out;
+}
+
 function judgeFlags(values: FlagValues, fromFile: unknown): Record<string, unknown> | undefined {
   const flags: Array<[string, string]> = [
     ['judge-base-url', 'baseUrl'],
@@ -309,9 +409,17 @@ function judgeFlags(values: FlagValues, fromFile: unknown): Record<string, unkno
     ['judge-api-key-env', 'apiKeyEnv'],
   ];
   const given = flags.filter(([flag]) => values[flag] !== undefined);
-  if (given.length === 0 && values['judge-repeats'] === undefined) return undefined;
+  const file = values['judge-protocol-file'];
+  const protocolGiven = values['judge-protocol'] !== undefined || file !== undefined;
+  if (given.length === 0 && values['judge-repeats'] === undefined && !protocolGiven) {
+    return undefined;
+  }
   const out = asObject(fromFile);
   for (const [flag, field] of given) out[field] = values[flag];
+  Object.assign(
+    out,
+    judgeProtocolFlags(values['judge-protocol'] as string | undefined, file as string | undefined),
+  );
   const repeats = positiveInt('--judge-repeats', values['judge-repeats'] as string | undefined);
   if (repeats !== undefined) out['repeats'] = repeats;
   return out;
@@ -334,18 +442,29 @@ export const experimentCommand: CliCommand = {
         'top-k': { type: 'string' },
         seed: { type: 'string' },
         'include-no-evidence': { type: 'boolean', default: false },
+        'max-error-share': { type: 'string' },
+        'skip-invalid': { type: 'boolean', default: false },
         answerer: { type: 'string' },
         'base-url': { type: 'string' },
         model: { type: 'string' },
         'prompt-style': { type: 'string' },
+        'answer-protocol': { type: 'string' },
+        'category5-mapping': { type: 'string' },
+        'context-tokens': { type: 'string' },
         'api-key-env': { type: 'string' },
         'judge-base-url': { type: 'string' },
         'judge-model': { type: 'string' },
         'judge-repeats': { type: 'string' },
         'judge-api-key-env': { type: 'string' },
+        'judge-protocol': { type: 'string' },
+        'judge-protocol-file': { type: 'string' },
         'memory-base-url': { type: 'string' },
         'memory-model': { type: 'string' },
         'memory-api-key-env': { type: 'string' },
+        'embedder-base-url': { type: 'string' },
+        'embedder-model': { type: 'string' },
+        'embedder-dimensions': { type: 'string' },
+        'embedder-api-key-env': { type: 'string' },
         'allow-key-env': ALLOW_KEY_ENV_OPTION,
         'runs-db': { type: 'string' },
         'data-dir': { type: 'string' },
@@ -373,6 +492,9 @@ export const experimentCommand: CliCommand = {
     }
     const memoryLlm = memoryLlmFlags(values, memory['llm']);
     if (memoryLlm !== undefined) memory['llm'] = memoryLlm;
+    const presetConfig = asObject(memory['config']);
+    const embedder = embedderFlags(values, presetConfig['embedder']);
+    if (embedder !== undefined) memory['config'] = { ...presetConfig, embedder };
     merged['memory'] = memory;
     if (values.samples !== undefined)
       merged['samples'] = values.samples
@@ -391,6 +513,15 @@ export const experimentCommand: CliCommand = {
       merged['seed'] = seed;
     }
     if (values['include-no-evidence']) merged['includeNoEvidence'] = true;
+    if (values['max-error-share'] !== undefined) {
+      const share = Number(values['max-error-share']);
+      if (values['max-error-share'].trim() === '' || !(share >= 0 && share <= 1))
+        throw new UsageError(
+          `--max-error-share must be a number from 0 to 1 (got "${values['max-error-share']}")`,
+        );
+      merged['maxErrorShare'] = share;
+    }
+    if (values['skip-invalid']) merged['skipInvalid'] = true;
     const answerer = answererFlags(values, file['answerer']);
     if (answerer !== undefined) merged['answerer'] = answerer;
     const judge = judgeFlags(values, file['judge']);

@@ -1,14 +1,19 @@
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { summaryTable } from '../../core/runs/report';
-import type { CliCommand } from '../command';
+import { repairRunsDb } from '../../core/runs/repair';
+import { defaultDataDir, defaultRunsDbPath } from '../../core/runs/paths';
+import { skippedReport, summaryTable } from '../../core/runs/report';
+import type { CliCommand, CliIO } from '../command';
 import { UsageError } from '../command';
 import { openStore, parseScheme } from './experiment';
 
-const USAGE = `usage: npm run -s cli -- runs <list | show <id> | delete <id>> [options]
+const USAGE = `usage: npm run -s cli -- runs <list | show <id> | delete <id> | repair> [options]
 
   list         every run, newest first
   show <id>    a run's manifest, samples and final-answer table
   delete <id>  delete a run and everything it recorded
+  repair       check the runs database (full integrity_check); if it is damaged, copy every
+               readable row into a fresh file and keep the damaged one as runs.db.corrupt-<time>
 
 options:
   --runs-db <path>          runs database (default: <data dir>/runs.db)
@@ -41,7 +46,11 @@ export const runsCommand: CliCommand = {
     const scheme = parseScheme(values.scheme);
     const [action, id, ...extra] = positionals;
     if (action === undefined)
-      throw new UsageError('runs needs an action: list, show <id> or delete <id>');
+      throw new UsageError('runs needs an action: list, show <id>, delete <id> or repair');
+    if (action === 'repair') {
+      if (id !== undefined) throw new UsageError('runs repair takes no run id');
+      return repair(values['runs-db'], values['data-dir'], values.json, io);
+    }
     if (action !== 'list' && (id === undefined || extra.length > 0))
       throw new UsageError(`runs ${action} takes one run id`);
     const { store } = openStore(values['runs-db'], values['data-dir']);
@@ -81,6 +90,7 @@ export const runsCommand: CliCommand = {
             `app ${m.app.version} ${m.app.gitCommit?.slice(0, 10) ?? ''}  started ${m.startedAt}  ended ${m.endedAt ?? '-'}\n`,
           );
           for (const note of m.memory.notes) io.stdout(`note: ${note}\n`);
+          io.stdout(skippedReport(m.skippedSamples ?? []));
           io.stdout('\n');
           for (const s of run.sampleInfo) {
             io.stdout(
@@ -88,7 +98,7 @@ export const runsCommand: CliCommand = {
             );
           }
           io.stdout('\n');
-          io.stdout(summaryTable(summary, scheme));
+          io.stdout(summaryTable(summary, scheme, store.profileOf(id as string)));
           return 0;
         }
         case 'delete': {
@@ -100,10 +110,47 @@ export const runsCommand: CliCommand = {
           return 0;
         }
         default:
-          throw new UsageError(`unknown runs action "${action}" (list, show, delete)`);
+          throw new UsageError(`unknown runs action "${action}" (list, show, delete, repair)`);
       }
     } finally {
       store.close();
     }
   },
 };
+
+/** `runs repair`: never opens the file as a store (a damaged one would be refused). */
+function repair(
+  runsDb: string | undefined,
+  dataDirFlag: string | undefined,
+  json: boolean,
+  io: CliIO,
+): number {
+  const file = resolve(runsDb ?? defaultRunsDbPath(resolve(dataDirFlag ?? defaultDataDir())));
+  const report = repairRunsDb(file);
+  if (json) {
+    io.stdout(`${JSON.stringify(report)}\n`);
+    return 0;
+  }
+  if (report.damagedCopy === null) {
+    io.stdout(`${file}: integrity_check found no damage; nothing was changed\n`);
+    return 0;
+  }
+  io.stdout(`${file} was damaged: ${report.problems.slice(0, 3).join('; ')}\n`);
+  io.stdout(`the damaged file is kept as ${report.damagedCopy}\n`);
+  for (const t of report.tables) {
+    const lost = t.unreadable
+      .map(([from, to]) =>
+        to === null ? `${from}-end` : from === to ? `${from}` : `${from}-${to}`,
+      )
+      .join(', ');
+    io.stdout(
+      `  ${t.table.padEnd(12)} ${String(t.recovered).padStart(8)} rows recovered` +
+        `${lost ? `; unreadable rowids ${lost}` : ''}${t.rejected > 0 ? `; ${t.rejected} rows refused` : ''}\n`,
+    );
+  }
+  for (const [table, n] of Object.entries(report.orphans)) {
+    io.stdout(`  ${n} ${table} row(s) kept whose parent row was lost\n`);
+  }
+  io.stdout(`${report.runs.length} run(s) in the repaired database\n`);
+  return 0;
+}

@@ -3,44 +3,60 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import {
-  CATEGORY_IDS,
-  CATEGORY_SCHEME_LABELS,
-  categoryName,
-  type CategoryId,
-  type CategoryScheme,
-} from '../../../src-shared/dataset/categories';
+  LOCOMO_PROFILE,
+  benchmarkProfile,
+  categoryLabel,
+  type BenchmarkProfile,
+} from '../../../src-shared/benchmarks';
+import type { CategoryId } from '../../../src-shared/dataset/categories';
 import type { Sample } from '../../../src-shared/dataset';
 import { WorkbenchError, formatPath, zodError } from '../../../src-shared/errors';
 import {
   JudgeConfigSchema,
-  lexicalScores,
+  answerScores,
   summarizeAnswers,
-  type JudgeMeanN,
   type JudgeScore,
   type MeanN,
   type ScorePair,
 } from '../../../src-shared/experiment';
+import {
+  metricList,
+  type MetricDefinition,
+  type MetricMean,
+  type Scores,
+} from '../../../src-shared/metrics';
+import { answerableLabel, schemeLabel } from '../../core/runs/report';
 import { LlmJudge, judgeAnswer, MemoryJudgeCache } from '../../core/answer/judge';
 import { loadDatasetFile } from '../../core/dataset/load';
 import { ApiKeySource } from '../../core/keys';
+import { checkMem0Parity, type Mem0Parity } from '../../core/scoring/mem0Parity';
+import { installPunktModel } from '../../core/scoring/punktModel';
 import { ALLOW_KEY_ENV_OPTION, keyPolicyFromArgs } from '../keyPolicy';
 import type { CliCommand, CliIO } from '../command';
 import { UsageError } from '../command';
-import { openStore, parseScheme } from './experiment';
+import { judgeProtocolFlags, openStore, parseScheme } from './experiment';
 
 const USAGE = `usage: npm run -s cli -- score --data <file> --predictions <file.json> [options]
+       npm run -s cli -- score --mem0-eval <evaluation_metrics.json> [--json]
 
 Scores predictions against a dataset's gold answers, without running anything: official LoCoMo
 F1 on every question, Mem0-style set F1 and BLEU-1 on categories 1-4 and, with a judge, the LLM
 judge J. The predictions file is a JSON array of {"sampleId", "questionIndex", "prediction"}.
 
+With --mem0-eval, re-scores a file written by Mem0's own evaluation/evals.py and reports how many of
+its per-item set F1 and BLEU-1 values this build reproduces (BLEU-1 is exact only when NLTK's
+English punkt_tab model is installed: python -m nltk.downloader punkt_tab).
+
 options:
+  --mem0-eval <file.json>     Mem0 evals.py output to check against
   --data <file>               dataset file (LoCoMo JSON)
   --predictions <file.json>   predictions to score
   --judge-base-url <url>      OpenAI-compatible endpoint of the judge (with /v1)
   --judge-model <name>        judge model (judging needs both judge flags)
   --judge-repeats <n>         judge each answer n times; J is reported as mean and std (default 1)
   --judge-api-key-env <NAME>  environment variable holding the judge's API key
+  --judge-protocol <name>     mem0 (default: Mem0's prompt and parsing), strict or workbench-v1
+  --judge-protocol-file <file>  your own judge prompt ({{question}}, {{gold}}, {{answer}})
   --allow-key-env <NAME>      also read an API key from NAME (repeatable; by default only
                               names ending in _API_KEY or _TOKEN are read)
   --no-judge-cache            do not use the runs database's judge cache
@@ -123,29 +139,39 @@ export interface ScoredItem {
   sampleId: string;
   questionIndex: number;
   category: CategoryId;
-  officialF1: number;
-  setF1: number | null;
-  bleu1: number | null;
+  /** Every metric that needs no retrieval; `judge` once a judge ran. */
+  scores: Scores;
   /** Present when a judge ran: null for questions it does not judge (category 5). */
   judge?: JudgeScore | null;
+}
+
+/** What `score` reports: metrics computed from the answer alone, and the judge's when it ran. */
+function scoredMetrics(judged: boolean): MetricDefinition[] {
+  return metricList().filter((m) => m.source === 'answer' || (judged && m.source === 'judge'));
 }
 
 /** The scores of each prediction, in the order given; the same formulas the pipeline uses. */
 export function scorePredictions(
   samples: readonly Sample[],
   predictions: readonly Prediction[],
+  profile: BenchmarkProfile = LOCOMO_PROFILE,
 ): Array<ScoredItem & { question: string; gold: string | null; prediction: string }> {
   const bySample = new Map(
     samples.map((s) => [s.sampleId, new Map(s.qa.map((q) => [q.index, q]))]),
   );
+  const kept = new Set(scoredMetrics(false).map((m) => m.id));
   return predictions.map((p) => {
     const qa = bySample.get(p.sampleId)?.get(p.questionIndex);
     if (!qa) throw new Error(`score: ${p.sampleId} question ${p.questionIndex} vanished`);
+    const all = answerScores(
+      { prediction: p.prediction, gold: qa.answer, category: qa.category },
+      profile,
+    );
     return {
       sampleId: p.sampleId,
       questionIndex: p.questionIndex,
       category: qa.category,
-      ...lexicalScores(p.prediction, qa.answer, qa.category),
+      scores: Object.fromEntries(Object.entries(all).filter(([id]) => kept.has(id))),
       question: qa.question,
       gold: qa.answer,
       prediction: p.prediction,
@@ -153,41 +179,47 @@ export function scorePredictions(
   });
 }
 
-export interface ScoreGroup {
-  n: number;
-  officialF1: MeanN;
-  setF1: MeanN;
-  bleu1: MeanN;
-  judge?: JudgeMeanN;
-}
+/** n and each reported metric's mean, by metric id. */
+export type ScoreGroup = { n: number } & Record<string, MetricMean | number>;
 
 function group(pair: ScorePair, n: number, judged: boolean): ScoreGroup {
-  const { officialF1, setF1, bleu1, judge } = pair;
-  return { n, officialF1, setF1, bleu1, ...(judged ? { judge } : {}) };
+  const out: ScoreGroup = { n };
+  for (const m of scoredMetrics(judged)) if (pair[m.id]) out[m.id] = pair[m.id]!;
+  return out;
 }
 
-/** Per category and both overall conventions (all categories; categories 1-4). */
+/** Per category and both overall conventions (all categories; the non-adversarial ones). */
 export function summarizeScores(
   items: readonly ScoredItem[],
   judged: boolean,
+  profile: BenchmarkProfile = LOCOMO_PROFILE,
 ): {
   byCategory: Record<CategoryId, ScoreGroup>;
   overall: { all: ScoreGroup; categories1to4: ScoreGroup };
 } {
-  const summary = summarizeAnswers(
-    items.map((i) => ({ ...i, evidenceRecall: null, error: null, judge: i.judge ?? null })),
-  );
-  const byCategory = {} as Record<CategoryId, ScoreGroup>;
-  for (const c of CATEGORY_IDS) {
-    const pair = summary.byCategory[c];
-    byCategory[c] = group(pair, pair.officialF1.n, judged);
+  const answers = items.map((i) => ({
+    category: i.category,
+    scores: i.scores,
+    judge: i.judge ?? null,
+    error: null,
+  }));
+  const summary = summarizeAnswers(answers, profile);
+  const adversarial = new Set(profile.categories.filter((c) => c.adversarial).map((c) => c.id));
+  const byCategory: Record<CategoryId, ScoreGroup> = {};
+  for (const c of profile.categories) {
+    const n = items.filter((i) => i.category === c.id).length;
+    byCategory[c.id] = group(summary.byCategory[c.id]!, n, judged);
   }
   const { all, categories1to4 } = summary.overall;
   return {
     byCategory,
     overall: {
-      all: group(all, all.officialF1.n, judged),
-      categories1to4: group(categories1to4, categories1to4.officialF1.n, judged),
+      all: group(all, items.length, judged),
+      categories1to4: group(
+        categories1to4,
+        items.filter((i) => !adversarial.has(i.category)).length,
+        judged,
+      ),
     },
   };
 }
@@ -214,50 +246,53 @@ function readJson(file: string, what: string): unknown {
   }
 }
 
-const fmt = (m: MeanN | undefined): string =>
-  m === undefined || m.mean === null ? '-' : m.mean.toFixed(3);
+const fmt = (m: MeanN | number | undefined): string =>
+  m === undefined || typeof m === 'number' || m.mean === null ? '-' : m.mean.toFixed(3);
 
 function table(
   summary: ReturnType<typeof summarizeScores>,
-  scheme: CategoryScheme,
+  scheme: string,
   judged: boolean,
+  profile: BenchmarkProfile,
 ): string {
+  const metrics = scoredMetrics(judged);
+  const spread = (m: MetricDefinition): boolean => m.aggregate !== undefined;
   const head = [
     'category',
     'n',
-    'official F1',
-    'set F1',
-    'BLEU-1',
-    ...(judged ? ['J', 'J std'] : []),
+    ...metrics.flatMap((m) => [m.label, ...(spread(m) ? [`${m.label} std`] : [])]),
   ];
   const row = (label: string, g: ScoreGroup): string[] => [
     label,
     `${g.n}`,
-    fmt(g.officialF1),
-    fmt(g.setF1),
-    fmt(g.bleu1),
-    ...(judged ? [fmt(g.judge), g.judge?.std == null ? '-' : g.judge.std.toFixed(3)] : []),
+    ...metrics.flatMap((m) => {
+      const v = g[m.id];
+      const std = typeof v === 'object' ? v.std : undefined;
+      return [fmt(v), ...(spread(m) ? [std == null ? '-' : std.toFixed(3)] : [])];
+    }),
   ];
   const rows = [head];
-  for (const c of CATEGORY_IDS)
-    rows.push(row(`${c} ${categoryName(c, scheme)}`, summary.byCategory[c]));
+  for (const c of profile.categories)
+    rows.push(row(`${c.id} ${categoryLabel(profile, c.id, scheme)}`, summary.byCategory[c.id]!));
   rows.push(row('overall (all, official)', summary.overall.all));
-  rows.push(row('overall (categories 1-4)', summary.overall.categories1to4));
+  rows.push(row(`overall (${answerableLabel(profile)})`, summary.overall.categories1to4));
   const widths = head.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
   const line = (r: string[]): string =>
     r
       .map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
       .join('  ');
-  return `Scores, categories named by ${CATEGORY_SCHEME_LABELS[scheme]} scheme\n${rows.map(line).join('\n')}\n`;
+  return `Scores, categories named by ${schemeLabel(profile, scheme)} scheme\n${rows.map(line).join('\n')}\n`;
 }
 
 async function judgeItems(
   items: Array<ScoredItem & { question: string; gold: string | null; prediction: string }>,
   judge: LlmJudge,
+  profile: BenchmarkProfile,
 ): Promise<void> {
   await Promise.all(
     items.map(async (item) => {
-      item.judge = await judgeAnswer(judge, { ...item, error: null });
+      item.judge = await judgeAnswer(judge, { ...item, error: null }, undefined, profile);
+      item.scores = { ...item.scores, judge: item.judge?.mean ?? null };
     }),
   );
 }
@@ -273,10 +308,13 @@ export const scoreCommand: CliCommand = {
       options: {
         data: { type: 'string' },
         predictions: { type: 'string' },
+        'mem0-eval': { type: 'string' },
         'judge-base-url': { type: 'string' },
         'judge-model': { type: 'string' },
         'judge-repeats': { type: 'string' },
         'judge-api-key-env': { type: 'string' },
+        'judge-protocol': { type: 'string' },
+        'judge-protocol-file': { type: 'string' },
         'allow-key-env': ALLOW_KEY_ENV_OPTION,
         'no-judge-cache': { type: 'boolean', default: false },
         'runs-db': { type: 'string' },
@@ -288,6 +326,12 @@ export const scoreCommand: CliCommand = {
     });
     if (values.help) {
       io.stdout(USAGE);
+      return 0;
+    }
+    if (values['mem0-eval'] !== undefined) {
+      const file = resolve(values['mem0-eval']);
+      const report = checkMem0Parity(readJson(file, 'Mem0 evaluation file'), file);
+      io.stdout(values.json ? `${JSON.stringify(report)}\n` : mem0ParityText(report));
       return 0;
     }
     const scheme = parseScheme(values.scheme);
@@ -312,6 +356,7 @@ export const scoreCommand: CliCommand = {
           ...(values['judge-api-key-env'] !== undefined
             ? { apiKeyEnv: values['judge-api-key-env'] }
             : {}),
+          ...judgeProtocolFlags(values['judge-protocol'], values['judge-protocol-file']),
         })
       : null;
     if (judgeConfig && !judgeConfig.success) throw zodError(judgeConfig.error, 'judge');
@@ -332,7 +377,8 @@ export const scoreCommand: CliCommand = {
       readJson(resolve(values.predictions), 'predictions file'),
       dataset.samples,
     );
-    const items = scorePredictions(dataset.samples, predictions);
+    const profile = benchmarkProfile(dataset.info.format);
+    const items = scorePredictions(dataset.samples, predictions, profile);
 
     let judgeInfo: Record<string, unknown> | null = null;
     if (judgeConfig?.success) {
@@ -344,11 +390,13 @@ export const scoreCommand: CliCommand = {
           cache: stores ? stores.store.judgeCache() : new MemoryJudgeCache(),
           keys: judgeKeys,
         });
-        await judgeItems(items, judge);
+        await judgeItems(items, judge, profile);
         judgeInfo = {
           model: judge.model,
           repeats: judge.repeats,
+          protocol: judge.prompt.style,
           promptSha256: judge.prompt.sha256,
+          unparseableReplies: judge.stats.unparseableReplies,
           calls: judge.stats.calls,
           cacheHits: judge.stats.cacheHits,
           errors: judge.stats.errors,
@@ -359,19 +407,20 @@ export const scoreCommand: CliCommand = {
       }
     }
     const judged = judgeInfo !== null;
-    const summary = summarizeScores(items, judged);
+    const summary = summarizeScores(items, judged, profile);
+    const reported = scoredMetrics(false).map((m) => m.id);
     if (values.json) {
       io.stdout(
         `${JSON.stringify({
           scheme,
-          categoryNames: Object.fromEntries(CATEGORY_IDS.map((c) => [c, categoryName(c, scheme)])),
+          categoryNames: Object.fromEntries(
+            profile.categories.map((c) => [c.id, categoryLabel(profile, c.id, scheme)]),
+          ),
           items: items.map((i) => ({
             sampleId: i.sampleId,
             questionIndex: i.questionIndex,
             category: i.category,
-            officialF1: i.officialF1,
-            setF1: i.setF1,
-            bleu1: i.bleu1,
+            ...Object.fromEntries(reported.map((id) => [id, i.scores[id] ?? null])),
             ...(judged ? { judge: i.judge ?? null } : {}),
           })),
           byCategory: summary.byCategory,
@@ -380,13 +429,36 @@ export const scoreCommand: CliCommand = {
         })}\n`,
       );
     } else {
-      io.stdout(table(summary, scheme, judged));
+      io.stdout(table(summary, scheme, judged, profile));
       io.stdout(`predictions ${items.length}\n`);
       if (judgeInfo)
         io.stdout(
-          `judge ${String(judgeInfo['model'])}: ${String(judgeInfo['calls'])} calls, ${String(judgeInfo['cacheHits'])} from cache, ${String(judgeInfo['errors'])} errors\n`,
+          `judge ${String(judgeInfo['model'])} (protocol ${String(judgeInfo['protocol'])}): ${String(judgeInfo['calls'])} calls, ${String(judgeInfo['cacheHits'])} from cache, ${String(judgeInfo['errors'])} errors, ${String(judgeInfo['unparseableReplies'])} unreadable replies\n`,
         );
     }
     return 0;
   },
 };
+
+function mem0ParityText(report: Mem0Parity): string {
+  const punkt = installPunktModel();
+  const lines = [
+    `${report.items} items of categories 1-4 re-scored against Mem0's own numbers`,
+    `BLEU-1 tokenised with ${punkt.dir ? `NLTK's Punkt model at ${punkt.dir}` : "no Punkt model (NLTK's punkt_tab not installed: sentences split without its abbreviations)"}`,
+  ];
+  for (const [name, parity] of [
+    ['set F1', report.setF1],
+    ['BLEU-1', report.bleu1],
+  ] as const) {
+    lines.push(
+      `${name}: ${parity.agree}/${report.items} agree; mean ours ${parity.meanOurs.toFixed(4)}, Mem0's ${parity.meanTheirs.toFixed(4)}`,
+    );
+    for (const d of parity.differ.slice(0, 10)) {
+      lines.push(
+        `  ${d.conversation}[${d.index}] ours ${d.ours.toFixed(4)} vs ${d.theirs.toFixed(4)}: ${JSON.stringify(d.response)} / ${JSON.stringify(d.answer)}`,
+      );
+    }
+    if (parity.differ.length > 10) lines.push(`  … and ${parity.differ.length - 10} more`);
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -57,7 +57,12 @@ async function runServe(argv: string[], io: CliIO): Promise<number> {
   });
   let server: RunningServer;
   try {
-    server = await startServer({ handlers: service.handlers, staticDir, port });
+    server = await startServer({
+      handlers: service.handlers,
+      serialized: service.serialized,
+      staticDir,
+      port,
+    });
   } catch (error) {
     await service.close();
     if (errnoCode(error) === 'EADDRINUSE') {

@@ -2,6 +2,7 @@ import { createCachedStemmer } from '../../../src-shared/scoring/porter';
 import { findDateMentions, formatDay, parseIsoDate } from './dates';
 import {
   NOT_MENTIONED,
+  isAdversarialRequest,
   type AnswerRequest,
   type AnswerResult,
   type Answerer,
@@ -150,7 +151,7 @@ export function extractiveAnswer(request: AnswerRequest): string {
   const ranked = rankSentences(request, questionStems);
   const best = ranked[0];
 
-  if (request.category === 5 && premiseUnsupported(request, best, questionStems.size))
+  if (isAdversarialRequest(request) && premiseUnsupported(request, best, questionStems.size))
     return NOT_MENTIONED;
   if (!best) return NOT_MENTIONED;
 

@@ -74,15 +74,22 @@ describe('LlmJudge', () => {
     expect(server.requests.map((r) => (r.body as { seed: number }).seed)).toEqual([0, 1, 2]);
   });
 
-  it('records malformed output as the score error instead of throwing', async () => {
-    replies = ['I think it is right'];
-    const score = await new LlmJudge(config()).judge(item);
+  it('records malformed output as the score error under a non-mem0 protocol, after its retries', async () => {
+    replies = ['I think it is right', 'still no JSON'];
+    const score = await new LlmJudge({
+      ...config(),
+      protocol: 'workbench-v1',
+      parseRetries: 1,
+    }).judge(item);
     expect(score).toEqual({
       mean: null,
       std: null,
       labels: [],
-      error: 'judge: UPSTREAM: judge: reply holds no JSON object: "I think it is right"',
+      error: 'judge: UPSTREAM: judge: reply holds no JSON object: "still no JSON"',
+      protocol: 'workbench-v1',
+      unparseable: 0,
     });
+    expect(server.requests).toHaveLength(2);
   });
 
   it('records HTTP failures too (after its retries)', async () => {
@@ -99,7 +106,7 @@ describe('LlmJudge', () => {
     const again = new LlmJudge(config(2), { cache });
     expect(await again.judge(item)).toEqual(first);
     expect(server.requests).toHaveLength(2);
-    expect(again.stats).toEqual({ calls: 0, cacheHits: 2, errors: 0 });
+    expect(again.stats).toEqual({ calls: 0, cacheHits: 2, errors: 0, unparseableReplies: 0 });
     // Another answer, or another judge model, is another key.
     await again.judge({ ...item, answer: 'Lyon' });
     await new LlmJudge({ ...config(1), model: 'judge-2' }, { cache }).judge(item);
@@ -115,6 +122,7 @@ describe('LlmJudge', () => {
       std: 0,
       labels: [0, 0],
       error: null,
+      protocol: 'mem0',
     });
     expect(server.requests).toHaveLength(0);
   });

@@ -1,6 +1,10 @@
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
-import { WorkbenchError } from '../../../src-shared/errors';
+import {
+  LOCOMO_PROFILE,
+  benchmarkCategory,
+  type BenchmarkProfile,
+} from '../../../src-shared/benchmarks';
+import { metricOf, metricScores } from '../../../src-shared/metrics';
 import {
   judgeScoreOf,
   type AnswerRecord,
@@ -11,29 +15,27 @@ import {
 import type { PromptRecord } from '../../../src-shared/runs';
 import { describeError } from '../pipeline/timeout';
 import type { ApiKeys } from '../keys';
+import {
+  UnparseableJudgeReply,
+  judgeProtocolOf,
+  parseLenientVerdict,
+  type JudgeItem,
+  type JudgeProtocol,
+  type JudgeVerdict,
+} from './judge-protocols';
 import { LlmClient } from './llm-client';
-import { buildJudgeMessages, judgePromptRecord } from './prompts';
 
 /**
- * The Mem0-style LLM judge: question, gold and generated answer in, `{"label": "CORRECT"|"WRONG",
- * "reason": "..."}` out, `repeats` times (repeat r is sent with seed r). Verdicts are cached by
- * (question, gold, answer, judge model, prompt hash, repeat): re-scoring a run, or a later test
- * that gives the same answer, costs nothing. A malformed verdict or a failed call becomes the
- * answer's judge error, never a crash, and is not cached (the next pass asks again).
+ * The LLM judge: question, gold and generated answer in, a CORRECT/WRONG label out, `repeats`
+ * times (repeat r is sent with seed r), under a named judge protocol (judge-protocols.ts).
+ * Verdicts are cached by (question, gold, answer, judge model, protocol prompt hash, repeat):
+ * re-scoring a run, or a later test that gives the same answer, costs nothing. A reply that
+ * cannot be read is asked again up to `parseRetries` times; after that it is a WRONG label under
+ * `mem0` (counted in the score's `unparseable`) and the answer's judge error under the others. A
+ * failed call is the judge error, never a crash. Neither is cached (the next pass asks again).
  */
 
-export type JudgeLabel = 'CORRECT' | 'WRONG';
-
-export interface JudgeVerdict {
-  label: JudgeLabel;
-  reason: string;
-}
-
-export interface JudgeItem {
-  question: string;
-  gold: string;
-  answer: string;
-}
+export type { JudgeItem, JudgeLabel, JudgeVerdict } from './judge-protocols';
 
 export interface JudgeCacheEntry {
   model: string;
@@ -71,58 +73,26 @@ export function judgeCacheKey(
     .digest('hex');
 }
 
-const verdictSchema = z.object({
-  label: z
-    .string()
-    .transform((l) => l.trim().toUpperCase())
-    .pipe(z.enum(['CORRECT', 'WRONG'])),
-  reason: z.string().optional(),
-});
-
-const EXCERPT = 120;
-
-function shortened(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > EXCERPT ? `${flat.slice(0, EXCERPT)}...` : flat;
-}
-
-/**
- * Reads the judge's reply: a JSON object, possibly inside a ```json fence or after some words.
- * Anything else throws UPSTREAM naming what came back.
- */
-export function parseJudgeOutput(content: string): JudgeVerdict {
-  const start = content.indexOf('{');
-  const end = content.lastIndexOf('}');
-  const fail = (why: string): WorkbenchError =>
-    new WorkbenchError('UPSTREAM', `judge: ${why}: "${shortened(content)}"`);
-  if (start < 0 || end < start) throw fail('reply holds no JSON object');
-  let json: unknown;
-  try {
-    json = JSON.parse(content.slice(start, end + 1));
-  } catch {
-    throw fail('reply is not valid JSON');
-  }
-  const parsed = verdictSchema.safeParse(json);
-  if (!parsed.success) throw fail('reply needs "label": "CORRECT" or "WRONG"');
-  return {
-    label: parsed.data.label,
-    reason: (parsed.data.reason ?? '').replace(/\s+/g, ' ').trim(),
-  };
-}
+/** The workbench's lenient reader (kept under its old name). */
+export const parseJudgeOutput = parseLenientVerdict;
 
 export interface LlmJudgeStats {
   /** Verdicts asked of the model (cache misses that got a usable answer or failed). */
   calls: number;
   cacheHits: number;
   errors: number;
+  /** Replies that could not be read, retries included. */
+  unparseableReplies: number;
 }
 
 export class LlmJudge {
   readonly model: string;
   readonly repeats: number;
+  readonly protocol: JudgeProtocol;
   readonly prompt: PromptRecord;
+  readonly parseRetries: number;
   readonly client: LlmClient;
-  readonly stats: LlmJudgeStats = { calls: 0, cacheHits: 0, errors: 0 };
+  readonly stats: LlmJudgeStats = { calls: 0, cacheHits: 0, errors: 0, unparseableReplies: 0 };
   private readonly cache: JudgeCache;
 
   constructor(
@@ -131,7 +101,9 @@ export class LlmJudge {
   ) {
     this.model = config.model;
     this.repeats = config.repeats;
-    this.prompt = judgePromptRecord();
+    this.protocol = judgeProtocolOf(config.protocol);
+    this.prompt = this.protocol.record;
+    this.parseRetries = config.parseRetries;
     this.client = options.client ?? new LlmClient(config, options.keys);
     this.cache = options.cache ?? new MemoryJudgeCache();
   }
@@ -139,17 +111,30 @@ export class LlmJudge {
   /** One answer, every repeat. Never rejects except on cancel: failures are the score's error. */
   async judge(item: JudgeItem, signal?: AbortSignal): Promise<JudgeScore> {
     const labels: number[] = [];
+    let unparseable = 0;
     for (let repeat = 0; repeat < this.repeats; repeat++) {
       try {
         const verdict = await this.verdict(item, repeat, signal);
         labels.push(verdict.label === 'CORRECT' ? 1 : 0);
       } catch (error) {
         if (signal?.aborted) throw error;
+        if (error instanceof UnparseableJudgeReply && this.protocol.unparseableIsWrong) {
+          unparseable++;
+          labels.push(0);
+          continue;
+        }
         this.stats.errors++;
-        return { mean: null, std: null, labels: [], error: `judge: ${describeError(error)}` };
+        return {
+          mean: null,
+          std: null,
+          labels: [],
+          error: `judge: ${describeError(error)}`,
+          protocol: this.protocol.name,
+          unparseable,
+        };
       }
     }
-    return judgeScoreOf(labels);
+    return { ...judgeScoreOf(labels), protocol: this.protocol.name, unparseable };
   }
 
   private async verdict(
@@ -163,31 +148,48 @@ export class LlmJudge {
       this.stats.cacheHits++;
       return cached;
     }
-    this.stats.calls++;
-    const completion = await this.client.complete(
-      buildJudgeMessages(item.question, item.gold, item.answer),
-      { seed: repeat, ...(signal ? { signal } : {}) },
-    );
-    const verdict = parseJudgeOutput(completion.content);
-    this.cache.put(key, {
-      model: this.model,
-      promptSha256: this.prompt.sha256,
-      repeat,
-      verdict,
-      usage: completion.usage,
-    });
-    return verdict;
+    const messages = this.protocol.messages(item);
+    for (let attempt = 0; ; attempt++) {
+      this.stats.calls++;
+      const completion = await this.client.complete(messages, {
+        seed: repeat,
+        ...(this.protocol.jsonMode ? { responseFormat: { type: 'json_object' as const } } : {}),
+        ...(signal ? { signal } : {}),
+      });
+      let verdict: JudgeVerdict;
+      try {
+        verdict = this.protocol.parse(completion.content);
+      } catch (error) {
+        this.stats.unparseableReplies++;
+        if (error instanceof UnparseableJudgeReply && attempt < this.parseRetries) continue;
+        throw error;
+      }
+      this.cache.put(key, {
+        model: this.model,
+        promptSha256: this.prompt.sha256,
+        repeat,
+        verdict,
+        usage: completion.usage,
+      });
+      return verdict;
+    }
   }
 }
 
 /**
- * What a judge pass scores: categories 1-4 with a gold answer. An errored answer is WRONG on
- * every repeat without asking anyone; category 5 has no gold to judge against (Mem0 skips it).
+ * What a judge pass scores: answers with a gold in the categories the judge metric scores under
+ * the benchmark profile (LoCoMo 1-4). An errored answer is WRONG on every repeat without asking
+ * anyone; an adversarial category has no gold to judge against (Mem0 skips LoCoMo's 5).
  */
 export function judgeable(
   answer: Pick<AnswerRecord, 'category' | 'gold'>,
+  profile: BenchmarkProfile = LOCOMO_PROFILE,
 ): answer is Pick<AnswerRecord, 'category'> & { gold: string } {
-  return answer.category !== 5 && answer.gold !== null && answer.gold.trim() !== '';
+  return (
+    metricScores(metricOf('judge'), benchmarkCategory(profile, answer.category)) &&
+    answer.gold !== null &&
+    answer.gold.trim() !== ''
+  );
 }
 
 /** The judge score of one recorded answer (null: not judged, see `judgeable`). */
@@ -195,9 +197,15 @@ export async function judgeAnswer(
   judge: LlmJudge,
   answer: Pick<AnswerRecord, 'category' | 'gold' | 'question' | 'prediction' | 'error'>,
   signal?: AbortSignal,
+  profile: BenchmarkProfile = LOCOMO_PROFILE,
 ): Promise<JudgeScore | null> {
-  if (!judgeable(answer)) return null;
-  if (answer.error !== null) return judgeScoreOf(new Array<number>(judge.repeats).fill(0));
+  if (!judgeable(answer, profile)) return null;
+  if (answer.error !== null) {
+    return {
+      ...judgeScoreOf(new Array<number>(judge.repeats).fill(0)),
+      protocol: judge.protocol.name,
+    };
+  }
   return judge.judge(
     { question: answer.question, gold: answer.gold, answer: answer.prediction },
     signal,

@@ -4,6 +4,7 @@ import {
   startFakeOpenAIServer,
   type FakeOpenAIServer,
 } from '../../../tests/support/fake-openai-server';
+import type { LlmCallDelta } from '../../../src-shared/runs';
 import { LlmClient, costOf, type LlmClientConfig } from './llm-client';
 
 const KEY_ENV = 'MW_TEST_LLM_CLIENT_API_KEY';
@@ -224,5 +225,82 @@ describe('LlmClient against the fake server', () => {
         { inputPerMillion: 0.15, outputPerMillion: 0.6 },
       ),
     ).toBeCloseTo(0.0009, 12);
+  });
+});
+
+describe('LlmClient reply cap', () => {
+  // 64 MiB planned, 1 MiB cap: the server writes with backpressure, so it can only get far past
+  // the cap if the client keeps reading.
+  const planned = 64 * 1024 * 1024;
+  const cap = 1024 * 1024;
+
+  it('stops reading a chunked reply past maxReplyBytes and fails with LLM_REPLY_TOO_LARGE', async () => {
+    server.setFault({ kind: 'hugeBody', bytes: planned });
+    const c = client({ maxReplyBytes: cap });
+    const error = await rejection(c.complete(ask));
+    expect(error.code).toBe('LLM_REPLY_TOO_LARGE');
+    expect(error.message).toBe(
+      `LlmClient: POST ${server.url}/chat/completions -> HTTP 200: reply body is larger than the ${cap}-byte cap (maxReplyBytes); stopped reading`,
+    );
+    expect(server.requests).toHaveLength(1); // not retried: the same server would send it again
+    const [stream] = server.streams.slice(-1);
+    await stream?.ended;
+    expect(stream?.closedEarly).toBe(true);
+    // Socket buffers on both sides hold a few MB at most; far from the 64 MiB planned.
+    expect(stream?.written).toBeLessThan(16 * 1024 * 1024);
+    expect(c.stats.failures).toBe(1);
+  });
+
+  it('refuses a declared Content-Length over the cap before reading the body', async () => {
+    server.setFault({ kind: 'hugeBody', bytes: planned, contentLength: true });
+    const error = await rejection(client({ maxReplyBytes: cap }).complete(ask));
+    expect(error.code).toBe('LLM_REPLY_TOO_LARGE');
+    const [stream] = server.streams.slice(-1);
+    await stream?.ended;
+    expect(stream?.closedEarly).toBe(true);
+    expect(stream?.written).toBeLessThan(16 * 1024 * 1024);
+  });
+
+  it('reads a reply under the cap as usual', async () => {
+    const r = await client({ maxReplyBytes: 1024 }).complete(ask);
+    expect(r.content).toBe('echo: hello there');
+  });
+});
+
+describe('LlmClient call meter', () => {
+  it('counts every attempt as it is sent, and each failure or its tokens as it ends', async () => {
+    const deltas: LlmCallDelta[] = [];
+    const c = new LlmClient(
+      {
+        baseUrl: server.url,
+        model: 'fake-chat',
+        temperature: 0,
+        maxTokens: 32,
+        apiKeyEnv: KEY_ENV,
+        timeoutMs: 2_000,
+        maxRetries: 3,
+        concurrency: 1,
+        baseDelayMs: 1,
+      },
+      { [KEY_ENV]: KEY },
+      () => 0.5,
+      (d) => deltas.push(d),
+    );
+    server.setFault({ kind: 'status', status: 500, body: 'boom' });
+    server.setFault({ kind: 'drop' });
+    await c.complete(ask);
+    const sum = deltas.reduce(
+      (t, d) => ({
+        calls: t.calls + d.calls,
+        failures: t.failures + d.failures,
+        promptTokens: t.promptTokens + d.promptTokens,
+        completionTokens: t.completionTokens + d.completionTokens,
+      }),
+      { calls: 0, failures: 0, promptTokens: 0, completionTokens: 0 },
+    );
+    expect(server.requests).toHaveLength(3);
+    expect(sum).toEqual({ calls: 3, failures: 2, promptTokens: 2, completionTokens: 3 });
+    // Sent is reported before the request ends: a kill in between still counts the call.
+    expect(deltas[0]).toEqual({ calls: 1, failures: 0, promptTokens: 0, completionTokens: 0 });
   });
 });

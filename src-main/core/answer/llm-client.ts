@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { WorkbenchError } from '../../../src-shared/errors';
 import type { LlmPrices, TokenCounts } from '../../../src-shared/experiment';
-import type { TokenTotals } from '../../../src-shared/runs';
+import type { LlmCallDelta, TokenTotals } from '../../../src-shared/runs';
 import { assertKeyTransport, type ApiKeys } from '../keys';
 import {
   DEFAULT_MAX_DELAY_MS,
@@ -43,6 +43,8 @@ export interface LlmClientConfig {
   baseDelayMs: number;
   maxDelayMs?: number;
   maxRetryAfterMs?: number;
+  /** Reply bodies over this many bytes fail with LLM_REPLY_TOO_LARGE (default 4 MiB). */
+  maxReplyBytes?: number | undefined;
   prices?: LlmPrices | undefined;
 }
 
@@ -50,6 +52,8 @@ export interface ChatCallOptions {
   signal?: AbortSignal;
   /** Sent as `seed` (OpenAI, vLLM and Ollama use it for reproducible sampling). */
   seed?: number;
+  /** Sent as `response_format` (a judge protocol that asks for JSON mode). */
+  responseFormat?: { type: 'json_object' };
 }
 
 export interface ChatCompletion {
@@ -105,6 +109,25 @@ export function costOf(
   );
 }
 
+/**
+ * Told about every HTTP request a client sends: `calls: 1` as it goes out, then `failures: 1` or
+ * its tokens when it ends. A run's ledger adds these up, so retries, failed attempts and a request
+ * cut off by a killed process are all counted.
+ */
+export type CallMeter = (delta: LlmCallDelta) => void;
+
+const SENT: LlmCallDelta = { calls: 1, failures: 0, promptTokens: 0, completionTokens: 0 };
+
+/** What an ended request adds to the ledger; null when nothing (a success without usage). */
+export function endedDelta(
+  ok: boolean,
+  usage: { promptTokens: number; completionTokens: number } | null | undefined,
+): LlmCallDelta | null {
+  if (!ok) return { calls: 0, failures: 1, promptTokens: 0, completionTokens: 0 };
+  if (!usage || (usage.promptTokens === 0 && usage.completionTokens === 0)) return null;
+  return { calls: 0, failures: 0, ...usage };
+}
+
 export class LlmClient {
   readonly model: string;
   readonly url: string;
@@ -125,6 +148,7 @@ export class LlmClient {
     /** Keys by variable name; only `config.apiKeyEnv`'s entry is used. */
     private readonly keys: ApiKeys = {},
     private readonly random: () => number = Math.random,
+    private readonly meter?: CallMeter,
   ) {
     this.config = config;
     this.model = config.model;
@@ -198,7 +222,26 @@ export class LlmClient {
     return key;
   }
 
+  /** One HTTP request, metered: counted when sent, its failure or tokens when it ends. */
   private async attempt(
+    messages: readonly ChatMessage[],
+    options: ChatCallOptions,
+    key: string | undefined,
+  ): Promise<Attempt<Omit<ChatCompletion, 'latencyMs' | 'attempts'>>> {
+    if (!this.meter) return this.send(messages, options, key);
+    this.meter(SENT);
+    let result: Attempt<Omit<ChatCompletion, 'latencyMs' | 'attempts'>> | undefined;
+    try {
+      result = await this.send(messages, options, key);
+      return result;
+    } finally {
+      // No result: the request was cancelled under way, which is a failed call too.
+      const ended = endedDelta(result?.ok === true, result?.ok ? result.value.usage : null);
+      if (ended) this.meter(ended);
+    }
+  }
+
+  private async send(
     messages: readonly ChatMessage[],
     options: ChatCallOptions,
     key: string | undefined,
@@ -211,12 +254,14 @@ export class LlmClient {
       max_tokens: maxTokens,
     };
     if (options.seed !== undefined) body['seed'] = options.seed;
+    if (options.responseFormat !== undefined) body['response_format'] = options.responseFormat;
     const sent = await postJson(this.url, body, {
       headers: key ? { authorization: `Bearer ${key}` } : {},
       timeoutMs,
       label: this.label,
       where: baseUrl,
       secret: key,
+      maxReplyBytes: this.config.maxReplyBytes,
       ...(options.signal ? { signal: options.signal } : {}),
     });
     if (!sent.ok) return sent;

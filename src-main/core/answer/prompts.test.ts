@@ -5,8 +5,8 @@ import {
   category5Options,
   formatSessionDateTime,
   interpretAnswer,
-  judgePromptRecord,
 } from './prompts';
+import { judgeProtocolOf } from './judge-protocols';
 import { NOT_MENTIONED, type AnswerRequest } from './types';
 
 function request(partial: Partial<AnswerRequest> = {}): AnswerRequest {
@@ -115,6 +115,6 @@ describe('answer prompts', () => {
     expect(locomo.sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(answerPromptRecord('locomo')).toEqual(locomo);
     expect(answerPromptRecord('mem0').sha256).not.toBe(locomo.sha256);
-    expect(judgePromptRecord().templates['judge']).toContain('"label"');
+    expect(judgeProtocolOf('workbench-v1').record.templates['judge']).toContain('"label"');
   });
 });

@@ -3,7 +3,7 @@ import type { PromptStyle } from '../../../src-shared/experiment';
 import type { PromptRecord } from '../../../src-shared/runs';
 import { mulberry32 } from '../../../src-shared/scoring';
 import type { ChatMessage } from './llm-client';
-import { NOT_MENTIONED, type AnswerRequest, type MemoryHit } from './types';
+import { NOT_MENTIONED, isAdversarialRequest, type AnswerRequest, type MemoryHit } from './types';
 
 /**
  * The answer and judge prompts. Templates are plain strings with `{{name}}` slots, kept whole in
@@ -90,7 +90,11 @@ function sha256Hex(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-function recordOf(style: string, templates: Readonly<Record<string, string>>): PromptRecord {
+/** A named set of templates as a manifest stores it, hashed over its sorted JSON. */
+export function promptRecordOf(
+  style: string,
+  templates: Readonly<Record<string, string>>,
+): PromptRecord {
   const sorted: Record<string, string> = {};
   for (const k of Object.keys(templates).sort()) sorted[k] = templates[k] as string;
   return { style, templates: sorted, sha256: sha256Hex(JSON.stringify(sorted)) };
@@ -98,12 +102,7 @@ function recordOf(style: string, templates: Readonly<Record<string, string>>): P
 
 /** The answer prompts of a style, as a run's manifest stores them. */
 export function answerPromptRecord(style: PromptStyle): PromptRecord {
-  return recordOf(style, ANSWER_TEMPLATES[style]);
-}
-
-/** The judge prompt, as a run's manifest stores it; its hash is part of the judge cache key. */
-export function judgePromptRecord(): PromptRecord {
-  return recordOf('mem0-judge', { judge: JUDGE_TEMPLATE });
+  return promptRecordOf(style, ANSWER_TEMPLATES[style]);
 }
 
 /** Fills `{{name}}` slots; a slot without a value is a bug in this file, so it throws. */
@@ -185,7 +184,7 @@ function renderMemory(template: string, hit: MemoryHit): string {
 }
 
 function optionsOf(request: AnswerRequest): { a: string; b: string } | null {
-  if (request.category !== 5) return null;
+  if (!isAdversarialRequest(request)) return null;
   const adversarial = request.adversarialAnswer?.trim();
   if (!adversarial) return null;
   return category5Options(request.seed, request.sampleId, request.questionIndex, adversarial);
@@ -217,7 +216,7 @@ export function buildAnswerPrompt(style: PromptStyle, request: AnswerRequest): B
       speaker_b: speakerB,
       memories: memories.length === 0 ? '(no memories)' : memories.join('\n\n'),
     });
-    const template = request.category === 5 ? t['questionCategory5'] : t['question'];
+    const template = isAdversarialRequest(request) ? t['questionCategory5'] : t['question'];
     return {
       messages: [{ role: 'user', content: fill(template as string, { context, question }) }],
       options,
@@ -268,9 +267,4 @@ export function interpretAnswer(raw: string, built: Pick<BuiltPrompt, 'options'>
     return prefixed[1]?.toLowerCase() === 'a' ? built.options.a : built.options.b;
   }
   return answer;
-}
-
-/** The judge's chat message for one answer. */
-export function buildJudgeMessages(question: string, gold: string, answer: string): ChatMessage[] {
-  return [{ role: 'user', content: fill(JUDGE_TEMPLATE, { question, gold, answer }) }];
 }

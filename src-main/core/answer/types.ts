@@ -1,3 +1,4 @@
+import { LOCOMO_PROFILE, isAdversarial } from '../../../src-shared/benchmarks';
 import type { CategoryId } from '../../../src-shared/dataset';
 
 /** One retrieved memory as the answerer sees it. */
@@ -11,6 +12,13 @@ export interface MemoryHit {
   score: number;
   /** The session's zone-less ISO date-time, so relative dates can be resolved. */
   sessionDateTime: string | null;
+}
+
+/** A session of the conversation as far as it has been inserted (full-context protocols). */
+export interface ConversationSession {
+  /** The session's date as the dataset writes it (`1:56 pm on 8 May, 2023`). */
+  dateTimeText: string;
+  turns: ReadonlyArray<{ speaker: string; text: string; blipCaption?: string }>;
 }
 
 export interface AnswerRequest {
@@ -27,6 +35,20 @@ export interface AnswerRequest {
    * question. Absent or null for other categories.
    */
   adversarialAnswer?: string | null;
+  /** The conversation inserted so far, oldest session first; only for answerers that ask. */
+  conversation?: readonly ConversationSession[];
+  /**
+   * The category is adversarial by the dataset's benchmark profile (official answering turns it
+   * into a two-option question); absent means LoCoMo's profile decides (category 5).
+   */
+  adversarial?: boolean;
+}
+
+/** Whether a request is an adversarial question (LoCoMo category 5 unless the request says). */
+export function isAdversarialRequest(
+  request: Pick<AnswerRequest, 'category' | 'adversarial'>,
+): boolean {
+  return request.adversarial ?? isAdversarial(LOCOMO_PROFILE, request.category);
 }
 
 export interface AnswerUsage {
@@ -43,6 +65,8 @@ export interface AnswerResult {
 export interface Answerer {
   /** Recorded in run manifests. */
   readonly name: string;
+  /** Set when the answerer reads the whole conversation so far (`AnswerRequest.conversation`). */
+  readonly needsConversation?: boolean;
   answer(request: AnswerRequest, signal?: AbortSignal): Promise<AnswerResult>;
 }
 

@@ -54,6 +54,17 @@ function readFailure(file: string, error: unknown): WorkbenchError {
   });
 }
 
+/** The sha256 of a dataset file's bytes as they are now (to check a parsed copy is current). */
+export async function datasetFileSha256(file: string): Promise<string> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(file);
+  } catch (error) {
+    throw readFailure(file, error);
+  }
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
 /** Reads, size-checks, decodes and parses a dataset file, then hands it to a loader. */
 export async function loadDatasetFile(
   file: string,

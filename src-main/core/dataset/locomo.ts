@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LOCOMO_PROFILE, isAdversarial } from '../../../src-shared/benchmarks';
 import { isCategoryId } from '../../../src-shared/dataset/categories';
 import type { DatasetProblem, QA, Sample, Session, Turn } from '../../../src-shared/dataset/types';
 import { WorkbenchError, formatPath } from '../../../src-shared/errors';
@@ -35,7 +36,10 @@ const RawQASchema = z
   })
   .superRefine((qa, ctx) => {
     // Only adversarial questions may lack a gold answer: their correct reply is "not mentioned".
-    if (qa.category !== 5 && (qa.answer === undefined || qa.answer === null)) {
+    if (
+      !isAdversarial(LOCOMO_PROFILE, qa.category) &&
+      (qa.answer === undefined || qa.answer === null)
+    ) {
       ctx.addIssue({
         code: 'custom',
         path: ['answer'],

@@ -12,6 +12,7 @@ import {
 import { WorkbenchError } from '../../../src-shared/errors';
 import {
   HybridCollection,
+  type CollectionLogger,
   type EdgeInput,
   type IndexConfigInput,
   type ItemInput,
@@ -19,8 +20,10 @@ import {
   type RetrieveOptions,
   type RetrieveQuery,
 } from '../collection';
-import type { WinkSifEmbedder } from '../embed';
-import { sharedWinkEmbedder } from '../memory/retrieval/embedder';
+import type { CallMeter } from '../answer/llm-client';
+import type { Embedder } from '../embed';
+import type { ApiKeys } from '../keys';
+import { embedderCounters, openEmbedder } from '../memory/retrieval/embedder';
 import { mentionedSpeakers, stripQuestionWords } from '../memory/retrieval/query';
 import { TurnOrder } from '../memory/retrieval/rerank';
 import { contextVector } from '../memory/retrieval/service';
@@ -58,6 +61,14 @@ export interface DesignedCollectionOptions {
   sample: Sample;
   /** Used in collection error messages. */
   name?: string;
+  /** Where the persistent embedding cache lives (`<dataDir>/cache`); absent: no cache. */
+  cacheDir?: string | undefined;
+  /** Receives the collection's warnings (default: console). */
+  logger?: CollectionLogger;
+  /** API keys by variable name, for the OpenAI embedders the design names (see core/keys.ts). */
+  apiKeys?: ApiKeys | undefined;
+  /** Files embedding requests in a run's call ledger, by model; absent: not metered. */
+  embedderMeter?: ((model: string) => CallMeter) | undefined;
 }
 
 export class DesignedCollection {
@@ -66,15 +77,16 @@ export class DesignedCollection {
   private readonly dates: Map<number, string | null>;
   private readonly vectorIndexes: VectorDesignIndex[];
   private readonly graph: GraphDesignIndex | undefined;
-  /** Raw SIF vector of the last inserted turn, for the next turn's context vector. */
-  private last: { id: string; session: number; vector: Float32Array | null } | null = null;
+  /** Raw vectors (per vector index) of the last inserted turn, for the next turn's context vector. */
+  private last: { id: string; session: number; vectors: Map<string, Float32Array> } | null = null;
   private evicted = 0;
   private closed = false;
 
   private constructor(
     readonly design: CollectionDesign,
     private readonly collection: HybridCollection,
-    private readonly embedder: WinkSifEmbedder | null,
+    /** The embedder of each vector index; indexes that name the same one share it. */
+    private readonly embedders: ReadonlyMap<string, Embedder>,
     private readonly sample: Sample,
   ) {
     this.dates = sessionDates(sample);
@@ -98,22 +110,41 @@ export class DesignedCollection {
         `${name}: ${options.dir} is not empty; a designed collection is built from its turns in an empty directory`,
       );
     }
-    const embedder = design.indexes.some((i) => i.type === 'vector')
-      ? await sharedWinkEmbedder()
-      : null;
+    // Built here, not by the collection: turns and questions are embedded by this class and their
+    // vectors passed in, so the collection never needs to know which embedder made them.
+    const byChoice = new Map<string, Embedder>();
+    const embedders = new Map<string, Embedder>();
+    for (const index of design.indexes) {
+      if (index.type !== 'vector') continue;
+      const key = JSON.stringify(index.embedder);
+      let embedder = byChoice.get(key);
+      if (!embedder) {
+        embedder = await openEmbedder(index.embedder, {
+          cacheDir: options.cacheDir,
+          logger: options.logger,
+          apiKeys: options.apiKeys,
+          meter: options.embedderMeter,
+        });
+        byChoice.set(key, embedder);
+      }
+      embedders.set(index.name, embedder);
+    }
     const collection = HybridCollection.open(options.dir, {
       name,
-      ...(embedder ? { embedder } : {}),
+      ...(options.logger ? { logger: options.logger } : {}),
     });
     try {
       for (const index of design.indexes) {
-        collection.createIndex(index.name, collectionConfig(index, embedder));
+        collection.createIndex(
+          index.name,
+          collectionConfig(index, embedders.get(index.name) ?? null),
+        );
       }
     } catch (error) {
       collection.close();
       throw error;
     }
-    return new DesignedCollection(design, collection, embedder, options.sample);
+    return new DesignedCollection(design, collection, embedders, options.sample);
   }
 
   get size(): number {
@@ -125,21 +156,25 @@ export class DesignedCollection {
    * nearest earlier turns (each turn must see the ones before it in the vector index); one batch
    * otherwise.
    */
-  async insertTurns(turns: readonly Turn[]): Promise<void> {
+  async insertTurns(turns: readonly Turn[], signal?: AbortSignal): Promise<void> {
     this.assertOpen();
     if (turns.length === 0) return;
-    const raw = this.embedder ? this.embedder.embedSync(turns.map(turnText)) : null;
+    const raw = await this.embedEach(turns.map(turnText), signal);
     const perTurn = this.graph !== undefined && this.graph.neighbours > 0;
     let batch: ItemInput[] = [];
     for (let i = 0; i < turns.length; i++) {
       const turn = turns[i] as Turn;
-      const own = raw ? (raw[i] as Float32Array) : null;
       const prev = this.last && this.last.session === turn.sessionIndex ? this.last : null;
       const vectors: Record<string, Float32Array> = {};
-      if (own) {
-        for (const v of this.vectorIndexes) {
-          vectors[v.name] = contextVector(own, prev?.vector ?? null, v.previousTurnVector);
-        }
+      const own = new Map<string, Float32Array>();
+      for (const v of this.vectorIndexes) {
+        const vector = raw.get(v.name)?.[i] as Float32Array;
+        own.set(v.name, vector);
+        vectors[v.name] = contextVector(
+          vector,
+          prev?.vectors.get(v.name) ?? null,
+          v.previousTurnVector,
+        );
       }
       const item: ItemInput = {
         id: turn.diaId,
@@ -152,7 +187,7 @@ export class DesignedCollection {
         edges: this.graph ? await this.edgesFor(this.graph, vectors, prev?.id ?? null) : [],
       };
       batch.push(item);
-      this.last = { id: turn.diaId, session: turn.sessionIndex, vector: own };
+      this.last = { id: turn.diaId, session: turn.sessionIndex, vectors: own };
       this.place(turn);
       if (perTurn) {
         await this.store(batch);
@@ -173,7 +208,7 @@ export class DesignedCollection {
     if (this.turns.size === 0 || topK <= 0)
       return { fused: [], perIndex: [], namedSpeakers: named };
     const { fusion, retrieval } = this.design;
-    const queries = this.queriesFor(question);
+    const queries = this.queriesFor(question, await this.embedEach([question]));
     const fused = await this.collection.retrieveMulti(queries, {
       topK: retrieval.candidates,
       candidates: retrieval.candidates,
@@ -223,7 +258,11 @@ export class DesignedCollection {
   }
 
   stats(): Record<string, number> {
-    const out: Record<string, number> = { items: this.turns.size, fifoEvicted: this.evicted };
+    const out: Record<string, number> = {
+      items: this.turns.size,
+      fifoEvicted: this.evicted,
+      ...embedderCounters(this.embedders.values()),
+    };
     if (this.closed) return out;
     for (const info of this.collection.listIndexes()) out[`index.${info.name}`] = info.count;
     return out;
@@ -272,13 +311,30 @@ export class DesignedCollection {
     return [...edges].map(([to, weight]) => ({ to, weight }));
   }
 
+  /** Each vector index's raw vectors of `texts`: one call per distinct embedder. */
+  private async embedEach(
+    texts: string[],
+    signal?: AbortSignal,
+  ): Promise<Map<string, Float32Array[]>> {
+    const byEmbedder = new Map<Embedder, Float32Array[]>();
+    const out = new Map<string, Float32Array[]>();
+    for (const [index, embedder] of this.embedders) {
+      let vectors = byEmbedder.get(embedder);
+      if (!vectors) {
+        vectors = await embedder.embed(texts, signal ? { signal } : {});
+        byEmbedder.set(embedder, vectors);
+      }
+      out.set(index, vectors);
+    }
+    return out;
+  }
+
   /** One query per index, in design order (fusion ties follow list order). */
-  private queriesFor(question: string): MultiQuery[] {
+  private queriesFor(question: string, vectors: Map<string, Float32Array[]>): MultiQuery[] {
     const { fusion, retrieval } = this.design;
     const textQuery = retrieval.dropQuestionWords ? stripQuestionWords(question) : question;
-    const vector = this.embedder ? (this.embedder.embedSync([question])[0] as Float32Array) : null;
     const direct = (index: DesignIndex | undefined): RetrieveQuery =>
-      index?.type === 'vector' ? (vector ?? question) : textQuery;
+      index?.type === 'vector' ? (vectors.get(index.name)?.[0] ?? question) : textQuery;
     return this.design.indexes.map((index): MultiQuery => {
       const weight = fusion.weights[index.name] ?? 1;
       switch (index.type) {

@@ -7,6 +7,7 @@ import type {
   PlaygroundResult,
   SavedDesign,
 } from '../../../src-shared/designs';
+import type { ApiKeySource } from '../keys';
 import { PlaygroundManager } from './playground';
 import { designFromPreset } from './presets';
 import { DesignStore } from './store';
@@ -25,9 +26,10 @@ export class DesignsService {
     dataDir: string,
     emit: (event: ApiEvent) => void,
     private readonly sampleOf: (datasetId: string, sampleId: string) => Promise<Sample>,
+    apiKeys?: ApiKeySource,
   ) {
     this.store = new DesignStore(dataDir);
-    this.playgrounds = new PlaygroundManager(dataDir, emit);
+    this.playgrounds = new PlaygroundManager(dataDir, emit, apiKeys);
   }
 
   list(): DesignList {

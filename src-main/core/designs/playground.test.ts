@@ -6,7 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiEvent } from '../../../src-shared/api';
 import type { Sample } from '../../../src-shared/dataset';
 import { CollectionDesignSchema, type CollectionDesign } from '../../../src-shared/designs';
+import {
+  startFakeOpenAIServer,
+  type FakeOpenAIServer,
+} from '../../../tests/support/fake-openai-server';
 import { loadDatasetFile } from '../dataset';
+import { ApiKeySource } from '../keys';
 import { DesignsService, MAX_PLAYGROUNDS, designFromPreset } from './index';
 
 const MINI = fileURLToPath(new URL('../../../tests/fixtures/locomo/mini.json', import.meta.url));
@@ -145,5 +150,56 @@ describe('playground', () => {
     const last = progressOf(playgroundId).at(-1);
     expect(last?.done).toBe(true);
     expect(last?.error?.code).toBe('INVALID_INPUT');
+  });
+});
+
+describe('playground with an OpenAI-compatible embedder', () => {
+  const KEY = 'sk-playground-embed-4417';
+  let server: FakeOpenAIServer;
+  let keyed: DesignsService;
+  const keyedEvents: ApiEvent[] = [];
+  beforeAll(async () => {
+    server = await startFakeOpenAIServer({ apiKey: KEY, dim: 8 });
+    keyed = new DesignsService(
+      join(root, 'keyed'),
+      (e) => keyedEvents.push(e),
+      async (_datasetId, sampleId) => samples.get(sampleId) as Sample,
+      new ApiKeySource({ env: { PLAYGROUND_EMBED_API_KEY: KEY } }),
+    );
+  });
+  afterAll(async () => {
+    keyed.close();
+    await server.close();
+  });
+  const endpointDesign = (apiKeyEnv: string): CollectionDesign =>
+    CollectionDesignSchema.parse({
+      name: 'endpoint',
+      indexes: [
+        {
+          name: 'vector',
+          type: 'vector',
+          embedder: { kind: 'openai', baseUrl: server.url, model: 'fake-embed', apiKeyEnv },
+        },
+      ],
+    });
+
+  it("embeds with the key the service's key source resolves for the design", async () => {
+    const { playgroundId } = await keyed.build(
+      'ds',
+      'mini-1',
+      endpointDesign('PLAYGROUND_EMBED_API_KEY'),
+    );
+    const result = await keyed.query(playgroundId, 'Where did Ann move?', 3);
+    expect(result.fused.length).toBeGreaterThan(0);
+    const embeddings = server.requests.filter((r) => r.path === '/v1/embeddings');
+    expect(embeddings.length).toBeGreaterThan(0);
+    expect(embeddings.every((r) => r.headers['authorization'] === `Bearer ${KEY}`)).toBe(true);
+  });
+
+  it('fails the build naming the design field when the key variable is not set', async () => {
+    const { playgroundId } = await keyed.build('ds', 'mini-1', endpointDesign('UNSET_API_KEY'));
+    await expect(keyed.query(playgroundId, 'x', 1)).rejects.toThrow(
+      'design.indexes.0.embedder.apiKeyEnv: environment variable UNSET_API_KEY is not set',
+    );
   });
 });

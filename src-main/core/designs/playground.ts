@@ -6,6 +6,8 @@ import type { Sample, Turn } from '../../../src-shared/dataset';
 import type { CollectionDesign, PlaygroundResult } from '../../../src-shared/designs';
 import { WorkbenchError, toErrorPayload } from '../../../src-shared/errors';
 import { DesignedCollection } from './engine';
+import { dataCacheDir } from '../embed/cache';
+import { ApiKeySource, designApiKeys } from '../keys';
 
 /** Turns inserted between two yields to the event loop (and two progress events). */
 export const PLAYGROUND_BATCH = 64;
@@ -33,13 +35,17 @@ interface Playground {
 export class PlaygroundManager {
   private readonly playgrounds = new Map<string, Playground>();
   private readonly root: string;
+  private readonly cacheDir: string;
   private cleaned = false;
 
   constructor(
     dataDir: string,
     private readonly emit: (event: ApiEvent) => void,
+    /** Where the keys of the designs' OpenAI embedders come from (see core/keys.ts). */
+    private readonly apiKeys: ApiKeySource = new ApiKeySource(),
   ) {
     this.root = join(dataDir, 'playground');
+    this.cacheDir = dataCacheDir(dataDir);
   }
 
   /** Starts building and returns at once; progress and the end arrive as events. */
@@ -122,6 +128,8 @@ export class PlaygroundManager {
         dir: playground.dir,
         sample,
         name: `playground "${design.name}" ${sample.sampleId}`,
+        cacheDir: this.cacheDir,
+        apiKeys: designApiKeys(design as unknown as Record<string, unknown>, this.apiKeys),
       });
       playground.collection = collection;
       if (playground.disposed) {

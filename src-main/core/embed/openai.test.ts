@@ -304,6 +304,42 @@ describe('OpenAIEmbedder', () => {
     );
   });
 
+  it('stops reading a reply larger than maxReplyBytes: LLM_REPLY_TOO_LARGE, not retried', async () => {
+    server.setFault({ kind: 'hugeBody', bytes: 64 * 1024 * 1024 });
+    const error = await failure(
+      embedder({ maxReplyBytes: 1024 * 1024, dimensions: 8 }).embed(['a']),
+    );
+    expect(error.code).toBe('LLM_REPLY_TOO_LARGE');
+    expect(error.message).toMatch(/larger than the 1048576-byte cap \(maxReplyBytes\)/);
+    expect(server.requests).toHaveLength(1);
+    const stream = server.streams[0];
+    await stream?.ended;
+    expect(stream?.closedEarly).toBe(true);
+    expect(stream?.written).toBeLessThan(16 * 1024 * 1024);
+  });
+
+  it('tells its meter of every request: sent, then failed or its tokens', async () => {
+    const deltas: Array<{ calls: number; failures: number; promptTokens: number }> = [];
+    const e = new OpenAIEmbedder(
+      {
+        baseUrl: server.url,
+        model: 'text-embedding-3-small',
+        apiKeyEnv: KEY_ENV,
+        baseDelayMs: 1,
+        maxDelayMs: 5,
+        dimensions: 8,
+      },
+      { [KEY_ENV]: KEY },
+      (d) => deltas.push(d),
+    );
+    server.setFault({ kind: 'status', status: 503, body: 'busy' });
+    await e.embed(['one two three']);
+    expect(server.requests).toHaveLength(2);
+    expect(deltas.reduce((n, d) => n + d.calls, 0)).toBe(2);
+    expect(deltas.reduce((n, d) => n + d.failures, 0)).toBe(1);
+    expect(deltas.reduce((n, d) => n + d.promptTokens, 0)).toBe(3);
+  });
+
   it('cancels in-flight work when the caller aborts', async () => {
     server.setFault({ kind: 'hang' }, { times: Infinity });
     const controller = new AbortController();

@@ -1,5 +1,9 @@
 import { z } from 'zod';
+import { openAIEmbedderEndpointShape } from '../../../src-shared/embedders';
 import { WorkbenchError, parseOrThrow } from '../../../src-shared/errors';
+import { DEFAULT_LLM_MAX_REPLY_BYTES } from '../../../src-shared/experiment';
+import { endedDelta, type CallMeter } from '../answer/llm-client';
+import { excerpt, postJson, redact, withRetries, type Attempt } from '../http/retry';
 import { assertKeyTransport, type ApiKeys } from '../keys';
 import type { Embedder } from './types';
 import { normalizeInPlace } from './vectorMath';
@@ -19,15 +23,9 @@ import { normalizeInPlace } from './vectorMath';
  * call to learn it. Vectors are L2-normalised here, since not every server does it.
  */
 
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
 export const openAIEmbedderConfigSchema = z
   .object({
-    baseUrl: z.url({ protocol: /^https?$/ }),
-    model: z.string().min(1),
-    apiKeyEnv: z.string().regex(ENV_NAME, 'must be an environment variable name').optional(),
-    /** Sent as `dimensions` (OpenAI text-embedding-3 models can shorten their vectors). */
-    dimensions: z.number().int().positive().optional(),
+    ...openAIEmbedderEndpointShape,
     batchSize: z.number().int().min(1).max(2048).default(64),
     timeoutMs: z.number().int().positive().default(30_000),
     maxRetries: z.number().int().min(0).max(20).default(4),
@@ -37,6 +35,13 @@ export const openAIEmbedderConfigSchema = z
     maxDelayMs: z.number().nonnegative().default(20_000),
     /** A 429 asking to wait longer than this fails instead of stalling the run. */
     maxRetryAfterMs: z.number().nonnegative().default(60_000),
+    /** Reply bodies over this many bytes fail with LLM_REPLY_TOO_LARGE without being read whole. */
+    maxReplyBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(256 * 1024 * 1024)
+      .default(DEFAULT_LLM_MAX_REPLY_BYTES),
   })
   // Strict, so a literal `apiKey` in a config file is refused instead of silently ignored.
   .strict();
@@ -64,11 +69,11 @@ export interface EmbedCallOptions {
   signal?: AbortSignal;
 }
 
-type Attempt =
-  | { ok: true; vectors: Float32Array[] }
-  | { ok: false; error: WorkbenchError; retryable: boolean; retryAfterMs?: number };
-
-const EXCERPT_CHARS = 200;
+/** One request's vectors, and its token usage for the call ledger. */
+type EmbedAttempt = Attempt<{
+  vectors: Float32Array[];
+  usage: { promptTokens: number; completionTokens: number };
+}>;
 
 export class OpenAIEmbedder implements Embedder {
   readonly name: string;
@@ -78,10 +83,18 @@ export class OpenAIEmbedder implements Embedder {
   private knownDim: number | null;
   private readonly key: string | undefined;
 
-  /** `keys`: API keys by variable name; only `config.apiKeyEnv`'s entry is used. */
-  constructor(config: OpenAIEmbedderConfig, keys: ApiKeys = {}) {
+  /**
+   * `keys`: API keys by variable name; only `config.apiKeyEnv`'s entry is used. `meter` is told
+   * about every request (see CallMeter), for a run's call ledger.
+   */
+  constructor(
+    config: OpenAIEmbedderConfig,
+    keys: ApiKeys = {},
+    private readonly meter?: CallMeter,
+  ) {
     this.config = parseOrThrow(openAIEmbedderConfigSchema, config, 'OpenAIEmbedder config');
     const { apiKeyEnv, model, dimensions } = this.config;
+    // Fail at construction, not at the first batch of a run.
     if (apiKeyEnv !== undefined) {
       this.key = Object.hasOwn(keys, apiKeyEnv) ? keys[apiKeyEnv] || undefined : undefined;
       if (this.key === undefined) {
@@ -166,117 +179,50 @@ export class OpenAIEmbedder implements Embedder {
 
   private async embedBatch(texts: string[], signal: AbortSignal): Promise<Float32Array[]> {
     const { maxRetries, baseDelayMs, maxDelayMs, maxRetryAfterMs } = this.config;
-    for (let attempt = 0; ; attempt++) {
-      const result = await this.attempt(texts, signal);
-      if (result.ok) return result.vectors;
-      if (!result.retryable || attempt >= maxRetries) {
-        if (result.retryable && attempt > 0) {
-          throw new WorkbenchError(
-            result.error.code,
-            `${result.error.message} (after ${attempt + 1} attempts)`,
-            {
-              where: this.config.baseUrl,
-              cause: result.error,
-            },
-          );
-        }
-        throw result.error;
-      }
-      let delay = Math.min(maxDelayMs, baseDelayMs * 2 ** attempt) * (0.5 + Math.random() * 0.5);
-      if (result.retryAfterMs !== undefined) {
-        if (result.retryAfterMs > maxRetryAfterMs) {
-          throw new WorkbenchError(
-            'UPSTREAM',
-            `${result.error.message} (server asked to retry after ${Math.round(result.retryAfterMs / 1000)} s, more than maxRetryAfterMs)`,
-            { where: this.config.baseUrl },
-          );
-        }
-        delay = result.retryAfterMs;
-      }
-      this.stats.retries++;
-      await sleep(delay, signal);
+    const { value } = await withRetries(
+      () => this.attempt(texts, signal),
+      { maxRetries, baseDelayMs, maxDelayMs, maxRetryAfterMs },
+      { where: this.config.baseUrl, signal, onRetry: () => void this.stats.retries++ },
+    );
+    return value.vectors;
+  }
+
+  private async attempt(texts: string[], signal: AbortSignal): Promise<EmbedAttempt> {
+    if (!this.meter) return this.send(texts, signal);
+    this.meter({ calls: 1, failures: 0, promptTokens: 0, completionTokens: 0 });
+    let result: EmbedAttempt | undefined;
+    try {
+      result = await this.send(texts, signal);
+      return result;
+    } finally {
+      const ended = endedDelta(result?.ok === true, result?.ok ? result.value.usage : null);
+      if (ended) this.meter(ended);
     }
   }
 
-  private async attempt(texts: string[], signal: AbortSignal): Promise<Attempt> {
-    const { model, dimensions, timeoutMs } = this.config;
+  private async send(texts: string[], signal: AbortSignal): Promise<EmbedAttempt> {
+    const { model, dimensions, timeoutMs, maxReplyBytes } = this.config;
     const key = this.key;
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (key) headers['authorization'] = `Bearer ${key}`;
-    const body = JSON.stringify(
-      dimensions === undefined ? { model, input: texts } : { model, input: texts, dimensions },
-    );
     const where = this.config.baseUrl;
     const label = `OpenAIEmbedder: POST ${this.url}`;
-
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, timeoutMs);
-    const onAbort = (): void => controller.abort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    if (signal.aborted) controller.abort();
-    let status: number;
-    let text: string;
-    let retryAfter: string | null;
     this.stats.requests++;
-    try {
-      // The body is read under the same timer: a server that sends headers and then stalls is
-      // as stuck as one that never answers.
-      const response = await fetch(this.url, {
-        method: 'POST',
-        headers,
-        body,
-        signal: controller.signal,
-      });
-      status = response.status;
-      retryAfter = response.headers.get('retry-after');
-      text = await response.text();
-    } catch (error) {
-      if (signal.aborted) throw cancelled();
-      if (timedOut) {
-        return {
-          ok: false,
-          retryable: true,
-          error: new WorkbenchError('TIMEOUT', `${label} timed out after ${timeoutMs} ms`, {
-            where,
-          }),
-        };
-      }
-      return {
-        ok: false,
-        retryable: true,
-        error: new WorkbenchError(
-          'UPSTREAM',
-          redact(`${label} failed: ${networkReason(error)}`, key),
-          {
-            where,
-          },
-        ),
-      };
-    } finally {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-    }
+    const sent = await postJson(
+      this.url,
+      dimensions === undefined ? { model, input: texts } : { model, input: texts, dimensions },
+      {
+        headers: key ? { authorization: `Bearer ${key}` } : {},
+        timeoutMs,
+        label,
+        where,
+        secret: key,
+        signal,
+        maxReplyBytes,
+      },
+    );
+    if (!sent.ok) return sent;
+    const text = sent.value.text;
 
-    if (status < 200 || status >= 300) {
-      const retryable = status === 429 || status >= 500;
-      const error = new WorkbenchError(
-        'UPSTREAM',
-        redact(`${label} -> HTTP ${status}: ${excerpt(text)}`, key),
-        {
-          where,
-        },
-      );
-      const retryAfterMs = status === 429 ? parseRetryAfter(retryAfter) : undefined;
-      return retryAfterMs === undefined
-        ? { ok: false, retryable, error }
-        : { ok: false, retryable, error, retryAfterMs };
-    }
-
-    const fail = (message: string): Attempt => ({
+    const fail = (message: string): Attempt<never> => ({
       ok: false,
       retryable: false,
       error: new WorkbenchError('UPSTREAM', redact(`${label}: ${message}`, key), { where }),
@@ -317,8 +263,9 @@ export class OpenAIEmbedder implements Embedder {
       vectors[slot] = v;
     }
     this.knownDim ??= (vectors[0] as Float32Array).length;
-    this.stats.promptTokens += usage?.prompt_tokens ?? 0;
-    return { ok: true, vectors };
+    const promptTokens = usage?.prompt_tokens ?? 0;
+    this.stats.promptTokens += promptTokens;
+    return { ok: true, value: { vectors, usage: { promptTokens, completionTokens: 0 } } };
   }
 }
 
@@ -335,60 +282,4 @@ export async function createOpenAIEmbedder(
 
 function cancelled(): WorkbenchError {
   return new WorkbenchError('CANCELLED', 'OpenAIEmbedder: cancelled');
-}
-
-/** An OpenAI-style `{"error":{"message"}}` says it best; otherwise the start of the body. */
-function excerpt(text: string): string {
-  let message = text;
-  try {
-    const json = JSON.parse(text) as { error?: { message?: unknown } | string };
-    if (typeof json.error === 'string') message = json.error;
-    else if (typeof json.error?.message === 'string') message = json.error.message;
-  } catch {
-    // Not JSON: the raw text it is.
-  }
-  const flat = message.replace(/\s+/g, ' ').trim();
-  if (flat === '') return '(empty body)';
-  return flat.length > EXCERPT_CHARS ? `${flat.slice(0, EXCERPT_CHARS)}...` : flat;
-}
-
-function redact(message: string, key: string | undefined): string {
-  return key && key.length >= 4 ? message.split(key).join('[redacted]') : message;
-}
-
-/** undici reports "fetch failed" with the useful part in `cause`. */
-function networkReason(error: unknown): string {
-  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
-  const parts: string[] = [];
-  if (typeof cause?.code === 'string') parts.push(cause.code);
-  if (typeof cause?.message === 'string') parts.push(cause.message);
-  if (parts.length === 0) parts.push(error instanceof Error ? error.message : String(error));
-  return parts.join(' ');
-}
-
-/** Retry-After is seconds or an HTTP date. Fractional seconds are accepted (some proxies send them). */
-function parseRetryAfter(value: string | null): number | undefined {
-  if (value === null || value.trim() === '') return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(cancelled());
-      return;
-    }
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(cancelled());
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }

@@ -6,6 +6,9 @@ export interface Embedder {
   /** Stable identifier recorded in run manifests, e.g. `wink-sif-100d` or `openai:text-embedding-3-small`. */
   readonly name: string;
   readonly dim: number;
-  /** One vector per text, in order. Vectors are L2-normalised unless the embedder says otherwise. */
-  embed(texts: readonly string[]): Promise<Float32Array[]>;
+  /**
+   * One vector per text, in order. Vectors are L2-normalised unless the embedder says otherwise.
+   * `signal` stops slow work (an HTTP embedder's requests) when the caller gives up.
+   */
+  embed(texts: readonly string[], options?: { signal?: AbortSignal }): Promise<Float32Array[]>;
 }

@@ -1,4 +1,5 @@
 import { WorkbenchError } from '../../../src-shared/errors';
+import { DEFAULT_LLM_MAX_REPLY_BYTES } from '../../../src-shared/experiment';
 
 /**
  * The HTTP plumbing OpenAI-compatible clients share: one JSON POST under a per-attempt timeout
@@ -6,8 +7,8 @@ import { WorkbenchError } from '../../../src-shared/errors';
  * Retry-After, a concurrency gate, and the error hygiene (server messages excerpted, the API key
  * scrubbed from anything a server might echo back).
  *
- * The attempt/retry split follows the embedder in `embed/openai.ts`, which predates this module
- * and keeps its own copy for now.
+ * The chat client (`answer/llm-client.ts`) and the embedder (`embed/openai.ts`) both send through
+ * `postJson`, so both read reply bodies under the same byte cap.
  */
 
 export interface RetryPolicy {
@@ -88,6 +89,8 @@ export interface PostJsonOptions {
   where: string;
   /** Scrubbed from every message (servers sometimes echo the Authorization header). */
   secret?: string | undefined;
+  /** Reply bodies longer than this fail with LLM_REPLY_TOO_LARGE (default 4 MiB). */
+  maxReplyBytes?: number | undefined;
 }
 
 export interface HttpText {
@@ -106,6 +109,7 @@ export async function postJson(
   options: PostJsonOptions,
 ): Promise<Attempt<HttpText>> {
   const { label, where, secret, timeoutMs, signal } = options;
+  const maxReplyBytes = options.maxReplyBytes ?? DEFAULT_LLM_MAX_REPLY_BYTES;
   const controller = new AbortController();
   let timedOut = false;
   const timer = setTimeout(() => {
@@ -116,7 +120,7 @@ export async function postJson(
   signal?.addEventListener('abort', onAbort, { once: true });
   if (signal?.aborted) controller.abort();
   let status: number;
-  let text: string;
+  let text: string | null;
   let retryAfter: string | null;
   try {
     // The body is read under the same timer: a server that sends headers and then stalls is as
@@ -129,7 +133,9 @@ export async function postJson(
     });
     status = response.status;
     retryAfter = response.headers.get('retry-after');
-    text = await response.text();
+    text = await readCapped(response, maxReplyBytes);
+    // Closes the connection: the rest of an oversized body is never read.
+    if (text === null) controller.abort();
   } catch (error) {
     if (signal?.aborted) throw cancelledError(label, signal);
     if (timedOut) {
@@ -154,6 +160,17 @@ export async function postJson(
     clearTimeout(timer);
     signal?.removeEventListener('abort', onAbort);
   }
+  if (text === null) {
+    return {
+      ok: false,
+      retryable: false,
+      error: new WorkbenchError(
+        'LLM_REPLY_TOO_LARGE',
+        `${label} -> HTTP ${status}: reply body is larger than the ${maxReplyBytes}-byte cap (maxReplyBytes); stopped reading`,
+        { where },
+      ),
+    };
+  }
   if (status >= 200 && status < 300) return { ok: true, value: { status, text } };
   const error = new WorkbenchError(
     'UPSTREAM',
@@ -165,6 +182,33 @@ export async function postJson(
   return retryAfterMs === undefined
     ? { ok: false, retryable, error }
     : { ok: false, retryable, error, retryAfterMs };
+}
+
+/**
+ * The body as UTF-8, read chunk by chunk; null as soon as it passes `maxBytes` (a declared
+ * Content-Length over the cap is refused before reading anything). The caller aborts the request.
+ */
+export async function readCapped(response: Response, maxBytes: number): Promise<string | null> {
+  const declared = Number(response.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await response.body?.cancel().catch(() => undefined);
+    return null;
+  }
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    bytes += value.byteLength;
+    if (bytes > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      return null;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks, bytes).toString('utf8');
 }
 
 const EXCERPT_CHARS = 200;

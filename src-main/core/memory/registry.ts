@@ -1,4 +1,5 @@
-import { WorkbenchError } from '../../../src-shared/errors';
+import type { z } from 'zod';
+import { WorkbenchError, zodError } from '../../../src-shared/errors';
 import type { MemoryService, MemoryServiceContext } from './types';
 
 /**
@@ -11,21 +12,57 @@ export type MemoryServiceFactory = (
 ) => Promise<MemoryService>;
 
 export interface MemoryPresetOptions {
+  /**
+   * The preset's config (`memory.config`) schema. Checked before a run row exists, so a bad
+   * config is refused at the door instead of failing every sample of a run that can never finish.
+   */
+  configSchema: z.ZodType;
   /** What the preset does with the run's memory LLM (`memory.llm`), if it uses one. */
   llmStage?: string;
+  /** Its config takes an `embedder` (`EmbedderChoice`) for its vector index. */
+  embedder?: boolean;
 }
 
 const presets = new Map<string, MemoryServiceFactory>();
+const configSchemas = new Map<string, z.ZodType>();
 const llmStages = new Map<string, string>();
+const withEmbedder = new Set<string>();
 
 export function registerMemoryPreset(
   name: string,
   factory: MemoryServiceFactory,
-  options: MemoryPresetOptions = {},
+  options: MemoryPresetOptions,
 ): void {
   presets.set(name, factory);
+  configSchemas.set(name, options.configSchema);
   if (options.llmStage) llmStages.set(name, options.llmStage);
   else llmStages.delete(name);
+  if (options.embedder) withEmbedder.add(name);
+  else withEmbedder.delete(name);
+}
+
+/** Whether the preset's config takes an `embedder`. */
+export function memoryPresetTakesEmbedder(name: string): boolean {
+  return withEmbedder.has(name);
+}
+
+function unknownPreset(preset: string): WorkbenchError {
+  return new WorkbenchError(
+    'INVALID_INPUT',
+    `memory: unknown preset "${preset}" (presets: ${memoryPresetNames().join(', ') || 'none'})`,
+    { path: ['memory', 'preset'] },
+  );
+}
+
+/**
+ * Checks a preset name and its config against the preset's schema; the error's path starts at the
+ * experiment config (`memory.config.topK`), so every caller (CLI, service, UI) can point at it.
+ */
+export function validateMemoryConfig(preset: string, config: unknown, what: string): void {
+  const schema = configSchemas.get(preset);
+  if (!schema) throw unknownPreset(preset);
+  const result = schema.safeParse(config ?? {});
+  if (!result.success) throw zodError(result.error, what, ['memory', 'config']);
 }
 
 export function memoryPresetNames(): string[] {
@@ -43,12 +80,6 @@ export async function createMemoryService(
   ctx: MemoryServiceContext,
 ): Promise<MemoryService> {
   const factory = presets.get(preset);
-  if (!factory) {
-    throw new WorkbenchError(
-      'INVALID_INPUT',
-      `memory: unknown preset "${preset}" (presets: ${memoryPresetNames().join(', ') || 'none'})`,
-      { path: ['memory', 'preset'] },
-    );
-  }
+  if (!factory) throw unknownPreset(preset);
   return factory(config, ctx);
 }

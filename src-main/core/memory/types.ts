@@ -1,6 +1,8 @@
 import type { Packet, Sample } from '../../../src-shared/dataset';
 import type { MemoryHit } from '../answer/types';
-import type { LlmClient } from '../answer/llm-client';
+import type { CallMeter, LlmClient } from '../answer/llm-client';
+import type { CollectionLogger } from '../collection';
+import type { ApiKeys } from '../keys';
 
 /**
  * A memory service owns exactly one HybridCollection (in its own directory) and decides what to
@@ -37,4 +39,15 @@ export interface MemoryServiceContext {
   llm?: MemoryLlm | null;
   /** The run's seed, sent with LLM calls so sampling servers can repeat them. */
   seed?: number;
+  /**
+   * Where the service and its collection send warnings (an hnsw index rebuilt, an embedding cache
+   * that cannot be written); a run records them in its manifest. Absent: console.
+   */
+  logger?: CollectionLogger;
+  /** Where caches that outlive a run are kept (`<dataDir>/cache`: embeddings); absent: none. */
+  cacheDir?: string;
+  /** API keys by variable name, for the OpenAI embedders the config names (see core/keys.ts). */
+  apiKeys?: ApiKeys;
+  /** Files an embedder's requests in the run's call ledger, by embedding model; absent: none. */
+  embedderMeter?: (model: string) => CallMeter;
 }

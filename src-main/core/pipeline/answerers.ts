@@ -2,16 +2,24 @@ import type { AnswererConfig } from '../../../src-shared/experiment';
 import type { RunManifest } from '../../../src-shared/runs';
 import { ExtractiveAnswerer } from '../answer/extractive';
 import { LlmAnswerer } from '../answer/llm-answerer';
+import type { CallMeter } from '../answer/llm-client';
 import type { Answerer } from '../answer/types';
 import type { ApiKeys } from '../keys';
 
-/** The answerer a config names. Exhaustive: a new `kind` fails the type check until handled. */
-export function createAnswerer(config: AnswererConfig, keys: ApiKeys = {}): Answerer {
+/**
+ * The answerer a config names, with its API keys (see core/keys.ts); `meter` hears of every
+ * request it sends. Exhaustive: a new `kind` fails the type check until handled.
+ */
+export function createAnswerer(
+  config: AnswererConfig,
+  keys: ApiKeys = {},
+  meter?: CallMeter,
+): Answerer {
   switch (config.kind) {
     case 'extractive':
       return new ExtractiveAnswerer();
     case 'llm':
-      return new LlmAnswerer(config, { keys });
+      return new LlmAnswerer(config, { keys, ...(meter ? { meter } : {}) });
   }
 }
 

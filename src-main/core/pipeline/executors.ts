@@ -1,11 +1,18 @@
 import { WorkbenchError } from '../../../src-shared/errors';
 import type { ExperimentConfig } from '../../../src-shared/experiment';
 import type { Answerer } from '../answer/types';
-import { memoryPresetNames } from '../memory/registry';
+import { validateMemoryConfig } from '../memory/registry';
 import { createAnswerer } from './answerers';
 import { extraPresetModules, loadMemoryPresets } from './presets';
-import { sequenceChecker, sequencer, workerOutSchema, type WorkerIn } from './protocol';
 import {
+  sequenceChecker,
+  sequencer,
+  workerOutSchema,
+  type WorkerIn,
+  type WorkerInit,
+} from './protocol';
+import {
+  answererMeter,
   runSample,
   type MemoryFactory,
   type SampleHooks,
@@ -46,7 +53,13 @@ export function inlineExecutor(options: InlineExecutorOptions): SampleExecutor {
     run: (job, hooks, signal) =>
       runSample(job, hooks, {
         createMemory: options.createMemory,
-        answerer: options.answerer ?? createAnswerer(job.config.answerer, job.apiKeys),
+        answerer:
+          options.answerer ??
+          createAnswerer(
+            job.config.answerer,
+            job.apiKeys,
+            answererMeter(job.config.answerer, hooks),
+          ),
         signal,
         ...(options.queueCapacity !== undefined ? { queueCapacity: options.queueCapacity } : {}),
       }),
@@ -77,7 +90,10 @@ interface PooledWorker {
 class WorkerPool {
   private readonly idle: PooledWorker[] = [];
 
-  constructor(private readonly idleMs: number) {}
+  constructor(
+    private readonly idleMs: number,
+    private readonly init: WorkerInit,
+  ) {}
 
   acquire(name: string): PooledWorker {
     const reused = this.idle.pop();
@@ -87,7 +103,7 @@ class WorkerPool {
       return reused;
     }
     return {
-      worker: startExperimentWorker({ name }),
+      worker: startExperimentWorker({ name, workerData: this.init }),
       stamp: sequencer<WorkerIn>(),
       checkSeq: sequenceChecker(`main thread (${name})`),
     };
@@ -118,21 +134,15 @@ class WorkerPool {
 export function workerExecutor(options: WorkerExecutorOptions = {}): SampleExecutor {
   const presetModules = options.presetModules ?? extraPresetModules();
   const grace = options.cancelGraceMs ?? 30_000;
-  const pool = new WorkerPool(options.idleMs ?? 10_000);
+  const pool = new WorkerPool(options.idleMs ?? 10_000, { presetModules });
   return {
     kind: 'worker',
     async prepare(config) {
       await loadMemoryPresets(presetModules);
-      const names = memoryPresetNames();
-      if (!names.includes(config.memory.preset)) {
-        throw new WorkbenchError(
-          'INVALID_INPUT',
-          `memory: unknown preset "${config.memory.preset}" (presets: ${names.join(', ') || 'none'})`,
-          { path: ['memory', 'preset'] },
-        );
-      }
+      // The worker creates the service from this same registry: what passes here, it can open.
+      validateMemoryConfig(config.memory.preset, config.memory.config, 'experiment config');
     },
-    run: (job, hooks, signal) => runInWorker(pool, job, hooks, signal, presetModules, grace),
+    run: (job, hooks, signal) => runInWorker(pool, job, hooks, signal, grace),
   };
 }
 
@@ -141,7 +151,6 @@ function runInWorker(
   job: SampleJob,
   hooks: SampleHooks,
   signal: AbortSignal,
-  presetModules: string[],
   graceMs: number,
 ): Promise<SampleOutcome> {
   const where = `sample ${job.sample.sampleId}`;
@@ -200,7 +209,11 @@ function runInWorker(
             // Synchronous commit: the next message is handled only after this test is on disk.
             void hooks.commitTest(message.test);
             break;
+          case 'calls':
+            hooks.recordCalls(message.record);
+            break;
           case 'log':
+            hooks.log?.(message.level, message.message);
             break;
           case 'done':
             settle(() => resolve(message.outcome), message.outcome.status === 'completed');
@@ -240,10 +253,12 @@ function runInWorker(
         type: 'start',
         runId: job.runId,
         sample: job.sample,
+        plan: job.plan,
         config: job.config,
+        benchmark: job.benchmark,
         skipTests: [...job.skipTests],
         collectionDir: job.collectionDir,
-        presetModules,
+        ...(job.cacheDir !== undefined ? { cacheDir: job.cacheDir } : {}),
         apiKeys: job.apiKeys,
       }),
     );

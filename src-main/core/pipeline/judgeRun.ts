@@ -2,9 +2,10 @@ import { setMaxListeners } from 'node:events';
 import type { AnswerRecord, JudgeConfig, JudgeScore } from '../../../src-shared/experiment';
 import type { RunManifest, TokenTotals } from '../../../src-shared/runs';
 import { LlmJudge, judgeAnswer } from '../answer/judge';
-import type { LlmClient } from '../answer/llm-client';
+import { LlmClient } from '../answer/llm-client';
 import type { ApiKeys } from '../keys';
 import type { RunStore } from '../runs/store';
+import { ledgerTotals } from '../runs/usage';
 
 /**
  * The judge pass over a run, on the main thread (the runs DB and its judge cache live here):
@@ -17,7 +18,7 @@ export interface JudgePassOptions {
   /** Re-judge answers that already have a verdict (another judge model or prompt). */
   all?: boolean;
   signal?: AbortSignal;
-  /** Replaces the HTTP client (tests). */
+  /** Replaces the HTTP client (tests); its calls are not filed in the run's call ledger. */
   client?: LlmClient;
   /** The judge's API key by variable name (see core/keys.ts). */
   keys?: ApiKeys;
@@ -27,6 +28,8 @@ export interface JudgePassResult {
   /** Answer rows given a verdict (or a judge error). */
   judged: number;
   errors: number;
+  /** Answer rows with a label that is WRONG only because the judge's reply was unreadable. */
+  unparseable: number;
   /** Model calls made; cache hits cost nothing. */
   calls: number;
   cacheHits: number;
@@ -45,9 +48,13 @@ export async function judgeRun(
 ): Promise<JudgePassResult> {
   const judge = new LlmJudge(config, {
     cache: store.judgeCache(),
-    ...(options.client ? { client: options.client } : {}),
-    ...(options.keys ? { keys: options.keys } : {}),
+    client:
+      options.client ??
+      new LlmClient(config, options.keys ?? {}, Math.random, (delta) =>
+        store.recordCalls(runId, { role: 'judge', model: config.model, ...delta }),
+      ),
   });
+  const profile = store.profileOf(runId);
   const groups = new Map<string, AnswerRecord[]>();
   for (const a of store.answersToJudge(runId, { all: options.all === true })) {
     const key = groupKey(a);
@@ -57,6 +64,7 @@ export async function judgeRun(
   }
   let judged = 0;
   let errors = 0;
+  let unparseable = 0;
   // Every queued group listens to one signal: a local one, so the run's own stays quiet.
   const local = new AbortController();
   setMaxListeners(0, local.signal);
@@ -71,7 +79,7 @@ export async function judgeRun(
   }
   async function judgeGroup(rows: AnswerRecord[]): Promise<void> {
     const first = rows[0] as AnswerRecord;
-    const score: JudgeScore | null = await judgeAnswer(judge, first, local.signal);
+    const score: JudgeScore | null = await judgeAnswer(judge, first, local.signal, profile);
     store.saveJudgeScores(
       runId,
       rows.map((r) => ({
@@ -83,28 +91,42 @@ export async function judgeRun(
     );
     judged += rows.length;
     if (score?.error) errors += rows.length;
+    if (score?.unparseable) unparseable += rows.length;
   }
   const usage = judge.client.totals();
-  store.updateManifest(runId, (m) => withJudgeProvenance(m, judge, usage));
-  return { judged, errors, calls: judge.stats.calls, cacheHits: judge.stats.cacheHits, usage };
+  const total = ledgerTotals(store.callLedger(runId), 'judge', config.prices, judge.model);
+  store.updateManifest(runId, (m) => withJudgeProvenance(m, judge, total, unparseable));
+  return {
+    judged,
+    errors,
+    unparseable,
+    calls: judge.stats.calls,
+    cacheHits: judge.stats.cacheHits,
+    usage,
+  };
 }
 
-/** Records the judge in the manifest; usage adds up across passes of the same judge model. */
-function withJudgeProvenance(m: RunManifest, judge: LlmJudge, pass: TokenTotals): RunManifest {
-  const sameJudge = m.judge?.model === judge.model && m.judge.prompt.sha256 === judge.prompt.sha256;
-  const before = sameJudge ? (m.usage?.judge ?? null) : null;
-  const total: TokenTotals = before
-    ? {
-        calls: before.calls + pass.calls,
-        promptTokens: before.promptTokens + pass.promptTokens,
-        completionTokens: before.completionTokens + pass.completionTokens,
-        cost: before.cost === null || pass.cost === null ? pass.cost : before.cost + pass.cost,
-      }
-    : pass;
+/**
+ * Records the judge in the manifest with its totals from the call ledger (every request to this
+ * judge model over every pass, failed and retried ones included) and its unreadable replies.
+ */
+function withJudgeProvenance(
+  m: RunManifest,
+  judge: LlmJudge,
+  total: TokenTotals,
+  unparseable: number,
+): RunManifest {
   return {
     ...m,
-    judge: { model: judge.model, repeats: judge.repeats, prompt: judge.prompt },
+    judge: {
+      model: judge.model,
+      repeats: judge.repeats,
+      prompt: judge.prompt,
+      responseFormat: judge.protocol.jsonMode ? 'json_object' : null,
+      unparseable,
+    },
     usage: {
+      ...m.usage,
       answer: m.usage?.answer ?? { calls: 0, promptTokens: 0, completionTokens: 0, cost: null },
       judge: total,
     },

@@ -1,12 +1,14 @@
 import { z } from 'zod';
-import { CATEGORY_IDS, type Sample } from '../../../src-shared/dataset';
+import type { Sample, TestPlan } from '../../../src-shared/dataset';
+import { METRICS } from '../../../src-shared/metrics';
 import { ERROR_CODES } from '../../../src-shared/errors';
 import {
   ExperimentConfigSchema,
   type AnswerRecord,
   type TestRecord,
 } from '../../../src-shared/experiment';
-import type { SampleEvent, SampleOutcome } from './runSample';
+import { LLM_CALL_ROLES, type LlmCallRecord } from '../../../src-shared/runs';
+import type { LogLevel, SampleEvent, SampleOutcome } from './runSample';
 
 /**
  * The worker protocol: a discriminated union with sequence numbers, validated with zod on both
@@ -14,36 +16,43 @@ import type { SampleEvent, SampleOutcome } from './runSample';
  * receiver fails the sample rather than guess.
  *
  * main -> worker: start (once), cancel (graceful: finish the question in flight, drop a half test).
- * worker -> main: progress, test-result (main commits it in one transaction), log, then exactly one
- * of done | error.
+ * worker -> main: progress, test-result (main commits it in one transaction), calls (main files them
+ * in the call ledger), log (warnings from the memory service and its collection: the run's manifest
+ * records them), then exactly one of done | error.
  */
 
-const categorySchema = z.union(
-  CATEGORY_IDS.map((c) => z.literal(c)) as [
-    z.ZodLiteral<1>,
-    z.ZodLiteral<2>,
-    z.ZodLiteral<3>,
-    z.ZodLiteral<4>,
-    z.ZodLiteral<5>,
-  ],
-);
+/**
+ * What a worker is started with (`workerData`), fixed for its life: modules that register extra
+ * memory presets (tests, development), imported once before the first sample.
+ */
+export const workerInitSchema = z.object({ presetModules: z.array(z.string()) }).strict();
+export type WorkerInit = z.output<typeof workerInitSchema>;
 
 const answerSchema = z.object({
   sampleId: z.string(),
   testIndex: z.number().int().nonnegative(),
   questionIndex: z.number().int().nonnegative(),
-  category: categorySchema,
+  category: z.number().int(),
   question: z.string(),
   gold: z.string().nullable(),
   prediction: z.string(),
   retrieved: z.array(z.object({ id: z.string(), diaId: z.string().nullable(), score: z.number() })),
-  officialF1: z.number().min(0).max(1),
-  evidenceRecall: z.number().min(0).max(1).nullable(),
+  /** Metric id -> value; each metric's range is checked against its registry definition. */
+  scores: z.record(z.string(), z.number().nullable()).superRefine((scores, ctx) => {
+    for (const [id, value] of Object.entries(scores)) {
+      const metric = METRICS.get(id);
+      if (!metric) ctx.addIssue({ code: 'custom', path: [id], message: `unknown metric "${id}"` });
+      else if (value !== null && (value < metric.range[0] || value > metric.range[1]))
+        ctx.addIssue({
+          code: 'custom',
+          path: [id],
+          message: `${value} is outside ${metric.range.join('..')}`,
+        });
+    }
+  }),
   retrieveMs: z.number().nonnegative(),
   answerMs: z.number().nonnegative(),
   error: z.string().nullable(),
-  setF1: z.number().min(0).max(1).nullable(),
-  bleu1: z.number().min(0).max(1).nullable(),
   judge: z
     .object({
       mean: z.number().min(0).max(1).nullable(),
@@ -87,6 +96,16 @@ const sampleEventSchema = z
   .loose()
   .transform((e) => e as unknown as SampleEvent);
 
+const count = z.number().int().nonnegative();
+export const callRecordSchema = z.object({
+  role: z.enum(LLM_CALL_ROLES),
+  model: z.string(),
+  calls: count,
+  failures: count,
+  promptTokens: count,
+  completionTokens: count,
+}) satisfies z.ZodType<LlmCallRecord>;
+
 export const outcomeSchema = z.object({
   sampleId: z.string(),
   status: z.enum(['completed', 'cancelled']),
@@ -112,17 +131,46 @@ export const sampleSchema = z
   .loose()
   .transform((s) => s as unknown as Sample);
 
+const index = z.number().int().nonnegative();
+
+/** The runner plans each sample once and sends the plan; the worker never re-plans. */
+export const testPlanSchema = z.object({
+  threshold: z.number().int().positive(),
+  totalQuestions: index,
+  questionOrder: z.array(index),
+  visibleAtPacket: z.array(index.nullable()),
+  tests: z.array(
+    z.object({
+      testIndex: index,
+      packetIdx: index,
+      dialogsInserted: index,
+      visibleCount: index,
+      questionIndices: z.array(index),
+    }),
+  ),
+  completionPacketIdx: index.nullable(),
+}) satisfies z.ZodType<TestPlan>;
+
+/** An ErrorPayload as it crosses a worker boundary: the code survives, so callers can branch on it. */
+export const errorPayloadSchema = z.object({
+  code: z.enum(ERROR_CODES),
+  message: z.string(),
+  path: z.array(z.union([z.string(), z.number()])).optional(),
+  where: z.string().optional(),
+});
+
 export const workerInSchema = z.discriminatedUnion('type', [
   z.object({
     seq: z.number().int().positive(),
     type: z.literal('start'),
     runId: z.string(),
     sample: sampleSchema,
+    plan: testPlanSchema,
     config: ExperimentConfigSchema,
+    benchmark: z.string().min(1),
     skipTests: z.array(z.number().int().nonnegative()),
     collectionDir: z.string(),
-    /** Modules that register memory presets, imported before the service is created. */
-    presetModules: z.array(z.string()),
+    cacheDir: z.string().optional(),
     /**
      * The config's API keys by variable name, vetted on the main thread: the worker never reads
      * the environment for keys, and the main thread never writes keys into it.
@@ -145,21 +193,22 @@ export const workerOutSchema = z.discriminatedUnion('type', [
     type: z.literal('test-result'),
     test: testRecordSchema,
   }),
+  /** An LLM request sent or ended: main files it in the run's call ledger at once. */
+  z.object({
+    seq: z.number().int().positive(),
+    type: z.literal('calls'),
+    record: callRecordSchema,
+  }),
   z.object({ seq: z.number().int().positive(), type: z.literal('done'), outcome: outcomeSchema }),
   z.object({
     seq: z.number().int().positive(),
     type: z.literal('error'),
-    error: z.object({
-      code: z.enum(ERROR_CODES),
-      message: z.string(),
-      path: z.array(z.union([z.string(), z.number()])).optional(),
-      where: z.string().optional(),
-    }),
+    error: errorPayloadSchema,
   }),
   z.object({
     seq: z.number().int().positive(),
     type: z.literal('log'),
-    level: z.enum(['info', 'warn', 'error']),
+    level: z.enum(['info', 'warn', 'error']) satisfies z.ZodType<LogLevel>,
     message: z.string(),
   }),
 ]);

@@ -1,16 +1,20 @@
 import type { Packet, Sample, TestPlan } from '../../../src-shared/dataset';
+import { WorkbenchError } from '../../../src-shared/errors';
 import {
   ERROR_PREDICTION,
-  lexicalScores,
+  MAX_ANSWER_CHARS,
+  answerScores,
   type AnswerRecord,
+  type AnswererConfig,
   type ExperimentConfig,
   type ProgressEvent,
   type RetrievedRef,
   type TestRecord,
 } from '../../../src-shared/experiment';
-import { evidenceRecallAtK } from '../../../src-shared/scoring';
-import { LlmClient } from '../answer/llm-client';
-import type { Answerer, MemoryHit } from '../answer/types';
+import type { LlmCallRecord, LlmCallRole } from '../../../src-shared/runs';
+import { benchmarkCategory, benchmarkProfile } from '../../../src-shared/benchmarks';
+import { LlmClient, type CallMeter } from '../answer/llm-client';
+import type { Answerer, ConversationSession, MemoryHit } from '../answer/types';
 import type { ApiKeys } from '../keys';
 import { packetsOf } from '../dataset/packets';
 import type { MemoryService, MemoryServiceContext } from '../memory/types';
@@ -28,6 +32,8 @@ export const DEFAULT_QUEUE_CAPACITY = 8;
 /** Insert failures kept verbatim per sample (all are counted). */
 const MAX_INSERT_ERROR_MESSAGES = 20;
 
+export type LogLevel = 'info' | 'warn' | 'error';
+
 export type MemoryFactory = (ctx: MemoryServiceContext) => Promise<MemoryService>;
 
 /** Progress events before the run layer stamps them; packet ETAs are the runner's business. */
@@ -43,9 +49,13 @@ export interface SampleJob {
   sample: Sample;
   plan: TestPlan;
   config: ExperimentConfig;
+  /** The dataset's benchmark profile id: what its categories are and which metrics score them. */
+  benchmark: string;
   /** Tests an earlier attempt committed: their packets are replayed, their questions not re-asked. */
   skipTests: ReadonlySet<number>;
   collectionDir: string;
+  /** Caches that outlive the run (embeddings), shared by every run of the data folder. */
+  cacheDir?: string;
   /** The config's API keys, resolved and vetted on the main thread (see core/keys.ts). */
   apiKeys: ApiKeys;
 }
@@ -54,6 +64,27 @@ export interface SampleHooks {
   emit(event: SampleEvent): void;
   /** Called once per complete test, in test order; never with a partial test. */
   commitTest(test: TestRecord): void | Promise<void>;
+  /** Warnings of the memory service and its collection (e.g. an hnsw index rebuilt). */
+  log?(level: LogLevel, message: string): void;
+  /** Every LLM request as it is sent and as it ends (the run's call ledger). */
+  recordCalls(record: LlmCallRecord): void;
+}
+
+/** A meter that files a client's requests in the hooks' call ledger under `role` and `model`. */
+export function callMeter(
+  hooks: Pick<SampleHooks, 'recordCalls'>,
+  role: LlmCallRole,
+  model: string,
+): CallMeter {
+  return (delta) => hooks.recordCalls({ role, model, ...delta });
+}
+
+/** The answerer's meter; undefined for answerers that call no model. */
+export function answererMeter(
+  config: AnswererConfig,
+  hooks: Pick<SampleHooks, 'recordCalls'>,
+): CallMeter | undefined {
+  return config.kind === 'llm' ? callMeter(hooks, 'answer', config.model) : undefined;
 }
 
 export interface SampleDeps {
@@ -125,8 +156,22 @@ export async function runSample(
     sample,
     dir: job.collectionDir,
     // One client per sample: its concurrency limit and retries are this sample's own.
-    llm: config.memory.llm ? new LlmClient(config.memory.llm, job.apiKeys) : null,
+    llm: config.memory.llm
+      ? new LlmClient(
+          config.memory.llm,
+          job.apiKeys,
+          Math.random,
+          callMeter(hooks, 'memory', config.memory.llm.model),
+        )
+      : null,
     seed: config.seed,
+    ...(job.cacheDir !== undefined ? { cacheDir: job.cacheDir } : {}),
+    apiKeys: job.apiKeys,
+    embedderMeter: (model) => callMeter(hooks, 'embedder', model),
+    logger: {
+      warn: (message) => hooks.log?.('warn', message),
+      info: (message) => hooks.log?.('info', message),
+    },
   });
   outcome.preset = memory.preset;
   const { queue, produced } = streamThrough<Packet>(
@@ -182,7 +227,7 @@ export async function runSample(
         const qa = qaByIndex.get(questionIndex);
         if (!qa)
           throw new Error(`test plan names question ${questionIndex}, absent from ${sampleId}`);
-        const record = await askOne(memory, deps.answerer, job, test.testIndex, qa);
+        const record = await askOne(memory, deps.answerer, job, test, qa);
         answers.push(record);
         if (record.error !== null) outcome.answerErrors++;
         hooks.emit({
@@ -209,7 +254,7 @@ export async function runSample(
       });
       outcome.testsCommitted++;
       let f1 = 0;
-      for (const a of answers) f1 += a.officialF1;
+      for (const a of answers) f1 += a.scores['officialF1'] ?? 0;
       hooks.emit({
         type: 'test-committed',
         runId,
@@ -245,10 +290,11 @@ async function askOne(
   memory: MemoryService,
   answerer: Answerer,
   job: SampleJob,
-  testIndex: number,
+  test: { testIndex: number; dialogsInserted: number },
   qa: Sample['qa'][number],
 ): Promise<AnswerRecord> {
   const { config, sample } = job;
+  const { testIndex } = test;
   const topK = config.retrieval.topK;
   const base = {
     sampleId: sample.sampleId,
@@ -284,17 +330,36 @@ async function askOne(
             memories: hits,
             seed: config.seed,
             adversarialAnswer: qa.adversarialAnswer,
+            adversarial: benchmarkCategory(benchmarkProfile(job.benchmark), qa.category)
+              .adversarial,
+            ...(answerer.needsConversation
+              ? { conversation: conversationSoFar(sample, test.dialogsInserted) }
+              : {}),
           },
           signal,
         ),
     );
     answerMs = elapsed(t0);
+    if (result.answer.length > MAX_ANSWER_CHARS) {
+      throw new WorkbenchError(
+        'LLM_REPLY_TOO_LARGE',
+        `${answerer.name}: answer to question ${qa.index} is ${result.answer.length} characters, more than the ${MAX_ANSWER_CHARS} a run stores`,
+      );
+    }
     return {
       ...base,
       prediction: result.answer,
       retrieved: toRefs(hits),
-      ...lexicalScores(result.answer, qa.answer, qa.category),
-      evidenceRecall: recallOf(qa.evidence, hits, topK),
+      scores: answerScores(
+        {
+          prediction: result.answer,
+          gold: qa.answer,
+          category: qa.category,
+          evidence: qa.evidence,
+          retrieved: retrievedTurns(hits, topK),
+        },
+        benchmarkProfile(job.benchmark),
+      ),
       retrieveMs,
       answerMs,
       error: null,
@@ -309,12 +374,20 @@ async function askOne(
       ...base,
       prediction: ERROR_PREDICTION,
       retrieved: toRefs(hits),
-      ...lexicalScores(ERROR_PREDICTION, qa.answer, qa.category, true),
+      // What retrieval found still counts when only the answerer failed.
+      scores: answerScores(
+        {
+          prediction: ERROR_PREDICTION,
+          gold: qa.answer,
+          category: qa.category,
+          evidence: qa.evidence,
+          retrieved: stage === 'answer' ? retrievedTurns(hits, topK) : [],
+          errored: true,
+        },
+        benchmarkProfile(job.benchmark),
+      ),
       judge: null,
       usage: null,
-      // What retrieval found still counts when only the answerer failed.
-      evidenceRecall:
-        stage === 'answer' ? recallOf(qa.evidence, hits, topK) : emptyRecall(qa.evidence),
       retrieveMs,
       answerMs,
       error: `${stage}: ${describeError(error)}`,
@@ -322,16 +395,29 @@ async function askOne(
   }
 }
 
-function recallOf(
-  evidence: readonly string[],
-  hits: readonly MemoryHit[],
-  topK: number,
-): number | null {
-  const ids: string[] = [];
-  for (const h of hits.slice(0, topK)) if (h.diaId !== null) ids.push(h.diaId);
-  return evidenceRecallAtK(evidence, ids) ?? null;
+/** The first `turns` turns of the sample, by session, as the file writes them (full context). */
+function conversationSoFar(sample: Sample, turns: number): ConversationSession[] {
+  const sessions: ConversationSession[] = [];
+  let left = turns;
+  for (const session of sample.sessions) {
+    if (left <= 0) break;
+    const shown = session.turns.slice(0, left);
+    left -= shown.length;
+    sessions.push({
+      dateTimeText: session.dateTimeText ?? '',
+      turns: shown.map((t) => ({
+        speaker: t.speaker,
+        text: t.rawText,
+        ...(t.blipCaption !== undefined ? { blipCaption: t.blipCaption } : {}),
+      })),
+    });
+  }
+  return sessions;
 }
 
-function emptyRecall(evidence: readonly string[]): number | null {
-  return evidence.length === 0 ? null : 0;
+/** The turn ids among the first k hits, best first (what evidence recall@k is measured on). */
+function retrievedTurns(hits: readonly MemoryHit[], topK: number): string[] {
+  const ids: string[] = [];
+  for (const h of hits.slice(0, topK)) if (h.diaId !== null) ids.push(h.diaId);
+  return ids;
 }

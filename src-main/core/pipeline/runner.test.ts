@@ -1,9 +1,10 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ProgressEvent } from '../../../src-shared/experiment';
+import { MAX_ANSWER_CHARS, type ProgressEvent } from '../../../src-shared/experiment';
+import type { MemoryServiceContext } from '../memory/types';
 import { RecencyMemory, type RecencyConfig } from '../../../tests/fixtures/experiment/test-presets';
 import type { Answerer } from '../answer/types';
 import { ExtractiveAnswerer } from '../answer/extractive';
@@ -25,6 +26,7 @@ function world(): { store: RunStore; dataDir: string } {
   return { store: RunStore.open(join(root, `runs-${counter}.db`)), dataDir };
 }
 
+const recencyMemory = async (ctx: MemoryServiceContext) => new RecencyMemory(ctx);
 const recency = (config: RecencyConfig = {}) =>
   inlineExecutor({ createMemory: async (ctx) => new RecencyMemory(ctx, config) });
 
@@ -82,7 +84,7 @@ describe('experiment runner (inline executor, real SQLite)', () => {
     store.close();
   });
 
-  it('records failed inserts, thrown retrieves and hung answers as errors and completes the run', async () => {
+  it('records failed inserts, thrown retrieves and hung answers as errors and finishes the run', async () => {
     const { store, dataDir } = world();
     // The answerer hangs forever on one question: only the timeout gets the run past it.
     const hanging: Answerer = {
@@ -110,8 +112,14 @@ describe('experiment runner (inline executor, real SQLite)', () => {
       { store, dataDir, executor },
     );
     const outcome = await handle.done;
-    expect(outcome.status).toBe('completed');
+    // 2 errored final answers of the mini fixture's few are far above the 10% default.
+    expect(outcome.status).toBe('degraded');
+    expect(outcome.error).toMatch(
+      /^2 of \d+ final answers are errors \([\d.]+%, more than maxErrorShare 10%\)$/,
+    );
     const run = store.getRun(handle.runId);
+    expect(run.status).toBe('degraded');
+    expect(run.error).toBe(outcome.error);
     expect(run.sampleInfo.map((s) => [s.sampleId, s.insertErrors])).toEqual([
       ['mini-1', 1],
       ['mini-2', 1],
@@ -124,7 +132,9 @@ describe('experiment runner (inline executor, real SQLite)', () => {
     );
     const all = store.answersByTest(handle.runId);
     const errored = all.filter((a) => a.error !== null);
-    expect(errored.every((a) => a.prediction === '[ERROR]' && a.officialF1 === 0)).toBe(true);
+    expect(errored.every((a) => a.prediction === '[ERROR]' && a.scores['officialF1'] === 0)).toBe(
+      true,
+    );
     const retrieveErrors = errored.filter((a) => a.question === 'Where did Ann move?');
     const answerErrors = errored.filter((a) => a.question === 'Ten one?');
     expect(retrieveErrors.length).toBeGreaterThan(0);
@@ -221,6 +231,103 @@ describe('experiment runner (inline executor, real SQLite)', () => {
     store.close();
   });
 
+  it('records an answer longer than MAX_ANSWER_CHARS as an error; all errors end the run failed', async () => {
+    const { store, dataDir } = world();
+    const verbose: Answerer = {
+      name: 'verbose',
+      answer: async () => ({ answer: 'x'.repeat(MAX_ANSWER_CHARS + 1) }),
+    };
+    const handle = await startExperiment(
+      { datasetPath: mini, memory: { preset: 'test-recency' } },
+      {
+        store,
+        dataDir,
+        executor: inlineExecutor({ createMemory: recencyMemory, answerer: verbose }),
+      },
+    );
+    const outcome = await handle.done;
+    const final = store.finalAnswers(handle.runId);
+    expect(final[0]?.error).toBe(
+      `answer: LLM_REPLY_TOO_LARGE: verbose: answer to question ${final[0]?.questionIndex} is ${MAX_ANSWER_CHARS + 1} characters, more than the ${MAX_ANSWER_CHARS} a run stores`,
+    );
+    expect(final.every((a) => a.prediction === '[ERROR]')).toBe(true);
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      tooManyErrors: true,
+      error: `every final answer is an error (${final.length} of ${final.length})`,
+    });
+    expect(store.getRun(handle.runId).status).toBe('failed');
+    store.close();
+  });
+
+  it('completes a run whose error share is within maxErrorShare, and will not resume a degraded one', async () => {
+    const { store, dataDir } = world();
+    const failing = (config: { maxErrorShare?: number }) =>
+      startExperiment(
+        { datasetPath: mini, memory: { preset: 'test-recency' }, ...config },
+        {
+          store,
+          dataDir,
+          executor: inlineExecutor({
+            createMemory: async (ctx) =>
+              new RecencyMemory(ctx, { failRetrieveQuestions: ['Where did Ann move?'] }),
+          }),
+        },
+      );
+    const tolerated = await (await failing({ maxErrorShare: 0.5 })).done;
+    expect(tolerated).toMatchObject({ status: 'completed', error: null, tooManyErrors: false });
+    const degraded = await (await failing({})).done;
+    expect(degraded.status).toBe('degraded');
+    await expect(
+      resumeExperiment(degraded.runId, { store, dataDir, executor: recency() }),
+    ).rejects.toThrow(`run ${degraded.runId} is already degraded; nothing to resume`);
+    store.close();
+  });
+
+  it('keeps the token totals of a run made before the call ledger when it is resumed', async () => {
+    const { store, dataDir } = world();
+    const stop = new AbortController();
+    const handle = await startExperiment(
+      { datasetPath: mini, memory: { preset: 'test-recency' } },
+      {
+        store,
+        dataDir,
+        executor: recency(),
+        signal: stop.signal,
+        onProgress: (e) => {
+          if (e.type === 'test-committed') stop.abort();
+        },
+      },
+    );
+    expect((await handle.done).status).toBe('cancelled');
+    // What an older build left: totals in the manifest only, no ledger rows.
+    store.db.prepare('DELETE FROM llm_calls WHERE run_id = ?').run(handle.runId);
+    const old = { calls: 7, promptTokens: 70, completionTokens: 7, cost: null };
+    store.updateManifest(handle.runId, (m) => ({
+      ...m,
+      usage: { answer: old, judge: null, memory: null },
+    }));
+    const resumed = await resumeExperiment(handle.runId, { store, dataDir, executor: recency() });
+    expect((await resumed.done).status).toBe('completed');
+    // The extractive answerer called nobody on resume: the old totals stand, not zero.
+    expect(store.getRun(handle.runId).manifest.usage?.answer).toEqual({ ...old, failures: 0 });
+    store.close();
+  });
+
+  it('stores the dataset path absolute when given a relative one', async () => {
+    const { store, dataDir } = world();
+    const handle = await startExperiment(
+      { datasetPath: relative(process.cwd(), mini), memory: { preset: 'test-recency' } },
+      { store, dataDir, executor: recency() },
+    );
+    await handle.done;
+    const { manifest } = store.getRun(handle.runId);
+    expect(manifest.dataset.path).toBe(mini);
+    expect(manifest.config.datasetPath).toBe(mini);
+    expect(store.listRuns()[0]?.datasetPath).toBe(mini);
+    store.close();
+  });
+
   it('refuses an unknown sample id, naming it', async () => {
     const { store, dataDir } = world();
     await expect(
@@ -253,6 +360,23 @@ describe('experiment runner (worker threads)', () => {
     expect(comparable(store, handle.runId)).toEqual(comparable(inlineStore, inline.runId));
     store.close();
     inlineStore.close();
+  });
+
+  it('records the warnings a worker logs (an hnsw index rebuilt) in the manifest', async () => {
+    const { store, dataDir } = world();
+    const handle = await startExperiment(
+      { datasetPath: mini, memory: { preset: 'test-rebuilt-hnsw' }, parallel: 2 },
+      { store, dataDir, executor: workerExecutor({ presetModules: [presetsModule] }) },
+    );
+    expect((await handle.done).status).toBe('completed');
+    const warnings = [...(store.getRun(handle.runId).manifest.warnings ?? [])].sort();
+    expect(warnings).toEqual(
+      ['mini-1', 'mini-2'].map(
+        (id) =>
+          `${id}: HybridCollection '${id}': index 'vec': the index file is missing; rebuilt 1 vectors from collection.db`,
+      ),
+    );
+    store.close();
   });
 
   it('fails fast on an unknown preset, before creating a run', async () => {

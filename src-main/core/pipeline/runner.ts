@@ -1,11 +1,13 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { arch, availableParallelism, platform } from 'node:os';
-import { join } from 'node:path';
-import type { Sample, TestPlan } from '../../../src-shared/dataset';
+import { join, resolve } from 'node:path';
+import type { DatasetLoadResult, Sample, TestPlan } from '../../../src-shared/dataset';
 import { WorkbenchError, parseOrThrow } from '../../../src-shared/errors';
 import {
   ExperimentConfigSchema,
   estimateRemainingMs,
+  DEFAULT_MAX_ERROR_SHARE,
+  finishedStatus,
   summarizeAnswers,
   type ExperimentConfig,
   type ExperimentConfigInput,
@@ -13,26 +15,34 @@ import {
   type RunStatus,
   type RunSummary,
 } from '../../../src-shared/experiment';
-import { loadDatasetFile } from '../dataset/load';
+import { datasetFileSha256, loadDatasetFile } from '../dataset/load';
 import { packetCount } from '../dataset/packets';
 import { planTests } from '../dataset/testPlan';
 import { appVersion, gitCommit } from '../provenance';
-import type { TokenTotals } from '../../../src-shared/runs';
 import type { SweepTag } from '../../../src-shared/sweeps';
+import {
+  embedderChoicesIn,
+  embedderRecord,
+  type EmbedderRecord,
+} from '../../../src-shared/embedders';
+import { MAX_MANIFEST_WARNINGS, type SkippedSample } from '../../../src-shared/runs';
 import { configHash, newRunId, redactSecrets, type RunManifest } from '../runs/manifest';
 import type { RunStore } from '../runs/store';
-import { judgePromptRecord } from '../answer/prompts';
-import { costOf } from '../answer/llm-client';
+import { judgeProtocolOf } from '../answer/judge-protocols';
 import { ApiKeySource, experimentApiKeys, type ApiKeys } from '../keys';
+import { usageOf } from '../runs/usage';
 import { answererProvenance } from './answerers';
 import { workerExecutor, type SampleExecutor } from './executors';
+import { dataCacheDir } from '../embed/cache';
 import { judgeRun } from './judgeRun';
 import type { SampleEvent, SampleJob } from './runSample';
+import { installPunktModel } from '../scoring/punktModel';
 
 /**
  * The main-thread side of an experiment: load and plan, create the run, hand samples to an
- * executor (`parallel` at a time), commit each test the executor reports (the runs DB has one
- * writer: this thread), and finish the run as completed, cancelled or failed.
+ * executor (`parallel` at a time), commit each test and file each LLM call the executor reports
+ * (the runs DB has one writer: this thread), and finish the run as completed, degraded (too many
+ * errored final answers), cancelled or failed.
  */
 
 export interface RunOptions {
@@ -50,6 +60,12 @@ export interface RunOptions {
   apiKeys?: ApiKeySource;
   /** Tags a new run as a cell of a sweep (kept in its manifest). */
   sweep?: SweepTag;
+  /**
+   * The dataset as the caller already parsed it (the service's open dataset). The runner runs
+   * these samples instead of parsing the file again, after checking that the file still has the
+   * sha256 it was parsed from.
+   */
+  dataset?: DatasetLoadResult;
   now?: () => number;
 }
 
@@ -60,10 +76,17 @@ export interface RunOutcome {
   elapsedMs: number;
   error: string | null;
   /**
+   * The run ran its course but too many final answers are errors (`degraded`, or `failed` when
+   * all are): resuming it would change nothing.
+   */
+  tooManyErrors: boolean;
+  /**
    * Questions of the run's samples that were not asked: those without usable evidence, unless
    * the config includes them. Official overall scores count every question, so say it.
    */
   notAsked: number;
+  /** Invalid samples of the file left out (`skipInvalid`), as the manifest records them. */
+  skippedSamples: SkippedSample[];
 }
 
 export interface ExperimentHandle {
@@ -88,13 +111,61 @@ export function effectiveParallel(requested: number, samples: number): number {
   return Math.max(1, Math.min(requested, availableParallelism(), samples));
 }
 
+/** The file's samples that failed validation, with the loader's messages, in file order. */
+function invalidSamples(dataset: DatasetLoadResult): SkippedSample[] {
+  const byIndex = new Map<number, SkippedSample>();
+  for (const p of dataset.problems) {
+    if (p.severity !== 'error' || p.sampleIndex === null) continue;
+    const entry = byIndex.get(p.sampleIndex) ?? {
+      sampleIndex: p.sampleIndex,
+      sampleId: p.sampleId,
+      problems: [],
+    };
+    entry.problems.push(p.message);
+    byIndex.set(p.sampleIndex, entry);
+  }
+  return [...byIndex.values()].sort((a, b) => a.sampleIndex - b.sampleIndex);
+}
+
+function describeInvalid(s: SkippedSample): string {
+  const name = s.sampleId === null ? `#${s.sampleIndex}` : `"${s.sampleId}" (#${s.sampleIndex})`;
+  return `sample ${name}: ${s.problems.join('; ')}`;
+}
+
+/**
+ * The samples a run takes. Invalid samples are never dropped silently: a named one is refused as
+ * invalid (not as absent), and running "all" of a file with invalid samples needs `skipInvalid`,
+ * which the manifest then records.
+ */
 export function selectSamples(
-  all: readonly Sample[],
-  ids: readonly string[] | undefined,
-): Sample[] {
-  if (!ids) return [...all];
+  dataset: DatasetLoadResult,
+  config: ExperimentConfig,
+): { samples: Sample[]; skipped: SkippedSample[] } {
+  const all = dataset.samples;
+  const invalid = invalidSamples(dataset);
+  const ids = config.samples;
+  if (!ids) {
+    if (invalid.length > 0 && config.skipInvalid !== true) {
+      throw new WorkbenchError(
+        'DATASET_INVALID',
+        `${config.datasetPath}: ${invalid.length} invalid sample(s), so the run was not started ` +
+          `(skipInvalid / --skip-invalid runs the ${all.length} valid one(s) and records what was skipped): ` +
+          invalid.map(describeInvalid).join(' | '),
+        { where: config.datasetPath },
+      );
+    }
+    return { samples: [...all], skipped: invalid };
+  }
   const byId = new Map(all.map((s) => [s.sampleId, s]));
-  return ids.map((id, i) => {
+  const samples = ids.map((id, i) => {
+    const bad = invalid.find((s) => s.sampleId === id);
+    if (bad) {
+      throw new WorkbenchError(
+        'INVALID_INPUT',
+        `samples[${i}]: sample ${id} is invalid: ${bad.problems.join('; ')}`,
+        { path: ['samples', i] },
+      );
+    }
     const sample = byId.get(id);
     if (!sample) {
       throw new WorkbenchError(
@@ -105,43 +176,95 @@ export function selectSamples(
     }
     return sample;
   });
-}
-
-function embedderOf(config: ExperimentConfig): string | null {
-  const e = config.memory.config['embedder'];
-  if (typeof e === 'string') return e;
-  if (e !== null && typeof e === 'object' && typeof (e as { name?: unknown }).name === 'string') {
-    return (e as { name: string }).name;
-  }
-  return null;
-}
-
-const zeroTokens = { calls: 0, promptTokens: 0, completionTokens: 0 };
-
-function answerTotals(
-  config: ExperimentConfig,
-  tokens: typeof zeroTokens,
-): NonNullable<RunManifest['usage']>['answer'] {
-  const prices = config.answerer.kind === 'llm' ? config.answerer.prices : undefined;
-  return { ...tokens, cost: costOf(tokens, prices) };
+  return { samples, skipped: [] };
 }
 
 /**
- * The memory LLM's totals: an earlier launch's (a resumed run replays packets, so their calls are
- * made again and counted again) plus this launch's. Null without a memory LLM.
+ * The caller's parsed dataset when it still matches the file, else the file parsed now. A file
+ * changed on disk since it was opened is refused: the run would record one sha256 and run another
+ * file's samples.
  */
-function memoryTotals(
-  config: ExperimentConfig,
-  before: TokenTotals | null,
-  now: typeof zeroTokens,
-): TokenTotals | null {
-  if (!config.memory.llm) return null;
-  const sum = {
-    calls: (before?.calls ?? 0) + now.calls,
-    promptTokens: (before?.promptTokens ?? 0) + now.promptTokens,
-    completionTokens: (before?.completionTokens ?? 0) + now.completionTokens,
-  };
-  return { ...sum, cost: costOf(sum, config.memory.llm.prices) };
+async function datasetFor(
+  path: string,
+  given: DatasetLoadResult | undefined,
+): Promise<DatasetLoadResult> {
+  if (!given) return loadDatasetFile(path);
+  const onDisk = await datasetFileSha256(path);
+  if (given.info.sha256 === null || onDisk !== given.info.sha256) {
+    throw new WorkbenchError(
+      'DATASET_INVALID',
+      `${path}: the file changed on disk since it was opened (sha256 now ${onDisk}, opened as ${given.info.sha256 ?? 'unknown'}); open it again to run it`,
+      { where: path },
+    );
+  }
+  return given;
+}
+
+/**
+ * The embedders the memory config names, each once; when it names none, the one the services
+ * reported (a preset's default), if any.
+ */
+function embeddersOf(config: ExperimentConfig, reported: string | null = null): EmbedderRecord[] {
+  const records = new Map<string, EmbedderRecord>();
+  for (const { choice } of embedderChoicesIn(config.memory.config)) {
+    const record = embedderRecord(choice);
+    records.set(`${record.name}\u0000${record.baseUrl}`, record);
+  }
+  if (records.size === 0 && reported !== null) {
+    return [{ name: reported, model: null, baseUrl: null }];
+  }
+  return [...records.values()];
+}
+
+const EMBED_COUNTERS = {
+  requests: 'embed.requests',
+  cacheHits: 'embed.cacheHits',
+  cacheMisses: 'embed.cacheMisses',
+} as const;
+/**
+ * A run from before the call ledger (runs-DB schema 4) has its totals only in its manifest: file
+ * them in the ledger once, so a resume adds to them instead of starting from zero.
+ */
+function seedLedger(store: RunStore, runId: string, manifest: RunManifest): void {
+  if (!manifest.usage || store.callLedger(runId).length > 0) return;
+  const { config } = manifest;
+  const roles = [
+    {
+      role: 'answer' as const,
+      model: config.answerer.kind === 'llm' ? config.answerer.model : config.answerer.kind,
+      totals: manifest.usage.answer,
+    },
+    { role: 'judge' as const, model: manifest.judge?.model ?? '', totals: manifest.usage.judge },
+    {
+      role: 'memory' as const,
+      model: config.memory.llm?.model ?? '',
+      totals: manifest.usage.memory,
+    },
+  ];
+  for (const { role, model, totals } of roles) {
+    if (!totals || totals.calls === 0) continue;
+    store.recordCalls(runId, {
+      role,
+      model,
+      calls: totals.calls,
+      failures: totals.failures ?? 0,
+      promptTokens: totals.promptTokens,
+      completionTokens: totals.completionTokens,
+    });
+  }
+}
+
+/** An earlier launch's warnings (a resumed run) and this launch's, within the cap. */
+function manifestWarnings(
+  before: readonly string[] | undefined,
+  now: readonly string[],
+  dropped: number,
+): { warnings?: string[] } {
+  const all = [...(before ?? []), ...now];
+  if (all.length === 0) return {};
+  const kept = all.slice(0, MAX_MANIFEST_WARNINGS);
+  const more = all.length - kept.length + dropped;
+  return { warnings: more > 0 ? [...kept, `... and ${more} more warnings`] : kept };
 }
 
 /** Validates, loads and plans, creates the run, and starts it. Resolves once the run exists. */
@@ -149,12 +272,14 @@ export async function startExperiment(
   input: ExperimentConfigInput | ExperimentConfig,
   options: RunOptions,
 ): Promise<ExperimentHandle> {
-  const config = parseOrThrow(ExperimentConfigSchema, input, 'experiment config');
+  const parsed = parseOrThrow(ExperimentConfigSchema, input, 'experiment config');
+  // Stored absolute: a relative path would mean another file once the cwd changes (resume, UI).
+  const config = { ...parsed, datasetPath: resolve(parsed.datasetPath) };
   const apiKeys = experimentApiKeys(config, options.apiKeys ?? new ApiKeySource());
   const executor = options.executor ?? workerExecutor();
   await executor.prepare(config);
-  const dataset = await loadDatasetFile(config.datasetPath);
-  const samples = selectSamples(dataset.samples, config.samples);
+  const dataset = await datasetFor(config.datasetPath, options.dataset);
+  const { samples, skipped } = selectSamples(dataset, config);
   const now = options.now ?? Date.now;
   const runId = newRunId(now());
   const planned: PlannedSample[] = samples.map((sample) => ({
@@ -177,16 +302,16 @@ export async function startExperiment(
     samples: samples.map((s) => s.sampleId),
     app: { version: appVersion(), gitCommit: gitCommit() },
     memory: { preset: config.memory.preset, notes: [] },
-    embedder: embedderOf(config),
+    embedder: embeddersOf(config)[0]?.name ?? null,
     answerer: answererProvenance(config.answerer),
     judge: config.judge
-      ? { model: config.judge.model, repeats: config.judge.repeats, prompt: judgePromptRecord() }
+      ? {
+          model: config.judge.model,
+          repeats: config.judge.repeats,
+          prompt: judgeProtocolOf(config.judge.protocol).record,
+        }
       : null,
-    usage: {
-      answer: answerTotals(config, zeroTokens),
-      judge: null,
-      memory: memoryTotals(config, null, zeroTokens),
-    },
+    usage: usageOf(config, [], null),
     seed: config.seed,
     parallel: (executor.parallelFor ?? effectiveParallel)(config.parallel, samples.length),
     host: {
@@ -198,6 +323,8 @@ export async function startExperiment(
     startedAt: new Date(now()).toISOString(),
     endedAt: null,
     errors: { insert: 0, answer: 0 },
+    scoring: { punktModelSha256: installPunktModel().sha256 },
+    ...(skipped.length > 0 ? { skippedSamples: skipped } : {}),
     ...(options.sweep ? { sweep: options.sweep } : {}),
   };
   options.store.createRun(
@@ -219,6 +346,7 @@ export async function startExperiment(
     manifest.parallel,
     false,
     notAsked,
+    skipped,
     executor,
     options,
   );
@@ -235,8 +363,11 @@ export async function resumeExperiment(
 ): Promise<ExperimentHandle> {
   const { store } = options;
   const run = store.getRun(runId);
-  if (run.status === 'completed') {
-    throw new WorkbenchError('CONFLICT', `run ${runId} is already completed; nothing to resume`);
+  if (run.status === 'completed' || run.status === 'degraded') {
+    throw new WorkbenchError(
+      'CONFLICT',
+      `run ${runId} is already ${run.status}; nothing to resume`,
+    );
   }
   if (run.status === 'running') {
     throw new WorkbenchError(
@@ -257,32 +388,33 @@ export async function resumeExperiment(
     );
   }
   const byId = new Map(dataset.samples.map((s) => [s.sampleId, s]));
-  const planned: PlannedSample[] = [];
-  for (const info of run.sampleInfo) {
-    if (info.status === 'completed') continue;
+  // Every sample of the run is planned once: finished ones count in notAsked (the summary covers
+  // them all), unfinished ones are run.
+  const all = run.sampleInfo.map((info) => {
     const sample = byId.get(info.sampleId);
-    if (!sample) {
+    if (!sample && info.status !== 'completed') {
       throw new WorkbenchError(
         'DATASET_INVALID',
         `${config.datasetPath}: sample ${info.sampleId} is gone`,
       );
     }
-    planned.push({
-      sample,
-      plan: planTests(sample, { includeNoEvidence: config.includeNoEvidence }),
-      skipTests: new Set(store.committedTests(runId, info.sampleId)),
-    });
-  }
-  // Over every sample of the run, finished ones included: the summary covers them all.
-  const notAsked = notAskedOf(
-    run.sampleInfo.flatMap((info) => {
-      const sample = byId.get(info.sampleId);
-      return sample
-        ? [{ sample, plan: planTests(sample, { includeNoEvidence: config.includeNoEvidence }) }]
-        : [];
-    }),
+    return { info, sample };
+  });
+  const plans = all.flatMap(({ info, sample }) =>
+    sample
+      ? [{ info, sample, plan: planTests(sample, { includeNoEvidence: config.includeNoEvidence }) }]
+      : [],
   );
+  const planned: PlannedSample[] = plans
+    .filter(({ info }) => info.status !== 'completed')
+    .map(({ info, sample, plan }) => ({
+      sample,
+      plan,
+      skipTests: new Set(store.committedTests(runId, info.sampleId)),
+    }));
+  const notAsked = notAskedOf(plans);
   store.reopenRun(runId);
+  seedLedger(store, runId, run.manifest);
   return launch(
     runId,
     config,
@@ -291,6 +423,7 @@ export async function resumeExperiment(
     (executor.parallelFor ?? effectiveParallel)(config.parallel, planned.length),
     true,
     notAsked,
+    run.manifest.skippedSamples ?? [],
     executor,
     options,
   );
@@ -309,6 +442,7 @@ function launch(
   parallel: number,
   resumed: boolean,
   notAsked: number,
+  skippedSamples: SkippedSample[],
   executor: SampleExecutor,
   options: RunOptions,
 ): ExperimentHandle {
@@ -327,7 +461,7 @@ function launch(
     executor,
     options,
     controller.signal,
-  ).then((outcome) => ({ ...outcome, notAsked }));
+  ).then((outcome) => ({ ...outcome, notAsked, skippedSamples }));
   return { runId, done, cancel: () => controller.abort() };
 }
 
@@ -341,7 +475,7 @@ async function execute(
   executor: SampleExecutor,
   options: RunOptions,
   signal: AbortSignal,
-): Promise<Omit<RunOutcome, 'notAsked'>> {
+): Promise<Omit<RunOutcome, 'notAsked' | 'skippedSamples'>> {
   const { store } = options;
   const now = options.now ?? Date.now;
   const startedAt = now();
@@ -357,10 +491,15 @@ async function execute(
   let donePackets = 0;
   const failures: string[] = [];
   const notes = new Set<string>();
+  const warnings: string[] = [];
+  let warningsDropped = 0;
+  const warn = (sampleId: string, message: string): void => {
+    if (warnings.length < MAX_MANIFEST_WARNINGS) warnings.push(`${sampleId}: ${message}`);
+    else warningsDropped++;
+  };
   let embedder: string | null = null;
+  const embedCounts = { requests: 0, cacheHits: 0, cacheMisses: 0 };
   const dirs: string[] = [];
-  /** The memory service's own LLM calls (memory.llm), summed over this launch's samples. */
-  const memoryTokens = { calls: 0, promptTokens: 0, completionTokens: 0 };
 
   emit({
     type: 'run-started',
@@ -395,21 +534,30 @@ async function execute(
       sample: p.sample,
       plan: p.plan,
       config,
+      benchmark: store.profileOf(runId).id,
       skipTests: p.skipTests,
       collectionDir: dir,
+      cacheDir: dataCacheDir(options.dataDir),
       apiKeys,
     };
     try {
       const outcome = await executor.run(
         job,
-        { emit: forward, commitTest: (test) => store.commitTest(runId, test) },
+        {
+          emit: forward,
+          commitTest: (test) => store.commitTest(runId, test),
+          recordCalls: (record) => store.recordCalls(runId, record),
+          log: (level, message) => {
+            if (level !== 'info') warn(sampleId, message);
+          },
+        },
         signal,
       );
       for (const n of outcome.notes) notes.add(n);
       embedder ??= outcome.embedder;
-      memoryTokens.calls += outcome.stats['llm.calls'] ?? 0;
-      memoryTokens.promptTokens += outcome.stats['llm.promptTokens'] ?? 0;
-      memoryTokens.completionTokens += outcome.stats['llm.completionTokens'] ?? 0;
+      for (const [field, key] of Object.entries(EMBED_COUNTERS)) {
+        embedCounts[field as keyof typeof EMBED_COUNTERS] += outcome.stats[key] ?? 0;
+      }
       store.markSample(runId, sampleId, {
         status: outcome.status,
         insertErrors: outcome.insertErrors,
@@ -487,29 +635,49 @@ async function execute(
 
   const elapsedMs = now() - startedAt;
   let summary: RunSummary;
+  let tooManyErrors = false;
   try {
+    summary = store.summary(runId);
+    if (status === 'completed') {
+      // A run that ran its course can still be mostly errors (a wrong key: every call a 401).
+      const verdict = finishedStatus(summary, config.maxErrorShare ?? DEFAULT_MAX_ERROR_SHARE);
+      status = verdict.status;
+      error = verdict.message;
+      tooManyErrors = verdict.status !== 'completed';
+    }
     store.finishRun(runId, status, {
       error,
       manifest: (m) => ({
         ...m,
         memory: { ...m.memory, notes: [...new Set([...m.memory.notes, ...notes])] },
+        ...manifestWarnings(m.warnings, warnings, warningsDropped),
         // The service knows its embedder (config defaults included); the config alone may not.
         embedder: m.embedder ?? embedder,
-        usage: {
-          answer: answerTotals(config, store.answerTokenTotals(runId)),
-          judge: m.usage?.judge ?? null,
-          memory: memoryTotals(config, m.usage?.memory ?? null, memoryTokens),
+        embedding: {
+          embedders: m.embedding?.embedders ?? embeddersOf(config, embedder),
+          requests: (m.embedding?.requests ?? 0) + embedCounts.requests,
+          cacheHits: (m.embedding?.cacheHits ?? 0) + embedCounts.cacheHits,
+          cacheMisses: (m.embedding?.cacheMisses ?? 0) + embedCounts.cacheMisses,
         },
+        usage: usageOf(config, store.callLedger(runId), m.judge?.model ?? null),
       }),
     });
-    summary = store.summary(runId);
   } catch (caught) {
     status = 'failed';
     error = `runs database: ${caught instanceof Error ? caught.message : String(caught)}`;
     summary = summarizeAnswers([]);
   }
-  if (status === 'completed') emit({ type: 'run-finished', runId, at: now(), summary, elapsedMs });
-  else if (status === 'cancelled') emit({ type: 'run-cancelled', runId, at: now(), elapsedMs });
+  if (status === 'completed' || status === 'degraded') {
+    emit({
+      type: 'run-finished',
+      runId,
+      at: now(),
+      summary,
+      elapsedMs,
+      status,
+      message: error,
+    });
+  } else if (status === 'cancelled') emit({ type: 'run-cancelled', runId, at: now(), elapsedMs });
   else emit({ type: 'run-failed', runId, at: now(), message: error ?? 'failed', elapsedMs });
-  return { runId, status, summary, elapsedMs, error };
+  return { runId, status, summary, elapsedMs, error, tooManyErrors };
 }

@@ -2,54 +2,79 @@
 // so tsx and the word vectors load once per worker, not once per sample). electron-vite builds it as
 // out/main/worker.js; from source it is started through tsx (see workerUrl.ts). The worker only
 // computes: it sends each complete test to the main thread, which is the runs DB's single writer.
-import { parentPort } from 'node:worker_threads';
-import { toErrorPayload } from '../../../src-shared/errors';
+import { parentPort, workerData } from 'node:worker_threads';
+import { WorkbenchError, toErrorPayload } from '../../../src-shared/errors';
 import { createAnswerer } from './answerers';
-import { planTests } from '../dataset/testPlan';
 import { createMemoryService } from '../memory/registry';
 import { loadMemoryPresets } from './presets';
 import {
   sequenceChecker,
   sequencer,
   workerInSchema,
+  workerInitSchema,
   type WorkerIn,
   type WorkerOut,
 } from './protocol';
-import { runSample } from './runSample';
+import { answererMeter, runSample, type SampleHooks } from './runSample';
+import { installPunktModel } from '../scoring/punktModel';
 
 function errorMessage(error: unknown): Extract<WorkerOut, { type: 'error' }>['error'] {
   const payload = toErrorPayload(error);
   return { ...payload, path: payload.path ? [...payload.path] : undefined };
 }
 
-function serve(port: NonNullable<typeof parentPort>): void {
+function serve(port: NonNullable<typeof parentPort>, init: unknown): void {
+  // Answers are scored here; BLEU-1 tokenises with NLTK's Punkt model when it is installed.
+  installPunktModel();
   const stamp = sequencer<WorkerOut>();
   const send = (message: Parameters<typeof stamp>[0]): void => port.postMessage(stamp(message));
   const checkSeq = sequenceChecker('experiment worker');
   let cancel = new AbortController();
   let busy = false;
+  // Extra presets are the worker's, given once when it was started; a bad list fails every sample.
+  const presetsLoaded = (async () => {
+    const parsed = workerInitSchema.safeParse(init);
+    if (!parsed.success) {
+      throw new WorkbenchError(
+        'INTERNAL',
+        `experiment worker: bad workerData: ${parsed.error.message}`,
+      );
+    }
+    await loadMemoryPresets(parsed.data.presetModules);
+  })();
+  // Reported by the first start; not an unhandled rejection before it.
+  presetsLoaded.catch(() => undefined);
 
   const start = async (message: Extract<WorkerIn, { type: 'start' }>): Promise<void> => {
     cancel = new AbortController();
-    await loadMemoryPresets(message.presetModules);
-    const { sample, config } = message;
+    await presetsLoaded;
+    const { sample, plan, config } = message;
+    const hooks: SampleHooks = {
+      emit: (event) => send({ type: 'progress', event }),
+      commitTest: (test) => send({ type: 'test-result', test }),
+      recordCalls: (record) => send({ type: 'calls', record }),
+      log: (level, message) => send({ type: 'log', level, message }),
+    };
     const outcome = await runSample(
       {
         runId: message.runId,
         sample,
-        plan: planTests(sample, { includeNoEvidence: config.includeNoEvidence }),
+        plan,
         config,
+        benchmark: message.benchmark,
         skipTests: new Set(message.skipTests),
         collectionDir: message.collectionDir,
+        ...(message.cacheDir !== undefined ? { cacheDir: message.cacheDir } : {}),
         apiKeys: message.apiKeys,
       },
-      {
-        emit: (event) => send({ type: 'progress', event }),
-        commitTest: (test) => send({ type: 'test-result', test }),
-      },
+      hooks,
       {
         createMemory: (ctx) => createMemoryService(config.memory.preset, config.memory.config, ctx),
-        answerer: createAnswerer(config.answerer, message.apiKeys),
+        answerer: createAnswerer(
+          config.answerer,
+          message.apiKeys,
+          answererMeter(config.answerer, hooks),
+        ),
         signal: cancel.signal,
       },
     );
@@ -94,4 +119,4 @@ function serve(port: NonNullable<typeof parentPort>): void {
   });
 }
 
-if (parentPort) serve(parentPort);
+if (parentPort) serve(parentPort, workerData);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openSqlite } from '../sqlite';
 import { MIGRATIONS, RUNS_APPLICATION_ID, RUNS_SCHEMA_VERSION, openRunsDb } from './db';
+import { ExperimentConfigSchema } from '../../../src-shared/experiment';
 import type { RunManifest } from './manifest';
 import { RunStore } from './store';
 
@@ -19,25 +20,24 @@ function columns(db: ReturnType<typeof openSqlite>, table: string): string[] {
   );
 }
 
-const manifest = (runId: string): RunManifest =>
-  ({
-    manifestVersion: 1,
-    runId,
-    config: {},
-    configHash: 'h',
-    dataset: { path: 'd.json', sha256: 'x', bytes: 1, format: 'locomo' },
-    samples: ['s'],
-    app: { version: '0', gitCommit: null },
-    memory: { preset: 'p', notes: [] },
-    embedder: null,
-    answerer: { kind: 'extractive', name: 'extractive-v1' },
-    seed: 42,
-    parallel: 1,
-    host: { platform: 'linux', arch: 'x64', node: 'v20', cores: 2 },
-    startedAt: '2025-01-01T00:00:00.000Z',
-    endedAt: null,
-    errors: { insert: 0, answer: 0 },
-  }) as unknown as RunManifest;
+const manifest = (runId: string): RunManifest => ({
+  manifestVersion: 1,
+  runId,
+  config: ExperimentConfigSchema.parse({ datasetPath: 'd.json' }),
+  configHash: 'h',
+  dataset: { path: 'd.json', sha256: 'x', bytes: 1, format: 'locomo' },
+  samples: ['s'],
+  app: { version: '0', gitCommit: null },
+  memory: { preset: 'p', notes: [] },
+  embedder: null,
+  answerer: { kind: 'extractive', name: 'extractive-v1' },
+  seed: 42,
+  parallel: 1,
+  host: { platform: 'linux', arch: 'x64', node: 'v20', cores: 2 },
+  startedAt: '2025-01-01T00:00:00.000Z',
+  endedAt: null,
+  errors: { insert: 0, answer: 0 },
+});
 
 describe('runs DB migrations', () => {
   it('migration 1 creates runs, run_samples, tests, answers and stamps the file', () => {
@@ -117,9 +117,162 @@ describe('runs DB migrations', () => {
     old.close();
     const store = RunStore.open(f);
     const [single, adversarial] = store.finalAnswers('r2');
-    expect(single).toMatchObject({ setF1: 1, bleu1: 1, judge: null, usage: null });
-    expect(adversarial).toMatchObject({ setF1: null, bleu1: null, judge: null });
+    expect(single).toMatchObject({ scores: { setF1: 1, bleu1: 1 }, judge: null, usage: null });
+    expect(adversarial).toMatchObject({ scores: { setF1: null, bleu1: null }, judge: null });
     store.close();
+  });
+
+  it('migrations 5 and 6 move every score column into answer_scores, one row per metric, and drops the columns', () => {
+    const f = file();
+    const old = openRunsDb(f, { targetVersion: 3 });
+    old
+      .prepare(
+        "INSERT INTO runs (id, status, created_at, started_at, preset, config_hash, manifest) VALUES ('r3', 'completed', 't', 't', 'p', 'h', ?)",
+      )
+      .run(JSON.stringify(manifest('r3')));
+    old
+      .prepare(
+        "INSERT INTO run_samples (run_id, sample_id, position, status, total_packets, total_questions, threshold, planned_tests) VALUES ('r3', 's', 0, 'completed', 1, 3, 1, 1)",
+      )
+      .run();
+    old
+      .prepare(
+        "INSERT INTO tests (run_id, sample_id, test_index, packet_idx, dialogs_inserted, visible_count, question_indices, committed_at) VALUES ('r3', 's', 0, 0, 2, 3, '[0,1,2]', 't')",
+      )
+      .run();
+    const answer = old.prepare(
+      `INSERT INTO answers (run_id, sample_id, test_index, question_index, category, question, gold, prediction, retrieved,
+         official_f1, evidence_recall, retrieve_ms, answer_ms, error,
+         set_f1, bleu1, judge_mean, judge_std, judge_labels, judge_error, prompt_tokens, completion_tokens)
+       VALUES ('r3', 's', 0, ?, ?, 'q', ?, 'p', '[]', ?, ?, 1, 2, NULL, ?, ?, ?, ?, ?, ?, 5, 1)`,
+    );
+    // Judged, with evidence; a judge error, no evidence; adversarial, never judged.
+    answer.run(0, 4, 'g', 0.25, 0.5, 0.125, 0.0625, 0.5, 0.7071, '[1,0]', null);
+    answer.run(1, 2, 'g', 0.75, null, 0.375, 0.1875, null, null, null, 'judge: UPSTREAM');
+    answer.run(2, 5, null, 1, 1, null, null, null, null, null, null);
+    old.close();
+
+    const v5 = openRunsDb(f, { targetVersion: 5 });
+    expect(v5.pragma('user_version', { simple: true })).toBe(5);
+    expect(columns(v5, 'answers')).not.toEqual(
+      expect.arrayContaining(['official_f1', 'evidence_recall', 'set_f1', 'bleu1', 'judge_mean']),
+    );
+    expect(columns(v5, 'answers')).toEqual(
+      expect.arrayContaining(['judge_std', 'judge_labels', 'judge_error', 'prompt_tokens']),
+    );
+    const rows = v5
+      .prepare(
+        'SELECT question_index AS q, metric, value FROM answer_scores ORDER BY question_index, metric',
+      )
+      .all();
+    expect(rows).toEqual([
+      { q: 0, metric: 'bleu1', value: 0.0625 },
+      { q: 0, metric: 'evidenceRecall', value: 0.5 },
+      { q: 0, metric: 'judge', value: 0.5 },
+      { q: 0, metric: 'officialF1', value: 0.25 },
+      { q: 0, metric: 'setF1', value: 0.125 },
+      { q: 1, metric: 'bleu1', value: 0.1875 },
+      { q: 1, metric: 'evidenceRecall', value: null },
+      { q: 1, metric: 'judge', value: null },
+      { q: 1, metric: 'officialF1', value: 0.75 },
+      { q: 1, metric: 'setF1', value: 0.375 },
+      { q: 2, metric: 'evidenceRecall', value: 1 },
+      { q: 2, metric: 'officialF1', value: 1 },
+    ]);
+    v5.close();
+
+    // Migration 6 keeps the stored (simple_tokenize) BLEU-1 as the variant; 'bleu1' is recomputed.
+    const store = RunStore.open(f);
+    expect(store.db.pragma('user_version', { simple: true })).toBe(6);
+    const [judged, failed, adversarial] = store.finalAnswers('r3');
+    expect(judged).toMatchObject({
+      scores: {
+        officialF1: 0.25,
+        evidenceRecall: 0.5,
+        setF1: 0.125,
+        bleu1Simple: 0.0625,
+        bleu1: 0,
+        judge: 0.5,
+      },
+      judge: { mean: 0.5, std: 0.7071, labels: [1, 0], error: null },
+      usage: { promptTokens: 5, completionTokens: 1 },
+    });
+    expect(failed).toMatchObject({
+      scores: { officialF1: 0.75, evidenceRecall: null, judge: null },
+      judge: { mean: null, labels: [], error: 'judge: UPSTREAM' },
+    });
+    expect(adversarial?.scores).toEqual({
+      officialF1: 1,
+      evidenceRecall: 1,
+      setF1: null,
+      bleu1: null,
+      bleu1Simple: null,
+      judge: null,
+    });
+    expect(adversarial?.judge).toBeNull();
+    // Deleting the run takes its score rows with it.
+    expect(store.deleteRun('r3')).toBe(true);
+    expect(store.db.prepare('SELECT count(*) AS n FROM answer_scores').get()).toEqual({ n: 0 });
+    store.close();
+  });
+
+  it("migration 4 allows status 'degraded' and adds the call ledger, keeping every row of a v3 file", () => {
+    const f = file();
+    const old = openRunsDb(f, { targetVersion: 3 });
+    old
+      .prepare(
+        "INSERT INTO runs (id, status, created_at, started_at, preset, config_hash, manifest, pid, resumes, answer_errors) VALUES ('r3', 'completed', 't', 't', 'p', 'h', ?, NULL, 2, 1)",
+      )
+      .run(JSON.stringify(manifest('r3')));
+    old
+      .prepare(
+        "INSERT INTO run_samples (run_id, sample_id, position, status, total_packets, total_questions, threshold, planned_tests) VALUES ('r3', 's', 0, 'completed', 1, 1, 1, 1)",
+      )
+      .run();
+    old
+      .prepare(
+        "INSERT INTO tests (run_id, sample_id, test_index, packet_idx, dialogs_inserted, visible_count, question_indices, committed_at) VALUES ('r3', 's', 0, 0, 2, 1, '[0]', 't')",
+      )
+      .run();
+    old
+      .prepare(
+        `INSERT INTO answers (run_id, sample_id, test_index, question_index, category, question, gold, prediction, retrieved, official_f1, evidence_recall, retrieve_ms, answer_ms, error)
+         VALUES ('r3', 's', 0, 0, 4, 'q', 'a', 'a', '[]', 1, NULL, 0, 0, NULL)`,
+      )
+      .run();
+    expect(() => old.prepare("UPDATE runs SET status = 'degraded' WHERE id = 'r3'").run()).toThrow(
+      /CHECK constraint failed/,
+    );
+    old.close();
+
+    const db = openRunsDb(f, { targetVersion: 4 });
+    expect(db.pragma('user_version', { simple: true })).toBe(4);
+    // Rebuilding runs must not cascade into its children.
+    expect(db.prepare('SELECT count(*) AS n FROM run_samples').get()).toEqual({ n: 1 });
+    expect(db.prepare('SELECT count(*) AS n FROM answers').get()).toEqual({ n: 1 });
+    expect(db.prepare('SELECT resumes, answer_errors FROM runs').get()).toEqual({
+      resumes: 2,
+      answer_errors: 1,
+    });
+    expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+    db.prepare("UPDATE runs SET status = 'degraded' WHERE id = 'r3'").run();
+    expect(columns(db, 'llm_calls')).toEqual([
+      'run_id',
+      'role',
+      'model',
+      'calls',
+      'failures',
+      'prompt_tokens',
+      'completion_tokens',
+    ]);
+    // Still cascades after the rebuild: the foreign keys point at the new runs table.
+    db.prepare(
+      "INSERT INTO llm_calls (run_id, role, model, calls) VALUES ('r3', 'answer', 'm', 1)",
+    ).run();
+    db.prepare("DELETE FROM runs WHERE id = 'r3'").run();
+    expect(db.prepare('SELECT count(*) AS n FROM run_samples').get()).toEqual({ n: 0 });
+    expect(db.prepare('SELECT count(*) AS n FROM llm_calls').get()).toEqual({ n: 0 });
+    db.close();
   });
 
   it('migrates a version-1 file with its data, and marks its pid-less running run interrupted', () => {
@@ -206,13 +359,10 @@ describe('RunStore', () => {
       gold: 'g',
       prediction: 'g',
       retrieved: [],
-      officialF1: 1,
-      evidenceRecall: 1,
+      scores: { officialF1: 1, evidenceRecall: 1, setF1: 1, bleu1: 1, judge: null },
       retrieveMs: 1,
       answerMs: 1,
       error: null,
-      setF1: 1,
-      bleu1: 1,
       judge: null,
       usage: null,
     };
@@ -232,6 +382,43 @@ describe('RunStore', () => {
     expect(store.committedTests('r', 's')).toEqual([0]);
     expect(store.deleteRun('r')).toBe(true);
     expect(store.listRuns()).toEqual([]);
+    store.close();
+  });
+
+  it('reads a manifest stored without a version as version 1 and refuses a newer one by name', () => {
+    const f = file();
+    const store = RunStore.open(f);
+    const { manifestVersion: _drop, ...unversioned } = manifest('old');
+    store.createRun(manifest('old'), []);
+    store.db
+      .prepare('UPDATE runs SET manifest = ? WHERE id = ?')
+      .run(JSON.stringify(unversioned), 'old');
+    expect(store.getRun('old').manifest.manifestVersion).toBe(1);
+    store.createRun(manifest('new'), []);
+    store.db
+      .prepare('UPDATE runs SET manifest = ? WHERE id = ?')
+      .run(JSON.stringify({ ...manifest('new'), manifestVersion: 2 }), 'new');
+    const refused = `runs database ${f}: run new manifest: manifest version 2 is newer than this build reads (1); use a newer Memory Workbench`;
+    expect(() => store.getRun('new')).toThrow(refused);
+    expect(() => store.listRuns()).toThrow(refused);
+    store.close();
+  });
+
+  it('parses stored JSON columns with their schema: a wrong shape is a RUNS_DB error naming the row', () => {
+    const f = file();
+    const store = RunStore.open(f);
+    store.createRun(manifest('r'), [
+      { sampleId: 's', totalPackets: 1, totalQuestions: 1, threshold: 1, plannedTests: 1 },
+    ]);
+    store.db.prepare("UPDATE run_samples SET notes = '[1]' WHERE run_id = 'r'").run();
+    expect(() => store.getRun('r')).toThrow(
+      `runs database ${f}: run r sample s notes: [0]: Invalid input: expected string, received number`,
+    );
+    store.db.prepare("UPDATE run_samples SET notes = '[]' WHERE run_id = 'r'").run();
+    store.db
+      .prepare('UPDATE runs SET manifest = ? WHERE id = ?')
+      .run(JSON.stringify({ ...manifest('r'), seed: 'x' }), 'r');
+    expect(() => store.getRun('r')).toThrow(`runs database ${f}: run r manifest: seed:`);
     store.close();
   });
 });

@@ -1,4 +1,5 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { WorkbenchError } from '../../../src-shared/errors';
 import { openSqlite, type SqliteDatabase } from '../sqlite';
 
@@ -17,6 +18,12 @@ export interface Migration {
   version: number;
   description: string;
   up: string;
+  /**
+   * Rebuilds a table other tables reference (SQLite cannot change a CHECK in place): foreign keys
+   * go off around it, or dropping the old table would cascade-delete its children. The foreign
+   * keys are checked before the migration commits.
+   */
+  rebuildsTables?: boolean;
 }
 
 /** Append only: a released migration is never edited, the next one fixes it. */
@@ -123,6 +130,91 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    description: "run status 'degraded'; the ledger of every LLM call a run made",
+    rebuildsTables: true,
+    up: `
+      CREATE TABLE runs_v4 (
+        id TEXT PRIMARY KEY,
+        status TEXT NOT NULL CHECK (status IN ('running','completed','degraded','cancelled','failed','interrupted')),
+        created_at TEXT NOT NULL,
+        started_at TEXT NOT NULL,
+        ended_at TEXT,
+        preset TEXT NOT NULL,
+        config_hash TEXT NOT NULL,
+        dataset_sha256 TEXT,
+        manifest TEXT NOT NULL,
+        error TEXT,
+        insert_errors INTEGER NOT NULL DEFAULT 0,
+        answer_errors INTEGER NOT NULL DEFAULT 0,
+        pid INTEGER,
+        resumes INTEGER NOT NULL DEFAULT 0
+      );
+      INSERT INTO runs_v4 SELECT id, status, created_at, started_at, ended_at, preset, config_hash,
+        dataset_sha256, manifest, error, insert_errors, answer_errors, pid, resumes FROM runs;
+      DROP TABLE runs;
+      ALTER TABLE runs_v4 RENAME TO runs;
+      CREATE TABLE llm_calls (
+        run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        role TEXT NOT NULL CHECK (role IN ('answer','judge','memory','embedder')),
+        model TEXT NOT NULL,
+        calls INTEGER NOT NULL DEFAULT 0,
+        failures INTEGER NOT NULL DEFAULT 0,
+        prompt_tokens INTEGER NOT NULL DEFAULT 0,
+        completion_tokens INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (run_id, role, model)
+      );
+    `,
+  },
+  {
+    version: 5,
+    description:
+      'scores in one table keyed by metric id (src-shared/metrics), moved out of the answers columns',
+    // Only values that exist move: set F1 and BLEU-1 NULL on a pre-3 row of categories 1-4 was
+    // "never computed" (the store recomputes those from the row), and J is stored only where a
+    // verdict (or a judge error) was recorded. A NULL row value means "does not score it".
+    up: `
+      CREATE TABLE answer_scores (
+        run_id TEXT NOT NULL,
+        sample_id TEXT NOT NULL,
+        test_index INTEGER NOT NULL,
+        question_index INTEGER NOT NULL,
+        metric TEXT NOT NULL,
+        value REAL,
+        PRIMARY KEY (run_id, sample_id, test_index, question_index, metric),
+        FOREIGN KEY (run_id, sample_id, test_index, question_index)
+          REFERENCES answers(run_id, sample_id, test_index, question_index) ON DELETE CASCADE
+      ) WITHOUT ROWID;
+      INSERT INTO answer_scores
+        SELECT run_id, sample_id, test_index, question_index, 'officialF1', official_f1 FROM answers;
+      INSERT INTO answer_scores
+        SELECT run_id, sample_id, test_index, question_index, 'evidenceRecall', evidence_recall
+        FROM answers;
+      INSERT INTO answer_scores
+        SELECT run_id, sample_id, test_index, question_index, 'setF1', set_f1
+        FROM answers WHERE set_f1 IS NOT NULL;
+      INSERT INTO answer_scores
+        SELECT run_id, sample_id, test_index, question_index, 'bleu1', bleu1
+        FROM answers WHERE bleu1 IS NOT NULL;
+      INSERT INTO answer_scores
+        SELECT run_id, sample_id, test_index, question_index, 'judge', judge_mean
+        FROM answers WHERE judge_labels IS NOT NULL OR judge_error IS NOT NULL;
+      ALTER TABLE answers DROP COLUMN official_f1;
+      ALTER TABLE answers DROP COLUMN evidence_recall;
+      ALTER TABLE answers DROP COLUMN set_f1;
+      ALTER TABLE answers DROP COLUMN bleu1;
+      ALTER TABLE answers DROP COLUMN judge_mean;
+    `,
+  },
+  {
+    version: 6,
+    description:
+      "BLEU-1 stored so far was computed on simple_tokenize tokens: keep it as 'bleu1Simple', so 'bleu1' means Mem0's word_tokenize BLEU-1 (recomputed on read for older rows)",
+    up: `
+      UPDATE answer_scores SET metric = 'bleu1Simple' WHERE metric = 'bleu1';
+    `,
+  },
 ];
 
 export const RUNS_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
@@ -148,6 +240,61 @@ function checkHeader(file: string): 'absent' | 'empty' | 'sqlite' {
   }
   if (!header.equals(SQLITE_HEADER)) throw refuse(file, 'not a SQLite database (bad header)');
   return 'sqlite';
+}
+
+/** SQLite's own words for a damaged file (SQLITE_CORRUPT and its extended codes, SQLITE_NOTADB). */
+export function isCorruptionError(error: unknown): boolean {
+  const code =
+    error !== null && typeof error === 'object' && 'code' in error ? error.code : undefined;
+  return (
+    typeof code === 'string' && (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB')
+  );
+}
+
+export function repairHint(file: string): string {
+  return `run "npm run -s cli -- runs repair --runs-db ${file}" to copy every readable row into a fresh database (the damaged file is kept beside it)`;
+}
+
+export function corruptError(file: string, detail: string, cause?: unknown): WorkbenchError {
+  return new WorkbenchError(
+    'RUNS_DB_CORRUPT',
+    `runs database ${file} is damaged (${detail}); the file was not changed; ${repairHint(file)}`,
+    { where: file, ...(cause === undefined ? {} : { cause }) },
+  );
+}
+
+/**
+ * `PRAGMA quick_check`: SQLite's b-tree and page checks without the index-content cross-check.
+ * It reads every page (about 0.3-0.6 s for a 100 MB runs DB here, docs/benchmarks.md), so open
+ * runs it once per file per process; `runs repair` runs the full integrity_check.
+ */
+export function integrityProblems(
+  db: SqliteDatabase,
+  mode: 'quick_check' | 'integrity_check' = 'quick_check',
+): string[] {
+  const rows = db.pragma(`${mode}(20)`) as Array<Record<string, string>>;
+  const problems = rows.map((r) => String(Object.values(r)[0]));
+  return problems.length === 1 && problems[0] === 'ok' ? [] : problems;
+}
+
+/** Files found intact by this process: checked once, not on every open. */
+const checkedFiles = new Set<string>();
+
+function checkIntact(db: SqliteDatabase, file: string): void {
+  const key = resolve(file);
+  if (checkedFiles.has(key)) return;
+  let problems: string[];
+  try {
+    problems = integrityProblems(db);
+  } catch (error) {
+    if (!isCorruptionError(error)) throw error;
+    problems = [error instanceof Error ? error.message : String(error)];
+  }
+  if (problems.length > 0) {
+    const more = problems.length > 1 ? ` and ${problems.length - 1} more problems` : '';
+    throw corruptError(file, `${problems[0]}${more}`);
+  }
+  checkedFiles.add(key);
 }
 
 /** Read-only look at an existing SQLite file: is it a runs DB this build can open? */
@@ -180,7 +327,9 @@ function inspect(file: string): void {
     }
   } catch (error) {
     if (error instanceof WorkbenchError) throw error;
-    throw refuse(file, `unreadable (${error instanceof Error ? error.message : String(error)})`);
+    const message = error instanceof Error ? error.message : String(error);
+    if (isCorruptionError(error)) throw corruptError(file, message, error);
+    throw refuse(file, `unreadable (${message})`);
   } finally {
     db.close();
   }
@@ -191,11 +340,24 @@ export function migrate(db: SqliteDatabase, target: number = RUNS_SCHEMA_VERSION
   let version = db.pragma('user_version', { simple: true }) as number;
   for (const m of MIGRATIONS) {
     if (m.version <= version || m.version > target) continue;
-    db.transaction(() => {
-      db.exec(m.up);
-      db.pragma(`application_id = ${RUNS_APPLICATION_ID}`);
-      db.pragma(`user_version = ${m.version}`);
-    })();
+    // A no-op inside a transaction, so it is switched here.
+    const foreignKeys = db.pragma('foreign_keys', { simple: true }) as number;
+    if (m.rebuildsTables) db.pragma('foreign_keys = OFF');
+    try {
+      db.transaction(() => {
+        db.exec(m.up);
+        if (m.rebuildsTables) {
+          const broken = db.pragma('foreign_key_check') as unknown[];
+          if (broken.length > 0) {
+            throw new Error(`migration ${m.version} leaves ${broken.length} broken foreign key(s)`);
+          }
+        }
+        db.pragma(`application_id = ${RUNS_APPLICATION_ID}`);
+        db.pragma(`user_version = ${m.version}`);
+      })();
+    } finally {
+      if (m.rebuildsTables) db.pragma(`foreign_keys = ${foreignKeys ? 'ON' : 'OFF'}`);
+    }
     version = m.version;
   }
   return version;
@@ -204,6 +366,8 @@ export function migrate(db: SqliteDatabase, target: number = RUNS_SCHEMA_VERSION
 export interface OpenRunsDbOptions {
   /** Stop migrating at this version (tests build older-schema files with it). */
   targetVersion?: number;
+  /** Skip the once-per-process quick_check (`runs repair` opens its fresh target with it). */
+  skipIntegrityCheck?: boolean;
 }
 
 export function openRunsDb(file: string, options: OpenRunsDbOptions = {}): SqliteDatabase {
@@ -219,6 +383,8 @@ export function openRunsDb(file: string, options: OpenRunsDbOptions = {}): Sqlit
     );
   }
   try {
+    // Before anything writes (even the journal mode): a damaged file is refused as it is.
+    if (file !== ':memory:' && options.skipIntegrityCheck !== true) checkIntact(db, file);
     db.pragma('journal_mode = WAL');
     // Under WAL, NORMAL keeps every committed test across a killed process (the OS holds the
     // pages); only a power cut can lose the last few commits, and never corrupts the file.
@@ -229,6 +395,9 @@ export function openRunsDb(file: string, options: OpenRunsDbOptions = {}): Sqlit
   } catch (error) {
     db.close();
     if (error instanceof WorkbenchError) throw error;
+    if (isCorruptionError(error)) {
+      throw corruptError(file, error instanceof Error ? error.message : String(error), error);
+    }
     throw new WorkbenchError(
       'RUNS_DB',
       `runs database ${file}: migration failed (${error instanceof Error ? error.message : String(error)})`,

@@ -1,34 +1,36 @@
 import type { AnswerRecord, RunStatus } from '../../../src-shared/experiment';
+import { metricList } from '../../../src-shared/metrics';
 import type { RunManifest } from './manifest';
-import type { RunStore } from './store';
+import type { RunReader } from './reader';
 
 /** Run exports: JSON (manifest, final answers, per-test answers) and CSV (final answers). */
 
 export const EXPORT_FORMATS = ['json', 'csv'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
+type Cell = string | number | string[] | null;
+
+/**
+ * One answer as exported: fixed fields plus one column per registered metric (named by the
+ * metric's `exportKey`, else its id).
+ */
 export interface ExportedAnswer {
+  [column: string]: Cell;
   sampleId: string;
   questionIndex: number;
   category: number;
   question: string;
   gold: string | null;
   prediction: string;
-  officialF1: number;
-  /** Mem0-style, categories 1-4 (null for category 5). */
-  setF1: number | null;
-  bleu1: number | null;
-  /** LLM judge: share of repeats CORRECT, its std over repeats, and why it failed. */
-  judgeMean: number | null;
-  judgeStd: number | null;
-  judgeError: string | null;
-  evidenceRecall: number | null;
-  /** Tokens the answerer's call used; null when it reported none. */
-  promptTokens: number | null;
-  completionTokens: number | null;
   /** Retrieved turn ids (dia ids where the memory is a turn, else the memory id), best first. */
   retrieved: string[];
   error: string | null;
+  /** LLM judge: the std of its repeats and why it failed (its mean is the `judgeMean` metric column). */
+  judgeStd: number | null;
+  judgeError: string | null;
+  /** Tokens the answerer's call used; null when it reported none. */
+  promptTokens: number | null;
+  completionTokens: number | null;
 }
 
 export interface RunExport {
@@ -38,43 +40,27 @@ export interface RunExport {
   testAnswers: Array<ExportedAnswer & { testIndex: number; retrieveMs: number; answerMs: number }>;
 }
 
-function exported(a: AnswerRecord): ExportedAnswer {
-  return {
-    sampleId: a.sampleId,
-    questionIndex: a.questionIndex,
-    category: a.category,
-    question: a.question,
-    gold: a.gold,
-    prediction: a.prediction,
-    officialF1: a.officialF1,
-    evidenceRecall: a.evidenceRecall,
-    retrieved: a.retrieved.map((r) => r.diaId ?? r.id),
-    error: a.error,
-    setF1: a.setF1,
-    bleu1: a.bleu1,
-    judgeMean: a.judge?.mean ?? null,
-    judgeStd: a.judge?.std ?? null,
-    judgeError: a.judge?.error ?? null,
-    promptTokens: a.usage?.promptTokens ?? null,
-    completionTokens: a.usage?.completionTokens ?? null,
-  };
-}
+const FIXED: Readonly<Record<string, (a: AnswerRecord) => Cell>> = {
+  sampleId: (a) => a.sampleId,
+  questionIndex: (a) => a.questionIndex,
+  category: (a) => a.category,
+  question: (a) => a.question,
+  gold: (a) => a.gold,
+  prediction: (a) => a.prediction,
+  retrieved: (a) => a.retrieved.map((r) => r.diaId ?? r.id),
+  error: (a) => a.error,
+  judgeStd: (a) => a.judge?.std ?? null,
+  judgeError: (a) => a.judge?.error ?? null,
+  promptTokens: (a) => a.usage?.promptTokens ?? null,
+  completionTokens: (a) => a.usage?.completionTokens ?? null,
+};
 
-export function buildRunExport(store: RunStore, runId: string): RunExport {
-  const run = store.getRun(runId);
-  return {
-    run: { ...run.manifest, status: run.status },
-    answers: store.finalAnswers(runId).map(exported),
-    testAnswers: store.answersByTest(runId).map((a) => ({
-      ...exported(a),
-      testIndex: a.testIndex,
-      retrieveMs: a.retrieveMs,
-      answerMs: a.answerMs,
-    })),
-  };
-}
-
-export const CSV_COLUMNS = [
+/**
+ * The columns exports had before the metrics registry, in their order: CSV readers of the
+ * original ten columns (and of the appended ones) keep working. Metrics the list does not name
+ * are appended after it, in registry order.
+ */
+const ORIGINAL_COLUMNS = [
   'sampleId',
   'questionIndex',
   'category',
@@ -85,7 +71,6 @@ export const CSV_COLUMNS = [
   'evidenceRecall',
   'retrieved',
   'error',
-  // Appended, so readers of the original ten columns keep working.
   'setF1',
   'bleu1',
   'judgeMean',
@@ -95,6 +80,48 @@ export const CSV_COLUMNS = [
   'completionTokens',
 ] as const;
 
+/** Export column name -> metric id, for every registered metric. */
+function metricColumns(): Map<string, string> {
+  return new Map(metricList().map((m) => [m.exportKey ?? m.id, m.id]));
+}
+
+/** The export's columns: the original ones, then metrics registered since. */
+export function exportColumns(): string[] {
+  const original: readonly string[] = ORIGINAL_COLUMNS;
+  const added = [...metricColumns().keys()].filter((c) => !original.includes(c));
+  return [...original, ...added];
+}
+
+function exported(
+  a: AnswerRecord,
+  columns: readonly string[],
+  metrics: Map<string, string>,
+): ExportedAnswer {
+  const out: Record<string, Cell> = {};
+  for (const column of columns) {
+    const fixed = FIXED[column];
+    const metric = metrics.get(column);
+    out[column] = fixed ? fixed(a) : metric === undefined ? null : (a.scores[metric] ?? null);
+  }
+  return out as ExportedAnswer;
+}
+
+export function buildRunExport(store: RunReader, runId: string): RunExport {
+  const run = store.getRun(runId);
+  const columns = exportColumns();
+  const metrics = metricColumns();
+  return {
+    run: { ...run.manifest, status: run.status },
+    answers: store.finalAnswers(runId).map((a) => exported(a, columns, metrics)),
+    testAnswers: store.answersByTest(runId).map((a) => ({
+      ...exported(a, columns, metrics),
+      testIndex: a.testIndex,
+      retrieveMs: a.retrieveMs,
+      answerMs: a.answerMs,
+    })),
+  };
+}
+
 /** RFC 4180: quote fields holding a comma, quote, CR or LF; double inner quotes. */
 export function csvField(value: string | number | null): string {
   if (value === null) return '';
@@ -103,16 +130,22 @@ export function csvField(value: string | number | null): string {
 }
 
 export function finalAnswersCsv(answers: readonly ExportedAnswer[]): string {
-  const lines = [CSV_COLUMNS.join(',')];
+  const columns = exportColumns();
+  const lines = [columns.join(',')];
   for (const a of answers) {
     lines.push(
-      CSV_COLUMNS.map((c) => csvField(c === 'retrieved' ? a.retrieved.join(' ') : a[c])).join(','),
+      columns
+        .map((c) => {
+          const cell = a[c] ?? null;
+          return csvField(Array.isArray(cell) ? cell.join(' ') : cell);
+        })
+        .join(','),
     );
   }
   return `${lines.join('\r\n')}\r\n`;
 }
 
-export function exportRun(store: RunStore, runId: string, format: ExportFormat): string {
+export function exportRun(store: RunReader, runId: string, format: ExportFormat): string {
   const data = buildRunExport(store, runId);
   return format === 'json' ? `${JSON.stringify(data, null, 2)}\n` : finalAnswersCsv(data.answers);
 }

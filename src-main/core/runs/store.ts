@@ -1,30 +1,26 @@
-import type { CategoryId } from '../../../src-shared/dataset';
 import { WorkbenchError } from '../../../src-shared/errors';
-import {
-  curveOf,
-  lexicalScores,
-  summarizeAnswers,
-  type JudgeScore,
-  type AnswerRecord,
-  type CurvePoint,
-  type RetrievedRef,
-  type RunStatus,
-  type RunSummary,
-  type SampleStatus,
-  type TestRecord,
+import type {
+  JudgeScore,
+  RunStatus,
+  SampleStatus,
+  TestRecord,
 } from '../../../src-shared/experiment';
 import type { JudgeCache, JudgeCacheEntry, JudgeVerdict } from '../answer/judge';
 import type { SqliteDatabase } from '../sqlite';
 import { openRunsDb, type OpenRunsDbOptions } from './db';
-import type { RunInfo, RunListItem, RunManifest, SamplePlanRow } from '../../../src-shared/runs';
+import { SqliteRunReader, type RunReader } from './reader';
+import type { LlmCallRecord, RunManifest, SamplePlanRow } from '../../../src-shared/runs';
+import { parseManifest } from './stored';
 
 /**
  * The runs database API. One writer per file: the thread that runs experiments (workers only
  * compute and send results). Every committed test is one transaction with all its answers, so a
- * killed process leaves whole tests or nothing.
+ * killed process leaves whole tests or nothing. Reads live in reader.ts (RunReader); the writer
+ * reads through the same queries, so a write is visible to its next read.
  */
 
 export type { RunInfo, RunListItem, RunSampleInfo, SamplePlanRow } from '../../../src-shared/runs';
+export type { RunReader } from './reader';
 
 export interface RunStoreOptions extends OpenRunsDbOptions {
   now?: () => number;
@@ -42,71 +38,6 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
-interface AnswerRow {
-  sample_id: string;
-  test_index: number;
-  question_index: number;
-  category: number;
-  question: string;
-  gold: string | null;
-  prediction: string;
-  retrieved: string;
-  official_f1: number;
-  evidence_recall: number | null;
-  retrieve_ms: number;
-  answer_ms: number;
-  error: string | null;
-  set_f1: number | null;
-  bleu1: number | null;
-  judge_mean: number | null;
-  judge_std: number | null;
-  judge_labels: string | null;
-  judge_error: string | null;
-  prompt_tokens: number | null;
-  completion_tokens: number | null;
-}
-
-function judgeOf(r: AnswerRow): JudgeScore | null {
-  if (r.judge_labels === null && r.judge_error === null) return null;
-  return {
-    mean: r.judge_mean,
-    std: r.judge_std,
-    labels: r.judge_labels === null ? [] : (JSON.parse(r.judge_labels) as number[]),
-    error: r.judge_error,
-  };
-}
-
-function toAnswer(r: AnswerRow): AnswerRecord {
-  // Rows from before schema 3 have no Mem0-style scores; they are pure functions of what the row
-  // holds, so compute them rather than show a hole.
-  const lexical =
-    r.category !== 5 && (r.set_f1 === null || r.bleu1 === null)
-      ? lexicalScores(r.prediction, r.gold, r.category as CategoryId, r.error !== null)
-      : { setF1: r.set_f1, bleu1: r.bleu1 };
-  return {
-    sampleId: r.sample_id,
-    testIndex: r.test_index,
-    questionIndex: r.question_index,
-    category: r.category as CategoryId,
-    question: r.question,
-    gold: r.gold,
-    prediction: r.prediction,
-    retrieved: JSON.parse(r.retrieved) as RetrievedRef[],
-    officialF1: r.official_f1,
-    evidenceRecall: r.evidence_recall,
-    retrieveMs: r.retrieve_ms,
-    answerMs: r.answer_ms,
-    error: r.error,
-    setF1: lexical.setF1,
-    bleu1: lexical.bleu1,
-    judge: judgeOf(r),
-    usage:
-      r.prompt_tokens === null && r.completion_tokens === null
-        ? null
-        : { promptTokens: r.prompt_tokens ?? 0, completionTokens: r.completion_tokens ?? 0 },
-  };
-}
-
 /** Identifies one answer row of a run. */
 export interface AnswerKey {
   sampleId: string;
@@ -116,15 +47,50 @@ export interface AnswerKey {
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
-export class RunStore {
-  readonly file: string;
-  readonly db: SqliteDatabase;
+/** The write side of the runs database: only the main thread (the coordinator) holds one. */
+export interface RunWriter {
+  /** A run left 'running' by a process that no longer exists was killed: say so. */
+  markInterrupted(isAlive: (pid: number) => boolean): string[];
+  createRun(manifest: RunManifest, samples: readonly SamplePlanRow[], pid?: number): void;
+  /** Takes a stopped run back for `resume`: status running, owned by this process. */
+  reopenRun(runId: string, pid?: number): void;
+  /** One transaction: the test row and all its answers, or nothing. */
+  commitTest(runId: string, test: TestRecord): void;
+  markSample(runId: string, sampleId: string, update: SampleUpdate): void;
+  finishRun(
+    runId: string,
+    status: Exclude<RunStatus, 'running'>,
+    options?: { error?: string | null; manifest?: (m: RunManifest) => RunManifest },
+  ): void;
+  /** Records judge verdicts (null clears one), in one transaction. */
+  saveJudgeScores(
+    runId: string,
+    scores: ReadonlyArray<AnswerKey & { judge: JudgeScore | null }>,
+  ): void;
+  /** The judge cache in this database: verdicts survive the process, so re-scoring is free. */
+  judgeCache(): JudgeCache;
+  /** Rewrites a run's manifest (provenance that is only known later: judge, token totals). */
+  updateManifest(runId: string, update: (m: RunManifest) => RunManifest): RunManifest;
+  /** Deletes a run and everything it recorded; false when there was no such run. */
+  deleteRun(runId: string): boolean;
+  /** Adds to the run's LLM call ledger: written as calls are made, so a kill loses none. */
+  recordCalls(runId: string, record: LlmCallRecord): void;
+}
+
+export interface SampleUpdate {
+  status: SampleStatus;
+  insertErrors?: number;
+  insertErrorMessages?: string[];
+  notes?: string[];
+  error?: string | null;
+}
+
+export class RunStore extends SqliteRunReader implements RunReader, RunWriter {
   private readonly now: () => number;
   private readonly statements;
 
   private constructor(file: string, db: SqliteDatabase, options: RunStoreOptions) {
-    this.file = file;
-    this.db = db;
+    super(file, db);
     this.now = options.now ?? Date.now;
     this.statements = {
       insertTest: db.prepare(
@@ -133,18 +99,30 @@ export class RunStore {
       ),
       insertAnswer: db.prepare(
         `INSERT INTO answers (run_id, sample_id, test_index, question_index, category, question, gold, prediction,
-           retrieved, official_f1, evidence_recall, retrieve_ms, answer_ms, error,
-           set_f1, bleu1, judge_mean, judge_std, judge_labels, judge_error, prompt_tokens, completion_tokens)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           retrieved, retrieve_ms, answer_ms, error,
+           judge_std, judge_labels, judge_error, prompt_tokens, completion_tokens)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      putScore: db.prepare(
+        `INSERT OR REPLACE INTO answer_scores (run_id, sample_id, test_index, question_index, metric, value)
+         VALUES (?, ?, ?, ?, ?, ?)`,
       ),
       setJudge: db.prepare(
-        `UPDATE answers SET judge_mean = ?, judge_std = ?, judge_labels = ?, judge_error = ?
+        `UPDATE answers SET judge_std = ?, judge_labels = ?, judge_error = ?
          WHERE run_id = ? AND sample_id = ? AND test_index = ? AND question_index = ?`,
       ),
       cacheGet: db.prepare('SELECT label, reason FROM judge_cache WHERE key = ?'),
       cachePut: db.prepare(
         `INSERT OR REPLACE INTO judge_cache (key, model, prompt_sha256, repeat, label, reason, prompt_tokens, completion_tokens, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      recordCalls: db.prepare(
+        `INSERT INTO llm_calls (run_id, role, model, calls, failures, prompt_tokens, completion_tokens)
+         VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (run_id, role, model) DO UPDATE SET
+           calls = calls + excluded.calls, failures = failures + excluded.failures,
+           prompt_tokens = prompt_tokens + excluded.prompt_tokens,
+           completion_tokens = completion_tokens + excluded.completion_tokens`,
       ),
       bumpAnswerErrors: db.prepare(
         'UPDATE runs SET answer_errors = answer_errors + ? WHERE id = ?',
@@ -157,10 +135,6 @@ export class RunStore {
     const store = new RunStore(file, openRunsDb(file, options), options);
     store.markInterrupted(options.isPidAlive ?? pidAlive);
     return store;
-  }
-
-  close(): void {
-    if (this.db.open) this.db.close();
   }
 
   /** A run left 'running' by a process that no longer exists was killed: say so. */
@@ -268,36 +242,24 @@ export class RunStore {
           a.gold,
           a.prediction,
           JSON.stringify(a.retrieved),
-          a.officialF1,
-          a.evidenceRecall,
           a.retrieveMs,
           a.answerMs,
           a.error,
-          a.setF1,
-          a.bleu1,
-          a.judge?.mean ?? null,
           a.judge?.std ?? null,
           a.judge ? JSON.stringify(a.judge.labels) : null,
           a.judge?.error ?? null,
           a.usage?.promptTokens ?? null,
           a.usage?.completionTokens ?? null,
         );
+        for (const [metric, value] of Object.entries(a.scores)) {
+          s.putScore.run(runId, test.sampleId, test.testIndex, a.questionIndex, metric, value);
+        }
       }
       if (errors > 0) s.bumpAnswerErrors.run(errors, runId);
     })();
   }
 
-  markSample(
-    runId: string,
-    sampleId: string,
-    update: {
-      status: SampleStatus;
-      insertErrors?: number;
-      insertErrorMessages?: string[];
-      notes?: string[];
-      error?: string | null;
-    },
-  ): void {
+  markSample(runId: string, sampleId: string, update: SampleUpdate): void {
     const at = iso(this.now());
     const started = update.status === 'running';
     const ended = update.status !== 'running' && update.status !== 'pending';
@@ -352,7 +314,7 @@ export class RunStore {
         .get(runId) as
         { manifest: string; insert_errors: number; answer_errors: number } | undefined;
       if (!row) throw new WorkbenchError('NOT_FOUND', `no run ${runId}`);
-      let manifest = JSON.parse(row.manifest) as RunManifest;
+      let manifest = parseManifest(this.file, runId, row.manifest);
       manifest = {
         ...manifest,
         endedAt: at,
@@ -367,125 +329,6 @@ export class RunStore {
     })();
   }
 
-  listRuns(): RunListItem[] {
-    const rows = this.db
-      .prepare(
-        `SELECT r.*, (SELECT count(*) FROM run_samples s WHERE s.run_id = r.id) AS sample_count
-         FROM runs r ORDER BY r.id DESC`,
-      )
-      .all() as RunRow[];
-    return rows.map((r) => this.listItem(r));
-  }
-
-  hasRun(runId: string): boolean {
-    return this.db.prepare('SELECT 1 FROM runs WHERE id = ?').get(runId) !== undefined;
-  }
-
-  getRun(runId: string): RunInfo {
-    const r = this.db
-      .prepare(
-        `SELECT r.*, (SELECT count(*) FROM run_samples s WHERE s.run_id = r.id) AS sample_count
-         FROM runs r WHERE r.id = ?`,
-      )
-      .get(runId) as RunRow | undefined;
-    if (!r)
-      throw new WorkbenchError('NOT_FOUND', `no run ${runId} in ${this.file}`, {
-        where: this.file,
-      });
-    const samples = this.db
-      .prepare(
-        `SELECT s.*, (SELECT count(*) FROM tests t WHERE t.run_id = s.run_id AND t.sample_id = s.sample_id) AS tests_committed
-         FROM run_samples s WHERE s.run_id = ? ORDER BY s.position`,
-      )
-      .all(runId) as SampleRow[];
-    return {
-      ...this.listItem(r),
-      manifest: JSON.parse(r.manifest) as RunManifest,
-      pid: r.pid,
-      error: r.error,
-      sampleInfo: samples.map((s) => ({
-        sampleId: s.sample_id,
-        status: s.status,
-        totalPackets: s.total_packets,
-        totalQuestions: s.total_questions,
-        threshold: s.threshold,
-        plannedTests: s.planned_tests,
-        testsCommitted: s.tests_committed,
-        insertErrors: s.insert_errors,
-        insertErrorMessages: JSON.parse(s.insert_error_messages) as string[],
-        notes: JSON.parse(s.notes) as string[],
-        error: s.error,
-        startedAt: s.started_at,
-        endedAt: s.ended_at,
-      })),
-    };
-  }
-
-  /** Test indices already committed for a sample (resume skips answering them). */
-  committedTests(runId: string, sampleId: string): number[] {
-    return (
-      this.db
-        .prepare(
-          'SELECT test_index FROM tests WHERE run_id = ? AND sample_id = ? ORDER BY test_index',
-        )
-        .all(runId, sampleId) as Array<{ test_index: number }>
-    ).map((r) => r.test_index);
-  }
-
-  /** Every answer of every test, by sample, test, question. */
-  answersByTest(
-    runId: string,
-    filter: { sampleId?: string; testIndex?: number } = {},
-  ): AnswerRecord[] {
-    this.requireRun(runId);
-    const rows = this.db
-      .prepare(
-        `SELECT * FROM answers WHERE run_id = ?
-           AND (? IS NULL OR sample_id = ?) AND (? IS NULL OR test_index = ?)
-         ORDER BY sample_id, test_index, question_index`,
-      )
-      .all(
-        runId,
-        filter.sampleId ?? null,
-        filter.sampleId ?? null,
-        filter.testIndex ?? null,
-        filter.testIndex ?? null,
-      ) as AnswerRow[];
-    return rows.map(toAnswer);
-  }
-
-  /** The headline: each question's answer at the last test that asked it. */
-  finalAnswers(runId: string): AnswerRecord[] {
-    this.requireRun(runId);
-    const rows = this.db
-      .prepare(
-        `SELECT a.* FROM answers a
-         JOIN (SELECT sample_id, question_index, MAX(test_index) AS last_test FROM answers
-               WHERE run_id = ? GROUP BY sample_id, question_index) f
-           ON a.sample_id = f.sample_id AND a.question_index = f.question_index AND a.test_index = f.last_test
-         WHERE a.run_id = ?
-         ORDER BY a.sample_id, a.question_index`,
-      )
-      .all(runId, runId) as AnswerRow[];
-    return rows.map(toAnswer);
-  }
-
-  /**
-   * Answers a judge pass should score: categories 1-4 not judged yet or whose judge failed
-   * (`all`: every one of them, to re-judge with another judge or prompt).
-   */
-  answersToJudge(runId: string, options: { all?: boolean } = {}): AnswerRecord[] {
-    this.requireRun(runId);
-    const rows = this.db
-      .prepare(
-        `SELECT * FROM answers WHERE run_id = ? AND category != 5
-           AND (? OR judge_labels IS NULL OR judge_error IS NOT NULL)
-         ORDER BY sample_id, test_index, question_index`,
-      )
-      .all(runId, options.all ? 1 : 0) as AnswerRow[];
-    return rows.map(toAnswer);
-  }
-
   /** Records judge verdicts (null clears one), in one transaction. */
   saveJudgeScores(
     runId: string,
@@ -494,8 +337,8 @@ export class RunStore {
     const s = this.statements;
     this.db.transaction(() => {
       for (const { sampleId, testIndex, questionIndex, judge } of scores) {
+        s.putScore.run(runId, sampleId, testIndex, questionIndex, 'judge', judge?.mean ?? null);
         s.setJudge.run(
-          judge?.mean ?? null,
           judge?.std ?? null,
           judge ? JSON.stringify(judge.labels) : null,
           judge?.error ?? null,
@@ -532,29 +375,25 @@ export class RunStore {
     };
   }
 
-  /** The answerer's token totals over every answer of a run (every test, not just the final). */
-  answerTokenTotals(runId: string): {
-    calls: number;
-    promptTokens: number;
-    completionTokens: number;
-  } {
-    const row = this.db
-      .prepare(
-        `SELECT count(prompt_tokens) AS calls, COALESCE(SUM(prompt_tokens), 0) AS prompt,
-                COALESCE(SUM(completion_tokens), 0) AS completion
-         FROM answers WHERE run_id = ?`,
-      )
-      .get(runId) as { calls: number; prompt: number; completion: number };
-    return { calls: row.calls, promptTokens: row.prompt, completionTokens: row.completion };
+  /** Rewrites a run's manifest (provenance that is only known later: judge, token totals). */
+  recordCalls(runId: string, record: LlmCallRecord): void {
+    this.statements.recordCalls.run(
+      runId,
+      record.role,
+      record.model,
+      record.calls,
+      record.failures,
+      record.promptTokens,
+      record.completionTokens,
+    );
   }
 
-  /** Rewrites a run's manifest (provenance that is only known later: judge, token totals). */
   updateManifest(runId: string, update: (m: RunManifest) => RunManifest): RunManifest {
     return this.db.transaction(() => {
       const row = this.db.prepare('SELECT manifest FROM runs WHERE id = ?').get(runId) as
         { manifest: string } | undefined;
       if (!row) throw new WorkbenchError('NOT_FOUND', `no run ${runId}`);
-      const manifest = update(JSON.parse(row.manifest) as RunManifest);
+      const manifest = update(parseManifest(this.file, runId, row.manifest));
       this.db
         .prepare('UPDATE runs SET manifest = ? WHERE id = ?')
         .run(JSON.stringify(manifest), runId);
@@ -562,109 +401,16 @@ export class RunStore {
     })();
   }
 
-  summary(runId: string): RunSummary {
-    return summarizeAnswers(this.finalAnswers(runId));
-  }
-
-  curve(runId: string): CurvePoint[] {
-    this.requireRun(runId);
-    const tests = this.db
-      .prepare('SELECT * FROM tests WHERE run_id = ? ORDER BY sample_id, test_index')
-      .all(runId) as TestRow[];
-    const answers = this.answersByTest(runId);
-    const byTest = new Map<string, AnswerRecord[]>();
-    for (const a of answers) {
-      const key = `${a.sampleId}\u0000${a.testIndex}`;
-      const list = byTest.get(key);
-      if (list) list.push(a);
-      else byTest.set(key, [a]);
-    }
-    return curveOf(
-      tests.map((t) => ({
-        sampleId: t.sample_id,
-        testIndex: t.test_index,
-        packetIdx: t.packet_idx,
-        dialogsInserted: t.dialogs_inserted,
-        visibleCount: t.visible_count,
-        answers: byTest.get(`${t.sample_id}\u0000${t.test_index}`) ?? [],
-      })),
-    );
-  }
-
   /** Deletes a run and everything it recorded; false when there was no such run. */
   deleteRun(runId: string): boolean {
     return this.db.transaction(() => {
       // Explicit, child first: does not depend on foreign_keys being on for an older connection.
+      this.db.prepare('DELETE FROM llm_calls WHERE run_id = ?').run(runId);
+      this.db.prepare('DELETE FROM answer_scores WHERE run_id = ?').run(runId);
       this.db.prepare('DELETE FROM answers WHERE run_id = ?').run(runId);
       this.db.prepare('DELETE FROM tests WHERE run_id = ?').run(runId);
       this.db.prepare('DELETE FROM run_samples WHERE run_id = ?').run(runId);
       return this.db.prepare('DELETE FROM runs WHERE id = ?').run(runId).changes === 1;
     })();
   }
-
-  private requireRun(runId: string): void {
-    if (!this.hasRun(runId)) {
-      throw new WorkbenchError('NOT_FOUND', `no run ${runId} in ${this.file}`, {
-        where: this.file,
-      });
-    }
-  }
-
-  private listItem(r: RunRow): RunListItem {
-    const manifest = JSON.parse(r.manifest) as RunManifest;
-    return {
-      id: r.id,
-      status: r.status,
-      preset: r.preset,
-      datasetPath: manifest.dataset.path,
-      samples: r.sample_count,
-      createdAt: r.created_at,
-      endedAt: r.ended_at,
-      insertErrors: r.insert_errors,
-      answerErrors: r.answer_errors,
-      resumes: r.resumes,
-    };
-  }
-}
-
-interface RunRow {
-  id: string;
-  status: RunStatus;
-  created_at: string;
-  started_at: string;
-  ended_at: string | null;
-  preset: string;
-  config_hash: string;
-  dataset_sha256: string | null;
-  manifest: string;
-  error: string | null;
-  insert_errors: number;
-  answer_errors: number;
-  pid: number | null;
-  resumes: number;
-  sample_count: number;
-}
-
-interface SampleRow {
-  sample_id: string;
-  status: SampleStatus;
-  total_packets: number;
-  total_questions: number;
-  threshold: number;
-  planned_tests: number;
-  insert_errors: number;
-  insert_error_messages: string;
-  notes: string;
-  error: string | null;
-  started_at: string | null;
-  ended_at: string | null;
-  tests_committed: number;
-}
-
-interface TestRow {
-  sample_id: string;
-  test_index: number;
-  packet_idx: number;
-  dialogs_inserted: number;
-  visible_count: number;
 }

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { WorkbenchError } from '../../../src-shared/errors';
+import { setMem0SentenceSplitter } from '../../../src-shared/scoring/mem0';
 import type { PunktParameters } from '../../../src-shared/scoring/punkt';
 
 /**
@@ -92,4 +93,26 @@ export function readPunktModel(dir: string): PunktModel {
     dir,
     sha256: hash.digest('hex'),
   };
+}
+
+/** What scored this process's BLEU-1: NLTK's English Punkt model (its sha256), or none found. */
+export interface PunktInstall {
+  /** sha256 of the punkt_tab files, or null: sentences split without NLTK's parameters. */
+  sha256: string | null;
+  dir: string | null;
+}
+
+let installed: PunktInstall | undefined;
+
+/**
+ * Makes Mem0's BLEU-1 tokenise with NLTK's English Punkt model when one is installed where NLTK
+ * looks (once per process or worker thread: module state is per thread). Without one, BLEU-1
+ * splits sentences with no abbreviation list and the run manifest says so.
+ */
+export function installPunktModel(dirs?: readonly string[]): PunktInstall {
+  if (installed && dirs === undefined) return installed;
+  const model = findPunktModel(dirs);
+  if (model) setMem0SentenceSplitter(model.params);
+  installed = { sha256: model?.sha256 ?? null, dir: model?.dir ?? null };
+  return installed;
 }

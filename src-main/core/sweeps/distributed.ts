@@ -5,11 +5,17 @@ import { Redis } from 'ioredis';
 import { z } from 'zod';
 import { WorkbenchError } from '../../../src-shared/errors';
 import { ExperimentConfigSchema, type TestRecord } from '../../../src-shared/experiment';
-import { planTests } from '../dataset/testPlan';
+import { dataCacheDir } from '../embed/cache';
 import { ApiKeySource, experimentApiKeys } from '../keys';
 import { workerExecutor, type SampleExecutor } from '../pipeline/executors';
-import { outcomeSchema, sampleSchema, testRecordSchema } from '../pipeline/protocol';
-import type { SampleOutcome } from '../pipeline/runSample';
+import {
+  callRecordSchema,
+  outcomeSchema,
+  sampleSchema,
+  testPlanSchema,
+  testRecordSchema,
+} from '../pipeline/protocol';
+import type { LogLevel, SampleOutcome } from '../pipeline/runSample';
 
 /**
  * The distributed executor: BullMQ on Redis. The coordinator (the process that owns the runs DB)
@@ -21,7 +27,10 @@ import type { SampleOutcome } from '../pipeline/runSample';
  *
  * A worker that dies loses its job lock; BullMQ's stalled-job check hands the job to another
  * worker, which skips the tests already in the hash (as `resume` does) and finishes the sample.
- * API keys never travel through Redis: each worker reads the config's key variables itself.
+ * A worker's LLM call records and warnings go into a Redis list per job that the coordinator
+ * drains into the run's call ledger and manifest, including those of an attempt that died.
+ * API keys never travel through Redis: each worker resolves the config's key variables through
+ * its own ApiKeySource.
  */
 
 export const DEFAULT_QUEUE = 'mw-samples';
@@ -57,9 +66,23 @@ export function displayRedisUrl(url: string): string {
 const jobDataSchema = z.object({
   runId: z.string().min(1),
   sample: sampleSchema,
+  /** The coordinator's plan: workers never re-plan. */
+  plan: testPlanSchema,
   config: ExperimentConfigSchema,
+  benchmark: z.string().min(1),
   skipTests: z.array(z.number().int().nonnegative()),
 });
+
+/** What a worker reports besides tests: its LLM calls (the ledger) and its warnings. */
+const sideRecordSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('calls'), record: callRecordSchema }),
+  z.object({
+    type: z.literal('log'),
+    level: z.enum(['info', 'warn', 'error']) satisfies z.ZodType<LogLevel>,
+    message: z.string(),
+  }),
+]);
+type SideRecord = z.infer<typeof sideRecordSchema>;
 
 const progressSchema = z.object({ testIndex: z.number().int().nonnegative() });
 
@@ -69,6 +92,7 @@ export function jobIdOf(runId: string, sampleId: string): string {
 }
 
 const testsKey = (queue: string, jobId: string): string => `mw:${queue}:tests:${jobId}`;
+const sideKey = (queue: string, jobId: string): string => `mw:${queue}:side:${jobId}`;
 
 function connectionOf(url: string): { url: string; maxRetriesPerRequest: null } {
   // BullMQ's blocking commands need maxRetriesPerRequest: null.
@@ -110,6 +134,7 @@ export async function bullmqExecutor(options: BullmqExecutorOptions): Promise<Di
   const run: SampleExecutor['run'] = async (job, hooks, signal) => {
     const jobId = jobIdOf(job.runId, job.sample.sampleId);
     const key = testsKey(name, jobId);
+    const side = sideKey(name, jobId);
     const committed = new Set(job.skipTests);
     let chain = Promise.resolve();
     const commitFromRedis = (testIndex: number): Promise<void> => {
@@ -130,16 +155,29 @@ export async function bullmqExecutor(options: BullmqExecutorOptions): Promise<Di
           meanF1:
             test.answers.length === 0
               ? null
-              : test.answers.reduce((s, a) => s + a.officialF1, 0) / test.answers.length,
+              : test.answers.reduce((s, a) => s + (a.scores['officialF1'] ?? 0), 0) /
+                test.answers.length,
           errors: test.answers.filter((a) => a.error !== null).length,
         });
       });
       return chain;
     };
+    /** Files the workers' call records and warnings reported so far (each once: taken out). */
+    const drainSide = async (): Promise<void> => {
+      const [[, raw] = [null, []]] = ((await redis.multi().lrange(side, 0, -1).del(side).exec()) ??
+        []) as Array<[Error | null, unknown]>;
+      for (const entry of raw as string[]) {
+        const parsed = sideRecordSchema.safeParse(JSON.parse(entry));
+        if (!parsed.success) continue;
+        if (parsed.data.type === 'calls') hooks.recordCalls(parsed.data.record);
+        else hooks.log?.(parsed.data.level, parsed.data.message);
+      }
+    };
     /** Commits, in test order, whatever the hash holds that the runs DB does not. */
     const reconcile = async (): Promise<void> => {
       const fields = (await redis.hkeys(key)).map(Number).sort((a, b) => a - b);
       for (const f of fields) await commitFromRedis(f);
+      await drainSide();
     };
     listeners.set(jobId, (testIndex) => void commitFromRedis(testIndex));
     try {
@@ -151,7 +189,9 @@ export async function bullmqExecutor(options: BullmqExecutorOptions): Promise<Di
       const data = {
         runId: job.runId,
         sample: job.sample,
+        plan: job.plan,
         config: job.config,
+        benchmark: job.benchmark,
         skipTests: [...job.skipTests],
       };
       const added =
@@ -195,7 +235,7 @@ export async function bullmqExecutor(options: BullmqExecutorOptions): Promise<Di
       }
       await reconcile();
       const outcome: SampleOutcome = outcomeSchema.parse(result);
-      await redis.del(key);
+      await redis.del(key, side);
       return outcome;
     } finally {
       listeners.delete(jobId);
@@ -258,25 +298,35 @@ export async function startSampleWorker(options: SampleWorkerOptions): Promise<S
     const config = ExperimentConfigSchema.parse(data.config);
     await executor.prepare(config);
     const key = testsKey(name, jobId);
+    const side = sideKey(name, jobId);
     // Tests an earlier attempt of this job already stored are not computed again.
     const stored = (await redis.hkeys(key)).map(Number);
     const collectionDir = join(options.dataDir, 'collections', jobId);
     rmSync(collectionDir, { recursive: true, force: true });
     mkdirSync(collectionDir, { recursive: true });
     let writes = Promise.resolve();
+    const report = (record: SideRecord): void => {
+      writes = writes.then(async () => {
+        await redis.rpush(side, JSON.stringify(record));
+      });
+    };
     try {
       const outcome = await executor.run(
         {
           runId: data.runId,
           sample: data.sample,
-          plan: planTests(data.sample, { includeNoEvidence: config.includeNoEvidence }),
+          plan: data.plan,
           config,
+          benchmark: data.benchmark,
           skipTests: new Set([...data.skipTests, ...stored]),
           collectionDir,
+          cacheDir: dataCacheDir(options.dataDir),
           apiKeys: experimentApiKeys(config, keys),
         },
         {
           emit: () => undefined,
+          recordCalls: (record) => report({ type: 'calls', record }),
+          log: (level, message) => report({ type: 'log', level, message }),
           commitTest: (test) => {
             writes = writes.then(async () => {
               await redis.hsetnx(key, String(test.testIndex), JSON.stringify(test));

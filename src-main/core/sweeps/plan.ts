@@ -1,4 +1,5 @@
 import type { Sample } from '../../../src-shared/dataset';
+import type { DatasetLoadResult } from '../../../src-shared/dataset/types';
 import type { ExperimentConfig } from '../../../src-shared/experiment';
 import type { AxisValue, SweepCell } from '../../../src-shared/sweeps';
 import { ANSWER_TEMPLATES, JUDGE_TEMPLATE } from '../answer/prompts';
@@ -57,9 +58,10 @@ function meanTurnWords(samples: readonly Sample[]): number {
   return turns === 0 ? 0 : total / turns;
 }
 
-export function planCell(cell: SweepCell, allSamples: readonly Sample[]): CellPlan {
+export function planCell(cell: SweepCell, dataset: DatasetLoadResult): CellPlan {
   const config: ExperimentConfig = cell.config;
-  const samples = selectSamples(allSamples, config.samples);
+  // The runner's selection, so a cell that names an invalid sample is refused here as it would be.
+  const { samples } = selectSamples(dataset, config);
   const turnWords = meanTurnWords(samples);
   const answerTemplate = words(Object.values(ANSWER_TEMPLATES[promptStyleOf(config)]).join(' '));
   const judgeTemplate = words(JUDGE_TEMPLATE);
@@ -118,7 +120,8 @@ export function planCell(cell: SweepCell, allSamples: readonly Sample[]): CellPl
 }
 
 function promptStyleOf(config: ExperimentConfig): keyof typeof ANSWER_TEMPLATES {
-  return config.answerer.kind === 'llm' ? config.answerer.promptStyle : 'locomo';
+  // An estimate: the workbench templates stand in for every answer protocol's prompt.
+  return config.answerer.kind === 'llm' ? (config.answerer.promptStyle ?? 'locomo') : 'locomo';
 }
 
 function sumCosts(costs: ReadonlyArray<number | null>): number | null {
@@ -145,15 +148,15 @@ export function totalsOf(cells: readonly CellPlan[]): SweepPlan['totals'] {
 
 /** Loads each dataset the cells name once and plans every cell. */
 export async function planSweep(cells: readonly SweepCell[]): Promise<SweepPlan> {
-  const datasets = new Map<string, Sample[]>();
+  const datasets = new Map<string, DatasetLoadResult>();
   const planned: CellPlan[] = [];
   for (const cell of cells) {
-    let samples = datasets.get(cell.config.datasetPath);
-    if (!samples) {
-      samples = (await loadDatasetFile(cell.config.datasetPath)).samples;
-      datasets.set(cell.config.datasetPath, samples);
+    let dataset = datasets.get(cell.config.datasetPath);
+    if (!dataset) {
+      dataset = await loadDatasetFile(cell.config.datasetPath);
+      datasets.set(cell.config.datasetPath, dataset);
     }
-    planned.push(planCell(cell, samples));
+    planned.push(planCell(cell, dataset));
   }
   return { cells: planned, totals: totalsOf(planned) };
 }

@@ -1,14 +1,11 @@
-import { WorkbenchError } from '../../../src-shared/errors';
 import type { ProgressEvent, RunStatus } from '../../../src-shared/experiment';
-import type { RunManifest } from '../../../src-shared/runs';
-import type { SweepCell, SweepTag } from '../../../src-shared/sweeps';
+import type { SweepCell, SweepRunRow, SweepTag } from '../../../src-shared/sweeps';
 import {
   resumeExperiment,
   startExperiment,
   type ExperimentHandle,
   type RunOptions,
 } from '../pipeline/runner';
-import type { RunStore } from '../runs/store';
 import type { LoadedSweep } from './spec';
 
 /**
@@ -52,32 +49,6 @@ export interface SweepOutcome {
   failed: number;
 }
 
-export interface SweepRunRow {
-  runId: string;
-  status: RunStatus;
-  tag: SweepTag;
-}
-
-/** The runs of a sweep (or of every sweep) in the runs DB, newest first. */
-export function sweepRuns(store: RunStore, sweepId?: string): SweepRunRow[] {
-  const rows = store.db
-    .prepare(
-      `SELECT id, status, manifest FROM runs
-       WHERE json_extract(manifest, '$.sweep.sweepId') IS NOT NULL
-         AND (? IS NULL OR json_extract(manifest, '$.sweep.sweepId') = ?)
-       ORDER BY id DESC`,
-    )
-    .all(sweepId ?? null, sweepId ?? null) as Array<{
-    id: string;
-    status: RunStatus;
-    manifest: string;
-  }>;
-  return rows.flatMap((r) => {
-    const tag = (JSON.parse(r.manifest) as RunManifest).sweep;
-    return tag ? [{ runId: r.id, status: r.status, tag }] : [];
-  });
-}
-
 export function tagOf(sweep: LoadedSweep, cell: SweepCell): SweepTag {
   return {
     sweepId: sweep.sweepId,
@@ -95,7 +66,7 @@ export async function runSweep(
 ): Promise<SweepOutcome> {
   const { store, cellsAtOnce = 1, signal } = options;
   const latest = new Map<string, SweepRunRow>();
-  for (const row of sweepRuns(store, sweep.sweepId)) {
+  for (const row of store.sweepRuns(sweep.sweepId)) {
     if (!latest.has(row.tag.cellKey)) latest.set(row.tag.cellKey, row);
   }
   const results: SweepCellResult[] = sweep.cells.map((cell) => ({
@@ -175,15 +146,4 @@ export async function runSweep(
     completed: results.filter((r) => r.status === 'completed').length,
     failed: results.filter((r) => r.status !== 'completed').length,
   };
-}
-
-/** For callers that need a sweep's runs by cell key (the Sweep view, `sweep status`). */
-export function requireSweepRuns(store: RunStore, sweepId: string): SweepRunRow[] {
-  const rows = sweepRuns(store, sweepId);
-  if (rows.length === 0) {
-    throw new WorkbenchError('NOT_FOUND', `no runs of sweep ${sweepId} in ${store.file}`, {
-      where: store.file,
-    });
-  }
-  return rows;
 }

@@ -12,7 +12,7 @@ import { RunStore } from '../runs/store';
 import { planSweep } from './plan';
 import { displayRedisUrl, parseRedisUrl } from './distributed';
 import { listSweeps, sweepDetail } from './read';
-import { runSweep, sweepRuns } from './run';
+import { runSweep } from './run';
 import { loadSweep, readSweepFile } from './spec';
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
@@ -148,7 +148,7 @@ describe('local sweep executor', () => {
       },
     });
     expect(first.cells.map((c) => c.status)).toEqual(['completed', 'cancelled', 'not-run']);
-    expect(sweepRuns(store, sweep.sweepId)).toHaveLength(2);
+    expect(store.sweepRuns(sweep.sweepId)).toHaveLength(2);
 
     const second = await runSweep(sweep, { store, dataDir, executor: recency() });
     expect(second.cells.map((c) => [c.action, c.status])).toEqual([
@@ -157,7 +157,7 @@ describe('local sweep executor', () => {
       ['started', 'completed'],
     ]);
     // One run per cell, never a duplicate; each carries its place in the grid.
-    const runs = sweepRuns(store, sweep.sweepId);
+    const runs = store.sweepRuns(sweep.sweepId);
     expect(runs).toHaveLength(3);
     expect(new Set(runs.map((r) => r.runId))).toEqual(new Set(second.cells.map((c) => c.runId)));
     const tagged = store.getRun(second.cells[2]?.runId ?? '').manifest;

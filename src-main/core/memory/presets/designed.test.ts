@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startFakeOpenAIServer } from '../../../../tests/support/fake-openai-server';
 import type { Sample } from '../../../../src-shared/dataset';
 import { CollectionDesignSchema } from '../../../../src-shared/designs';
 import { loadDatasetFile } from '../../dataset';
@@ -26,6 +27,56 @@ async function sampleOf(file: string, id: string): Promise<Sample> {
 }
 
 describe('designed preset', () => {
+  it('gives each vector index its own embedder: wink beside an endpoint, cached in cacheDir', async () => {
+    const server = await startFakeOpenAIServer({ dim: 12 });
+    try {
+      const sample = await sampleOf(MINI, 'mini-1');
+      const design = CollectionDesignSchema.parse({
+        name: 'two embedders',
+        indexes: [
+          { name: 'wink', type: 'vector' },
+          {
+            name: 'remote',
+            type: 'vector',
+            embedder: { kind: 'openai', baseUrl: server.url, model: 'e' },
+          },
+        ],
+      });
+      const cacheDir = dirs.make();
+      const open = () =>
+        createMemoryService('designed', design, { sample, dir: dirs.make(), cacheDir });
+      const service = await open();
+      for (const packet of packetsOf(sample).slice(0, 2)) await service.insert(packet);
+      expect(await service.retrieve('Where did Ann move?', 3)).toHaveLength(3);
+      const sent = server.requests.flatMap((r) => (r.body as { input: string[] }).input);
+      // The probe, three turns and the question; the wink index never calls the server.
+      expect(sent).toEqual([
+        'dimension probe',
+        'Ann: I moved to Paris.',
+        expect.any(String),
+        expect.any(String),
+        'Where did Ann move?',
+      ]);
+      expect(service.stats()).toMatchObject({
+        'index.wink': 3,
+        'index.remote': 3,
+        'embed.cacheMisses': 5,
+        'embed.requests': 4,
+      });
+      await service.close();
+
+      // The same turns again, in a new collection: every vector comes from the cache.
+      const again = await open();
+      for (const packet of packetsOf(sample).slice(0, 2)) await again.insert(packet);
+      await again.retrieve('Where did Ann move?', 3);
+      expect(server.requests).toHaveLength(4);
+      expect(again.stats()).toMatchObject({ 'embed.cacheHits': 5, 'embed.cacheMisses': 0 });
+      await again.close();
+    } finally {
+      await server.close();
+    }
+  });
+
   it('is registered and runs a design through createMemoryService', async () => {
     expect(memoryPresetNames()).toContain('designed');
     const sample = await sampleOf(MINI, 'mini-1');

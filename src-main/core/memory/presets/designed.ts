@@ -6,6 +6,7 @@
  */
 import type { Packet } from '../../../../src-shared/dataset';
 import { CollectionDesignSchema, DESIGNED_PRESET } from '../../../../src-shared/designs';
+import { embedderName } from '../../../../src-shared/embedders';
 import type { MemoryHit } from '../../answer/types';
 import { DesignedCollection } from '../../designs/engine';
 import { registerMemoryPreset, type MemoryServiceFactory } from '../registry';
@@ -21,12 +22,12 @@ export class DesignedMemory implements MemoryService {
 
   get embedderName(): string | null {
     for (const index of this.engine.design.indexes)
-      if (index.type === 'vector') return index.embedder;
+      if (index.type === 'vector') return embedderName(index.embedder);
     return null;
   }
 
-  async insert(packet: Packet): Promise<void> {
-    await this.engine.insertTurns(packet.dialogs);
+  async insert(packet: Packet, signal?: AbortSignal): Promise<void> {
+    await this.engine.insertTurns(packet.dialogs, signal);
   }
 
   async retrieve(question: string, topK: number): Promise<MemoryHit[]> {
@@ -68,8 +69,15 @@ export class DesignedMemory implements MemoryService {
 
 export const designedPreset: MemoryServiceFactory = async (config, ctx) => {
   const design = parsePresetConfig(DESIGNED_PRESET, CollectionDesignSchema, config);
-  const engine = await DesignedCollection.open(design, { dir: ctx.dir, sample: ctx.sample });
+  const engine = await DesignedCollection.open(design, {
+    dir: ctx.dir,
+    sample: ctx.sample,
+    cacheDir: ctx.cacheDir,
+    ...(ctx.logger ? { logger: ctx.logger } : {}),
+    apiKeys: ctx.apiKeys,
+    embedderMeter: ctx.embedderMeter,
+  });
   return new DesignedMemory(engine);
 };
 
-registerMemoryPreset(DESIGNED_PRESET, designedPreset);
+registerMemoryPreset(DESIGNED_PRESET, designedPreset, { configSchema: CollectionDesignSchema });

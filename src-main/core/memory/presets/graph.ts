@@ -236,4 +236,4 @@ export class GraphMemory implements MemoryService {
 export const graphPreset: MemoryServiceFactory = async (config, ctx) =>
   GraphMemory.open(parsePresetConfig(GRAPH_PRESET, graphPresetConfigSchema, config), ctx);
 
-registerMemoryPreset(GRAPH_PRESET, graphPreset);
+registerMemoryPreset(GRAPH_PRESET, graphPreset, { configSchema: graphPresetConfigSchema });

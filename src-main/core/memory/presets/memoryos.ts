@@ -510,4 +510,7 @@ function meanOf(s: SegmentState): Float32Array {
 export const memoryosPreset: MemoryServiceFactory = async (config, ctx) =>
   MemoryosMemory.open(parsePresetConfig(MEMORYOS_PRESET, memoryosPresetConfigSchema, config), ctx);
 
-registerMemoryPreset(MEMORYOS_PRESET, memoryosPreset, { llmStage: 'long-term facts' });
+registerMemoryPreset(MEMORYOS_PRESET, memoryosPreset, {
+  configSchema: memoryosPresetConfigSchema,
+  llmStage: 'long-term facts',
+});

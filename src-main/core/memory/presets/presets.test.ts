@@ -6,6 +6,7 @@ import type { Sample, Session, Turn } from '../../../../src-shared/dataset';
 import { packetsOf } from '../../dataset/packets';
 import { createMemoryService } from '../registry';
 import type { MemoryService } from '../types';
+import { startFakeOpenAIServer } from '../../../../tests/support/fake-openai-server';
 import './index';
 
 /**
@@ -193,6 +194,31 @@ describe('preset config validation', () => {
     for (const config of [{}, undefined]) {
       const service = await createMemoryService('hybrid', config, ctx());
       await service.close();
+    }
+  });
+});
+
+describe('turn presets with an OpenAI-compatible embedder', () => {
+  it('stop a hung embedding request at the insert deadline instead of waiting it out', async () => {
+    const server = await startFakeOpenAIServer({ dim: 8 });
+    try {
+      const embedder = { kind: 'openai', baseUrl: server.url, model: 'e' };
+      const service = await createMemoryService(
+        'vector',
+        { embedder },
+        { sample: SAMPLE, dir: freshDir() },
+      );
+      server.setFault({ kind: 'hang' }, { times: Infinity });
+      const [packet] = packetsOf(SAMPLE);
+      const started = Date.now();
+      // The embedder's own per-attempt timeout is 30 s; the pipeline's deadline comes first.
+      await expect(service.insert(packet!, AbortSignal.timeout(200))).rejects.toMatchObject({
+        code: 'CANCELLED',
+      });
+      expect(Date.now() - started).toBeLessThan(5_000);
+      await service.close();
+    } finally {
+      await server.close();
     }
   });
 });

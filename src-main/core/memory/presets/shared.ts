@@ -42,6 +42,7 @@ export async function openPresetCollection(
   const collection = HybridCollection.open(ctx.dir, {
     name: `${preset} ${ctx.sample.sampleId}`,
     embedder,
+    ...(ctx.logger ? { logger: ctx.logger } : {}),
   });
   if (collection.listIndexes().length > 0 || collection.count() > 0) {
     collection.close();

@@ -163,4 +163,4 @@ export class StmMemory implements MemoryService {
 export const stmPreset: MemoryServiceFactory = async (config, ctx) =>
   StmMemory.open(parsePresetConfig(STM_PRESET, stmPresetConfigSchema, config), ctx);
 
-registerMemoryPreset(STM_PRESET, stmPreset);
+registerMemoryPreset(STM_PRESET, stmPreset, { configSchema: stmPresetConfigSchema });

@@ -10,4 +10,4 @@ export const textPreset: MemoryServiceFactory = async (config, ctx) => {
   return TurnRetrievalService.open(textSettings(parsed), ctx);
 };
 
-registerMemoryPreset('text', textPreset);
+registerMemoryPreset('text', textPreset, { configSchema: textPresetConfigSchema });

@@ -402,4 +402,7 @@ export function summaryPrompt(speakers: readonly string[], maxLines: number): st
 export const tiersPreset: MemoryServiceFactory = async (config, ctx) =>
   TiersMemory.open(parsePresetConfig(TIERS_PRESET, tiersPresetConfigSchema, config), ctx);
 
-registerMemoryPreset(TIERS_PRESET, tiersPreset, { llmStage: 'summaries' });
+registerMemoryPreset(TIERS_PRESET, tiersPreset, {
+  configSchema: tiersPresetConfigSchema,
+  llmStage: 'summaries',
+});

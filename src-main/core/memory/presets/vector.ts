@@ -14,4 +14,7 @@ export const vectorPreset: MemoryServiceFactory = async (config, ctx) => {
   return TurnRetrievalService.open(vectorSettings(parsed), ctx);
 };
 
-registerMemoryPreset('vector', vectorPreset);
+registerMemoryPreset('vector', vectorPreset, {
+  configSchema: vectorPresetConfigSchema,
+  embedder: true,
+});

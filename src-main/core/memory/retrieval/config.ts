@@ -4,7 +4,7 @@ import {
   DEFAULT_VECTOR_EF_CONSTRUCTION,
   DEFAULT_VECTOR_M,
 } from '../../collection';
-import { WINK_EMBEDDER_NAME } from './embedder';
+import { EmbedderChoiceSchema, WINK_EMBEDDER } from '../../../../src-shared/embedders';
 
 /**
  * Configs of the turn-retrieval presets (vector, text, hybrid). Every field has a default, so
@@ -37,9 +37,10 @@ const shared = {
   dropQuestionWords: z.boolean().default(true),
 };
 
-/** hnsw over SIF sentence vectors of the turns. */
+/** hnsw over sentence vectors of the turns (SIF over wink word vectors unless configured). */
 const vectorFields = {
-  embedder: z.literal(WINK_EMBEDDER_NAME).default(WINK_EMBEDDER_NAME),
+  /** `wink-sif-100d` (offline) or an OpenAI-compatible endpoint `{kind: 'openai', baseUrl, model}`. */
+  embedder: EmbedderChoiceSchema.default(WINK_EMBEDDER),
   /**
    * A turn's document vector is normalise(v(turn) + previousTurnVector * v(previous turn)): the
    * turn embedded together with the turn it answers.

@@ -1,10 +1,11 @@
 import type { Packet, Sample } from '../../../../src-shared/dataset';
 import type { MemoryHit } from '../../answer/types';
 import { HybridCollection, type MultiQuery } from '../../collection';
-import type { WinkSifEmbedder } from '../../embed';
+import type { EmbedderChoice } from '../../../../src-shared/embedders';
+import type { Embedder } from '../../embed';
 import type { MemoryService, MemoryServiceContext } from '../types';
 import type { HybridPresetConfig, TextPresetConfig, VectorPresetConfig } from './config';
-import { sharedWinkEmbedder } from './embedder';
+import { embedderCounters, openEmbedder } from './embedder';
 import { mentionedSpeakers, stripQuestionWords } from './query';
 import { TurnOrder } from './rerank';
 import { asTurnMetadata, packetItems, sessionDates, type TurnMetadata } from './turns';
@@ -19,6 +20,7 @@ export type TurnPresetName = 'vector' | 'text' | 'hybrid';
 export interface TurnRetrievalSettings {
   preset: string;
   vector: {
+    embedder: EmbedderChoice;
     weight: number;
     previousTurnVector: number;
     M: number;
@@ -39,6 +41,7 @@ export function vectorSettings(c: VectorPresetConfig, preset = 'vector'): TurnRe
   return {
     preset,
     vector: {
+      embedder: c.embedder,
       weight: 1,
       previousTurnVector: c.previousTurnVector,
       M: c.M,
@@ -67,6 +70,7 @@ export function hybridSettings(c: HybridPresetConfig, preset = 'hybrid'): TurnRe
   return {
     preset,
     vector: {
+      embedder: c.embedder,
       weight: c.vectorWeight,
       previousTurnVector: c.previousTurnVector,
       M: c.M,
@@ -104,14 +108,14 @@ export class TurnRetrievalService implements MemoryService {
   }
   private readonly turns = new TurnOrder();
   private readonly dates: Map<number, string | null>;
-  /** Raw SIF vector of the last inserted turn, for the next turn's context vector. */
+  /** Raw vector of the last inserted turn, for the next turn's context vector. */
   private last: { session: number; vector: Float32Array } | null = null;
   private closed = false;
 
   private constructor(
     private readonly settings: TurnRetrievalSettings,
     private readonly collection: HybridCollection,
-    private readonly embedder: WinkSifEmbedder | null,
+    private readonly embedder: Embedder | null,
     private readonly sample: Sample,
   ) {
     this.preset = settings.preset;
@@ -122,10 +126,19 @@ export class TurnRetrievalService implements MemoryService {
     settings: TurnRetrievalSettings,
     ctx: MemoryServiceContext,
   ): Promise<TurnRetrievalService> {
-    const embedder = settings.vector ? await sharedWinkEmbedder() : null;
+    // Built here, not by the collection: the service embeds turns and questions itself and
+    // passes vectors in, so the collection never needs to know which embedder made them.
+    const embedder = settings.vector
+      ? await openEmbedder(settings.vector.embedder, {
+          cacheDir: ctx.cacheDir,
+          logger: ctx.logger,
+          apiKeys: ctx.apiKeys,
+          meter: ctx.embedderMeter,
+        })
+      : null;
     const collection = HybridCollection.open(ctx.dir, {
       name: `${settings.preset} ${ctx.sample.sampleId}`,
-      ...(embedder ? { embedder } : {}),
+      ...(ctx.logger ? { logger: ctx.logger } : {}),
     });
     try {
       const existing = new Set(collection.listIndexes().map((i) => i.name));
@@ -145,7 +158,7 @@ export class TurnRetrievalService implements MemoryService {
         });
       }
       const service = new TurnRetrievalService(settings, collection, embedder, ctx.sample);
-      service.restore();
+      await service.restore();
       return service;
     } catch (error) {
       collection.close();
@@ -153,12 +166,15 @@ export class TurnRetrievalService implements MemoryService {
     }
   }
 
-  async insert(packet: Packet): Promise<void> {
+  async insert(packet: Packet, signal?: AbortSignal): Promise<void> {
     this.assertOpen();
     const items = packetItems(packet, this.dates);
     if (items.length === 0) return;
     if (this.settings.vector && this.embedder) {
-      const raw = this.embedder.embedSync(items.map((item) => item.text));
+      const raw = await this.embedder.embed(
+        items.map((item) => item.text),
+        signal ? { signal } : {},
+      );
       packet.dialogs.forEach((turn, i) => {
         const own = raw[i] as Float32Array;
         const prev = this.last && this.last.session === turn.sessionIndex ? this.last.vector : null;
@@ -182,7 +198,10 @@ export class TurnRetrievalService implements MemoryService {
       const textQuery = s.dropQuestionWords ? stripQuestionWords(question) : question;
       queries.push({ index: TEXT_INDEX, query: textQuery, weight: s.text.weight });
     }
-    if (s.vector) queries.push({ index: VECTOR_INDEX, query: question, weight: s.vector.weight });
+    if (s.vector && this.embedder) {
+      const vector = (await this.embedder.embed([question]))[0] as Float32Array;
+      queries.push({ index: VECTOR_INDEX, query: vector, weight: s.vector.weight });
+    }
     const fused = await this.collection.retrieveMulti(queries, {
       topK: s.candidates,
       candidates: s.candidates,
@@ -215,27 +234,31 @@ export class TurnRetrievalService implements MemoryService {
   }
 
   /** Rebuilds the turn order (and the last turn's vector) from a reopened collection. */
-  private restore(): void {
+  private async restore(): Promise<void> {
     const index = this.settings.text ? TEXT_INDEX : VECTOR_INDEX;
     const ids = this.collection.memberIds(index);
     if (ids.length === 0) return;
     const items = this.collection.get(ids);
+    let lastItem: { text: string; session: number } | null = null;
     items.forEach((item, i) => {
       if (!item) return;
       const meta = asTurnMetadata(item.metadata, ids[i] as string);
       this.turns.place(item.id, meta.sessionIndex, meta.speaker);
-      if (i === items.length - 1 && this.embedder) {
-        this.last = {
-          session: meta.sessionIndex,
-          vector: this.embedder.embedSync([item.text])[0] as Float32Array,
-        };
-      }
+      if (i === items.length - 1) lastItem = { text: item.text, session: meta.sessionIndex };
     });
+    const last = lastItem as { text: string; session: number } | null;
+    if (last && this.embedder) {
+      const vector = (await this.embedder.embed([last.text]))[0] as Float32Array;
+      this.last = { session: last.session, vector };
+    }
   }
 
   stats(): Record<string, number> {
     if (this.closed) return { items: this.turns.size };
-    const out: Record<string, number> = { items: this.collection.count() };
+    const out: Record<string, number> = {
+      items: this.collection.count(),
+      ...embedderCounters(this.embedder ? [this.embedder] : []),
+    };
     for (const info of this.collection.listIndexes()) out[`index.${info.name}`] = info.count;
     return out;
   }
@@ -246,7 +269,7 @@ export class TurnRetrievalService implements MemoryService {
     if (s.text) parts.push(`text BM25 (k1 ${s.text.k1}, b ${s.text.b}) weight ${s.text.weight}`);
     if (s.vector) {
       parts.push(
-        `vector hnsw cosine over wink SIF (previous-turn mix ${s.vector.previousTurnVector}) weight ${s.vector.weight}`,
+        `vector hnsw cosine over ${this.embedder?.name ?? 'no embedder'} (previous-turn mix ${s.vector.previousTurnVector}) weight ${s.vector.weight}`,
       );
     }
     return [

@@ -3,7 +3,7 @@ import { summarizeAnswers, type AnswerRecord } from '@shared/experiment';
 import { categoryChartRows, categoryTickLabel, formatScore } from './categoryRows';
 
 function answer(category: AnswerRecord['category'], f1: number, recall: number | null) {
-  return { category, officialF1: f1, evidenceRecall: recall, error: null };
+  return { category, scores: { officialF1: f1, evidenceRecall: recall }, error: null };
 }
 
 // Two multi-hop (category 1) answers, one temporal, one single-hop without evidence.
@@ -16,6 +16,28 @@ const summary = summarizeAnswers([
 const other = summarizeAnswers([answer(1, 0.5, 0), answer(3, 1, 1)]);
 
 describe('categoryChartRows', () => {
+  it("takes the categories and their names from the run's benchmark profile", () => {
+    const benchmark = {
+      id: 'toy',
+      label: 'Toy',
+      schemes: [{ id: 'official', label: 'toy names' }],
+      categories: [
+        { id: 10, names: { official: 'lookup' }, adversarial: false },
+        { id: 30, names: { official: 'trap' }, adversarial: true },
+      ],
+    };
+    const toy = summarizeAnswers([answer(10, 1, 1), answer(30, 0, null)], benchmark);
+    const rows = categoryChartRows([{ key: 'run', summary: toy }], {
+      metric: 'officialF1',
+      scheme: 'official',
+      benchmark,
+    });
+    expect(rows.map((r) => [r.category, r.label, r.n, r.values.run])).toEqual([
+      [10, 'lookup', 1, 1],
+      [30, 'trap', 1, 0],
+    ]);
+  });
+
   it('gives each category its mean and n, named by the official scheme', () => {
     const rows = categoryChartRows([{ key: 'run', summary }], {
       metric: 'officialF1',

@@ -1,11 +1,8 @@
 import type { CompareMetric } from '@shared/compare';
-import {
-  CATEGORY_IDS,
-  categoryName,
-  type CategoryId,
-  type CategoryScheme,
-} from '@shared/dataset/categories';
+import { LOCOMO_PROFILE, categoryLabel, type BenchmarkProfile } from '@shared/benchmarks';
+import type { CategoryId, CategoryScheme } from '@shared/dataset/categories';
 import type { RunSummary } from '@shared/experiment';
+import { metricList } from '@shared/metrics';
 
 /**
  * Rows for CategoryChart, built from run summaries. Pure, so the numbers a chart shows are tested
@@ -14,13 +11,10 @@ import type { RunSummary } from '@shared/experiment';
 
 export type ChartMetric = CompareMetric;
 
-export const METRIC_LABELS: Readonly<Record<ChartMetric, string>> = {
-  officialF1: 'Official F1',
-  evidenceRecall: 'Evidence recall@k',
-  setF1: 'Set F1',
-  bleu1: 'BLEU-1',
-  judge: 'Judge J',
-};
+/** Each registered metric's title (src-shared/metrics), by id. */
+export const METRIC_LABELS: Readonly<Record<ChartMetric, string>> = Object.fromEntries(
+  metricList().map((m) => [m.id, m.title]),
+);
 
 /** One bar group: a category, named by a scheme, with a value per series. */
 export interface CategoryChartRow {
@@ -43,6 +37,8 @@ export interface SummarySeries {
 export interface CategoryRowsOptions {
   metric: ChartMetric;
   scheme: CategoryScheme;
+  /** The runs' benchmark profile (from the API): its categories and names; LoCoMo's without one. */
+  benchmark?: BenchmarkProfile;
   /**
    * Leave out categories no series has a question in. Category 5 under the Mem0 scheme is
    * "excluded" but still shown when it has data: hiding numbers is the reader's choice.
@@ -52,20 +48,20 @@ export interface CategoryRowsOptions {
 
 export function categoryChartRows(
   series: readonly SummarySeries[],
-  { metric, scheme, dropEmpty = false }: CategoryRowsOptions,
+  { metric, scheme, benchmark = LOCOMO_PROFILE, dropEmpty = false }: CategoryRowsOptions,
 ): CategoryChartRow[] {
-  const rows = CATEGORY_IDS.map((category): CategoryChartRow => {
+  const rows = benchmark.categories.map(({ id: category }): CategoryChartRow => {
     const values: Record<string, number | null> = {};
     const ns: Record<string, number> = {};
     for (const s of series) {
-      const score = s.summary.byCategory[category][metric];
-      values[s.key] = score.mean;
-      ns[s.key] = score.n;
+      const score = s.summary.byCategory[category]?.[metric];
+      values[s.key] = score?.mean ?? null;
+      ns[s.key] = score?.n ?? 0;
     }
     const first = series[0];
     return {
       category,
-      label: categoryName(category, scheme),
+      label: categoryLabel(benchmark, category, scheme),
       n: first ? (ns[first.key] ?? 0) : 0,
       values,
       ns,

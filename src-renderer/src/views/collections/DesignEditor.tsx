@@ -6,6 +6,9 @@ import {
   type DesignIndex,
   type DesignIssue,
 } from '@shared/designs';
+import { EmbedderChoiceSchema, WINK_EMBEDDER } from '@shared/embedders';
+import { useApi } from '../../hooks/useApi';
+import { embedderForOption, embedderOptionValue, embedderOptions } from '../models/shape';
 import { BoolField, NumberField, SelectField } from './fields';
 import {
   FUSION_METHODS,
@@ -333,6 +336,8 @@ function FieldInput({
       );
     case 'bool':
       return <BoolField label={field.label} value={value === true} onChange={onChange} />;
+    case 'embedder':
+      return <EmbedderField field={field} value={value} errors={errors} onChange={onChange} />;
     case 'index':
       return (
         <SelectField
@@ -347,6 +352,36 @@ function FieldInput({
         />
       );
   }
+}
+
+/** A vector index's embedder: wink (offline) or a saved endpoint, copied into the design. */
+function EmbedderField({
+  field,
+  value,
+  errors,
+  onChange,
+}: {
+  field: FieldSpec;
+  value: unknown;
+  errors: string[] | undefined;
+  onChange: (value: unknown) => void;
+}) {
+  const endpoints = useApi('models.list', {}).data ?? [];
+  const parsed = EmbedderChoiceSchema.safeParse(value);
+  const current = parsed.success ? parsed.data : WINK_EMBEDDER;
+  return (
+    <SelectField
+      label={field.label}
+      value={embedderOptionValue(endpoints, current)}
+      options={embedderOptions(endpoints, current)}
+      hint={field.hint}
+      errors={errors}
+      onChange={(option) => {
+        const choice = embedderForOption(endpoints, option);
+        if (choice !== null) onChange(choice);
+      }}
+    />
+  );
 }
 
 /** "Add index" opens a small menu of index types (a disclosure, closed again after a choice). */

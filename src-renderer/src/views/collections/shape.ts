@@ -155,6 +155,8 @@ export type FieldSpec =
     }
   | { key: string; label: string; kind: 'select'; options: readonly string[]; hint?: string }
   | { key: string; label: string; kind: 'bool'; hint?: string }
+  /** The offline embedder or a saved OpenAI-compatible endpoint (Models view). */
+  | { key: string; label: string; kind: 'embedder'; hint?: string }
   /** Another index of the design, of one of these types. */
   | { key: string; label: string; kind: 'index'; types: readonly DesignIndexType[]; hint?: string };
 
@@ -206,8 +208,8 @@ export const INDEX_FIELDS: Record<DesignIndexType, readonly FieldSpec[]> = {
     {
       key: 'embedder',
       label: 'Embedder',
-      kind: 'select',
-      options: vShape.embedder.unwrap().options,
+      kind: 'embedder',
+      hint: 'a saved endpoint must serve /v1/embeddings',
     },
     { key: 'space', label: 'Space', kind: 'select', options: vShape.space.unwrap().options },
     numberField(vShape, 'M', 'M', 'hnsw links per node'),

@@ -58,7 +58,11 @@ export const CategoryPanel = memo(function CategoryPanel({
               Mean {metricLabel} per run. Δ = run − baseline {baseLetter} over the questions both
               answered, with its 95% interval (paired bootstrap, {formatCount(BOOTSTRAP_RESAMPLES)}{' '}
               resamples, seed {BOOTSTRAP_SEED}). <span className="sig-improved">Green</span> /{' '}
-              <span className="sig-regressed">red</span>: the interval excludes 0.
+              <span className="sig-regressed">red</span>: the interval excludes 0. Below it: the
+              interval when whole conversations are resampled (LoCoMo's questions come from few
+              conversations, so this one is the honest width), McNemar&apos;s exact test on
+              correct/wrong flips (correct = score ≥ 0.5), and the smallest difference this n can
+              detect (α 0.05, power 0.8).
             </caption>
             <thead>
               <tr>
@@ -106,6 +110,15 @@ export const CategoryPanel = memo(function CategoryPanel({
                       >
                         <span className="delta-diff">{d.diff}</span>{' '}
                         <span className="delta-interval">{d.interval}</span>
+                        {d.conversations ? (
+                          <span className="delta-extra muted small">{d.conversations}</span>
+                        ) : null}
+                        {d.mcnemar ? (
+                          <span className="delta-extra muted small">{d.mcnemar}</span>
+                        ) : null}
+                        {d.detectable ? (
+                          <span className="delta-extra muted small">{d.detectable}</span>
+                        ) : null}
                       </td>
                     ),
                   )}

@@ -1,5 +1,6 @@
 import { useCallback, useDeferredValue, useMemo } from 'react';
 import { isCompareMetric, type Flip, type RunComparison } from '@shared/compare';
+import { metricList } from '@shared/metrics';
 import {
   CATEGORY_IDS,
   CATEGORY_SCHEMES,
@@ -215,13 +216,9 @@ function ExportButtons({
   );
 }
 
-const SHORT_METRIC: Record<RunComparison['metric'], string> = {
-  officialF1: 'F1',
-  evidenceRecall: 'recall',
-  setF1: 'set F1',
-  bleu1: 'BLEU-1',
-  judge: 'J',
-};
+const SHORT_METRIC: Record<RunComparison['metric'], string> = Object.fromEntries(
+  metricList().map((m) => [m.id, m.short]),
+);
 
 function QuestionsPanel({
   comparison,

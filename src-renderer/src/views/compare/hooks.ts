@@ -10,6 +10,7 @@ import {
   compareParamsToRecord,
   compareRequest,
   isComparableStatus,
+  isFinishedStatus,
   parseCompareParams,
   type CompareParams,
   type CompareParamsPatch,
@@ -91,7 +92,7 @@ export function useComparableRuns(): {
         ? undefined
         : eligible.map((run): ComparableRun => ({
             ...run,
-            answered: run.status === 'completed' ? null : (counts?.get(run.id) ?? null),
+            answered: isFinishedStatus(run.status) ? null : (counts?.get(run.id) ?? null),
           })),
     [list.data, eligible, counts],
   );

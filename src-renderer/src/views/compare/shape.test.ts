@@ -12,7 +12,9 @@ import {
   flipChipCounts,
   formatDelta,
   formatScore,
+  isComparableStatus,
   isErrorCell,
+  isFinishedStatus,
   parseCompareParams,
   shortRunLabel,
   significance,
@@ -36,12 +38,9 @@ function answer(
     gold: `gold ${questionIndex}`,
     prediction: `prediction ${officialF1}`,
     retrieved: [],
-    officialF1,
-    setF1: null,
-    bleu1: null,
+    scores: { officialF1, setF1: null, bleu1: null, judge: null, evidenceRecall: null },
     judge: null,
     usage: null,
-    evidenceRecall: null,
     retrieveMs: 0,
     answerMs: 0,
     error: null,
@@ -68,7 +67,9 @@ function threeRuns(): RunComparison {
     answer('s2', 4, 5, 0, { prediction: '[ERROR]', error: 'timeout after 30000 ms' }),
     answer('s2', 5, 3, 1),
   ];
-  const c = a.map((x) => (x.questionIndex === 0 ? { ...x, officialF1: 0 } : x));
+  const c = a.map((x) =>
+    x.questionIndex === 0 ? { ...x, scores: { ...x.scores, officialF1: 0 } } : x,
+  );
   return compareRuns(
     [
       { runId: 'ra', label: 'text · ra', answers: a },
@@ -149,6 +150,26 @@ describe('numbers', () => {
       interval: '[+0.010, +0.075]',
       significance: 'improved',
       description: '+0.042 [+0.010, +0.075], significant improvement, n=282 paired questions',
+      conversations: '',
+      mcnemar: '',
+      detectable: '',
+    });
+    // With the conversation-level interval, McNemar and the detectable effect beside it.
+    expect(
+      formatDelta(
+        { meanDiff: 0.0421, low: 0.0104, high: 0.0751, n: 282 },
+        {
+          cluster: { meanDiff: 0.0421, low: -0.0203, high: 0.0902, n: 282, clusters: 10 },
+          mcnemar: { baselineOnly: 5, candidateOnly: 12, pValue: 0.1436 },
+          minimumDetectable: 0.0312,
+        },
+      ),
+    ).toMatchObject({
+      conversations: '[−0.020, +0.090] by 10 conversations',
+      mcnemar: 'McNemar p=0.144 (12 up, 5 down)',
+      detectable: 'detectable ±0.031',
+      description:
+        '+0.042 [+0.010, +0.075], significant improvement, n=282 paired questions; [−0.020, +0.090] by 10 conversations; McNemar p=0.144 (12 up, 5 down); detectable ±0.031 at this n (alpha 0.05, power 0.8)',
     });
     // A true minus sign; a change that rounds to zero carries no direction.
     expect(formatDelta({ meanDiff: -0.0004, low: -0.12, high: 0.1, n: 5 })).toMatchObject({
@@ -323,5 +344,14 @@ describe('two full LoCoMo runs', () => {
     expect(t1 - t0).toBeLessThan(1000);
     expect(t2 - t1).toBeLessThan(200);
     expect(t3 - t2).toBeLessThan(50);
+  });
+});
+
+describe('run statuses in the picker', () => {
+  it('compares degraded runs like completed ones: they finished, their errors count as wrong', () => {
+    expect(isComparableStatus('degraded')).toBe(true);
+    expect(isFinishedStatus('degraded')).toBe(true);
+    expect(isComparableStatus('running')).toBe(false);
+    expect(isFinishedStatus('cancelled')).toBe(false);
   });
 });

@@ -1,5 +1,4 @@
 import {
-  COMPARE_METRICS,
   isCompareMetric,
   type CompareMetric,
   type CompareRow,
@@ -15,6 +14,7 @@ import {
   type CategoryScheme,
 } from '@shared/dataset/categories';
 import { ERROR_PREDICTION, type MeanN } from '@shared/experiment';
+import { metricIds, metricList } from '@shared/metrics';
 import type { BootstrapResult } from '@shared/scoring/stats';
 import type { RunListItem } from '@shared/runs';
 import type { CategoryChartRow } from '../../components/charts/categoryRows';
@@ -29,14 +29,11 @@ import type { CategoryChartRow } from '../../components/charts/categoryRows';
 // URL state
 
 export const FLIPS: readonly Flip[] = ['improved', 'regressed', 'unchanged', 'missing'];
-export const METRICS: readonly CompareMetric[] = COMPARE_METRICS;
-export const METRIC_LABELS: Readonly<Record<CompareMetric, string>> = {
-  officialF1: 'official F1',
-  evidenceRecall: 'evidence recall',
-  setF1: 'set F1 (Mem0)',
-  bleu1: 'BLEU-1 (Mem0)',
-  judge: 'judge J',
-};
+export const METRICS: readonly CompareMetric[] = metricIds();
+/** Each registered metric's label (src-shared/metrics), by id. */
+export const METRIC_LABELS: Readonly<Record<CompareMetric, string>> = Object.fromEntries(
+  metricList().map((m) => [m.id, m.label]),
+);
 /** The API allows 2..8 runs per comparison. */
 export const MAX_COMPARED_RUNS = 8;
 /** What the server uses; the caption says so, so the numbers can be reproduced. */
@@ -100,9 +97,17 @@ export function compareParamsToRecord(state: CompareParams): Record<string, stri
 // ---------------------------------------------------------------------------------------------
 // Picking runs
 
-/** Runs still going or that failed before answering anything have nothing stable to compare. */
+/**
+ * Runs still going or that failed before answering anything have nothing stable to compare. A
+ * degraded run finished (its errors count as wrong answers), so it compares like a completed one.
+ */
 export function isComparableStatus(status: RunListItem['status']): boolean {
-  return status === 'completed' || status === 'cancelled';
+  return status === 'completed' || status === 'degraded' || status === 'cancelled';
+}
+
+/** A run that ran its course: every question has its final answer. */
+export function isFinishedStatus(status: RunListItem['status']): boolean {
+  return status === 'completed' || status === 'degraded';
 }
 
 /**
@@ -206,13 +211,53 @@ export interface DeltaText {
   significance: Significance;
   /** Screen readers and tooltips: the whole statement in words. */
   description: string;
+  /** The interval with whole conversations resampled: "[−0.020, +0.090] by conversation". */
+  conversations: string;
+  /** McNemar's exact test on correct/wrong flips: "McNemar p=0.031 (12 up, 5 down)". */
+  mcnemar: string;
+  /** The smallest difference this n detects (alpha 0.05, power 0.8): "detectable ±0.021". */
+  detectable: string;
 }
 
-export function formatDelta(delta: BootstrapResult | null | undefined): DeltaText {
+/** What the significance columns add beside the question-level interval. */
+export interface DeltaExtras {
+  cluster?: (BootstrapResult & { clusters: number }) | null;
+  mcnemar?: { baselineOnly: number; candidateOnly: number; pValue: number } | null;
+  minimumDetectable?: number | null;
+}
+
+function formatP(p: number): string {
+  return p < 0.001 ? '<0.001' : p.toFixed(3);
+}
+
+export function formatDelta(
+  delta: BootstrapResult | null | undefined,
+  extras: DeltaExtras = {},
+): DeltaText {
   const sig = significance(delta);
   if (!delta || sig === 'none' || !finite(delta.meanDiff)) {
-    return { diff: '—', interval: '', significance: 'none', description: 'no shared questions' };
+    return {
+      diff: '—',
+      interval: '',
+      significance: 'none',
+      description: 'no shared questions',
+      conversations: '',
+      mcnemar: '',
+      detectable: '',
+    };
   }
+  const { cluster, mcnemar, minimumDetectable } = extras;
+  const conversations =
+    cluster && finite(cluster.low) && finite(cluster.high)
+      ? `[${formatSigned(cluster.low)}, ${formatSigned(cluster.high)}] by ${cluster.clusters} conversation${cluster.clusters === 1 ? '' : 's'}`
+      : '';
+  const mcnemarText = mcnemar
+    ? `McNemar p=${formatP(mcnemar.pValue)} (${mcnemar.candidateOnly} up, ${mcnemar.baselineOnly} down)`
+    : '';
+  const detectable =
+    minimumDetectable !== null && minimumDetectable !== undefined && finite(minimumDetectable)
+      ? `detectable ±${minimumDetectable.toFixed(3)}`
+      : '';
   const interval = `[${formatSigned(delta.low)}, ${formatSigned(delta.high)}]`;
   const verdict =
     sig === 'improved'
@@ -224,7 +269,17 @@ export function formatDelta(delta: BootstrapResult | null | undefined): DeltaTex
     diff: formatSigned(delta.meanDiff),
     interval,
     significance: sig,
-    description: `${formatSigned(delta.meanDiff)} ${interval}, ${verdict}, n=${delta.n} paired questions`,
+    description: [
+      `${formatSigned(delta.meanDiff)} ${interval}, ${verdict}, n=${delta.n} paired questions`,
+      conversations,
+      mcnemarText,
+      detectable ? `${detectable} at this n (alpha 0.05, power 0.8)` : '',
+    ]
+      .filter((part) => part !== '')
+      .join('; '),
+    conversations,
+    mcnemar: mcnemarText,
+    detectable,
   };
 }
 
@@ -264,7 +319,13 @@ export function categoryTableRows(
     label: categoryLabel(c.category, scheme),
     questions: questions.get(c.category) ?? 0,
     perRun: c.perRun,
-    deltas: c.deltas.map(formatDelta),
+    deltas: c.deltas.map((delta, i) =>
+      formatDelta(delta, {
+        cluster: c.clusterDeltas?.[i] ?? null,
+        mcnemar: c.mcnemar?.[i] ?? null,
+        minimumDetectable: c.minimumDetectable?.[i] ?? null,
+      }),
+    ),
   }));
 }
 

@@ -25,6 +25,7 @@ const STATUS_LABELS: Record<LiveStatus, string> = {
   running: 'running',
   cancelling: 'cancelling…',
   completed: 'completed',
+  degraded: 'degraded',
   cancelled: 'cancelled',
   failed: 'failed',
   interrupted: 'interrupted',
@@ -91,7 +92,7 @@ export function RunCard({
   const rows = summary
     ? categoryChartRows([{ key: 'run', summary }], { metric: 'officialF1', scheme })
     : [];
-  const finished = run.status === 'completed';
+  const finished = run.status === 'completed' || run.status === 'degraded';
   const titleId = `run-${run.runId}-title`;
 
   return (
@@ -177,7 +178,8 @@ export function RunCard({
       </dl>
       {run.message ? (
         <p role="alert" className="run-failed">
-          <strong>The run failed:</strong> {run.message}
+          <strong>{run.status === 'degraded' ? 'Degraded:' : 'The run failed:'}</strong>{' '}
+          {run.message}
         </p>
       ) : null}
       {actionError ? <ErrorView error={actionError} /> : null}

@@ -1,27 +1,50 @@
 import { useId, useState, type FormEvent } from 'react';
 import type { ApiInput, DatasetSummary, MemoryPresetInfo } from '@shared/api';
 import {
+  ANSWER_PROTOCOLS,
+  DEFAULT_JUDGE_PROTOCOL,
   DEFAULT_JUDGE_REPEATS,
   DEFAULT_SEED,
   DEFAULT_TOP_K,
-  PROMPT_STYLES,
-  type PromptStyle,
+  JUDGE_PROTOCOLS,
+  type AnswerProtocolName,
+  type JudgeProtocolName,
 } from '@shared/experiment';
 import { endpointLlmFields, type ModelEndpoint } from '@shared/models';
 import type { ErrorPayload } from '@shared/errors';
 import { ErrorView } from '../../components/ErrorView';
 import { useApi } from '../../hooks/useApi';
-import { endpointLabel } from '../models/shape';
+import {
+  embedderForOption,
+  embedderOptionValue,
+  embedderOptions,
+  endpointLabel,
+} from '../models/shape';
+import { WINK_EMBEDDER } from '@shared/embedders';
 import {
   defaultPreset,
+  invalidSampleCount,
   memoryFor,
+  withEmbedder,
   memoryOptions,
   parallelChoices,
   parseIntInRange,
+  runFormFieldOf,
   samplesToRun,
+  type RunFormField,
 } from './shape';
 
-const PROMPT_STYLE_LABELS: Record<PromptStyle, string> = { locomo: 'LoCoMo', mem0: 'Mem0' };
+const ANSWER_PROTOCOL_LABELS: Record<AnswerProtocolName, string> = {
+  'workbench-locomo': 'Workbench, LoCoMo-style (retrieved memories)',
+  'workbench-mem0': 'Workbench, Mem0-style (retrieved memories)',
+  'locomo-full-context': 'LoCoMo full context (paper, byte-exact)',
+  mem0: 'Mem0 (paper, byte-exact)',
+};
+const JUDGE_PROTOCOL_LABELS: Record<JudgeProtocolName, string> = {
+  mem0: 'Mem0 (paper, byte-exact)',
+  strict: 'Strict (same fact)',
+  'workbench-v1': 'Workbench v1',
+};
 
 /** The samples chosen for one dataset; another dataset starts again from "all". */
 interface SampleChoice {
@@ -81,7 +104,8 @@ export function RunForm({
   const endpoints = models.data ?? [];
   const [answererId, setAnswererId] = useState('extractive');
   const answerer = endpoints.find((e) => e.id === answererId) ?? null;
-  const [promptStyle, setPromptStyle] = useState<PromptStyle>('locomo');
+  const [answerProtocol, setAnswerProtocol] = useState<AnswerProtocolName>('workbench-locomo');
+  const [judgeProtocol, setJudgeProtocol] = useState<JudgeProtocolName>(DEFAULT_JUDGE_PROTOCOL);
   const [judgeId, setJudgeId] = useState('none');
   const judge = endpoints.find((e) => e.id === judgeId) ?? null;
   const [repeats, setRepeats] = useState(String(DEFAULT_JUDGE_REPEATS));
@@ -91,10 +115,26 @@ export function RunForm({
   const [memoryLlmId, setMemoryLlmId] = useState('none');
   const memoryLlm =
     llmStage === null ? null : (endpoints.find((e) => e.id === memoryLlmId) ?? null);
+  // Embedder: for presets with a vector index; a saved endpoint that serves /v1/embeddings.
+  const takesEmbedder = memoryList.find((o) => o.value === chosenMemory)?.embedder ?? false;
+  const [embedderOption, setEmbedderOption] = useState<string>(WINK_EMBEDDER);
+  const embedder = takesEmbedder ? embedderForOption(endpoints, embedderOption) : null;
 
   const topKValue = parseIntInRange(topK, 1, 1000);
   const seedValue = parseIntInRange(seed, -(2 ** 31), 2 ** 31 - 1);
   const samples = samplesToRun(dataset, chosen);
+  // "All" of a file with invalid samples: the engine refuses unless told to skip them, so the
+  // form says it skips them and the run's manifest records which.
+  const invalidCount = invalidSampleCount(dataset);
+  const skipInvalid = samples === undefined && invalidCount > 0;
+  // The engine's validation error, shown beside the field its path names.
+  const errorField = runFormFieldOf(error);
+  const fieldError = (field: RunFormField) =>
+    error !== null && errorField === field ? (
+      <span className="field-error" role="alert">
+        {error.message}
+      </span>
+    ) : null;
   const problems = [
     chosen.size === 0 ? 'Choose at least one sample.' : null,
     presetValue === null ? 'No memory preset is available.' : null,
@@ -114,11 +154,19 @@ export function RunForm({
     onRun({
       datasetId: dataset.datasetId,
       ...(samples ? { samples } : {}),
-      memory: { ...memory, ...(memoryLlm ? { llm: endpointLlmFields(memoryLlm) } : {}) },
+      ...(skipInvalid ? { skipInvalid: true } : {}),
+      memory: {
+        ...withEmbedder(memory, embedder),
+        ...(memoryLlm ? { llm: endpointLlmFields(memoryLlm) } : {}),
+      },
       answerer: answerer
-        ? { kind: 'llm', ...endpointLlmFields(answerer), promptStyle }
+        ? { kind: 'llm', ...endpointLlmFields(answerer), answerProtocol }
         : { kind: 'extractive' },
-      ...(judge ? { judge: { ...endpointLlmFields(judge), repeats: judgeRepeats } } : {}),
+      ...(judge
+        ? {
+            judge: { ...endpointLlmFields(judge), repeats: judgeRepeats, protocol: judgeProtocol },
+          }
+        : {}),
       retrieval: { topK: topKValue },
       seed: seedValue,
       parallel: parallelValue,
@@ -187,6 +235,13 @@ export function RunForm({
             </li>
           ))}
         </ul>
+        {invalidCount > 0 ? (
+          <p className="notice">
+            {invalidCount} invalid sample(s) in this file cannot be run (see the Datasets view)
+            {skipInvalid ? '; a run of all samples skips them and records which' : ''}.
+          </p>
+        ) : null}
+        {fieldError('samples')}
       </fieldset>
 
       <div className="field-grid">
@@ -195,6 +250,7 @@ export function RunForm({
           <select
             value={chosenMemory ?? ''}
             disabled={memoryList.length === 0}
+            aria-invalid={errorField === 'memory'}
             onChange={(event) => setMemoryValue(event.currentTarget.value)}
           >
             {presets === undefined ? <option value="">loading…</option> : null}
@@ -204,7 +260,23 @@ export function RunForm({
               </option>
             ))}
           </select>
+          {fieldError('memory')}
         </label>
+        {takesEmbedder && endpoints.length > 0 ? (
+          <label className="field field-wide">
+            <span className="field-label">Embedder</span>
+            <select
+              value={embedder === null ? WINK_EMBEDDER : embedderOptionValue(endpoints, embedder)}
+              onChange={(event) => setEmbedderOption(event.currentTarget.value)}
+            >
+              {embedderOptions(endpoints, embedder ?? WINK_EMBEDDER).map((o) => (
+                <option key={o.value} value={o.value}>
+                  {o.label}
+                </option>
+              ))}
+            </select>
+          </label>
+        ) : null}
         {llmStage !== null && endpoints.length > 0 ? (
           <EndpointSelect
             label={`Memory LLM (${llmStage})`}
@@ -225,14 +297,16 @@ export function RunForm({
         />
         {answerer ? (
           <label className="field">
-            <span className="field-label">Prompt style</span>
+            <span className="field-label">Answer protocol</span>
             <select
-              value={promptStyle}
-              onChange={(event) => setPromptStyle(event.currentTarget.value as PromptStyle)}
+              value={answerProtocol}
+              onChange={(event) =>
+                setAnswerProtocol(event.currentTarget.value as AnswerProtocolName)
+              }
             >
-              {PROMPT_STYLES.map((style) => (
-                <option key={style} value={style}>
-                  {PROMPT_STYLE_LABELS[style]}
+              {ANSWER_PROTOCOLS.map((name) => (
+                <option key={name} value={name}>
+                  {ANSWER_PROTOCOL_LABELS[name]}
                 </option>
               ))}
             </select>
@@ -248,6 +322,23 @@ export function RunForm({
               none={{ value: 'none', label: 'No judge' }}
               onChange={setJudgeId}
             />
+            {judge ? (
+              <label className="field">
+                <span className="field-label">Judge protocol</span>
+                <select
+                  value={judgeProtocol}
+                  onChange={(event) =>
+                    setJudgeProtocol(event.currentTarget.value as JudgeProtocolName)
+                  }
+                >
+                  {JUDGE_PROTOCOLS.map((name) => (
+                    <option key={name} value={name}>
+                      {JUDGE_PROTOCOL_LABELS[name]}
+                    </option>
+                  ))}
+                </select>
+              </label>
+            ) : null}
             {judge ? (
               <label className="field">
                 <span className="field-label">Judge repeats</span>
@@ -270,18 +361,20 @@ export function RunForm({
             min={1}
             max={1000}
             value={topK}
-            aria-invalid={topKValue === null}
+            aria-invalid={topKValue === null || errorField === 'retrieval'}
             onChange={(event) => setTopK(event.currentTarget.value)}
           />
+          {fieldError('retrieval')}
         </label>
         <label className="field">
           <span className="field-label">Seed</span>
           <input
             type="number"
             value={seed}
-            aria-invalid={seedValue === null}
+            aria-invalid={seedValue === null || errorField === 'seed'}
             onChange={(event) => setSeed(event.currentTarget.value)}
           />
+          {fieldError('seed')}
         </label>
         <label className="field">
           <span className="field-label">Parallel samples</span>
@@ -311,7 +404,9 @@ export function RunForm({
           ))}
         </ul>
       ) : null}
-      {error ? <ErrorView error={error} title="Could not start the run" /> : null}
+      {error && errorField === null ? (
+        <ErrorView error={error} title="Could not start the run" />
+      ) : null}
 
       <div className="form-actions">
         <button type="submit" className="primary" disabled={busy || problems.length > 0}>

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { summarizeAnswers, type ProgressEvent } from '@shared/experiment';
 import type { RunInfo } from '@shared/runs';
 import {
+  isActive,
   overallFraction,
   reduceProgress,
   remainingMs,
@@ -197,6 +198,24 @@ describe('reduceProgress', () => {
     expect(testCounts(run)).toEqual({ done: 3, total: 3 });
     expect(overallFraction(run)).toBe(1);
     expect(remainingMs(run, 2000)).toBeNull();
+  });
+
+  it('shows a run that finished with too many errors as degraded, with why', () => {
+    const run = replay([
+      ...START,
+      ev({
+        type: 'run-finished',
+        runId: R,
+        at: 1600,
+        summary: summarizeAnswers([]),
+        elapsedMs: 600,
+        status: 'degraded',
+        message: '2 of 5 final answers are errors (40%, more than maxErrorShare 10%)',
+      }),
+    ])[R]!;
+    expect(run.status).toBe('degraded');
+    expect(run.message).toBe('2 of 5 final answers are errors (40%, more than maxErrorShare 10%)');
+    expect(isActive(run)).toBe(false);
   });
 
   it('stays "cancelling" through the in-flight question, then shows cancelled', () => {

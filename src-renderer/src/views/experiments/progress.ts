@@ -7,7 +7,7 @@ import type { RunInfo } from '@shared/runs';
  */
 
 export type LiveStatus =
-  'running' | 'cancelling' | 'completed' | 'cancelled' | 'failed' | 'interrupted';
+  'running' | 'cancelling' | 'completed' | 'degraded' | 'cancelled' | 'failed' | 'interrupted';
 
 export interface SampleProgress {
   sampleId: string;
@@ -45,7 +45,7 @@ export interface RunProgress {
   startedAt: number | null;
   lastEventAt: number | null;
   elapsedMs: number | null;
-  /** Why it failed. */
+  /** Why it failed, or why it is degraded. */
   message: string | null;
   /** The final summary (run-finished). */
   summary: RunSummary | null;
@@ -66,6 +66,7 @@ export type ProgressAction =
 
 export const TERMINAL: ReadonlySet<LiveStatus> = new Set([
   'completed',
+  'degraded',
   'cancelled',
   'failed',
   'interrupted',
@@ -223,7 +224,8 @@ function applyEvent(run: RunProgress, event: ProgressEvent): RunProgress {
       return {
         ...run,
         ...at,
-        status: 'completed',
+        status: event.status ?? 'completed',
+        message: event.message ?? null,
         summary: event.summary,
         elapsedMs: event.elapsedMs,
         etaMs: 0,

@@ -3,11 +3,14 @@ import type { DatasetSummary } from '@shared/api';
 import {
   defaultPreset,
   formatEta,
+  invalidSampleCount,
   memoryFor,
+  withEmbedder,
   memoryOptions,
   parallelChoices,
   parseIntInRange,
   percent,
+  runFormFieldOf,
   samplesToRun,
 } from './shape';
 
@@ -32,11 +35,13 @@ describe('run form choices', () => {
   it('picks the preset the engine marks as default, else the first', () => {
     expect(
       defaultPreset([
-        { name: 'text', isDefault: false, llmStage: null },
-        { name: 'hybrid', isDefault: true, llmStage: null },
+        { name: 'text', isDefault: false, llmStage: null, embedder: false },
+        { name: 'hybrid', isDefault: true, llmStage: null, embedder: true },
       ]),
     ).toBe('hybrid');
-    expect(defaultPreset([{ name: 'text', isDefault: false, llmStage: null }])).toBe('text');
+    expect(
+      defaultPreset([{ name: 'text', isDefault: false, llmStage: null, embedder: false }]),
+    ).toBe('text');
     expect(defaultPreset([])).toBeNull();
   });
 
@@ -72,9 +77,9 @@ describe('run form choices', () => {
 
 describe('memory choices', () => {
   const presets = [
-    { name: 'hybrid', isDefault: true, llmStage: null },
-    { name: 'tiers', isDefault: false, llmStage: 'summaries' },
-    { name: 'designed', isDefault: false, llmStage: null },
+    { name: 'hybrid', isDefault: true, llmStage: null, embedder: true },
+    { name: 'tiers', isDefault: false, llmStage: 'summaries', embedder: false },
+    { name: 'designed', isDefault: false, llmStage: null, embedder: false },
   ];
   const design = {
     name: 'my design',
@@ -94,9 +99,9 @@ describe('memory choices', () => {
 
   it('lists the presets but `designed`, then each saved design', () => {
     expect(memoryOptions(presets, designs)).toEqual([
-      { value: 'hybrid', label: 'hybrid (default)', llmStage: null },
-      { value: 'tiers', label: 'tiers', llmStage: 'summaries' },
-      { value: 'design:my design', label: 'design: my design', llmStage: null },
+      { value: 'hybrid', label: 'hybrid (default)', llmStage: null, embedder: true },
+      { value: 'tiers', label: 'tiers', llmStage: 'summaries', embedder: false },
+      { value: 'design:my design', label: 'design: my design', llmStage: null, embedder: false },
     ]);
   });
 
@@ -110,5 +115,56 @@ describe('memory choices', () => {
     expect(memoryFor('designed', presets, designs)).toBeNull();
     expect(memoryFor('design:gone', presets, designs)).toBeNull();
     expect(memoryFor('vector', presets, designs)).toBeNull();
+  });
+
+  it('puts a chosen OpenAI-compatible embedder into the preset config, and leaves wink to the default', () => {
+    const hybrid = { preset: 'hybrid', config: { candidates: 40 } };
+    const endpoint = {
+      kind: 'openai' as const,
+      baseUrl: 'http://127.0.0.1:11434/v1',
+      model: 'nomic-embed-text',
+      apiKeyEnv: 'OLLAMA_API_KEY',
+    };
+    expect(withEmbedder(hybrid, endpoint)).toEqual({
+      preset: 'hybrid',
+      config: { candidates: 40, embedder: endpoint },
+    });
+    expect(withEmbedder(hybrid, 'wink-sif-100d')).toBe(hybrid);
+    expect(withEmbedder(hybrid, null)).toBe(hybrid);
+  });
+});
+
+describe('runFormFieldOf', () => {
+  it('places an engine error beside the field its path starts with', () => {
+    expect(runFormFieldOf({ path: ['memory', 'config', 'topK'] })).toBe('memory');
+    expect(runFormFieldOf({ path: ['samples', 0] })).toBe('samples');
+    expect(runFormFieldOf({ path: ['retrieval', 'topK'] })).toBe('retrieval');
+    // No field of the form: shown below it.
+    expect(runFormFieldOf({ path: ['datasetId'] })).toBeNull();
+    expect(runFormFieldOf({})).toBeNull();
+    expect(runFormFieldOf(null)).toBeNull();
+  });
+});
+
+describe('invalidSampleCount', () => {
+  const problem = (severity: 'error' | 'warning', sampleIndex: number | null) => ({
+    severity,
+    code: 'DATASET_INVALID' as const,
+    message: 'm',
+    path: [],
+    sampleIndex,
+    sampleId: null,
+  });
+  it('counts samples with errors once each, not warnings or file-level problems', () => {
+    expect(
+      invalidSampleCount({
+        problems: [
+          problem('error', 1),
+          problem('error', 1),
+          problem('warning', 0),
+          problem('error', 3),
+        ],
+      }),
+    ).toBe(2);
   });
 });

@@ -1,5 +1,7 @@
 import type { DatasetSummary, MemoryPresetInfo } from '@shared/api';
 import { DESIGNED_PRESET, type SavedDesign } from '@shared/designs';
+import { WINK_EMBEDDER, type EmbedderChoice } from '@shared/embedders';
+import type { ErrorPayload } from '@shared/errors';
 
 /** Pure helpers of the Experiments view: time formatting and the run form's choices. */
 
@@ -26,6 +28,8 @@ export interface MemoryOption {
   label: string;
   /** What the choice does with a memory LLM; null: it uses none. */
   llmStage: string | null;
+  /** Whether the run form offers an embedder for it (a design names one per vector index). */
+  embedder: boolean;
 }
 
 /**
@@ -43,11 +47,13 @@ export function memoryOptions(
         value: p.name,
         label: `${p.name}${p.isDefault ? ' (default)' : ''}`,
         llmStage: p.llmStage,
+        embedder: p.embedder,
       })),
     ...(designs ?? []).map((d) => ({
       value: `design:${d.design.name}`,
       label: `design: ${d.design.name}`,
       llmStage: null,
+      embedder: false,
     })),
   ];
 }
@@ -66,6 +72,16 @@ export function memoryFor(
   return presets?.some((p) => p.name === value && value !== DESIGNED_PRESET)
     ? { preset: value, config: {} }
     : null;
+}
+
+/** The memory with the embedder chosen in the form; the offline default is left to the preset. */
+export function withEmbedder(
+  memory: { preset: string; config: Record<string, unknown> },
+  embedder: EmbedderChoice | null,
+): { preset: string; config: Record<string, unknown> } {
+  return embedder === null || embedder === WINK_EMBEDDER
+    ? memory
+    : { ...memory, config: { ...memory.config, embedder } };
 }
 
 /** The preset the engine marks as default, else the first; null while none is listed. */
@@ -98,4 +114,26 @@ export function parseIntInRange(text: string, min: number, max: number): number 
   if (!/^-?\d+$/.test(text.trim())) return null;
   const n = Number(text.trim());
   return Number.isSafeInteger(n) && n >= min && n <= max ? n : null;
+}
+
+/** The run form's fields that show an engine error inline, by the first segment of its path. */
+export const RUN_FORM_FIELDS = ['samples', 'memory', 'retrieval', 'seed'] as const;
+export type RunFormField = (typeof RUN_FORM_FIELDS)[number];
+
+/**
+ * Which form field an engine error belongs to (`memory.config.topK` → memory), so the form shows
+ * it beside that field; null for errors without a path the form has (they show below the form).
+ */
+export function runFormFieldOf(error: Pick<ErrorPayload, 'path'> | null): RunFormField | null {
+  const head = error?.path?.[0];
+  return RUN_FORM_FIELDS.find((field) => field === head) ?? null;
+}
+
+/** Samples of the file the loader refused (their ids may repeat a valid one's), by file position. */
+export function invalidSampleCount(dataset: Pick<DatasetSummary, 'problems'>): number {
+  const indices = new Set<number>();
+  for (const p of dataset.problems) {
+    if (p.severity === 'error' && p.sampleIndex !== null) indices.add(p.sampleIndex);
+  }
+  return indices.size;
 }

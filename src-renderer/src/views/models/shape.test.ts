@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { EMPTY_FORM, endpointInput, endpointLabel, formOf } from './shape';
+import {
+  EMPTY_FORM,
+  UNSAVED_EMBEDDER,
+  embedderForOption,
+  embedderOptionValue,
+  embedderOptions,
+  endpointInput,
+  endpointLabel,
+  formOf,
+} from './shape';
 
 describe('endpointInput', () => {
   const form = { ...EMPTY_FORM, name: ' Fake ', model: 'tiny', apiKeyEnv: 'FAKE_LLM_KEY' };
@@ -63,5 +72,52 @@ describe('endpointInput', () => {
       },
     });
     expect(endpointLabel(saved)).toBe('LLM: Fake (tiny)');
+  });
+});
+
+describe('embedder choice', () => {
+  const endpoints = [
+    {
+      id: 'ep-1',
+      name: 'Ollama',
+      baseUrl: 'http://127.0.0.1:11434/v1',
+      model: 'nomic-embed-text',
+      apiKeyEnv: 'OLLAMA_API_KEY',
+      savedAt: '2026-11-23T00:00:00.000Z',
+    },
+  ];
+  const saved = {
+    kind: 'openai' as const,
+    baseUrl: 'http://127.0.0.1:11434/v1/',
+    model: 'nomic-embed-text',
+  };
+  const unsaved = { kind: 'openai' as const, baseUrl: 'http://10.0.0.1:8080/v1', model: 'bge' };
+
+  it('offers wink and every saved endpoint, plus an unsaved endpoint the design already names', () => {
+    expect(embedderOptions(endpoints, 'wink-sif-100d')).toEqual([
+      { value: 'wink-sif-100d', label: 'wink-sif-100d (offline)' },
+      { value: 'ep-1', label: 'Ollama (nomic-embed-text)' },
+    ]);
+    expect(embedderOptions(endpoints, unsaved).at(-1)).toEqual({
+      value: UNSAVED_EMBEDDER,
+      label: 'bge at http://10.0.0.1:8080/v1',
+    });
+  });
+
+  it('shows a choice as its saved endpoint (trailing slash aside), else as unsaved', () => {
+    expect(embedderOptionValue(endpoints, 'wink-sif-100d')).toBe('wink-sif-100d');
+    expect(embedderOptionValue(endpoints, saved)).toBe('ep-1');
+    expect(embedderOptionValue(endpoints, unsaved)).toBe(UNSAVED_EMBEDDER);
+  });
+
+  it('copies a chosen endpoint into the config; the unsaved option keeps the current choice', () => {
+    expect(embedderForOption(endpoints, 'ep-1')).toEqual({
+      kind: 'openai',
+      baseUrl: 'http://127.0.0.1:11434/v1',
+      model: 'nomic-embed-text',
+      apiKeyEnv: 'OLLAMA_API_KEY',
+    });
+    expect(embedderForOption(endpoints, 'wink-sif-100d')).toBe('wink-sif-100d');
+    expect(embedderForOption(endpoints, UNSAVED_EMBEDDER)).toBeNull();
   });
 });

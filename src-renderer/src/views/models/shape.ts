@@ -1,3 +1,4 @@
+import { WINK_EMBEDDER, type EmbedderChoice } from '@shared/embedders';
 import type { ModelEndpoint, ModelEndpointInput } from '@shared/models';
 import { API_KEY_ENV_PATTERN } from '@shared/models';
 
@@ -74,4 +75,58 @@ export function endpointInput(
 /** "LLM: GPT (gpt-4o-mini)": how an endpoint is offered as an answerer or judge. */
 export function endpointLabel(endpoint: Pick<ModelEndpoint, 'name' | 'model'>): string {
   return `LLM: ${endpoint.name} (${endpoint.model})`;
+}
+
+// ---- Embedder choice (Collections design editor, Experiments view) ---------------------------
+
+/** The select value of an OpenAI-compatible embedder that matches no saved endpoint. */
+export const UNSAVED_EMBEDDER = 'unsaved-endpoint';
+
+/**
+ * The options of an embedder select: the offline embedder, then every saved endpoint (its model
+ * must serve /v1/embeddings), and the current choice when it names an endpoint not saved here.
+ */
+export function embedderOptions(
+  endpoints: readonly ModelEndpoint[],
+  current: EmbedderChoice,
+): Array<{ value: string; label: string }> {
+  const options = [
+    { value: WINK_EMBEDDER, label: `${WINK_EMBEDDER} (offline)` },
+    ...endpoints.map((e) => ({ value: e.id, label: `${e.name} (${e.model})` })),
+  ];
+  if (embedderOptionValue(endpoints, current) === UNSAVED_EMBEDDER && current !== WINK_EMBEDDER) {
+    options.push({ value: UNSAVED_EMBEDDER, label: `${current.model} at ${current.baseUrl}` });
+  }
+  return options;
+}
+
+/** Which option shows a choice: the offline one, the saved endpoint with its URL and model, or unsaved. */
+export function embedderOptionValue(
+  endpoints: readonly ModelEndpoint[],
+  choice: EmbedderChoice,
+): string {
+  if (choice === WINK_EMBEDDER) return WINK_EMBEDDER;
+  const url = choice.baseUrl.replace(/\/+$/, '');
+  const saved = endpoints.find((e) => e.baseUrl === url && e.model === choice.model);
+  return saved ? saved.id : UNSAVED_EMBEDDER;
+}
+
+/**
+ * The embedder an option stands for; null for the unsaved option (keep the current choice). A
+ * saved endpoint is copied into the config (URL, model, key variable), so a design or run keeps
+ * working when the endpoint is later renamed or deleted.
+ */
+export function embedderForOption(
+  endpoints: readonly ModelEndpoint[],
+  value: string,
+): EmbedderChoice | null {
+  if (value === WINK_EMBEDDER) return WINK_EMBEDDER;
+  const endpoint = endpoints.find((e) => e.id === value);
+  if (!endpoint) return null;
+  return {
+    kind: 'openai',
+    baseUrl: endpoint.baseUrl,
+    model: endpoint.model,
+    apiKeyEnv: endpoint.apiKeyEnv,
+  };
 }

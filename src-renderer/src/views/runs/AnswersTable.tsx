@@ -9,10 +9,31 @@ import {
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { categoryName, type CategoryScheme } from '@shared/dataset/categories';
 import { ERROR_PREDICTION, type AnswerRecord } from '@shared/experiment';
+import { metricList } from '@shared/metrics';
 import { formatScore } from '../../components/charts/categoryRows';
 import { answerKey, isCorrect } from './shape';
 
 const column = createColumnHelper<AnswerRecord>();
+
+// One column per registered metric that is scored with the answer (the judge has its own column,
+// with its labels and errors). Official F1 is coloured by the table's correct/incorrect rule.
+const scoreColumns = metricList()
+  .filter((m) => m.source !== 'judge')
+  .map((m) =>
+    column.accessor((a) => a.scores[m.id] ?? null, {
+      id: m.id,
+      header: m.short,
+      meta: { className: 'num' },
+      cell: (info) =>
+        m.id === 'officialF1' ? (
+          <span className={isCorrect(info.row.original) ? 'score-ok' : 'score-bad'}>
+            {formatScore(info.getValue())}
+          </span>
+        ) : (
+          formatScore(info.getValue())
+        ),
+    }),
+  );
 
 // Fixed columns at module scope; only the category column depends on state (the scheme).
 const before = [
@@ -48,30 +69,7 @@ const after = [
       );
     },
   }),
-  column.accessor('officialF1', {
-    header: 'F1',
-    meta: { className: 'num' },
-    cell: (info) => (
-      <span className={isCorrect(info.row.original) ? 'score-ok' : 'score-bad'}>
-        {formatScore(info.getValue())}
-      </span>
-    ),
-  }),
-  column.accessor('evidenceRecall', {
-    header: 'Recall',
-    meta: { className: 'num' },
-    cell: (info) => formatScore(info.getValue()),
-  }),
-  column.accessor('setF1', {
-    header: 'Set F1',
-    meta: { className: 'num' },
-    cell: (info) => formatScore(info.getValue()),
-  }),
-  column.accessor('bleu1', {
-    header: 'BLEU-1',
-    meta: { className: 'num' },
-    cell: (info) => formatScore(info.getValue()),
-  }),
+  ...scoreColumns,
   column.accessor('judge', {
     header: 'Judge',
     meta: { className: 'num' },

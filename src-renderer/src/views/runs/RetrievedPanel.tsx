@@ -60,8 +60,8 @@ export function RetrievedPanel({
         </dd>
         <dt>Scores</dt>
         <dd>
-          F1 {formatScore(answer.officialF1)} · recall@{answer.retrieved.length}{' '}
-          {formatScore(answer.evidenceRecall)}
+          F1 {formatScore(answer.scores['officialF1'])} · recall@{answer.retrieved.length}{' '}
+          {formatScore(answer.scores['evidenceRecall'])}
         </dd>
         {view.evidence !== null ? (
           <>

@@ -9,6 +9,7 @@ import {
 } from '@shared/dataset/categories';
 import type { AnswerRecord, ScorePair } from '@shared/experiment';
 import type { TokenTotals } from '@shared/runs';
+import { metricList } from '@shared/metrics';
 import { CategoryChart } from '../../components/charts/CategoryChart';
 import {
   categoryChartRows,
@@ -49,7 +50,7 @@ export function RunDetail({
   params: RunsParams;
   update: (patch: RunsParamsPatch) => void;
 }) {
-  const { info, summary, curve } = detail;
+  const { info, benchmark, summary, curve } = detail;
   const m = info.manifest;
   // Uploaded files are stored under their hash; the open dataset with that hash has the real name.
   const datasets = useApi('datasets.list', {});
@@ -62,8 +63,9 @@ export function RunDetail({
   const metrics = runMetrics(summary, m);
   const metric = metrics.includes(params.metric) ? params.metric : 'officialF1';
   const rows = useMemo(
-    () => categoryChartRows([{ key: 'run', summary }], { metric, scheme: params.scheme }),
-    [summary, metric, params.scheme],
+    () =>
+      categoryChartRows([{ key: 'run', summary }], { metric, scheme: params.scheme, benchmark }),
+    [summary, metric, params.scheme, benchmark],
   );
   const curveState = useMemo(
     () => curveView(curve, params.curve, metric),
@@ -99,7 +101,7 @@ export function RunDetail({
             ) : null}
           </Fact>
           {m.answerer.prompts ? (
-            <Fact label="Prompt style · hash">
+            <Fact label="Answer protocol · hash">
               {m.answerer.prompts.style} ·{' '}
               <code title={m.answerer.prompts.sha256}>{shortHash(m.answerer.prompts.sha256)}</code>
             </Fact>
@@ -109,7 +111,11 @@ export function RunDetail({
               <code>{m.judge.model}</code> · {m.judge.repeats}{' '}
               {m.judge.repeats === 1 ? 'repeat' : 'repeats'}{' '}
               <span className="muted">
-                prompt <code title={m.judge.prompt.sha256}>{shortHash(m.judge.prompt.sha256)}</code>
+                protocol {m.judge.prompt.style} · prompt{' '}
+                <code title={m.judge.prompt.sha256}>{shortHash(m.judge.prompt.sha256)}</code>
+                {m.judge.unparseable
+                  ? ` · ${m.judge.unparseable} unreadable replies counted WRONG`
+                  : ''}
               </span>
             </Fact>
           ) : null}
@@ -130,7 +136,25 @@ export function RunDetail({
               ) : null}
             </Fact>
           ) : null}
-          <Fact label="Embedder">{m.embedder ?? <span className="muted">none</span>}</Fact>
+          <Fact label="Embedder">
+            {m.embedder ?? <span className="muted">none</span>}
+            {m.embedding && m.embedding.cacheHits + m.embedding.cacheMisses > 0 ? (
+              <span className="muted">
+                {' '}
+                · {m.embedding.requests} requests, cache {m.embedding.cacheHits} hits /{' '}
+                {m.embedding.cacheMisses} misses
+              </span>
+            ) : null}
+          </Fact>
+          {m.warnings && m.warnings.length > 0 ? (
+            <Fact label="Warnings" wide>
+              <ul className="manifest-warnings">
+                {m.warnings.map((w) => (
+                  <li key={w}>{w}</li>
+                ))}
+              </ul>
+            </Fact>
+          ) : null}
           <Fact label="Top-k · seed · workers">
             {m.config.retrieval.topK} · {m.seed} · {m.parallel}
           </Fact>
@@ -284,6 +308,10 @@ function Fact({
   );
 }
 
+/** Answer metrics beyond official F1 that skip adversarial questions (Mem0-style), and judges. */
+const extra = metricList().filter((m) => m.source === 'answer' && m.categories === 'answerable');
+const judges = metricList().filter((m) => m.source === 'judge');
+
 function Overall({ title, note, pair }: { title: string; note: string; pair: ScorePair }) {
   return (
     <div className="overall-card">
@@ -294,18 +322,21 @@ function Overall({ title, note, pair }: { title: string; note: string; pair: Sco
       <div className="muted">
         recall@k {formatScore(pair.evidenceRecall.mean)} (n={pair.evidenceRecall.n}) · {note}
       </div>
-      {pair.setF1.n > 0 ? (
+      {extra.length > 0 && (pair[extra[0]!.id]?.n ?? 0) > 0 ? (
         <>
           <div className="muted mem0-line">
-            set F1 {formatScore(pair.setF1.mean)} · BLEU-1 {formatScore(pair.bleu1.mean)} (n=
-            {pair.setF1.n})
+            {extra.map((m) => `${m.label} ${formatScore(pair[m.id]?.mean ?? null)}`).join(' · ')}{' '}
+            (n={pair[extra[0]!.id]?.n})
           </div>
-          {pair.judge.n > 0 ? (
-            <div className="muted mem0-line">
-              judge J <strong>{formatJudge(pair.judge)}</strong> (n={pair.judge.n},{' '}
-              {pair.judge.repeats} {pair.judge.repeats === 1 ? 'repeat' : 'repeats'})
-            </div>
-          ) : null}
+          {judges.map((m) => {
+            const j = pair[m.id];
+            return j && j.n > 0 ? (
+              <div key={m.id} className="muted mem0-line">
+                judge {m.label} <strong>{formatJudge({ mean: j.mean, std: j.std ?? null })}</strong>{' '}
+                (n={j.n}, {j.repeats} {j.repeats === 1 ? 'repeat' : 'repeats'})
+              </div>
+            ) : null;
+          })}
         </>
       ) : null}
     </div>
@@ -315,8 +346,10 @@ function Overall({ title, note, pair }: { title: string; note: string; pair: Sco
 function UsageLine({ label, totals }: { label: string; totals: TokenTotals }) {
   return (
     <span>
-      {label}: {formatTokens(totals.calls)} calls, {formatTokens(totals.promptTokens)} in +{' '}
-      {formatTokens(totals.completionTokens)} out tokens, <strong>{formatCost(totals.cost)}</strong>
+      {label}: {formatTokens(totals.calls)} calls
+      {totals.failures ? ` (${formatTokens(totals.failures)} failed)` : ''},{' '}
+      {formatTokens(totals.promptTokens)} in + {formatTokens(totals.completionTokens)} out tokens,{' '}
+      <strong>{formatCost(totals.cost)}</strong>
       {totals.cost === null ? <span className="muted"> (no prices)</span> : null}
     </span>
   );

@@ -16,7 +16,11 @@ import {
   type RunsParams,
 } from './shape';
 
-function answer(extra: Partial<AnswerRecord>): AnswerRecord {
+/** Test rows name official F1 flat; the other metrics are 1. */
+function answer({
+  officialF1 = 1,
+  ...extra
+}: Partial<AnswerRecord> & { officialF1?: number }): AnswerRecord {
   return {
     sampleId: 's1',
     testIndex: 3,
@@ -26,12 +30,9 @@ function answer(extra: Partial<AnswerRecord>): AnswerRecord {
     gold: 'Paris',
     prediction: 'Paris',
     retrieved: [],
-    officialF1: 1,
-    setF1: 1,
-    bleu1: 1,
+    scores: { officialF1, setF1: 1, bleu1: 1, evidenceRecall: 1, judge: null },
     judge: null,
     usage: null,
-    evidenceRecall: 1,
     retrieveMs: 1,
     answerMs: 1,
     error: null,
@@ -64,7 +65,7 @@ describe('filterAnswers', () => {
   const ids = (list: AnswerRecord[]) => list.map((a) => a.questionIndex);
 
   it('splits correct from incorrect at F1 0.5', () => {
-    expect(isCorrect({ officialF1: 0.5 })).toBe(true);
+    expect(isCorrect({ scores: { officialF1: 0.5 } })).toBe(true);
     expect(
       ids(filterAnswers(ANSWERS, { ...all, categories: [...all.categories], outcome: 'correct' })),
     ).toEqual([0, 1]);
@@ -133,11 +134,13 @@ function point(
     testIndex,
     dialogsInserted: dialogs,
     visibleCount: testIndex + 1,
-    meanF1: f1,
-    meanRecall: recall,
-    meanSetF1: f1 === null ? null : f1 / 2,
-    meanBleu1: null,
-    meanJudge: judge,
+    means: {
+      officialF1: f1,
+      evidenceRecall: recall,
+      setF1: f1 === null ? null : f1 / 2,
+      bleu1: null,
+      judge,
+    },
   };
 }
 
@@ -277,7 +280,7 @@ describe('formatDuration', () => {
 describe('LLM metrics in the Runs view', () => {
   const summaryWith = (setN: number) =>
     ({
-      overall: { all: { setF1: { mean: 0.5, n: setN } } },
+      overall: { all: { setF1: { mean: 0.5, n: setN }, bleu1: { mean: 0.25, n: setN } } },
     }) as unknown as Parameters<typeof runMetrics>[0];
 
   it('offers Mem0 metrics only with scored answers and the judge only with a judge', () => {

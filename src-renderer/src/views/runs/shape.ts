@@ -7,6 +7,7 @@ import {
 } from '@shared/dataset/categories';
 import type { Sample, Turn } from '@shared/dataset/types';
 import type { AnswerRecord, CurvePoint, JudgeMeanN, RunSummary } from '@shared/experiment';
+import { isMetricId, metricList } from '@shared/metrics';
 import type { RunManifest } from '@shared/runs';
 import type { ChartMetric } from '../../components/charts/categoryRows';
 
@@ -54,21 +55,25 @@ function curveToString(mode: CurveMode): string | null {
 /** `recall` is the evidence-recall URL value (kept short and stable); the others are their ids. */
 function parseMetric(value: string | null): ChartMetric {
   if (value === 'recall') return 'evidenceRecall';
-  return value === 'setF1' || value === 'bleu1' || value === 'judge' ? value : 'officialF1';
+  return value !== 'evidenceRecall' && isMetricId(value) ? value : 'officialF1';
 }
 
 /**
- * The metrics a run can be shown by: the Mem0-style lexical ones once it has scored answers of
- * categories 1-4, the judge only when the run had one (its manifest says so).
+ * The metrics a run can be shown by, in registry order: those that score every category always,
+ * the others (Mem0-style) once they scored an answer, a judge metric only when the run had a
+ * judge (its manifest says so).
  */
 export function runMetrics(
   summary: Pick<RunSummary, 'overall'>,
   manifest: Pick<RunManifest, 'judge'>,
 ): ChartMetric[] {
-  const out: ChartMetric[] = ['officialF1', 'evidenceRecall'];
-  if (summary.overall.all.setF1.n > 0) out.push('setF1', 'bleu1');
-  if (manifest.judge) out.push('judge');
-  return out;
+  return metricList()
+    .filter((m) =>
+      m.source === 'judge'
+        ? Boolean(manifest.judge)
+        : m.categories === 'all' || (summary.overall.all[m.id]?.n ?? 0) > 0,
+    )
+    .map((m) => m.id);
 }
 
 /** "0.750 ± 0.071": J as Mem0 reports it; the std is left out when there is none. */
@@ -133,8 +138,8 @@ export function runsParamsToRecord(state: RunsParams): Record<string, string> {
 /** The rule the table's correct/incorrect filter uses; the UI states it next to the filter. */
 export const CORRECT_F1 = 0.5;
 
-export function isCorrect(answer: Pick<AnswerRecord, 'officialF1'>): boolean {
-  return answer.officialF1 >= CORRECT_F1;
+export function isCorrect(answer: Pick<AnswerRecord, 'scores'>): boolean {
+  return (answer.scores['officialF1'] ?? 0) >= CORRECT_F1;
 }
 
 export function answerKey(answer: Pick<AnswerRecord, 'sampleId' | 'questionIndex'>): string {
@@ -210,17 +215,6 @@ export function curveSampleIds(curve: readonly CurvePoint[]): string[] {
   return [...new Set(curve.map((p) => p.sampleId))].sort();
 }
 
-/** The per-test mean of each chart metric in one recorded curve point. */
-function metricMeans(p: CurvePoint): Record<ChartMetric, number | null> {
-  return {
-    officialF1: p.meanF1,
-    evidenceRecall: p.meanRecall,
-    setF1: p.meanSetF1,
-    bleu1: p.meanBleu1,
-    judge: p.meanJudge,
-  };
-}
-
 function meanOf(values: readonly (number | null)[]): number | null {
   const real = values.filter((v): v is number => v !== null);
   return real.length === 0 ? null : real.reduce((s, v) => s + v, 0) / real.length;
@@ -241,16 +235,9 @@ export function meanCurveByTest(curve: readonly CurvePoint[]): CurveLinePoint[] 
   return [...byTest.entries()]
     .sort(([a], [b]) => a - b)
     .map(([testIndex, points]) => {
-      const means = points.map(metricMeans);
-      return {
-        x: testIndex,
-        officialF1: meanOf(means.map((m) => m.officialF1)),
-        evidenceRecall: meanOf(means.map((m) => m.evidenceRecall)),
-        setF1: meanOf(means.map((m) => m.setF1)),
-        bleu1: meanOf(means.map((m) => m.bleu1)),
-        judge: meanOf(means.map((m) => m.judge)),
-        n: points.length,
-      };
+      const out: CurveLinePoint = { x: testIndex, n: points.length };
+      for (const m of metricList()) out[m.id] = meanOf(points.map((p) => p.means[m.id] ?? null));
+      return out;
     });
 }
 
@@ -261,7 +248,7 @@ function sampleLine(curve: readonly CurvePoint[], sampleId: string): CurveLine {
     points: curve
       .filter((p) => p.sampleId === sampleId)
       .sort((a, b) => a.dialogsInserted - b.dialogsInserted)
-      .map((p) => ({ ...metricMeans(p), x: p.dialogsInserted, n: p.visibleCount })),
+      .map((p) => ({ ...p.means, x: p.dialogsInserted, n: p.visibleCount })),
   };
 }
 

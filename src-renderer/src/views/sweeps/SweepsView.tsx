@@ -1,7 +1,7 @@
 import { useMemo } from 'react';
 import { CATEGORY_IDS, DEFAULT_CATEGORY_SCHEME, categoryName } from '@shared/dataset/categories';
+import { isMetricId, metricIds, metricList } from '@shared/metrics';
 import {
-  SWEEP_METRICS,
   axisValueLabel,
   heatmapOf,
   type HeatCell,
@@ -13,16 +13,10 @@ import { formatScore } from '../../components/charts/categoryRows';
 import { useApi } from '../../hooks/useApi';
 import { useRoute } from '../../router';
 
-const METRIC_LABELS: Record<SweepMetric, string> = {
-  officialF1: 'Official F1',
-  judge: 'LLM judge J',
-  setF1: 'Set F1 (Mem0)',
-  bleu1: 'BLEU-1',
-  evidenceRecall: 'Evidence recall',
-};
-
-const isMetric = (v: string | null): v is SweepMetric =>
-  v !== null && (SWEEP_METRICS as readonly string[]).includes(v);
+/** Each registered metric's title (src-shared/metrics), by id. */
+const METRIC_LABELS: Readonly<Record<SweepMetric, string>> = Object.fromEntries(
+  metricList().map((m) => [m.id, m.title]),
+);
 
 /** White to blue by value in [0, 1]; text stays readable on both ends. */
 function heatColor(value: number | null): string {
@@ -47,7 +41,7 @@ export function SweepsView() {
   const shown = detail.data && detail.data.sweepId === sweepId ? detail.data : undefined;
   const axes = shown?.axes ?? [];
   const metricParam = route.params.get('metric');
-  const metric: SweepMetric = isMetric(metricParam) ? metricParam : 'officialF1';
+  const metric: SweepMetric = isMetricId(metricParam) ? metricParam : 'officialF1';
   const pick = (name: string, fallback: string | null): string | null => {
     const v = route.params.get(name);
     return v !== null && axes.includes(v) ? v : fallback;
@@ -126,7 +120,7 @@ export function SweepsView() {
           <label>
             Metric{' '}
             <select value={metric} onChange={(e) => setParam({ metric: e.target.value })}>
-              {SWEEP_METRICS.map((m) => (
+              {metricIds().map((m) => (
                 <option key={m} value={m}>
                   {METRIC_LABELS[m]}
                 </option>

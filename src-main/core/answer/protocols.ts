@@ -1,0 +1,337 @@
+import type { AnswerProtocolName, Category5Mapping } from '../../../src-shared/experiment';
+import type { PromptRecord } from '../../../src-shared/runs';
+import { pyStrip } from '../../../src-shared/scoring/pytext';
+import {
+  ANSWER_TEMPLATES,
+  buildAnswerPrompt,
+  category5Options,
+  fill,
+  formatSessionDateTime,
+  interpretAnswer,
+  promptRecordOf,
+  type BuiltPrompt,
+} from './prompts';
+import {
+  isAdversarialRequest,
+  type AnswerRequest,
+  type ConversationSession,
+  type MemoryHit,
+} from './types';
+
+/**
+ * Named answer protocols: the bytes sent for a question, the request settings a protocol fixes,
+ * and the templates recorded (with their sha256) in the run manifest.
+ *
+ * - `locomo-full-context`: snap-research/locomo `task_eval/evaluate_gpts.py` (branch `code`),
+ *   batch size 1: CONV_START_PROMPT (with its typo "wriiten"), the conversation built by
+ *   `get_input_context` (sessions newest first, turns prepended from the end until the context
+ *   budget is spent, `DATE: …\nCONVERSATION:\n` per session, `Speaker said, "text"`,
+ *   `[shares caption]` after a turn with an image), then `\n\n` and QA_PROMPT (QA_PROMPT_CAT_5 for
+ *   category 5); one user message (the reference's GPT-4 path), 32 answer tokens. The released
+ *   locomo10.json names `clean_text` as `text` and carries `blip_caption` without `img_file`:
+ *   a turn with a caption is a turn that shared an image. Token counts come from a `TokenCounter`;
+ *   the default is an estimate, so a cut is the reference's only with its tokenizer (tiktoken).
+ * - `mem0`: mem0ai/mem0 `evaluation/src/memzero/search.py` with `evaluation/prompts.py`
+ *   ANSWER_PROMPT (at 9315e3036^): the whole prompt rendered as jinja renders it, as one system
+ *   message; each speaker's memories as `json.dumps([f"{timestamp}: {memory}", …], indent=4)`.
+ *   Mem0 searches once per speaker (top_k 30); the workbench's memory services search once, so
+ *   the retrieved memories are split by speaker (a memory of neither speaker goes to both lists).
+ * - `workbench-locomo`, `workbench-mem0`: the workbench's earlier prompts (prompts.ts).
+ */
+
+/** task_eval/evaluate_gpts.py CONV_START_PROMPT, `{}` slots filled in order. */
+export const LOCOMO_CONV_START_PROMPT =
+  'Below is a conversation between two people: {} and {}. The conversation takes place over multiple days and the date of each conversation is wriiten at the beginning of the conversation.\n\n';
+export const LOCOMO_QA_PROMPT =
+  '\nBased on the above context, write an answer in the form of a short phrase for the following question. Answer with exact words from the context whenever possible.\n\nQuestion: {} Short answer:\n';
+export const LOCOMO_QA_PROMPT_CAT_5 =
+  '\nBased on the above context, answer the following question.\n\nQuestion: {} Short answer:\n';
+/** Only counted, never sent, at batch size 1: the reference counts it into the question's tokens. */
+export const LOCOMO_QA_PROMPT_BATCH =
+  '\nBased on the above conversations, write short answers for each of the following questions in a few words. \nWrite the answers in the form of a json dictionary where each entry contains the question number as "key" and the short answer as "value". \nUse single-quote characters for named entities and double-quote characters for enclosing json elements. Answer with exact words from the conversations whenever possible.\n\n';
+export const LOCOMO_DATE_HINT = ' Use DATE of CONVERSATION to answer with an approximate date.';
+export const LOCOMO_OPTIONS = ' Select the correct answer: (a) {} (b) {}. ';
+/** Tokens the reference keeps free per question for the answer (PER_QA_TOKEN_BUDGET). */
+export const LOCOMO_PER_QA_TOKEN_BUDGET = 50;
+export const LOCOMO_ANSWER_TOKENS = 32;
+
+/** mem0 evaluation/prompts.py ANSWER_PROMPT, exactly (golden-tested), jinja `{{ }}` slots. */
+export const MEM0_ANSWER_PROMPT = [
+  '',
+  '    You are an intelligent memory assistant tasked with retrieving accurate information from conversation memories.',
+  '',
+  '    # CONTEXT:',
+  '    You have access to memories from two speakers in a conversation. These memories contain ',
+  '    timestamped information that may be relevant to answering the question.',
+  '',
+  '    # INSTRUCTIONS:',
+  '    1. Carefully analyze all provided memories from both speakers',
+  '    2. Pay special attention to the timestamps to determine the answer',
+  '    3. If the question asks about a specific event or fact, look for direct evidence in the memories',
+  '    4. If the memories contain contradictory information, prioritize the most recent memory',
+  '    5. If there is a question about time references (like "last year", "two months ago", etc.), ',
+  '       calculate the actual date based on the memory timestamp. For example, if a memory from ',
+  '       4 May 2022 mentions "went to India last year," then the trip occurred in 2021.',
+  '    6. Always convert relative time references to specific dates, months, or years. For example, ',
+  '       convert "last year" to "2022" or "two months ago" to "March 2023" based on the memory ',
+  '       timestamp. Ignore the reference while answering the question.',
+  '    7. Focus only on the content of the memories from both speakers. Do not confuse character ',
+  '       names mentioned in memories with the actual users who created those memories.',
+  '    8. The answer should be less than 5-6 words.',
+  '',
+  '    # APPROACH (Think step by step):',
+  '    1. First, examine all memories that contain information related to the question',
+  '    2. Examine the timestamps and content of these memories carefully',
+  '    3. Look for explicit mentions of dates, times, locations, or events that answer the question',
+  '    4. If the answer requires calculation (e.g., converting relative time references), show your work',
+  '    5. Formulate a precise, concise answer based solely on the evidence in the memories',
+  '    6. Double-check that your answer directly addresses the question asked',
+  '    7. Ensure your final answer is specific and avoids vague time references',
+  '',
+  '    Memories for user {{speaker_1_user_id}}:',
+  '',
+  '    {{speaker_1_memories}}',
+  '',
+  '    Memories for user {{speaker_2_user_id}}:',
+  '',
+  '    {{speaker_2_memories}}',
+  '',
+  '    Question: {{question}}',
+  '',
+  '    Answer:',
+  '    ',
+].join('\n');
+
+/**
+ * How many text tokens a string is; the reference uses tiktoken's gpt-3.5-turbo encoding.
+ * `splitsOnWhitespace`: no token spans whitespace, so the count of `a + b` is the sum of the
+ * counts when `a` ends in whitespace, and the context walk can keep a running total instead of
+ * recounting the whole conversation at every turn (the reference's walk is quadratic).
+ */
+export interface TokenCounter {
+  (text: string): number;
+  splitsOnWhitespace?: boolean;
+}
+
+/**
+ * A tokenizer-free estimate of cl100k token counts: words, digit runs of up to three, and each
+ * other symbol. Close on English chat; it only matters when a conversation exceeds the budget.
+ */
+export const estimateTokens: TokenCounter = Object.assign(
+  (text: string) => text.match(/\p{L}+|\p{N}{1,3}|[^\p{L}\p{N}\s]/gu)?.length ?? 0,
+  { splitsOnWhitespace: true },
+);
+
+/** Python `str.format` with positional `{}` slots, one pass (values are not re-read). */
+function formatPositional(template: string, ...values: string[]): string {
+  let i = 0;
+  return template.replace(/\{\}/g, () => values[i++] ?? '');
+}
+
+function locomoTurn(turn: ConversationSession['turns'][number]): string {
+  let line = `${turn.speaker} said, "${turn.text}"\n`;
+  if (turn.blipCaption !== undefined) line += `[shares ${turn.blipCaption}]\n`;
+  return line;
+}
+
+/**
+ * `get_input_context` at batch size 1: walks sessions from the newest, prepending turns from the
+ * end while `tokens(header + turn) + tokens(so far) + questionTokens < budget - 50`; the first
+ * turn that does not fit ends the walk, and its session still gets its header. Every session
+ * up to the newest non-empty one gets `\n\n` appended before its turns, as in the reference.
+ */
+export function locomoConversationContext(
+  sessions: readonly ConversationSession[],
+  questionTokens: number,
+  contextTokens: number,
+  countTokens: TokenCounter,
+): string {
+  let last = -1;
+  for (let i = 0; i < sessions.length; i++) if ((sessions[i]?.turns.length ?? 0) > 0) last = i;
+  let conv = '';
+  // Every piece ends in a newline, so a whitespace-splitting counter can keep a running total.
+  const running = countTokens.splitsOnWhitespace === true;
+  let convTokens = 0;
+  const limit = contextTokens - LOCOMO_PER_QA_TOKEN_BUDGET;
+  for (let i = last; i >= 0; i--) {
+    const session = sessions[i] as ConversationSession;
+    const header = `DATE: ${session.dateTimeText}\nCONVERSATION:\n`;
+    conv += '\n\n';
+    let stop = false;
+    for (let t = session.turns.length - 1; t >= 0; t--) {
+      const turn = locomoTurn(session.turns[t] as ConversationSession['turns'][number]);
+      const soFar = running ? convTokens : countTokens(conv);
+      if (countTokens(header + turn) + soFar + questionTokens < limit) {
+        conv = turn + conv;
+        if (running) convTokens += countTokens(turn);
+      } else {
+        stop = true;
+        break;
+      }
+    }
+    conv = header + conv;
+    if (running) convTokens += countTokens(header);
+    if (stop) break;
+  }
+  return conv;
+}
+
+/** The question as the LoCoMo reference asks it (date hint for 2, two options for 5). */
+function locomoQuestion(request: AnswerRequest, options: { a: string; b: string } | null): string {
+  if (request.category === 2) return request.question + LOCOMO_DATE_HINT;
+  if (options) return request.question + formatPositional(LOCOMO_OPTIONS, options.a, options.b);
+  return request.question;
+}
+
+function optionsOf(request: AnswerRequest): { a: string; b: string } | null {
+  if (!isAdversarialRequest(request) || !request.adversarialAnswer) return null;
+  return category5Options(
+    request.seed,
+    request.sampleId,
+    request.questionIndex,
+    request.adversarialAnswer,
+  );
+}
+
+/**
+ * The LoCoMo full-context prompt for one question (batch size 1). `options` defaults to the
+ * run-seeded draw (the reference draws with `random.random()`); tests pass the reference's.
+ */
+export function buildLocomoFullContextPrompt(
+  request: AnswerRequest,
+  contextTokens: number,
+  countTokens: TokenCounter = estimateTokens,
+  options: { a: string; b: string } | null = optionsOf(request),
+): BuiltPrompt {
+  const question = locomoQuestion(request, options);
+  const start = formatPositional(LOCOMO_CONV_START_PROMPT, ...request.speakers);
+  const questionTokens =
+    countTokens(`${LOCOMO_QA_PROMPT_BATCH}0: ${question}`) + countTokens(start);
+  const conv = locomoConversationContext(
+    request.conversation ?? [],
+    questionTokens,
+    contextTokens,
+    countTokens,
+  );
+  const qa = isAdversarialRequest(request) ? LOCOMO_QA_PROMPT_CAT_5 : LOCOMO_QA_PROMPT;
+  return {
+    messages: [{ role: 'user', content: `${start}${conv}\n\n${formatPositional(qa, question)}` }],
+    options,
+  };
+}
+
+/** Python `json.dumps(value)` of a string (ensure_ascii: everything outside ' '..'~' escaped). */
+export function pyJsonString(value: string): string {
+  return JSON.stringify(value).replace(
+    /[^\x20-\x7e]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+/** Python `json.dumps(list_of_strings, indent=4)`. */
+export function pyJsonDumpsStrings(values: readonly string[]): string {
+  if (values.length === 0) return '[]';
+  return `[\n${values.map((v) => `    ${pyJsonString(v)}`).join(',\n')}\n]`;
+}
+
+function mem0MemoryLine(hit: MemoryHit): string {
+  return `${formatSessionDateTime(hit.sessionDateTime)}: ${hit.text}`;
+}
+
+/** The Mem0 answer prompt: two speakers' memories as JSON lists, one system message. */
+export function buildMem0Prompt(request: AnswerRequest): BuiltPrompt {
+  const [speakerA, speakerB] = request.speakers;
+  const first: string[] = [];
+  const second: string[] = [];
+  for (const hit of request.memories) {
+    const line = mem0MemoryLine(hit);
+    if (hit.speaker !== speakerB) first.push(line);
+    if (hit.speaker !== speakerA) second.push(line);
+  }
+  const content = fill(MEM0_ANSWER_PROMPT, {
+    // search.py: the user id is `<speaker>_<idx>`, and the prompt shows `.split("_")[0]`.
+    speaker_1_user_id: speakerA.split('_')[0] as string,
+    speaker_2_user_id: speakerB.split('_')[0] as string,
+    speaker_1_memories: pyJsonDumpsStrings(first),
+    speaker_2_memories: pyJsonDumpsStrings(second),
+    question: request.question,
+  });
+  return { messages: [{ role: 'system', content }], options: null };
+}
+
+export interface AnswerProtocol {
+  readonly name: AnswerProtocolName;
+  readonly record: PromptRecord;
+  /** Fixed answer length (LoCoMo: 32 tokens); null keeps the config's `maxTokens`. */
+  readonly maxTokens: number | null;
+  /** The answerer needs the conversation so far, not only the retrieved memories. */
+  readonly needsConversation: boolean;
+  build(request: AnswerRequest, options: { contextTokens: number }): BuiltPrompt;
+}
+
+const PROTOCOLS: Readonly<Record<AnswerProtocolName, AnswerProtocol>> = {
+  'workbench-locomo': {
+    name: 'workbench-locomo',
+    record: promptRecordOf('workbench-locomo', ANSWER_TEMPLATES.locomo),
+    maxTokens: null,
+    needsConversation: false,
+    build: (request) => buildAnswerPrompt('locomo', request),
+  },
+  'workbench-mem0': {
+    name: 'workbench-mem0',
+    record: promptRecordOf('workbench-mem0', ANSWER_TEMPLATES.mem0),
+    maxTokens: null,
+    needsConversation: false,
+    build: (request) => buildAnswerPrompt('mem0', request),
+  },
+  'locomo-full-context': {
+    name: 'locomo-full-context',
+    record: promptRecordOf('locomo-full-context', {
+      start: LOCOMO_CONV_START_PROMPT,
+      question: LOCOMO_QA_PROMPT,
+      questionCategory5: LOCOMO_QA_PROMPT_CAT_5,
+      questionBatch: LOCOMO_QA_PROMPT_BATCH,
+      dateHint: LOCOMO_DATE_HINT,
+      options: LOCOMO_OPTIONS,
+    }),
+    maxTokens: LOCOMO_ANSWER_TOKENS,
+    needsConversation: true,
+    build: (request, { contextTokens }) => buildLocomoFullContextPrompt(request, contextTokens),
+  },
+  mem0: {
+    name: 'mem0',
+    record: promptRecordOf('mem0', { answer: MEM0_ANSWER_PROMPT }),
+    maxTokens: null,
+    needsConversation: false,
+    build: buildMem0Prompt,
+  },
+};
+
+export function answerProtocol(name: AnswerProtocolName): AnswerProtocol {
+  return PROTOCOLS[name];
+}
+
+/**
+ * LoCoMo `get_cat_5_answer`, exactly: the reply stripped and lowercased; one character picks (a)
+ * if it is `a`, else (b); three characters pick (a) if they are `(a)`, else (b); anything else is
+ * returned lowercased. Lengths are in code points, as Python counts them.
+ */
+export function locomoCategory5Answer(raw: string, options: { a: string; b: string }): string {
+  const reply = pyStrip(raw).toLowerCase();
+  const length = [...reply].length;
+  if (length === 1) return reply.includes('a') ? options.a : options.b;
+  if (length === 3) return reply.includes('(a)') ? options.a : options.b;
+  return reply;
+}
+
+/** The answer as scored: stripped, and a two-option reply mapped back to its option. */
+export function interpretReply(
+  raw: string,
+  built: Pick<BuiltPrompt, 'options'>,
+  mapping: Category5Mapping,
+): string {
+  if (!built.options) return pyStrip(raw);
+  return mapping === 'locomo'
+    ? pyStrip(locomoCategory5Answer(raw, built.options))
+    : interpretAnswer(raw, built);
+}

@@ -1,0 +1,120 @@
+import type { ApiOutput, ApiParsedInput, RunComparisonResult } from '../../../src-shared/api';
+import { compareRuns, configDiff, runCost, type RunComparison } from '../../../src-shared/compare';
+import { WorkbenchError } from '../../../src-shared/errors';
+import { listSweeps, sweepDetail } from '../sweeps/read';
+import { csvField, exportRun } from './export';
+import type { RunReader } from './reader';
+
+/**
+ * The API's read views of the runs database, each a pure function of a RunReader. They are what
+ * the read worker serves (runs/readWorkers.ts), keyed by API method, so the main thread never runs
+ * them; adding a view is one entry here and one name in READ_METHODS.
+ */
+export const READ_METHODS = [
+  'runs.list',
+  'runs.get',
+  'runs.answers',
+  'runs.export',
+  'runs.compare',
+  'runs.compareExport',
+  'sweeps.list',
+  'sweeps.get',
+] as const;
+export type ReadMethod = (typeof READ_METHODS)[number];
+
+export type RunQueries = {
+  [K in ReadMethod]: (input: ApiParsedInput<K>) => ApiOutput<K>;
+};
+
+export function runQueries(reader: RunReader): RunQueries {
+  const compare = ({
+    runIds,
+    baselineRunId,
+    metric,
+    seed,
+  }: ApiParsedInput<'runs.compare'>): RunComparisonResult => {
+    const baselineIndex = runIds.indexOf(baselineRunId);
+    if (baselineIndex < 0) {
+      throw new WorkbenchError(
+        'INVALID_INPUT',
+        `compare: the baseline ${baselineRunId} is not among the runs`,
+        { path: ['baselineRunId'] },
+      );
+    }
+    const infos = runIds.map((id) => reader.getRun(id));
+    const answers = infos.map((info) => reader.finalAnswers(info.id));
+    const comparison = compareRuns(
+      infos.map((info, i) => ({
+        runId: info.id,
+        label: `${info.preset} · ${info.id}`,
+        answers: answers[i] ?? [],
+      })),
+      { metric, baselineIndex, seed },
+    );
+    return {
+      comparison,
+      configDiff: configDiff(infos.map((info) => info.manifest.config)),
+      costs: infos.map((info, i) => runCost(info.id, info.manifest.usage, answers[i] ?? [])),
+    };
+  };
+
+  return {
+    'runs.list': () => reader.listRuns(),
+    'runs.get': ({ runId }) => ({
+      info: reader.getRun(runId),
+      benchmark: reader.profileOf(runId),
+      summary: reader.summary(runId),
+      curve: reader.curve(runId),
+    }),
+    'runs.answers': ({ runId }) => reader.finalAnswers(runId),
+    'runs.export': ({ runId, format }) => ({
+      filename: `run-${runId}.${format}`,
+      mimeType: format === 'json' ? 'application/json' : 'text/csv',
+      content: exportRun(reader, runId, format),
+    }),
+    'runs.compare': compare,
+    'runs.compareExport': ({ runIds, baselineRunId, metric, format }) => {
+      const result = compare({ runIds, baselineRunId, metric, seed: 0 });
+      const stem = `compare-${runIds.join('-vs-')}`;
+      if (format === 'json') {
+        return {
+          filename: `${stem}.json`,
+          mimeType: 'application/json',
+          content: JSON.stringify(result, null, 2),
+        };
+      }
+      return {
+        filename: `${stem}.csv`,
+        mimeType: 'text/csv',
+        content: comparisonCsv(result.comparison),
+      };
+    },
+    'sweeps.list': () => listSweeps(reader),
+    'sweeps.get': ({ sweepId }) => sweepDetail(reader, sweepId),
+  };
+}
+
+/** One row per question: each run's prediction, score and flip against the baseline. */
+export function comparisonCsv(comparison: RunComparison): string {
+  const header = ['sampleId', 'questionIndex', 'category', 'question', 'gold'];
+  comparison.runs.forEach((run, i) => {
+    header.push(`prediction[${run.runId}]`, `${comparison.metric}[${run.runId}]`);
+    if (i !== comparison.baselineIndex) header.push(`flip[${run.runId}]`);
+  });
+  const lines = [header.map(csvField).join(',')];
+  for (const row of comparison.rows) {
+    const fields: Array<string | number | null> = [
+      row.sampleId,
+      row.questionIndex,
+      row.category,
+      row.question,
+      row.gold,
+    ];
+    row.cells.forEach((cell, i) => {
+      fields.push(cell?.prediction ?? null, cell?.score ?? null);
+      if (i !== comparison.baselineIndex) fields.push(row.flips[i] ?? null);
+    });
+    lines.push(fields.map(csvField).join(','));
+  }
+  return `${lines.join('\r\n')}\r\n`;
+}

@@ -1,0 +1,554 @@
+import {
+  benchmarkCategory,
+  benchmarkProfile,
+  type BenchmarkProfile,
+} from '../../../src-shared/benchmarks';
+import { metricList, metricOf, metricScores, type Scores } from '../../../src-shared/metrics';
+import { WorkbenchError } from '../../../src-shared/errors';
+import {
+  curveOf,
+  summarizeAnswers,
+  type JudgeScore,
+  type AnswerRecord,
+  type CurvePoint,
+  type RunStatus,
+  type RunSummary,
+  type SampleStatus,
+} from '../../../src-shared/experiment';
+import {
+  ManifestListViewSchema,
+  checkManifestVersion,
+  type LlmCallRecord,
+  type LlmCallRole,
+  type RunInfo,
+  type RunListItem,
+} from '../../../src-shared/runs';
+import { SweepTagSchema, type SweepRunRow } from '../../../src-shared/sweeps';
+import { openSqlite, type SqliteDatabase } from '../sqlite';
+import { RUNS_APPLICATION_ID, RUNS_SCHEMA_VERSION } from './db';
+import {
+  JudgeLabelsSchema,
+  StringListSchema,
+  parseManifest,
+  parseRetrieved,
+  parseStoredJson,
+} from './stored';
+import { usageOf } from './usage';
+
+/**
+ * The read side of the runs database (Signal's Readable/Writable split): everything the UI, the
+ * CLI and exports read. It never writes, so it also runs over a read-only connection in the read
+ * worker (runs/readWorkers.ts) while the main thread stays the single writer (RunStore); WAL lets
+ * both see every committed test.
+ */
+export interface RunReader {
+  listRuns(): RunListItem[];
+  hasRun(runId: string): boolean;
+  getRun(runId: string): RunInfo;
+  /** Test indices already committed for a sample (resume skips answering them). */
+  committedTests(runId: string, sampleId: string): number[];
+  /** Every answer of every test, by sample, test, question. */
+  answersByTest(runId: string, filter?: { sampleId?: string; testIndex?: number }): AnswerRecord[];
+  /** The headline: each question's answer at the last test that asked it. */
+  finalAnswers(runId: string): AnswerRecord[];
+  /** Categories 1-4 answers a judge pass should score (`all`: every one). */
+  answersToJudge(runId: string, options?: { all?: boolean }): AnswerRecord[];
+  /** Every (role, model) of the run's LLM call ledger; empty for runs made before the ledger. */
+  callLedger(runId: string): LlmCallRecord[];
+  summary(runId: string): RunSummary;
+  /** The benchmark profile of a run's dataset: it names the categories and says what scores them. */
+  profileOf(runId: string): BenchmarkProfile;
+  curve(runId: string): CurvePoint[];
+  /** The runs tagged with a sweep (with `sweepId`, that sweep's), newest first. */
+  sweepRuns(sweepId?: string): SweepRunRow[];
+}
+
+interface AnswerRow {
+  sample_id: string;
+  test_index: number;
+  question_index: number;
+  category: number;
+  question: string;
+  gold: string | null;
+  prediction: string;
+  retrieved: string;
+  retrieve_ms: number;
+  answer_ms: number;
+  error: string | null;
+  judge_std: number | null;
+  judge_labels: string | null;
+  judge_error: string | null;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+}
+
+interface ScoreRow {
+  sample_id: string;
+  test_index: number;
+  question_index: number;
+  metric: string;
+  value: number | null;
+}
+
+const answerKey = (sampleId: string, testIndex: number, questionIndex: number): string =>
+  `${sampleId}\u0000${testIndex}\u0000${questionIndex}`;
+
+function groupScores(rows: readonly ScoreRow[]): Map<string, Scores> {
+  const out = new Map<string, Scores>();
+  for (const r of rows) {
+    const key = answerKey(r.sample_id, r.test_index, r.question_index);
+    let scores = out.get(key);
+    if (!scores) out.set(key, (scores = {}));
+    scores[r.metric] = r.value;
+  }
+  return out;
+}
+
+function answerWhere(file: string, r: AnswerRow, column: string): string {
+  return `runs database ${file}: answer ${r.sample_id} test ${r.test_index} question ${r.question_index} ${column}`;
+}
+
+function judgeOf(file: string, r: AnswerRow, mean: number | null): JudgeScore | null {
+  if (r.judge_labels === null && r.judge_error === null) return null;
+  return {
+    mean,
+    std: r.judge_std,
+    labels:
+      r.judge_labels === null
+        ? []
+        : parseStoredJson(JudgeLabelsSchema, r.judge_labels, answerWhere(file, r, 'judge_labels')),
+    error: r.judge_error,
+  };
+}
+
+function toAnswer(
+  file: string,
+  r: AnswerRow,
+  stored: Scores | undefined,
+  profile: BenchmarkProfile,
+): AnswerRecord {
+  const category = benchmarkCategory(profile, r.category);
+  const scores: Scores = { ...stored };
+  for (const metric of metricList()) {
+    if (metric.id in scores) continue;
+    // A metric with no row: either it does not score the category, or the row predates it. An
+    // answer metric is a pure function of what the row holds, so compute it rather than show a
+    // hole (rows from before schema 3 have no set F1 or BLEU-1).
+    scores[metric.id] =
+      metric.source === 'answer' && metric.score && metricScores(metric, category)
+        ? metric.score({
+            prediction: r.prediction,
+            gold: r.gold,
+            category,
+            evidence: [],
+            retrieved: [],
+            errored: r.error !== null,
+          })
+        : null;
+  }
+  return {
+    sampleId: r.sample_id,
+    testIndex: r.test_index,
+    questionIndex: r.question_index,
+    category: r.category,
+    question: r.question,
+    gold: r.gold,
+    prediction: r.prediction,
+    retrieved: parseRetrieved(r.retrieved, answerWhere(file, r, 'retrieved')),
+    scores,
+    retrieveMs: r.retrieve_ms,
+    answerMs: r.answer_ms,
+    error: r.error,
+    judge: judgeOf(file, r, scores['judge'] ?? null),
+    usage:
+      r.prompt_tokens === null && r.completion_tokens === null
+        ? null
+        : { promptTokens: r.prompt_tokens ?? 0, completionTokens: r.completion_tokens ?? 0 },
+  };
+}
+
+export class SqliteRunReader implements RunReader {
+  readonly file: string;
+  readonly db: SqliteDatabase;
+
+  constructor(file: string, db: SqliteDatabase) {
+    this.file = file;
+    this.db = db;
+  }
+
+  /**
+   * A read-only connection to a runs DB that a writer (RunStore.open) has already created and
+   * migrated: it refuses any other file or schema version rather than misread it.
+   */
+  static openReadOnly(file: string): SqliteRunReader {
+    let db: SqliteDatabase;
+    try {
+      db = openSqlite(file, { readonly: true, fileMustExist: true });
+    } catch (error) {
+      throw new WorkbenchError(
+        'RUNS_DB',
+        `runs database ${file}: cannot open for reading (${error instanceof Error ? error.message : String(error)})`,
+        { where: file, cause: error },
+      );
+    }
+    const appId = db.pragma('application_id', { simple: true }) as number;
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (appId !== RUNS_APPLICATION_ID || version !== RUNS_SCHEMA_VERSION) {
+      db.close();
+      throw new WorkbenchError(
+        'RUNS_DB',
+        `runs database ${file}: expected a runs database at schema ${RUNS_SCHEMA_VERSION}, found application id ${appId} schema ${version}`,
+        { where: file },
+      );
+    }
+    db.pragma('busy_timeout = 5000');
+    return new SqliteRunReader(file, db);
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  listRuns(): RunListItem[] {
+    const rows = this.db
+      .prepare(
+        `SELECT r.*, (SELECT count(*) FROM run_samples s WHERE s.run_id = r.id) AS sample_count
+         FROM runs r ORDER BY r.id DESC`,
+      )
+      .all() as RunRow[];
+    return rows.map((r) => this.listItem(r));
+  }
+
+  hasRun(runId: string): boolean {
+    return this.db.prepare('SELECT 1 FROM runs WHERE id = ?').get(runId) !== undefined;
+  }
+
+  getRun(runId: string): RunInfo {
+    const r = this.db
+      .prepare(
+        `SELECT r.*, (SELECT count(*) FROM run_samples s WHERE s.run_id = r.id) AS sample_count
+         FROM runs r WHERE r.id = ?`,
+      )
+      .get(runId) as RunRow | undefined;
+    if (!r)
+      throw new WorkbenchError('NOT_FOUND', `no run ${runId} in ${this.file}`, {
+        where: this.file,
+      });
+    const samples = this.db
+      .prepare(
+        `SELECT s.*, (SELECT count(*) FROM tests t WHERE t.run_id = s.run_id AND t.sample_id = s.sample_id) AS tests_committed
+         FROM run_samples s WHERE s.run_id = ? ORDER BY s.position`,
+      )
+      .all(runId) as SampleRow[];
+    const manifest = parseManifest(this.file, r.id, r.manifest);
+    // The stored totals are written when a run stops; a running or killed run's are in the ledger.
+    const ledger =
+      r.status === 'running' || r.status === 'interrupted' ? this.callLedger(runId) : [];
+    return {
+      ...this.listItem(r),
+      manifest:
+        ledger.length === 0
+          ? manifest
+          : { ...manifest, usage: usageOf(manifest.config, ledger, manifest.judge?.model ?? null) },
+      pid: r.pid,
+      error: r.error,
+      sampleInfo: samples.map((s) => ({
+        sampleId: s.sample_id,
+        status: s.status,
+        totalPackets: s.total_packets,
+        totalQuestions: s.total_questions,
+        threshold: s.threshold,
+        plannedTests: s.planned_tests,
+        testsCommitted: s.tests_committed,
+        insertErrors: s.insert_errors,
+        insertErrorMessages: parseStoredJson(
+          StringListSchema,
+          s.insert_error_messages,
+          `runs database ${this.file}: run ${runId} sample ${s.sample_id} insert_error_messages`,
+        ),
+        notes: parseStoredJson(
+          StringListSchema,
+          s.notes,
+          `runs database ${this.file}: run ${runId} sample ${s.sample_id} notes`,
+        ),
+        error: s.error,
+        startedAt: s.started_at,
+        endedAt: s.ended_at,
+      })),
+    };
+  }
+
+  /** Test indices already committed for a sample (resume skips answering them). */
+  committedTests(runId: string, sampleId: string): number[] {
+    return (
+      this.db
+        .prepare(
+          'SELECT test_index FROM tests WHERE run_id = ? AND sample_id = ? ORDER BY test_index',
+        )
+        .all(runId, sampleId) as Array<{ test_index: number }>
+    ).map((r) => r.test_index);
+  }
+
+  /** Every answer of every test, by sample, test, question. */
+  answersByTest(
+    runId: string,
+    filter: { sampleId?: string; testIndex?: number } = {},
+  ): AnswerRecord[] {
+    this.requireRun(runId);
+    const rows = this.db
+      .prepare(
+        `SELECT * FROM answers WHERE run_id = ?
+           AND (? IS NULL OR sample_id = ?) AND (? IS NULL OR test_index = ?)
+         ORDER BY sample_id, test_index, question_index`,
+      )
+      .all(
+        runId,
+        filter.sampleId ?? null,
+        filter.sampleId ?? null,
+        filter.testIndex ?? null,
+        filter.testIndex ?? null,
+      ) as AnswerRow[];
+    const scores = groupScores(
+      this.db
+        .prepare(
+          `SELECT sample_id, test_index, question_index, metric, value FROM answer_scores
+           WHERE run_id = ? AND (? IS NULL OR sample_id = ?) AND (? IS NULL OR test_index = ?)`,
+        )
+        .all(
+          runId,
+          filter.sampleId ?? null,
+          filter.sampleId ?? null,
+          filter.testIndex ?? null,
+          filter.testIndex ?? null,
+        ) as ScoreRow[],
+    );
+    return this.toAnswers(runId, rows, scores);
+  }
+
+  /** The headline: each question's answer at the last test that asked it. */
+  finalAnswers(runId: string): AnswerRecord[] {
+    this.requireRun(runId);
+    const rows = this.db
+      .prepare(
+        `SELECT a.* FROM answers a
+         JOIN (SELECT sample_id, question_index, MAX(test_index) AS last_test FROM answers
+               WHERE run_id = ? GROUP BY sample_id, question_index) f
+           ON a.sample_id = f.sample_id AND a.question_index = f.question_index AND a.test_index = f.last_test
+         WHERE a.run_id = ?
+         ORDER BY a.sample_id, a.question_index`,
+      )
+      .all(runId, runId) as AnswerRow[];
+    const scores = groupScores(
+      this.db
+        .prepare(
+          `SELECT s.sample_id, s.test_index, s.question_index, s.metric, s.value FROM answer_scores s
+           JOIN (SELECT sample_id, question_index, MAX(test_index) AS last_test FROM answers
+                 WHERE run_id = ? GROUP BY sample_id, question_index) f
+             ON s.sample_id = f.sample_id AND s.question_index = f.question_index AND s.test_index = f.last_test
+           WHERE s.run_id = ?`,
+        )
+        .all(runId, runId) as ScoreRow[],
+    );
+    return this.toAnswers(runId, rows, scores);
+  }
+
+  /**
+   * Answers a judge pass should score: those of categories the judge scores (LoCoMo 1-4) not
+   * judged yet or whose judge failed (`all`: every one of them, to re-judge with another judge or
+   * prompt).
+   */
+  answersToJudge(runId: string, options: { all?: boolean } = {}): AnswerRecord[] {
+    const profile = this.profileOf(runId);
+    const judge = metricOf('judge');
+    const judged = new Set(
+      profile.categories.filter((c) => metricScores(judge, c)).map((c) => c.id),
+    );
+    const rows = (
+      this.db
+        .prepare(
+          `SELECT * FROM answers WHERE run_id = ?
+             AND (? OR judge_labels IS NULL OR judge_error IS NOT NULL)
+           ORDER BY sample_id, test_index, question_index`,
+        )
+        .all(runId, options.all ? 1 : 0) as AnswerRow[]
+    ).filter((r) => judged.has(r.category));
+    const scores = groupScores(
+      this.db
+        .prepare(
+          'SELECT sample_id, test_index, question_index, metric, value FROM answer_scores WHERE run_id = ?',
+        )
+        .all(runId) as ScoreRow[],
+    );
+    return this.toAnswers(runId, rows, scores, profile);
+  }
+
+  /** Every (role, model) of the run's LLM call ledger; empty for runs made before the ledger. */
+  callLedger(runId: string): LlmCallRecord[] {
+    const rows = this.db
+      .prepare(
+        'SELECT role, model, calls, failures, prompt_tokens, completion_tokens FROM llm_calls WHERE run_id = ? ORDER BY role, model',
+      )
+      .all(runId) as Array<{
+      role: LlmCallRole;
+      model: string;
+      calls: number;
+      failures: number;
+      prompt_tokens: number;
+      completion_tokens: number;
+    }>;
+    return rows.map((r) => ({
+      role: r.role,
+      model: r.model,
+      calls: r.calls,
+      failures: r.failures,
+      promptTokens: r.prompt_tokens,
+      completionTokens: r.completion_tokens,
+    }));
+  }
+
+  summary(runId: string): RunSummary {
+    return summarizeAnswers(this.finalAnswers(runId), this.profileOf(runId));
+  }
+
+  /** The benchmark profile of a run's dataset: it names the categories and says what scores them. */
+  profileOf(runId: string): BenchmarkProfile {
+    const row = this.db.prepare('SELECT manifest FROM runs WHERE id = ?').get(runId) as
+      { manifest: string } | undefined;
+    if (!row) {
+      throw new WorkbenchError('NOT_FOUND', `no run ${runId} in ${this.file}`, {
+        where: this.file,
+      });
+    }
+    return benchmarkProfile(parseManifest(this.file, runId, row.manifest).dataset.format);
+  }
+
+  protected toAnswers(
+    runId: string,
+    rows: readonly AnswerRow[],
+    scores: Map<string, Scores>,
+    profile: BenchmarkProfile = this.profileOf(runId),
+  ): AnswerRecord[] {
+    return rows.map((r) =>
+      toAnswer(
+        this.file,
+        r,
+        scores.get(answerKey(r.sample_id, r.test_index, r.question_index)),
+        profile,
+      ),
+    );
+  }
+
+  sweepRuns(sweepId?: string): SweepRunRow[] {
+    const rows = this.db
+      .prepare(
+        `SELECT id, status, json_extract(manifest, '$.sweep') AS tag FROM runs
+         WHERE json_extract(manifest, '$.sweep.sweepId') IS NOT NULL
+           AND (? IS NULL OR json_extract(manifest, '$.sweep.sweepId') = ?)
+         ORDER BY id DESC`,
+      )
+      .all(sweepId ?? null, sweepId ?? null) as Array<{
+      id: string;
+      status: RunStatus;
+      tag: string;
+    }>;
+    return rows.flatMap((r) => {
+      // A tag this build cannot read leaves that run out of the sweep views (runs.get names why)
+      // rather than hiding every sweep.
+      const tag = SweepTagSchema.safeParse(JSON.parse(r.tag));
+      return tag.success ? [{ runId: r.id, status: r.status, tag: tag.data }] : [];
+    });
+  }
+
+  curve(runId: string): CurvePoint[] {
+    this.requireRun(runId);
+    const tests = this.db
+      .prepare('SELECT * FROM tests WHERE run_id = ? ORDER BY sample_id, test_index')
+      .all(runId) as TestRow[];
+    const answers = this.answersByTest(runId);
+    const byTest = new Map<string, AnswerRecord[]>();
+    for (const a of answers) {
+      const key = `${a.sampleId}\u0000${a.testIndex}`;
+      const list = byTest.get(key);
+      if (list) list.push(a);
+      else byTest.set(key, [a]);
+    }
+    return curveOf(
+      tests.map((t) => ({
+        sampleId: t.sample_id,
+        testIndex: t.test_index,
+        packetIdx: t.packet_idx,
+        dialogsInserted: t.dialogs_inserted,
+        visibleCount: t.visible_count,
+        answers: byTest.get(`${t.sample_id}\u0000${t.test_index}`) ?? [],
+      })),
+    );
+  }
+
+  protected requireRun(runId: string): void {
+    if (!this.hasRun(runId)) {
+      throw new WorkbenchError('NOT_FOUND', `no run ${runId} in ${this.file}`, {
+        where: this.file,
+      });
+    }
+  }
+
+  protected listItem(r: RunRow): RunListItem {
+    const where = `runs database ${this.file}: run ${r.id} manifest`;
+    const manifest = parseStoredJson(ManifestListViewSchema, r.manifest, where);
+    checkManifestVersion(manifest, where);
+    return {
+      id: r.id,
+      status: r.status,
+      preset: r.preset,
+      datasetPath: manifest.dataset.path,
+      samples: r.sample_count,
+      createdAt: r.created_at,
+      endedAt: r.ended_at,
+      insertErrors: r.insert_errors,
+      answerErrors: r.answer_errors,
+      resumes: r.resumes,
+    };
+  }
+}
+
+interface RunRow {
+  id: string;
+  status: RunStatus;
+  created_at: string;
+  started_at: string;
+  ended_at: string | null;
+  preset: string;
+  config_hash: string;
+  dataset_sha256: string | null;
+  manifest: string;
+  error: string | null;
+  insert_errors: number;
+  answer_errors: number;
+  pid: number | null;
+  resumes: number;
+  sample_count: number;
+}
+
+interface SampleRow {
+  sample_id: string;
+  status: SampleStatus;
+  total_packets: number;
+  total_questions: number;
+  threshold: number;
+  planned_tests: number;
+  insert_errors: number;
+  insert_error_messages: string;
+  notes: string;
+  error: string | null;
+  started_at: string | null;
+  ended_at: string | null;
+  tests_committed: number;
+}
+
+interface TestRow {
+  sample_id: string;
+  test_index: number;
+  packet_idx: number;
+  dialogs_inserted: number;
+  visible_count: number;
+}

@@ -1,0 +1,64 @@
+import { WorkbenchError } from '../errors';
+import { LOCOMO_PROFILE } from './locomo';
+import type { BenchmarkCategory, BenchmarkProfile } from './types';
+
+/**
+ * The benchmark profiles, by id. A dataset loader's `format` id names its profile (the LoCoMo
+ * loader reads `locomo`), so a run's manifest says which profile scores and names its categories.
+ */
+
+export type { BenchmarkCategory, BenchmarkProfile, BenchmarkScheme } from './types';
+export { LOCOMO_PROFILE } from './locomo';
+
+export const DEFAULT_BENCHMARK = LOCOMO_PROFILE.id;
+
+const profiles = new Map<string, BenchmarkProfile>([[LOCOMO_PROFILE.id, LOCOMO_PROFILE]]);
+
+/**
+ * Adds a profile (a dataset format another build or a test brings); returns its removal. A
+ * profile whose id is taken is refused, so a built-in can never be replaced by accident.
+ */
+export function registerBenchmarkProfile(profile: BenchmarkProfile): () => void {
+  if (profiles.has(profile.id)) {
+    throw new WorkbenchError('CONFLICT', `benchmark profile "${profile.id}" is already registered`);
+  }
+  profiles.set(profile.id, profile);
+  return () => {
+    profiles.delete(profile.id);
+  };
+}
+
+/** The profile of a dataset format (a run's `manifest.dataset.format`). */
+export function benchmarkProfile(id: string = DEFAULT_BENCHMARK): BenchmarkProfile {
+  const profile = profiles.get(id);
+  if (!profile) {
+    throw new WorkbenchError(
+      'NOT_FOUND',
+      `no benchmark profile "${id}" (known: ${[...profiles.keys()].join(', ')})`,
+    );
+  }
+  return profile;
+}
+
+/** A category of the profile; a number the profile does not declare is an input error. */
+export function benchmarkCategory(profile: BenchmarkProfile, id: number): BenchmarkCategory {
+  const category = profile.categories.find((c) => c.id === id);
+  if (!category) {
+    throw new WorkbenchError(
+      'INVALID_INPUT',
+      `benchmark ${profile.id}: no category ${id} (it has ${profile.categories.map((c) => c.id).join(', ')})`,
+    );
+  }
+  return category;
+}
+
+export function isAdversarial(profile: BenchmarkProfile, id: number): boolean {
+  return profile.categories.find((c) => c.id === id)?.adversarial ?? false;
+}
+
+/** What the profile calls a category under a naming scheme (the first scheme by default). */
+export function categoryLabel(profile: BenchmarkProfile, id: number, scheme?: string): string {
+  const category = profile.categories.find((c) => c.id === id);
+  const key = scheme ?? profile.schemes[0]?.id ?? '';
+  return category?.names[key] ?? `category ${id}`;
+}

@@ -1,0 +1,37 @@
+import type { BenchmarkProfile } from './types';
+
+/**
+ * LoCoMo (DESIGN.md §4). Category names differ by source: the official paper and code vs the Mem0
+ * paper's relabelling; the stored number is the identity. Category 5 is adversarial: 444 of 446
+ * items carry only the tempting wrong answer, so Mem0's metrics (set F1, BLEU-1, J) skip it.
+ */
+export const LOCOMO_PROFILE: BenchmarkProfile = {
+  id: 'locomo',
+  label: 'LoCoMo',
+  schemes: [
+    { id: 'official', label: 'official LoCoMo' },
+    { id: 'mem0', label: 'Mem0 paper' },
+  ],
+  categories: [
+    {
+      id: 1,
+      names: { official: 'multi-hop', mem0: 'single-hop' },
+      adversarial: false,
+      officialRule: 'comma-parts',
+    },
+    { id: 2, names: { official: 'temporal', mem0: 'temporal' }, adversarial: false },
+    {
+      id: 3,
+      names: { official: 'open-domain', mem0: 'multi-hop' },
+      adversarial: false,
+      officialRule: 'first-alternative',
+    },
+    { id: 4, names: { official: 'single-hop', mem0: 'open-domain' }, adversarial: false },
+    {
+      id: 5,
+      names: { official: 'adversarial', mem0: 'excluded' },
+      adversarial: true,
+      officialRule: 'abstain',
+    },
+  ],
+};

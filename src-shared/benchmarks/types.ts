@@ -1,0 +1,34 @@
+import type { OfficialRule } from '../scoring/official';
+
+/**
+ * A benchmark profile: what a dataset's question categories are. The dataset stores a category
+ * number; the profile names it (one name per naming scheme), says whether it is adversarial (the
+ * gold is "the conversation does not say") and, where a metric's own rule is not enough, which
+ * metrics score it. A new dataset = a loader + one profile file.
+ */
+export interface BenchmarkCategory {
+  /** The number the dataset stores. */
+  id: number;
+  /** Name per naming scheme id (every scheme the profile declares). */
+  names: Readonly<Record<string, string>>;
+  /** Unanswerable by design: metrics that need a real gold skip it, and so does the "answerable" overall. */
+  adversarial: boolean;
+  /** How official F1 reads the gold (LoCoMo `task_eval`'s per-category rules); default `plain`. */
+  officialRule?: OfficialRule;
+  /** Overrides the metrics' own rules: exactly these metric ids score the category. */
+  metrics?: readonly string[];
+}
+
+export interface BenchmarkScheme {
+  id: string;
+  /** How charts and tables name the scheme: "official LoCoMo". */
+  label: string;
+}
+
+export interface BenchmarkProfile {
+  id: string;
+  label: string;
+  /** The first is the default. */
+  schemes: readonly BenchmarkScheme[];
+  categories: readonly BenchmarkCategory[];
+}

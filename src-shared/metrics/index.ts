@@ -1,0 +1,80 @@
+import type { BenchmarkCategory } from '../benchmarks/types';
+import { WorkbenchError } from '../errors';
+import { BUILTIN_METRICS } from './builtin';
+import type { MetricDefinition, MetricId, ScoreInput, Scores } from './types';
+
+/**
+ * The metrics registry. Everything that scores, stores, summarises, prints or charts a metric
+ * iterates `metricList()`, so a metric is defined once, in its own module.
+ */
+
+export type {
+  AggregateInput,
+  MetricDefinition,
+  MetricId,
+  MetricMean,
+  ScoreInput,
+  Scores,
+} from './types';
+
+const registry = new Map<MetricId, MetricDefinition>(BUILTIN_METRICS.map((m) => [m.id, m]));
+
+/** Read-only view of the registry, by id. */
+export const METRICS: ReadonlyMap<MetricId, MetricDefinition> = registry;
+
+/** The metrics in order (built-ins first, then any registered later). */
+export function metricList(): MetricDefinition[] {
+  return [...registry.values()];
+}
+
+export function metricIds(): MetricId[] {
+  return [...registry.keys()];
+}
+
+export function isMetricId(value: unknown): value is MetricId {
+  return typeof value === 'string' && registry.has(value);
+}
+
+export function metricOf(id: MetricId): MetricDefinition {
+  const metric = registry.get(id);
+  if (!metric) {
+    throw new WorkbenchError(
+      'INVALID_INPUT',
+      `no metric "${id}" (known: ${metricIds().join(', ')})`,
+    );
+  }
+  return metric;
+}
+
+/**
+ * Adds a metric (a plug-in or a test); returns its removal. An id that is taken is refused, so a
+ * built-in is never replaced by accident.
+ */
+export function registerMetric(metric: MetricDefinition): () => void {
+  if (registry.has(metric.id)) {
+    throw new WorkbenchError('CONFLICT', `metric "${metric.id}" is already registered`);
+  }
+  registry.set(metric.id, metric);
+  return () => {
+    registry.delete(metric.id);
+  };
+}
+
+/** Whether a metric scores answers of a category: the profile's list, else the metric's rule. */
+export function metricScores(metric: MetricDefinition, category: BenchmarkCategory): boolean {
+  if (category.metrics) return category.metrics.includes(metric.id);
+  return metric.categories === 'all' || !category.adversarial;
+}
+
+/**
+ * Every metric's value for one answer. Metrics that do not score its category are null, and so
+ * are those filled in later (the judge).
+ */
+export function scoreAnswer(input: ScoreInput): Scores {
+  const scores: Scores = {};
+  for (const metric of registry.values()) {
+    scores[metric.id] =
+      metric.score && metricScores(metric, input.category) ? metric.score(input) : null;
+  }
+  return scores;
+}

@@ -1,0 +1,115 @@
+import { randomBytes } from 'node:crypto';
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { ExperimentConfigSchema, type AnswerRecord } from '../../src-shared/experiment';
+import { openSqlite } from '../../src-main/core/sqlite';
+import type { RunManifest } from '../../src-main/core/runs/manifest';
+import { RunStore } from '../../src-main/core/runs/store';
+
+/** Real runs databases for corruption tests: several complete runs, and a way to damage one page. */
+
+export const RUNS = ['run-a', 'run-b', 'run-c'];
+const SAMPLES = ['s1', 's2'];
+const TESTS = 3;
+const QUESTIONS = 40;
+
+const manifest = (runId: string): RunManifest => ({
+  manifestVersion: 1,
+  runId,
+  config: ExperimentConfigSchema.parse({ datasetPath: 'd.json' }),
+  configHash: 'h',
+  dataset: { path: 'd.json', sha256: 'x', bytes: 1, format: 'locomo' },
+  samples: SAMPLES,
+  app: { version: '0', gitCommit: null },
+  memory: { preset: 'p', notes: [] },
+  embedder: null,
+  answerer: { kind: 'extractive', name: 'extractive-v1' },
+  seed: 42,
+  parallel: 1,
+  host: { platform: 'linux', arch: 'x64', node: 'v20', cores: 2 },
+  startedAt: '2025-01-01T00:00:00.000Z',
+  endedAt: null,
+  errors: { insert: 0, answer: 0 },
+});
+
+function answer(sampleId: string, testIndex: number, questionIndex: number): AnswerRecord {
+  return {
+    sampleId,
+    testIndex,
+    questionIndex,
+    category: 4,
+    question: `question ${questionIndex} about a long conversation, padded so rows fill pages`,
+    gold: 'gold',
+    prediction: 'prediction',
+    retrieved: Array.from({ length: 10 }, (_, k) => ({
+      id: `D1:${k}`,
+      diaId: `D1:${k}`,
+      score: k,
+    })),
+    scores: {
+      officialF1: 0.5,
+      evidenceRecall: 1,
+      setF1: 0.5,
+      bleu1: 0.5,
+    },
+    retrieveMs: 1,
+    answerMs: 1,
+    error: null,
+    judge: null,
+    usage: null,
+  };
+}
+
+/** A real runs DB with several complete runs, closed (checkpointed) like a finished process. */
+export function buildDb(file: string): number {
+  const store = RunStore.open(file);
+  let answers = 0;
+  for (const runId of RUNS) {
+    store.createRun(
+      manifest(runId),
+      SAMPLES.map((sampleId) => ({
+        sampleId,
+        totalPackets: 1,
+        totalQuestions: QUESTIONS,
+        threshold: 4,
+        plannedTests: TESTS,
+      })),
+    );
+    for (const sampleId of SAMPLES) {
+      for (let t = 0; t < TESTS; t++) {
+        const questionIndices = Array.from({ length: QUESTIONS }, (_, q) => q);
+        store.commitTest(runId, {
+          sampleId,
+          testIndex: t,
+          packetIdx: t,
+          dialogsInserted: 2 * t,
+          visibleCount: QUESTIONS,
+          questionIndices,
+          answers: questionIndices.map((q) => answer(sampleId, t, q)),
+        });
+        answers += QUESTIONS;
+      }
+      store.markSample(runId, sampleId, { status: 'completed' });
+    }
+    store.finishRun(runId, 'completed');
+  }
+  store.close();
+  return answers;
+}
+
+/** Overwrites one leaf page of the answers table (found with dbstat) with random bytes. */
+export function corruptAnswersPage(file: string): void {
+  const db = openSqlite(file, { readonly: true });
+  const pageSize = db.pragma('page_size', { simple: true }) as number;
+  const leaves = db
+    .prepare(
+      "SELECT pageno FROM dbstat WHERE name = 'answers' AND pagetype = 'leaf' ORDER BY pageno",
+    )
+    .all() as Array<{ pageno: number }>;
+  db.close();
+  const victim = leaves[Math.floor(leaves.length / 2)]?.pageno;
+  // Never the header page: the damage must be inside the data, where only a check finds it.
+  if (victim === undefined || victim <= 1) throw new Error('no answers leaf page to damage');
+  const fd = openSync(file, 'r+');
+  writeSync(fd, randomBytes(pageSize), 0, pageSize, (victim - 1) * pageSize);
+  closeSync(fd);
+}
