@@ -36,7 +36,7 @@ test('compares a hybrid and a text run on mini-1: deltas, flips, config diff and
   await expect(page.getByRole('radio', { name: `Baseline hybrid ${hybrid}` })).toBeChecked();
 
   // Per category: All, then mini-1's categories in official names. Its two category-5 questions
-  // have no evidence, so runs skip them by default: 5 questions in categories 1-4.
+  // have no evidence and are asked at the last packet by default: 7 questions.
   const categories = page.getByRole('region', { name: 'Per category' });
   // By its caption: the shared chart carries a screen-reader table of its own.
   const table = categories.getByRole('table', { name: /per run/ });
@@ -46,8 +46,9 @@ test('compares a hybrid and a text run on mini-1: deltas, flips, config diff and
     '2 temporal',
     '3 open-domain',
     '4 single-hop',
+    '5 adversarial',
   ]);
-  await expect(table.getByRole('row', { name: /^All/ }).getByRole('cell').first()).toHaveText('5');
+  await expect(table.getByRole('row', { name: /^All/ }).getByRole('cell').first()).toHaveText('7');
   await expect(table.getByRole('columnheader', { name: 'Δ B − A [95% CI]' })).toBeVisible();
   // The delta cell: a signed difference and its interval.
   await expect(table.getByRole('row', { name: /^All/ }).getByRole('cell').last()).toHaveText(
@@ -79,11 +80,11 @@ test('compares a hybrid and a text run on mini-1: deltas, flips, config diff and
 
   await page.screenshot({ path: screenshotPath('compare-overview'), fullPage: true });
 
-  // Flip filters: each chip shows as many rows as its count says; all 5 questions unfiltered.
+  // Flip filters: each chip shows as many rows as its count says; all 7 questions unfiltered.
   const questions = page.getByRole('region', { name: 'Questions' });
   const grid = questions.getByRole('table', { name: 'Questions compared' });
-  await expect(questions.getByText('5 of 5 questions')).toBeVisible();
-  await expect(grid.getByRole('row')).toHaveCount(6);
+  await expect(questions.getByText('7 of 7 questions')).toBeVisible();
+  await expect(grid.getByRole('row')).toHaveCount(8);
   await questions.screenshot({ path: screenshotPath('compare-questions') });
   const flips = questions.getByRole('group', { name: 'Flip filter' });
   const counts: Record<string, number> = {};
@@ -91,15 +92,15 @@ test('compares a hybrid and a text run on mini-1: deltas, flips, config diff and
     const chip = flips.getByRole('button', { name: new RegExp(`^${flip}`) });
     counts[flip] = Number((await chip.textContent())?.replace(/\D/g, ''));
   }
-  // Both runs answered all five questions, so every one is improved, regressed or unchanged.
-  expect(counts.improved! + counts.regressed! + counts.unchanged!).toBe(5);
+  // Both runs answered all seven questions, so every one is improved, regressed or unchanged.
+  expect(counts.improved! + counts.regressed! + counts.unchanged!).toBe(7);
   expect(counts.missing).toBe(0);
 
   for (const flip of ['regressed', 'improved'] as const) {
     const chip = flips.getByRole('button', { name: new RegExp(`^${flip}`) });
     await chip.click();
     await expect(chip).toHaveAttribute('aria-pressed', 'true');
-    await expect(questions.getByText(`${counts[flip]} of 5 questions`)).toBeVisible();
+    await expect(questions.getByText(`${counts[flip]} of 7 questions`)).toBeVisible();
     const badges = grid.getByText(flip === 'regressed' ? '▼ regressed' : '▲ improved');
     await expect(badges).toHaveCount(counts[flip]!);
     // The content pane scrolls, not the page: a full-page shot would stop at the fold.
@@ -111,7 +112,7 @@ test('compares a hybrid and a text run on mini-1: deltas, flips, config diff and
   // Search narrows by text; the URL keeps the state, so a reload reopens the view as it was.
   // Two of mini-1's questions start "Where d…" (move, live); no gold or prediction says it.
   await questions.getByRole('searchbox', { name: 'Search questions' }).fill('where d');
-  await expect(questions.getByText('2 of 5 questions')).toBeVisible();
+  await expect(questions.getByText('2 of 7 questions')).toBeVisible();
   await page.reload();
   await expect(page.getByRole('checkbox', { name: `Compare text ${text}` })).toBeChecked();
   await expect(page.getByRole('radio', { name: `Baseline hybrid ${hybrid}` })).toBeChecked();

@@ -130,7 +130,8 @@ test.describe(() => {
     await page.screenshot({ path: screenshotPath('llm-run-results'), fullPage: true });
     // The app scrolls inside <main>, so the table needs its own shot.
     await questions.scrollIntoViewIfNeeded();
-    await expect(questions.locator('.answers-body [role="row"]')).toHaveCount(5);
+    // mini-1's 7 questions, the 2 without usable evidence included.
+    await expect(questions.locator('.answers-body [role="row"]')).toHaveCount(7);
     await page.screenshot({ path: screenshotPath('llm-run-questions'), fullPage: true });
 
     for (const file of filesUnder(workbench.dataDir))
@@ -153,15 +154,16 @@ test.describe(() => {
     await editor.getByRole('button', { name: 'Save endpoint' }).click();
     await expect(editor).toHaveCount(0);
 
-    // mini-1 asks 12 answers over its 4 tests; the last one (a final answer) fails for good.
+    // mini-1 asks 14 answers over its 4 tests (its 2 questions without usable evidence at the
+    // last); the last one (a final answer) fails for good.
     let asked = 0;
     fake.setFault(
       {
         kind: 'transform',
         fn: (response) =>
-          ++asked === 12 ? { status: 400, json: { error: { message: 'bad request' } } } : response,
+          ++asked === 14 ? { status: 400, json: { error: { message: 'bad request' } } } : response,
       },
-      { path: '/v1/chat/completions', times: 12 },
+      { path: '/v1/chat/completions', times: 14 },
     );
     await nav.getByRole('link', { name: 'Experiments' }).click();
     const form = page.getByRole('form', { name: 'New experiment' });
@@ -171,9 +173,9 @@ test.describe(() => {
     const run = page.getByRole('article').first();
     await expect(run.locator('.status-badge')).toHaveText('degraded', { timeout: 90_000 });
     await expect(run.getByRole('alert')).toHaveText(
-      'Degraded: 1 of 5 final answers are errors (20%, more than maxErrorShare 10%)',
+      'Degraded: 1 of 7 final answers are errors (14.3%, more than maxErrorShare 10%)',
     );
-    expect(asked).toBe(12);
+    expect(asked).toBe(14);
     fake.setFault(null);
 
     await run.getByRole('button', { name: 'Open results' }).click();

@@ -1,3 +1,4 @@
+import type { FairnessWarning } from './fairness';
 import { z } from 'zod';
 import type { DatasetProblem, Sample } from './dataset/types';
 import type { DatasetStats } from './dataset/stats';
@@ -16,6 +17,7 @@ import {
   type ProgressEvent,
   type RunSummary,
 } from './experiment';
+import type { RescoreResult } from './rescore';
 import type { RunInfo, RunListItem } from './runs';
 import type { SweepDetail, SweepListItem } from './sweeps';
 import {
@@ -119,6 +121,13 @@ export const apiMethods = {
   'runs.delete': method<{ deleted: boolean }>()(z.object({ runId }).strict()),
   'runs.export': method<ExportedFile>()(
     z.object({ runId, format: z.enum(['json', 'csv']) }).strict(),
+  ),
+  /**
+   * Scores the run again under the given metrics (all registered ones by default) from what it
+   * stored, writing every answer's values; judge metrics are skipped with the reason.
+   */
+  'runs.rescore': method<RescoreResult>()(
+    z.object({ runId, metrics: z.array(metricIdSchema).max(100).optional() }).strict(),
   ),
   'runs.compare': method<RunComparisonResult>()(
     z
@@ -236,6 +245,8 @@ export interface RunComparisonResult {
   configDiff: ConfigDifference[];
   /** Per run, in the comparison's order: tokens, cost and latency. */
   costs: RunCost[];
+  /** Where the runs are not compared on equal terms: top_k, context size, question set. */
+  fairness: FairnessWarning[];
 }
 
 export type ApiMethods = typeof apiMethods;

@@ -63,7 +63,8 @@ describe('ExperimentConfigSchema', () => {
       retrieval: { topK: 10 },
       seed: 42,
       timeouts: { insertMs: 30000, answerMs: 60000 },
-      includeNoEvidence: false,
+      // Asked at the last packet by default, so n is the dataset's question count (issue 11).
+      includeNoEvidence: true,
       parallel: 1,
     });
   });
@@ -139,6 +140,7 @@ describe('aggregation', () => {
     const s = summarizeAnswers(finalAnswersOf(answers));
     // These answers carry no Mem0-style scores or verdicts: those means are empty, not zero.
     const none = {
+      locomoRecall: { mean: null, n: 0 },
       setF1: { mean: null, n: 0 },
       bleu1: { mean: null, n: 0 },
       judge: { mean: null, n: 0, std: null, repeats: 0 },
@@ -189,6 +191,7 @@ describe('aggregation', () => {
         means: {
           officialF1: 0,
           evidenceRecall: 0,
+          locomoRecall: null,
           setF1: null,
           bleu1: null,
           judge: null,
@@ -203,6 +206,7 @@ describe('aggregation', () => {
         means: {
           officialF1: 2 / 3,
           evidenceRecall: 0.75,
+          locomoRecall: null,
           setF1: null,
           bleu1: null,
           judge: null,

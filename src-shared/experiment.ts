@@ -246,7 +246,14 @@ export const ExperimentConfigSchema = z
     /** When set, every answer of categories 1-4 is judged after the run (cached in the runs DB). */
     judge: JudgeConfigSchema.optional(),
     retrieval: z
-      .object({ topK: z.number().int().min(1).max(1000).default(DEFAULT_TOP_K) })
+      .object({
+        topK: z.number().int().min(1).max(1000).default(DEFAULT_TOP_K),
+        /**
+         * Equal-context-budget mode: the retrieved memories are trimmed to this many words
+         * (best first) before the answerer reads them, so systems compare at matched context.
+         */
+        contextWords: z.number().int().min(1).max(1_000_000).optional(),
+      })
       .strict()
       .prefault({}),
     seed: z.number().int().default(DEFAULT_SEED),
@@ -257,7 +264,12 @@ export const ExperimentConfigSchema = z
       })
       .strict()
       .prefault({}),
-    includeNoEvidence: z.boolean().default(false),
+    /**
+     * Questions without usable evidence are asked at the last packet, so the headline n is the
+     * dataset's question count (1,986 in LoCoMo); false leaves them out (the opt-out). Configs
+     * stored before the default changed carry their explicit false.
+     */
+    includeNoEvidence: z.boolean().default(true),
     /**
      * Above this share of errored final answers a finished run is `degraded`, not `completed`
      * (DEFAULT_MAX_ERROR_SHARE when absent; no default here, so existing configs hash as before).
@@ -509,6 +521,7 @@ export function answerScores(
     gold: string | null;
     category: CategoryId;
     evidence?: readonly string[];
+    evidenceRaw?: readonly string[];
     retrieved?: readonly string[];
     errored?: boolean;
   },
@@ -520,6 +533,7 @@ export function answerScores(
     category: benchmarkCategory(profile, answer.category),
     evidence: answer.evidence ?? [],
     retrieved: answer.retrieved ?? [],
+    ...(answer.evidenceRaw ? { evidenceRaw: answer.evidenceRaw } : {}),
     errored: answer.errored ?? false,
   });
 }

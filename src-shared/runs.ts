@@ -54,6 +54,16 @@ export interface PromptRecord {
   templates: Record<string, string>;
 }
 
+/** The question counts a run started with (src-shared/coverage.ts says why n differs). */
+export interface RunCoverage {
+  /** Questions in the file's valid samples. */
+  datasetQuestions: number;
+  /** Questions of samples the config did not select. */
+  notSelected: number;
+  /** Questions without usable evidence left out by the opt-out (`includeNoEvidence: false`). */
+  noEvidenceExcluded: number;
+}
+
 /** A sample the run left out because the file holds it in a form that cannot be run. */
 export interface SkippedSample {
   /** Position in the file (0-based). */
@@ -80,7 +90,16 @@ export interface RunManifest {
   dataset: { path: string; sha256: string | null; bytes: number | null; format: string };
   samples: string[];
   app: { version: string; gitCommit: string | null };
-  memory: { preset: string; notes: string[] };
+  memory: {
+    preset: string;
+    notes: string[];
+    /**
+     * An external memory service (preset `external`): where it was reached, the `hello` it sent
+     * at the start of the run, and the sha256 of that hello's canonical JSON (equal hashes: the
+     * service said the same name, version and capabilities). Absent for built-in presets.
+     */
+    service?: { where: string; hello: unknown; sha256: string };
+  };
   /** The embedder the preset uses, when its config names one. */
   embedder: string | null;
   /**
@@ -140,6 +159,8 @@ export interface RunManifest {
   scoring?: { punktModelSha256: string | null };
   /** The sweep this run is a cell of (absent for runs started on their own). */
   sweep?: SweepTag;
+  /** The question counts the run started with; absent in runs made before they were recorded. */
+  coverage?: RunCoverage;
 }
 
 const count = z.number().int().nonnegative();
@@ -237,6 +258,10 @@ export const RunManifestSchema = z
       .optional(),
     warnings: z.array(z.string()).optional(),
     sweep: SweepTagSchema.optional(),
+    coverage: z
+      .object({ datasetQuestions: count, notSelected: count, noEvidenceExcluded: count })
+      .loose()
+      .optional(),
   })
   .loose() satisfies z.ZodType<RunManifest>;
 

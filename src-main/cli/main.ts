@@ -7,6 +7,9 @@ import { UsageError } from './command';
 import { serveCommand } from './commands/serve';
 import { experimentCommand } from './commands/experiment';
 import { exportCommand } from './commands/export';
+import { memoryCheckCommand } from './commands/memory-check';
+import { reportCommand } from './commands/report';
+import { rescoreCommand } from './commands/rescore';
 import { resumeCommand } from './commands/resume';
 import { retrieveCommand } from './commands/retrieve';
 import { runsCommand } from './commands/runs';
@@ -29,10 +32,13 @@ export const commands: Readonly<Record<string, CliCommand>> = {
   runs: runsCommand,
   resume: resumeCommand,
   export: exportCommand,
+  report: reportCommand,
+  rescore: rescoreCommand,
   score: scoreCommand,
   serve: serveCommand,
   sweep: sweepCommand,
   worker: workerCommand,
+  'memory-check': memoryCheckCommand,
 };
 
 const PROGRAM = 'cli';

@@ -8,6 +8,7 @@ import type {
 } from '../../src-shared/api';
 import type { DatasetLoadResult } from '../../src-shared/dataset';
 import { WorkbenchError } from '../../src-shared/errors';
+import type { RescoreResult } from '../../src-shared/rescore';
 import {
   DEFAULT_MEMORY_PRESET,
   type ExperimentConfigInput,
@@ -24,6 +25,7 @@ import { loadMemoryPresets } from './pipeline/presets';
 import { resumeExperiment, startExperiment, type ExperimentHandle } from './pipeline/runner';
 import { runQueries, type ReadMethod, type RunQueries } from './runs/queries';
 import { DEFAULT_READ_WORKERS, RunReadWorkers } from './runs/readWorkers';
+import { rescoreRun } from './runs/rescore';
 import { RunStore } from './runs/store';
 
 /**
@@ -45,6 +47,8 @@ export class ExperimentManager {
     private readonly apiKeys: ApiKeySource = new ApiKeySource(),
     /** Read worker threads; 0 runs reads on this thread (the old behaviour, for comparison). */
     private readonly readWorkerCount: number = DEFAULT_READ_WORKERS,
+    /** Desktop app: the user typed the config, so an external service's command may run. */
+    private readonly mayStartProcesses = false,
   ) {}
 
   private runs(): RunStore {
@@ -131,6 +135,16 @@ export class ExperimentManager {
     return this.runs().deleteRun(runId);
   }
 
+  /** Rescores a stored run (not one that is running), yielding between samples. */
+  async rescore(runId: string, metrics?: readonly string[]): Promise<RescoreResult> {
+    if (this.active.has(runId)) {
+      throw new WorkbenchError('CONFLICT', `run ${runId} is running; rescore it when it ends`, {
+        path: ['runId'],
+      });
+    }
+    return rescoreRun(this.runs(), runId, metrics ? { metrics } : {});
+  }
+
   /** Cancels every run and closes the database (app quit, server stop). */
   async close(): Promise<void> {
     const running = [...this.active.values()];
@@ -152,6 +166,7 @@ export class ExperimentManager {
       store: this.runs(),
       dataDir: this.dataDir,
       apiKeys: this.apiKeys,
+      mayStartProcesses: this.mayStartProcesses,
       onProgress: (event: ProgressEvent) => {
         const run = this.active.get(event.runId);
         if (run) run.last = event;

@@ -153,6 +153,10 @@ export function experimentApiKeys(config: ExperimentConfig, source: ApiKeySource
     named.push({ path: ['answerer', 'apiKeyEnv'], env: config.answerer.apiKeyEnv });
   if (config.memory.llm)
     named.push({ path: ['memory', 'llm', 'apiKeyEnv'], env: config.memory.llm.apiKeyEnv });
+  // An external memory service's bearer token (memory.config.tokenEnv, preset "external").
+  const tokenEnv = config.memory.config['tokenEnv'];
+  if (typeof tokenEnv === 'string')
+    named.push({ path: ['memory', 'config', 'tokenEnv'], env: tokenEnv });
   named.push(...embedderKeyNames(config.memory.config, ['memory', 'config']));
   return requiredKeys(named, source);
 }
@@ -219,8 +223,7 @@ export function assertKeyTransport(baseUrl: string, keyName: string, where: stri
     });
   }
   if (url.protocol === 'https:') return;
-  if (url.protocol === 'http:' && (LOOPBACK_HOSTS.has(url.hostname) || isLoopbackV4(url.hostname)))
-    return;
+  if (url.protocol === 'http:' && isLoopbackHostname(url.hostname)) return;
   throw new WorkbenchError(
     'INVALID_INPUT',
     `${where}: refusing to send the key in ${keyName} over plain http to ${url.host}; use https, or reach the server through a tunnel on 127.0.0.1`,
@@ -228,6 +231,7 @@ export function assertKeyTransport(baseUrl: string, keyName: string, where: stri
   );
 }
 
-function isLoopbackV4(hostname: string): boolean {
-  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+/** A URL's hostname that names this machine: localhost, 127.0.0.0/8 or [::1]. */
+export function isLoopbackHostname(hostname: string): boolean {
+  return LOOPBACK_HOSTS.has(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiEvent, ApiHandlers } from '../../src-shared/api';
+import { apiMethods, type ApiEvent, type ApiHandlers } from '../../src-shared/api';
 import type { ProgressEvent } from '../../src-shared/experiment';
 import { EXTRA_PRESETS_ENV } from './pipeline/presets';
 import { createService, type Service } from './service';
@@ -93,7 +93,7 @@ describe('service: experiments through the API contract', () => {
     expect(csv.filename).toBe(`run-${first.runId}.csv`);
     expect(csv.content.split('\r\n')[0]).toContain('questionIndex');
 
-    const { comparison, configDiff } = await api['runs.compare']({
+    const { comparison, configDiff, fairness } = await api['runs.compare']({
       runIds: [first.runId, second.runId],
       baselineRunId: first.runId,
       metric: 'officialF1',
@@ -101,6 +101,19 @@ describe('service: experiments through the API contract', () => {
     });
     expect(comparison.rows.length).toBe(detail.summary.questions);
     expect(configDiff.map((d) => d.path)).toEqual(['retrieval.topK']);
+    // top_k 1 against 2: the comparison says it is not on equal terms.
+    expect(fairness.map((w) => w.kind)).toEqual(['top-k', 'context']);
+    expect(fairness[0]?.message).toContain('top_k 1 vs 2');
+
+    // Rescore through the API: every metric but the judge, written for every answer of every test.
+    const rescored = await api['runs.rescore']({ runId: first.runId });
+    expect(rescored.metrics).toContain('locomoRecall');
+    expect(rescored.skipped.map((k) => k.metric)).toEqual(['judge']);
+    expect(rescored.written).toBe(rescored.answers * rescored.metrics.length);
+    expect(rescored.summary).toEqual((await api['runs.get']({ runId: first.runId })).summary);
+    expect(
+      apiMethods['runs.rescore'].input.safeParse({ runId: first.runId, metrics: ['nope'] }).success,
+    ).toBe(false);
 
     expect(await api['runs.delete']({ runId: second.runId })).toEqual({ deleted: true });
     await expect(api['runs.get']({ runId: second.runId })).rejects.toMatchObject({
@@ -171,5 +184,51 @@ describe('service: experiments through the API contract', () => {
       message: expect.stringContaining(`${file}: the file changed on disk since it was opened`),
     });
     expect(await api['runs.list']({})).toHaveLength(before);
+  });
+});
+
+describe('service: your own memory service', () => {
+  const upload = (handlers: ApiHandlers) =>
+    handlers['datasets.upload']({
+      name: 'mini.json',
+      content: readFileSync(join(repo, 'tests/fixtures/locomo/mini.json'), 'utf8'),
+    });
+  const external = (datasetId: string) => ({
+    datasetId,
+    samples: ['mini-1'],
+    memory: {
+      preset: 'external',
+      config: {
+        command: `/usr/bin/python3 ${repo}examples/memory-service-python/memory_service.py`,
+      },
+    },
+    answerer: { kind: 'extractive' as const },
+    retrieval: { topK: 5 },
+    seed: 1,
+    timeouts: { insertMs: 5000, answerMs: 5000 },
+    includeNoEvidence: false,
+    parallel: 1,
+  });
+
+  it('browser mode refuses a memory command: a page must not start programs', async () => {
+    const dataset = await upload(api);
+    await expect(api['experiments.start'](external(dataset.datasetId))).rejects.toMatchObject({
+      code: 'FORBIDDEN',
+      path: ['memory', 'config', 'command'],
+    });
+  });
+
+  it('the desktop app runs the command its user typed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mw-service-desktop-'));
+    const desktop = createService({ dataDir: dir, transport: 'electron' });
+    try {
+      const dataset = await upload(desktop.handlers);
+      const { runId } = await desktop.handlers['experiments.start'](external(dataset.datasetId));
+      const detail = await desktop.handlers['runs.get']({ runId });
+      expect(detail.info.manifest.memory.service?.hello).toMatchObject({ name: 'bm25-python' });
+    } finally {
+      await desktop.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -57,6 +57,8 @@ export function createService(options: ServiceOptions): Service {
     (event) => options.emit?.(event),
     apiKeys,
     options.readWorkers,
+    // The desktop app's user typed the config; a browser page must not start programs here.
+    options.transport === 'electron',
   );
   const designs = new DesignsService(
     options.dataDir,
@@ -100,6 +102,8 @@ export function createService(options: ServiceOptions): Service {
     'runs.get': (input) => experiments.read('runs.get', input),
     'runs.answers': (input) => experiments.read('runs.answers', input),
     'runs.delete': async ({ runId }) => ({ deleted: experiments.delete(runId) }),
+    // Writes: on this thread, the runs DB's only writer, one sample at a time (core/runs/rescore.ts).
+    'runs.rescore': ({ runId, metrics }) => experiments.rescore(runId, metrics),
     'runs.export': (input) => experiments.read('runs.export', input),
     'runs.compare': (input) => experiments.read('runs.compare', input),
     'runs.compareExport': (input) => experiments.read('runs.compareExport', input),

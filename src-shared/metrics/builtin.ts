@@ -2,6 +2,7 @@ import { bleu1Metric } from './bleu1';
 import { bleu1SimpleMetric } from './bleu1Simple';
 import { evidenceRecallMetric } from './evidenceRecall';
 import { judgeMetric } from './judge';
+import { locomoRecallMetric } from './locomoRecall';
 import { officialF1Metric } from './officialF1';
 import { setF1Metric } from './setF1';
 import type { MetricDefinition } from './types';
@@ -10,6 +11,7 @@ import type { MetricDefinition } from './types';
 export const BUILTIN_METRICS: readonly MetricDefinition[] = [
   officialF1Metric,
   evidenceRecallMetric,
+  locomoRecallMetric,
   setF1Metric,
   bleu1Metric,
   judgeMetric,

@@ -21,6 +21,13 @@ export interface ScoreInput {
   evidence: readonly string[];
   /** Retrieved turn ids, best first, cut at the run's top-k. */
   retrieved: readonly string[];
+  /** The dataset's evidence ids as written (LoCoMo-convention recall); absent where unknown. */
+  evidenceRaw?: readonly string[];
+  /**
+   * The retrieved context in LoCoMo's id form (turn ids, or `S<n>` for session summaries), when it
+   * differs from `retrieved`.
+   */
+  context?: readonly string[];
   /** The answer failed (timeout, thrown error): its prediction is "[ERROR]", not a real answer. */
   errored: boolean;
 }

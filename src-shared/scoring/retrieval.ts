@@ -41,3 +41,30 @@ export function meanEvidenceRecall(recalls: readonly (number | undefined)[]): {
   }
   return { mean: n === 0 ? Number.NaN : sum / n, n };
 }
+
+/**
+ * Evidence recall as LoCoMo's own evaluation computes it (snap-research/locomo
+ * task_eval/evaluation.py, `eval_question_answering`, lines 236-247), which differs from
+ * `evidenceRecallAtK` on purpose:
+ * - evidence ids are the dataset's strings as written (`D30:05` does not match `D30:5`, a joined
+ *   `D8:6; D9:17` is one id) and duplicates weigh twice;
+ * - a question without evidence, or without a context, counts 1 (all questions in the mean);
+ * - a context whose first id starts with `S` lists sessions (summaries): an evidence id counts
+ *   when its session (`D3:12` -> `3`) is among them.
+ * An empty context with evidence scores 0 (the reference would fail on `context[0]`).
+ */
+export function locomoEvidenceRecall(
+  evidenceRaw: readonly string[],
+  context: readonly string[] | null,
+): number {
+  if (context === null || evidenceRaw.length === 0) return 1;
+  let found = 0;
+  if (context[0]?.startsWith('S') === true) {
+    const sessions = new Set(context.map((id) => id.slice(1)));
+    for (const ev of evidenceRaw) if (sessions.has((ev.split(':')[0] ?? '').slice(1))) found++;
+  } else {
+    const ids = new Set(context);
+    for (const ev of evidenceRaw) if (ids.has(ev)) found++;
+  }
+  return found / evidenceRaw.length;
+}

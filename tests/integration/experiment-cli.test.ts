@@ -60,8 +60,10 @@ describe('experiment CLI', () => {
     expect(report).toMatchObject({
       status: 'completed',
       scheme: 'official',
-      summary: { questions: 6 },
-      notAsked: 2,
+      // mini-1 has 8 questions; the 2 without usable evidence are asked at the last packet.
+      summary: { questions: 8 },
+      notAsked: 0,
+      coverage: null,
     });
     expect(report.runId).toMatch(/^\d{8}-\d{6}-\d{3}-[0-9a-f]{6}$/);
 
@@ -78,7 +80,7 @@ describe('experiment CLI', () => {
       testAnswers: Array<Record<string, unknown>>;
     };
     expect(exported.run).toMatchObject({ runId: report.runId, status: 'completed', seed: 42 });
-    expect(exported.answers).toHaveLength(6);
+    expect(exported.answers).toHaveLength(8);
     expect(Object.keys(exported.answers[0] ?? {})).toEqual([
       'sampleId',
       'questionIndex',
@@ -97,6 +99,7 @@ describe('experiment CLI', () => {
       'judgeError',
       'promptTokens',
       'completionTokens',
+      'locomoRecall',
       'bleu1Simple',
     ]);
     expect(exported.testAnswers.length).toBeGreaterThan(6);
@@ -108,9 +111,9 @@ describe('experiment CLI', () => {
     );
     const lines = readFileSync(out, 'utf8').split('\r\n');
     expect(lines[0]).toBe(
-      'sampleId,questionIndex,category,question,gold,prediction,officialF1,evidenceRecall,retrieved,error,setF1,bleu1,judgeMean,judgeStd,judgeError,promptTokens,completionTokens,bleu1Simple',
+      'sampleId,questionIndex,category,question,gold,prediction,officialF1,evidenceRecall,retrieved,error,setF1,bleu1,judgeMean,judgeStd,judgeError,promptTokens,completionTokens,locomoRecall,bleu1Simple',
     );
-    expect(lines.filter((l) => l !== '')).toHaveLength(7);
+    expect(lines.filter((l) => l !== '')).toHaveLength(9);
   });
 
   it('prints the per-category table and the run id on a plain run', () => {
@@ -128,14 +131,36 @@ describe('experiment CLI', () => {
     expect(r.code).toBe(0);
     expect(r.out).toContain('Final answers, categories named by Mem0 paper scheme');
     expect(r.out).toContain('1 single-hop');
-    expect(r.out).toMatch(/overall \(all, official\)\s+0\.\d{3}\s+6/);
+    expect(r.out).toMatch(/overall \(all, official\)\s+0\.\d{3}\s+8/);
     expect(r.out).toMatch(/overall \(categories 1-4\)/);
-    // mini-1 has 8 questions; 2 have no usable evidence ("D" and []) and are not asked by default.
-    expect(r.out).toContain('2 question(s) without usable evidence were not asked');
+    // Every question is asked: nothing to explain beside the headline.
+    expect(r.out).not.toContain("of the dataset's");
     expect(r.out).toMatch(/run \d{8}-\d{6}-\d{3}-[0-9a-f]{6} completed/);
     // Not a TTY: plain progress lines, no carriage-return redraws.
     expect(r.err).toContain('mini-1: test 0 committed');
     expect(r.err).not.toContain('\r');
+  });
+
+  it('says beside the headline why n is below the dataset count (--exclude-no-evidence)', () => {
+    const runsDb = join(dir, 'optout.db');
+    const r = cli(
+      'experiment',
+      '--data',
+      mini,
+      '--preset',
+      'test-recency',
+      '--exclude-no-evidence',
+      '--runs-db',
+      runsDb,
+    );
+    expect(r.code).toBe(0);
+    // mini-1 has 8 questions; 2 have no usable evidence ("D" and []).
+    const note =
+      "n = 6 of the dataset's 8 questions: 2 without usable evidence left out (opt-out: --exclude-no-evidence)";
+    expect(r.out).toMatch(/overall \(all, official\)\s+0\.\d{3}\s+6/);
+    expect(r.out).toContain(`questions 6, errors 0\n${note}\n`);
+    const id = /run (\S+) completed/.exec(r.out)?.[1] as string;
+    expect(cli('runs', 'show', id, '--runs-db', runsDb).out).toContain(note);
   });
 
   it('names the bad field of a --config file', () => {

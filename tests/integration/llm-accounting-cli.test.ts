@@ -85,6 +85,8 @@ function llmArgs(db: string): string[] {
     KEY_ENV,
     '--runs-db',
     db,
+    // The counts below are mini-1's questions with evidence (5 final answers).
+    '--exclude-no-evidence',
   ];
 }
 

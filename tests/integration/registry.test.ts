@@ -155,7 +155,7 @@ describe('a metric and a benchmark profile added in one file each', () => {
       };
       expect(json.answers.map((a) => a['exactMatch'])).toEqual([1, 0, 0, null]);
       const csv = exportRun(store, 'toy-a', 'csv').split('\r\n');
-      expect(csv[0]?.endsWith(',completionTokens,bleu1Simple,exactMatch')).toBe(true);
+      expect(csv[0]?.endsWith(',completionTokens,locomoRecall,bleu1Simple,exactMatch')).toBe(true);
       expect(csv[1]?.endsWith(',1')).toBe(true);
     } finally {
       store.close();

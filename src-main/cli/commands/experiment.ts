@@ -9,7 +9,9 @@ import {
   isCategoryScheme,
   type CategoryScheme,
 } from '../../../src-shared/dataset/categories';
+import { coverageNote } from '../../../src-shared/coverage';
 import { WorkbenchError, zodError } from '../../../src-shared/errors';
+import type { RunManifest } from '../../../src-shared/runs';
 import {
   ExperimentConfigSchema,
   type ExperimentConfig,
@@ -35,12 +37,19 @@ database. Prints the per-category table of final answers and the run id.
 options:
   --data <file>             dataset file (LoCoMo JSON)
   --samples <ids>           comma-separated sample ids (default: all)
-  --preset <name>           memory preset (default: hybrid)
+  --preset <name>           memory preset (default: hybrid); --memory <name> is the same
+  --memory-url <url>        your own memory service, running on 127.0.0.1 (preset external;
+                            docs/memory-protocol.md)
+  --memory-command "<cmd>"  your own memory service as a process this command starts per sample,
+                            speaking JSON lines on stdio, e.g. "python3 my_memory.py"
+  --memory-allow-remote     let --memory-url name a host other than this machine
   --config <file.json>      experiment config (any ExperimentConfig fields); flags override it
   --parallel <n>            samples at once, one worker thread each (default 1, at most the cores)
   --top-k <n>               memories retrieved per question (default 10)
+  --context-words <n>       equal-context-budget mode: trim the retrieved memories to n words
   --seed <n>                run seed (default 42)
-  --include-no-evidence     also ask questions without usable evidence (at the last packet)
+  --exclude-no-evidence     leave out questions without usable evidence (asked at the last packet
+                            by default, so n is the dataset's question count)
   --max-error-share <x>     share of errored final answers (0-1) above which the run ends
                             "degraded", exit code 3 (default 0.1; every answer errored: "failed")
   --skip-invalid            run the valid samples of a file that also holds invalid ones (refused
@@ -252,7 +261,9 @@ export function reportOutcome(
   scheme: CategoryScheme,
   json: boolean,
   io: CliIO,
+  manifest?: Pick<RunManifest, 'coverage' | 'skippedSamples'>,
 ): number {
+  const coverage = manifest ? coverageNote(manifest, outcome.summary) : null;
   if (json) {
     io.stdout(
       `${JSON.stringify({
@@ -262,6 +273,7 @@ export function reportOutcome(
         elapsedMs: outcome.elapsedMs,
         notAsked: outcome.notAsked,
         skippedSamples: outcome.skippedSamples,
+        coverage,
         preset: config.memory.preset,
         scheme,
         categoryNames: Object.fromEntries(CATEGORY_IDS.map((c) => [c, categoryName(c, scheme)])),
@@ -271,12 +283,7 @@ export function reportOutcome(
   } else {
     io.stdout(summaryTable(outcome.summary, scheme));
     io.stdout(skippedReport(outcome.skippedSamples));
-    if (outcome.notAsked > 0) {
-      io.stdout(
-        `${outcome.notAsked} question(s) without usable evidence were not asked, so n is below the ` +
-          `dataset's question count (--include-no-evidence asks them at the last packet)\n`,
-      );
-    }
+    if (coverage) io.stdout(`${coverage.text}\n`);
     io.stdout(
       `\nrun ${outcome.runId} ${outcome.status} in ${formatDuration(outcome.elapsedMs)} (preset ${config.memory.preset})\n`,
     );
@@ -425,6 +432,48 @@ function judgeFlags(values: FlagValues, fromFile: unknown): Record<string, unkno
   return out;
 }
 
+/** `--preset`, its alias `--memory`, and `external` implied by a service flag. */
+function presetFlag(values: FlagValues): string | undefined {
+  const named = values['preset'] ?? values['memory'];
+  if (
+    values['preset'] !== undefined &&
+    values['memory'] !== undefined &&
+    values['preset'] !== values['memory']
+  )
+    throw new UsageError('--preset and --memory name the same thing; give one');
+  const service = values['memory-url'] !== undefined || values['memory-command'] !== undefined;
+  if (!service) return named as string | undefined;
+  if (named !== undefined && named !== 'external') {
+    throw new UsageError(
+      `--memory-url and --memory-command run preset external, not "${String(named)}"`,
+    );
+  }
+  return 'external';
+}
+
+/** `--memory-url/--memory-command/--memory-allow-remote` over the config file's external config. */
+function externalServiceFlags(
+  values: FlagValues,
+  fromFile: unknown,
+): Record<string, unknown> | undefined {
+  const url = values['memory-url'];
+  const command = values['memory-command'];
+  if (url !== undefined && command !== undefined)
+    throw new UsageError('give --memory-url or --memory-command, not both');
+  if (url === undefined && command === undefined) {
+    if (values['memory-allow-remote'])
+      throw new UsageError('--memory-allow-remote needs --memory-url');
+    return undefined;
+  }
+  const out = asObject(fromFile);
+  delete out['url'];
+  delete out['command'];
+  if (url !== undefined) out['url'] = url;
+  if (command !== undefined) out['command'] = command;
+  if (values['memory-allow-remote']) out['allowRemote'] = true;
+  return out;
+}
+
 export const experimentCommand: CliCommand = {
   summary: 'run a memory preset over a dataset, score it and record the run',
   usage: USAGE,
@@ -437,10 +486,17 @@ export const experimentCommand: CliCommand = {
         data: { type: 'string' },
         samples: { type: 'string' },
         preset: { type: 'string' },
+        memory: { type: 'string' },
+        'memory-url': { type: 'string' },
+        'memory-command': { type: 'string' },
+        'memory-allow-remote': { type: 'boolean', default: false },
         config: { type: 'string' },
         parallel: { type: 'string' },
         'top-k': { type: 'string' },
+        'context-words': { type: 'string' },
         seed: { type: 'string' },
+        'exclude-no-evidence': { type: 'boolean', default: false },
+        // The default since issue 11; still accepted so existing scripts keep working.
         'include-no-evidence': { type: 'boolean', default: false },
         'max-error-share': { type: 'string' },
         'skip-invalid': { type: 'boolean', default: false },
@@ -485,11 +541,14 @@ export const experimentCommand: CliCommand = {
     if (data === undefined) throw new UsageError('experiment needs --data <file>');
     const merged: Record<string, unknown> = { ...file, datasetPath: resolve(data) };
     const memory = { ...((file['memory'] as Record<string, unknown> | undefined) ?? {}) };
-    if (values.preset !== undefined) {
+    const preset = presetFlag(values);
+    if (preset !== undefined) {
       // Another preset's config would not validate; a --preset flag starts from that preset's defaults.
-      if (memory['preset'] !== values.preset) delete memory['config'];
-      memory['preset'] = values.preset;
+      if (memory['preset'] !== preset) delete memory['config'];
+      memory['preset'] = preset;
     }
+    const service = externalServiceFlags(values, memory['config']);
+    if (service !== undefined) memory['config'] = service;
     const memoryLlm = memoryLlmFlags(values, memory['llm']);
     if (memoryLlm !== undefined) memory['llm'] = memoryLlm;
     const presetConfig = asObject(memory['config']);
@@ -504,15 +563,23 @@ export const experimentCommand: CliCommand = {
     const parallel = positiveInt('--parallel', values.parallel);
     if (parallel !== undefined) merged['parallel'] = parallel;
     const topK = positiveInt('--top-k', values['top-k']);
-    if (topK !== undefined)
-      merged['retrieval'] = { ...((file['retrieval'] as object | undefined) ?? {}), topK };
+    const contextWords = positiveInt('--context-words', values['context-words']);
+    if (topK !== undefined || contextWords !== undefined)
+      merged['retrieval'] = {
+        ...((file['retrieval'] as object | undefined) ?? {}),
+        ...(topK !== undefined ? { topK } : {}),
+        ...(contextWords !== undefined ? { contextWords } : {}),
+      };
     if (values.seed !== undefined) {
       const seed = Number(values.seed);
       if (!Number.isInteger(seed))
         throw new UsageError(`--seed must be an integer (got "${values.seed}")`);
       merged['seed'] = seed;
     }
+    if (values['include-no-evidence'] && values['exclude-no-evidence'])
+      throw new UsageError('--include-no-evidence and --exclude-no-evidence contradict each other');
     if (values['include-no-evidence']) merged['includeNoEvidence'] = true;
+    if (values['exclude-no-evidence']) merged['includeNoEvidence'] = false;
     if (values['max-error-share'] !== undefined) {
       const share = Number(values['max-error-share']);
       if (values['max-error-share'].trim() === '' || !(share >= 0 && share <= 1))
@@ -545,9 +612,12 @@ export const experimentCommand: CliCommand = {
         keepCollections: values['keep-collections'],
         onProgress: progressReporter(io, tty),
         apiKeys: new ApiKeySource({ policy: keyPolicyFromArgs(values['allow-key-env'], 'pass') }),
+        // The user typed this command line: an external service's command may run.
+        mayStartProcesses: true,
       });
       const outcome = await superviseRun(handle, io);
-      return reportOutcome(outcome, config, scheme, values.json, io);
+      const { manifest } = store.getRun(outcome.runId);
+      return reportOutcome(outcome, config, scheme, values.json, io, manifest);
     } finally {
       store.close();
     }

@@ -64,9 +64,11 @@ export const resumeCommand: CliCommand = {
         keepCollections: values['keep-collections'],
         onProgress: progressReporter(io, process.stderr.isTTY === true),
         apiKeys: new ApiKeySource({ policy: keyPolicyFromArgs(values['allow-key-env'], 'pass') }),
+        mayStartProcesses: true,
       });
       const outcome = await superviseRun(handle, io);
-      return reportOutcome(outcome, store.getRun(runId).manifest.config, scheme, values.json, io);
+      const { manifest } = store.getRun(runId);
+      return reportOutcome(outcome, manifest.config, scheme, values.json, io, manifest);
     } finally {
       store.close();
     }

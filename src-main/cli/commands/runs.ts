@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { coverageNote } from '../../../src-shared/coverage';
 import { repairRunsDb } from '../../core/runs/repair';
 import { defaultDataDir, defaultRunsDbPath } from '../../core/runs/paths';
 import { skippedReport, summaryTable } from '../../core/runs/report';
@@ -99,6 +100,8 @@ export const runsCommand: CliCommand = {
           }
           io.stdout('\n');
           io.stdout(summaryTable(summary, scheme, store.profileOf(id as string)));
+          const coverage = coverageNote(m, summary);
+          if (coverage) io.stdout(`${coverage.text}\n`);
           return 0;
         }
         case 'delete': {

@@ -24,7 +24,8 @@ options:
   --json                    print exactly one JSON object instead of the report
   --format <name>           dataset format (default: detected from the content)
   --strict                  fail on the first malformed sample instead of skipping it
-  --include-no-evidence     plan questions without usable evidence (asked at the last packet)
+  --exclude-no-evidence     plan without the questions that have no usable evidence (a run asks
+                            them at the last packet by default)
   -h, --help                show this help
 `;
 
@@ -152,6 +153,8 @@ export const statsCommand: CliCommand = {
         json: { type: 'boolean', default: false },
         format: { type: 'string' },
         strict: { type: 'boolean', default: false },
+        'exclude-no-evidence': { type: 'boolean', default: false },
+        // The default since issue 11; still accepted.
         'include-no-evidence': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -179,7 +182,7 @@ export const statsCommand: CliCommand = {
       ...(values.format !== undefined ? { format: values.format } : {}),
     });
     const stats = datasetStats(result.samples, {
-      includeNoEvidence: values['include-no-evidence'],
+      includeNoEvidence: !values['exclude-no-evidence'],
     });
     io.stdout(values.json ? jsonReport(result, stats, scheme) : humanReport(result, stats, scheme));
     return 0;

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { WorkbenchError, zodError } from '../../../src-shared/errors';
+import type { ApiKeys } from '../keys';
 import type { MemoryService, MemoryServiceContext } from './types';
 
 /**
@@ -11,6 +12,33 @@ export type MemoryServiceFactory = (
   ctx: MemoryServiceContext,
 ) => Promise<MemoryService>;
 
+/** Who configured the run: decides what a preset's config may ask for. */
+export interface MemoryCaller {
+  /**
+   * The config came from the local user (CLI, config file, desktop app), so it may start a
+   * process. Browser-mode API calls may not: a page must never run commands on this machine.
+   */
+  mayStartProcesses: boolean;
+  /** The run's resolved API keys (core/keys.ts): a service token, say. */
+  apiKeys?: ApiKeys;
+}
+
+/** What a run manifest records about a preset's service beyond its name (external services). */
+export interface MemoryServiceRecord {
+  where: string;
+  hello: unknown;
+  sha256: string;
+}
+
+/**
+ * Runs on the main thread before a run exists: refuses a config the caller may not use and
+ * returns what the manifest records about the service (null: nothing beyond the preset name).
+ */
+export type MemoryPresetPrepare = (
+  config: unknown,
+  caller: MemoryCaller,
+) => Promise<MemoryServiceRecord | null>;
+
 export interface MemoryPresetOptions {
   /**
    * The preset's config (`memory.config`) schema. Checked before a run row exists, so a bad
@@ -21,12 +49,14 @@ export interface MemoryPresetOptions {
   llmStage?: string;
   /** Its config takes an `embedder` (`EmbedderChoice`) for its vector index. */
   embedder?: boolean;
+  prepare?: MemoryPresetPrepare;
 }
 
 const presets = new Map<string, MemoryServiceFactory>();
 const configSchemas = new Map<string, z.ZodType>();
 const llmStages = new Map<string, string>();
 const withEmbedder = new Set<string>();
+const prepares = new Map<string, MemoryPresetPrepare>();
 
 export function registerMemoryPreset(
   name: string,
@@ -39,6 +69,8 @@ export function registerMemoryPreset(
   else llmStages.delete(name);
   if (options.embedder) withEmbedder.add(name);
   else withEmbedder.delete(name);
+  if (options.prepare) prepares.set(name, options.prepare);
+  else prepares.delete(name);
 }
 
 /** Whether the preset's config takes an `embedder`. */
@@ -63,6 +95,16 @@ export function validateMemoryConfig(preset: string, config: unknown, what: stri
   if (!schema) throw unknownPreset(preset);
   const result = schema.safeParse(config ?? {});
   if (!result.success) throw zodError(result.error, what, ['memory', 'config']);
+}
+
+/** The preset's pre-run check and provenance; null for presets without one (or unknown ones). */
+export async function prepareMemoryPreset(
+  name: string,
+  config: unknown,
+  caller: MemoryCaller,
+): Promise<MemoryServiceRecord | null> {
+  const prepare = prepares.get(name);
+  return prepare ? prepare(config, caller) : null;
 }
 
 export function memoryPresetNames(): string[] {

@@ -1,5 +1,5 @@
 import type { Packet, Sample } from '../../../src-shared/dataset';
-import type { MemoryHit } from '../answer/types';
+import type { AnswerRequest, MemoryHit } from '../answer/types';
 import type { CallMeter, LlmClient } from '../answer/llm-client';
 import type { CollectionLogger } from '../collection';
 import type { ApiKeys } from '../keys';
@@ -21,6 +21,16 @@ export interface MemoryService {
   insert(packet: Packet, signal?: AbortSignal): Promise<void>;
   /** Answer-time retrieval: the memories shown to the answerer, best first. */
   retrieve(question: string, topK: number): Promise<MemoryHit[]>;
+  /**
+   * Present on services that answer questions themselves (an external service with the `answer`
+   * capability): the pipeline then asks this instead of the run's answerer. `hits` are the
+   * memories the answer was based on (evidence recall is counted on them), best first.
+   */
+  answer?(
+    request: AnswerRequest,
+    topK: number,
+    signal?: AbortSignal,
+  ): Promise<{ answer: string; hits: MemoryHit[] }>;
   /** Counters for progress and manifests (items, per-index counts, migrations…). */
   stats(): Record<string, number>;
   /** Notes the run manifest must carry (e.g. "long-term stage off: no LLM configured"). */

@@ -13,8 +13,15 @@ import {
 } from '../../../src-shared/experiment';
 import type { LlmCallRecord, LlmCallRole } from '../../../src-shared/runs';
 import { benchmarkCategory, benchmarkProfile } from '../../../src-shared/benchmarks';
+import { trimToWordBudget } from '../../../src-shared/fairness';
 import { LlmClient, type CallMeter } from '../answer/llm-client';
-import type { Answerer, ConversationSession, MemoryHit } from '../answer/types';
+import type {
+  AnswerRequest,
+  AnswerResult,
+  Answerer,
+  ConversationSession,
+  MemoryHit,
+} from '../answer/types';
 import type { ApiKeys } from '../keys';
 import { packetsOf } from '../dataset/packets';
 import type { MemoryService, MemoryServiceContext } from '../memory/types';
@@ -309,36 +316,48 @@ async function askOne(
   let answerMs = 0;
   let stage = 'retrieve';
   let t0 = performance.now();
+  const request = (memories: MemoryHit[]): AnswerRequest => ({
+    sampleId: sample.sampleId,
+    questionIndex: qa.index,
+    question: qa.question,
+    category: qa.category,
+    speakers: sample.speakers,
+    memories,
+    seed: config.seed,
+    adversarialAnswer: qa.adversarialAnswer,
+    adversarial: benchmarkCategory(benchmarkProfile(job.benchmark), qa.category).adversarial,
+    ...(answerer.needsConversation
+      ? { conversation: conversationSoFar(sample, test.dialogsInserted) }
+      : {}),
+  });
   try {
-    hits = await withTimeout(`retrieve for question ${qa.index}`, config.timeouts.answerMs, () =>
-      memory.retrieve(qa.question, topK),
-    );
-    retrieveMs = elapsed(t0);
-    stage = 'answer';
-    t0 = performance.now();
-    const result = await withTimeout(
-      `answer to question ${qa.index}`,
-      config.timeouts.answerMs,
-      (signal) =>
-        answerer.answer(
-          {
-            sampleId: sample.sampleId,
-            questionIndex: qa.index,
-            question: qa.question,
-            category: qa.category,
-            speakers: sample.speakers,
-            memories: hits,
-            seed: config.seed,
-            adversarialAnswer: qa.adversarialAnswer,
-            adversarial: benchmarkCategory(benchmarkProfile(job.benchmark), qa.category)
-              .adversarial,
-            ...(answerer.needsConversation
-              ? { conversation: conversationSoFar(sample, test.dialogsInserted) }
-              : {}),
-          },
-          signal,
-        ),
-    );
+    let result: AnswerResult;
+    const serviceAnswer = memory.answer?.bind(memory);
+    if (serviceAnswer) {
+      // A service that answers itself retrieves inside that call: all of it is answer time.
+      stage = 'answer';
+      const answered = await withTimeout(
+        `answer to question ${qa.index}`,
+        config.timeouts.answerMs,
+        (signal) => serviceAnswer(request([]), topK, signal),
+      );
+      hits = answered.hits;
+      result = { answer: answered.answer };
+    } else {
+      hits = await withTimeout(`retrieve for question ${qa.index}`, config.timeouts.answerMs, () =>
+        memory.retrieve(qa.question, topK),
+      );
+      const budget = config.retrieval.contextWords;
+      if (budget !== undefined) hits = trimToWordBudget(hits, budget);
+      retrieveMs = elapsed(t0);
+      stage = 'answer';
+      t0 = performance.now();
+      result = await withTimeout(
+        `answer to question ${qa.index}`,
+        config.timeouts.answerMs,
+        (signal) => answerer.answer(request(hits), signal),
+      );
+    }
     answerMs = elapsed(t0);
     if (result.answer.length > MAX_ANSWER_CHARS) {
       throw new WorkbenchError(
@@ -356,6 +375,7 @@ async function askOne(
           gold: qa.answer,
           category: qa.category,
           evidence: qa.evidence,
+          evidenceRaw: qa.evidenceRaw,
           retrieved: retrievedTurns(hits, topK),
         },
         benchmarkProfile(job.benchmark),
@@ -381,6 +401,8 @@ async function askOne(
           gold: qa.answer,
           category: qa.category,
           evidence: qa.evidence,
+          // A failed retrieval has no context to score LoCoMo's way (it would count 1 there).
+          ...(stage === 'answer' ? { evidenceRaw: qa.evidenceRaw } : {}),
           retrieved: stage === 'answer' ? retrievedTurns(hits, topK) : [],
           errored: true,
         },

@@ -45,7 +45,8 @@ describe('experiment runner (inline executor, real SQLite)', () => {
     expect(outcome.status).toBe('completed');
     const { samples } = await loadDatasetFile(mini);
     for (const sample of samples) {
-      const plan = planTests(sample);
+      // A run asks the questions without usable evidence too, by default.
+      const plan = planTests(sample, { includeNoEvidence: true });
       expect(store.committedTests(handle.runId, sample.sampleId)).toEqual(
         plan.tests.map((t) => t.testIndex),
       );
@@ -61,7 +62,8 @@ describe('experiment runner (inline executor, real SQLite)', () => {
       );
     }
     const final = store.finalAnswers(handle.runId);
-    expect(final).toHaveLength(samples.reduce((n, s) => n + planTests(s).totalQuestions, 0));
+    // Every question of the file: n is the dataset's question count.
+    expect(final).toHaveLength(samples.reduce((n, s) => n + s.qa.length, 0));
     expect(outcome.summary).toEqual(store.summary(handle.runId));
     expect(events[0]?.type).toBe('run-started');
     expect(events.at(-1)?.type).toBe('run-finished');
@@ -160,7 +162,8 @@ describe('experiment runner (inline executor, real SQLite)', () => {
     expect(expected).toBeGreaterThan(0);
     const stop = new AbortController();
     const handle = await startExperiment(
-      { datasetPath: mini, memory: { preset: 'test-recency' } },
+      // The opt-out: questions without usable evidence are left out.
+      { datasetPath: mini, memory: { preset: 'test-recency' }, includeNoEvidence: false },
       {
         store,
         dataDir,
@@ -174,6 +177,12 @@ describe('experiment runner (inline executor, real SQLite)', () => {
     const first = await handle.done;
     expect(first.status).toBe('cancelled');
     expect(first.notAsked).toBe(expected);
+    // The manifest keeps the counts, so reports can say why n is below the file's count.
+    expect(store.getRun(handle.runId).manifest.coverage).toEqual({
+      datasetQuestions: samples.reduce((n, s) => n + s.qa.length, 0),
+      notSelected: 0,
+      noEvidenceExcluded: expected,
+    });
     expect(store.getRun(handle.runId).sampleInfo.map((s) => s.status)).toEqual([
       'completed',
       'pending',

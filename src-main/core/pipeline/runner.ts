@@ -16,6 +16,7 @@ import {
   type RunSummary,
 } from '../../../src-shared/experiment';
 import { datasetFileSha256, loadDatasetFile } from '../dataset/load';
+import { prepareMemoryPreset } from '../memory/registry';
 import { packetCount } from '../dataset/packets';
 import { planTests } from '../dataset/testPlan';
 import { appVersion, gitCommit } from '../provenance';
@@ -25,6 +26,7 @@ import {
   embedderRecord,
   type EmbedderRecord,
 } from '../../../src-shared/embedders';
+import type { RunCoverage } from '../../../src-shared/coverage';
 import { MAX_MANIFEST_WARNINGS, type SkippedSample } from '../../../src-shared/runs';
 import { configHash, newRunId, redactSecrets, type RunManifest } from '../runs/manifest';
 import type { RunStore } from '../runs/store';
@@ -66,6 +68,11 @@ export interface RunOptions {
    * sha256 it was parsed from.
    */
   dataset?: DatasetLoadResult;
+  /**
+   * The config came from the local user (CLI, desktop app) and may start processes (an external
+   * memory service's `command`). Default false: the browser-mode API must never run programs.
+   */
+  mayStartProcesses?: boolean;
   now?: () => number;
 }
 
@@ -278,6 +285,10 @@ export async function startExperiment(
   const apiKeys = experimentApiKeys(config, options.apiKeys ?? new ApiKeySource());
   const executor = options.executor ?? workerExecutor();
   await executor.prepare(config);
+  const service = await prepareMemoryPreset(config.memory.preset, config.memory.config, {
+    mayStartProcesses: options.mayStartProcesses === true,
+    apiKeys,
+  });
   const dataset = await datasetFor(config.datasetPath, options.dataset);
   const { samples, skipped } = selectSamples(dataset, config);
   const now = options.now ?? Date.now;
@@ -301,7 +312,7 @@ export async function startExperiment(
     },
     samples: samples.map((s) => s.sampleId),
     app: { version: appVersion(), gitCommit: gitCommit() },
-    memory: { preset: config.memory.preset, notes: [] },
+    memory: { preset: config.memory.preset, notes: [], ...(service ? { service } : {}) },
     embedder: embeddersOf(config)[0]?.name ?? null,
     answerer: answererProvenance(config.answerer),
     judge: config.judge
@@ -326,6 +337,7 @@ export async function startExperiment(
     scoring: { punktModelSha256: installPunktModel().sha256 },
     ...(skipped.length > 0 ? { skippedSamples: skipped } : {}),
     ...(options.sweep ? { sweep: options.sweep } : {}),
+    coverage: coverageOf(dataset.samples, planned),
   };
   options.store.createRun(
     manifest,
@@ -379,6 +391,10 @@ export async function resumeExperiment(
   const apiKeys = experimentApiKeys(config, options.apiKeys ?? new ApiKeySource());
   const executor = options.executor ?? workerExecutor();
   await executor.prepare(config);
+  const service = await prepareMemoryPreset(config.memory.preset, config.memory.config, {
+    mayStartProcesses: options.mayStartProcesses === true,
+    apiKeys,
+  });
   const dataset = await loadDatasetFile(config.datasetPath);
   if (run.manifest.dataset.sha256 !== null && dataset.info.sha256 !== run.manifest.dataset.sha256) {
     throw new WorkbenchError(
@@ -415,6 +431,20 @@ export async function resumeExperiment(
   const notAsked = notAskedOf(plans);
   store.reopenRun(runId);
   seedLedger(store, runId, run.manifest);
+  const before = run.manifest.memory.service;
+  if (service && before && service.sha256 !== before.sha256) {
+    // The answers of one run would come from two services: say so where the run is read.
+    store.updateManifest(runId, (m) => ({
+      ...m,
+      memory: {
+        ...m.memory,
+        notes: [
+          ...m.memory.notes,
+          `resumed with a different external service: hello sha256 ${service.sha256} (was ${before.sha256})`,
+        ],
+      },
+    }));
+  }
   return launch(
     runId,
     config,
@@ -427,6 +457,20 @@ export async function resumeExperiment(
     executor,
     options,
   );
+}
+
+/** The counts behind the headline's n: the file's questions, and those the config leaves out. */
+function coverageOf(
+  all: readonly Sample[],
+  planned: ReadonlyArray<Pick<PlannedSample, 'sample' | 'plan'>>,
+): RunCoverage {
+  const datasetQuestions = all.reduce((n, s) => n + s.qa.length, 0);
+  const selected = planned.reduce((n, p) => n + p.sample.qa.length, 0);
+  return {
+    datasetQuestions,
+    notSelected: datasetQuestions - selected,
+    noEvidenceExcluded: notAskedOf(planned),
+  };
 }
 
 /** Questions the plans leave out (no usable evidence, unless the config includes them). */

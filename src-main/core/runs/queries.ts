@@ -1,5 +1,6 @@
 import type { ApiOutput, ApiParsedInput, RunComparisonResult } from '../../../src-shared/api';
 import { compareRuns, configDiff, runCost, type RunComparison } from '../../../src-shared/compare';
+import { fairnessWarnings } from '../../../src-shared/fairness';
 import { WorkbenchError } from '../../../src-shared/errors';
 import { listSweeps, sweepDetail } from '../sweeps/read';
 import { csvField, exportRun } from './export';
@@ -55,6 +56,15 @@ export function runQueries(reader: RunReader): RunQueries {
       comparison,
       configDiff: configDiff(infos.map((info) => info.manifest.config)),
       costs: infos.map((info, i) => runCost(info.id, info.manifest.usage, answers[i] ?? [])),
+      fairness: fairnessWarnings(
+        infos.map((info, i) => ({
+          label: `${info.preset} · ${info.id}`,
+          topK: info.manifest.config.retrieval.topK,
+          contextWords: info.manifest.config.retrieval.contextWords ?? null,
+          answers: answers[i] ?? [],
+        })),
+        baselineIndex,
+      ),
     };
   };
 

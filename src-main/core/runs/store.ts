@@ -67,6 +67,11 @@ export interface RunWriter {
     runId: string,
     scores: ReadonlyArray<AnswerKey & { judge: JudgeScore | null }>,
   ): void;
+  /** Writes metric values (one row per answer and metric; rewriting one replaces it), in one transaction. */
+  saveMetricScores(
+    runId: string,
+    scores: ReadonlyArray<AnswerKey & { metric: string; value: number | null }>,
+  ): void;
   /** The judge cache in this database: verdicts survive the process, so re-scoring is free. */
   judgeCache(): JudgeCache;
   /** Rewrites a run's manifest (provenance that is only known later: judge, token totals). */
@@ -348,6 +353,17 @@ export class RunStore extends SqliteRunReader implements RunReader, RunWriter {
           questionIndex,
         );
       }
+    })();
+  }
+
+  saveMetricScores(
+    runId: string,
+    scores: ReadonlyArray<AnswerKey & { metric: string; value: number | null }>,
+  ): void {
+    const put = this.statements.putScore;
+    this.db.transaction(() => {
+      for (const { sampleId, testIndex, questionIndex, metric, value } of scores)
+        put.run(runId, sampleId, testIndex, questionIndex, metric, value);
     })();
   }
 

@@ -106,7 +106,8 @@ describe('sweep plan', () => {
     let judgeable = 0;
     for (const s of samples) {
       const cat = new Map(s.qa.map((q) => [q.index, q.category]));
-      for (const t of planTests(s).tests) {
+      // The cells' configs ask every question (includeNoEvidence defaults to true).
+      for (const t of planTests(s, { includeNoEvidence: true }).tests) {
         asked += t.questionIndices.length;
         judgeable += t.questionIndices.filter((i) => cat.get(i) !== 5).length;
       }
@@ -172,7 +173,10 @@ describe('local sweep executor', () => {
     expect(tagged.config.retrieval.topK).toBe(10);
     // The resumed cell's answers are complete: every planned question at the final test.
     const { samples } = await loadDatasetFile(mini);
-    const total = samples.reduce((n, s) => n + planTests(s).totalQuestions, 0);
+    const total = samples.reduce(
+      (n, s) => n + planTests(s, { includeNoEvidence: true }).totalQuestions,
+      0,
+    );
     expect(store.finalAnswers(second.cells[1]?.runId ?? '')).toHaveLength(total);
 
     // What the Sweep view reads: one row per cell, in grid order, with the run's scores.

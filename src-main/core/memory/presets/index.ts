@@ -15,3 +15,5 @@ import './tiers';
 import './graph';
 // A collection design from the Collections view (core/designs), run as it runs in the playground.
 import './designed';
+// A memory service in another process, over the memory protocol (docs/memory-protocol.md).
+import './external';

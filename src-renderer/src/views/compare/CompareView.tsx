@@ -1,6 +1,7 @@
 import { useCallback, useDeferredValue, useMemo } from 'react';
 import { isCompareMetric, type Flip, type RunComparison } from '@shared/compare';
 import { metricList } from '@shared/metrics';
+import type { FairnessWarning } from '@shared/fairness';
 import {
   CATEGORY_IDS,
   CATEGORY_SCHEMES,
@@ -175,6 +176,7 @@ export function CompareView() {
               Updating…
             </p>
           ) : null}
+          <FairnessNotes warnings={result.data?.fairness ?? []} />
           <FlipSummary comparison={comparison} />
           <CostPanel comparison={comparison} costs={result.data?.costs ?? []} />
           <CategoryPanel
@@ -186,6 +188,21 @@ export function CompareView() {
           <QuestionsPanel comparison={comparison} params={params} update={update} />
         </>
       )}
+    </section>
+  );
+}
+
+/** Shown above the numbers: a comparison on unequal terms must say so before it is read. */
+function FairnessNotes({ warnings }: { warnings: readonly FairnessWarning[] }) {
+  if (warnings.length === 0) return null;
+  return (
+    <section className="panel fairness-notes" aria-label="Comparison fairness">
+      <h2>Not compared on equal terms</h2>
+      <ul>
+        {warnings.map((w) => (
+          <li key={w.message}>{w.message}</li>
+        ))}
+      </ul>
     </section>
   );
 }

@@ -22,6 +22,7 @@ import {
 } from '../models/shape';
 import { WINK_EMBEDDER } from '@shared/embedders';
 import {
+  EXTERNAL_PRESET,
   defaultPreset,
   invalidSampleCount,
   memoryFor,
@@ -92,6 +93,12 @@ export function RunForm({
   const memory =
     chosenMemory === null ? null : memoryFor(chosenMemory, presets, designs.data?.designs);
   const presetValue = memory?.preset ?? null;
+  // Your own memory service (docs/memory-protocol.md): the UI takes a running service's URL; a
+  // command to start one is a CLI flag (the browser-mode API refuses commands).
+  const external = presetValue === EXTERNAL_PRESET;
+  const [serviceUrl, setServiceUrl] = useState('');
+  const memoryConfig =
+    memory !== null && external ? { ...memory, config: { url: serviceUrl.trim() } } : memory;
   const [topK, setTopK] = useState(String(DEFAULT_TOP_K));
   const [seed, setSeed] = useState(String(DEFAULT_SEED));
   const [parallel, setParallel] = useState(1);
@@ -138,6 +145,9 @@ export function RunForm({
   const problems = [
     chosen.size === 0 ? 'Choose at least one sample.' : null,
     presetValue === null ? 'No memory preset is available.' : null,
+    external && !/^http:\/\/\S+$/.test(serviceUrl.trim())
+      ? 'Give the memory service URL, e.g. http://127.0.0.1:8765.'
+      : null,
     topKValue === null ? 'Top-k must be a whole number from 1 to 1000.' : null,
     seedValue === null ? 'Seed must be a whole number.' : null,
     judge !== null && repeatsValue === null
@@ -147,16 +157,15 @@ export function RunForm({
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (problems.length > 0 || memory === null || topKValue === null || seedValue === null) {
+    if (problems.length > 0 || memoryConfig === null || topKValue === null || seedValue === null) {
       return;
     }
     const judgeRepeats = repeatsValue ?? DEFAULT_JUDGE_REPEATS;
     onRun({
       datasetId: dataset.datasetId,
       ...(samples ? { samples } : {}),
-      ...(skipInvalid ? { skipInvalid: true } : {}),
       memory: {
-        ...withEmbedder(memory, embedder),
+        ...withEmbedder(memoryConfig, embedder),
         ...(memoryLlm ? { llm: endpointLlmFields(memoryLlm) } : {}),
       },
       answerer: answerer
@@ -275,6 +284,17 @@ export function RunForm({
                 </option>
               ))}
             </select>
+          </label>
+        ) : null}
+        {external ? (
+          <label className="field">
+            <span className="field-label">Memory service URL</span>
+            <input
+              type="url"
+              placeholder="http://127.0.0.1:8765"
+              value={serviceUrl}
+              onChange={(event) => setServiceUrl(event.currentTarget.value)}
+            />
           </label>
         ) : null}
         {llmStage !== null && endpoints.length > 0 ? (

@@ -59,6 +59,9 @@ export function memoryOptions(
 }
 
 /** The experiment's `memory` for a memory-list value; null when it names nothing listed. */
+/** Your own memory service over the memory protocol; the form asks for its URL. */
+export const EXTERNAL_PRESET = 'external';
+
 export function memoryFor(
   value: string,
   presets: readonly MemoryPresetInfo[] | undefined,

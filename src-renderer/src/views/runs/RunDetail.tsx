@@ -7,6 +7,7 @@ import {
   categoryName,
   type CategoryScheme,
 } from '@shared/dataset/categories';
+import { coverageNote } from '@shared/coverage';
 import type { AnswerRecord, ScorePair } from '@shared/experiment';
 import type { TokenTotals } from '@shared/runs';
 import { metricList } from '@shared/metrics';
@@ -72,6 +73,8 @@ export function RunDetail({
     [curve, params.curve, metric],
   );
   const curveSamples = useMemo(() => curveSampleIds(curve), [curve]);
+  // A headline n below the dataset's question count says why, beside the count.
+  const coverage = coverageNote(m, summary);
 
   return (
     <>
@@ -209,6 +212,11 @@ export function RunDetail({
           <div className={summary.errors > 0 ? 'has-errors' : 'muted'}>
             {summary.errors} errored answers
           </div>
+          {coverage ? (
+            <div role="note" className="coverage-note has-errors">
+              {coverage.text}
+            </div>
+          ) : null}
         </div>
       </section>
 

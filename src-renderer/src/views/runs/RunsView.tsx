@@ -6,6 +6,7 @@ import { StatusBadge } from '../experiments/RunCard';
 import { ConfirmDialog } from './ConfirmDialog';
 import { useRunActions, useRunSummaries, useRunsParams } from './hooks';
 import { RunDetail } from './RunDetail';
+import { RunScoreActions } from './RunScoreActions';
 import { RunsTable, type RunRow } from './RunsTable';
 
 export function RunsView() {
@@ -117,6 +118,7 @@ export function RunsView() {
           </header>
           {actions.error && !confirming ? <ErrorView error={actions.error} /> : null}
           {detail.error ? <ErrorView error={detail.error} title="Could not load the run" /> : null}
+          {shown ? <RunScoreActions detail={shown} onRescored={detail.reload} /> : null}
           {shown ? (
             <RunDetail detail={shown} params={params} update={update} />
           ) : detail.error ? null : (

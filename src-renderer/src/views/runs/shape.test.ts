@@ -154,7 +154,7 @@ describe('curve', () => {
   ];
 
   it('averages samples per test index, skipping missing means, with n samples', () => {
-    const none = { bleu1: null, judge: null };
+    const none = { locomoRecall: null, bleu1: null, judge: null, bleu1Simple: null };
     expect(meanCurveByTest(curve)).toEqual([
       { x: 0, officialF1: 0.5, evidenceRecall: 1, setF1: 0.25, ...none, n: 2 },
       { x: 1, officialF1: 0.5, evidenceRecall: 0.75, setF1: 0.25, ...none, n: 2 },

@@ -71,7 +71,7 @@ export function runMetrics(
     .filter((m) =>
       m.source === 'judge'
         ? Boolean(manifest.judge)
-        : m.categories === 'all' || (summary.overall.all[m.id]?.n ?? 0) > 0,
+        : (m.categories === 'all' && !m.hideWhenEmpty) || (summary.overall.all[m.id]?.n ?? 0) > 0,
     )
     .map((m) => m.id);
 }

@@ -1,0 +1,85 @@
+import { parseArgs } from 'node:util';
+import { memoryProtocolJsonSchema } from '../../../src-shared/memory-protocol';
+import {
+  DEFAULT_ANSWER_TIMEOUT_MS,
+  DEFAULT_INSERT_TIMEOUT_MS,
+} from '../../../src-shared/experiment';
+import { formatConformance, runConformance } from '../../core/memory/external/conformance';
+import type { CliCommand } from '../command';
+import { UsageError } from '../command';
+
+const USAGE = `usage: npm run -s cli -- memory-check <url> [options]
+       npm run -s cli -- memory-check --command "<cmd>" [options]
+       npm run -s cli -- memory-check --schema
+
+Checks a memory service against the memory protocol (docs/memory-protocol.md) on a small synthetic
+conversation: does it honour top_k, keep both speakers' turns, date memories by the session
+date-times rather than the wall clock, cite dia_ids that exist, survive concurrent retrieves, keep
+within the deadlines; and how soon is an inserted fact retrievable (indexing lag). Exits 1 when a
+check fails.
+
+options:
+  --command "<cmd>"         start the service as a process speaking JSON lines on stdio
+  --allow-remote            let <url> name a host other than this machine
+  --insert-timeout-ms <n>   insert deadline (default ${DEFAULT_INSERT_TIMEOUT_MS}, as in experiments)
+  --answer-timeout-ms <n>   retrieve/answer deadline (default ${DEFAULT_ANSWER_TIMEOUT_MS})
+  --lag-limit-ms <n>        how long to wait for an inserted fact to be retrievable (default 10000)
+  --json                    print the report as one JSON object
+  --schema                  print the protocol's JSON Schema (docs/memory-protocol.schema.json) and exit
+  -h, --help                show this help
+`;
+
+function positiveInt(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1)
+    throw new UsageError(`${flag} must be a positive integer (got "${value}")`);
+  return n;
+}
+
+export const memoryCheckCommand: CliCommand = {
+  summary: 'check your own memory service against the memory protocol (conformance report)',
+  usage: USAGE,
+  async run(args, io) {
+    const { values, positionals } = parseArgs({
+      args,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        command: { type: 'string' },
+        'allow-remote': { type: 'boolean', default: false },
+        'insert-timeout-ms': { type: 'string' },
+        'answer-timeout-ms': { type: 'string' },
+        'lag-limit-ms': { type: 'string' },
+        json: { type: 'boolean', default: false },
+        schema: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+    if (values.help) {
+      io.stdout(USAGE);
+      return 0;
+    }
+    if (values.schema) {
+      io.stdout(`${JSON.stringify(memoryProtocolJsonSchema(), null, 2)}\n`);
+      return 0;
+    }
+    if (positionals.length > 1) throw new UsageError('give one service url');
+    const url = positionals[0];
+    if ((url === undefined) === (values.command === undefined))
+      throw new UsageError('give a service url or --command "<cmd>" (one of them)');
+    const insertTimeoutMs = positiveInt('--insert-timeout-ms', values['insert-timeout-ms']);
+    const answerTimeoutMs = positiveInt('--answer-timeout-ms', values['answer-timeout-ms']);
+    const lagLimitMs = positiveInt('--lag-limit-ms', values['lag-limit-ms']);
+    const report = await runConformance(
+      { url, command: values.command, allowRemote: values['allow-remote'] },
+      {
+        ...(insertTimeoutMs !== undefined ? { insertTimeoutMs } : {}),
+        ...(answerTimeoutMs !== undefined ? { answerTimeoutMs } : {}),
+        ...(lagLimitMs !== undefined ? { lagLimitMs } : {}),
+      },
+    );
+    io.stdout(values.json ? `${JSON.stringify(report)}\n` : formatConformance(report));
+    return report.passed ? 0 : 1;
+  },
+};

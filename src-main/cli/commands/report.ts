@@ -1,0 +1,87 @@
+import { parseArgs } from 'node:util';
+import { coverageNote } from '../../../src-shared/coverage';
+import {
+  PAPER_FORMATS,
+  PAPER_MARKUPS,
+  paperTable,
+  type PaperFormat,
+  type PaperMarkup,
+} from '../../../src-shared/paperTables';
+import { summaryTable } from '../../core/runs/report';
+import type { CliCommand } from '../command';
+import { UsageError } from '../command';
+import { openStore, parseScheme } from './experiment';
+
+const USAGE = `usage: npm run -s cli -- report <run id> [--format locomo|mem0 [--as md|latex]] [options]
+
+Prints a run's final scores. Without --format: the per-category table of every metric, and why
+n differs from the dataset's question count when it does. With --format: the run as one row of
+a paper's table, to paste beside it:
+  locomo  LoCoMo's QA table: single-hop, multi-hop, temporal, open-domain, adversarial, overall
+          (official F1 ×100, LoCoMo's category names)
+  mem0    Mem0's Table 1: single-hop, multi-hop, open-domain, temporal, each F1 (set F1),
+          B1 (BLEU-1) and J (×100, Mem0's category names)
+Cells without data show "–"; a footnote line gives n per column.
+
+options:
+  --format <locomo|mem0>    a paper's table layout
+  --as <md|latex>           Markdown (default) or a LaTeX tabular (needs booktabs)
+  --scheme <official|mem0>  category names of the plain table (default: official)
+  --runs-db <path>          runs database (default: <data dir>/runs.db)
+  --data-dir <dir>          data directory (default: $MEMORY_WORKBENCH_DATA or ~/.memory-workbench)
+  -h, --help                show this help
+`;
+
+function oneOf<T extends string>(flag: string, allowed: readonly T[], value: string): T {
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  throw new UsageError(`${flag} must be one of ${allowed.join(', ')} (got "${value}")`);
+}
+
+export const reportCommand: CliCommand = {
+  summary: "print a run's scores, plain or in the LoCoMo / Mem0 papers' table formats",
+  usage: USAGE,
+  async run(args, io) {
+    const { values, positionals } = parseArgs({
+      args,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        format: { type: 'string' },
+        as: { type: 'string' },
+        scheme: { type: 'string' },
+        'runs-db': { type: 'string' },
+        'data-dir': { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+    if (values.help) {
+      io.stdout(USAGE);
+      return 0;
+    }
+    if (positionals.length !== 1) throw new UsageError('report takes one run id');
+    const format =
+      values.format === undefined
+        ? null
+        : oneOf<PaperFormat>('--format', PAPER_FORMATS, values.format);
+    if (format === null && values.as !== undefined)
+      throw new UsageError('--as needs --format locomo|mem0');
+    const as = oneOf<PaperMarkup>('--as', PAPER_MARKUPS, values.as ?? 'md');
+    const scheme = parseScheme(values.scheme);
+    const { store } = openStore(values['runs-db'], values['data-dir']);
+    try {
+      const run = store.getRun(positionals[0] as string);
+      const summary = store.summary(run.id);
+      const profile = store.profileOf(run.id);
+      if (format !== null) {
+        io.stdout(paperTable(summary, { format, as, label: `${run.preset} · ${run.id}`, profile }));
+        return 0;
+      }
+      io.stdout(summaryTable(summary, scheme, profile));
+      const coverage = coverageNote(run.manifest, summary);
+      if (coverage) io.stdout(`${coverage.text}\n`);
+      return 0;
+    } finally {
+      store.close();
+    }
+  },
+};

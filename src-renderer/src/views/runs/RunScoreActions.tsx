@@ -1,0 +1,114 @@
+import { useState } from 'react';
+import type { RunDetail } from '@shared/api';
+import { toErrorPayload, type ErrorPayload } from '@shared/errors';
+import { paperTable, type PaperFormat, type PaperMarkup } from '@shared/paperTables';
+import { useClient } from '../../api/context';
+import { ErrorView } from '../../components/ErrorView';
+
+/** The papers' table formats the "Copy as" menu offers (src-shared/paperTables.ts). */
+const COPY_CHOICES: ReadonlyArray<{ format: PaperFormat; as: PaperMarkup; label: string }> = [
+  { format: 'locomo', as: 'md', label: 'LoCoMo table · Markdown' },
+  { format: 'locomo', as: 'latex', label: 'LoCoMo table · LaTeX' },
+  { format: 'mem0', as: 'md', label: 'Mem0 Table 1 · Markdown' },
+  { format: 'mem0', as: 'latex', label: 'Mem0 Table 1 · LaTeX' },
+];
+
+/**
+ * "Copy as" (the run as a row of a paper's table) and "Rescore" (every registered metric again
+ * from the stored answers, API `runs.rescore`); `onRescored` reloads the run's scores.
+ */
+export function RunScoreActions({
+  detail,
+  onRescored,
+}: {
+  detail: RunDetail;
+  onRescored: () => void;
+}) {
+  const client = useClient();
+  const [status, setStatus] = useState<string | null>(null);
+  // Shown when the clipboard refuses (no permission): the text to copy by hand.
+  const [manual, setManual] = useState<string | null>(null);
+  const [error, setError] = useState<ErrorPayload | null>(null);
+  const [busy, setBusy] = useState(false);
+  const runId = detail.info.id;
+
+  const copy = async (choice: (typeof COPY_CHOICES)[number]) => {
+    const text = paperTable(detail.summary, {
+      format: choice.format,
+      as: choice.as,
+      label: `${detail.info.preset} · ${runId}`,
+      profile: detail.benchmark,
+    });
+    setError(null);
+    try {
+      await navigator.clipboard.writeText(text);
+      setManual(null);
+      setStatus(`Copied as ${choice.label}`);
+    } catch {
+      setManual(text);
+      setStatus(`The clipboard is not available: select the ${choice.label} below and copy it`);
+    }
+  };
+
+  const rescore = async () => {
+    setBusy(true);
+    setError(null);
+    setStatus(null);
+    try {
+      const result = await client.call('runs.rescore', { runId });
+      const skipped = result.skipped.map((s) => ` Skipped ${s.metric}: ${s.reason}.`).join('');
+      setStatus(
+        `Rescored ${result.answers} answers under ${result.metrics.length} metrics (${result.written} scores).${skipped}`,
+      );
+      onRescored();
+    } catch (e) {
+      setError(toErrorPayload(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <div className="run-score-actions">
+      <div className="toolbar">
+        <label>
+          Copy as{' '}
+          <select
+            aria-label="Copy as"
+            value=""
+            onChange={(event) => {
+              const choice = COPY_CHOICES[Number(event.currentTarget.value)];
+              if (choice) void copy(choice);
+            }}
+          >
+            <option value="" disabled>
+              a paper’s table…
+            </option>
+            {COPY_CHOICES.map((c, i) => (
+              <option key={c.label} value={i}>
+                {c.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button
+          type="button"
+          disabled={busy || detail.info.status === 'running'}
+          title="Score every answer again under every registered metric, from the stored answers"
+          onClick={() => void rescore()}
+        >
+          {busy ? 'Rescoring…' : 'Rescore'}
+        </button>
+      </div>
+      {status ? (
+        <p role="status" className="muted">
+          {status}
+        </p>
+      ) : null}
+      {manual !== null ? (
+        <textarea aria-label="Table to copy" readOnly rows={8} value={manual} />
+      ) : null}
+      {error ? <ErrorView error={error} title="Could not rescore the run" /> : null}
+    </div>
+  );
+}
