@@ -4,6 +4,7 @@
  *   retrieval  every turn preset side by side with reference retrievers: recall, latency, ingest
  *   pipeline   the full experiment engine over all samples (workers, runs DB, extractive answers)
  *   compare    the Compare view's request over two full runs
+ *   sweep      a 12-cell sweep: local executor vs BullMQ on 1, 2 and 4 worker processes
  *   runsdb     corruption checks and repair on a ~100 MB runs database (no dataset needed)
  *   server     light API calls' latency while the local server serves a heavy read mix
  *
@@ -14,6 +15,7 @@ import { resolveDataset } from './common';
 import { compareSuite } from './compare';
 import { pipelineSuite } from './pipeline';
 import { retrievalSuite } from './retrieval';
+import { sweepSuite } from './sweep';
 import { runsDbSuite } from './runsdb';
 import { serverSuite } from './server';
 
@@ -21,6 +23,7 @@ const SUITES: Record<string, (data: string, write: boolean, extra: string[]) => 
   retrieval: retrievalSuite,
   pipeline: pipelineSuite,
   compare: compareSuite,
+  sweep: sweepSuite,
   runsdb: runsDbSuite,
   server: serverSuite,
 };

@@ -19,6 +19,7 @@ import {
 } from './experiment';
 import type { RescoreResult } from './rescore';
 import type { RunInfo, RunListItem } from './runs';
+import type { SweepDetail, SweepListItem } from './sweeps';
 import {
   CollectionDesignSchema,
   DESIGN_BASE_PRESETS,
@@ -151,6 +152,14 @@ export const apiMethods = {
 
   // ---- Collections view: collection designs and the playground (src-main/core/designs) ----
   /** Saved designs (<dataDir>/designs.json), and any problem reading that file this session. */
+  /** Sweeps recorded in the runs DB (runs tagged by `cli sweep run`). */
+  'sweeps.list': method<SweepListItem[]>()(z.object({}).strict()),
+  'sweeps.get': method<SweepDetail>()(
+    z
+      .object({ sweepId: z.string().regex(/^[A-Za-z0-9._-]{1,80}$/, 'must be a sweep id') })
+      .strict(),
+  ),
+
   'designs.list': method<DesignList>()(z.object({}).strict()),
   /** Saves (or replaces, by name) a design; the file is written atomically. */
   'designs.save': method<SavedDesign>()(z.object({ design: CollectionDesignSchema }).strict()),

@@ -7,6 +7,7 @@ import {
   type RunStatus,
   type SampleStatus,
 } from './experiment';
+import { SweepTagSchema, type SweepTag } from './sweeps';
 
 /** What the runs database says about a run: shared so the API contract and the UI can name it. */
 
@@ -156,6 +157,8 @@ export interface RunManifest {
    * none was installed (sentences split with no abbreviation list). Absent on older runs.
    */
   scoring?: { punktModelSha256: string | null };
+  /** The sweep this run is a cell of (absent for runs started on their own). */
+  sweep?: SweepTag;
   /** The question counts the run started with; absent in runs made before they were recorded. */
   coverage?: RunCoverage;
 }
@@ -254,6 +257,7 @@ export const RunManifestSchema = z
       )
       .optional(),
     warnings: z.array(z.string()).optional(),
+    sweep: SweepTagSchema.optional(),
     coverage: z
       .object({ datasetQuestions: count, notSelected: count, noEvidenceExcluded: count })
       .loose()

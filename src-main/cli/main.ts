@@ -15,6 +15,8 @@ import { retrieveCommand } from './commands/retrieve';
 import { runsCommand } from './commands/runs';
 import { scoreCommand } from './commands/score';
 import { statsCommand } from './commands/stats';
+import { sweepCommand } from './commands/sweep';
+import { workerCommand } from './commands/worker';
 import { installPunktModel } from '../core/scoring/punktModel';
 
 /**
@@ -34,6 +36,8 @@ export const commands: Readonly<Record<string, CliCommand>> = {
   rescore: rescoreCommand,
   score: scoreCommand,
   serve: serveCommand,
+  sweep: sweepCommand,
+  worker: workerCommand,
   'memory-check': memoryCheckCommand,
 };
 

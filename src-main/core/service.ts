@@ -107,6 +107,8 @@ export function createService(options: ServiceOptions): Service {
     'runs.export': (input) => experiments.read('runs.export', input),
     'runs.compare': (input) => experiments.read('runs.compare', input),
     'runs.compareExport': (input) => experiments.read('runs.compareExport', input),
+    'sweeps.list': (input) => experiments.read('sweeps.list', input),
+    'sweeps.get': (input) => experiments.read('sweeps.get', input),
 
     // ---- Collections view (core/designs) ----
     'designs.list': async () => designs.list(),

@@ -7,6 +7,7 @@ import { DatasetsView } from './views/datasets/DatasetsView';
 import { ExperimentsView } from './views/experiments/ExperimentsView';
 import { ModelsView } from './views/models/ModelsView';
 import { RunsView } from './views/runs/RunsView';
+import { SweepsView } from './views/sweeps/SweepsView';
 
 export function App() {
   const [route, navigate] = useRoute();
@@ -63,6 +64,8 @@ function OtherView({ view }: { view: Exclude<ViewId, 'datasets'> }) {
       return <RunsView />;
     case 'compare':
       return <CompareView />;
+    case 'sweeps':
+      return <SweepsView />;
     case 'models':
       return <ModelsView />;
   }

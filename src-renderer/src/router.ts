@@ -6,6 +6,7 @@ export const VIEWS = [
   { id: 'experiments', label: 'Experiments' },
   { id: 'runs', label: 'Runs' },
   { id: 'compare', label: 'Compare' },
+  { id: 'sweeps', label: 'Sweeps' },
   { id: 'models', label: 'Models' },
 ] as const;
 export type ViewId = (typeof VIEWS)[number]['id'];

@@ -27,7 +27,12 @@ import type { Worker } from 'node:worker_threads';
  * thing) or this thread (unit tests with an injected memory factory).
  */
 export interface SampleExecutor {
-  readonly kind: 'worker' | 'inline';
+  readonly kind: 'worker' | 'inline' | 'distributed';
+  /**
+   * Samples handed out at once (default: the config's `parallel` clamped to this machine's cores);
+   * a distributed executor hands out every sample and lets its workers pace them.
+   */
+  parallelFor?(requested: number, samples: number): number;
   /** Fails fast, before a run is created, on a config this executor cannot run. */
   prepare(config: ExperimentConfig): Promise<void>;
   run(job: SampleJob, hooks: SampleHooks, signal: AbortSignal): Promise<SampleOutcome>;

@@ -97,7 +97,7 @@ const sampleEventSchema = z
   .transform((e) => e as unknown as SampleEvent);
 
 const count = z.number().int().nonnegative();
-const callRecordSchema = z.object({
+export const callRecordSchema = z.object({
   role: z.enum(LLM_CALL_ROLES),
   model: z.string(),
   calls: count,
@@ -106,7 +106,7 @@ const callRecordSchema = z.object({
   completionTokens: count,
 }) satisfies z.ZodType<LlmCallRecord>;
 
-const outcomeSchema = z.object({
+export const outcomeSchema = z.object({
   sampleId: z.string(),
   status: z.enum(['completed', 'cancelled']),
   preset: z.string(),
@@ -121,7 +121,7 @@ const outcomeSchema = z.object({
 }) satisfies z.ZodType<SampleOutcome>;
 
 /** A Sample is structured-cloned from the main thread, which validated the file; check its shape. */
-const sampleSchema = z
+export const sampleSchema = z
   .object({
     sampleId: z.string(),
     speakers: z.tuple([z.string(), z.string()]),
@@ -134,7 +134,7 @@ const sampleSchema = z
 const index = z.number().int().nonnegative();
 
 /** The runner plans each sample once and sends the plan; the worker never re-plans. */
-const testPlanSchema = z.object({
+export const testPlanSchema = z.object({
   threshold: z.number().int().positive(),
   totalQuestions: index,
   questionOrder: z.array(index),

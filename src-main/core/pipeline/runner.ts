@@ -20,6 +20,7 @@ import { prepareMemoryPreset } from '../memory/registry';
 import { packetCount } from '../dataset/packets';
 import { planTests } from '../dataset/testPlan';
 import { appVersion, gitCommit } from '../provenance';
+import type { SweepTag } from '../../../src-shared/sweeps';
 import {
   embedderChoicesIn,
   embedderRecord,
@@ -59,6 +60,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Where the config's API keys come from (default: the environment, key-like names only). */
   apiKeys?: ApiKeySource;
+  /** Tags a new run as a cell of a sweep (kept in its manifest). */
+  sweep?: SweepTag;
   /**
    * The dataset as the caller already parsed it (the service's open dataset). The runner runs
    * these samples instead of parsing the file again, after checking that the file still has the
@@ -141,7 +144,7 @@ function describeInvalid(s: SkippedSample): string {
  * invalid (not as absent), and running "all" of a file with invalid samples needs `skipInvalid`,
  * which the manifest then records.
  */
-function selectSamples(
+export function selectSamples(
   dataset: DatasetLoadResult,
   config: ExperimentConfig,
 ): { samples: Sample[]; skipped: SkippedSample[] } {
@@ -321,7 +324,7 @@ export async function startExperiment(
       : null,
     usage: usageOf(config, [], null),
     seed: config.seed,
-    parallel: effectiveParallel(config.parallel, samples.length),
+    parallel: (executor.parallelFor ?? effectiveParallel)(config.parallel, samples.length),
     host: {
       platform: platform(),
       arch: arch(),
@@ -333,6 +336,7 @@ export async function startExperiment(
     errors: { insert: 0, answer: 0 },
     scoring: { punktModelSha256: installPunktModel().sha256 },
     ...(skipped.length > 0 ? { skippedSamples: skipped } : {}),
+    ...(options.sweep ? { sweep: options.sweep } : {}),
     coverage: coverageOf(dataset.samples, planned),
   };
   options.store.createRun(
@@ -446,7 +450,7 @@ export async function resumeExperiment(
     config,
     apiKeys,
     planned,
-    effectiveParallel(config.parallel, planned.length),
+    (executor.parallelFor ?? effectiveParallel)(config.parallel, planned.length),
     true,
     notAsked,
     run.manifest.skippedSamples ?? [],

@@ -2,6 +2,7 @@ import type { ApiOutput, ApiParsedInput, RunComparisonResult } from '../../../sr
 import { compareRuns, configDiff, runCost, type RunComparison } from '../../../src-shared/compare';
 import { fairnessWarnings } from '../../../src-shared/fairness';
 import { WorkbenchError } from '../../../src-shared/errors';
+import { listSweeps, sweepDetail } from '../sweeps/read';
 import { csvField, exportRun } from './export';
 import type { RunReader } from './reader';
 
@@ -17,6 +18,8 @@ export const READ_METHODS = [
   'runs.export',
   'runs.compare',
   'runs.compareExport',
+  'sweeps.list',
+  'sweeps.get',
 ] as const;
 export type ReadMethod = (typeof READ_METHODS)[number];
 
@@ -96,6 +99,8 @@ export function runQueries(reader: RunReader): RunQueries {
         content: comparisonCsv(result.comparison),
       };
     },
+    'sweeps.list': () => listSweeps(reader),
+    'sweeps.get': ({ sweepId }) => sweepDetail(reader, sweepId),
   };
 }
 

@@ -23,6 +23,7 @@ import {
   type RunInfo,
   type RunListItem,
 } from '../../../src-shared/runs';
+import { SweepTagSchema, type SweepRunRow } from '../../../src-shared/sweeps';
 import { openSqlite, type SqliteDatabase } from '../sqlite';
 import { RUNS_APPLICATION_ID, RUNS_SCHEMA_VERSION } from './db';
 import {
@@ -58,6 +59,8 @@ export interface RunReader {
   /** The benchmark profile of a run's dataset: it names the categories and says what scores them. */
   profileOf(runId: string): BenchmarkProfile;
   curve(runId: string): CurvePoint[];
+  /** The runs tagged with a sweep (with `sweepId`, that sweep's), newest first. */
+  sweepRuns(sweepId?: string): SweepRunRow[];
 }
 
 interface AnswerRow {
@@ -433,6 +436,27 @@ export class SqliteRunReader implements RunReader {
         profile,
       ),
     );
+  }
+
+  sweepRuns(sweepId?: string): SweepRunRow[] {
+    const rows = this.db
+      .prepare(
+        `SELECT id, status, json_extract(manifest, '$.sweep') AS tag FROM runs
+         WHERE json_extract(manifest, '$.sweep.sweepId') IS NOT NULL
+           AND (? IS NULL OR json_extract(manifest, '$.sweep.sweepId') = ?)
+         ORDER BY id DESC`,
+      )
+      .all(sweepId ?? null, sweepId ?? null) as Array<{
+      id: string;
+      status: RunStatus;
+      tag: string;
+    }>;
+    return rows.flatMap((r) => {
+      // A tag this build cannot read leaves that run out of the sweep views (runs.get names why)
+      // rather than hiding every sweep.
+      const tag = SweepTagSchema.safeParse(JSON.parse(r.tag));
+      return tag.success ? [{ runId: r.id, status: r.status, tag: tag.data }] : [];
+    });
   }
 
   curve(runId: string): CurvePoint[] {

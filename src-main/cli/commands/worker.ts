@@ -1,0 +1,99 @@
+import { parseArgs } from 'node:util';
+import type { CliCommand } from '../command';
+import { UsageError } from '../command';
+import { ApiKeySource } from '../../core/keys';
+import { defaultDataDir } from '../../core/runs/paths';
+import { ALLOW_KEY_ENV_OPTION, keyPolicyFromArgs } from '../keyPolicy';
+import { ensureWordVectorCache } from '../wordVectors';
+import { resolve } from 'node:path';
+
+const USAGE = `usage: npm run -s cli -- worker --redis <url> [options]
+
+Processes the samples of distributed sweeps ("sweep run … --redis <url>") on this machine: takes
+jobs from BullMQ at the given Redis, runs each sample in a worker thread with the same engine as a
+local run and reports every committed test to the coordinator, which records it. Runs until
+Ctrl-C (or SIGTERM), finishing the samples in progress first; a second signal exits at once.
+API keys come from this machine's environment (the config's key variables).
+
+options:
+  --redis <url>             Redis URL (redis://host:6379)
+  --queue <name>            BullMQ queue name (default mw-samples; the same on coordinator and workers)
+  --concurrency <n>         samples at once, one worker thread each (default 1)
+  --data-dir <dir>          where collections in progress live (default: $MEMORY_WORKBENCH_DATA
+                            or ~/.memory-workbench)
+  --lock-ms <ms>            job lock duration: a dead worker's sample is retried after it (default 30000)
+  --stalled-check-ms <ms>   how often stalled jobs are looked for (default 30000)
+  --limit <n>/<ms>          at most n samples started per ms across all workers of the queue
+  --allow-key-env <NAME>    also read an API key from NAME (repeatable)
+  -h, --help                show this help
+`;
+
+function positive(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1)
+    throw new UsageError(`${flag} must be a positive integer (got "${value}")`);
+  return n;
+}
+
+export const workerCommand: CliCommand = {
+  summary: 'process distributed sweep samples from BullMQ on Redis',
+  usage: USAGE,
+  async run(args, io) {
+    const { values } = parseArgs({
+      args,
+      allowPositionals: false,
+      strict: true,
+      options: {
+        redis: { type: 'string' },
+        queue: { type: 'string' },
+        concurrency: { type: 'string' },
+        'data-dir': { type: 'string' },
+        'lock-ms': { type: 'string' },
+        'stalled-check-ms': { type: 'string' },
+        limit: { type: 'string' },
+        'allow-key-env': ALLOW_KEY_ENV_OPTION,
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+    if (values.help) {
+      io.stdout(USAGE);
+      return 0;
+    }
+    if (values.redis === undefined) throw new UsageError('worker needs --redis <url>');
+    let limit: { max: number; durationMs: number } | undefined;
+    if (values.limit !== undefined) {
+      const m = /^(\d+)\/(\d+)$/.exec(values.limit);
+      if (!m) throw new UsageError(`--limit must look like 10/1000 (got "${values.limit}")`);
+      limit = { max: Number(m[1]), durationMs: Number(m[2]) };
+    }
+    const lockMs = positive('--lock-ms', values['lock-ms']);
+    const stalledMs = positive('--stalled-check-ms', values['stalled-check-ms']);
+    await ensureWordVectorCache(io);
+    const { displayRedisUrl, startSampleWorker } = await import('../../core/sweeps/distributed');
+    const worker = await startSampleWorker({
+      redisUrl: values.redis,
+      ...(values.queue !== undefined ? { queue: values.queue } : {}),
+      concurrency: positive('--concurrency', values.concurrency) ?? 1,
+      dataDir: resolve(values['data-dir'] ?? defaultDataDir()),
+      apiKeys: new ApiKeySource({ policy: keyPolicyFromArgs(values['allow-key-env'], 'pass') }),
+      ...(lockMs !== undefined ? { lockDurationMs: lockMs } : {}),
+      ...(stalledMs !== undefined ? { stalledIntervalMs: stalledMs } : {}),
+      ...(limit ? { limit } : {}),
+      onError: (message) => io.stderr(`worker: ${message} (retrying)\n`),
+      onJob: (e) => io.stderr(`job ${e.jobId}: ${e.state}${e.error ? `: ${e.error}` : ''}\n`),
+    });
+    io.stderr(`worker ready on ${displayRedisUrl(values.redis)} (pid ${process.pid})\n`);
+    await new Promise<void>((done) => {
+      process.once('SIGINT', done);
+      process.once('SIGTERM', done);
+    });
+    io.stderr('worker stopping: finishing the samples in progress (signal again to exit now)\n');
+    // close() waits for the jobs in progress, and for Redis: a second signal must still end it.
+    const now = (): never => process.exit(130);
+    process.once('SIGINT', now);
+    process.once('SIGTERM', now);
+    await worker.close();
+    return 0;
+  },
+};

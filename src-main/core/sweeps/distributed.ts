@@ -1,0 +1,378 @@
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { Queue, QueueEvents, Worker, type Job } from 'bullmq';
+import { Redis } from 'ioredis';
+import { z } from 'zod';
+import { WorkbenchError } from '../../../src-shared/errors';
+import { ExperimentConfigSchema, type TestRecord } from '../../../src-shared/experiment';
+import { dataCacheDir } from '../embed/cache';
+import { ApiKeySource, experimentApiKeys } from '../keys';
+import { workerExecutor, type SampleExecutor } from '../pipeline/executors';
+import {
+  callRecordSchema,
+  outcomeSchema,
+  sampleSchema,
+  testPlanSchema,
+  testRecordSchema,
+} from '../pipeline/protocol';
+import type { LogLevel, SampleOutcome } from '../pipeline/runSample';
+
+/**
+ * The distributed executor: BullMQ on Redis. The coordinator (the process that owns the runs DB)
+ * enqueues one job per (run, sample); `cli worker` processes on any machine take jobs and run them
+ * with the same engine (the worker-thread executor). Each complete test goes into a Redis hash
+ * keyed by (run, sample) with the test index as field (HSETNX: a test computed twice is stored
+ * once), and a progress event tells the coordinator, which commits it to its runs DB. The
+ * coordinator is the only writer, so a distributed run is recorded exactly like a local one.
+ *
+ * A worker that dies loses its job lock; BullMQ's stalled-job check hands the job to another
+ * worker, which skips the tests already in the hash (as `resume` does) and finishes the sample.
+ * A worker's LLM call records and warnings go into a Redis list per job that the coordinator
+ * drains into the run's call ledger and manifest, including those of an attempt that died.
+ * API keys never travel through Redis: each worker resolves the config's key variables through
+ * its own ApiKeySource.
+ */
+
+export const DEFAULT_QUEUE = 'mw-samples';
+
+/** Only redis:// and rediss:// URLs; the host is the operator's choice (loopback in tests). */
+export function parseRedisUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new WorkbenchError('INVALID_INPUT', '--redis: not a URL (expected redis://host:6379)');
+  }
+  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
+    throw new WorkbenchError(
+      'INVALID_INPUT',
+      `--redis: must be a redis:// or rediss:// URL (got ${parsed.protocol})`,
+    );
+  }
+  return url;
+}
+
+/** The URL as it may be printed: any password replaced, so logs do not carry it. */
+export function displayRedisUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(invalid URL)';
+  }
+}
+
+const jobDataSchema = z.object({
+  runId: z.string().min(1),
+  sample: sampleSchema,
+  /** The coordinator's plan: workers never re-plan. */
+  plan: testPlanSchema,
+  config: ExperimentConfigSchema,
+  benchmark: z.string().min(1),
+  skipTests: z.array(z.number().int().nonnegative()),
+});
+
+/** What a worker reports besides tests: its LLM calls (the ledger) and its warnings. */
+const sideRecordSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('calls'), record: callRecordSchema }),
+  z.object({
+    type: z.literal('log'),
+    level: z.enum(['info', 'warn', 'error']) satisfies z.ZodType<LogLevel>,
+    message: z.string(),
+  }),
+]);
+type SideRecord = z.infer<typeof sideRecordSchema>;
+
+const progressSchema = z.object({ testIndex: z.number().int().nonnegative() });
+
+/** BullMQ refuses ids with ":"; run ids and sanitised sample ids have none. */
+export function jobIdOf(runId: string, sampleId: string): string {
+  return `${runId}.${sampleId.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+}
+
+const testsKey = (queue: string, jobId: string): string => `mw:${queue}:tests:${jobId}`;
+const sideKey = (queue: string, jobId: string): string => `mw:${queue}:side:${jobId}`;
+
+function connectionOf(url: string): { url: string; maxRetriesPerRequest: null } {
+  // BullMQ's blocking commands need maxRetriesPerRequest: null.
+  return { url: parseRedisUrl(url), maxRetriesPerRequest: null };
+}
+
+export interface BullmqExecutorOptions {
+  redisUrl: string;
+  queue?: string;
+  /** Attempts per job when a worker fails it (a worker that dies is retried by stall detection). */
+  attempts?: number;
+}
+
+export interface DistributedExecutor {
+  executor: SampleExecutor;
+  close(): Promise<void>;
+}
+
+/** The coordinator's side: a SampleExecutor that runs each sample as a BullMQ job. */
+export async function bullmqExecutor(options: BullmqExecutorOptions): Promise<DistributedExecutor> {
+  const name = options.queue ?? DEFAULT_QUEUE;
+  const connection = connectionOf(options.redisUrl);
+  const queue = new Queue(name, { connection });
+  const events = new QueueEvents(name, { connection });
+  const redis = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
+  // Connection errors are retried by ioredis and surface as failed commands; no unhandled event.
+  redis.on('error', () => undefined);
+  // Each job in flight waits with its own listeners (a sweep has many cells × samples in flight).
+  queue.setMaxListeners(0);
+  events.setMaxListeners(0);
+  await events.waitUntilReady();
+  /** jobId -> the handler that commits a reported test. */
+  const listeners = new Map<string, (testIndex: number) => void>();
+  events.on('progress', ({ jobId, data }) => {
+    const parsed = progressSchema.safeParse(data);
+    if (parsed.success) listeners.get(jobId)?.(parsed.data.testIndex);
+  });
+
+  const run: SampleExecutor['run'] = async (job, hooks, signal) => {
+    const jobId = jobIdOf(job.runId, job.sample.sampleId);
+    const key = testsKey(name, jobId);
+    const side = sideKey(name, jobId);
+    const committed = new Set(job.skipTests);
+    let chain = Promise.resolve();
+    const commitFromRedis = (testIndex: number): Promise<void> => {
+      chain = chain.then(async () => {
+        if (committed.has(testIndex)) return;
+        const raw = await redis.hget(key, String(testIndex));
+        if (raw === null) return;
+        const test: TestRecord = testRecordSchema.parse(JSON.parse(raw));
+        if (committed.has(test.testIndex)) return;
+        committed.add(test.testIndex);
+        await hooks.commitTest(test);
+        hooks.emit({
+          type: 'test-committed',
+          runId: job.runId,
+          at: Date.now(),
+          sampleId: test.sampleId,
+          testIndex: test.testIndex,
+          meanF1:
+            test.answers.length === 0
+              ? null
+              : test.answers.reduce((s, a) => s + (a.scores['officialF1'] ?? 0), 0) /
+                test.answers.length,
+          errors: test.answers.filter((a) => a.error !== null).length,
+        });
+      });
+      return chain;
+    };
+    /** Files the workers' call records and warnings reported so far (each once: taken out). */
+    const drainSide = async (): Promise<void> => {
+      const [[, raw] = [null, []]] = ((await redis.multi().lrange(side, 0, -1).del(side).exec()) ??
+        []) as Array<[Error | null, unknown]>;
+      for (const entry of raw as string[]) {
+        const parsed = sideRecordSchema.safeParse(JSON.parse(entry));
+        if (!parsed.success) continue;
+        if (parsed.data.type === 'calls') hooks.recordCalls(parsed.data.record);
+        else hooks.log?.(parsed.data.level, parsed.data.message);
+      }
+    };
+    /** Commits, in test order, whatever the hash holds that the runs DB does not. */
+    const reconcile = async (): Promise<void> => {
+      const fields = (await redis.hkeys(key)).map(Number).sort((a, b) => a - b);
+      for (const f of fields) await commitFromRedis(f);
+      await drainSide();
+    };
+    listeners.set(jobId, (testIndex) => void commitFromRedis(testIndex));
+    try {
+      const existing = await queue.getJob(jobId);
+      const state = existing ? await existing.getState() : null;
+      // A job of an earlier attempt that still runs (the coordinator restarted) is waited for;
+      // a finished one is replaced, so a resumed run runs the sample again.
+      if (existing && (state === 'completed' || state === 'failed')) await existing.remove();
+      const data = {
+        runId: job.runId,
+        sample: job.sample,
+        plan: job.plan,
+        config: job.config,
+        benchmark: job.benchmark,
+        skipTests: [...job.skipTests],
+      };
+      const added =
+        existing && state !== 'completed' && state !== 'failed'
+          ? existing
+          : await queue.add('sample', data, {
+              jobId,
+              attempts: options.attempts ?? 2,
+              removeOnComplete: true,
+              removeOnFail: false,
+            });
+      // A withdrawn job never finishes, so its wait ends here instead.
+      let withdrawn: (() => void) | undefined;
+      const whenWithdrawn = new Promise<never>((_resolve, reject) => {
+        withdrawn = () =>
+          reject(new WorkbenchError('CANCELLED', `sample ${job.sample.sampleId}: cancelled`));
+      });
+      const onAbort = (): void => {
+        // Only a waiting job can be withdrawn; an active one finishes and its tests are kept.
+        added.remove().then(
+          () => withdrawn?.(),
+          () => undefined,
+        );
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      if (signal.aborted) onAbort();
+      let result: unknown;
+      try {
+        result = await Promise.race([added.waitUntilFinished(events), whenWithdrawn]);
+      } catch (error) {
+        await reconcile();
+        if (signal.aborted) {
+          throw new WorkbenchError('CANCELLED', `sample ${job.sample.sampleId}: cancelled`);
+        }
+        throw new WorkbenchError(
+          'INTERNAL',
+          `sample ${job.sample.sampleId}: job ${jobId} failed: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      } finally {
+        signal.removeEventListener('abort', onAbort);
+      }
+      await reconcile();
+      const outcome: SampleOutcome = outcomeSchema.parse(result);
+      await redis.del(key, side);
+      return outcome;
+    } finally {
+      listeners.delete(jobId);
+    }
+  };
+
+  return {
+    executor: {
+      kind: 'distributed',
+      prepare: async () => undefined,
+      parallelFor: (_requested, samples) => Math.max(1, samples),
+      run,
+    },
+    async close() {
+      await events.close();
+      await queue.close();
+      redis.disconnect();
+    },
+  };
+}
+
+export interface SampleWorkerOptions {
+  redisUrl: string;
+  queue?: string;
+  /** Samples processed at once by this process (one worker thread each). */
+  concurrency?: number;
+  /** Collections of the samples in progress live under <dataDir>/collections/. */
+  dataDir: string;
+  apiKeys?: ApiKeySource;
+  /** How long a job's lock lasts without renewal; a dead worker's job is retried after it. */
+  lockDurationMs?: number;
+  stalledIntervalMs?: number;
+  /** Jobs started per `limitDurationMs` across every worker of the queue (one shared budget). */
+  limit?: { max: number; durationMs: number };
+  /** Redis or BullMQ trouble (a lost connection is retried); each distinct message once. */
+  onError?: (message: string) => void;
+  onJob?: (event: {
+    jobId: string;
+    state: 'started' | 'completed' | 'failed';
+    error?: string;
+  }) => void;
+}
+
+export interface SampleWorker {
+  close(): Promise<void>;
+}
+
+/** `cli worker`: takes sample jobs and runs each in a worker thread, like a local run. */
+export async function startSampleWorker(options: SampleWorkerOptions): Promise<SampleWorker> {
+  const name = options.queue ?? DEFAULT_QUEUE;
+  const redis = new Redis(parseRedisUrl(options.redisUrl), { maxRetriesPerRequest: null });
+  redis.on('error', () => undefined);
+  const executor = workerExecutor();
+  const keys = options.apiKeys ?? new ApiKeySource();
+
+  const processor = async (job: Job): Promise<SampleOutcome> => {
+    const jobId = job.id ?? jobIdOf('unknown', 'unknown');
+    options.onJob?.({ jobId, state: 'started' });
+    const data = jobDataSchema.parse(job.data);
+    const config = ExperimentConfigSchema.parse(data.config);
+    await executor.prepare(config);
+    const key = testsKey(name, jobId);
+    const side = sideKey(name, jobId);
+    // Tests an earlier attempt of this job already stored are not computed again.
+    const stored = (await redis.hkeys(key)).map(Number);
+    const collectionDir = join(options.dataDir, 'collections', jobId);
+    rmSync(collectionDir, { recursive: true, force: true });
+    mkdirSync(collectionDir, { recursive: true });
+    let writes = Promise.resolve();
+    const report = (record: SideRecord): void => {
+      writes = writes.then(async () => {
+        await redis.rpush(side, JSON.stringify(record));
+      });
+    };
+    try {
+      const outcome = await executor.run(
+        {
+          runId: data.runId,
+          sample: data.sample,
+          plan: data.plan,
+          config,
+          benchmark: data.benchmark,
+          skipTests: new Set([...data.skipTests, ...stored]),
+          collectionDir,
+          cacheDir: dataCacheDir(options.dataDir),
+          apiKeys: experimentApiKeys(config, keys),
+        },
+        {
+          emit: () => undefined,
+          recordCalls: (record) => report({ type: 'calls', record }),
+          log: (level, message) => report({ type: 'log', level, message }),
+          commitTest: (test) => {
+            writes = writes.then(async () => {
+              await redis.hsetnx(key, String(test.testIndex), JSON.stringify(test));
+              await job.updateProgress({ testIndex: test.testIndex });
+            });
+            return writes;
+          },
+        },
+        new AbortController().signal,
+      );
+      await writes;
+      options.onJob?.({ jobId, state: 'completed' });
+      return outcome;
+    } catch (error) {
+      options.onJob?.({
+        jobId,
+        state: 'failed',
+        error: error instanceof Error ? error.message : String(error),
+      });
+      throw error;
+    } finally {
+      rmSync(collectionDir, { recursive: true, force: true });
+    }
+  };
+
+  const worker = new Worker(name, processor, {
+    connection: connectionOf(options.redisUrl),
+    concurrency: options.concurrency ?? 1,
+    lockDuration: options.lockDurationMs ?? 30_000,
+    stalledInterval: options.stalledIntervalMs ?? 30_000,
+    maxStalledCount: 3,
+    ...(options.limit
+      ? { limiter: { max: options.limit.max, duration: options.limit.durationMs } }
+      : {}),
+  });
+  const reported = new Set<string>();
+  worker.on('error', (error: Error) => {
+    if (reported.has(error.message)) return;
+    reported.add(error.message);
+    options.onError?.(error.message);
+  });
+  await worker.waitUntilReady();
+  return {
+    async close() {
+      await worker.close();
+      redis.disconnect();
+    },
+  };
+}

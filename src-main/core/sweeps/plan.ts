@@ -1,0 +1,162 @@
+import type { Sample } from '../../../src-shared/dataset';
+import type { DatasetLoadResult } from '../../../src-shared/dataset/types';
+import type { ExperimentConfig } from '../../../src-shared/experiment';
+import type { AxisValue, SweepCell } from '../../../src-shared/sweeps';
+import { ANSWER_TEMPLATES, JUDGE_TEMPLATE } from '../answer/prompts';
+import { costOf } from '../answer/llm-client';
+import { loadDatasetFile } from '../dataset/load';
+import { planTests } from '../dataset/testPlan';
+import { selectSamples } from '../pipeline/runner';
+
+/**
+ * What a sweep will ask of its LLM endpoints before anything runs: per cell, the answer calls
+ * (every question re-asked at every test), the judge calls (categories 1-4 at every test, times
+ * repeats: an upper bound, identical rows are judged once) and a token and cost estimate from the
+ * prices the config carries. Memory-LLM calls depend on the preset and are not estimated.
+ */
+
+/** Words per token for English text (the usual rule of thumb for BPE tokenizers). */
+const WORDS_PER_TOKEN = 0.75;
+
+export interface CellPlan {
+  index: number;
+  key: string;
+  values: Record<string, AxisValue>;
+  repeat: number;
+  samples: number;
+  tests: number;
+  /** Answers the run records: each visible question at each test. */
+  questions: number;
+  answerCalls: number;
+  judgeCalls: number;
+  /** Estimated tokens over the answer and judge calls. */
+  promptTokens: number;
+  completionTokens: number;
+  /** USD; null when an LLM stage has no prices in the config. */
+  cost: number | null;
+}
+
+export interface SweepPlan {
+  cells: CellPlan[];
+  totals: Omit<CellPlan, 'index' | 'key' | 'values' | 'repeat'>;
+}
+
+const words = (text: string): number => text.split(/\s+/).filter(Boolean).length;
+const tokens = (wordCount: number): number => Math.ceil(wordCount / WORDS_PER_TOKEN);
+
+function meanTurnWords(samples: readonly Sample[]): number {
+  let turns = 0;
+  let total = 0;
+  for (const s of samples) {
+    for (const session of s.sessions) {
+      for (const turn of session.turns) {
+        turns++;
+        total += words(turn.text) + 2; // the speaker's name and a date prefix
+      }
+    }
+  }
+  return turns === 0 ? 0 : total / turns;
+}
+
+export function planCell(cell: SweepCell, dataset: DatasetLoadResult): CellPlan {
+  const config: ExperimentConfig = cell.config;
+  // The runner's selection, so a cell that names an invalid sample is refused here as it would be.
+  const { samples } = selectSamples(dataset, config);
+  const turnWords = meanTurnWords(samples);
+  const answerTemplate = words(Object.values(ANSWER_TEMPLATES[promptStyleOf(config)]).join(' '));
+  const judgeTemplate = words(JUDGE_TEMPLATE);
+  let tests = 0;
+  let questions = 0;
+  let judgeable = 0;
+  let answerPromptWords = 0;
+  let judgePromptWords = 0;
+  for (const sample of samples) {
+    const plan = planTests(sample, { includeNoEvidence: config.includeNoEvidence });
+    const byIndex = new Map(sample.qa.map((q) => [q.index, q]));
+    tests += plan.tests.length;
+    for (const test of plan.tests) {
+      for (const qi of test.questionIndices) {
+        const qa = byIndex.get(qi);
+        if (!qa) continue;
+        questions++;
+        answerPromptWords +=
+          answerTemplate + words(qa.question) + config.retrieval.topK * turnWords;
+        if (qa.category !== 5) {
+          judgeable++;
+          judgePromptWords += judgeTemplate + words(qa.question) + words(qa.answer ?? '');
+        }
+      }
+    }
+  }
+  const answerer = config.answerer.kind === 'llm' ? config.answerer : null;
+  const answerCalls = answerer ? questions : 0;
+  const judgeCalls = config.judge ? judgeable * config.judge.repeats : 0;
+  // Completions: the answer's token cap (an upper bound) and a short JSON verdict for the judge.
+  const answerUsage = {
+    promptTokens: answerer ? tokens(answerPromptWords) : 0,
+    completionTokens: answerer ? answerCalls * answerer.maxTokens : 0,
+  };
+  const judgeUsage = {
+    promptTokens: config.judge ? tokens(judgePromptWords) * config.judge.repeats : 0,
+    completionTokens: judgeCalls * 40,
+  };
+  return {
+    index: cell.index,
+    key: cell.key,
+    values: cell.values,
+    repeat: cell.repeat,
+    samples: samples.length,
+    tests,
+    questions,
+    answerCalls,
+    judgeCalls,
+    promptTokens: answerUsage.promptTokens + judgeUsage.promptTokens,
+    completionTokens: answerUsage.completionTokens + judgeUsage.completionTokens,
+    cost: sumCosts([
+      answerer ? costOf(answerUsage, answerer.prices) : 0,
+      config.judge ? costOf(judgeUsage, config.judge.prices) : 0,
+    ]),
+  };
+}
+
+function promptStyleOf(config: ExperimentConfig): keyof typeof ANSWER_TEMPLATES {
+  // An estimate: the workbench templates stand in for every answer protocol's prompt.
+  return config.answerer.kind === 'llm' ? (config.answerer.promptStyle ?? 'locomo') : 'locomo';
+}
+
+function sumCosts(costs: ReadonlyArray<number | null>): number | null {
+  let total = 0;
+  for (const c of costs) {
+    if (c === null) return null;
+    total += c;
+  }
+  return total;
+}
+
+export function totalsOf(cells: readonly CellPlan[]): SweepPlan['totals'] {
+  return {
+    samples: cells.reduce((n, c) => n + c.samples, 0),
+    tests: cells.reduce((n, c) => n + c.tests, 0),
+    questions: cells.reduce((n, c) => n + c.questions, 0),
+    answerCalls: cells.reduce((n, c) => n + c.answerCalls, 0),
+    judgeCalls: cells.reduce((n, c) => n + c.judgeCalls, 0),
+    promptTokens: cells.reduce((n, c) => n + c.promptTokens, 0),
+    completionTokens: cells.reduce((n, c) => n + c.completionTokens, 0),
+    cost: sumCosts(cells.map((c) => c.cost)),
+  };
+}
+
+/** Loads each dataset the cells name once and plans every cell. */
+export async function planSweep(cells: readonly SweepCell[]): Promise<SweepPlan> {
+  const datasets = new Map<string, DatasetLoadResult>();
+  const planned: CellPlan[] = [];
+  for (const cell of cells) {
+    let dataset = datasets.get(cell.config.datasetPath);
+    if (!dataset) {
+      dataset = await loadDatasetFile(cell.config.datasetPath);
+      datasets.set(cell.config.datasetPath, dataset);
+    }
+    planned.push(planCell(cell, dataset));
+  }
+  return { cells: planned, totals: totalsOf(planned) };
+}
