@@ -9,7 +9,15 @@
  * via scripts/golden/generate-stats.py.
  */
 import { WorkbenchError } from '../errors';
-import { mean, mulberry32, quantileSorted, randomInt, type BootstrapResult } from './stats';
+import {
+  bootstrapSettings,
+  mean,
+  mulberry32,
+  quantileSorted,
+  randomInt,
+  type BootstrapOptions,
+  type BootstrapResult,
+} from './stats';
 
 // ---- the normal distribution ----
 
@@ -210,10 +218,8 @@ export function clusterBootstrapCI(
   baseline: readonly (number | null)[],
   candidate: readonly (number | null)[],
   clusterOf: readonly string[],
-  options: { resamples?: number; seed?: number; confidence?: number } = {},
+  options: BootstrapOptions = {},
 ): ClusterBootstrapResult {
-  const resamples = options.resamples ?? 2000;
-  const confidence = options.confidence ?? 0.95;
   assertAligned('clusterBootstrapCI', baseline, candidate);
   if (clusterOf.length !== baseline.length) {
     throw new WorkbenchError(
@@ -221,18 +227,7 @@ export function clusterBootstrapCI(
       `clusterBootstrapCI: one cluster per question is needed, got ${clusterOf.length} for ${baseline.length} questions`,
     );
   }
-  if (!(Number.isInteger(resamples) && resamples > 0)) {
-    throw new WorkbenchError(
-      'INVALID_INPUT',
-      `clusterBootstrapCI: resamples must be a positive integer, got ${resamples}`,
-    );
-  }
-  if (!(confidence > 0 && confidence < 1)) {
-    throw new WorkbenchError(
-      'INVALID_INPUT',
-      `clusterBootstrapCI: confidence must be in (0, 1), got ${confidence}`,
-    );
-  }
+  const { resamples, confidence } = bootstrapSettings('clusterBootstrapCI', options);
   // Sum and count of differences per cluster, clusters in first-seen order (deterministic).
   const byCluster = new Map<string, { sum: number; count: number }>();
   const diffs: number[] = [];

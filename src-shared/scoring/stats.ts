@@ -110,6 +110,28 @@ export interface BootstrapResult {
 
 export const defaultBootstrapResamples = 2000;
 
+/** A bootstrap's resamples and confidence with their defaults, refused (naming `caller`) if invalid. */
+export function bootstrapSettings(
+  caller: string,
+  options: BootstrapOptions,
+): { resamples: number; confidence: number } {
+  const resamples = options.resamples ?? defaultBootstrapResamples;
+  const confidence = options.confidence ?? 0.95;
+  if (!(Number.isInteger(resamples) && resamples > 0)) {
+    throw new WorkbenchError(
+      'INVALID_INPUT',
+      `${caller}: resamples must be a positive integer, got ${resamples}`,
+    );
+  }
+  if (!(confidence > 0 && confidence < 1)) {
+    throw new WorkbenchError(
+      'INVALID_INPUT',
+      `${caller}: confidence must be in (0, 1), got ${confidence}`,
+    );
+  }
+  return { resamples, confidence };
+}
+
 /**
  * Paired bootstrap CI of the mean per-question difference `candidate[i] - baseline[i]`.
  * The arrays are aligned by question; `null` marks a question missing from that run and drops the
@@ -122,26 +144,13 @@ export function pairedBootstrapCI(
   candidate: readonly (number | null)[],
   options: BootstrapOptions = {},
 ): BootstrapResult {
-  const resamples = options.resamples ?? defaultBootstrapResamples;
-  const confidence = options.confidence ?? 0.95;
   if (baseline.length !== candidate.length) {
     throw new WorkbenchError(
       'INVALID_INPUT',
       `pairedBootstrapCI: runs must be aligned by question, got ${baseline.length} and ${candidate.length} scores`,
     );
   }
-  if (!(Number.isInteger(resamples) && resamples > 0)) {
-    throw new WorkbenchError(
-      'INVALID_INPUT',
-      `pairedBootstrapCI: resamples must be a positive integer, got ${resamples}`,
-    );
-  }
-  if (!(confidence > 0 && confidence < 1)) {
-    throw new WorkbenchError(
-      'INVALID_INPUT',
-      `pairedBootstrapCI: confidence must be in (0, 1), got ${confidence}`,
-    );
-  }
+  const { resamples, confidence } = bootstrapSettings('pairedBootstrapCI', options);
 
   const diffs: number[] = [];
   baseline.forEach((a, i) => {
