@@ -1,4 +1,6 @@
+import { benchmarkCategory, benchmarkProfile } from '../../../src-shared/benchmarks';
 import type { Sample } from '../../../src-shared/dataset';
+import { metricOf, metricScores } from '../../../src-shared/metrics';
 import type { DatasetLoadResult } from '../../../src-shared/dataset/types';
 import type { ExperimentConfig } from '../../../src-shared/experiment';
 import type { AxisValue, SweepCell } from '../../../src-shared/sweeps';
@@ -65,6 +67,9 @@ export function planCell(cell: SweepCell, dataset: DatasetLoadResult): CellPlan 
   const turnWords = meanTurnWords(samples);
   const answerTemplate = words(Object.values(ANSWER_TEMPLATES[promptStyleOf(config)]).join(' '));
   const judgeTemplate = words(JUDGE_TEMPLATE);
+  // The categories a judge scores come from the dataset's benchmark profile (LoCoMo: 1-4).
+  const profile = benchmarkProfile(dataset.info.format);
+  const judge = metricOf('judge');
   let tests = 0;
   let questions = 0;
   let judgeable = 0;
@@ -81,7 +86,7 @@ export function planCell(cell: SweepCell, dataset: DatasetLoadResult): CellPlan 
         questions++;
         answerPromptWords +=
           answerTemplate + words(qa.question) + config.retrieval.topK * turnWords;
-        if (qa.category !== 5) {
+        if (metricScores(judge, benchmarkCategory(profile, qa.category))) {
           judgeable++;
           judgePromptWords += judgeTemplate + words(qa.question) + words(qa.answer ?? '');
         }
