@@ -31,6 +31,9 @@ test('compares a hybrid and a text run on mini-1: deltas, flips, config diff and
   await expect(page.getByText('Pick at least two runs to compare.')).toBeVisible();
 
   await page.getByRole('checkbox', { name: `Compare hybrid ${hybrid}` }).check();
+  // The first pick is rendered (it became the baseline) before the second click, as a person's
+  // second click would be: CI once clicked while React was still committing the first.
+  await expect(page.getByRole('radio', { name: `Baseline hybrid ${hybrid}` })).toBeChecked();
   await page.getByRole('checkbox', { name: `Compare text ${text}` }).check();
   await page.getByRole('radio', { name: `Baseline hybrid ${hybrid}` }).check();
   await expect(page.getByRole('radio', { name: `Baseline hybrid ${hybrid}` })).toBeChecked();
