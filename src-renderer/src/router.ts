@@ -22,9 +22,16 @@ function parseHash(hash: string): Route {
   return { view, params: new URLSearchParams(query) };
 }
 
+/** Components reading the route; told at once when this page navigates (see `useRoute`). */
+const listeners = new Set<() => void>();
+
 function subscribe(onChange: () => void): () => void {
+  listeners.add(onChange);
   window.addEventListener('hashchange', onChange);
-  return () => window.removeEventListener('hashchange', onChange);
+  return () => {
+    listeners.delete(onChange);
+    window.removeEventListener('hashchange', onChange);
+  };
 }
 
 /**
@@ -36,6 +43,10 @@ export function useRoute(): [Route, (view: ViewId, params?: Record<string, strin
   const navigate = useCallback((view: ViewId, params: Record<string, string> = {}) => {
     const query = new URLSearchParams(params).toString();
     window.location.hash = `#/${view}${query ? `?${query}` : ''}`;
+    // 'hashchange' only fires in a later task. Until then a controlled input changed in this
+    // event (a filter checkbox) would be reset to its old value and flip back later, and a click
+    // in between would be lost; telling the store now re-renders within the same event.
+    for (const listener of listeners) listener();
   }, []);
   return [parseHash(hash), navigate];
 }
