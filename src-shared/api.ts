@@ -7,6 +7,7 @@ import type { ErrorPayload, Result } from './errors';
 import {
   isCompareMetric,
   type ConfigDifference,
+  type QuestionSets,
   type RunComparison,
   type RunCost,
 } from './compare';
@@ -139,6 +140,19 @@ export const apiMethods = {
       })
       .strict(),
   ),
+  /**
+   * One question's final answer in each of the runs (null where a run lacks it), with what is
+   * needed to read it: the Compare view's "why did it flip" row.
+   */
+  'runs.question': method<QuestionAcrossRuns>()(
+    z
+      .object({
+        runIds: z.array(runId).min(1).max(8),
+        sampleId: z.string().min(1).max(200),
+        questionIndex: z.number().int().nonnegative(),
+      })
+      .strict(),
+  ),
   'runs.compareExport': method<ExportedFile>()(
     z
       .object({
@@ -247,6 +261,31 @@ export interface RunComparisonResult {
   costs: RunCost[];
   /** Where the runs are not compared on equal terms: top_k, context size, question set. */
   fairness: FairnessWarning[];
+  /**
+   * Questions each run answered and how many all share; the comparison (rows, means, flips) is
+   * over the shared ones only.
+   */
+  questionSets: QuestionSets;
+}
+
+/** One run's side of a question, for the side-by-side "why did it flip" view. */
+export interface QuestionRunSide {
+  runId: string;
+  label: string;
+  /** The dataset the run read (sha256), so the UI can find the turns' text and the evidence. */
+  datasetSha256: string | null;
+  topK: number;
+  /** The run's judge protocol (`mem0`, `strict`, …); null without a judge. */
+  judgeProtocol: string | null;
+  /** The question's answer at the last test that asked it; null: the run lacks the question. */
+  answer: AnswerRecord | null;
+}
+
+export interface QuestionAcrossRuns {
+  sampleId: string;
+  questionIndex: number;
+  /** In the order the runs were asked for. */
+  runs: QuestionRunSide[];
 }
 
 export type ApiMethods = typeof apiMethods;

@@ -106,6 +106,7 @@ export function createService(options: ServiceOptions): Service {
     'runs.rescore': ({ runId, metrics }) => experiments.rescore(runId, metrics),
     'runs.export': (input) => experiments.read('runs.export', input),
     'runs.compare': (input) => experiments.read('runs.compare', input),
+    'runs.question': (input) => experiments.read('runs.question', input),
     'runs.compareExport': (input) => experiments.read('runs.compareExport', input),
     'sweeps.list': (input) => experiments.read('sweeps.list', input),
     'sweeps.get': (input) => experiments.read('sweeps.get', input),
@@ -140,6 +141,7 @@ export function createService(options: ServiceOptions): Service {
     'runs.answers': (input) => experiments.readJson('runs.answers', input),
     'runs.export': (input) => experiments.readJson('runs.export', input),
     'runs.compare': (input) => experiments.readJson('runs.compare', input),
+    'runs.question': (input) => experiments.readJson('runs.question', input),
     'runs.compareExport': (input) => experiments.readJson('runs.compareExport', input),
   };
   return {

@@ -6,6 +6,7 @@ import {
   buildQuestionRows,
   categoryTableRows,
   compareChartRows,
+  applyComparePatch,
   compareParamsToRecord,
   compareRequest,
   filterQuestionRows,
@@ -84,7 +85,7 @@ describe('URL state', () => {
   it('round-trips every field and leaves defaults out of the URL', () => {
     const params = parseCompareParams(
       new URLSearchParams(
-        'runs=r1,r2,r1&base=r2&metric=evidenceRecall&scheme=mem0&flips=regressed,improved&cat=3&q=paris',
+        'runs=r1,r2,r1&base=r2&metric=evidenceRecall&scheme=mem0&flips=regressed,improved&cat=3&q=paris&open=conv-1:4',
       ),
     );
     // Duplicates dropped; flips in canonical order so one filter has one URL.
@@ -96,6 +97,7 @@ describe('URL state', () => {
       flips: ['improved', 'regressed'],
       category: 3,
       search: 'paris',
+      open: 'conv-1:4',
     });
     expect(parseCompareParams(new URLSearchParams(compareParamsToRecord(params)))).toEqual(params);
     expect(
@@ -111,6 +113,36 @@ describe('URL state', () => {
     expect(params.scheme).toBe('official');
     expect(params.flips).toEqual(['missing']);
     expect(params.category).toBeNull();
+  });
+});
+
+describe('changing the pair', () => {
+  const filtered = parseCompareParams(
+    new URLSearchParams('runs=r1,r2&base=r1&flips=regressed&cat=2&q=paris&open=s1:3&scheme=mem0'),
+  );
+
+  it('resets the question filters and the open question when the runs or the baseline change', () => {
+    const cleared = { flips: [], category: null, search: '', open: null };
+    expect(applyComparePatch(filtered, { runs: ['r1', 'r3'] })).toMatchObject({
+      runs: ['r1', 'r3'],
+      ...cleared,
+    });
+    expect(applyComparePatch(filtered, { baseline: 'r2' })).toMatchObject({
+      baseline: 'r2',
+      ...cleared,
+    });
+    // Same runs in another order: the letters change, so the filters go too.
+    expect(applyComparePatch(filtered, { runs: ['r2', 'r1'] })).toMatchObject(cleared);
+    // View settings are not tied to the pair and stay.
+    expect(applyComparePatch(filtered, { runs: ['r1', 'r3'] }).scheme).toBe('mem0');
+  });
+
+  it('keeps them for any other change', () => {
+    expect(applyComparePatch(filtered, { metric: 'setF1' })).toEqual({
+      ...filtered,
+      metric: 'setF1',
+    });
+    expect(applyComparePatch(filtered, { runs: ['r1', 'r2'], baseline: 'r1' })).toEqual(filtered);
   });
 });
 
