@@ -1,4 +1,4 @@
-import { memo, useEffect, useMemo, useRef, type ReactNode } from 'react';
+import { memo, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import {
   createColumnHelper,
   flexRender,
@@ -218,6 +218,16 @@ export const QuestionTable = memo(function QuestionTable({
   const tableRows = table.getRowModel().rows;
 
   const scrollRef = useRef<HTMLDivElement>(null);
+  // An open row's detail is as wide as the visible box, not the table: in a narrow window the
+  // table scrolls sideways, and the two runs' answers must stay side by side in view.
+  const [viewportWidth, setViewportWidth] = useState<number | null>(null);
+  useEffect(() => {
+    const box = scrollRef.current;
+    if (box === null) return undefined;
+    const observer = new ResizeObserver(() => setViewportWidth(box.clientWidth));
+    observer.observe(box);
+    return () => observer.disconnect();
+  }, []);
   const virtualizer = useVirtualizer({
     count: tableRows.length,
     getScrollElement: () => scrollRef.current,
@@ -289,7 +299,14 @@ export const QuestionTable = memo(function QuestionTable({
                 ))}
                 {isOpen ? (
                   // One cell across every column: the measured row grows to hold it.
-                  <div role="cell" style={{ gridColumn: '1 / -1' }}>
+                  <div
+                    role="cell"
+                    className="qt-expanded"
+                    style={{
+                      gridColumn: '1 / -1',
+                      ...(viewportWidth === null ? {} : { width: viewportWidth }),
+                    }}
+                  >
                     {renderExpanded(row.original)}
                   </div>
                 ) : null}
