@@ -279,6 +279,11 @@ export interface QuestionRunSide {
   judgeProtocol: string | null;
   /** The question's answer at the last test that asked it; null: the run lacks the question. */
   answer: AnswerRecord | null;
+  /**
+   * The judge's reason per repeat, in repeat order, from the runs DB's judge cache; null where
+   * the cache holds none (no judge, an errored answer, a verdict given elsewhere).
+   */
+  judgeReasons: Array<string | null> | null;
 }
 
 export interface QuestionAcrossRuns {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fixtureManifest } from '../../../tests/support/runs-fixture';
 import type { AnswerRecord } from '../../../src-shared/experiment';
+import { judgeCacheKey } from '../answer/judge';
 import { runQueries } from './queries';
 import { SqliteRunReader } from './reader';
 import { RunStore } from './store';
@@ -104,6 +105,54 @@ describe('runs.compare over different question sets', () => {
     expect(result.comparison.rows.map((r) => r.questionIndex)).toEqual([0]);
     expect(result.comparison.categories[0]?.perRun.map((m) => m.mean)).toEqual([0.4, 0.9]);
     expect(result.fairness.map((w) => w.kind)).toContain('questions');
+    reader.close();
+  });
+});
+
+describe("runs.question: the judge's reasons", () => {
+  it('finds each repeat’s reason in the judge cache under the key the judge stored it with', () => {
+    const f = file();
+    const store = RunStore.open(f);
+    const judge = {
+      model: 'judge-model',
+      repeats: 2,
+      prompt: { style: 'mem0', sha256: 'prompt-sha', templates: {} },
+    };
+    store.createRun({ ...fixtureManifest('j'), judge }, [plan('s1')]);
+    const judged = {
+      ...answer('s1', 0, 0, 1),
+      judge: { mean: 0.5, std: 0.7, labels: [1, 0], error: null },
+    };
+    store.commitTest('j', test('s1', 0, [judged]));
+    const item = { question: judged.question, gold: 'g', answer: judged.prediction };
+    const cache = store.judgeCache();
+    (['same city', 'wrong year'] as const).forEach((reason, repeat) =>
+      cache.put(judgeCacheKey(item, 'judge-model', 'prompt-sha', repeat), {
+        model: 'judge-model',
+        promptSha256: 'prompt-sha',
+        repeat,
+        verdict: { label: repeat === 0 ? 'CORRECT' : 'WRONG', reason },
+        usage: null,
+      }),
+    );
+    // Another prompt's verdict on the same answer is not this run's.
+    cache.put(judgeCacheKey(item, 'judge-model', 'other-prompt', 0), {
+      model: 'judge-model',
+      promptSha256: 'other-prompt',
+      repeat: 0,
+      verdict: { label: 'WRONG', reason: 'other prompt' },
+      usage: null,
+    });
+    store.close();
+
+    const reader = SqliteRunReader.openReadOnly(f);
+    const q = runQueries(reader)['runs.question']({
+      runIds: ['j'],
+      sampleId: 's1',
+      questionIndex: 0,
+    });
+    expect(q.runs[0]?.judgeProtocol).toBe('mem0');
+    expect(q.runs[0]?.judgeReasons).toEqual(['same city', 'wrong year']);
     reader.close();
   });
 });

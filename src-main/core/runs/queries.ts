@@ -7,6 +7,7 @@ import {
   type RunComparison,
 } from '../../../src-shared/compare';
 import type { AnswerRecord } from '../../../src-shared/experiment';
+import { judgeCacheKey } from '../answer/judge';
 import { fairnessWarnings } from '../../../src-shared/fairness';
 import { WorkbenchError } from '../../../src-shared/errors';
 import { listSweeps, sweepDetail } from '../sweeps/read';
@@ -101,16 +102,18 @@ export function runQueries(reader: RunReader): RunQueries {
         const asked = reader
           .answersByTest(id, { sampleId })
           .filter((a) => a.questionIndex === questionIndex);
+        const answer = asked.reduce<AnswerRecord | null>(
+          (last, a) => (last === null || a.testIndex > last.testIndex ? a : last),
+          null,
+        );
         return {
           runId: info.id,
           label: `${info.preset} · ${info.id}`,
           datasetSha256: info.manifest.dataset.sha256,
           topK: info.manifest.config.retrieval.topK,
           judgeProtocol: info.manifest.judge?.prompt.style ?? null,
-          answer: asked.reduce<AnswerRecord | null>(
-            (last, a) => (last === null || a.testIndex > last.testIndex ? a : last),
-            null,
-          ),
+          answer,
+          judgeReasons: judgeReasons(reader, info.manifest.judge ?? null, answer),
         };
       }),
     }),
@@ -133,6 +136,26 @@ export function runQueries(reader: RunReader): RunQueries {
     'sweeps.list': () => listSweeps(reader),
     'sweeps.get': ({ sweepId }) => sweepDetail(reader, sweepId),
   };
+}
+
+/**
+ * The reasons the run's judge gave for this answer, looked up in the judge cache by the same key
+ * the judge stored them under (question, gold, prediction, model, prompt, repeat).
+ */
+function judgeReasons(
+  reader: RunReader,
+  judge: { model: string; repeats: number; prompt: { sha256: string } } | null,
+  answer: AnswerRecord | null,
+): Array<string | null> | null {
+  if (judge === null || answer?.judge == null || answer.gold === null || answer.error !== null)
+    return null;
+  const item = { question: answer.question, gold: answer.gold, answer: answer.prediction };
+  const keys = Array.from({ length: judge.repeats }, (_, repeat) =>
+    judgeCacheKey(item, judge.model, judge.prompt.sha256, repeat),
+  );
+  const verdicts = reader.judgeVerdicts(keys);
+  const reasons = keys.map((key) => verdicts.get(key)?.reason || null);
+  return reasons.some((r) => r !== null) ? reasons : null;
 }
 
 /** One row per question: each run's prediction, score and flip against the baseline. */

@@ -61,6 +61,8 @@ export interface RunReader {
   curve(runId: string): CurvePoint[];
   /** The runs tagged with a sweep (with `sweepId`, that sweep's), newest first. */
   sweepRuns(sweepId?: string): SweepRunRow[];
+  /** The judge cache's verdicts (label and the judge's reason) stored under these keys. */
+  judgeVerdicts(keys: readonly string[]): Map<string, { label: string; reason: string }>;
 }
 
 interface AnswerRow {
@@ -217,6 +219,16 @@ export class SqliteRunReader implements RunReader {
       )
       .all() as RunRow[];
     return rows.map((r) => this.listItem(r));
+  }
+
+  judgeVerdicts(keys: readonly string[]): Map<string, { label: string; reason: string }> {
+    const get = this.db.prepare('SELECT label, reason FROM judge_cache WHERE key = ?');
+    const out = new Map<string, { label: string; reason: string }>();
+    for (const key of keys) {
+      const row = get.get(key) as { label: string; reason: string } | undefined;
+      if (row) out.set(key, row);
+    }
+    return out;
   }
 
   hasRun(runId: string): boolean {

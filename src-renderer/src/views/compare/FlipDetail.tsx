@@ -149,10 +149,20 @@ function SideColumn({
                 <span className="prediction-error">{side.judge.error}</span>
               ) : (
                 <>
-                  J {formatScore(side.judge.mean)} · {side.judge.labels.join(', ')}
+                  J {formatScore(side.judge.mean)}
                   {side.judge.protocol ? (
                     <span className="muted"> · {side.judge.protocol} protocol</span>
                   ) : null}
+                  <ol className="judge-verdicts" aria-label={`Run ${letter} judge verdicts`}>
+                    {side.judge.labels.map((label, r) => (
+                      <li key={r}>
+                        <span className={label === 'CORRECT' ? 'verdict-ok' : 'verdict-wrong'}>
+                          {label}
+                        </span>
+                        {side.judge?.reasons[r] ? ` — ${side.judge.reasons[r]}` : null}
+                      </li>
+                    ))}
+                  </ol>
                 </>
               )}
             </dd>

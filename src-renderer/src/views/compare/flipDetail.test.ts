@@ -22,13 +22,18 @@ const answer = (over: Partial<AnswerRecord>): AnswerRecord => ({
   ...over,
 });
 
-const side = (runId: string, a: AnswerRecord | null) => ({
+const side = (
+  runId: string,
+  a: AnswerRecord | null,
+  judgeReasons: Array<string | null> | null = null,
+) => ({
   runId,
   label: `preset · ${runId}`,
   datasetSha256: 'x',
   topK: 5,
   judgeProtocol: 'mem0',
   answer: a,
+  judgeReasons,
 });
 
 const sample = {
@@ -69,6 +74,7 @@ describe('flipSides', () => {
           scores: { officialF1: 1, evidenceRecall: 0.5 },
           judge: { mean: 0.5, std: 0.7, labels: [1, 0], error: null },
         }),
+        ['same city', null],
       ),
       side('c', null),
     ],
@@ -93,6 +99,7 @@ describe('flipSides', () => {
     expect(b?.judge).toEqual({
       mean: 0.5,
       labels: ['CORRECT', 'WRONG'],
+      reasons: ['same city', null],
       protocol: 'mem0',
       error: null,
     });

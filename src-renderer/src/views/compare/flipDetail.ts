@@ -19,6 +19,8 @@ export interface JudgeView {
   /** J: the share of repeats labelled CORRECT; null when the judge failed. */
   mean: number | null;
   labels: Array<'CORRECT' | 'WRONG'>;
+  /** The judge's reason per repeat, where the run's judge cache kept it. */
+  reasons: Array<string | null>;
   protocol: string | null;
   error: string | null;
 }
@@ -109,6 +111,7 @@ export function flipSides(
           : {
               mean: answer.judge.mean,
               labels: answer.judge.labels.map((l) => (l === 1 ? 'CORRECT' : 'WRONG')),
+              reasons: answer.judge.labels.map((_, r) => side.judgeReasons?.[r] ?? null),
               protocol: side.judgeProtocol ?? answer.judge.protocol ?? null,
               error: answer.judge.error,
             },
