@@ -19,7 +19,14 @@ import {
   type RunSummary,
 } from './experiment';
 import type { RescoreResult } from './rescore';
-import type { RunInfo, RunListItem } from './runs';
+import {
+  MAX_RUN_TAGS,
+  RunIdentitySchema,
+  runTagSchema,
+  type RunIdentity,
+  type RunInfo,
+  type RunListItem,
+} from './runs';
 import type { SweepDetail, SweepListItem } from './sweeps';
 import {
   CollectionDesignSchema,
@@ -108,7 +115,10 @@ export const apiMethods = {
 
   /** Starts a run in worker threads and returns at once; progress arrives as events. */
   'experiments.start': method<{ runId: string }>()(
-    ExperimentConfigSchema.omit({ datasetPath: true }).extend({ datasetId }).strict(),
+    ExperimentConfigSchema.omit({ datasetPath: true })
+      // The run's name, tags and notes: kept beside the run, not in its config or hash.
+      .extend({ datasetId, identity: RunIdentitySchema.optional() })
+      .strict(),
   ),
   'experiments.cancel': method<{ cancelled: boolean }>()(z.object({ runId }).strict()),
   'experiments.resume': method<{ runId: string }>()(z.object({ runId }).strict()),
@@ -120,6 +130,17 @@ export const apiMethods = {
   /** Each question's final answer (the headline). */
   'runs.answers': method<AnswerRecord[]>()(z.object({ runId }).strict()),
   'runs.delete': method<{ deleted: boolean }>()(z.object({ runId }).strict()),
+  /** Renames, retags or annotates a run; the fields left out stay as they are. */
+  'runs.setIdentity': method<RunIdentity>()(
+    z
+      .object({
+        runId,
+        name: RunIdentitySchema.shape.name.unwrap().optional(),
+        tags: z.array(runTagSchema).max(MAX_RUN_TAGS).optional(),
+        notes: RunIdentitySchema.shape.notes.unwrap().optional(),
+      })
+      .strict(),
+  ),
   'runs.export': method<ExportedFile>()(
     z.object({ runId, format: z.enum(['json', 'csv']) }).strict(),
   ),
