@@ -17,6 +17,7 @@ import {
   isErrorCell,
   isFinishedStatus,
   parseCompareParams,
+  pickerRuns,
   shortRunLabel,
   significance,
   toggleFlip,
@@ -143,6 +144,35 @@ describe('changing the pair', () => {
       metric: 'setF1',
     });
     expect(applyComparePatch(filtered, { runs: ['r1', 'r2'], baseline: 'r1' })).toEqual(filtered);
+  });
+});
+
+describe('the run picker', () => {
+  const run = (id: string, name: string, tags: string[], preset = 'hybrid') => ({
+    id,
+    name,
+    tags,
+    preset,
+    answerer: 'extractive-v1',
+  });
+  const runs = [
+    run('r3', 'window 13', ['stm', 'ablation'], 'stm'),
+    run('r2', 'hybrid top-k 5', ['baseline']),
+    run('r1', '', []),
+  ];
+  const ids = (list: ReadonlyArray<{ id: string }>) => list.map((r) => r.id);
+
+  it('finds runs by every word of the search in name, tags, preset or id', () => {
+    expect(ids(pickerRuns(runs, [], ''))).toEqual(['r3', 'r2', 'r1']);
+    expect(ids(pickerRuns(runs, [], 'ABLATION'))).toEqual(['r3']);
+    expect(ids(pickerRuns(runs, [], 'hybrid 5'))).toEqual(['r2']);
+    expect(ids(pickerRuns(runs, [], 'r1'))).toEqual(['r1']);
+    expect(ids(pickerRuns(runs, [], 'nothing'))).toEqual([]);
+  });
+
+  it('keeps the picked runs first, in pick order, whatever the search', () => {
+    expect(ids(pickerRuns(runs, ['r1', 'r3'], ''))).toEqual(['r1', 'r3', 'r2']);
+    expect(ids(pickerRuns(runs, ['r1'], 'baseline'))).toEqual(['r1', 'r2']);
   });
 });
 

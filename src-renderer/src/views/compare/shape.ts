@@ -152,6 +152,26 @@ export function toggleRun(
   return { runs, baseline: state.baseline ?? runId };
 }
 
+/**
+ * The picker's rows: the picked runs first (in pick order, whatever the search, so the selection
+ * never scrolls or filters out of view), then the others that match every word of the search in
+ * their id, name, tags, preset or answerer.
+ */
+export function pickerRuns<
+  T extends Pick<RunListItem, 'id' | 'name' | 'tags' | 'preset' | 'answerer'>,
+>(runs: readonly T[], selected: readonly string[], search: string): T[] {
+  const words = search.toLowerCase().split(/\s+/).filter(Boolean);
+  const picked = selected.flatMap((id) => runs.filter((r) => r.id === id));
+  const rest = runs.filter((run) => {
+    if (selected.includes(run.id)) return false;
+    const text = [run.id, run.name, ...run.tags, run.preset, run.answerer ?? '']
+      .join(' ')
+      .toLowerCase();
+    return words.every((w) => text.includes(w));
+  });
+  return [...picked, ...rest];
+}
+
 /** The API input, or null while the selection cannot be compared yet. */
 export function compareRequest(
   params: Pick<CompareParams, 'runs' | 'baseline' | 'metric'>,
