@@ -74,7 +74,7 @@ test('from "B is better overall" to the three questions that explain it, by keyb
   // The keys are documented where they act.
   await expect(questions.getByText(/press j \/ k for the next \/ previous question/)).toBeVisible();
 
-  // Six keys from the summary to the third question: i (improved only), then j, j, j.
+  // Four keys from the summary to the third question: i (improved only), then j, j, j.
   await page.keyboard.press('i');
   await expect(questions.getByRole('button', { name: /^improved/ })).toHaveAttribute(
     'aria-pressed',
