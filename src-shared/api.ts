@@ -7,6 +7,7 @@ import type { ErrorPayload, Result } from './errors';
 import {
   isCompareMetric,
   type ConfigDifference,
+  type QuestionSets,
   type RunComparison,
   type RunCost,
 } from './compare';
@@ -18,7 +19,14 @@ import {
   type RunSummary,
 } from './experiment';
 import type { RescoreResult } from './rescore';
-import type { RunInfo, RunListItem } from './runs';
+import {
+  MAX_RUN_TAGS,
+  RunIdentitySchema,
+  runTagSchema,
+  type RunIdentity,
+  type RunInfo,
+  type RunListItem,
+} from './runs';
 import type { SweepDetail, SweepListItem } from './sweeps';
 import {
   CollectionDesignSchema,
@@ -107,7 +115,10 @@ export const apiMethods = {
 
   /** Starts a run in worker threads and returns at once; progress arrives as events. */
   'experiments.start': method<{ runId: string }>()(
-    ExperimentConfigSchema.omit({ datasetPath: true }).extend({ datasetId }).strict(),
+    ExperimentConfigSchema.omit({ datasetPath: true })
+      // The run's name, tags and notes: kept beside the run, not in its config or hash.
+      .extend({ datasetId, identity: RunIdentitySchema.optional() })
+      .strict(),
   ),
   'experiments.cancel': method<{ cancelled: boolean }>()(z.object({ runId }).strict()),
   'experiments.resume': method<{ runId: string }>()(z.object({ runId }).strict()),
@@ -119,6 +130,17 @@ export const apiMethods = {
   /** Each question's final answer (the headline). */
   'runs.answers': method<AnswerRecord[]>()(z.object({ runId }).strict()),
   'runs.delete': method<{ deleted: boolean }>()(z.object({ runId }).strict()),
+  /** Renames, retags or annotates a run; the fields left out stay as they are. */
+  'runs.setIdentity': method<RunIdentity>()(
+    z
+      .object({
+        runId,
+        name: RunIdentitySchema.shape.name.unwrap().optional(),
+        tags: z.array(runTagSchema).max(MAX_RUN_TAGS).optional(),
+        notes: RunIdentitySchema.shape.notes.unwrap().optional(),
+      })
+      .strict(),
+  ),
   'runs.export': method<ExportedFile>()(
     z.object({ runId, format: z.enum(['json', 'csv']) }).strict(),
   ),
@@ -136,6 +158,19 @@ export const apiMethods = {
         baselineRunId: runId,
         metric: metricIdSchema.default('officialF1'),
         seed: z.number().int().default(0),
+      })
+      .strict(),
+  ),
+  /**
+   * One question's final answer in each of the runs (null where a run lacks it), with what is
+   * needed to read it: the Compare view's "why did it flip" row.
+   */
+  'runs.question': method<QuestionAcrossRuns>()(
+    z
+      .object({
+        runIds: z.array(runId).min(1).max(8),
+        sampleId: z.string().min(1).max(200),
+        questionIndex: z.number().int().nonnegative(),
       })
       .strict(),
   ),
@@ -247,6 +282,36 @@ export interface RunComparisonResult {
   costs: RunCost[];
   /** Where the runs are not compared on equal terms: top_k, context size, question set. */
   fairness: FairnessWarning[];
+  /**
+   * Questions each run answered and how many all share; the comparison (rows, means, flips) is
+   * over the shared ones only.
+   */
+  questionSets: QuestionSets;
+}
+
+/** One run's side of a question, for the side-by-side "why did it flip" view. */
+export interface QuestionRunSide {
+  runId: string;
+  label: string;
+  /** The dataset the run read (sha256), so the UI can find the turns' text and the evidence. */
+  datasetSha256: string | null;
+  topK: number;
+  /** The run's judge protocol (`mem0`, `strict`, …); null without a judge. */
+  judgeProtocol: string | null;
+  /** The question's answer at the last test that asked it; null: the run lacks the question. */
+  answer: AnswerRecord | null;
+  /**
+   * The judge's reason per repeat, in repeat order, from the runs DB's judge cache; null where
+   * the cache holds none (no judge, an errored answer, a verdict given elsewhere).
+   */
+  judgeReasons: Array<string | null> | null;
+}
+
+export interface QuestionAcrossRuns {
+  sampleId: string;
+  questionIndex: number;
+  /** In the order the runs were asked for. */
+  runs: QuestionRunSide[];
 }
 
 export type ApiMethods = typeof apiMethods;

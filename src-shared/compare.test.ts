@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareRuns, configDiff, runCost, scoreOf } from './compare';
+import { compareRuns, configDiff, onSharedQuestions, runCost, scoreOf } from './compare';
 import type { AnswerRecord } from './experiment';
 
 function answer(
@@ -110,6 +110,44 @@ describe('compareRuns on the Mem0-style metrics', () => {
     expect(byJudge.rows.map((r) => r.flips[1])).toEqual(['improved', 'missing']);
     const bySetF1 = compareRuns([base, cand], { metric: 'setF1', resamples: 50 });
     expect(bySetF1.rows.map((r) => r.flips[1])).toEqual(['unchanged', 'unchanged']);
+  });
+});
+
+describe('onSharedQuestions', () => {
+  it('cuts runs over different question sets to the questions all answered, with the counts', () => {
+    // A ran two samples, B only s1 and lost s1 q2: the shared questions are s1 q0 and q1.
+    const a = {
+      runId: 'a',
+      label: 'A',
+      answers: [answer('s1', 0, 0), answer('s1', 1, 0), answer('s1', 2, 1), answer('s2', 0, 0)],
+    };
+    const b = { runId: 'b', label: 'B', answers: [answer('s1', 0, 1), answer('s1', 1, 1)] };
+    const { runs, questionSets } = onSharedQuestions([a, b]);
+    expect(questionSets).toEqual({ perRun: [4, 2], shared: 2 });
+    expect(runs.map((r) => r.answers.map((x) => `${x.sampleId}/${x.questionIndex}`))).toEqual([
+      ['s1/0', 's1/1'],
+      ['s1/0', 's1/1'],
+    ]);
+    // On the shared questions B is better on both; over the union A's extra right answer (s1 q2)
+    // would have lifted its mean and the table would have listed questions B never saw.
+    const comparison = compareRuns(runs);
+    expect(comparison.rows).toHaveLength(2);
+    expect(comparison.flipCounts[1]).toEqual({
+      improved: 2,
+      regressed: 0,
+      unchanged: 0,
+      missing: 0,
+    });
+    expect(comparison.categories[0]?.perRun.map((m) => m.mean)).toEqual([0, 1]);
+  });
+
+  it('leaves runs over the same questions as they are', () => {
+    const a = { runId: 'a', label: 'A', answers: [answer('s1', 0, 0), answer('s1', 1, 1)] };
+    const b = { runId: 'b', label: 'B', answers: [answer('s1', 1, 0), answer('s1', 0, 1)] };
+    const { runs, questionSets } = onSharedQuestions([a, b]);
+    expect(questionSets).toEqual({ perRun: [2, 2], shared: 2 });
+    expect(runs[0]).toBe(a);
+    expect(runs[1]).toBe(b);
   });
 });
 

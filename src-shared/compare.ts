@@ -113,6 +113,41 @@ function meanN(values: Array<number | null>): MeanN {
   return { mean: present.reduce((a, b) => a + b, 0) / present.length, n: present.length };
 }
 
+/** How many questions each run answered and how many all of them share. */
+export interface QuestionSets {
+  /** In the runs' order. */
+  perRun: number[];
+  shared: number;
+}
+
+/**
+ * Runs over different question sets (another sample selection, a cancelled run) are compared on
+ * the questions every run answered: a mean over other questions is not the same measurement.
+ * Returns the runs cut to those questions, and the counts the UI states beside the numbers.
+ */
+export function onSharedQuestions(runs: readonly RunAnswers[]): {
+  runs: RunAnswers[];
+  questionSets: QuestionSets;
+} {
+  const keySets = runs.map(
+    (run) => new Set(run.answers.map((a) => keyOf(a.sampleId, a.questionIndex))),
+  );
+  const shared = new Set(
+    [...(keySets[0] ?? [])].filter((key) => keySets.every((keys) => keys.has(key))),
+  );
+  const perRun = keySets.map((keys) => keys.size);
+  const same = perRun.every((n) => n === shared.size);
+  return {
+    runs: same
+      ? [...runs]
+      : runs.map((run) => ({
+          ...run,
+          answers: run.answers.filter((a) => shared.has(keyOf(a.sampleId, a.questionIndex))),
+        })),
+    questionSets: { perRun, shared: shared.size },
+  };
+}
+
 export function compareRuns(
   runs: readonly RunAnswers[],
   options: CompareOptions = {},

@@ -42,7 +42,7 @@ describe('fairnessWarnings', () => {
       {
         kind: 'questions',
         message:
-          'mine vs hybrid: different question sets (1 only in mine, 1 only in hybrid); overall scores are not over the same questions',
+          'mine vs hybrid: different question sets (1 only in mine, 1 only in hybrid); compared on the questions every run answered',
       },
     ]);
   });

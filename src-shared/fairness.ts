@@ -94,7 +94,7 @@ export function fairnessWarnings(
     if (onlyRun > 0 || onlyBase > 0) {
       warnings.push({
         kind: 'questions',
-        message: `${pair}: different question sets (${onlyRun} only in ${run.label}, ${onlyBase} only in ${baseline.label}); overall scores are not over the same questions`,
+        message: `${pair}: different question sets (${onlyRun} only in ${run.label}, ${onlyBase} only in ${baseline.label}); compared on the questions every run answered`,
       });
     }
   });

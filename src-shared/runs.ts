@@ -265,13 +265,67 @@ export const RunManifestSchema = z
   })
   .loose() satisfies z.ZodType<RunManifest>;
 
-/** Just what the runs list needs from a manifest, so one unreadable manifest cannot hide the list. */
+/**
+ * Just what the runs list needs from a manifest, so one unreadable manifest cannot hide the list:
+ * the settings the tables show are read where present and left null where a field is odd.
+ */
 export const ManifestListViewSchema = z
   .object({
     manifestVersion: z.number().int().positive().optional(),
     dataset: z.object({ path: z.string() }).loose(),
+    config: z
+      .object({
+        retrieval: z.object({ topK: z.number().int() }).loose().optional().catch(undefined),
+      })
+      .loose()
+      .optional()
+      .catch(undefined),
+    seed: z.number().int().optional().catch(undefined),
+    answerer: z
+      .object({ name: z.string(), model: z.string().nullable().optional() })
+      .loose()
+      .optional()
+      .catch(undefined),
+    judge: z
+      .object({ prompt: z.object({ style: z.string() }).loose() })
+      .loose()
+      .nullable()
+      .optional()
+      .catch(undefined),
   })
   .loose();
+
+/** A run's name, tags and notes: set at launch, editable later; not part of its config or hash. */
+export const MAX_RUN_NAME = 120;
+export const MAX_RUN_TAGS = 20;
+export const MAX_RUN_NOTES = 10_000;
+export const runTagSchema = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty')
+  .max(40)
+  .regex(/^[^,]+$/, 'must not contain a comma');
+export const RunIdentitySchema = z
+  .object({
+    name: z.string().trim().max(MAX_RUN_NAME).default(''),
+    tags: z
+      .array(runTagSchema)
+      .max(MAX_RUN_TAGS)
+      .default([])
+      // One tag once, in the order given.
+      .transform((tags) => [...new Set(tags)]),
+    notes: z.string().max(MAX_RUN_NOTES).default(''),
+  })
+  .strict();
+export type RunIdentity = z.output<typeof RunIdentitySchema>;
+
+/** Tags as typed in one field: comma-separated, trimmed, empty parts dropped. */
+export function parseTagList(text: string): string[] {
+  return text
+    .split(',')
+    .map((t) => t.trim())
+    .filter((t) => t !== '');
+}
 
 /**
  * The stored manifest's version: absent means 1 (manifests written before the field existed).
@@ -325,8 +379,21 @@ export interface RunSampleInfo extends SamplePlanRow {
 
 export interface RunListItem {
   id: string;
+  /** The user's name for the run ('' when none was given). */
+  name: string;
+  tags: string[];
+  notes: string;
   status: RunStatus;
   preset: string;
+  /** From the manifest; null where an older or odd manifest lacks it. */
+  topK: number | null;
+  seed: number | null;
+  /** The answerer's name, with its chat model for LLM answerers. */
+  answerer: string | null;
+  /** The judge protocol (`mem0`, …); null without a judge. */
+  judgeProtocol: string | null;
+  /** Questions the run planned to ask, over its samples. */
+  questions: number;
   datasetPath: string;
   samples: number;
   createdAt: string;

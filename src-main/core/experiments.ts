@@ -9,6 +9,7 @@ import type {
 import type { DatasetLoadResult } from '../../src-shared/dataset';
 import { WorkbenchError } from '../../src-shared/errors';
 import type { RescoreResult } from '../../src-shared/rescore';
+import type { RunIdentity } from '../../src-shared/runs';
 import {
   DEFAULT_MEMORY_PRESET,
   type ExperimentConfigInput,
@@ -70,11 +71,13 @@ export class ExperimentManager {
   async start(
     config: ExperimentConfigInput,
     dataset?: DatasetLoadResult,
+    identity?: RunIdentity,
   ): Promise<{ runId: string }> {
     await loadMemoryPresets();
     const handle = await startExperiment(config, {
       ...this.runOptions(),
       ...(dataset ? { dataset } : {}),
+      ...(identity ? { identity } : {}),
     });
     this.track(handle);
     return { runId: handle.runId };
@@ -124,6 +127,11 @@ export class ExperimentManager {
       return new TextEncoder().encode(JSON.stringify(await this.read(method, input)));
     }
     return this.readPool(store.file).callJson(method, input);
+  }
+
+  /** A run's name, tags and notes, edited later (a running run too: they are not its config). */
+  setIdentity(runId: string, patch: Partial<RunIdentity>): RunIdentity {
+    return this.runs().setRunIdentity(runId, patch);
   }
 
   delete(runId: string): boolean {

@@ -89,9 +89,9 @@ export function createService(options: ServiceOptions): Service {
     'datasets.sample': ({ datasetId, sampleId }) => datasets.sample(datasetId, sampleId),
 
     'memory.presets': () => experiments.presets(),
-    'experiments.start': async ({ datasetId, ...config }) => {
+    'experiments.start': async ({ datasetId, identity, ...config }) => {
       const { summary, loaded } = await datasets.get(datasetId);
-      return experiments.start({ ...config, datasetPath: summary.path }, loaded);
+      return experiments.start({ ...config, datasetPath: summary.path }, loaded, identity);
     },
     'experiments.cancel': async ({ runId }) => ({ cancelled: experiments.cancel(runId) }),
     'experiments.resume': ({ runId }) => experiments.resume(runId),
@@ -102,10 +102,12 @@ export function createService(options: ServiceOptions): Service {
     'runs.get': (input) => experiments.read('runs.get', input),
     'runs.answers': (input) => experiments.read('runs.answers', input),
     'runs.delete': async ({ runId }) => ({ deleted: experiments.delete(runId) }),
+    'runs.setIdentity': async ({ runId, ...patch }) => experiments.setIdentity(runId, patch),
     // Writes: on this thread, the runs DB's only writer, one sample at a time (core/runs/rescore.ts).
     'runs.rescore': ({ runId, metrics }) => experiments.rescore(runId, metrics),
     'runs.export': (input) => experiments.read('runs.export', input),
     'runs.compare': (input) => experiments.read('runs.compare', input),
+    'runs.question': (input) => experiments.read('runs.question', input),
     'runs.compareExport': (input) => experiments.read('runs.compareExport', input),
     'sweeps.list': (input) => experiments.read('sweeps.list', input),
     'sweeps.get': (input) => experiments.read('sweeps.get', input),
@@ -140,6 +142,7 @@ export function createService(options: ServiceOptions): Service {
     'runs.answers': (input) => experiments.readJson('runs.answers', input),
     'runs.export': (input) => experiments.readJson('runs.export', input),
     'runs.compare': (input) => experiments.readJson('runs.compare', input),
+    'runs.question': (input) => experiments.readJson('runs.question', input),
     'runs.compareExport': (input) => experiments.readJson('runs.compareExport', input),
   };
   return {

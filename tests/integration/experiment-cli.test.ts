@@ -116,6 +116,47 @@ describe('experiment CLI', () => {
     expect(lines.filter((l) => l !== '')).toHaveLength(9);
   });
 
+  it('names, tags and annotates the run with --name, --tag (repeated) and --notes', () => {
+    const db = join(dir, 'identity.db');
+    const r = cli(
+      'experiment',
+      '--data',
+      mini,
+      '--preset',
+      'test-recency',
+      '--runs-db',
+      db,
+      '--json',
+      '--name',
+      'recency baseline',
+      '--tag',
+      'baseline',
+      '--tag',
+      'offline',
+      '--notes',
+      'first try',
+    );
+    expect(r.code).toBe(0);
+    const { runId } = JSON.parse(r.out) as { runId: string };
+    const list = JSON.parse(cli('runs', 'list', '--json', '--runs-db', db).out) as {
+      runs: Array<Record<string, unknown>>;
+    };
+    expect(list.runs).toEqual([
+      expect.objectContaining({
+        id: runId,
+        name: 'recency baseline',
+        tags: ['baseline', 'offline'],
+        notes: 'first try',
+        topK: 10,
+        seed: 42,
+      }),
+    ]);
+
+    const bad = cli('experiment', '--data', mini, '--runs-db', db, '--tag', 'a,b');
+    expect(bad.code).not.toBe(0);
+    expect(bad.err).toContain('--name/--tag/--notes: tags[0]: must not contain a comma');
+  });
+
   it('prints the per-category table and the run id on a plain run', () => {
     const r = cli(
       'experiment',

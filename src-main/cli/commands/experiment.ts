@@ -10,8 +10,8 @@ import {
   type CategoryScheme,
 } from '../../../src-shared/dataset/categories';
 import { coverageNote } from '../../../src-shared/coverage';
-import { WorkbenchError, zodError } from '../../../src-shared/errors';
-import type { RunManifest } from '../../../src-shared/runs';
+import { WorkbenchError, parseOrThrow, zodError } from '../../../src-shared/errors';
+import { RunIdentitySchema, type RunManifest } from '../../../src-shared/runs';
 import {
   ExperimentConfigSchema,
   type ExperimentConfig,
@@ -48,6 +48,9 @@ options:
   --top-k <n>               memories retrieved per question (default 10)
   --context-words <n>       equal-context-budget mode: trim the retrieved memories to n words
   --seed <n>                run seed (default 42)
+  --name <text>             the run's name (shown in the Runs and Compare views; editable later)
+  --tag <tag>               a tag for the run; repeat for more (no commas)
+  --notes <text>            free-text notes kept with the run
   --exclude-no-evidence     leave out questions without usable evidence (asked at the last packet
                             by default, so n is the dataset's question count)
   --max-error-share <x>     share of errored final answers (0-1) above which the run ends
@@ -495,6 +498,9 @@ export const experimentCommand: CliCommand = {
         'top-k': { type: 'string' },
         'context-words': { type: 'string' },
         seed: { type: 'string' },
+        name: { type: 'string' },
+        tag: { type: 'string', multiple: true },
+        notes: { type: 'string' },
         'exclude-no-evidence': { type: 'boolean', default: false },
         // The default since issue 11; still accepted so existing scripts keep working.
         'include-no-evidence': { type: 'boolean', default: false },
@@ -601,6 +607,16 @@ export const experimentCommand: CliCommand = {
       );
     }
     const config = parsed.data;
+    // Not config: a run's name and tags do not change what it measures (or its config hash).
+    const identity = parseOrThrow(
+      RunIdentitySchema,
+      {
+        ...(values.name !== undefined ? { name: values.name } : {}),
+        ...(values.tag !== undefined ? { tags: values.tag } : {}),
+        ...(values.notes !== undefined ? { notes: values.notes } : {}),
+      },
+      '--name/--tag/--notes',
+    );
 
     await ensureWordVectorCache(io);
     const { store, dataDir } = openStore(values['runs-db'], values['data-dir']);
@@ -614,6 +630,7 @@ export const experimentCommand: CliCommand = {
         apiKeys: new ApiKeySource({ policy: keyPolicyFromArgs(values['allow-key-env'], 'pass') }),
         // The user typed this command line: an external service's command may run.
         mayStartProcesses: true,
+        identity,
       });
       const outcome = await superviseRun(handle, io);
       const { manifest } = store.getRun(outcome.runId);

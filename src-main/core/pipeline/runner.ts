@@ -27,7 +27,11 @@ import {
   type EmbedderRecord,
 } from '../../../src-shared/embedders';
 import type { RunCoverage } from '../../../src-shared/coverage';
-import { MAX_MANIFEST_WARNINGS, type SkippedSample } from '../../../src-shared/runs';
+import {
+  MAX_MANIFEST_WARNINGS,
+  type RunIdentity,
+  type SkippedSample,
+} from '../../../src-shared/runs';
 import { configHash, newRunId, redactSecrets, type RunManifest } from '../runs/manifest';
 import type { RunStore } from '../runs/store';
 import { judgeProtocolOf } from '../answer/judge-protocols';
@@ -62,6 +66,8 @@ export interface RunOptions {
   apiKeys?: ApiKeySource;
   /** Tags a new run as a cell of a sweep (kept in its manifest). */
   sweep?: SweepTag;
+  /** The new run's name, tags and notes (stored beside it, not in its config or hash). */
+  identity?: RunIdentity;
   /**
    * The dataset as the caller already parsed it (the service's open dataset). The runner runs
    * these samples instead of parsing the file again, after checking that the file still has the
@@ -349,6 +355,7 @@ export async function startExperiment(
       plannedTests: plan.tests.length,
     })),
   );
+  if (options.identity) options.store.setRunIdentity(runId, options.identity);
   const notAsked = notAskedOf(planned);
   return launch(
     runId,

@@ -183,7 +183,7 @@ describe('runs DB migrations', () => {
 
     // Migration 6 keeps the stored (simple_tokenize) BLEU-1 as the variant; 'bleu1' is recomputed.
     const store = RunStore.open(f);
-    expect(store.db.pragma('user_version', { simple: true })).toBe(6);
+    expect(store.db.pragma('user_version', { simple: true })).toBe(RUNS_SCHEMA_VERSION);
     const [judged, failed, adversarial] = store.finalAnswers('r3');
     expect(judged).toMatchObject({
       scores: {
@@ -215,6 +215,53 @@ describe('runs DB migrations', () => {
     // Deleting the run takes its score rows with it.
     expect(store.deleteRun('r3')).toBe(true);
     expect(store.db.prepare('SELECT count(*) AS n FROM answer_scores').get()).toEqual({ n: 0 });
+    store.close();
+  });
+
+  it('migration 7 gives every run a name, tags and notes (empty for runs made before), kept by the store', () => {
+    const f = file();
+    const v6 = openRunsDb(f, { targetVersion: 6 });
+    v6.prepare(
+      "INSERT INTO runs (id, status, created_at, started_at, preset, config_hash, manifest) VALUES ('old', 'completed', 't', 't', 'p', 'h', ?)",
+    ).run(JSON.stringify(manifest('old')));
+    v6.prepare(
+      "INSERT INTO run_samples (run_id, sample_id, position, status, total_packets, total_questions, threshold, planned_tests) VALUES ('old', 's', 0, 'completed', 1, 3, 1, 1)",
+    ).run();
+    v6.close();
+
+    const v7 = openRunsDb(f, { targetVersion: 7 });
+    expect(v7.pragma('user_version', { simple: true })).toBe(7);
+    expect(columns(v7, 'runs')).toEqual(expect.arrayContaining(['name', 'tags', 'notes']));
+    v7.close();
+
+    const store = RunStore.open(f);
+    // The run made before keeps its data and lists with an empty identity and its settings.
+    expect(store.listRuns()).toEqual([
+      expect.objectContaining({
+        id: 'old',
+        name: '',
+        tags: [],
+        notes: '',
+        topK: 10,
+        seed: 42,
+        answerer: 'extractive-v1',
+        judgeProtocol: null,
+        questions: 3,
+      }),
+    ]);
+    expect(store.setRunIdentity('old', { name: 'window 13', tags: ['stm', 'ablation'] })).toEqual({
+      name: 'window 13',
+      tags: ['stm', 'ablation'],
+      notes: '',
+    });
+    // A later edit of one field leaves the others.
+    store.setRunIdentity('old', { notes: 'loses the first facts' });
+    expect(store.getRun('old')).toMatchObject({
+      name: 'window 13',
+      tags: ['stm', 'ablation'],
+      notes: 'loses the first facts',
+    });
+    expect(() => store.setRunIdentity('missing', { name: 'x' })).toThrow(/no run missing/);
     store.close();
   });
 

@@ -215,6 +215,16 @@ export const MIGRATIONS: readonly Migration[] = [
       UPDATE answer_scores SET metric = 'bleu1Simple' WHERE metric = 'bleu1';
     `,
   },
+  {
+    version: 7,
+    description:
+      "a run's identity: the user's name, tags (a JSON array) and notes, set at launch and editable later",
+    up: `
+      ALTER TABLE runs ADD COLUMN name TEXT NOT NULL DEFAULT '';
+      ALTER TABLE runs ADD COLUMN tags TEXT NOT NULL DEFAULT '[]';
+      ALTER TABLE runs ADD COLUMN notes TEXT NOT NULL DEFAULT '';
+    `,
+  },
 ];
 
 export const RUNS_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

@@ -1,5 +1,13 @@
 import type { ApiOutput, ApiParsedInput, RunComparisonResult } from '../../../src-shared/api';
-import { compareRuns, configDiff, runCost, type RunComparison } from '../../../src-shared/compare';
+import {
+  compareRuns,
+  configDiff,
+  onSharedQuestions,
+  runCost,
+  type RunComparison,
+} from '../../../src-shared/compare';
+import type { AnswerRecord } from '../../../src-shared/experiment';
+import { judgeCacheKey } from '../answer/judge';
 import { fairnessWarnings } from '../../../src-shared/fairness';
 import { WorkbenchError } from '../../../src-shared/errors';
 import { listSweeps, sweepDetail } from '../sweeps/read';
@@ -17,6 +25,7 @@ export const READ_METHODS = [
   'runs.answers',
   'runs.export',
   'runs.compare',
+  'runs.question',
   'runs.compareExport',
   'sweeps.list',
   'sweeps.get',
@@ -44,14 +53,14 @@ export function runQueries(reader: RunReader): RunQueries {
     }
     const infos = runIds.map((id) => reader.getRun(id));
     const answers = infos.map((info) => reader.finalAnswers(info.id));
-    const comparison = compareRuns(
+    const shared = onSharedQuestions(
       infos.map((info, i) => ({
         runId: info.id,
         label: `${info.preset} · ${info.id}`,
         answers: answers[i] ?? [],
       })),
-      { metric, baselineIndex, seed },
     );
+    const comparison = compareRuns(shared.runs, { metric, baselineIndex, seed });
     return {
       comparison,
       configDiff: configDiff(infos.map((info) => info.manifest.config)),
@@ -65,6 +74,7 @@ export function runQueries(reader: RunReader): RunQueries {
         })),
         baselineIndex,
       ),
+      questionSets: shared.questionSets,
     };
   };
 
@@ -83,6 +93,30 @@ export function runQueries(reader: RunReader): RunQueries {
       content: exportRun(reader, runId, format),
     }),
     'runs.compare': compare,
+    'runs.question': ({ runIds, sampleId, questionIndex }) => ({
+      sampleId,
+      questionIndex,
+      runs: runIds.map((id) => {
+        const info = reader.getRun(id);
+        // The last test that asked it: the same answer the comparison's row shows.
+        const asked = reader
+          .answersByTest(id, { sampleId })
+          .filter((a) => a.questionIndex === questionIndex);
+        const answer = asked.reduce<AnswerRecord | null>(
+          (last, a) => (last === null || a.testIndex > last.testIndex ? a : last),
+          null,
+        );
+        return {
+          runId: info.id,
+          label: `${info.preset} · ${info.id}`,
+          datasetSha256: info.manifest.dataset.sha256,
+          topK: info.manifest.config.retrieval.topK,
+          judgeProtocol: info.manifest.judge?.prompt.style ?? null,
+          answer,
+          judgeReasons: judgeReasons(reader, info.manifest.judge ?? null, answer),
+        };
+      }),
+    }),
     'runs.compareExport': ({ runIds, baselineRunId, metric, format }) => {
       const result = compare({ runIds, baselineRunId, metric, seed: 0 });
       const stem = `compare-${runIds.join('-vs-')}`;
@@ -102,6 +136,26 @@ export function runQueries(reader: RunReader): RunQueries {
     'sweeps.list': () => listSweeps(reader),
     'sweeps.get': ({ sweepId }) => sweepDetail(reader, sweepId),
   };
+}
+
+/**
+ * The reasons the run's judge gave for this answer, looked up in the judge cache by the same key
+ * the judge stored them under (question, gold, prediction, model, prompt, repeat).
+ */
+function judgeReasons(
+  reader: RunReader,
+  judge: { model: string; repeats: number; prompt: { sha256: string } } | null,
+  answer: AnswerRecord | null,
+): Array<string | null> | null {
+  if (judge === null || answer?.judge == null || answer.gold === null || answer.error !== null)
+    return null;
+  const item = { question: answer.question, gold: answer.gold, answer: answer.prediction };
+  const keys = Array.from({ length: judge.repeats }, (_, repeat) =>
+    judgeCacheKey(item, judge.model, judge.prompt.sha256, repeat),
+  );
+  const verdicts = reader.judgeVerdicts(keys);
+  const reasons = keys.map((key) => verdicts.get(key)?.reason || null);
+  return reasons.some((r) => r !== null) ? reasons : null;
 }
 
 /** One row per question: each run's prediction, score and flip against the baseline. */

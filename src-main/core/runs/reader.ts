@@ -61,6 +61,8 @@ export interface RunReader {
   curve(runId: string): CurvePoint[];
   /** The runs tagged with a sweep (with `sweepId`, that sweep's), newest first. */
   sweepRuns(sweepId?: string): SweepRunRow[];
+  /** The judge cache's verdicts (label and the judge's reason) stored under these keys. */
+  judgeVerdicts(keys: readonly string[]): Map<string, { label: string; reason: string }>;
 }
 
 interface AnswerRow {
@@ -212,11 +214,22 @@ export class SqliteRunReader implements RunReader {
   listRuns(): RunListItem[] {
     const rows = this.db
       .prepare(
-        `SELECT r.*, (SELECT count(*) FROM run_samples s WHERE s.run_id = r.id) AS sample_count
+        `SELECT r.*, (SELECT count(*) FROM run_samples s WHERE s.run_id = r.id) AS sample_count,
+           (SELECT coalesce(sum(s.total_questions), 0) FROM run_samples s WHERE s.run_id = r.id) AS question_count
          FROM runs r ORDER BY r.id DESC`,
       )
       .all() as RunRow[];
     return rows.map((r) => this.listItem(r));
+  }
+
+  judgeVerdicts(keys: readonly string[]): Map<string, { label: string; reason: string }> {
+    const get = this.db.prepare('SELECT label, reason FROM judge_cache WHERE key = ?');
+    const out = new Map<string, { label: string; reason: string }>();
+    for (const key of keys) {
+      const row = get.get(key) as { label: string; reason: string } | undefined;
+      if (row) out.set(key, row);
+    }
+    return out;
   }
 
   hasRun(runId: string): boolean {
@@ -226,7 +239,8 @@ export class SqliteRunReader implements RunReader {
   getRun(runId: string): RunInfo {
     const r = this.db
       .prepare(
-        `SELECT r.*, (SELECT count(*) FROM run_samples s WHERE s.run_id = r.id) AS sample_count
+        `SELECT r.*, (SELECT count(*) FROM run_samples s WHERE s.run_id = r.id) AS sample_count,
+           (SELECT coalesce(sum(s.total_questions), 0) FROM run_samples s WHERE s.run_id = r.id) AS question_count
          FROM runs r WHERE r.id = ?`,
       )
       .get(runId) as RunRow | undefined;
@@ -496,10 +510,27 @@ export class SqliteRunReader implements RunReader {
     const where = `runs database ${this.file}: run ${r.id} manifest`;
     const manifest = parseStoredJson(ManifestListViewSchema, r.manifest, where);
     checkManifestVersion(manifest, where);
+    const answerer = manifest.answerer
+      ? manifest.answerer.model
+        ? `${manifest.answerer.name} (${manifest.answerer.model})`
+        : manifest.answerer.name
+      : null;
     return {
       id: r.id,
+      name: r.name,
+      tags: parseStoredJson(
+        StringListSchema,
+        r.tags,
+        `runs database ${this.file}: run ${r.id} tags`,
+      ),
+      notes: r.notes,
       status: r.status,
       preset: r.preset,
+      topK: manifest.config?.retrieval?.topK ?? null,
+      seed: manifest.seed ?? null,
+      answerer,
+      judgeProtocol: manifest.judge?.prompt.style ?? null,
+      questions: r.question_count,
       datasetPath: manifest.dataset.path,
       samples: r.sample_count,
       createdAt: r.created_at,
@@ -526,7 +557,12 @@ interface RunRow {
   answer_errors: number;
   pid: number | null;
   resumes: number;
+  name: string;
+  /** JSON array of strings. */
+  tags: string;
+  notes: string;
   sample_count: number;
+  question_count: number;
 }
 
 interface SampleRow {

@@ -9,7 +9,12 @@ import type { JudgeCache, JudgeCacheEntry, JudgeVerdict } from '../answer/judge'
 import type { SqliteDatabase } from '../sqlite';
 import { openRunsDb, type OpenRunsDbOptions } from './db';
 import { SqliteRunReader, type RunReader } from './reader';
-import type { LlmCallRecord, RunManifest, SamplePlanRow } from '../../../src-shared/runs';
+import type {
+  LlmCallRecord,
+  RunIdentity,
+  RunManifest,
+  SamplePlanRow,
+} from '../../../src-shared/runs';
 import { parseManifest } from './stored';
 
 /**
@@ -78,6 +83,8 @@ export interface RunWriter {
   updateManifest(runId: string, update: (m: RunManifest) => RunManifest): RunManifest;
   /** Deletes a run and everything it recorded; false when there was no such run. */
   deleteRun(runId: string): boolean;
+  /** Sets a run's name, tags and notes (what the patch names; the rest stays). */
+  setRunIdentity(runId: string, patch: Partial<RunIdentity>): RunIdentity;
   /** Adds to the run's LLM call ledger: written as calls are made, so a kill loses none. */
   recordCalls(runId: string, record: LlmCallRecord): void;
 }
@@ -414,6 +421,21 @@ export class RunStore extends SqliteRunReader implements RunReader, RunWriter {
         .prepare('UPDATE runs SET manifest = ? WHERE id = ?')
         .run(JSON.stringify(manifest), runId);
       return manifest;
+    })();
+  }
+
+  setRunIdentity(runId: string, patch: Partial<RunIdentity>): RunIdentity {
+    return this.db.transaction(() => {
+      const run = this.getRun(runId);
+      const next: RunIdentity = {
+        name: patch.name ?? run.name,
+        tags: patch.tags ?? run.tags,
+        notes: patch.notes ?? run.notes,
+      };
+      this.db
+        .prepare('UPDATE runs SET name = ?, tags = ?, notes = ? WHERE id = ?')
+        .run(next.name, JSON.stringify(next.tags), next.notes, runId);
+      return next;
     })();
   }
 

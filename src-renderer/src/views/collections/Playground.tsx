@@ -5,7 +5,13 @@ import { ErrorView } from '../../components/ErrorView';
 import { useApi } from '../../hooks/useApi';
 import { usePlayground, usePlaygroundQuery } from './hooks';
 import { ResultColumns } from './ResultColumns';
-import { progressPercent, questionOptions, sameDesign } from './shape';
+import {
+  afterQueryEdit,
+  progressPercent,
+  questionOptions,
+  sameDesign,
+  type PlaygroundQuestionState,
+} from './shape';
 
 const DEFAULT_TOP_K = 10;
 
@@ -41,18 +47,20 @@ export function Playground({
     built ? { datasetId: built.datasetId, sampleId: built.sampleId } : null,
   );
   const [query, setQuery] = useState('');
-  const [questionIndex, setQuestionIndex] = useState('');
+  // The question the query came from, and the one its results are scored against ('' none).
+  const [picked, setPicked] = useState<PlaygroundQuestionState>({ fill: '', scoreAgainst: '' });
   const [topK, setTopK] = useState(DEFAULT_TOP_K);
   const ids = {
     dataset: useId(),
     sample: useId(),
     question: useId(),
+    scoreAgainst: useId(),
     query: useId(),
     topK: useId(),
   };
 
   const qa = builtSample.data?.qa ?? [];
-  const question = qa.find((q) => String(q.index) === questionIndex) ?? null;
+  const question = qa.find((q) => String(q.index) === picked.scoreAgainst) ?? null;
   const evidence = new Set(question?.evidence ?? []);
   const stale =
     built !== null &&
@@ -166,14 +174,14 @@ export function Playground({
             <label htmlFor={ids.question}>Question from the sample</label>
             <select
               id={ids.question}
-              value={question ? questionIndex : ''}
+              value={qa.some((q) => String(q.index) === picked.fill) ? picked.fill : ''}
               onChange={(event) => {
                 const value = event.currentTarget.value;
-                setQuestionIndex(value);
-                const picked = qa.find((q) => String(q.index) === value);
-                if (picked) {
-                  setQuery(picked.question);
-                  ask(picked.question);
+                setPicked({ fill: value, scoreAgainst: value });
+                const chosen = qa.find((q) => String(q.index) === value);
+                if (chosen) {
+                  setQuery(chosen.question);
+                  ask(chosen.question);
                 }
               }}
             >
@@ -192,8 +200,30 @@ export function Playground({
               type="search"
               value={query}
               maxLength={2000}
-              onChange={(event) => setQuery(event.currentTarget.value)}
+              onChange={(event) => {
+                const text = event.currentTarget.value;
+                setQuery(text);
+                setPicked((state) => afterQueryEdit(state, text, qa));
+              }}
             />
+          </div>
+          <div className="field field-question">
+            <label htmlFor={ids.scoreAgainst}>Score against</label>
+            <select
+              id={ids.scoreAgainst}
+              value={question ? picked.scoreAgainst : ''}
+              onChange={(event) => {
+                const value = event.currentTarget.value;
+                setPicked((state) => ({ ...state, scoreAgainst: value }));
+              }}
+            >
+              <option value="">(no question: no evidence, no recall)</option>
+              {questionOptions(qa).map((o) => (
+                <option key={o.value} value={o.value}>
+                  {o.label}
+                </option>
+              ))}
+            </select>
           </div>
           <div className="field field-topk">
             <label htmlFor={ids.topK}>Top k</label>
@@ -216,7 +246,8 @@ export function Playground({
       ) : null}
       {question ? (
         <p className="question-facts">
-          <span className="muted">Answer:</span> {question.answer ?? '—'}{' '}
+          <span className="muted">Scored against #{question.index + 1}:</span> {question.question}{' '}
+          <span className="muted">· answer:</span> {question.answer ?? '—'}{' '}
           <span className="muted">· evidence</span>{' '}
           {question.evidence.map((id) => (
             <code key={id} className="dia-id">

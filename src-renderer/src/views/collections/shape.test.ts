@@ -7,6 +7,7 @@ import {
   type CollectionDesign,
 } from '@shared/designs';
 import {
+  afterQueryEdit,
   INDEX_FIELDS,
   RETRIEVAL_FIELDS,
   WEIGHT_BOUNDS,
@@ -147,5 +148,36 @@ describe('collections shape', () => {
         { index: 'vector', rank: 4, score: 0.8, normalized: 0.5, contribution: 0.1 },
       ]),
     ).toBe('text #1 · vector #4');
+  });
+});
+
+describe('playground query and the question it is scored against', () => {
+  const qa = [
+    { index: 0, question: 'Where did Ann move?' },
+    { index: 1, question: 'When did Ann buy it?' },
+  ];
+
+  it('keeps a picked question while the query is its text', () => {
+    const picked = { fill: '0', scoreAgainst: '0' };
+    expect(afterQueryEdit(picked, 'Where did Ann move?', qa)).toBe(picked);
+  });
+
+  it("scores a query typed over a picked question against none, not that question's evidence", () => {
+    expect(afterQueryEdit({ fill: '0', scoreAgainst: '0' }, 'Where did Bob go?', qa)).toEqual({
+      fill: '',
+      scoreAgainst: '',
+    });
+    // Even a query that is another question's text: the user typed it, no one picked it.
+    expect(afterQueryEdit({ fill: '0', scoreAgainst: '0' }, 'When did Ann buy it?', qa)).toEqual({
+      fill: '',
+      scoreAgainst: '',
+    });
+  });
+
+  it('keeps a question the user picked only to score a typed query against', () => {
+    const chosen = { fill: '', scoreAgainst: '1' };
+    expect(afterQueryEdit(chosen, 'purchase date', qa)).toBe(chosen);
+    const none = { fill: '', scoreAgainst: '' };
+    expect(afterQueryEdit(none, 'anything', qa)).toBe(none);
   });
 });

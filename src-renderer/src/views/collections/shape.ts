@@ -349,6 +349,32 @@ export function questionOptions(qa: readonly QA[]): Array<{ value: string; label
 }
 
 /**
+ * Which question the playground's query came from (`fill`) and which question's evidence its
+ * results are scored against (`scoreAgainst`); '' is none. Picking a question sets both.
+ */
+export interface PlaygroundQuestionState {
+  fill: string;
+  scoreAgainst: string;
+}
+
+/**
+ * A query edited away from the picked question's text is the user's own query: it is scored
+ * against no question (until the user picks one to score against), never against the evidence
+ * of the question picked before.
+ */
+export function afterQueryEdit(
+  state: PlaygroundQuestionState,
+  text: string,
+  qa: ReadonlyArray<Pick<QA, 'index' | 'question'>>,
+): PlaygroundQuestionState {
+  if (state.fill === '' && state.scoreAgainst === '') return state;
+  const filled = qa.find((q) => String(q.index) === state.fill);
+  if (filled && filled.question === text) return state;
+  // Typed over a picked question: both go. A question picked only to score against stays.
+  return state.fill === '' ? state : { fill: '', scoreAgainst: '' };
+}
+
+/**
  * Evidence recall@k of one column: the share of the question's evidence turns among its hits.
  * Null without evidence (nothing to recall).
  */

@@ -1,5 +1,5 @@
-import { useCallback, useDeferredValue, useMemo } from 'react';
-import { isCompareMetric, type Flip, type RunComparison } from '@shared/compare';
+import { useCallback, useDeferredValue, useEffect, useMemo, useRef } from 'react';
+import { isCompareMetric, type Flip, type QuestionSets, type RunComparison } from '@shared/compare';
 import { metricList } from '@shared/metrics';
 import type { FairnessWarning } from '@shared/fairness';
 import {
@@ -14,6 +14,8 @@ import { ErrorView } from '../../components/ErrorView';
 import { CategoryPanel } from './CategoryPanel';
 import { ConfigDiffTable } from './ConfigDiffTable';
 import { CostPanel } from './CostPanel';
+import { FlipDetail } from './FlipDetail';
+import { flipKeyAction, stepOpen } from './flipDetail';
 import { FlipSummary } from './FlipSummary';
 import {
   useComparableRuns,
@@ -35,10 +37,12 @@ import {
   flipChipCounts,
   formatCount,
   parseCompareParams,
+  runLetter,
   toggleFlip,
   toggleRun,
   type CompareParams,
   type CompareParamsPatch,
+  type QuestionRow,
 } from './shape';
 
 export function CompareView() {
@@ -176,6 +180,10 @@ export function CompareView() {
               Updating…
             </p>
           ) : null}
+          <QuestionSetsNotice
+            sets={result.data?.questionSets ?? null}
+            runs={comparison.runs.length}
+          />
           <FairnessNotes warnings={result.data?.fairness ?? []} />
           <FlipSummary comparison={comparison} />
           <CostPanel comparison={comparison} costs={result.data?.costs ?? []} />
@@ -188,6 +196,22 @@ export function CompareView() {
           <QuestionsPanel comparison={comparison} params={params} update={update} />
         </>
       )}
+    </section>
+  );
+}
+
+/** Runs over different questions are compared on the shared ones; say so, with the counts. */
+function QuestionSetsNotice({ sets, runs }: { sets: QuestionSets | null; runs: number }) {
+  if (sets === null || sets.perRun.every((n) => n === sets.shared)) return null;
+  return (
+    <section className="panel notice question-sets" aria-label="Question sets">
+      <strong>
+        Compared on the {formatCount(sets.shared)} question{sets.shared === 1 ? '' : 's'}{' '}
+        {runs === 2 ? 'both runs' : `all ${runs} runs`} answered.
+      </strong>{' '}
+      {sets.perRun.map((n, i) => `${runLetter(i)}: ${formatCount(n)}`).join(', ')},{' '}
+      {formatCount(sets.shared)} shared. Questions only one run answered are left out of every
+      number below.
     </section>
   );
 }
@@ -237,6 +261,9 @@ const SHORT_METRIC: Record<RunComparison['metric'], string> = Object.fromEntries
   metricList().map((m) => [m.id, m.short]),
 );
 
+const TEXT_FIELDS =
+  'input:not([type="checkbox"]):not([type="radio"]):not([type="button"]), textarea, select, [contenteditable="true"]';
+
 function QuestionsPanel({
   comparison,
   params,
@@ -260,6 +287,56 @@ function QuestionsPanel({
     [allRows, category, search],
   );
   const perCategory = useMemo(() => categoryCounts(allRows), [allRows]);
+
+  const open = params.open;
+  const onToggleRow = useCallback(
+    (key: string) => update({ open: open === key ? null : key }),
+    [open, update],
+  );
+  const runIds = useMemo(() => comparison.runs.map((r) => r.runId), [comparison.runs]);
+  const renderExpanded = useCallback(
+    (row: QuestionRow) => (
+      <FlipDetail
+        runIds={runIds}
+        baselineIndex={comparison.baselineIndex}
+        metric={comparison.metric}
+        sampleId={row.sampleId}
+        questionIndex={row.questionIndex}
+      />
+    ),
+    [runIds, comparison.baselineIndex, comparison.metric],
+  );
+
+  // j/k step through the rows the filters show (arrows too, inside the table); Esc closes; i/r
+  // toggle the improved/regressed filters.
+  const tableRef = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
+      const target = event.target as HTMLElement | null;
+      // Typing in a text field (the search) is not a command; a focused checkbox is fine.
+      if (target?.closest(TEXT_FIELDS)) return;
+      const inTable = target !== null && tableRef.current?.contains(target) === true;
+      const action = flipKeyAction(event.key, inTable);
+      if (action === null) return;
+      // The live hash, not the render's params: a key pressed before the last one re-rendered
+      // must step on from where that one left off.
+      const { open, flips } = parseCompareParams(
+        new URLSearchParams(window.location.hash.split('?')[1] ?? ''),
+      );
+      if (action === 'improved' || action === 'regressed') {
+        update({ flips: toggleFlip(flips, action) });
+      } else if (action === 'close') {
+        if (open === null) return;
+        update({ open: null });
+      } else {
+        update({ open: stepOpen(rows, open, action === 'next' ? 1 : -1) });
+      }
+      event.preventDefault();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [update, rows]);
 
   return (
     <section className="panel questions-panel" aria-labelledby="compare-questions-title">
@@ -295,6 +372,8 @@ function QuestionsPanel({
           controlled input would briefly revert and lose the caret.
         */}
         <input
+          // Remounted with the pair: a pair change clears the search (shape.ts applyComparePatch).
+          key={runIds.join(',') + comparison.baselineIndex}
           type="search"
           aria-label="Search questions"
           placeholder="Search questions, gold, predictions…"
@@ -305,14 +384,24 @@ function QuestionsPanel({
           {formatCount(rows.length)} of {formatCount(allRows.length)} questions
         </span>
       </div>
-      <QuestionTable
-        rows={rows}
-        totalRows={allRows.length}
-        runs={comparison.runs}
-        baselineIndex={comparison.baselineIndex}
-        scheme={params.scheme}
-        metricShort={SHORT_METRIC[comparison.metric]}
-      />
+      <p className="muted flip-keys" id="flip-keys-help">
+        Why did it flip? Open a row (▸) or press <kbd>j</kbd> / <kbd>k</kbd> for the next / previous
+        question shown (<kbd>↓</kbd> / <kbd>↑</kbd> in the table), <kbd>Esc</kbd> to close;{' '}
+        <kbd>i</kbd> / <kbd>r</kbd> show only improved / regressed questions.
+      </p>
+      <div ref={tableRef}>
+        <QuestionTable
+          rows={rows}
+          totalRows={allRows.length}
+          runs={comparison.runs}
+          baselineIndex={comparison.baselineIndex}
+          scheme={params.scheme}
+          metricShort={SHORT_METRIC[comparison.metric]}
+          expanded={open}
+          onToggle={onToggleRow}
+          renderExpanded={renderExpanded}
+        />
+      </div>
     </section>
   );
 }

@@ -1,4 +1,4 @@
-import { memo, useMemo, useRef } from 'react';
+import { memo, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import {
   createColumnHelper,
   flexRender,
@@ -9,6 +9,7 @@ import {
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { CompareCell, Flip } from '@shared/compare';
 import { categoryName, type CategoryScheme } from '@shared/dataset/categories';
+import { openKey } from './flipDetail';
 import { RunTag } from './RunPicker';
 import { formatScore, isErrorCell, runLetter, type QuestionRow } from './shape';
 
@@ -141,6 +142,30 @@ function runColumns(
   ]);
 }
 
+function expandColumn(expanded: string | null, onToggle: (key: string) => void) {
+  return column.display({
+    id: 'expand',
+    header: () => <span className="sr-only">Details</span>,
+    cell: (info) => {
+      const { sampleId, questionIndex } = info.row.original;
+      const key = openKey(sampleId, questionIndex);
+      const open = key === expanded;
+      return (
+        <button
+          type="button"
+          className="qt-expand"
+          aria-expanded={open}
+          aria-label={`Why did it flip? ${sampleId} question ${questionIndex}`}
+          onClick={() => onToggle(key)}
+        >
+          {open ? '▾' : '▸'}
+        </button>
+      );
+    },
+    meta: { width: '28px', min: 28 },
+  });
+}
+
 /**
  * Every question aligned across the runs. Virtualised (two full LoCoMo runs are ~2,000 rows of
  * wrapped text) and laid out as a CSS grid so absolutely positioned rows keep their columns;
@@ -153,6 +178,9 @@ export const QuestionTable = memo(function QuestionTable({
   baselineIndex,
   scheme,
   metricShort,
+  expanded,
+  onToggle,
+  renderExpanded,
 }: {
   rows: QuestionRow[];
   totalRows: number;
@@ -160,16 +188,22 @@ export const QuestionTable = memo(function QuestionTable({
   baselineIndex: number;
   scheme: CategoryScheme;
   metricShort: string;
+  /** The open row's key (flipDetail.ts openKey); null: none. */
+  expanded: string | null;
+  onToggle: (key: string) => void;
+  /** What an open row shows under its cells. */
+  renderExpanded: (row: QuestionRow) => ReactNode;
 }) {
   const columns = useMemo(
     () =>
       [
+        expandColumn(expanded, onToggle),
         ...leadingColumns,
         categoryColumn(scheme),
         ...textColumns,
         ...runColumns(runs, baselineIndex, metricShort),
       ] as ColumnDef<QuestionRow, unknown>[],
-    [scheme, runs, baselineIndex, metricShort],
+    [scheme, runs, baselineIndex, metricShort, expanded, onToggle],
   );
   const gridTemplateColumns = columns.map((c) => metaOf(c).width).join(' ');
   const minWidth = columns.reduce((sum, c) => sum + metaOf(c).min, 0);
@@ -184,6 +218,16 @@ export const QuestionTable = memo(function QuestionTable({
   const tableRows = table.getRowModel().rows;
 
   const scrollRef = useRef<HTMLDivElement>(null);
+  // An open row's detail is as wide as the visible box, not the table: in a narrow window the
+  // table scrolls sideways, and the two runs' answers must stay side by side in view.
+  const [viewportWidth, setViewportWidth] = useState<number | null>(null);
+  useEffect(() => {
+    const box = scrollRef.current;
+    if (box === null) return undefined;
+    const observer = new ResizeObserver(() => setViewportWidth(box.clientWidth));
+    observer.observe(box);
+    return () => observer.disconnect();
+  }, []);
   const virtualizer = useVirtualizer({
     count: tableRows.length,
     getScrollElement: () => scrollRef.current,
@@ -193,6 +237,15 @@ export const QuestionTable = memo(function QuestionTable({
     overscan: 10,
   });
   const items = virtualizer.getVirtualItems();
+
+  // Keyboard stepping opens rows far down the list: bring the open one to the top.
+  const openIndex =
+    expanded === null
+      ? -1
+      : rows.findIndex((r) => openKey(r.sampleId, r.questionIndex) === expanded);
+  useEffect(() => {
+    if (openIndex >= 0) virtualizer.scrollToIndex(openIndex, { align: 'start' });
+  }, [openIndex, virtualizer]);
 
   return (
     <div ref={scrollRef} className="qt-scroll" tabIndex={0}>
@@ -222,6 +275,9 @@ export const QuestionTable = memo(function QuestionTable({
           {items.map((item) => {
             const row = tableRows[item.index];
             if (row === undefined) return null;
+            const isOpen =
+              expanded !== null &&
+              openKey(row.original.sampleId, row.original.questionIndex) === expanded;
             return (
               <div
                 key={item.key}
@@ -229,7 +285,7 @@ export const QuestionTable = memo(function QuestionTable({
                 aria-rowindex={item.index + 2}
                 data-index={item.index}
                 ref={virtualizer.measureElement}
-                className="qt-row"
+                className={isOpen ? 'qt-row is-open' : 'qt-row'}
                 style={{ gridTemplateColumns, transform: `translateY(${item.start}px)` }}
               >
                 {row.getVisibleCells().map((cell) => (
@@ -241,6 +297,19 @@ export const QuestionTable = memo(function QuestionTable({
                     {flexRender(cell.column.columnDef.cell, cell.getContext())}
                   </div>
                 ))}
+                {isOpen ? (
+                  // One cell across every column: the measured row grows to hold it.
+                  <div
+                    role="cell"
+                    className="qt-expanded"
+                    style={{
+                      gridColumn: '1 / -1',
+                      ...(viewportWidth === null ? {} : { width: viewportWidth }),
+                    }}
+                  >
+                    {renderExpanded(row.original)}
+                  </div>
+                ) : null}
               </div>
             );
           })}

@@ -1,6 +1,7 @@
-import { memo } from 'react';
+import { memo, useState } from 'react';
 import type { ComparableRun } from './hooks';
-import { MAX_COMPARED_RUNS, formatCount, runColor, runLetter } from './shape';
+import '../runs/runIdentity.css';
+import { MAX_COMPARED_RUNS, formatCount, pickerRuns, runColor, runLetter } from './shape';
 
 function formatDate(iso: string): string {
   const date = new Date(iso);
@@ -35,77 +36,122 @@ export const RunPicker = memo(function RunPicker({
   onBaseline: (runId: string) => void;
 }) {
   const full = selected.length >= MAX_COMPARED_RUNS;
+  const [search, setSearch] = useState('');
+  const shown = pickerRuns(runs, selected, search);
   return (
-    <div className="table-scroll run-picker">
-      <table aria-label="Runs to compare">
-        <thead>
-          <tr>
-            <th scope="col" className="center">
-              Compare
-            </th>
-            <th scope="col" className="center">
-              Baseline
-            </th>
-            <th scope="col">Run</th>
-            <th scope="col">Preset</th>
-            <th scope="col">Status</th>
-            <th scope="col" className="num">
-              Samples
-            </th>
-            <th scope="col" className="num">
-              Answer errors
-            </th>
-            <th scope="col">Started</th>
-          </tr>
-        </thead>
-        <tbody>
-          {runs.map((run) => {
-            const position = selected.indexOf(run.id);
-            const isSelected = position >= 0;
-            const unanswered = run.answered === 0;
-            const name = `${run.preset} ${run.id}`;
-            return (
-              <tr key={run.id} className={isSelected ? 'selected' : ''}>
-                <td className="center">
-                  <input
-                    type="checkbox"
-                    aria-label={`Compare ${name}`}
-                    checked={isSelected}
-                    disabled={(!isSelected && full) || (!isSelected && unanswered)}
-                    onChange={() => onToggle(run.id)}
-                  />
-                </td>
-                <td className="center">
-                  <input
-                    type="radio"
-                    name="compare-baseline"
-                    aria-label={`Baseline ${name}`}
-                    checked={baseline === run.id && isSelected}
-                    disabled={!isSelected}
-                    onChange={() => onBaseline(run.id)}
-                  />
-                </td>
-                <td>
-                  <span className="run-name">
-                    {isSelected ? <RunTag index={position} /> : <span className="run-tag-space" />}
-                    <code>{run.id}</code>
-                  </span>
-                </td>
-                <td>{run.preset}</td>
-                <td>
-                  <span className={`badge status-${run.status}`}>{run.status}</span>
-                  {unanswered ? <span className="muted"> · no answers</span> : null}
-                </td>
-                <td className="num">{formatCount(run.samples)}</td>
-                <td className={`num${run.answerErrors > 0 ? ' text-danger' : ''}`}>
-                  {formatCount(run.answerErrors)}
-                </td>
-                <td className="nowrap">{formatDate(run.createdAt)}</td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </div>
+    <>
+      <div className="run-picker-search">
+        <input
+          type="search"
+          aria-label="Search runs"
+          placeholder="Search runs by name, tag, preset, id…"
+          value={search}
+          onChange={(event) => setSearch(event.currentTarget.value)}
+        />
+        <span className="muted" aria-live="polite">
+          {formatCount(shown.length - selected.length)} of{' '}
+          {formatCount(runs.length - selected.length)} other runs shown; picked runs stay on top
+        </span>
+      </div>
+      <div className="table-scroll run-picker">
+        <table aria-label="Runs to compare">
+          <thead>
+            <tr>
+              <th scope="col" className="center">
+                Compare
+              </th>
+              <th scope="col" className="center">
+                Baseline
+              </th>
+              <th scope="col">Run</th>
+              <th scope="col">Preset</th>
+              <th scope="col">Status</th>
+              <th scope="col" className="num">
+                Samples
+              </th>
+              <th scope="col" className="num">
+                Questions
+              </th>
+              <th scope="col" className="num">
+                Top-k
+              </th>
+              <th scope="col" className="num">
+                Seed
+              </th>
+              <th scope="col">Answerer</th>
+              <th scope="col">Judge</th>
+              <th scope="col" className="num">
+                Answer errors
+              </th>
+              <th scope="col">Started</th>
+            </tr>
+          </thead>
+          <tbody>
+            {shown.map((run) => {
+              const position = selected.indexOf(run.id);
+              const isSelected = position >= 0;
+              const unanswered = run.answered === 0;
+              const name = `${run.preset} ${run.id}`;
+              return (
+                <tr key={run.id} className={isSelected ? 'selected' : ''}>
+                  <td className="center">
+                    <input
+                      type="checkbox"
+                      aria-label={`Compare ${name}`}
+                      checked={isSelected}
+                      disabled={(!isSelected && full) || (!isSelected && unanswered)}
+                      onChange={() => onToggle(run.id)}
+                    />
+                  </td>
+                  <td className="center">
+                    <input
+                      type="radio"
+                      name="compare-baseline"
+                      aria-label={`Baseline ${name}`}
+                      checked={baseline === run.id && isSelected}
+                      disabled={!isSelected}
+                      onChange={() => onBaseline(run.id)}
+                    />
+                  </td>
+                  <td>
+                    <span className="run-name">
+                      {isSelected ? (
+                        <RunTag index={position} />
+                      ) : (
+                        <span className="run-tag-space" />
+                      )}
+                      <span className="run-picker-label">
+                        {run.name ? <strong>{run.name}</strong> : null}
+                        {run.tags.map((tag) => (
+                          <span key={tag} className="badge run-tag-chip">
+                            {tag}
+                          </span>
+                        ))}
+                        <code>{run.id}</code>
+                      </span>
+                    </span>
+                  </td>
+                  <td>{run.preset}</td>
+                  <td>
+                    <span className={`badge status-${run.status}`}>{run.status}</span>
+                    {unanswered ? <span className="muted"> · no answers</span> : null}
+                  </td>
+                  <td className="num">{formatCount(run.samples)}</td>
+                  <td className="num">{formatCount(run.questions)}</td>
+                  <td className="num">{run.topK ?? '—'}</td>
+                  <td className="num">{run.seed ?? '—'}</td>
+                  <td>{run.answerer ?? '—'}</td>
+                  <td>{run.judgeProtocol ?? <span className="muted">none</span>}</td>
+                  <td className={`num${run.answerErrors > 0 ? ' text-danger' : ''}`}>
+                    {formatCount(run.answerErrors)}
+                  </td>
+                  <td className="nowrap">{formatDate(run.createdAt)}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+    </>
   );
 });

@@ -7,6 +7,7 @@ import { useApi, type ApiState } from '../../hooks/useApi';
 import { useRoute } from '../../router';
 import { downloadFile } from '../../lib/download';
 import {
+  applyComparePatch,
   compareParamsToRecord,
   compareRequest,
   isComparableStatus,
@@ -27,7 +28,7 @@ export function useCompareParams(): [CompareParams, (patch: CompareParamsPatch) 
       // Read the live hash, not the render's copy: two updates in one event must not drop one.
       const live = window.location.hash.split('?')[1] ?? '';
       const current = parseCompareParams(new URLSearchParams(live));
-      navigate('compare', compareParamsToRecord({ ...current, ...patch }));
+      navigate('compare', compareParamsToRecord(applyComparePatch(current, patch)));
     },
     [navigate],
   );

@@ -6,6 +6,7 @@ import {
   buildQuestionRows,
   categoryTableRows,
   compareChartRows,
+  applyComparePatch,
   compareParamsToRecord,
   compareRequest,
   filterQuestionRows,
@@ -16,6 +17,7 @@ import {
   isErrorCell,
   isFinishedStatus,
   parseCompareParams,
+  pickerRuns,
   shortRunLabel,
   significance,
   toggleFlip,
@@ -84,7 +86,7 @@ describe('URL state', () => {
   it('round-trips every field and leaves defaults out of the URL', () => {
     const params = parseCompareParams(
       new URLSearchParams(
-        'runs=r1,r2,r1&base=r2&metric=evidenceRecall&scheme=mem0&flips=regressed,improved&cat=3&q=paris',
+        'runs=r1,r2,r1&base=r2&metric=evidenceRecall&scheme=mem0&flips=regressed,improved&cat=3&q=paris&open=conv-1:4',
       ),
     );
     // Duplicates dropped; flips in canonical order so one filter has one URL.
@@ -96,6 +98,7 @@ describe('URL state', () => {
       flips: ['improved', 'regressed'],
       category: 3,
       search: 'paris',
+      open: 'conv-1:4',
     });
     expect(parseCompareParams(new URLSearchParams(compareParamsToRecord(params)))).toEqual(params);
     expect(
@@ -111,6 +114,65 @@ describe('URL state', () => {
     expect(params.scheme).toBe('official');
     expect(params.flips).toEqual(['missing']);
     expect(params.category).toBeNull();
+  });
+});
+
+describe('changing the pair', () => {
+  const filtered = parseCompareParams(
+    new URLSearchParams('runs=r1,r2&base=r1&flips=regressed&cat=2&q=paris&open=s1:3&scheme=mem0'),
+  );
+
+  it('resets the question filters and the open question when the runs or the baseline change', () => {
+    const cleared = { flips: [], category: null, search: '', open: null };
+    expect(applyComparePatch(filtered, { runs: ['r1', 'r3'] })).toMatchObject({
+      runs: ['r1', 'r3'],
+      ...cleared,
+    });
+    expect(applyComparePatch(filtered, { baseline: 'r2' })).toMatchObject({
+      baseline: 'r2',
+      ...cleared,
+    });
+    // Same runs in another order: the letters change, so the filters go too.
+    expect(applyComparePatch(filtered, { runs: ['r2', 'r1'] })).toMatchObject(cleared);
+    // View settings are not tied to the pair and stay.
+    expect(applyComparePatch(filtered, { runs: ['r1', 'r3'] }).scheme).toBe('mem0');
+  });
+
+  it('keeps them for any other change', () => {
+    expect(applyComparePatch(filtered, { metric: 'setF1' })).toEqual({
+      ...filtered,
+      metric: 'setF1',
+    });
+    expect(applyComparePatch(filtered, { runs: ['r1', 'r2'], baseline: 'r1' })).toEqual(filtered);
+  });
+});
+
+describe('the run picker', () => {
+  const run = (id: string, name: string, tags: string[], preset = 'hybrid') => ({
+    id,
+    name,
+    tags,
+    preset,
+    answerer: 'extractive-v1',
+  });
+  const runs = [
+    run('r3', 'window 13', ['stm', 'ablation'], 'stm'),
+    run('r2', 'hybrid top-k 5', ['baseline']),
+    run('r1', '', []),
+  ];
+  const ids = (list: ReadonlyArray<{ id: string }>) => list.map((r) => r.id);
+
+  it('finds runs by every word of the search in name, tags, preset or id', () => {
+    expect(ids(pickerRuns(runs, [], ''))).toEqual(['r3', 'r2', 'r1']);
+    expect(ids(pickerRuns(runs, [], 'ABLATION'))).toEqual(['r3']);
+    expect(ids(pickerRuns(runs, [], 'hybrid 5'))).toEqual(['r2']);
+    expect(ids(pickerRuns(runs, [], 'r1'))).toEqual(['r1']);
+    expect(ids(pickerRuns(runs, [], 'nothing'))).toEqual([]);
+  });
+
+  it('keeps the picked runs first, in pick order, whatever the search', () => {
+    expect(ids(pickerRuns(runs, ['r1', 'r3'], ''))).toEqual(['r1', 'r3', 'r2']);
+    expect(ids(pickerRuns(runs, ['r1'], 'baseline'))).toEqual(['r1', 'r2']);
   });
 });
 

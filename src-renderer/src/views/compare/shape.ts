@@ -51,6 +51,8 @@ export interface CompareParams {
   /** null: every category. */
   category: CategoryId | null;
   search: string;
+  /** The question row expanded to "why did it flip" (flipDetail.ts openKey); null: none. */
+  open: string | null;
 }
 
 export type CompareParamsPatch = Partial<CompareParams>;
@@ -77,6 +79,7 @@ export function parseCompareParams(params: URLSearchParams): CompareParams {
     flips: FLIPS.filter((f) => flips.has(f)),
     category: params.has('cat') && isCategoryId(category) ? category : null,
     search: params.get('q') ?? '',
+    open: params.get('open') || null,
   };
 }
 
@@ -91,7 +94,26 @@ export function compareParamsToRecord(state: CompareParams): Record<string, stri
   if (flips.length > 0) out.flips = flips.join(',');
   if (state.category !== null) out.cat = String(state.category);
   if (state.search) out.q = state.search;
+  if (state.open) out.open = state.open;
   return out;
+}
+
+/**
+ * Applies a patch; when it changes which runs are compared or the baseline, the question filters
+ * and the open question are reset too: a "regressed" filter or an open row picked for one pair
+ * means something else (or nothing) for the next, and would silently hide rows.
+ */
+export function applyComparePatch(
+  current: CompareParams,
+  patch: CompareParamsPatch,
+): CompareParams {
+  const next = { ...current, ...patch };
+  const samePair =
+    next.baseline === current.baseline &&
+    next.runs.length === current.runs.length &&
+    next.runs.every((id, i) => id === current.runs[i]);
+  if (samePair) return next;
+  return { ...next, flips: [], category: null, search: '', open: null };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -128,6 +150,26 @@ export function toggleRun(
   if (state.runs.length >= MAX_COMPARED_RUNS) return state;
   const runs = [...state.runs, runId];
   return { runs, baseline: state.baseline ?? runId };
+}
+
+/**
+ * The picker's rows: the picked runs first (in pick order, whatever the search, so the selection
+ * never scrolls or filters out of view), then the others that match every word of the search in
+ * their id, name, tags, preset or answerer.
+ */
+export function pickerRuns<
+  T extends Pick<RunListItem, 'id' | 'name' | 'tags' | 'preset' | 'answerer'>,
+>(runs: readonly T[], selected: readonly string[], search: string): T[] {
+  const words = search.toLowerCase().split(/\s+/).filter(Boolean);
+  const picked = selected.flatMap((id) => runs.filter((r) => r.id === id));
+  const rest = runs.filter((run) => {
+    if (selected.includes(run.id)) return false;
+    const text = [run.id, run.name, ...run.tags, run.preset, run.answerer ?? '']
+      .join(' ')
+      .toLowerCase();
+    return words.every((w) => text.includes(w));
+  });
+  return [...picked, ...rest];
 }
 
 /** The API input, or null while the selection cannot be compared yet. */

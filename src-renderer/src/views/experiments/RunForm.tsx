@@ -12,6 +12,12 @@ import {
 } from '@shared/experiment';
 import { endpointLlmFields, type ModelEndpoint } from '@shared/models';
 import type { ErrorPayload } from '@shared/errors';
+import {
+  EMPTY_IDENTITY_DRAFT,
+  RunIdentityFields,
+  identityOfDraft,
+  type RunIdentityDraft,
+} from '../runs/RunIdentity';
 import { ErrorView } from '../../components/ErrorView';
 import { useApi } from '../../hooks/useApi';
 import {
@@ -102,6 +108,7 @@ export function RunForm({
   const [topK, setTopK] = useState(String(DEFAULT_TOP_K));
   const [seed, setSeed] = useState(String(DEFAULT_SEED));
   const [parallel, setParallel] = useState(1);
+  const [identity, setIdentity] = useState<RunIdentityDraft>(EMPTY_IDENTITY_DRAFT);
   const parallelOptions = parallelChoices(navigator.hardwareConcurrency, chosen.size);
   const parallelValue = Math.min(parallel, parallelOptions.length);
 
@@ -180,6 +187,7 @@ export function RunForm({
       retrieval: { topK: topKValue },
       seed: seedValue,
       parallel: parallelValue,
+      identity: identityOfDraft(identity),
     });
   };
 
@@ -190,6 +198,7 @@ export function RunForm({
   return (
     <form className="panel run-form" aria-labelledby={`${ids}-title`} onSubmit={submit}>
       <h2 id={`${ids}-title`}>New experiment</h2>
+      <RunIdentityFields value={identity} onChange={setIdentity} />
 
       <label className="field">
         <span className="field-label">Dataset</span>

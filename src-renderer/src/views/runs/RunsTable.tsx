@@ -11,6 +11,7 @@ import type { RunListItem } from '@shared/runs';
 import { formatScore } from '../../components/charts/categoryRows';
 import { StatusBadge } from '../experiments/RunCard';
 import { formatDateTime, formatDuration } from './shape';
+import './runIdentity.css';
 
 export interface RunRow extends RunListItem {
   /** Undefined while loading; null when it could not be read. */
@@ -31,12 +32,40 @@ const columns = [
       </button>
     ),
   }),
+  column.accessor('name', {
+    header: 'Name',
+    cell: (info) => (
+      <span className="run-label-cell">
+        {info.getValue() || <span className="muted">—</span>}
+        {info.row.original.tags.map((tag) => (
+          <span key={tag} className="badge run-tag-chip">
+            {tag}
+          </span>
+        ))}
+      </span>
+    ),
+  }),
   column.accessor('status', {
     header: 'Status',
     cell: (info) => <StatusBadge status={info.getValue()} />,
   }),
   column.accessor('preset', { header: 'Preset' }),
   column.accessor('samples', { header: 'Samples', meta: { num: true } }),
+  column.accessor('topK', {
+    header: 'Top-k',
+    meta: { num: true },
+    cell: (info) => info.getValue() ?? '—',
+  }),
+  column.accessor('seed', {
+    header: 'Seed',
+    meta: { num: true },
+    cell: (info) => info.getValue() ?? '—',
+  }),
+  column.accessor('answerer', { header: 'Answerer', cell: (info) => info.getValue() ?? '—' }),
+  column.accessor('judgeProtocol', {
+    header: 'Judge',
+    cell: (info) => info.getValue() ?? <span className="muted">none</span>,
+  }),
   column.accessor('createdAt', {
     header: 'Created',
     cell: (info) => formatDateTime(info.getValue()),
@@ -50,9 +79,10 @@ const columns = [
     id: 'questions',
     header: 'Questions',
     meta: { num: true },
+    // Answered once the summary is in; until then (or unreadable) the questions planned.
     cell: (info) => {
       const s = info.getValue();
-      return s === undefined ? pending : s === null ? '—' : s.questions;
+      return s === undefined || s === null ? info.row.original.questions : s.questions;
     },
   }),
   column.accessor((row) => row.summary, {

@@ -6,6 +6,7 @@ import { StatusBadge } from '../experiments/RunCard';
 import { ConfirmDialog } from './ConfirmDialog';
 import { useRunActions, useRunSummaries, useRunsParams } from './hooks';
 import { RunDetail } from './RunDetail';
+import { RunIdentityEditor } from './RunIdentity';
 import { RunScoreActions } from './RunScoreActions';
 import { RunsTable, type RunRow } from './RunsTable';
 
@@ -118,6 +119,16 @@ export function RunsView() {
           </header>
           {actions.error && !confirming ? <ErrorView error={actions.error} /> : null}
           {detail.error ? <ErrorView error={detail.error} title="Could not load the run" /> : null}
+          {shown ? (
+            <RunIdentityEditor
+              runId={shown.info.id}
+              identity={{ name: shown.info.name, tags: shown.info.tags, notes: shown.info.notes }}
+              onSaved={() => {
+                detail.reload();
+                reloadList();
+              }}
+            />
+          ) : null}
           {shown ? <RunScoreActions detail={shown} onRescored={detail.reload} /> : null}
           {shown ? (
             <RunDetail detail={shown} params={params} update={update} />

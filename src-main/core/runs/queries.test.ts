@@ -1,0 +1,158 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { fixtureManifest } from '../../../tests/support/runs-fixture';
+import type { AnswerRecord } from '../../../src-shared/experiment';
+import { judgeCacheKey } from '../answer/judge';
+import { runQueries } from './queries';
+import { SqliteRunReader } from './reader';
+import { RunStore } from './store';
+
+const dir = mkdtempSync(join(tmpdir(), 'workbench-queries-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let counter = 0;
+const file = (): string => join(dir, `runs-${++counter}.db`);
+
+const answer = (
+  sampleId: string,
+  testIndex: number,
+  questionIndex: number,
+  f1: number,
+): AnswerRecord => ({
+  sampleId,
+  testIndex,
+  questionIndex,
+  category: 4,
+  question: `q${questionIndex}`,
+  gold: 'g',
+  prediction: `p${testIndex}`,
+  retrieved: [{ id: `m${testIndex}`, diaId: `D1:${testIndex + 1}`, score: 0.5 }],
+  scores: { officialF1: f1, evidenceRecall: null, setF1: f1, bleu1: f1 },
+  retrieveMs: 1,
+  answerMs: 1,
+  error: null,
+  judge: null,
+  usage: null,
+});
+
+const test = (sampleId: string, testIndex: number, answers: AnswerRecord[]) => ({
+  sampleId,
+  testIndex,
+  packetIdx: testIndex,
+  dialogsInserted: 2,
+  visibleCount: answers.length,
+  questionIndices: answers.map((a) => a.questionIndex),
+  answers,
+});
+
+const plan = (sampleId: string) => ({
+  sampleId,
+  totalPackets: 3,
+  totalQuestions: 3,
+  threshold: 1,
+  plannedTests: 3,
+});
+
+/** Run a answers q0 at tests 0..2 and q1 at 1..2; run b only ever answered q0 (at test 0). */
+function twoRuns(): string {
+  const f = file();
+  const store = RunStore.open(f);
+  store.createRun(fixtureManifest('a', 'hybrid'), [plan('s1')]);
+  store.createRun(fixtureManifest('b', 'text'), [plan('s1')]);
+  store.commitTest('a', test('s1', 0, [answer('s1', 0, 0, 0.1)]));
+  store.commitTest('a', test('s1', 1, [answer('s1', 1, 0, 0.2), answer('s1', 1, 1, 0.3)]));
+  store.commitTest('a', test('s1', 2, [answer('s1', 2, 0, 0.4), answer('s1', 2, 1, 0.5)]));
+  store.commitTest('b', test('s1', 0, [answer('s1', 0, 0, 0.9)]));
+  store.close();
+  return f;
+}
+
+describe("runs.question: one question's final answer in each run", () => {
+  it('takes the last test that asked it in each run, null where a run lacks the question', () => {
+    const reader = SqliteRunReader.openReadOnly(twoRuns());
+    const queries = runQueries(reader);
+    const q0 = queries['runs.question']({ runIds: ['a', 'b'], sampleId: 's1', questionIndex: 0 });
+    // The same answer the comparison row shows: a's test 2 (F1 0.4), b's only one (0.9).
+    expect(q0.runs.map((r) => [r.runId, r.answer?.testIndex, r.answer?.scores.officialF1])).toEqual(
+      [
+        ['a', 2, 0.4],
+        ['b', 0, 0.9],
+      ],
+    );
+    expect(q0.runs[0]?.answer?.retrieved).toEqual([{ id: 'm2', diaId: 'D1:3', score: 0.5 }]);
+    expect(q0.runs.map((r) => [r.label, r.topK, r.datasetSha256, r.judgeProtocol])).toEqual([
+      ['hybrid · a', 10, 'x', null],
+      ['text · b', 10, 'x', null],
+    ]);
+    const q1 = queries['runs.question']({ runIds: ['a', 'b'], sampleId: 's1', questionIndex: 1 });
+    expect(q1.runs.map((r) => r.answer?.testIndex ?? null)).toEqual([2, null]);
+    reader.close();
+  });
+});
+
+describe('runs.compare over different question sets', () => {
+  it('compares on the questions both runs answered and says how many each has', () => {
+    const reader = SqliteRunReader.openReadOnly(twoRuns());
+    const result = runQueries(reader)['runs.compare']({
+      runIds: ['a', 'b'],
+      baselineRunId: 'a',
+      metric: 'officialF1',
+      seed: 0,
+    });
+    expect(result.questionSets).toEqual({ perRun: [2, 1], shared: 1 });
+    // q1, which only a answered, is neither a row nor in a's mean (0.4 on q0 alone, not 0.45).
+    expect(result.comparison.rows.map((r) => r.questionIndex)).toEqual([0]);
+    expect(result.comparison.categories[0]?.perRun.map((m) => m.mean)).toEqual([0.4, 0.9]);
+    expect(result.fairness.map((w) => w.kind)).toContain('questions');
+    reader.close();
+  });
+});
+
+describe("runs.question: the judge's reasons", () => {
+  it('finds each repeat’s reason in the judge cache under the key the judge stored it with', () => {
+    const f = file();
+    const store = RunStore.open(f);
+    const judge = {
+      model: 'judge-model',
+      repeats: 2,
+      prompt: { style: 'mem0', sha256: 'prompt-sha', templates: {} },
+    };
+    store.createRun({ ...fixtureManifest('j'), judge }, [plan('s1')]);
+    const judged = {
+      ...answer('s1', 0, 0, 1),
+      judge: { mean: 0.5, std: 0.7, labels: [1, 0], error: null },
+    };
+    store.commitTest('j', test('s1', 0, [judged]));
+    const item = { question: judged.question, gold: 'g', answer: judged.prediction };
+    const cache = store.judgeCache();
+    (['same city', 'wrong year'] as const).forEach((reason, repeat) =>
+      cache.put(judgeCacheKey(item, 'judge-model', 'prompt-sha', repeat), {
+        model: 'judge-model',
+        promptSha256: 'prompt-sha',
+        repeat,
+        verdict: { label: repeat === 0 ? 'CORRECT' : 'WRONG', reason },
+        usage: null,
+      }),
+    );
+    // Another prompt's verdict on the same answer is not this run's.
+    cache.put(judgeCacheKey(item, 'judge-model', 'other-prompt', 0), {
+      model: 'judge-model',
+      promptSha256: 'other-prompt',
+      repeat: 0,
+      verdict: { label: 'WRONG', reason: 'other prompt' },
+      usage: null,
+    });
+    store.close();
+
+    const reader = SqliteRunReader.openReadOnly(f);
+    const q = runQueries(reader)['runs.question']({
+      runIds: ['j'],
+      sampleId: 's1',
+      questionIndex: 0,
+    });
+    expect(q.runs[0]?.judgeProtocol).toBe('mem0');
+    expect(q.runs[0]?.judgeReasons).toEqual(['same city', 'wrong year']);
+    reader.close();
+  });
+});

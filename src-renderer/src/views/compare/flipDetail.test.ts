@@ -1,0 +1,154 @@
+import { describe, expect, it } from 'vitest';
+import type { QuestionAcrossRuns } from '@shared/api';
+import type { AnswerRecord } from '@shared/experiment';
+import type { Sample } from '@shared/dataset/types';
+import { flipKeyAction, flipSides, openKey, parseOpenKey, stepOpen } from './flipDetail';
+
+const answer = (over: Partial<AnswerRecord>): AnswerRecord => ({
+  sampleId: 's1',
+  testIndex: 3,
+  questionIndex: 0,
+  category: 4,
+  question: 'Where did Ann move?',
+  gold: 'Paris',
+  prediction: 'Rome',
+  retrieved: [],
+  scores: { officialF1: 0, evidenceRecall: 0 },
+  judge: null,
+  usage: null,
+  retrieveMs: 2,
+  answerMs: 3,
+  error: null,
+  ...over,
+});
+
+const side = (
+  runId: string,
+  a: AnswerRecord | null,
+  judgeReasons: Array<string | null> | null = null,
+) => ({
+  runId,
+  label: `preset · ${runId}`,
+  datasetSha256: 'x',
+  topK: 5,
+  judgeProtocol: 'mem0',
+  answer: a,
+  judgeReasons,
+});
+
+const sample = {
+  sampleId: 's1',
+  sessions: [
+    {
+      turns: [
+        { diaId: 'D1:1', speaker: 'Ann', text: 'Hi' },
+        { diaId: 'D1:2', speaker: 'Ann', text: 'I moved to Paris' },
+        { diaId: 'D1:3', speaker: 'Bob', text: 'Nice' },
+      ],
+    },
+  ],
+  qa: [{ index: 0, evidence: ['D1:2', 'D1:3'] }],
+} as unknown as Sample;
+
+describe('flipSides', () => {
+  const data: QuestionAcrossRuns = {
+    sampleId: 's1',
+    questionIndex: 0,
+    runs: [
+      side(
+        'a',
+        answer({
+          retrieved: [{ id: 'm1', diaId: 'D1:1', score: 0.9 }],
+          scores: { officialF1: 0, evidenceRecall: 0 },
+        }),
+      ),
+      side(
+        'b',
+        answer({
+          prediction: 'Paris',
+          // D1:2 at rank 2: found; D1:3 never retrieved: missed.
+          retrieved: [
+            { id: 'm1', diaId: 'D1:1', score: 0.8 },
+            { id: 'm2', diaId: 'D1:2', score: 0.7 },
+          ],
+          scores: { officialF1: 1, evidenceRecall: 0.5 },
+          judge: { mean: 0.5, std: 0.7, labels: [1, 0], error: null },
+        }),
+        ['same city', null],
+      ),
+      side('c', null),
+    ],
+  };
+
+  it("shows each run's evidence found (with rank) or missed, and score and recall against the baseline", () => {
+    const [a, b, c] = flipSides(data, sample, 'officialF1', 0);
+    expect(a).toMatchObject({ isBaseline: true, scoreDelta: null, recallDelta: null, k: 5 });
+    expect(a?.evidence).toEqual([
+      { diaId: 'D1:2', rank: null },
+      { diaId: 'D1:3', rank: null },
+    ]);
+    expect(b).toMatchObject({ score: 1, scoreDelta: 1, recall: 0.5, recallDelta: 0.5 });
+    expect(b?.evidence).toEqual([
+      { diaId: 'D1:2', rank: 2 },
+      { diaId: 'D1:3', rank: null },
+    ]);
+    expect(b?.retrieved.map((r) => [r.rank, r.isEvidence, r.turn?.text])).toEqual([
+      [1, false, 'Hi'],
+      [2, true, 'I moved to Paris'],
+    ]);
+    expect(b?.judge).toEqual({
+      mean: 0.5,
+      labels: ['CORRECT', 'WRONG'],
+      reasons: ['same city', null],
+      protocol: 'mem0',
+      error: null,
+    });
+    // A run without the question is missing, not wrong: no score, no delta.
+    expect(c).toMatchObject({ answered: false, score: null, scoreDelta: null });
+  });
+
+  it('measures against whichever run is the baseline, and leaves evidence unknown without the sample', () => {
+    const [a, b] = flipSides(data, null, 'officialF1', 1);
+    expect(a).toMatchObject({ scoreDelta: -1, recallDelta: -0.5, evidence: null });
+    expect(b).toMatchObject({ isBaseline: true, scoreDelta: null });
+  });
+});
+
+describe('open question and keyboard stepping', () => {
+  const rows = [
+    { sampleId: 'conv:1', questionIndex: 0 },
+    { sampleId: 'conv:1', questionIndex: 4 },
+    { sampleId: 'conv:2', questionIndex: 1 },
+  ];
+
+  it('round-trips keys of sample ids that hold a colon', () => {
+    expect(parseOpenKey(openKey('conv:1', 4))).toEqual({ sampleId: 'conv:1', questionIndex: 4 });
+    expect(parseOpenKey('nonsense')).toBeNull();
+    expect(parseOpenKey('s1:-1')).toBeNull();
+    expect(parseOpenKey(null)).toBeNull();
+  });
+
+  it('steps through the shown rows, starting at either end and stopping there', () => {
+    expect(stepOpen(rows, null, 1)).toBe('conv:1:0');
+    expect(stepOpen(rows, null, -1)).toBe('conv:2:1');
+    expect(stepOpen(rows, 'conv:1:0', 1)).toBe('conv:1:4');
+    expect(stepOpen(rows, 'conv:1:4', -1)).toBe('conv:1:0');
+    expect(stepOpen(rows, 'conv:2:1', 1)).toBe('conv:2:1');
+    expect(stepOpen(rows, 'conv:1:0', -1)).toBe('conv:1:0');
+    // The open question was filtered out: start again from the top.
+    expect(stepOpen(rows, 'gone:9', 1)).toBe('conv:1:0');
+    expect(stepOpen([], 'conv:1:0', 1)).toBeNull();
+  });
+
+  it('takes j/k/i/r anywhere, the arrows only inside the table', () => {
+    expect(flipKeyAction('j', false)).toBe('next');
+    expect(flipKeyAction('k', false)).toBe('previous');
+    expect(flipKeyAction('ArrowDown', false)).toBeNull();
+    expect(flipKeyAction('ArrowDown', true)).toBe('next');
+    expect(flipKeyAction('ArrowUp', true)).toBe('previous');
+    expect(flipKeyAction('Escape', false)).toBe('close');
+    expect(flipKeyAction('i', false)).toBe('improved');
+    expect(flipKeyAction('r', true)).toBe('regressed');
+    expect(flipKeyAction('x', true)).toBeNull();
+  });
+});
