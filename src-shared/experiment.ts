@@ -48,6 +48,7 @@ export const ANSWER_PROTOCOLS = [
   'workbench-locomo',
   'workbench-mem0',
   'locomo-full-context',
+  'locomo-rag',
   'mem0',
 ] as const;
 export type AnswerProtocolName = (typeof ANSWER_PROTOCOLS)[number];
@@ -317,6 +318,25 @@ export interface RetrievedRef {
   id: string;
   diaId: string | null;
   score: number;
+  /**
+   * LoCoMo-convention context ids of a memory that is not one turn: an observation's source turns
+   * as the dataset writes them, `S<n>` for a session summary (see `retrievedContext`).
+   */
+  context?: string[];
+}
+
+/**
+ * The retrieved context in LoCoMo's id form, as `get_rag_context` lists it for its top k: each
+ * memory's context ids (a turn: its dia_id). Undefined when no memory carries context ids, so
+ * LoCoMo-convention recall reads the retrieved turns as before.
+ */
+export function retrievedContext(
+  refs: ReadonlyArray<Pick<RetrievedRef, 'diaId' | 'context'>>,
+  topK: number,
+): string[] | undefined {
+  const top = refs.slice(0, topK);
+  if (!top.some((r) => r.context !== undefined)) return undefined;
+  return top.flatMap((r) => r.context ?? (r.diaId !== null ? [r.diaId] : []));
 }
 
 /** The LLM judge's verdict on one answer over its repeats. */
@@ -523,6 +543,8 @@ export function answerScores(
     evidence?: readonly string[];
     evidenceRaw?: readonly string[];
     retrieved?: readonly string[];
+    /** LoCoMo-form context ids (`retrievedContext`), when they differ from `retrieved`. */
+    context?: readonly string[];
     errored?: boolean;
   },
   profile: BenchmarkProfile = LOCOMO_PROFILE,
@@ -534,6 +556,7 @@ export function answerScores(
     evidence: answer.evidence ?? [],
     retrieved: answer.retrieved ?? [],
     ...(answer.evidenceRaw ? { evidenceRaw: answer.evidenceRaw } : {}),
+    ...(answer.context ? { context: answer.context } : {}),
     errored: answer.errored ?? false,
   });
 }

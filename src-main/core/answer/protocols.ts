@@ -220,6 +220,32 @@ export function buildLocomoFullContextPrompt(
   };
 }
 
+/** A retrieved memory as LoCoMo's RAG context line: `date_time + ': ' + context`. */
+function locomoRagLine(hit: MemoryHit): string {
+  const date = hit.source?.dateTimeText ?? formatSessionDateTime(hit.sessionDateTime);
+  return `${date}: ${hit.text}`;
+}
+
+/**
+ * The LoCoMo RAG prompt (`get_rag_context` + the batch-size-1 query of `get_gpt_answers`): the k
+ * retrieved entries as `date_time: context` lines, joined by `\n` (dialog and observation
+ * databases) or `\n\n` (session summaries), no start prompt, then `\n\n` and QA_PROMPT.
+ */
+export function buildLocomoRagPrompt(
+  request: AnswerRequest,
+  options: { a: string; b: string } | null = optionsOf(request),
+): BuiltPrompt {
+  const question = locomoQuestion(request, options);
+  const summaries =
+    request.memories.length > 0 && request.memories.every((m) => m.source?.kind === 'summary');
+  const context = request.memories.map(locomoRagLine).join(summaries ? '\n\n' : '\n');
+  const qa = isAdversarialRequest(request) ? LOCOMO_QA_PROMPT_CAT_5 : LOCOMO_QA_PROMPT;
+  return {
+    messages: [{ role: 'user', content: `${context}\n\n${formatPositional(qa, question)}` }],
+    options,
+  };
+}
+
 /** Python `json.dumps(value)` of a string (ensure_ascii: everything outside ' '..'~' escaped). */
 export function pyJsonString(value: string): string {
   return JSON.stringify(value).replace(
@@ -297,6 +323,19 @@ const PROTOCOLS: Readonly<Record<AnswerProtocolName, AnswerProtocol>> = {
     maxTokens: LOCOMO_ANSWER_TOKENS,
     needsConversation: true,
     build: (request, { contextTokens }) => buildLocomoFullContextPrompt(request, contextTokens),
+  },
+  'locomo-rag': {
+    name: 'locomo-rag',
+    record: promptRecordOf('locomo-rag', {
+      context: '{date_time}: {context}',
+      question: LOCOMO_QA_PROMPT,
+      questionCategory5: LOCOMO_QA_PROMPT_CAT_5,
+      dateHint: LOCOMO_DATE_HINT,
+      options: LOCOMO_OPTIONS,
+    }),
+    maxTokens: LOCOMO_ANSWER_TOKENS,
+    needsConversation: false,
+    build: (request) => buildLocomoRagPrompt(request),
   },
   mem0: {
     name: 'mem0',

@@ -17,3 +17,5 @@ import './graph';
 import './designed';
 // A memory service in another process, over the memory protocol (docs/memory-protocol.md).
 import './external';
+// LoCoMo's RAG baselines: its dialog, observation and session-summary databases.
+import './locomo-rag';

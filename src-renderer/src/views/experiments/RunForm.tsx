@@ -39,6 +39,7 @@ const ANSWER_PROTOCOL_LABELS: Record<AnswerProtocolName, string> = {
   'workbench-locomo': 'Workbench, LoCoMo-style (retrieved memories)',
   'workbench-mem0': 'Workbench, Mem0-style (retrieved memories)',
   'locomo-full-context': 'LoCoMo full context (paper, byte-exact)',
+  'locomo-rag': 'LoCoMo RAG (paper, byte-exact; locomo-rag-* presets)',
   mem0: 'Mem0 (paper, byte-exact)',
 };
 const JUDGE_PROTOCOL_LABELS: Record<JudgeProtocolName, string> = {
