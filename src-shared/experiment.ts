@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { benchmarkCategory, LOCOMO_PROFILE, type BenchmarkProfile } from './benchmarks';
 import type { CategoryId } from './dataset/categories';
+import { PROTOCOL_MODES } from './dataset/packets';
 import {
   metricList,
   scoreAnswer,
@@ -271,6 +272,14 @@ export const ExperimentConfigSchema = z
      * stored before the default changed carry their explicit false.
      */
     includeNoEvidence: z.boolean().default(true),
+    /**
+     * `stream` (absent means stream): tests as questions become visible, the last after the last
+     * packet; `ingest-all`: every packet first, then each question once (the papers' protocol).
+     * No default, so existing configs hash as before.
+     */
+    mode: z
+      .enum(PROTOCOL_MODES, { error: `must be one of ${PROTOCOL_MODES.join(', ')}` })
+      .optional(),
     /**
      * Above this share of errored final answers a finished run is `degraded`, not `completed`
      * (DEFAULT_MAX_ERROR_SHARE when absent; no default here, so existing configs hash as before).

@@ -109,6 +109,27 @@ describe('LoCoMo RAG baselines through the CLI', () => {
     expect(recalls.some((r) => (r ?? 0) > 0)).toBe(true);
   }, 90_000);
 
+  it('--mode ingest-all inserts everything, then asks each question once', async () => {
+    const db = join(dir, 'ingest-all.db');
+    const run = await cli([
+      'experiment',
+      ...['--data', rag, '--memory', 'locomo-rag-dialog', '--mode', 'ingest-all'],
+      ...['--runs-db', db, '--json'],
+    ]);
+    expect(run.code).toBe(0);
+    const { runId } = JSON.parse(run.out) as { runId: string };
+    const exported = (await exportRun(runId, db)) as Exported & {
+      run: { config: { mode?: string } };
+      testAnswers: Array<{ testIndex: number }>;
+    };
+    expect(exported.run.config.mode).toBe('ingest-all');
+    expect(exported.testAnswers).toHaveLength(7);
+    expect(new Set(exported.testAnswers.map((a) => a.testIndex))).toEqual(new Set([0]));
+    const bad = await cli(['experiment', '--data', rag, '--mode', 'batch', '--runs-db', db]);
+    expect(bad.code).not.toBe(0);
+    expect(bad.err + bad.out).toContain('mode: must be one of stream, ingest-all');
+  }, 90_000);
+
   it.each(['locomo-rag-dialog', 'locomo-rag-observation', 'locomo-rag-summary'])(
     '%s runs offline with the extractive answerer and scores LoCoMo recall',
     async (preset) => {

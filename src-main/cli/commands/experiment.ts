@@ -50,6 +50,9 @@ options:
   --seed <n>                run seed (default 42)
   --exclude-no-evidence     leave out questions without usable evidence (asked at the last packet
                             by default, so n is the dataset's question count)
+  --mode <stream|ingest-all>  stream (default): test as questions become visible, and once more
+                            after the last packet; ingest-all: insert everything, then ask every
+                            question once (the papers' protocol)
   --max-error-share <x>     share of errored final answers (0-1) above which the run ends
                             "degraded", exit code 3 (default 0.1; every answer errored: "failed")
   --skip-invalid            run the valid samples of a file that also holds invalid ones (refused
@@ -496,6 +499,7 @@ export const experimentCommand: CliCommand = {
         'context-words': { type: 'string' },
         seed: { type: 'string' },
         'exclude-no-evidence': { type: 'boolean', default: false },
+        mode: { type: 'string' },
         // The default since issue 11; still accepted so existing scripts keep working.
         'include-no-evidence': { type: 'boolean', default: false },
         'max-error-share': { type: 'string' },
@@ -580,6 +584,7 @@ export const experimentCommand: CliCommand = {
       throw new UsageError('--include-no-evidence and --exclude-no-evidence contradict each other');
     if (values['include-no-evidence']) merged['includeNoEvidence'] = true;
     if (values['exclude-no-evidence']) merged['includeNoEvidence'] = false;
+    if (values.mode !== undefined) merged['mode'] = values.mode;
     if (values['max-error-share'] !== undefined) {
       const share = Number(values['max-error-share']);
       if (values['max-error-share'].trim() === '' || !(share >= 0 && share <= 1))
