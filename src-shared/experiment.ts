@@ -51,6 +51,8 @@ export const ANSWER_PROTOCOLS = [
   'locomo-full-context',
   'locomo-rag',
   'mem0',
+  'mem0-rag',
+  'mem0-full-context',
 ] as const;
 export type AnswerProtocolName = (typeof ANSWER_PROTOCOLS)[number];
 const LEGACY_PROMPT_STYLE: Record<PromptStyle, AnswerProtocolName> = {

@@ -499,6 +499,118 @@ def locomo_rag_real(module, dataset, evaluate):
     return out
 
 
+# ----------------------------------------------------------------------------------------------
+# Mem0 RAG and full-context baselines (evaluation/src/rag.py; `make run-full-context` is rag.py
+# with chunk_size -1)
+
+
+class CharEncoding:
+    """The stub tokenizer for rag.py's chunking: one token per character (tiktoken is absent)."""
+
+    def encode(self, text):
+        return list(text)
+
+    def decode(self, tokens):
+        return "".join(tokens)
+
+
+def mem0_rag_module(tmp):
+    sent = []
+
+    class FakeChat:
+        def create(self, **kwargs):
+            sent.append(kwargs)
+            message = types.SimpleNamespace(content="  fake answer \n")
+            return types.SimpleNamespace(choices=[types.SimpleNamespace(message=message)])
+
+    class FakeEmbeddings:
+        def create(self, model, input):
+            vector = [1.0] + list(fake_embeddings(None, [input], "context")[0])
+            return types.SimpleNamespace(data=[types.SimpleNamespace(embedding=vector)])
+
+    class FakeOpenAI:
+        def __init__(self, **kwargs):
+            self.chat = types.SimpleNamespace(completions=FakeChat())
+            self.embeddings = FakeEmbeddings()
+
+    stub("openai", OpenAI=FakeOpenAI)
+    stub("tiktoken", encoding_for_model=lambda model: CharEncoding())
+    os.environ.setdefault("MODEL", "gpt-4o-mini")
+    os.environ.setdefault("EMBEDDING_MODEL", "text-embedding-3-small")
+    sys.path.insert(0, str(Path(tmp) / "evaluation/src"))
+    import rag  # noqa: E402  the reference's own RAGManager
+    sys.path.pop(0)
+    return rag, sent
+
+
+def to_mem0_rag_conversation(conversation):
+    """locomo10_rag.json's layout (checked against the file in mem0's history, 3c3bddf93^)."""
+    turns = []
+    for i in range(1, 100):
+        for t in conversation.get(f"session_{i}", []):
+            turns.append({"timestamp": conversation[f"session_{i}_date_time"],
+                          "speaker": t["speaker"], "text": t["text"]})
+    return turns
+
+
+def run_mem0_rag(rag, sent, data, chunk_size, k):
+    import numpy as np
+    sent.clear()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "rag.json")
+        out = os.path.join(tmp, "out.json")
+        json.dump(data, open(path, "w"))
+        manager = rag.RAGManager(data_path=path, chunk_size=chunk_size, k=k)
+        manager.process_all_conversations(out)
+        results = json.load(open(out))
+    cases = []
+    for key, value in data.items():
+        chunks, embeddings = manager.create_chunks(value["conversation"], chunk_size)
+        for item, result in zip(value["question"], results[key]):
+            picks = None
+            if chunk_size != -1:
+                query = manager.calculate_embedding(item["question"])
+                sims = [manager.calculate_similarity(query, e) for e in embeddings]
+                picks = ([int(np.argmax(sims))] if k == 1
+                         else [int(i) for i in np.argsort(sims)[-k:][::-1]])
+            cases.append({"key": key, "question": item["question"], "chunks": chunks,
+                          "picked": picks, "context": result["context"],
+                          "response": result["response"]})
+    for case, request in zip(cases, sent):
+        case["messages"] = request["messages"]
+        case["temperature"] = request["temperature"]
+        case["maxTokens"] = request.get("max_tokens")
+    return cases
+
+
+def mem0_rag_made_up(rag, sent):
+    data = {"0": {"conversation": to_mem0_rag_conversation(MADE_UP),
+                  "question": [{"question": q["question"], "answer": q.get("answer", ""),
+                                "category": q["category"]} for q in MADE_UP_QA]}}
+    return {
+        "conversation": MADE_UP,
+        "rag": [{"chunkSize": size, "k": k, "cases": run_mem0_rag(rag, sent, data, size, k)}
+                for size, k in ((40, 1), (64, 2))],
+        "fullContext": run_mem0_rag(rag, sent, data, -1, 1),
+    }
+
+
+def mem0_full_context_real(rag, sent, mem0_repo):
+    """Mem0's own locomo10_rag.json (from its history), one question per conversation, hashed."""
+    text = subprocess.run(
+        ["git", "-C", mem0_repo, "show", "3c3bddf93^:evaluation/dataset/locomo10_rag.json"],
+        capture_output=True).stdout
+    if not text:
+        return None
+    full = json.loads(text)
+    data = {key: {"conversation": value["conversation"], "question": value["question"][:1]}
+            for key, value in full.items()}
+    cases = run_mem0_rag(rag, sent, data, -1, 1)
+    return [{"conversation": int(c["key"]), "question": c["question"],
+             "sha256": sha(c["messages"][1]["content"]),
+             "chars": len(c["messages"][1]["content"])} for c in cases]
+
+
 def locomo_real(module, dataset):
     samples = json.load(open(dataset, encoding="utf-8"))
     out = []
@@ -540,7 +652,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         checkout(args.mem0, args.mem0_rev, [
             "evaluation/metrics/llm_judge.py", "evaluation/prompts.py",
-            "evaluation/src/memzero/search.py", "mem0/memory/utils.py",
+            "evaluation/src/memzero/search.py", "mem0/memory/utils.py", "evaluation/src/rag.py",
         ], tmp)
         checkout(args.locomo, args.locomo_rev,
                  ["task_eval/evaluate_gpts.py", "task_eval/evaluation.py"], tmp)
@@ -561,6 +673,9 @@ def main():
         real = locomo_real(module, args.dataset) if os.path.exists(args.dataset) else None
         evaluate = load_evaluation(tmp)
         rag_made_up = locomo_rag_made_up(module, evaluate)
+        mem0_rag, mem0_sent = mem0_rag_module(tmp)
+        mem0_baselines = {"madeUp": mem0_rag_made_up(mem0_rag, mem0_sent),
+                          "fullContextReal": mem0_full_context_real(mem0_rag, mem0_sent, args.mem0)}
         rag_real = (locomo_rag_real(module, args.dataset, evaluate)
                     if os.path.exists(args.dataset) else None)
     result = {
@@ -578,6 +693,7 @@ def main():
         "locomo": {"constants": constants, "category5": cat5, "madeUp": locomo,
                    "realDataset": real},
         "locomoRag": {"madeUp": rag_made_up, "realDataset": rag_real},
+        "mem0Baselines": mem0_baselines,
     }
     Path(args.out).write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n",
                               encoding="utf-8")

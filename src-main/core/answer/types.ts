@@ -17,11 +17,12 @@ export interface MemoryHit {
 }
 
 /**
- * A memory in LoCoMo's RAG terms (task_eval/evaluate_gpts.py `prepare_for_rag`): a turn of the
- * dialog database, an observation (credited to the turns it cites), a session summary (`S<n>`).
+ * A memory in RAG terms (LoCoMo task_eval/evaluate_gpts.py `prepare_for_rag`, Mem0 rag.py): a turn of the
+ * dialog database, an observation (credited to the turns it cites), a session summary (`S<n>`), a
+ * chunk of the chat history (credited to the turns it overlaps).
  */
 export interface MemorySource {
-  kind: 'turn' | 'observation' | 'summary';
+  kind: 'turn' | 'observation' | 'summary' | 'chunk';
   /**
    * The retrieved context's ids as LoCoMo's `get_rag_context` lists them: the turn's dia_id, an
    * observation's dia_ids as the dataset writes them (a `,`-joined string split), `S<n>`.

@@ -19,3 +19,5 @@ import './designed';
 import './external';
 // LoCoMo's RAG baselines: its dialog, observation and session-summary databases.
 import './locomo-rag';
+// Mem0's chunked-RAG baseline (mem0 evaluation/src/rag.py).
+import './mem0-rag';
