@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -171,3 +171,91 @@ describe('LoCoMo RAG baselines through the CLI', () => {
     90_000,
   );
 });
+
+describe("Mem0's baselines through the CLI", () => {
+  it('mem0-rag over mem0-rag-chunks: rag.py system message, top-2 chunks joined by <->', async () => {
+    const db = join(dir, 'mem0-rag.db');
+    server.requests.length = 0;
+    const run = await cli([
+      'experiment',
+      ...['--data', rag, '--memory', 'mem0-rag-chunks', '--config', ragChunksConfig(64)],
+      ...['--top-k', '2', '--mode', 'ingest-all'],
+      ...['--answerer', 'llm', '--model', 'fake-chat', '--base-url', server.url],
+      ...['--api-key-env', KEY_ENV, '--answer-protocol', 'mem0-rag'],
+      ...['--runs-db', db, '--json'],
+    ]);
+    expect(run.err).not.toContain('error');
+    expect(run.code).toBe(0);
+    const chats = server.requests
+      .filter((r) => r.path === '/v1/chat/completions')
+      .map((r) => r.body as Chat);
+    expect(chats).toHaveLength(7);
+    for (const body of chats) {
+      expect(body.messages.map((m) => m.role)).toEqual(['system', 'user']);
+      expect(body.messages[0]?.content).toMatch(
+        /^You are a helpful assistant .*subjects in your answer\.$/,
+      );
+      expect(body.messages[1]?.content).toMatch(
+        /^\n# Question: \n.+\n\n# Context: \n[^]*\n<->\n[^]*\n\n# Short answer:$/,
+      );
+      expect(body['temperature']).toBe(0);
+    }
+    const { runId } = JSON.parse(run.out) as { runId: string };
+    const exported = await exportRun(runId, db);
+    expect(exported.run.answerer.prompts?.style).toBe('mem0-rag');
+    // Chunks are credited to the turns they overlap (LoCoMo recall).
+    expect(exported.answers.some((a) => (a.locomoRecall ?? 0) > 0)).toBe(true);
+  }, 90_000);
+
+  it('mem0-full-context: the whole history so far as the context, any preset', async () => {
+    const db = join(dir, 'mem0-full.db');
+    server.requests.length = 0;
+    const run = await cli([
+      'experiment',
+      ...['--data', rag, '--memory', 'text', '--mode', 'ingest-all'],
+      ...['--answerer', 'llm', '--model', 'fake-chat', '--base-url', server.url],
+      ...['--api-key-env', KEY_ENV, '--answer-protocol', 'mem0-full-context'],
+      ...['--runs-db', db, '--json'],
+    ]);
+    expect(run.code).toBe(0);
+    const chats = server.requests
+      .filter((r) => r.path === '/v1/chat/completions')
+      .map((r) => r.body as Chat);
+    expect(chats).toHaveLength(7);
+    for (const body of chats) {
+      const user = body.messages[1]?.content ?? '';
+      expect(user).toContain(
+        '# Context: \n1:56 pm on 8 May, 2023 | Ann: I moved to Paris last week!\n',
+      );
+      expect(user).toContain(
+        '10:04 am on 27 June, 2023 | Bob: I adopted a second dog named Max.\n\n\n# Short answer:',
+      );
+    }
+    const { runId } = JSON.parse(run.out) as { runId: string };
+    expect((await exportRun(runId, db)).run.answerer.prompts?.style).toBe('mem0-full-context');
+  }, 90_000);
+
+  it('mem0-rag-chunks runs offline with the extractive answerer', async () => {
+    const db = join(dir, 'mem0-rag-offline.db');
+    const run = await cli([
+      'experiment',
+      ...['--data', rag, '--memory', 'mem0-rag-chunks', '--config', ragChunksConfig(128)],
+      ...['--top-k', '1', '--runs-db', db, '--json'],
+    ]);
+    expect(run.code).toBe(0);
+    const { runId } = JSON.parse(run.out) as { runId: string };
+    const exported = await exportRun(runId, db);
+    expect(exported.answers).toHaveLength(7);
+    expect(exported.answers.every((a) => a.retrieved.length === 1)).toBe(true);
+  }, 90_000);
+});
+
+/** A config file choosing the chunk size (flags name the preset, the file its config). */
+function ragChunksConfig(chunkSize: number): string {
+  const file = join(dir, `chunks-${chunkSize}.json`);
+  writeFileSync(
+    file,
+    JSON.stringify({ memory: { preset: 'mem0-rag-chunks', config: { chunkSize } } }),
+  );
+  return file;
+}
