@@ -1,7 +1,7 @@
 /**
  * `locomo-rag-dialog`, `locomo-rag-observation`, `locomo-rag-summary`: the three retrieval
  * databases of the LoCoMo paper's RAG baselines (snap-research/locomo, branch `code`,
- * task_eval/evaluate_gpts.py `prepare_for_rag` l. 74-201 and `get_rag_context` l. 269-297):
+ * task_eval/evaluate_gpts.py `prepare_for_rag` l. 74-201 and `get_rag_context` l. 273-297):
  *
  * - dialog: one entry per turn, `<speaker> said, "<clean_text>"` (no image caption), its dia_id;
  * - observation: the dataset's `observation` field, `session_<n>_observation` per session, one
