@@ -31,8 +31,6 @@ export const DEFAULT_ANSWER_TIMEOUT_MS = 60_000;
 /** Upper bound the schema accepts; the runner further clamps to the machine's cores. */
 export const MAX_PARALLEL = 256;
 
-export const ExtractiveAnswererConfigSchema = z.object({ kind: z.literal('extractive') }).strict();
-
 /** An environment variable's name: where an API key is read from at call time. */
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -59,6 +57,19 @@ const LEGACY_PROMPT_STYLE: Record<PromptStyle, AnswerProtocolName> = {
   locomo: 'workbench-locomo',
   mem0: 'workbench-mem0',
 };
+
+/**
+ * The offline answerer. `answerProtocol` names the protocol the run stands in for (a paper's
+ * setting run offline): recorded in the manifest with its hash, never sent anywhere.
+ */
+export const ExtractiveAnswererConfigSchema = z
+  .object({
+    kind: z.literal('extractive'),
+    answerProtocol: z
+      .enum(ANSWER_PROTOCOLS, { error: `must be one of ${ANSWER_PROTOCOLS.join(', ')}` })
+      .optional(),
+  })
+  .strict();
 
 /**
  * How a reply to the two-option category-5 question becomes the scored answer: `locomo` is

@@ -136,12 +136,16 @@ describe('LoCoMo RAG baselines through the CLI', () => {
       const db = join(dir, `${preset}.db`);
       const run = await cli([
         'experiment',
-        ...['--data', rag, '--memory', preset, '--top-k', '2', '--runs-db', db, '--json'],
+        ...['--data', rag, '--memory', preset, '--top-k', '2', '--answer-protocol', 'locomo-rag'],
+        ...['--runs-db', db, '--json'],
       ]);
       expect(run.code).toBe(0);
       const { runId } = JSON.parse(run.out) as { runId: string };
       const exported = await exportRun(runId, db);
       expect(exported.run.config.memory.preset).toBe(preset);
+      // Offline: the extractive answerer, standing in for the protocol the manifest records.
+      expect(exported.run.answerer.name).toBe('extractive-v1');
+      expect(exported.run.answerer.prompts?.style).toBe('locomo-rag');
       expect(exported.answers).toHaveLength(7);
       const answered = exported.answers.filter((a) => a.questionIndex !== 6);
       const locomo = answered.map((a) => a.locomoRecall ?? 0);
@@ -235,16 +239,17 @@ describe("Mem0's baselines through the CLI", () => {
     expect((await exportRun(runId, db)).run.answerer.prompts?.style).toBe('mem0-full-context');
   }, 90_000);
 
-  it('mem0-rag-chunks runs offline with the extractive answerer', async () => {
+  it('mem0-rag-chunks runs offline with the extractive answerer (--answer-protocol alone)', async () => {
     const db = join(dir, 'mem0-rag-offline.db');
     const run = await cli([
       'experiment',
       ...['--data', rag, '--memory', 'mem0-rag-chunks', '--config', ragChunksConfig(128)],
-      ...['--top-k', '1', '--runs-db', db, '--json'],
+      ...['--top-k', '1', '--answer-protocol', 'mem0-rag', '--runs-db', db, '--json'],
     ]);
     expect(run.code).toBe(0);
     const { runId } = JSON.parse(run.out) as { runId: string };
     const exported = await exportRun(runId, db);
+    expect(exported.run.answerer.prompts?.style).toBe('mem0-rag');
     expect(exported.answers).toHaveLength(7);
     expect(exported.answers.every((a) => a.retrieved.length === 1)).toBe(true);
   }, 90_000);

@@ -61,7 +61,9 @@ options:
   --base-url <url>          LLM answerer: OpenAI-compatible endpoint, with /v1
   --model <name>            LLM answerer: chat model
   --answer-protocol <name> LLM answerer: workbench-locomo (default), workbench-mem0,
-                            locomo-full-context (LoCoMo's own, byte for byte) or mem0 (Mem0's)
+                            locomo-full-context, locomo-rag (LoCoMo's own, byte for byte), mem0,
+                            mem0-rag, mem0-full-context (Mem0's); without --answerer llm the
+                            extractive answerer runs offline and the manifest records the protocol
   --prompt-style <locomo|mem0>  older name for --answer-protocol workbench-locomo|workbench-mem0
   --category5-mapping <locomo|lenient>  how an (a)/(b) reply is read (default: locomo,
                             LoCoMo's get_cat_5_answer)
@@ -326,6 +328,9 @@ function answererFlags(values: FlagValues, fromFile: unknown): Record<string, un
   // Another kind's fields would not validate: a --answerer flag starts from that kind's defaults.
   const out: Record<string, unknown> =
     typeof kind === 'string' && base['kind'] !== kind ? { kind } : { ...base };
+  // `--answer-protocol` alone: the offline answerer standing in for that protocol.
+  if (out['kind'] === undefined && given.every(([flag]) => flag === 'answer-protocol'))
+    out['kind'] = 'extractive';
   if (out['kind'] === undefined) {
     throw new UsageError(
       `${given.map(([f]) => `--${f}`).join(', ')} need${given.length === 1 ? 's' : ''} --answerer llm`,
