@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { benchmarkCategory, LOCOMO_PROFILE, type BenchmarkProfile } from './benchmarks';
 import type { CategoryId } from './dataset/categories';
+import { PROTOCOL_MODES } from './dataset/packets';
 import {
   metricList,
   scoreAnswer,
@@ -30,8 +31,6 @@ export const DEFAULT_ANSWER_TIMEOUT_MS = 60_000;
 /** Upper bound the schema accepts; the runner further clamps to the machine's cores. */
 export const MAX_PARALLEL = 256;
 
-export const ExtractiveAnswererConfigSchema = z.object({ kind: z.literal('extractive') }).strict();
-
 /** An environment variable's name: where an API key is read from at call time. */
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -48,13 +47,29 @@ export const ANSWER_PROTOCOLS = [
   'workbench-locomo',
   'workbench-mem0',
   'locomo-full-context',
+  'locomo-rag',
   'mem0',
+  'mem0-rag',
+  'mem0-full-context',
 ] as const;
 export type AnswerProtocolName = (typeof ANSWER_PROTOCOLS)[number];
 const LEGACY_PROMPT_STYLE: Record<PromptStyle, AnswerProtocolName> = {
   locomo: 'workbench-locomo',
   mem0: 'workbench-mem0',
 };
+
+/**
+ * The offline answerer. `answerProtocol` names the protocol the run stands in for (a paper's
+ * setting run offline): recorded in the manifest with its hash, never sent anywhere.
+ */
+export const ExtractiveAnswererConfigSchema = z
+  .object({
+    kind: z.literal('extractive'),
+    answerProtocol: z
+      .enum(ANSWER_PROTOCOLS, { error: `must be one of ${ANSWER_PROTOCOLS.join(', ')}` })
+      .optional(),
+  })
+  .strict();
 
 /**
  * How a reply to the two-option category-5 question becomes the scored answer: `locomo` is
@@ -271,6 +286,14 @@ export const ExperimentConfigSchema = z
      */
     includeNoEvidence: z.boolean().default(true),
     /**
+     * `stream` (absent means stream): tests as questions become visible, the last after the last
+     * packet; `ingest-all`: every packet first, then each question once (the papers' protocol).
+     * No default, so existing configs hash as before.
+     */
+    mode: z
+      .enum(PROTOCOL_MODES, { error: `must be one of ${PROTOCOL_MODES.join(', ')}` })
+      .optional(),
+    /**
      * Above this share of errored final answers a finished run is `degraded`, not `completed`
      * (DEFAULT_MAX_ERROR_SHARE when absent; no default here, so existing configs hash as before).
      */
@@ -317,6 +340,25 @@ export interface RetrievedRef {
   id: string;
   diaId: string | null;
   score: number;
+  /**
+   * LoCoMo-convention context ids of a memory that is not one turn: an observation's source turns
+   * as the dataset writes them, `S<n>` for a session summary (see `retrievedContext`).
+   */
+  context?: string[];
+}
+
+/**
+ * The retrieved context in LoCoMo's id form, as `get_rag_context` lists it for its top k: each
+ * memory's context ids (a turn: its dia_id). Undefined when no memory carries context ids, so
+ * LoCoMo-convention recall reads the retrieved turns as before.
+ */
+export function retrievedContext(
+  refs: ReadonlyArray<Pick<RetrievedRef, 'diaId' | 'context'>>,
+  topK: number,
+): string[] | undefined {
+  const top = refs.slice(0, topK);
+  if (!top.some((r) => r.context !== undefined)) return undefined;
+  return top.flatMap((r) => r.context ?? (r.diaId !== null ? [r.diaId] : []));
 }
 
 /** The LLM judge's verdict on one answer over its repeats. */
@@ -523,6 +565,8 @@ export function answerScores(
     evidence?: readonly string[];
     evidenceRaw?: readonly string[];
     retrieved?: readonly string[];
+    /** LoCoMo-form context ids (`retrievedContext`), when they differ from `retrieved`. */
+    context?: readonly string[];
     errored?: boolean;
   },
   profile: BenchmarkProfile = LOCOMO_PROFILE,
@@ -534,6 +578,7 @@ export function answerScores(
     evidence: answer.evidence ?? [],
     retrieved: answer.retrieved ?? [],
     ...(answer.evidenceRaw ? { evidenceRaw: answer.evidenceRaw } : {}),
+    ...(answer.context ? { context: answer.context } : {}),
     errored: answer.errored ?? false,
   });
 }

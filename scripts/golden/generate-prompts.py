@@ -233,9 +233,21 @@ def load_locomo(tmp):
     stub("openai")
     stub("scipy", __path__=[])
     stub("scipy.spatial", distance=None)
-    stub("numpy")
+    try:
+        import numpy  # noqa: F401  the RAG path's np.dot / np.argsort, for real
+    except ImportError:
+        stub("numpy")
     path = Path(tmp) / "task_eval/evaluate_gpts.py"
     tree = ast.parse(path.read_text(encoding="utf-8"))
+    # prepare_for_rag builds the observation database under `if False and not os.path.exists(...)`
+    # (it expects a pickle made earlier): drop the `False and` so its own code builds it.
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.If) and isinstance(node.test, ast.BoolOp)
+                and isinstance(node.test.op, ast.And)
+                and isinstance(node.test.values[0], ast.Constant)
+                and node.test.values[0].value is False):
+            rest = node.test.values[1:]
+            node.test = rest[0] if len(rest) == 1 else ast.BoolOp(op=ast.And(), values=rest)
     # The script ends with a bare `main()` call; everything before it is definitions.
     tree.body = [
         n
@@ -257,7 +269,7 @@ def to_reference_sample(conversation, qa):
         if key.startswith("session_") and isinstance(value, list):
             turns = []
             for t in value:
-                turn = {"speaker": t["speaker"], "clean_text": t["text"]}
+                turn = {"speaker": t["speaker"], "dia_id": t["dia_id"], "clean_text": t["text"]}
                 if "blip_caption" in t:
                     turn["img_file"] = [t.get("img_url", ["image"])]
                     turn["blip_caption"] = t["blip_caption"]
@@ -279,7 +291,7 @@ def speakers_of(query):
     return list(START.match(query).groups())
 
 
-def run_locomo(module, data, model, max_length, replies, rand):
+def run_locomo(module, data, model, max_length, replies, rand, rag=None):
     queries = []
 
     def fake_chatgpt(query, num_gen=1, num_tokens_request=1000, model="davinci", use_16k=False,
@@ -296,9 +308,21 @@ def run_locomo(module, data, model, max_length, replies, rand):
         out = os.path.join(tmp, "out.json")
         json.dump(data, open(ann, "w"))
         args = types.SimpleNamespace(model=model, use_rag=False, rag_mode="", batch_size=1,
-                                     overwrite=True, top_k=5)
+                                     overwrite=True, top_k=5, emb_dir=tmp, retriever="stub")
+        if rag is not None:
+            args.use_rag, args.rag_mode, args.top_k = True, rag["mode"], rag["top_k"]
         module.get_gpt_answers(ann, out, args)
-        predictions = [q[f"{model}_prediction"] for q in json.load(open(out))["qa"]]
+        key = (f"{model}_prediction" if rag is None
+               else f"{model}_{rag['mode']}_top_{rag['top_k']}_prediction")
+        out_data = json.load(open(out))
+        predictions = [q[key] for q in out_data["qa"]]
+        if rag is not None:
+            rag["contexts"] = [q[key + "_context"] for q in out_data["qa"]]
+            rag["recall"] = rag["evaluate"](out, key) if rag.get("evaluate") else None
+            with open(os.path.join(tmp, f"in_{rag['mode']}.pkl"), "rb") as f:
+                import pickle
+                database = pickle.load(f)
+            rag["database"] = {k: database[k] for k in ("date_time", "dia_id", "context")}
     return queries, predictions
 
 
@@ -337,6 +361,254 @@ def locomo_made_up(module):
                       "predictions": predictions})
     return {"conversation": MADE_UP, "qa": MADE_UP_QA, "replies": MADE_UP_REPLIES,
             "randomDraws": [0.3, 0.7], "cases": cases}
+
+
+# ----------------------------------------------------------------------------------------------
+# LoCoMo RAG (evaluate_gpts.py prepare_for_rag / get_rag_context, evaluation.py recall)
+
+EMBED_DIM = 64
+
+
+def fake_embeddings(args, texts, mode):
+    """A stand-in retriever: hashed bag of words (the reference uses DRAGON or Contriever)."""
+    import numpy as np
+    import zlib
+    out = np.zeros((len(texts), EMBED_DIM))
+    for i, text in enumerate(texts):
+        for word in re.findall(r"[a-z0-9]+", text.lower()):
+            out[i, zlib.crc32(word.encode()) % EMBED_DIM] += 1.0
+    return out
+
+
+def load_evaluation(tmp):
+    """evaluation.py's eval_question_answering (its recall), bert_score stubbed."""
+    stub("bert_score", score=None)
+    sys.path.insert(0, str(Path(tmp) / "task_eval"))
+    import evaluation  # noqa: E402  the reference's own
+    sys.path.pop(0)
+
+    def recall(out_file, key):
+        _, _, all_recall = evaluation.eval_question_answering(out_file, key)
+        return all_recall
+
+    return recall
+
+
+def with_rag_fields(data, sample):
+    """The released file nests observations and summaries; the reference reads them top-level."""
+    data = dict(data)
+    for key, value in (sample.get("observation") or {}).items():
+        data[key] = value
+    for key, value in (sample.get("session_summary") or {}).items():
+        data[key] = value
+    return data
+
+
+def entry_indices(database, module, query_vector, top_k):
+    """The entries get_rag_context picks, by the same numpy calls it makes."""
+    import numpy as np
+    output = np.dot(query_vector, database["embeddings"].T)
+    return [int(i) for i in np.argsort(output)[::-1][:top_k]]
+
+
+def locomo_rag_case(module, data, mode, top_k, replies, rand, evaluate):
+    picks = []
+    original = module.get_rag_context
+
+    def recording(context_database, query_vector, args):
+        picks.append(entry_indices(context_database, module, query_vector, args.top_k))
+        return original(context_database, query_vector, args)
+
+    module.get_embeddings = fake_embeddings
+    module.get_rag_context = recording
+    rag = {"mode": mode, "top_k": top_k, "evaluate": evaluate}
+    try:
+        queries, predictions = run_locomo(module, data, "gpt-4-turbo", 128000, replies, rand, rag)
+    finally:
+        module.get_rag_context = original
+    return {"mode": mode, "topK": top_k, "database": rag["database"], "picked": picks,
+            "contexts": rag["contexts"], "recall": rag["recall"], "queries": queries,
+            "predictions": predictions}
+
+
+MADE_UP_RAG = {
+    "observation": {
+        "session_1_observation": {
+            "Ann": [["Ann moved to Paris.", "D1:1"], ["Ann's text has  spaces and \"quotes\".", "D1:3"]],
+            "Bob": [["Bob shared a photo of a dog.", "D1:2"], ["Bob and Ann talked about Paris and a dog.", "D1:1, D1:2"]],
+        },
+        "session_2_observation": {
+            "Bob": [["Bob asked about caf\u00e9 life.", "D2:1"]],
+            "Ann": [["Ann started painting.", ["D2:2", "D1:1"]], ["Ann paints at a lake.", "D9:9"]],
+        },
+    },
+    "session_summary": {
+        "session_1_summary": "Ann told Bob she moved to Paris; Bob shared a dog photo.",
+        "session_2_summary": "Bob asked Ann about caf\u00e9 life and she said she started painting.",
+    },
+}
+MADE_UP_RAG_QA = [
+    {**q, "evidence": ev} for q, ev in zip(MADE_UP_QA, [["D1:1"], ["D1:1", "D2:2"], ["D1:2"], ["D2:2"]])
+]
+
+
+def locomo_rag_made_up(module, evaluate):
+    data = with_rag_fields(to_reference_sample(MADE_UP, MADE_UP_RAG_QA), MADE_UP_RAG)
+    cases = [locomo_rag_case(module, data, mode, 2, MADE_UP_REPLIES, [0.3, 0.7], evaluate)
+             for mode in ("dialog", "observation", "summary")]
+    return {"sample": {**MADE_UP_RAG, "conversation": MADE_UP, "qa": MADE_UP_RAG_QA},
+            "replies": MADE_UP_REPLIES, "randomDraws": [0.3, 0.7], "cases": cases}
+
+
+def database_digest(database):
+    """One string per database, compared by hash: entries \x1e-separated, fields \x1f."""
+    rows = []
+    for date_time, dia_id, context in zip(database["date_time"], database["dia_id"],
+                                          database["context"]):
+        ids = dia_id if isinstance(dia_id, list) else (
+            [s.strip() for s in dia_id.split(",")] if "," in dia_id else [dia_id])
+        rows.append("\x1f".join([date_time, context, ",".join(ids)]))
+    return {"count": len(rows), "sha256": sha("\x1e".join(rows))}
+
+
+def locomo_rag_real(module, dataset, evaluate):
+    samples = json.load(open(dataset, encoding="utf-8"))
+    out = []
+    for sample in samples:
+        qa = sample["qa"]
+        picked = []
+        for category in (1, 2, 3, 4, 5):
+            index = next((i for i, q in enumerate(qa) if q["category"] == category), None)
+            if index is not None:
+                picked.append(index)
+        data = with_rag_fields(to_reference_sample(sample["conversation"], [qa[i] for i in picked]),
+                               sample)
+        for mode, top_k in (("dialog", 5), ("observation", 5), ("summary", 2)):
+            case = locomo_rag_case(module, data, mode, top_k, ["x"] * len(picked), [0.3] * 5,
+                                   evaluate)
+            out.append({
+                "sampleId": sample["sample_id"],
+                "mode": mode,
+                "topK": top_k,
+                "database": database_digest(case["database"]),
+                "questions": [
+                    {"qaIndex": i, "picked": p, "sha256": sha(q["query"]), "recall": r}
+                    for i, p, q, r in zip(picked, case["picked"], case["queries"], case["recall"])
+                ],
+            })
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# Mem0 RAG and full-context baselines (evaluation/src/rag.py; `make run-full-context` is rag.py
+# with chunk_size -1)
+
+
+class CharEncoding:
+    """The stub tokenizer for rag.py's chunking: one token per character (tiktoken is absent)."""
+
+    def encode(self, text):
+        return list(text)
+
+    def decode(self, tokens):
+        return "".join(tokens)
+
+
+def mem0_rag_module(tmp):
+    sent = []
+
+    class FakeChat:
+        def create(self, **kwargs):
+            sent.append(kwargs)
+            message = types.SimpleNamespace(content="  fake answer \n")
+            return types.SimpleNamespace(choices=[types.SimpleNamespace(message=message)])
+
+    class FakeEmbeddings:
+        def create(self, model, input):
+            vector = [1.0] + list(fake_embeddings(None, [input], "context")[0])
+            return types.SimpleNamespace(data=[types.SimpleNamespace(embedding=vector)])
+
+    class FakeOpenAI:
+        def __init__(self, **kwargs):
+            self.chat = types.SimpleNamespace(completions=FakeChat())
+            self.embeddings = FakeEmbeddings()
+
+    stub("openai", OpenAI=FakeOpenAI)
+    stub("tiktoken", encoding_for_model=lambda model: CharEncoding())
+    os.environ.setdefault("MODEL", "gpt-4o-mini")
+    os.environ.setdefault("EMBEDDING_MODEL", "text-embedding-3-small")
+    sys.path.insert(0, str(Path(tmp) / "evaluation/src"))
+    import rag  # noqa: E402  the reference's own RAGManager
+    sys.path.pop(0)
+    return rag, sent
+
+
+def to_mem0_rag_conversation(conversation):
+    """locomo10_rag.json's layout (checked against the file in mem0's history, 3c3bddf93^)."""
+    turns = []
+    for i in range(1, 100):
+        for t in conversation.get(f"session_{i}", []):
+            turns.append({"timestamp": conversation[f"session_{i}_date_time"],
+                          "speaker": t["speaker"], "text": t["text"]})
+    return turns
+
+
+def run_mem0_rag(rag, sent, data, chunk_size, k):
+    import numpy as np
+    sent.clear()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "rag.json")
+        out = os.path.join(tmp, "out.json")
+        json.dump(data, open(path, "w"))
+        manager = rag.RAGManager(data_path=path, chunk_size=chunk_size, k=k)
+        manager.process_all_conversations(out)
+        results = json.load(open(out))
+    cases = []
+    for key, value in data.items():
+        chunks, embeddings = manager.create_chunks(value["conversation"], chunk_size)
+        for item, result in zip(value["question"], results[key]):
+            picks = None
+            if chunk_size != -1:
+                query = manager.calculate_embedding(item["question"])
+                sims = [manager.calculate_similarity(query, e) for e in embeddings]
+                picks = ([int(np.argmax(sims))] if k == 1
+                         else [int(i) for i in np.argsort(sims)[-k:][::-1]])
+            cases.append({"key": key, "question": item["question"], "chunks": chunks,
+                          "picked": picks, "context": result["context"],
+                          "response": result["response"]})
+    for case, request in zip(cases, sent):
+        case["messages"] = request["messages"]
+        case["temperature"] = request["temperature"]
+        case["maxTokens"] = request.get("max_tokens")
+    return cases
+
+
+def mem0_rag_made_up(rag, sent):
+    data = {"0": {"conversation": to_mem0_rag_conversation(MADE_UP),
+                  "question": [{"question": q["question"], "answer": q.get("answer", ""),
+                                "category": q["category"]} for q in MADE_UP_QA]}}
+    return {
+        "conversation": MADE_UP,
+        "rag": [{"chunkSize": size, "k": k, "cases": run_mem0_rag(rag, sent, data, size, k)}
+                for size, k in ((40, 1), (64, 2))],
+        "fullContext": run_mem0_rag(rag, sent, data, -1, 1),
+    }
+
+
+def mem0_full_context_real(rag, sent, mem0_repo):
+    """Mem0's own locomo10_rag.json (from its history), one question per conversation, hashed."""
+    text = subprocess.run(
+        ["git", "-C", mem0_repo, "show", "3c3bddf93^:evaluation/dataset/locomo10_rag.json"],
+        capture_output=True).stdout
+    if not text:
+        return None
+    full = json.loads(text)
+    data = {key: {"conversation": value["conversation"], "question": value["question"][:1]}
+            for key, value in full.items()}
+    cases = run_mem0_rag(rag, sent, data, -1, 1)
+    return [{"conversation": int(c["key"]), "question": c["question"],
+             "sha256": sha(c["messages"][1]["content"]),
+             "chars": len(c["messages"][1]["content"])} for c in cases]
 
 
 def locomo_real(module, dataset):
@@ -380,9 +652,10 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         checkout(args.mem0, args.mem0_rev, [
             "evaluation/metrics/llm_judge.py", "evaluation/prompts.py",
-            "evaluation/src/memzero/search.py", "mem0/memory/utils.py",
+            "evaluation/src/memzero/search.py", "mem0/memory/utils.py", "evaluation/src/rag.py",
         ], tmp)
-        checkout(args.locomo, args.locomo_rev, ["task_eval/evaluate_gpts.py"], tmp)
+        checkout(args.locomo, args.locomo_rev,
+                 ["task_eval/evaluate_gpts.py", "task_eval/evaluation.py"], tmp)
         judge = mem0_judge(tmp)
         answer = mem0_answer(tmp)
         module = load_locomo(tmp)
@@ -398,6 +671,13 @@ def main():
                       "  Not Mentioned in the conversation\n", "\u00e9", "ab"]
         ]
         real = locomo_real(module, args.dataset) if os.path.exists(args.dataset) else None
+        evaluate = load_evaluation(tmp)
+        rag_made_up = locomo_rag_made_up(module, evaluate)
+        mem0_rag, mem0_sent = mem0_rag_module(tmp)
+        mem0_baselines = {"madeUp": mem0_rag_made_up(mem0_rag, mem0_sent),
+                          "fullContextReal": mem0_full_context_real(mem0_rag, mem0_sent, args.mem0)}
+        rag_real = (locomo_rag_real(module, args.dataset, evaluate)
+                    if os.path.exists(args.dataset) else None)
     result = {
         "source": {
             "mem0": f"mem0ai/mem0 {args.mem0_rev} "
@@ -412,6 +692,8 @@ def main():
         "mem0Answer": answer,
         "locomo": {"constants": constants, "category5": cat5, "madeUp": locomo,
                    "realDataset": real},
+        "locomoRag": {"madeUp": rag_made_up, "realDataset": rag_real},
+        "mem0Baselines": mem0_baselines,
     }
     Path(args.out).write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n",
                               encoding="utf-8")

@@ -24,7 +24,17 @@ export interface TestPlanOptions {
    * visible at the last packet.
    */
   includeNoEvidence?: boolean;
+  /** `stream` (default): question-driven tests as the conversation grows; `ingest-all`: one test. */
+  mode?: ProtocolMode;
 }
+
+/**
+ * How questions meet the conversation. `stream`: a test whenever another tenth of the questions
+ * has become visible, and always one after the last packet (the headline); `ingest-all`: every
+ * packet first, then every question once, as the papers evaluate.
+ */
+export const PROTOCOL_MODES = ['stream', 'ingest-all'] as const;
+export type ProtocolMode = (typeof PROTOCOL_MODES)[number];
 
 export interface PlannedTest {
   /** 0-based. */

@@ -68,7 +68,8 @@ function recount(raw: RawSample): [number, number, number, number] {
   let tested = 0;
   for (let p = 0; p < packets; p++) {
     const visible = visibleAt.filter((v) => v <= p).length;
-    if (visible - tested >= threshold || (p === packets - 1 && visible > tested)) {
+    // The last packet is always tested (issue 12 item 5).
+    if (visible - tested >= threshold || (p === packets - 1 && visible > 0)) {
       tests++;
       tested = visible;
     }

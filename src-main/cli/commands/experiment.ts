@@ -53,6 +53,9 @@ options:
   --notes <text>            free-text notes kept with the run
   --exclude-no-evidence     leave out questions without usable evidence (asked at the last packet
                             by default, so n is the dataset's question count)
+  --mode <stream|ingest-all>  stream (default): test as questions become visible, and once more
+                            after the last packet; ingest-all: insert everything, then ask every
+                            question once (the papers' protocol)
   --max-error-share <x>     share of errored final answers (0-1) above which the run ends
                             "degraded", exit code 3 (default 0.1; every answer errored: "failed")
   --skip-invalid            run the valid samples of a file that also holds invalid ones (refused
@@ -61,7 +64,9 @@ options:
   --base-url <url>          LLM answerer: OpenAI-compatible endpoint, with /v1
   --model <name>            LLM answerer: chat model
   --answer-protocol <name> LLM answerer: workbench-locomo (default), workbench-mem0,
-                            locomo-full-context (LoCoMo's own, byte for byte) or mem0 (Mem0's)
+                            locomo-full-context, locomo-rag (LoCoMo's own, byte for byte), mem0,
+                            mem0-rag, mem0-full-context (Mem0's); without --answerer llm the
+                            extractive answerer runs offline and the manifest records the protocol
   --prompt-style <locomo|mem0>  older name for --answer-protocol workbench-locomo|workbench-mem0
   --category5-mapping <locomo|lenient>  how an (a)/(b) reply is read (default: locomo,
                             LoCoMo's get_cat_5_answer)
@@ -326,6 +331,9 @@ function answererFlags(values: FlagValues, fromFile: unknown): Record<string, un
   // Another kind's fields would not validate: a --answerer flag starts from that kind's defaults.
   const out: Record<string, unknown> =
     typeof kind === 'string' && base['kind'] !== kind ? { kind } : { ...base };
+  // `--answer-protocol` alone: the offline answerer standing in for that protocol.
+  if (out['kind'] === undefined && given.every(([flag]) => flag === 'answer-protocol'))
+    out['kind'] = 'extractive';
   if (out['kind'] === undefined) {
     throw new UsageError(
       `${given.map(([f]) => `--${f}`).join(', ')} need${given.length === 1 ? 's' : ''} --answerer llm`,
@@ -502,6 +510,7 @@ export const experimentCommand: CliCommand = {
         tag: { type: 'string', multiple: true },
         notes: { type: 'string' },
         'exclude-no-evidence': { type: 'boolean', default: false },
+        mode: { type: 'string' },
         // The default since issue 11; still accepted so existing scripts keep working.
         'include-no-evidence': { type: 'boolean', default: false },
         'max-error-share': { type: 'string' },
@@ -586,6 +595,7 @@ export const experimentCommand: CliCommand = {
       throw new UsageError('--include-no-evidence and --exclude-no-evidence contradict each other');
     if (values['include-no-evidence']) merged['includeNoEvidence'] = true;
     if (values['exclude-no-evidence']) merged['includeNoEvidence'] = false;
+    if (values.mode !== undefined) merged['mode'] = values.mode;
     if (values['max-error-share'] !== undefined) {
       const share = Number(values['max-error-share']);
       if (values['max-error-share'].trim() === '' || !(share >= 0 && share <= 1))

@@ -102,6 +102,19 @@ export const MEM0_ANSWER_PROMPT = [
   '    ',
 ].join('\n');
 
+/** mem0 evaluation/src/rag.py PROMPT (jinja; rendering drops its final newline). */
+export const MEM0_RAG_PROMPT =
+  '\n# Question: \n{{QUESTION}}\n\n# Context: \n{{CONTEXT}}\n\n# Short answer:\n';
+/** mem0 evaluation/src/rag.py generate_response's system message (its sentences run together). */
+export const MEM0_RAG_SYSTEM =
+  'You are a helpful assistant that can answer questions based on the provided context.' +
+  'If the question involves timing, use the conversation date for reference.' +
+  'Provide the shortest possible answer.' +
+  'Use words directly from the conversation when possible.' +
+  'Avoid using subjects in your answer.';
+/** rag.py `search`: the top-k chunks joined by this. */
+export const MEM0_RAG_CHUNK_SEPARATOR = '\n<->\n';
+
 /**
  * How many text tokens a string is; the reference uses tiktoken's gpt-3.5-turbo encoding.
  * `splitsOnWhitespace`: no token spans whitespace, so the count of `a + b` is the sum of the
@@ -220,6 +233,32 @@ export function buildLocomoFullContextPrompt(
   };
 }
 
+/** A retrieved memory as LoCoMo's RAG context line: `date_time + ': ' + context`. */
+function locomoRagLine(hit: MemoryHit): string {
+  const date = hit.source?.dateTimeText ?? formatSessionDateTime(hit.sessionDateTime);
+  return `${date}: ${hit.text}`;
+}
+
+/**
+ * The LoCoMo RAG prompt (`get_rag_context` + the batch-size-1 query of `get_gpt_answers`): the k
+ * retrieved entries as `date_time: context` lines, joined by `\n` (dialog and observation
+ * databases) or `\n\n` (session summaries), no start prompt, then `\n\n` and QA_PROMPT.
+ */
+export function buildLocomoRagPrompt(
+  request: AnswerRequest,
+  options: { a: string; b: string } | null = optionsOf(request),
+): BuiltPrompt {
+  const question = locomoQuestion(request, options);
+  const summaries =
+    request.memories.length > 0 && request.memories.every((m) => m.source?.kind === 'summary');
+  const context = request.memories.map(locomoRagLine).join(summaries ? '\n\n' : '\n');
+  const qa = isAdversarialRequest(request) ? LOCOMO_QA_PROMPT_CAT_5 : LOCOMO_QA_PROMPT;
+  return {
+    messages: [{ role: 'user', content: `${context}\n\n${formatPositional(qa, question)}` }],
+    options,
+  };
+}
+
 /** Python `json.dumps(value)` of a string (ensure_ascii: everything outside ' '..'~' escaped). */
 export function pyJsonString(value: string): string {
   return JSON.stringify(value).replace(
@@ -257,6 +296,37 @@ export function buildMem0Prompt(request: AnswerRequest): BuiltPrompt {
     question: request.question,
   });
   return { messages: [{ role: 'system', content }], options: null };
+}
+
+/** rag.py `clean_chat_history`: one `timestamp | speaker: text` line per turn, in order. */
+export function mem0ChatHistory(sessions: readonly ConversationSession[]): string {
+  let out = '';
+  for (const session of sessions)
+    for (const turn of session.turns)
+      out += `${session.dateTimeText} | ${turn.speaker}: ${turn.text}\n`;
+  return out;
+}
+
+/** rag.py `generate_response`: its system message, then PROMPT rendered by jinja. */
+function mem0RagMessages(question: string, context: string): BuiltPrompt['messages'] {
+  // jinja's Template drops one trailing newline of the template (keep_trailing_newline=False).
+  const template = MEM0_RAG_PROMPT.endsWith('\n') ? MEM0_RAG_PROMPT.slice(0, -1) : MEM0_RAG_PROMPT;
+  return [
+    { role: 'system', content: MEM0_RAG_SYSTEM },
+    { role: 'user', content: fill(template, { CONTEXT: context, QUESTION: question }) },
+  ];
+}
+
+/** Mem0's RAG baseline: the k retrieved chunks joined by `\n<->\n` (rag.py `search`). */
+export function buildMem0RagPrompt(request: AnswerRequest): BuiltPrompt {
+  const context = request.memories.map((m) => m.text).join(MEM0_RAG_CHUNK_SEPARATOR);
+  return { messages: mem0RagMessages(request.question, context), options: null };
+}
+
+/** Mem0's full-context baseline: rag.py with `chunk_size -1`, the whole chat history so far. */
+export function buildMem0FullContextPrompt(request: AnswerRequest): BuiltPrompt {
+  const context = mem0ChatHistory(request.conversation ?? []);
+  return { messages: mem0RagMessages(request.question, context), options: null };
 }
 
 export interface AnswerProtocol {
@@ -298,12 +368,47 @@ const PROTOCOLS: Readonly<Record<AnswerProtocolName, AnswerProtocol>> = {
     needsConversation: true,
     build: (request, { contextTokens }) => buildLocomoFullContextPrompt(request, contextTokens),
   },
+  'locomo-rag': {
+    name: 'locomo-rag',
+    record: promptRecordOf('locomo-rag', {
+      context: '{date_time}: {context}',
+      question: LOCOMO_QA_PROMPT,
+      questionCategory5: LOCOMO_QA_PROMPT_CAT_5,
+      dateHint: LOCOMO_DATE_HINT,
+      options: LOCOMO_OPTIONS,
+    }),
+    maxTokens: LOCOMO_ANSWER_TOKENS,
+    needsConversation: false,
+    build: (request) => buildLocomoRagPrompt(request),
+  },
   mem0: {
     name: 'mem0',
     record: promptRecordOf('mem0', { answer: MEM0_ANSWER_PROMPT }),
     maxTokens: null,
     needsConversation: false,
     build: buildMem0Prompt,
+  },
+  'mem0-rag': {
+    name: 'mem0-rag',
+    record: promptRecordOf('mem0-rag', {
+      system: MEM0_RAG_SYSTEM,
+      user: MEM0_RAG_PROMPT,
+      chunkSeparator: MEM0_RAG_CHUNK_SEPARATOR,
+    }),
+    maxTokens: null,
+    needsConversation: false,
+    build: buildMem0RagPrompt,
+  },
+  'mem0-full-context': {
+    name: 'mem0-full-context',
+    record: promptRecordOf('mem0-full-context', {
+      system: MEM0_RAG_SYSTEM,
+      user: MEM0_RAG_PROMPT,
+      line: '{timestamp} | {speaker}: {text}\n',
+    }),
+    maxTokens: null,
+    needsConversation: true,
+    build: buildMem0FullContextPrompt,
   },
 };
 

@@ -12,6 +12,24 @@ export interface MemoryHit {
   score: number;
   /** The session's zone-less ISO date-time, so relative dates can be resolved. */
   sessionDateTime: string | null;
+  /** What the memory stands for in the dataset, for memories that are not one turn (RAG databases). */
+  source?: MemorySource;
+}
+
+/**
+ * A memory in RAG terms (LoCoMo task_eval/evaluate_gpts.py `prepare_for_rag`, Mem0 rag.py): a turn of the
+ * dialog database, an observation (credited to the turns it cites), a session summary (`S<n>`), a
+ * chunk of the chat history (credited to the turns it overlaps).
+ */
+export interface MemorySource {
+  kind: 'turn' | 'observation' | 'summary' | 'chunk';
+  /**
+   * The retrieved context's ids as LoCoMo's `get_rag_context` lists them: the turn's dia_id, an
+   * observation's dia_ids as the dataset writes them (a `,`-joined string split), `S<n>`.
+   */
+  contextIds: readonly string[];
+  /** The session's date as the dataset writes it (`1:56 pm on 8 May, 2023`). */
+  dateTimeText: string;
 }
 
 /** A session of the conversation as far as it has been inserted (full-context protocols). */

@@ -132,6 +132,8 @@ describe('planTestTrigger', () => {
     expect(fired(plan)).toEqual([
       [1, 7],
       [3, 25],
+      // The last packet (4) is always tested.
+      [4, 25],
     ]);
     expect(plan.tests[0]?.questionIndices).toEqual([0, 1, 2, 3, 4, 5, 6]);
   });
@@ -145,21 +147,35 @@ describe('planTestTrigger', () => {
     ]);
   });
 
-  it('records completion only when the last packet brings nothing new', () => {
+  it('tests after the last packet even when it brings nothing new (issue 12 item 5)', () => {
     const visible = Array<number>(20).fill(0);
     const plan = planTestTrigger(visible, sizes(3));
-    expect(fired(plan)).toEqual([[0, 20]]);
+    // Every question's final answer is asked of the whole conversation, not of packet 0's.
+    expect(fired(plan)).toEqual([
+      [0, 20],
+      [2, 20],
+    ]);
     expect(plan.completionPacketIdx).toBe(2);
+  });
+
+  it('ingest-all: one test after the last packet, every question once', () => {
+    const visible = [...Array.from({ length: 30 }, (_, q) => q % 31), null];
+    const plan = planTestTrigger(visible, sizes(31), 'ingest-all');
+    expect(fired(plan)).toEqual([[30, 30]]);
+    expect(plan.tests[0]?.questionIndices).toEqual(plan.questionOrder);
+    expect(plan.tests[0]?.dialogsInserted).toBe(62);
+    expect(planTestTrigger([null], sizes(2), 'ingest-all').tests).toEqual([]);
   });
 
   it('waits for the threshold between tests', () => {
     // 30 questions -> threshold 3; one becomes visible per packet.
     const visible = Array.from({ length: 30 }, (_, q) => q);
     const plan = planTestTrigger(visible, sizes(31));
-    expect(fired(plan).map(([, v]) => v)).toEqual([3, 6, 9, 12, 15, 18, 21, 24, 27, 30]);
+    expect(fired(plan).map(([, v]) => v)).toEqual([3, 6, 9, 12, 15, 18, 21, 24, 27, 30, 30]);
     expect(plan.tests[0]).toMatchObject({ packetIdx: 2, dialogsInserted: 6 });
-    expect(plan.tests.at(-1)?.packetIdx).toBe(29);
-    // Packet 30 adds nothing: completion, no test.
+    // Packet 30 adds nothing, and is still tested: the final answers see every turn.
+    expect(plan.tests.at(-2)?.packetIdx).toBe(29);
+    expect(plan.tests.at(-1)).toMatchObject({ packetIdx: 30, visibleCount: 30 });
     expect(plan.completionPacketIdx).toBe(30);
   });
 
@@ -209,7 +225,8 @@ describe('planTestTrigger', () => {
           const isFinal = test.packetIdx === packetSizes.length - 1;
           // Every test but a final one waits for a full threshold of new questions.
           if (!isFinal) expect(test.visibleCount - last).toBeGreaterThanOrEqual(plan.threshold);
-          expect(test.visibleCount).toBeGreaterThan(last);
+          // Only the final test may re-ask without anything new.
+          if (!isFinal) expect(test.visibleCount).toBeGreaterThan(last);
           expect(test.testIndex).toBe(i);
           expect(test.questionIndices).toEqual(plan.questionOrder.slice(0, test.visibleCount));
           // Nothing is asked before its evidence has been inserted.
@@ -218,8 +235,9 @@ describe('planTestTrigger', () => {
           }
           last = test.visibleCount;
         }
-        // The final test always covers every participating question.
+        // The final test always covers every participating question, after the last packet.
         expect(last).toBe(n);
+        if (n > 0) expect(plan.tests.at(-1)?.packetIdx).toBe(packetSizes.length - 1);
       }),
     );
   });

@@ -1,4 +1,9 @@
-import type { TestPlan, TestPlanOptions, PlannedTest } from '../../../src-shared/dataset/packets';
+import type {
+  PlannedTest,
+  ProtocolMode,
+  TestPlan,
+  TestPlanOptions,
+} from '../../../src-shared/dataset/packets';
 import type { Sample } from '../../../src-shared/dataset/types';
 import { WorkbenchError } from '../../../src-shared/errors';
 import { packetsOf } from './packets';
@@ -16,13 +21,16 @@ export function testThreshold(totalQuestions: number): number {
  * - `packetSizes[p]`: turns in packet p.
  *
  * After each packet, v = questions visible so far. A test fires when v - lastTested >= threshold
- * (one packet crossing several thresholds fires once and covers them all), or at the last packet
- * when some visible question is still untested. A test covers the first v questions in visibility
- * order: the same questions are re-asked as the conversation grows, which gives the curve.
+ * (one packet crossing several thresholds fires once and covers them all), and always at the last
+ * packet (when there is a question), so every question's final answer is asked of the whole
+ * conversation whatever the counts. A test covers the first v questions in visibility order: the
+ * same questions are re-asked as the conversation grows, which gives the curve. In `ingest-all`
+ * mode the last packet's test is the only one.
  */
 export function planTestTrigger(
   visibleAtPacket: ReadonlyArray<number | null>,
   packetSizes: readonly number[],
+  mode: ProtocolMode = 'stream',
 ): TestPlan {
   const totalPackets = packetSizes.length;
   const order: number[] = [];
@@ -48,7 +56,8 @@ export function planTestTrigger(
     inserted += packetSizes[p] as number;
     while (visible < order.length && visibleAtPacket[order[visible] as number] === p) visible++;
     const isLast = p === totalPackets - 1;
-    if (visible - lastTested >= threshold || (isLast && visible > lastTested)) {
+    const due = mode === 'stream' && visible - lastTested >= threshold;
+    if (due || (isLast && visible > 0)) {
       tests.push({
         testIndex: tests.length,
         packetIdx: p,
@@ -75,5 +84,6 @@ export function planTests(sample: Sample, options: TestPlanOptions = {}): TestPl
   return planTestTrigger(
     questionVisibility(sample, packets, options),
     packets.map((p) => p.dialog_len),
+    options.mode,
   );
 }

@@ -2,6 +2,7 @@ import type { AnswererConfig } from '../../../src-shared/experiment';
 import type { RunManifest } from '../../../src-shared/runs';
 import { ExtractiveAnswerer } from '../answer/extractive';
 import { LlmAnswerer } from '../answer/llm-answerer';
+import { answerProtocol } from '../answer/protocols';
 import type { CallMeter } from '../answer/llm-client';
 import type { Answerer } from '../answer/types';
 import type { ApiKeys } from '../keys';
@@ -34,5 +35,10 @@ export function answererProvenance(config: AnswererConfig): RunManifest['answere
       prompts: answerer.prompts,
     };
   }
-  return { kind: config.kind, name: answerer.name, model: null, prompts: null };
+  // An offline stand-in for a protocol records that protocol's bytes and hash, not sent.
+  const prompts =
+    config.kind === 'extractive' && config.answerProtocol
+      ? answerProtocol(config.answerProtocol).record
+      : null;
+  return { kind: config.kind, name: answerer.name, model: null, prompts };
 }

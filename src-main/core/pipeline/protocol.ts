@@ -36,7 +36,14 @@ const answerSchema = z.object({
   question: z.string(),
   gold: z.string().nullable(),
   prediction: z.string(),
-  retrieved: z.array(z.object({ id: z.string(), diaId: z.string().nullable(), score: z.number() })),
+  retrieved: z.array(
+    z.object({
+      id: z.string(),
+      diaId: z.string().nullable(),
+      score: z.number(),
+      context: z.array(z.string()).optional(),
+    }),
+  ),
   /** Metric id -> value; each metric's range is checked against its registry definition. */
   scores: z.record(z.string(), z.number().nullable()).superRefine((scores, ctx) => {
     for (const [id, value] of Object.entries(scores)) {

@@ -4,6 +4,7 @@ import {
   ERROR_PREDICTION,
   MAX_ANSWER_CHARS,
   answerScores,
+  retrievedContext,
   type AnswerRecord,
   type AnswererConfig,
   type ExperimentConfig,
@@ -120,7 +121,12 @@ export interface SampleOutcome {
 const elapsed = (start: number): number => Math.round((performance.now() - start) * 100) / 100;
 
 function toRefs(hits: readonly MemoryHit[]): RetrievedRef[] {
-  return hits.map((h) => ({ id: h.id, diaId: h.diaId, score: h.score }));
+  return hits.map((h) => ({
+    id: h.id,
+    diaId: h.diaId,
+    score: h.score,
+    ...(h.source ? { context: [...h.source.contextIds] } : {}),
+  }));
 }
 
 export async function runSample(
@@ -365,10 +371,12 @@ async function askOne(
         `${answerer.name}: answer to question ${qa.index} is ${result.answer.length} characters, more than the ${MAX_ANSWER_CHARS} a run stores`,
       );
     }
+    const refs = toRefs(hits);
+    const context = retrievedContext(refs, topK);
     return {
       ...base,
       prediction: result.answer,
-      retrieved: toRefs(hits),
+      retrieved: refs,
       scores: answerScores(
         {
           prediction: result.answer,
@@ -377,6 +385,7 @@ async function askOne(
           evidence: qa.evidence,
           evidenceRaw: qa.evidenceRaw,
           retrieved: retrievedTurns(hits, topK),
+          ...(context ? { context } : {}),
         },
         benchmarkProfile(job.benchmark),
       ),
@@ -390,10 +399,12 @@ async function askOne(
   } catch (error) {
     if (stage === 'retrieve') retrieveMs = elapsed(t0);
     else answerMs = elapsed(t0);
+    const refs = toRefs(hits);
+    const context = stage === 'answer' ? retrievedContext(refs, topK) : undefined;
     return {
       ...base,
       prediction: ERROR_PREDICTION,
-      retrieved: toRefs(hits),
+      retrieved: refs,
       // What retrieval found still counts when only the answerer failed.
       scores: answerScores(
         {
@@ -404,6 +415,7 @@ async function askOne(
           // A failed retrieval has no context to score LoCoMo's way (it would count 1 there).
           ...(stage === 'answer' ? { evidenceRaw: qa.evidenceRaw } : {}),
           retrieved: stage === 'answer' ? retrievedTurns(hits, topK) : [],
+          ...(context ? { context } : {}),
           errored: true,
         },
         benchmarkProfile(job.benchmark),

@@ -301,7 +301,10 @@ export async function startExperiment(
   const runId = newRunId(now());
   const planned: PlannedSample[] = samples.map((sample) => ({
     sample,
-    plan: planTests(sample, { includeNoEvidence: config.includeNoEvidence }),
+    plan: planTests(sample, {
+      includeNoEvidence: config.includeNoEvidence,
+      ...(config.mode ? { mode: config.mode } : {}),
+    }),
     skipTests: new Set(),
   }));
   const stored = redactSecrets(config);
@@ -425,7 +428,16 @@ export async function resumeExperiment(
   });
   const plans = all.flatMap(({ info, sample }) =>
     sample
-      ? [{ info, sample, plan: planTests(sample, { includeNoEvidence: config.includeNoEvidence }) }]
+      ? [
+          {
+            info,
+            sample,
+            plan: planTests(sample, {
+              includeNoEvidence: config.includeNoEvidence,
+              ...(config.mode ? { mode: config.mode } : {}),
+            }),
+          },
+        ]
       : [],
   );
   const planned: PlannedSample[] = plans

@@ -1,7 +1,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Sample } from '../../../src-shared/dataset/types';
 import { WorkbenchError } from '../../../src-shared/errors';
-import type { AnswerRecord } from '../../../src-shared/experiment';
+import { retrievedContext, type AnswerRecord } from '../../../src-shared/experiment';
 import type { RescoreResult, RescoreSkip } from '../../../src-shared/rescore';
 import {
   metricList,
@@ -131,6 +131,7 @@ function scoreOf(
         .slice(0, topK)
         .map((r) => r.diaId)
         .filter((id): id is string => id !== null);
+  const context = retrieveFailed ? undefined : retrievedContext(answer.retrieved, topK);
   return metric.score({
     prediction: answer.prediction,
     gold: answer.gold,
@@ -138,6 +139,7 @@ function scoreOf(
     evidence: qa?.evidence ?? [],
     ...(qa && !retrieveFailed ? { evidenceRaw: qa.evidenceRaw } : {}),
     retrieved,
+    ...(context ? { context } : {}),
     errored: answer.error !== null,
   });
 }

@@ -48,7 +48,12 @@ export function checkStored<S extends z.ZodType>(
 }
 
 export const RetrievedSchema = z.array(
-  z.object({ id: z.string(), diaId: z.string().nullable(), score: z.number() }),
+  z.object({
+    id: z.string(),
+    diaId: z.string().nullable(),
+    score: z.number(),
+    context: z.array(z.string()).optional(),
+  }),
 ) satisfies z.ZodType<RetrievedRef[]>;
 export const JudgeLabelsSchema = z.array(z.number());
 
@@ -72,11 +77,16 @@ export function parseRetrieved(text: string, where: string): RetrievedRef[] {
         typeof (ref as { id?: unknown }).id === 'string' &&
         (typeof (ref as { diaId?: unknown }).diaId === 'string' ||
           (ref as { diaId?: unknown }).diaId === null) &&
-        typeof (ref as { score?: unknown }).score === 'number',
+        typeof (ref as { score?: unknown }).score === 'number' &&
+        isOptionalStringList((ref as { context?: unknown }).context),
     );
   return wellFormed ? (value as RetrievedRef[]) : checkStored(RetrievedSchema, value, where);
 }
 export const StringListSchema = z.array(z.string());
+
+function isOptionalStringList(value: unknown): boolean {
+  return value === undefined || (Array.isArray(value) && value.every((v) => typeof v === 'string'));
+}
 
 /** A stored manifest: version checked first (absent = 1, newer refused), then the schema. */
 export function parseManifest(file: string, runId: string, text: string): RunManifest {

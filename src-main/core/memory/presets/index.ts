@@ -17,3 +17,7 @@ import './graph';
 import './designed';
 // A memory service in another process, over the memory protocol (docs/memory-protocol.md).
 import './external';
+// LoCoMo's RAG baselines: its dialog, observation and session-summary databases.
+import './locomo-rag';
+// Mem0's chunked-RAG baseline (mem0 evaluation/src/rag.py).
+import './mem0-rag';

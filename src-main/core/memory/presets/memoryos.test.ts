@@ -1,7 +1,12 @@
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { createMemoryService } from '../registry';
 import { filled, ids, sample, session, tempDirs } from './fixtures';
-import { LONG_TERM_OFF_NOTE, segmentHeat, type MemoryosMemory } from './memoryos';
+import {
+  LEARNS_FROM_QUERIES_NOTE,
+  LONG_TERM_OFF_NOTE,
+  segmentHeat,
+  type MemoryosMemory,
+} from './memoryos';
 import './index';
 
 const dirs = tempDirs('memoryos');
@@ -69,8 +74,36 @@ describe('memory preset memoryos', () => {
       speaker: 'Ann',
       sessionDateTime: '2023-01-01T10:00:00',
     });
-    // Using a segment is a visit.
+    // Asking changes nothing by default (issue 12 item 5).
+    expect(m.stats()['visits']).toBe(0);
+    await m.close();
+  });
+
+  it('retrieves without side effects: asking again gives the same hits and the same heat', async () => {
+    // Heat decides which segments are read (heatWeight 50): if asking raised it, the second
+    // round of the same questions would rank other pages first.
+    const config = { ...CONFIG, heatWeight: 50, topSegments: 1 };
+    const m = await memoryos(config);
+    const questions = ['pottery bowl and clay', 'stock market shares', 'mountain lake camping'];
+    const before = m.midTerm();
+    const first = [];
+    for (const q of questions) first.push(await m.retrieve(q, 3));
+    const second = [];
+    for (const q of questions) second.push(await m.retrieve(q, 3));
+    expect(second).toEqual(first);
+    expect(m.midTerm()).toEqual(before);
+    expect(m.notes().some((n) => n.includes('learns from queries'))).toBe(false);
+    await m.close();
+  });
+
+  it('learns from queries when asked to, and says so in its notes', async () => {
+    const m = await memoryos({ ...CONFIG, learnsFromQueries: true });
+    const before = m.midTerm();
+    await m.retrieve('What did Ann make in her pottery class?', 3);
+    // Using a segment is a visit (MemoryOS's heat).
     expect(m.stats()['visits']).toBeGreaterThan(0);
+    expect(m.midTerm()).not.toEqual(before);
+    expect(m.notes()).toContain(LEARNS_FROM_QUERIES_NOTE);
     await m.close();
   });
 

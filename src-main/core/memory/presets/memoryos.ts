@@ -23,9 +23,12 @@
  * Retrieval scores pages by BM25 and SIF cosine (normalised, weighted): every short-term page,
  * plus the pages of the `topSegments` segments that best match the question (segment score =
  * vector similarity + the best text score of its pages, times 1 + heatWeight * heat / max heat).
- * Using a segment counts as a visit, so retrieval changes heat: the same packets and the same
- * questions in the same order give the same state, but a resumed run, which replays packets
- * without re-asking the questions of committed tests, starts those segments with fewer visits.
+ * A question's retrieval changes nothing (issue 12 item 5): re-asking a question, or asking it at
+ * another test, gives the same answer from the same packets. MemoryOS itself counts a segment a
+ * question used as a visit (heat rises); `learnsFromQueries: true` turns that on, and the run's
+ * notes say so: then the same packets and questions in the same order give the same state, but
+ * re-asking changes it, and a resumed run (which replays packets without re-asking the questions
+ * of committed tests) starts those segments with fewer visits.
  */
 import { WINK_EMBEDDER_NAME } from '../retrieval/embedder';
 import { z } from 'zod';
@@ -86,7 +89,12 @@ export const memoryosPresetConfigSchema = z.strictObject({
   longTermFactsPerCall: z.number().int().min(1).max(50).default(8),
   /** Long-term: facts added to each retrieval (they take the place of the last turns). */
   longTermTopK: z.number().int().min(0).max(100).default(2),
+  /** MemoryOS's own behaviour: a segment a question's answer used counts as a visit (heat). */
+  learnsFromQueries: z.boolean().default(false),
 });
+
+export const LEARNS_FROM_QUERIES_NOTE =
+  'memoryos: learns from queries: a segment a question used counts as a visit, so asking changes memory state (re-asking can change answers)';
 export type MemoryosPresetConfig = z.output<typeof memoryosPresetConfigSchema>;
 
 const SHORT_TERM = 'short-term';
@@ -402,13 +410,15 @@ export class MemoryosMemory implements MemoryService {
       .sort((a, b) => b.score - a.score || b.order - a.order)
       .slice(0, topK - facts.length);
 
-    // A segment whose page reaches the answerer counts as visited, at the current conversation time.
-    const used = new Set(ranked.map((r) => this.segmentOfPage.get(r.id)));
-    for (const s of chosen) {
-      if (!used.has(s.id)) continue;
-      s.visits++;
-      s.lastTouched = this.now;
-      this.counters.visits++;
+    if (c.learnsFromQueries) {
+      // A segment whose page reaches the answerer counts as visited, at the current conversation time.
+      const used = new Set(ranked.map((r) => this.segmentOfPage.get(r.id)));
+      for (const s of chosen) {
+        if (!used.has(s.id)) continue;
+        s.visits++;
+        s.lastTouched = this.now;
+        this.counters.visits++;
+      }
     }
 
     const stored = this.collection.get(ranked.map((r) => r.id));
@@ -473,6 +483,7 @@ export class MemoryosMemory implements MemoryService {
             ...this.longTerm.failureNote(MEMORYOS_PRESET),
           ]
         : [LONG_TERM_OFF_NOTE]),
+      ...(c.learnsFromQueries ? [LEARNS_FROM_QUERIES_NOTE] : []),
     ];
   }
 

@@ -45,7 +45,10 @@ const ANSWER_PROTOCOL_LABELS: Record<AnswerProtocolName, string> = {
   'workbench-locomo': 'Workbench, LoCoMo-style (retrieved memories)',
   'workbench-mem0': 'Workbench, Mem0-style (retrieved memories)',
   'locomo-full-context': 'LoCoMo full context (paper, byte-exact)',
+  'locomo-rag': 'LoCoMo RAG (paper, byte-exact; locomo-rag-* presets)',
   mem0: 'Mem0 (paper, byte-exact)',
+  'mem0-rag': "Mem0's RAG baseline (paper, byte-exact; mem0-rag-chunks preset)",
+  'mem0-full-context': "Mem0's full-context baseline (paper, byte-exact)",
 };
 const JUDGE_PROTOCOL_LABELS: Record<JudgeProtocolName, string> = {
   mem0: 'Mem0 (paper, byte-exact)',
