@@ -25,7 +25,7 @@ import { loadMemoryPresets } from './pipeline/presets';
 import { resumeExperiment, startExperiment, type ExperimentHandle } from './pipeline/runner';
 import { runQueries, type ReadMethod, type RunQueries } from './runs/queries';
 import { DEFAULT_READ_WORKERS, RunReadWorkers } from './runs/readWorkers';
-import { rescoreRun } from './runs/rescore';
+import { runWrites } from './runs/handlers';
 import { RunStore } from './runs/store';
 
 /**
@@ -126,13 +126,13 @@ export class ExperimentManager {
     return this.readPool(store.file).callJson(method, input);
   }
 
-  delete(runId: string): boolean {
+  async delete(runId: string): Promise<{ deleted: boolean }> {
     if (this.active.has(runId)) {
       throw new WorkbenchError('CONFLICT', `run ${runId} is running; cancel it before deleting`, {
         path: ['runId'],
       });
     }
-    return this.runs().deleteRun(runId);
+    return runWrites(this.runs())['runs.delete']({ runId });
   }
 
   /** Rescores a stored run (not one that is running), yielding between samples. */
@@ -142,7 +142,10 @@ export class ExperimentManager {
         path: ['runId'],
       });
     }
-    return rescoreRun(this.runs(), runId, metrics ? { metrics } : {});
+    return runWrites(this.runs())['runs.rescore']({
+      runId,
+      ...(metrics ? { metrics: [...metrics] } : {}),
+    });
   }
 
   /** Cancels every run and closes the database (app quit, server stop). */

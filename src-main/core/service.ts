@@ -101,7 +101,7 @@ export function createService(options: ServiceOptions): Service {
     'runs.list': (input) => experiments.read('runs.list', input),
     'runs.get': (input) => experiments.read('runs.get', input),
     'runs.answers': (input) => experiments.read('runs.answers', input),
-    'runs.delete': async ({ runId }) => ({ deleted: experiments.delete(runId) }),
+    'runs.delete': ({ runId }) => experiments.delete(runId),
     // Writes: on this thread, the runs DB's only writer, one sample at a time (core/runs/rescore.ts).
     'runs.rescore': ({ runId, metrics }) => experiments.rescore(runId, metrics),
     'runs.export': (input) => experiments.read('runs.export', input),

@@ -1,10 +1,8 @@
-import { parseArgs } from 'node:util';
 import { metricOf } from '../../../src-shared/metrics';
-import { rescoreRun } from '../../core/runs/rescore';
 import { summaryTable } from '../../core/runs/report';
-import type { CliCommand } from '../command';
-import { UsageError } from '../command';
-import { openStore, parseScheme } from './experiment';
+import { JSON_OPTION, RUNS_DB_OPTIONS, SCHEME_OPTION, UsageError, defineCommand } from '../command';
+import { withRunsApi } from '../runsApi';
+import { parseScheme } from './experiment';
 
 const USAGE = `usage: npm run -s cli -- rescore <run id> [--metrics id,id] [options]
 
@@ -23,27 +21,16 @@ options:
   -h, --help                show this help
 `;
 
-export const rescoreCommand: CliCommand = {
+export const rescoreCommand = defineCommand({
   summary: 'score a stored run again under any registered metric, offline',
   usage: USAGE,
-  async run(args, io) {
-    const { values, positionals } = parseArgs({
-      args,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        metrics: { type: 'string' },
-        scheme: { type: 'string' },
-        json: { type: 'boolean', default: false },
-        'runs-db': { type: 'string' },
-        'data-dir': { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-    if (values.help) {
-      io.stdout(USAGE);
-      return 0;
-    }
+  options: {
+    metrics: { type: 'string' },
+    ...SCHEME_OPTION,
+    ...JSON_OPTION,
+    ...RUNS_DB_OPTIONS,
+  },
+  async run({ values, positionals }, io) {
     if (positionals.length !== 1) throw new UsageError('rescore takes one run id');
     const metrics = values.metrics
       ?.split(',')
@@ -59,10 +46,9 @@ export const rescoreCommand: CliCommand = {
       }
     }
     const scheme = parseScheme(values.scheme);
-    const { store } = openStore(values['runs-db'], values['data-dir']);
-    try {
+    return withRunsApi(values, async (api) => {
       const runId = positionals[0] as string;
-      const result = await rescoreRun(store, runId, metrics ? { metrics } : {});
+      const result = await api.call('runs.rescore', { runId, ...(metrics ? { metrics } : {}) });
       if (values.json) {
         io.stdout(`${JSON.stringify(result)}\n`);
         return 0;
@@ -72,10 +58,8 @@ export const rescoreCommand: CliCommand = {
           `(${result.metrics.join(', ') || 'none'}), ${result.written} scores written\n`,
       );
       for (const s of result.skipped) io.stdout(`skipped ${s.metric}: ${s.reason}\n`);
-      io.stdout(summaryTable(result.summary, scheme, store.profileOf(runId)));
+      io.stdout(summaryTable(result.summary, scheme, api.store.profileOf(runId)));
       return 0;
-    } finally {
-      store.close();
-    }
+    });
   },
-};
+});

@@ -1,0 +1,30 @@
+import type { ApiOutput, ApiParsedInput } from '../../../src-shared/api';
+import { runQueries, type ReadMethod, type RunQueries } from './queries';
+import { rescoreRun } from './rescore';
+import type { RunStore } from './store';
+
+/**
+ * The API's `runs.*` methods over one runs database: the read views (queries.ts) and the writes.
+ * The service serves them to the UI (reads in a read worker, writes behind its running-run guard)
+ * and the CLI calls them directly on the database it opened, so a view exists once.
+ */
+export const RUN_WRITE_METHODS = ['runs.delete', 'runs.rescore'] as const;
+export type RunWriteMethod = (typeof RUN_WRITE_METHODS)[number];
+export type RunsMethod = ReadMethod | RunWriteMethod;
+
+export type RunWrites = {
+  [K in RunWriteMethod]: (input: ApiParsedInput<K>) => Promise<ApiOutput<K>>;
+};
+
+export type RunsHandlers = RunQueries & RunWrites;
+
+export function runWrites(store: RunStore): RunWrites {
+  return {
+    'runs.delete': async ({ runId }) => ({ deleted: store.deleteRun(runId) }),
+    'runs.rescore': ({ runId, metrics }) => rescoreRun(store, runId, metrics ? { metrics } : {}),
+  };
+}
+
+export function runsHandlers(store: RunStore): RunsHandlers {
+  return { ...runQueries(store), ...runWrites(store) };
+}
