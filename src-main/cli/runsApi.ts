@@ -7,6 +7,7 @@ import {
 import { zodError } from '../../src-shared/errors';
 import { runsHandlers, type RunsMethod } from '../core/runs/handlers';
 import type { RunStore } from '../core/runs/store';
+import type { ApiKeySource } from '../core/keys';
 import { openStore } from './commands/experiment';
 
 /**
@@ -19,13 +20,17 @@ export interface RunsApi {
   store: RunStore;
 }
 
-/** Opens the runs database named by `--runs-db`/`--data-dir`, lends it to `use`, closes it. */
+/**
+ * Opens the runs database named by `--runs-db`/`--data-dir`, lends it to `use`, closes it.
+ * `apiKeys`: where a rescore's judge reads its key (the command's `--allow-key-env` policy).
+ */
 export async function withRunsApi<T>(
   flags: { 'runs-db'?: string | undefined; 'data-dir'?: string | undefined },
   use: (api: RunsApi) => Promise<T>,
+  apiKeys?: ApiKeySource,
 ): Promise<T> {
   const { store } = openStore(flags['runs-db'], flags['data-dir']);
-  const handlers = runsHandlers(store);
+  const handlers = runsHandlers(store, apiKeys);
   const api: RunsApi = {
     store,
     async call(name, input) {

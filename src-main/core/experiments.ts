@@ -132,20 +132,18 @@ export class ExperimentManager {
         path: ['runId'],
       });
     }
-    return runWrites(this.runs())['runs.delete']({ runId });
+    return runWrites(this.runs(), this.apiKeys)['runs.delete']({ runId });
   }
 
   /** Rescores a stored run (not one that is running), yielding between samples. */
-  async rescore(runId: string, metrics?: readonly string[]): Promise<RescoreResult> {
+  async rescore(input: ApiParsedInput<'runs.rescore'>): Promise<RescoreResult> {
+    const { runId } = input;
     if (this.active.has(runId)) {
       throw new WorkbenchError('CONFLICT', `run ${runId} is running; rescore it when it ends`, {
         path: ['runId'],
       });
     }
-    return runWrites(this.runs())['runs.rescore']({
-      runId,
-      ...(metrics ? { metrics: [...metrics] } : {}),
-    });
+    return runWrites(this.runs(), this.apiKeys)['runs.rescore'](input);
   }
 
   /** Cancels every run and closes the database (app quit, server stop). */

@@ -103,7 +103,7 @@ export function createService(options: ServiceOptions): Service {
     'runs.answers': (input) => experiments.read('runs.answers', input),
     'runs.delete': ({ runId }) => experiments.delete(runId),
     // Writes: on this thread, the runs DB's only writer, one sample at a time (core/runs/rescore.ts).
-    'runs.rescore': ({ runId, metrics }) => experiments.rescore(runId, metrics),
+    'runs.rescore': (input) => experiments.rescore(input),
     'runs.export': (input) => experiments.read('runs.export', input),
     'runs.compare': (input) => experiments.read('runs.compare', input),
     'runs.compareExport': (input) => experiments.read('runs.compareExport', input),

@@ -6,7 +6,7 @@ import {
   type PaperFormat,
   type PaperMarkup,
 } from '../../../src-shared/paperTables';
-import { summaryTable } from '../../core/runs/report';
+import { protocolJudgeTable, summaryTable } from '../../core/runs/report';
 import { RUNS_DB_OPTIONS, SCHEME_OPTION, UsageError, defineCommand } from '../command';
 import { withRunsApi } from '../runsApi';
 import { parseScheme } from './experiment';
@@ -60,6 +60,7 @@ export const reportCommand = defineCommand({
         info: run,
         summary,
         benchmark: profile,
+        judgeProtocols,
       } = await api.call('runs.get', {
         runId: positionals[0] as string,
       });
@@ -68,6 +69,7 @@ export const reportCommand = defineCommand({
         return 0;
       }
       io.stdout(summaryTable(summary, scheme, profile));
+      io.stdout(protocolJudgeTable(judgeProtocols, scheme, profile));
       const coverage = coverageNote(run.manifest, summary);
       if (coverage) io.stdout(`${coverage.text}\n`);
       return 0;

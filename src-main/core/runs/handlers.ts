@@ -1,4 +1,5 @@
 import type { ApiOutput, ApiParsedInput } from '../../../src-shared/api';
+import { ApiKeySource } from '../keys';
 import { runQueries, type ReadMethod, type RunQueries } from './queries';
 import { rescoreRun } from './rescore';
 import type { RunStore } from './store';
@@ -18,13 +19,23 @@ export type RunWrites = {
 
 export type RunsHandlers = RunQueries & RunWrites;
 
-export function runWrites(store: RunStore): RunWrites {
+/** `apiKeys`: where a rescore's judge reads its key (the caller's key policy). */
+export function runWrites(store: RunStore, apiKeys = new ApiKeySource()): RunWrites {
   return {
     'runs.delete': async ({ runId }) => ({ deleted: store.deleteRun(runId) }),
-    'runs.rescore': ({ runId, metrics }) => rescoreRun(store, runId, metrics ? { metrics } : {}),
+    'runs.rescore': ({ runId, metrics, judge }) =>
+      rescoreRun(store, runId, {
+        ...(metrics ? { metrics } : {}),
+        ...(judge
+          ? {
+              judge,
+              keys: apiKeys.keysFor(judge.apiKeyEnv, 'rescore judge', ['judge', 'apiKeyEnv']),
+            }
+          : {}),
+      }),
   };
 }
 
-export function runsHandlers(store: RunStore): RunsHandlers {
-  return { ...runQueries(store), ...runWrites(store) };
+export function runsHandlers(store: RunStore, apiKeys?: ApiKeySource): RunsHandlers {
+  return { ...runQueries(store), ...runWrites(store, apiKeys) };
 }
