@@ -183,7 +183,7 @@ describe('runs DB migrations', () => {
 
     // Migration 6 keeps the stored (simple_tokenize) BLEU-1 as the variant; 'bleu1' is recomputed.
     const store = RunStore.open(f);
-    expect(store.db.pragma('user_version', { simple: true })).toBe(6);
+    expect(store.db.pragma('user_version', { simple: true })).toBe(RUNS_SCHEMA_VERSION);
     const [judged, failed, adversarial] = store.finalAnswers('r3');
     expect(judged).toMatchObject({
       scores: {
@@ -216,6 +216,40 @@ describe('runs DB migrations', () => {
     expect(store.deleteRun('r3')).toBe(true);
     expect(store.db.prepare('SELECT count(*) AS n FROM answer_scores').get()).toEqual({ n: 0 });
     store.close();
+  });
+
+  it('migration 7 adds judge verdicts per protocol to a v6 file, leaving its tables as they were', () => {
+    const f = file();
+    const v6 = openRunsDb(f, { targetVersion: 6 });
+    const tablesOf = (db: ReturnType<typeof openSqlite>): string[] =>
+      (
+        db
+          .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+          .all() as Array<{
+          name: string;
+        }>
+      ).map((t) => t.name);
+    const before = tablesOf(v6);
+    const answerColumns = columns(v6, 'answers');
+    v6.close();
+    const db = openRunsDb(f, { targetVersion: 7 });
+    expect(db.pragma('user_version', { simple: true })).toBe(7);
+    expect(tablesOf(db)).toEqual([...before, 'protocol_judge_scores'].sort());
+    expect(columns(db, 'answers')).toEqual(answerColumns);
+    expect(columns(db, 'protocol_judge_scores')).toEqual([
+      'run_id',
+      'sample_id',
+      'test_index',
+      'question_index',
+      'protocol',
+      'model',
+      'prompt_sha256',
+      'mean',
+      'labels',
+      'error',
+      'unparseable',
+    ]);
+    db.close();
   });
 
   it("migration 4 allows status 'degraded' and adds the call ledger, keeping every row of a v3 file", () => {
