@@ -6,6 +6,87 @@ import globals from 'globals';
 
 const nodeBuiltins = ['node:*', 'fs', 'path', 'os', 'crypto', 'child_process', 'worker_threads'];
 
+const enginePatterns = [
+  {
+    group: ['electron', 'electron/*'],
+    message: 'core/cli/server run under plain Node; only src-main/app may import electron.',
+  },
+  { group: ['**/src-renderer/**'], message: 'the engine never imports the UI.' },
+  { group: ['**/app/**'], message: 'the engine never imports the Electron shell.' },
+];
+
+/**
+ * src-main/core, lowest first: a folder may import the ones before it, never one after it.
+ * core/designs (the Collections view's engine) sits inside memory: it builds on memory/retrieval
+ * and the `designed` memory preset builds on it. Folders not listed (http, scoring, sweeps and the
+ * files directly in core/) are not ranked.
+ */
+const CORE_LAYERS = ['dataset', 'collection', 'embed', 'memory', 'answer', 'pipeline', 'runs'];
+
+/**
+ * Known upward imports, allowed by name until they move (each a module path below core/):
+ * - answer/llm-client is the OpenAI-compatible transport that embed and memory use too; it moves
+ *   to core/http once issue 13's edits to it have merged.
+ * - the runner records into the runs database (runs/store, its manifest and usage ledger).
+ */
+const LAYER_EXCEPTIONS = {
+  embed: ['answer/llm-client'],
+  memory: ['answer/llm-client'],
+  designs: ['answer/llm-client'],
+  pipeline: ['runs/store', 'runs/manifest', 'runs/usage'],
+};
+
+/**
+ * A relative import (any depth of ../) of one of `folders` under core/ (a name, or a regex
+ * fragment given as `{ regex }`), but not of a module in `allowed`.
+ */
+function importOf(folders, allowed = []) {
+  const except = allowed.map((m) => `(?!${m.replace('/', '\\/')}$)`).join('');
+  const targets = folders.map((f) => (typeof f === 'string' ? `${f}(\\/|$)` : f.regex));
+  return `^(\\.\\.\\/)+${except}(${targets.join('|')})`;
+}
+
+function layerRule(files, folders, message, allowed) {
+  return {
+    files,
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...enginePatterns,
+            { regex: importOf(folders, allowed), message: `${message} (core layering)` },
+          ],
+        },
+      ],
+    },
+  };
+}
+
+const coreLayering = [
+  ...CORE_LAYERS.slice(0, -1).map((layer, i) =>
+    layerRule(
+      [`src-main/core/${layer}/**/*.ts`],
+      [...CORE_LAYERS.slice(i + 1), ...(i < CORE_LAYERS.indexOf('memory') ? ['designs'] : [])],
+      `core/${layer} must not import a higher layer (${CORE_LAYERS.slice(i + 1).join(', ')})`,
+      LAYER_EXCEPTIONS[layer],
+    ),
+  ),
+  // memory/retrieval is below designs; designs is below the rest of memory.
+  layerRule(
+    ['src-main/core/memory/retrieval/**/*.ts'],
+    ['designs', 'answer', 'pipeline', 'runs'],
+    'core/memory/retrieval must not import designs or a higher layer',
+    LAYER_EXCEPTIONS.memory,
+  ),
+  layerRule(
+    ['src-main/core/designs/**/*.ts'],
+    [{ regex: 'memory\\/(?!retrieval\\/)' }, 'answer', 'pipeline', 'runs'],
+    'core/designs may use memory/retrieval only, and no higher layer',
+    LAYER_EXCEPTIONS.designs,
+  ),
+];
+
 export default tseslint.config(
   {
     ignores: [
@@ -81,21 +162,8 @@ export default tseslint.config(
   // The engine runs under plain Node (CLI, server, worker): no electron anywhere in core, cli or server.
   {
     files: ['src-main/core/**/*.ts', 'src-main/cli/**/*.ts', 'src-main/server/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: ['electron', 'electron/*'],
-              message:
-                'core/cli/server run under plain Node; only src-main/app may import electron.',
-            },
-            { group: ['**/src-renderer/**'], message: 'the engine never imports the UI.' },
-            { group: ['**/app/**'], message: 'the engine never imports the Electron shell.' },
-          ],
-        },
-      ],
-    },
+    rules: { 'no-restricted-imports': ['error', { patterns: enginePatterns }] },
   },
+  // Core layering (DESIGN, issue 10): each engine folder imports only the layers below it.
+  ...coreLayering,
 );

@@ -13,12 +13,13 @@ import {
 } from './compare';
 import {
   ExperimentConfigSchema,
+  JudgeConfigSchema,
   type AnswerRecord,
   type CurvePoint,
   type ProgressEvent,
   type RunSummary,
 } from './experiment';
-import type { RescoreResult } from './rescore';
+import type { ProtocolJudgeSummary, RescoreResult } from './rescore';
 import {
   MAX_RUN_TAGS,
   RunIdentitySchema,
@@ -149,7 +150,14 @@ export const apiMethods = {
    * stored, writing every answer's values; judge metrics are skipped with the reason.
    */
   'runs.rescore': method<RescoreResult>()(
-    z.object({ runId, metrics: z.array(metricIdSchema).max(100).optional() }).strict(),
+    z
+      .object({
+        runId,
+        metrics: z.array(metricIdSchema).max(100).optional(),
+        /** Also run this judge over the final answers, stored per protocol (answers untouched). */
+        judge: JudgeConfigSchema.optional(),
+      })
+      .strict(),
   ),
   'runs.compare': method<RunComparisonResult>()(
     z
@@ -267,6 +275,8 @@ export interface RunDetail {
   benchmark: BenchmarkProfile;
   summary: RunSummary;
   curve: CurvePoint[];
+  /** J under each judge protocol a rescore ran (`rescore --judge`); empty when none. */
+  judgeProtocols: ProtocolJudgeSummary[];
 }
 
 export interface ExportedFile {

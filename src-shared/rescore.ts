@@ -7,6 +7,31 @@ export interface RescoreSkip {
   reason: string;
 }
 
+/** J of a run's final answers under one judge protocol (`rescore --judge`), per category. */
+export interface ProtocolJudgeSummary {
+  protocol: string;
+  model: string;
+  /** sha256 of the protocol's prompt record (src-shared/runs PromptRecord). */
+  promptSha256: string;
+  /** Mean verdict and how many answers have one, by category id; categories without any omitted. */
+  byCategory: Record<string, { mean: number; n: number }>;
+  overall: { mean: number; n: number };
+  /** Answers the judge gave no verdict (errors) or an unreadable reply (counted WRONG in mem0). */
+  errors: number;
+  unparseable: number;
+}
+
+/** What a judge protocol pass of `rescore` did. */
+export interface RescoreJudgeResult {
+  protocol: string;
+  model: string;
+  judged: number;
+  errors: number;
+  unparseable: number;
+  calls: number;
+  cacheHits: number;
+}
+
 export interface RescoreResult {
   runId: string;
   /** Metrics whose values were written. */
@@ -18,4 +43,6 @@ export interface RescoreResult {
   /** Answers of every test. */
   answers: number;
   summary: RunSummary;
+  /** Present when a judge protocol was run (`judge` input). */
+  judge?: RescoreJudgeResult;
 }

@@ -1,6 +1,9 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
 /**
- * The contract between the CLI dispatcher (main.ts) and its commands. Kept apart from main.ts so
- * commands never import the entry point (which would be an import cycle).
+ * The contract between the CLI dispatcher (main.ts) and its commands, and the one place a command's
+ * arguments are parsed. Kept apart from main.ts so commands never import the entry point (which
+ * would be an import cycle).
  */
 
 /** Where a command writes; injected so tests can capture output without spawning a process. */
@@ -21,4 +24,64 @@ export interface CliCommand {
 /** Bad command-line usage: the dispatcher prints it with a hint and exits with code 2. */
 export class UsageError extends Error {
   override readonly name = 'UsageError';
+}
+
+type OptionsConfig = NonNullable<ParseArgsConfig['options']>;
+
+/** `-h/--help`: every command takes it and answers with its usage. */
+const HELP_OPTION = { help: { type: 'boolean', short: 'h', default: false } } as const;
+
+/** Where the runs database is: `--runs-db <path>` or `<--data-dir>/runs.db`. */
+export const RUNS_DB_OPTIONS = {
+  'runs-db': { type: 'string' },
+  'data-dir': { type: 'string' },
+} as const;
+
+/** `--json`: exactly one JSON object on stdout instead of the human report. */
+export const JSON_OPTION = { json: { type: 'boolean', default: false } } as const;
+
+/** `--scheme <official|mem0>`: category names in tables (parsed by parseScheme). */
+export const SCHEME_OPTION = { scheme: { type: 'string' } } as const;
+
+type ParserConfig<O extends OptionsConfig> = {
+  args: string[];
+  allowPositionals: true;
+  strict: true;
+  options: O & typeof HELP_OPTION;
+};
+
+/** What a command's `run` receives: node:util parseArgs' values (typed by its options) and positionals. */
+export type ParsedArgs<O extends OptionsConfig> = ReturnType<typeof parseArgs<ParserConfig<O>>>;
+
+export interface CommandSpec<O extends OptionsConfig> {
+  summary: string;
+  usage: string;
+  /** The command's options; `-h/--help` is added. Unknown options are usage errors (strict). */
+  options: O;
+  run(parsed: ParsedArgs<O>, io: CliIO): Promise<number>;
+}
+
+/**
+ * A command whose arguments are parsed strictly (positionals allowed) and whose `--help` prints its
+ * usage, so each command holds only what is its own: options, checks and output.
+ */
+export function defineCommand<const O extends OptionsConfig>(spec: CommandSpec<O>): CliCommand {
+  return {
+    summary: spec.summary,
+    usage: spec.usage,
+    async run(args, io) {
+      const config: ParserConfig<O> = {
+        args,
+        allowPositionals: true,
+        strict: true,
+        options: { ...spec.options, ...HELP_OPTION },
+      };
+      const parsed = parseArgs(config);
+      if ((parsed.values as { help?: boolean }).help === true) {
+        io.stdout(spec.usage);
+        return 0;
+      }
+      return spec.run(parsed, io);
+    },
+  };
 }

@@ -26,7 +26,7 @@ import { loadMemoryPresets } from './pipeline/presets';
 import { resumeExperiment, startExperiment, type ExperimentHandle } from './pipeline/runner';
 import { runQueries, type ReadMethod, type RunQueries } from './runs/queries';
 import { DEFAULT_READ_WORKERS, RunReadWorkers } from './runs/readWorkers';
-import { rescoreRun } from './runs/rescore';
+import { runWrites } from './runs/handlers';
 import { RunStore } from './runs/store';
 
 /**
@@ -130,27 +130,28 @@ export class ExperimentManager {
   }
 
   /** A run's name, tags and notes, edited later (a running run too: they are not its config). */
-  setIdentity(runId: string, patch: Partial<RunIdentity>): RunIdentity {
-    return this.runs().setRunIdentity(runId, patch);
+  setIdentity(input: ApiParsedInput<'runs.setIdentity'>): Promise<RunIdentity> {
+    return runWrites(this.runs(), this.apiKeys)['runs.setIdentity'](input);
   }
 
-  delete(runId: string): boolean {
+  async delete(runId: string): Promise<{ deleted: boolean }> {
     if (this.active.has(runId)) {
       throw new WorkbenchError('CONFLICT', `run ${runId} is running; cancel it before deleting`, {
         path: ['runId'],
       });
     }
-    return this.runs().deleteRun(runId);
+    return runWrites(this.runs(), this.apiKeys)['runs.delete']({ runId });
   }
 
   /** Rescores a stored run (not one that is running), yielding between samples. */
-  async rescore(runId: string, metrics?: readonly string[]): Promise<RescoreResult> {
+  async rescore(input: ApiParsedInput<'runs.rescore'>): Promise<RescoreResult> {
+    const { runId } = input;
     if (this.active.has(runId)) {
       throw new WorkbenchError('CONFLICT', `run ${runId} is running; rescore it when it ends`, {
         path: ['runId'],
       });
     }
-    return rescoreRun(this.runs(), runId, metrics ? { metrics } : {});
+    return runWrites(this.runs(), this.apiKeys)['runs.rescore'](input);
   }
 
   /** Cancels every run and closes the database (app quit, server stop). */

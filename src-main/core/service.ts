@@ -101,10 +101,10 @@ export function createService(options: ServiceOptions): Service {
     'runs.list': (input) => experiments.read('runs.list', input),
     'runs.get': (input) => experiments.read('runs.get', input),
     'runs.answers': (input) => experiments.read('runs.answers', input),
-    'runs.delete': async ({ runId }) => ({ deleted: experiments.delete(runId) }),
-    'runs.setIdentity': async ({ runId, ...patch }) => experiments.setIdentity(runId, patch),
+    'runs.delete': ({ runId }) => experiments.delete(runId),
+    'runs.setIdentity': (input) => experiments.setIdentity(input),
     // Writes: on this thread, the runs DB's only writer, one sample at a time (core/runs/rescore.ts).
-    'runs.rescore': ({ runId, metrics }) => experiments.rescore(runId, metrics),
+    'runs.rescore': (input) => experiments.rescore(input),
     'runs.export': (input) => experiments.read('runs.export', input),
     'runs.compare': (input) => experiments.read('runs.compare', input),
     'runs.question': (input) => experiments.read('runs.question', input),

@@ -1,10 +1,8 @@
 import { writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
-import { EXPORT_FORMATS, exportRun, type ExportFormat } from '../../core/runs/export';
+import { EXPORT_FORMATS, type ExportFormat } from '../../core/runs/export';
 import { fromSystemError } from '../../core/system-errors';
-import type { CliCommand } from '../command';
-import { UsageError } from '../command';
-import { openStore } from './experiment';
+import { RUNS_DB_OPTIONS, UsageError, defineCommand } from '../command';
+import { withRunsApi } from '../runsApi';
 
 const USAGE = `usage: npm run -s cli -- export <run id> --format json|csv [options]
 
@@ -23,26 +21,15 @@ function isFormat(value: string): value is ExportFormat {
   return (EXPORT_FORMATS as readonly string[]).includes(value);
 }
 
-export const exportCommand: CliCommand = {
+export const exportCommand = defineCommand({
   summary: "write a run's answers as JSON or CSV",
   usage: USAGE,
-  async run(args, io) {
-    const { values, positionals } = parseArgs({
-      args,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        format: { type: 'string' },
-        out: { type: 'string' },
-        'runs-db': { type: 'string' },
-        'data-dir': { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-    if (values.help) {
-      io.stdout(USAGE);
-      return 0;
-    }
+  options: {
+    format: { type: 'string' },
+    out: { type: 'string' },
+    ...RUNS_DB_OPTIONS,
+  },
+  async run({ values, positionals }, io) {
     if (positionals.length !== 1) throw new UsageError('export takes one run id');
     const format = values.format;
     if (format === undefined || !isFormat(format)) {
@@ -50,9 +37,11 @@ export const exportCommand: CliCommand = {
         `--format must be one of ${EXPORT_FORMATS.join(', ')}${format === undefined ? '' : ` (got "${format}")`}`,
       );
     }
-    const { store } = openStore(values['runs-db'], values['data-dir']);
-    try {
-      const text = exportRun(store, positionals[0] as string, format);
+    return withRunsApi(values, async (api) => {
+      const { content: text } = await api.call('runs.export', {
+        runId: positionals[0] as string,
+        format,
+      });
       if (values.out === undefined) io.stdout(text);
       else {
         try {
@@ -63,8 +52,6 @@ export const exportCommand: CliCommand = {
         io.stderr(`wrote ${values.out}\n`);
       }
       return 0;
-    } finally {
-      store.close();
-    }
+    });
   },
-};
+});

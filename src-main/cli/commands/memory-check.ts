@@ -1,12 +1,10 @@
-import { parseArgs } from 'node:util';
 import { memoryProtocolJsonSchema } from '../../../src-shared/memory-protocol';
 import {
   DEFAULT_ANSWER_TIMEOUT_MS,
   DEFAULT_INSERT_TIMEOUT_MS,
 } from '../../../src-shared/experiment';
 import { formatConformance, runConformance } from '../../core/memory/external/conformance';
-import type { CliCommand } from '../command';
-import { UsageError } from '../command';
+import { JSON_OPTION, UsageError, defineCommand } from '../command';
 
 const USAGE = `usage: npm run -s cli -- memory-check <url> [options]
        npm run -s cli -- memory-check --command "<cmd>" [options]
@@ -37,29 +35,19 @@ function positiveInt(flag: string, value: string | undefined): number | undefine
   return n;
 }
 
-export const memoryCheckCommand: CliCommand = {
+export const memoryCheckCommand = defineCommand({
   summary: 'check your own memory service against the memory protocol (conformance report)',
   usage: USAGE,
-  async run(args, io) {
-    const { values, positionals } = parseArgs({
-      args,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        command: { type: 'string' },
-        'allow-remote': { type: 'boolean', default: false },
-        'insert-timeout-ms': { type: 'string' },
-        'answer-timeout-ms': { type: 'string' },
-        'lag-limit-ms': { type: 'string' },
-        json: { type: 'boolean', default: false },
-        schema: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-    if (values.help) {
-      io.stdout(USAGE);
-      return 0;
-    }
+  options: {
+    command: { type: 'string' },
+    'allow-remote': { type: 'boolean', default: false },
+    'insert-timeout-ms': { type: 'string' },
+    'answer-timeout-ms': { type: 'string' },
+    'lag-limit-ms': { type: 'string' },
+    ...JSON_OPTION,
+    schema: { type: 'boolean', default: false },
+  },
+  async run({ values, positionals }, io) {
     if (values.schema) {
       io.stdout(`${JSON.stringify(memoryProtocolJsonSchema(), null, 2)}\n`);
       return 0;
@@ -82,4 +70,4 @@ export const memoryCheckCommand: CliCommand = {
     io.stdout(values.json ? `${JSON.stringify(report)}\n` : formatConformance(report));
     return report.passed ? 0 : 1;
   },
-};
+});

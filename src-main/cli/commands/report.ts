@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { coverageNote } from '../../../src-shared/coverage';
 import {
   PAPER_FORMATS,
@@ -7,10 +6,10 @@ import {
   type PaperFormat,
   type PaperMarkup,
 } from '../../../src-shared/paperTables';
-import { summaryTable } from '../../core/runs/report';
-import type { CliCommand } from '../command';
-import { UsageError } from '../command';
-import { openStore, parseScheme } from './experiment';
+import { protocolJudgeTable, summaryTable } from '../../core/runs/report';
+import { RUNS_DB_OPTIONS, SCHEME_OPTION, UsageError, defineCommand } from '../command';
+import { withRunsApi } from '../runsApi';
+import { parseScheme } from './experiment';
 
 const USAGE = `usage: npm run -s cli -- report <run id> [--format locomo|mem0 [--as md|latex]] [options]
 
@@ -37,27 +36,16 @@ function oneOf<T extends string>(flag: string, allowed: readonly T[], value: str
   throw new UsageError(`${flag} must be one of ${allowed.join(', ')} (got "${value}")`);
 }
 
-export const reportCommand: CliCommand = {
+export const reportCommand = defineCommand({
   summary: "print a run's scores, plain or in the LoCoMo / Mem0 papers' table formats",
   usage: USAGE,
-  async run(args, io) {
-    const { values, positionals } = parseArgs({
-      args,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        format: { type: 'string' },
-        as: { type: 'string' },
-        scheme: { type: 'string' },
-        'runs-db': { type: 'string' },
-        'data-dir': { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-    if (values.help) {
-      io.stdout(USAGE);
-      return 0;
-    }
+  options: {
+    format: { type: 'string' },
+    as: { type: 'string' },
+    ...SCHEME_OPTION,
+    ...RUNS_DB_OPTIONS,
+  },
+  async run({ values, positionals }, io) {
     if (positionals.length !== 1) throw new UsageError('report takes one run id');
     const format =
       values.format === undefined
@@ -67,21 +55,24 @@ export const reportCommand: CliCommand = {
       throw new UsageError('--as needs --format locomo|mem0');
     const as = oneOf<PaperMarkup>('--as', PAPER_MARKUPS, values.as ?? 'md');
     const scheme = parseScheme(values.scheme);
-    const { store } = openStore(values['runs-db'], values['data-dir']);
-    try {
-      const run = store.getRun(positionals[0] as string);
-      const summary = store.summary(run.id);
-      const profile = store.profileOf(run.id);
+    return withRunsApi(values, async (api) => {
+      const {
+        info: run,
+        summary,
+        benchmark: profile,
+        judgeProtocols,
+      } = await api.call('runs.get', {
+        runId: positionals[0] as string,
+      });
       if (format !== null) {
         io.stdout(paperTable(summary, { format, as, label: `${run.preset} · ${run.id}`, profile }));
         return 0;
       }
       io.stdout(summaryTable(summary, scheme, profile));
+      io.stdout(protocolJudgeTable(judgeProtocols, scheme, profile));
       const coverage = coverageNote(run.manifest, summary);
       if (coverage) io.stdout(`${coverage.text}\n`);
       return 0;
-    } finally {
-      store.close();
-    }
+    });
   },
-};
+});

@@ -1,12 +1,14 @@
-import { parseArgs } from 'node:util';
 import { metricOf } from '../../../src-shared/metrics';
-import { rescoreRun } from '../../core/runs/rescore';
-import { summaryTable } from '../../core/runs/report';
-import type { CliCommand } from '../command';
-import { UsageError } from '../command';
-import { openStore, parseScheme } from './experiment';
+import type { JudgeConfigInput } from '../../../src-shared/experiment';
+import { ApiKeySource } from '../../core/keys';
+import { protocolJudgeTable, summaryTable } from '../../core/runs/report';
+import type { RunStore } from '../../core/runs/store';
+import { ALLOW_KEY_ENV_OPTION, keyPolicyFromArgs } from '../keyPolicy';
+import { JSON_OPTION, RUNS_DB_OPTIONS, SCHEME_OPTION, UsageError, defineCommand } from '../command';
+import { withRunsApi } from '../runsApi';
+import { judgeProtocolFlags, parseScheme } from './experiment';
 
-const USAGE = `usage: npm run -s cli -- rescore <run id> [--metrics id,id] [options]
+const USAGE = `usage: npm run -s cli -- rescore <run id> [--metrics id,id] [--judge <protocol>] [options]
 
 Scores a stored run again under registered metrics, without running memory or answers: every
 answer of every test gets the metrics' values written into the runs database (rerunning it
@@ -14,8 +16,20 @@ rewrites the same values), then the new headline table is printed. Retrieval met
 evidence from the run's dataset file (it must be unchanged). Judge metrics need an LLM and are
 skipped, with the reason printed.
 
+With --judge, a judge protocol is run over the run's final answers (an LLM call per distinct
+answer; the runs DB's judge cache makes a repeat free) and its J is stored under the protocol's
+name, beside the run's own J: answers and their scores are not touched. The endpoint is the run's
+own judge unless --judge-base-url/--judge-model say otherwise. Alone, --judge rescores no metric.
+
 options:
   --metrics <ids>           comma-separated metric ids (default: every registered metric)
+  --judge <protocol>        mem0, strict or workbench-v1: run this judge protocol
+  --judge-protocol-file <file>  your own judge prompt ({{question}}, {{gold}}, {{answer}})
+  --judge-base-url <url>    OpenAI-compatible endpoint of the judge (with /v1)
+  --judge-model <name>      judge model
+  --judge-api-key-env <NAME>  environment variable holding the judge's API key
+  --allow-key-env <NAME>    also read an API key from NAME (repeatable; by default only
+                            names ending in _API_KEY or _TOKEN are read)
   --scheme <official|mem0>  category names of the table (default: official)
   --json                    print exactly one JSON object
   --runs-db <path>          runs database (default: <data dir>/runs.db)
@@ -23,27 +37,22 @@ options:
   -h, --help                show this help
 `;
 
-export const rescoreCommand: CliCommand = {
+export const rescoreCommand = defineCommand({
   summary: 'score a stored run again under any registered metric, offline',
   usage: USAGE,
-  async run(args, io) {
-    const { values, positionals } = parseArgs({
-      args,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        metrics: { type: 'string' },
-        scheme: { type: 'string' },
-        json: { type: 'boolean', default: false },
-        'runs-db': { type: 'string' },
-        'data-dir': { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-    if (values.help) {
-      io.stdout(USAGE);
-      return 0;
-    }
+  options: {
+    metrics: { type: 'string' },
+    judge: { type: 'string' },
+    'judge-protocol-file': { type: 'string' },
+    'judge-base-url': { type: 'string' },
+    'judge-model': { type: 'string' },
+    'judge-api-key-env': { type: 'string' },
+    'allow-key-env': ALLOW_KEY_ENV_OPTION,
+    ...SCHEME_OPTION,
+    ...JSON_OPTION,
+    ...RUNS_DB_OPTIONS,
+  },
+  async run({ values, positionals }, io) {
     if (positionals.length !== 1) throw new UsageError('rescore takes one run id');
     const metrics = values.metrics
       ?.split(',')
@@ -59,23 +68,75 @@ export const rescoreCommand: CliCommand = {
       }
     }
     const scheme = parseScheme(values.scheme);
-    const { store } = openStore(values['runs-db'], values['data-dir']);
-    try {
-      const runId = positionals[0] as string;
-      const result = await rescoreRun(store, runId, metrics ? { metrics } : {});
-      if (values.json) {
-        io.stdout(`${JSON.stringify(result)}\n`);
+    const { protocol } = judgeProtocolFlags(values.judge, values['judge-protocol-file']);
+    const apiKeys = new ApiKeySource({
+      policy: keyPolicyFromArgs(values['allow-key-env'], 'rescore'),
+    });
+    return withRunsApi(
+      values,
+      async (api) => {
+        const runId = positionals[0] as string;
+        const judge =
+          protocol === undefined ? undefined : judgeOf(api.store, runId, protocol, values);
+        const result = await api.call('runs.rescore', {
+          runId,
+          ...(metrics ? { metrics } : {}),
+          ...(judge ? { judge } : {}),
+        });
+        if (values.json) {
+          io.stdout(`${JSON.stringify(result)}\n`);
+          return 0;
+        }
+        io.stdout(
+          `rescored run ${runId}: ${result.answers} answers × ${result.metrics.length} metric(s) ` +
+            `(${result.metrics.join(', ') || 'none'}), ${result.written} scores written\n`,
+        );
+        for (const s of result.skipped) io.stdout(`skipped ${s.metric}: ${s.reason}\n`);
+        const profile = api.store.profileOf(runId);
+        io.stdout(summaryTable(result.summary, scheme, profile));
+        if (result.judge) {
+          const j = result.judge;
+          io.stdout(
+            `judged ${j.judged} final answers under ${j.protocol} (${j.model}): ${j.calls} calls, ` +
+              `${j.cacheHits} cached, ${j.errors} without a verdict, ${j.unparseable} unreadable\n`,
+          );
+          io.stdout(protocolJudgeTable(api.store.protocolJudges(runId), scheme, profile));
+        }
         return 0;
-      }
-      io.stdout(
-        `rescored run ${runId}: ${result.answers} answers × ${result.metrics.length} metric(s) ` +
-          `(${result.metrics.join(', ') || 'none'}), ${result.written} scores written\n`,
-      );
-      for (const s of result.skipped) io.stdout(`skipped ${s.metric}: ${s.reason}\n`);
-      io.stdout(summaryTable(result.summary, scheme, store.profileOf(runId)));
-      return 0;
-    } finally {
-      store.close();
-    }
+      },
+      apiKeys,
+    );
   },
-};
+});
+
+/**
+ * The judge a rescore runs: the run's own judge endpoint (when it had one) under `protocol`, with
+ * the endpoint flags over it. The API schema checks the result.
+ */
+function judgeOf(
+  store: RunStore,
+  runId: string,
+  protocol: unknown,
+  flags: {
+    'judge-base-url'?: string | undefined;
+    'judge-model'?: string | undefined;
+    'judge-api-key-env'?: string | undefined;
+  },
+): JudgeConfigInput {
+  const own = store.getRun(runId).manifest.config.judge;
+  const baseUrl = flags['judge-base-url'] ?? own?.baseUrl;
+  const model = flags['judge-model'] ?? own?.model;
+  if (baseUrl === undefined || model === undefined) {
+    throw new UsageError(
+      `--judge needs --judge-base-url and --judge-model (run ${runId} had no judge to reuse)`,
+    );
+  }
+  const apiKeyEnv = flags['judge-api-key-env'] ?? own?.apiKeyEnv;
+  return {
+    ...(own ?? {}),
+    baseUrl,
+    model,
+    ...(apiKeyEnv !== undefined ? { apiKeyEnv } : {}),
+    protocol: protocol as JudgeConfigInput['protocol'],
+  };
+}

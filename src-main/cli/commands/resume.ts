@@ -1,7 +1,5 @@
-import { parseArgs } from 'node:util';
 import { resumeExperiment } from '../../core/pipeline/runner';
-import type { CliCommand } from '../command';
-import { UsageError } from '../command';
+import { JSON_OPTION, RUNS_DB_OPTIONS, SCHEME_OPTION, UsageError, defineCommand } from '../command';
 import {
   openStore,
   parseScheme,
@@ -30,28 +28,17 @@ options:
   -h, --help                show this help
 `;
 
-export const resumeCommand: CliCommand = {
+export const resumeCommand = defineCommand({
   summary: 'continue an interrupted, cancelled or failed run',
   usage: USAGE,
-  async run(args, io) {
-    const { values, positionals } = parseArgs({
-      args,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        'runs-db': { type: 'string' },
-        'data-dir': { type: 'string' },
-        'keep-collections': { type: 'boolean', default: false },
-        'allow-key-env': ALLOW_KEY_ENV_OPTION,
-        scheme: { type: 'string' },
-        json: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-    if (values.help) {
-      io.stdout(USAGE);
-      return 0;
-    }
+  options: {
+    ...RUNS_DB_OPTIONS,
+    'keep-collections': { type: 'boolean', default: false },
+    'allow-key-env': ALLOW_KEY_ENV_OPTION,
+    ...SCHEME_OPTION,
+    ...JSON_OPTION,
+  },
+  async run({ values, positionals }, io) {
     const scheme = parseScheme(values.scheme);
     if (positionals.length !== 1) throw new UsageError('resume takes one run id');
     const runId = positionals[0] as string;
@@ -73,4 +60,4 @@ export const resumeCommand: CliCommand = {
       store.close();
     }
   },
-};
+});

@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import {
   CATEGORY_IDS,
   CATEGORY_SCHEME_LABELS,
@@ -7,14 +6,12 @@ import {
 } from '../../../src-shared/dataset/categories';
 import type { Sample } from '../../../src-shared/dataset/types';
 import { DEFAULT_MEMORY_PRESET } from '../../../src-shared/experiment';
-import { WorkbenchError } from '../../../src-shared/errors';
 import { evidenceRecallAtK, meanEvidenceRecall } from '../../../src-shared/scoring';
-import { loadDatasetFile } from '../../core/dataset/index';
+import { loadDatasetFile, sampleById } from '../../core/dataset/index';
 import { retrieveSample, type QuestionRetrieval } from '../../core/memory/retrieval/evaluate';
 import { createMemoryService, memoryPresetNames } from '../../core/memory/registry';
 import { extraPresetModules, loadMemoryPresets } from '../../core/pipeline/presets';
-import type { CliCommand } from '../command';
-import { UsageError } from '../command';
+import { JSON_OPTION, SCHEME_OPTION, UsageError, defineCommand } from '../command';
 import { parseScheme, readConfigFile } from './experiment';
 import { ensureWordVectorCache } from '../wordVectors';
 
@@ -46,18 +43,7 @@ function selectSamples(all: Sample[], ids: string | undefined): Sample[] {
     .map((s) => s.trim())
     .filter((s) => s !== '');
   if (wanted.length === 0) throw new UsageError('--samples needs at least one sample id');
-  const byId = new Map(all.map((s) => [s.sampleId, s]));
-  return wanted.map((id) => {
-    const sample = byId.get(id);
-    if (!sample) {
-      throw new WorkbenchError(
-        'INVALID_INPUT',
-        `retrieve: no sample "${id}" in the dataset (samples: ${all.map((s) => s.sampleId).join(', ')})`,
-        { path: ['samples'] },
-      );
-    }
-    return sample;
-  });
+  return wanted.map((id) => sampleById(all, id, 'retrieve', ['samples']));
 }
 
 function recallLine(label: string, rows: readonly Row[], ks: readonly number[]): string {
@@ -75,29 +61,19 @@ interface Row extends QuestionRetrieval {
   category: CategoryId;
 }
 
-export const retrieveCommand: CliCommand = {
+export const retrieveCommand = defineCommand({
   summary: 'insert every turn into a memory preset and report evidence recall@k per question',
   usage: USAGE,
-  async run(args, io) {
-    const { values, positionals } = parseArgs({
-      args,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        data: { type: 'string' },
-        preset: { type: 'string' },
-        config: { type: 'string' },
-        samples: { type: 'string' },
-        k: { type: 'string' },
-        scheme: { type: 'string' },
-        json: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-    if (values.help) {
-      io.stdout(USAGE);
-      return 0;
-    }
+  options: {
+    data: { type: 'string' },
+    preset: { type: 'string' },
+    config: { type: 'string' },
+    samples: { type: 'string' },
+    k: { type: 'string' },
+    ...SCHEME_OPTION,
+    ...JSON_OPTION,
+  },
+  async run({ values, positionals }, io) {
     if (positionals.length > 0) {
       throw new UsageError(`unexpected argument "${positionals[0]}" (the dataset goes in --data)`);
     }
@@ -187,4 +163,4 @@ export const retrieveCommand: CliCommand = {
     io.stdout(out.join('\n'));
     return 0;
   },
-};
+});

@@ -1,12 +1,12 @@
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { coverageNote } from '../../../src-shared/coverage';
 import { repairRunsDb } from '../../core/runs/repair';
 import { defaultDataDir, defaultRunsDbPath } from '../../core/runs/paths';
 import { skippedReport, summaryTable } from '../../core/runs/report';
-import type { CliCommand, CliIO } from '../command';
-import { UsageError } from '../command';
-import { openStore, parseScheme } from './experiment';
+import type { CliIO } from '../command';
+import { JSON_OPTION, RUNS_DB_OPTIONS, SCHEME_OPTION, UsageError, defineCommand } from '../command';
+import { withRunsApi } from '../runsApi';
+import { parseScheme } from './experiment';
 
 const USAGE = `usage: npm run -s cli -- runs <list | show <id> | delete <id> | repair> [options]
 
@@ -24,26 +24,11 @@ options:
   -h, --help                show this help
 `;
 
-export const runsCommand: CliCommand = {
+export const runsCommand = defineCommand({
   summary: 'list, show or delete recorded runs',
   usage: USAGE,
-  async run(args, io) {
-    const { values, positionals } = parseArgs({
-      args,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        'runs-db': { type: 'string' },
-        'data-dir': { type: 'string' },
-        scheme: { type: 'string' },
-        json: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-    if (values.help) {
-      io.stdout(USAGE);
-      return 0;
-    }
+  options: { ...RUNS_DB_OPTIONS, ...SCHEME_OPTION, ...JSON_OPTION },
+  async run({ values, positionals }, io) {
     const scheme = parseScheme(values.scheme);
     const [action, id, ...extra] = positionals;
     if (action === undefined)
@@ -54,11 +39,10 @@ export const runsCommand: CliCommand = {
     }
     if (action !== 'list' && (id === undefined || extra.length > 0))
       throw new UsageError(`runs ${action} takes one run id`);
-    const { store } = openStore(values['runs-db'], values['data-dir']);
-    try {
+    return withRunsApi(values, async ({ call, store }) => {
       switch (action) {
         case 'list': {
-          const runs = store.listRuns();
+          const runs = await call('runs.list', {});
           if (values.json) io.stdout(`${JSON.stringify({ runs })}\n`);
           else if (runs.length === 0) io.stdout(`no runs in ${store.file}\n`);
           else {
@@ -75,10 +59,16 @@ export const runsCommand: CliCommand = {
           return 0;
         }
         case 'show': {
-          const run = store.getRun(id as string);
-          const summary = store.summary(run.id);
+          const {
+            info: run,
+            summary,
+            curve,
+            benchmark,
+          } = await call('runs.get', {
+            runId: id as string,
+          });
           if (values.json) {
-            io.stdout(`${JSON.stringify({ run, summary, curve: store.curve(run.id) })}\n`);
+            io.stdout(`${JSON.stringify({ run, summary, curve })}\n`);
             return 0;
           }
           const m = run.manifest;
@@ -99,13 +89,13 @@ export const runsCommand: CliCommand = {
             );
           }
           io.stdout('\n');
-          io.stdout(summaryTable(summary, scheme, store.profileOf(id as string)));
+          io.stdout(summaryTable(summary, scheme, benchmark));
           const coverage = coverageNote(m, summary);
           if (coverage) io.stdout(`${coverage.text}\n`);
           return 0;
         }
         case 'delete': {
-          if (!store.deleteRun(id as string)) {
+          if (!(await call('runs.delete', { runId: id as string })).deleted) {
             io.stderr(`error NOT_FOUND: no run ${id} in ${store.file}\n`);
             return 1;
           }
@@ -115,11 +105,9 @@ export const runsCommand: CliCommand = {
         default:
           throw new UsageError(`unknown runs action "${action}" (list, show, delete, repair)`);
       }
-    } finally {
-      store.close();
-    }
+    });
   },
-};
+});
 
 /** `runs repair`: never opens the file as a store (a damaged one would be refused). */
 function repair(

@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import {
   CATEGORY_IDS,
   CATEGORY_SCHEMES,
@@ -11,8 +10,7 @@ import type { CategoryScheme } from '../../../src-shared/dataset/categories';
 import type { DatasetStats, EvidenceProblemDetail } from '../../../src-shared/dataset/stats';
 import type { DatasetLoadResult } from '../../../src-shared/dataset/types';
 import { datasetStats, loadDatasetFile } from '../../core/dataset/index';
-import type { CliCommand } from '../command';
-import { UsageError } from '../command';
+import { JSON_OPTION, SCHEME_OPTION, UsageError, defineCommand } from '../command';
 
 const USAGE = `usage: npm run -s cli -- stats <file> [options]
 
@@ -140,29 +138,19 @@ function jsonReport(
   return `${JSON.stringify(report, null, 2)}\n`;
 }
 
-export const statsCommand: CliCommand = {
+export const statsCommand = defineCommand({
   summary: 'validate a dataset file and print its sessions, packets, categories and test plan',
   usage: USAGE,
-  async run(args, io) {
-    const { values, positionals } = parseArgs({
-      args,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        scheme: { type: 'string' },
-        json: { type: 'boolean', default: false },
-        format: { type: 'string' },
-        strict: { type: 'boolean', default: false },
-        'exclude-no-evidence': { type: 'boolean', default: false },
-        // The default since issue 11; still accepted.
-        'include-no-evidence': { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-    if (values.help) {
-      io.stdout(USAGE);
-      return 0;
-    }
+  options: {
+    ...SCHEME_OPTION,
+    ...JSON_OPTION,
+    format: { type: 'string' },
+    strict: { type: 'boolean', default: false },
+    'exclude-no-evidence': { type: 'boolean', default: false },
+    // The default since issue 11; still accepted.
+    'include-no-evidence': { type: 'boolean', default: false },
+  },
+  async run({ values, positionals }, io) {
     const scheme = values.scheme ?? DEFAULT_CATEGORY_SCHEME;
     if (!isCategoryScheme(scheme)) {
       throw new UsageError(
@@ -187,4 +175,4 @@ export const statsCommand: CliCommand = {
     io.stdout(values.json ? jsonReport(result, stats, scheme) : humanReport(result, stats, scheme));
     return 0;
   },
-};
+});

@@ -13,7 +13,7 @@ import {
   type TokenCounts,
 } from '../../../src-shared/experiment';
 import type { PromptRecord } from '../../../src-shared/runs';
-import { describeError } from '../pipeline/timeout';
+import { describeError } from '../timeout';
 import type { ApiKeys } from '../keys';
 import {
   UnparseableJudgeReply,

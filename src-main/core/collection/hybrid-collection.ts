@@ -4,7 +4,7 @@ import type Database from 'better-sqlite3';
 import { z } from 'zod';
 import { WorkbenchError, parseOrThrow } from '../../../src-shared/errors';
 import type { ErrorCode, ErrorPath } from '../../../src-shared/errors';
-import type { Embedder } from '../embed/types';
+import type { Embedder } from './embedder';
 import { openSqlite } from '../sqlite';
 import { INDEX_NAME_PATTERN } from './config';
 import type { IndexConfig, IndexConfigInput, IndexInfo, IndexType } from './config';

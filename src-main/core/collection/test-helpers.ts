@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Embedder } from '../embed/types';
+import type { Embedder } from './embedder';
 import { textHash } from './hash';
 import type { CollectionLogger } from './types';
 

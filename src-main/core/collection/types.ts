@@ -1,4 +1,4 @@
-import type { Embedder } from '../embed/types';
+import type { Embedder } from './embedder';
 
 export type VectorInput = readonly number[] | Float32Array;
 export type Metadata = Record<string, unknown>;

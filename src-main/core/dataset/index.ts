@@ -17,6 +17,7 @@ export { locomoLoader } from './locomo';
 export { packetCount, packetsOf, TURNS_PER_PACKET } from './packets';
 export { DatasetLoaderRegistry } from './registry';
 export type { DatasetLoader, LoadContext, LoaderOutput } from './registry';
+export { sampleById } from './select';
 export { datasetStats, sampleStats } from './stats';
 export { planTestTrigger, planTests, testThreshold } from './testPlan';
 export { questionVisibility } from './visibility';

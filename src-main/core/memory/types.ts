@@ -1,5 +1,5 @@
 import type { Packet, Sample } from '../../../src-shared/dataset';
-import type { AnswerRequest, MemoryHit } from '../answer/types';
+import type { AnswerRequest, MemoryHit } from './request';
 import type { CallMeter, LlmClient } from '../answer/llm-client';
 import type { CollectionLogger } from '../collection';
 import type { ApiKeys } from '../keys';

@@ -19,6 +19,7 @@ import { datasetFileSha256, loadDatasetFile } from '../dataset/load';
 import { prepareMemoryPreset } from '../memory/registry';
 import { packetCount } from '../dataset/packets';
 import { planTests } from '../dataset/testPlan';
+import { sampleById } from '../dataset/select';
 import { appVersion, gitCommit } from '../provenance';
 import type { SweepTag } from '../../../src-shared/sweeps';
 import {
@@ -169,7 +170,6 @@ export function selectSamples(
     }
     return { samples: [...all], skipped: invalid };
   }
-  const byId = new Map(all.map((s) => [s.sampleId, s]));
   const samples = ids.map((id, i) => {
     const bad = invalid.find((s) => s.sampleId === id);
     if (bad) {
@@ -179,15 +179,7 @@ export function selectSamples(
         { path: ['samples', i] },
       );
     }
-    const sample = byId.get(id);
-    if (!sample) {
-      throw new WorkbenchError(
-        'INVALID_INPUT',
-        `samples[${i}]: no sample "${id}" in the dataset (samples: ${all.map((s) => s.sampleId).join(', ')})`,
-        { path: ['samples', i] },
-      );
-    }
-    return sample;
+    return sampleById(all, id, `samples[${i}]`, ['samples', i]);
   });
   return { samples, skipped: [] };
 }

@@ -265,6 +265,40 @@ describe('runs DB migrations', () => {
     store.close();
   });
 
+  it('migration 8 adds judge verdicts per protocol to a v7 file, leaving its tables as they were', () => {
+    const f = file();
+    const v7 = openRunsDb(f, { targetVersion: 7 });
+    const tablesOf = (db: ReturnType<typeof openSqlite>): string[] =>
+      (
+        db
+          .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+          .all() as Array<{
+          name: string;
+        }>
+      ).map((t) => t.name);
+    const before = tablesOf(v7);
+    const answerColumns = columns(v7, 'answers');
+    v7.close();
+    const db = openRunsDb(f, { targetVersion: 8 });
+    expect(db.pragma('user_version', { simple: true })).toBe(8);
+    expect(tablesOf(db)).toEqual([...before, 'protocol_judge_scores'].sort());
+    expect(columns(db, 'answers')).toEqual(answerColumns);
+    expect(columns(db, 'protocol_judge_scores')).toEqual([
+      'run_id',
+      'sample_id',
+      'test_index',
+      'question_index',
+      'protocol',
+      'model',
+      'prompt_sha256',
+      'mean',
+      'labels',
+      'error',
+      'unparseable',
+    ]);
+    db.close();
+  });
+
   it("migration 4 allows status 'degraded' and adds the call ledger, keeping every row of a v3 file", () => {
     const f = file();
     const old = openRunsDb(f, { targetVersion: 3 });

@@ -225,6 +225,29 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE runs ADD COLUMN notes TEXT NOT NULL DEFAULT '';
     `,
   },
+  {
+    version: 8,
+    description:
+      'judge verdicts per judge protocol from `rescore --judge`, beside (never replacing) the run’s own J',
+    up: `
+      CREATE TABLE protocol_judge_scores (
+        run_id TEXT NOT NULL,
+        sample_id TEXT NOT NULL,
+        test_index INTEGER NOT NULL,
+        question_index INTEGER NOT NULL,
+        protocol TEXT NOT NULL,
+        model TEXT NOT NULL,
+        prompt_sha256 TEXT NOT NULL,
+        mean REAL,
+        labels TEXT NOT NULL,
+        error TEXT,
+        unparseable INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (run_id, sample_id, test_index, question_index, protocol),
+        FOREIGN KEY (run_id, sample_id, test_index, question_index)
+          REFERENCES answers(run_id, sample_id, test_index, question_index) ON DELETE CASCADE
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
 
 export const RUNS_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

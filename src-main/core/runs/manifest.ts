@@ -1,5 +1,8 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { ExperimentConfig } from '../../../src-shared/experiment';
+import { canonicalJson, sha256Hex } from '../canonical-hash';
+
+export { canonicalJson, sha256Hex };
 
 /** DESIGN §6: what every run records about how it was made. */
 export type { RunManifest } from '../../../src-shared/runs';
@@ -25,22 +28,6 @@ export function redactSecrets<T>(value: T): T {
     return out as T;
   }
   return value;
-}
-
-/** JSON with object keys sorted at every level, so equal configs hash equally. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => {
-    if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
-      const sorted: Record<string, unknown> = {};
-      for (const k of Object.keys(v).sort()) sorted[k] = (v as Record<string, unknown>)[k];
-      return sorted;
-    }
-    return v;
-  });
-}
-
-export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
 }
 
 export function configHash(config: ExperimentConfig): string {

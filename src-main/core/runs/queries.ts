@@ -85,6 +85,7 @@ export function runQueries(reader: RunReader): RunQueries {
       benchmark: reader.profileOf(runId),
       summary: reader.summary(runId),
       curve: reader.curve(runId),
+      judgeProtocols: reader.protocolJudges(runId),
     }),
     'runs.answers': ({ runId }) => reader.finalAnswers(runId),
     'runs.export': ({ runId, format }) => ({

@@ -4,6 +4,7 @@ import {
   type BenchmarkProfile,
 } from '../../../src-shared/benchmarks';
 import type { MeanN, RunSummary, ScorePair } from '../../../src-shared/experiment';
+import type { ProtocolJudgeSummary } from '../../../src-shared/rescore';
 import type { SkippedSample } from '../../../src-shared/runs';
 import { metricList, type MetricDefinition, type MetricMean } from '../../../src-shared/metrics';
 
@@ -81,6 +82,43 @@ export function summaryTable(
   ];
   for (const r of rows.slice(1)) out.push(line(r));
   out.push(`questions ${summary.questions}, errors ${summary.errors}`);
+  return `${out.join('\n')}\n`;
+}
+
+/**
+ * J per judge protocol that `rescore --judge` ran, one column per protocol, beside the run's own J
+ * (which the summary table shows); empty when none ran, so reports of other runs are unchanged.
+ */
+export function protocolJudgeTable(
+  protocols: readonly ProtocolJudgeSummary[],
+  scheme: string,
+  profile: BenchmarkProfile = LOCOMO_PROFILE,
+): string {
+  if (protocols.length === 0) return '';
+  const cell = (s: { mean: number; n: number } | undefined): string =>
+    s === undefined ? '-' : `${s.mean.toFixed(3)} (${s.n})`;
+  const rows: string[][] = [['category', ...protocols.map((p) => `J ${p.protocol}`)]];
+  for (const c of profile.categories) {
+    const cells = protocols.map((p) => p.byCategory[String(c.id)]);
+    if (cells.some((x) => x !== undefined))
+      rows.push([`${c.id} ${categoryLabel(profile, c.id, scheme)}`, ...cells.map(cell)]);
+  }
+  rows.push(['overall', ...protocols.map((p) => cell(p.overall))]);
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]): string =>
+    r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  const out = ['J per judge protocol (rescore --judge), final answers: mean (n)'];
+  for (const r of rows) out.push(line(r));
+  for (const p of protocols) {
+    const notes = [
+      ...(p.errors > 0 ? [`${p.errors} without a verdict`] : []),
+      ...(p.unparseable > 0 ? [`${p.unparseable} unreadable replies`] : []),
+    ];
+    out.push(
+      `  ${p.protocol}: model ${p.model}, prompt sha256 ${p.promptSha256.slice(0, 12)}` +
+        `${notes.length > 0 ? `; ${notes.join(', ')}` : ''}`,
+    );
+  }
   return `${out.join('\n')}\n`;
 }
 

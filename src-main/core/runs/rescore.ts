@@ -1,7 +1,11 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Sample } from '../../../src-shared/dataset/types';
 import { WorkbenchError } from '../../../src-shared/errors';
-import { retrievedContext, type AnswerRecord } from '../../../src-shared/experiment';
+import {
+  retrievedContext,
+  type AnswerRecord,
+  type JudgeConfig,
+} from '../../../src-shared/experiment';
 import type { RescoreResult, RescoreSkip } from '../../../src-shared/rescore';
 import {
   metricList,
@@ -12,6 +16,7 @@ import {
 import { benchmarkCategory } from '../../../src-shared/benchmarks';
 import { datasetFileSha256, loadDatasetFile } from '../dataset/load';
 import type { AnswerKey, RunStore } from './store';
+import { rescoreJudge, type RescoreJudgeOptions } from './rescoreJudge';
 
 /**
  * Rescoring a stored run (issue 11 item 8): every answer of every test gets the chosen metrics'
@@ -52,7 +57,11 @@ async function runSamples(
 export async function rescoreRun(
   store: RunStore,
   runId: string,
-  options: { metrics?: readonly string[] } = {},
+  options: {
+    metrics?: readonly string[];
+    /** Also run this judge protocol over the final answers (rescoreJudge.ts). */
+    judge?: JudgeConfig;
+  } & RescoreJudgeOptions = {},
 ): Promise<RescoreResult> {
   const run = store.getRun(runId);
   if (run.status === 'running') {
@@ -63,7 +72,9 @@ export async function rescoreRun(
   const profile = store.profileOf(runId);
   const topK = run.manifest.config.retrieval.topK;
   const skipped: RescoreSkip[] = [];
-  let metrics = chosenMetrics(options.metrics).filter((m) => {
+  // A judge protocol alone (no metrics named) rescores nothing else.
+  const asked = options.judge && !options.metrics?.length ? [] : chosenMetrics(options.metrics);
+  let metrics = asked.filter((m) => {
     if (m.source === 'judge') skipped.push({ metric: m.id, reason: JUDGE_SKIP });
     else if (!m.score) skipped.push({ metric: m.id, reason: 'it has no per-answer formula' });
     else return true;
@@ -102,6 +113,7 @@ export async function rescoreRun(
     written += rows.length;
     await yieldToEventLoop();
   }
+  const judge = options.judge ? await rescoreJudge(store, runId, options.judge, options) : null;
   return {
     runId,
     metrics: metrics.map((m) => m.id),
@@ -109,6 +121,7 @@ export async function rescoreRun(
     written,
     answers,
     summary: store.summary(runId),
+    ...(judge ? { judge } : {}),
   };
 }
 

@@ -73,6 +73,12 @@ export interface RunWriter {
     scores: ReadonlyArray<AnswerKey & { judge: JudgeScore | null }>,
   ): void;
   /** Writes metric values (one row per answer and metric; rewriting one replaces it), in one transaction. */
+  /** Records one judge protocol's verdicts beside the run's own J (`rescore --judge`). */
+  saveProtocolJudgeScores(
+    runId: string,
+    judge: { protocol: string; model: string; promptSha256: string },
+    scores: ReadonlyArray<AnswerKey & { judge: JudgeScore }>,
+  ): void;
   saveMetricScores(
     runId: string,
     scores: ReadonlyArray<AnswerKey & { metric: string; value: number | null }>,
@@ -363,6 +369,39 @@ export class RunStore extends SqliteRunReader implements RunReader, RunWriter {
     })();
   }
 
+  /**
+   * Records one judge protocol's verdicts (`rescore --judge`) beside the run's own J, in one
+   * transaction; a row per (answer, protocol) is replaced, so judging again overwrites.
+   */
+  saveProtocolJudgeScores(
+    runId: string,
+    judge: { protocol: string; model: string; promptSha256: string },
+    scores: ReadonlyArray<AnswerKey & { judge: JudgeScore }>,
+  ): void {
+    const put = this.db.prepare(
+      `INSERT OR REPLACE INTO protocol_judge_scores (run_id, sample_id, test_index, question_index,
+         protocol, model, prompt_sha256, mean, labels, error, unparseable)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.db.transaction(() => {
+      for (const { sampleId, testIndex, questionIndex, judge: score } of scores) {
+        put.run(
+          runId,
+          sampleId,
+          testIndex,
+          questionIndex,
+          judge.protocol,
+          judge.model,
+          judge.promptSha256,
+          score.mean,
+          JSON.stringify(score.labels),
+          score.error,
+          score.unparseable ?? 0,
+        );
+      }
+    })();
+  }
+
   saveMetricScores(
     runId: string,
     scores: ReadonlyArray<AnswerKey & { metric: string; value: number | null }>,
@@ -445,6 +484,7 @@ export class RunStore extends SqliteRunReader implements RunReader, RunWriter {
       // Explicit, child first: does not depend on foreign_keys being on for an older connection.
       this.db.prepare('DELETE FROM llm_calls WHERE run_id = ?').run(runId);
       this.db.prepare('DELETE FROM answer_scores WHERE run_id = ?').run(runId);
+      this.db.prepare('DELETE FROM protocol_judge_scores WHERE run_id = ?').run(runId);
       this.db.prepare('DELETE FROM answers WHERE run_id = ?').run(runId);
       this.db.prepare('DELETE FROM tests WHERE run_id = ?').run(runId);
       this.db.prepare('DELETE FROM run_samples WHERE run_id = ?').run(runId);

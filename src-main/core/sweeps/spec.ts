@@ -8,7 +8,7 @@ import {
   type SweepCell,
   type SweepSpec,
 } from '../../../src-shared/sweeps';
-import { canonicalJson, sha256Hex } from '../runs/manifest';
+import { canonicalJson, sha256Hex } from '../canonical-hash';
 
 /**
  * Reads a sweep spec (YAML, or JSON, which is YAML too), validates it and expands it. Dataset

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { z } from 'zod';
 import type { ErrorCode, ErrorPath, WorkbenchError } from '../../../../src-shared/errors';
-import type { Embedder } from '../../embed/types';
+import type { Embedder } from '../embedder';
 import type { CollectionLogger, FifoOverflow, Metadata, RetrieveQuery } from '../types';
 
 /**

@@ -9,8 +9,8 @@ import {
   type MethodParams,
   type MethodResult,
 } from '../../../../src-shared/memory-protocol';
-import { canonicalJson, sha256Hex } from '../../runs/manifest';
-import { withTimeout } from '../../pipeline/timeout';
+import { canonicalJson, sha256Hex } from '../../canonical-hash';
+import { withTimeout } from '../../timeout';
 import {
   DEFAULT_MAX_RESPONSE_BYTES,
   HttpTransport,

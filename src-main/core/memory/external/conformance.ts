@@ -4,7 +4,7 @@ import {
 } from '../../../../src-shared/experiment';
 import { WorkbenchError } from '../../../../src-shared/errors';
 import type { HelloResult, MemoryItem, WirePacket } from '../../../../src-shared/memory-protocol';
-import { describeError, withTimeout } from '../../pipeline/timeout';
+import { describeError, withTimeout } from '../../timeout';
 import {
   DEFAULT_CONTROL_TIMEOUT_MS,
   MemoryProtocolClient,

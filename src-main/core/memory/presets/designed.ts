@@ -7,7 +7,7 @@
 import type { Packet } from '../../../../src-shared/dataset';
 import { CollectionDesignSchema, DESIGNED_PRESET } from '../../../../src-shared/designs';
 import { embedderName } from '../../../../src-shared/embedders';
-import type { MemoryHit } from '../../answer/types';
+import type { MemoryHit } from '../request';
 import { DesignedCollection } from '../../designs/engine';
 import { registerMemoryPreset, type MemoryServiceFactory } from '../registry';
 import type { MemoryService } from '../types';

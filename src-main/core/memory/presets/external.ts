@@ -9,8 +9,8 @@ import { z } from 'zod';
 import type { Packet, Sample } from '../../../../src-shared/dataset';
 import { WorkbenchError, parseOrThrow } from '../../../../src-shared/errors';
 import type { HelloResult, MemoryItem, WirePacket } from '../../../../src-shared/memory-protocol';
-import type { AnswerRequest, MemoryHit } from '../../answer/types';
-import { withTimeout } from '../../pipeline/timeout';
+import type { AnswerRequest, MemoryHit } from '../request';
+import { withTimeout } from '../../timeout';
 import {
   DEFAULT_CONTROL_TIMEOUT_MS,
   MemoryProtocolClient,

@@ -16,7 +16,7 @@
 import { WINK_EMBEDDER_NAME } from '../retrieval/embedder';
 import { z } from 'zod';
 import type { Packet } from '../../../../src-shared/dataset';
-import type { MemoryHit } from '../../answer/types';
+import type { MemoryHit } from '../request';
 import {
   DEFAULT_GRAPH_DECAY,
   type EdgeInput,

@@ -1,4 +1,4 @@
-import type { MemoryHit } from '../../answer/types';
+import type { MemoryHit } from '../request';
 import type { HybridCollection } from '../../collection';
 import { asTurnMetadata } from '../retrieval/turns';
 import type { MemoryLlm } from '../types';

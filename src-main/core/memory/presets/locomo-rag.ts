@@ -21,7 +21,7 @@
 import { z } from 'zod';
 import type { Packet, Sample } from '../../../../src-shared/dataset';
 import { EmbedderChoiceSchema, WINK_EMBEDDER } from '../../../../src-shared/embedders';
-import type { MemoryHit, MemorySource } from '../../answer/types';
+import type { MemoryHit, MemorySource } from '../request';
 import {
   DEFAULT_VECTOR_EF_CONSTRUCTION,
   DEFAULT_VECTOR_M,

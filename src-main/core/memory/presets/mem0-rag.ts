@@ -15,7 +15,7 @@
 import { z } from 'zod';
 import type { Packet, Sample } from '../../../../src-shared/dataset';
 import { EmbedderChoiceSchema, WINK_EMBEDDER } from '../../../../src-shared/embedders';
-import type { MemoryHit } from '../../answer/types';
+import type { MemoryHit } from '../request';
 import {
   DEFAULT_VECTOR_EF_CONSTRUCTION,
   DEFAULT_VECTOR_M,

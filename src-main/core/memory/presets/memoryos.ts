@@ -33,7 +33,7 @@
 import { WINK_EMBEDDER_NAME } from '../retrieval/embedder';
 import { z } from 'zod';
 import type { Packet } from '../../../../src-shared/dataset';
-import type { MemoryHit } from '../../answer/types';
+import type { MemoryHit } from '../request';
 import type { HybridCollection } from '../../collection';
 import { registerMemoryPreset } from '../registry';
 import type { MemoryServiceFactory } from '../registry';

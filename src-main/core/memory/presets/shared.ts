@@ -9,7 +9,7 @@
 import type { z } from 'zod';
 import type { Packet, Sample } from '../../../../src-shared/dataset';
 import { WorkbenchError, parseOrThrow } from '../../../../src-shared/errors';
-import type { MemoryHit } from '../../answer/types';
+import type { MemoryHit } from '../request';
 import { HybridCollection, type ItemInput, type Metadata } from '../../collection';
 import { dot, type WinkSifEmbedder } from '../../embed';
 import { sharedWinkEmbedder } from '../retrieval/embedder';

@@ -1,5 +1,5 @@
 import type { Packet, Sample } from '../../../../src-shared/dataset';
-import type { MemoryHit } from '../../answer/types';
+import type { MemoryHit } from '../request';
 import { HybridCollection, type MultiQuery } from '../../collection';
 import type { EmbedderChoice } from '../../../../src-shared/embedders';
 import type { Embedder } from '../../embed';

@@ -1,0 +1,51 @@
+import {
+  apiMethods,
+  type ApiInput,
+  type ApiOutput,
+  type ApiParsedInput,
+} from '../../src-shared/api';
+import { zodError } from '../../src-shared/errors';
+import { runsHandlers, type RunsMethod } from '../core/runs/handlers';
+import type { RunStore } from '../core/runs/store';
+import type { ApiKeySource } from '../core/keys';
+import { openStore } from './commands/experiment';
+
+/**
+ * The runs database as the CLI sees it: the API's `runs.*` methods (core/runs/handlers.ts, what
+ * the UI calls through the service), their input checked by the same schemas as at the IPC/HTTP
+ * door. The store itself is there for what no API method reports (its file name in messages).
+ */
+export interface RunsApi {
+  call<K extends RunsMethod>(name: K, input: ApiInput<K>): Promise<ApiOutput<K>>;
+  store: RunStore;
+}
+
+/**
+ * Opens the runs database named by `--runs-db`/`--data-dir`, lends it to `use`, closes it.
+ * `apiKeys`: where a rescore's judge reads its key (the command's `--allow-key-env` policy).
+ */
+export async function withRunsApi<T>(
+  flags: { 'runs-db'?: string | undefined; 'data-dir'?: string | undefined },
+  use: (api: RunsApi) => Promise<T>,
+  apiKeys?: ApiKeySource,
+): Promise<T> {
+  const { store } = openStore(flags['runs-db'], flags['data-dir']);
+  const handlers = runsHandlers(store, apiKeys);
+  const api: RunsApi = {
+    store,
+    async call(name, input) {
+      const parsed = apiMethods[name].input.safeParse(input);
+      if (!parsed.success) throw zodError(parsed.error, `${name} input`);
+      // One handler per method name: the map's type cannot say so per K, hence the cast.
+      const handler = handlers[name] as unknown as (
+        input: ApiParsedInput<typeof name>,
+      ) => ApiOutput<typeof name> | Promise<ApiOutput<typeof name>>;
+      return handler(parsed.data as ApiParsedInput<typeof name>);
+    },
+  };
+  try {
+    return await use(api);
+  } finally {
+    store.close();
+  }
+}

@@ -1,0 +1,42 @@
+import type { ApiOutput, ApiParsedInput } from '../../../src-shared/api';
+import { ApiKeySource } from '../keys';
+import { runQueries, type ReadMethod, type RunQueries } from './queries';
+import { rescoreRun } from './rescore';
+import type { RunStore } from './store';
+
+/**
+ * The API's `runs.*` methods over one runs database: the read views (queries.ts) and the writes.
+ * The service serves them to the UI (reads in a read worker, writes behind its running-run guard)
+ * and the CLI calls them directly on the database it opened, so a view exists once.
+ */
+export const RUN_WRITE_METHODS = ['runs.delete', 'runs.setIdentity', 'runs.rescore'] as const;
+export type RunWriteMethod = (typeof RUN_WRITE_METHODS)[number];
+export type RunsMethod = ReadMethod | RunWriteMethod;
+
+export type RunWrites = {
+  [K in RunWriteMethod]: (input: ApiParsedInput<K>) => Promise<ApiOutput<K>>;
+};
+
+export type RunsHandlers = RunQueries & RunWrites;
+
+/** `apiKeys`: where a rescore's judge reads its key (the caller's key policy). */
+export function runWrites(store: RunStore, apiKeys = new ApiKeySource()): RunWrites {
+  return {
+    'runs.delete': async ({ runId }) => ({ deleted: store.deleteRun(runId) }),
+    'runs.setIdentity': async ({ runId, ...patch }) => store.setRunIdentity(runId, patch),
+    'runs.rescore': ({ runId, metrics, judge }) =>
+      rescoreRun(store, runId, {
+        ...(metrics ? { metrics } : {}),
+        ...(judge
+          ? {
+              judge,
+              keys: apiKeys.keysFor(judge.apiKeyEnv, 'rescore judge', ['judge', 'apiKeyEnv']),
+            }
+          : {}),
+      }),
+  };
+}
+
+export function runsHandlers(store: RunStore, apiKeys?: ApiKeySource): RunsHandlers {
+  return { ...runQueries(store), ...runWrites(store, apiKeys) };
+}

@@ -1,0 +1,84 @@
+import type { AnswerRecord, JudgeConfig, JudgeScore } from '../../../src-shared/experiment';
+import { metricOf, metricScores } from '../../../src-shared/metrics';
+import type { RescoreJudgeResult } from '../../../src-shared/rescore';
+import { LlmJudge, judgeAnswer } from '../answer/judge';
+import { LlmClient } from '../answer/llm-client';
+import type { ApiKeys } from '../keys';
+import type { RunStore } from './store';
+
+/**
+ * A judge protocol over a stored run's final answers, offline from memory and answers (issue 11
+ * item 8): the verdicts go to `protocol_judge_scores` under the protocol's name, beside the run's
+ * own J; the answers, their scores and the run's manifest and call ledger stay as they were.
+ * Identical (question, gold, answer) rows are judged once, and the runs DB's judge cache (keyed by
+ * model and prompt) makes a repeat free.
+ */
+
+export interface RescoreJudgeOptions {
+  /** The judge's API key by variable name (core/keys.ts). */
+  keys?: ApiKeys;
+  /** Replaces the HTTP client (tests). */
+  client?: LlmClient;
+  signal?: AbortSignal;
+}
+
+export async function rescoreJudge(
+  store: RunStore,
+  runId: string,
+  config: JudgeConfig,
+  options: RescoreJudgeOptions = {},
+): Promise<RescoreJudgeResult> {
+  const judge = new LlmJudge(config, {
+    cache: store.judgeCache(),
+    client: options.client ?? new LlmClient(config, options.keys ?? {}),
+  });
+  const profile = store.profileOf(runId);
+  const judgeMetric = metricOf('judge');
+  const judged = new Set(
+    profile.categories.filter((c) => metricScores(judgeMetric, c)).map((c) => c.id),
+  );
+  const groups = new Map<string, AnswerRecord[]>();
+  for (const a of store.finalAnswers(runId)) {
+    if (!judged.has(a.category)) continue;
+    const key = JSON.stringify([a.question, a.gold, a.prediction, a.error !== null]);
+    groups.set(key, [...(groups.get(key) ?? []), a]);
+  }
+  const result: RescoreJudgeResult = {
+    protocol: judge.protocol.name,
+    model: judge.model,
+    judged: 0,
+    errors: 0,
+    unparseable: 0,
+    calls: 0,
+    cacheHits: 0,
+  };
+  const identity = {
+    protocol: judge.protocol.name,
+    model: judge.model,
+    promptSha256: judge.prompt.sha256,
+  };
+  // The client's semaphore bounds requests in flight; every group is queued at once.
+  await Promise.all(
+    [...groups.values()].map(async (rows) => {
+      const first = rows[0] as AnswerRecord;
+      const score: JudgeScore | null = await judgeAnswer(judge, first, options.signal, profile);
+      if (score === null) return;
+      store.saveProtocolJudgeScores(
+        runId,
+        identity,
+        rows.map((r) => ({
+          sampleId: r.sampleId,
+          testIndex: r.testIndex,
+          questionIndex: r.questionIndex,
+          judge: score,
+        })),
+      );
+      result.judged += rows.length;
+      if (score.error !== null) result.errors += rows.length;
+      if ((score.unparseable ?? 0) > 0) result.unparseable += rows.length;
+    }),
+  );
+  result.calls = judge.stats.calls;
+  result.cacheHits = judge.stats.cacheHits;
+  return result;
+}

@@ -1,0 +1,62 @@
+import { ESLint } from 'eslint';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The core layering rule of eslint.config.js (dataset → collection → embed → memory → answer →
+ * pipeline → runs) fires on an upward import and stays quiet on a downward one. Each case lints one
+ * import line as if it were a file at `file`, with the repository's own config.
+ */
+const eslint = new ESLint({ cwd: process.cwd() });
+
+async function layeringErrors(file: string, specifier: string): Promise<string[]> {
+  const [result] = await eslint.lintText(
+    `import type { X } from '${specifier}';\nexport type Y = X;\n`,
+    {
+      filePath: file,
+    },
+  );
+  return (result?.messages ?? [])
+    .filter((m) => m.ruleId === 'no-restricted-imports')
+    .map((m) => m.message);
+}
+
+describe('core layering lint', () => {
+  it.each([
+    ['src-main/core/memory/presets/stm.ts', '../../answer/types', 'core/memory'],
+    ['src-main/core/memory/types.ts', '../pipeline/timeout', 'core/memory'],
+    ['src-main/core/answer/judge.ts', '../pipeline/timeout', 'core/answer'],
+    ['src-main/core/collection/types.ts', '../embed/types', 'core/collection'],
+    ['src-main/core/dataset/load.ts', '../collection', 'core/dataset'],
+    ['src-main/core/embed/openai.ts', '../memory/types', 'core/embed'],
+    ['src-main/core/pipeline/runner.ts', '../runs/queries', 'core/pipeline'],
+    ['src-main/core/memory/retrieval/service.ts', '../../designs/engine', 'core/memory/retrieval'],
+    ['src-main/core/designs/engine.ts', '../memory/presets/stm', 'core/designs'],
+    ['src-main/core/designs/engine.ts', '../memory/registry', 'core/designs'],
+  ])('%s importing %s is refused', async (file, specifier, layer) => {
+    const errors = await layeringErrors(file, specifier);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toContain(`${layer} `);
+    expect(errors[0]).toContain('(core layering)');
+  });
+
+  it.each([
+    ['src-main/core/answer/judge.ts', '../memory/request'],
+    ['src-main/core/memory/presets/stm.ts', '../request'],
+    ['src-main/core/memory/presets/designed.ts', '../../designs/engine'],
+    ['src-main/core/designs/engine.ts', '../memory/retrieval/service'],
+    ['src-main/core/runs/readWorkers.ts', '../pipeline/protocol'],
+    ['src-main/core/pipeline/runSample.ts', '../memory/registry'],
+    ['src-main/core/embed/openai.ts', '../collection/embedder'],
+    // The named exceptions in eslint.config.js (LAYER_EXCEPTIONS), until those modules move.
+    ['src-main/core/memory/types.ts', '../answer/llm-client'],
+    ['src-main/core/pipeline/runner.ts', '../runs/store'],
+  ])('%s importing %s is allowed', async (file, specifier) => {
+    expect(await layeringErrors(file, specifier)).toEqual([]);
+  });
+
+  it('keeps the engine-wide rules in layered folders (no electron in core)', async () => {
+    const errors = await layeringErrors('src-main/core/memory/types.ts', 'electron');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toContain('only src-main/app may import electron');
+  });
+});
