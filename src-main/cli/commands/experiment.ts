@@ -27,6 +27,7 @@ import { UsageError } from '../command';
 import { ApiKeySource } from '../../core/keys';
 import { ALLOW_KEY_ENV_OPTION, keyPolicyFromArgs } from '../keyPolicy';
 import { ensureWordVectorCache } from '../wordVectors';
+import { runRepeats } from './repeats';
 
 const USAGE = `usage: npm run -s cli -- experiment --data <file> [options]
 
@@ -48,6 +49,9 @@ options:
   --top-k <n>               memories retrieved per question (default 10)
   --context-words <n>       equal-context-budget mode: trim the retrieved memories to n words
   --seed <n>                run seed (default 42)
+  --repeats <n>             run the whole experiment n times (repeat r with seed + r), grouped as
+                            one repeat group, and print each metric as mean ± std over the n
+                            complete runs (sample std); the same command again resumes the group
   --exclude-no-evidence     leave out questions without usable evidence (asked at the last packet
                             by default, so n is the dataset's question count)
   --max-error-share <x>     share of errored final answers (0-1) above which the run ends
@@ -495,6 +499,7 @@ export const experimentCommand: CliCommand = {
         'top-k': { type: 'string' },
         'context-words': { type: 'string' },
         seed: { type: 'string' },
+        repeats: { type: 'string' },
         'exclude-no-evidence': { type: 'boolean', default: false },
         // The default since issue 11; still accepted so existing scripts keep working.
         'include-no-evidence': { type: 'boolean', default: false },
@@ -601,17 +606,32 @@ export const experimentCommand: CliCommand = {
       );
     }
     const config = parsed.data;
+    const repeats = positiveInt('--repeats', values.repeats);
 
     await ensureWordVectorCache(io);
     const { store, dataDir } = openStore(values['runs-db'], values['data-dir']);
     try {
+      const apiKeys = new ApiKeySource({
+        policy: keyPolicyFromArgs(values['allow-key-env'], 'pass'),
+      });
+      if (repeats !== undefined) {
+        return await runRepeats(config, repeats, {
+          store,
+          dataDir,
+          keepCollections: values['keep-collections'],
+          apiKeys,
+          scheme,
+          json: values.json,
+          io,
+        });
+      }
       const tty = process.stderr.isTTY === true;
       const handle = await startExperiment(config, {
         store,
         dataDir,
         keepCollections: values['keep-collections'],
         onProgress: progressReporter(io, tty),
-        apiKeys: new ApiKeySource({ policy: keyPolicyFromArgs(values['allow-key-env'], 'pass') }),
+        apiKeys,
         // The user typed this command line: an external service's command may run.
         mayStartProcesses: true,
       });

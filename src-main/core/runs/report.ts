@@ -6,6 +6,7 @@ import {
 import type { MeanN, RunSummary, ScorePair } from '../../../src-shared/experiment';
 import type { SkippedSample } from '../../../src-shared/runs';
 import { metricList, type MetricDefinition, type MetricMean } from '../../../src-shared/metrics';
+import { formatMeanStd, type RepeatPair, type RepeatSummary } from '../../../src-shared/repeats';
 
 /** Plain-text renderings of run results for the CLI (the UI draws its own). */
 
@@ -100,4 +101,50 @@ export function skippedReport(skipped: readonly SkippedSample[]): string {
       `  ${s.sampleId === null ? `#${s.sampleIndex}` : `${s.sampleId} (#${s.sampleIndex})`}: ${s.problems.join('; ')}`,
   );
   return `skipped ${skipped.length} invalid sample(s) (--skip-invalid):\n${lines.join('\n')}\n`;
+}
+
+/**
+ * `experiment --repeats N`: each metric as mean ± std over the N complete runs (sample std of the
+ * runs' means), per category and overall; J's within-run judge-repeat spread stays a separate,
+ * labelled column.
+ */
+export function repeatTable(
+  summary: RepeatSummary,
+  scheme: string,
+  profile: BenchmarkProfile = LOCOMO_PROFILE,
+): string {
+  const metrics = metricList().filter(
+    (m) => !m.hideWhenEmpty || (summary.overall.all[m.id]?.runs ?? 0) > 0,
+  );
+  const judgeRepeats = summary.overall.all['judge']?.judgeRepeatStd != null;
+  const header = [
+    'category',
+    ...metrics.map((m) => `${m.label} mean ± std`),
+    ...(judgeRepeats ? ['J judge-repeat std'] : []),
+  ];
+  const row = (label: string, pair: RepeatPair | undefined): string[] => [
+    label,
+    ...metrics.map((m) => formatMeanStd(pair?.[m.id])),
+    ...(judgeRepeats
+      ? [pair?.['judge']?.judgeRepeatStd == null ? '-' : pair['judge'].judgeRepeatStd.toFixed(3)]
+      : []),
+  ];
+  const rows = [header];
+  for (const c of profile.categories)
+    rows.push(row(`${c.id} ${categoryLabel(profile, c.id, scheme)}`, summary.byCategory[c.id]));
+  rows.push(row('overall (all, official)', summary.overall.all));
+  rows.push(row(`overall (${answerableLabel(profile)})`, summary.overall.categories1to4));
+  const widths = header.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]): string =>
+    r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
+  return [
+    `Mean ± std over ${summary.runs} complete runs (sample std, n - 1), categories named by ${schemeLabel(profile, scheme)} scheme`,
+    ...rows.map(line),
+    ...(judgeRepeats
+      ? [
+          'J judge-repeat std: the same answers judged several times, mean over runs (not run-to-run)',
+        ]
+      : []),
+    '',
+  ].join('\n');
 }
