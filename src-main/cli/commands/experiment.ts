@@ -28,6 +28,8 @@ import { ApiKeySource } from '../../core/keys';
 import { ALLOW_KEY_ENV_OPTION, keyPolicyFromArgs } from '../keyPolicy';
 import { ensureWordVectorCache } from '../wordVectors';
 import { runRepeats } from './repeats';
+import { readErrataFile } from '../../core/dataset/errata';
+import { errataReport, type ReportExtra } from './errata';
 
 const USAGE = `usage: npm run -s cli -- experiment --data <file> [options]
 
@@ -49,6 +51,10 @@ options:
   --top-k <n>               memories retrieved per question (default 10)
   --context-words <n>       equal-context-budget mode: trim the retrieved memories to n words
   --seed <n>                run seed (default 42)
+  --errata <file>           apply a dataset errata file (YAML/JSON: sample, question index or
+                            text, corrected, source); recorded in the manifest with its sha256,
+                            scores printed against the original and the corrected gold, with
+                            the per-category ceiling (examples/errata/locomo10-errata.yaml)
   --repeats <n>             run the whole experiment n times (repeat r with seed + r), grouped as
                             one repeat group, and print each metric as mean ± std over the n
                             complete runs (sample std); the same command again resumes the group
@@ -266,6 +272,7 @@ export function reportOutcome(
   json: boolean,
   io: CliIO,
   manifest?: Pick<RunManifest, 'coverage' | 'skippedSamples'>,
+  extra?: ReportExtra | null,
 ): number {
   const coverage = manifest ? coverageNote(manifest, outcome.summary) : null;
   if (json) {
@@ -282,12 +289,14 @@ export function reportOutcome(
         scheme,
         categoryNames: Object.fromEntries(CATEGORY_IDS.map((c) => [c, categoryName(c, scheme)])),
         summary: outcome.summary,
+        ...extra?.json,
       })}\n`,
     );
   } else {
     io.stdout(summaryTable(outcome.summary, scheme));
     io.stdout(skippedReport(outcome.skippedSamples));
     if (coverage) io.stdout(`${coverage.text}\n`);
+    if (extra) io.stdout(`\n${extra.text}`);
     io.stdout(
       `\nrun ${outcome.runId} ${outcome.status} in ${formatDuration(outcome.elapsedMs)} (preset ${config.memory.preset})\n`,
     );
@@ -500,6 +509,7 @@ export const experimentCommand: CliCommand = {
         'context-words': { type: 'string' },
         seed: { type: 'string' },
         repeats: { type: 'string' },
+        errata: { type: 'string' },
         'exclude-no-evidence': { type: 'boolean', default: false },
         // The default since issue 11; still accepted so existing scripts keep working.
         'include-no-evidence': { type: 'boolean', default: false },
@@ -607,6 +617,7 @@ export const experimentCommand: CliCommand = {
     }
     const config = parsed.data;
     const repeats = positiveInt('--repeats', values.repeats);
+    const errata = values.errata === undefined ? undefined : readErrataFile(values.errata);
 
     await ensureWordVectorCache(io);
     const { store, dataDir } = openStore(values['runs-db'], values['data-dir']);
@@ -623,6 +634,7 @@ export const experimentCommand: CliCommand = {
           scheme,
           json: values.json,
           io,
+          ...(errata ? { errata } : {}),
         });
       }
       const tty = process.stderr.isTTY === true;
@@ -632,12 +644,21 @@ export const experimentCommand: CliCommand = {
         keepCollections: values['keep-collections'],
         onProgress: progressReporter(io, tty),
         apiKeys,
+        ...(errata ? { errata } : {}),
         // The user typed this command line: an external service's command may run.
         mayStartProcesses: true,
       });
       const outcome = await superviseRun(handle, io);
       const { manifest } = store.getRun(outcome.runId);
-      return reportOutcome(outcome, config, scheme, values.json, io, manifest);
+      return reportOutcome(
+        outcome,
+        config,
+        scheme,
+        values.json,
+        io,
+        manifest,
+        errataReport(store, outcome.runId, scheme),
+      );
     } finally {
       store.close();
     }

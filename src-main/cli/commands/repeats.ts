@@ -1,6 +1,7 @@
 import type { CategoryScheme } from '../../../src-shared/dataset/categories';
 import type { ExperimentConfig } from '../../../src-shared/experiment';
 import { repeatSummary } from '../../../src-shared/repeats';
+import type { LoadedErrata } from '../../core/dataset/errata';
 import type { ApiKeySource } from '../../core/keys';
 import { repeatGroup } from '../../core/sweeps/repeats';
 import { runSweep } from '../../core/sweeps/run';
@@ -25,6 +26,7 @@ export async function runRepeats(
     json: boolean;
     io: CliIO;
     signal?: AbortSignal;
+    errata?: LoadedErrata;
   },
 ): Promise<number> {
   const { store, io } = options;
@@ -35,6 +37,7 @@ export async function runRepeats(
     keepCollections: options.keepCollections,
     apiKeys: options.apiKeys,
     mayStartProcesses: true,
+    ...(options.errata ? { errata: options.errata } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     onCell: (event) => {
       if (event.status === undefined && event.action !== 'skipped') return;

@@ -6,6 +6,7 @@ import {
 import type { MeanN, RunSummary, ScorePair } from '../../../src-shared/experiment';
 import type { SkippedSample } from '../../../src-shared/runs';
 import { metricList, type MetricDefinition, type MetricMean } from '../../../src-shared/metrics';
+import type { ErrataRecord, ErrataScores } from '../../../src-shared/errata';
 import { formatMeanStd, type RepeatPair, type RepeatSummary } from '../../../src-shared/repeats';
 
 /** Plain-text renderings of run results for the CLI (the UI draws its own). */
@@ -145,6 +146,54 @@ export function repeatTable(
           'J judge-repeat std: the same answers judged several times, mean over runs (not run-to-run)',
         ]
       : []),
+    '',
+  ].join('\n');
+}
+
+/**
+ * A run with errata: per category, each answer metric against the original gold, against the
+ * corrected gold, and the ceiling (the most any system scores against the original gold).
+ */
+export function errataTable(
+  scores: ErrataScores,
+  record: Pick<ErrataRecord, 'file' | 'sha256' | 'entries'>,
+  scheme: string,
+  profile: BenchmarkProfile = LOCOMO_PROFILE,
+): string {
+  const metrics = metricList().filter((m) => m.source === 'answer');
+  const header = ['category', ...metrics.map((m) => `${m.label} original / corrected / ceiling`)];
+  const cell = (a: MeanN | undefined, b: MeanN | undefined, c: MeanN | undefined): string =>
+    `${fmt(a)} / ${fmt(b)} / ${fmt(c)}`;
+  const rows = [header];
+  for (const c of profile.categories) {
+    rows.push([
+      `${c.id} ${categoryLabel(profile, c.id, scheme)}`,
+      ...metrics.map((m) =>
+        cell(
+          scores.original.byCategory[c.id]?.[m.id],
+          scores.corrected.byCategory[c.id]?.[m.id],
+          scores.ceiling[String(c.id)]?.[m.id],
+        ),
+      ),
+    ]);
+  }
+  rows.push([
+    'overall (all, official)',
+    ...metrics.map((m) =>
+      cell(
+        scores.original.overall.all[m.id],
+        scores.corrected.overall.all[m.id],
+        scores.ceiling['all']?.[m.id],
+      ),
+    ),
+  ]);
+  const widths = header.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]): string =>
+    r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  return [
+    `Errata ${record.file} (sha256 ${record.sha256.slice(0, 12)}…): ${record.entries.length} entries, ${scores.applied} final answers rescored against the corrected gold`,
+    ...rows.map(line),
+    'ceiling: the most any system scores against the original gold (the corrected answer where the gold is wrong); J is not re-asked against the corrected gold',
     '',
   ].join('\n');
 }
