@@ -1,10 +1,8 @@
 import type { CategoryScheme } from '../../../src-shared/dataset/categories';
 import type { ExperimentConfig } from '../../../src-shared/experiment';
-import { repeatSummary } from '../../../src-shared/repeats';
 import type { LoadedErrata } from '../../core/dataset/errata';
 import type { ApiKeySource } from '../../core/keys';
-import { repeatGroup } from '../../core/sweeps/repeats';
-import { runSweep } from '../../core/sweeps/run';
+import { repeatGroup, runRepeatGroup } from '../../core/sweeps/repeats';
 import { repeatTable } from '../../core/runs/report';
 import type { RunStore } from '../../core/runs/store';
 import type { CliIO } from '../command';
@@ -31,7 +29,7 @@ export async function runRepeats(
 ): Promise<number> {
   const { store, io } = options;
   const group = repeatGroup(config, repeats);
-  const outcome = await runSweep(group, {
+  const outcome = await runRepeatGroup(group, {
     store,
     dataDir: options.dataDir,
     keepCollections: options.keepCollections,
@@ -47,9 +45,7 @@ export async function runRepeats(
       );
     },
   });
-  const completed = outcome.cells.filter((c) => c.status === 'completed' && c.runId !== null);
-  const runIds = completed.map((c) => c.runId as string);
-  const summary = repeatSummary(runIds.map((id) => store.summary(id)));
+  const { summary, completed } = outcome;
   const seeds = group.cells.map((c) => c.config.seed);
   if (options.json) {
     io.stdout(

@@ -1,6 +1,8 @@
 import type { ExperimentConfig } from '../../../src-shared/experiment';
 import { SweepSpecSchema, expandSweep } from '../../../src-shared/sweeps';
 import { canonicalJson, sha256Hex } from '../runs/manifest';
+import { repeatSummary, type RepeatSummary } from '../../../src-shared/repeats';
+import { runSweep, type SweepCellResult, type SweepRunOptions } from './run';
 import type { LoadedSweep } from './spec';
 
 /**
@@ -21,9 +23,10 @@ export function repeatGroup(
   config: ExperimentConfig,
   repeats: number,
   what = '--repeats',
+  name = REPEAT_GROUP_NAME,
 ): LoadedSweep {
   const spec = SweepSpecSchema.parse({
-    name: REPEAT_GROUP_NAME,
+    name,
     base: config as unknown as Record<string, unknown>,
     repeats,
   });
@@ -32,6 +35,32 @@ export function repeatGroup(
     config: { ...cell.config, seed: repeatSeed(config.seed, cell.repeat) },
   }));
   // The same config and count resume the same group (a completed repeat is not rerun).
-  const sweepId = `${REPEAT_GROUP_NAME}-${sha256Hex(canonicalJson(cells.map((c) => [c.key, c.config]))).slice(0, 10)}`;
+  const sweepId = `${name}-${sha256Hex(canonicalJson(cells.map((c) => [c.key, c.config]))).slice(0, 10)}`;
   return { file: what, spec, sweepId, cells };
+}
+
+export interface RepeatGroupOutcome {
+  sweepId: string;
+  cells: SweepCellResult[];
+  /** Run ids of the complete repeats, in repeat order. */
+  completed: string[];
+  /** Mean ± std over the complete repeats. */
+  summary: RepeatSummary;
+}
+
+/** Runs (or resumes) a repeat group and summarises its complete runs. */
+export async function runRepeatGroup(
+  group: LoadedSweep,
+  options: SweepRunOptions,
+): Promise<RepeatGroupOutcome> {
+  const outcome = await runSweep(group, options);
+  const completed = outcome.cells
+    .filter((c) => c.status === 'completed' && c.runId !== null)
+    .map((c) => c.runId as string);
+  return {
+    sweepId: group.sweepId,
+    cells: outcome.cells,
+    completed,
+    summary: repeatSummary(completed.map((id) => options.store.summary(id))),
+  };
 }
