@@ -129,3 +129,34 @@ export function comparePack(
   }
   return cells;
 }
+
+/** A pack as the Reproduce view lists it. */
+export interface PackListItem {
+  pack: ReproducePack;
+  /** False while a protocol or preset it names is not registered; `reason` says which. */
+  runnable: boolean;
+  reason: string | null;
+}
+
+/** A pack's plan or its result, as the CLI's JSON and the Reproduce view show them. */
+export interface PackRun {
+  packId: string;
+  offline: boolean;
+  /** The sentence that says what was run (offline: not the paper's setting). */
+  setting: string;
+  repeats: number;
+  plan: {
+    samples: number;
+    tests: number;
+    questions: number;
+    answerCalls: number;
+    judgeCalls: number;
+    promptTokens: number;
+    completionTokens: number;
+    cost: number | null;
+  };
+  /** Absent for a plan; after a run, paper vs ours per cell. */
+  cells?: PackCell[];
+  groups?: Record<string, string>;
+  incomplete?: number;
+}

@@ -1,24 +1,19 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { ExperimentConfig } from '../../../src-shared/experiment';
-import type { RepeatSummary } from '../../../src-shared/repeats';
-import { comparePack, type PackCell, type ReproducePack } from '../../../src-shared/reproduce';
-import { REPRODUCE_PACKS } from '../../../src-shared/reproduce-packs';
+import type { PackCell, ReproducePack } from '../../../src-shared/reproduce';
 import { categoryLabel, LOCOMO_PROFILE } from '../../../src-shared/benchmarks';
 import { metricOf } from '../../../src-shared/metrics';
 import { ApiKeySource } from '../../core/keys';
 import '../../core/pipeline/presets';
 import {
-  currentRegistries,
+  listPacks,
   loadPack,
-  rowConfig,
   runnableRows,
-  validatePack,
   type PackEndpoints,
+  type PackRunSettings,
 } from '../../core/reproduce/packs';
+import { packGroups, runPack, settingOf, type Prices } from '../../core/reproduce/run';
 import { planSweep } from '../../core/sweeps/plan';
-import { repeatGroup, runRepeatGroup } from '../../core/sweeps/repeats';
-import type { LoadedSweep } from '../../core/sweeps/spec';
 import type { CliCommand, CliIO } from '../command';
 import { UsageError } from '../command';
 import { ALLOW_KEY_ENV_OPTION, keyPolicyFromArgs } from '../keyPolicy';
@@ -58,16 +53,13 @@ options:
 const fmtInt = (n: number): string => n.toLocaleString('en-US');
 const fmt = (v: number | null, digits = 2): string => (v === null ? '-' : v.toFixed(digits));
 
-function listPacks(io: CliIO, json: boolean): number {
-  const registries = currentRegistries();
-  const packs = REPRODUCE_PACKS.map((data) => {
-    try {
-      validatePack(data, registries);
-      return { id: data.id, title: data.title, runnable: true, reason: null };
-    } catch (error) {
-      return { id: data.id, title: data.title, runnable: false, reason: (error as Error).message };
-    }
-  });
+function printPacks(io: CliIO, json: boolean): number {
+  const packs = listPacks().map((p) => ({
+    id: p.pack.id,
+    title: p.pack.title,
+    runnable: p.runnable,
+    reason: p.reason,
+  }));
   if (json) io.stdout(`${JSON.stringify({ packs })}\n`);
   else {
     for (const p of packs)
@@ -77,26 +69,12 @@ function listPacks(io: CliIO, json: boolean): number {
   return 0;
 }
 
-interface Prices {
-  inputPerMillion: number;
-  outputPerMillion: number;
-}
-
 function parsePrices(value: string | undefined): Prices | undefined {
   if (value === undefined) return undefined;
   const [a, b] = value.split(',').map(Number);
   if (a === undefined || b === undefined || !(a >= 0) || !(b >= 0))
     throw new UsageError(`--prices must be two non-negative numbers "in,out" (got "${value}")`);
   return { inputPerMillion: a, outputPerMillion: b };
-}
-
-function withPrices(config: ExperimentConfig, prices: Prices | undefined): ExperimentConfig {
-  if (!prices) return config;
-  return {
-    ...config,
-    answerer: config.answerer.kind === 'llm' ? { ...config.answerer, prices } : config.answerer,
-    judge: config.judge ? { ...config.judge, prices } : config.judge,
-  } as ExperimentConfig;
 }
 
 /** Paper vs ours, one line per cell, in the pack's category naming. */
@@ -156,7 +134,7 @@ export const reproduceCommand: CliCommand = {
     const [packId, ...rest] = positionals;
     if (packId === undefined) throw new UsageError('reproduce needs a pack id (or "list")');
     if (rest.length > 0) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`);
-    if (packId === 'list') return listPacks(io, values.json);
+    if (packId === 'list') return printPacks(io, values.json);
     const pack = loadPack(packId);
     if (values.data === undefined) throw new UsageError('reproduce needs --data <file>');
     const repeats = values.repeats === undefined ? pack.repeats : Number(values.repeats);
@@ -179,27 +157,15 @@ export const reproduceCommand: CliCommand = {
       .map((s) => s.trim())
       .filter(Boolean);
     const rows = runnableRows(pack);
-    const groups: Array<{ row: string; group: LoadedSweep }> = rows.map((row) => ({
-      row: row.id,
-      group: repeatGroup(
-        withPrices(
-          rowConfig(pack, row, {
-            datasetPath: resolve(values.data as string),
-            ...(samples ? { samples } : {}),
-            ...(endpoints ? { endpoints } : {}),
-          }),
-          prices,
-        ),
-        repeats,
-        `reproduce ${pack.id}`,
-        `${pack.id}.${row.id}`,
-      ),
-    }));
+    const settings: PackRunSettings = {
+      datasetPath: resolve(values.data as string),
+      ...(samples ? { samples } : {}),
+      ...(endpoints ? { endpoints } : {}),
+    };
+    const groups = packGroups(pack, settings, repeats, prices);
     const plan = await planSweep(groups.flatMap((g) => g.group.cells));
     const t = plan.totals;
-    const setting = offline
-      ? `OFFLINE: extractive answerer, no judge. This is NOT the paper's setting (paper: ${pack.answerer.protocol} protocol with ${pack.answerer.model}${pack.judge ? `, ${pack.judge.protocol} judge with ${pack.judge.model}` : ''}); its numbers only show that the pipeline runs.`
-      : `answerer ${endpoints?.model ?? pack.answerer.model} (${pack.answerer.protocol} protocol)${pack.judge ? `, judge ${endpoints?.judgeModel ?? pack.judge.model} (${pack.judge.protocol})` : ''}`;
+    const setting = settingOf(pack, settings);
     const repeatNote =
       repeats === pack.repeats
         ? `${repeats} complete run(s) per row, as the paper`
@@ -228,34 +194,27 @@ export const reproduceCommand: CliCommand = {
 
     await ensureWordVectorCache(io);
     const { store, dataDir } = openStore(values['runs-db'], values['data-dir']);
-    const results = new Map<string, RepeatSummary>();
-    const groupIds: Record<string, string> = {};
-    let incomplete = 0;
+    let result: Awaited<ReturnType<typeof runPack>>;
     try {
       const apiKeys = new ApiKeySource({
         policy: keyPolicyFromArgs(values['allow-key-env'], 'pass'),
       });
-      for (const { row, group } of groups) {
-        const outcome = await runRepeatGroup(group, {
-          store,
-          dataDir,
-          apiKeys,
-          mayStartProcesses: false,
-          onCell: (e) => {
-            if (e.status !== undefined || e.action === 'skipped')
-              io.stderr(
-                `${row} repeat ${e.cell.repeat + 1}/${repeats}: run ${e.runId} ${e.status ?? e.action}${e.error ? ` (${e.error})` : ''}\n`,
-              );
-          },
-        });
-        groupIds[row] = outcome.sweepId;
-        if (outcome.completed.length < repeats) incomplete++;
-        results.set(row, outcome.summary);
-      }
+      result = await runPack(pack, groups, {
+        store,
+        dataDir,
+        apiKeys,
+        mayStartProcesses: false,
+        onCell: (row, e) => {
+          if (e.status !== undefined || e.action === 'skipped')
+            io.stderr(
+              `${row} repeat ${e.cell.repeat + 1}/${repeats}: run ${e.runId} ${e.status ?? e.action}${e.error ? ` (${e.error})` : ''}\n`,
+            );
+        },
+      });
     } finally {
       store.close();
     }
-    const cells = comparePack(pack, results);
+    const { cells, groups: groupIds, incomplete } = result;
     if (values.json) {
       io.stdout(
         `${JSON.stringify({ pack: pack.id, offline, setting, repeats, plan: plan.totals, groups: groupIds, cells })}\n`,

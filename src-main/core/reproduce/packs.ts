@@ -9,6 +9,7 @@ import { metricList } from '../../../src-shared/metrics';
 import { REPRODUCE_PACKS } from '../../../src-shared/reproduce-packs';
 import {
   ReproducePackSchema,
+  type PackListItem,
   type PackRow,
   type ReproducePack,
 } from '../../../src-shared/reproduce';
@@ -158,4 +159,15 @@ export function rowConfig(
       : {}),
   };
   return parseOrThrow(ExperimentConfigSchema, input, `reproduce pack ${pack.id}: row ${row.id}`);
+}
+
+/** Every pack with whether it can run now (and, if not, which id is missing). */
+export function listPacks(registries: PackRegistries = currentRegistries()): PackListItem[] {
+  return REPRODUCE_PACKS.map((data) => {
+    try {
+      return { pack: validatePack(data, registries), runnable: true, reason: null };
+    } catch (error) {
+      return { pack: data, runnable: false, reason: (error as Error).message };
+    }
+  });
 }
