@@ -1,4 +1,5 @@
 import { useCallback, useState } from 'react';
+import type { ApiInput } from '@shared/api';
 import { toErrorPayload, type ErrorPayload } from '@shared/errors';
 import { categoryName, isCategoryScheme } from '@shared/dataset/categories';
 import { metricOf } from '@shared/metrics';
@@ -92,16 +93,18 @@ export function ReproduceView() {
       ...patch,
     });
   };
+  // A string key, so the callback changes only when the pack or the dataset does.
+  const planKey = planInput === null ? null : JSON.stringify(planInput);
   const run = useCallback(() => {
-    if (!planInput) return;
+    if (planKey === null) return;
     setRunning(true);
     setRunError(null);
     client
-      .call('reproduce.run', { ...planInput, repeats })
+      .call('reproduce.run', { ...(JSON.parse(planKey) as ApiInput<'reproduce.run'>), repeats })
       .then(setResult)
       .catch((error: unknown) => setRunError(toErrorPayload(error)))
       .finally(() => setRunning(false));
-  }, [client, planInput?.packId, planInput?.datasetId, repeats]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [client, planKey, repeats]);
 
   const shown = result && item && result.packId === item.pack.id ? result : null;
   return (
