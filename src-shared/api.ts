@@ -29,6 +29,7 @@ import {
   type RunListItem,
 } from './runs';
 import type { SweepDetail, SweepListItem } from './sweeps';
+import type { PackListItem, PackRun } from './reproduce';
 import {
   CollectionDesignSchema,
   DESIGN_BASE_PRESETS,
@@ -90,6 +91,14 @@ export interface DatasetSummary {
 
 const runId = z.string().min(1).max(100);
 const datasetId = z.string().regex(/^[0-9a-f]{64}$/, 'must be a dataset id (sha256 hex)');
+const reproduceInput = z
+  .object({
+    packId: z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/, 'must be a pack id'),
+    datasetId,
+    samples: z.array(z.string().min(1)).min(1).max(1000).optional(),
+    repeats: z.number().int().min(1).max(100).optional(),
+  })
+  .strict();
 /** Uploads carry the whole file; LoCoMo is 2.8 MB, the limit leaves room for larger sets. */
 const MAX_UPLOAD_CHARS = 256 * 1024 * 1024;
 const playgroundId = z.string().regex(/^pg-[0-9a-z-]{1,64}$/, 'must be a playground id');
@@ -202,6 +211,13 @@ export const apiMethods = {
       .object({ sweepId: z.string().regex(/^[A-Za-z0-9._-]{1,80}$/, 'must be a sweep id') })
       .strict(),
   ),
+
+  // ---- Reproduce view: papers' tables as packs (src-main/core/reproduce) ----
+  'reproduce.packs': method<PackListItem[]>()(z.object({}).strict()),
+  /** LLM calls, tokens and cost of a pack in the paper's setting, before anything runs. */
+  'reproduce.plan': method<PackRun>()(reproduceInput),
+  /** Runs a pack offline (extractive answerer, no judge) on an open dataset; paper vs ours. */
+  'reproduce.run': method<PackRun>()(reproduceInput),
 
   'designs.list': method<DesignList>()(z.object({}).strict()),
   /** Saves (or replaces, by name) a design; the file is written atomically. */

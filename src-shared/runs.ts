@@ -8,6 +8,7 @@ import {
   type SampleStatus,
 } from './experiment';
 import { SweepTagSchema, type SweepTag } from './sweeps';
+import { ErrataRecordSchema, type ErrataRecord } from './errata';
 
 /** What the runs database says about a run: shared so the API contract and the UI can name it. */
 
@@ -159,6 +160,8 @@ export interface RunManifest {
   scoring?: { punktModelSha256: string | null };
   /** The sweep this run is a cell of (absent for runs started on their own). */
   sweep?: SweepTag;
+  /** Dataset errata the run applies (`--errata`): file, its sha256 and each resolved entry. */
+  errata?: ErrataRecord;
   /** The question counts the run started with; absent in runs made before they were recorded. */
   coverage?: RunCoverage;
 }
@@ -258,6 +261,7 @@ export const RunManifestSchema = z
       .optional(),
     warnings: z.array(z.string()).optional(),
     sweep: SweepTagSchema.optional(),
+    errata: ErrataRecordSchema.optional(),
     coverage: z
       .object({ datasetQuestions: count, notSelected: count, noEvidenceExcluded: count })
       .loose()

@@ -9,6 +9,7 @@ import { experimentCommand } from './commands/experiment';
 import { exportCommand } from './commands/export';
 import { memoryCheckCommand } from './commands/memory-check';
 import { reportCommand } from './commands/report';
+import { reproduceCommand } from './commands/reproduce';
 import { rescoreCommand } from './commands/rescore';
 import { resumeCommand } from './commands/resume';
 import { retrieveCommand } from './commands/retrieve';
@@ -33,6 +34,7 @@ export const commands: Readonly<Record<string, CliCommand>> = {
   resume: resumeCommand,
   export: exportCommand,
   report: reportCommand,
+  reproduce: reproduceCommand,
   rescore: rescoreCommand,
   score: scoreCommand,
   serve: serveCommand,

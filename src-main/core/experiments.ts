@@ -165,6 +165,11 @@ export class ExperimentManager {
     this.store = undefined;
   }
 
+  /** What a reproduce pack's runs write with: this manager's runs DB (its one writer) and keys. */
+  packRunOptions(): { store: RunStore; dataDir: string; apiKeys: ApiKeySource } {
+    return { store: this.runs(), dataDir: this.dataDir, apiKeys: this.apiKeys };
+  }
+
   private readPool(file: string): RunReadWorkers {
     this.readers ??= new RunReadWorkers({ file, size: this.readWorkerCount });
     return this.readers;

@@ -1,3 +1,4 @@
+import { reproducePacks, reproducePlan, reproduceRun } from './reproduce/service';
 import { basename } from 'node:path';
 import type { ApiEvent, ApiHandlers } from '../../src-shared/api';
 import { DatasetStore, resolveInsideDatasetDirs } from './datasets';
@@ -111,6 +112,17 @@ export function createService(options: ServiceOptions): Service {
     'runs.compareExport': (input) => experiments.read('runs.compareExport', input),
     'sweeps.list': (input) => experiments.read('sweeps.list', input),
     'sweeps.get': (input) => experiments.read('sweeps.get', input),
+
+    // ---- Reproduce view (core/reproduce) ----
+    'reproduce.packs': () => reproducePacks(),
+    'reproduce.plan': async (input) =>
+      reproducePlan(input, (await datasets.get(input.datasetId)).summary.path),
+    'reproduce.run': async (input) =>
+      reproduceRun(
+        input,
+        (await datasets.get(input.datasetId)).summary.path,
+        experiments.packRunOptions(),
+      ),
 
     // ---- Collections view (core/designs) ----
     'designs.list': async () => designs.list(),

@@ -8,6 +8,7 @@ import { ExperimentsView } from './views/experiments/ExperimentsView';
 import { ModelsView } from './views/models/ModelsView';
 import { RunsView } from './views/runs/RunsView';
 import { SweepsView } from './views/sweeps/SweepsView';
+import { ReproduceView } from './views/reproduce/ReproduceView';
 
 export function App() {
   const [route, navigate] = useRoute();
@@ -66,6 +67,8 @@ function OtherView({ view }: { view: Exclude<ViewId, 'datasets'> }) {
       return <CompareView />;
     case 'sweeps':
       return <SweepsView />;
+    case 'reproduce':
+      return <ReproduceView />;
     case 'models':
       return <ModelsView />;
   }

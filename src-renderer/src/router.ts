@@ -7,6 +7,7 @@ export const VIEWS = [
   { id: 'runs', label: 'Runs' },
   { id: 'compare', label: 'Compare' },
   { id: 'sweeps', label: 'Sweeps' },
+  { id: 'reproduce', label: 'Reproduce' },
   { id: 'models', label: 'Models' },
 ] as const;
 export type ViewId = (typeof VIEWS)[number]['id'];

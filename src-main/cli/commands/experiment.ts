@@ -27,6 +27,9 @@ import { UsageError } from '../command';
 import { ApiKeySource } from '../../core/keys';
 import { ALLOW_KEY_ENV_OPTION, keyPolicyFromArgs } from '../keyPolicy';
 import { ensureWordVectorCache } from '../wordVectors';
+import { runRepeats } from './repeats';
+import { readErrataFile } from '../../core/dataset/errata';
+import { errataReport, type ReportExtra } from './errata';
 
 const USAGE = `usage: npm run -s cli -- experiment --data <file> [options]
 
@@ -51,6 +54,13 @@ options:
   --name <text>             the run's name (shown in the Runs and Compare views; editable later)
   --tag <tag>               a tag for the run; repeat for more (no commas)
   --notes <text>            free-text notes kept with the run
+  --errata <file>           apply a dataset errata file (YAML/JSON: sample, question index or
+                            text, corrected, source); recorded in the manifest with its sha256,
+                            scores printed against the original and the corrected gold, with
+                            the per-category ceiling (examples/errata/locomo10-errata.yaml)
+  --repeats <n>             run the whole experiment n times (repeat r with seed + r), grouped as
+                            one repeat group, and print each metric as mean ± std over the n
+                            complete runs (sample std); the same command again resumes the group
   --exclude-no-evidence     leave out questions without usable evidence (asked at the last packet
                             by default, so n is the dataset's question count)
   --mode <stream|ingest-all>  stream (default): test as questions become visible, and once more
@@ -270,6 +280,7 @@ export function reportOutcome(
   json: boolean,
   io: CliIO,
   manifest?: Pick<RunManifest, 'coverage' | 'skippedSamples'>,
+  extra?: ReportExtra | null,
 ): number {
   const coverage = manifest ? coverageNote(manifest, outcome.summary) : null;
   if (json) {
@@ -286,12 +297,14 @@ export function reportOutcome(
         scheme,
         categoryNames: Object.fromEntries(CATEGORY_IDS.map((c) => [c, categoryName(c, scheme)])),
         summary: outcome.summary,
+        ...extra?.json,
       })}\n`,
     );
   } else {
     io.stdout(summaryTable(outcome.summary, scheme));
     io.stdout(skippedReport(outcome.skippedSamples));
     if (coverage) io.stdout(`${coverage.text}\n`);
+    if (extra) io.stdout(`\n${extra.text}`);
     io.stdout(
       `\nrun ${outcome.runId} ${outcome.status} in ${formatDuration(outcome.elapsedMs)} (preset ${config.memory.preset})\n`,
     );
@@ -509,6 +522,8 @@ export const experimentCommand: CliCommand = {
         name: { type: 'string' },
         tag: { type: 'string', multiple: true },
         notes: { type: 'string' },
+        repeats: { type: 'string' },
+        errata: { type: 'string' },
         'exclude-no-evidence': { type: 'boolean', default: false },
         mode: { type: 'string' },
         // The default since issue 11; still accepted so existing scripts keep working.
@@ -627,24 +642,51 @@ export const experimentCommand: CliCommand = {
       },
       '--name/--tag/--notes',
     );
+    const repeats = positiveInt('--repeats', values.repeats);
+    const errata = values.errata === undefined ? undefined : readErrataFile(values.errata);
 
     await ensureWordVectorCache(io);
     const { store, dataDir } = openStore(values['runs-db'], values['data-dir']);
     try {
+      const apiKeys = new ApiKeySource({
+        policy: keyPolicyFromArgs(values['allow-key-env'], 'pass'),
+      });
+      if (repeats !== undefined) {
+        return await runRepeats(config, repeats, {
+          store,
+          dataDir,
+          keepCollections: values['keep-collections'],
+          apiKeys,
+          scheme,
+          json: values.json,
+          io,
+          ...(errata ? { errata } : {}),
+          identity,
+        });
+      }
       const tty = process.stderr.isTTY === true;
       const handle = await startExperiment(config, {
         store,
         dataDir,
         keepCollections: values['keep-collections'],
         onProgress: progressReporter(io, tty),
-        apiKeys: new ApiKeySource({ policy: keyPolicyFromArgs(values['allow-key-env'], 'pass') }),
+        apiKeys,
+        ...(errata ? { errata } : {}),
         // The user typed this command line: an external service's command may run.
         mayStartProcesses: true,
         identity,
       });
       const outcome = await superviseRun(handle, io);
       const { manifest } = store.getRun(outcome.runId);
-      return reportOutcome(outcome, config, scheme, values.json, io, manifest);
+      return reportOutcome(
+        outcome,
+        config,
+        scheme,
+        values.json,
+        io,
+        manifest,
+        errataReport(store, outcome.runId, scheme),
+      );
     } finally {
       store.close();
     }

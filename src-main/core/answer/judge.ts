@@ -67,9 +67,12 @@ export function judgeCacheKey(
   model: string,
   promptSha256: string,
   repeat: number,
+  scope?: string,
 ): string {
+  const parts = [item.question, item.gold, item.answer, model, promptSha256, repeat];
+  // A scope keeps independent runs of one experiment from sharing verdicts (see LlmJudge).
   return createHash('sha256')
-    .update(JSON.stringify([item.question, item.gold, item.answer, model, promptSha256, repeat]))
+    .update(JSON.stringify(scope === undefined ? parts : [...parts, scope]))
     .digest('hex');
 }
 
@@ -94,10 +97,21 @@ export class LlmJudge {
   readonly client: LlmClient;
   readonly stats: LlmJudgeStats = { calls: 0, cacheHits: 0, errors: 0, unparseableReplies: 0 };
   private readonly cache: JudgeCache;
+  private readonly cacheScope: string | undefined;
 
   constructor(
     config: JudgeConfig,
-    options: { cache?: JudgeCache; client?: LlmClient; keys?: ApiKeys } = {},
+    options: {
+      cache?: JudgeCache;
+      client?: LlmClient;
+      keys?: ApiKeys;
+      /**
+       * Verdicts cached under this scope only: repeat r > 0 of a repeat group or sweep is an
+       * independent run, so the judge is asked again rather than answered from repeat 0's cache
+       * (which would make the run-to-run std of J zero by construction).
+       */
+      cacheScope?: string;
+    } = {},
   ) {
     this.model = config.model;
     this.repeats = config.repeats;
@@ -106,6 +120,7 @@ export class LlmJudge {
     this.parseRetries = config.parseRetries;
     this.client = options.client ?? new LlmClient(config, options.keys);
     this.cache = options.cache ?? new MemoryJudgeCache();
+    this.cacheScope = options.cacheScope;
   }
 
   /** One answer, every repeat. Never rejects except on cancel: failures are the score's error. */
@@ -142,7 +157,7 @@ export class LlmJudge {
     repeat: number,
     signal: AbortSignal | undefined,
   ): Promise<JudgeVerdict> {
-    const key = judgeCacheKey(item, this.model, this.prompt.sha256, repeat);
+    const key = judgeCacheKey(item, this.model, this.prompt.sha256, repeat, this.cacheScope);
     const cached = this.cache.get(key);
     if (cached) {
       this.stats.cacheHits++;

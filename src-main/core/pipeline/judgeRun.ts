@@ -46,8 +46,10 @@ export async function judgeRun(
   config: JudgeConfig,
   options: JudgePassOptions = {},
 ): Promise<JudgePassResult> {
+  const repeat = store.getRun(runId).manifest.sweep?.repeat ?? 0;
   const judge = new LlmJudge(config, {
     cache: store.judgeCache(),
+    ...(repeat > 0 ? { cacheScope: `repeat ${repeat}` } : {}),
     client:
       options.client ??
       new LlmClient(config, options.keys ?? {}, Math.random, (delta) =>

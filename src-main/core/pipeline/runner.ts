@@ -44,6 +44,7 @@ import { dataCacheDir } from '../embed/cache';
 import { judgeRun } from './judgeRun';
 import type { SampleEvent, SampleJob } from './runSample';
 import { installPunktModel } from '../scoring/punktModel';
+import { errataRecord, type LoadedErrata } from '../dataset/errata';
 
 /**
  * The main-thread side of an experiment: load and plan, create the run, hand samples to an
@@ -69,6 +70,8 @@ export interface RunOptions {
   sweep?: SweepTag;
   /** The new run's name, tags and notes (stored beside it, not in its config or hash). */
   identity?: RunIdentity;
+  /** Dataset errata to record in a new run's manifest, resolved against its dataset first. */
+  errata?: LoadedErrata;
   /**
    * The dataset as the caller already parsed it (the service's open dataset). The runner runs
    * these samples instead of parsing the file again, after checking that the file still has the
@@ -289,6 +292,8 @@ export async function startExperiment(
   });
   const dataset = await datasetFor(config.datasetPath, options.dataset);
   const { samples, skipped } = selectSamples(dataset, config);
+  // A bad entry is refused before the run exists.
+  const errata = options.errata ? errataRecord(options.errata, dataset.samples) : null;
   const now = options.now ?? Date.now;
   const runId = newRunId(now());
   const planned: PlannedSample[] = samples.map((sample) => ({
@@ -338,6 +343,7 @@ export async function startExperiment(
     scoring: { punktModelSha256: installPunktModel().sha256 },
     ...(skipped.length > 0 ? { skippedSamples: skipped } : {}),
     ...(options.sweep ? { sweep: options.sweep } : {}),
+    ...(errata ? { errata } : {}),
     coverage: coverageOf(dataset.samples, planned),
   };
   options.store.createRun(

@@ -7,6 +7,8 @@ import type { MeanN, RunSummary, ScorePair } from '../../../src-shared/experimen
 import type { ProtocolJudgeSummary } from '../../../src-shared/rescore';
 import type { SkippedSample } from '../../../src-shared/runs';
 import { metricList, type MetricDefinition, type MetricMean } from '../../../src-shared/metrics';
+import type { ErrataRecord, ErrataScores } from '../../../src-shared/errata';
+import { formatMeanStd, type RepeatPair, type RepeatSummary } from '../../../src-shared/repeats';
 
 /** Plain-text renderings of run results for the CLI (the UI draws its own). */
 
@@ -138,4 +140,98 @@ export function skippedReport(skipped: readonly SkippedSample[]): string {
       `  ${s.sampleId === null ? `#${s.sampleIndex}` : `${s.sampleId} (#${s.sampleIndex})`}: ${s.problems.join('; ')}`,
   );
   return `skipped ${skipped.length} invalid sample(s) (--skip-invalid):\n${lines.join('\n')}\n`;
+}
+
+/**
+ * `experiment --repeats N`: each metric as mean ± std over the N complete runs (sample std of the
+ * runs' means), per category and overall; J's within-run judge-repeat spread stays a separate,
+ * labelled column.
+ */
+export function repeatTable(
+  summary: RepeatSummary,
+  scheme: string,
+  profile: BenchmarkProfile = LOCOMO_PROFILE,
+): string {
+  const metrics = metricList().filter(
+    (m) => !m.hideWhenEmpty || (summary.overall.all[m.id]?.runs ?? 0) > 0,
+  );
+  const judgeRepeats = summary.overall.all['judge']?.judgeRepeatStd != null;
+  const header = [
+    'category',
+    ...metrics.map((m) => `${m.label} mean ± std`),
+    ...(judgeRepeats ? ['J judge-repeat std'] : []),
+  ];
+  const row = (label: string, pair: RepeatPair | undefined): string[] => [
+    label,
+    ...metrics.map((m) => formatMeanStd(pair?.[m.id])),
+    ...(judgeRepeats
+      ? [pair?.['judge']?.judgeRepeatStd == null ? '-' : pair['judge'].judgeRepeatStd.toFixed(3)]
+      : []),
+  ];
+  const rows = [header];
+  for (const c of profile.categories)
+    rows.push(row(`${c.id} ${categoryLabel(profile, c.id, scheme)}`, summary.byCategory[c.id]));
+  rows.push(row('overall (all, official)', summary.overall.all));
+  rows.push(row(`overall (${answerableLabel(profile)})`, summary.overall.categories1to4));
+  const widths = header.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]): string =>
+    r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
+  return [
+    `Mean ± std over ${summary.runs} complete runs (sample std, n - 1), categories named by ${schemeLabel(profile, scheme)} scheme`,
+    ...rows.map(line),
+    ...(judgeRepeats
+      ? [
+          'J judge-repeat std: the same answers judged several times, mean over runs (not run-to-run)',
+        ]
+      : []),
+    '',
+  ].join('\n');
+}
+
+/**
+ * A run with errata: per category, each answer metric against the original gold, against the
+ * corrected gold, and the ceiling (the most any system scores against the original gold).
+ */
+export function errataTable(
+  scores: ErrataScores,
+  record: Pick<ErrataRecord, 'file' | 'sha256' | 'entries'>,
+  scheme: string,
+  profile: BenchmarkProfile = LOCOMO_PROFILE,
+): string {
+  const metrics = metricList().filter((m) => m.source === 'answer');
+  const header = ['category', ...metrics.map((m) => `${m.label} original / corrected / ceiling`)];
+  const cell = (a: MeanN | undefined, b: MeanN | undefined, c: MeanN | undefined): string =>
+    `${fmt(a)} / ${fmt(b)} / ${fmt(c)}`;
+  const rows = [header];
+  for (const c of profile.categories) {
+    rows.push([
+      `${c.id} ${categoryLabel(profile, c.id, scheme)}`,
+      ...metrics.map((m) =>
+        cell(
+          scores.original.byCategory[c.id]?.[m.id],
+          scores.corrected.byCategory[c.id]?.[m.id],
+          scores.ceiling[String(c.id)]?.[m.id],
+        ),
+      ),
+    ]);
+  }
+  rows.push([
+    'overall (all, official)',
+    ...metrics.map((m) =>
+      cell(
+        scores.original.overall.all[m.id],
+        scores.corrected.overall.all[m.id],
+        scores.ceiling['all']?.[m.id],
+      ),
+    ),
+  ]);
+  const widths = header.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]): string =>
+    r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  return [
+    `Errata ${record.file} (sha256 ${record.sha256.slice(0, 12)}…): ${record.entries.length} entries, ${scores.applied} final answers rescored against the corrected gold`,
+    ...rows.map(line),
+    'ceiling: the most any system scores against the original gold (the corrected answer where the gold is wrong); J is not re-asked against the corrected gold',
+    '',
+  ].join('\n');
 }

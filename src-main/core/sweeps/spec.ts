@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { dirname, extname, resolve } from 'node:path';
-import { parseDocument } from 'yaml';
+import { dirname, resolve } from 'node:path';
 import { WorkbenchError, parseOrThrow } from '../../../src-shared/errors';
 import {
   SweepSpecSchema,
@@ -9,6 +8,7 @@ import {
   type SweepSpec,
 } from '../../../src-shared/sweeps';
 import { canonicalJson, sha256Hex } from '../canonical-hash';
+import { parseYamlOrJson } from '../structured-file';
 
 /**
  * Reads a sweep spec (YAML, or JSON, which is YAML too), validates it and expands it. Dataset
@@ -21,31 +21,6 @@ export interface LoadedSweep {
   /** `<name>-<10 hex of the spec's content>`: the same spec resumes, an edited one is new. */
   sweepId: string;
   cells: SweepCell[];
-}
-
-function parseText(file: string, text: string): unknown {
-  if (extname(file).toLowerCase() === '.json') {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch (error) {
-      throw new WorkbenchError(
-        'INVALID_INPUT',
-        `sweep spec ${file}: not valid JSON (${(error as Error).message})`,
-        { where: file },
-      );
-    }
-  }
-  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
-  const first = doc.errors[0];
-  if (first) {
-    const at = first.linePos?.[0];
-    throw new WorkbenchError(
-      'INVALID_INPUT',
-      `sweep spec ${file}${at ? `:${at.line}:${at.col}` : ''}: not valid YAML (${(first.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '')})`,
-      { where: file },
-    );
-  }
-  return doc.toJS() as unknown;
 }
 
 /** Validates and expands a parsed spec; `baseDir` resolves relative dataset paths. */
@@ -71,5 +46,5 @@ export function readSweepFile(file: string): LoadedSweep {
       { where: file },
     );
   }
-  return loadSweep(parseText(file, text), file, dirname(resolve(file)));
+  return loadSweep(parseYamlOrJson(file, text), file, dirname(resolve(file)));
 }

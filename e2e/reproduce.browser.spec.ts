@@ -1,0 +1,47 @@
+import { expect, openWithMini, screenshotPath, test } from './fixtures';
+
+test('picks a pack, shows its plan and estimate, runs it offline and shows paper vs ours', async ({
+  page,
+  workbench,
+}) => {
+  await openWithMini(page, workbench);
+  await page.goto(`${workbench.url}#/reproduce`);
+  await expect(page.getByRole('heading', { level: 1, name: 'Reproduce' })).toBeVisible();
+
+  // A pack whose protocol is not registered yet is listed, says which id is missing, and has no Run.
+  const pack = page.getByLabel('Pack');
+  await pack.selectOption('locomo-table3-rag');
+  await expect(page.getByRole('alert')).toContainText(
+    'answer protocol "locomo-rag" is not registered',
+  );
+  await expect(page.getByRole('button', { name: 'Run offline' })).toHaveCount(0);
+
+  await pack.selectOption('mem0-table1');
+  await expect(page.getByRole('heading', { level: 2 })).toContainText('Mem0 paper, Table 1');
+  await expect(page.getByText('arXiv 2504.19413')).toBeVisible();
+  // The plan is the paper's setting (its models, its 10 runs) before anything runs.
+  const plan = page.getByLabel('Plan');
+  await expect(plan).toContainText('answerer gpt-4o-mini (mem0 protocol)');
+  await expect(plan).toContainText('10 complete run(s) per row');
+  await expect(plan).toContainText(/\d+ answer \+ \d+ judge LLM calls/);
+
+  await page.getByRole('button', { name: 'Run offline' }).click();
+  await expect(page.getByRole('status')).toContainText("This is NOT the paper's setting", {
+    timeout: 90_000,
+  });
+  const table = page.getByRole('table', { name: 'Paper vs ours' });
+  const row = (metric: string) =>
+    table
+      .getByRole('row')
+      .filter({ has: page.getByRole('rowheader', { name: 'mem0', exact: true }) })
+      .filter({ has: page.getByRole('cell', { name: metric, exact: true }) })
+      .filter({ has: page.getByRole('cell', { name: 'overall', exact: true }) });
+  // Cells: metric, cell, paper, ours, ± std, ours − paper.
+  const overallJ = row('J');
+  await expect(overallJ.getByRole('cell').nth(2)).toHaveText('66.88');
+  // Offline there is no judge: J is the paper's only; set F1 is ours only.
+  await expect(overallJ.getByRole('cell').nth(3)).toHaveText('–');
+  const overallF1 = row('set F1');
+  await expect(overallF1.getByRole('cell').nth(3)).toHaveText(/^\d\.\d\d$|^\d\d\.\d\d$/);
+  await page.screenshot({ path: screenshotPath('reproduce'), fullPage: true });
+});

@@ -1,0 +1,234 @@
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { PackCell, ReproducePack } from '../../../src-shared/reproduce';
+import { categoryLabel, LOCOMO_PROFILE } from '../../../src-shared/benchmarks';
+import { metricOf } from '../../../src-shared/metrics';
+import { ApiKeySource } from '../../core/keys';
+import '../../core/pipeline/presets';
+import {
+  listPacks,
+  loadPack,
+  runnableRows,
+  type PackEndpoints,
+  type PackRunSettings,
+} from '../../core/reproduce/packs';
+import { packGroups, runPack, settingOf, type Prices } from '../../core/reproduce/run';
+import { planSweep } from '../../core/sweeps/plan';
+import type { CliCommand, CliIO } from '../command';
+import { UsageError } from '../command';
+import { ALLOW_KEY_ENV_OPTION, keyPolicyFromArgs } from '../keyPolicy';
+import { ensureWordVectorCache } from '../wordVectors';
+import { openStore } from './experiment';
+
+const USAGE = `usage: npm run -s cli -- reproduce list
+       npm run -s cli -- reproduce <pack> --data <locomo10.json> [options]
+
+Runs a paper's table as a reproduce pack: the paper's answer protocol, answerer and judge models,
+question set and repeat count, one repeat group per row whose memory preset the workbench has,
+then prints the paper's published figure beside ours for every cell, with the difference. Before
+anything runs it prints the LLM calls, the estimated tokens and the cost.
+
+Without --base-url it runs offline with the extractive answerer and no judge, and says that this
+is not the paper's setting (metrics that need the judge stay empty).
+
+options:
+  --data <file>             dataset file (the paper's: locomo10.json)
+  --samples <ids>           comma-separated sample ids (default: all; the paper used all)
+  --base-url <url>          answerer endpoint, OpenAI-compatible, with /v1 (default: offline)
+  --model <name>            answerer model (default: the paper's)
+  --api-key-env <NAME>      environment variable holding the answerer's (and judge's) API key
+  --judge-base-url <url>    judge endpoint (default: --base-url)
+  --judge-model <name>      judge model (default: the paper's)
+  --judge-api-key-env <NAME>  environment variable holding the judge's API key
+  --prices <in,out>         USD per million prompt and completion tokens, for the estimate
+  --repeats <n>             complete runs per row instead of the paper's count (said in the report)
+  --plan                    print the plan and the estimate, run nothing
+  --allow-key-env <NAME>    also read an API key from NAME (repeatable)
+  --runs-db <path>          runs database (default: <data dir>/runs.db)
+  --data-dir <dir>          data directory (default: $MEMORY_WORKBENCH_DATA or ~/.memory-workbench)
+  --json                    print exactly one JSON object on stdout
+  -h, --help                show this help
+`;
+
+const fmtInt = (n: number): string => n.toLocaleString('en-US');
+const fmt = (v: number | null, digits = 2): string => (v === null ? '-' : v.toFixed(digits));
+
+function printPacks(io: CliIO, json: boolean): number {
+  const packs = listPacks().map((p) => ({
+    id: p.pack.id,
+    title: p.pack.title,
+    runnable: p.runnable,
+    reason: p.reason,
+  }));
+  if (json) io.stdout(`${JSON.stringify({ packs })}\n`);
+  else {
+    for (const p of packs)
+      io.stdout(`${p.id}\t${p.runnable ? 'runnable' : 'not runnable yet'}\t${p.title}\n`);
+    for (const p of packs.filter((x) => !x.runnable)) io.stdout(`\n${p.reason}\n`);
+  }
+  return 0;
+}
+
+function parsePrices(value: string | undefined): Prices | undefined {
+  if (value === undefined) return undefined;
+  const [a, b] = value.split(',').map(Number);
+  if (a === undefined || b === undefined || !(a >= 0) || !(b >= 0))
+    throw new UsageError(`--prices must be two non-negative numbers "in,out" (got "${value}")`);
+  return { inputPerMillion: a, outputPerMillion: b };
+}
+
+/** Paper vs ours, one line per cell, in the pack's category naming. */
+function comparisonTable(pack: ReproducePack, cells: readonly PackCell[]): string {
+  const header = ['row', 'metric', 'cell', 'paper', 'ours', '± std', 'ours - paper'];
+  const name = (cell: string): string =>
+    cell === 'overall'
+      ? 'overall'
+      : `${cell} ${categoryLabel(LOCOMO_PROFILE, Number(cell), pack.scheme)}`;
+  const rows = cells.map((c) => [
+    c.row,
+    metricOf(c.metric).label,
+    name(c.cell),
+    fmt(c.paper),
+    fmt(c.ours),
+    fmt(c.oursStd),
+    c.diff === null ? '-' : `${c.diff >= 0 ? '+' : ''}${c.diff.toFixed(2)}`,
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]): string =>
+    r.map((v, i) => (i < 3 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join('  ');
+  return [line(header), ...rows.map(line)].join('\n');
+}
+
+export const reproduceCommand: CliCommand = {
+  summary:
+    "run a paper's table (protocol, models, questions, repeats) and compare with its figures",
+  usage: USAGE,
+  async run(args, io) {
+    const { values, positionals } = parseArgs({
+      args,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        data: { type: 'string' },
+        samples: { type: 'string' },
+        'base-url': { type: 'string' },
+        model: { type: 'string' },
+        'api-key-env': { type: 'string' },
+        'judge-base-url': { type: 'string' },
+        'judge-model': { type: 'string' },
+        'judge-api-key-env': { type: 'string' },
+        prices: { type: 'string' },
+        repeats: { type: 'string' },
+        plan: { type: 'boolean', default: false },
+        'allow-key-env': ALLOW_KEY_ENV_OPTION,
+        'runs-db': { type: 'string' },
+        'data-dir': { type: 'string' },
+        json: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+    if (values.help) {
+      io.stdout(USAGE);
+      return 0;
+    }
+    const [packId, ...rest] = positionals;
+    if (packId === undefined) throw new UsageError('reproduce needs a pack id (or "list")');
+    if (rest.length > 0) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`);
+    if (packId === 'list') return printPacks(io, values.json);
+    const pack = loadPack(packId);
+    if (values.data === undefined) throw new UsageError('reproduce needs --data <file>');
+    const repeats = values.repeats === undefined ? pack.repeats : Number(values.repeats);
+    if (!Number.isInteger(repeats) || repeats < 1 || repeats > 100)
+      throw new UsageError(`--repeats must be an integer from 1 to 100 (got "${values.repeats}")`);
+    const offline = values['base-url'] === undefined;
+    const endpoints: PackEndpoints | undefined = offline
+      ? undefined
+      : {
+          baseUrl: values['base-url'] as string,
+          ...(values.model ? { model: values.model } : {}),
+          ...(values['api-key-env'] ? { apiKeyEnv: values['api-key-env'] } : {}),
+          ...(values['judge-base-url'] ? { judgeBaseUrl: values['judge-base-url'] } : {}),
+          ...(values['judge-model'] ? { judgeModel: values['judge-model'] } : {}),
+          ...(values['judge-api-key-env'] ? { judgeApiKeyEnv: values['judge-api-key-env'] } : {}),
+        };
+    const prices = parsePrices(values.prices);
+    const samples = values.samples
+      ?.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    const rows = runnableRows(pack);
+    const settings: PackRunSettings = {
+      datasetPath: resolve(values.data as string),
+      ...(samples ? { samples } : {}),
+      ...(endpoints ? { endpoints } : {}),
+    };
+    const groups = packGroups(pack, settings, repeats, prices);
+    const plan = await planSweep(groups.flatMap((g) => g.group.cells));
+    const t = plan.totals;
+    const setting = settingOf(pack, settings);
+    const repeatNote =
+      repeats === pack.repeats
+        ? `${repeats} complete run(s) per row, as the paper`
+        : `${repeats} complete run(s) per row (the paper: ${pack.repeats})`;
+    const estimate = `LLM calls: ${fmtInt(t.answerCalls)} answer + ${fmtInt(t.judgeCalls)} judge (at most); about ${fmtInt(t.promptTokens)} prompt and at most ${fmtInt(t.completionTokens)} completion tokens; estimated cost ${t.cost === null ? 'n/a (give --prices in,out)' : `$${t.cost.toFixed(2)}`}. Memory-LLM calls are not estimated.`;
+    if (!values.json) {
+      io.stdout(
+        `${pack.title}\nsource: ${pack.source.paper}, ${pack.source.table}, arXiv ${pack.source.arxiv} (figures: ${pack.source.verified}; ${pack.source.note})\n`,
+      );
+      io.stdout(
+        `${setting}\n${repeatNote}; rows run: ${rows.map((r) => r.id).join(', ')}; paper-only rows: ${
+          pack.rows
+            .filter((r) => r.preset === null)
+            .map((r) => r.id)
+            .join(', ') || 'none'
+        }\n${estimate}\n`,
+      );
+    }
+    if (values.plan) {
+      if (values.json)
+        io.stdout(
+          `${JSON.stringify({ pack: pack.id, offline, repeats, plan: plan.totals, setting })}\n`,
+        );
+      return 0;
+    }
+
+    await ensureWordVectorCache(io);
+    const { store, dataDir } = openStore(values['runs-db'], values['data-dir']);
+    let result: Awaited<ReturnType<typeof runPack>>;
+    try {
+      const apiKeys = new ApiKeySource({
+        policy: keyPolicyFromArgs(values['allow-key-env'], 'pass'),
+      });
+      result = await runPack(pack, groups, {
+        store,
+        dataDir,
+        apiKeys,
+        mayStartProcesses: false,
+        onCell: (row, e) => {
+          if (e.status !== undefined || e.action === 'skipped')
+            io.stderr(
+              `${row} repeat ${e.cell.repeat + 1}/${repeats}: run ${e.runId} ${e.status ?? e.action}${e.error ? ` (${e.error})` : ''}\n`,
+            );
+        },
+      });
+    } finally {
+      store.close();
+    }
+    const { cells, groups: groupIds, incomplete } = result;
+    if (values.json) {
+      io.stdout(
+        `${JSON.stringify({ pack: pack.id, offline, setting, repeats, plan: plan.totals, groups: groupIds, cells })}\n`,
+      );
+    } else {
+      io.stdout(
+        `\npaper vs ours (${pack.scheme} category names, x${pack.scale}):\n${comparisonTable(pack, cells)}\n`,
+      );
+      if (offline) io.stdout(`\n${setting}\n`);
+      if (incomplete > 0)
+        io.stdout(
+          `${incomplete} row(s) have fewer complete runs than asked: run the same command again to resume them\n`,
+        );
+    }
+    return incomplete === 0 ? 0 : 1;
+  },
+};

@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { WorkbenchError } from '../../../src-shared/errors';
+import { REPRODUCE_PACKS } from '../../../src-shared/reproduce-packs';
+import { comparePack } from '../../../src-shared/reproduce';
+import { repeatSummary } from '../../../src-shared/repeats';
+import { summarizeAnswers } from '../../../src-shared/experiment';
+import '../pipeline/presets';
+import { currentRegistries, loadPack, packIds, validatePack } from './packs';
+
+function thrown(fn: () => unknown): WorkbenchError {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof WorkbenchError) return error;
+    throw error;
+  }
+  throw new Error('expected a WorkbenchError');
+}
+
+const data = (id: string) => REPRODUCE_PACKS.find((p) => p.id === id)!;
+
+describe('reproduce packs', () => {
+  it('loads the packs whose protocols and presets are registered', () => {
+    expect(packIds()).toEqual(['mem0-table1', 'mem0-table2', 'locomo-table3', 'locomo-table3-rag']);
+    expect(loadPack('mem0-table1').answerer.protocol).toBe('mem0');
+    expect(loadPack('locomo-table3').rows.map((r) => r.contextTokens)).toEqual([
+      4096, 8192, 12288, 16384,
+    ]);
+  });
+
+  it('refuses a pack that names an unregistered id, naming the id and where it is used', () => {
+    const registries = currentRegistries();
+    // A build without the RAG baselines: the pack names the first id it lacks.
+    const without = {
+      ...registries,
+      answerProtocols: registries.answerProtocols.filter((p) => p !== 'locomo-rag'),
+      presets: registries.presets.filter((p) => p !== 'locomo-rag-dialog'),
+    };
+    const e = thrown(() => validatePack(data('locomo-table3-rag'), without));
+    expect(e.code).toBe('NOT_FOUND');
+    expect(e.message).toMatch(
+      /^reproduce pack locomo-table3-rag: answerer\.protocol: answer protocol "locomo-rag" is not registered/,
+    );
+    // With the protocol registered, the next missing id is the first row's preset.
+    const withProtocol = { ...without, answerProtocols: registries.answerProtocols };
+    const e2 = thrown(() => validatePack(data('locomo-table3-rag'), withProtocol));
+    expect(e2.message).toContain(
+      'rows.0.preset: memory preset "locomo-rag-dialog" is not registered',
+    );
+    expect(e2.path).toEqual(['rows', 0, 'preset']);
+    // This build registers every id the RAG packs name (the baselines' protocols and presets).
+    const all = registries;
+    expect(validatePack(data('locomo-table3-rag'), all).rows).toHaveLength(6);
+    expect(validatePack(data('mem0-table2'), all).rows).toHaveLength(15);
+    const withoutMem0Rag = {
+      ...registries,
+      answerProtocols: registries.answerProtocols.filter((p) => p !== 'mem0-rag'),
+    };
+    expect(thrown(() => validatePack(data('mem0-table2'), withoutMem0Rag)).message).toContain(
+      'answer protocol "mem0-rag" is not registered',
+    );
+  });
+
+  it('names the packs when asked for one that does not exist', () => {
+    expect(thrown(() => loadPack('mem0-table9')).message).toBe(
+      'reproduce pack "mem0-table9" does not exist (packs: mem0-table1, mem0-table2, locomo-table3, locomo-table3-rag)',
+    );
+  });
+
+  it('puts ours on the paper scale beside the published figure, with the difference', () => {
+    const pack = loadPack('mem0-table1');
+    // Two runs of the mem0 row: J on single-hop (stored 1) 0.6 and 0.7 -> 65 ± 7.07 vs 67.13.
+    const run = (j: number) =>
+      summarizeAnswers([
+        { category: 1, scores: { judge: j }, error: null, judge: { labels: [j] } },
+      ]);
+    const results = new Map([['mem0', repeatSummary([run(0.6), run(0.7)])]]);
+    const cell = comparePack(pack, results).find(
+      (c) => c.row === 'mem0' && c.metric === 'judge' && c.cell === '1',
+    )!;
+    expect(cell.paper).toBe(67.13);
+    expect(cell.ours).toBeCloseTo(65, 10);
+    expect(cell.oursStd).toBeCloseTo(100 * Math.sqrt(0.005), 10);
+    expect(cell.diff).toBeCloseTo(65 - 67.13, 10);
+    // A paper-only row keeps its figures with no ours.
+    const zep = comparePack(pack, results).find((c) => c.row === 'zep' && c.cell === 'overall')!;
+    expect(zep).toMatchObject({ paper: 65.99, ours: null, diff: null });
+  });
+});

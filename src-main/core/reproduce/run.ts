@@ -1,0 +1,96 @@
+import type { ExperimentConfig } from '../../../src-shared/experiment';
+import type { RepeatSummary } from '../../../src-shared/repeats';
+import {
+  comparePack,
+  type PackCell,
+  type PackRun,
+  type ReproducePack,
+} from '../../../src-shared/reproduce';
+import { planSweep } from '../sweeps/plan';
+import { repeatGroup, runRepeatGroup } from '../sweeps/repeats';
+import type { SweepRunOptions } from '../sweeps/run';
+import type { LoadedSweep } from '../sweeps/spec';
+import { rowConfig, runnableRows, type PackRunSettings } from './packs';
+
+/**
+ * Running a loaded pack, for the CLI and the Reproduce view alike: one repeat group per row that
+ * has a workbench preset, planned (calls, tokens, cost) before anything runs, then paper vs ours.
+ */
+
+export interface Prices {
+  inputPerMillion: number;
+  outputPerMillion: number;
+}
+
+export interface PackGroup {
+  row: string;
+  group: LoadedSweep;
+}
+
+function withPrices(config: ExperimentConfig, prices: Prices | undefined): ExperimentConfig {
+  if (!prices) return config;
+  return {
+    ...config,
+    answerer: config.answerer.kind === 'llm' ? { ...config.answerer, prices } : config.answerer,
+    judge: config.judge ? { ...config.judge, prices } : config.judge,
+  };
+}
+
+export function packGroups(
+  pack: ReproducePack,
+  settings: PackRunSettings,
+  repeats: number,
+  prices?: Prices,
+): PackGroup[] {
+  return runnableRows(pack).map((row) => ({
+    row: row.id,
+    group: repeatGroup(
+      withPrices(rowConfig(pack, row, settings), prices),
+      repeats,
+      `reproduce ${pack.id}`,
+      `${pack.id}.${row.id}`,
+    ),
+  }));
+}
+
+/** What the run is, in one sentence: offline says that it is not the paper's setting. */
+export function settingOf(pack: ReproducePack, settings: PackRunSettings): string {
+  const e = settings.endpoints;
+  const paper = `${pack.answerer.protocol} protocol with ${pack.answerer.model}${pack.judge ? `, ${pack.judge.protocol} judge with ${pack.judge.model}` : ''}`;
+  if (!e)
+    return `OFFLINE: extractive answerer, no judge. This is NOT the paper's setting (paper: ${paper}); its numbers only show that the pipeline runs.`;
+  return `answerer ${e.model ?? pack.answerer.model} (${pack.answerer.protocol} protocol)${pack.judge ? `, judge ${e.judgeModel ?? pack.judge.model} (${pack.judge.protocol})` : ''}`;
+}
+
+export async function planPack(
+  pack: ReproducePack,
+  settings: PackRunSettings,
+  repeats: number,
+  prices?: Prices,
+): Promise<PackRun['plan']> {
+  const groups = packGroups(pack, settings, repeats, prices);
+  return (await planSweep(groups.flatMap((g) => g.group.cells))).totals;
+}
+
+export async function runPack(
+  pack: ReproducePack,
+  groups: readonly PackGroup[],
+  options: Omit<SweepRunOptions, 'onCell'> & {
+    onCell?: (row: string, event: Parameters<NonNullable<SweepRunOptions['onCell']>>[0]) => void;
+  },
+): Promise<{ cells: PackCell[]; groups: Record<string, string>; incomplete: number }> {
+  const results = new Map<string, RepeatSummary>();
+  const groupIds: Record<string, string> = {};
+  let incomplete = 0;
+  for (const { row, group } of groups) {
+    const { onCell, ...rest } = options;
+    const outcome = await runRepeatGroup(group, {
+      ...rest,
+      ...(onCell ? { onCell: (event) => onCell(row, event) } : {}),
+    });
+    groupIds[row] = outcome.sweepId;
+    if (outcome.completed.length < group.spec.repeats) incomplete++;
+    results.set(row, outcome.summary);
+  }
+  return { cells: comparePack(pack, results), groups: groupIds, incomplete };
+}

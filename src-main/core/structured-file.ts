@@ -1,0 +1,31 @@
+import { extname } from 'node:path';
+import { parseDocument } from 'yaml';
+import { WorkbenchError } from '../../src-shared/errors';
+
+/** Files a user writes by hand (sweep specs, errata, reproduce packs): YAML, or JSON by extension. */
+
+/** A YAML or JSON file's value (JSON by its extension); `what` starts the error messages. */
+export function parseYamlOrJson(file: string, text: string, what = 'sweep spec'): unknown {
+  if (extname(file).toLowerCase() === '.json') {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (error) {
+      throw new WorkbenchError(
+        'INVALID_INPUT',
+        `${what} ${file}: not valid JSON (${(error as Error).message})`,
+        { where: file },
+      );
+    }
+  }
+  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+  const first = doc.errors[0];
+  if (first) {
+    const at = first.linePos?.[0];
+    throw new WorkbenchError(
+      'INVALID_INPUT',
+      `${what} ${file}${at ? `:${at.line}:${at.col}` : ''}: not valid YAML (${(first.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '')})`,
+      { where: file },
+    );
+  }
+  return doc.toJS() as unknown;
+}

@@ -1,0 +1,188 @@
+import { useCallback, useState } from 'react';
+import type { ApiInput } from '@shared/api';
+import { toErrorPayload, type ErrorPayload } from '@shared/errors';
+import { categoryName, isCategoryScheme } from '@shared/dataset/categories';
+import { metricOf } from '@shared/metrics';
+import type { PackCell, PackRun, ReproducePack } from '@shared/reproduce';
+import { useClient } from '../../api/context';
+import { ErrorView } from '../../components/ErrorView';
+import { useApi } from '../../hooks/useApi';
+import { useRoute } from '../../router';
+
+const fmtInt = (n: number): string => n.toLocaleString('en-US');
+const fmt = (v: number | null): string => (v === null ? '–' : v.toFixed(2));
+
+function cellName(pack: ReproducePack, cell: string): string {
+  if (cell === 'overall') return 'overall';
+  const scheme = isCategoryScheme(pack.scheme) ? pack.scheme : 'official';
+  return `${cell} ${categoryName(Number(cell), scheme)}`;
+}
+
+function PlanPanel({ run }: { run: PackRun }) {
+  const p = run.plan;
+  return (
+    <div className="panel" aria-label="Plan">
+      <p>{run.setting}</p>
+      <p>
+        {run.repeats} complete run(s) per row · {fmtInt(p.questions)} answers ·{' '}
+        <strong>
+          {fmtInt(p.answerCalls)} answer + {fmtInt(p.judgeCalls)} judge LLM calls
+        </strong>{' '}
+        · about {fmtInt(p.promptTokens)} prompt and at most {fmtInt(p.completionTokens)} completion
+        tokens · cost {p.cost === null ? 'n/a (no prices)' : `$${p.cost.toFixed(2)}`}
+      </p>
+    </div>
+  );
+}
+
+function ComparisonTable({ pack, cells }: { pack: ReproducePack; cells: readonly PackCell[] }) {
+  return (
+    <table aria-label="Paper vs ours">
+      <thead>
+        <tr>
+          <th scope="col">Row</th>
+          <th scope="col">Metric</th>
+          <th scope="col">Cell</th>
+          <th scope="col">Paper</th>
+          <th scope="col">Ours</th>
+          <th scope="col">± std</th>
+          <th scope="col">Ours − paper</th>
+        </tr>
+      </thead>
+      <tbody>
+        {cells.map((c) => (
+          <tr key={`${c.row}|${c.metric}|${c.cell}`}>
+            <th scope="row">{c.row}</th>
+            <td>{metricOf(c.metric).label}</td>
+            <td>{cellName(pack, c.cell)}</td>
+            <td>{fmt(c.paper)}</td>
+            <td>{fmt(c.ours)}</td>
+            <td>{fmt(c.oursStd)}</td>
+            <td>{c.diff === null ? '–' : `${c.diff >= 0 ? '+' : ''}${c.diff.toFixed(2)}`}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+export function ReproduceView() {
+  const [route, navigate] = useRoute();
+  const client = useClient();
+  const packs = useApi('reproduce.packs', {});
+  const datasets = useApi('datasets.list', {});
+  const list = packs.data ?? [];
+  const wanted = route.params.get('pack');
+  const item = list.find((p) => p.pack.id === wanted) ?? list.find((p) => p.runnable) ?? null;
+  const datasetList = datasets.data ?? [];
+  const dataset =
+    datasetList.find((d) => d.datasetId === route.params.get('dataset')) ?? datasetList[0] ?? null;
+  const planInput =
+    item?.runnable && dataset ? { packId: item.pack.id, datasetId: dataset.datasetId } : null;
+  const plan = useApi('reproduce.plan', planInput);
+  const [repeats, setRepeats] = useState(1);
+  const [running, setRunning] = useState(false);
+  const [result, setResult] = useState<PackRun | null>(null);
+  const [runError, setRunError] = useState<ErrorPayload | null>(null);
+
+  const choose = (patch: Record<string, string>): void => {
+    setResult(null);
+    navigate('reproduce', {
+      ...(item ? { pack: item.pack.id } : {}),
+      ...(dataset ? { dataset: dataset.datasetId } : {}),
+      ...patch,
+    });
+  };
+  // A string key, so the callback changes only when the pack or the dataset does.
+  const planKey = planInput === null ? null : JSON.stringify(planInput);
+  const run = useCallback(() => {
+    if (planKey === null) return;
+    setRunning(true);
+    setRunError(null);
+    client
+      .call('reproduce.run', { ...(JSON.parse(planKey) as ApiInput<'reproduce.run'>), repeats })
+      .then(setResult)
+      .catch((error: unknown) => setRunError(toErrorPayload(error)))
+      .finally(() => setRunning(false));
+  }, [client, planKey, repeats]);
+
+  const shown = result && item && result.packId === item.pack.id ? result : null;
+  return (
+    <section className="reproduce-view" aria-labelledby="view-title">
+      <header className="view-header">
+        <h1 id="view-title">Reproduce</h1>
+      </header>
+      {packs.error ? <ErrorView error={packs.error} title="Could not list the packs" /> : null}
+      <div className="panel">
+        <label>
+          Pack{' '}
+          <select value={item?.pack.id ?? ''} onChange={(e) => choose({ pack: e.target.value })}>
+            {list.map((p) => (
+              <option key={p.pack.id} value={p.pack.id}>
+                {p.pack.id}
+                {p.runnable ? '' : ' (not runnable yet)'}
+              </option>
+            ))}
+          </select>
+        </label>{' '}
+        <label>
+          Dataset{' '}
+          <select
+            value={dataset?.datasetId ?? ''}
+            onChange={(e) => choose({ dataset: e.target.value })}
+          >
+            {datasetList.map((d) => (
+              <option key={d.datasetId} value={d.datasetId}>
+                {d.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        {item ? (
+          <>
+            <h2>{item.pack.title}</h2>
+            <p className="muted">
+              {item.pack.source.paper}, {item.pack.source.table}, arXiv {item.pack.source.arxiv} ·
+              figures: {item.pack.source.verified}. {item.pack.source.note}
+            </p>
+            {item.reason ? <p role="alert">{item.reason}</p> : null}
+          </>
+        ) : null}
+        {datasets.data !== undefined && datasetList.length === 0 ? (
+          <p className="muted">Open a dataset in the Datasets view first.</p>
+        ) : null}
+      </div>
+      {plan.error ? <ErrorView error={plan.error} title="Could not plan the pack" /> : null}
+      {plan.data && item?.runnable ? <PlanPanel run={plan.data} /> : null}
+      {item?.runnable && dataset ? (
+        <div className="panel">
+          <p className="muted">
+            Runs here are offline (extractive answerer, no judge): not the paper&apos;s setting. For
+            the paper&apos;s models use{' '}
+            <code>npm run -s cli -- reproduce {item.pack.id} --base-url …</code>
+          </p>
+          <label>
+            Complete runs per row{' '}
+            <input
+              type="number"
+              min={1}
+              max={100}
+              value={repeats}
+              onChange={(e) => setRepeats(Math.max(1, Math.min(100, Number(e.target.value) || 1)))}
+            />
+          </label>{' '}
+          <button type="button" onClick={run} disabled={running}>
+            {running ? 'Running…' : 'Run offline'}
+          </button>
+        </div>
+      ) : null}
+      {runError ? <ErrorView error={runError} title="The pack did not run" /> : null}
+      {shown && item ? (
+        <div className="panel">
+          <p role="status">{shown.setting}</p>
+          <ComparisonTable pack={item.pack} cells={shown.cells ?? []} />
+        </div>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,162 @@
+import { z } from 'zod';
+import type { RepeatSummary } from './repeats';
+
+/**
+ * Reproduce packs (issue 12 item 6): a paper table as data — the answer protocol, the answerer and
+ * judge the paper used, the question set, the repeat count and, per row, the workbench memory
+ * preset that plays the paper's system — with the paper's published figures and their source.
+ * Packs name protocols and presets by registry id; src-main/core/reproduce checks every id when a
+ * pack is loaded, so a pack whose ids do not exist yet is data, not a runnable pack.
+ */
+
+const ID = /^[a-z0-9][a-z0-9-]{0,63}$/;
+
+/** A table cell: a category number as a string, or `overall`. */
+const CellKey = z.string().regex(/^(overall|\d+)$/, 'a category number or "overall"');
+
+export const PackRowSchema = z
+  .object({
+    id: z.string().regex(ID),
+    label: z.string().min(1),
+    /** The workbench memory preset that runs this row; null: the paper's figures only. */
+    preset: z.string().regex(ID).nullable(),
+    presetConfig: z.record(z.string(), z.unknown()).optional(),
+    /** Overrides the pack's answer protocol for this row. */
+    protocol: z.string().regex(ID).optional(),
+    topK: z.number().int().positive().optional(),
+    /** `locomo-full-context` budget in tokens. */
+    contextTokens: z.number().int().positive().optional(),
+    /** Metric id -> cell -> the published value on the paper's scale (null: not published). */
+    published: z.record(z.string(), z.record(CellKey, z.number().nullable())),
+  })
+  .strict();
+
+export const ReproducePackSchema = z
+  .object({
+    id: z.string().regex(ID),
+    title: z.string().min(1),
+    source: z
+      .object({
+        paper: z.string().min(1),
+        table: z.string().min(1),
+        arxiv: z.string().regex(/^\d{4}\.\d{4,5}$/),
+        /**
+         * `paper`: read in the paper's text; `secondary`: copied from public repositories that
+         * quote the paper (named in `note`); `unverified`: no source text found, figures absent.
+         */
+        verified: z.enum(['paper', 'secondary', 'unverified']),
+        note: z.string(),
+      })
+      .strict(),
+    /** Category names in the table. */
+    scheme: z.enum(['official', 'mem0']),
+    /** The paper's scale: 100 when it prints percentages. */
+    scale: z.number().positive(),
+    answerer: z
+      .object({
+        protocol: z.string().regex(ID),
+        model: z.string().min(1),
+        maxTokens: z.number().int().positive().optional(),
+      })
+      .strict(),
+    judge: z
+      .object({
+        protocol: z.string().regex(ID),
+        model: z.string().min(1),
+        repeats: z.number().int().positive(),
+      })
+      .strict()
+      .nullable(),
+    /** Categories the table reports; the whole dataset is asked either way. */
+    categories: z.array(z.number().int().positive()).min(1),
+    /** Complete runs per row (the paper's mean over N runs). */
+    repeats: z.number().int().min(1).max(100),
+    /** Cells compared: metric ids in table order. */
+    metrics: z.array(z.string().min(1)).min(1),
+    rows: z.array(PackRowSchema).min(1),
+  })
+  .strict();
+
+export type ReproducePack = z.output<typeof ReproducePackSchema>;
+export type PackRow = z.output<typeof PackRowSchema>;
+
+/** One cell of the comparison: the paper's figure beside ours (both on the paper's scale). */
+export interface PackCell {
+  row: string;
+  metric: string;
+  cell: string;
+  paper: number | null;
+  ours: number | null;
+  /** Std of ours over the row's complete runs; null with one run. */
+  oursStd: number | null;
+  /** ours - paper; null when either is missing. */
+  diff: number | null;
+}
+
+/** Paper vs ours for every published cell of the rows that ran. */
+export function comparePack(
+  pack: ReproducePack,
+  results: ReadonlyMap<string, RepeatSummary>,
+): PackCell[] {
+  const cells: PackCell[] = [];
+  for (const row of pack.rows) {
+    const summary = results.get(row.id);
+    for (const metric of pack.metrics) {
+      const published = row.published[metric] ?? {};
+      for (const cell of [...pack.categories.map(String), 'overall']) {
+        const paper = published[cell] ?? null;
+        const stat = summary
+          ? cell === 'overall'
+            ? pack.categories.includes(5)
+              ? summary.overall.all[metric]
+              : summary.overall.categories1to4[metric]
+            : summary.byCategory[Number(cell)]?.[metric]
+          : undefined;
+        const ours = stat?.mean == null ? null : stat.mean * pack.scale;
+        const oursStd = stat?.std == null ? null : stat.std * pack.scale;
+        if (paper === null && ours === null) continue;
+        cells.push({
+          row: row.id,
+          metric,
+          cell,
+          paper,
+          ours,
+          oursStd,
+          diff: paper === null || ours === null ? null : ours - paper,
+        });
+      }
+    }
+  }
+  return cells;
+}
+
+/** A pack as the Reproduce view lists it. */
+export interface PackListItem {
+  pack: ReproducePack;
+  /** False while a protocol or preset it names is not registered; `reason` says which. */
+  runnable: boolean;
+  reason: string | null;
+}
+
+/** A pack's plan or its result, as the CLI's JSON and the Reproduce view show them. */
+export interface PackRun {
+  packId: string;
+  offline: boolean;
+  /** The sentence that says what was run (offline: not the paper's setting). */
+  setting: string;
+  repeats: number;
+  plan: {
+    samples: number;
+    tests: number;
+    questions: number;
+    answerCalls: number;
+    judgeCalls: number;
+    promptTokens: number;
+    completionTokens: number;
+    cost: number | null;
+  };
+  /** Absent for a plan; after a run, paper vs ours per cell. */
+  cells?: PackCell[];
+  groups?: Record<string, string>;
+  incomplete?: number;
+}
