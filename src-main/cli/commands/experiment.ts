@@ -45,6 +45,11 @@ options:
   --memory-allow-remote     let --memory-url name a host other than this machine
   --config <file.json>      experiment config (any ExperimentConfig fields); flags override it
   --parallel <n>            samples at once, one worker thread each (default 1, at most the cores)
+  --concurrency <n>         LLM requests in flight per endpoint, one budget for the whole run
+                            (all samples and workers); a test's questions are then answered
+                            concurrently, committed in question order (default: one at a time)
+  --max-consecutive-failures <n>  pause the run after n LLM answers failing in a row (default 20);
+                            \`cli resume <run id>\` continues it once the endpoint is fixed
   --top-k <n>               memories retrieved per question (default 10)
   --context-words <n>       equal-context-budget mode: trim the retrieved memories to n words
   --seed <n>                run seed (default 42)
@@ -492,6 +497,8 @@ export const experimentCommand: CliCommand = {
         'memory-allow-remote': { type: 'boolean', default: false },
         config: { type: 'string' },
         parallel: { type: 'string' },
+        concurrency: { type: 'string' },
+        'max-consecutive-failures': { type: 'string' },
         'top-k': { type: 'string' },
         'context-words': { type: 'string' },
         seed: { type: 'string' },
@@ -562,6 +569,13 @@ export const experimentCommand: CliCommand = {
         .filter(Boolean);
     const parallel = positiveInt('--parallel', values.parallel);
     if (parallel !== undefined) merged['parallel'] = parallel;
+    const concurrency = positiveInt('--concurrency', values.concurrency);
+    if (concurrency !== undefined) merged['concurrency'] = concurrency;
+    const maxFailures = positiveInt(
+      '--max-consecutive-failures',
+      values['max-consecutive-failures'],
+    );
+    if (maxFailures !== undefined) merged['maxConsecutiveFailures'] = maxFailures;
     const topK = positiveInt('--top-k', values['top-k']);
     const contextWords = positiveInt('--context-words', values['context-words']);
     if (topK !== undefined || contextWords !== undefined)

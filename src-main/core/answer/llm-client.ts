@@ -13,6 +13,7 @@ import {
   withRetries,
   type Attempt,
 } from '../http/retry';
+import type { CallGate } from '../http/callBudget';
 
 /**
  * A client for any OpenAI-compatible `POST {baseUrl}/chat/completions` (OpenAI, vLLM, Ollama,
@@ -149,6 +150,11 @@ export class LlmClient {
     private readonly keys: ApiKeys = {},
     private readonly random: () => number = Math.random,
     private readonly meter?: CallMeter,
+    /**
+     * A run's shared request budget: when given it replaces this client's own concurrency gate,
+     * and it gates each HTTP attempt (a retry waiting out its backoff holds no slot).
+     */
+    private readonly budget?: CallGate,
   ) {
     this.config = config;
     this.model = config.model;
@@ -182,17 +188,22 @@ export class LlmClient {
       maxRetryAfterMs: this.config.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS,
     };
     try {
-      const { value, attempts } = await this.gate.run(
-        () =>
-          withRetries((_n) => this.attempt(messages, options, key), policy, {
-            where: this.config.baseUrl,
-            random: this.random,
-            ...(signal ? { signal } : {}),
-            onRetry: () => void this.stats.retries++,
-          }),
-        signal,
-        this.label,
-      );
+      const budget = this.budget;
+      const attempt = budget
+        ? () => budget.run(this.config.baseUrl, () => this.attempt(messages, options, key), signal)
+        : () => this.attempt(messages, options, key);
+      const retried = (): ReturnType<
+        typeof withRetries<Omit<ChatCompletion, 'latencyMs' | 'attempts'>>
+      > =>
+        withRetries(attempt, policy, {
+          where: this.config.baseUrl,
+          random: this.random,
+          ...(signal ? { signal } : {}),
+          onRetry: () => void this.stats.retries++,
+        });
+      const { value, attempts } = budget
+        ? await retried()
+        : await this.gate.run(retried, signal, this.label);
       const latencyMs = Math.round((performance.now() - started) * 100) / 100;
       this.stats.calls++;
       this.stats.latencyMs += latencyMs;

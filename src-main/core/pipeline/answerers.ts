@@ -3,6 +3,7 @@ import type { RunManifest } from '../../../src-shared/runs';
 import { ExtractiveAnswerer } from '../answer/extractive';
 import { LlmAnswerer } from '../answer/llm-answerer';
 import type { CallMeter } from '../answer/llm-client';
+import type { CallGate } from '../http/callBudget';
 import type { Answerer } from '../answer/types';
 import type { ApiKeys } from '../keys';
 
@@ -14,12 +15,18 @@ export function createAnswerer(
   config: AnswererConfig,
   keys: ApiKeys = {},
   meter?: CallMeter,
+  /** The run's shared request budget (see http/callBudget.ts); absent: the client's own gate. */
+  budget?: CallGate,
 ): Answerer {
   switch (config.kind) {
     case 'extractive':
       return new ExtractiveAnswerer();
     case 'llm':
-      return new LlmAnswerer(config, { keys, ...(meter ? { meter } : {}) });
+      return new LlmAnswerer(config, {
+        keys,
+        ...(meter ? { meter } : {}),
+        ...(budget ? { budget } : {}),
+      });
   }
 }
 

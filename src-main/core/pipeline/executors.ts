@@ -20,6 +20,7 @@ import {
   type SampleOutcome,
 } from './runSample';
 import { startExperimentWorker } from './workerUrl';
+import { SlotLender } from './remoteGate';
 import type { Worker } from 'node:worker_threads';
 
 /**
@@ -59,7 +60,9 @@ export function inlineExecutor(options: InlineExecutorOptions): SampleExecutor {
             job.config.answerer,
             job.apiKeys,
             answererMeter(job.config.answerer, hooks),
+            hooks.budget,
           ),
+        ...(hooks.budget ? { budget: hooks.budget } : {}),
         signal,
         ...(options.queueCapacity !== undefined ? { queueCapacity: options.queueCapacity } : {}),
       }),
@@ -156,6 +159,9 @@ function runInWorker(
   const where = `sample ${job.sample.sampleId}`;
   const pooled = pool.acquire(`experiment worker ${job.runId}`);
   const { worker, stamp, checkSeq } = pooled;
+  const lender = new SlotLender(hooks.budget, (id) =>
+    worker.postMessage(stamp({ type: 'slot-granted', id })),
+  );
   return new Promise<SampleOutcome>((resolve, reject) => {
     let settled = false;
     let graceTimer: ReturnType<typeof setTimeout> | undefined;
@@ -164,6 +170,7 @@ function runInWorker(
     const settle = (fn: () => void, reusable: boolean): void => {
       if (settled) return;
       settled = true;
+      lender.close();
       clearTimeout(graceTimer);
       signal.removeEventListener('abort', onAbort);
       fn();
@@ -214,6 +221,10 @@ function runInWorker(
             break;
           case 'log':
             hooks.log?.(message.level, message.message);
+            break;
+          case 'slot-acquire':
+          case 'slot-release':
+            lender.handle(message);
             break;
           case 'done':
             settle(() => resolve(message.outcome), message.outcome.status === 'completed');

@@ -15,6 +15,8 @@ import type { LlmCallRecord, LlmCallRole } from '../../../src-shared/runs';
 import { benchmarkCategory, benchmarkProfile } from '../../../src-shared/benchmarks';
 import { trimToWordBudget } from '../../../src-shared/fairness';
 import { LlmClient, type CallMeter } from '../answer/llm-client';
+import type { CallBudget, CallGate } from '../http/callBudget';
+import { Semaphore } from '../http/retry';
 import type {
   AnswerRequest,
   AnswerResult,
@@ -75,6 +77,11 @@ export interface SampleHooks {
   log?(level: LogLevel, message: string): void;
   /** Every LLM request as it is sent and as it ends (the run's call ledger). */
   recordCalls(record: LlmCallRecord): void;
+  /**
+   * The run's shared LLM request budget (when the config sets `concurrency`): an inline executor
+   * hands it to the clients, a worker executor grants its slots to the worker by message.
+   */
+  budget?: CallBudget;
 }
 
 /** A meter that files a client's requests in the hooks' call ledger under `role` and `model`. */
@@ -97,6 +104,8 @@ export function answererMeter(
 export interface SampleDeps {
   createMemory: MemoryFactory;
   answerer: Answerer;
+  /** The run's request budget as this thread reaches it; the memory LLM's client uses it too. */
+  budget?: CallGate;
   /** Graceful cancel: the in-flight call finishes, a half-done test is dropped. */
   signal?: AbortSignal;
   queueCapacity?: number;
@@ -162,13 +171,15 @@ export async function runSample(
   const memory = await deps.createMemory({
     sample,
     dir: job.collectionDir,
-    // One client per sample: its concurrency limit and retries are this sample's own.
+    // One client per sample: its retries are this sample's own, and so is its concurrency limit
+    // unless the run has a shared budget.
     llm: config.memory.llm
       ? new LlmClient(
           config.memory.llm,
           job.apiKeys,
           Math.random,
           callMeter(hooks, 'memory', config.memory.llm.model),
+          deps.budget,
         )
       : null,
     seed: config.seed,
@@ -181,6 +192,10 @@ export async function runSample(
     },
   });
   outcome.preset = memory.preset;
+  // Retrieval (and a service's own answering) touches the memory one question at a time, in
+  // question order: services need not be re-entrant, and retrieval order stays deterministic.
+  const memoryLock = new Semaphore(1);
+  const questionWindow = config.concurrency ?? 1;
   const { queue, produced } = streamThrough<Packet>(
     packets,
     deps.queueCapacity ?? DEFAULT_QUEUE_CAPACITY,
@@ -227,29 +242,41 @@ export async function runSample(
         testIndex: test.testIndex,
         questions: test.questionIndices.length,
       });
+      // Up to `concurrency` questions of the test in flight (they all see the same memory state);
+      // the answers are kept in question order whatever order they finish in.
       const answers: AnswerRecord[] = [];
+      const inFlight = new Set<Promise<void>>();
+      let launched = 0;
+      let done = 0;
       for (const questionIndex of test.questionIndices) {
-        // The question in flight has finished; a cancel now drops this half test uncommitted.
+        // The questions in flight finish; a cancel now drops this half test uncommitted.
         if (cancelled()) break;
         const qa = qaByIndex.get(questionIndex);
         if (!qa)
           throw new Error(`test plan names question ${questionIndex}, absent from ${sampleId}`);
-        const record = await askOne(memory, deps.answerer, job, test, qa);
-        answers.push(record);
-        if (record.error !== null) outcome.answerErrors++;
-        hooks.emit({
-          type: 'question-answered',
-          runId,
-          at: now(),
-          sampleId,
-          testIndex: test.testIndex,
-          questionIndex,
-          done: answers.length,
-          total: test.questionIndices.length,
-          error: record.error !== null,
+        const slot = launched++;
+        const asked = askOne(memory, memoryLock, deps.answerer, job, test, qa).then((record) => {
+          answers[slot] = record;
+          done++;
+          if (record.error !== null) outcome.answerErrors++;
+          hooks.emit({
+            type: 'question-answered',
+            runId,
+            at: now(),
+            sampleId,
+            testIndex: test.testIndex,
+            questionIndex,
+            done,
+            total: test.questionIndices.length,
+            error: record.error !== null,
+          });
         });
+        inFlight.add(asked);
+        void asked.finally(() => inFlight.delete(asked));
+        if (inFlight.size >= questionWindow) await Promise.race(inFlight);
       }
-      if (answers.length < test.questionIndices.length) break;
+      await Promise.all(inFlight);
+      if (launched < test.questionIndices.length) break;
       await hooks.commitTest({
         sampleId,
         testIndex: test.testIndex,
@@ -295,6 +322,7 @@ function safe<T>(fn: () => T, fallback: T): T {
 
 async function askOne(
   memory: MemoryService,
+  memoryLock: Semaphore,
   answerer: Answerer,
   job: SampleJob,
   test: { testIndex: number; dialogsInserted: number },
@@ -336,17 +364,21 @@ async function askOne(
     if (serviceAnswer) {
       // A service that answers itself retrieves inside that call: all of it is answer time.
       stage = 'answer';
-      const answered = await withTimeout(
-        `answer to question ${qa.index}`,
-        config.timeouts.answerMs,
-        (signal) => serviceAnswer(request([]), topK, signal),
+      const answered = await memoryLock.run(() =>
+        withTimeout(`answer to question ${qa.index}`, config.timeouts.answerMs, (signal) =>
+          serviceAnswer(request([]), topK, signal),
+        ),
       );
       hits = answered.hits;
       result = { answer: answered.answer };
     } else {
-      hits = await withTimeout(`retrieve for question ${qa.index}`, config.timeouts.answerMs, () =>
-        memory.retrieve(qa.question, topK),
-      );
+      hits = await memoryLock.run(() => {
+        // Waiting for the lock is not retrieval time.
+        t0 = performance.now();
+        return withTimeout(`retrieve for question ${qa.index}`, config.timeouts.answerMs, () =>
+          memory.retrieve(qa.question, topK),
+        );
+      });
       const budget = config.retrieval.contextWords;
       if (budget !== undefined) hits = trimToWordBudget(hits, budget);
       retrieveMs = elapsed(t0);

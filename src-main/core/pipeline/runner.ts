@@ -37,6 +37,7 @@ import { answererProvenance } from './answerers';
 import { workerExecutor, type SampleExecutor } from './executors';
 import { dataCacheDir } from '../embed/cache';
 import { judgeRun } from './judgeRun';
+import { CallBudget } from '../http/callBudget';
 import type { SampleEvent, SampleJob } from './runSample';
 import { installPunktModel } from '../scoring/punktModel';
 
@@ -544,6 +545,8 @@ async function execute(
   let embedder: string | null = null;
   const embedCounts = { requests: 0, cacheHits: 0, cacheMisses: 0 };
   const dirs: string[] = [];
+  // One request budget per run: every sample and worker shares it (http/callBudget.ts).
+  const budget = config.concurrency !== undefined ? new CallBudget(config.concurrency) : undefined;
 
   emit({
     type: 'run-started',
@@ -594,6 +597,7 @@ async function execute(
           log: (level, message) => {
             if (level !== 'info') warn(sampleId, message);
           },
+          ...(budget ? { budget } : {}),
         },
         signal,
       );

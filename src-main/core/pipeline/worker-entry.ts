@@ -16,6 +16,7 @@ import {
   type WorkerOut,
 } from './protocol';
 import { answererMeter, runSample, type SampleHooks } from './runSample';
+import { RemoteCallGate } from './remoteGate';
 import { installPunktModel } from '../scoring/punktModel';
 
 function errorMessage(error: unknown): Extract<WorkerOut, { type: 'error' }>['error'] {
@@ -31,6 +32,8 @@ function serve(port: NonNullable<typeof parentPort>, init: unknown): void {
   const checkSeq = sequenceChecker('experiment worker');
   let cancel = new AbortController();
   let busy = false;
+  // The run's request budget lives in the main thread; slots are asked for by message.
+  const gate = new RemoteCallGate((request) => send(request));
   // Extra presets are the worker's, given once when it was started; a bad list fails every sample.
   const presetsLoaded = (async () => {
     const parsed = workerInitSchema.safeParse(init);
@@ -49,6 +52,7 @@ function serve(port: NonNullable<typeof parentPort>, init: unknown): void {
     cancel = new AbortController();
     await presetsLoaded;
     const { sample, plan, config } = message;
+    const budget = config.concurrency !== undefined ? gate : undefined;
     const hooks: SampleHooks = {
       emit: (event) => send({ type: 'progress', event }),
       commitTest: (test) => send({ type: 'test-result', test }),
@@ -74,7 +78,9 @@ function serve(port: NonNullable<typeof parentPort>, init: unknown): void {
           config.answerer,
           message.apiKeys,
           answererMeter(config.answerer, hooks),
+          budget,
         ),
+        ...(budget ? { budget } : {}),
         signal: cancel.signal,
       },
     );
@@ -101,6 +107,10 @@ function serve(port: NonNullable<typeof parentPort>, init: unknown): void {
     }
     if (message.type === 'cancel') {
       cancel.abort();
+      return;
+    }
+    if (message.type === 'slot-granted') {
+      gate.granted(message.id);
       return;
     }
     if (busy) {
