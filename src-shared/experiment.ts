@@ -488,6 +488,8 @@ export type ProgressEvent =
       done: number;
       total: number;
       error: boolean;
+      /** The answer's error, when it has one (the circuit breaker names the last). */
+      errorMessage?: string;
     })
   | (EventBase & {
       type: 'test-committed';

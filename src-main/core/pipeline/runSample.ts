@@ -269,6 +269,7 @@ export async function runSample(
             done,
             total: test.questionIndices.length,
             error: record.error !== null,
+            ...(record.error !== null ? { errorMessage: record.error } : {}),
           });
         });
         inFlight.add(asked);

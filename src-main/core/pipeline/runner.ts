@@ -7,6 +7,7 @@ import {
   ExperimentConfigSchema,
   estimateRemainingMs,
   DEFAULT_MAX_ERROR_SHARE,
+  DEFAULT_MAX_CONSECUTIVE_FAILURES,
   finishedStatus,
   summarizeAnswers,
   type ExperimentConfig,
@@ -38,6 +39,7 @@ import { workerExecutor, type SampleExecutor } from './executors';
 import { dataCacheDir } from '../embed/cache';
 import { judgeRun } from './judgeRun';
 import { CallBudget } from '../http/callBudget';
+import { CircuitBreaker } from './circuitBreaker';
 import type { SampleEvent, SampleJob } from './runSample';
 import { installPunktModel } from '../scoring/punktModel';
 
@@ -519,9 +521,19 @@ async function execute(
   resumed: boolean,
   executor: SampleExecutor,
   options: RunOptions,
-  signal: AbortSignal,
+  cancelSignal: AbortSignal,
 ): Promise<Omit<RunOutcome, 'notAsked' | 'skippedSamples'>> {
   const { store } = options;
+  // The circuit breaker stops the run like a cancel does (committed work stays, a half test is
+  // dropped), but the run ends `failed` with the breaker's reason, resumable.
+  const breaker = new CircuitBreaker(
+    config.maxConsecutiveFailures ?? DEFAULT_MAX_CONSECUTIVE_FAILURES,
+  );
+  const pause = new AbortController();
+  const signal = AbortSignal.any([cancelSignal, pause.signal]);
+  // Answer errors of tests a stop drops are not in the runs DB: keep the count and the last one.
+  let answerErrorsSeen = 0;
+  let lastAnswerError: string | null = null;
   const now = options.now ?? Date.now;
   const startedAt = now();
   const emit = (event: ProgressEvent): void => {
@@ -545,6 +557,7 @@ async function execute(
   let embedder: string | null = null;
   const embedCounts = { requests: 0, cacheHits: 0, cacheMisses: 0 };
   const dirs: string[] = [];
+  const answerErrorsBefore = store.getRun(runId).answerErrors;
   // One request budget per run: every sample and worker shares it (http/callBudget.ts).
   const budget = config.concurrency !== undefined ? new CallBudget(config.concurrency) : undefined;
 
@@ -564,6 +577,13 @@ async function execute(
       packetsDone.set(event.sampleId, event.inserted);
       emit({ ...event, etaMs: estimateRemainingMs(now() - startedAt, donePackets, totalPackets) });
     } else {
+      if (event.type === 'question-answered') {
+        if (event.error) {
+          answerErrorsSeen++;
+          lastAnswerError = event.errorMessage ?? lastAnswerError;
+        }
+        if (breaker.record(event.error, event.errorMessage) !== null) pause.abort();
+      }
       emit(event);
     }
   };
@@ -663,7 +683,10 @@ async function execute(
         if (!signal.aborted) throw error;
       }
     }
-    if (signal.aborted) status = 'cancelled';
+    if (breaker.tripped !== null && !cancelSignal.aborted) {
+      status = 'failed';
+      error = `${breaker.tripped}; fix the endpoint, then resume run ${runId}`;
+    } else if (signal.aborted) status = 'cancelled';
     else if (failures.length > 0) {
       status = 'failed';
       error =
@@ -692,6 +715,16 @@ async function execute(
       status = verdict.status;
       error = verdict.message;
       tooManyErrors = verdict.status !== 'completed';
+    }
+    const committedErrors = store.getRun(runId).answerErrors;
+    if (status === 'cancelled' || status === 'failed') {
+      // Errors of the tests this stop dropped would otherwise vanish with them.
+      const dropped = answerErrorsSeen - (committedErrors - answerErrorsBefore);
+      if (dropped > 0) {
+        warnings.push(
+          `${dropped} answer error(s) in tests dropped uncommitted by the stop; last: ${lastAnswerError ?? 'unknown'}`,
+        );
+      }
     }
     store.finishRun(runId, status, {
       error,
