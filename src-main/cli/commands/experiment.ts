@@ -91,6 +91,8 @@ options:
   --runs-db <path>          runs database (default: <data dir>/runs.db)
   --data-dir <dir>          data directory (default: $MEMORY_WORKBENCH_DATA or ~/.memory-workbench)
   --keep-collections        keep each sample's collection directory after the run
+  --no-preflight            skip the one real call to each LLM and embeddings endpoint that
+                            otherwise refuses a run whose endpoint is down, unknown or refuses the key
   --scheme <official|mem0>  category names in the table (default: ${DEFAULT_CATEGORY_SCHEME})
   --json                    print exactly one JSON object (run id, status, summary) on stdout
   -h, --help                show this help
@@ -532,6 +534,7 @@ export const experimentCommand: CliCommand = {
         'runs-db': { type: 'string' },
         'data-dir': { type: 'string' },
         'keep-collections': { type: 'boolean', default: false },
+        'no-preflight': { type: 'boolean', default: false },
         scheme: { type: 'string' },
         json: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
@@ -628,6 +631,7 @@ export const experimentCommand: CliCommand = {
         apiKeys: new ApiKeySource({ policy: keyPolicyFromArgs(values['allow-key-env'], 'pass') }),
         // The user typed this command line: an external service's command may run.
         mayStartProcesses: true,
+        preflight: !values['no-preflight'],
       });
       const outcome = await superviseRun(handle, io);
       const { manifest } = store.getRun(outcome.runId);

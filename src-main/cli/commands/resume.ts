@@ -23,6 +23,8 @@ options:
   --runs-db <path>          runs database (default: <data dir>/runs.db)
   --data-dir <dir>          data directory (default: $MEMORY_WORKBENCH_DATA or ~/.memory-workbench)
   --keep-collections        keep each sample's collection directory after the run
+  --no-preflight            skip the one real call to each LLM and embeddings endpoint that
+                            otherwise refuses a run whose endpoint is down, unknown or refuses the key
   --allow-key-env <NAME>    also read an API key from NAME (repeatable; by default only
                             names ending in _API_KEY or _TOKEN are read)
   --scheme <official|mem0>  category names in the table (default: official)
@@ -42,6 +44,7 @@ export const resumeCommand: CliCommand = {
         'runs-db': { type: 'string' },
         'data-dir': { type: 'string' },
         'keep-collections': { type: 'boolean', default: false },
+        'no-preflight': { type: 'boolean', default: false },
         'allow-key-env': ALLOW_KEY_ENV_OPTION,
         scheme: { type: 'string' },
         json: { type: 'boolean', default: false },
@@ -65,6 +68,7 @@ export const resumeCommand: CliCommand = {
         onProgress: progressReporter(io, process.stderr.isTTY === true),
         apiKeys: new ApiKeySource({ policy: keyPolicyFromArgs(values['allow-key-env'], 'pass') }),
         mayStartProcesses: true,
+        preflight: !values['no-preflight'],
       });
       const outcome = await superviseRun(handle, io);
       const { manifest } = store.getRun(runId);

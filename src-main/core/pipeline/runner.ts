@@ -40,6 +40,7 @@ import { dataCacheDir } from '../embed/cache';
 import { judgeRun } from './judgeRun';
 import { CallBudget } from '../http/callBudget';
 import { CircuitBreaker } from './circuitBreaker';
+import { preflight } from './preflight';
 import type { SampleEvent, SampleJob } from './runSample';
 import { installPunktModel } from '../scoring/punktModel';
 
@@ -76,6 +77,11 @@ export interface RunOptions {
    * memory service's `command`). Default false: the browser-mode API must never run programs.
    */
   mayStartProcesses?: boolean;
+  /**
+   * One real call to each endpoint before the run is created or resumed (pipeline/preflight.ts);
+   * a failure refuses the run. Default false (library callers and tests that queue faults).
+   */
+  preflight?: boolean;
   now?: () => number;
 }
 
@@ -286,6 +292,7 @@ export async function startExperiment(
   // Stored absolute: a relative path would mean another file once the cwd changes (resume, UI).
   const config = { ...parsed, datasetPath: resolve(parsed.datasetPath) };
   const apiKeys = experimentApiKeys(config, options.apiKeys ?? new ApiKeySource());
+  if (options.preflight) await preflight(config, apiKeys, options.signal);
   const executor = options.executor ?? workerExecutor();
   await executor.prepare(config);
   const service = await prepareMemoryPreset(config.memory.preset, config.memory.config, {
@@ -392,6 +399,7 @@ export async function resumeExperiment(
   }
   const config = parseOrThrow(ExperimentConfigSchema, run.manifest.config, `run ${runId} config`);
   const apiKeys = experimentApiKeys(config, options.apiKeys ?? new ApiKeySource());
+  if (options.preflight) await preflight(config, apiKeys, options.signal);
   const executor = options.executor ?? workerExecutor();
   await executor.prepare(config);
   const service = await prepareMemoryPreset(config.memory.preset, config.memory.config, {
