@@ -107,6 +107,11 @@ export interface RunManifest {
    * samples the embedding requests sent and the persistent cache's hits and misses (a rerun of
    * the same texts is all hits, no requests). Absent in runs made before it was recorded.
    */
+  /**
+   * The answerer's LLM response cache: `on` or `only` (offline replay), and how many answer
+   * requests it served (hits) or had to send (misses). Absent when the cache was off.
+   */
+  answerCache?: { mode: 'on' | 'only'; hits: number; misses: number };
   embedding?: {
     embedders: EmbedderRecord[];
     requests: number;
@@ -257,6 +262,10 @@ export const RunManifestSchema = z
       )
       .optional(),
     warnings: z.array(z.string()).optional(),
+    answerCache: z
+      .object({ mode: z.enum(['on', 'only']), hits: count, misses: count })
+      .loose()
+      .optional(),
     sweep: SweepTagSchema.optional(),
     coverage: z
       .object({ datasetQuestions: count, notSelected: count, noEvidenceExcluded: count })

@@ -87,8 +87,10 @@ function llmArgs(db: string): string[] {
     db,
     // The counts below are mini-1's questions with evidence (5 final answers).
     '--exclude-no-evidence',
-    // The counts are the run's own calls; the preflight call is tested on its own below.
+    // The counts are the run's own calls; the preflight call is tested on its own below, and
+    // every request is sent (none answered by the response cache an earlier test filled).
     '--no-preflight',
+    '--no-cache',
   ];
 }
 
@@ -147,8 +149,15 @@ describe('LLM call accounting through the CLI', () => {
     expect(killedRun.manifest.usage?.answer.calls).toBe(madeBefore);
 
     hangFrom = null;
-    const resumed = await start(['resume', runId, '--runs-db', db, '--json', '--no-preflight'])
-      .done;
+    const resumed = await start([
+      'resume',
+      runId,
+      '--runs-db',
+      db,
+      '--json',
+      '--no-preflight',
+      '--no-cache',
+    ]).done;
     expect(resumed.err).not.toContain('error:');
     expect(resumed.code).toBe(0);
     expect(JSON.parse(resumed.out)).toMatchObject({ runId, status: 'completed' });
@@ -196,7 +205,7 @@ describe('LLM call accounting through the CLI', () => {
   it('refuses to start a run whose endpoint refuses the key (preflight), with a hint', async () => {
     const db = join(dir, 'preflight.db');
     server.requests.length = 0;
-    const args = llmArgs(db).filter((a) => a !== '--no-preflight');
+    const args = llmArgs(db).filter((a) => a !== '--no-preflight' && a !== '--no-cache');
     const run = await start(['experiment', '--data', mini, ...args], 'sk-wrong-key-0000').done;
     expect(run.code).not.toBe(0);
     expect(run.err).toMatch(

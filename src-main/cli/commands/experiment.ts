@@ -19,6 +19,7 @@ import {
 } from '../../../src-shared/experiment';
 import type { ExperimentHandle, RunOutcome } from '../../core/pipeline/runner';
 import { startExperiment } from '../../core/pipeline/runner';
+import type { ResponseCacheMode } from '../../core/answer/responseCache';
 import { defaultDataDir, defaultRunsDbPath } from '../../core/runs/paths';
 import { formatDuration, skippedReport, summaryTable } from '../../core/runs/report';
 import { RunStore } from '../../core/runs/store';
@@ -93,6 +94,11 @@ options:
   --keep-collections        keep each sample's collection directory after the run
   --no-preflight            skip the one real call to each LLM and embeddings endpoint that
                             otherwise refuses a run whose endpoint is down, unknown or refuses the key
+  --no-cache                ask the answerer's endpoint even for a request an earlier run made
+                            (by default identical requests are answered from
+                            <data dir>/cache/llm-responses.sqlite and counted as cache hits)
+  --cache-only              never call the answerer's endpoint: replay an earlier run's answers
+                            from the cache, byte for byte (a request not in it is an error)
   --scheme <official|mem0>  category names in the table (default: ${DEFAULT_CATEGORY_SCHEME})
   --json                    print exactly one JSON object (run id, status, summary) on stdout
   -h, --help                show this help
@@ -119,6 +125,13 @@ export function parseScheme(value: string | undefined): CategoryScheme {
     );
   }
   return scheme;
+}
+
+/** `--no-cache` / `--cache-only` as the runner's response-cache mode (default on). */
+export function responseCacheFlag(noCache: boolean, cacheOnly: boolean): ResponseCacheMode {
+  if (noCache && cacheOnly)
+    throw new UsageError('--no-cache and --cache-only contradict each other');
+  return noCache ? 'off' : cacheOnly ? 'only' : 'on';
 }
 
 function positiveInt(flag: string, value: string | undefined): number | undefined {
@@ -535,6 +548,8 @@ export const experimentCommand: CliCommand = {
         'data-dir': { type: 'string' },
         'keep-collections': { type: 'boolean', default: false },
         'no-preflight': { type: 'boolean', default: false },
+        'no-cache': { type: 'boolean', default: false },
+        'cache-only': { type: 'boolean', default: false },
         scheme: { type: 'string' },
         json: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
@@ -631,7 +646,8 @@ export const experimentCommand: CliCommand = {
         apiKeys: new ApiKeySource({ policy: keyPolicyFromArgs(values['allow-key-env'], 'pass') }),
         // The user typed this command line: an external service's command may run.
         mayStartProcesses: true,
-        preflight: !values['no-preflight'],
+        preflight: !values['no-preflight'] && !values['cache-only'],
+        responseCache: responseCacheFlag(values['no-cache'], values['cache-only']),
       });
       const outcome = await superviseRun(handle, io);
       const { manifest } = store.getRun(outcome.runId);

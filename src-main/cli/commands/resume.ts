@@ -7,6 +7,7 @@ import {
   parseScheme,
   progressReporter,
   reportOutcome,
+  responseCacheFlag,
   superviseRun,
 } from './experiment';
 import { ApiKeySource } from '../../core/keys';
@@ -25,6 +26,11 @@ options:
   --keep-collections        keep each sample's collection directory after the run
   --no-preflight            skip the one real call to each LLM and embeddings endpoint that
                             otherwise refuses a run whose endpoint is down, unknown or refuses the key
+  --no-cache                ask the answerer's endpoint even for a request an earlier run made
+                            (by default identical requests are answered from
+                            <data dir>/cache/llm-responses.sqlite and counted as cache hits)
+  --cache-only              never call the answerer's endpoint: replay an earlier run's answers
+                            from the cache, byte for byte (a request not in it is an error)
   --allow-key-env <NAME>    also read an API key from NAME (repeatable; by default only
                             names ending in _API_KEY or _TOKEN are read)
   --scheme <official|mem0>  category names in the table (default: official)
@@ -45,6 +51,8 @@ export const resumeCommand: CliCommand = {
         'data-dir': { type: 'string' },
         'keep-collections': { type: 'boolean', default: false },
         'no-preflight': { type: 'boolean', default: false },
+        'no-cache': { type: 'boolean', default: false },
+        'cache-only': { type: 'boolean', default: false },
         'allow-key-env': ALLOW_KEY_ENV_OPTION,
         scheme: { type: 'string' },
         json: { type: 'boolean', default: false },
@@ -68,7 +76,8 @@ export const resumeCommand: CliCommand = {
         onProgress: progressReporter(io, process.stderr.isTTY === true),
         apiKeys: new ApiKeySource({ policy: keyPolicyFromArgs(values['allow-key-env'], 'pass') }),
         mayStartProcesses: true,
-        preflight: !values['no-preflight'],
+        preflight: !values['no-preflight'] && !values['cache-only'],
+        responseCache: responseCacheFlag(values['no-cache'], values['cache-only']),
       });
       const outcome = await superviseRun(handle, io);
       const { manifest } = store.getRun(runId);

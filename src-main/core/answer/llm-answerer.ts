@@ -7,6 +7,7 @@ import type { PromptRecord } from '../../../src-shared/runs';
 import type { ApiKeys } from '../keys';
 import { LlmClient, type CallMeter } from './llm-client';
 import type { CallGate } from '../http/callBudget';
+import type { ResponseCache } from './responseCache';
 import { answerProtocol, interpretReply, type AnswerProtocol } from './protocols';
 import type { AnswerRequest, AnswerResult, Answerer } from './types';
 
@@ -27,7 +28,13 @@ export class LlmAnswerer implements Answerer {
 
   constructor(
     config: LlmAnswererConfig,
-    options: { keys?: ApiKeys; meter?: CallMeter; client?: LlmClient; budget?: CallGate } = {},
+    options: {
+      keys?: ApiKeys;
+      meter?: CallMeter;
+      client?: LlmClient;
+      budget?: CallGate;
+      cache?: ResponseCache;
+    } = {},
   ) {
     this.model = config.model;
     this.protocol = answerProtocol(answerProtocolOf(config));
@@ -46,6 +53,7 @@ export class LlmAnswerer implements Answerer {
         Math.random,
         options.meter,
         options.budget,
+        options.cache,
       );
   }
 

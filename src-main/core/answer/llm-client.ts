@@ -14,6 +14,7 @@ import {
   type Attempt,
 } from '../http/retry';
 import type { CallGate } from '../http/callBudget';
+import { requestKey, type ResponseCache } from './responseCache';
 
 /**
  * A client for any OpenAI-compatible `POST {baseUrl}/chat/completions` (OpenAI, vLLM, Ollama,
@@ -155,6 +156,8 @@ export class LlmClient {
      * and it gates each HTTP attempt (a retry waiting out its backoff holds no slot).
      */
     private readonly budget?: CallGate,
+    /** Identical requests are answered from it (and, in mode `only`, only from it). */
+    private readonly cache?: ResponseCache,
   ) {
     this.config = config;
     this.model = config.model;
@@ -179,6 +182,19 @@ export class LlmClient {
     options: ChatCallOptions = {},
   ): Promise<ChatCompletion> {
     const { signal } = options;
+    const cacheKey = this.cache ? requestKey(this.requestBody(messages, options)) : null;
+    if (this.cache && cacheKey) {
+      const hit = this.cache.get(cacheKey);
+      if (hit) return { ...hit, latencyMs: 0, attempts: 0 };
+      if (this.cache.mode === 'only') {
+        this.stats.failures++;
+        throw new WorkbenchError(
+          'NOT_FOUND',
+          `${this.label}: no cached reply to this request in ${this.cache.file} (cache-only replays only requests an earlier run made)`,
+          { where: this.cache.file },
+        );
+      }
+    }
     const key = this.apiKey();
     const started = performance.now();
     const policy = {
@@ -211,6 +227,7 @@ export class LlmClient {
         this.stats.promptTokens += value.usage.promptTokens;
         this.stats.completionTokens += value.usage.completionTokens;
       }
+      if (this.cache && cacheKey) this.cache.put(cacheKey, this.config.model, value);
       return { ...value, latencyMs, attempts };
     } catch (error) {
       this.stats.failures++;
@@ -252,12 +269,12 @@ export class LlmClient {
     }
   }
 
-  private async send(
+  /** The request body as sent; the response cache is keyed on exactly these bytes. */
+  private requestBody(
     messages: readonly ChatMessage[],
     options: ChatCallOptions,
-    key: string | undefined,
-  ): Promise<Attempt<Omit<ChatCompletion, 'latencyMs' | 'attempts'>>> {
-    const { model, temperature, maxTokens, timeoutMs, baseUrl } = this.config;
+  ): Record<string, unknown> {
+    const { model, temperature, maxTokens } = this.config;
     const body: Record<string, unknown> = {
       model,
       messages,
@@ -266,6 +283,16 @@ export class LlmClient {
     };
     if (options.seed !== undefined) body['seed'] = options.seed;
     if (options.responseFormat !== undefined) body['response_format'] = options.responseFormat;
+    return body;
+  }
+
+  private async send(
+    messages: readonly ChatMessage[],
+    options: ChatCallOptions,
+    key: string | undefined,
+  ): Promise<Attempt<Omit<ChatCompletion, 'latencyMs' | 'attempts'>>> {
+    const { model, timeoutMs, baseUrl } = this.config;
+    const body = this.requestBody(messages, options);
     const sent = await postJson(this.url, body, {
       headers: key ? { authorization: `Bearer ${key}` } : {},
       timeoutMs,

@@ -4,6 +4,7 @@ import { ExtractiveAnswerer } from '../answer/extractive';
 import { LlmAnswerer } from '../answer/llm-answerer';
 import type { CallMeter } from '../answer/llm-client';
 import type { CallGate } from '../http/callBudget';
+import type { ResponseCache } from '../answer/responseCache';
 import type { Answerer } from '../answer/types';
 import type { ApiKeys } from '../keys';
 
@@ -17,6 +18,8 @@ export function createAnswerer(
   meter?: CallMeter,
   /** The run's shared request budget (see http/callBudget.ts); absent: the client's own gate. */
   budget?: CallGate,
+  /** The data folder's LLM response cache (answer/responseCache.ts); absent: no cache. */
+  cache?: ResponseCache,
 ): Answerer {
   switch (config.kind) {
     case 'extractive':
@@ -26,6 +29,7 @@ export function createAnswerer(
         keys,
         ...(meter ? { meter } : {}),
         ...(budget ? { budget } : {}),
+        ...(cache ? { cache } : {}),
       });
   }
 }

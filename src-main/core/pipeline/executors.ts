@@ -13,6 +13,7 @@ import {
 } from './protocol';
 import {
   answererMeter,
+  openResponseCache,
   runSample,
   type MemoryFactory,
   type SampleHooks,
@@ -51,21 +52,29 @@ export function inlineExecutor(options: InlineExecutorOptions): SampleExecutor {
   return {
     kind: 'inline',
     prepare: async () => undefined,
-    run: (job, hooks, signal) =>
-      runSample(job, hooks, {
-        createMemory: options.createMemory,
-        answerer:
-          options.answerer ??
-          createAnswerer(
-            job.config.answerer,
-            job.apiKeys,
-            answererMeter(job.config.answerer, hooks),
-            hooks.budget,
-          ),
-        ...(hooks.budget ? { budget: hooks.budget } : {}),
-        signal,
-        ...(options.queueCapacity !== undefined ? { queueCapacity: options.queueCapacity } : {}),
-      }),
+    run: async (job, hooks, signal) => {
+      const cache = openResponseCache(job);
+      try {
+        return await runSample(job, hooks, {
+          createMemory: options.createMemory,
+          answerer:
+            options.answerer ??
+            createAnswerer(
+              job.config.answerer,
+              job.apiKeys,
+              answererMeter(job.config.answerer, hooks),
+              hooks.budget,
+              cache,
+            ),
+          ...(hooks.budget ? { budget: hooks.budget } : {}),
+          ...(cache ? { responseCache: cache } : {}),
+          signal,
+          ...(options.queueCapacity !== undefined ? { queueCapacity: options.queueCapacity } : {}),
+        });
+      } finally {
+        cache?.close();
+      }
+    },
   };
 }
 
@@ -270,6 +279,7 @@ function runInWorker(
         skipTests: [...job.skipTests],
         collectionDir: job.collectionDir,
         ...(job.cacheDir !== undefined ? { cacheDir: job.cacheDir } : {}),
+        ...(job.responseCache !== undefined ? { responseCache: job.responseCache } : {}),
         apiKeys: job.apiKeys,
       }),
     );

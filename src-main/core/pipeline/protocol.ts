@@ -173,6 +173,7 @@ export const workerInSchema = z.discriminatedUnion('type', [
     skipTests: z.array(z.number().int().nonnegative()),
     collectionDir: z.string(),
     cacheDir: z.string().optional(),
+    responseCache: z.enum(['on', 'only']).optional(),
     /**
      * The config's API keys by variable name, vetted on the main thread: the worker never reads
      * the environment for keys, and the main thread never writes keys into it.

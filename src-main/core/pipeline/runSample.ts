@@ -16,6 +16,7 @@ import { benchmarkCategory, benchmarkProfile } from '../../../src-shared/benchma
 import { trimToWordBudget } from '../../../src-shared/fairness';
 import { LlmClient, type CallMeter } from '../answer/llm-client';
 import type { CallBudget, CallGate } from '../http/callBudget';
+import { ResponseCache } from '../answer/responseCache';
 import { Semaphore } from '../http/retry';
 import type {
   AnswerRequest,
@@ -35,6 +36,10 @@ import { describeError, withTimeout } from './timeout';
  * (insert each packet; after the packets where the plan fires, re-ask the covered questions) ->
  * sink (`commitTest`, once per complete test). Runs the same in a worker thread and inline.
  */
+
+/** Outcome stats: answers served from the response cache, and those it had to ask for. */
+export const ANSWER_CACHE_HITS = 'answer.cacheHits';
+export const ANSWER_CACHE_MISSES = 'answer.cacheMisses';
 
 /** Packets buffered ahead of the caller. Small: packets are cheap, memory services are not. */
 export const DEFAULT_QUEUE_CAPACITY = 8;
@@ -67,6 +72,8 @@ export interface SampleJob {
   cacheDir?: string;
   /** The config's API keys, resolved and vetted on the main thread (see core/keys.ts). */
   apiKeys: ApiKeys;
+  /** The answerer's LLM response cache in `cacheDir` (answer/responseCache.ts); absent: off. */
+  responseCache?: 'on' | 'only';
 }
 
 export interface SampleHooks {
@@ -106,6 +113,8 @@ export interface SampleDeps {
   answerer: Answerer;
   /** The run's request budget as this thread reaches it; the memory LLM's client uses it too. */
   budget?: CallGate;
+  /** The answerer's response cache, whose hits and misses the outcome's stats report. */
+  responseCache?: ResponseCache;
   /** Graceful cancel: the in-flight call finishes, a half-done test is dropped. */
   signal?: AbortSignal;
   queueCapacity?: number;
@@ -308,9 +317,22 @@ export async function runSample(
     outcome.notes = safe(() => memory.notes(), []);
     outcome.embedder = memory.embedderName;
     outcome.stats = safe(() => memory.stats(), {});
+    if (deps.responseCache) {
+      outcome.stats[ANSWER_CACHE_HITS] = deps.responseCache.stats.hits;
+      outcome.stats[ANSWER_CACHE_MISSES] = deps.responseCache.stats.misses;
+    }
     await memory.close();
   }
   return outcome;
+}
+
+/** The job's response cache, opened for one sample (the caller closes it); undefined when off. */
+export function openResponseCache(job: SampleJob): ResponseCache | undefined {
+  if (job.responseCache === undefined || job.config.answerer.kind !== 'llm') return undefined;
+  if (job.cacheDir === undefined) {
+    throw new WorkbenchError('INTERNAL', 'the LLM response cache needs a cache folder (cacheDir)');
+  }
+  return ResponseCache.open(job.cacheDir, job.responseCache);
 }
 
 function safe<T>(fn: () => T, fallback: T): T {

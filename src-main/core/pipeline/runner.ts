@@ -41,7 +41,13 @@ import { judgeRun } from './judgeRun';
 import { CallBudget } from '../http/callBudget';
 import { CircuitBreaker } from './circuitBreaker';
 import { preflight } from './preflight';
-import type { SampleEvent, SampleJob } from './runSample';
+import {
+  ANSWER_CACHE_HITS,
+  ANSWER_CACHE_MISSES,
+  type SampleEvent,
+  type SampleJob,
+} from './runSample';
+import type { ResponseCacheMode } from '../answer/responseCache';
 import { installPunktModel } from '../scoring/punktModel';
 
 /**
@@ -82,6 +88,11 @@ export interface RunOptions {
    * a failure refuses the run. Default false (library callers and tests that queue faults).
    */
   preflight?: boolean;
+  /**
+   * The answerer's LLM response cache in the data folder (answer/responseCache.ts): `on` answers
+   * identical requests from it, `only` never calls the endpoint (offline replay). Default off.
+   */
+  responseCache?: ResponseCacheMode;
   now?: () => number;
 }
 
@@ -566,6 +577,7 @@ async function execute(
   const embedCounts = { requests: 0, cacheHits: 0, cacheMisses: 0 };
   const dirs: string[] = [];
   const answerErrorsBefore = store.getRun(runId).answerErrors;
+  const answerCache = { hits: 0, misses: 0 };
   // One request budget per run: every sample and worker shares it (http/callBudget.ts).
   const budget = config.concurrency !== undefined ? new CallBudget(config.concurrency) : undefined;
 
@@ -614,6 +626,9 @@ async function execute(
       collectionDir: dir,
       cacheDir: dataCacheDir(options.dataDir),
       apiKeys,
+      ...(options.responseCache !== undefined && options.responseCache !== 'off'
+        ? { responseCache: options.responseCache }
+        : {}),
     };
     try {
       const outcome = await executor.run(
@@ -634,6 +649,8 @@ async function execute(
       for (const [field, key] of Object.entries(EMBED_COUNTERS)) {
         embedCounts[field as keyof typeof EMBED_COUNTERS] += outcome.stats[key] ?? 0;
       }
+      answerCache.hits += outcome.stats[ANSWER_CACHE_HITS] ?? 0;
+      answerCache.misses += outcome.stats[ANSWER_CACHE_MISSES] ?? 0;
       store.markSample(runId, sampleId, {
         status: outcome.status,
         insertErrors: outcome.insertErrors,
@@ -749,6 +766,18 @@ async function execute(
           cacheMisses: (m.embedding?.cacheMisses ?? 0) + embedCounts.cacheMisses,
         },
         usage: usageOf(config, store.callLedger(runId), m.judge?.model ?? null),
+        ...(options.responseCache !== undefined &&
+        options.responseCache !== 'off' &&
+        config.answerer.kind === 'llm'
+          ? {
+              // A resumed run adds this launch's hits to the earlier ones.
+              answerCache: {
+                mode: options.responseCache,
+                hits: (m.answerCache?.hits ?? 0) + answerCache.hits,
+                misses: (m.answerCache?.misses ?? 0) + answerCache.misses,
+              },
+            }
+          : {}),
       }),
     });
   } catch (caught) {

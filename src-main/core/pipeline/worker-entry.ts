@@ -15,7 +15,13 @@ import {
   type WorkerIn,
   type WorkerOut,
 } from './protocol';
-import { answererMeter, runSample, type SampleHooks } from './runSample';
+import {
+  answererMeter,
+  openResponseCache,
+  runSample,
+  type SampleHooks,
+  type SampleJob,
+} from './runSample';
 import { RemoteCallGate } from './remoteGate';
 import { installPunktModel } from '../scoring/punktModel';
 
@@ -53,37 +59,38 @@ function serve(port: NonNullable<typeof parentPort>, init: unknown): void {
     await presetsLoaded;
     const { sample, plan, config } = message;
     const budget = config.concurrency !== undefined ? gate : undefined;
+    const job: SampleJob = {
+      runId: message.runId,
+      sample,
+      plan,
+      config,
+      benchmark: message.benchmark,
+      skipTests: new Set(message.skipTests),
+      collectionDir: message.collectionDir,
+      ...(message.cacheDir !== undefined ? { cacheDir: message.cacheDir } : {}),
+      ...(message.responseCache !== undefined ? { responseCache: message.responseCache } : {}),
+      apiKeys: message.apiKeys,
+    };
+    const cache = openResponseCache(job);
     const hooks: SampleHooks = {
       emit: (event) => send({ type: 'progress', event }),
       commitTest: (test) => send({ type: 'test-result', test }),
       recordCalls: (record) => send({ type: 'calls', record }),
       log: (level, message) => send({ type: 'log', level, message }),
     };
-    const outcome = await runSample(
-      {
-        runId: message.runId,
-        sample,
-        plan,
-        config,
-        benchmark: message.benchmark,
-        skipTests: new Set(message.skipTests),
-        collectionDir: message.collectionDir,
-        ...(message.cacheDir !== undefined ? { cacheDir: message.cacheDir } : {}),
-        apiKeys: message.apiKeys,
-      },
-      hooks,
-      {
-        createMemory: (ctx) => createMemoryService(config.memory.preset, config.memory.config, ctx),
-        answerer: createAnswerer(
-          config.answerer,
-          message.apiKeys,
-          answererMeter(config.answerer, hooks),
-          budget,
-        ),
-        ...(budget ? { budget } : {}),
-        signal: cancel.signal,
-      },
-    );
+    const outcome = await runSample(job, hooks, {
+      createMemory: (ctx) => createMemoryService(config.memory.preset, config.memory.config, ctx),
+      answerer: createAnswerer(
+        config.answerer,
+        message.apiKeys,
+        answererMeter(config.answerer, hooks),
+        budget,
+        cache,
+      ),
+      ...(budget ? { budget } : {}),
+      ...(cache ? { responseCache: cache } : {}),
+      signal: cancel.signal,
+    }).finally(() => cache?.close());
     send({ type: 'done', outcome });
   };
 
