@@ -130,6 +130,11 @@ function llmEndpointShape(defaultMaxTokens: number) {
       .max(256 * 1024 * 1024)
       .default(DEFAULT_LLM_MAX_REPLY_BYTES),
     prices: LlmPricesSchema.optional(),
+    /**
+     * Request starts allowed per minute at this endpoint (its rate limit), enforced by the run's
+     * shared request budget across samples and workers. No default: configs hash as before.
+     */
+    requestsPerMinute: z.number().int().min(1).max(1_000_000).optional(),
   };
 }
 

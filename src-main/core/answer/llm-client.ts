@@ -206,7 +206,21 @@ export class LlmClient {
     try {
       const budget = this.budget;
       const attempt = budget
-        ? () => budget.run(this.config.baseUrl, () => this.attempt(messages, options, key), signal)
+        ? () =>
+            budget.run(
+              this.config.baseUrl,
+              () => this.attempt(messages, options, key),
+              signal,
+              (result) =>
+                !result.ok && result.throttled === true
+                  ? {
+                      throttled: true,
+                      ...(result.retryAfterMs !== undefined
+                        ? { retryAfterMs: result.retryAfterMs }
+                        : {}),
+                    }
+                  : { throttled: false },
+            )
         : () => this.attempt(messages, options, key);
       const retried = (): ReturnType<
         typeof withRetries<Omit<ChatCompletion, 'latencyMs' | 'attempts'>>

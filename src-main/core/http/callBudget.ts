@@ -9,22 +9,58 @@ import { WorkbenchError } from '../../../src-shared/errors';
  * leaves slots idle whenever a worker has fewer questions in flight than its share (the tail of a
  * run, a sample that is inserting), and an adaptive limit (429s) must slow every worker at once.
  * A grant costs one message each way, microseconds against an LLM call.
+ *
+ * Adaptive (AIMD): a 429 halves the endpoint's limit and, with Retry-After, holds every new
+ * request until then; each run of `limit` successes adds one slot back, up to the configured
+ * limit. A requests-per-minute cap is a sliding window: never more than `rpm` request starts in
+ * any 60 s.
  */
 export interface CallGate {
-  /** Runs `task` once `endpoint` has a free slot; the slot is held until the task settles. */
-  run<T>(endpoint: string, task: () => Promise<T>, signal?: AbortSignal): Promise<T>;
+  /**
+   * Runs `task` once `endpoint` has a free slot; the slot is held until the task settles.
+   * `outcome` reads the task's result: a throttled one (a 429) slows the endpoint down.
+   */
+  run<T>(
+    endpoint: string,
+    task: () => Promise<T>,
+    signal?: AbortSignal,
+    outcome?: (result: T) => SlotOutcome,
+  ): Promise<T>;
 }
 
+/** How a request that held a slot ended, as far as the budget cares. */
+export type SlotOutcome = { throttled: false } | { throttled: true; retryAfterMs?: number };
+
 /** Gives a slot back; calling it again does nothing. */
-export type Release = () => void;
+export type Release = (outcome?: SlotOutcome) => void;
+
+export interface EndpointLimits {
+  /** Request starts allowed in any 60 s window. */
+  requestsPerMinute?: number | undefined;
+}
+
+const MINUTE_MS = 60_000;
 
 class EndpointGate {
   active = 0;
   /** Most requests ever in flight at once (what a benchmark checks against the limit). */
   peak = 0;
+  /** 429s seen, and how often the limit was lowered or raised. */
+  throttles = 0;
+  limit: number;
+  private successes = 0;
+  private pausedUntil = 0;
+  private readonly starts: number[] = [];
+  private timer: ReturnType<typeof setTimeout> | undefined;
   private readonly waiting: Array<() => void> = [];
 
-  constructor(public limit: number) {}
+  constructor(
+    readonly maxLimit: number,
+    private readonly rpm: number | undefined,
+    private readonly now: () => number,
+  ) {
+    this.limit = maxLimit;
+  }
 
   acquire(signal: AbortSignal | undefined, label: string): Promise<Release> {
     return new Promise<Release>((resolve, reject) => {
@@ -37,10 +73,11 @@ class EndpointGate {
         this.active++;
         this.peak = Math.max(this.peak, this.active);
         let released = false;
-        resolve(() => {
+        resolve((outcome) => {
           if (released) return;
           released = true;
           this.active--;
+          if (outcome) this.learn(outcome);
           this.pump();
         });
       };
@@ -55,13 +92,54 @@ class EndpointGate {
     });
   }
 
-  private pump(): void {
-    while (this.active < this.limit && this.waiting.length > 0) this.waiting.shift()?.();
+  /** AIMD: halve on a throttle (and hold until Retry-After), one more slot per `limit` successes. */
+  private learn(outcome: SlotOutcome): void {
+    if (outcome.throttled) {
+      this.throttles++;
+      this.successes = 0;
+      this.limit = Math.max(1, Math.floor(this.limit / 2));
+      if (outcome.retryAfterMs !== undefined) {
+        this.pausedUntil = Math.max(this.pausedUntil, this.now() + outcome.retryAfterMs);
+      }
+      return;
+    }
+    if (this.limit >= this.maxLimit) return;
+    if (++this.successes >= this.limit) {
+      this.successes = 0;
+      this.limit++;
+    }
   }
 
-  setLimit(limit: number): void {
-    this.limit = limit;
-    this.pump();
+  /** When the next request may start by time (Retry-After, the rpm window); 0: now. */
+  private notBefore(now: number): number {
+    let at = this.pausedUntil > now ? this.pausedUntil : 0;
+    if (this.rpm !== undefined) {
+      while (this.starts.length > 0 && (this.starts[0] as number) <= now - MINUTE_MS) {
+        this.starts.shift();
+      }
+      if (this.starts.length >= this.rpm) {
+        at = Math.max(at, (this.starts[0] as number) + MINUTE_MS);
+      }
+    }
+    return at;
+  }
+
+  private pump(): void {
+    while (this.active < this.limit && this.waiting.length > 0) {
+      const now = this.now();
+      const at = this.notBefore(now);
+      if (at > now) {
+        if (this.timer === undefined) {
+          this.timer = setTimeout(() => {
+            this.timer = undefined;
+            this.pump();
+          }, at - now);
+        }
+        return;
+      }
+      if (this.rpm !== undefined) this.starts.push(now);
+      this.waiting.shift()?.();
+    }
   }
 }
 
@@ -69,10 +147,22 @@ function cancelled(label: string): WorkbenchError {
   return new WorkbenchError('CANCELLED', `${label}: cancelled while waiting for a request slot`);
 }
 
+export interface EndpointBudgetStats {
+  active: number;
+  peak: number;
+  limit: number;
+  throttles: number;
+}
+
 export class CallBudget implements CallGate {
   private readonly gates = new Map<string, EndpointGate>();
 
-  constructor(readonly limit: number) {
+  constructor(
+    readonly limit: number,
+    /** Per-endpoint caps by base URL. */
+    private readonly limits: ReadonlyMap<string, EndpointLimits> = new Map(),
+    private readonly now: () => number = Date.now,
+  ) {
     if (!Number.isInteger(limit) || limit < 1) {
       throw new WorkbenchError(
         'INVALID_INPUT',
@@ -84,7 +174,7 @@ export class CallBudget implements CallGate {
   private gate(endpoint: string): EndpointGate {
     let gate = this.gates.get(endpoint);
     if (!gate) {
-      gate = new EndpointGate(this.limit);
+      gate = new EndpointGate(this.limit, this.limits.get(endpoint)?.requestsPerMinute, this.now);
       this.gates.set(endpoint, gate);
     }
     return gate;
@@ -95,20 +185,28 @@ export class CallBudget implements CallGate {
     return this.gate(endpoint).acquire(signal, `request budget of ${endpoint}`);
   }
 
-  async run<T>(endpoint: string, task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  async run<T>(
+    endpoint: string,
+    task: () => Promise<T>,
+    signal?: AbortSignal,
+    outcome?: (result: T) => SlotOutcome,
+  ): Promise<T> {
     const release = await this.acquire(endpoint, signal);
+    let result: SlotOutcome | undefined;
     try {
-      return await task();
+      const value = await task();
+      result = outcome?.(value);
+      return value;
     } finally {
-      release();
+      release(result);
     }
   }
 
-  /** Requests in flight now and at most so far, per endpoint. */
-  stats(): Record<string, { active: number; peak: number; limit: number }> {
-    const out: Record<string, { active: number; peak: number; limit: number }> = {};
+  /** Requests in flight now and at most so far, the current limit and 429s, per endpoint. */
+  stats(): Record<string, EndpointBudgetStats> {
+    const out: Record<string, EndpointBudgetStats> = {};
     for (const [endpoint, g] of this.gates) {
-      out[endpoint] = { active: g.active, peak: g.peak, limit: g.limit };
+      out[endpoint] = { active: g.active, peak: g.peak, limit: g.limit, throttles: g.throttles };
     }
     return out;
   }

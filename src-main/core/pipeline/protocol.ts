@@ -220,6 +220,9 @@ export const workerOutSchema = z.discriminatedUnion('type', [
     seq: z.number().int().positive(),
     type: z.literal('slot-release'),
     id: z.number().int().positive(),
+    /** The request was throttled (429): the budget slows the endpoint down. */
+    throttled: z.boolean().optional(),
+    retryAfterMs: z.number().nonnegative().optional(),
   }),
   z.object({ seq: z.number().int().positive(), type: z.literal('done'), outcome: outcomeSchema }),
   z.object({

@@ -1,5 +1,5 @@
 import { WorkbenchError } from '../../../src-shared/errors';
-import type { CallBudget, CallGate, Release } from '../http/callBudget';
+import type { CallBudget, CallGate, Release, SlotOutcome } from '../http/callBudget';
 
 /**
  * The run's request budget across the worker boundary. The budget lives in the main thread (one
@@ -8,7 +8,8 @@ import type { CallBudget, CallGate, Release } from '../http/callBudget';
  */
 
 export type SlotRequest =
-  { type: 'slot-acquire'; id: number; endpoint: string } | { type: 'slot-release'; id: number };
+  | { type: 'slot-acquire'; id: number; endpoint: string }
+  | { type: 'slot-release'; id: number; throttled?: boolean; retryAfterMs?: number };
 
 /** Worker side: a CallGate whose slots come from the main thread. */
 export class RemoteCallGate implements CallGate {
@@ -24,7 +25,12 @@ export class RemoteCallGate implements CallGate {
     go?.();
   }
 
-  async run<T>(endpoint: string, task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  async run<T>(
+    endpoint: string,
+    task: () => Promise<T>,
+    signal?: AbortSignal,
+    outcome?: (result: T) => SlotOutcome,
+  ): Promise<T> {
     const id = ++this.nextId;
     await new Promise<void>((resolve, reject) => {
       const refuse = (): WorkbenchError =>
@@ -48,10 +54,13 @@ export class RemoteCallGate implements CallGate {
       });
       this.send({ type: 'slot-acquire', id, endpoint });
     });
+    let result: SlotOutcome | undefined;
     try {
-      return await task();
+      const value = await task();
+      result = outcome?.(value);
+      return value;
     } finally {
-      this.send({ type: 'slot-release', id });
+      this.send({ type: 'slot-release', id, ...result });
     }
   }
 }
@@ -72,7 +81,15 @@ export class SlotLender {
 
   handle(message: SlotRequest): void {
     if (message.type === 'slot-acquire') this.acquire(message.id, message.endpoint);
-    else this.release(message.id);
+    else {
+      const { throttled, retryAfterMs } = message;
+      this.release(
+        message.id,
+        throttled
+          ? { throttled: true, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) }
+          : undefined,
+      );
+    }
   }
 
   private acquire(id: number, endpoint: string): void {
@@ -98,8 +115,8 @@ export class SlotLender {
     );
   }
 
-  private release(id: number): void {
-    this.held.get(id)?.();
+  private release(id: number, outcome?: SlotOutcome): void {
+    this.held.get(id)?.(outcome ?? { throttled: false });
     this.held.delete(id);
     this.pending.get(id)?.abort();
     this.pending.delete(id);

@@ -1,6 +1,7 @@
 import type { Packet, Sample, TestPlan } from '../../../src-shared/dataset';
 import { WorkbenchError } from '../../../src-shared/errors';
 import {
+  DEFAULT_LLM_CONCURRENCY,
   ERROR_PREDICTION,
   MAX_ANSWER_CHARS,
   answerScores,
@@ -15,7 +16,7 @@ import type { LlmCallRecord, LlmCallRole } from '../../../src-shared/runs';
 import { benchmarkCategory, benchmarkProfile } from '../../../src-shared/benchmarks';
 import { trimToWordBudget } from '../../../src-shared/fairness';
 import { LlmClient, type CallMeter } from '../answer/llm-client';
-import type { CallBudget, CallGate } from '../http/callBudget';
+import type { CallBudget, CallGate, EndpointLimits } from '../http/callBudget';
 import { ResponseCache } from '../answer/responseCache';
 import { Semaphore } from '../http/retry';
 import type {
@@ -324,6 +325,32 @@ export async function runSample(
     await memory.close();
   }
   return outcome;
+}
+
+/**
+ * Requests in flight per endpoint for the run's shared budget: `concurrency`, or the default
+ * client concurrency when only a requests-per-minute cap asks for one; undefined: no budget.
+ */
+export function runBudgetLimit(config: ExperimentConfig): number | undefined {
+  if (config.concurrency !== undefined) return config.concurrency;
+  const capped =
+    (config.answerer.kind === 'llm' && config.answerer.requestsPerMinute !== undefined) ||
+    config.memory.llm?.requestsPerMinute !== undefined;
+  return capped ? DEFAULT_LLM_CONCURRENCY : undefined;
+}
+
+/** Each endpoint's requests-per-minute cap by base URL (the lower one when two roles share it). */
+export function endpointLimitsOf(config: ExperimentConfig): Map<string, EndpointLimits> {
+  const limits = new Map<string, EndpointLimits>();
+  const add = (baseUrl: string, rpm: number | undefined): void => {
+    if (rpm === undefined) return;
+    const before = limits.get(baseUrl)?.requestsPerMinute;
+    limits.set(baseUrl, { requestsPerMinute: before === undefined ? rpm : Math.min(before, rpm) });
+  };
+  if (config.answerer.kind === 'llm')
+    add(config.answerer.baseUrl, config.answerer.requestsPerMinute);
+  if (config.memory.llm) add(config.memory.llm.baseUrl, config.memory.llm.requestsPerMinute);
+  return limits;
 }
 
 /** The job's response cache, opened for one sample (the caller closes it); undefined when off. */

@@ -42,6 +42,8 @@ import { CallBudget } from '../http/callBudget';
 import { CircuitBreaker } from './circuitBreaker';
 import { preflight } from './preflight';
 import {
+  endpointLimitsOf,
+  runBudgetLimit,
   ANSWER_CACHE_HITS,
   ANSWER_CACHE_MISSES,
   type SampleEvent,
@@ -579,7 +581,11 @@ async function execute(
   const answerErrorsBefore = store.getRun(runId).answerErrors;
   const answerCache = { hits: 0, misses: 0 };
   // One request budget per run: every sample and worker shares it (http/callBudget.ts).
-  const budget = config.concurrency !== undefined ? new CallBudget(config.concurrency) : undefined;
+  const budgetLimit = runBudgetLimit(config);
+  const budget =
+    budgetLimit !== undefined
+      ? new CallBudget(budgetLimit, endpointLimitsOf(config))
+      : undefined;
 
   emit({
     type: 'run-started',

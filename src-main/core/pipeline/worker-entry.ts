@@ -18,6 +18,7 @@ import {
 import {
   answererMeter,
   openResponseCache,
+  runBudgetLimit,
   runSample,
   type SampleHooks,
   type SampleJob,
@@ -58,7 +59,7 @@ function serve(port: NonNullable<typeof parentPort>, init: unknown): void {
     cancel = new AbortController();
     await presetsLoaded;
     const { sample, plan, config } = message;
-    const budget = config.concurrency !== undefined ? gate : undefined;
+    const budget = runBudgetLimit(config) !== undefined ? gate : undefined;
     const job: SampleJob = {
       runId: message.runId,
       sample,
