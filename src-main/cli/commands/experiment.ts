@@ -20,6 +20,7 @@ import {
 import type { ExperimentHandle, RunOutcome } from '../../core/pipeline/runner';
 import { startExperiment } from '../../core/pipeline/runner';
 import type { ResponseCacheMode } from '../../core/answer/responseCache';
+import { planSweep } from '../../core/sweeps/plan';
 import { defaultDataDir, defaultRunsDbPath } from '../../core/runs/paths';
 import { formatDuration, skippedReport, summaryTable } from '../../core/runs/report';
 import { RunStore } from '../../core/runs/store';
@@ -94,6 +95,9 @@ options:
   --keep-collections        keep each sample's collection directory after the run
   --no-preflight            skip the one real call to each LLM and embeddings endpoint that
                             otherwise refuses a run whose endpoint is down, unknown or refuses the key
+  --dry-run                 print what the run would ask of its LLM endpoints (answer and judge
+                            calls, estimated prompt/completion tokens, cost at the configured
+                            prices) and stop; nothing is called or written
   --no-cache                ask the answerer's endpoint even for a request an earlier run made
                             (by default identical requests are answered from
                             <data dir>/cache/llm-responses.sqlite and counted as cache hits)
@@ -132,6 +136,23 @@ export function responseCacheFlag(noCache: boolean, cacheOnly: boolean): Respons
   if (noCache && cacheOnly)
     throw new UsageError('--no-cache and --cache-only contradict each other');
   return noCache ? 'off' : cacheOnly ? 'only' : 'on';
+}
+
+/** The planned run's LLM calls, tokens and cost (the sweep planner's estimate for one cell). */
+async function dryRun(config: ExperimentConfig, json: boolean, io: CliIO): Promise<number> {
+  const { totals } = await planSweep([{ index: 0, key: 'run', values: {}, repeat: 0, config }]);
+  if (json) {
+    io.stdout(`${JSON.stringify({ dryRun: true, estimate: totals })}\n`);
+    return 0;
+  }
+  const n = (x: number): string => x.toLocaleString('en-US');
+  io.stdout(
+    `dry run: ${n(totals.samples)} samples, ${n(totals.tests)} tests, ${n(totals.questions)} answers\n` +
+      `LLM calls: ${n(totals.answerCalls)} answer + ${n(totals.judgeCalls)} judge (upper bound; the response cache and the judge cache save some)\n` +
+      `tokens (estimate): ${n(totals.promptTokens)} prompt, ${n(totals.completionTokens)} completion (at most)\n` +
+      `cost (estimate): ${totals.cost === null ? 'unknown (no prices in the config)' : `$${totals.cost.toFixed(2)}`}\n`,
+  );
+  return 0;
 }
 
 function positiveInt(flag: string, value: string | undefined): number | undefined {
@@ -552,6 +573,7 @@ export const experimentCommand: CliCommand = {
         'cache-only': { type: 'boolean', default: false },
         scheme: { type: 'string' },
         json: { type: 'boolean', default: false },
+        'dry-run': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -633,6 +655,7 @@ export const experimentCommand: CliCommand = {
       );
     }
     const config = parsed.data;
+    if (values['dry-run']) return dryRun(config, values.json, io);
 
     await ensureWordVectorCache(io);
     const { store, dataDir } = openStore(values['runs-db'], values['data-dir']);

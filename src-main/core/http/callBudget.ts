@@ -39,7 +39,12 @@ export interface EndpointLimits {
   requestsPerMinute?: number | undefined;
 }
 
-const MINUTE_MS = 60_000;
+/**
+ * The requests-per-minute window, with a second's slack: the server counts a request when it
+ * arrives, a little after this side let it start, so an exact 60 s window could put one request
+ * over the limit in the server's count.
+ */
+const MINUTE_MS = 61_000;
 
 class EndpointGate {
   active = 0;
