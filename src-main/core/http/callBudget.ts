@@ -167,6 +167,11 @@ export class CallBudget implements CallGate {
     /** Per-endpoint caps by base URL. */
     private readonly limits: ReadonlyMap<string, EndpointLimits> = new Map(),
     private readonly now: () => number = Date.now,
+    /**
+     * Awaited with a slot held, before the request starts: a rate budget shared beyond this
+     * process (http/redisTokenBucket.ts). A rejection gives the slot back.
+     */
+    private readonly beforeStart?: (endpoint: string, signal?: AbortSignal) => Promise<void>,
   ) {
     if (!Number.isInteger(limit) || limit < 1) {
       throw new WorkbenchError(
@@ -186,8 +191,16 @@ export class CallBudget implements CallGate {
   }
 
   /** Holds a slot of `endpoint` until the returned release is called. */
-  acquire(endpoint: string, signal?: AbortSignal): Promise<Release> {
-    return this.gate(endpoint).acquire(signal, `request budget of ${endpoint}`);
+  async acquire(endpoint: string, signal?: AbortSignal): Promise<Release> {
+    const release = await this.gate(endpoint).acquire(signal, `request budget of ${endpoint}`);
+    if (!this.beforeStart) return release;
+    try {
+      await this.beforeStart(endpoint, signal);
+    } catch (error) {
+      release();
+      throw error;
+    }
+    return release;
   }
 
   async run<T>(

@@ -174,6 +174,8 @@ export const workerInSchema = z.discriminatedUnion('type', [
     collectionDir: z.string(),
     cacheDir: z.string().optional(),
     responseCache: z.enum(['on', 'only']).optional(),
+    /** The run has a shared request budget: ask it for a slot before every LLM request. */
+    budget: z.boolean().optional(),
     /**
      * The config's API keys by variable name, vetted on the main thread: the worker never reads
      * the environment for keys, and the main thread never writes keys into it.

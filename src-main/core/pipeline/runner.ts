@@ -583,9 +583,7 @@ async function execute(
   // One request budget per run: every sample and worker shares it (http/callBudget.ts).
   const budgetLimit = runBudgetLimit(config);
   const budget =
-    budgetLimit !== undefined
-      ? new CallBudget(budgetLimit, endpointLimitsOf(config))
-      : undefined;
+    budgetLimit !== undefined ? new CallBudget(budgetLimit, endpointLimitsOf(config)) : undefined;
 
   emit({
     type: 'run-started',

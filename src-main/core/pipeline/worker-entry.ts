@@ -18,7 +18,6 @@ import {
 import {
   answererMeter,
   openResponseCache,
-  runBudgetLimit,
   runSample,
   type SampleHooks,
   type SampleJob,
@@ -59,7 +58,7 @@ function serve(port: NonNullable<typeof parentPort>, init: unknown): void {
     cancel = new AbortController();
     await presetsLoaded;
     const { sample, plan, config } = message;
-    const budget = runBudgetLimit(config) !== undefined ? gate : undefined;
+    const budget = message.budget === true ? gate : undefined;
     const job: SampleJob = {
       runId: message.runId,
       sample,
