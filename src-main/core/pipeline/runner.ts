@@ -28,7 +28,11 @@ import {
   type EmbedderRecord,
 } from '../../../src-shared/embedders';
 import type { RunCoverage } from '../../../src-shared/coverage';
-import { MAX_MANIFEST_WARNINGS, type SkippedSample } from '../../../src-shared/runs';
+import {
+  MAX_MANIFEST_WARNINGS,
+  type RunEstimate,
+  type SkippedSample,
+} from '../../../src-shared/runs';
 import { configHash, newRunId, redactSecrets, type RunManifest } from '../runs/manifest';
 import type { RunStore } from '../runs/store';
 import { judgeProtocolOf } from '../answer/judge-protocols';
@@ -95,6 +99,8 @@ export interface RunOptions {
    * identical requests from it, `only` never calls the endpoint (offline replay). Default off.
    */
   responseCache?: ResponseCacheMode;
+  /** The planner's estimate for this run (sweeps/plan.ts), kept in the manifest beside `usage`. */
+  estimate?: RunEstimate;
   now?: () => number;
 }
 
@@ -360,6 +366,7 @@ export async function startExperiment(
     scoring: { punktModelSha256: installPunktModel().sha256 },
     ...(skipped.length > 0 ? { skippedSamples: skipped } : {}),
     ...(options.sweep ? { sweep: options.sweep } : {}),
+    ...(options.estimate ? { estimate: options.estimate } : {}),
     coverage: coverageOf(dataset.samples, planned),
   };
   options.store.createRun(
