@@ -7,12 +7,14 @@
  *   sweep      a 12-cell sweep: local executor vs BullMQ on 1, 2 and 4 worker processes
  *   runsdb     corruption checks and repair on a ~100 MB runs database (no dataset needed)
  *   server     light API calls' latency while the local server serves a heavy read mix
+ *   llm        a full LLM run at 1 s per call under a rate limit: concurrency, cache, rate
  *
  * Each suite prints its report and replaces its own section of docs/benchmarks.md.
  */
 import { parseArgs } from 'node:util';
 import { resolveDataset } from './common';
 import { compareSuite } from './compare';
+import { llmSuite } from './llm';
 import { pipelineSuite } from './pipeline';
 import { retrievalSuite } from './retrieval';
 import { sweepSuite } from './sweep';
@@ -26,6 +28,7 @@ const SUITES: Record<string, (data: string, write: boolean, extra: string[]) => 
   sweep: sweepSuite,
   runsdb: runsDbSuite,
   server: serverSuite,
+  llm: llmSuite,
 };
 
 const USAGE = `usage: npm run bench -- <${Object.keys(SUITES).join('|')}> [--data <file>] [--no-write] [--no-ablation]\n`;

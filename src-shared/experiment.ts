@@ -30,6 +30,10 @@ export const DEFAULT_MAX_ERROR_SHARE = 0.1;
 export const DEFAULT_ANSWER_TIMEOUT_MS = 60_000;
 /** Upper bound the schema accepts; the runner further clamps to the machine's cores. */
 export const MAX_PARALLEL = 256;
+/** Requests in flight per endpoint a run may ask for (`concurrency`). */
+export const MAX_CONCURRENCY = 1024;
+/** Failed answers in a row that pause a run (the circuit breaker), unless the config says. */
+export const DEFAULT_MAX_CONSECUTIVE_FAILURES = 20;
 
 /** An environment variable's name: where an API key is read from at call time. */
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -141,6 +145,11 @@ function llmEndpointShape(defaultMaxTokens: number) {
       .max(256 * 1024 * 1024)
       .default(DEFAULT_LLM_MAX_REPLY_BYTES),
     prices: LlmPricesSchema.optional(),
+    /**
+     * Request starts allowed per minute at this endpoint (its rate limit), enforced by the run's
+     * shared request budget across samples and workers. No default: configs hash as before.
+     */
+    requestsPerMinute: z.number().int().min(1).max(1_000_000).optional(),
   };
 }
 
@@ -304,6 +313,18 @@ export const ExperimentConfigSchema = z
      */
     skipInvalid: z.boolean().optional(),
     parallel: z.number().int().min(1).max(MAX_PARALLEL).default(1),
+    /**
+     * LLM requests in flight at once per endpoint, one budget for the whole run (every sample and
+     * worker); the questions of a test are then answered concurrently and committed in order.
+     * Absent: one question at a time, each client with its own `concurrency` (no default, so
+     * existing configs hash as before).
+     */
+    concurrency: z.number().int().min(1).max(MAX_CONCURRENCY).optional(),
+    /**
+     * This many LLM calls failing in a row (answers, retries spent) pause the run with the reason;
+     * `cli resume` continues it once the endpoint is fixed. Absent: DEFAULT_MAX_CONSECUTIVE_FAILURES.
+     */
+    maxConsecutiveFailures: z.number().int().min(1).max(1_000_000).optional(),
   })
   .strict();
 
@@ -514,6 +535,8 @@ export type ProgressEvent =
       done: number;
       total: number;
       error: boolean;
+      /** The answer's error, when it has one (the circuit breaker names the last). */
+      errorMessage?: string;
     })
   | (EventBase & {
       type: 'test-committed';

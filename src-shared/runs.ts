@@ -108,6 +108,13 @@ export interface RunManifest {
    * samples the embedding requests sent and the persistent cache's hits and misses (a rerun of
    * the same texts is all hits, no requests). Absent in runs made before it was recorded.
    */
+  /**
+   * The answerer's LLM response cache: `on` or `only` (offline replay), and how many answer
+   * requests it served (hits) or had to send (misses). Absent when the cache was off.
+   */
+  answerCache?: { mode: 'on' | 'only'; hits: number; misses: number };
+  /** What the plan said the run would ask of its endpoints before it started (`usage` is actual). */
+  estimate?: RunEstimate;
   embedding?: {
     embedders: EmbedderRecord[];
     requests: number;
@@ -185,6 +192,15 @@ const PromptRecordSchema = z
  * A stored manifest as this build reads it. Objects are loose: a field written by a build of the
  * same manifest version that this one does not know is kept when the manifest is rewritten.
  */
+/** A planned run's LLM calls, tokens (completions at their cap) and cost; null: no prices. */
+export interface RunEstimate {
+  answerCalls: number;
+  judgeCalls: number;
+  promptTokens: number;
+  completionTokens: number;
+  cost: number | null;
+}
+
 export const RunManifestSchema = z
   .object({
     manifestVersion: z.literal(MANIFEST_VERSION),
@@ -260,6 +276,20 @@ export const RunManifestSchema = z
       )
       .optional(),
     warnings: z.array(z.string()).optional(),
+    answerCache: z
+      .object({ mode: z.enum(['on', 'only']), hits: count, misses: count })
+      .loose()
+      .optional(),
+    estimate: z
+      .object({
+        answerCalls: count,
+        judgeCalls: count,
+        promptTokens: count,
+        completionTokens: count,
+        cost: z.number().nonnegative().nullable(),
+      })
+      .loose()
+      .optional(),
     sweep: SweepTagSchema.optional(),
     errata: ErrataRecordSchema.optional(),
     coverage: z

@@ -87,6 +87,10 @@ function llmArgs(db: string): string[] {
     db,
     // The counts below are mini-1's questions with evidence (5 final answers).
     '--exclude-no-evidence',
+    // The counts are the run's own calls; the preflight call is tested on its own below, and
+    // every request is sent (none answered by the response cache an earlier test filled).
+    '--no-preflight',
+    '--no-cache',
   ];
 }
 
@@ -145,7 +149,15 @@ describe('LLM call accounting through the CLI', () => {
     expect(killedRun.manifest.usage?.answer.calls).toBe(madeBefore);
 
     hangFrom = null;
-    const resumed = await start(['resume', runId, '--runs-db', db, '--json']).done;
+    const resumed = await start([
+      'resume',
+      runId,
+      '--runs-db',
+      db,
+      '--json',
+      '--no-preflight',
+      '--no-cache',
+    ]).done;
     expect(resumed.err).not.toContain('error:');
     expect(resumed.code).toBe(0);
     expect(JSON.parse(resumed.out)).toMatchObject({ runId, status: 'completed' });
@@ -188,6 +200,20 @@ describe('LLM call accounting through the CLI', () => {
     });
     expect(info.manifest.dataset.path).toBe(mini);
     expect(info.manifest.config.datasetPath).toBe(mini);
+  }, 60_000);
+
+  it('refuses to start a run whose endpoint refuses the key (preflight), with a hint', async () => {
+    const db = join(dir, 'preflight.db');
+    server.requests.length = 0;
+    const args = llmArgs(db).filter((a) => a !== '--no-preflight' && a !== '--no-cache');
+    const run = await start(['experiment', '--data', mini, ...args], 'sk-wrong-key-0000').done;
+    expect(run.code).not.toBe(0);
+    expect(run.err).toMatch(
+      /preflight: the run was not started: answerer fake-chat at http:\/\/127\.0\.0\.1:\d+\/v1: .*HTTP 401.*\(hint: the endpoint refused the credentials/,
+    );
+    // One call, and no run.
+    expect(chatRequests()).toBe(1);
+    expect(onDisk(db).runId).toBeNull();
   }, 60_000);
 
   it('ends a run above --max-error-share as degraded with exit code 3, and below it as completed', async () => {

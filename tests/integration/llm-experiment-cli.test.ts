@@ -81,6 +81,8 @@ describe('cli experiment with an LLM', () => {
       '--runs-db',
       db,
       '--json',
+      // The 500 is for the run to retry, not for the preflight call to refuse.
+      '--no-preflight',
     ]);
     expect(run.err).not.toContain('error');
     expect(run.code).toBe(0);
@@ -140,7 +142,8 @@ describe('cli experiment with an LLM', () => {
       ...['--answer-protocol', 'locomo-full-context', '--category5-mapping', 'lenient'],
       ...['--judge-base-url', server.url, '--judge-model', 'fake-judge'],
       ...['--judge-api-key-env', KEY_ENV, '--judge-protocol-file', judgeFile],
-      ...['--runs-db', db, '--json'],
+      // Every chat request checked below is the run's own, none a preflight call.
+      ...['--runs-db', db, '--json', '--no-preflight'],
     ]);
     expect(run.err).not.toContain('error');
     expect(run.code).toBe(0);

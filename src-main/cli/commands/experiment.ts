@@ -19,6 +19,9 @@ import {
 } from '../../../src-shared/experiment';
 import type { ExperimentHandle, RunOutcome } from '../../core/pipeline/runner';
 import { startExperiment } from '../../core/pipeline/runner';
+import type { ResponseCacheMode } from '../../core/answer/responseCache';
+import { planSweep, type SweepPlan } from '../../core/sweeps/plan';
+import type { RunEstimate } from '../../../src-shared/runs';
 import { defaultDataDir, defaultRunsDbPath } from '../../core/runs/paths';
 import { formatDuration, skippedReport, summaryTable } from '../../core/runs/report';
 import { RunStore } from '../../core/runs/store';
@@ -48,6 +51,11 @@ options:
   --memory-allow-remote     let --memory-url name a host other than this machine
   --config <file.json>      experiment config (any ExperimentConfig fields); flags override it
   --parallel <n>            samples at once, one worker thread each (default 1, at most the cores)
+  --concurrency <n>         LLM requests in flight per endpoint, one budget for the whole run
+                            (all samples and workers); a test's questions are then answered
+                            concurrently, committed in question order (default: one at a time)
+  --max-consecutive-failures <n>  pause the run after n LLM answers failing in a row (default 20);
+                            \`cli resume <run id>\` continues it once the endpoint is fixed
   --top-k <n>               memories retrieved per question (default 10)
   --context-words <n>       equal-context-budget mode: trim the retrieved memories to n words
   --seed <n>                run seed (default 42)
@@ -104,6 +112,16 @@ options:
   --runs-db <path>          runs database (default: <data dir>/runs.db)
   --data-dir <dir>          data directory (default: $MEMORY_WORKBENCH_DATA or ~/.memory-workbench)
   --keep-collections        keep each sample's collection directory after the run
+  --no-preflight            skip the one real call to each LLM and embeddings endpoint that
+                            otherwise refuses a run whose endpoint is down, unknown or refuses the key
+  --dry-run                 print what the run would ask of its LLM endpoints (answer and judge
+                            calls, estimated prompt/completion tokens, cost at the configured
+                            prices) and stop; nothing is called or written
+  --no-cache                ask the answerer's endpoint even for a request an earlier run made
+                            (by default identical requests are answered from
+                            <data dir>/cache/llm-responses.sqlite and counted as cache hits)
+  --cache-only              never call the answerer's endpoint: replay an earlier run's answers
+                            from the cache, byte for byte (a request not in it is an error)
   --scheme <official|mem0>  category names in the table (default: ${DEFAULT_CATEGORY_SCHEME})
   --json                    print exactly one JSON object (run id, status, summary) on stdout
   -h, --help                show this help
@@ -130,6 +148,48 @@ export function parseScheme(value: string | undefined): CategoryScheme {
     );
   }
   return scheme;
+}
+
+/** `--no-cache` / `--cache-only` as the runner's response-cache mode (default on). */
+export function responseCacheFlag(noCache: boolean, cacheOnly: boolean): ResponseCacheMode {
+  if (noCache && cacheOnly)
+    throw new UsageError('--no-cache and --cache-only contradict each other');
+  return noCache ? 'off' : cacheOnly ? 'only' : 'on';
+}
+
+async function planOf(config: ExperimentConfig): Promise<SweepPlan['totals']> {
+  const { totals } = await planSweep([{ index: 0, key: 'run', values: {}, repeat: 0, config }]);
+  return totals;
+}
+
+/** The estimate a run keeps beside its actual usage; none for a run that calls no LLM. */
+async function estimateOf(config: ExperimentConfig): Promise<RunEstimate | undefined> {
+  if (config.answerer.kind !== 'llm' && !config.judge) return undefined;
+  const t = await planOf(config);
+  return {
+    answerCalls: t.answerCalls,
+    judgeCalls: t.judgeCalls,
+    promptTokens: t.promptTokens,
+    completionTokens: t.completionTokens,
+    cost: t.cost,
+  };
+}
+
+/** The planned run's LLM calls, tokens and cost (the sweep planner's estimate for one cell). */
+async function dryRun(config: ExperimentConfig, json: boolean, io: CliIO): Promise<number> {
+  const totals = await planOf(config);
+  if (json) {
+    io.stdout(`${JSON.stringify({ dryRun: true, estimate: totals })}\n`);
+    return 0;
+  }
+  const n = (x: number): string => x.toLocaleString('en-US');
+  io.stdout(
+    `dry run: ${n(totals.samples)} samples, ${n(totals.tests)} tests, ${n(totals.questions)} answers\n` +
+      `LLM calls: ${n(totals.answerCalls)} answer + ${n(totals.judgeCalls)} judge (upper bound; the response cache and the judge cache save some)\n` +
+      `tokens (estimate): ${n(totals.promptTokens)} prompt, ${n(totals.completionTokens)} completion (at most)\n` +
+      `cost (estimate): ${totals.cost === null ? 'unknown (no prices in the config)' : `$${totals.cost.toFixed(2)}`}\n`,
+  );
+  return 0;
 }
 
 function positiveInt(flag: string, value: string | undefined): number | undefined {
@@ -516,6 +576,8 @@ export const experimentCommand: CliCommand = {
         'memory-allow-remote': { type: 'boolean', default: false },
         config: { type: 'string' },
         parallel: { type: 'string' },
+        concurrency: { type: 'string' },
+        'max-consecutive-failures': { type: 'string' },
         'top-k': { type: 'string' },
         'context-words': { type: 'string' },
         seed: { type: 'string' },
@@ -555,8 +617,12 @@ export const experimentCommand: CliCommand = {
         'runs-db': { type: 'string' },
         'data-dir': { type: 'string' },
         'keep-collections': { type: 'boolean', default: false },
+        'no-preflight': { type: 'boolean', default: false },
+        'no-cache': { type: 'boolean', default: false },
+        'cache-only': { type: 'boolean', default: false },
         scheme: { type: 'string' },
         json: { type: 'boolean', default: false },
+        'dry-run': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -592,6 +658,13 @@ export const experimentCommand: CliCommand = {
         .filter(Boolean);
     const parallel = positiveInt('--parallel', values.parallel);
     if (parallel !== undefined) merged['parallel'] = parallel;
+    const concurrency = positiveInt('--concurrency', values.concurrency);
+    if (concurrency !== undefined) merged['concurrency'] = concurrency;
+    const maxFailures = positiveInt(
+      '--max-consecutive-failures',
+      values['max-consecutive-failures'],
+    );
+    if (maxFailures !== undefined) merged['maxConsecutiveFailures'] = maxFailures;
     const topK = positiveInt('--top-k', values['top-k']);
     const contextWords = positiveInt('--context-words', values['context-words']);
     if (topK !== undefined || contextWords !== undefined)
@@ -644,7 +717,9 @@ export const experimentCommand: CliCommand = {
     );
     const repeats = positiveInt('--repeats', values.repeats);
     const errata = values.errata === undefined ? undefined : readErrataFile(values.errata);
+    if (values['dry-run']) return dryRun(config, values.json, io);
 
+    const estimate = await estimateOf(config);
     await ensureWordVectorCache(io);
     const { store, dataDir } = openStore(values['runs-db'], values['data-dir']);
     try {
@@ -662,6 +737,9 @@ export const experimentCommand: CliCommand = {
           io,
           ...(errata ? { errata } : {}),
           identity,
+          preflight: !values['no-preflight'] && !values['cache-only'],
+          responseCache: responseCacheFlag(values['no-cache'], values['cache-only']),
+          ...(estimate ? { estimate } : {}),
         });
       }
       const tty = process.stderr.isTTY === true;
@@ -675,6 +753,9 @@ export const experimentCommand: CliCommand = {
         // The user typed this command line: an external service's command may run.
         mayStartProcesses: true,
         identity,
+        preflight: !values['no-preflight'] && !values['cache-only'],
+        responseCache: responseCacheFlag(values['no-cache'], values['cache-only']),
+        ...(estimate ? { estimate } : {}),
       });
       const outcome = await superviseRun(handle, io);
       const { manifest } = store.getRun(outcome.runId);

@@ -2,6 +2,7 @@ import type { CategoryScheme } from '../../../src-shared/dataset/categories';
 import type { ExperimentConfig } from '../../../src-shared/experiment';
 import type { RunIdentity } from '../../../src-shared/runs';
 import type { LoadedErrata } from '../../core/dataset/errata';
+import type { RunOptions } from '../../core/pipeline/runner';
 import type { ApiKeySource } from '../../core/keys';
 import { repeatGroup, runRepeatGroup } from '../../core/sweeps/repeats';
 import { repeatTable } from '../../core/runs/report';
@@ -28,7 +29,7 @@ export async function runRepeats(
     errata?: LoadedErrata;
     /** Every repeat's name, tags and notes (each run also carries its repeat tag). */
     identity?: RunIdentity;
-  },
+  } & Pick<RunOptions, 'preflight' | 'responseCache' | 'estimate'>,
 ): Promise<number> {
   const { store, io } = options;
   const group = repeatGroup(config, repeats);
@@ -40,6 +41,9 @@ export async function runRepeats(
     mayStartProcesses: true,
     ...(options.errata ? { errata: options.errata } : {}),
     ...(options.identity ? { identity: options.identity } : {}),
+    ...(options.preflight !== undefined ? { preflight: options.preflight } : {}),
+    ...(options.responseCache !== undefined ? { responseCache: options.responseCache } : {}),
+    ...(options.estimate ? { estimate: options.estimate } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     onCell: (event) => {
       if (event.status === undefined && event.action !== 'skipped') return;

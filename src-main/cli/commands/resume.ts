@@ -5,6 +5,7 @@ import {
   parseScheme,
   progressReporter,
   reportOutcome,
+  responseCacheFlag,
   superviseRun,
 } from './experiment';
 import { ApiKeySource } from '../../core/keys';
@@ -21,6 +22,13 @@ options:
   --runs-db <path>          runs database (default: <data dir>/runs.db)
   --data-dir <dir>          data directory (default: $MEMORY_WORKBENCH_DATA or ~/.memory-workbench)
   --keep-collections        keep each sample's collection directory after the run
+  --no-preflight            skip the one real call to each LLM and embeddings endpoint that
+                            otherwise refuses a run whose endpoint is down, unknown or refuses the key
+  --no-cache                ask the answerer's endpoint even for a request an earlier run made
+                            (by default identical requests are answered from
+                            <data dir>/cache/llm-responses.sqlite and counted as cache hits)
+  --cache-only              never call the answerer's endpoint: replay an earlier run's answers
+                            from the cache, byte for byte (a request not in it is an error)
   --allow-key-env <NAME>    also read an API key from NAME (repeatable; by default only
                             names ending in _API_KEY or _TOKEN are read)
   --scheme <official|mem0>  category names in the table (default: official)
@@ -34,6 +42,9 @@ export const resumeCommand = defineCommand({
   options: {
     ...RUNS_DB_OPTIONS,
     'keep-collections': { type: 'boolean', default: false },
+    'no-preflight': { type: 'boolean', default: false },
+    'no-cache': { type: 'boolean', default: false },
+    'cache-only': { type: 'boolean', default: false },
     'allow-key-env': ALLOW_KEY_ENV_OPTION,
     ...SCHEME_OPTION,
     ...JSON_OPTION,
@@ -52,6 +63,8 @@ export const resumeCommand = defineCommand({
         onProgress: progressReporter(io, process.stderr.isTTY === true),
         apiKeys: new ApiKeySource({ policy: keyPolicyFromArgs(values['allow-key-env'], 'pass') }),
         mayStartProcesses: true,
+        preflight: !values['no-preflight'] && !values['cache-only'],
+        responseCache: responseCacheFlag(values['no-cache'], values['cache-only']),
       });
       const outcome = await superviseRun(handle, io);
       const { manifest } = store.getRun(runId);

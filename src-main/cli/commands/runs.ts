@@ -7,6 +7,7 @@ import type { CliIO } from '../command';
 import { JSON_OPTION, RUNS_DB_OPTIONS, SCHEME_OPTION, UsageError, defineCommand } from '../command';
 import { withRunsApi } from '../runsApi';
 import { parseScheme } from './experiment';
+import type { RunManifest } from '../../../src-shared/runs';
 
 const USAGE = `usage: npm run -s cli -- runs <list | show <id> | delete <id> | repair> [options]
 
@@ -81,6 +82,8 @@ export const runsCommand = defineCommand({
             `app ${m.app.version} ${m.app.gitCommit?.slice(0, 10) ?? ''}  started ${m.startedAt}  ended ${m.endedAt ?? '-'}\n`,
           );
           for (const note of m.memory.notes) io.stdout(`note: ${note}\n`);
+          const plannedVsActual = estimateLine(m);
+          if (plannedVsActual) io.stdout(`${plannedVsActual}\n`);
           io.stdout(skippedReport(m.skippedSamples ?? []));
           io.stdout('\n');
           for (const s of run.sampleInfo) {
@@ -144,4 +147,21 @@ function repair(
   }
   io.stdout(`${report.runs.length} run(s) in the repaired database\n`);
   return 0;
+}
+
+/** The plan's estimate against what the run spent (answer and judge calls, cost). */
+export function estimateLine(m: RunManifest): string | null {
+  const e = m.estimate;
+  if (!e) return null;
+  const calls = (m.usage?.answer.calls ?? 0) + (m.usage?.judge?.calls ?? 0);
+  const costs = [m.usage?.answer.cost, m.usage?.judge?.cost].filter(
+    (c): c is number => typeof c === 'number',
+  );
+  const usd = (x: number | null): string => (x === null ? 'unknown' : `$${x.toFixed(2)}`);
+  const actualCost = costs.length > 0 ? costs.reduce((a, b) => a + b, 0) : null;
+  return (
+    `LLM estimate ${e.answerCalls + e.judgeCalls} calls (${e.answerCalls} answer, ${e.judgeCalls} judge), ` +
+    `cost ${usd(e.cost)}; actual ${calls} requests, cost ${usd(actualCost)}` +
+    (m.answerCache ? ` (${m.answerCache.hits} answers from the response cache)` : '')
+  );
 }

@@ -24,6 +24,9 @@ options:
   --lock-ms <ms>            job lock duration: a dead worker's sample is retried after it (default 30000)
   --stalled-check-ms <ms>   how often stalled jobs are looked for (default 30000)
   --limit <n>/<ms>          at most n samples started per ms across all workers of the queue
+  --calls-per-minute <n>    at most n LLM requests started per minute per endpoint across all
+                            workers sharing the Redis (a token bucket in Redis; the endpoint's
+                            rate limit as one budget)
   --allow-key-env <NAME>    also read an API key from NAME (repeatable)
   -h, --help                show this help
 `;
@@ -52,6 +55,7 @@ export const workerCommand: CliCommand = {
         'lock-ms': { type: 'string' },
         'stalled-check-ms': { type: 'string' },
         limit: { type: 'string' },
+        'calls-per-minute': { type: 'string' },
         'allow-key-env': ALLOW_KEY_ENV_OPTION,
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -67,6 +71,7 @@ export const workerCommand: CliCommand = {
       if (!m) throw new UsageError(`--limit must look like 10/1000 (got "${values.limit}")`);
       limit = { max: Number(m[1]), durationMs: Number(m[2]) };
     }
+    const callsPerMinute = positive('--calls-per-minute', values['calls-per-minute']);
     const lockMs = positive('--lock-ms', values['lock-ms']);
     const stalledMs = positive('--stalled-check-ms', values['stalled-check-ms']);
     await ensureWordVectorCache(io);
@@ -80,6 +85,7 @@ export const workerCommand: CliCommand = {
       ...(lockMs !== undefined ? { lockDurationMs: lockMs } : {}),
       ...(stalledMs !== undefined ? { stalledIntervalMs: stalledMs } : {}),
       ...(limit ? { limit } : {}),
+      ...(callsPerMinute !== undefined ? { callsPerMinute } : {}),
       onError: (message) => io.stderr(`worker: ${message} (retrying)\n`),
       onJob: (e) => io.stderr(`job ${e.jobId}: ${e.state}${e.error ? `: ${e.error}` : ''}\n`),
     });

@@ -6,6 +6,8 @@ import {
 import type { PromptRecord } from '../../../src-shared/runs';
 import type { ApiKeys } from '../keys';
 import { LlmClient, type CallMeter } from './llm-client';
+import type { CallGate } from '../http/callBudget';
+import type { ResponseCache } from './responseCache';
 import { answerProtocol, interpretReply, type AnswerProtocol } from './protocols';
 import type { AnswerRequest, AnswerResult, Answerer } from './types';
 
@@ -26,7 +28,13 @@ export class LlmAnswerer implements Answerer {
 
   constructor(
     config: LlmAnswererConfig,
-    options: { keys?: ApiKeys; meter?: CallMeter; client?: LlmClient } = {},
+    options: {
+      keys?: ApiKeys;
+      meter?: CallMeter;
+      client?: LlmClient;
+      budget?: CallGate;
+      cache?: ResponseCache;
+    } = {},
   ) {
     this.model = config.model;
     this.protocol = answerProtocol(answerProtocolOf(config));
@@ -39,7 +47,14 @@ export class LlmAnswerer implements Answerer {
     const maxTokens = this.protocol.maxTokens ?? config.maxTokens;
     this.client =
       options.client ??
-      new LlmClient({ ...config, maxTokens }, options.keys, Math.random, options.meter);
+      new LlmClient(
+        { ...config, maxTokens },
+        options.keys,
+        Math.random,
+        options.meter,
+        options.budget,
+        options.cache,
+      );
   }
 
   async answer(request: AnswerRequest, signal?: AbortSignal): Promise<AnswerResult> {

@@ -13,6 +13,8 @@ import {
   withRetries,
   type Attempt,
 } from '../http/retry';
+import type { CallGate } from '../http/callBudget';
+import { requestKey, type ResponseCache } from './responseCache';
 
 /**
  * A client for any OpenAI-compatible `POST {baseUrl}/chat/completions` (OpenAI, vLLM, Ollama,
@@ -149,6 +151,13 @@ export class LlmClient {
     private readonly keys: ApiKeys = {},
     private readonly random: () => number = Math.random,
     private readonly meter?: CallMeter,
+    /**
+     * A run's shared request budget: when given it replaces this client's own concurrency gate,
+     * and it gates each HTTP attempt (a retry waiting out its backoff holds no slot).
+     */
+    private readonly budget?: CallGate,
+    /** Identical requests are answered from it (and, in mode `only`, only from it). */
+    private readonly cache?: ResponseCache,
   ) {
     this.config = config;
     this.model = config.model;
@@ -173,6 +182,19 @@ export class LlmClient {
     options: ChatCallOptions = {},
   ): Promise<ChatCompletion> {
     const { signal } = options;
+    const cacheKey = this.cache ? requestKey(this.requestBody(messages, options)) : null;
+    if (this.cache && cacheKey) {
+      const hit = this.cache.get(cacheKey);
+      if (hit) return { ...hit, latencyMs: 0, attempts: 0 };
+      if (this.cache.mode === 'only') {
+        this.stats.failures++;
+        throw new WorkbenchError(
+          'NOT_FOUND',
+          `${this.label}: no cached reply to this request in ${this.cache.file} (cache-only replays only requests an earlier run made)`,
+          { where: this.cache.file },
+        );
+      }
+    }
     const key = this.apiKey();
     const started = performance.now();
     const policy = {
@@ -182,17 +204,36 @@ export class LlmClient {
       maxRetryAfterMs: this.config.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS,
     };
     try {
-      const { value, attempts } = await this.gate.run(
-        () =>
-          withRetries((_n) => this.attempt(messages, options, key), policy, {
-            where: this.config.baseUrl,
-            random: this.random,
-            ...(signal ? { signal } : {}),
-            onRetry: () => void this.stats.retries++,
-          }),
-        signal,
-        this.label,
-      );
+      const budget = this.budget;
+      const attempt = budget
+        ? () =>
+            budget.run(
+              this.config.baseUrl,
+              () => this.attempt(messages, options, key),
+              signal,
+              (result) =>
+                !result.ok && result.throttled === true
+                  ? {
+                      throttled: true,
+                      ...(result.retryAfterMs !== undefined
+                        ? { retryAfterMs: result.retryAfterMs }
+                        : {}),
+                    }
+                  : { throttled: false },
+            )
+        : () => this.attempt(messages, options, key);
+      const retried = (): ReturnType<
+        typeof withRetries<Omit<ChatCompletion, 'latencyMs' | 'attempts'>>
+      > =>
+        withRetries(attempt, policy, {
+          where: this.config.baseUrl,
+          random: this.random,
+          ...(signal ? { signal } : {}),
+          onRetry: () => void this.stats.retries++,
+        });
+      const { value, attempts } = budget
+        ? await retried()
+        : await this.gate.run(retried, signal, this.label);
       const latencyMs = Math.round((performance.now() - started) * 100) / 100;
       this.stats.calls++;
       this.stats.latencyMs += latencyMs;
@@ -200,6 +241,7 @@ export class LlmClient {
         this.stats.promptTokens += value.usage.promptTokens;
         this.stats.completionTokens += value.usage.completionTokens;
       }
+      if (this.cache && cacheKey) this.cache.put(cacheKey, this.config.model, value);
       return { ...value, latencyMs, attempts };
     } catch (error) {
       this.stats.failures++;
@@ -241,12 +283,12 @@ export class LlmClient {
     }
   }
 
-  private async send(
+  /** The request body as sent; the response cache is keyed on exactly these bytes. */
+  private requestBody(
     messages: readonly ChatMessage[],
     options: ChatCallOptions,
-    key: string | undefined,
-  ): Promise<Attempt<Omit<ChatCompletion, 'latencyMs' | 'attempts'>>> {
-    const { model, temperature, maxTokens, timeoutMs, baseUrl } = this.config;
+  ): Record<string, unknown> {
+    const { model, temperature, maxTokens } = this.config;
     const body: Record<string, unknown> = {
       model,
       messages,
@@ -255,6 +297,16 @@ export class LlmClient {
     };
     if (options.seed !== undefined) body['seed'] = options.seed;
     if (options.responseFormat !== undefined) body['response_format'] = options.responseFormat;
+    return body;
+  }
+
+  private async send(
+    messages: readonly ChatMessage[],
+    options: ChatCallOptions,
+    key: string | undefined,
+  ): Promise<Attempt<Omit<ChatCompletion, 'latencyMs' | 'attempts'>>> {
+    const { model, timeoutMs, baseUrl } = this.config;
+    const body = this.requestBody(messages, options);
     const sent = await postJson(this.url, body, {
       headers: key ? { authorization: `Bearer ${key}` } : {},
       timeoutMs,

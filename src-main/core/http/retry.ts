@@ -24,7 +24,14 @@ export const DEFAULT_MAX_RETRY_AFTER_MS = 60_000;
 
 export type Attempt<T> =
   | { ok: true; value: T }
-  | { ok: false; error: WorkbenchError; retryable: boolean; retryAfterMs?: number };
+  | {
+      ok: false;
+      error: WorkbenchError;
+      retryable: boolean;
+      retryAfterMs?: number;
+      /** 429: the endpoint is throttling (a shared request budget slows down on it). */
+      throttled?: boolean;
+    };
 
 export interface RetryOptions {
   /** Where errors point (the base URL). */
@@ -179,9 +186,10 @@ export async function postJson(
   );
   const retryable = status === 429 || status >= 500;
   const retryAfterMs = status === 429 ? parseRetryAfter(retryAfter) : undefined;
+  const throttled = status === 429;
   return retryAfterMs === undefined
-    ? { ok: false, retryable, error }
-    : { ok: false, retryable, error, retryAfterMs };
+    ? { ok: false, retryable, error, throttled }
+    : { ok: false, retryable, error, retryAfterMs, throttled };
 }
 
 /**

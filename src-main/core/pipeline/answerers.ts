@@ -4,6 +4,8 @@ import { ExtractiveAnswerer } from '../answer/extractive';
 import { LlmAnswerer } from '../answer/llm-answerer';
 import { answerProtocol } from '../answer/protocols';
 import type { CallMeter } from '../answer/llm-client';
+import type { CallGate } from '../http/callBudget';
+import type { ResponseCache } from '../answer/responseCache';
 import type { Answerer } from '../answer/types';
 import type { ApiKeys } from '../keys';
 
@@ -15,12 +17,21 @@ export function createAnswerer(
   config: AnswererConfig,
   keys: ApiKeys = {},
   meter?: CallMeter,
+  /** The run's shared request budget (see http/callBudget.ts); absent: the client's own gate. */
+  budget?: CallGate,
+  /** The data folder's LLM response cache (answer/responseCache.ts); absent: no cache. */
+  cache?: ResponseCache,
 ): Answerer {
   switch (config.kind) {
     case 'extractive':
       return new ExtractiveAnswerer();
     case 'llm':
-      return new LlmAnswerer(config, { keys, ...(meter ? { meter } : {}) });
+      return new LlmAnswerer(config, {
+        keys,
+        ...(meter ? { meter } : {}),
+        ...(budget ? { budget } : {}),
+        ...(cache ? { cache } : {}),
+      });
   }
 }
 

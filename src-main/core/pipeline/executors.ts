@@ -13,6 +13,7 @@ import {
 } from './protocol';
 import {
   answererMeter,
+  openResponseCache,
   runSample,
   type MemoryFactory,
   type SampleHooks,
@@ -20,6 +21,7 @@ import {
   type SampleOutcome,
 } from './runSample';
 import { startExperimentWorker } from './workerUrl';
+import { SlotLender } from './remoteGate';
 import type { Worker } from 'node:worker_threads';
 
 /**
@@ -50,19 +52,29 @@ export function inlineExecutor(options: InlineExecutorOptions): SampleExecutor {
   return {
     kind: 'inline',
     prepare: async () => undefined,
-    run: (job, hooks, signal) =>
-      runSample(job, hooks, {
-        createMemory: options.createMemory,
-        answerer:
-          options.answerer ??
-          createAnswerer(
-            job.config.answerer,
-            job.apiKeys,
-            answererMeter(job.config.answerer, hooks),
-          ),
-        signal,
-        ...(options.queueCapacity !== undefined ? { queueCapacity: options.queueCapacity } : {}),
-      }),
+    run: async (job, hooks, signal) => {
+      const cache = openResponseCache(job);
+      try {
+        return await runSample(job, hooks, {
+          createMemory: options.createMemory,
+          answerer:
+            options.answerer ??
+            createAnswerer(
+              job.config.answerer,
+              job.apiKeys,
+              answererMeter(job.config.answerer, hooks),
+              hooks.budget,
+              cache,
+            ),
+          ...(hooks.budget ? { budget: hooks.budget } : {}),
+          ...(cache ? { responseCache: cache } : {}),
+          signal,
+          ...(options.queueCapacity !== undefined ? { queueCapacity: options.queueCapacity } : {}),
+        });
+      } finally {
+        cache?.close();
+      }
+    },
   };
 }
 
@@ -156,6 +168,9 @@ function runInWorker(
   const where = `sample ${job.sample.sampleId}`;
   const pooled = pool.acquire(`experiment worker ${job.runId}`);
   const { worker, stamp, checkSeq } = pooled;
+  const lender = new SlotLender(hooks.budget, (id) =>
+    worker.postMessage(stamp({ type: 'slot-granted', id })),
+  );
   return new Promise<SampleOutcome>((resolve, reject) => {
     let settled = false;
     let graceTimer: ReturnType<typeof setTimeout> | undefined;
@@ -164,6 +179,7 @@ function runInWorker(
     const settle = (fn: () => void, reusable: boolean): void => {
       if (settled) return;
       settled = true;
+      lender.close();
       clearTimeout(graceTimer);
       signal.removeEventListener('abort', onAbort);
       fn();
@@ -215,6 +231,10 @@ function runInWorker(
           case 'log':
             hooks.log?.(message.level, message.message);
             break;
+          case 'slot-acquire':
+          case 'slot-release':
+            lender.handle(message);
+            break;
           case 'done':
             settle(() => resolve(message.outcome), message.outcome.status === 'completed');
             break;
@@ -259,6 +279,8 @@ function runInWorker(
         skipTests: [...job.skipTests],
         collectionDir: job.collectionDir,
         ...(job.cacheDir !== undefined ? { cacheDir: job.cacheDir } : {}),
+        ...(job.responseCache !== undefined ? { responseCache: job.responseCache } : {}),
+        ...(hooks.budget ? { budget: true } : {}),
         apiKeys: job.apiKeys,
       }),
     );

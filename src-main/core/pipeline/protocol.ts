@@ -15,10 +15,12 @@ import type { LogLevel, SampleEvent, SampleOutcome } from './runSample';
  * sides. Each side numbers its own messages 1, 2, 3...; a gap or a repeat means a bug, and the
  * receiver fails the sample rather than guess.
  *
- * main -> worker: start (once), cancel (graceful: finish the question in flight, drop a half test).
+ * main -> worker: start (once), cancel (graceful: finish the question in flight, drop a half test),
+ * slot-granted (a request slot of the run's shared budget).
  * worker -> main: progress, test-result (main commits it in one transaction), calls (main files them
  * in the call ledger), log (warnings from the memory service and its collection: the run's manifest
- * records them), then exactly one of done | error.
+ * records them), slot-acquire / slot-release (the run's request budget), then exactly one of
+ * done | error.
  */
 
 /**
@@ -178,6 +180,9 @@ export const workerInSchema = z.discriminatedUnion('type', [
     skipTests: z.array(z.number().int().nonnegative()),
     collectionDir: z.string(),
     cacheDir: z.string().optional(),
+    responseCache: z.enum(['on', 'only']).optional(),
+    /** The run has a shared request budget: ask it for a slot before every LLM request. */
+    budget: z.boolean().optional(),
     /**
      * The config's API keys by variable name, vetted on the main thread: the worker never reads
      * the environment for keys, and the main thread never writes keys into it.
@@ -185,6 +190,12 @@ export const workerInSchema = z.discriminatedUnion('type', [
     apiKeys: z.record(z.string(), z.string()),
   }),
   z.object({ seq: z.number().int().positive(), type: z.literal('cancel') }),
+  /** A slot of the run's request budget the worker asked for is its own (see remoteGate.ts). */
+  z.object({
+    seq: z.number().int().positive(),
+    type: z.literal('slot-granted'),
+    id: z.number().int().positive(),
+  }),
 ]);
 /** Messages are built and read as the parsed shape (config with defaults, typed sample). */
 export type WorkerIn = z.output<typeof workerInSchema>;
@@ -205,6 +216,22 @@ export const workerOutSchema = z.discriminatedUnion('type', [
     seq: z.number().int().positive(),
     type: z.literal('calls'),
     record: callRecordSchema,
+  }),
+  /** Asks the run's request budget for a slot of `endpoint`; main answers `slot-granted`. */
+  z.object({
+    seq: z.number().int().positive(),
+    type: z.literal('slot-acquire'),
+    id: z.number().int().positive(),
+    endpoint: z.string().min(1),
+  }),
+  /** Gives a granted slot back, or withdraws an ask not yet granted (its request was cancelled). */
+  z.object({
+    seq: z.number().int().positive(),
+    type: z.literal('slot-release'),
+    id: z.number().int().positive(),
+    /** The request was throttled (429): the budget slows the endpoint down. */
+    throttled: z.boolean().optional(),
+    retryAfterMs: z.number().nonnegative().optional(),
   }),
   z.object({ seq: z.number().int().positive(), type: z.literal('done'), outcome: outcomeSchema }),
   z.object({

@@ -1,6 +1,7 @@
 import type { Packet, Sample, TestPlan } from '../../../src-shared/dataset';
 import { WorkbenchError } from '../../../src-shared/errors';
 import {
+  DEFAULT_LLM_CONCURRENCY,
   ERROR_PREDICTION,
   MAX_ANSWER_CHARS,
   answerScores,
@@ -16,6 +17,9 @@ import type { LlmCallRecord, LlmCallRole } from '../../../src-shared/runs';
 import { benchmarkCategory, benchmarkProfile } from '../../../src-shared/benchmarks';
 import { trimToWordBudget } from '../../../src-shared/fairness';
 import { LlmClient, type CallMeter } from '../answer/llm-client';
+import type { CallBudget, CallGate, EndpointLimits } from '../http/callBudget';
+import { ResponseCache } from '../answer/responseCache';
+import { Semaphore } from '../http/retry';
 import type {
   AnswerRequest,
   AnswerResult,
@@ -34,6 +38,10 @@ import { describeError, withTimeout } from './timeout';
  * (insert each packet; after the packets where the plan fires, re-ask the covered questions) ->
  * sink (`commitTest`, once per complete test). Runs the same in a worker thread and inline.
  */
+
+/** Outcome stats: answers served from the response cache, and those it had to ask for. */
+export const ANSWER_CACHE_HITS = 'answer.cacheHits';
+export const ANSWER_CACHE_MISSES = 'answer.cacheMisses';
 
 /** Packets buffered ahead of the caller. Small: packets are cheap, memory services are not. */
 export const DEFAULT_QUEUE_CAPACITY = 8;
@@ -66,6 +74,8 @@ export interface SampleJob {
   cacheDir?: string;
   /** The config's API keys, resolved and vetted on the main thread (see core/keys.ts). */
   apiKeys: ApiKeys;
+  /** The answerer's LLM response cache in `cacheDir` (answer/responseCache.ts); absent: off. */
+  responseCache?: 'on' | 'only';
 }
 
 export interface SampleHooks {
@@ -76,6 +86,11 @@ export interface SampleHooks {
   log?(level: LogLevel, message: string): void;
   /** Every LLM request as it is sent and as it ends (the run's call ledger). */
   recordCalls(record: LlmCallRecord): void;
+  /**
+   * The run's shared LLM request budget (when the config sets `concurrency`): an inline executor
+   * hands it to the clients, a worker executor grants its slots to the worker by message.
+   */
+  budget?: CallBudget;
 }
 
 /** A meter that files a client's requests in the hooks' call ledger under `role` and `model`. */
@@ -98,6 +113,10 @@ export function answererMeter(
 export interface SampleDeps {
   createMemory: MemoryFactory;
   answerer: Answerer;
+  /** The run's request budget as this thread reaches it; the memory LLM's client uses it too. */
+  budget?: CallGate;
+  /** The answerer's response cache, whose hits and misses the outcome's stats report. */
+  responseCache?: ResponseCache;
   /** Graceful cancel: the in-flight call finishes, a half-done test is dropped. */
   signal?: AbortSignal;
   queueCapacity?: number;
@@ -168,13 +187,15 @@ export async function runSample(
   const memory = await deps.createMemory({
     sample,
     dir: job.collectionDir,
-    // One client per sample: its concurrency limit and retries are this sample's own.
+    // One client per sample: its retries are this sample's own, and so is its concurrency limit
+    // unless the run has a shared budget.
     llm: config.memory.llm
       ? new LlmClient(
           config.memory.llm,
           job.apiKeys,
           Math.random,
           callMeter(hooks, 'memory', config.memory.llm.model),
+          deps.budget,
         )
       : null,
     seed: config.seed,
@@ -187,6 +208,10 @@ export async function runSample(
     },
   });
   outcome.preset = memory.preset;
+  // Retrieval (and a service's own answering) touches the memory one question at a time, in
+  // question order: services need not be re-entrant, and retrieval order stays deterministic.
+  const memoryLock = new Semaphore(1);
+  const questionWindow = config.concurrency ?? 1;
   const { queue, produced } = streamThrough<Packet>(
     packets,
     deps.queueCapacity ?? DEFAULT_QUEUE_CAPACITY,
@@ -233,29 +258,42 @@ export async function runSample(
         testIndex: test.testIndex,
         questions: test.questionIndices.length,
       });
+      // Up to `concurrency` questions of the test in flight (they all see the same memory state);
+      // the answers are kept in question order whatever order they finish in.
       const answers: AnswerRecord[] = [];
+      const inFlight = new Set<Promise<void>>();
+      let launched = 0;
+      let done = 0;
       for (const questionIndex of test.questionIndices) {
-        // The question in flight has finished; a cancel now drops this half test uncommitted.
+        // The questions in flight finish; a cancel now drops this half test uncommitted.
         if (cancelled()) break;
         const qa = qaByIndex.get(questionIndex);
         if (!qa)
           throw new Error(`test plan names question ${questionIndex}, absent from ${sampleId}`);
-        const record = await askOne(memory, deps.answerer, job, test, qa);
-        answers.push(record);
-        if (record.error !== null) outcome.answerErrors++;
-        hooks.emit({
-          type: 'question-answered',
-          runId,
-          at: now(),
-          sampleId,
-          testIndex: test.testIndex,
-          questionIndex,
-          done: answers.length,
-          total: test.questionIndices.length,
-          error: record.error !== null,
+        const slot = launched++;
+        const asked = askOne(memory, memoryLock, deps.answerer, job, test, qa).then((record) => {
+          answers[slot] = record;
+          done++;
+          if (record.error !== null) outcome.answerErrors++;
+          hooks.emit({
+            type: 'question-answered',
+            runId,
+            at: now(),
+            sampleId,
+            testIndex: test.testIndex,
+            questionIndex,
+            done,
+            total: test.questionIndices.length,
+            error: record.error !== null,
+            ...(record.error !== null ? { errorMessage: record.error } : {}),
+          });
         });
+        inFlight.add(asked);
+        void asked.finally(() => inFlight.delete(asked));
+        if (inFlight.size >= questionWindow) await Promise.race(inFlight);
       }
-      if (answers.length < test.questionIndices.length) break;
+      await Promise.all(inFlight);
+      if (launched < test.questionIndices.length) break;
       await hooks.commitTest({
         sampleId,
         testIndex: test.testIndex,
@@ -286,9 +324,48 @@ export async function runSample(
     outcome.notes = safe(() => memory.notes(), []);
     outcome.embedder = memory.embedderName;
     outcome.stats = safe(() => memory.stats(), {});
+    if (deps.responseCache) {
+      outcome.stats[ANSWER_CACHE_HITS] = deps.responseCache.stats.hits;
+      outcome.stats[ANSWER_CACHE_MISSES] = deps.responseCache.stats.misses;
+    }
     await memory.close();
   }
   return outcome;
+}
+
+/**
+ * Requests in flight per endpoint for the run's shared budget: `concurrency`, or the default
+ * client concurrency when only a requests-per-minute cap asks for one; undefined: no budget.
+ */
+export function runBudgetLimit(config: ExperimentConfig): number | undefined {
+  if (config.concurrency !== undefined) return config.concurrency;
+  const capped =
+    (config.answerer.kind === 'llm' && config.answerer.requestsPerMinute !== undefined) ||
+    config.memory.llm?.requestsPerMinute !== undefined;
+  return capped ? DEFAULT_LLM_CONCURRENCY : undefined;
+}
+
+/** Each endpoint's requests-per-minute cap by base URL (the lower one when two roles share it). */
+export function endpointLimitsOf(config: ExperimentConfig): Map<string, EndpointLimits> {
+  const limits = new Map<string, EndpointLimits>();
+  const add = (baseUrl: string, rpm: number | undefined): void => {
+    if (rpm === undefined) return;
+    const before = limits.get(baseUrl)?.requestsPerMinute;
+    limits.set(baseUrl, { requestsPerMinute: before === undefined ? rpm : Math.min(before, rpm) });
+  };
+  if (config.answerer.kind === 'llm')
+    add(config.answerer.baseUrl, config.answerer.requestsPerMinute);
+  if (config.memory.llm) add(config.memory.llm.baseUrl, config.memory.llm.requestsPerMinute);
+  return limits;
+}
+
+/** The job's response cache, opened for one sample (the caller closes it); undefined when off. */
+export function openResponseCache(job: SampleJob): ResponseCache | undefined {
+  if (job.responseCache === undefined || job.config.answerer.kind !== 'llm') return undefined;
+  if (job.cacheDir === undefined) {
+    throw new WorkbenchError('INTERNAL', 'the LLM response cache needs a cache folder (cacheDir)');
+  }
+  return ResponseCache.open(job.cacheDir, job.responseCache);
 }
 
 function safe<T>(fn: () => T, fallback: T): T {
@@ -301,6 +378,7 @@ function safe<T>(fn: () => T, fallback: T): T {
 
 async function askOne(
   memory: MemoryService,
+  memoryLock: Semaphore,
   answerer: Answerer,
   job: SampleJob,
   test: { testIndex: number; dialogsInserted: number },
@@ -342,17 +420,21 @@ async function askOne(
     if (serviceAnswer) {
       // A service that answers itself retrieves inside that call: all of it is answer time.
       stage = 'answer';
-      const answered = await withTimeout(
-        `answer to question ${qa.index}`,
-        config.timeouts.answerMs,
-        (signal) => serviceAnswer(request([]), topK, signal),
+      const answered = await memoryLock.run(() =>
+        withTimeout(`answer to question ${qa.index}`, config.timeouts.answerMs, (signal) =>
+          serviceAnswer(request([]), topK, signal),
+        ),
       );
       hits = answered.hits;
       result = { answer: answered.answer };
     } else {
-      hits = await withTimeout(`retrieve for question ${qa.index}`, config.timeouts.answerMs, () =>
-        memory.retrieve(qa.question, topK),
-      );
+      hits = await memoryLock.run(() => {
+        // Waiting for the lock is not retrieval time.
+        t0 = performance.now();
+        return withTimeout(`retrieve for question ${qa.index}`, config.timeouts.answerMs, () =>
+          memory.retrieve(qa.question, topK),
+        );
+      });
       const budget = config.retrieval.contextWords;
       if (budget !== undefined) hits = trimToWordBudget(hits, budget);
       retrieveMs = elapsed(t0);

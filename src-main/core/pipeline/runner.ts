@@ -7,6 +7,7 @@ import {
   ExperimentConfigSchema,
   estimateRemainingMs,
   DEFAULT_MAX_ERROR_SHARE,
+  DEFAULT_MAX_CONSECUTIVE_FAILURES,
   finishedStatus,
   summarizeAnswers,
   type ExperimentConfig,
@@ -31,6 +32,7 @@ import type { RunCoverage } from '../../../src-shared/coverage';
 import {
   MAX_MANIFEST_WARNINGS,
   type RunIdentity,
+  type RunEstimate,
   type SkippedSample,
 } from '../../../src-shared/runs';
 import { configHash, newRunId, redactSecrets, type RunManifest } from '../runs/manifest';
@@ -42,7 +44,18 @@ import { answererProvenance } from './answerers';
 import { workerExecutor, type SampleExecutor } from './executors';
 import { dataCacheDir } from '../embed/cache';
 import { judgeRun } from './judgeRun';
-import type { SampleEvent, SampleJob } from './runSample';
+import { CallBudget } from '../http/callBudget';
+import { CircuitBreaker } from './circuitBreaker';
+import { preflight } from './preflight';
+import {
+  endpointLimitsOf,
+  runBudgetLimit,
+  ANSWER_CACHE_HITS,
+  ANSWER_CACHE_MISSES,
+  type SampleEvent,
+  type SampleJob,
+} from './runSample';
+import type { ResponseCacheMode } from '../answer/responseCache';
 import { installPunktModel } from '../scoring/punktModel';
 import { errataRecord, type LoadedErrata } from '../dataset/errata';
 
@@ -83,6 +96,18 @@ export interface RunOptions {
    * memory service's `command`). Default false: the browser-mode API must never run programs.
    */
   mayStartProcesses?: boolean;
+  /**
+   * One real call to each endpoint before the run is created or resumed (pipeline/preflight.ts);
+   * a failure refuses the run. Default false (library callers and tests that queue faults).
+   */
+  preflight?: boolean;
+  /**
+   * The answerer's LLM response cache in the data folder (answer/responseCache.ts): `on` answers
+   * identical requests from it, `only` never calls the endpoint (offline replay). Default off.
+   */
+  responseCache?: ResponseCacheMode;
+  /** The planner's estimate for this run (sweeps/plan.ts), kept in the manifest beside `usage`. */
+  estimate?: RunEstimate;
   now?: () => number;
 }
 
@@ -284,6 +309,7 @@ export async function startExperiment(
   // Stored absolute: a relative path would mean another file once the cwd changes (resume, UI).
   const config = { ...parsed, datasetPath: resolve(parsed.datasetPath) };
   const apiKeys = experimentApiKeys(config, options.apiKeys ?? new ApiKeySource());
+  if (options.preflight) await preflight(config, apiKeys, options.signal);
   const executor = options.executor ?? workerExecutor();
   await executor.prepare(config);
   const service = await prepareMemoryPreset(config.memory.preset, config.memory.config, {
@@ -344,6 +370,7 @@ export async function startExperiment(
     ...(skipped.length > 0 ? { skippedSamples: skipped } : {}),
     ...(options.sweep ? { sweep: options.sweep } : {}),
     ...(errata ? { errata } : {}),
+    ...(options.estimate ? { estimate: options.estimate } : {}),
     coverage: coverageOf(dataset.samples, planned),
   };
   options.store.createRun(
@@ -397,6 +424,7 @@ export async function resumeExperiment(
   }
   const config = parseOrThrow(ExperimentConfigSchema, run.manifest.config, `run ${runId} config`);
   const apiKeys = experimentApiKeys(config, options.apiKeys ?? new ApiKeySource());
+  if (options.preflight) await preflight(config, apiKeys, options.signal);
   const executor = options.executor ?? workerExecutor();
   await executor.prepare(config);
   const service = await prepareMemoryPreset(config.memory.preset, config.memory.config, {
@@ -535,9 +563,19 @@ async function execute(
   resumed: boolean,
   executor: SampleExecutor,
   options: RunOptions,
-  signal: AbortSignal,
+  cancelSignal: AbortSignal,
 ): Promise<Omit<RunOutcome, 'notAsked' | 'skippedSamples'>> {
   const { store } = options;
+  // The circuit breaker stops the run like a cancel does (committed work stays, a half test is
+  // dropped), but the run ends `failed` with the breaker's reason, resumable.
+  const breaker = new CircuitBreaker(
+    config.maxConsecutiveFailures ?? DEFAULT_MAX_CONSECUTIVE_FAILURES,
+  );
+  const pause = new AbortController();
+  const signal = AbortSignal.any([cancelSignal, pause.signal]);
+  // Answer errors of tests a stop drops are not in the runs DB: keep the count and the last one.
+  let answerErrorsSeen = 0;
+  let lastAnswerError: string | null = null;
   const now = options.now ?? Date.now;
   const startedAt = now();
   const emit = (event: ProgressEvent): void => {
@@ -561,6 +599,12 @@ async function execute(
   let embedder: string | null = null;
   const embedCounts = { requests: 0, cacheHits: 0, cacheMisses: 0 };
   const dirs: string[] = [];
+  const answerErrorsBefore = store.getRun(runId).answerErrors;
+  const answerCache = { hits: 0, misses: 0 };
+  // One request budget per run: every sample and worker shares it (http/callBudget.ts).
+  const budgetLimit = runBudgetLimit(config);
+  const budget =
+    budgetLimit !== undefined ? new CallBudget(budgetLimit, endpointLimitsOf(config)) : undefined;
 
   emit({
     type: 'run-started',
@@ -578,6 +622,13 @@ async function execute(
       packetsDone.set(event.sampleId, event.inserted);
       emit({ ...event, etaMs: estimateRemainingMs(now() - startedAt, donePackets, totalPackets) });
     } else {
+      if (event.type === 'question-answered') {
+        if (event.error) {
+          answerErrorsSeen++;
+          lastAnswerError = event.errorMessage ?? lastAnswerError;
+        }
+        if (breaker.record(event.error, event.errorMessage) !== null) pause.abort();
+      }
       emit(event);
     }
   };
@@ -600,6 +651,9 @@ async function execute(
       collectionDir: dir,
       cacheDir: dataCacheDir(options.dataDir),
       apiKeys,
+      ...(options.responseCache !== undefined && options.responseCache !== 'off'
+        ? { responseCache: options.responseCache }
+        : {}),
     };
     try {
       const outcome = await executor.run(
@@ -611,6 +665,7 @@ async function execute(
           log: (level, message) => {
             if (level !== 'info') warn(sampleId, message);
           },
+          ...(budget ? { budget } : {}),
         },
         signal,
       );
@@ -619,6 +674,8 @@ async function execute(
       for (const [field, key] of Object.entries(EMBED_COUNTERS)) {
         embedCounts[field as keyof typeof EMBED_COUNTERS] += outcome.stats[key] ?? 0;
       }
+      answerCache.hits += outcome.stats[ANSWER_CACHE_HITS] ?? 0;
+      answerCache.misses += outcome.stats[ANSWER_CACHE_MISSES] ?? 0;
       store.markSample(runId, sampleId, {
         status: outcome.status,
         insertErrors: outcome.insertErrors,
@@ -676,7 +733,10 @@ async function execute(
         if (!signal.aborted) throw error;
       }
     }
-    if (signal.aborted) status = 'cancelled';
+    if (breaker.tripped !== null && !cancelSignal.aborted) {
+      status = 'failed';
+      error = `${breaker.tripped}; fix the endpoint, then resume run ${runId}`;
+    } else if (signal.aborted) status = 'cancelled';
     else if (failures.length > 0) {
       status = 'failed';
       error =
@@ -706,6 +766,16 @@ async function execute(
       error = verdict.message;
       tooManyErrors = verdict.status !== 'completed';
     }
+    const committedErrors = store.getRun(runId).answerErrors;
+    if (status === 'cancelled' || status === 'failed') {
+      // Errors of the tests this stop dropped would otherwise vanish with them.
+      const dropped = answerErrorsSeen - (committedErrors - answerErrorsBefore);
+      if (dropped > 0) {
+        warnings.push(
+          `${dropped} answer error(s) in tests dropped uncommitted by the stop; last: ${lastAnswerError ?? 'unknown'}`,
+        );
+      }
+    }
     store.finishRun(runId, status, {
       error,
       manifest: (m) => ({
@@ -721,6 +791,18 @@ async function execute(
           cacheMisses: (m.embedding?.cacheMisses ?? 0) + embedCounts.cacheMisses,
         },
         usage: usageOf(config, store.callLedger(runId), m.judge?.model ?? null),
+        ...(options.responseCache !== undefined &&
+        options.responseCache !== 'off' &&
+        config.answerer.kind === 'llm'
+          ? {
+              // A resumed run adds this launch's hits to the earlier ones.
+              answerCache: {
+                mode: options.responseCache,
+                hits: (m.answerCache?.hits ?? 0) + answerCache.hits,
+                misses: (m.answerCache?.misses ?? 0) + answerCache.misses,
+              },
+            }
+          : {}),
       }),
     });
   } catch (caught) {

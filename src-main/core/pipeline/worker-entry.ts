@@ -15,7 +15,14 @@ import {
   type WorkerIn,
   type WorkerOut,
 } from './protocol';
-import { answererMeter, runSample, type SampleHooks } from './runSample';
+import {
+  answererMeter,
+  openResponseCache,
+  runSample,
+  type SampleHooks,
+  type SampleJob,
+} from './runSample';
+import { RemoteCallGate } from './remoteGate';
 import { installPunktModel } from '../scoring/punktModel';
 
 function errorMessage(error: unknown): Extract<WorkerOut, { type: 'error' }>['error'] {
@@ -31,6 +38,8 @@ function serve(port: NonNullable<typeof parentPort>, init: unknown): void {
   const checkSeq = sequenceChecker('experiment worker');
   let cancel = new AbortController();
   let busy = false;
+  // The run's request budget lives in the main thread; slots are asked for by message.
+  const gate = new RemoteCallGate((request) => send(request));
   // Extra presets are the worker's, given once when it was started; a bad list fails every sample.
   const presetsLoaded = (async () => {
     const parsed = workerInitSchema.safeParse(init);
@@ -49,35 +58,39 @@ function serve(port: NonNullable<typeof parentPort>, init: unknown): void {
     cancel = new AbortController();
     await presetsLoaded;
     const { sample, plan, config } = message;
+    const budget = message.budget === true ? gate : undefined;
+    const job: SampleJob = {
+      runId: message.runId,
+      sample,
+      plan,
+      config,
+      benchmark: message.benchmark,
+      skipTests: new Set(message.skipTests),
+      collectionDir: message.collectionDir,
+      ...(message.cacheDir !== undefined ? { cacheDir: message.cacheDir } : {}),
+      ...(message.responseCache !== undefined ? { responseCache: message.responseCache } : {}),
+      apiKeys: message.apiKeys,
+    };
+    const cache = openResponseCache(job);
     const hooks: SampleHooks = {
       emit: (event) => send({ type: 'progress', event }),
       commitTest: (test) => send({ type: 'test-result', test }),
       recordCalls: (record) => send({ type: 'calls', record }),
       log: (level, message) => send({ type: 'log', level, message }),
     };
-    const outcome = await runSample(
-      {
-        runId: message.runId,
-        sample,
-        plan,
-        config,
-        benchmark: message.benchmark,
-        skipTests: new Set(message.skipTests),
-        collectionDir: message.collectionDir,
-        ...(message.cacheDir !== undefined ? { cacheDir: message.cacheDir } : {}),
-        apiKeys: message.apiKeys,
-      },
-      hooks,
-      {
-        createMemory: (ctx) => createMemoryService(config.memory.preset, config.memory.config, ctx),
-        answerer: createAnswerer(
-          config.answerer,
-          message.apiKeys,
-          answererMeter(config.answerer, hooks),
-        ),
-        signal: cancel.signal,
-      },
-    );
+    const outcome = await runSample(job, hooks, {
+      createMemory: (ctx) => createMemoryService(config.memory.preset, config.memory.config, ctx),
+      answerer: createAnswerer(
+        config.answerer,
+        message.apiKeys,
+        answererMeter(config.answerer, hooks),
+        budget,
+        cache,
+      ),
+      ...(budget ? { budget } : {}),
+      ...(cache ? { responseCache: cache } : {}),
+      signal: cancel.signal,
+    }).finally(() => cache?.close());
     send({ type: 'done', outcome });
   };
 
@@ -101,6 +114,10 @@ function serve(port: NonNullable<typeof parentPort>, init: unknown): void {
     }
     if (message.type === 'cancel') {
       cancel.abort();
+      return;
+    }
+    if (message.type === 'slot-granted') {
+      gate.granted(message.id);
       return;
     }
     if (busy) {

@@ -4,7 +4,11 @@ import { Queue, QueueEvents, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { z } from 'zod';
 import { WorkbenchError } from '../../../src-shared/errors';
-import { ExperimentConfigSchema, type TestRecord } from '../../../src-shared/experiment';
+import {
+  DEFAULT_LLM_CONCURRENCY,
+  ExperimentConfigSchema,
+  type TestRecord,
+} from '../../../src-shared/experiment';
 import { dataCacheDir } from '../embed/cache';
 import { ApiKeySource, experimentApiKeys } from '../keys';
 import { workerExecutor, type SampleExecutor } from '../pipeline/executors';
@@ -15,7 +19,14 @@ import {
   testPlanSchema,
   testRecordSchema,
 } from '../pipeline/protocol';
-import type { LogLevel, SampleOutcome } from '../pipeline/runSample';
+import {
+  endpointLimitsOf,
+  runBudgetLimit,
+  type LogLevel,
+  type SampleOutcome,
+} from '../pipeline/runSample';
+import { CallBudget } from '../http/callBudget';
+import { RedisTokenBucket } from '../http/redisTokenBucket';
 
 /**
  * The distributed executor: BullMQ on Redis. The coordinator (the process that owns the runs DB)
@@ -270,6 +281,11 @@ export interface SampleWorkerOptions {
   stalledIntervalMs?: number;
   /** Jobs started per `limitDurationMs` across every worker of the queue (one shared budget). */
   limit?: { max: number; durationMs: number };
+  /**
+   * LLM requests started per minute per endpoint across every worker sharing the Redis: a token
+   * bucket in Redis each request takes from (http/redisTokenBucket.ts).
+   */
+  callsPerMinute?: number;
   /** Redis or BullMQ trouble (a lost connection is retried); each distinct message once. */
   onError?: (message: string) => void;
   onJob?: (event: {
@@ -290,6 +306,13 @@ export async function startSampleWorker(options: SampleWorkerOptions): Promise<S
   redis.on('error', () => undefined);
   const executor = workerExecutor();
   const keys = options.apiKeys ?? new ApiKeySource();
+  const bucket =
+    options.callsPerMinute !== undefined
+      ? new RedisTokenBucket(redis, {
+          perMinute: options.callsPerMinute,
+          prefix: `${name}:llm-rate:`,
+        })
+      : undefined;
 
   const processor = async (job: Job): Promise<SampleOutcome> => {
     const jobId = job.id ?? jobIdOf('unknown', 'unknown');
@@ -325,6 +348,16 @@ export async function startSampleWorker(options: SampleWorkerOptions): Promise<S
         },
         {
           emit: () => undefined,
+          ...(bucket
+            ? {
+                budget: new CallBudget(
+                  runBudgetLimit(config) ?? DEFAULT_LLM_CONCURRENCY,
+                  endpointLimitsOf(config),
+                  Date.now,
+                  (endpoint, signal) => bucket.take(endpoint, signal),
+                ),
+              }
+            : {}),
           recordCalls: (record) => report({ type: 'calls', record }),
           log: (level, message) => report({ type: 'log', level, message }),
           commitTest: (test) => {

@@ -1,0 +1,132 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Statement } from 'better-sqlite3';
+import { WorkbenchError } from '../../../src-shared/errors';
+import type { TokenCounts } from '../../../src-shared/experiment';
+import { openSqlite, type SqliteDatabase } from '../sqlite';
+
+/**
+ * A content-addressed store of chat replies: the key is the sha256 of the request body exactly as
+ * it is sent (model, messages, temperature, max_tokens, seed, response_format), so only an
+ * identical request is answered from it. One SQLite file (WAL) in the data folder's cache folder,
+ * beside the embedding cache and shared the same way by every worker thread and process.
+ *
+ * Modes: `on` asks the endpoint on a miss and stores the reply; `only` never calls the endpoint (a
+ * miss is an error), which replays an earlier run offline with byte-identical answers.
+ */
+
+export const RESPONSE_CACHE_FILE = 'llm-responses.sqlite';
+export const RESPONSE_CACHE_MODES = ['on', 'off', 'only'] as const;
+export type ResponseCacheMode = (typeof RESPONSE_CACHE_MODES)[number];
+const SCHEMA_VERSION = 1;
+const BUSY_TIMEOUT_MS = 10_000;
+
+export interface CachedReply {
+  content: string;
+  model: string;
+  usage: TokenCounts | null;
+}
+
+export function requestKey(body: unknown): Buffer {
+  return createHash('sha256').update(JSON.stringify(body), 'utf8').digest();
+}
+
+export class ResponseCache {
+  readonly stats = { hits: 0, misses: 0 };
+  private readonly select: Statement<
+    [Buffer],
+    {
+      content: string;
+      reply_model: string;
+      prompt_tokens: number | null;
+      completion_tokens: number | null;
+    }
+  >;
+  private readonly insert: Statement<
+    [Buffer, string, string, string, number | null, number | null]
+  >;
+  private closed = false;
+
+  private constructor(
+    readonly file: string,
+    readonly mode: Exclude<ResponseCacheMode, 'off'>,
+    private readonly db: SqliteDatabase,
+  ) {
+    this.select = db.prepare(
+      'SELECT content, reply_model, prompt_tokens, completion_tokens FROM responses WHERE key = ?',
+    );
+    this.insert = db.prepare(
+      'INSERT OR IGNORE INTO responses (key, model, content, reply_model, prompt_tokens, completion_tokens) VALUES (?, ?, ?, ?, ?, ?)',
+    );
+  }
+
+  /** Opens (creating) `<dir>/llm-responses.sqlite`. */
+  static open(dir: string, mode: Exclude<ResponseCacheMode, 'off'>): ResponseCache {
+    const file = join(dir, RESPONSE_CACHE_FILE);
+    let db: SqliteDatabase | undefined;
+    try {
+      mkdirSync(dir, { recursive: true });
+      db = openSqlite(file);
+      db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+      const version = db.pragma('user_version', { simple: true }) as number;
+      if (version > SCHEMA_VERSION) {
+        throw new Error(`schema version ${version} is newer than this app's (${SCHEMA_VERSION})`);
+      }
+      db.exec(`CREATE TABLE IF NOT EXISTS responses (
+        key BLOB PRIMARY KEY,
+        model TEXT NOT NULL,
+        content TEXT NOT NULL,
+        reply_model TEXT NOT NULL,
+        prompt_tokens INTEGER,
+        completion_tokens INTEGER
+      ) WITHOUT ROWID`);
+      if (version < SCHEMA_VERSION) db.pragma(`user_version = ${SCHEMA_VERSION}`);
+      return new ResponseCache(file, mode, db);
+    } catch (error) {
+      db?.close();
+      throw new WorkbenchError(
+        'INTERNAL',
+        `LLM response cache: cannot open ${file} (${(error as Error).message})`,
+        { where: file, cause: error },
+      );
+    }
+  }
+
+  /** The stored reply to this exact request body, counted as a hit or a miss. */
+  get(key: Buffer): CachedReply | undefined {
+    const row = this.select.get(key);
+    if (!row) {
+      this.stats.misses++;
+      return undefined;
+    }
+    this.stats.hits++;
+    return {
+      content: row.content,
+      model: row.reply_model,
+      usage:
+        row.prompt_tokens === null || row.completion_tokens === null
+          ? null
+          : { promptTokens: row.prompt_tokens, completionTokens: row.completion_tokens },
+    };
+  }
+
+  put(key: Buffer, model: string, reply: CachedReply): void {
+    this.insert.run(
+      key,
+      model,
+      reply.content,
+      reply.model,
+      reply.usage?.promptTokens ?? null,
+      reply.usage?.completionTokens ?? null,
+    );
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.db.close();
+  }
+}

@@ -1,0 +1,97 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { CallBudget, type Release } from './callBudget';
+
+const EP = 'http://127.0.0.1:1/v1';
+
+/** Acquires `n` slots; resolves with the releases granted so far once the queue settles. */
+async function grab(budget: CallBudget, n: number): Promise<Release[]> {
+  const granted: Release[] = [];
+  for (let i = 0; i < n; i++) void budget.acquire(EP).then((r) => granted.push(r));
+  await vi.advanceTimersByTimeAsync(0);
+  return granted;
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('CallBudget', () => {
+  it('holds at most `limit` slots per endpoint, one queue per endpoint', async () => {
+    vi.useFakeTimers();
+    const budget = new CallBudget(3);
+    const granted = await grab(budget, 5);
+    expect(granted).toHaveLength(3);
+    // Another endpoint has its own slots.
+    const other = await budget.acquire('http://127.0.0.1:2/v1');
+    other();
+    granted[0]?.();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(granted).toHaveLength(4);
+    expect(budget.stats()[EP]).toMatchObject({ active: 3, peak: 3, limit: 3 });
+  });
+
+  it('halves the limit on a 429, waits out Retry-After, then adds a slot back per `limit` successes', async () => {
+    vi.useFakeTimers();
+    const budget = new CallBudget(8);
+    const first = await grab(budget, 8);
+    first[0]?.({ throttled: true, retryAfterMs: 1000 });
+    expect(budget.stats()[EP]).toMatchObject({ limit: 4, throttles: 1 });
+    // The others end without a verdict (cancelled), so the limit stays halved.
+    for (const release of first.slice(1)) release();
+    // Nothing starts before Retry-After has passed, however many slots are free.
+    const waiting = await grab(budget, 8);
+    expect(waiting).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(999);
+    expect(waiting).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(waiting).toHaveLength(4);
+    // Additive increase: 4 successes -> 5 slots, 5 more -> 6 ... back to the configured 8.
+    let released = 0;
+    while (released < waiting.length) {
+      waiting[released++]?.({ throttled: false });
+      await vi.advanceTimersByTimeAsync(0);
+    }
+    for (let i = 0; i < 40; i++) {
+      const r = await budget.acquire(EP);
+      r({ throttled: false });
+    }
+    expect(budget.stats()[EP]?.limit).toBe(8);
+  });
+
+  it('starts at most requestsPerMinute requests in any 60 s window', async () => {
+    vi.useFakeTimers();
+    const budget = new CallBudget(100, new Map([[EP, { requestsPerMinute: 5 }]]));
+    const started: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      void budget.acquire(EP).then((release) => {
+        started.push(Date.now());
+        release({ throttled: false });
+      });
+    }
+    await vi.advanceTimersByTimeAsync(0);
+    expect(started).toHaveLength(5);
+    // 60 s and the second of slack for the server's later count.
+    await vi.advanceTimersByTimeAsync(60_999);
+    expect(started).toHaveLength(5);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(started).toHaveLength(10);
+    await vi.advanceTimersByTimeAsync(61_000);
+    expect(started).toHaveLength(12);
+    for (const t of started) {
+      expect(started.filter((s) => s > t - 60_000 && s <= t).length).toBeLessThanOrEqual(5);
+    }
+  });
+
+  it('gives a cancelled waiter no slot', async () => {
+    const budget = new CallBudget(1);
+    const held = await budget.acquire(EP);
+    const abort = new AbortController();
+    const waiting = budget.acquire(EP, abort.signal);
+    abort.abort();
+    await expect(waiting).rejects.toMatchObject({ code: 'CANCELLED' });
+    held();
+    const next = await budget.acquire(EP);
+    expect(budget.stats()[EP]).toMatchObject({ active: 1 });
+    next();
+  });
+});

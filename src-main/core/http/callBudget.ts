@@ -1,0 +1,231 @@
+import { WorkbenchError } from '../../../src-shared/errors';
+
+/**
+ * A run's LLM request budget: at most `limit` HTTP requests in flight per endpoint, shared by every
+ * sample and every worker thread of the run (the workers ask the main thread's budget by message,
+ * see pipeline/remoteGate.ts), so an endpoint's rate limit is one budget, not one per worker.
+ *
+ * Why one budget in the main thread rather than `limit / workers` per worker: a split budget
+ * leaves slots idle whenever a worker has fewer questions in flight than its share (the tail of a
+ * run, a sample that is inserting), and an adaptive limit (429s) must slow every worker at once.
+ * A grant costs one message each way, microseconds against an LLM call.
+ *
+ * Adaptive (AIMD): a 429 halves the endpoint's limit and, with Retry-After, holds every new
+ * request until then; each run of `limit` successes adds one slot back, up to the configured
+ * limit. A requests-per-minute cap is a sliding window: never more than `rpm` request starts in
+ * any 60 s.
+ */
+export interface CallGate {
+  /**
+   * Runs `task` once `endpoint` has a free slot; the slot is held until the task settles.
+   * `outcome` reads the task's result: a throttled one (a 429) slows the endpoint down.
+   */
+  run<T>(
+    endpoint: string,
+    task: () => Promise<T>,
+    signal?: AbortSignal,
+    outcome?: (result: T) => SlotOutcome,
+  ): Promise<T>;
+}
+
+/** How a request that held a slot ended, as far as the budget cares. */
+export type SlotOutcome = { throttled: false } | { throttled: true; retryAfterMs?: number };
+
+/** Gives a slot back; calling it again does nothing. */
+export type Release = (outcome?: SlotOutcome) => void;
+
+export interface EndpointLimits {
+  /** Request starts allowed in any 60 s window. */
+  requestsPerMinute?: number | undefined;
+}
+
+/**
+ * The requests-per-minute window, with a second's slack: the server counts a request when it
+ * arrives, a little after this side let it start, so an exact 60 s window could put one request
+ * over the limit in the server's count.
+ */
+const MINUTE_MS = 61_000;
+
+class EndpointGate {
+  active = 0;
+  /** Most requests ever in flight at once (what a benchmark checks against the limit). */
+  peak = 0;
+  /** 429s seen, and how often the limit was lowered or raised. */
+  throttles = 0;
+  limit: number;
+  private successes = 0;
+  private pausedUntil = 0;
+  private readonly starts: number[] = [];
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(
+    readonly maxLimit: number,
+    private readonly rpm: number | undefined,
+    private readonly now: () => number,
+  ) {
+    this.limit = maxLimit;
+  }
+
+  acquire(signal: AbortSignal | undefined, label: string): Promise<Release> {
+    return new Promise<Release>((resolve, reject) => {
+      if (signal?.aborted) {
+        reject(cancelled(label));
+        return;
+      }
+      const grant = (): void => {
+        signal?.removeEventListener('abort', onAbort);
+        this.active++;
+        this.peak = Math.max(this.peak, this.active);
+        let released = false;
+        resolve((outcome) => {
+          if (released) return;
+          released = true;
+          this.active--;
+          if (outcome) this.learn(outcome);
+          this.pump();
+        });
+      };
+      const onAbort = (): void => {
+        const i = this.waiting.indexOf(grant);
+        if (i >= 0) this.waiting.splice(i, 1);
+        reject(cancelled(label));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiting.push(grant);
+      this.pump();
+    });
+  }
+
+  /** AIMD: halve on a throttle (and hold until Retry-After), one more slot per `limit` successes. */
+  private learn(outcome: SlotOutcome): void {
+    if (outcome.throttled) {
+      this.throttles++;
+      this.successes = 0;
+      this.limit = Math.max(1, Math.floor(this.limit / 2));
+      if (outcome.retryAfterMs !== undefined) {
+        this.pausedUntil = Math.max(this.pausedUntil, this.now() + outcome.retryAfterMs);
+      }
+      return;
+    }
+    if (this.limit >= this.maxLimit) return;
+    if (++this.successes >= this.limit) {
+      this.successes = 0;
+      this.limit++;
+    }
+  }
+
+  /** When the next request may start by time (Retry-After, the rpm window); 0: now. */
+  private notBefore(now: number): number {
+    let at = this.pausedUntil > now ? this.pausedUntil : 0;
+    if (this.rpm !== undefined) {
+      while (this.starts.length > 0 && (this.starts[0] as number) <= now - MINUTE_MS) {
+        this.starts.shift();
+      }
+      if (this.starts.length >= this.rpm) {
+        at = Math.max(at, (this.starts[0] as number) + MINUTE_MS);
+      }
+    }
+    return at;
+  }
+
+  private pump(): void {
+    while (this.active < this.limit && this.waiting.length > 0) {
+      const now = this.now();
+      const at = this.notBefore(now);
+      if (at > now) {
+        if (this.timer === undefined) {
+          this.timer = setTimeout(() => {
+            this.timer = undefined;
+            this.pump();
+          }, at - now);
+        }
+        return;
+      }
+      if (this.rpm !== undefined) this.starts.push(now);
+      this.waiting.shift()?.();
+    }
+  }
+}
+
+function cancelled(label: string): WorkbenchError {
+  return new WorkbenchError('CANCELLED', `${label}: cancelled while waiting for a request slot`);
+}
+
+export interface EndpointBudgetStats {
+  active: number;
+  peak: number;
+  limit: number;
+  throttles: number;
+}
+
+export class CallBudget implements CallGate {
+  private readonly gates = new Map<string, EndpointGate>();
+
+  constructor(
+    readonly limit: number,
+    /** Per-endpoint caps by base URL. */
+    private readonly limits: ReadonlyMap<string, EndpointLimits> = new Map(),
+    private readonly now: () => number = Date.now,
+    /**
+     * Awaited with a slot held, before the request starts: a rate budget shared beyond this
+     * process (http/redisTokenBucket.ts). A rejection gives the slot back.
+     */
+    private readonly beforeStart?: (endpoint: string, signal?: AbortSignal) => Promise<void>,
+  ) {
+    if (!Number.isInteger(limit) || limit < 1) {
+      throw new WorkbenchError(
+        'INVALID_INPUT',
+        `call budget: limit ${limit} is not a positive integer`,
+      );
+    }
+  }
+
+  private gate(endpoint: string): EndpointGate {
+    let gate = this.gates.get(endpoint);
+    if (!gate) {
+      gate = new EndpointGate(this.limit, this.limits.get(endpoint)?.requestsPerMinute, this.now);
+      this.gates.set(endpoint, gate);
+    }
+    return gate;
+  }
+
+  /** Holds a slot of `endpoint` until the returned release is called. */
+  async acquire(endpoint: string, signal?: AbortSignal): Promise<Release> {
+    const release = await this.gate(endpoint).acquire(signal, `request budget of ${endpoint}`);
+    if (!this.beforeStart) return release;
+    try {
+      await this.beforeStart(endpoint, signal);
+    } catch (error) {
+      release();
+      throw error;
+    }
+    return release;
+  }
+
+  async run<T>(
+    endpoint: string,
+    task: () => Promise<T>,
+    signal?: AbortSignal,
+    outcome?: (result: T) => SlotOutcome,
+  ): Promise<T> {
+    const release = await this.acquire(endpoint, signal);
+    let result: SlotOutcome | undefined;
+    try {
+      const value = await task();
+      result = outcome?.(value);
+      return value;
+    } finally {
+      release(result);
+    }
+  }
+
+  /** Requests in flight now and at most so far, the current limit and 429s, per endpoint. */
+  stats(): Record<string, EndpointBudgetStats> {
+    const out: Record<string, EndpointBudgetStats> = {};
+    for (const [endpoint, g] of this.gates) {
+      out[endpoint] = { active: g.active, peak: g.peak, limit: g.limit, throttles: g.throttles };
+    }
+    return out;
+  }
+}

@@ -1,0 +1,118 @@
+import { WorkbenchError } from '../../../src-shared/errors';
+import type { ExperimentConfig } from '../../../src-shared/experiment';
+import { embedderChoicesIn } from '../../../src-shared/embedders';
+import { LlmClient } from '../answer/llm-client';
+import { OpenAIEmbedder } from '../embed/openai';
+import { endpointHint } from '../http/preflightHints';
+import type { ApiKeys } from '../keys';
+import { TEST_PROMPT } from '../models';
+
+/**
+ * Before a run starts, one real call to each endpoint its config names (answerer, judge, memory
+ * LLM, embedders), without retries: a wrong URL, key or model refuses the run at once, with the
+ * endpoint's own error and a hint, instead of filling it with errored answers. A loopback server
+ * with no `apiKeyEnv` is called without a key.
+ */
+
+export interface PreflightEndpoint {
+  role: 'answerer' | 'judge' | 'memory LLM' | 'embedder';
+  kind: 'chat' | 'embeddings';
+  baseUrl: string;
+  model: string;
+  apiKeyEnv?: string | undefined;
+  /** Embeddings: sent as the run sends it (a model may refuse a size). */
+  dimensions?: number | undefined;
+}
+
+const PREFLIGHT_TIMEOUT_MS = 15_000;
+
+/** The endpoints a run would call, each (role, URL, model) once. */
+export function endpointsOf(config: ExperimentConfig): PreflightEndpoint[] {
+  const out: PreflightEndpoint[] = [];
+  const chat = (role: PreflightEndpoint['role'], e: Omit<PreflightEndpoint, 'role' | 'kind'>) =>
+    out.push({ role, kind: 'chat', baseUrl: e.baseUrl, model: e.model, apiKeyEnv: e.apiKeyEnv });
+  if (config.answerer.kind === 'llm') chat('answerer', config.answerer);
+  if (config.judge) chat('judge', config.judge);
+  if (config.memory.llm) chat('memory LLM', config.memory.llm);
+  for (const { choice } of embedderChoicesIn(config.memory.config)) {
+    if (typeof choice === 'string') continue;
+    out.push({
+      role: 'embedder',
+      kind: 'embeddings',
+      baseUrl: choice.baseUrl,
+      model: choice.model,
+      apiKeyEnv: choice.apiKeyEnv,
+      dimensions: choice.dimensions,
+    });
+  }
+  const seen = new Set<string>();
+  return out.filter((e) => {
+    const key = `${e.role}\u0000${e.baseUrl}\u0000${e.model}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+async function call(
+  endpoint: PreflightEndpoint,
+  keys: ApiKeys,
+  signal?: AbortSignal,
+): Promise<void> {
+  const options = signal ? { signal } : {};
+  if (endpoint.kind === 'embeddings') {
+    const embedder = new OpenAIEmbedder(
+      {
+        baseUrl: endpoint.baseUrl,
+        model: endpoint.model,
+        ...(endpoint.apiKeyEnv !== undefined ? { apiKeyEnv: endpoint.apiKeyEnv } : {}),
+        ...(endpoint.dimensions !== undefined ? { dimensions: endpoint.dimensions } : {}),
+        maxRetries: 0,
+        timeoutMs: PREFLIGHT_TIMEOUT_MS,
+      },
+      keys,
+    );
+    await embedder.embed(['preflight'], options);
+    return;
+  }
+  const client = new LlmClient(
+    {
+      baseUrl: endpoint.baseUrl,
+      model: endpoint.model,
+      temperature: 0,
+      maxTokens: 16,
+      apiKeyEnv: endpoint.apiKeyEnv,
+      timeoutMs: PREFLIGHT_TIMEOUT_MS,
+      maxRetries: 0,
+      concurrency: 1,
+      baseDelayMs: 0,
+    },
+    keys,
+  );
+  await client.complete([{ role: 'user', content: TEST_PROMPT }], options);
+}
+
+/** Calls every endpoint at once; throws one error naming each that failed, with its hint. */
+export async function preflight(
+  config: ExperimentConfig,
+  keys: ApiKeys,
+  signal?: AbortSignal,
+): Promise<void> {
+  const endpoints = endpointsOf(config);
+  const results = await Promise.allSettled(endpoints.map((e) => call(e, keys, signal)));
+  const problems: string[] = [];
+  results.forEach((result, i) => {
+    if (result.status === 'fulfilled') return;
+    const endpoint = endpoints[i] as PreflightEndpoint;
+    const message = result.reason instanceof Error ? result.reason.message : String(result.reason);
+    problems.push(
+      `${endpoint.role} ${endpoint.model} at ${endpoint.baseUrl}: ${message} (hint: ${endpointHint(message, endpoint)})`,
+    );
+  });
+  if (problems.length === 0) return;
+  throw new WorkbenchError(
+    'UPSTREAM',
+    `preflight: the run was not started: ${problems.join(' | ')}`,
+    { where: 'preflight' },
+  );
+}

@@ -1,0 +1,128 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ExperimentConfigInput, TestRecord } from '../../src-shared/experiment';
+import {
+  inlineExecutor,
+  workerExecutor,
+  type SampleExecutor,
+} from '../../src-main/core/pipeline/executors';
+import { startExperiment } from '../../src-main/core/pipeline/runner';
+import { RunStore } from '../../src-main/core/runs/store';
+import { RecencyMemory } from '../fixtures/experiment/test-presets';
+import {
+  defaultChatReply,
+  startFakeOpenAIServer,
+  type FakeOpenAIServer,
+} from '../support/fake-openai-server';
+
+/**
+ * `concurrency`: one request budget per run, shared by every sample and worker thread. The fake
+ * server counts the chat requests in flight; replies take a length-dependent time, so questions
+ * finish out of order, and the committed answers must still equal a one-at-a-time run's.
+ */
+const repo = fileURLToPath(new URL('../../', import.meta.url));
+const mini = join(repo, 'tests/fixtures/locomo/mini.json');
+const presetsModule = join(repo, 'tests/fixtures/experiment/test-presets.ts');
+const root = mkdtempSync(join(tmpdir(), 'workbench-concurrency-'));
+
+let server: FakeOpenAIServer;
+let inFlight = 0;
+let peak = 0;
+beforeAll(async () => {
+  server = await startFakeOpenAIServer({
+    chat: async (chat) => {
+      inFlight++;
+      peak = Math.max(peak, inFlight);
+      // 10-40 ms depending on the prompt: later questions often finish first.
+      const content = chat.messages.at(-1)?.content ?? '';
+      await new Promise((resolve) => setTimeout(resolve, 10 + ((content.length * 7) % 31)));
+      inFlight--;
+      return defaultChatReply(chat);
+    },
+  });
+});
+afterAll(async () => {
+  await server.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+let counter = 0;
+function world(): { store: RunStore; dataDir: string } {
+  return {
+    store: RunStore.open(join(root, `runs-${++counter}.db`)),
+    dataDir: join(root, `w${counter}`),
+  };
+}
+
+const config = (concurrency: number): ExperimentConfigInput => ({
+  datasetPath: mini,
+  memory: { preset: 'test-recency' },
+  answerer: { kind: 'llm', baseUrl: server.url, model: 'fake-chat', baseDelayMs: 1 },
+  parallel: 2,
+  concurrency,
+});
+
+/** What a run committed, in commit order, without timings. */
+function committed(store: RunStore, runId: string): unknown[] {
+  return store.answersByTest(runId).map((a) => ({ ...a, retrieveMs: 0, answerMs: 0 }));
+}
+
+async function run(
+  concurrency: number,
+  executor: SampleExecutor,
+): Promise<{ peak: number; answers: unknown[] }> {
+  const { store, dataDir } = world();
+  peak = 0;
+  const handle = await startExperiment(config(concurrency), { store, dataDir, executor });
+  const outcome = await handle.done;
+  expect(outcome.error).toBeNull();
+  expect(outcome.status).toBe('completed');
+  const answers = committed(store, handle.runId);
+  store.close();
+  return { peak, answers };
+}
+
+describe('concurrent answering under one request budget per run', () => {
+  it('keeps at most `concurrency` requests in flight across worker threads, answers in order', async () => {
+    const workers = workerExecutor({ presetModules: [presetsModule] });
+    const sequential = await run(1, workers);
+    expect(sequential.peak).toBe(1);
+    const concurrent = await run(3, workers);
+    // Two samples on two worker threads, one budget: never more than 3, and 3 is reached.
+    expect(concurrent.peak).toBe(3);
+    expect(concurrent.answers).toEqual(sequential.answers);
+  });
+
+  it('does the same on the inline executor', async () => {
+    const base = inlineExecutor({ createMemory: async (ctx) => new RecencyMemory(ctx) });
+    const tests: TestRecord[] = [];
+    // Sees each test as the sample hands it over, before the store sorts anything.
+    const inline: SampleExecutor = {
+      ...base,
+      run: (job, hooks, signal) =>
+        base.run(
+          job,
+          {
+            ...hooks,
+            commitTest: (test) => {
+              tests.push(test);
+              return hooks.commitTest(test);
+            },
+          },
+          signal,
+        ),
+    };
+    const sequential = await run(1, inline);
+    const concurrent = await run(4, inline);
+    expect(sequential.peak).toBe(1);
+    expect(concurrent.peak).toBe(4);
+    expect(concurrent.answers).toEqual(sequential.answers);
+    expect(tests.length).toBeGreaterThan(0);
+    for (const test of tests) {
+      expect(test.answers.map((a) => a.questionIndex)).toEqual(test.questionIndices);
+    }
+  });
+});
