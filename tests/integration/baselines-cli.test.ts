@@ -77,7 +77,8 @@ describe('LoCoMo RAG baselines through the CLI', () => {
       'experiment',
       ...['--data', rag, '--memory', 'locomo-rag-observation', '--top-k', '2'],
       ...['--answerer', 'llm', '--model', 'fake-chat', '--base-url', server.url],
-      ...['--api-key-env', KEY_ENV, '--answer-protocol', 'locomo-rag'],
+      // Preflight's probe call would be counted with the run's own requests.
+      ...['--no-preflight', '--api-key-env', KEY_ENV, '--answer-protocol', 'locomo-rag'],
       ...['--runs-db', db, '--json'],
     ]);
     expect(run.err).not.toContain('error');
@@ -185,7 +186,8 @@ describe("Mem0's baselines through the CLI", () => {
       ...['--data', rag, '--memory', 'mem0-rag-chunks', '--config', ragChunksConfig(64)],
       ...['--top-k', '2', '--mode', 'ingest-all'],
       ...['--answerer', 'llm', '--model', 'fake-chat', '--base-url', server.url],
-      ...['--api-key-env', KEY_ENV, '--answer-protocol', 'mem0-rag'],
+      // Preflight's probe call would be counted with the run's own requests.
+      ...['--no-preflight', '--api-key-env', KEY_ENV, '--answer-protocol', 'mem0-rag'],
       ...['--runs-db', db, '--json'],
     ]);
     expect(run.err).not.toContain('error');
@@ -218,7 +220,8 @@ describe("Mem0's baselines through the CLI", () => {
       'experiment',
       ...['--data', rag, '--memory', 'text', '--mode', 'ingest-all'],
       ...['--answerer', 'llm', '--model', 'fake-chat', '--base-url', server.url],
-      ...['--api-key-env', KEY_ENV, '--answer-protocol', 'mem0-full-context'],
+      // Preflight's probe call would be counted with the run's own requests.
+      ...['--no-preflight', '--api-key-env', KEY_ENV, '--answer-protocol', 'mem0-full-context'],
       ...['--runs-db', db, '--json'],
     ]);
     expect(run.code).toBe(0);

@@ -86,7 +86,8 @@ describe('cli experiment --repeats', () => {
       ...['--base-url', server.url, '--api-key-env', KEY_ENV],
       ...['--judge-base-url', server.url, '--judge-model', 'fake-judge'],
       ...['--judge-api-key-env', KEY_ENV, '--seed', '7', '--repeats', '2'],
-      ...['--runs-db', db],
+      // Preflight's probe of the judge would take the first of its scripted verdicts.
+      ...['--runs-db', db, '--no-preflight'],
     ];
     const run = await cli([...args, '--json']);
     expect(run.code, run.err).toBe(0);
