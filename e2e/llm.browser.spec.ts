@@ -131,7 +131,7 @@ test.describe(() => {
     // The app scrolls inside <main>, so the table needs its own shot.
     await questions.scrollIntoViewIfNeeded();
     // mini-1's 7 questions, the 2 without usable evidence included.
-    await expect(questions.locator('.answers-body [role="row"]')).toHaveCount(7);
+    await expect(questions.getByRole('rowgroup').nth(1).getByRole('row')).toHaveCount(7);
     await page.screenshot({ path: screenshotPath('llm-run-questions'), fullPage: true });
 
     for (const file of filesUnder(workbench.dataDir))

@@ -84,7 +84,7 @@ describe('URL state', () => {
   it('round-trips every field and leaves defaults out of the URL', () => {
     const params = parseCompareParams(
       new URLSearchParams(
-        'runs=r1,r2,r1&base=r2&metric=evidenceRecall&scheme=mem0&flips=regressed,improved&cat=3&q=paris',
+        'runs=r1,r2,r1&base=r2&metric=evidenceRecall&scheme=mem0&flips=regressed,improved&cat=3&q=paris&sort=delta-1.desc',
       ),
     );
     // Duplicates dropped; flips in canonical order so one filter has one URL.
@@ -96,6 +96,7 @@ describe('URL state', () => {
       flips: ['improved', 'regressed'],
       category: 3,
       search: 'paris',
+      sort: 'delta-1.desc',
     });
     expect(parseCompareParams(new URLSearchParams(compareParamsToRecord(params)))).toEqual(params);
     expect(

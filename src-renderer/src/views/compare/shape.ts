@@ -51,6 +51,8 @@ export interface CompareParams {
   /** null: every category. */
   category: CategoryId | null;
   search: string;
+  /** The questions table's sort, as sortParam writes it; null: dataset order. */
+  sort: string | null;
 }
 
 export type CompareParamsPatch = Partial<CompareParams>;
@@ -77,6 +79,7 @@ export function parseCompareParams(params: URLSearchParams): CompareParams {
     flips: FLIPS.filter((f) => flips.has(f)),
     category: params.has('cat') && isCategoryId(category) ? category : null,
     search: params.get('q') ?? '',
+    sort: params.get('sort') || null,
   };
 }
 
@@ -91,6 +94,7 @@ export function compareParamsToRecord(state: CompareParams): Record<string, stri
   if (flips.length > 0) out.flips = flips.join(',');
   if (state.category !== null) out.cat = String(state.category);
   if (state.search) out.q = state.search;
+  if (state.sort) out.sort = state.sort;
   return out;
 }
 

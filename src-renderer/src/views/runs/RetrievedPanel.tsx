@@ -24,7 +24,14 @@ export function RetrievedPanel({
   const evidence = new Set(view.evidence ?? []);
 
   return (
-    <aside className="panel retrieved-panel" aria-label="Retrieved memories">
+    <aside
+      className="panel retrieved-panel"
+      aria-label="Retrieved memories"
+      // In a narrow window the panel covers the table; Escape puts it away from the keyboard.
+      onKeyDown={(event) => {
+        if (event.key === 'Escape') onClose();
+      }}
+    >
       <header className="retrieved-head">
         <div>
           <span className={`badge cat cat-${answer.category}`}>
