@@ -49,6 +49,8 @@ export interface TableProps<T> {
   isErrorRow?: (row: T) => boolean;
   /** Content shown under a row, across every column (null: the row is not expanded). */
   renderExpanded?: (row: T) => ReactNode;
+  /** A last row after the data rows (totals), by column id; it is not sorted with them. */
+  footer?: (columnId: string) => ReactNode;
   /** Shown instead of rows when none is left. */
   empty: ReactNode;
   /** The scroll box's maximum height; rows are virtualised inside it. */
@@ -92,6 +94,7 @@ export function Table<T>({
   onRowClick,
   isErrorRow,
   renderExpanded,
+  footer,
   empty,
   maxHeight = 'min(70vh, 720px)',
   estimateRowHeight = 44,
@@ -263,6 +266,17 @@ export function Table<T>({
               );
             })}
           </div>
+          {footer ? (
+            <div role="rowgroup" className={styles.foot}>
+              <div role="row" className={styles.row} style={{ gridTemplateColumns }}>
+                {visible.map((c) => (
+                  <div role="cell" key={c.id} className={meta(c).numeric ? styles.num : undefined}>
+                    {footer(c.id)}
+                  </div>
+                ))}
+              </div>
+            </div>
+          ) : null}
           {tableRows.length === 0 ? <div className={styles.empty}>{empty}</div> : null}
         </div>
       </div>

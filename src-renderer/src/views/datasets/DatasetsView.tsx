@@ -240,6 +240,8 @@ function DatasetBody({
           scheme={params.scheme}
           selected={sampleId}
           onSelect={(id) => update({ sample: id, question: null })}
+          sort={params.sort}
+          onSortChange={(sort) => update({ sort })}
         />
       </section>
 
