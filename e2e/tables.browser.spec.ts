@@ -202,6 +202,7 @@ test('runs, answers, compared questions and samples sort by any column and filte
   await expect(page).toHaveURL(/sort=delta-1\.asc/);
   await page.reload();
   await expect(delta).toHaveAttribute('aria-sort', 'ascending');
+  await compared.scrollIntoViewIfNeeded();
   await page.screenshot({ path: screenshotPath('tables-compare-1440') });
 
   // Samples: sorted by QA count, s-01 (105 questions) first.

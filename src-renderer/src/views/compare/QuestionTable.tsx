@@ -31,7 +31,7 @@ const textColumns = [
   column.accessor('question', {
     header: 'Question',
     cell: (info) => info.getValue(),
-    meta: { width: 'minmax(160px, 2fr)', min: 160 },
+    meta: { width: 'minmax(150px, 2fr)', min: 150 },
   }),
   column.accessor((row) => row.gold ?? undefined, {
     id: 'gold',
@@ -117,8 +117,8 @@ function runColumns(
       ),
       cell: (info) => <PredictionCell cell={info.row.original.cells[i] ?? null} />,
       meta: {
-        width: 'minmax(120px, 1.4fr)',
-        min: 120,
+        width: 'minmax(110px, 1.4fr)',
+        min: 110,
         label: `${runLetter(i)} prediction`,
       },
     }),
@@ -137,8 +137,9 @@ function runColumns(
         />
       ),
       meta: {
-        width: 'minmax(76px, 100px)',
-        min: 76,
+        // Room for the flip badge under the score.
+        width: 'minmax(90px, 100px)',
+        min: 90,
         numeric: true,
         label: `${runLetter(i)} ${metricShort}`,
       },

@@ -21,8 +21,8 @@ const scoreColumns = metricList()
       header: m.short,
       // F1 is what a row is read by; recall says whether retrieval found the evidence.
       meta: {
-        width: '60px',
-        min: 60,
+        width: '70px',
+        min: 70,
         numeric: true,
         priority: m.id === 'officialF1' ? 1 : m.id === 'evidenceRecall' ? 2 : 3,
       },
@@ -42,7 +42,7 @@ const before = [
   column.accessor('sampleId', {
     header: 'Sample',
     cell: (info) => <code>{info.getValue()}</code>,
-    meta: { width: '76px', min: 76, priority: 2 },
+    meta: { width: '76px', min: 76, priority: 3 },
   }),
   column.accessor('questionIndex', {
     header: 'Q#',
@@ -70,7 +70,7 @@ const after = [
   }),
   column.accessor('prediction', {
     header: 'Prediction',
-    meta: { width: 'minmax(100px, 1.1fr)', min: 100 },
+    meta: { width: 'minmax(110px, 1.2fr)', min: 110 },
     cell: (info) => {
       const a = info.row.original;
       return a.error !== null ? (
@@ -87,7 +87,7 @@ const after = [
   column.accessor((a) => (a.judge?.error === null ? a.judge.mean : undefined), {
     id: 'judge',
     header: 'Judge',
-    meta: { width: '60px', min: 60, numeric: true, priority: 3 },
+    meta: { width: '66px', min: 66, numeric: true, priority: 2 },
     cell: (info) => {
       const judge = info.row.original.judge;
       if (judge === null) return <span className="muted">–</span>;
@@ -106,7 +106,7 @@ const after = [
     {
       id: 'tokens',
       header: 'Tokens',
-      meta: { width: '64px', min: 64, numeric: true, priority: 3 },
+      meta: { width: '72px', min: 72, numeric: true, priority: 3 },
       cell: (info) => {
         const usage = info.row.original.usage;
         return usage === null ? (
@@ -122,7 +122,7 @@ const after = [
   column.accessor((a) => a.retrieveMs + a.answerMs, {
     id: 'latency',
     header: 'Latency',
-    meta: { width: '66px', min: 66, numeric: true, priority: 3 },
+    meta: { width: '76px', min: 76, numeric: true, priority: 2 },
     cell: (info) => {
       const a = info.row.original;
       return (
