@@ -1,5 +1,6 @@
-import { categoryName, type CategoryScheme } from '@shared/dataset/categories';
+import type { CategoryScheme } from '@shared/dataset/categories';
 import { ERROR_PREDICTION, type AnswerRecord } from '@shared/experiment';
+import { CategoryBadge } from '../../components/Badge/Badge';
 import { formatScore } from '../../components/charts/categoryRows';
 import { ErrorView } from '../../components/ErrorView';
 import { useRunSample } from './hooks';
@@ -34,9 +35,7 @@ export function RetrievedPanel({
     >
       <header className="retrieved-head">
         <div>
-          <span className={`badge cat cat-${answer.category}`}>
-            {answer.category} {categoryName(answer.category, scheme)}
-          </span>{' '}
+          <CategoryBadge id={answer.category} scheme={scheme} />{' '}
           <span className="muted">
             <code>{answer.sampleId}</code> · qa[{answer.questionIndex}] · final test{' '}
             {answer.testIndex}
