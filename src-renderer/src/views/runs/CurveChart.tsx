@@ -74,7 +74,8 @@ export function CurveChart({ view }: { view: CurveView }) {
               ]}
               labelFormatter={(label) => `${xLabel}: ${String(label)}`}
             />
-            <Legend verticalAlign="top" height={28} />
+            {/* Plain lines, wide enough to show each sample's dash pattern, not just its colour. */}
+            <Legend verticalAlign="top" height={28} iconType="plainline" iconSize={24} />
             {lines.map((l) => (
               <Line
                 key={l.key}
