@@ -153,7 +153,8 @@ export function Table<T>({
 
   return (
     <div className={styles.wrap}>
-      <div ref={scrollRef} className={styles.scroll} style={{ maxHeight }} tabIndex={-1}>
+      {/* Focusable, so the keyboard can scroll a long table (arrows, Page Down). */}
+      <div ref={scrollRef} className={styles.scroll} style={{ maxHeight }} tabIndex={0}>
         <div
           role="table"
           aria-label={label}
