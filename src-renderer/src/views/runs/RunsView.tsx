@@ -49,7 +49,14 @@ export function RunsView() {
       </header>
       {list.error ? <ErrorView error={list.error} title="Could not list runs" /> : null}
 
-      {list.data !== undefined && rows.length === 0 ? (
+      {list.data === undefined ? (
+        list.error ? null : (
+          // Not an empty table: "No run matches" would be wrong while the list is on its way.
+          <p className="muted" role="status">
+            Loading runs…
+          </p>
+        )
+      ) : rows.length === 0 ? (
         <EmptyState title="No runs yet.">
           Start one in{' '}
           <a
