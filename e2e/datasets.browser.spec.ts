@@ -158,7 +158,7 @@ test('locomo10.json: 10 samples, 1,986 QA, and a late question scrolls conv-41 t
   await openFile(page, LOCOMO10);
 
   const table = page.getByRole('region', { name: 'Samples' }).getByRole('table');
-  await expect(table.locator('tbody tr')).toHaveCount(10);
+  await expect(table.getByRole('rowgroup').nth(1).getByRole('row')).toHaveCount(10);
   // DESIGN.md §4: 1,986 QA; categories 1=282, 2=321, 3=96, 4=841, 5=446; 1,226 image turns.
   const totals = table.getByRole('row', { name: /Total \(10\)/ }).getByRole('cell');
   await expect(totals.nth(0)).toHaveText('Total (10)');

@@ -406,6 +406,17 @@ export function parseApiEvent(raw: unknown): ApiEvent | null {
 
 export type ApiResponse<K extends ApiName> = Result<ApiOutput<K>>;
 
+/**
+ * What the Electron preload exposes on `window.workbench`, typed by the API map: the preload
+ * declares its object `satisfies WorkbenchBridge`, so a renamed method or changed input breaks
+ * the build there, not at run time.
+ */
+export interface WorkbenchBridge {
+  call<K extends ApiName>(name: K, input: ApiInput<K>): Promise<ApiResponse<K>>;
+  /** Raw event payloads; the client checks them (parseApiEvent). */
+  onEvent(listener: (event: unknown) => void): () => void;
+}
+
 /** The renderer's view of whichever transport it runs on. */
 export interface ApiClient {
   call<K extends ApiName>(name: K, input: ApiInput<K>): Promise<ApiOutput<K>>;

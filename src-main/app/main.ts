@@ -12,6 +12,7 @@ import {
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ApiEvent, ApiHandlers } from '../../src-shared/api';
+import { IPC_CHANNELS } from '../../src-shared/channels';
 import { toErrorPayload } from '../../src-shared/errors';
 import { dispatch } from '../core/dispatch';
 import { ALLOW_KEY_ENV_VARIABLE, KeyEnvPolicy, declaredKeyEnvs } from '../core/keys';
@@ -28,9 +29,6 @@ const electronSqlite = join(
   'better_sqlite3.node',
 );
 if (existsSync(electronSqlite)) process.env.MEMORY_WORKBENCH_SQLITE_BINDING = electronSqlite;
-
-const API_CHANNEL = 'workbench:api';
-const EVENT_CHANNEL = 'workbench:event';
 
 // The same data folder variable as the CLI and `cli serve`: tests (and users who keep their runs
 // elsewhere) point the app at a folder of their own. Set before the single-instance lock, which
@@ -158,7 +156,7 @@ async function buildMenu(handlers: ApiHandlers): Promise<void> {
 }
 
 export function broadcast(event: ApiEvent): void {
-  mainWindow?.webContents.send(EVENT_CHANNEL, event);
+  mainWindow?.webContents.send(IPC_CHANNELS.event, event);
 }
 
 void app.whenReady().then(() => {
@@ -198,7 +196,7 @@ void app.whenReady().then(() => {
   });
   const { handlers } = service;
   app.on('before-quit', () => void service.close());
-  ipcMain.handle(API_CHANNEL, async (event, message: unknown) => {
+  ipcMain.handle(IPC_CHANNELS.api, async (event, message: unknown) => {
     if (!senderAllowed(event)) {
       return { ok: false, error: { code: 'INVALID_INPUT', message: 'IPC: sender not allowed' } };
     }

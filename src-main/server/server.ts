@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { ApiEvent, ApiHandlers } from '../../src-shared/api';
+import { HTTP_ROUTES } from '../../src-shared/channels';
 import type { Result } from '../../src-shared/errors';
 import { dispatchJson, type SerializedHandlers } from '../core/dispatch';
 
@@ -87,7 +88,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       });
       return;
     }
-    if (pathname.startsWith('/api/')) {
+    if (pathname.startsWith(HTTP_ROUTES.apiPrefix)) {
       if (!originAllowed(req.headers.origin, host)) {
         sendJson(res, 403, {
           ok: false,
@@ -106,7 +107,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         sendJson(res, 405, { ok: false, error: { code: 'INVALID_INPUT', message: 'Use POST' } });
         return;
       }
-      const name = pathname.slice('/api/'.length);
+      const name = pathname.slice(HTTP_ROUTES.apiPrefix.length);
       const body = await readBody(req, maxBody);
       if (!body.ok) {
         sendJson(res, 413, body);
@@ -184,7 +185,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       return;
     }
     const url = new URL(req.url ?? '/', `http://${host}`);
-    if (url.pathname !== '/api/events') {
+    if (url.pathname !== HTTP_ROUTES.events) {
       refuse('404 Not Found');
       return;
     }

@@ -1,3 +1,4 @@
+import styles from './App.module.css';
 import { useApi } from './hooks/useApi';
 import { useMenuDatasets } from './hooks/useMenuDatasets';
 import { useRoute, VIEWS, type ViewId } from './router';
@@ -16,9 +17,20 @@ export function App() {
   const menuOpen = useMenuDatasets();
 
   return (
-    <div className="shell">
-      <nav className="sidebar" aria-label="Main">
-        <div className="brand">Memory Workbench</div>
+    <div className={styles.shell}>
+      {/* The hash is the router's: the link moves focus itself instead of navigating. */}
+      <a
+        className={styles.skipLink}
+        href="#main-content"
+        onClick={(event) => {
+          event.preventDefault();
+          document.getElementById('main-content')?.focus();
+        }}
+      >
+        Skip to content
+      </a>
+      <nav className={styles.sidebar} aria-label="Main">
+        <div className={styles.brand}>Memory Workbench</div>
         <ul>
           {VIEWS.map((view) => (
             <li key={view.id}>
@@ -35,7 +47,7 @@ export function App() {
             </li>
           ))}
         </ul>
-        <footer className="sidebar-footer">
+        <footer className={styles.footer}>
           {info.data
             ? `v${info.data.version} · ${info.data.transport}${info.data.gitCommit ? ` · ${info.data.gitCommit.slice(0, 7)}` : ''}`
             : info.error
@@ -43,7 +55,7 @@ export function App() {
               : 'connecting…'}
         </footer>
       </nav>
-      <main className="content">
+      <main id="main-content" className={styles.content} tabIndex={-1}>
         {route.view === 'datasets' ? (
           <DatasetsView menuError={menuOpen.error} onDismissMenuError={menuOpen.dismiss} />
         ) : (

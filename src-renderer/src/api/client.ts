@@ -5,15 +5,13 @@ import {
   type ApiInput,
   type ApiName,
   type ApiOutput,
+  type ApiResponse,
+  type WorkbenchBridge,
 } from '@shared/api';
+import { HTTP_ROUTES } from '@shared/channels';
 import { WorkbenchError, type Result } from '@shared/errors';
 
-/** The preload bridge Electron exposes on `window.workbench` (see src-main/app/preload.ts). */
-export interface WorkbenchBridge {
-  call(name: string, input: unknown): Promise<Result<unknown>>;
-  /** Raw event payloads; the client checks them (parseApiEvent). */
-  onEvent(listener: (event: unknown) => void): () => void;
-}
+export type { WorkbenchBridge };
 
 declare global {
   interface Window {
@@ -21,15 +19,15 @@ declare global {
   }
 }
 
-function unwrap<K extends ApiName>(result: Result<unknown>): ApiOutput<K> {
+function unwrap<T>(result: Result<T>): T {
   if (!result.ok) throw WorkbenchError.fromPayload(result.error);
-  return result.data as ApiOutput<K>;
+  return result.data;
 }
 
 export function electronClient(bridge: WorkbenchBridge): ApiClient {
   return {
     async call<K extends ApiName>(name: K, input: ApiInput<K>): Promise<ApiOutput<K>> {
-      return unwrap<K>(await bridge.call(name, input));
+      return unwrap(await bridge.call(name, input));
     },
     onEvent: (listener) =>
       bridge.onEvent((raw) => {
@@ -63,7 +61,7 @@ export function httpClient(baseUrl: string): ApiClient {
   let socket: WebSocket | null = null;
 
   function connect(): void {
-    const wsUrl = new URL('/api/events', baseUrl);
+    const wsUrl = new URL(HTTP_ROUTES.events, baseUrl);
     wsUrl.protocol = wsUrl.protocol === 'https:' ? 'wss:' : 'ws:';
     socket = new WebSocket(wsUrl);
     socket.onmessage = (message) => {
@@ -80,13 +78,14 @@ export function httpClient(baseUrl: string): ApiClient {
 
   return {
     async call<K extends ApiName>(name: K, input: ApiInput<K>): Promise<ApiOutput<K>> {
-      const response = await fetch(new URL(`/api/${name}`, baseUrl), {
+      const response = await fetch(new URL(`${HTTP_ROUTES.apiPrefix}${name}`, baseUrl), {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(input),
       });
-      const body = (await response.json()) as Result<unknown>;
-      return unwrap<K>(body);
+      // The server answers with the method's Result; it is the engine's own output.
+      const body = (await response.json()) as ApiResponse<K>;
+      return unwrap(body);
     },
     onEvent(listener) {
       listeners.add(listener);

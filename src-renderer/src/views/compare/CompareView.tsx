@@ -397,6 +397,8 @@ function QuestionsPanel({
           baselineIndex={comparison.baselineIndex}
           scheme={params.scheme}
           metricShort={SHORT_METRIC[comparison.metric]}
+          sort={params.sort}
+          onSortChange={(sort) => update({ sort })}
           expanded={open}
           onToggle={onToggleRow}
           renderExpanded={renderExpanded}

@@ -1,14 +1,10 @@
-import { memo, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
-import {
-  createColumnHelper,
-  flexRender,
-  getCoreRowModel,
-  useReactTable,
-  type ColumnDef,
-} from '@tanstack/react-table';
-import { useVirtualizer } from '@tanstack/react-virtual';
+import { memo, useMemo, type ReactNode } from 'react';
+import { createColumnHelper, type ColumnDef } from '@tanstack/react-table';
 import type { CompareCell, Flip } from '@shared/compare';
-import { categoryName, type CategoryScheme } from '@shared/dataset/categories';
+import type { CategoryScheme } from '@shared/dataset/categories';
+import { CategoryBadge } from '../../components/Badge/Badge';
+import { Table } from '../../components/Table/Table';
+import { formatSort, parseSort } from '../../components/Table/sortParam';
 import { openKey } from './flipDetail';
 import { RunTag } from './RunPicker';
 import { formatScore, isErrorCell, runLetter, type QuestionRow } from './shape';
@@ -17,16 +13,18 @@ const column = createColumnHelper<QuestionRow>();
 
 // Fixed columns live at module scope so the table does not rebuild them on every render; the
 // category (naming scheme) and per-run columns depend on state and are built in useMemo below.
+// Priorities: in a narrow window the question, gold and every run's answer and score stay.
 const leadingColumns = [
   column.accessor('sampleId', {
     header: 'Sample',
     cell: (info) => <code>{info.getValue()}</code>,
-    meta: { width: '80px', min: 80 },
+    meta: { width: '80px', min: 80, priority: 2 },
   }),
   column.accessor('questionIndex', {
     header: 'Q#',
     cell: (info) => info.getValue(),
-    meta: { width: '40px', min: 40, numeric: true },
+    // Three digits and the sort mark on one line.
+    meta: { width: '56px', min: 56, numeric: true, priority: 2 },
   }),
 ];
 
@@ -34,9 +32,10 @@ const textColumns = [
   column.accessor('question', {
     header: 'Question',
     cell: (info) => info.getValue(),
-    meta: { width: 'minmax(180px, 2fr)', min: 180 },
+    meta: { width: 'minmax(150px, 2fr)', min: 150 },
   }),
-  column.accessor('gold', {
+  column.accessor((row) => row.gold ?? undefined, {
+    id: 'gold',
     header: 'Gold',
     // Category 5 mostly carries no gold answer: official scoring wants "not mentioned".
     cell: (info) =>
@@ -45,33 +44,29 @@ const textColumns = [
           (not mentioned)
         </span>
       ),
-    meta: { width: 'minmax(100px, 1fr)', min: 100 },
+    meta: { width: 'minmax(90px, 1fr)', min: 90 },
   }),
 ];
-
-interface ColumnMeta {
-  /** The column's grid track. */
-  width: string;
-  /** Its narrowest width in px: below the sum the table scrolls sideways instead of squeezing. */
-  min: number;
-  numeric?: boolean;
-}
-
-function metaOf(def: unknown): ColumnMeta {
-  const meta = (def as { meta?: ColumnMeta }).meta;
-  return meta ?? { width: '1fr', min: 80 };
-}
 
 function categoryColumn(scheme: CategoryScheme) {
   return column.accessor('category', {
     header: 'Category',
-    cell: (info) => (
-      <span className={`badge cat cat-${info.getValue()}`}>
-        {info.getValue()} {categoryName(info.getValue(), scheme)}
-      </span>
-    ),
-    meta: { width: '116px', min: 116 },
+    cell: (info) => <CategoryBadge id={info.getValue()} scheme={scheme} />,
+    meta: { width: '116px', min: 116, priority: 2 },
   });
+}
+
+/** A run's score minus the baseline's; undefined (sorted last) where either is missing. */
+function delta(row: QuestionRow, run: number, baseline: number): number | undefined {
+  const a = row.cells[baseline]?.score;
+  const b = row.cells[run]?.score;
+  return a === null || a === undefined || b === null || b === undefined ? undefined : b - a;
+}
+
+function formatDelta(value: number | undefined): string {
+  if (value === undefined) return '—';
+  const text = formatScore(Math.abs(value));
+  return value > 0 ? `+${text}` : value < 0 ? `−${text}` : text;
 }
 
 function PredictionCell({ cell }: { cell: CompareCell | null }) {
@@ -111,8 +106,9 @@ function runColumns(
   baselineIndex: number,
   metricShort: string,
 ): ColumnDef<QuestionRow, unknown>[] {
+  const base = runLetter(baselineIndex);
   return runs.flatMap((run, i) => [
-    column.display({
+    column.accessor((row) => row.cells[i]?.prediction, {
       id: `prediction-${i}`,
       header: () => (
         <span className="run-head" title={run.label}>
@@ -121,9 +117,13 @@ function runColumns(
         </span>
       ),
       cell: (info) => <PredictionCell cell={info.row.original.cells[i] ?? null} />,
-      meta: { width: 'minmax(140px, 1.4fr)', min: 140 },
+      meta: {
+        width: 'minmax(110px, 1.4fr)',
+        min: 110,
+        label: `${runLetter(i)} prediction`,
+      },
     }),
-    column.display({
+    column.accessor((row) => row.cells[i]?.score ?? undefined, {
       id: `score-${i}`,
       header: () => (
         <span title={run.label}>
@@ -137,9 +137,25 @@ function runColumns(
           flip={i === baselineIndex ? null : (info.row.original.flips[i] ?? null)}
         />
       ),
-      meta: { width: '100px', min: 100, numeric: true },
+      meta: {
+        // Room for the flip badge under the score.
+        width: 'minmax(90px, 100px)',
+        min: 90,
+        numeric: true,
+        label: `${runLetter(i)} ${metricShort}`,
+      },
     }),
-  ]);
+    ...(i === baselineIndex
+      ? []
+      : [
+          column.accessor((row) => delta(row, i, baselineIndex), {
+            id: `delta-${i}`,
+            header: `Δ${metricShort} ${runLetter(i)}−${base}`,
+            cell: (info) => formatDelta(info.getValue()),
+            meta: { width: '88px', min: 88, numeric: true, priority: 2 },
+          }),
+        ]),
+  ]) as ColumnDef<QuestionRow, unknown>[];
 }
 
 function expandColumn(expanded: string | null, onToggle: (key: string) => void) {
@@ -167,9 +183,8 @@ function expandColumn(expanded: string | null, onToggle: (key: string) => void) 
 }
 
 /**
- * Every question aligned across the runs. Virtualised (two full LoCoMo runs are ~2,000 rows of
- * wrapped text) and laid out as a CSS grid so absolutely positioned rows keep their columns;
- * explicit ARIA roles keep it a table for assistive technology.
+ * Every question aligned across the runs, sortable by any column (a score, ΔF1, category…);
+ * the view filters the rows and keeps the sort in the URL.
  */
 export const QuestionTable = memo(function QuestionTable({
   rows,
@@ -180,6 +195,8 @@ export const QuestionTable = memo(function QuestionTable({
   metricShort,
   expanded,
   onToggle,
+  sort,
+  onSortChange,
   renderExpanded,
 }: {
   rows: QuestionRow[];
@@ -191,6 +208,9 @@ export const QuestionTable = memo(function QuestionTable({
   /** The open row's key (flipDetail.ts openKey); null: none. */
   expanded: string | null;
   onToggle: (key: string) => void;
+  /** As sortParam writes it. */
+  sort: string | null;
+  onSortChange: (sort: string | null) => void;
   /** What an open row shows under its cells. */
   renderExpanded: (row: QuestionRow) => ReactNode;
 }) {
@@ -205,121 +225,24 @@ export const QuestionTable = memo(function QuestionTable({
       ] as ColumnDef<QuestionRow, unknown>[],
     [scheme, runs, baselineIndex, metricShort, expanded, onToggle],
   );
-  const gridTemplateColumns = columns.map((c) => metaOf(c).width).join(' ');
-  const minWidth = columns.reduce((sum, c) => sum + metaOf(c).min, 0);
-
-  // eslint-disable-next-line react-hooks/incompatible-library -- TanStack Table returns fresh functions by design; this component is memoised by props instead.
-  const table = useReactTable({
-    data: rows,
-    columns,
-    getCoreRowModel: getCoreRowModel(),
-    getRowId: (row) => row.key,
-  });
-  const tableRows = table.getRowModel().rows;
-
-  const scrollRef = useRef<HTMLDivElement>(null);
-  // An open row's detail is as wide as the visible box, not the table: in a narrow window the
-  // table scrolls sideways, and the two runs' answers must stay side by side in view.
-  const [viewportWidth, setViewportWidth] = useState<number | null>(null);
-  useEffect(() => {
-    const box = scrollRef.current;
-    if (box === null) return undefined;
-    const observer = new ResizeObserver(() => setViewportWidth(box.clientWidth));
-    observer.observe(box);
-    return () => observer.disconnect();
-  }, []);
-  const virtualizer = useVirtualizer({
-    count: tableRows.length,
-    getScrollElement: () => scrollRef.current,
-    // Most rows are one or two lines; measuring after render corrects the rest.
-    estimateSize: () => 52,
-    getItemKey: (index) => tableRows[index]?.id ?? index,
-    overscan: 10,
-  });
-  const items = virtualizer.getVirtualItems();
-
-  // Keyboard stepping opens rows far down the list: bring the open one to the top.
-  const openIndex =
+  const openRow =
     expanded === null
-      ? -1
-      : rows.findIndex((r) => openKey(r.sampleId, r.questionIndex) === expanded);
-  useEffect(() => {
-    if (openIndex >= 0) virtualizer.scrollToIndex(openIndex, { align: 'start' });
-  }, [openIndex, virtualizer]);
-
+      ? null
+      : (rows.find((r) => openKey(r.sampleId, r.questionIndex) === expanded)?.key ?? null);
   return (
-    <div ref={scrollRef} className="qt-scroll" tabIndex={0}>
-      <div
-        role="table"
-        aria-label="Questions compared"
-        aria-rowcount={rows.length + 1}
-        className="qt-grid"
-        style={{ minWidth }}
-      >
-        <div role="rowgroup" className="qt-head">
-          {table.getHeaderGroups().map((group) => (
-            <div key={group.id} role="row" aria-rowindex={1} style={{ gridTemplateColumns }}>
-              {group.headers.map((header) => (
-                <div
-                  key={header.id}
-                  role="columnheader"
-                  className={metaOf(header.column.columnDef).numeric ? 'num' : undefined}
-                >
-                  {flexRender(header.column.columnDef.header, header.getContext())}
-                </div>
-              ))}
-            </div>
-          ))}
-        </div>
-        <div role="rowgroup" className="qt-body" style={{ height: virtualizer.getTotalSize() }}>
-          {items.map((item) => {
-            const row = tableRows[item.index];
-            if (row === undefined) return null;
-            const isOpen =
-              expanded !== null &&
-              openKey(row.original.sampleId, row.original.questionIndex) === expanded;
-            return (
-              <div
-                key={item.key}
-                role="row"
-                aria-rowindex={item.index + 2}
-                data-index={item.index}
-                ref={virtualizer.measureElement}
-                className={isOpen ? 'qt-row is-open' : 'qt-row'}
-                style={{ gridTemplateColumns, transform: `translateY(${item.start}px)` }}
-              >
-                {row.getVisibleCells().map((cell) => (
-                  <div
-                    key={cell.id}
-                    role="cell"
-                    className={metaOf(cell.column.columnDef).numeric ? 'num' : undefined}
-                  >
-                    {flexRender(cell.column.columnDef.cell, cell.getContext())}
-                  </div>
-                ))}
-                {isOpen ? (
-                  // One cell across every column: the measured row grows to hold it.
-                  <div
-                    role="cell"
-                    className="qt-expanded"
-                    style={{
-                      gridColumn: '1 / -1',
-                      ...(viewportWidth === null ? {} : { width: viewportWidth }),
-                    }}
-                  >
-                    {renderExpanded(row.original)}
-                  </div>
-                ) : null}
-              </div>
-            );
-          })}
-        </div>
-        {rows.length === 0 ? (
-          <p className="muted empty">
-            {totalRows === 0 ? 'The runs have no answers.' : 'No question matches the filters.'}
-          </p>
-        ) : null}
-      </div>
-    </div>
+    <Table
+      label="Questions compared"
+      rows={rows}
+      columns={columns}
+      rowId={(row) => row.key}
+      sort={parseSort(sort)}
+      onSortChange={(next) => onSortChange(formatSort(next))}
+      renderExpanded={(row) =>
+        openKey(row.sampleId, row.questionIndex) === expanded ? renderExpanded(row) : null
+      }
+      scrollToRowId={openRow}
+      empty={totalRows === 0 ? 'The runs have no answers.' : 'No question matches the filters.'}
+      estimateRowHeight={52}
+    />
   );
 });

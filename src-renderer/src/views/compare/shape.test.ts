@@ -86,7 +86,7 @@ describe('URL state', () => {
   it('round-trips every field and leaves defaults out of the URL', () => {
     const params = parseCompareParams(
       new URLSearchParams(
-        'runs=r1,r2,r1&base=r2&metric=evidenceRecall&scheme=mem0&flips=regressed,improved&cat=3&q=paris&open=conv-1:4',
+        'runs=r1,r2,r1&base=r2&metric=evidenceRecall&scheme=mem0&flips=regressed,improved&cat=3&q=paris&open=conv-1:4&sort=delta-1.desc',
       ),
     );
     // Duplicates dropped; flips in canonical order so one filter has one URL.
@@ -99,6 +99,7 @@ describe('URL state', () => {
       category: 3,
       search: 'paris',
       open: 'conv-1:4',
+      sort: 'delta-1.desc',
     });
     expect(parseCompareParams(new URLSearchParams(compareParamsToRecord(params)))).toEqual(params);
     expect(

@@ -53,6 +53,8 @@ export interface CompareParams {
   search: string;
   /** The question row expanded to "why did it flip" (flipDetail.ts openKey); null: none. */
   open: string | null;
+  /** The questions table's sort, as sortParam writes it; null: dataset order. */
+  sort: string | null;
 }
 
 export type CompareParamsPatch = Partial<CompareParams>;
@@ -80,6 +82,7 @@ export function parseCompareParams(params: URLSearchParams): CompareParams {
     category: params.has('cat') && isCategoryId(category) ? category : null,
     search: params.get('q') ?? '',
     open: params.get('open') || null,
+    sort: params.get('sort') || null,
   };
 }
 
@@ -95,6 +98,7 @@ export function compareParamsToRecord(state: CompareParams): Record<string, stri
   if (state.category !== null) out.cat = String(state.category);
   if (state.search) out.q = state.search;
   if (state.open) out.open = state.open;
+  if (state.sort) out.sort = state.sort;
   return out;
 }
 

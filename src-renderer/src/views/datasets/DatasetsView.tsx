@@ -2,7 +2,9 @@ import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent } fro
 import type { DatasetSummary } from '@shared/api';
 import type { ErrorPayload } from '@shared/errors';
 import { CATEGORY_SCHEMES, CATEGORY_SCHEME_LABELS } from '@shared/dataset/categories';
+import { EmptyState } from '../../components/EmptyState/EmptyState';
 import { ErrorView } from '../../components/ErrorView';
+import { Segmented } from '../../components/Segmented/Segmented';
 import { useApi } from '../../hooks/useApi';
 import { EvidenceProblems } from './EvidenceProblems';
 import { useDatasetsParams, useOpenDataset, useSampleSpeakers, type OpenStatus } from './hooks';
@@ -96,19 +98,12 @@ export function DatasetsView({
               </select>
             </label>
           ) : null}
-          <div className="segmented" role="group" aria-label="Category names">
-            <span className="segmented-label">Category names</span>
-            {CATEGORY_SCHEMES.map((scheme) => (
-              <button
-                key={scheme}
-                type="button"
-                aria-pressed={params.scheme === scheme}
-                onClick={() => update({ scheme })}
-              >
-                {CATEGORY_SCHEME_LABELS[scheme]}
-              </button>
-            ))}
-          </div>
+          <Segmented
+            label="Category names"
+            options={CATEGORY_SCHEMES.map((s) => ({ value: s, label: CATEGORY_SCHEME_LABELS[s] }))}
+            value={params.scheme}
+            onChange={(scheme) => update({ scheme })}
+          />
         </div>
       </header>
 
@@ -142,15 +137,10 @@ export function DatasetsView({
             Loading datasets…
           </p>
         ) : (
-          <div className="empty-state">
-            <p>
-              <strong>No dataset open.</strong>
-            </p>
-            <p className="muted">
-              Open a LoCoMo JSON file (for example <code>locomo10.json</code>) with the button
-              above, or drop it anywhere on this page.
-            </p>
-          </div>
+          <EmptyState title="No dataset open.">
+            Open a LoCoMo JSON file (for example <code>locomo10.json</code>) with the button above,
+            or drop it anywhere on this page.
+          </EmptyState>
         )
       ) : (
         <DatasetBody dataset={dataset} params={params} update={update} />
@@ -240,6 +230,8 @@ function DatasetBody({
           scheme={params.scheme}
           selected={sampleId}
           onSelect={(id) => update({ sample: id, question: null })}
+          sort={params.sort}
+          onSortChange={(sort) => update({ sort })}
         />
       </section>
 

@@ -6,6 +6,7 @@ import {
   type CategoryScheme,
 } from '@shared/dataset/categories';
 import type { QA } from '@shared/dataset/types';
+import { CategoryBadge } from '../../components/Badge/Badge';
 import { LOST_EVIDENCE } from './EvidenceProblems';
 import { answerLabel, formatCount, toggleCategory } from './shape';
 
@@ -77,9 +78,7 @@ export function QuestionList({
               onClick={() => onSelect(q)}
             >
               <span className="question-head">
-                <span className={`badge cat cat-${q.category}`}>
-                  {q.category} {categoryName(q.category, scheme)}
-                </span>
+                <CategoryBadge id={q.category} scheme={scheme} />
                 <span className="muted">qa[{q.index}]</span>
               </span>
               <span className="question-text">{q.question}</span>

@@ -1,13 +1,9 @@
 import { useMemo, type ReactNode } from 'react';
-import {
-  createColumnHelper,
-  flexRender,
-  getCoreRowModel,
-  useReactTable,
-  type ColumnDef,
-} from '@tanstack/react-table';
+import { createColumnHelper, type ColumnDef } from '@tanstack/react-table';
 import { CATEGORY_IDS, categoryName, type CategoryScheme } from '@shared/dataset/categories';
 import type { DatasetStats, SampleStats } from '@shared/dataset/stats';
+import { Table } from '../../components/Table/Table';
+import { formatSort, parseSort } from '../../components/Table/sortParam';
 import { formatCount } from './shape';
 
 export interface SampleRow extends SampleStats {
@@ -19,6 +15,9 @@ type Totals = DatasetStats['totals'];
 
 const column = createColumnHelper<SampleRow>();
 const count = (n: number) => formatCount(n);
+/** A count column; in a narrow window the per-category counts and QA outlast the rest. */
+const countMeta = (priority: number) =>
+  ({ width: 'minmax(66px, 1fr)', min: 66, numeric: true, priority }) as const;
 
 // Fixed columns live at module scope so the table does not rebuild them on every render; only
 // the category columns depend on state (the naming scheme) and are built in useMemo below.
@@ -32,22 +31,42 @@ const fixedColumns = [
         {info.getValue()}
       </button>
     ),
+    meta: { width: 'minmax(96px, 1fr)', min: 96 },
   }),
   column.accessor('speakers', {
     header: 'Speakers',
     cell: (info) => info.getValue() ?? <span className="muted">…</span>,
+    meta: { width: 'minmax(110px, 1.4fr)', min: 110, priority: 2 },
   }),
-  column.accessor('sessions', { header: 'Sessions', cell: (info) => count(info.getValue()) }),
-  column.accessor('turns', { header: 'Turns', cell: (info) => count(info.getValue()) }),
+  column.accessor('sessions', {
+    header: 'Sessions',
+    cell: (info) => count(info.getValue()),
+    meta: countMeta(3),
+  }),
+  column.accessor('turns', {
+    header: 'Turns',
+    cell: (info) => count(info.getValue()),
+    meta: countMeta(2),
+  }),
   column.accessor('imageTurns', {
     header: 'Image turns',
     cell: (info) => count(info.getValue()),
+    meta: countMeta(3),
   }),
-  column.accessor('qa', { header: 'QA', cell: (info) => count(info.getValue()) }),
-  column.accessor('packets', { header: 'Packets', cell: (info) => count(info.getValue()) }),
+  column.accessor('qa', {
+    header: 'QA',
+    cell: (info) => count(info.getValue()),
+    meta: countMeta(1),
+  }),
+  column.accessor('packets', {
+    header: 'Packets',
+    cell: (info) => count(info.getValue()),
+    meta: countMeta(3),
+  }),
   column.accessor('plannedTests', {
     header: 'Planned tests',
     cell: (info) => count(info.getValue()),
+    meta: countMeta(3),
   }),
 ];
 
@@ -66,8 +85,6 @@ const TOTALS: Record<string, (t: Totals) => ReactNode> = {
   ),
 };
 
-const TEXT_COLUMNS = new Set(['sampleId', 'speakers']);
-
 function categoryColumns(scheme: CategoryScheme): ColumnDef<SampleRow, number>[] {
   return CATEGORY_IDS.map((id) =>
     column.accessor((row) => row.byCategory[id], {
@@ -80,6 +97,7 @@ function categoryColumns(scheme: CategoryScheme): ColumnDef<SampleRow, number>[]
         </>
       ),
       cell: (info) => count(info.getValue()),
+      meta: { ...countMeta(2), label: `${id} ${categoryName(id, scheme)}` },
     }),
   );
 }
@@ -90,70 +108,38 @@ export function SamplesTable({
   scheme,
   selected,
   onSelect,
+  sort,
+  onSortChange,
 }: {
   rows: SampleRow[];
   totals: Totals;
   scheme: CategoryScheme;
   selected: string | null;
   onSelect: (sampleId: string) => void;
+  /** As sortParam writes it. */
+  sort: string | null;
+  onSortChange: (sort: string | null) => void;
 }) {
   const columns = useMemo(
     // The helper's accessor columns differ in value type; the table only needs them as a list.
     () => [...fixedColumns, ...categoryColumns(scheme)] as ColumnDef<SampleRow, unknown>[],
     [scheme],
   );
-  // eslint-disable-next-line react-hooks/incompatible-library -- TanStack Table returns fresh functions by design; this component is not memoised by the compiler.
-  const table = useReactTable({
-    data: rows,
-    columns,
-    getCoreRowModel: getCoreRowModel(),
-    getRowId: (row) => row.sampleId,
-  });
-
   return (
-    <div className="table-scroll">
-      <table className="samples-table">
-        <thead>
-          {table.getHeaderGroups().map((group) => (
-            <tr key={group.id}>
-              {group.headers.map((header) => (
-                <th
-                  key={header.id}
-                  scope="col"
-                  className={TEXT_COLUMNS.has(header.column.id) ? undefined : 'num'}
-                >
-                  {flexRender(header.column.columnDef.header, header.getContext())}
-                </th>
-              ))}
-            </tr>
-          ))}
-        </thead>
-        <tbody>
-          {table.getRowModel().rows.map((row) => (
-            <tr
-              key={row.id}
-              aria-current={row.id === selected ? 'true' : undefined}
-              className="clickable"
-              onClick={() => onSelect(row.id)}
-            >
-              {row.getVisibleCells().map((cell) => (
-                <td key={cell.id} className={TEXT_COLUMNS.has(cell.column.id) ? undefined : 'num'}>
-                  {flexRender(cell.column.columnDef.cell, cell.getContext())}
-                </td>
-              ))}
-            </tr>
-          ))}
-        </tbody>
-        <tfoot>
-          <tr>
-            {table.getVisibleLeafColumns().map((col) => (
-              <td key={col.id} className={TEXT_COLUMNS.has(col.id) ? undefined : 'num'}>
-                {TOTALS[col.id]?.(totals)}
-              </td>
-            ))}
-          </tr>
-        </tfoot>
-      </table>
-    </div>
+    <Table
+      label="Samples"
+      rows={rows}
+      columns={columns}
+      rowId={(row) => row.sampleId}
+      sort={parseSort(sort)}
+      onSortChange={(next) => onSortChange(formatSort(next))}
+      selected={selected}
+      onRowClick={(row) => onSelect(row.sampleId)}
+      footer={(id) => TOTALS[id]?.(totals)}
+      empty="No sample."
+      // Ten LoCoMo samples: the page scrolls, not a box inside it.
+      maxHeight="none"
+      estimateRowHeight={38}
+    />
   );
 }

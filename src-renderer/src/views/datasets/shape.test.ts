@@ -58,6 +58,7 @@ describe('datasets URL params', () => {
       categories: [1, 4] as QA['category'][],
       search: 'puppy',
       question: 0,
+      sort: 'qa.desc',
     };
     const record = datasetsParamsToRecord(state);
     expect(record).toEqual({
@@ -67,6 +68,7 @@ describe('datasets URL params', () => {
       cats: '1,4',
       q: 'puppy',
       question: '0',
+      sort: 'qa.desc',
     });
     expect(parseDatasetsParams(new URLSearchParams(record))).toEqual(state);
   });

@@ -28,6 +28,8 @@ export interface DatasetsParams {
   search: string;
   /** The selected question's index within the sample. */
   question: number | null;
+  /** The samples table's sort, as sortParam writes it; null: file order. */
+  sort: string | null;
 }
 
 export type DatasetsParamsPatch = Partial<DatasetsParams>;
@@ -52,6 +54,7 @@ export function parseDatasetsParams(params: URLSearchParams): DatasetsParams {
           ),
     search: params.get('q') ?? '',
     question: questionIndex,
+    sort: params.get('sort') || null,
   };
 }
 
@@ -64,6 +67,7 @@ export function datasetsParamsToRecord(state: DatasetsParams): Record<string, st
   if (state.categories.length !== CATEGORY_IDS.length) out.cats = state.categories.join(',');
   if (state.search) out.q = state.search;
   if (state.question !== null) out.question = String(state.question);
+  if (state.sort) out.sort = state.sort;
   return out;
 }
 

@@ -1,16 +1,12 @@
-import { useMemo, useRef } from 'react';
-import {
-  createColumnHelper,
-  flexRender,
-  getCoreRowModel,
-  useReactTable,
-  type ColumnDef,
-} from '@tanstack/react-table';
-import { useVirtualizer } from '@tanstack/react-virtual';
-import { categoryName, type CategoryScheme } from '@shared/dataset/categories';
+import { useMemo } from 'react';
+import { createColumnHelper, type ColumnDef } from '@tanstack/react-table';
+import type { CategoryScheme } from '@shared/dataset/categories';
 import { ERROR_PREDICTION, type AnswerRecord } from '@shared/experiment';
 import { metricList } from '@shared/metrics';
+import { CategoryBadge } from '../../components/Badge/Badge';
 import { formatScore } from '../../components/charts/categoryRows';
+import { Table } from '../../components/Table/Table';
+import { formatSort, parseSort } from '../../components/Table/sortParam';
 import { answerKey, isCorrect } from './shape';
 
 const column = createColumnHelper<AnswerRecord>();
@@ -20,30 +16,45 @@ const column = createColumnHelper<AnswerRecord>();
 const scoreColumns = metricList()
   .filter((m) => m.source !== 'judge')
   .map((m) =>
-    column.accessor((a) => a.scores[m.id] ?? null, {
+    column.accessor((a) => a.scores[m.id] ?? undefined, {
       id: m.id,
       header: m.short,
-      meta: { className: 'num' },
+      // F1 is what a row is read by; recall says whether retrieval found the evidence.
+      meta: {
+        width: '70px',
+        min: 70,
+        numeric: true,
+        priority: m.id === 'officialF1' ? 1 : m.id === 'evidenceRecall' ? 2 : 3,
+      },
       cell: (info) =>
         m.id === 'officialF1' ? (
           <span className={isCorrect(info.row.original) ? 'score-ok' : 'score-bad'}>
-            {formatScore(info.getValue())}
+            {formatScore(info.getValue() ?? null)}
           </span>
         ) : (
-          formatScore(info.getValue())
+          formatScore(info.getValue() ?? null)
         ),
     }),
   );
 
 // Fixed columns at module scope; only the category column depends on state (the scheme).
 const before = [
-  column.accessor('sampleId', { header: 'Sample', cell: (info) => <code>{info.getValue()}</code> }),
-  column.accessor('questionIndex', { header: 'Q#', meta: { className: 'num' } }),
+  column.accessor('sampleId', {
+    header: 'Sample',
+    cell: (info) => <code>{info.getValue()}</code>,
+    meta: { width: '76px', min: 76, priority: 3 },
+  }),
+  column.accessor('questionIndex', {
+    header: 'Q#',
+    // Room for three digits and the sort mark: a 4-digit LoCoMo index must not wrap.
+    meta: { width: '56px', min: 56, numeric: true, priority: 2 },
+  }),
 ] as ColumnDef<AnswerRecord, unknown>[];
 
 const after = [
   column.accessor('question', {
     header: 'Question',
+    meta: { width: 'minmax(150px, 2fr)', min: 150 },
     // The row handles the click; the button gives it a name and keyboard focus.
     cell: (info) => (
       <button type="button" className="link-button question-button">
@@ -51,12 +62,15 @@ const after = [
       </button>
     ),
   }),
-  column.accessor('gold', {
+  column.accessor((a) => a.gold ?? undefined, {
+    id: 'gold',
     header: 'Gold',
+    meta: { width: 'minmax(90px, 1fr)', min: 90 },
     cell: (info) => info.getValue() ?? <span className="muted">(adversarial, no answer)</span>,
   }),
   column.accessor('prediction', {
     header: 'Prediction',
+    meta: { width: 'minmax(110px, 1.2fr)', min: 110 },
     cell: (info) => {
       const a = info.row.original;
       return a.error !== null ? (
@@ -70,11 +84,12 @@ const after = [
     },
   }),
   ...scoreColumns,
-  column.accessor('judge', {
+  column.accessor((a) => (a.judge?.error === null ? a.judge.mean : undefined), {
+    id: 'judge',
     header: 'Judge',
-    meta: { className: 'num' },
+    meta: { width: '66px', min: 66, numeric: true, priority: 2 },
     cell: (info) => {
-      const judge = info.getValue();
+      const judge = info.row.original.judge;
       if (judge === null) return <span className="muted">–</span>;
       if (judge.error !== null)
         return (
@@ -86,24 +101,28 @@ const after = [
       return <span title={`labels ${judge.labels.join(', ')}`}>{formatScore(judge.mean)}</span>;
     },
   }),
-  column.accessor('usage', {
-    header: 'Tokens',
-    meta: { className: 'num' },
-    cell: (info) => {
-      const usage = info.getValue();
-      return usage === null ? (
-        <span className="muted">–</span>
-      ) : (
-        <span title={`${usage.promptTokens} prompt + ${usage.completionTokens} completion`}>
-          {usage.promptTokens + usage.completionTokens}
-        </span>
-      );
+  column.accessor(
+    (a) => (a.usage === null ? undefined : a.usage.promptTokens + a.usage.completionTokens),
+    {
+      id: 'tokens',
+      header: 'Tokens',
+      meta: { width: '72px', min: 72, numeric: true, priority: 3 },
+      cell: (info) => {
+        const usage = info.row.original.usage;
+        return usage === null ? (
+          <span className="muted">–</span>
+        ) : (
+          <span title={`${usage.promptTokens} prompt + ${usage.completionTokens} completion`}>
+            {usage.promptTokens + usage.completionTokens}
+          </span>
+        );
+      },
     },
-  }),
-  column.display({
+  ),
+  column.accessor((a) => a.retrieveMs + a.answerMs, {
     id: 'latency',
     header: 'Latency',
-    meta: { className: 'num' },
+    meta: { width: '76px', min: 76, numeric: true, priority: 2 },
     cell: (info) => {
       const a = info.row.original;
       return (
@@ -118,112 +137,46 @@ const after = [
 function categoryColumn(scheme: CategoryScheme): ColumnDef<AnswerRecord, unknown> {
   return column.accessor('category', {
     header: 'Category',
-    cell: (info) => (
-      <span className={`badge cat cat-${info.getValue()}`}>
-        {info.getValue()} {categoryName(info.getValue(), scheme)}
-      </span>
-    ),
+    cell: (info) => <CategoryBadge id={info.getValue()} scheme={scheme} />,
+    meta: { width: '116px', min: 116, priority: 2 },
   }) as ColumnDef<AnswerRecord, unknown>;
 }
 
-function cellClass(meta: unknown): string | undefined {
-  return typeof meta === 'object' && meta !== null && 'className' in meta
-    ? String(meta.className)
-    : undefined;
-}
-
 /**
- * Final answers, one row each, virtualised (LoCoMo has 1,986 questions and rows wrap to several
- * lines). A real table's layout cannot position rows absolutely, so rows are CSS grids that share
- * one column template while keeping table roles for assistive tech and tests.
+ * Final answers, one row each, sortable by every column (the sort lives in the URL). Filtering
+ * is the caller's (filterAnswers); the text search is there too, as it covers the error text.
  */
 export function AnswersTable({
   answers,
-  total,
   scheme,
   selected,
   onSelect,
+  sort,
+  onSortChange,
 }: {
   /** Already filtered. */
   answers: AnswerRecord[];
-  total: number;
   scheme: CategoryScheme;
   selected: string | null;
   onSelect: (key: string) => void;
+  /** As sortParam writes it. */
+  sort: string | null;
+  onSortChange: (sort: string | null) => void;
 }) {
   const columns = useMemo(() => [...before, categoryColumn(scheme), ...after], [scheme]);
-  // eslint-disable-next-line react-hooks/incompatible-library -- TanStack Table returns fresh functions by design; this component is not memoised by the compiler.
-  const table = useReactTable({
-    data: answers,
-    columns,
-    getCoreRowModel: getCoreRowModel(),
-    getRowId: answerKey,
-  });
-  const rows = table.getRowModel().rows;
-  const scrollRef = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({
-    count: rows.length,
-    getScrollElement: () => scrollRef.current,
-    estimateSize: () => 44,
-    getItemKey: (index) => rows[index]?.id ?? index,
-    overscan: 10,
-  });
-
   return (
-    <div ref={scrollRef} className="answers-scroll">
-      <div
-        role="table"
-        aria-label="Questions"
-        aria-rowcount={total + 1}
-        className="answers-table with-llm"
-      >
-        <div role="rowgroup" className="answers-head">
-          {table.getHeaderGroups().map((group) => (
-            <div role="row" key={group.id} className="answers-row" aria-rowindex={1}>
-              {group.headers.map((header) => (
-                <div
-                  role="columnheader"
-                  key={header.id}
-                  className={cellClass(header.column.columnDef.meta)}
-                >
-                  {flexRender(header.column.columnDef.header, header.getContext())}
-                </div>
-              ))}
-            </div>
-          ))}
-        </div>
-        <div
-          role="rowgroup"
-          className="answers-body"
-          style={{ height: virtualizer.getTotalSize() }}
-        >
-          {virtualizer.getVirtualItems().map((item) => {
-            const row = rows[item.index];
-            if (!row) return null;
-            const error = row.original.error !== null;
-            return (
-              <div
-                role="row"
-                key={row.id}
-                data-index={item.index}
-                ref={virtualizer.measureElement}
-                aria-rowindex={item.index + 2}
-                aria-current={row.id === selected ? true : undefined}
-                className={`answers-row clickable${error ? ' row-error' : ''}`}
-                style={{ transform: `translateY(${item.start}px)` }}
-                onClick={() => onSelect(row.id)}
-              >
-                {row.getVisibleCells().map((cell) => (
-                  <div role="cell" key={cell.id} className={cellClass(cell.column.columnDef.meta)}>
-                    {flexRender(cell.column.columnDef.cell, cell.getContext())}
-                  </div>
-                ))}
-              </div>
-            );
-          })}
-        </div>
-        {rows.length === 0 ? <p className="muted empty">No question matches the filters.</p> : null}
-      </div>
-    </div>
+    <Table
+      label="Questions"
+      rows={answers}
+      columns={columns}
+      rowId={answerKey}
+      sort={parseSort(sort)}
+      onSortChange={(next) => onSortChange(formatSort(next))}
+      selected={selected}
+      onRowClick={(a) => onSelect(answerKey(a))}
+      isErrorRow={(a) => a.error !== null}
+      empty="No question matches the filters."
+      maxHeight="min(62vh, 620px)"
+    />
   );
 }

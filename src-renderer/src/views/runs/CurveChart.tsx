@@ -9,6 +9,7 @@ import {
   YAxis,
 } from 'recharts';
 import { SERIES_COLORS } from '../../components/charts/CategoryChart';
+import { lineStyle } from '../../components/charts/lineStyles';
 import { METRIC_LABELS, formatScore, type ChartMetric } from '../../components/charts/categoryRows';
 import type { CurveLinePoint, CurveView } from './shape';
 
@@ -29,14 +30,14 @@ export function CurveChart({ view }: { view: CurveView }) {
           : metricName(metric),
       metric,
       points: line.points,
-      // One colour per metric for a single line; per sample when there are several.
-      color:
-        view.lines.length > 1
-          ? (SERIES_COLORS[i % SERIES_COLORS.length] ?? '#2f6fde')
-          : metric === 'evidenceRecall'
-            ? SERIES_COLORS[2]
-            : SERIES_COLORS[0],
-      dashed: metric === 'evidenceRecall' && view.lines.length > 1,
+      // One colour per metric for a single line; a colour and a dash per sample when there
+      // are several (ten samples stay ten distinguishable lines).
+      ...(view.lines.length > 1
+        ? lineStyle(i)
+        : {
+            color: metric === 'evidenceRecall' ? SERIES_COLORS[2] : SERIES_COLORS[0],
+            dash: undefined,
+          }),
     })),
   );
   return (
@@ -73,7 +74,8 @@ export function CurveChart({ view }: { view: CurveView }) {
               ]}
               labelFormatter={(label) => `${xLabel}: ${String(label)}`}
             />
-            <Legend verticalAlign="top" height={28} />
+            {/* Plain lines, wide enough to show each sample's dash pattern, not just its colour. */}
+            <Legend verticalAlign="top" height={28} iconType="plainline" iconSize={24} />
             {lines.map((l) => (
               <Line
                 key={l.key}
@@ -82,7 +84,7 @@ export function CurveChart({ view }: { view: CurveView }) {
                 name={l.name}
                 stroke={l.color}
                 strokeWidth={2}
-                strokeDasharray={l.dashed ? '5 4' : undefined}
+                strokeDasharray={l.dash}
                 dot={{ r: 3 }}
                 connectNulls
                 isAnimationActive={false}

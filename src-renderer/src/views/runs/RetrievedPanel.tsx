@@ -1,5 +1,6 @@
-import { categoryName, type CategoryScheme } from '@shared/dataset/categories';
+import type { CategoryScheme } from '@shared/dataset/categories';
 import { ERROR_PREDICTION, type AnswerRecord } from '@shared/experiment';
+import { CategoryBadge } from '../../components/Badge/Badge';
 import { formatScore } from '../../components/charts/categoryRows';
 import { ErrorView } from '../../components/ErrorView';
 import { useRunSample } from './hooks';
@@ -24,12 +25,17 @@ export function RetrievedPanel({
   const evidence = new Set(view.evidence ?? []);
 
   return (
-    <aside className="panel retrieved-panel" aria-label="Retrieved memories">
+    <aside
+      className="panel retrieved-panel"
+      aria-label="Retrieved memories"
+      // In a narrow window the panel covers the table; Escape puts it away from the keyboard.
+      onKeyDown={(event) => {
+        if (event.key === 'Escape') onClose();
+      }}
+    >
       <header className="retrieved-head">
         <div>
-          <span className={`badge cat cat-${answer.category}`}>
-            {answer.category} {categoryName(answer.category, scheme)}
-          </span>{' '}
+          <CategoryBadge id={answer.category} scheme={scheme} />{' '}
           <span className="muted">
             <code>{answer.sampleId}</code> · qa[{answer.questionIndex}] · final test{' '}
             {answer.testIndex}

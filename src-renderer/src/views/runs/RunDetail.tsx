@@ -18,7 +18,9 @@ import {
   METRIC_LABELS,
 } from '../../components/charts/categoryRows';
 import { ErrorView } from '../../components/ErrorView';
+import { Segmented } from '../../components/Segmented/Segmented';
 import { useApi } from '../../hooks/useApi';
+import layout from './AnswersLayout.module.css';
 import { AnswersTable } from './AnswersTable';
 import { CurveChart } from './CurveChart';
 import { RetrievedPanel } from './RetrievedPanel';
@@ -363,34 +365,6 @@ function UsageLine({ label, totals }: { label: string; totals: TokenTotals }) {
   );
 }
 
-function Segmented<T extends string>({
-  label,
-  options,
-  value,
-  onChange,
-}: {
-  label: string;
-  options: { value: T; label: string }[];
-  value: T;
-  onChange: (value: T) => void;
-}) {
-  return (
-    <div className="segmented" role="group" aria-label={label}>
-      <span className="segmented-label">{label}</span>
-      {options.map((o) => (
-        <button
-          key={o.value}
-          type="button"
-          aria-pressed={o.value === value}
-          onClick={() => onChange(o.value)}
-        >
-          {o.label}
-        </button>
-      ))}
-    </div>
-  );
-}
-
 const OUTCOME_LABELS: Record<Outcome, string> = {
   all: 'All',
   correct: 'Correct',
@@ -419,9 +393,11 @@ function AnswersSection({
         outcome: params.outcome,
         errorsOnly: params.errorsOnly,
         search: params.search,
+        sample: params.sample,
       }),
-    [all, params.categories, params.outcome, params.errorsOnly, params.search],
+    [all, params.categories, params.outcome, params.errorsOnly, params.search, params.sample],
   );
+  const sampleIds = useMemo(() => [...new Set(all.map((a) => a.sampleId))], [all]);
   const counts = useMemo(() => {
     const out: Record<number, number> = {};
     for (const a of all) out[a.category] = (out[a.category] ?? 0) + 1;
@@ -454,6 +430,24 @@ function AnswersSection({
           ))}
         </fieldset>
         <div className="filter-row">
+          {sampleIds.length > 1 || params.sample !== null ? (
+            <label className="inline-field">
+              Sample
+              <select
+                value={params.sample ?? ''}
+                onChange={(event) =>
+                  update({ sample: event.currentTarget.value || null, question: null })
+                }
+              >
+                <option value="">All ({sampleIds.length})</option>
+                {sampleIds.map((id) => (
+                  <option key={id} value={id}>
+                    {id}
+                  </option>
+                ))}
+              </select>
+            </label>
+          ) : null}
           <label className="inline-field">
             Outcome
             <select
@@ -500,11 +494,12 @@ function AnswersSection({
           Loading answers…
         </p>
       ) : (
-        <div className={open ? 'answers-layout with-panel' : 'answers-layout'}>
+        <div className={open ? `${layout.layout} ${layout.withPanel}` : layout.layout}>
           <AnswersTable
             answers={filtered}
-            total={filtered.length}
             scheme={params.scheme}
+            sort={params.sort}
+            onSortChange={(sort) => update({ sort })}
             selected={params.question}
             onSelect={(key) => update({ question: key === params.question ? null : key })}
           />

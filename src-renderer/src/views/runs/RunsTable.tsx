@@ -1,14 +1,9 @@
-import { useMemo } from 'react';
-import {
-  createColumnHelper,
-  flexRender,
-  getCoreRowModel,
-  useReactTable,
-  type ColumnDef,
-} from '@tanstack/react-table';
+import { createColumnHelper, type ColumnDef } from '@tanstack/react-table';
 import type { RunSummary } from '@shared/experiment';
 import type { RunListItem } from '@shared/runs';
 import { formatScore } from '../../components/charts/categoryRows';
+import { Table } from '../../components/Table/Table';
+import { formatSort, parseSort } from '../../components/Table/sortParam';
 import { StatusBadge } from '../experiments/RunCard';
 import { formatDateTime, formatDuration } from './shape';
 import './runIdentity.css';
@@ -21,7 +16,12 @@ export interface RunRow extends RunListItem {
 const column = createColumnHelper<RunRow>();
 const pending = <span className="muted">…</span>;
 
+function durationMs(row: RunRow): number | undefined {
+  return row.endedAt === null ? undefined : Date.parse(row.endedAt) - Date.parse(row.createdAt);
+}
+
 // Module scope: the columns depend on nothing but the row, so the table never rebuilds them.
+// Sort values are numbers where the cell shows a formatted one; a missing value sorts last.
 const columns = [
   column.accessor('id', {
     header: 'Run',
@@ -31,9 +31,11 @@ const columns = [
         {info.getValue()}
       </button>
     ),
+    meta: { width: 'minmax(150px, 1.4fr)', min: 150 },
   }),
   column.accessor('name', {
     header: 'Name',
+    meta: { width: 'minmax(120px, 1.2fr)', min: 120 },
     cell: (info) => (
       <span className="run-label-cell">
         {info.getValue() || <span className="muted">—</span>}
@@ -48,118 +50,104 @@ const columns = [
   column.accessor('status', {
     header: 'Status',
     cell: (info) => <StatusBadge status={info.getValue()} />,
+    meta: { width: '110px', min: 110 },
   }),
-  column.accessor('preset', { header: 'Preset' }),
-  column.accessor('samples', { header: 'Samples', meta: { num: true } }),
+  column.accessor('preset', { header: 'Preset', meta: { width: 'minmax(90px, 1fr)', min: 90 } }),
+  column.accessor('samples', {
+    header: 'Samples',
+    meta: { width: '84px', min: 84, numeric: true, priority: 3 },
+  }),
   column.accessor('topK', {
     header: 'Top-k',
-    meta: { num: true },
     cell: (info) => info.getValue() ?? '—',
+    meta: { width: '70px', min: 70, numeric: true, priority: 3 },
   }),
   column.accessor('seed', {
     header: 'Seed',
-    meta: { num: true },
     cell: (info) => info.getValue() ?? '—',
+    meta: { width: '70px', min: 70, numeric: true, priority: 3 },
   }),
-  column.accessor('answerer', { header: 'Answerer', cell: (info) => info.getValue() ?? '—' }),
+  column.accessor('answerer', {
+    header: 'Answerer',
+    cell: (info) => info.getValue() ?? '—',
+    meta: { width: 'minmax(100px, 1fr)', min: 100, priority: 2 },
+  }),
   column.accessor('judgeProtocol', {
     header: 'Judge',
     cell: (info) => info.getValue() ?? <span className="muted">none</span>,
+    meta: { width: 'minmax(80px, 0.8fr)', min: 80, priority: 3 },
   }),
   column.accessor('createdAt', {
     header: 'Created',
     cell: (info) => formatDateTime(info.getValue()),
+    meta: { width: 'minmax(140px, 1fr)', min: 140, priority: 2 },
   }),
-  column.accessor((row) => formatDuration(row.createdAt, row.endedAt), {
+  column.accessor(durationMs, {
     id: 'duration',
     header: 'Duration',
-    meta: { num: true },
+    cell: (info) => formatDuration(info.row.original.createdAt, info.row.original.endedAt),
+    meta: { width: '90px', min: 90, numeric: true, priority: 3 },
   }),
-  column.accessor((row) => row.summary, {
+  column.accessor((row) => row.summary?.questions ?? row.questions, {
     id: 'questions',
     header: 'Questions',
-    meta: { num: true },
     // Answered once the summary is in; until then (or unreadable) the questions planned.
     cell: (info) => {
-      const s = info.getValue();
+      const s = info.row.original.summary;
       return s === undefined || s === null ? info.row.original.questions : s.questions;
     },
+    meta: { width: '96px', min: 96, numeric: true, priority: 2 },
   }),
-  column.accessor((row) => row.summary, {
+  column.accessor((row) => row.summary?.overall.all.officialF1.mean ?? undefined, {
     id: 'f1',
     header: 'Overall F1',
-    meta: { num: true },
-    cell: (info) => {
-      const s = info.getValue();
-      return s === undefined ? pending : formatScore(s?.overall.all.officialF1.mean);
-    },
+    cell: (info) =>
+      info.row.original.summary === undefined ? pending : formatScore(info.getValue() ?? null),
+    meta: { width: '100px', min: 100, numeric: true },
   }),
   column.accessor((row) => row.insertErrors + row.answerErrors, {
     id: 'errors',
     header: 'Errors',
-    meta: { num: true },
     cell: (info) => (
       <span className={info.getValue() > 0 ? 'has-errors' : 'muted'}>{info.getValue()}</span>
     ),
+    meta: { width: '76px', min: 76, numeric: true, priority: 2 },
   }),
 ] as ColumnDef<RunRow, unknown>[];
 
-function isNum(meta: unknown): boolean {
-  return typeof meta === 'object' && meta !== null && 'num' in meta;
-}
+const haystack = (row: RunRow) => `${row.id} ${row.preset} ${row.status}`;
 
 export function RunsTable({
   rows,
   selected,
   onSelect,
+  sort,
+  onSortChange,
+  search,
 }: {
+  /** Newest first: the order when no column is sorted. */
   rows: RunRow[];
   selected: string | null;
   onSelect: (runId: string) => void;
+  /** As sortParam writes it. */
+  sort: string | null;
+  onSortChange: (sort: string | null) => void;
+  search: string;
 }) {
-  const data = useMemo(() => rows, [rows]);
-  // eslint-disable-next-line react-hooks/incompatible-library -- TanStack Table returns fresh functions by design; this component is not memoised by the compiler.
-  const table = useReactTable({
-    data,
-    columns,
-    getCoreRowModel: getCoreRowModel(),
-    getRowId: (row) => row.id,
-  });
   return (
-    <div className="table-scroll runs-table-scroll">
-      <table className="runs-table" aria-label="Runs">
-        <thead>
-          {table.getHeaderGroups().map((group) => (
-            <tr key={group.id}>
-              {group.headers.map((header) => (
-                <th
-                  key={header.id}
-                  scope="col"
-                  className={isNum(header.column.columnDef.meta) ? 'num' : undefined}
-                >
-                  {flexRender(header.column.columnDef.header, header.getContext())}
-                </th>
-              ))}
-            </tr>
-          ))}
-        </thead>
-        <tbody>
-          {table.getRowModel().rows.map((row) => (
-            <tr
-              key={row.id}
-              className="clickable"
-              aria-current={row.id === selected ? 'true' : undefined}
-              onClick={() => onSelect(row.id)}
-            >
-              {row.getVisibleCells().map((cell) => (
-                <td key={cell.id} className={isNum(cell.column.columnDef.meta) ? 'num' : undefined}>
-                  {flexRender(cell.column.columnDef.cell, cell.getContext())}
-                </td>
-              ))}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table
+      label="Runs"
+      rows={rows}
+      columns={columns}
+      rowId={(row) => row.id}
+      sort={parseSort(sort)}
+      onSortChange={(next) => onSortChange(formatSort(next))}
+      search={{ text: search, haystack }}
+      selected={selected}
+      onRowClick={(row) => onSelect(row.id)}
+      empty="No run matches the search."
+      maxHeight="min(40vh, 360px)"
+      estimateRowHeight={40}
+    />
   );
 }

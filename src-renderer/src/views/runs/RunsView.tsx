@@ -1,4 +1,5 @@
 import { useCallback, useMemo, useState } from 'react';
+import { EmptyState } from '../../components/EmptyState/EmptyState';
 import { ErrorView } from '../../components/ErrorView';
 import { useApi } from '../../hooks/useApi';
 import { useRoute } from '../../router';
@@ -49,31 +50,49 @@ export function RunsView() {
       </header>
       {list.error ? <ErrorView error={list.error} title="Could not list runs" /> : null}
 
-      {list.data !== undefined && rows.length === 0 ? (
-        <div className="panel empty-state">
-          <p>
-            <strong>No runs yet.</strong>
+      {list.data === undefined ? (
+        list.error ? null : (
+          // Not an empty table: "No run matches" would be wrong while the list is on its way.
+          <p className="muted" role="status">
+            Loading runs…
           </p>
-          <p className="muted">
-            Start one in{' '}
-            <a
-              href="#/experiments"
-              onClick={(event) => {
-                event.preventDefault();
-                navigate('experiments');
-              }}
-            >
-              Experiments
-            </a>
-            .
-          </p>
-        </div>
+        )
+      ) : rows.length === 0 ? (
+        <EmptyState title="No runs yet.">
+          Start one in{' '}
+          <a
+            href="#/experiments"
+            onClick={(event) => {
+              event.preventDefault();
+              navigate('experiments');
+            }}
+          >
+            Experiments
+          </a>
+          .
+        </EmptyState>
       ) : (
         <section className="panel" aria-label="Run list">
+          <div className="filter-row">
+            {/*
+              Uncontrolled: the value lives in the URL hash, which updates a tick after each key;
+              a controlled input would briefly revert and lose the caret.
+            */}
+            <input
+              type="search"
+              aria-label="Search runs"
+              placeholder="Search run id, preset, status…"
+              defaultValue={params.runSearch}
+              onChange={(event) => update({ runSearch: event.currentTarget.value })}
+            />
+          </div>
           <RunsTable
             rows={rows}
             selected={selectedId}
             onSelect={(run) => update({ run, question: null })}
+            sort={params.runSort}
+            onSortChange={(runSort) => update({ runSort })}
+            search={params.runSearch}
           />
         </section>
       )}

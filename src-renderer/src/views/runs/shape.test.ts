@@ -89,6 +89,13 @@ describe('filterAnswers', () => {
       ids(filterAnswers(ANSWERS, { ...all, categories: [...all.categories], search: 'paris' })),
     ).toEqual([0, 1, 2, 3]);
   });
+
+  it('filters by sample', () => {
+    const two = [...ANSWERS, answer({ sampleId: 's2', questionIndex: 9 })];
+    const every = { ...all, categories: [...all.categories] };
+    expect(ids(filterAnswers(two, { ...every, sample: 's2' }))).toEqual([9]);
+    expect(ids(filterAnswers(two, { ...every, sample: null }))).toEqual([0, 1, 2, 3, 9]);
+  });
 });
 
 describe('runs URL params', () => {
@@ -103,6 +110,10 @@ describe('runs URL params', () => {
       errorsOnly: true,
       search: 'dog',
       question: 'conv-26#4',
+      sample: 'conv-26',
+      sort: 'officialF1.desc',
+      runSort: 'createdAt.asc',
+      runSearch: 'hybrid',
     };
     const record = runsParamsToRecord(state);
     expect(parseRunsParams(new URLSearchParams(record))).toEqual(state);

@@ -35,8 +35,15 @@ export interface RunsParams {
   outcome: Outcome;
   errorsOnly: boolean;
   search: string;
+  /** Only this sample's questions; null: every sample. */
+  sample: string | null;
   /** The open question, as answerKey(). */
   question: string | null;
+  /** The questions table's sort, as sortParam writes it; null: dataset order. */
+  sort: string | null;
+  /** The run list's sort and text search. */
+  runSort: string | null;
+  runSearch: string;
 }
 
 export type RunsParamsPatch = Partial<RunsParams>;
@@ -111,7 +118,11 @@ export function parseRunsParams(params: URLSearchParams): RunsParams {
     outcome: (OUTCOMES as readonly string[]).includes(outcome ?? '') ? (outcome as Outcome) : 'all',
     errorsOnly: params.get('errors') === '1',
     search: params.get('q') ?? '',
+    sample: params.get('sample') || null,
     question: params.get('question') || null,
+    sort: params.get('sort') || null,
+    runSort: params.get('rsort') || null,
+    runSearch: params.get('rq') ?? '',
   };
 }
 
@@ -128,7 +139,11 @@ export function runsParamsToRecord(state: RunsParams): Record<string, string> {
   if (state.outcome !== 'all') out.outcome = state.outcome;
   if (state.errorsOnly) out.errors = '1';
   if (state.search) out.q = state.search;
+  if (state.sample) out.sample = state.sample;
   if (state.question) out.question = state.question;
+  if (state.sort) out.sort = state.sort;
+  if (state.runSort) out.rsort = state.runSort;
+  if (state.runSearch) out.rq = state.runSearch;
   return out;
 }
 
@@ -151,16 +166,19 @@ export interface AnswerFilters {
   outcome: Outcome;
   errorsOnly: boolean;
   search: string;
+  /** One sample's questions; null or absent: every sample. */
+  sample?: string | null;
 }
 
 export function filterAnswers(
   answers: readonly AnswerRecord[],
-  { categories, outcome, errorsOnly, search }: AnswerFilters,
+  { categories, outcome, errorsOnly, search, sample = null }: AnswerFilters,
 ): AnswerRecord[] {
   const wanted = new Set(categories);
   const needle = search.trim().toLowerCase();
   return answers.filter((a) => {
     if (!wanted.has(a.category)) return false;
+    if (sample !== null && a.sampleId !== sample) return false;
     if (errorsOnly && a.error === null) return false;
     if (outcome === 'correct' && !isCorrect(a)) return false;
     if (outcome === 'incorrect' && isCorrect(a)) return false;

@@ -8,6 +8,7 @@ import {
   type SweepCellRow,
   type SweepMetric,
 } from '@shared/sweeps';
+import { EmptyState } from '../../components/EmptyState/EmptyState';
 import { ErrorView } from '../../components/ErrorView';
 import { formatScore } from '../../components/charts/categoryRows';
 import { useApi } from '../../hooks/useApi';
@@ -93,14 +94,9 @@ export function SweepsView() {
       {list.error ? <ErrorView error={list.error} title="Could not list sweeps" /> : null}
       {detail.error ? <ErrorView error={detail.error} title="Could not read the sweep" /> : null}
       {list.data !== undefined && sweeps.length === 0 ? (
-        <div className="panel empty-state">
-          <p>
-            <strong>No sweeps yet.</strong>
-          </p>
-          <p className="muted">
-            Run one from the command line: <code>npm run -s cli -- sweep run spec.yaml</code>
-          </p>
-        </div>
+        <EmptyState title="No sweeps yet.">
+          Run one from the command line: <code>npm run -s cli -- sweep run spec.yaml</code>
+        </EmptyState>
       ) : null}
       {sweeps.length > 0 ? (
         <div className="panel sweep-controls">
