@@ -36,7 +36,10 @@ test('a run is named, tagged and annotated at launch, edited later, and found by
   const textRow = table.getByRole('row', { name: /text only/ });
   await expect(textRow).toContainText('baseline');
   await expect(textRow).toContainText('offline');
-  const header = await table.getByRole('columnheader').allTextContents();
+  // Header texts without the sort marks (↕ ▲ ▼) of sortable columns.
+  const header = (await table.getByRole('columnheader').allTextContents()).map((h) =>
+    h.replace(/[↕▲▼]/g, '').trim(),
+  );
   for (const column of ['Name', 'Top-k', 'Seed', 'Answerer', 'Judge', 'Questions'])
     expect(header).toContain(column);
   const cell = (name: string) => textRow.getByRole('cell').nth(header.indexOf(name));

@@ -60,12 +60,12 @@ const columns = [
   column.accessor('topK', {
     header: 'Top-k',
     cell: (info) => info.getValue() ?? '—',
-    meta: { width: '70px', min: 70, numeric: true, priority: 3 },
+    meta: { width: '70px', min: 70, numeric: true, priority: 2 },
   }),
   column.accessor('seed', {
     header: 'Seed',
     cell: (info) => info.getValue() ?? '—',
-    meta: { width: '70px', min: 70, numeric: true, priority: 3 },
+    meta: { width: '70px', min: 70, numeric: true, priority: 2 },
   }),
   column.accessor('answerer', {
     header: 'Answerer',
@@ -75,12 +75,12 @@ const columns = [
   column.accessor('judgeProtocol', {
     header: 'Judge',
     cell: (info) => info.getValue() ?? <span className="muted">none</span>,
-    meta: { width: 'minmax(80px, 0.8fr)', min: 80, priority: 3 },
+    meta: { width: 'minmax(80px, 0.8fr)', min: 80, priority: 2 },
   }),
   column.accessor('createdAt', {
     header: 'Created',
     cell: (info) => formatDateTime(info.getValue()),
-    meta: { width: 'minmax(140px, 1fr)', min: 140, priority: 2 },
+    meta: { width: 'minmax(140px, 1fr)', min: 140, priority: 3 },
   }),
   column.accessor(durationMs, {
     id: 'duration',
