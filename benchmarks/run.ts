@@ -7,6 +7,7 @@
  *   sweep      a 12-cell sweep: local executor vs BullMQ on 1, 2 and 4 worker processes
  *   runsdb     corruption checks and repair on a ~100 MB runs database (no dataset needed)
  *   server     light API calls' latency while the local server serves a heavy read mix
+ *   ui         a full run from the Experiments view in Chromium vs the same run from the CLI
  *
  * Each suite prints its report and replaces its own section of docs/benchmarks.md.
  */
@@ -18,6 +19,7 @@ import { retrievalSuite } from './retrieval';
 import { sweepSuite } from './sweep';
 import { runsDbSuite } from './runsdb';
 import { serverSuite } from './server';
+import { uiSuite } from './ui';
 
 const SUITES: Record<string, (data: string, write: boolean, extra: string[]) => Promise<void>> = {
   retrieval: retrievalSuite,
@@ -26,6 +28,7 @@ const SUITES: Record<string, (data: string, write: boolean, extra: string[]) => 
   sweep: sweepSuite,
   runsdb: runsDbSuite,
   server: serverSuite,
+  ui: uiSuite,
 };
 
 const USAGE = `usage: npm run bench -- <${Object.keys(SUITES).join('|')}> [--data <file>] [--no-write] [--no-ablation]\n`;

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Locator, Page } from '@playwright/test';
-import { expect, MINI as MINI_FILE, openWithMini, screenshotPath, test } from './fixtures';
+import { api, expect, MINI as MINI_FILE, openWithMini, screenshotPath, test } from './fixtures';
 
 // The real corpus sits beside the repository on machines that have it; it is not committed.
 const LOCOMO10 = resolve('../shared/datasets/locomo10.json');
@@ -323,4 +323,79 @@ test('a file with invalid samples: a named one is refused beside Samples, all ru
   const card = page.getByRole('article').first();
   await expect(card.locator('.status-badge')).toHaveText('completed', { timeout: 60_000 });
   await expect(samples.getByRole('alert')).toHaveCount(0);
+});
+
+test.describe('a run the page did not start, or started before a reload', () => {
+  // The test-only presets (slow inserts on request) load in `serve` through this variable.
+  test.use({
+    viewport: { width: 1400, height: 1100 },
+    serveEnv: {
+      MEMORY_WORKBENCH_EXTRA_PRESETS: resolve('tests/fixtures/experiment/test-presets.ts'),
+    },
+  });
+  test("shows the engine's true counts after a reload and in a second window, and keeps updating", async ({
+    page,
+    workbench,
+    request,
+  }) => {
+    await openWithMini(page, workbench);
+    const datasets = await api(request, workbench.url)<{ datasetId: string }[]>(
+      'datasets.list',
+      {},
+    );
+    // Started by another window: this page never saw its first events.
+    const { runId } = await api(request, workbench.url)<{ runId: string }>('experiments.start', {
+      datasetId: datasets[0]?.datasetId,
+      samples: ['mini-1', 'mini-2'],
+      memory: { preset: 'test-recency', config: { insertDelayMs: 700 } },
+      answerer: { kind: 'extractive' },
+    });
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Experiments' })
+      .click();
+    const card = page.getByRole('article', { name: `Run ${runId}` });
+    const packets = card.getByRole('definition').nth(1);
+    const tests = card.getByRole('definition').nth(2);
+    // mini-1 has 5 packets and 4 planned tests, mini-2 3 and 1: the run's totals, not "k / 0".
+    await expect(packets).toHaveText(/^[1-8] \/ 8$/, { timeout: 30_000 });
+    await expect(card).toContainText('2 samples');
+    await expect(tests).toHaveText(/^\d \/ 5$/);
+    await expect(card.locator('.status-badge')).toHaveText('running');
+    await expect(card.getByRole('definition').nth(5)).toHaveText(/^\d{2}:\d{2}$/);
+
+    await page.reload();
+    const again = page.getByRole('article', { name: `Run ${runId}` });
+    await expect(again.getByRole('definition').nth(1)).toHaveText(/^[1-8] \/ 8$/);
+    await expect(again).toContainText('2 samples');
+    await expect(again.getByRole('table', { name: `Samples of run ${runId}` })).toContainText(
+      'mini-2',
+    );
+    const before = Number(
+      (await again
+        .getByRole('progressbar', { name: `Run ${runId} progress` })
+        .getAttribute('aria-valuenow')) ?? 0,
+    );
+    expect(before).toBeGreaterThan(0);
+    await page.screenshot({ path: screenshotPath('experiments-reloaded-running') });
+
+    // A second window shows the same run, and both keep updating to the end.
+    const second = await page.context().newPage();
+    await second.goto(`${workbench.url}#/experiments`);
+    const there = second.getByRole('article', { name: `Run ${runId}` });
+    await expect(there.getByRole('definition').nth(1)).toHaveText(/^[1-8] \/ 8$/);
+    for (const shown of [again, there]) {
+      await expect(shown.locator('.status-badge')).toHaveText('completed', { timeout: 60_000 });
+      await expect(shown.getByRole('definition').nth(1)).toHaveText('8 / 8');
+      await expect(shown.getByRole('definition').nth(2)).toHaveText('5 / 5');
+      await expect(
+        shown.getByRole('progressbar', { name: `Run ${runId} progress` }),
+      ).toHaveAttribute('aria-valuenow', '100');
+    }
+    // After the end, a reload still lists the run of this session with its final counts.
+    await second.reload();
+    await expect(there.locator('.status-badge')).toHaveText('completed');
+    await expect(there.getByRole('definition').nth(1)).toHaveText('8 / 8');
+    await second.screenshot({ path: screenshotPath('experiments-reloaded-finished') });
+  });
 });

@@ -17,6 +17,7 @@ import {
   type ProgressEvent,
   type RunSummary,
 } from './experiment';
+import type { RunProgress } from './liveProgress';
 import type { RescoreResult } from './rescore';
 import type { RunInfo, RunListItem } from './runs';
 import type { SweepDetail, SweepListItem } from './sweeps';
@@ -113,9 +114,20 @@ export const apiMethods = {
   'experiments.resume': method<{ runId: string }>()(z.object({ runId }).strict()),
   /** Runs executing in this engine now, with their latest progress event. */
   'experiments.active': method<ActiveRun[]>()(z.object({}).strict()),
+  /**
+   * The engine's live state of the runs it started or resumed since it launched (running ones
+   * and the latest ended ones), newest first: what a reloaded page or a second window shows
+   * before the progress events carry on from `seq`.
+   */
+  'experiments.live': method<RunProgress[]>()(z.object({}).strict()),
 
   'runs.list': method<RunListItem[]>()(z.object({}).strict()),
   'runs.get': method<RunDetail>()(z.object({ runId }).strict()),
+  /**
+   * A run's info and summary without its curve: what a live card refetches while the run goes
+   * on (the curve of a full run costs seconds of a core, which the run itself needs).
+   */
+  'runs.summary': method<Omit<RunDetail, 'curve'>>()(z.object({ runId }).strict()),
   /** Each question's final answer (the headline). */
   'runs.answers': method<AnswerRecord[]>()(z.object({ runId }).strict()),
   'runs.delete': method<{ deleted: boolean }>()(z.object({ runId }).strict()),
@@ -264,7 +276,8 @@ export type ApiHandlers = {
 /** Events pushed from the engine to every connected UI (progress of long work). */
 export type ApiEvent =
   | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string }
-  | { type: 'progress'; event: ProgressEvent }
+  /** `seq`: the event's number within its run, as counted by the engine ('experiments.live'). */
+  | { type: 'progress'; event: ProgressEvent; seq?: number }
   /** The desktop menu opened a dataset; the UI shows it. */
   | { type: 'dataset-opened'; datasetId: string }
   | { type: 'dataset-open-failed'; error: ErrorPayload }
@@ -294,6 +307,7 @@ export const apiEventSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('progress'),
     event: z.object({ type: z.string(), runId: z.string(), at: z.number() }).loose(),
+    seq: z.number().int().nonnegative().optional(),
   }),
   z.object({ type: z.literal('dataset-opened'), datasetId: z.string().min(1) }),
   z.object({ type: z.literal('dataset-open-failed'), error: eventErrorSchema }),

@@ -14,6 +14,7 @@ import {
   type ExperimentConfigInput,
   type ProgressEvent,
 } from '../../src-shared/experiment';
+import { reduceProgress, type RunProgress } from '../../src-shared/liveProgress';
 import { ApiKeySource } from './keys';
 import type { JsonBytes } from './dispatch';
 import {
@@ -28,6 +29,9 @@ import { DEFAULT_READ_WORKERS, RunReadWorkers } from './runs/readWorkers';
 import { rescoreRun } from './runs/rescore';
 import { RunStore } from './runs/store';
 
+/** Ended runs 'experiments.live' still lists; older ones are in the Runs view. */
+const MAX_ENDED_LIVE_RUNS = 20;
+
 /**
  * The API's view of the experiment engine: starts, cancels and resumes runs in worker threads,
  * relays their progress as events, and serves the runs database's read views (in a read worker).
@@ -40,6 +44,11 @@ export class ExperimentManager {
     string,
     { handle: ExperimentHandle; last: ProgressEvent | null }
   >();
+  /**
+   * Every run of this session folded from its events, in start order: what 'experiments.live'
+   * answers, so a reloaded page shows the true counts rather than what its own events saw.
+   */
+  private readonly live = new Map<string, RunProgress>();
 
   constructor(
     private readonly dataDir: string,
@@ -98,6 +107,11 @@ export class ExperimentManager {
 
   activeRuns(): ActiveRun[] {
     return [...this.active.entries()].map(([runId, { last }]) => ({ runId, last }));
+  }
+
+  /** This session's runs, newest first (running ones always, ended ones up to a bound). */
+  liveRuns(): RunProgress[] {
+    return [...this.live.values()].reverse();
   }
 
   /**
@@ -170,13 +184,40 @@ export class ExperimentManager {
       onProgress: (event: ProgressEvent) => {
         const run = this.active.get(event.runId);
         if (run) run.last = event;
-        this.emit({ type: 'progress', event });
+        const seq = this.fold(event);
+        this.emit({ type: 'progress', event, seq });
       },
     };
   }
 
+  /** Folds the event into the run's live state and returns its sequence number in the run. */
+  private fold(event: ProgressEvent): number {
+    const before = this.live.get(event.runId);
+    const seq = (before?.seq ?? 0) + 1;
+    const after = reduceProgress(before ? { [event.runId]: before } : {}, {
+      type: 'event',
+      event,
+      seq,
+    })[event.runId];
+    // Re-inserted so the map stays in order of the latest start (a resume moves to the end).
+    if (event.type === 'run-started') this.live.delete(event.runId);
+    if (after) this.live.set(event.runId, after);
+    return seq;
+  }
+
+  private forgetOldEnded(): void {
+    let ended = 0;
+    for (const [runId] of [...this.live].reverse()) {
+      if (this.active.has(runId)) continue;
+      if (++ended > MAX_ENDED_LIVE_RUNS) this.live.delete(runId);
+    }
+  }
+
   private track(handle: ExperimentHandle): void {
     this.active.set(handle.runId, { handle, last: null });
-    void handle.done.then(() => this.active.delete(handle.runId));
+    void handle.done.then(() => {
+      this.active.delete(handle.runId);
+      this.forgetOldEnded();
+    });
   }
 }

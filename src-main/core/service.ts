@@ -96,10 +96,12 @@ export function createService(options: ServiceOptions): Service {
     'experiments.cancel': async ({ runId }) => ({ cancelled: experiments.cancel(runId) }),
     'experiments.resume': ({ runId }) => experiments.resume(runId),
     'experiments.active': async () => experiments.activeRuns(),
+    'experiments.live': async () => experiments.liveRuns(),
 
     // Read views run in the runs read worker (core/runs/queries.ts): never on this thread.
     'runs.list': (input) => experiments.read('runs.list', input),
     'runs.get': (input) => experiments.read('runs.get', input),
+    'runs.summary': (input) => experiments.read('runs.summary', input),
     'runs.answers': (input) => experiments.read('runs.answers', input),
     'runs.delete': async ({ runId }) => ({ deleted: experiments.delete(runId) }),
     // Writes: on this thread, the runs DB's only writer, one sample at a time (core/runs/rescore.ts).

@@ -14,6 +14,7 @@ import type { RunReader } from './reader';
 export const READ_METHODS = [
   'runs.list',
   'runs.get',
+  'runs.summary',
   'runs.answers',
   'runs.export',
   'runs.compare',
@@ -75,6 +76,11 @@ export function runQueries(reader: RunReader): RunQueries {
       benchmark: reader.profileOf(runId),
       summary: reader.summary(runId),
       curve: reader.curve(runId),
+    }),
+    'runs.summary': ({ runId }) => ({
+      info: reader.getRun(runId),
+      benchmark: reader.profileOf(runId),
+      summary: reader.summary(runId),
     }),
     'runs.answers': ({ runId }) => reader.finalAnswers(runId),
     'runs.export': ({ runId, format }) => ({

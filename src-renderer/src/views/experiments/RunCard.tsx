@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import {
   CATEGORY_SCHEMES,
   CATEGORY_SCHEME_LABELS,
@@ -18,7 +18,7 @@ import {
   totalPacketsInserted,
   type LiveStatus,
   type RunProgress,
-} from './progress';
+} from '@shared/liveProgress';
 import { formatEta, percent } from './shape';
 
 const STATUS_LABELS: Record<LiveStatus, string> = {
@@ -89,10 +89,26 @@ export function RunCard({
   const eta = remainingMs(run, now);
   const summary = detail?.summary ?? run.summary;
   const preset = detail?.info.preset;
-  const rows = summary
-    ? categoryChartRows([{ key: 'run', summary }], { metric: 'officialF1', scheme })
-    : [];
   const finished = run.status === 'completed' || run.status === 'degraded';
+  // The chart changes only when a summary does (a committed test), not with every progress event.
+  const chart = useMemo(
+    () =>
+      summary && summary.questions > 0 ? (
+        <CategoryChart
+          rows={categoryChartRows([{ key: 'run', summary }], { metric: 'officialF1', scheme })}
+          series={[{ key: 'run', label: 'this run' }]}
+          metricLabel={METRIC_LABELS.officialF1}
+          schemeLabel={CATEGORY_SCHEME_LABELS[scheme]}
+          subject={
+            finished
+              ? 'final answers'
+              : `the latest answer to each question so far (${summary.questions} questions)`
+          }
+          height={200}
+        />
+      ) : null,
+    [summary, scheme, finished],
+  );
   const titleId = `run-${run.runId}-title`;
 
   return (
@@ -250,20 +266,7 @@ export function RunCard({
               ))}
             </div>
           </div>
-          {summary && summary.questions > 0 ? (
-            <CategoryChart
-              rows={rows}
-              series={[{ key: 'run', label: 'this run' }]}
-              metricLabel={METRIC_LABELS.officialF1}
-              schemeLabel={CATEGORY_SCHEME_LABELS[scheme]}
-              subject={
-                finished
-                  ? 'final answers'
-                  : `the latest answer to each question so far (${summary.questions} questions)`
-              }
-              height={200}
-            />
-          ) : (
+          {chart ?? (
             <p className="muted chart-empty">
               No test committed yet: the chart fills in as tests commit.
             </p>

@@ -1,5 +1,5 @@
-import type { ProgressEvent, RunSummary, SampleStatus } from '@shared/experiment';
-import type { RunInfo } from '@shared/runs';
+import type { ProgressEvent, RunSummary, SampleStatus } from './experiment';
+import type { RunInfo } from './runs';
 
 /**
  * Live progress of the runs this window knows about, reduced from the engine's progress events.
@@ -51,12 +51,27 @@ export interface RunProgress {
   summary: RunSummary | null;
   /** Joined mid-run (page reload): counts before the join are only as good as the run's info. */
   partial: boolean;
+  /**
+   * The engine's sequence number of the last event folded in (per run, counted by the engine);
+   * null when the events came without one. Says whether a snapshot is newer than this state.
+   */
+  seq: number | null;
 }
 
 export type ProgressState = Readonly<Record<string, RunProgress>>;
 
+/** A progress event as the engine broadcasts it: with its per-run sequence number. */
+export interface SequencedEvent {
+  event: ProgressEvent;
+  seq?: number;
+}
+
 export type ProgressAction =
-  | { type: 'event'; event: ProgressEvent }
+  | ({ type: 'event' } & SequencedEvent)
+  /** Events that arrived together, folded in one step (one render for a burst). */
+  | { type: 'events'; events: readonly SequencedEvent[] }
+  /** The engine's own state of its runs ('experiments.live'): it replaces anything older. */
+  | { type: 'snapshot'; runs: readonly RunProgress[] }
   /** The user asked to cancel; the run stops after the question in flight. */
   | { type: 'cancel-requested'; runId: string }
   /** A run seen through 'experiments.active' or 'runs.get' rather than from its first event. */
@@ -97,6 +112,7 @@ function emptyRun(runId: string): RunProgress {
     message: null,
     summary: null,
     partial: false,
+    seq: null,
   };
 }
 
@@ -288,17 +304,38 @@ function fromInfo(info: RunInfo, previous: RunProgress | undefined): RunProgress
   };
 }
 
+/** One event folded into its run; an event a snapshot already covered (by seq) is skipped. */
+function foldEvent(state: ProgressState, { event, seq }: SequencedEvent): ProgressState {
+  const before = state[event.runId] ?? emptyRun(event.runId);
+  if (seq !== undefined && before.seq !== null && seq <= before.seq) return state;
+  let next = applyEvent(before, event);
+  // A cancel stays "cancelling" through the events of the question still in flight.
+  if (before.status === 'cancelling' && next.status === 'running') {
+    next = { ...next, status: 'cancelling' };
+  }
+  return { ...state, [event.runId]: { ...next, seq: seq ?? before.seq } };
+}
+
 export function reduceProgress(state: ProgressState, action: ProgressAction): ProgressState {
   switch (action.type) {
-    case 'event': {
-      const { event } = action;
-      const before = state[event.runId] ?? emptyRun(event.runId);
-      let next = applyEvent(before, event);
-      // A cancel stays "cancelling" through the events of the question still in flight.
-      if (before.status === 'cancelling' && next.status === 'running') {
-        next = { ...next, status: 'cancelling' };
+    case 'event':
+      return foldEvent(state, action);
+    case 'events': {
+      let next = state;
+      for (const sequenced of action.events) next = foldEvent(next, sequenced);
+      return next;
+    }
+    case 'snapshot': {
+      let next = state;
+      for (const run of action.runs) {
+        const known = next[run.runId];
+        // What this window folded in itself is as new as the snapshot or newer.
+        if (known && known.seq !== null && run.seq !== null && known.seq >= run.seq) continue;
+        const status =
+          known?.status === 'cancelling' && run.status === 'running' ? 'cancelling' : run.status;
+        next = { ...next, [run.runId]: { ...run, status, partial: false } };
       }
-      return { ...state, [event.runId]: next };
+      return next;
     }
     case 'cancel-requested': {
       const run = state[action.runId];

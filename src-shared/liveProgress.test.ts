@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { summarizeAnswers, type ProgressEvent } from '@shared/experiment';
-import type { RunInfo } from '@shared/runs';
+import { summarizeAnswers, type ProgressEvent } from './experiment';
+import type { RunInfo } from './runs';
 import {
   isActive,
   overallFraction,
@@ -10,7 +10,7 @@ import {
   totalPacketsInserted,
   type ProgressAction,
   type ProgressState,
-} from './progress';
+} from './liveProgress';
 
 const R = 'run-1';
 const ev = (e: ProgressEvent): ProgressAction => ({ type: 'event', event: e });
@@ -336,6 +336,70 @@ describe('reduceProgress', () => {
     );
     expect(reduceProgress(cancelled, { type: 'settled', info: info({ status: 'failed' }) })).toBe(
       cancelled,
+    );
+  });
+});
+
+describe('reduceProgress: batches and the engine snapshot (reload-safe progress)', () => {
+  const events = START.map((a) => (a.type === 'event' ? a.event : null)).filter(
+    (e): e is ProgressEvent => e !== null,
+  );
+  const numbered = (from: number) => events.map((event, i) => ({ event, seq: from + i }));
+
+  it('folds a batch of events exactly as one event at a time', () => {
+    const oneByOne = replay(numbered(1).map((e) => ({ type: 'event' as const, ...e })));
+    const batched = reduceProgress({}, { type: 'events', events: numbered(1) });
+    expect(batched).toEqual(oneByOne);
+    expect(batched[R]?.seq).toBe(events.length);
+  });
+
+  it('a window that joins mid-run takes the engine state, then only the events after it', () => {
+    // The engine has folded every event so far; this window saw only the last packet.
+    const engine = reduceProgress({}, { type: 'events', events: numbered(1) })[R]!;
+    const packet = numbered(1)[2]!;
+    const joined = reduceProgress({}, { type: 'event', ...packet });
+    // Alone, a mid-run event knows nothing of the totals: "Packets 1 / 0", one sample.
+    expect(joined[R]).toMatchObject({ totalPackets: 0, sampleIds: ['a'] });
+
+    const seeded = reduceProgress(joined, { type: 'snapshot', runs: [engine] });
+    expect(seeded[R]).toMatchObject({
+      totalPackets: 3,
+      totalTests: 3,
+      sampleIds: ['a', 'b'],
+      questionsAnswered: 2,
+      answerErrors: 1,
+      etaMs: 5000,
+      startedAt: 1000,
+      partial: false,
+    });
+    // An event the snapshot already holds is not counted twice; a newer one is.
+    const answered = numbered(1)[4]!;
+    expect(reduceProgress(seeded, { type: 'event', ...answered })).toBe(seeded);
+    const next = reduceProgress(seeded, {
+      type: 'event',
+      seq: events.length + 1,
+      event: { type: 'packet', runId: R, at: 1200, sampleId: 'a', inserted: 2, total: 2, etaMs: 1 },
+    });
+    expect(next[R]?.samples.a?.packetsInserted).toBe(2);
+  });
+
+  it('ignores a snapshot older than what the window folded itself', () => {
+    const older = reduceProgress({}, { type: 'events', events: numbered(1).slice(0, 3) })[R]!;
+    const newer = reduceProgress({}, { type: 'events', events: numbered(1) });
+    expect(reduceProgress(newer, { type: 'snapshot', runs: [older] })).toBe(newer);
+  });
+
+  it('keeps a cancel the user asked for over a running snapshot', () => {
+    const engine = reduceProgress({}, { type: 'events', events: numbered(1) })[R]!;
+    const asked = reduceProgress(
+      { [R]: { ...engine, seq: 2 } },
+      {
+        type: 'cancel-requested',
+        runId: R,
+      },
+    );
+    expect(reduceProgress(asked, { type: 'snapshot', runs: [engine] })[R]?.status).toBe(
+      'cancelling',
     );
   });
 });
