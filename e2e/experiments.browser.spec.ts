@@ -398,4 +398,53 @@ test.describe('a run the page did not start, or started before a reload', () => 
     await expect(there.getByRole('definition').nth(1)).toHaveText('8 / 8');
     await second.screenshot({ path: screenshotPath('experiments-reloaded-finished') });
   });
+
+  test('a cancelled run shows its errors by message and who cancelled it', async ({
+    page,
+    workbench,
+    request,
+  }) => {
+    await openWithMini(page, workbench);
+    const call = api(request, workbench.url);
+    const datasets = await call<{ datasetId: string }[]>('datasets.list', {});
+    const { runId } = await call<{ runId: string }>('experiments.start', {
+      datasetId: datasets[0]?.datasetId,
+      samples: ['mini-1', 'mini-2'],
+      memory: {
+        preset: 'test-recency',
+        // Retrieval fails for one question, asked again at every test; slow inserts leave time to cancel.
+        config: { insertDelayMs: 500, failRetrieveQuestions: ['Where did Ann move?'] },
+      },
+      answerer: { kind: 'extractive' },
+    });
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Experiments' })
+      .click();
+    const card = page.getByRole('article', { name: `Run ${runId}` });
+    const errors = card.getByRole('region', { name: 'Errors' });
+    await expect(errors).toContainText(/\d+ answers?: .*Where did Ann move\?/, { timeout: 30_000 });
+    await card.getByRole('button', { name: 'Cancel' }).click();
+    await expect(card.locator('.status-badge')).toHaveText('cancelled', { timeout: 30_000 });
+    await expect(card.getByRole('status').filter({ hasText: 'Cancelled:' })).toContainText(
+      'Cancelled: cancelled by the user.',
+    );
+    // The errors seen before the cancel are still counted and listed.
+    const count = Number(
+      /^(\d+)/.exec((await card.getByRole('definition').nth(4).textContent()) ?? '')?.[1],
+    );
+    expect(count).toBeGreaterThan(0);
+    await expect(errors).toContainText(`${count} ${count === 1 ? 'answer' : 'answers'}: `);
+    await page.screenshot({ path: screenshotPath('experiments-cancelled-errors') });
+
+    // A reload shows the same: the engine kept the reason and the errors.
+    await page.reload();
+    const again = page.getByRole('article', { name: `Run ${runId}` });
+    await expect(again.getByRole('status').filter({ hasText: 'Cancelled:' })).toContainText(
+      'cancelled by the user',
+    );
+    await expect(again.getByRole('region', { name: 'Errors' })).toContainText(
+      `${count} ${count === 1 ? 'answer' : 'answers'}: `,
+    );
+  });
 });

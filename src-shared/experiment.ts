@@ -472,6 +472,8 @@ export type ProgressEvent =
       done: number;
       total: number;
       error: boolean;
+      /** The answer's error (an LLM call's 401, a timeout), when it has one. */
+      errorMessage?: string;
     })
   | (EventBase & {
       type: 'test-committed';
@@ -486,6 +488,8 @@ export type ProgressEvent =
       status: SampleStatus;
       insertErrors: number;
       answerErrors: number;
+      /** Why a failed sample stopped. */
+      error?: string;
     })
   | (EventBase & {
       type: 'run-finished';
@@ -495,7 +499,8 @@ export type ProgressEvent =
       status?: 'completed' | 'degraded';
       message?: string | null;
     })
-  | (EventBase & { type: 'run-cancelled'; elapsedMs: number })
+  /** `reason`: who or what cancelled it (the user, the app quitting), when the canceller said. */
+  | (EventBase & { type: 'run-cancelled'; elapsedMs: number; reason?: string })
   | (EventBase & { type: 'run-failed'; message: string; elapsedMs: number });
 
 export type ProgressEventType = ProgressEvent['type'];

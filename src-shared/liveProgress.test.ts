@@ -3,6 +3,7 @@ import { summarizeAnswers, type ProgressEvent } from './experiment';
 import type { RunInfo } from './runs';
 import {
   isActive,
+  MAX_ERROR_MESSAGES,
   overallFraction,
   reduceProgress,
   remainingMs,
@@ -401,5 +402,100 @@ describe('reduceProgress: batches and the engine snapshot (reload-safe progress)
     expect(reduceProgress(asked, { type: 'snapshot', runs: [engine] })[R]?.status).toBe(
       'cancelling',
     );
+  });
+});
+
+describe('reduceProgress: failures stay visible (issue 15 item 5)', () => {
+  const answered = (at: number, questionIndex: number, errorMessage?: string): ProgressAction =>
+    ev({
+      type: 'question-answered',
+      runId: R,
+      at,
+      sampleId: 'a',
+      testIndex: 1,
+      questionIndex,
+      done: questionIndex + 1,
+      total: 4,
+      error: errorMessage !== undefined,
+      ...(errorMessage !== undefined ? { errorMessage } : {}),
+    });
+
+  it('a cancel keeps the errors already seen, by message, and says who cancelled', () => {
+    const run = replay([
+      ...START,
+      answered(1200, 0, 'answer: HTTP 401 from 127.0.0.1'),
+      answered(1201, 1, 'answer: HTTP 401 from 127.0.0.1'),
+      answered(1202, 2, 'answer: timed out after 30000 ms'),
+      // A cancelled sample reports no counts of its own.
+      ev({
+        type: 'sample-finished',
+        runId: R,
+        at: 1300,
+        sampleId: 'a',
+        status: 'cancelled',
+        insertErrors: 0,
+        answerErrors: 0,
+      }),
+      ev({
+        type: 'run-cancelled',
+        runId: R,
+        at: 1301,
+        elapsedMs: 301,
+        reason: 'cancelled by the user',
+      }),
+    ])[R]!;
+    expect(run.status).toBe('cancelled');
+    expect(run.stopReason).toBe('cancelled by the user');
+    // 1 error in START's test 0, and 3 here.
+    expect(run.answerErrors).toBe(4);
+    expect(run.samples.a?.answerErrors).toBe(4);
+    expect(run.errorMessages).toEqual([
+      { message: 'answer: HTTP 401 from 127.0.0.1', count: 2 },
+      { message: 'answer: timed out after 30000 ms', count: 1 },
+    ]);
+  });
+
+  it('a failed sample keeps why, and its insert errors add up to the run', () => {
+    const run = replay([
+      ...START,
+      ev({
+        type: 'sample-finished',
+        runId: R,
+        at: 1300,
+        sampleId: 'a',
+        status: 'completed',
+        insertErrors: 2,
+        answerErrors: 1,
+      }),
+      ev({
+        type: 'sample-finished',
+        runId: R,
+        at: 1400,
+        sampleId: 'b',
+        status: 'failed',
+        insertErrors: 0,
+        answerErrors: 0,
+        error: 'memory service: connection refused',
+      }),
+      ev({
+        type: 'run-failed',
+        runId: R,
+        at: 1401,
+        elapsedMs: 401,
+        message: 'b: memory service: connection refused',
+      }),
+    ])[R]!;
+    expect(run.samples.b?.error).toBe('memory service: connection refused');
+    expect(run.insertErrors).toBe(2);
+    expect(run.message).toBe('b: memory service: connection refused');
+  });
+
+  it('keeps at most MAX_ERROR_MESSAGES distinct messages but counts every error', () => {
+    const many = Array.from({ length: MAX_ERROR_MESSAGES + 3 }, (_, i) =>
+      answered(1200 + i, i, `error ${i}`),
+    );
+    const run = replay([...START, ...many])[R]!;
+    expect(run.errorMessages).toHaveLength(MAX_ERROR_MESSAGES);
+    expect(run.answerErrors).toBe(1 + MAX_ERROR_MESSAGES + 3);
   });
 });

@@ -21,7 +21,18 @@ export interface SampleProgress {
   skippedTests: number;
   insertErrors: number;
   answerErrors: number;
+  /** Why the sample failed. */
+  error: string | null;
 }
+
+/** One distinct answer error and how many answers had it. */
+export interface ErrorTally {
+  message: string;
+  count: number;
+}
+
+/** Distinct answer error messages a run keeps (the count of every error is kept regardless). */
+export const MAX_ERROR_MESSAGES = 5;
 
 export interface RunProgress {
   runId: string;
@@ -36,7 +47,14 @@ export interface RunProgress {
   testsCommitted: number;
   /** Answer calls made in this attempt, over every test (a question is re-asked at each test). */
   questionsAnswered: number;
+  /** Answer calls that ended in an error, in this attempt (a cancel never takes one back). */
   answerErrors: number;
+  /** Inserts that failed, as the finished samples reported them. */
+  insertErrors: number;
+  /** The answer errors by message, first seen first, up to MAX_ERROR_MESSAGES distinct ones. */
+  errorMessages: ErrorTally[];
+  /** Why a cancelled run stopped (who cancelled it), when the engine said. */
+  stopReason: string | null;
   /** The test in flight, for "test 3: 12/40". */
   currentTest: { sampleId: string; testIndex: number; done: number; total: number } | null;
   /** The engine's whole-run estimate at `etaAt`; null until it has a rate. */
@@ -103,6 +121,9 @@ function emptyRun(runId: string): RunProgress {
     testsCommitted: 0,
     questionsAnswered: 0,
     answerErrors: 0,
+    insertErrors: 0,
+    errorMessages: [],
+    stopReason: null,
     currentTest: null,
     etaMs: null,
     etaAt: null,
@@ -127,7 +148,14 @@ function emptySample(sampleId: string): SampleProgress {
     skippedTests: 0,
     insertErrors: 0,
     answerErrors: 0,
+    error: null,
   };
+}
+
+function tally(tallies: readonly ErrorTally[], message: string): ErrorTally[] {
+  const i = tallies.findIndex((t) => t.message === message);
+  if (i >= 0) return tallies.map((t, j) => (j === i ? { ...t, count: t.count + 1 } : t));
+  return tallies.length < MAX_ERROR_MESSAGES ? [...tallies, { message, count: 1 }] : [...tallies];
 }
 
 function withSample(
@@ -206,6 +234,10 @@ function applyEvent(run: RunProgress, event: ProgressEvent): RunProgress {
         ...at,
         questionsAnswered: run.questionsAnswered + 1,
         answerErrors: run.answerErrors + (event.error ? 1 : 0),
+        errorMessages:
+          event.error && event.errorMessage !== undefined
+            ? tally(run.errorMessages, event.errorMessage)
+            : run.errorMessages,
         currentTest: {
           sampleId: event.sampleId,
           testIndex: event.testIndex,
@@ -225,17 +257,23 @@ function applyEvent(run: RunProgress, event: ProgressEvent): RunProgress {
         testsCommitted: run.testsCommitted + 1,
         currentTest: null,
       };
-    case 'sample-finished':
+    case 'sample-finished': {
+      const before = run.samples[event.sampleId];
+      // A cancelled or failed sample reports no counts: the errors already seen stay counted.
+      const insertErrors = Math.max(before?.insertErrors ?? 0, event.insertErrors);
       return {
         ...withSample(run, event.sampleId, (s) => ({
           ...s,
           status: event.status,
-          insertErrors: event.insertErrors,
-          answerErrors: event.answerErrors,
+          insertErrors,
+          answerErrors: Math.max(s.answerErrors, event.answerErrors),
+          error: event.error ?? s.error,
           packetsInserted: event.status === 'completed' ? s.totalPackets : s.packetsInserted,
         })),
         ...at,
+        insertErrors: run.insertErrors - (before?.insertErrors ?? 0) + insertErrors,
       };
+    }
     case 'run-finished':
       return {
         ...run,
@@ -249,7 +287,14 @@ function applyEvent(run: RunProgress, event: ProgressEvent): RunProgress {
         currentTest: null,
       };
     case 'run-cancelled':
-      return { ...run, ...at, status: 'cancelled', elapsedMs: event.elapsedMs, currentTest: null };
+      return {
+        ...run,
+        ...at,
+        status: 'cancelled',
+        elapsedMs: event.elapsedMs,
+        stopReason: event.reason ?? null,
+        currentTest: null,
+      };
     case 'run-failed':
       return {
         ...run,
@@ -279,6 +324,7 @@ function fromInfo(info: RunInfo, previous: RunProgress | undefined): RunProgress
       skippedTests: before?.skippedTests ?? 0,
       insertErrors: s.insertErrors,
       answerErrors: before?.answerErrors ?? 0,
+      error: s.error ?? before?.error ?? null,
     };
   }
   const sampleIds = info.sampleInfo.map((s) => s.sampleId);
@@ -298,6 +344,7 @@ function fromInfo(info: RunInfo, previous: RunProgress | undefined): RunProgress
       list.reduce((sum, s) => sum + s.testsCommitted, 0),
     ),
     answerErrors: Math.max(base.answerErrors, info.answerErrors),
+    insertErrors: Math.max(base.insertErrors, info.insertErrors),
     startedAt: base.startedAt ?? Date.parse(info.createdAt),
     message: info.error ?? base.message,
     partial: previous === undefined || previous.partial,

@@ -101,7 +101,7 @@ export class ExperimentManager {
 
   cancel(runId: string): boolean {
     const run = this.active.get(runId);
-    run?.handle.cancel();
+    run?.handle.cancel('cancelled by the user');
     return run !== undefined;
   }
 
@@ -162,7 +162,7 @@ export class ExperimentManager {
   /** Cancels every run and closes the database (app quit, server stop). */
   async close(): Promise<void> {
     const running = [...this.active.values()];
-    for (const { handle } of running) handle.cancel();
+    for (const { handle } of running) handle.cancel('the engine stopped (app quit or server stop)');
     await Promise.all(running.map(({ handle }) => handle.done));
     await this.readers?.close();
     this.readers = undefined;

@@ -247,6 +247,7 @@ export async function runSample(
           done: answers.length,
           total: test.questionIndices.length,
           error: record.error !== null,
+          ...(record.error !== null ? { errorMessage: record.error } : {}),
         });
       }
       if (answers.length < test.questionIndices.length) break;

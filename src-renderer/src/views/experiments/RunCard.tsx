@@ -64,6 +64,44 @@ export function ProgressBar({
   );
 }
 
+/** What went wrong in a run: failed samples with why, and answer errors by message. */
+function RunErrors({ run }: { run: RunProgress }) {
+  const failed = run.sampleIds
+    .map((id) => run.samples[id])
+    .filter((s) => s !== undefined && s.error !== null);
+  const listed = run.errorMessages.reduce((sum, t) => sum + t.count, 0);
+  if (failed.length === 0 && run.errorMessages.length === 0 && run.insertErrors === 0) return null;
+  const titleId = `run-${run.runId}-errors`;
+  return (
+    <section className="run-errors" aria-labelledby={titleId}>
+      <h4 id={titleId}>Errors</h4>
+      <ul>
+        {failed.map((s) => (
+          <li key={`sample-${s?.sampleId}`}>
+            Sample <code>{s?.sampleId}</code> failed: {s?.error}
+          </li>
+        ))}
+        {run.errorMessages.map((t) => (
+          <li key={`answer-${t.message}`}>
+            {t.count} {t.count === 1 ? 'answer' : 'answers'}: {t.message}
+          </li>
+        ))}
+        {run.answerErrors > listed ? (
+          <li className="muted">
+            {run.answerErrors - listed} more answer errors with other messages
+          </li>
+        ) : null}
+        {run.insertErrors > 0 ? (
+          <li>
+            {run.insertErrors} {run.insertErrors === 1 ? 'insert' : 'inserts'} failed (the
+            run&apos;s manifest in Runs lists them)
+          </li>
+        ) : null}
+      </ul>
+    </section>
+  );
+}
+
 export function RunCard({
   run,
   now,
@@ -181,7 +219,12 @@ export function RunCard({
         </div>
         <div>
           <dt>Errors</dt>
-          <dd className={run.answerErrors > 0 ? 'has-errors' : undefined}>{run.answerErrors}</dd>
+          <dd className={run.answerErrors + run.insertErrors > 0 ? 'has-errors' : undefined}>
+            {run.answerErrors}
+            {run.insertErrors > 0 ? (
+              <span className="muted"> + {run.insertErrors} inserts</span>
+            ) : null}
+          </dd>
         </div>
         <div>
           <dt>Elapsed</dt>
@@ -198,6 +241,14 @@ export function RunCard({
           {run.message}
         </p>
       ) : null}
+      {run.status === 'cancelled' ? (
+        <p role="status" className="run-stopped">
+          <strong>Cancelled:</strong> {run.stopReason ?? 'the run was cancelled'}. {tests.done} of{' '}
+          {tests.total} tests were committed; answers of a test still in flight were not kept
+          (Resume asks them again).
+        </p>
+      ) : null}
+      <RunErrors run={run} />
       {actionError ? <ErrorView error={actionError} /> : null}
 
       <div className="run-card-body">
