@@ -448,3 +448,43 @@ test.describe('a run the page did not start, or started before a reload', () => 
     );
   });
 });
+
+test('the form sends timeouts and the no-evidence switch as the CLI does', async ({
+  page,
+  workbench,
+  request,
+}) => {
+  await openWithMini(page, workbench);
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('link', { name: 'Experiments' })
+    .click();
+  const form = page.getByRole('form', { name: 'New experiment' });
+  await form.getByRole('button', { name: 'First sample only' }).click();
+  await expect(form.getByLabel('Insert timeout (s)')).toHaveValue('30');
+  await expect(form.getByLabel('Answer timeout (s)')).toHaveValue('60');
+  await form.getByLabel('Insert timeout (s)').fill('0');
+  await expect(form.getByText('Timeouts must be whole seconds from 1 to 86400.')).toBeVisible();
+  await expect(form.getByRole('button', { name: 'Run', exact: true })).toBeDisabled();
+  await form.getByLabel('Insert timeout (s)').fill('12');
+  await form.getByLabel('Answer timeout (s)').fill('34');
+  const noEvidence = form.getByRole('checkbox', { name: /Ask questions without usable evidence/ });
+  await expect(noEvidence).toBeChecked();
+  await noEvidence.uncheck();
+  await page.screenshot({ path: screenshotPath('experiments-form-timeouts'), fullPage: true });
+  await form.getByRole('button', { name: 'Run', exact: true }).click();
+  const card = page.getByRole('article').first();
+  await expect(card.locator('.status-badge')).toHaveText('completed', { timeout: 60_000 });
+
+  const runId = (await card.getAttribute('data-run-id')) ?? '';
+  const detail = await api(request, workbench.url)<{
+    info: { manifest: { config: { timeouts: unknown; includeNoEvidence: boolean } } };
+  }>('runs.get', { runId });
+  expect(detail.info.manifest.config.timeouts).toEqual({ insertMs: 12_000, answerMs: 34_000 });
+  expect(detail.info.manifest.config.includeNoEvidence).toBe(false);
+  // mini-1's 2 questions without usable evidence are left out: 5 of its 7.
+  await card.getByRole('button', { name: 'Open results' }).click();
+  await expect(page.getByRole('region', { name: 'Overall scores' })).toContainText(
+    'All categories (n=5)',
+  );
+});

@@ -2,6 +2,8 @@ import { useId, useState, type FormEvent } from 'react';
 import type { ApiInput, DatasetSummary, MemoryPresetInfo } from '@shared/api';
 import {
   ANSWER_PROTOCOLS,
+  DEFAULT_ANSWER_TIMEOUT_MS,
+  DEFAULT_INSERT_TIMEOUT_MS,
   DEFAULT_JUDGE_PROTOCOL,
   DEFAULT_JUDGE_REPEATS,
   DEFAULT_SEED,
@@ -102,6 +104,12 @@ export function RunForm({
   const [topK, setTopK] = useState(String(DEFAULT_TOP_K));
   const [seed, setSeed] = useState(String(DEFAULT_SEED));
   const [parallel, setParallel] = useState(1);
+  // Timeouts in seconds, as a person thinks of them; the config takes milliseconds.
+  const [insertTimeout, setInsertTimeout] = useState(String(DEFAULT_INSERT_TIMEOUT_MS / 1000));
+  const [answerTimeout, setAnswerTimeout] = useState(String(DEFAULT_ANSWER_TIMEOUT_MS / 1000));
+  const insertTimeoutValue = parseIntInRange(insertTimeout, 1, 86_400);
+  const answerTimeoutValue = parseIntInRange(answerTimeout, 1, 86_400);
+  const [includeNoEvidence, setIncludeNoEvidence] = useState(true);
   const parallelOptions = parallelChoices(navigator.hardwareConcurrency, chosen.size);
   const parallelValue = Math.min(parallel, parallelOptions.length);
 
@@ -150,6 +158,9 @@ export function RunForm({
       : null,
     topKValue === null ? 'Top-k must be a whole number from 1 to 1000.' : null,
     seedValue === null ? 'Seed must be a whole number.' : null,
+    insertTimeoutValue === null || answerTimeoutValue === null
+      ? 'Timeouts must be whole seconds from 1 to 86400.'
+      : null,
     judge !== null && repeatsValue === null
       ? 'Judge repeats must be a whole number from 1 to 20.'
       : null,
@@ -157,7 +168,14 @@ export function RunForm({
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (problems.length > 0 || memoryConfig === null || topKValue === null || seedValue === null) {
+    if (
+      problems.length > 0 ||
+      memoryConfig === null ||
+      topKValue === null ||
+      seedValue === null ||
+      insertTimeoutValue === null ||
+      answerTimeoutValue === null
+    ) {
       return;
     }
     const judgeRepeats = repeatsValue ?? DEFAULT_JUDGE_REPEATS;
@@ -180,6 +198,8 @@ export function RunForm({
       retrieval: { topK: topKValue },
       seed: seedValue,
       parallel: parallelValue,
+      timeouts: { insertMs: insertTimeoutValue * 1000, answerMs: answerTimeoutValue * 1000 },
+      includeNoEvidence,
     });
   };
 
@@ -396,6 +416,36 @@ export function RunForm({
             onChange={(event) => setSeed(event.currentTarget.value)}
           />
           {fieldError('seed')}
+        </label>
+        <label className="field">
+          <span className="field-label">Insert timeout (s)</span>
+          <input
+            type="number"
+            min={1}
+            value={insertTimeout}
+            aria-invalid={insertTimeoutValue === null}
+            onChange={(event) => setInsertTimeout(event.currentTarget.value)}
+          />
+        </label>
+        <label className="field">
+          <span className="field-label">Answer timeout (s)</span>
+          <input
+            type="number"
+            min={1}
+            value={answerTimeout}
+            aria-invalid={answerTimeoutValue === null}
+            onChange={(event) => setAnswerTimeout(event.currentTarget.value)}
+          />
+        </label>
+        <label className="field field-wide field-check">
+          <span>
+            <input
+              type="checkbox"
+              checked={includeNoEvidence}
+              onChange={(event) => setIncludeNoEvidence(event.currentTarget.checked)}
+            />{' '}
+            Ask questions without usable evidence (at the last packet)
+          </span>
         </label>
         <label className="field">
           <span className="field-label">Parallel samples</span>
