@@ -488,3 +488,45 @@ test('the form sends timeouts and the no-evidence switch as the CLI does', async
     'All categories (n=5)',
   );
 });
+
+test("the preset config editor checks the config by the preset's own schema, inline", async ({
+  page,
+  workbench,
+  request,
+}) => {
+  await openWithMini(page, workbench);
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('link', { name: 'Experiments' })
+    .click();
+  const form = page.getByRole('form', { name: 'New experiment' });
+  await form.getByRole('button', { name: 'First sample only' }).click();
+  const editor = form.getByRole('textbox', { name: /Preset config/ });
+  await expect(editor).toHaveValue('{}');
+  const run = form.getByRole('button', { name: 'Run', exact: true });
+
+  await editor.fill('{"fusion": "average"');
+  await expect(
+    form.getByRole('alert').filter({ hasText: 'memory.config: not JSON' }),
+  ).toBeVisible();
+  await expect(run).toBeDisabled();
+  // hybrid's schema: fusion is weighted or rrf, and unknown keys are refused.
+  await editor.fill('{"fusion": "average", "nope": 1}');
+  await expect(form.getByRole('alert').filter({ hasText: 'memory.config.fusion' })).toBeVisible();
+  await expect(form.getByRole('alert').filter({ hasText: 'nope' })).toBeVisible();
+  await expect(editor).toHaveAttribute('aria-invalid', 'true');
+  await expect(run).toBeDisabled();
+  await page.screenshot({ path: screenshotPath('experiments-config-editor'), fullPage: true });
+
+  await editor.fill('{"fusion": "rrf", "rrfK": 30}');
+  await expect(form.getByRole('alert')).toHaveCount(0);
+  await expect(run).toBeEnabled();
+  await run.click();
+  const card = page.getByRole('article').first();
+  await expect(card.locator('.status-badge')).toHaveText('completed', { timeout: 60_000 });
+  const runId = (await card.getAttribute('data-run-id')) ?? '';
+  const detail = await api(request, workbench.url)<{
+    info: { manifest: { config: { memory: { config: Record<string, unknown> } } } };
+  }>('runs.get', { runId });
+  expect(detail.info.manifest.config.memory.config).toMatchObject({ fusion: 'rrf', rrfK: 30 });
+});

@@ -105,6 +105,12 @@ export const apiMethods = {
   ),
 
   'memory.presets': method<MemoryPresetInfo[]>()(z.object({}).strict()),
+  /** Every problem of a preset config under the preset's own schema (empty: it is valid). */
+  'memory.checkConfig': method<{ problems: Array<{ path: string; message: string }> }>()(
+    z
+      .object({ preset: z.string().min(1).max(100), config: z.record(z.string(), z.unknown()) })
+      .strict(),
+  ),
 
   /** Starts a run in worker threads and returns at once; progress arrives as events. */
   'experiments.start': method<{ runId: string }>()(

@@ -18,6 +18,7 @@ import { reduceProgress, type RunProgress } from '../../src-shared/liveProgress'
 import { ApiKeySource } from './keys';
 import type { JsonBytes } from './dispatch';
 import {
+  memoryConfigProblems,
   memoryPresetLlmStage,
   memoryPresetTakesEmbedder,
   memoryPresetNames,
@@ -73,6 +74,14 @@ export class ExperimentManager {
       llmStage: memoryPresetLlmStage(name),
       embedder: memoryPresetTakesEmbedder(name),
     }));
+  }
+
+  async checkConfig(
+    preset: string,
+    config: Record<string, unknown>,
+  ): Promise<{ problems: Array<{ path: string; message: string }> }> {
+    await loadMemoryPresets();
+    return { problems: memoryConfigProblems(preset, config) };
   }
 
   /** `dataset`: the file as the caller already parsed it; the run uses it if the file is unchanged. */

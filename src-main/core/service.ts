@@ -89,6 +89,7 @@ export function createService(options: ServiceOptions): Service {
     'datasets.sample': ({ datasetId, sampleId }) => datasets.sample(datasetId, sampleId),
 
     'memory.presets': () => experiments.presets(),
+    'memory.checkConfig': ({ preset, config }) => experiments.checkConfig(preset, config),
     'experiments.start': async ({ datasetId, ...config }) => {
       const { summary, loaded } = await datasets.get(datasetId);
       return experiments.start({ ...config, datasetPath: summary.path }, loaded);
