@@ -8,6 +8,7 @@
  *   runsdb     corruption checks and repair on a ~100 MB runs database (no dataset needed)
  *   server     light API calls' latency while the local server serves a heavy read mix
  *   llm        a full LLM run at 1 s per call under a rate limit: concurrency, cache, rate
+ *   ui         a full run from the Experiments view in Chromium vs the same run from the CLI
  *
  * Each suite prints its report and replaces its own section of docs/benchmarks.md.
  */
@@ -20,6 +21,7 @@ import { retrievalSuite } from './retrieval';
 import { sweepSuite } from './sweep';
 import { runsDbSuite } from './runsdb';
 import { serverSuite } from './server';
+import { uiSuite } from './ui';
 
 const SUITES: Record<string, (data: string, write: boolean, extra: string[]) => Promise<void>> = {
   retrieval: retrievalSuite,
@@ -29,6 +31,7 @@ const SUITES: Record<string, (data: string, write: boolean, extra: string[]) => 
   runsdb: runsDbSuite,
   server: serverSuite,
   llm: llmSuite,
+  ui: uiSuite,
 };
 
 const USAGE = `usage: npm run bench -- <${Object.keys(SUITES).join('|')}> [--data <file>] [--no-write] [--no-ablation]\n`;

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Locator, Page } from '@playwright/test';
-import { expect, MINI as MINI_FILE, openWithMini, screenshotPath, test } from './fixtures';
+import { api, expect, MINI as MINI_FILE, openWithMini, screenshotPath, test } from './fixtures';
 
 // The real corpus sits beside the repository on machines that have it; it is not committed.
 const LOCOMO10 = resolve('../shared/datasets/locomo10.json');
@@ -325,4 +325,210 @@ test('a file with invalid samples: a named one is refused beside Samples, all ru
   const card = page.getByRole('article').first();
   await expect(card.locator('.status-badge')).toHaveText('completed', { timeout: 60_000 });
   await expect(samples.getByRole('alert')).toHaveCount(0);
+});
+
+test.describe('a run the page did not start, or started before a reload', () => {
+  // The test-only presets (slow inserts on request) load in `serve` through this variable.
+  test.use({
+    viewport: { width: 1400, height: 1100 },
+    serveEnv: {
+      MEMORY_WORKBENCH_EXTRA_PRESETS: resolve('tests/fixtures/experiment/test-presets.ts'),
+    },
+  });
+  test("shows the engine's true counts after a reload and in a second window, and keeps updating", async ({
+    page,
+    workbench,
+    request,
+  }) => {
+    await openWithMini(page, workbench);
+    const datasets = await api(request, workbench.url)<{ datasetId: string }[]>(
+      'datasets.list',
+      {},
+    );
+    // Started by another window: this page never saw its first events.
+    const { runId } = await api(request, workbench.url)<{ runId: string }>('experiments.start', {
+      datasetId: datasets[0]?.datasetId,
+      samples: ['mini-1', 'mini-2'],
+      memory: { preset: 'test-recency', config: { insertDelayMs: 700 } },
+      answerer: { kind: 'extractive' },
+    });
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Experiments' })
+      .click();
+    const card = page.getByRole('article', { name: `Run ${runId}` });
+    const packets = card.getByRole('definition').nth(1);
+    const tests = card.getByRole('definition').nth(2);
+    // mini-1 has 5 packets and 4 planned tests, mini-2 3 and 1: the run's totals, not "k / 0".
+    await expect(packets).toHaveText(/^[1-8] \/ 8$/, { timeout: 30_000 });
+    await expect(card).toContainText('2 samples');
+    await expect(tests).toHaveText(/^\d \/ 5$/);
+    await expect(card.locator('.status-badge')).toHaveText('running');
+    await expect(card.getByRole('definition').nth(5)).toHaveText(/^\d{2}:\d{2}$/);
+
+    await page.reload();
+    const again = page.getByRole('article', { name: `Run ${runId}` });
+    await expect(again.getByRole('definition').nth(1)).toHaveText(/^[1-8] \/ 8$/);
+    await expect(again).toContainText('2 samples');
+    await expect(again.getByRole('table', { name: `Samples of run ${runId}` })).toContainText(
+      'mini-2',
+    );
+    const before = Number(
+      (await again
+        .getByRole('progressbar', { name: `Run ${runId} progress` })
+        .getAttribute('aria-valuenow')) ?? 0,
+    );
+    expect(before).toBeGreaterThan(0);
+    await page.screenshot({ path: screenshotPath('experiments-reloaded-running') });
+
+    // A second window shows the same run, and both keep updating to the end.
+    const second = await page.context().newPage();
+    await second.goto(`${workbench.url}#/experiments`);
+    const there = second.getByRole('article', { name: `Run ${runId}` });
+    await expect(there.getByRole('definition').nth(1)).toHaveText(/^[1-8] \/ 8$/);
+    for (const shown of [again, there]) {
+      await expect(shown.locator('.status-badge')).toHaveText('completed', { timeout: 60_000 });
+      await expect(shown.getByRole('definition').nth(1)).toHaveText('8 / 8');
+      await expect(shown.getByRole('definition').nth(2)).toHaveText('5 / 5');
+      await expect(
+        shown.getByRole('progressbar', { name: `Run ${runId} progress` }),
+      ).toHaveAttribute('aria-valuenow', '100');
+    }
+    // After the end, a reload still lists the run of this session with its final counts.
+    await second.reload();
+    await expect(there.locator('.status-badge')).toHaveText('completed');
+    await expect(there.getByRole('definition').nth(1)).toHaveText('8 / 8');
+    await second.screenshot({ path: screenshotPath('experiments-reloaded-finished') });
+  });
+
+  test('a cancelled run shows its errors by message and who cancelled it', async ({
+    page,
+    workbench,
+    request,
+  }) => {
+    await openWithMini(page, workbench);
+    const call = api(request, workbench.url);
+    const datasets = await call<{ datasetId: string }[]>('datasets.list', {});
+    const { runId } = await call<{ runId: string }>('experiments.start', {
+      datasetId: datasets[0]?.datasetId,
+      samples: ['mini-1', 'mini-2'],
+      memory: {
+        preset: 'test-recency',
+        // Retrieval fails for one question, asked again at every test; slow inserts leave time to cancel.
+        config: { insertDelayMs: 500, failRetrieveQuestions: ['Where did Ann move?'] },
+      },
+      answerer: { kind: 'extractive' },
+    });
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Experiments' })
+      .click();
+    const card = page.getByRole('article', { name: `Run ${runId}` });
+    const errors = card.getByRole('region', { name: 'Errors' });
+    await expect(errors).toContainText(/\d+ answers?: .*Where did Ann move\?/, { timeout: 30_000 });
+    await card.getByRole('button', { name: 'Cancel' }).click();
+    await expect(card.locator('.status-badge')).toHaveText('cancelled', { timeout: 30_000 });
+    await expect(card.getByRole('status').filter({ hasText: 'Cancelled:' })).toContainText(
+      'Cancelled: cancelled by the user.',
+    );
+    // The errors seen before the cancel are still counted and listed.
+    const count = Number(
+      /^(\d+)/.exec((await card.getByRole('definition').nth(4).textContent()) ?? '')?.[1],
+    );
+    expect(count).toBeGreaterThan(0);
+    await expect(errors).toContainText(`${count} ${count === 1 ? 'answer' : 'answers'}: `);
+    await page.screenshot({ path: screenshotPath('experiments-cancelled-errors') });
+
+    // A reload shows the same: the engine kept the reason and the errors.
+    await page.reload();
+    const again = page.getByRole('article', { name: `Run ${runId}` });
+    await expect(again.getByRole('status').filter({ hasText: 'Cancelled:' })).toContainText(
+      'cancelled by the user',
+    );
+    await expect(again.getByRole('region', { name: 'Errors' })).toContainText(
+      `${count} ${count === 1 ? 'answer' : 'answers'}: `,
+    );
+  });
+});
+
+test('the form sends timeouts and the no-evidence switch as the CLI does', async ({
+  page,
+  workbench,
+  request,
+}) => {
+  await openWithMini(page, workbench);
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('link', { name: 'Experiments' })
+    .click();
+  const form = page.getByRole('form', { name: 'New experiment' });
+  await form.getByRole('button', { name: 'First sample only' }).click();
+  await expect(form.getByLabel('Insert timeout (s)')).toHaveValue('30');
+  await expect(form.getByLabel('Answer timeout (s)')).toHaveValue('60');
+  await form.getByLabel('Insert timeout (s)').fill('0');
+  await expect(form.getByText('Timeouts must be whole seconds from 1 to 86400.')).toBeVisible();
+  await expect(form.getByRole('button', { name: 'Run', exact: true })).toBeDisabled();
+  await form.getByLabel('Insert timeout (s)').fill('12');
+  await form.getByLabel('Answer timeout (s)').fill('34');
+  const noEvidence = form.getByRole('checkbox', { name: /Ask questions without usable evidence/ });
+  await expect(noEvidence).toBeChecked();
+  await noEvidence.uncheck();
+  await page.screenshot({ path: screenshotPath('experiments-form-timeouts'), fullPage: true });
+  await form.getByRole('button', { name: 'Run', exact: true }).click();
+  const card = page.getByRole('article').first();
+  await expect(card.locator('.status-badge')).toHaveText('completed', { timeout: 60_000 });
+
+  const runId = (await card.getAttribute('data-run-id')) ?? '';
+  const detail = await api(request, workbench.url)<{
+    info: { manifest: { config: { timeouts: unknown; includeNoEvidence: boolean } } };
+  }>('runs.get', { runId });
+  expect(detail.info.manifest.config.timeouts).toEqual({ insertMs: 12_000, answerMs: 34_000 });
+  expect(detail.info.manifest.config.includeNoEvidence).toBe(false);
+  // mini-1's 2 questions without usable evidence are left out: 5 of its 7.
+  await card.getByRole('button', { name: 'Open results' }).click();
+  await expect(page.getByRole('region', { name: 'Overall scores' })).toContainText(
+    'All categories (n=5)',
+  );
+});
+
+test("the preset config editor checks the config by the preset's own schema, inline", async ({
+  page,
+  workbench,
+  request,
+}) => {
+  await openWithMini(page, workbench);
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('link', { name: 'Experiments' })
+    .click();
+  const form = page.getByRole('form', { name: 'New experiment' });
+  await form.getByRole('button', { name: 'First sample only' }).click();
+  const editor = form.getByRole('textbox', { name: /Preset config/ });
+  await expect(editor).toHaveValue('{}');
+  const run = form.getByRole('button', { name: 'Run', exact: true });
+
+  await editor.fill('{"fusion": "average"');
+  await expect(
+    form.getByRole('alert').filter({ hasText: 'memory.config: not JSON' }),
+  ).toBeVisible();
+  await expect(run).toBeDisabled();
+  // hybrid's schema: fusion is weighted or rrf, and unknown keys are refused.
+  await editor.fill('{"fusion": "average", "nope": 1}');
+  await expect(form.getByRole('alert').filter({ hasText: 'memory.config.fusion' })).toBeVisible();
+  await expect(form.getByRole('alert').filter({ hasText: 'nope' })).toBeVisible();
+  await expect(editor).toHaveAttribute('aria-invalid', 'true');
+  await expect(run).toBeDisabled();
+  await page.screenshot({ path: screenshotPath('experiments-config-editor'), fullPage: true });
+
+  await editor.fill('{"fusion": "rrf", "rrfK": 30}');
+  await expect(form.getByRole('alert')).toHaveCount(0);
+  await expect(run).toBeEnabled();
+  await run.click();
+  const card = page.getByRole('article').first();
+  await expect(card.locator('.status-badge')).toHaveText('completed', { timeout: 60_000 });
+  const runId = (await card.getAttribute('data-run-id')) ?? '';
+  const detail = await api(request, workbench.url)<{
+    info: { manifest: { config: { memory: { config: Record<string, unknown> } } } };
+  }>('runs.get', { runId });
+  expect(detail.info.manifest.config.memory.config).toMatchObject({ fusion: 'rrf', rrfK: 30 });
 });

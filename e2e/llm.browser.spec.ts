@@ -185,3 +185,60 @@ test.describe(() => {
     await expect(runs.locator('.status-badge').first()).toHaveText('degraded');
   });
 });
+
+test('a local endpoint needs no key, and a failed test says what to check', async ({
+  page,
+  workbench,
+}) => {
+  const open = await startFakeOpenAIServer({ chat: () => 'pong' });
+  // A port that was just free: nothing listens there any more.
+  const gone = await startFakeOpenAIServer({});
+  const goneUrl = gone.url;
+  await gone.close();
+  try {
+    await page.goto(`${workbench.url}#/models`);
+    const add = async (name: string, baseUrl: string, model: string): Promise<void> => {
+      await page.getByRole('button', { name: 'Add endpoint' }).click();
+      const editor = page.getByRole('form', { name: 'New endpoint' });
+      await editor.getByLabel('Name').fill(name);
+      await editor.getByLabel('Model').fill(model);
+      await editor.getByLabel('Base URL').fill(baseUrl);
+      // Empty: a local server takes no key.
+      await editor.getByLabel('Key environment variable').fill('');
+      await editor.getByRole('button', { name: 'Save endpoint' }).click();
+      await expect(editor).toHaveCount(0);
+    };
+
+    // A server on another machine still needs a key variable: the form says so beside it.
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    const editor = page.getByRole('form', { name: 'New endpoint' });
+    await editor.getByLabel('Name').fill('Remote');
+    await editor.getByLabel('Model').fill('m');
+    await editor.getByLabel('Base URL').fill('https://llm.example.org/v1');
+    await editor.getByLabel('Key environment variable').fill('');
+    await editor.getByRole('button', { name: 'Save endpoint' }).click();
+    await expect(editor).toContainText('Key variable is needed for a server on another machine');
+    await page.screenshot({ path: screenshotPath('models-endpoint-form') });
+    await editor.getByRole('button', { name: 'Cancel' }).click();
+
+    await add('Local model', open.url, 'local-mini');
+    const local = page.getByRole('listitem', { name: 'Local model' });
+    await expect(local).toContainText('none: no key is sent (local server)');
+    await local.getByRole('button', { name: 'Test connection' }).click();
+    await expect(local.getByRole('status', { name: 'Test of Local model' })).toContainText(
+      /Connected in \d+ ms/,
+    );
+    expect(open.requests.at(-1)?.headers.authorization).toBeUndefined();
+
+    await add('Stopped server', goneUrl, 'local-mini');
+    const stopped = page.getByRole('listitem', { name: 'Stopped server' });
+    await stopped.getByRole('button', { name: 'Test connection' }).click();
+    const result = stopped.getByRole('status', { name: 'Test of Stopped server' });
+    await expect(result).toContainText(
+      /Check: Nothing accepts connections on 127\.0\.0\.1 port \d+: is the server running, and on that port\?/,
+    );
+    await page.screenshot({ path: screenshotPath('models-test-hint'), fullPage: true });
+  } finally {
+    await open.close();
+  }
+});

@@ -19,6 +19,7 @@ import {
   type ProgressEvent,
   type RunSummary,
 } from './experiment';
+import type { RunProgress } from './liveProgress';
 import type { ProtocolJudgeSummary, RescoreResult } from './rescore';
 import {
   MAX_RUN_TAGS,
@@ -122,6 +123,12 @@ export const apiMethods = {
   ),
 
   'memory.presets': method<MemoryPresetInfo[]>()(z.object({}).strict()),
+  /** Every problem of a preset config under the preset's own schema (empty: it is valid). */
+  'memory.checkConfig': method<{ problems: Array<{ path: string; message: string }> }>()(
+    z
+      .object({ preset: z.string().min(1).max(100), config: z.record(z.string(), z.unknown()) })
+      .strict(),
+  ),
 
   /** Starts a run in worker threads and returns at once; progress arrives as events. */
   'experiments.start': method<{ runId: string }>()(
@@ -134,9 +141,20 @@ export const apiMethods = {
   'experiments.resume': method<{ runId: string }>()(z.object({ runId }).strict()),
   /** Runs executing in this engine now, with their latest progress event. */
   'experiments.active': method<ActiveRun[]>()(z.object({}).strict()),
+  /**
+   * The engine's live state of the runs it started or resumed since it launched (running ones
+   * and the latest ended ones), newest first: what a reloaded page or a second window shows
+   * before the progress events carry on from `seq`.
+   */
+  'experiments.live': method<RunProgress[]>()(z.object({}).strict()),
 
   'runs.list': method<RunListItem[]>()(z.object({}).strict()),
   'runs.get': method<RunDetail>()(z.object({ runId }).strict()),
+  /**
+   * A run's info and summary without its curve: what a live card refetches while the run goes
+   * on (the curve of a full run costs seconds of a core, which the run itself needs).
+   */
+  'runs.summary': method<Omit<RunDetail, 'curve'>>()(z.object({ runId }).strict()),
   /** Each question's final answer (the headline). */
   'runs.answers': method<AnswerRecord[]>()(z.object({ runId }).strict()),
   'runs.delete': method<{ deleted: boolean }>()(z.object({ runId }).strict()),
@@ -355,7 +373,8 @@ export type ApiHandlers = {
 /** Events pushed from the engine to every connected UI (progress of long work). */
 export type ApiEvent =
   | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string }
-  | { type: 'progress'; event: ProgressEvent }
+  /** `seq`: the event's number within its run, as counted by the engine ('experiments.live'). */
+  | { type: 'progress'; event: ProgressEvent; seq?: number }
   /** The desktop menu opened a dataset; the UI shows it. */
   | { type: 'dataset-opened'; datasetId: string }
   | { type: 'dataset-open-failed'; error: ErrorPayload }
@@ -385,6 +404,7 @@ export const apiEventSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('progress'),
     event: z.object({ type: z.string(), runId: z.string(), at: z.number() }).loose(),
+    seq: z.number().int().nonnegative().optional(),
   }),
   z.object({ type: z.literal('dataset-opened'), datasetId: z.string().min(1) }),
   z.object({ type: z.literal('dataset-open-failed'), error: eventErrorSchema }),

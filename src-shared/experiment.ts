@@ -551,6 +551,8 @@ export type ProgressEvent =
       status: SampleStatus;
       insertErrors: number;
       answerErrors: number;
+      /** Why a failed sample stopped. */
+      error?: string;
     })
   | (EventBase & {
       type: 'run-finished';
@@ -560,7 +562,8 @@ export type ProgressEvent =
       status?: 'completed' | 'degraded';
       message?: string | null;
     })
-  | (EventBase & { type: 'run-cancelled'; elapsedMs: number })
+  /** `reason`: who or what cancelled it (the user, the app quitting), when the canceller said. */
+  | (EventBase & { type: 'run-cancelled'; elapsedMs: number; reason?: string })
   | (EventBase & { type: 'run-failed'; message: string; elapsedMs: number });
 
 export type ProgressEventType = ProgressEvent['type'];

@@ -18,15 +18,31 @@ export const apiKeyEnvSchema = z
 
 export const endpointIdSchema = z.string().regex(ENDPOINT_ID, 'must be an endpoint id');
 
+/** Whether a base URL points at this machine (a local server, which needs no key). */
+export function isLoopbackUrl(baseUrl: string): boolean {
+  try {
+    const host = new URL(baseUrl).hostname;
+    return host === 'localhost' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
+  } catch {
+    return false;
+  }
+}
+
 /** What the Models form sends: without `id` a new endpoint, with it a replacement. */
-export const ModelEndpointInputSchema = z.strictObject({
-  id: endpointIdSchema.optional(),
-  name: z.string().trim().min(1, 'must not be empty').max(MAX_ENDPOINT_NAME),
-  baseUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
-  model: z.string().trim().min(1, 'must not be empty').max(200),
-  apiKeyEnv: apiKeyEnvSchema,
-  prices: LlmPricesSchema.optional(),
-});
+export const ModelEndpointInputSchema = z
+  .strictObject({
+    id: endpointIdSchema.optional(),
+    name: z.string().trim().min(1, 'must not be empty').max(MAX_ENDPOINT_NAME),
+    baseUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
+    model: z.string().trim().min(1, 'must not be empty').max(200),
+    /** No key variable: the call goes without a key (allowed for a local server only). */
+    apiKeyEnv: apiKeyEnvSchema.optional(),
+    prices: LlmPricesSchema.optional(),
+  })
+  .refine((e) => e.apiKeyEnv !== undefined || isLoopbackUrl(e.baseUrl), {
+    path: ['apiKeyEnv'],
+    message: 'is needed for a server on another machine (only a local server may go without a key)',
+  });
 export type ModelEndpointInput = z.input<typeof ModelEndpointInputSchema>;
 
 export interface ModelEndpoint {
@@ -35,7 +51,8 @@ export interface ModelEndpoint {
   /** Includes the version segment: `https://api.openai.com/v1`. */
   baseUrl: string;
   model: string;
-  apiKeyEnv: string;
+  /** Absent: no key is sent (a local server). */
+  apiKeyEnv?: string;
   prices?: LlmPrices;
   savedAt: string;
 }
@@ -50,6 +67,8 @@ export interface ModelTestResult {
   model?: string;
   /** Why the call failed (the key, if any, is scrubbed). */
   error?: string;
+  /** What to check, when it failed (core/http/endpointHints.ts). */
+  hint?: string;
 }
 
 export type KeySource = 'environment' | 'keychain';
@@ -66,13 +85,13 @@ export interface KeyStatus {
 export function endpointLlmFields(endpoint: ModelEndpoint): {
   baseUrl: string;
   model: string;
-  apiKeyEnv: string;
+  apiKeyEnv?: string;
   prices?: LlmPrices;
 } {
   return {
     baseUrl: endpoint.baseUrl,
     model: endpoint.model,
-    apiKeyEnv: endpoint.apiKeyEnv,
+    ...(endpoint.apiKeyEnv !== undefined ? { apiKeyEnv: endpoint.apiKeyEnv } : {}),
     ...(endpoint.prices ? { prices: endpoint.prices } : {}),
   };
 }

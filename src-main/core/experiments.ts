@@ -15,9 +15,11 @@ import {
   type ExperimentConfigInput,
   type ProgressEvent,
 } from '../../src-shared/experiment';
+import { reduceProgress, type RunProgress } from '../../src-shared/liveProgress';
 import { ApiKeySource } from './keys';
 import type { JsonBytes } from './dispatch';
 import {
+  memoryConfigProblems,
   memoryPresetLlmStage,
   memoryPresetTakesEmbedder,
   memoryPresetNames,
@@ -28,6 +30,9 @@ import { runQueries, type ReadMethod, type RunQueries } from './runs/queries';
 import { DEFAULT_READ_WORKERS, RunReadWorkers } from './runs/readWorkers';
 import { runWrites } from './runs/handlers';
 import { RunStore } from './runs/store';
+
+/** Ended runs 'experiments.live' still lists; older ones are in the Runs view. */
+const MAX_ENDED_LIVE_RUNS = 20;
 
 /**
  * The API's view of the experiment engine: starts, cancels and resumes runs in worker threads,
@@ -41,6 +46,11 @@ export class ExperimentManager {
     string,
     { handle: ExperimentHandle; last: ProgressEvent | null }
   >();
+  /**
+   * Every run of this session folded from its events, in start order: what 'experiments.live'
+   * answers, so a reloaded page shows the true counts rather than what its own events saw.
+   */
+  private readonly live = new Map<string, RunProgress>();
 
   constructor(
     private readonly dataDir: string,
@@ -65,6 +75,14 @@ export class ExperimentManager {
       llmStage: memoryPresetLlmStage(name),
       embedder: memoryPresetTakesEmbedder(name),
     }));
+  }
+
+  async checkConfig(
+    preset: string,
+    config: Record<string, unknown>,
+  ): Promise<{ problems: Array<{ path: string; message: string }> }> {
+    await loadMemoryPresets();
+    return { problems: memoryConfigProblems(preset, config) };
   }
 
   /** `dataset`: the file as the caller already parsed it; the run uses it if the file is unchanged. */
@@ -95,12 +113,17 @@ export class ExperimentManager {
 
   cancel(runId: string): boolean {
     const run = this.active.get(runId);
-    run?.handle.cancel();
+    run?.handle.cancel('cancelled by the user');
     return run !== undefined;
   }
 
   activeRuns(): ActiveRun[] {
     return [...this.active.entries()].map(([runId, { last }]) => ({ runId, last }));
+  }
+
+  /** This session's runs, newest first (running ones always, ended ones up to a bound). */
+  liveRuns(): RunProgress[] {
+    return [...this.live.values()].reverse();
   }
 
   /**
@@ -157,7 +180,7 @@ export class ExperimentManager {
   /** Cancels every run and closes the database (app quit, server stop). */
   async close(): Promise<void> {
     const running = [...this.active.values()];
-    for (const { handle } of running) handle.cancel();
+    for (const { handle } of running) handle.cancel('the engine stopped (app quit or server stop)');
     await Promise.all(running.map(({ handle }) => handle.done));
     await this.readers?.close();
     this.readers = undefined;
@@ -184,13 +207,40 @@ export class ExperimentManager {
       onProgress: (event: ProgressEvent) => {
         const run = this.active.get(event.runId);
         if (run) run.last = event;
-        this.emit({ type: 'progress', event });
+        const seq = this.fold(event);
+        this.emit({ type: 'progress', event, seq });
       },
     };
   }
 
+  /** Folds the event into the run's live state and returns its sequence number in the run. */
+  private fold(event: ProgressEvent): number {
+    const before = this.live.get(event.runId);
+    const seq = (before?.seq ?? 0) + 1;
+    const after = reduceProgress(before ? { [event.runId]: before } : {}, {
+      type: 'event',
+      event,
+      seq,
+    })[event.runId];
+    // Re-inserted so the map stays in order of the latest start (a resume moves to the end).
+    if (event.type === 'run-started') this.live.delete(event.runId);
+    if (after) this.live.set(event.runId, after);
+    return seq;
+  }
+
+  private forgetOldEnded(): void {
+    let ended = 0;
+    for (const [runId] of [...this.live].reverse()) {
+      if (this.active.has(runId)) continue;
+      if (++ended > MAX_ENDED_LIVE_RUNS) this.live.delete(runId);
+    }
+  }
+
   private track(handle: ExperimentHandle): void {
     this.active.set(handle.runId, { handle, last: null });
-    void handle.done.then(() => this.active.delete(handle.runId));
+    void handle.done.then(() => {
+      this.active.delete(handle.runId);
+      this.forgetOldEnded();
+    });
   }
 }

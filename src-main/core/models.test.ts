@@ -264,3 +264,72 @@ describe('ModelsService.test', () => {
     });
   });
 });
+
+describe('ModelsService: a local server without a key, and what to check when a test fails', () => {
+  let open: FakeOpenAIServer;
+  let keyed: FakeOpenAIServer;
+  beforeAll(async () => {
+    open = await startFakeOpenAIServer({ chat: () => 'pong' });
+    keyed = await startFakeOpenAIServer({ apiKey: SECRET, chat: () => 'pong' });
+  });
+  afterAll(async () => {
+    await open.close();
+    await keyed.close();
+  });
+  const { apiKeyEnv: _unused, ...noKey } = endpoint;
+
+  it('saves a loopback endpoint without a key variable and tests it without sending a key', async () => {
+    const models = service();
+    const saved = models.save({ ...noKey, baseUrl: open.url });
+    expect(saved.apiKeyEnv).toBeUndefined();
+    expect(models.keyStatus()).toEqual([]);
+    const before = open.requests.length;
+    expect(await models.test(saved.id)).toMatchObject({ ok: true, reply: 'pong' });
+    expect(open.requests.slice(before).map((r) => r.headers.authorization)).toEqual([undefined]);
+  });
+
+  it('refuses an endpoint on another machine without a key variable, naming the field', () => {
+    expect(() => service().save({ ...noKey, baseUrl: 'https://api.example.com/v1' })).toThrow(
+      /apiKeyEnv.*needed for a server on another machine/,
+    );
+  });
+
+  it('says the port is refused when nothing listens there', async () => {
+    const models = service();
+    // A port that was just free: nothing listens on it now.
+    const closed = await startFakeOpenAIServer({});
+    const url = closed.url;
+    await closed.close();
+    const { id } = models.save({ ...noKey, baseUrl: url });
+    const result = await models.test(id);
+    expect(result.ok).toBe(false);
+    expect(result.hint).toMatch(/^Nothing accepts connections on 127\.0\.0\.1 port \d+/);
+  });
+
+  it('says the key was refused on a 401', async () => {
+    vi.stubEnv('MW_TEST_API_KEY', 'sk-wrong-key-value');
+    const models = service();
+    const { id } = models.save({ ...endpoint, baseUrl: keyed.url });
+    const result = await models.test(id);
+    expect(result.ok).toBe(false);
+    expect(result.hint).toBe(
+      'The server refused the key (HTTP 401): check the value of MW_TEST_API_KEY and that it is valid for this server.',
+    );
+  });
+
+  it('says the model is unknown when the server says so', async () => {
+    const models = service();
+    const { id } = models.save({ ...noKey, baseUrl: open.url, model: 'no-such-model' });
+    open.setFault({
+      kind: 'status',
+      status: 404,
+      body: JSON.stringify({
+        error: { message: 'The model `no-such-model` does not exist', code: 'model_not_found' },
+      }),
+    });
+    const result = await models.test(id);
+    expect(result.hint).toBe(
+      `The server does not know the model "no-such-model": check its name (the server's /models list).`,
+    );
+  });
+});

@@ -13,6 +13,7 @@ import {
   type ModelTestResult,
 } from '../../src-shared/models';
 import { LlmClient } from './answer/llm-client';
+import { endpointHint } from './http/endpointHints';
 import { ApiKeySource, type KeyLookup } from './keys';
 
 /**
@@ -52,7 +53,7 @@ const storedEndpointSchema = z.strictObject({
   name: z.string().min(1),
   baseUrl: z.string().min(1),
   model: z.string().min(1),
-  apiKeyEnv: z.string().regex(API_KEY_ENV_PATTERN),
+  apiKeyEnv: z.string().regex(API_KEY_ENV_PATTERN).optional(),
   prices: LlmPricesSchema.optional(),
   savedAt: z.string(),
 });
@@ -106,7 +107,9 @@ export class ModelsService {
     const parsed = ModelEndpointInputSchema.safeParse(input);
     if (!parsed.success) throw zodError(parsed.error, 'models: endpoint', ['endpoint']);
     const { id, prices, ...fields } = parsed.data;
-    this.apiKeys.policy.check(fields.apiKeyEnv, 'models', ['endpoint', 'apiKeyEnv']);
+    if (fields.apiKeyEnv !== undefined) {
+      this.apiKeys.policy.check(fields.apiKeyEnv, 'models', ['endpoint', 'apiKeyEnv']);
+    }
     const endpoints = this.load();
     if (id !== undefined && !endpoints.some((e) => e.id === id)) {
       throw new WorkbenchError('NOT_FOUND', `models: no endpoint ${id}`, {
@@ -144,9 +147,11 @@ export class ModelsService {
 
   /** Only names the key policy allows are looked up: the status of any other variable is hidden. */
   keyStatus(): KeyStatus[] {
-    return this.load().map((e) => {
+    // An endpoint without a key variable (a local server) has no key to report.
+    return this.load().flatMap((e) => {
+      if (e.apiKeyEnv === undefined) return [];
       const source = this.apiKeys.sourceOf(e.apiKeyEnv);
-      return { endpointId: e.id, apiKeyEnv: e.apiKeyEnv, set: source !== null, source };
+      return [{ endpointId: e.id, apiKeyEnv: e.apiKeyEnv, set: source !== null, source }];
     });
   }
 
@@ -189,10 +194,13 @@ export class ModelsService {
         model: reply.model,
       };
     } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      const code = error instanceof WorkbenchError ? error.code : undefined;
       return {
         ok: false,
         latencyMs: Math.round(performance.now() - started),
-        error: error instanceof Error ? error.message : String(error),
+        error: message,
+        hint: endpointHint({ code, message }, endpoint).hint,
       };
     }
   }

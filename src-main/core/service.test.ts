@@ -121,6 +121,57 @@ describe('service: experiments through the API contract', () => {
     });
   });
 
+  it("answers a reloaded page with the engine's live state, numbered like the events", async () => {
+    const dataset = await api['datasets.upload']({
+      name: 'mini.json',
+      content: readFileSync(join(repo, 'tests/fixtures/locomo/mini.json'), 'utf8'),
+    });
+    const { runId } = await api['experiments.start']({
+      datasetId: dataset.datasetId,
+      samples: ['mini-1'],
+      // Slow inserts, so the run is still going when the "reloaded page" asks.
+      memory: { preset: 'test-recency', config: { insertDelayMs: 150 } },
+      answerer: { kind: 'extractive' },
+      retrieval: { topK: 2 },
+      seed: 1,
+      timeouts: { insertMs: 5000, answerMs: 5000 },
+      includeNoEvidence: false,
+      maxErrorShare: 0.1,
+      parallel: 1,
+    });
+    const mine = () =>
+      events.flatMap((e) => (e.type === 'progress' && e.event.runId === runId ? [e] : []));
+    await expect
+      .poll(() => mine().some((e) => e.event.type === 'packet'), { timeout: 30_000 })
+      .toBe(true);
+
+    const [live] = (await api['experiments.live']({})).filter((r) => r.runId === runId);
+    const seen = mine();
+    expect(live).toMatchObject({
+      status: 'running',
+      sampleIds: ['mini-1'],
+      // mini-1: 5 packets, 4 planned tests (the totals a mid-run event alone does not carry).
+      totalPackets: 5,
+      totalTests: 4,
+      seq: seen.length,
+    });
+    expect(live?.samples['mini-1']?.packetsInserted).toBeGreaterThan(0);
+    expect(live?.startedAt).toBe(seen[0]?.event.at);
+    // Every event carries its number in the run, 1, 2, 3, ...
+    expect(seen.map((e) => e.seq)).toEqual(seen.map((_, i) => i + 1));
+
+    expect((await finished(runId)).type).toBe('run-finished');
+    // An ended run of this session is still listed, with its final counts and summary.
+    const [ended] = (await api['experiments.live']({})).filter((r) => r.runId === runId);
+    expect(ended).toMatchObject({ status: 'completed', totalPackets: 5, seq: mine().length });
+    expect(ended?.samples['mini-1']?.packetsInserted).toBe(5);
+    expect(ended?.summary?.questions).toBeGreaterThan(0);
+    // The live card's refetch: the run's detail without its (costly) curve.
+    const { curve, ...rest } = await api['runs.get']({ runId });
+    expect(curve.length).toBeGreaterThan(0);
+    expect(await api['runs.summary']({ runId })).toEqual(rest);
+  });
+
   it('refuses an experiment on a dataset that is not open', async () => {
     await expect(
       api['experiments.start']({

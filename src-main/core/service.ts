@@ -90,6 +90,7 @@ export function createService(options: ServiceOptions): Service {
     'datasets.sample': ({ datasetId, sampleId }) => datasets.sample(datasetId, sampleId),
 
     'memory.presets': () => experiments.presets(),
+    'memory.checkConfig': ({ preset, config }) => experiments.checkConfig(preset, config),
     'experiments.start': async ({ datasetId, identity, ...config }) => {
       const { summary, loaded } = await datasets.get(datasetId);
       return experiments.start({ ...config, datasetPath: summary.path }, loaded, identity);
@@ -97,10 +98,12 @@ export function createService(options: ServiceOptions): Service {
     'experiments.cancel': async ({ runId }) => ({ cancelled: experiments.cancel(runId) }),
     'experiments.resume': ({ runId }) => experiments.resume(runId),
     'experiments.active': async () => experiments.activeRuns(),
+    'experiments.live': async () => experiments.liveRuns(),
 
     // Read views run in the runs read worker (core/runs/queries.ts): never on this thread.
     'runs.list': (input) => experiments.read('runs.list', input),
     'runs.get': (input) => experiments.read('runs.get', input),
+    'runs.summary': (input) => experiments.read('runs.summary', input),
     'runs.answers': (input) => experiments.read('runs.answers', input),
     'runs.delete': ({ runId }) => experiments.delete(runId),
     'runs.setIdentity': (input) => experiments.setIdentity(input),

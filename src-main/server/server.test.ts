@@ -198,6 +198,37 @@ describe('local server', () => {
     }
   });
 
+  it('sends a burst of progress events as one frame, before any later event', async () => {
+    const socket = new WebSocket(`ws://127.0.0.1:${server.port}/api/events`, {
+      headers: auth,
+      origin: `http://127.0.0.1:${server.port}`,
+    });
+    await new Promise((resolve) => socket.once('open', resolve));
+    const frames: unknown[] = [];
+    const two = new Promise<void>((resolve) =>
+      socket.on('message', (data) => {
+        frames.push(JSON.parse(String(data)));
+        if (frames.length === 2) resolve();
+      }),
+    );
+    const progress = (at: number) => ({
+      type: 'progress' as const,
+      seq: at,
+      event: { type: 'run-cancelled' as const, runId: 'r', at, elapsedMs: 0 },
+    });
+    server.broadcast(progress(1));
+    server.broadcast(progress(2));
+    server.broadcast(progress(3));
+    // A later event of another kind must not overtake the batch.
+    server.broadcast({ type: 'log', level: 'info', message: 'after' });
+    await two;
+    expect(frames).toEqual([
+      [progress(1), progress(2), progress(3)],
+      { type: 'log', level: 'info', message: 'after' },
+    ]);
+    socket.close();
+  });
+
   it('streams events over the WebSocket only with the token and from its own origin', async () => {
     const eventsUrl = `ws://127.0.0.1:${server.port}/api/events`;
     const ownOrigin = `http://127.0.0.1:${server.port}`;

@@ -209,7 +209,7 @@ describe('LLM call accounting through the CLI', () => {
     const run = await start(['experiment', '--data', mini, ...args], 'sk-wrong-key-0000').done;
     expect(run.code).not.toBe(0);
     expect(run.err).toMatch(
-      /preflight: the run was not started: answerer fake-chat at http:\/\/127\.0\.0\.1:\d+\/v1: .*HTTP 401.*\(hint: the endpoint refused the credentials/,
+      /preflight: the run was not started: answerer fake-chat at http:\/\/127\.0\.0\.1:\d+\/v1: .*HTTP 401.*\(hint: The server refused the key \(HTTP 401\)/,
     );
     // One call, and no run.
     expect(chatRequests()).toBe(1);

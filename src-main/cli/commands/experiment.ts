@@ -320,7 +320,7 @@ export async function superviseRun(handle: ExperimentHandle, io: CliIO): Promise
       io.stderr(
         `\ncancelling run ${handle.runId}: finishing the question in flight (Ctrl-C again to exit now)\n`,
       );
-      handle.cancel();
+      handle.cancel('cancelled with Ctrl-C');
     } else {
       process.exit(130);
     }

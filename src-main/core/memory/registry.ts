@@ -97,6 +97,24 @@ export function validateMemoryConfig(preset: string, config: unknown, what: stri
   if (!result.success) throw zodError(result.error, what, ['memory', 'config']);
 }
 
+/**
+ * Every problem of a preset config under the preset's schema, each with its path from the
+ * experiment config (`memory.config.candidates`): the Experiments form's inline check.
+ */
+export function memoryConfigProblems(
+  preset: string,
+  config: unknown,
+): Array<{ path: string; message: string }> {
+  const schema = configSchemas.get(preset);
+  if (!schema) throw unknownPreset(preset);
+  const result = schema.safeParse(config ?? {});
+  if (result.success) return [];
+  return result.error.issues.map((issue) => ({
+    path: ['memory', 'config', ...issue.path.map(String)].join('.'),
+    message: issue.message,
+  }));
+}
+
 /** The preset's pre-run check and provenance; null for presets without one (or unknown ones). */
 export async function prepareMemoryPreset(
   name: string,

@@ -103,16 +103,16 @@ describe('preflight', () => {
         (e: unknown) => (e instanceof Error ? e.message : String(e)),
       );
     expect(await failure({ answerer: llm(deadUrl) })).toMatch(
-      /^preflight: the run was not started: answerer fake-chat at http:\/\/127\.0\.0\.1:\d+\/v1: .*ECONNREFUSED.* \(hint: nothing listens at 127\.0\.0\.1:\d+: is the server running/,
+      /^preflight: the run was not started: answerer fake-chat at http:\/\/127\.0\.0\.1:\d+\/v1: .*ECONNREFUSED.* \(hint: Nothing accepts connections on 127\.0\.0\.1 port \d+: is the server running/,
     );
     expect(
       await failure(
         { answerer: llm(keyed.url, 'fake-chat', { apiKeyEnv: KEY_ENV }) },
         { [KEY_ENV]: 'sk-wrong-key-9876' },
       ),
-    ).toMatch(/answerer fake-chat at .*HTTP 401.*\(hint: the endpoint refused the credentials/);
+    ).toMatch(/answerer fake-chat at .*HTTP 401.*\(hint: The server refused the key \(HTTP 401\)/);
     expect(await failure({ answerer: llm(server.url, 'no-such-model') })).toMatch(
-      /HTTP 404: The model `no-such-model` does not exist \(hint: the endpoint does not know the model "no-such-model"/,
+      /HTTP 404: The model `no-such-model` does not exist \(hint: The server does not know the model "no-such-model"/,
     );
     server.setFault(
       { kind: 'status', status: 503, body: 'overloaded' },
@@ -126,7 +126,7 @@ describe('preflight', () => {
       },
     });
     expect(embedder).toMatch(
-      /embedder fake-embed at .*HTTP 503: overloaded \(hint: the endpoint failed on its side/,
+      /embedder fake-embed at .*HTTP 503: overloaded \(hint: 127\.0\.0\.1 failed on its side \(HTTP 503\)/,
     );
     expect(embedder).not.toMatch(/answerer/);
   });

@@ -3,7 +3,7 @@ import type { ExperimentConfig } from '../../../src-shared/experiment';
 import { embedderChoicesIn } from '../../../src-shared/embedders';
 import { LlmClient } from '../answer/llm-client';
 import { OpenAIEmbedder } from '../embed/openai';
-import { endpointHint } from '../http/preflightHints';
+import { endpointHint } from '../http/endpointHints';
 import type { ApiKeys } from '../keys';
 import { TEST_PROMPT } from '../models';
 
@@ -106,7 +106,7 @@ export async function preflight(
     const endpoint = endpoints[i] as PreflightEndpoint;
     const message = result.reason instanceof Error ? result.reason.message : String(result.reason);
     problems.push(
-      `${endpoint.role} ${endpoint.model} at ${endpoint.baseUrl}: ${message} (hint: ${endpointHint(message, endpoint)})`,
+      `${endpoint.role} ${endpoint.model} at ${endpoint.baseUrl}: ${message} (hint: ${endpointHint({ message }, endpoint).hint})`,
     );
   });
   if (problems.length === 0) return;

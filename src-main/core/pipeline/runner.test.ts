@@ -195,6 +195,34 @@ describe('experiment runner (inline executor, real SQLite)', () => {
     expect(resumed.notAsked).toBe(expected);
   });
 
+  it('says why an answer failed and who cancelled the run, in the events', async () => {
+    const { store, dataDir } = world();
+    const events: ProgressEvent[] = [];
+    let cancel: (reason: string) => void = () => undefined;
+    const handle = await startExperiment(
+      { datasetPath: mini, memory: { preset: 'test-recency' } },
+      {
+        store,
+        dataDir,
+        executor: recency({ failRetrieveQuestions: ['Where did Ann move?'] }),
+        onProgress: (e) => {
+          events.push(e);
+          if (e.type === 'question-answered' && e.testIndex === 1 && e.done === 2) {
+            cancel('cancelled by the user');
+          }
+        },
+      },
+    );
+    cancel = (reason) => handle.cancel(reason);
+    expect((await handle.done).status).toBe('cancelled');
+    const failed = events.filter((e) => e.type === 'question-answered' && e.error);
+    expect(failed.length).toBeGreaterThan(0);
+    for (const e of failed) {
+      expect(e.type === 'question-answered' && e.errorMessage).toMatch(/Where did Ann move\?/);
+    }
+    expect(events.at(-1)).toMatchObject({ type: 'run-cancelled', reason: 'cancelled by the user' });
+  });
+
   it('cancels gracefully: committed tests stay, no half test, the run is marked cancelled', async () => {
     const { store, dataDir } = world();
     const stop = new AbortController();

@@ -135,8 +135,11 @@ export interface ExperimentHandle {
   runId: string;
   /** Settles when the run stops; never rejects (a failure is `status: 'failed'` with `error`). */
   done: Promise<RunOutcome>;
-  /** Graceful: in-flight questions finish, half-done tests are dropped, committed work stays. */
-  cancel(): void;
+  /**
+   * Graceful: in-flight questions finish, half-done tests are dropped, committed work stays.
+   * `reason` (e.g. "cancelled by the user") travels in the run-cancelled event.
+   */
+  cancel(reason?: string): void;
 }
 
 interface PlannedSample {
@@ -537,8 +540,11 @@ function launch(
 ): ExperimentHandle {
   const controller = new AbortController();
   if (options.signal) {
-    if (options.signal.aborted) controller.abort();
-    else options.signal.addEventListener('abort', () => controller.abort(), { once: true });
+    if (options.signal.aborted) controller.abort(options.signal.reason);
+    else
+      options.signal.addEventListener('abort', () => controller.abort(options.signal?.reason), {
+        once: true,
+      });
   }
   const done = execute(
     runId,
@@ -551,7 +557,13 @@ function launch(
     options,
     controller.signal,
   ).then((outcome) => ({ ...outcome, notAsked, skippedSamples }));
-  return { runId, done, cancel: () => controller.abort() };
+  return {
+    runId,
+    done,
+    // A CANCELLED error as the reason: calls in flight reject with it (http/retry.ts).
+    cancel: (reason) =>
+      controller.abort(reason === undefined ? undefined : new WorkbenchError('CANCELLED', reason)),
+  };
 }
 
 async function execute(
@@ -706,6 +718,7 @@ async function execute(
         status,
         insertErrors: 0,
         answerErrors: 0,
+        ...(cancelledHard ? {} : { error: message }),
       });
     }
   };
@@ -820,7 +833,17 @@ async function execute(
       status,
       message: error,
     });
-  } else if (status === 'cancelled') emit({ type: 'run-cancelled', runId, at: now(), elapsedMs });
-  else emit({ type: 'run-failed', runId, at: now(), message: error ?? 'failed', elapsedMs });
+  } else if (status === 'cancelled') {
+    const reason: unknown = signal.reason;
+    emit({
+      type: 'run-cancelled',
+      runId,
+      at: now(),
+      elapsedMs,
+      ...(reason instanceof WorkbenchError && reason.code === 'CANCELLED'
+        ? { reason: reason.message }
+        : {}),
+    });
+  } else emit({ type: 'run-failed', runId, at: now(), message: error ?? 'failed', elapsedMs });
   return { runId, status, summary, elapsedMs, error, tooManyErrors };
 }

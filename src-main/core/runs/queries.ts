@@ -22,6 +22,7 @@ import type { RunReader } from './reader';
 export const READ_METHODS = [
   'runs.list',
   'runs.get',
+  'runs.summary',
   'runs.answers',
   'runs.export',
   'runs.compare',
@@ -85,6 +86,12 @@ export function runQueries(reader: RunReader): RunQueries {
       benchmark: reader.profileOf(runId),
       summary: reader.summary(runId),
       curve: reader.curve(runId),
+      judgeProtocols: reader.protocolJudges(runId),
+    }),
+    'runs.summary': ({ runId }) => ({
+      info: reader.getRun(runId),
+      benchmark: reader.profileOf(runId),
+      summary: reader.summary(runId),
       judgeProtocols: reader.protocolJudges(runId),
     }),
     'runs.answers': ({ runId }) => reader.finalAnswers(runId),

@@ -38,17 +38,24 @@ export function electronClient(bridge: WorkbenchBridge): ApiClient {
   };
 }
 
-/** An event from the socket, or null (with a warning) for a message that is not one. */
-function parseEvent(text: string): ApiEvent | null {
+/**
+ * The events of one socket message: one event, or an array of them (the server batches progress
+ * events); anything that is not an event is dropped with a warning.
+ */
+function parseEvents(text: string): ApiEvent[] {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch {
     raw = undefined;
   }
-  const event = parseApiEvent(raw);
-  if (event === null) console.warn(`workbench: ignored a malformed event: ${text.slice(0, 200)}`);
-  return event;
+  const events: ApiEvent[] = [];
+  for (const item of Array.isArray(raw) ? raw : [raw]) {
+    const event = parseApiEvent(item);
+    if (event === null) console.warn(`workbench: ignored a malformed event: ${text.slice(0, 200)}`);
+    else events.push(event);
+  }
+  return events;
 }
 
 /**
@@ -65,9 +72,9 @@ export function httpClient(baseUrl: string): ApiClient {
     wsUrl.protocol = wsUrl.protocol === 'https:' ? 'wss:' : 'ws:';
     socket = new WebSocket(wsUrl);
     socket.onmessage = (message) => {
-      const event = parseEvent(String(message.data));
-      if (event === null) return;
-      for (const listener of listeners) listener(event);
+      for (const event of parseEvents(String(message.data))) {
+        for (const listener of listeners) listener(event);
+      }
     };
     socket.onclose = () => {
       socket = null;

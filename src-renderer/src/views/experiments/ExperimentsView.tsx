@@ -6,7 +6,7 @@ import { ErrorView } from '../../components/ErrorView';
 import { useApi } from '../../hooks/useApi';
 import { useRoute } from '../../router';
 import { useLiveProgress, useNow } from './hooks';
-import { isActive, runsNewestFirst } from './progress';
+import { isActive, runsNewestFirst } from '@shared/liveProgress';
 import { RunCard, StatusBadge } from './RunCard';
 import { RunForm } from './RunForm';
 

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import {
   CATEGORY_SCHEMES,
   CATEGORY_SCHEME_LABELS,
@@ -18,7 +18,7 @@ import {
   totalPacketsInserted,
   type LiveStatus,
   type RunProgress,
-} from './progress';
+} from '@shared/liveProgress';
 import { formatEta, percent } from './shape';
 
 const STATUS_LABELS: Record<LiveStatus, string> = {
@@ -64,6 +64,44 @@ export function ProgressBar({
   );
 }
 
+/** What went wrong in a run: failed samples with why, and answer errors by message. */
+function RunErrors({ run }: { run: RunProgress }) {
+  const failed = run.sampleIds
+    .map((id) => run.samples[id])
+    .filter((s) => s !== undefined && s.error !== null);
+  const listed = run.errorMessages.reduce((sum, t) => sum + t.count, 0);
+  if (failed.length === 0 && run.errorMessages.length === 0 && run.insertErrors === 0) return null;
+  const titleId = `run-${run.runId}-errors`;
+  return (
+    <section className="run-errors" aria-labelledby={titleId}>
+      <h4 id={titleId}>Errors</h4>
+      <ul>
+        {failed.map((s) => (
+          <li key={`sample-${s?.sampleId}`}>
+            Sample <code>{s?.sampleId}</code> failed: {s?.error}
+          </li>
+        ))}
+        {run.errorMessages.map((t) => (
+          <li key={`answer-${t.message}`}>
+            {t.count} {t.count === 1 ? 'answer' : 'answers'}: {t.message}
+          </li>
+        ))}
+        {run.answerErrors > listed ? (
+          <li className="muted">
+            {run.answerErrors - listed} more answer errors with other messages
+          </li>
+        ) : null}
+        {run.insertErrors > 0 ? (
+          <li>
+            {run.insertErrors} {run.insertErrors === 1 ? 'insert' : 'inserts'} failed (the
+            run&apos;s manifest in Runs lists them)
+          </li>
+        ) : null}
+      </ul>
+    </section>
+  );
+}
+
 export function RunCard({
   run,
   now,
@@ -89,10 +127,26 @@ export function RunCard({
   const eta = remainingMs(run, now);
   const summary = detail?.summary ?? run.summary;
   const preset = detail?.info.preset;
-  const rows = summary
-    ? categoryChartRows([{ key: 'run', summary }], { metric: 'officialF1', scheme })
-    : [];
   const finished = run.status === 'completed' || run.status === 'degraded';
+  // The chart changes only when a summary does (a committed test), not with every progress event.
+  const chart = useMemo(
+    () =>
+      summary && summary.questions > 0 ? (
+        <CategoryChart
+          rows={categoryChartRows([{ key: 'run', summary }], { metric: 'officialF1', scheme })}
+          series={[{ key: 'run', label: 'this run' }]}
+          metricLabel={METRIC_LABELS.officialF1}
+          schemeLabel={CATEGORY_SCHEME_LABELS[scheme]}
+          subject={
+            finished
+              ? 'final answers'
+              : `the latest answer to each question so far (${summary.questions} questions)`
+          }
+          height={200}
+        />
+      ) : null,
+    [summary, scheme, finished],
+  );
   const titleId = `run-${run.runId}-title`;
 
   return (
@@ -165,7 +219,12 @@ export function RunCard({
         </div>
         <div>
           <dt>Errors</dt>
-          <dd className={run.answerErrors > 0 ? 'has-errors' : undefined}>{run.answerErrors}</dd>
+          <dd className={run.answerErrors + run.insertErrors > 0 ? 'has-errors' : undefined}>
+            {run.answerErrors}
+            {run.insertErrors > 0 ? (
+              <span className="muted"> + {run.insertErrors} inserts</span>
+            ) : null}
+          </dd>
         </div>
         <div>
           <dt>Elapsed</dt>
@@ -182,6 +241,14 @@ export function RunCard({
           {run.message}
         </p>
       ) : null}
+      {run.status === 'cancelled' ? (
+        <p role="status" className="run-stopped">
+          <strong>Cancelled:</strong> {run.stopReason ?? 'the run was cancelled'}. {tests.done} of{' '}
+          {tests.total} tests were committed; answers of a test still in flight were not kept
+          (Resume asks them again).
+        </p>
+      ) : null}
+      <RunErrors run={run} />
       {actionError ? <ErrorView error={actionError} /> : null}
 
       <div className="run-card-body">
@@ -250,20 +317,7 @@ export function RunCard({
               ))}
             </div>
           </div>
-          {summary && summary.questions > 0 ? (
-            <CategoryChart
-              rows={rows}
-              series={[{ key: 'run', label: 'this run' }]}
-              metricLabel={METRIC_LABELS.officialF1}
-              schemeLabel={CATEGORY_SCHEME_LABELS[scheme]}
-              subject={
-                finished
-                  ? 'final answers'
-                  : `the latest answer to each question so far (${summary.questions} questions)`
-              }
-              height={200}
-            />
-          ) : (
+          {chart ?? (
             <p className="muted chart-empty">
               No test committed yet: the chart fills in as tests commit.
             </p>

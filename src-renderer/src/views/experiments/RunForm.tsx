@@ -1,7 +1,11 @@
-import { useId, useState, type FormEvent } from 'react';
+import { useEffect, useId, useState, type FormEvent } from 'react';
+import { DESIGNED_PRESET } from '@shared/designs';
+import { useClient } from '../../api/context';
 import type { ApiInput, DatasetSummary, MemoryPresetInfo } from '@shared/api';
 import {
   ANSWER_PROTOCOLS,
+  DEFAULT_ANSWER_TIMEOUT_MS,
+  DEFAULT_INSERT_TIMEOUT_MS,
   DEFAULT_JUDGE_PROTOCOL,
   DEFAULT_JUDGE_REPEATS,
   DEFAULT_SEED,
@@ -35,6 +39,7 @@ import {
   withEmbedder,
   memoryOptions,
   parallelChoices,
+  parseConfigText,
   parseIntInRange,
   runFormFieldOf,
   samplesToRun,
@@ -106,12 +111,58 @@ export function RunForm({
   // command to start one is a CLI flag (the browser-mode API refuses commands).
   const external = presetValue === EXTERNAL_PRESET;
   const [serviceUrl, setServiceUrl] = useState('');
+  // A built-in preset's config, as JSON text checked by the preset's own schema on the engine
+  // (memory.checkConfig), the same check `cli experiment --config` makes.
+  const client = useClient();
+  const configEditable = presetValue !== null && !external && presetValue !== DESIGNED_PRESET;
+  const [configChoice, setConfigChoice] = useState<{ preset: string; text: string } | null>(null);
+  const configText =
+    configChoice !== null && configChoice.preset === presetValue ? configChoice.text : '{}';
+  const parsedConfig = parseConfigText(configText);
+  const [configProblems, setConfigProblems] = useState<{
+    key: string;
+    problems: Array<{ path: string; message: string }>;
+  } | null>(null);
+  const configKey = `${presetValue ?? ''}\u0000${configText}`;
+  useEffect(() => {
+    if (!configEditable || presetValue === null || !parsedConfig.ok) return undefined;
+    const config = parsedConfig.value;
+    let stale = false;
+    // Checked once typing pauses, not on every key.
+    const timer = setTimeout(() => {
+      client
+        .call('memory.checkConfig', { preset: presetValue, config })
+        .then(({ problems }) => {
+          if (!stale) setConfigProblems({ key: configKey, problems });
+        })
+        .catch(() => {});
+    }, 300);
+    return () => {
+      stale = true;
+      clearTimeout(timer);
+    };
+    // parsedConfig is derived from configKey.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [client, configEditable, configKey]);
+  const configIssues = !configEditable
+    ? []
+    : !parsedConfig.ok
+      ? [{ path: 'memory.config', message: parsedConfig.message }]
+      : configProblems?.key === configKey
+        ? configProblems.problems
+        : [];
   const memoryConfig =
     memory !== null && external ? { ...memory, config: { url: serviceUrl.trim() } } : memory;
   const [topK, setTopK] = useState(String(DEFAULT_TOP_K));
   const [seed, setSeed] = useState(String(DEFAULT_SEED));
   const [parallel, setParallel] = useState(1);
   const [identity, setIdentity] = useState<RunIdentityDraft>(EMPTY_IDENTITY_DRAFT);
+  // Timeouts in seconds, as a person thinks of them; the config takes milliseconds.
+  const [insertTimeout, setInsertTimeout] = useState(String(DEFAULT_INSERT_TIMEOUT_MS / 1000));
+  const [answerTimeout, setAnswerTimeout] = useState(String(DEFAULT_ANSWER_TIMEOUT_MS / 1000));
+  const insertTimeoutValue = parseIntInRange(insertTimeout, 1, 86_400);
+  const answerTimeoutValue = parseIntInRange(answerTimeout, 1, 86_400);
+  const [includeNoEvidence, setIncludeNoEvidence] = useState(true);
   const parallelOptions = parallelChoices(navigator.hardwareConcurrency, chosen.size);
   const parallelValue = Math.min(parallel, parallelOptions.length);
 
@@ -158,8 +209,12 @@ export function RunForm({
     external && !/^http:\/\/\S+$/.test(serviceUrl.trim())
       ? 'Give the memory service URL, e.g. http://127.0.0.1:8765.'
       : null,
+    configIssues.length > 0 ? 'Fix the preset config.' : null,
     topKValue === null ? 'Top-k must be a whole number from 1 to 1000.' : null,
     seedValue === null ? 'Seed must be a whole number.' : null,
+    insertTimeoutValue === null || answerTimeoutValue === null
+      ? 'Timeouts must be whole seconds from 1 to 86400.'
+      : null,
     judge !== null && repeatsValue === null
       ? 'Judge repeats must be a whole number from 1 to 20.'
       : null,
@@ -167,7 +222,14 @@ export function RunForm({
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (problems.length > 0 || memoryConfig === null || topKValue === null || seedValue === null) {
+    if (
+      problems.length > 0 ||
+      memoryConfig === null ||
+      topKValue === null ||
+      seedValue === null ||
+      insertTimeoutValue === null ||
+      answerTimeoutValue === null
+    ) {
       return;
     }
     const judgeRepeats = repeatsValue ?? DEFAULT_JUDGE_REPEATS;
@@ -176,7 +238,12 @@ export function RunForm({
       ...(samples ? { samples } : {}),
       ...(skipInvalid ? { skipInvalid: true } : {}),
       memory: {
-        ...withEmbedder(memoryConfig, embedder),
+        ...withEmbedder(
+          configEditable && parsedConfig.ok
+            ? { ...memoryConfig, config: { ...parsedConfig.value, ...memoryConfig.config } }
+            : memoryConfig,
+          embedder,
+        ),
         ...(memoryLlm ? { llm: endpointLlmFields(memoryLlm) } : {}),
       },
       answerer: answerer
@@ -191,6 +258,8 @@ export function RunForm({
       seed: seedValue,
       parallel: parallelValue,
       identity: identityOfDraft(identity),
+      timeouts: { insertMs: insertTimeoutValue * 1000, answerMs: answerTimeoutValue * 1000 },
+      includeNoEvidence,
     });
   };
 
@@ -284,6 +353,30 @@ export function RunForm({
           </select>
           {fieldError('memory')}
         </label>
+        {configEditable ? (
+          <label className="field field-wide">
+            <span className="field-label">
+              Preset config{' '}
+              <span className="muted">(JSON, checked by the preset&apos;s schema)</span>
+            </span>
+            <textarea
+              className="config-editor"
+              rows={3}
+              spellCheck={false}
+              value={configText}
+              aria-invalid={configIssues.length > 0}
+              onChange={(event) => {
+                const text = event.currentTarget.value;
+                if (presetValue !== null) setConfigChoice({ preset: presetValue, text });
+              }}
+            />
+            {configIssues.map((issue) => (
+              <span key={`${issue.path}:${issue.message}`} className="field-error" role="alert">
+                {issue.path}: {issue.message}
+              </span>
+            ))}
+          </label>
+        ) : null}
         {takesEmbedder && endpoints.length > 0 ? (
           <label className="field field-wide">
             <span className="field-label">Embedder</span>
@@ -408,6 +501,36 @@ export function RunForm({
             onChange={(event) => setSeed(event.currentTarget.value)}
           />
           {fieldError('seed')}
+        </label>
+        <label className="field">
+          <span className="field-label">Insert timeout (s)</span>
+          <input
+            type="number"
+            min={1}
+            value={insertTimeout}
+            aria-invalid={insertTimeoutValue === null}
+            onChange={(event) => setInsertTimeout(event.currentTarget.value)}
+          />
+        </label>
+        <label className="field">
+          <span className="field-label">Answer timeout (s)</span>
+          <input
+            type="number"
+            min={1}
+            value={answerTimeout}
+            aria-invalid={answerTimeoutValue === null}
+            onChange={(event) => setAnswerTimeout(event.currentTarget.value)}
+          />
+        </label>
+        <label className="field field-wide field-check">
+          <span>
+            <input
+              type="checkbox"
+              checked={includeNoEvidence}
+              onChange={(event) => setIncludeNoEvidence(event.currentTarget.checked)}
+            />{' '}
+            Ask questions without usable evidence (at the last packet)
+          </span>
         </label>
         <label className="field">
           <span className="field-label">Parallel samples</span>

@@ -1,13 +1,21 @@
 import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
-import type { ApiClient, ApiInput, RunDetail } from '@shared/api';
+import type { ApiClient, ApiInput, ApiOutput } from '@shared/api';
 import { useClient } from '../../api/context';
 import type { ProgressEvent } from '@shared/experiment';
-import { isActive, reduceProgress, type ProgressAction, type ProgressState } from './progress';
+import {
+  isActive,
+  reduceProgress,
+  type ProgressAction,
+  type ProgressState,
+  type SequencedEvent,
+} from '@shared/liveProgress';
 
 /** How often to ask the engine which runs are still active while one is shown as running. */
 const RECONCILE_MS = 4000;
 /** The live chart refetches the summary at most this often during a run. */
 const SUMMARY_THROTTLE_MS = 1000;
+/** ...and waits this many times the last refetch's duration between two. */
+const SUMMARY_COST_FACTOR = 8;
 
 async function seedRun(
   client: ApiClient,
@@ -15,14 +23,21 @@ async function seedRun(
   dispatch: (action: ProgressAction) => void,
   last: ProgressEvent | null,
 ): Promise<void> {
-  const detail = await client.call('runs.get', { runId });
+  const detail = await client.call('runs.summary', { runId });
   dispatch({ type: 'seed', info: detail.info, last });
 }
 
 /**
- * Live progress of every run this window has started or found running. Progress events drive it;
- * 'experiments.active' on mount covers a reload, and a slow reconcile covers events missed while
- * the event socket was reconnecting (a run that ended then would otherwise spin forever).
+ * Progress events are folded in batches at most this often: a full LoCoMo run sends ~15,000
+ * events, and rendering the view once per event kept Chromium busy enough to slow the run ~3×.
+ */
+export const PROGRESS_FLUSH_MS = 100;
+
+/**
+ * Live progress of every run this window has started or found running. Progress events drive it,
+ * batched per PROGRESS_FLUSH_MS; the engine's own state ('experiments.live') on mount covers a
+ * reload or a second window, and a slow reconcile covers events missed while the event socket was
+ * reconnecting (a run that ended then would otherwise spin forever).
  */
 export function useLiveProgress(): {
   runs: ProgressState;
@@ -35,23 +50,38 @@ export function useLiveProgress(): {
 
   useEffect(() => {
     let cancelled = false;
+    let pending: SequencedEvent[] = [];
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    // Events wait for the engine's snapshot: the socket may deliver events newer than it before
+    // the answer arrives, and only on top of the snapshot do they make a whole run.
+    let snapshotSettled = false;
+    const flush = (): void => {
+      timer = undefined;
+      if (!snapshotSettled || pending.length === 0) return;
+      const events = pending;
+      pending = [];
+      dispatch({ type: 'events', events });
+    };
     const unsubscribe = client.onEvent((event) => {
-      if (event.type === 'progress') dispatch({ type: 'event', event: event.event });
+      if (event.type !== 'progress') return;
+      pending.push(event.seq === undefined ? { event: event.event } : event);
+      timer ??= setTimeout(flush, PROGRESS_FLUSH_MS);
     });
     void client
-      .call('experiments.active', {})
-      .then((active) =>
-        Promise.all(
-          active.map((a) =>
-            cancelled ? undefined : seedRun(client, a.runId, dispatch, a.last).catch(() => {}),
-          ),
-        ),
-      )
+      .call('experiments.live', {})
+      .then((live) => {
+        if (!cancelled) dispatch({ type: 'snapshot', runs: live });
+      })
       .catch(() => {
         // The engine may be starting; the reconcile below and the events catch up.
+      })
+      .finally(() => {
+        snapshotSettled = true;
+        if (!cancelled) flush();
       });
     return () => {
       cancelled = true;
+      clearTimeout(timer);
       unsubscribe();
     };
   }, [client]);
@@ -71,7 +101,7 @@ export function useLiveProgress(): {
           const still = new Set(active.map((a) => a.runId));
           for (const runId of ids) {
             if (still.has(runId)) continue;
-            const detail = await client.call('runs.get', { runId });
+            const detail = await client.call('runs.summary', { runId });
             // Between the two calls the run may have been started again; only a stored ending counts.
             if (detail.info.status !== 'running') dispatch({ type: 'settled', info: detail.info });
           }
@@ -107,41 +137,69 @@ export function useLiveProgress(): {
   return { runs, start, cancel, resume };
 }
 
+type LiveDetail = ApiOutput<'runs.summary'>;
+
 interface SummarySettled {
   runId: string;
-  detail: RunDetail;
+  detail: LiveDetail;
 }
 
 /**
- * The run's stored detail, refetched after committed tests (at most once a second) and once more
- * when the run ends: during a run the summary covers the answers committed so far.
+ * The run's stored info and summary, refetched after committed tests and once more when the run
+ * ends: during a run the summary covers the answers committed so far. The summary is computed
+ * over every answer so far on a core the run also needs, so refetches are spaced by at least
+ * SUMMARY_THROTTLE_MS and SUMMARY_COST_FACTOR times the last one's duration (at most ~1/8 of a
+ * core however large the run grows).
  */
 export function useLiveDetail(
   runId: string,
   testsCommitted: number,
   ended: boolean,
-): RunDetail | undefined {
+): LiveDetail | undefined {
   const client = useClient();
   const [settled, setSettled] = useState<SummarySettled | null>(null);
-  const lastFetch = useRef(0);
+  const nextAllowed = useRef(0);
   const latest = useRef(0);
+  const inFlight = useRef<Promise<unknown> | null>(null);
 
   useEffect(() => {
-    const wait = Math.max(0, lastFetch.current + SUMMARY_THROTTLE_MS - Date.now());
+    let stale = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     // A new commit within the window replaces the pending fetch, which keeps its deadline: a
     // trailing-edge throttle, so a burst of commits ends with the newest summary.
-    const timer = setTimeout(() => {
-      lastFetch.current = Date.now();
-      const mine = ++latest.current;
-      client
-        .call('runs.get', { runId })
-        .then((detail) => {
-          // An older answer landing after a newer request must not overwrite it.
-          if (mine === latest.current) setSettled({ runId, detail });
-        })
-        .catch(() => {});
-    }, wait);
-    return () => clearTimeout(timer);
+    const fetchWhenAllowed = (): void => {
+      timer = setTimeout(
+        () => {
+          if (stale) return;
+          if (inFlight.current) {
+            void inFlight.current.finally(fetchWhenAllowed);
+            return;
+          }
+          const started = Date.now();
+          const mine = ++latest.current;
+          const request = client
+            .call('runs.summary', { runId })
+            .then((detail) => {
+              // An older answer landing after a newer request must not overwrite it.
+              if (mine === latest.current) setSettled({ runId, detail });
+            })
+            .catch(() => {})
+            .finally(() => {
+              const took = Date.now() - started;
+              nextAllowed.current =
+                started + Math.max(SUMMARY_THROTTLE_MS, took * SUMMARY_COST_FACTOR);
+              inFlight.current = null;
+            });
+          inFlight.current = request;
+        },
+        Math.max(0, nextAllowed.current - Date.now()),
+      );
+    };
+    fetchWhenAllowed();
+    return () => {
+      stale = true;
+      clearTimeout(timer);
+    };
   }, [client, runId, testsCommitted, ended]);
 
   return settled?.runId === runId ? settled.detail : undefined;

@@ -140,3 +140,22 @@ export function invalidSampleCount(dataset: Pick<DatasetSummary, 'problems'>): n
   }
   return indices.size;
 }
+
+/** The preset config editor's text as a JSON object, or why it is not one. */
+export function parseConfigText(
+  text: string,
+): { ok: true; value: Record<string, unknown> } | { ok: false; message: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text.trim() === '' ? '{}' : text);
+  } catch (error) {
+    return {
+      ok: false,
+      message: `not JSON: ${error instanceof Error ? error.message : String(error)}`,
+    };
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return { ok: false, message: 'must be a JSON object, e.g. {"candidates": 50}' };
+  }
+  return { ok: true, value: value as Record<string, unknown> };
+}

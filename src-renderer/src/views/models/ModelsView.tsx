@@ -147,7 +147,11 @@ function EndpointCard({
       <div className="endpoint-head">
         <strong id={titleId}>{endpoint.name}</strong>
         <code>{endpoint.model}</code>
-        <KeyBadge status={keyStatus} />
+        {endpoint.apiKeyEnv !== undefined ? (
+          <KeyBadge status={keyStatus} />
+        ) : (
+          <span className="status-badge">no key · local</span>
+        )}
         <span className="push-right endpoint-actions">
           <button type="button" onClick={onTest} disabled={test?.pending === true}>
             {test?.pending ? 'Testing…' : 'Test connection'}
@@ -167,7 +171,11 @@ function EndpointCard({
         </dd>
         <dt>Key variable</dt>
         <dd>
-          <code>{endpoint.apiKeyEnv}</code>
+          {endpoint.apiKeyEnv !== undefined ? (
+            <code>{endpoint.apiKeyEnv}</code>
+          ) : (
+            'none: no key is sent (local server)'
+          )}
         </dd>
         <dt>Prices</dt>
         <dd>
@@ -176,12 +184,14 @@ function EndpointCard({
             : 'not set (no cost shown)'}
         </dd>
       </dl>
-      <KeyControl
-        apiKeyEnv={endpoint.apiKeyEnv}
-        status={keyStatus}
-        electron={electron}
-        onChanged={onKeyChanged}
-      />
+      {endpoint.apiKeyEnv !== undefined ? (
+        <KeyControl
+          apiKeyEnv={endpoint.apiKeyEnv}
+          status={keyStatus}
+          electron={electron}
+          onChanged={onKeyChanged}
+        />
+      ) : null}
       {test && !test.pending ? (
         <p
           role="status"
@@ -196,6 +206,11 @@ function EndpointCard({
           ) : (
             <>
               Failed after {test.latencyMs} ms: {test.error}
+              {test.hint ? (
+                <span className="test-hint">
+                  <strong>Check:</strong> {test.hint}
+                </span>
+              ) : null}
             </>
           )}
         </p>
@@ -336,6 +351,7 @@ function EndpointEditor({
         <label className="field">
           <span className="field-label">Key environment variable</span>
           <input {...field('apiKeyEnv')} placeholder="OPENAI_API_KEY" />
+          <span className="field-hint">Leave empty for a local server that needs no key.</span>
         </label>
         <label className="field">
           <span className="field-label">Input price (USD / 1M tokens)</span>

@@ -1,6 +1,6 @@
 import { WINK_EMBEDDER, type EmbedderChoice } from '@shared/embedders';
 import type { ModelEndpoint, ModelEndpointInput } from '@shared/models';
-import { API_KEY_ENV_PATTERN } from '@shared/models';
+import { API_KEY_ENV_PATTERN, isLoopbackUrl } from '@shared/models';
 
 /** Pure helpers of the Models view: the endpoint form's text fields to an API input. */
 
@@ -27,7 +27,7 @@ export function formOf(endpoint: ModelEndpoint): EndpointForm {
     name: endpoint.name,
     baseUrl: endpoint.baseUrl,
     model: endpoint.model,
-    apiKeyEnv: endpoint.apiKeyEnv,
+    apiKeyEnv: endpoint.apiKeyEnv ?? '',
     inputPrice: endpoint.prices ? String(endpoint.prices.inputPerMillion) : '',
     outputPrice: endpoint.prices ? String(endpoint.prices.outputPerMillion) : '',
   };
@@ -49,7 +49,13 @@ export function endpointInput(
   if (!/^https?:\/\/\S+$/.test(form.baseUrl.trim()))
     problems.push('Base URL must be an http(s) URL.');
   if (form.model.trim() === '') problems.push('Model must not be empty.');
-  if (!API_KEY_ENV_PATTERN.test(form.apiKeyEnv.trim()))
+  const keyEnv = form.apiKeyEnv.trim();
+  if (keyEnv === '') {
+    if (!isLoopbackUrl(form.baseUrl.trim()))
+      problems.push(
+        'Key variable is needed for a server on another machine (only a local server may go without a key).',
+      );
+  } else if (!API_KEY_ENV_PATTERN.test(keyEnv))
     problems.push('Key variable must be an environment variable name (A-Z, 0-9 and _).');
   const hasPrices = form.inputPrice.trim() !== '' || form.outputPrice.trim() !== '';
   const input = price(form.inputPrice);
@@ -64,7 +70,7 @@ export function endpointInput(
       name: form.name.trim(),
       baseUrl: form.baseUrl.trim(),
       model: form.model.trim(),
-      apiKeyEnv: form.apiKeyEnv.trim(),
+      ...(keyEnv !== '' ? { apiKeyEnv: keyEnv } : {}),
       ...(hasPrices && input !== null && output !== null
         ? { prices: { inputPerMillion: input, outputPerMillion: output } }
         : {}),

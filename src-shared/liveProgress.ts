@@ -1,5 +1,5 @@
-import type { ProgressEvent, RunSummary, SampleStatus } from '@shared/experiment';
-import type { RunInfo } from '@shared/runs';
+import type { ProgressEvent, RunSummary, SampleStatus } from './experiment';
+import type { RunInfo } from './runs';
 
 /**
  * Live progress of the runs this window knows about, reduced from the engine's progress events.
@@ -21,7 +21,18 @@ export interface SampleProgress {
   skippedTests: number;
   insertErrors: number;
   answerErrors: number;
+  /** Why the sample failed. */
+  error: string | null;
 }
+
+/** One distinct answer error and how many answers had it. */
+export interface ErrorTally {
+  message: string;
+  count: number;
+}
+
+/** Distinct answer error messages a run keeps (the count of every error is kept regardless). */
+export const MAX_ERROR_MESSAGES = 5;
 
 export interface RunProgress {
   runId: string;
@@ -36,7 +47,14 @@ export interface RunProgress {
   testsCommitted: number;
   /** Answer calls made in this attempt, over every test (a question is re-asked at each test). */
   questionsAnswered: number;
+  /** Answer calls that ended in an error, in this attempt (a cancel never takes one back). */
   answerErrors: number;
+  /** Inserts that failed, as the finished samples reported them. */
+  insertErrors: number;
+  /** The answer errors by message, first seen first, up to MAX_ERROR_MESSAGES distinct ones. */
+  errorMessages: ErrorTally[];
+  /** Why a cancelled run stopped (who cancelled it), when the engine said. */
+  stopReason: string | null;
   /** The test in flight, for "test 3: 12/40". */
   currentTest: { sampleId: string; testIndex: number; done: number; total: number } | null;
   /** The engine's whole-run estimate at `etaAt`; null until it has a rate. */
@@ -51,12 +69,27 @@ export interface RunProgress {
   summary: RunSummary | null;
   /** Joined mid-run (page reload): counts before the join are only as good as the run's info. */
   partial: boolean;
+  /**
+   * The engine's sequence number of the last event folded in (per run, counted by the engine);
+   * null when the events came without one. Says whether a snapshot is newer than this state.
+   */
+  seq: number | null;
 }
 
 export type ProgressState = Readonly<Record<string, RunProgress>>;
 
+/** A progress event as the engine broadcasts it: with its per-run sequence number. */
+export interface SequencedEvent {
+  event: ProgressEvent;
+  seq?: number;
+}
+
 export type ProgressAction =
-  | { type: 'event'; event: ProgressEvent }
+  | ({ type: 'event' } & SequencedEvent)
+  /** Events that arrived together, folded in one step (one render for a burst). */
+  | { type: 'events'; events: readonly SequencedEvent[] }
+  /** The engine's own state of its runs ('experiments.live'): it replaces anything older. */
+  | { type: 'snapshot'; runs: readonly RunProgress[] }
   /** The user asked to cancel; the run stops after the question in flight. */
   | { type: 'cancel-requested'; runId: string }
   /** A run seen through 'experiments.active' or 'runs.get' rather than from its first event. */
@@ -88,6 +121,9 @@ function emptyRun(runId: string): RunProgress {
     testsCommitted: 0,
     questionsAnswered: 0,
     answerErrors: 0,
+    insertErrors: 0,
+    errorMessages: [],
+    stopReason: null,
     currentTest: null,
     etaMs: null,
     etaAt: null,
@@ -97,6 +133,7 @@ function emptyRun(runId: string): RunProgress {
     message: null,
     summary: null,
     partial: false,
+    seq: null,
   };
 }
 
@@ -111,7 +148,14 @@ function emptySample(sampleId: string): SampleProgress {
     skippedTests: 0,
     insertErrors: 0,
     answerErrors: 0,
+    error: null,
   };
+}
+
+function tally(tallies: readonly ErrorTally[], message: string): ErrorTally[] {
+  const i = tallies.findIndex((t) => t.message === message);
+  if (i >= 0) return tallies.map((t, j) => (j === i ? { ...t, count: t.count + 1 } : t));
+  return tallies.length < MAX_ERROR_MESSAGES ? [...tallies, { message, count: 1 }] : [...tallies];
 }
 
 function withSample(
@@ -190,6 +234,10 @@ function applyEvent(run: RunProgress, event: ProgressEvent): RunProgress {
         ...at,
         questionsAnswered: run.questionsAnswered + 1,
         answerErrors: run.answerErrors + (event.error ? 1 : 0),
+        errorMessages:
+          event.error && event.errorMessage !== undefined
+            ? tally(run.errorMessages, event.errorMessage)
+            : run.errorMessages,
         currentTest: {
           sampleId: event.sampleId,
           testIndex: event.testIndex,
@@ -209,17 +257,23 @@ function applyEvent(run: RunProgress, event: ProgressEvent): RunProgress {
         testsCommitted: run.testsCommitted + 1,
         currentTest: null,
       };
-    case 'sample-finished':
+    case 'sample-finished': {
+      const before = run.samples[event.sampleId];
+      // A cancelled or failed sample reports no counts: the errors already seen stay counted.
+      const insertErrors = Math.max(before?.insertErrors ?? 0, event.insertErrors);
       return {
         ...withSample(run, event.sampleId, (s) => ({
           ...s,
           status: event.status,
-          insertErrors: event.insertErrors,
-          answerErrors: event.answerErrors,
+          insertErrors,
+          answerErrors: Math.max(s.answerErrors, event.answerErrors),
+          error: event.error ?? s.error,
           packetsInserted: event.status === 'completed' ? s.totalPackets : s.packetsInserted,
         })),
         ...at,
+        insertErrors: run.insertErrors - (before?.insertErrors ?? 0) + insertErrors,
       };
+    }
     case 'run-finished':
       return {
         ...run,
@@ -233,7 +287,14 @@ function applyEvent(run: RunProgress, event: ProgressEvent): RunProgress {
         currentTest: null,
       };
     case 'run-cancelled':
-      return { ...run, ...at, status: 'cancelled', elapsedMs: event.elapsedMs, currentTest: null };
+      return {
+        ...run,
+        ...at,
+        status: 'cancelled',
+        elapsedMs: event.elapsedMs,
+        stopReason: event.reason ?? null,
+        currentTest: null,
+      };
     case 'run-failed':
       return {
         ...run,
@@ -263,6 +324,7 @@ function fromInfo(info: RunInfo, previous: RunProgress | undefined): RunProgress
       skippedTests: before?.skippedTests ?? 0,
       insertErrors: s.insertErrors,
       answerErrors: before?.answerErrors ?? 0,
+      error: s.error ?? before?.error ?? null,
     };
   }
   const sampleIds = info.sampleInfo.map((s) => s.sampleId);
@@ -282,23 +344,45 @@ function fromInfo(info: RunInfo, previous: RunProgress | undefined): RunProgress
       list.reduce((sum, s) => sum + s.testsCommitted, 0),
     ),
     answerErrors: Math.max(base.answerErrors, info.answerErrors),
+    insertErrors: Math.max(base.insertErrors, info.insertErrors),
     startedAt: base.startedAt ?? Date.parse(info.createdAt),
     message: info.error ?? base.message,
     partial: previous === undefined || previous.partial,
   };
 }
 
+/** One event folded into its run; an event a snapshot already covered (by seq) is skipped. */
+function foldEvent(state: ProgressState, { event, seq }: SequencedEvent): ProgressState {
+  const before = state[event.runId] ?? emptyRun(event.runId);
+  if (seq !== undefined && before.seq !== null && seq <= before.seq) return state;
+  let next = applyEvent(before, event);
+  // A cancel stays "cancelling" through the events of the question still in flight.
+  if (before.status === 'cancelling' && next.status === 'running') {
+    next = { ...next, status: 'cancelling' };
+  }
+  return { ...state, [event.runId]: { ...next, seq: seq ?? before.seq } };
+}
+
 export function reduceProgress(state: ProgressState, action: ProgressAction): ProgressState {
   switch (action.type) {
-    case 'event': {
-      const { event } = action;
-      const before = state[event.runId] ?? emptyRun(event.runId);
-      let next = applyEvent(before, event);
-      // A cancel stays "cancelling" through the events of the question still in flight.
-      if (before.status === 'cancelling' && next.status === 'running') {
-        next = { ...next, status: 'cancelling' };
+    case 'event':
+      return foldEvent(state, action);
+    case 'events': {
+      let next = state;
+      for (const sequenced of action.events) next = foldEvent(next, sequenced);
+      return next;
+    }
+    case 'snapshot': {
+      let next = state;
+      for (const run of action.runs) {
+        const known = next[run.runId];
+        // What this window folded in itself is as new as the snapshot or newer.
+        if (known && known.seq !== null && run.seq !== null && known.seq >= run.seq) continue;
+        const status =
+          known?.status === 'cancelling' && run.status === 'running' ? 'cancelling' : run.status;
+        next = { ...next, [run.runId]: { ...run, status, partial: false } };
       }
-      return { ...state, [event.runId]: next };
+      return next;
     }
     case 'cancel-requested': {
       const run = state[action.runId];

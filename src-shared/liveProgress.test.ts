@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { summarizeAnswers, type ProgressEvent } from '@shared/experiment';
-import type { RunInfo } from '@shared/runs';
+import { summarizeAnswers, type ProgressEvent } from './experiment';
+import type { RunInfo } from './runs';
 import {
   isActive,
+  MAX_ERROR_MESSAGES,
   overallFraction,
   reduceProgress,
   remainingMs,
@@ -10,7 +11,7 @@ import {
   totalPacketsInserted,
   type ProgressAction,
   type ProgressState,
-} from './progress';
+} from './liveProgress';
 
 const R = 'run-1';
 const ev = (e: ProgressEvent): ProgressAction => ({ type: 'event', event: e });
@@ -345,5 +346,164 @@ describe('reduceProgress', () => {
     expect(reduceProgress(cancelled, { type: 'settled', info: info({ status: 'failed' }) })).toBe(
       cancelled,
     );
+  });
+});
+
+describe('reduceProgress: batches and the engine snapshot (reload-safe progress)', () => {
+  const events = START.map((a) => (a.type === 'event' ? a.event : null)).filter(
+    (e): e is ProgressEvent => e !== null,
+  );
+  const numbered = (from: number) => events.map((event, i) => ({ event, seq: from + i }));
+
+  it('folds a batch of events exactly as one event at a time', () => {
+    const oneByOne = replay(numbered(1).map((e) => ({ type: 'event' as const, ...e })));
+    const batched = reduceProgress({}, { type: 'events', events: numbered(1) });
+    expect(batched).toEqual(oneByOne);
+    expect(batched[R]?.seq).toBe(events.length);
+  });
+
+  it('a window that joins mid-run takes the engine state, then only the events after it', () => {
+    // The engine has folded every event so far; this window saw only the last packet.
+    const engine = reduceProgress({}, { type: 'events', events: numbered(1) })[R]!;
+    const packet = numbered(1)[2]!;
+    const joined = reduceProgress({}, { type: 'event', ...packet });
+    // Alone, a mid-run event knows nothing of the totals: "Packets 1 / 0", one sample.
+    expect(joined[R]).toMatchObject({ totalPackets: 0, sampleIds: ['a'] });
+
+    const seeded = reduceProgress(joined, { type: 'snapshot', runs: [engine] });
+    expect(seeded[R]).toMatchObject({
+      totalPackets: 3,
+      totalTests: 3,
+      sampleIds: ['a', 'b'],
+      questionsAnswered: 2,
+      answerErrors: 1,
+      etaMs: 5000,
+      startedAt: 1000,
+      partial: false,
+    });
+    // An event the snapshot already holds is not counted twice; a newer one is.
+    const answered = numbered(1)[4]!;
+    expect(reduceProgress(seeded, { type: 'event', ...answered })).toBe(seeded);
+    const next = reduceProgress(seeded, {
+      type: 'event',
+      seq: events.length + 1,
+      event: { type: 'packet', runId: R, at: 1200, sampleId: 'a', inserted: 2, total: 2, etaMs: 1 },
+    });
+    expect(next[R]?.samples.a?.packetsInserted).toBe(2);
+  });
+
+  it('ignores a snapshot older than what the window folded itself', () => {
+    const older = reduceProgress({}, { type: 'events', events: numbered(1).slice(0, 3) })[R]!;
+    const newer = reduceProgress({}, { type: 'events', events: numbered(1) });
+    expect(reduceProgress(newer, { type: 'snapshot', runs: [older] })).toBe(newer);
+  });
+
+  it('keeps a cancel the user asked for over a running snapshot', () => {
+    const engine = reduceProgress({}, { type: 'events', events: numbered(1) })[R]!;
+    const asked = reduceProgress(
+      { [R]: { ...engine, seq: 2 } },
+      {
+        type: 'cancel-requested',
+        runId: R,
+      },
+    );
+    expect(reduceProgress(asked, { type: 'snapshot', runs: [engine] })[R]?.status).toBe(
+      'cancelling',
+    );
+  });
+});
+
+describe('reduceProgress: failures stay visible (issue 15 item 5)', () => {
+  const answered = (at: number, questionIndex: number, errorMessage?: string): ProgressAction =>
+    ev({
+      type: 'question-answered',
+      runId: R,
+      at,
+      sampleId: 'a',
+      testIndex: 1,
+      questionIndex,
+      done: questionIndex + 1,
+      total: 4,
+      error: errorMessage !== undefined,
+      ...(errorMessage !== undefined ? { errorMessage } : {}),
+    });
+
+  it('a cancel keeps the errors already seen, by message, and says who cancelled', () => {
+    const run = replay([
+      ...START,
+      answered(1200, 0, 'answer: HTTP 401 from 127.0.0.1'),
+      answered(1201, 1, 'answer: HTTP 401 from 127.0.0.1'),
+      answered(1202, 2, 'answer: timed out after 30000 ms'),
+      // A cancelled sample reports no counts of its own.
+      ev({
+        type: 'sample-finished',
+        runId: R,
+        at: 1300,
+        sampleId: 'a',
+        status: 'cancelled',
+        insertErrors: 0,
+        answerErrors: 0,
+      }),
+      ev({
+        type: 'run-cancelled',
+        runId: R,
+        at: 1301,
+        elapsedMs: 301,
+        reason: 'cancelled by the user',
+      }),
+    ])[R]!;
+    expect(run.status).toBe('cancelled');
+    expect(run.stopReason).toBe('cancelled by the user');
+    // 1 error in START's test 0, and 3 here.
+    expect(run.answerErrors).toBe(4);
+    expect(run.samples.a?.answerErrors).toBe(4);
+    expect(run.errorMessages).toEqual([
+      { message: 'answer: HTTP 401 from 127.0.0.1', count: 2 },
+      { message: 'answer: timed out after 30000 ms', count: 1 },
+    ]);
+  });
+
+  it('a failed sample keeps why, and its insert errors add up to the run', () => {
+    const run = replay([
+      ...START,
+      ev({
+        type: 'sample-finished',
+        runId: R,
+        at: 1300,
+        sampleId: 'a',
+        status: 'completed',
+        insertErrors: 2,
+        answerErrors: 1,
+      }),
+      ev({
+        type: 'sample-finished',
+        runId: R,
+        at: 1400,
+        sampleId: 'b',
+        status: 'failed',
+        insertErrors: 0,
+        answerErrors: 0,
+        error: 'memory service: connection refused',
+      }),
+      ev({
+        type: 'run-failed',
+        runId: R,
+        at: 1401,
+        elapsedMs: 401,
+        message: 'b: memory service: connection refused',
+      }),
+    ])[R]!;
+    expect(run.samples.b?.error).toBe('memory service: connection refused');
+    expect(run.insertErrors).toBe(2);
+    expect(run.message).toBe('b: memory service: connection refused');
+  });
+
+  it('keeps at most MAX_ERROR_MESSAGES distinct messages but counts every error', () => {
+    const many = Array.from({ length: MAX_ERROR_MESSAGES + 3 }, (_, i) =>
+      answered(1200 + i, i, `error ${i}`),
+    );
+    const run = replay([...START, ...many])[R]!;
+    expect(run.errorMessages).toHaveLength(MAX_ERROR_MESSAGES);
+    expect(run.answerErrors).toBe(1 + MAX_ERROR_MESSAGES + 3);
   });
 });
