@@ -24,6 +24,11 @@ export interface TestPlanOptions {
    * visible at the last packet.
    */
   includeNoEvidence?: boolean;
+  /**
+   * Haystack benchmarks (LongMemEval): also ask each question after every n-th of its haystack,
+   * not only at the end (1 or absent: at the end only).
+   */
+  haystackCurvePoints?: number;
 }
 
 export interface PlannedTest {

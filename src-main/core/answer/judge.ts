@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import {
   LOCOMO_PROFILE,
   benchmarkCategory,
+  categoryLabel,
   type BenchmarkProfile,
 } from '../../../src-shared/benchmarks';
 import { metricOf, metricScores } from '../../../src-shared/metrics';
@@ -68,9 +69,12 @@ export function judgeCacheKey(
   promptSha256: string,
   repeat: number,
 ): string {
-  return createHash('sha256')
-    .update(JSON.stringify([item.question, item.gold, item.answer, model, promptSha256, repeat]))
-    .digest('hex');
+  const key: unknown[] = [item.question, item.gold, item.answer, model, promptSha256, repeat];
+  // Only protocols with a prompt per task set these; keys of the others stay as they were.
+  if (item.task !== undefined || item.abstention !== undefined) {
+    key.push(item.task ?? null, item.abstention ?? false);
+  }
+  return createHash('sha256').update(JSON.stringify(key)).digest('hex');
 }
 
 /** The workbench's lenient reader (kept under its old name). */
@@ -154,6 +158,7 @@ export class LlmJudge {
       const completion = await this.client.complete(messages, {
         seed: repeat,
         ...(this.protocol.jsonMode ? { responseFormat: { type: 'json_object' as const } } : {}),
+        ...(this.protocol.maxTokens !== undefined ? { maxTokens: this.protocol.maxTokens } : {}),
         ...(signal ? { signal } : {}),
       });
       let verdict: JudgeVerdict;
@@ -206,8 +211,17 @@ export async function judgeAnswer(
       protocol: judge.protocol.name,
     };
   }
+  const category = benchmarkCategory(profile, answer.category);
+  const task = categoryLabel(profile, category.task ?? category.id);
   return judge.judge(
-    { question: answer.question, gold: answer.gold, answer: answer.prediction },
+    {
+      question: answer.question,
+      gold: answer.gold,
+      answer: answer.prediction,
+      // Only a protocol with a prompt per task (LongMemEval) is told the task, so the cache keys
+      // of the others stay as they were.
+      ...(judge.protocol.readsTask === true ? { task, abstention: category.adversarial } : {}),
+    },
     signal,
   );
 }

@@ -42,6 +42,8 @@ export interface AnswerRequest {
    * into a two-option question); absent means LoCoMo's profile decides (category 5).
    */
   adversarial?: boolean;
+  /** When the question is asked, where the dataset says (LongMemEval `question_date`, ISO). */
+  questionDate?: string | null;
 }
 
 /** Whether a request is an adversarial question (LoCoMo category 5 unless the request says). */

@@ -326,6 +326,7 @@ async function askOne(
     seed: config.seed,
     adversarialAnswer: qa.adversarialAnswer,
     adversarial: benchmarkCategory(benchmarkProfile(job.benchmark), qa.category).adversarial,
+    ...(qa.questionDate !== undefined ? { questionDate: qa.questionDate } : {}),
     ...(answerer.needsConversation
       ? { conversation: conversationSoFar(sample, test.dialogsInserted) }
       : {}),
@@ -345,7 +346,7 @@ async function askOne(
       result = { answer: answered.answer };
     } else {
       hits = await withTimeout(`retrieve for question ${qa.index}`, config.timeouts.answerMs, () =>
-        memory.retrieve(qa.question, topK),
+        memory.retrieve(qa.question, topK, { questionDate: qa.questionDate ?? null }),
       );
       const budget = config.retrieval.contextWords;
       if (budget !== undefined) hits = trimToWordBudget(hits, budget);

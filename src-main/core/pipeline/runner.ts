@@ -295,7 +295,12 @@ export async function startExperiment(
   const runId = newRunId(now());
   const planned: PlannedSample[] = samples.map((sample) => ({
     sample,
-    plan: planTests(sample, { includeNoEvidence: config.includeNoEvidence }),
+    plan: planTests(sample, {
+      includeNoEvidence: config.includeNoEvidence,
+      ...(config.haystackCurvePoints !== undefined
+        ? { haystackCurvePoints: config.haystackCurvePoints }
+        : {}),
+    }),
     skipTests: new Set(),
   }));
   const stored = redactSecrets(config);
@@ -418,7 +423,18 @@ export async function resumeExperiment(
   });
   const plans = all.flatMap(({ info, sample }) =>
     sample
-      ? [{ info, sample, plan: planTests(sample, { includeNoEvidence: config.includeNoEvidence }) }]
+      ? [
+          {
+            info,
+            sample,
+            plan: planTests(sample, {
+              includeNoEvidence: config.includeNoEvidence,
+              ...(config.haystackCurvePoints !== undefined
+                ? { haystackCurvePoints: config.haystackCurvePoints }
+                : {}),
+            }),
+          },
+        ]
       : [],
   );
   const planned: PlannedSample[] = plans

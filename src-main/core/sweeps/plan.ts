@@ -76,7 +76,12 @@ export function planCell(cell: SweepCell, dataset: DatasetLoadResult): CellPlan 
   let answerPromptWords = 0;
   let judgePromptWords = 0;
   for (const sample of samples) {
-    const plan = planTests(sample, { includeNoEvidence: config.includeNoEvidence });
+    const plan = planTests(sample, {
+      includeNoEvidence: config.includeNoEvidence,
+      ...(config.haystackCurvePoints !== undefined
+        ? { haystackCurvePoints: config.haystackCurvePoints }
+        : {}),
+    });
     const byIndex = new Map(sample.qa.map((q) => [q.index, q]));
     tests += plan.tests.length;
     for (const test of plan.tests) {
