@@ -4,12 +4,12 @@ import { WorkbenchError } from '../../../src-shared/errors';
 import type { AnswerRecord } from '../../../src-shared/experiment';
 import type { RescoreResult, RescoreSkip } from '../../../src-shared/rescore';
 import {
-  metricList,
+  metricsOf,
   metricOf,
   metricScores,
   type MetricDefinition,
 } from '../../../src-shared/metrics';
-import { benchmarkCategory } from '../../../src-shared/benchmarks';
+import { benchmarkCategory, type BenchmarkProfile } from '../../../src-shared/benchmarks';
 import { datasetFileSha256, loadDatasetFile } from '../dataset/load';
 import type { AnswerKey, RunStore } from './store';
 
@@ -27,8 +27,12 @@ import type { AnswerKey, RunStore } from './store';
 const JUDGE_SKIP =
   'judge metrics need a judge endpoint and are not re-asked by rescore (configure a judge and run a judge pass)';
 
-function chosenMetrics(ids: readonly string[] | undefined): MetricDefinition[] {
-  return ids === undefined || ids.length === 0 ? metricList() : ids.map((id) => metricOf(id));
+/** The asked metrics, else every metric of the run's benchmark (LoCoMo runs get no LongMemEval rows). */
+function chosenMetrics(
+  ids: readonly string[] | undefined,
+  profile: BenchmarkProfile,
+): MetricDefinition[] {
+  return ids === undefined || ids.length === 0 ? metricsOf(profile) : ids.map((id) => metricOf(id));
 }
 
 /** The run's samples by id from its dataset file, or why they cannot be read. */
@@ -63,7 +67,7 @@ export async function rescoreRun(
   const profile = store.profileOf(runId);
   const topK = run.manifest.config.retrieval.topK;
   const skipped: RescoreSkip[] = [];
-  let metrics = chosenMetrics(options.metrics).filter((m) => {
+  let metrics = chosenMetrics(options.metrics, profile).filter((m) => {
     if (m.source === 'judge') skipped.push({ metric: m.id, reason: JUDGE_SKIP });
     else if (!m.score) skipped.push({ metric: m.id, reason: 'it has no per-answer formula' });
     else return true;
