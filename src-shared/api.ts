@@ -247,6 +247,8 @@ export interface RunComparisonResult {
   costs: RunCost[];
   /** Where the runs are not compared on equal terms: top_k, context size, question set. */
   fairness: FairnessWarning[];
+  /** The baseline run's benchmark profile: the categories' names (absent from older servers). */
+  benchmark?: BenchmarkProfile;
 }
 
 export type ApiMethods = typeof apiMethods;

@@ -33,6 +33,16 @@ export function registerBenchmarkProfile(profile: BenchmarkProfile): () => void 
   };
 }
 
+/**
+ * Every category number any registered profile declares, ascending: what a view's category filter
+ * keeps in its URL state before it knows whose dataset it shows (LoCoMo's 1-5 are its first five).
+ */
+export function allCategoryIds(): number[] {
+  const ids = new Set<number>();
+  for (const profile of profiles.values()) for (const c of profile.categories) ids.add(c.id);
+  return [...ids].sort((a, b) => a - b);
+}
+
 /** The profile of a dataset format (a run's `manifest.dataset.format`). */
 export function benchmarkProfile(id: string = DEFAULT_BENCHMARK): BenchmarkProfile {
   const profile = profiles.get(id);
@@ -65,6 +75,12 @@ export function isAdversarial(profile: BenchmarkProfile, id: number): boolean {
 export function schemeOf(profile: BenchmarkProfile, scheme?: string): string {
   const own = profile.schemes.find((s) => s.id === scheme);
   return own?.id ?? profile.schemes[0]?.id ?? '';
+}
+
+/** How charts and tables name the scheme a profile's categories are shown in ("LongMemEval paper"). */
+export function schemeLabelOf(profile: BenchmarkProfile, scheme?: string): string {
+  const id = schemeOf(profile, scheme);
+  return profile.schemes.find((s) => s.id === id)?.label ?? id;
 }
 
 /** What the profile calls a category under a naming scheme (the first scheme by default). */

@@ -65,6 +65,7 @@ export function runQueries(reader: RunReader): RunQueries {
         })),
         baselineIndex,
       ),
+      benchmark: reader.profileOf(baselineRunId),
     };
   };
 

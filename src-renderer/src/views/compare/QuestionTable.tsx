@@ -8,7 +8,8 @@ import {
 } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { CompareCell, Flip } from '@shared/compare';
-import { categoryName, type CategoryScheme } from '@shared/dataset/categories';
+import { LOCOMO_PROFILE, categoryLabel, type BenchmarkProfile } from '@shared/benchmarks';
+import type { CategoryScheme } from '@shared/dataset/categories';
 import { RunTag } from './RunPicker';
 import { formatScore, isErrorCell, runLetter, type QuestionRow } from './shape';
 
@@ -61,12 +62,12 @@ function metaOf(def: unknown): ColumnMeta {
   return meta ?? { width: '1fr', min: 80 };
 }
 
-function categoryColumn(scheme: CategoryScheme) {
+function categoryColumn(scheme: CategoryScheme, profile: BenchmarkProfile) {
   return column.accessor('category', {
     header: 'Category',
     cell: (info) => (
       <span className={`badge cat cat-${info.getValue()}`}>
-        {info.getValue()} {categoryName(info.getValue(), scheme)}
+        {info.getValue()} {categoryLabel(profile, info.getValue(), scheme)}
       </span>
     ),
     meta: { width: '116px', min: 116 },
@@ -152,6 +153,7 @@ export const QuestionTable = memo(function QuestionTable({
   runs,
   baselineIndex,
   scheme,
+  profile = LOCOMO_PROFILE,
   metricShort,
 }: {
   rows: QuestionRow[];
@@ -159,17 +161,19 @@ export const QuestionTable = memo(function QuestionTable({
   runs: ReadonlyArray<{ runId: string; label: string }>;
   baselineIndex: number;
   scheme: CategoryScheme;
+  /** The baseline run's benchmark, which names the categories. */
+  profile?: BenchmarkProfile;
   metricShort: string;
 }) {
   const columns = useMemo(
     () =>
       [
         ...leadingColumns,
-        categoryColumn(scheme),
+        categoryColumn(scheme, profile),
         ...textColumns,
         ...runColumns(runs, baselineIndex, metricShort),
       ] as ColumnDef<QuestionRow, unknown>[],
-    [scheme, runs, baselineIndex, metricShort],
+    [scheme, profile, runs, baselineIndex, metricShort],
   );
   const gridTemplateColumns = columns.map((c) => metaOf(c).width).join(' ');
   const minWidth = columns.reduce((sum, c) => sum + metaOf(c).min, 0);

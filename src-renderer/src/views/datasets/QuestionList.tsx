@@ -1,10 +1,5 @@
-import {
-  CATEGORY_IDS,
-  CATEGORY_SCHEME_LABELS,
-  categoryName,
-  type CategoryId,
-  type CategoryScheme,
-} from '@shared/dataset/categories';
+import { categoryLabel, schemeLabelOf, type BenchmarkProfile } from '@shared/benchmarks';
+import type { CategoryId, CategoryScheme } from '@shared/dataset/categories';
 import type { QA } from '@shared/dataset/types';
 import { LOST_EVIDENCE } from './EvidenceProblems';
 import { answerLabel, formatCount, toggleCategory } from './shape';
@@ -14,6 +9,7 @@ export function QuestionList({
   total,
   countsByCategory,
   scheme,
+  profile,
   categories,
   search,
   selected,
@@ -26,6 +22,8 @@ export function QuestionList({
   total: number;
   countsByCategory: Record<CategoryId, number>;
   scheme: CategoryScheme;
+  /** The dataset's benchmark: its categories and their names. */
+  profile: BenchmarkProfile;
   categories: CategoryId[];
   search: string;
   selected: number | null;
@@ -37,15 +35,15 @@ export function QuestionList({
     <div className="questions-pane">
       <div className="question-filters">
         <fieldset className="chips">
-          <legend>Categories ({CATEGORY_SCHEME_LABELS[scheme]} names)</legend>
-          {CATEGORY_IDS.map((id) => (
+          <legend>Categories ({schemeLabelOf(profile, scheme)} names)</legend>
+          {profile.categories.map(({ id }) => (
             <label key={id} className="chip">
               <input
                 type="checkbox"
                 checked={categories.includes(id)}
                 onChange={() => onCategoriesChange(toggleCategory(categories, id))}
               />
-              {id} {categoryName(id, scheme)}
+              {id} {categoryLabel(profile, id, scheme)}
               <span className="chip-count">{countsByCategory[id]}</span>
             </label>
           ))}
@@ -78,7 +76,7 @@ export function QuestionList({
             >
               <span className="question-head">
                 <span className={`badge cat cat-${q.category}`}>
-                  {q.category} {categoryName(q.category, scheme)}
+                  {q.category} {categoryLabel(profile, q.category, scheme)}
                 </span>
                 <span className="muted">qa[{q.index}]</span>
               </span>

@@ -7,7 +7,8 @@ import {
   type ColumnDef,
 } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { categoryName, type CategoryScheme } from '@shared/dataset/categories';
+import { LOCOMO_PROFILE, categoryLabel, type BenchmarkProfile } from '@shared/benchmarks';
+import type { CategoryScheme } from '@shared/dataset/categories';
 import { ERROR_PREDICTION, type AnswerRecord } from '@shared/experiment';
 import { metricList } from '@shared/metrics';
 import { formatScore } from '../../components/charts/categoryRows';
@@ -115,12 +116,15 @@ const after = [
   }),
 ] as ColumnDef<AnswerRecord, unknown>[];
 
-function categoryColumn(scheme: CategoryScheme): ColumnDef<AnswerRecord, unknown> {
+function categoryColumn(
+  scheme: CategoryScheme,
+  profile: BenchmarkProfile,
+): ColumnDef<AnswerRecord, unknown> {
   return column.accessor('category', {
     header: 'Category',
     cell: (info) => (
       <span className={`badge cat cat-${info.getValue()}`}>
-        {info.getValue()} {categoryName(info.getValue(), scheme)}
+        {info.getValue()} {categoryLabel(profile, info.getValue(), scheme)}
       </span>
     ),
   }) as ColumnDef<AnswerRecord, unknown>;
@@ -141,6 +145,7 @@ export function AnswersTable({
   answers,
   total,
   scheme,
+  profile = LOCOMO_PROFILE,
   selected,
   onSelect,
 }: {
@@ -148,10 +153,15 @@ export function AnswersTable({
   answers: AnswerRecord[];
   total: number;
   scheme: CategoryScheme;
+  /** The run's benchmark, which names the categories. */
+  profile?: BenchmarkProfile;
   selected: string | null;
   onSelect: (key: string) => void;
 }) {
-  const columns = useMemo(() => [...before, categoryColumn(scheme), ...after], [scheme]);
+  const columns = useMemo(
+    () => [...before, categoryColumn(scheme, profile), ...after],
+    [scheme, profile],
+  );
   // eslint-disable-next-line react-hooks/incompatible-library -- TanStack Table returns fresh functions by design; this component is not memoised by the compiler.
   const table = useReactTable({
     data: answers,

@@ -1,4 +1,5 @@
-import { categoryName, type CategoryScheme } from '@shared/dataset/categories';
+import { LOCOMO_PROFILE, categoryLabel, type BenchmarkProfile } from '@shared/benchmarks';
+import type { CategoryScheme } from '@shared/dataset/categories';
 import { ERROR_PREDICTION, type AnswerRecord } from '@shared/experiment';
 import { formatScore } from '../../components/charts/categoryRows';
 import { ErrorView } from '../../components/ErrorView';
@@ -11,12 +12,15 @@ export function RetrievedPanel({
   datasetSha256,
   datasetName,
   scheme,
+  profile = LOCOMO_PROFILE,
   onClose,
 }: {
   answer: AnswerRecord;
   datasetSha256: string | null;
   datasetName: string;
   scheme: CategoryScheme;
+  /** The run's benchmark, which names the category. */
+  profile?: BenchmarkProfile;
   onClose: () => void;
 }) {
   const source = useRunSample(datasetSha256, answer.sampleId);
@@ -28,7 +32,7 @@ export function RetrievedPanel({
       <header className="retrieved-head">
         <div>
           <span className={`badge cat cat-${answer.category}`}>
-            {answer.category} {categoryName(answer.category, scheme)}
+            {answer.category} {categoryLabel(profile, answer.category, scheme)}
           </span>{' '}
           <span className="muted">
             <code>{answer.sampleId}</code> · qa[{answer.questionIndex}] · final test{' '}

@@ -1,10 +1,9 @@
 import { useMemo } from 'react';
 import type { RunDetail as RunDetailData } from '@shared/api';
+import { categoryLabel, schemeLabelOf, type BenchmarkProfile } from '@shared/benchmarks';
 import {
-  CATEGORY_IDS,
   CATEGORY_SCHEMES,
   CATEGORY_SCHEME_LABELS,
-  categoryName,
   type CategoryScheme,
 } from '@shared/dataset/categories';
 import { coverageNote } from '@shared/coverage';
@@ -206,6 +205,13 @@ export function RunDetail({
           note="Mem0 convention, adversarial left out"
           pair={summary.overall.categories1to4}
         />
+        {summary.overall.taskAveraged ? (
+          <Overall
+            title={`Task-averaged (n=${summary.overall.all.officialF1.n})`}
+            note={`mean over ${benchmark.label} question types`}
+            pair={summary.overall.taskAveraged}
+          />
+        ) : null}
         <div className="overall-card">
           <div className="overall-title">Questions</div>
           <div className="overall-value">{summary.questions}</div>
@@ -245,7 +251,7 @@ export function RunDetail({
           rows={rows}
           series={[{ key: 'run', label: info.preset }]}
           metricLabel={METRIC_LABELS[metric]}
-          schemeLabel={CATEGORY_SCHEME_LABELS[params.scheme]}
+          schemeLabel={schemeLabelOf(benchmark, params.scheme)}
           subject="final answers"
           height={300}
         />
@@ -289,6 +295,7 @@ export function RunDetail({
         update={update}
         datasetSha256={m.dataset.sha256}
         datasetName={datasetName}
+        profile={benchmark}
       />
     </>
   );
@@ -403,12 +410,15 @@ function AnswersSection({
   update,
   datasetSha256,
   datasetName,
+  profile,
 }: {
   runId: string;
   params: RunsParams;
   update: (patch: RunsParamsPatch) => void;
   datasetSha256: string | null;
   datasetName: string;
+  /** The run's benchmark: its categories and their names. */
+  profile: BenchmarkProfile;
 }) {
   const answers = useApi('runs.answers', { runId });
   const all = useMemo(() => answers.data ?? [], [answers.data]);
@@ -438,8 +448,8 @@ function AnswersSection({
       </div>
       <div className="answer-filters">
         <fieldset className="chips">
-          <legend>Categories ({CATEGORY_SCHEME_LABELS[params.scheme]} names)</legend>
-          {CATEGORY_IDS.map((id) => (
+          <legend>Categories ({schemeLabelOf(profile, params.scheme)} names)</legend>
+          {profile.categories.map(({ id }) => (
             <label key={id} className="chip">
               <input
                 type="checkbox"
@@ -448,7 +458,7 @@ function AnswersSection({
                   update({ categories: toggleCategory(params.categories, id), question: null })
                 }
               />
-              {id} {categoryName(id, params.scheme)}
+              {id} {categoryLabel(profile, id, params.scheme)}
               <span className="chip-count">{counts[id] ?? 0}</span>
             </label>
           ))}
@@ -505,6 +515,7 @@ function AnswersSection({
             answers={filtered}
             total={filtered.length}
             scheme={params.scheme}
+            profile={profile}
             selected={params.question}
             onSelect={(key) => update({ question: key === params.question ? null : key })}
           />
@@ -515,6 +526,7 @@ function AnswersSection({
               datasetSha256={datasetSha256}
               datasetName={datasetName}
               scheme={params.scheme}
+              profile={profile}
               onClose={() => update({ question: null })}
             />
           ) : null}
