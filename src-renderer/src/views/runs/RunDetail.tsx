@@ -197,12 +197,16 @@ export function RunDetail({
       <section className="overall-cards" aria-label="Overall scores">
         <Overall
           title={`All categories (n=${summary.overall.all.officialF1.n})`}
-          note="official LoCoMo convention"
+          note={`official ${benchmark.label} convention`}
           pair={summary.overall.all}
         />
         <Overall
-          title={`Categories 1–4 (n=${summary.overall.categories1to4.officialF1.n})`}
-          note="Mem0 convention, adversarial left out"
+          title={`${answerableTitle(benchmark)} (n=${summary.overall.categories1to4.officialF1.n})`}
+          note={
+            benchmark.id === 'locomo'
+              ? 'Mem0 convention, adversarial left out'
+              : 'answerable questions, abstention left out'
+          }
           pair={summary.overall.categories1to4}
         />
         {summary.overall.taskAveraged ? (
@@ -324,6 +328,16 @@ function Fact({
 }
 
 /** Answer metrics beyond official F1 that skip adversarial questions (Mem0-style), and judges. */
+/** "Categories 1–4": the benchmark's non-adversarial categories, a range when they run on. */
+function answerableTitle(profile: BenchmarkProfile): string {
+  const ids = profile.categories.filter((c) => !c.adversarial).map((c) => c.id);
+  const first = ids[0];
+  const last = ids[ids.length - 1];
+  return first !== undefined && last !== undefined && last - first === ids.length - 1
+    ? `Categories ${first}–${last}`
+    : `Categories ${ids.join(', ')}`;
+}
+
 const extra = metricList().filter((m) => m.source === 'answer' && m.categories === 'answerable');
 const judges = metricList().filter((m) => m.source === 'judge');
 
