@@ -7,6 +7,7 @@
  *   sweep      a 12-cell sweep: local executor vs BullMQ on 1, 2 and 4 worker processes
  *   runsdb     corruption checks and repair on a ~100 MB runs database (no dataset needed)
  *   server     light API calls' latency while the local server serves a heavy read mix
+ *   longmemeval  M-scale ingest (streamed, one memory per question): turns/s, peak RSS, wall time
  *
  * Each suite prints its report and replaces its own section of docs/benchmarks.md.
  */
@@ -18,6 +19,7 @@ import { retrievalSuite } from './retrieval';
 import { sweepSuite } from './sweep';
 import { runsDbSuite } from './runsdb';
 import { serverSuite } from './server';
+import { longMemEvalSuite } from './longmemeval';
 
 const SUITES: Record<string, (data: string, write: boolean, extra: string[]) => Promise<void>> = {
   retrieval: retrievalSuite,
@@ -26,6 +28,7 @@ const SUITES: Record<string, (data: string, write: boolean, extra: string[]) => 
   sweep: sweepSuite,
   runsdb: runsDbSuite,
   server: serverSuite,
+  longmemeval: longMemEvalSuite,
 };
 
 const USAGE = `usage: npm run bench -- <${Object.keys(SUITES).join('|')}> [--data <file>] [--no-write] [--no-ablation]\n`;
@@ -52,7 +55,13 @@ async function main(): Promise<number> {
     return 2;
   }
   // runsdb builds its own database and needs no LoCoMo file.
-  const data = name === 'runsdb' ? '' : resolveDataset(values.data);
+  // LongMemEval reads the file given with --data (a synthetic M file), never locomo10.json.
+  const data =
+    name === 'runsdb'
+      ? ''
+      : name === 'longmemeval'
+        ? (values.data ?? '')
+        : resolveDataset(values.data);
   await suite(data, !values['no-write'], values['no-ablation'] ? ['no-ablation'] : []);
   return 0;
 }
