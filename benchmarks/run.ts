@@ -9,6 +9,7 @@
  *   server     light API calls' latency while the local server serves a heavy read mix
  *   llm        a full LLM run at 1 s per call under a rate limit: concurrency, cache, rate
  *   ui         a full run from the Experiments view in Chromium vs the same run from the CLI
+ *   longmemeval  M-scale ingest (streamed, one memory per question): turns/s, peak RSS, wall time
  *
  * Each suite prints its report and replaces its own section of docs/benchmarks.md.
  */
@@ -22,6 +23,7 @@ import { sweepSuite } from './sweep';
 import { runsDbSuite } from './runsdb';
 import { serverSuite } from './server';
 import { uiSuite } from './ui';
+import { longMemEvalSuite } from './longmemeval';
 
 const SUITES: Record<string, (data: string, write: boolean, extra: string[]) => Promise<void>> = {
   retrieval: retrievalSuite,
@@ -32,6 +34,7 @@ const SUITES: Record<string, (data: string, write: boolean, extra: string[]) => 
   server: serverSuite,
   llm: llmSuite,
   ui: uiSuite,
+  longmemeval: longMemEvalSuite,
 };
 
 const USAGE = `usage: npm run bench -- <${Object.keys(SUITES).join('|')}> [--data <file>] [--no-write] [--no-ablation]\n`;
@@ -58,7 +61,13 @@ async function main(): Promise<number> {
     return 2;
   }
   // runsdb builds its own database and needs no LoCoMo file.
-  const data = name === 'runsdb' ? '' : resolveDataset(values.data);
+  // LongMemEval reads the file given with --data (a synthetic M file), never locomo10.json.
+  const data =
+    name === 'runsdb'
+      ? ''
+      : name === 'longmemeval'
+        ? (values.data ?? '')
+        : resolveDataset(values.data);
   await suite(data, !values['no-write'], values['no-ablation'] ? ['no-ablation'] : []);
   return 0;
 }

@@ -3,7 +3,8 @@ import { benchmarkCategory, LOCOMO_PROFILE, type BenchmarkProfile } from './benc
 import type { CategoryId } from './dataset/categories';
 import { PROTOCOL_MODES } from './dataset/packets';
 import {
-  metricList,
+  metricsOf,
+  type MetricDefinition,
   scoreAnswer,
   type AggregateInput,
   type MetricId,
@@ -194,7 +195,7 @@ export type AnswererConfig = z.output<typeof AnswererConfigSchema>;
  * ACCURACY_PROMPT and parsing exactly; `strict` asks for the same fact, not the same topic;
  * `workbench-v1` is the workbench's earlier judge prompt, kept so older runs stay interpretable.
  */
-export const JUDGE_PROTOCOLS = ['mem0', 'strict', 'workbench-v1'] as const;
+export const JUDGE_PROTOCOLS = ['mem0', 'strict', 'workbench-v1', 'longmemeval'] as const;
 export type JudgeProtocolName = (typeof JUDGE_PROTOCOLS)[number];
 export const DEFAULT_JUDGE_PROTOCOL: JudgeProtocolName = 'mem0';
 /** Unparseable judge replies are asked again this many times before they count (bounded). */
@@ -237,6 +238,10 @@ export const JudgeConfigSchema = z
   .strict()
   .refine((c) => c.protocol !== 'mem0' || c.temperature === 0, {
     message: 'the mem0 judge protocol is defined at temperature 0',
+    path: ['temperature'],
+  })
+  .refine((c) => c.protocol !== 'longmemeval' || c.temperature === 0, {
+    message: 'the longmemeval judge protocol is defined at temperature 0',
     path: ['temperature'],
   });
 export type JudgeConfigInput = z.input<typeof JudgeConfigSchema>;
@@ -302,6 +307,11 @@ export const ExperimentConfigSchema = z
     mode: z
       .enum(PROTOCOL_MODES, { error: `must be one of ${PROTOCOL_MODES.join(', ')}` })
       .optional(),
+    /**
+     * Haystack benchmarks (LongMemEval): also ask each question after every n-th of its haystack
+     * (the curve); absent or 1: only after the whole haystack. No default: configs hash as before.
+     */
+    haystackCurvePoints: z.number().int().min(1).max(100).optional(),
     /**
      * Above this share of errored final answers a finished run is `degraded`, not `completed`
      * (DEFAULT_MAX_ERROR_SHARE when absent; no default here, so existing configs hash as before).
@@ -474,6 +484,12 @@ export interface RunSummary {
     all: ScorePair;
     /** Mem0 convention: the profile's non-adversarial categories (LoCoMo 1-4). */
     categories1to4: ScorePair;
+    /**
+     * Profiles with `taskAveraged` (LongMemEval): the mean over question types of each type's
+     * mean, abstention questions counted in their type, as the benchmark reports it beside the
+     * overall mean ("task-averaged accuracy" vs "overall accuracy").
+     */
+    taskAveraged?: ScorePair;
   };
   questions: number;
   errors: number;
@@ -625,14 +641,55 @@ function presentMean(values: ReadonlyArray<number | null | undefined>): MeanN {
   return meanN(present);
 }
 
-function scorePair(answers: readonly Scored[]): ScorePair {
+function scorePair(
+  answers: readonly Scored[],
+  metrics: readonly MetricDefinition[] = metricsOf(LOCOMO_PROFILE),
+): ScorePair {
   const pair: Record<MetricId, MetricMean> = {};
-  for (const metric of metricList()) {
+  for (const metric of metrics) {
     pair[metric.id] = metric.aggregate
       ? metric.aggregate(answers)
       : presentMean(answers.map((a) => a.scores[metric.id]));
   }
   return pair as ScorePair;
+}
+
+/**
+ * The mean over tasks of each task's mean (LongMemEval `print_qa_metrics.py` "Task-averaged
+ * Accuracy"): a category counts for the task its `task` names, else is its own; tasks where a
+ * metric scored nothing are left out of that metric's mean. n counts the answers scored.
+ */
+function taskAveragedPair(
+  answers: readonly Scored[],
+  profile: BenchmarkProfile,
+  metrics: readonly MetricDefinition[],
+): ScorePair {
+  const taskOf = new Map(profile.categories.map((c) => [c.id, c.task ?? c.id]));
+  const byTask = new Map<number, Scored[]>();
+  for (const a of answers) {
+    const task = taskOf.get(a.category) ?? a.category;
+    const list = byTask.get(task);
+    if (list) list.push(a);
+    else byTask.set(task, [a]);
+  }
+  const pairs = [...byTask.values()].map((list) => scorePair(list, metrics));
+  const out: Record<MetricId, MetricMean> = {};
+  for (const metric of metrics) {
+    const means: number[] = [];
+    let n = 0;
+    let repeats = 0;
+    for (const pair of pairs) {
+      const m = pair[metric.id];
+      if (!m || m.mean === null || m.n === 0) continue;
+      means.push(m.mean);
+      n += m.n;
+      repeats = Math.max(repeats, m.repeats ?? 0);
+    }
+    const mean = means.length === 0 ? null : means.reduce((x, y) => x + y, 0) / means.length;
+    // A mean of means has no per-repeat spread of its own.
+    out[metric.id] = metric.aggregate ? { mean, n, std: null, repeats } : { mean, n };
+  }
+  return out as ScorePair;
 }
 
 /**
@@ -643,16 +700,26 @@ export function summarizeAnswers(
   answers: readonly Scored[],
   profile: BenchmarkProfile = LOCOMO_PROFILE,
 ): RunSummary {
+  const metrics = metricsOf(profile);
   const byCategory: Record<CategoryId, ScorePair> = {};
   for (const c of profile.categories) {
-    byCategory[c.id] = scorePair(answers.filter((a) => a.category === c.id));
+    byCategory[c.id] = scorePair(
+      answers.filter((a) => a.category === c.id),
+      metrics,
+    );
   }
   const adversarial = new Set(profile.categories.filter((c) => c.adversarial).map((c) => c.id));
   return {
     byCategory,
     overall: {
-      all: scorePair(answers),
-      categories1to4: scorePair(answers.filter((a) => !adversarial.has(a.category))),
+      all: scorePair(answers, metrics),
+      categories1to4: scorePair(
+        answers.filter((a) => !adversarial.has(a.category)),
+        metrics,
+      ),
+      ...(profile.taskAveraged === true
+        ? { taskAveraged: taskAveragedPair(answers, profile, metrics) }
+        : {}),
     },
     questions: answers.length,
     errors: answers.filter((a) => a.error !== null).length,
@@ -677,10 +744,14 @@ export function finalAnswersOf<T extends Keyed>(answers: readonly T[]): T[] {
 }
 
 /** One point per committed test: how the scores move as the conversation grows. */
-export function curveOf(tests: readonly Omit<TestRecord, 'questionIndices'>[]): CurvePoint[] {
+export function curveOf(
+  tests: readonly Omit<TestRecord, 'questionIndices'>[],
+  profile: BenchmarkProfile = LOCOMO_PROFILE,
+): CurvePoint[] {
+  const metrics = metricsOf(profile);
   return tests
     .map((t) => {
-      const s = scorePair(t.answers);
+      const s = scorePair(t.answers, metrics);
       const means: Record<MetricId, number | null> = {};
       for (const id of Object.keys(s)) means[id] = s[id]?.mean ?? null;
       return {

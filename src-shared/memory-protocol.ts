@@ -161,8 +161,8 @@ export const AnswerParamsSchema = z
     question: z.string(),
     top_k: z.number().int().positive(),
     question_date: dateTime.nullable(),
-    /** LoCoMo category (1-5); services may ignore it. */
-    category: z.number().int().min(1).max(5),
+    /** The dataset's category number (LoCoMo 1-5, LongMemEval 1-12); services may ignore it. */
+    category: z.number().int().min(1),
   })
   .strict();
 export type AnswerParams = z.output<typeof AnswerParamsSchema>;

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { DatasetSummary } from '../../src-shared/api';
 import type { DatasetLoadResult, Sample } from '../../src-shared/dataset/types';
 import { WorkbenchError } from '../../src-shared/errors';
+import { benchmarkProfile } from '../../src-shared/benchmarks';
 import { writeFileAtomic } from './atomic-file';
 import { fromSystemError } from './system-errors';
 import { datasetStats, loadDatasetBytes, loadDatasetFile } from './dataset';
@@ -98,7 +99,7 @@ export class DatasetStore {
       bytes: result.info.bytes ?? 0,
       sha256,
       openedAt: new Date().toISOString(),
-      stats: datasetStats(result.samples),
+      stats: datasetStats(result.samples, {}, benchmarkProfile(result.info.format)),
       problems: result.problems,
     };
     this.open.set(sha256, {

@@ -1,5 +1,6 @@
 import { WorkbenchError } from '../errors';
 import { LOCOMO_PROFILE } from './locomo';
+import { LONGMEMEVAL_PROFILE } from './longmemeval';
 import type { BenchmarkCategory, BenchmarkProfile } from './types';
 
 /**
@@ -9,10 +10,14 @@ import type { BenchmarkCategory, BenchmarkProfile } from './types';
 
 export type { BenchmarkCategory, BenchmarkProfile, BenchmarkScheme } from './types';
 export { LOCOMO_PROFILE } from './locomo';
+export { LONGMEMEVAL_PROFILE } from './longmemeval';
 
 export const DEFAULT_BENCHMARK = LOCOMO_PROFILE.id;
 
-const profiles = new Map<string, BenchmarkProfile>([[LOCOMO_PROFILE.id, LOCOMO_PROFILE]]);
+const profiles = new Map<string, BenchmarkProfile>([
+  [LOCOMO_PROFILE.id, LOCOMO_PROFILE],
+  [LONGMEMEVAL_PROFILE.id, LONGMEMEVAL_PROFILE],
+]);
 
 /**
  * Adds a profile (a dataset format another build or a test brings); returns its removal. A
@@ -26,6 +31,16 @@ export function registerBenchmarkProfile(profile: BenchmarkProfile): () => void 
   return () => {
     profiles.delete(profile.id);
   };
+}
+
+/**
+ * Every category number any registered profile declares, ascending: what a view's category filter
+ * keeps in its URL state before it knows whose dataset it shows (LoCoMo's 1-5 are its first five).
+ */
+export function allCategoryIds(): number[] {
+  const ids = new Set<number>();
+  for (const profile of profiles.values()) for (const c of profile.categories) ids.add(c.id);
+  return [...ids].sort((a, b) => a - b);
 }
 
 /** The profile of a dataset format (a run's `manifest.dataset.format`). */
@@ -56,9 +71,20 @@ export function isAdversarial(profile: BenchmarkProfile, id: number): boolean {
   return profile.categories.find((c) => c.id === id)?.adversarial ?? false;
 }
 
+/** The profile's scheme of that id, else its first: a LongMemEval run asked for "mem0" names keeps its own. */
+export function schemeOf(profile: BenchmarkProfile, scheme?: string): string {
+  const own = profile.schemes.find((s) => s.id === scheme);
+  return own?.id ?? profile.schemes[0]?.id ?? '';
+}
+
+/** How charts and tables name the scheme a profile's categories are shown in ("LongMemEval paper"). */
+export function schemeLabelOf(profile: BenchmarkProfile, scheme?: string): string {
+  const id = schemeOf(profile, scheme);
+  return profile.schemes.find((s) => s.id === id)?.label ?? id;
+}
+
 /** What the profile calls a category under a naming scheme (the first scheme by default). */
 export function categoryLabel(profile: BenchmarkProfile, id: number, scheme?: string): string {
   const category = profile.categories.find((c) => c.id === id);
-  const key = scheme ?? profile.schemes[0]?.id ?? '';
-  return category?.names[key] ?? `category ${id}`;
+  return category?.names[schemeOf(profile, scheme)] ?? `category ${id}`;
 }

@@ -17,6 +17,11 @@ export interface BenchmarkCategory {
   officialRule?: OfficialRule;
   /** Overrides the metrics' own rules: exactly these metric ids score the category. */
   metrics?: readonly string[];
+  /**
+   * The category whose task this one's answers also count for in a task-averaged mean
+   * (LongMemEval files abstention questions apart, but averages them into their question type).
+   */
+  task?: number;
 }
 
 export interface BenchmarkScheme {
@@ -31,4 +36,9 @@ export interface BenchmarkProfile {
   /** The first is the default. */
   schemes: readonly BenchmarkScheme[];
   categories: readonly BenchmarkCategory[];
+  /**
+   * Also report the mean over tasks of each task's mean (LongMemEval's "task-averaged accuracy"):
+   * every category is a task, or counts for the one its `task` names.
+   */
+  taskAveraged?: boolean;
 }

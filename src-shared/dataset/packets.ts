@@ -26,6 +26,11 @@ export interface TestPlanOptions {
   includeNoEvidence?: boolean;
   /** `stream` (default): question-driven tests as the conversation grows; `ingest-all`: one test. */
   mode?: ProtocolMode;
+  /**
+   * Haystack benchmarks (LongMemEval): also ask each question after every n-th of its haystack,
+   * not only at the end (1 or absent: at the end only).
+   */
+  haystackCurvePoints?: number;
 }
 
 /**

@@ -35,6 +35,8 @@ export interface Session {
    */
   dateTime: string | null;
   turns: Turn[];
+  /** The dataset's own id for the session (LongMemEval `haystack_session_ids`); absent in LoCoMo. */
+  sessionId?: string;
 }
 
 export type EvidenceProblemKind =
@@ -74,6 +76,17 @@ export interface QA {
   /** Normalised ids that resolve to turns of this sample, deduplicated, in file order. */
   evidence: string[];
   evidenceProblems: EvidenceProblem[];
+  /**
+   * When the question is asked (LongMemEval `question_date`, zone-less ISO): the reference time
+   * for "last week", handed to the memory service. Absent: the last inserted session's time.
+   */
+  questionDate?: string | null;
+  /** The date as the file writes it (`2023/05/30 (Tue) 23:40`). */
+  questionDateText?: string;
+  /** The dataset's own question id (LongMemEval `question_id`); absent in LoCoMo. */
+  questionId?: string;
+  /** Sessions that hold the evidence, as `Session.index` numbers (LongMemEval `answer_session_ids`). */
+  evidenceSessions?: number[];
 }
 
 /** Side material the dataset ships (summaries, observations); kept as-is, loosely typed. */
@@ -90,6 +103,11 @@ export interface Sample {
   sessions: Session[];
   qa: QA[];
   aux: SampleAux;
+  /**
+   * `haystack`: every question is asked after the whole haystack (LongMemEval), however early
+   * its evidence came; absent: as soon as its evidence is in (LoCoMo, DESIGN §3).
+   */
+  askAfter?: 'haystack';
 }
 
 /**

@@ -2,6 +2,8 @@ import { bleu1Metric } from './bleu1';
 import { bleu1SimpleMetric } from './bleu1Simple';
 import { evidenceRecallMetric } from './evidenceRecall';
 import { judgeMetric } from './judge';
+import { lmeSessionRecallMetric } from './lmeSessionRecall';
+import { lmeTurnRecallMetric } from './lmeTurnRecall';
 import { locomoRecallMetric } from './locomoRecall';
 import { officialF1Metric } from './officialF1';
 import { setF1Metric } from './setF1';
@@ -16,4 +18,6 @@ export const BUILTIN_METRICS: readonly MetricDefinition[] = [
   bleu1Metric,
   judgeMetric,
   bleu1SimpleMetric,
+  lmeTurnRecallMetric,
+  lmeSessionRecallMetric,
 ];

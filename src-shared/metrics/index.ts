@@ -1,4 +1,4 @@
-import type { BenchmarkCategory } from '../benchmarks/types';
+import type { BenchmarkCategory, BenchmarkProfile } from '../benchmarks/types';
 import { WorkbenchError } from '../errors';
 import { BUILTIN_METRICS } from './builtin';
 import type { MetricDefinition, MetricId, ScoreInput, Scores } from './types';
@@ -60,9 +60,20 @@ export function registerMetric(metric: MetricDefinition): () => void {
   };
 }
 
+/**
+ * The metrics a benchmark's runs carry: every general one, and a benchmark's own (`declared`)
+ * only where its profile names them, so LoCoMo summaries and exports do not grow LongMemEval's.
+ */
+export function metricsOf(profile: BenchmarkProfile): MetricDefinition[] {
+  return metricList().filter(
+    (m) => m.categories !== 'declared' || profile.categories.some((c) => c.metrics?.includes(m.id)),
+  );
+}
+
 /** Whether a metric scores answers of a category: the profile's list, else the metric's rule. */
 export function metricScores(metric: MetricDefinition, category: BenchmarkCategory): boolean {
   if (category.metrics) return category.metrics.includes(metric.id);
+  if (metric.categories === 'declared') return false;
   return metric.categories === 'all' || !category.adversarial;
 }
 
@@ -73,8 +84,10 @@ export function metricScores(metric: MetricDefinition, category: BenchmarkCatego
 export function scoreAnswer(input: ScoreInput): Scores {
   const scores: Scores = {};
   for (const metric of registry.values()) {
-    scores[metric.id] =
-      metric.score && metricScores(metric, input.category) ? metric.score(input) : null;
+    const scored = metricScores(metric, input.category);
+    // A benchmark's own metric is no key at all elsewhere (LoCoMo answers stay as they were).
+    if (metric.categories === 'declared' && !scored) continue;
+    scores[metric.id] = metric.score && scored ? metric.score(input) : null;
   }
   return scores;
 }

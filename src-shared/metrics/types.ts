@@ -66,8 +66,11 @@ export interface MetricDefinition {
    * `judge`: filled in by a judge pass after the run.
    */
   source: 'answer' | 'retrieval' | 'judge';
-  /** Which categories it scores (a profile's category `metrics` list overrides this). */
-  categories: 'all' | 'answerable';
+  /**
+   * Which categories it scores (a profile's category `metrics` list overrides this); `declared`:
+   * only those whose profile lists it (a benchmark's own metric).
+   */
+  categories: 'all' | 'answerable' | 'declared';
   /** The value for one answer; absent for metrics filled in later (the judge). */
   score?: (input: ScoreInput) => number | null;
   /** Its own mean over answers (J: mean plus the std of per-repeat accuracies). */

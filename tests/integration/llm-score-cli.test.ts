@@ -151,7 +151,7 @@ describe('cli score', () => {
     const unknown = cli(...base, '--judge-protocol', 'lenient');
     expect(unknown.code).toBe(1);
     expect(unknown.err).toContain(
-      'judge: protocol: must be one of mem0, strict, workbench-v1, or a custom protocol {name, template}',
+      'judge: protocol: must be one of mem0, strict, workbench-v1, longmemeval, or a custom protocol {name, template}',
     );
     const slots = cli(...base, '--judge-protocol-file', template);
     expect(slots.code).toBe(1);

@@ -1,11 +1,10 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { benchmarkProfile, categoryLabel, schemeOf } from '../../../src-shared/benchmarks';
 import {
-  CATEGORY_IDS,
   CATEGORY_SCHEMES,
   DEFAULT_CATEGORY_SCHEME,
-  categoryName,
   isCategoryScheme,
   type CategoryScheme,
 } from '../../../src-shared/dataset/categories';
@@ -41,7 +40,7 @@ the visible questions at every test, scores each answer and records everything i
 database. Prints the per-category table of final answers and the run id.
 
 options:
-  --data <file>             dataset file (LoCoMo JSON)
+  --data <file>             dataset file (LoCoMo or LongMemEval JSON)
   --samples <ids>           comma-separated sample ids (default: all)
   --preset <name>           memory preset (default: hybrid); --memory <name> is the same
   --memory-url <url>        your own memory service, running on 127.0.0.1 (preset external;
@@ -339,10 +338,13 @@ export function reportOutcome(
   scheme: CategoryScheme,
   json: boolean,
   io: CliIO,
-  manifest?: Pick<RunManifest, 'coverage' | 'skippedSamples'>,
+  manifest?: Pick<RunManifest, 'coverage' | 'skippedSamples'> &
+    Partial<Pick<RunManifest, 'dataset'>>,
   extra?: ReportExtra | null,
 ): number {
   const coverage = manifest ? coverageNote(manifest, outcome.summary) : null;
+  // The run's own benchmark names its categories (LongMemEval's question types).
+  const profile = benchmarkProfile(manifest?.dataset?.format);
   if (json) {
     io.stdout(
       `${JSON.stringify({
@@ -354,14 +356,16 @@ export function reportOutcome(
         skippedSamples: outcome.skippedSamples,
         coverage,
         preset: config.memory.preset,
-        scheme,
-        categoryNames: Object.fromEntries(CATEGORY_IDS.map((c) => [c, categoryName(c, scheme)])),
+        scheme: schemeOf(profile, scheme),
+        categoryNames: Object.fromEntries(
+          profile.categories.map((c) => [c.id, categoryLabel(profile, c.id, scheme)]),
+        ),
         summary: outcome.summary,
         ...extra?.json,
       })}\n`,
     );
   } else {
-    io.stdout(summaryTable(outcome.summary, scheme));
+    io.stdout(summaryTable(outcome.summary, scheme, profile));
     io.stdout(skippedReport(outcome.skippedSamples));
     if (coverage) io.stdout(`${coverage.text}\n`);
     if (extra) io.stdout(`\n${extra.text}`);

@@ -1,9 +1,12 @@
 import {
-  CATEGORY_IDS,
+  benchmarkProfile,
+  categoryLabel,
+  schemeOf,
+  type BenchmarkProfile,
+} from '../../../src-shared/benchmarks';
+import {
   CATEGORY_SCHEMES,
-  CATEGORY_SCHEME_LABELS,
   DEFAULT_CATEGORY_SCHEME,
-  categoryName,
   isCategoryScheme,
 } from '../../../src-shared/dataset/categories';
 import type { CategoryScheme } from '../../../src-shared/dataset/categories';
@@ -44,10 +47,17 @@ function describeProblem(d: EvidenceProblemDetail): string {
   return `${d.sampleId} qa[${d.qaIndex}]  ${JSON.stringify(d.raw)}${part}  ${d.problem}${outcome}`;
 }
 
+/** The profile's label of the scheme its names are printed in (its own when it lacks `scheme`). */
+function schemeName(profile: BenchmarkProfile, scheme: CategoryScheme): string {
+  const id = schemeOf(profile, scheme);
+  return profile.schemes.find((s) => s.id === id)?.label ?? id;
+}
+
 function humanReport(
   result: DatasetLoadResult,
   stats: DatasetStats,
   scheme: CategoryScheme,
+  profile: BenchmarkProfile,
 ): string {
   const out: string[] = [];
   const { info } = result;
@@ -82,20 +92,26 @@ function humanReport(
   );
   out.push('');
 
-  out.push(`Questions by category (${CATEGORY_SCHEME_LABELS[scheme]} names)`);
-  for (const c of CATEGORY_IDS) {
-    const count = t.byCategory[c];
+  out.push(`Questions by category (${schemeName(profile, scheme)} names)`);
+  const names = profile.categories.map((c) => categoryLabel(profile, c.id, scheme));
+  const width = Math.max(12, ...names.map((name) => name.length));
+  profile.categories.forEach((c, i) => {
+    const count = t.byCategory[c.id] ?? 0;
+    const id = String(c.id).padStart(String(profile.categories.length).length);
     out.push(
-      `  ${c} ${categoryName(c, scheme).padEnd(12)} ${n(count).padStart(6)}  ${percent(count, t.qa).padStart(6)}`,
+      `  ${id} ${(names[i] as string).padEnd(width)} ${n(count).padStart(6)}  ${percent(count, t.qa).padStart(6)}`,
     );
-  }
+  });
   out.push('');
 
   const e = stats.evidence;
   out.push('Evidence ids (qa[i] is the 0-based question index)');
   out.push(
     `  repaired ${e.repaired}  unresolved ${e.unresolved}  duplicates dropped ${e.duplicates}  questions without usable evidence ${e.questionsWithoutEvidence}${
-      e.questionsWithoutEvidence > 0 ? ' (excluded from tests)' : ''
+      // A haystack benchmark (LongMemEval) asks every question after its haystack.
+      e.questionsWithoutEvidence > 0 && result.samples.some((s) => s.askAfter !== 'haystack')
+        ? ' (excluded from tests)'
+        : ''
     }`,
   );
   for (const d of e.details.slice(0, MAX_DETAIL_LINES)) out.push(`  ${describeProblem(d)}`);
@@ -122,14 +138,17 @@ function jsonReport(
   result: DatasetLoadResult,
   stats: DatasetStats,
   scheme: CategoryScheme,
+  profile: BenchmarkProfile,
 ): string {
   const report = {
     source: result.info.source,
     format: result.info.format,
     bytes: result.info.bytes,
     sha256: result.info.sha256,
-    scheme,
-    categoryNames: Object.fromEntries(CATEGORY_IDS.map((c) => [c, categoryName(c, scheme)])),
+    scheme: schemeOf(profile, scheme),
+    categoryNames: Object.fromEntries(
+      profile.categories.map((c) => [c.id, categoryLabel(profile, c.id, scheme)]),
+    ),
     totals: stats.totals,
     samples: stats.samples,
     evidence: stats.evidence,
@@ -169,10 +188,17 @@ export const statsCommand = defineCommand({
       strict: values.strict,
       ...(values.format !== undefined ? { format: values.format } : {}),
     });
-    const stats = datasetStats(result.samples, {
-      includeNoEvidence: !values['exclude-no-evidence'],
-    });
-    io.stdout(values.json ? jsonReport(result, stats, scheme) : humanReport(result, stats, scheme));
+    const profile = benchmarkProfile(result.info.format);
+    const stats = datasetStats(
+      result.samples,
+      { includeNoEvidence: !values['exclude-no-evidence'] },
+      profile,
+    );
+    io.stdout(
+      values.json
+        ? jsonReport(result, stats, scheme, profile)
+        : humanReport(result, stats, scheme, profile),
+    );
     return 0;
   },
 });

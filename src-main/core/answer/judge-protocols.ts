@@ -78,6 +78,10 @@ export interface JudgeItem {
   question: string;
   gold: string;
   answer: string;
+  /** The question's task, for protocols with a prompt per task (LongMemEval's question type). */
+  task?: string;
+  /** An abstention question (LongMemEval `_abs`): the gold explains why it is unanswerable. */
+  abstention?: boolean;
 }
 
 export interface JudgeProtocol {
@@ -89,6 +93,10 @@ export interface JudgeProtocol {
   readonly jsonMode: boolean;
   /** An unreadable reply (after retries) is a WRONG label rather than a missing verdict. */
   readonly unparseableIsWrong: boolean;
+  /** Sent as `max_tokens` instead of the endpoint's, when the protocol fixes it. */
+  readonly maxTokens?: number;
+  /** Has a prompt per task: the judge pass fills the item's `task` and `abstention`. */
+  readonly readsTask?: boolean;
   messages(item: JudgeItem): ChatMessage[];
   /** The verdict in a reply; throws UNPARSEABLE_JUDGE_REPLY when there is none to read. */
   parse(content: string): JudgeVerdict;
@@ -209,8 +217,78 @@ function slotProtocol(name: string, template: string, jsonMode: boolean): JudgeP
   };
 }
 
+/**
+ * xiaowu0162/LongMemEval `src/evaluation/evaluate_qa.py` `get_anscheck_prompt`, byte for byte
+ * (golden-tested): one template per question type, the abstention one for `_abs` questions.
+ */
+export const LONGMEMEVAL_ANSCHECK_TEMPLATES = {
+  default:
+    'I will give you a question, a correct answer, and a response from a model. Please answer yes if the response contains the correct answer. Otherwise, answer no. If the response is equivalent to the correct answer or contains all the intermediate steps to get the correct answer, you should also answer yes. If the response only contains a subset of the information required by the answer, answer no. \n\nQuestion: {}\n\nCorrect Answer: {}\n\nModel Response: {}\n\nIs the model response correct? Answer yes or no only.',
+  'temporal-reasoning':
+    "I will give you a question, a correct answer, and a response from a model. Please answer yes if the response contains the correct answer. Otherwise, answer no. If the response is equivalent to the correct answer or contains all the intermediate steps to get the correct answer, you should also answer yes. If the response only contains a subset of the information required by the answer, answer no. In addition, do not penalize off-by-one errors for the number of days. If the question asks for the number of days/weeks/months, etc., and the model makes off-by-one errors (e.g., predicting 19 days when the answer is 18), the model's response is still correct. \n\nQuestion: {}\n\nCorrect Answer: {}\n\nModel Response: {}\n\nIs the model response correct? Answer yes or no only.",
+  'knowledge-update':
+    'I will give you a question, a correct answer, and a response from a model. Please answer yes if the response contains the correct answer. Otherwise, answer no. If the response contains some previous information along with an updated answer, the response should be considered as correct as long as the updated answer is the required answer.\n\nQuestion: {}\n\nCorrect Answer: {}\n\nModel Response: {}\n\nIs the model response correct? Answer yes or no only.',
+  'single-session-preference':
+    "I will give you a question, a rubric for desired personalized response, and a response from a model. Please answer yes if the response satisfies the desired response. Otherwise, answer no. The model does not need to reflect all the points in the rubric. The response is correct as long as it recalls and utilizes the user's personal information correctly.\n\nQuestion: {}\n\nRubric: {}\n\nModel Response: {}\n\nIs the model response correct? Answer yes or no only.",
+  abstention:
+    'I will give you an unanswerable question, an explanation, and a response from a model. Please answer yes if the model correctly identifies the question as unanswerable. The model could say that the information is incomplete, or some other information is given but the asked information is not.\n\nQuestion: {}\n\nExplanation: {}\n\nModel Response: {}\n\nDoes the model correctly identify the question as unanswerable? Answer yes or no only.',
+} as const;
+
+/** The types `get_anscheck_prompt` sends to its first template; any other raises there. */
+const LONGMEMEVAL_DEFAULT_TASKS = [
+  'single-session-user',
+  'single-session-assistant',
+  'multi-session',
+];
+
+/** `get_anscheck_prompt(task, question, answer, response, abstention)`. */
+export function longMemEvalPrompt(item: JudgeItem): string {
+  const t = LONGMEMEVAL_ANSCHECK_TEMPLATES;
+  let template: string;
+  if (item.abstention === true) template = t.abstention;
+  else if (item.task !== undefined && LONGMEMEVAL_DEFAULT_TASKS.includes(item.task))
+    template = t.default;
+  else if (
+    item.task === 'temporal-reasoning' ||
+    item.task === 'knowledge-update' ||
+    item.task === 'single-session-preference'
+  )
+    template = t[item.task];
+  else {
+    // The reference raises NotImplementedError: judging under a task it has no prompt for would
+    // be a different protocol.
+    throw new WorkbenchError(
+      'INVALID_INPUT',
+      `judge longmemeval: no prompt for question type "${item.task ?? '(none)'}"`,
+    );
+  }
+  // str.format with three positional fields, in one pass (a "{}" in a value is not re-read).
+  const values = [item.question, item.gold, item.answer];
+  let next = 0;
+  return template.replace(/\{\}/g, () => values[next++] ?? '');
+}
+
+/** evaluate_qa.py: `label = 'yes' in eval_response.lower()` on the stripped reply; never unreadable. */
+export function parseLongMemEvalVerdict(content: string): JudgeVerdict {
+  const reply = pyStrip(content);
+  return { label: reply.toLowerCase().includes('yes') ? 'CORRECT' : 'WRONG', reason: reply };
+}
+
+const longMemEvalProtocol: JudgeProtocol = {
+  name: 'longmemeval',
+  record: promptRecordOf('longmemeval', { ...LONGMEMEVAL_ANSCHECK_TEMPLATES }),
+  jsonMode: false,
+  unparseableIsWrong: true,
+  // evaluate_qa.py: n=1, temperature 0 (the config refuses another), max_tokens 10.
+  maxTokens: 10,
+  readsTask: true,
+  messages: (item) => [{ role: 'user', content: longMemEvalPrompt(item) }],
+  parse: parseLongMemEvalVerdict,
+};
+
 const BUILT_IN: Readonly<Record<JudgeProtocolName, JudgeProtocol>> = {
   mem0: mem0Protocol,
+  longmemeval: longMemEvalProtocol,
   strict: slotProtocol('strict', STRICT_JUDGE_TEMPLATE, true),
   // Sent as it always was: no response_format.
   'workbench-v1': slotProtocol('workbench-v1', JUDGE_TEMPLATE, false),

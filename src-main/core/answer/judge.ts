@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import {
   LOCOMO_PROFILE,
   benchmarkCategory,
+  categoryLabel,
   type BenchmarkProfile,
 } from '../../../src-shared/benchmarks';
 import { metricOf, metricScores } from '../../../src-shared/metrics';
@@ -69,7 +70,11 @@ export function judgeCacheKey(
   repeat: number,
   scope?: string,
 ): string {
-  const parts = [item.question, item.gold, item.answer, model, promptSha256, repeat];
+  const parts: unknown[] = [item.question, item.gold, item.answer, model, promptSha256, repeat];
+  // Only protocols with a prompt per task set these; keys of the others stay as they were.
+  if (item.task !== undefined || item.abstention !== undefined) {
+    parts.push(item.task ?? null, item.abstention ?? false);
+  }
   // A scope keeps independent runs of one experiment from sharing verdicts (see LlmJudge).
   return createHash('sha256')
     .update(JSON.stringify(scope === undefined ? parts : [...parts, scope]))
@@ -169,6 +174,7 @@ export class LlmJudge {
       const completion = await this.client.complete(messages, {
         seed: repeat,
         ...(this.protocol.jsonMode ? { responseFormat: { type: 'json_object' as const } } : {}),
+        ...(this.protocol.maxTokens !== undefined ? { maxTokens: this.protocol.maxTokens } : {}),
         ...(signal ? { signal } : {}),
       });
       let verdict: JudgeVerdict;
@@ -221,8 +227,17 @@ export async function judgeAnswer(
       protocol: judge.protocol.name,
     };
   }
+  const category = benchmarkCategory(profile, answer.category);
+  const task = categoryLabel(profile, category.task ?? category.id);
   return judge.judge(
-    { question: answer.question, gold: answer.gold, answer: answer.prediction },
+    {
+      question: answer.question,
+      gold: answer.gold,
+      answer: answer.prediction,
+      // Only a protocol with a prompt per task (LongMemEval) is told the task, so the cache keys
+      // of the others stay as they were.
+      ...(judge.protocol.readsTask === true ? { task, abstention: category.adversarial } : {}),
+    },
     signal,
   );
 }

@@ -56,6 +56,8 @@ export interface ChatCallOptions {
   seed?: number;
   /** Sent as `response_format` (a judge protocol that asks for JSON mode). */
   responseFormat?: { type: 'json_object' };
+  /** Overrides the endpoint's `maxTokens` (a judge protocol that fixes it, LongMemEval's 10). */
+  maxTokens?: number;
 }
 
 export interface ChatCompletion {
@@ -293,7 +295,7 @@ export class LlmClient {
       model,
       messages,
       temperature,
-      max_tokens: maxTokens,
+      max_tokens: options.maxTokens ?? maxTokens,
     };
     if (options.seed !== undefined) body['seed'] = options.seed;
     if (options.responseFormat !== undefined) body['response_format'] = options.responseFormat;

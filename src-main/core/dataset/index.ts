@@ -14,6 +14,7 @@ export {
 } from './load';
 export type { LoadDatasetOptions } from './load';
 export { locomoLoader } from './locomo';
+export { longMemEvalLoader, parseLongMemEvalDate } from './longmemeval';
 export { packetCount, packetsOf, TURNS_PER_PACKET } from './packets';
 export { DatasetLoaderRegistry } from './registry';
 export type { DatasetLoader, LoadContext, LoaderOutput } from './registry';

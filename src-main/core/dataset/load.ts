@@ -4,6 +4,7 @@ import type { DatasetLoadResult } from '../../../src-shared/dataset/types';
 import { WorkbenchError } from '../../../src-shared/errors';
 import { parseJsonText } from './jsonText';
 import { locomoLoader } from './locomo';
+import { longMemEvalLoader } from './longmemeval';
 import { DatasetLoaderRegistry } from './registry';
 
 /**
@@ -24,7 +25,9 @@ export interface LoadDatasetOptions {
 
 /** The loaders this build knows. Register new formats here. */
 export function createDefaultRegistry(): DatasetLoaderRegistry {
-  return new DatasetLoaderRegistry().register(locomoLoader, { fallback: true });
+  return new DatasetLoaderRegistry()
+    .register(locomoLoader, { fallback: true })
+    .register(longMemEvalLoader);
 }
 
 const defaultRegistry = createDefaultRegistry();

@@ -228,7 +228,7 @@ describe('dataset loader registry', () => {
 
   it('routes by explicit name or by detection once another loader is registered', () => {
     const registry = createDefaultRegistry().register(fake);
-    expect(registry.list().map((l) => l.name)).toEqual(['locomo', 'fake']);
+    expect(registry.list().map((l) => l.name)).toEqual(['locomo', 'longmemeval', 'fake']);
     expect(registry.resolve({ fake: true }).name).toBe('fake');
     expect(registry.resolve(fixture('mini.json')).name).toBe('locomo');
     expect(registry.resolve(fixture('mini.json'), 'fake').name).toBe('fake');

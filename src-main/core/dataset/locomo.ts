@@ -5,6 +5,7 @@ import type { DatasetProblem, QA, Sample, Session, Turn } from '../../../src-sha
 import { WorkbenchError, formatPath } from '../../../src-shared/errors';
 import { parseSessionDateTime } from './dates';
 import { normaliseEvidence } from './evidence';
+import { errorMap, isRecord, kindOf, toProblems, zodIssues, type Issue } from './problems';
 import type { DatasetLoader, LoadContext, LoaderOutput } from './registry';
 
 /**
@@ -66,37 +67,6 @@ type RawSample = z.output<typeof RawSampleSchema>;
 
 const SESSION_KEY = /^session_(\d+)$/;
 const DATE_KEY = /^session_(\d+)_date_time$/;
-/** More than this many issues in one sample are summarised: the first ones say enough. */
-const MAX_ISSUES_PER_SAMPLE = 20;
-
-interface Issue {
-  path: Array<string | number>;
-  message: string;
-}
-
-/** Friendlier than zod's "expected string, received undefined" for the commonest mistake. */
-const errorMap: z.core.$ZodErrorMap = (issue) =>
-  issue.code === 'invalid_type' && issue.input === undefined
-    ? `missing required field (expected ${issue.expected})`
-    : undefined;
-
-function zodIssues(error: z.ZodError, base: Array<string | number>): Issue[] {
-  return error.issues.map((issue) => ({
-    path: [...base, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))],
-    message: issue.message,
-  }));
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function kindOf(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
-}
-
 function answerText(value: string | number | null | undefined): string | null {
   if (value === undefined || value === null) return null;
   // Answers like 2022 are numbers in the file; scoring compares text, so store text.
@@ -266,39 +236,6 @@ function readSample(value: unknown, index: number): SampleAttempt {
 function sampleLabel(value: unknown, index: number): { id: string | null; label: string } {
   const id = isRecord(value) && typeof value['sample_id'] === 'string' ? value['sample_id'] : null;
   return { id, label: id === null ? `sample #${index}` : `sample "${id}" (#${index})` };
-}
-
-function toProblems(
-  list: Issue[],
-  severity: DatasetProblem['severity'],
-  context: LoadContext,
-  sampleIndex: number,
-  sampleId: string | null,
-  label: string,
-): DatasetProblem[] {
-  const shown = list.slice(0, MAX_ISSUES_PER_SAMPLE);
-  const problems = shown.map((issue): DatasetProblem => ({
-    severity,
-    code: 'DATASET_INVALID',
-    // The label already names the sample, so the shown path starts inside it.
-    message: `${context.source}: ${label}: ${
-      issue.path.length > 1 ? `${formatPath(issue.path.slice(1))}: ` : ''
-    }${issue.message}`,
-    path: issue.path,
-    sampleIndex,
-    sampleId,
-  }));
-  if (list.length > shown.length) {
-    problems.push({
-      severity,
-      code: 'DATASET_INVALID',
-      message: `${context.source}: ${label}: ${list.length - shown.length} more ${severity}s not shown`,
-      path: [sampleIndex],
-      sampleIndex,
-      sampleId,
-    });
-  }
-  return problems;
 }
 
 export const locomoLoader: DatasetLoader = {

@@ -6,16 +6,23 @@ import type {
   SampleStats,
 } from '../../../src-shared/dataset/stats';
 import type { Sample } from '../../../src-shared/dataset/types';
+import { LOCOMO_PROFILE, type BenchmarkProfile } from '../../../src-shared/benchmarks';
 import { isRepair, isUnresolved } from './evidence';
 import { packetCount } from './packets';
 import { planTests } from './testPlan';
 
-const emptyCounts = (): CategoryCounts => ({ 1: 0, 2: 0, 3: 0, 4: 0, 5: 0 });
+/** A zero for every category of the benchmark, in its order. */
+const emptyCounts = (profile: BenchmarkProfile): CategoryCounts =>
+  Object.fromEntries(profile.categories.map((c) => [c.id, 0]));
 
-export function sampleStats(sample: Sample, options: TestPlanOptions = {}): SampleStats {
+export function sampleStats(
+  sample: Sample,
+  options: TestPlanOptions = {},
+  profile: BenchmarkProfile = LOCOMO_PROFILE,
+): SampleStats {
   const turns = sample.sessions.flatMap((s) => s.turns);
-  const byCategory = emptyCounts();
-  for (const qa of sample.qa) byCategory[qa.category]++;
+  const byCategory = emptyCounts(profile);
+  for (const qa of sample.qa) byCategory[qa.category] = (byCategory[qa.category] ?? 0) + 1;
   const problems = sample.qa.flatMap((qa) => qa.evidenceProblems);
   const plan = planTests(sample, options);
   return {
@@ -40,13 +47,15 @@ export function sampleStats(sample: Sample, options: TestPlanOptions = {}): Samp
 export function datasetStats(
   samples: readonly Sample[],
   options: TestPlanOptions = {},
+  profile: BenchmarkProfile = LOCOMO_PROFILE,
 ): DatasetStats {
-  const perSample = samples.map((s) => sampleStats(s, options));
+  const perSample = samples.map((s) => sampleStats(s, options, profile));
   const sum = (pick: (s: SampleStats) => number): number =>
     perSample.reduce((total, s) => total + pick(s), 0);
-  const byCategory = emptyCounts();
+  const byCategory = emptyCounts(profile);
   for (const s of perSample) {
-    for (const c of [1, 2, 3, 4, 5] as const) byCategory[c] += s.byCategory[c];
+    for (const c of profile.categories)
+      byCategory[c.id] = (byCategory[c.id] ?? 0) + (s.byCategory[c.id] ?? 0);
   }
   const details: EvidenceProblemDetail[] = samples.flatMap((sample) =>
     sample.qa.flatMap((qa) =>

@@ -78,9 +78,59 @@ export function planTestTrigger(
   };
 }
 
+/**
+ * A haystack benchmark's plan (LongMemEval): every question is asked once the whole haystack is
+ * in, whatever its evidence. With `haystackCurvePoints` n > 1 the questions are also asked after
+ * each n-th of the packets, the curve of accuracy as its haystack grows.
+ */
+export function planHaystackTests(
+  questionIndices: readonly number[],
+  packetSizes: readonly number[],
+  curvePoints = 1,
+): TestPlan {
+  const totalPackets = packetSizes.length;
+  const last = totalPackets > 0 ? totalPackets - 1 : null;
+  const order = [...questionIndices];
+  const tests: PlannedTest[] = [];
+  if (last !== null && order.length > 0) {
+    const points = Math.max(1, Math.floor(curvePoints));
+    const at = new Set<number>();
+    for (let k = 1; k <= points; k++) at.add(Math.ceil((k * totalPackets) / points) - 1);
+    let inserted = 0;
+    for (let p = 0; p < totalPackets; p++) {
+      inserted += packetSizes[p] as number;
+      if (!at.has(p)) continue;
+      tests.push({
+        testIndex: tests.length,
+        packetIdx: p,
+        dialogsInserted: inserted,
+        visibleCount: order.length,
+        questionIndices: [...order],
+      });
+    }
+  }
+  const visibleAtPacket: Array<number | null> = [];
+  for (const q of order) visibleAtPacket[q] = last;
+  return {
+    threshold: testThreshold(order.length),
+    totalQuestions: last === null ? 0 : order.length,
+    questionOrder: last === null ? [] : order,
+    visibleAtPacket: Array.from(visibleAtPacket, (v) => v ?? null),
+    tests,
+    completionPacketIdx: last,
+  };
+}
+
 /** The tests a run over this sample will perform. */
 export function planTests(sample: Sample, options: TestPlanOptions = {}): TestPlan {
   const packets = packetsOf(sample);
+  if (sample.askAfter === 'haystack') {
+    return planHaystackTests(
+      sample.qa.map((q) => q.index),
+      packets.map((p) => p.dialog_len),
+      options.haystackCurvePoints,
+    );
+  }
   return planTestTrigger(
     questionVisibility(sample, packets, options),
     packets.map((p) => p.dialog_len),

@@ -65,4 +65,6 @@ export interface AnswerRequest {
    * into a two-option question); absent means LoCoMo's profile decides (category 5).
    */
   adversarial?: boolean;
+  /** When the question is asked, where the dataset says (LongMemEval `question_date`, ISO). */
+  questionDate?: string | null;
 }

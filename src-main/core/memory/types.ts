@@ -19,8 +19,11 @@ export interface MemoryService {
    * insert does not run on beside the next one.
    */
   insert(packet: Packet, signal?: AbortSignal): Promise<void>;
-  /** Answer-time retrieval: the memories shown to the answerer, best first. */
-  retrieve(question: string, topK: number): Promise<MemoryHit[]>;
+  /**
+   * Answer-time retrieval: the memories shown to the answerer, best first. `context` carries the
+   * question's own date where the dataset gives one (LongMemEval `question_date`).
+   */
+  retrieve(question: string, topK: number, context?: RetrieveContext): Promise<MemoryHit[]>;
   /**
    * Present on services that answer questions themselves (an external service with the `answer`
    * capability): the pipeline then asks this instead of the run's answerer. `hits` are the
@@ -36,6 +39,12 @@ export interface MemoryService {
   /** Notes the run manifest must carry (e.g. "long-term stage off: no LLM configured"). */
   notes(): string[];
   close(): Promise<void>;
+}
+
+/** What the pipeline knows about when a question is asked. */
+export interface RetrieveContext {
+  /** The reference time for "last week" (zone-less ISO); null: the dataset gives none. */
+  questionDate: string | null;
 }
 
 /** What a memory service needs of an LLM: one chat completion at a time (LlmClient has it). */

@@ -410,6 +410,7 @@ async function askOne(
     seed: config.seed,
     adversarialAnswer: qa.adversarialAnswer,
     adversarial: benchmarkCategory(benchmarkProfile(job.benchmark), qa.category).adversarial,
+    ...(qa.questionDate !== undefined ? { questionDate: qa.questionDate } : {}),
     ...(answerer.needsConversation
       ? { conversation: conversationSoFar(sample, test.dialogsInserted) }
       : {}),
@@ -432,7 +433,7 @@ async function askOne(
         // Waiting for the lock is not retrieval time.
         t0 = performance.now();
         return withTimeout(`retrieve for question ${qa.index}`, config.timeouts.answerMs, () =>
-          memory.retrieve(qa.question, topK),
+          memory.retrieve(qa.question, topK, { questionDate: qa.questionDate ?? null }),
         );
       });
       const budget = config.retrieval.contextWords;

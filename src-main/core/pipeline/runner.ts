@@ -330,6 +330,9 @@ export async function startExperiment(
     plan: planTests(sample, {
       includeNoEvidence: config.includeNoEvidence,
       ...(config.mode ? { mode: config.mode } : {}),
+      ...(config.haystackCurvePoints !== undefined
+        ? { haystackCurvePoints: config.haystackCurvePoints }
+        : {}),
     }),
     skipTests: new Set(),
   }));
@@ -464,6 +467,9 @@ export async function resumeExperiment(
             plan: planTests(sample, {
               includeNoEvidence: config.includeNoEvidence,
               ...(config.mode ? { mode: config.mode } : {}),
+              ...(config.haystackCurvePoints !== undefined
+                ? { haystackCurvePoints: config.haystackCurvePoints }
+                : {}),
             }),
           },
         ]

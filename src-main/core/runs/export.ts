@@ -1,5 +1,6 @@
 import type { AnswerRecord, RunStatus } from '../../../src-shared/experiment';
-import { metricList } from '../../../src-shared/metrics';
+import { LOCOMO_PROFILE, type BenchmarkProfile } from '../../../src-shared/benchmarks';
+import { metricsOf } from '../../../src-shared/metrics';
 import type { RunManifest } from './manifest';
 import type { RunReader } from './reader';
 
@@ -80,15 +81,15 @@ const ORIGINAL_COLUMNS = [
   'completionTokens',
 ] as const;
 
-/** Export column name -> metric id, for every registered metric. */
-function metricColumns(): Map<string, string> {
-  return new Map(metricList().map((m) => [m.exportKey ?? m.id, m.id]));
+/** Export column name -> metric id, for every metric of the benchmark. */
+function metricColumns(profile: BenchmarkProfile): Map<string, string> {
+  return new Map(metricsOf(profile).map((m) => [m.exportKey ?? m.id, m.id]));
 }
 
-/** The export's columns: the original ones, then metrics registered since. */
-export function exportColumns(): string[] {
+/** The export's columns: the original ones, then metrics registered since (the benchmark's own). */
+export function exportColumns(profile: BenchmarkProfile = LOCOMO_PROFILE): string[] {
   const original: readonly string[] = ORIGINAL_COLUMNS;
-  const added = [...metricColumns().keys()].filter((c) => !original.includes(c));
+  const added = [...metricColumns(profile).keys()].filter((c) => !original.includes(c));
   return [...original, ...added];
 }
 
@@ -108,8 +109,9 @@ function exported(
 
 export function buildRunExport(store: RunReader, runId: string): RunExport {
   const run = store.getRun(runId);
-  const columns = exportColumns();
-  const metrics = metricColumns();
+  const profile = store.profileOf(runId);
+  const columns = exportColumns(profile);
+  const metrics = metricColumns(profile);
   return {
     run: { ...run.manifest, status: run.status },
     answers: store.finalAnswers(runId).map((a) => exported(a, columns, metrics)),
@@ -129,8 +131,11 @@ export function csvField(value: string | number | null): string {
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
-export function finalAnswersCsv(answers: readonly ExportedAnswer[]): string {
-  const columns = exportColumns();
+export function finalAnswersCsv(
+  answers: readonly ExportedAnswer[],
+  profile: BenchmarkProfile = LOCOMO_PROFILE,
+): string {
+  const columns = exportColumns(profile);
   const lines = [columns.join(',')];
   for (const a of answers) {
     lines.push(
@@ -147,5 +152,7 @@ export function finalAnswersCsv(answers: readonly ExportedAnswer[]): string {
 
 export function exportRun(store: RunReader, runId: string, format: ExportFormat): string {
   const data = buildRunExport(store, runId);
-  return format === 'json' ? `${JSON.stringify(data, null, 2)}\n` : finalAnswersCsv(data.answers);
+  return format === 'json'
+    ? `${JSON.stringify(data, null, 2)}\n`
+    : finalAnswersCsv(data.answers, store.profileOf(runId));
 }

@@ -76,6 +76,7 @@ export function runQueries(reader: RunReader): RunQueries {
         baselineIndex,
       ),
       questionSets: shared.questionSets,
+      benchmark: reader.profileOf(baselineRunId),
     };
   };
 

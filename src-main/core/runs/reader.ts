@@ -3,7 +3,7 @@ import {
   benchmarkProfile,
   type BenchmarkProfile,
 } from '../../../src-shared/benchmarks';
-import { metricList, metricOf, metricScores, type Scores } from '../../../src-shared/metrics';
+import { metricsOf, metricOf, metricScores, type Scores } from '../../../src-shared/metrics';
 import { WorkbenchError } from '../../../src-shared/errors';
 import {
   curveOf,
@@ -134,7 +134,7 @@ function toAnswer(
 ): AnswerRecord {
   const category = benchmarkCategory(profile, r.category);
   const scores: Scores = { ...stored };
-  for (const metric of metricList()) {
+  for (const metric of metricsOf(profile)) {
     if (metric.id in scores) continue;
     // A metric with no row: either it does not score the category, or the row predates it. An
     // answer metric is a pure function of what the row holds, so compute it rather than show a
@@ -546,6 +546,7 @@ export class SqliteRunReader implements RunReader {
         visibleCount: t.visible_count,
         answers: byTest.get(`${t.sample_id}\u0000${t.test_index}`) ?? [],
       })),
+      this.profileOf(runId),
     );
   }
 

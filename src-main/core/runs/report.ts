@@ -75,6 +75,8 @@ export function summaryTable(
   const { all, categories1to4 } = summary.overall;
   rows.push(row('overall (all, official)', all));
   rows.push(row(`overall (${answerableLabel(profile)})`, categories1to4));
+  const { taskAveraged } = summary.overall;
+  if (taskAveraged) rows.push(row('task-averaged (mean over question types)', taskAveraged));
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   const line = (r: string[]): string =>
     r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');

@@ -8,12 +8,12 @@ import {
 } from '../../../src-shared/experiment';
 import type { RescoreResult, RescoreSkip } from '../../../src-shared/rescore';
 import {
-  metricList,
+  metricsOf,
   metricOf,
   metricScores,
   type MetricDefinition,
 } from '../../../src-shared/metrics';
-import { benchmarkCategory } from '../../../src-shared/benchmarks';
+import { benchmarkCategory, type BenchmarkProfile } from '../../../src-shared/benchmarks';
 import { datasetFileSha256, loadDatasetFile } from '../dataset/load';
 import type { AnswerKey, RunStore } from './store';
 import { rescoreJudge, type RescoreJudgeOptions } from './rescoreJudge';
@@ -32,8 +32,12 @@ import { rescoreJudge, type RescoreJudgeOptions } from './rescoreJudge';
 const JUDGE_SKIP =
   'judge metrics need a judge endpoint and are not re-asked by rescore (configure a judge and run a judge pass)';
 
-function chosenMetrics(ids: readonly string[] | undefined): MetricDefinition[] {
-  return ids === undefined || ids.length === 0 ? metricList() : ids.map((id) => metricOf(id));
+/** The asked metrics, else every metric of the run's benchmark (LoCoMo runs get no LongMemEval rows). */
+function chosenMetrics(
+  ids: readonly string[] | undefined,
+  profile: BenchmarkProfile,
+): MetricDefinition[] {
+  return ids === undefined || ids.length === 0 ? metricsOf(profile) : ids.map((id) => metricOf(id));
 }
 
 /** The run's samples by id from its dataset file, or why they cannot be read. */
@@ -73,7 +77,8 @@ export async function rescoreRun(
   const topK = run.manifest.config.retrieval.topK;
   const skipped: RescoreSkip[] = [];
   // A judge protocol alone (no metrics named) rescores nothing else.
-  const asked = options.judge && !options.metrics?.length ? [] : chosenMetrics(options.metrics);
+  const asked =
+    options.judge && !options.metrics?.length ? [] : chosenMetrics(options.metrics, profile);
   let metrics = asked.filter((m) => {
     if (m.source === 'judge') skipped.push({ metric: m.id, reason: JUDGE_SKIP });
     else if (!m.score) skipped.push({ metric: m.id, reason: 'it has no per-answer formula' });

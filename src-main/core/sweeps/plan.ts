@@ -79,6 +79,9 @@ export function planCell(cell: SweepCell, dataset: DatasetLoadResult): CellPlan 
     const plan = planTests(sample, {
       includeNoEvidence: config.includeNoEvidence,
       ...(config.mode ? { mode: config.mode } : {}),
+      ...(config.haystackCurvePoints !== undefined
+        ? { haystackCurvePoints: config.haystackCurvePoints }
+        : {}),
     });
     const byIndex = new Map(sample.qa.map((q) => [q.index, q]));
     tests += plan.tests.length;

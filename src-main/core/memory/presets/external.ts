@@ -21,7 +21,7 @@ import {
 import { DEFAULT_MAX_RESPONSE_BYTES, UNIX_SOCKET_PREFIX } from '../external/transport';
 import { assertKeyTransport, type ApiKeys } from '../../keys';
 import { registerMemoryPreset, type MemoryServiceFactory } from '../registry';
-import type { MemoryService } from '../types';
+import type { MemoryService, RetrieveContext } from '../types';
 
 export const EXTERNAL_PRESET = 'external';
 
@@ -171,13 +171,14 @@ class ExternalMemoryService implements MemoryService {
     return items.slice(0, topK);
   }
 
-  async retrieve(question: string, topK: number): Promise<MemoryHit[]> {
+  async retrieve(question: string, topK: number, context?: RetrieveContext): Promise<MemoryHit[]> {
     if (!this.hello.capabilities.retrieve) return [];
     const result = await this.client.call('retrieve', {
       session: this.session,
       question,
       top_k: topK,
-      question_date: this.lastDateTime,
+      // The dataset's own question date when it has one (LongMemEval), else the conversation's now.
+      question_date: context?.questionDate ?? this.lastDateTime,
     });
     this.counts.retrieves++;
     return hitsOf(this.capped(result.items, topK));
@@ -194,7 +195,7 @@ class ExternalMemoryService implements MemoryService {
         session: this.session,
         question: request.question,
         top_k: topK,
-        question_date: this.lastDateTime,
+        question_date: request.questionDate ?? this.lastDateTime,
         category: request.category,
       },
       signal,

@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
-import { categoryName, type CategoryId, type CategoryScheme } from '@shared/dataset/categories';
+import { LOCOMO_PROFILE, categoryLabel, type BenchmarkProfile } from '@shared/benchmarks';
+import type { CategoryScheme } from '@shared/dataset/categories';
 import styles from './Badge.module.css';
 
 export type BadgeTone = 'neutral' | 'warn' | 'danger' | 'ok' | 'accent';
@@ -21,11 +22,22 @@ export function Badge({
   );
 }
 
-/** A question category: its stored number (the colour) and its name in the chosen scheme. */
-export function CategoryBadge({ id, scheme }: { id: CategoryId; scheme: CategoryScheme }) {
+/**
+ * A question category: its stored number (the colour) and its name in the chosen scheme, as the
+ * dataset's benchmark profile names it (LoCoMo's when none is given).
+ */
+export function CategoryBadge({
+  id,
+  scheme,
+  profile = LOCOMO_PROFILE,
+}: {
+  id: number;
+  scheme: CategoryScheme;
+  profile?: BenchmarkProfile;
+}) {
   return (
     <span className={`${styles.badge} ${styles[`cat${id}`] ?? ''}`}>
-      {id} {categoryName(id, scheme)}
+      {id} {categoryLabel(profile, id, scheme)}
     </span>
   );
 }

@@ -1,6 +1,7 @@
 import { memo, useMemo } from 'react';
 import type { CompareMetric, RunComparison } from '@shared/compare';
-import { CATEGORY_SCHEME_LABELS, type CategoryScheme } from '@shared/dataset/categories';
+import { schemeLabelOf, type BenchmarkProfile } from '@shared/benchmarks';
+import type { CategoryScheme } from '@shared/dataset/categories';
 import { CategoryChart, type CategoryChartSeries } from '../../components/charts/CategoryChart';
 import { RunTag } from './RunPicker';
 import {
@@ -21,14 +22,23 @@ import {
 export const CategoryPanel = memo(function CategoryPanel({
   comparison,
   scheme,
+  profile,
   metric,
 }: {
   comparison: RunComparison;
   scheme: CategoryScheme;
+  /** The baseline run's benchmark, which names the categories. */
+  profile: BenchmarkProfile;
   metric: CompareMetric;
 }) {
-  const rows = useMemo(() => categoryTableRows(comparison, scheme), [comparison, scheme]);
-  const chartRows = useMemo(() => compareChartRows(comparison, scheme), [comparison, scheme]);
+  const rows = useMemo(
+    () => categoryTableRows(comparison, scheme, profile),
+    [comparison, scheme, profile],
+  );
+  const chartRows = useMemo(
+    () => compareChartRows(comparison, scheme, profile),
+    [comparison, scheme, profile],
+  );
   const base = comparison.baselineIndex;
   const series = useMemo(
     () =>
@@ -48,7 +58,7 @@ export const CategoryPanel = memo(function CategoryPanel({
       <h2>
         <span id="compare-categories-title">Per category</span>{' '}
         <span className="muted heading-note">
-          · mean {metricLabel} · {CATEGORY_SCHEME_LABELS[scheme]} category names
+          · mean {metricLabel} · {schemeLabelOf(profile, scheme)} category names
         </span>
       </h2>
       <div className="category-grid">
@@ -131,7 +141,7 @@ export const CategoryPanel = memo(function CategoryPanel({
           rows={chartRows}
           series={series}
           metricLabel={`Mean ${metricLabel}`}
-          schemeLabel={CATEGORY_SCHEME_LABELS[scheme]}
+          schemeLabel={schemeLabelOf(profile, scheme)}
           height={300}
         />
       </div>

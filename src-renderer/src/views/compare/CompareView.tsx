@@ -2,12 +2,10 @@ import { useCallback, useDeferredValue, useEffect, useMemo, useRef } from 'react
 import { isCompareMetric, type Flip, type QuestionSets, type RunComparison } from '@shared/compare';
 import { metricList } from '@shared/metrics';
 import type { FairnessWarning } from '@shared/fairness';
+import { LOCOMO_PROFILE, categoryLabel, type BenchmarkProfile } from '@shared/benchmarks';
 import {
-  CATEGORY_IDS,
   CATEGORY_SCHEMES,
   CATEGORY_SCHEME_LABELS,
-  categoryName,
-  isCategoryId,
   type CategoryScheme,
 } from '@shared/dataset/categories';
 import { ErrorView } from '../../components/ErrorView';
@@ -64,6 +62,8 @@ export function CompareView() {
   const onBaseline = useCallback((runId: string) => update({ baseline: runId }), [update]);
 
   const comparison = result.data?.comparison ?? null;
+  // The baseline run's benchmark names the categories (LongMemEval's question types).
+  const profile = result.data?.benchmark ?? LOCOMO_PROFILE;
   const ready = result.requested && comparison !== null;
 
   return (
@@ -190,10 +190,16 @@ export function CompareView() {
           <CategoryPanel
             comparison={comparison}
             scheme={params.scheme}
+            profile={profile}
             metric={comparison.metric}
           />
           <ConfigDiffTable diff={result.data?.configDiff ?? []} runs={comparison.runs} />
-          <QuestionsPanel comparison={comparison} params={params} update={update} />
+          <QuestionsPanel
+            comparison={comparison}
+            profile={profile}
+            params={params}
+            update={update}
+          />
         </>
       )}
     </section>
@@ -266,10 +272,12 @@ const TEXT_FIELDS =
 
 function QuestionsPanel({
   comparison,
+  profile,
   params,
   update,
 }: {
   comparison: RunComparison;
+  profile: BenchmarkProfile;
   params: CompareParams;
   update: (patch: CompareParamsPatch) => void;
 }) {
@@ -362,6 +370,7 @@ function QuestionsPanel({
         </div>
         <CategorySelect
           scheme={params.scheme}
+          profile={profile}
           value={category}
           total={allRows.length}
           counts={perCategory}
@@ -396,6 +405,7 @@ function QuestionsPanel({
           runs={comparison.runs}
           baselineIndex={comparison.baselineIndex}
           scheme={params.scheme}
+          profile={profile}
           metricShort={SHORT_METRIC[comparison.metric]}
           sort={params.sort}
           onSortChange={(sort) => update({ sort })}
@@ -414,8 +424,10 @@ function CategorySelect({
   total,
   counts,
   onChange,
+  profile,
 }: {
   scheme: CategoryScheme;
+  profile: BenchmarkProfile;
   value: CompareParams['category'];
   total: number;
   counts: ReturnType<typeof categoryCounts>;
@@ -428,13 +440,13 @@ function CategorySelect({
         value={value === null ? '' : String(value)}
         onChange={(event) => {
           const n = Number(event.currentTarget.value);
-          onChange(event.currentTarget.value !== '' && isCategoryId(n) ? n : null);
+          onChange(event.currentTarget.value !== '' && Number.isInteger(n) ? n : null);
         }}
       >
         <option value="">All ({formatCount(total)})</option>
-        {CATEGORY_IDS.map((id) => (
+        {profile.categories.map(({ id }) => (
           <option key={id} value={id}>
-            {id} {categoryName(id, scheme)} ({formatCount(counts[id])})
+            {id} {categoryLabel(profile, id, scheme)} ({formatCount(counts[id] ?? 0)})
           </option>
         ))}
       </select>

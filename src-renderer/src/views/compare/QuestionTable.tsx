@@ -1,6 +1,7 @@
 import { memo, useMemo, type ReactNode } from 'react';
 import { createColumnHelper, type ColumnDef } from '@tanstack/react-table';
 import type { CompareCell, Flip } from '@shared/compare';
+import { LOCOMO_PROFILE, type BenchmarkProfile } from '@shared/benchmarks';
 import type { CategoryScheme } from '@shared/dataset/categories';
 import { CategoryBadge } from '../../components/Badge/Badge';
 import { Table } from '../../components/Table/Table';
@@ -48,10 +49,10 @@ const textColumns = [
   }),
 ];
 
-function categoryColumn(scheme: CategoryScheme) {
+function categoryColumn(scheme: CategoryScheme, profile: BenchmarkProfile) {
   return column.accessor('category', {
     header: 'Category',
-    cell: (info) => <CategoryBadge id={info.getValue()} scheme={scheme} />,
+    cell: (info) => <CategoryBadge id={info.getValue()} scheme={scheme} profile={profile} />,
     meta: { width: '116px', min: 116, priority: 2 },
   });
 }
@@ -192,6 +193,7 @@ export const QuestionTable = memo(function QuestionTable({
   runs,
   baselineIndex,
   scheme,
+  profile = LOCOMO_PROFILE,
   metricShort,
   expanded,
   onToggle,
@@ -204,6 +206,8 @@ export const QuestionTable = memo(function QuestionTable({
   runs: ReadonlyArray<{ runId: string; label: string }>;
   baselineIndex: number;
   scheme: CategoryScheme;
+  /** The baseline run's benchmark, which names the categories. */
+  profile?: BenchmarkProfile;
   metricShort: string;
   /** The open row's key (flipDetail.ts openKey); null: none. */
   expanded: string | null;
@@ -219,11 +223,11 @@ export const QuestionTable = memo(function QuestionTable({
       [
         expandColumn(expanded, onToggle),
         ...leadingColumns,
-        categoryColumn(scheme),
+        categoryColumn(scheme, profile),
         ...textColumns,
         ...runColumns(runs, baselineIndex, metricShort),
       ] as ColumnDef<QuestionRow, unknown>[],
-    [scheme, runs, baselineIndex, metricShort, expanded, onToggle],
+    [scheme, profile, runs, baselineIndex, metricShort, expanded, onToggle],
   );
   const openRow =
     expanded === null

@@ -109,7 +109,7 @@ describe('URL state', () => {
 
   it('falls back to defaults on values it does not know', () => {
     const params = parseCompareParams(
-      new URLSearchParams('metric=bleu&scheme=nope&flips=lost,missing&cat=9'),
+      new URLSearchParams('metric=bleu&scheme=nope&flips=lost,missing&cat=99'),
     );
     expect(params.metric).toBe('officialF1');
     expect(params.scheme).toBe('official');

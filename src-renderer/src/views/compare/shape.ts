@@ -6,9 +6,13 @@ import {
   type RunComparison,
 } from '@shared/compare';
 import {
+  LOCOMO_PROFILE,
+  allCategoryIds,
+  categoryLabel as profileCategoryLabel,
+  type BenchmarkProfile,
+} from '@shared/benchmarks';
+import {
   DEFAULT_CATEGORY_SCHEME,
-  categoryName,
-  isCategoryId,
   isCategoryScheme,
   type CategoryId,
   type CategoryScheme,
@@ -18,6 +22,9 @@ import { metricIds, metricList } from '@shared/metrics';
 import type { BootstrapResult } from '@shared/scoring/stats';
 import type { RunListItem } from '@shared/runs';
 import type { CategoryChartRow } from '../../components/charts/categoryRows';
+
+/** Every registered benchmark's category numbers: the URL's category is read before the runs are. */
+const FILTER_CATEGORY_IDS: readonly CategoryId[] = allCategoryIds();
 
 /**
  * Pure data shaping for the Compare view: URL state, which runs can be compared, the category
@@ -79,7 +86,7 @@ export function parseCompareParams(params: URLSearchParams): CompareParams {
     scheme: isCategoryScheme(scheme) ? scheme : DEFAULT_CATEGORY_SCHEME,
     // Kept in canonical order so the same filter is the same URL.
     flips: FLIPS.filter((f) => flips.has(f)),
-    category: params.has('cat') && isCategoryId(category) ? category : null,
+    category: params.has('cat') && FILTER_CATEGORY_IDS.includes(category) ? category : null,
     search: params.get('q') ?? '',
     open: params.get('open') || null,
     sort: params.get('sort') || null,
@@ -347,14 +354,21 @@ export interface CategoryTableRow {
   deltas: DeltaText[];
 }
 
-export function categoryLabel(category: CategoryId | null, scheme: CategoryScheme): string {
-  return category === null ? 'All' : `${category} ${categoryName(category, scheme)}`;
+export function categoryLabel(
+  category: CategoryId | null,
+  scheme: CategoryScheme,
+  profile: BenchmarkProfile = LOCOMO_PROFILE,
+): string {
+  return category === null
+    ? 'All'
+    : `${category} ${profileCategoryLabel(profile, category, scheme)}`;
 }
 
 /** The engine's per-category comparison, labelled in the chosen scheme with question counts. */
 export function categoryTableRows(
   comparison: RunComparison,
   scheme: CategoryScheme,
+  profile: BenchmarkProfile = LOCOMO_PROFILE,
 ): CategoryTableRow[] {
   const questions = new Map<CategoryId | null, number>([[null, comparison.rows.length]]);
   for (const row of comparison.rows)
@@ -362,7 +376,7 @@ export function categoryTableRows(
   return comparison.categories.map((c) => ({
     key: c.category === null ? 'all' : String(c.category),
     category: c.category,
-    label: categoryLabel(c.category, scheme),
+    label: categoryLabel(c.category, scheme, profile),
     questions: questions.get(c.category) ?? 0,
     perRun: c.perRun,
     deltas: c.deltas.map((delta, i) =>
@@ -388,6 +402,7 @@ export function chartKey(runIndex: number): string {
 export function compareChartRows(
   comparison: RunComparison,
   scheme: CategoryScheme,
+  profile: BenchmarkProfile = LOCOMO_PROFILE,
 ): CategoryChartRow[] {
   const base = comparison.baselineIndex;
   return comparison.categories.flatMap((c) => {
@@ -401,7 +416,7 @@ export function compareChartRows(
     return [
       {
         category: c.category,
-        label: categoryName(c.category, scheme),
+        label: profileCategoryLabel(profile, c.category, scheme),
         n: c.perRun[base]?.n ?? 0,
         values,
         ns,
@@ -476,7 +491,7 @@ export function flipChipCounts(
 
 export function categoryCounts(rows: readonly QuestionRow[]): Record<CategoryId, number> {
   const out: Record<CategoryId, number> = { 1: 0, 2: 0, 3: 0, 4: 0, 5: 0 };
-  for (const row of rows) out[row.category] += 1;
+  for (const row of rows) out[row.category] = (out[row.category] ?? 0) + 1;
   return out;
 }
 

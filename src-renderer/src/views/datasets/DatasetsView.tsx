@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent } from 'react';
 import type { DatasetSummary } from '@shared/api';
 import type { ErrorPayload } from '@shared/errors';
+import { benchmarkProfile, schemeLabelOf } from '@shared/benchmarks';
 import { CATEGORY_SCHEMES, CATEGORY_SCHEME_LABELS } from '@shared/dataset/categories';
 import { EmptyState } from '../../components/EmptyState/EmptyState';
 import { ErrorView } from '../../components/ErrorView';
@@ -177,6 +178,8 @@ function DatasetBody({
   update: ReturnType<typeof useDatasetsParams>[1];
 }) {
   const { stats } = dataset;
+  // The loader's format names the benchmark: its categories and names (LongMemEval's types).
+  const profile = useMemo(() => benchmarkProfile(dataset.format), [dataset.format]);
   const sampleIds = useMemo(() => stats.samples.map((s) => s.sampleId), [stats]);
   const speakers = useSampleSpeakers(dataset.datasetId, sampleIds);
   const rows = useMemo<SampleRow[]>(
@@ -221,13 +224,14 @@ function DatasetBody({
         <h2>
           <span id="samples-title">Samples</span>{' '}
           <span className="muted heading-note">
-            · categories named by the {CATEGORY_SCHEME_LABELS[params.scheme]} scheme
+            · categories named by the {schemeLabelOf(profile, params.scheme)} scheme
           </span>
         </h2>
         <SamplesTable
           rows={rows}
           totals={stats.totals}
           scheme={params.scheme}
+          profile={profile}
           selected={sampleId}
           onSelect={(id) => update({ sample: id, question: null })}
           sort={params.sort}
@@ -245,6 +249,7 @@ function DatasetBody({
           datasetId={dataset.datasetId}
           sampleId={sampleId}
           scheme={params.scheme}
+          profile={profile}
           categories={params.categories}
           search={params.search}
           question={params.question}

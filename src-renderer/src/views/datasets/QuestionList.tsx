@@ -1,10 +1,5 @@
-import {
-  CATEGORY_IDS,
-  CATEGORY_SCHEME_LABELS,
-  categoryName,
-  type CategoryId,
-  type CategoryScheme,
-} from '@shared/dataset/categories';
+import { categoryLabel, schemeLabelOf, type BenchmarkProfile } from '@shared/benchmarks';
+import type { CategoryId, CategoryScheme } from '@shared/dataset/categories';
 import type { QA } from '@shared/dataset/types';
 import { CategoryBadge } from '../../components/Badge/Badge';
 import { LOST_EVIDENCE } from './EvidenceProblems';
@@ -15,6 +10,7 @@ export function QuestionList({
   total,
   countsByCategory,
   scheme,
+  profile,
   categories,
   search,
   selected,
@@ -27,6 +23,8 @@ export function QuestionList({
   total: number;
   countsByCategory: Record<CategoryId, number>;
   scheme: CategoryScheme;
+  /** The dataset's benchmark: its categories and their names. */
+  profile: BenchmarkProfile;
   categories: CategoryId[];
   search: string;
   selected: number | null;
@@ -38,15 +36,15 @@ export function QuestionList({
     <div className="questions-pane">
       <div className="question-filters">
         <fieldset className="chips">
-          <legend>Categories ({CATEGORY_SCHEME_LABELS[scheme]} names)</legend>
-          {CATEGORY_IDS.map((id) => (
+          <legend>Categories ({schemeLabelOf(profile, scheme)} names)</legend>
+          {profile.categories.map(({ id }) => (
             <label key={id} className="chip">
               <input
                 type="checkbox"
                 checked={categories.includes(id)}
                 onChange={() => onCategoriesChange(toggleCategory(categories, id))}
               />
-              {id} {categoryName(id, scheme)}
+              {id} {categoryLabel(profile, id, scheme)}
               <span className="chip-count">{countsByCategory[id]}</span>
             </label>
           ))}
@@ -78,7 +76,7 @@ export function QuestionList({
               onClick={() => onSelect(q)}
             >
               <span className="question-head">
-                <CategoryBadge id={q.category} scheme={scheme} />
+                <CategoryBadge id={q.category} scheme={scheme} profile={profile} />
                 <span className="muted">qa[{q.index}]</span>
               </span>
               <span className="question-text">{q.question}</span>

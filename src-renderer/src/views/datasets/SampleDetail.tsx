@@ -1,4 +1,5 @@
 import { useMemo, useRef } from 'react';
+import type { BenchmarkProfile } from '@shared/benchmarks';
 import type { CategoryId, CategoryScheme } from '@shared/dataset/categories';
 import type { QA, Sample } from '@shared/dataset/types';
 import { ErrorView } from '../../components/ErrorView';
@@ -18,6 +19,8 @@ export interface SampleDetailProps {
   datasetId: string;
   sampleId: string;
   scheme: CategoryScheme;
+  /** The dataset's benchmark: its categories and their names. */
+  profile: BenchmarkProfile;
   categories: CategoryId[];
   search: string;
   question: number | null;
@@ -47,6 +50,7 @@ export function SampleDetail(props: SampleDetailProps) {
 function SampleBody({
   sample,
   scheme,
+  profile,
   categories,
   search,
   question,
@@ -54,7 +58,7 @@ function SampleBody({
 }: SampleDetailProps & { sample: Sample }) {
   const turnList = useRef<TurnListHandle>(null);
   const turnRows = useMemo(() => buildTurnRows(sample), [sample]);
-  const counts = useMemo(() => countByCategory(sample.qa), [sample]);
+  const counts = useMemo(() => countByCategory(sample.qa, profile), [sample, profile]);
   const questions = useMemo(
     () => filterQuestions(sample.qa, categories, search),
     [sample, categories, search],
@@ -126,6 +130,7 @@ function SampleBody({
             total={sample.qa.length}
             countsByCategory={counts}
             scheme={scheme}
+            profile={profile}
             categories={categories}
             search={search}
             selected={selected?.index ?? null}

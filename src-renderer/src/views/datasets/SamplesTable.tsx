@@ -1,6 +1,12 @@
 import { useMemo, type ReactNode } from 'react';
 import { createColumnHelper, type ColumnDef } from '@tanstack/react-table';
-import { CATEGORY_IDS, categoryName, type CategoryScheme } from '@shared/dataset/categories';
+import {
+  LOCOMO_PROFILE,
+  allCategoryIds,
+  categoryLabel,
+  type BenchmarkProfile,
+} from '@shared/benchmarks';
+import type { CategoryScheme } from '@shared/dataset/categories';
 import type { DatasetStats, SampleStats } from '@shared/dataset/stats';
 import { Table } from '../../components/Table/Table';
 import { formatSort, parseSort } from '../../components/Table/sortParam';
@@ -81,23 +87,26 @@ const TOTALS: Record<string, (t: Totals) => ReactNode> = {
   packets: (t) => count(t.packets),
   plannedTests: (t) => count(t.plannedTests),
   ...Object.fromEntries(
-    CATEGORY_IDS.map((id) => [`cat${id}`, (t: Totals) => count(t.byCategory[id])]),
+    allCategoryIds().map((id) => [`cat${id}`, (t: Totals) => count(t.byCategory[id] ?? 0)]),
   ),
 };
 
-function categoryColumns(scheme: CategoryScheme): ColumnDef<SampleRow, number>[] {
-  return CATEGORY_IDS.map((id) =>
-    column.accessor((row) => row.byCategory[id], {
+function categoryColumns(
+  scheme: CategoryScheme,
+  profile: BenchmarkProfile,
+): ColumnDef<SampleRow, number>[] {
+  return profile.categories.map(({ id }) =>
+    column.accessor((row) => row.byCategory[id] ?? 0, {
       id: `cat${id}`,
       // Long headings wrap at the space only ("multi-hop" must not split at its hyphen), so ten
       // samples with thirteen columns fit a laptop screen without a horizontal scrollbar.
       header: () => (
         <>
-          {id} <span className="nowrap">{categoryName(id, scheme)}</span>
+          {id} <span className="nowrap">{categoryLabel(profile, id, scheme)}</span>
         </>
       ),
       cell: (info) => count(info.getValue()),
-      meta: { ...countMeta(2), label: `${id} ${categoryName(id, scheme)}` },
+      meta: { ...countMeta(2), label: `${id} ${categoryLabel(profile, id, scheme)}` },
     }),
   );
 }
@@ -106,6 +115,7 @@ export function SamplesTable({
   rows,
   totals,
   scheme,
+  profile = LOCOMO_PROFILE,
   selected,
   onSelect,
   sort,
@@ -114,6 +124,8 @@ export function SamplesTable({
   rows: SampleRow[];
   totals: Totals;
   scheme: CategoryScheme;
+  /** The dataset's benchmark: one column per category it declares. */
+  profile?: BenchmarkProfile;
   selected: string | null;
   onSelect: (sampleId: string) => void;
   /** As sortParam writes it. */
@@ -122,8 +134,8 @@ export function SamplesTable({
 }) {
   const columns = useMemo(
     // The helper's accessor columns differ in value type; the table only needs them as a list.
-    () => [...fixedColumns, ...categoryColumns(scheme)] as ColumnDef<SampleRow, unknown>[],
-    [scheme],
+    () => [...fixedColumns, ...categoryColumns(scheme, profile)] as ColumnDef<SampleRow, unknown>[],
+    [scheme, profile],
   );
   return (
     <Table

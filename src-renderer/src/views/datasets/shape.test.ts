@@ -75,7 +75,7 @@ describe('datasets URL params', () => {
 
   it('falls back to defaults for missing or bad values', () => {
     const parsed = parseDatasetsParams(
-      new URLSearchParams({ scheme: 'nope', question: '-1', cats: '9,x,2' }),
+      new URLSearchParams({ scheme: 'nope', question: '-1', cats: '99,x,2' }),
     );
     expect(parsed).toMatchObject({
       dataset: null,

@@ -1,13 +1,18 @@
 import type { DatasetSummary } from '@shared/api';
+import { LOCOMO_PROFILE, allCategoryIds, type BenchmarkProfile } from '@shared/benchmarks';
 import {
-  CATEGORY_IDS,
   DEFAULT_CATEGORY_SCHEME,
-  isCategoryId,
   isCategoryScheme,
   type CategoryId,
   type CategoryScheme,
 } from '@shared/dataset/categories';
 import type { QA, Sample, Session, Turn } from '@shared/dataset/types';
+
+/**
+ * The category filter's universe: every registered benchmark's numbers, so the URL state can be
+ * read before the view knows whose dataset or run it shows (its checkboxes list its own).
+ */
+const FILTER_CATEGORY_IDS: readonly CategoryId[] = allCategoryIds();
 
 /**
  * Pure data shaping for the Datasets view: URL state, the flattened turn rows the virtualiser
@@ -45,8 +50,8 @@ export function parseDatasetsParams(params: URLSearchParams): DatasetsParams {
     scheme: isCategoryScheme(scheme) ? scheme : DEFAULT_CATEGORY_SCHEME,
     categories:
       cats === null
-        ? [...CATEGORY_IDS]
-        : CATEGORY_IDS.filter((id) =>
+        ? [...FILTER_CATEGORY_IDS]
+        : FILTER_CATEGORY_IDS.filter((id) =>
             cats
               .split(',')
               .map(Number)
@@ -64,7 +69,7 @@ export function datasetsParamsToRecord(state: DatasetsParams): Record<string, st
   if (state.dataset) out.dataset = state.dataset;
   if (state.sample) out.sample = state.sample;
   if (state.scheme !== DEFAULT_CATEGORY_SCHEME) out.scheme = state.scheme;
-  if (state.categories.length !== CATEGORY_IDS.length) out.cats = state.categories.join(',');
+  if (state.categories.length !== FILTER_CATEGORY_IDS.length) out.cats = state.categories.join(',');
   if (state.search) out.q = state.search;
   if (state.question !== null) out.question = String(state.question);
   if (state.sort) out.sort = state.sort;
@@ -196,9 +201,13 @@ export function filterQuestions(
   });
 }
 
-export function countByCategory(qa: readonly QA[]): Record<CategoryId, number> {
-  const out: Record<CategoryId, number> = { 1: 0, 2: 0, 3: 0, 4: 0, 5: 0 };
-  for (const q of qa) if (isCategoryId(q.category)) out[q.category]++;
+export function countByCategory(
+  qa: readonly QA[],
+  profile: BenchmarkProfile = LOCOMO_PROFILE,
+): Record<CategoryId, number> {
+  const out: Record<CategoryId, number> = {};
+  for (const c of profile.categories) out[c.id] = 0;
+  for (const q of qa) if (out[q.category] !== undefined) out[q.category]++;
   return out;
 }
 
@@ -213,5 +222,5 @@ export function toggleCategory(current: readonly CategoryId[], id: CategoryId): 
   const set = new Set(current);
   if (set.has(id)) set.delete(id);
   else set.add(id);
-  return CATEGORY_IDS.filter((c) => set.has(c));
+  return FILTER_CATEGORY_IDS.filter((c) => set.has(c));
 }

@@ -59,6 +59,7 @@ const JUDGE_PROTOCOL_LABELS: Record<JudgeProtocolName, string> = {
   mem0: 'Mem0 (paper, byte-exact)',
   strict: 'Strict (same fact)',
   'workbench-v1': 'Workbench v1',
+  longmemeval: 'LongMemEval (paper, byte-exact, per question type)',
 };
 
 /** The samples chosen for one dataset; another dataset starts again from "all". */

@@ -1,5 +1,6 @@
 import { useMemo } from 'react';
 import { createColumnHelper, type ColumnDef } from '@tanstack/react-table';
+import { LOCOMO_PROFILE, type BenchmarkProfile } from '@shared/benchmarks';
 import type { CategoryScheme } from '@shared/dataset/categories';
 import { ERROR_PREDICTION, type AnswerRecord } from '@shared/experiment';
 import { metricList } from '@shared/metrics';
@@ -134,10 +135,13 @@ const after = [
   }),
 ] as ColumnDef<AnswerRecord, unknown>[];
 
-function categoryColumn(scheme: CategoryScheme): ColumnDef<AnswerRecord, unknown> {
+function categoryColumn(
+  scheme: CategoryScheme,
+  profile: BenchmarkProfile,
+): ColumnDef<AnswerRecord, unknown> {
   return column.accessor('category', {
     header: 'Category',
-    cell: (info) => <CategoryBadge id={info.getValue()} scheme={scheme} />,
+    cell: (info) => <CategoryBadge id={info.getValue()} scheme={scheme} profile={profile} />,
     meta: { width: '116px', min: 116, priority: 2 },
   }) as ColumnDef<AnswerRecord, unknown>;
 }
@@ -149,6 +153,7 @@ function categoryColumn(scheme: CategoryScheme): ColumnDef<AnswerRecord, unknown
 export function AnswersTable({
   answers,
   scheme,
+  profile = LOCOMO_PROFILE,
   selected,
   onSelect,
   sort,
@@ -157,13 +162,18 @@ export function AnswersTable({
   /** Already filtered. */
   answers: AnswerRecord[];
   scheme: CategoryScheme;
+  /** The run's benchmark, which names the categories. */
+  profile?: BenchmarkProfile;
   selected: string | null;
   onSelect: (key: string) => void;
   /** As sortParam writes it. */
   sort: string | null;
   onSortChange: (sort: string | null) => void;
 }) {
-  const columns = useMemo(() => [...before, categoryColumn(scheme), ...after], [scheme]);
+  const columns = useMemo(
+    () => [...before, categoryColumn(scheme, profile), ...after],
+    [scheme, profile],
+  );
   return (
     <Table
       label="Questions"

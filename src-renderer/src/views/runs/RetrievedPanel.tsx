@@ -1,3 +1,4 @@
+import { LOCOMO_PROFILE, type BenchmarkProfile } from '@shared/benchmarks';
 import type { CategoryScheme } from '@shared/dataset/categories';
 import { ERROR_PREDICTION, type AnswerRecord } from '@shared/experiment';
 import { CategoryBadge } from '../../components/Badge/Badge';
@@ -12,12 +13,15 @@ export function RetrievedPanel({
   datasetSha256,
   datasetName,
   scheme,
+  profile = LOCOMO_PROFILE,
   onClose,
 }: {
   answer: AnswerRecord;
   datasetSha256: string | null;
   datasetName: string;
   scheme: CategoryScheme;
+  /** The run's benchmark, which names the category. */
+  profile?: BenchmarkProfile;
   onClose: () => void;
 }) {
   const source = useRunSample(datasetSha256, answer.sampleId);
@@ -35,7 +39,7 @@ export function RetrievedPanel({
     >
       <header className="retrieved-head">
         <div>
-          <CategoryBadge id={answer.category} scheme={scheme} />{' '}
+          <CategoryBadge id={answer.category} scheme={scheme} profile={profile} />{' '}
           <span className="muted">
             <code>{answer.sampleId}</code> · qa[{answer.questionIndex}] · final test{' '}
             {answer.testIndex}

@@ -1,10 +1,9 @@
 import { useMemo } from 'react';
 import type { RunDetail as RunDetailData } from '@shared/api';
+import { categoryLabel, schemeLabelOf, type BenchmarkProfile } from '@shared/benchmarks';
 import {
-  CATEGORY_IDS,
   CATEGORY_SCHEMES,
   CATEGORY_SCHEME_LABELS,
-  categoryName,
   type CategoryScheme,
 } from '@shared/dataset/categories';
 import { coverageNote } from '@shared/coverage';
@@ -200,14 +199,25 @@ export function RunDetail({
       <section className="overall-cards" aria-label="Overall scores">
         <Overall
           title={`All categories (n=${summary.overall.all.officialF1.n})`}
-          note="official LoCoMo convention"
+          note={`official ${benchmark.label} convention`}
           pair={summary.overall.all}
         />
         <Overall
-          title={`Categories 1–4 (n=${summary.overall.categories1to4.officialF1.n})`}
-          note="Mem0 convention, adversarial left out"
+          title={`${answerableTitle(benchmark)} (n=${summary.overall.categories1to4.officialF1.n})`}
+          note={
+            benchmark.id === 'locomo'
+              ? 'Mem0 convention, adversarial left out'
+              : 'answerable questions, abstention left out'
+          }
           pair={summary.overall.categories1to4}
         />
+        {summary.overall.taskAveraged ? (
+          <Overall
+            title={`Task-averaged (n=${summary.overall.all.officialF1.n})`}
+            note={`mean over ${benchmark.label} question types`}
+            pair={summary.overall.taskAveraged}
+          />
+        ) : null}
         <div className="overall-card">
           <div className="overall-title">Questions</div>
           <div className="overall-value">{summary.questions}</div>
@@ -247,7 +257,7 @@ export function RunDetail({
           rows={rows}
           series={[{ key: 'run', label: info.preset }]}
           metricLabel={METRIC_LABELS[metric]}
-          schemeLabel={CATEGORY_SCHEME_LABELS[params.scheme]}
+          schemeLabel={schemeLabelOf(benchmark, params.scheme)}
           subject="final answers"
           height={300}
         />
@@ -291,6 +301,7 @@ export function RunDetail({
         update={update}
         datasetSha256={m.dataset.sha256}
         datasetName={datasetName}
+        profile={benchmark}
       />
     </>
   );
@@ -319,6 +330,16 @@ function Fact({
 }
 
 /** Answer metrics beyond official F1 that skip adversarial questions (Mem0-style), and judges. */
+/** "Categories 1–4": the benchmark's non-adversarial categories, a range when they run on. */
+function answerableTitle(profile: BenchmarkProfile): string {
+  const ids = profile.categories.filter((c) => !c.adversarial).map((c) => c.id);
+  const first = ids[0];
+  const last = ids[ids.length - 1];
+  return first !== undefined && last !== undefined && last - first === ids.length - 1
+    ? `Categories ${first}–${last}`
+    : `Categories ${ids.join(', ')}`;
+}
+
 const extra = metricList().filter((m) => m.source === 'answer' && m.categories === 'answerable');
 const judges = metricList().filter((m) => m.source === 'judge');
 
@@ -377,12 +398,15 @@ function AnswersSection({
   update,
   datasetSha256,
   datasetName,
+  profile,
 }: {
   runId: string;
   params: RunsParams;
   update: (patch: RunsParamsPatch) => void;
   datasetSha256: string | null;
   datasetName: string;
+  /** The run's benchmark: its categories and their names. */
+  profile: BenchmarkProfile;
 }) {
   const answers = useApi('runs.answers', { runId });
   const all = useMemo(() => answers.data ?? [], [answers.data]);
@@ -414,8 +438,8 @@ function AnswersSection({
       </div>
       <div className="answer-filters">
         <fieldset className="chips">
-          <legend>Categories ({CATEGORY_SCHEME_LABELS[params.scheme]} names)</legend>
-          {CATEGORY_IDS.map((id) => (
+          <legend>Categories ({schemeLabelOf(profile, params.scheme)} names)</legend>
+          {profile.categories.map(({ id }) => (
             <label key={id} className="chip">
               <input
                 type="checkbox"
@@ -424,7 +448,7 @@ function AnswersSection({
                   update({ categories: toggleCategory(params.categories, id), question: null })
                 }
               />
-              {id} {categoryName(id, params.scheme)}
+              {id} {categoryLabel(profile, id, params.scheme)}
               <span className="chip-count">{counts[id] ?? 0}</span>
             </label>
           ))}
@@ -500,6 +524,7 @@ function AnswersSection({
             scheme={params.scheme}
             sort={params.sort}
             onSortChange={(sort) => update({ sort })}
+            profile={profile}
             selected={params.question}
             onSelect={(key) => update({ question: key === params.question ? null : key })}
           />
@@ -510,6 +535,7 @@ function AnswersSection({
               datasetSha256={datasetSha256}
               datasetName={datasetName}
               scheme={params.scheme}
+              profile={profile}
               onClose={() => update({ question: null })}
             />
           ) : null}

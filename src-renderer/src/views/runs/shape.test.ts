@@ -122,7 +122,7 @@ describe('runs URL params', () => {
     });
   });
   it('ignores values it does not know', () => {
-    const p = parseRunsParams(new URLSearchParams('metric=bleu&scheme=x&outcome=maybe&cats=9'));
+    const p = parseRunsParams(new URLSearchParams('metric=bleu&scheme=x&outcome=maybe&cats=99'));
     expect(p).toMatchObject({
       metric: 'officialF1',
       scheme: 'official',

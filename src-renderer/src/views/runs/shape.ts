@@ -1,5 +1,5 @@
+import { allCategoryIds } from '@shared/benchmarks';
 import {
-  CATEGORY_IDS,
   DEFAULT_CATEGORY_SCHEME,
   isCategoryScheme,
   type CategoryId,
@@ -10,6 +10,12 @@ import type { AnswerRecord, CurvePoint, JudgeMeanN, RunSummary } from '@shared/e
 import { isMetricId, metricList } from '@shared/metrics';
 import type { RunManifest } from '@shared/runs';
 import type { ChartMetric } from '../../components/charts/categoryRows';
+
+/**
+ * The category filter's universe: every registered benchmark's numbers, so the URL state can be
+ * read before the view knows whose dataset or run it shows (its checkboxes list its own).
+ */
+const FILTER_CATEGORY_IDS: readonly CategoryId[] = allCategoryIds();
 
 /**
  * Pure data shaping for the Runs view: URL state, the question table's filters, the curve's
@@ -113,8 +119,8 @@ export function parseRunsParams(params: URLSearchParams): RunsParams {
     curve: parseCurve(params.get('curve')),
     categories:
       cats === null
-        ? [...CATEGORY_IDS]
-        : CATEGORY_IDS.filter((id) => cats.split(',').includes(String(id))),
+        ? [...FILTER_CATEGORY_IDS]
+        : FILTER_CATEGORY_IDS.filter((id) => cats.split(',').includes(String(id))),
     outcome: (OUTCOMES as readonly string[]).includes(outcome ?? '') ? (outcome as Outcome) : 'all',
     errorsOnly: params.get('errors') === '1',
     search: params.get('q') ?? '',
@@ -135,7 +141,7 @@ export function runsParamsToRecord(state: RunsParams): Record<string, string> {
   if (state.scheme !== DEFAULT_CATEGORY_SCHEME) out.scheme = state.scheme;
   const curve = curveToString(state.curve);
   if (curve) out.curve = curve;
-  if (state.categories.length !== CATEGORY_IDS.length) out.cats = state.categories.join(',');
+  if (state.categories.length !== FILTER_CATEGORY_IDS.length) out.cats = state.categories.join(',');
   if (state.outcome !== 'all') out.outcome = state.outcome;
   if (state.errorsOnly) out.errors = '1';
   if (state.search) out.q = state.search;
@@ -193,7 +199,7 @@ export function toggleCategory(current: readonly CategoryId[], id: CategoryId): 
   const set = new Set(current);
   if (set.has(id)) set.delete(id);
   else set.add(id);
-  return CATEGORY_IDS.filter((c) => set.has(c));
+  return FILTER_CATEGORY_IDS.filter((c) => set.has(c));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -254,7 +260,11 @@ export function meanCurveByTest(curve: readonly CurvePoint[]): CurveLinePoint[] 
     .sort(([a], [b]) => a - b)
     .map(([testIndex, points]) => {
       const out: CurveLinePoint = { x: testIndex, n: points.length };
-      for (const m of metricList()) out[m.id] = meanOf(points.map((p) => p.means[m.id] ?? null));
+      // Every general metric; a benchmark's own (LongMemEval's recalls) where its points carry it.
+      for (const m of metricList()) {
+        if (m.categories === 'declared' && !points.some((p) => m.id in p.means)) continue;
+        out[m.id] = meanOf(points.map((p) => p.means[m.id] ?? null));
+      }
       return out;
     });
 }

@@ -1,0 +1,69 @@
+import type { BenchmarkCategory, BenchmarkProfile } from './types';
+
+/**
+ * LongMemEval (Wu et al., ICLR 2025; xiaowu0162/LongMemEval): 500 questions, each with its own
+ * haystack of timestamped user-assistant sessions. Its six question types are categories 1-6.
+ * A question whose id ends in `_abs` is an abstention question (the gold explains why it cannot be
+ * answered); it is filed under "abstention (<type>)", 7-12, whose `task` is its type, because the
+ * reference's `print_qa_metrics.py` counts it in its type's accuracy (task-averaged accuracy) and
+ * again in "Abstention Accuracy". One naming scheme: the paper's type names.
+ */
+
+/** The question types in the reference's `print_qa_metrics.py` order. */
+export const LONGMEMEVAL_QUESTION_TYPES = [
+  'single-session-user',
+  'single-session-assistant',
+  'single-session-preference',
+  'multi-session',
+  'knowledge-update',
+  'temporal-reasoning',
+] as const;
+export type LongMemEvalQuestionType = (typeof LONGMEMEVAL_QUESTION_TYPES)[number];
+
+/** Category of a question type; abstention questions are offset by the number of types. */
+export function longMemEvalCategory(type: LongMemEvalQuestionType, abstention: boolean): number {
+  const id = LONGMEMEVAL_QUESTION_TYPES.indexOf(type) + 1;
+  return abstention ? id + LONGMEMEVAL_QUESTION_TYPES.length : id;
+}
+
+/** The reference marks abstention by the id alone: `'_abs' in question_id`. */
+export function isAbstentionId(questionId: string): boolean {
+  return questionId.includes('_abs');
+}
+
+/** The judge, the answer-level text metrics and both recalls; abstention: the judge only. */
+const ANSWERABLE_METRICS = [
+  'officialF1',
+  'evidenceRecall',
+  'setF1',
+  'bleu1',
+  'judge',
+  'bleu1Simple',
+  'lmeTurnRecall',
+  'lmeSessionRecall',
+] as const;
+
+const typeCategories: BenchmarkCategory[] = LONGMEMEVAL_QUESTION_TYPES.map((type, i) => ({
+  id: i + 1,
+  names: { official: type },
+  adversarial: false,
+  metrics: ANSWERABLE_METRICS,
+}));
+
+const abstentionCategories: BenchmarkCategory[] = LONGMEMEVAL_QUESTION_TYPES.map((type, i) => ({
+  id: i + 1 + LONGMEMEVAL_QUESTION_TYPES.length,
+  names: { official: `abstention (${type})` },
+  adversarial: true,
+  // The paper leaves abstention out of recall (there is no evidence turn) and judges it with its
+  // own prompt; overlap metrics against an explanation mean nothing.
+  metrics: ['judge'],
+  task: i + 1,
+}));
+
+export const LONGMEMEVAL_PROFILE: BenchmarkProfile = {
+  id: 'longmemeval',
+  label: 'LongMemEval',
+  schemes: [{ id: 'official', label: 'LongMemEval paper' }],
+  categories: [...typeCategories, ...abstentionCategories],
+  taskAveraged: true,
+};
