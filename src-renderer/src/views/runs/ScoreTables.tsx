@@ -140,8 +140,10 @@ export function ErrataPanel({
         aria-label={`Errata: ${METRIC_LABELS[metric]} against the original and corrected gold`}
       >
         <caption className={styles.caption}>
-          Ceiling: the most any system scores against the original gold (the corrected answer where
-          the gold is wrong). J is not asked again against the corrected gold.
+          <strong>{METRIC_LABELS[metric]}</strong> per category (the metric chosen above; recall and
+          J show official F1). Ceiling: the most any system scores against the original gold (the
+          corrected answer where the gold is wrong). J is not asked again against the corrected
+          gold.
         </caption>
         <thead>
           <tr>
