@@ -21,6 +21,7 @@ import {
 } from './experiment';
 import type { RunProgress } from './liveProgress';
 import type { ProtocolJudgeSummary, RescoreResult } from './rescore';
+import type { RunErrata } from './errata';
 import {
   MAX_RUN_TAGS,
   RunIdentitySchema,
@@ -311,6 +312,8 @@ export interface RunDetail {
   curve: CurvePoint[];
   /** J under each judge protocol a rescore ran (`rescore --judge`); empty when none. */
   judgeProtocols: ProtocolJudgeSummary[];
+  /** Scores against the original and the corrected gold and the ceiling; null without errata. */
+  errata: RunErrata | null;
 }
 
 export interface ExportedFile {

@@ -153,6 +153,9 @@ export interface ErrataScores {
   ceiling: CeilingTable;
 }
 
+/** A run's errata as the read API returns it (runs.get/runs.summary): the record and its scores. */
+export interface RunErrata extends ErrataRecord, ErrataScores {}
+
 type FinalAnswer = Pick<
   AnswerRecord,
   'sampleId' | 'questionIndex' | 'category' | 'gold' | 'prediction' | 'scores' | 'judge' | 'error'

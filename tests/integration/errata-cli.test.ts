@@ -90,4 +90,43 @@ describe('cli experiment --errata', () => {
       store.close();
     }
   }, 60_000);
+
+  it('report <run> prints the errata table of a run that applied errata, and repeats print it per run', () => {
+    const errata = join(dir, 'report-errata.yaml');
+    writeFileSync(
+      errata,
+      'entries:\n  - { sample: mini-1, question: 0, corrected: Lyon, source: workbench review }\n',
+    );
+    const db = join(dir, 'report.db');
+    const base = ['--data', mini, '--samples', 'mini-1', '--runs-db', db, '--json'];
+    const withErrata = cli('experiment', ...base, '--errata', errata);
+    expect(withErrata.code, withErrata.err).toBe(0);
+    const without = cli('experiment', ...base);
+    expect(without.code, without.err).toBe(0);
+    const idOf = (out: string): string => (JSON.parse(out) as { runId: string }).runId;
+
+    const report = cli('report', idOf(withErrata.out), '--runs-db', db);
+    expect(report.code, report.err).toBe(0);
+    expect(report.out).toMatch(
+      /^Errata .*report-errata\.yaml \(sha256 [0-9a-f]{12}…\): 1 entries, 1 final answers/m,
+    );
+    // Category 4: Paris scored 0.5 against the original gold, 0 against the corrected; ceiling 0.5.
+    expect(report.out).toMatch(/^4 single-hop\s+0\.500 \/ 0\.000 \/ 0\.500\s/m);
+    expect(report.out).toMatch(/^overall \(all, official\)\s+0\.571 \/ 0\.429 \/ 0\.714\s/m);
+    const plain = cli('report', idOf(without.out), '--runs-db', db);
+    expect(plain.code, plain.err).toBe(0);
+    expect(plain.out).not.toContain('Errata');
+
+    const repeats = cli('experiment', ...base, '--errata', errata, '--repeats', '2');
+    expect(repeats.code, repeats.err).toBe(0);
+    const group = JSON.parse(repeats.out) as {
+      runs: Array<{ runId: string }>;
+      errata: Array<{ runId: string; applied: number; ceiling: Record<string, unknown> }>;
+    };
+    expect(group.errata.map((e) => e.runId)).toEqual(group.runs.map((r) => r.runId));
+    expect(group.errata.every((e) => e.applied === 1)).toBe(true);
+    const text = cli('experiment', ...base.slice(0, -1), '--errata', errata, '--repeats', '2');
+    expect(text.code, text.err).toBe(0);
+    expect(text.out.match(/^Errata /gm)).toHaveLength(2);
+  }, 180_000);
 });

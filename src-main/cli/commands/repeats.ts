@@ -8,6 +8,8 @@ import { repeatGroup, runRepeatGroup } from '../../core/sweeps/repeats';
 import { repeatTable } from '../../core/runs/report';
 import type { RunStore } from '../../core/runs/store';
 import type { CliIO } from '../command';
+import { runErrata } from '../../core/runs/queries';
+import { errataExtra } from './errata';
 
 /**
  * `experiment --repeats N`: the N runs of one repeat group, then each metric as mean ± std over the
@@ -55,6 +57,14 @@ export async function runRepeats(
   });
   const { summary, completed } = outcome;
   const seeds = group.cells.map((c) => c.config.seed);
+  // Per repeat, not pooled: each repeat's answers differ, so its corrected scores do too, and each
+  // table is then exactly what `cli report <run>` prints for that run (the ceiling is the same).
+  const errata = options.errata
+    ? completed.flatMap((runId) => {
+        const scores = runErrata(store, runId);
+        return scores ? [{ runId, scores }] : [];
+      })
+    : [];
   if (options.json) {
     io.stdout(
       `${JSON.stringify({
@@ -65,10 +75,15 @@ export async function runRepeats(
         completed: completed.length,
         scheme: options.scheme,
         summary,
+        ...(options.errata ? { errata: errata.map((e) => ({ runId: e.runId, ...e.scores })) } : {}),
       })}\n`,
     );
   } else {
     io.stdout(repeatTable(summary, options.scheme));
+    for (const { runId, scores } of errata) {
+      const { text } = errataExtra(scores, options.scheme, store.profileOf(runId));
+      io.stdout(`\nrun ${runId} (seed ${store.getRun(runId).manifest.seed}):\n${text}`);
+    }
     io.stdout(
       `\nrepeat group ${group.sweepId}: ${completed.length}/${repeats} runs completed (seeds ${seeds.join(', ')}); the runs carry this id as their sweep tag\n`,
     );

@@ -9,6 +9,7 @@ import {
 import { protocolJudgeTable, summaryTable } from '../../core/runs/report';
 import { RUNS_DB_OPTIONS, SCHEME_OPTION, UsageError, defineCommand } from '../command';
 import { withRunsApi } from '../runsApi';
+import { errataExtra } from './errata';
 import { parseScheme } from './experiment';
 
 const USAGE = `usage: npm run -s cli -- report <run id> [--format locomo|mem0 [--as md|latex]] [options]
@@ -20,7 +21,9 @@ a paper's table, to paste beside it:
           (official F1 ×100, LoCoMo's category names)
   mem0    Mem0's Table 1: single-hop, multi-hop, open-domain, temporal, each F1 (set F1),
           B1 (BLEU-1) and J (×100, Mem0's category names)
-Cells without data show "–"; a footnote line gives n per column.
+Cells without data show "–"; a footnote line gives n per column. The plain table is followed by
+J per judge protocol when \`rescore --judge\` ran, and by the scores against the original and the
+corrected gold with the per-category ceiling when the run applied errata (\`experiment --errata\`).
 
 options:
   --format <locomo|mem0>    a paper's table layout
@@ -61,6 +64,7 @@ export const reportCommand = defineCommand({
         summary,
         benchmark: profile,
         judgeProtocols,
+        errata,
       } = await api.call('runs.get', {
         runId: positionals[0] as string,
       });
@@ -70,6 +74,7 @@ export const reportCommand = defineCommand({
       }
       io.stdout(summaryTable(summary, scheme, profile));
       io.stdout(protocolJudgeTable(judgeProtocols, scheme, profile));
+      if (errata) io.stdout(errataExtra(errata, scheme, profile).text);
       const coverage = coverageNote(run.manifest, summary);
       if (coverage) io.stdout(`${coverage.text}\n`);
       return 0;

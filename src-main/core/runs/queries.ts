@@ -7,6 +7,7 @@ import {
   type RunComparison,
 } from '../../../src-shared/compare';
 import type { AnswerRecord } from '../../../src-shared/experiment';
+import { errataScores, type RunErrata } from '../../../src-shared/errata';
 import { judgeCacheKey } from '../answer/judge';
 import { fairnessWarnings } from '../../../src-shared/fairness';
 import { WorkbenchError } from '../../../src-shared/errors';
@@ -88,12 +89,14 @@ export function runQueries(reader: RunReader): RunQueries {
       summary: reader.summary(runId),
       curve: reader.curve(runId),
       judgeProtocols: reader.protocolJudges(runId),
+      errata: runErrata(reader, runId),
     }),
     'runs.summary': ({ runId }) => ({
       info: reader.getRun(runId),
       benchmark: reader.profileOf(runId),
       summary: reader.summary(runId),
       judgeProtocols: reader.protocolJudges(runId),
+      errata: runErrata(reader, runId),
     }),
     'runs.answers': ({ runId }) => reader.finalAnswers(runId),
     'runs.export': ({ runId, format }) => ({
@@ -145,6 +148,14 @@ export function runQueries(reader: RunReader): RunQueries {
     'sweeps.list': () => listSweeps(reader),
     'sweeps.get': ({ sweepId }) => sweepDetail(reader, sweepId),
   };
+}
+
+/** A run's scores both ways when its manifest applies errata (issue 12 item 7); null without. */
+export function runErrata(reader: RunReader, runId: string): RunErrata | null {
+  const { errata } = reader.getRun(runId).manifest;
+  if (!errata) return null;
+  const scores = errataScores(reader.finalAnswers(runId), errata.entries, reader.profileOf(runId));
+  return { ...errata, ...scores };
 }
 
 /**

@@ -23,6 +23,7 @@ import layout from './AnswersLayout.module.css';
 import { AnswersTable } from './AnswersTable';
 import { CurveChart } from './CurveChart';
 import { RetrievedPanel } from './RetrievedPanel';
+import { ErrataPanel, JudgeProtocolsPanel } from './ScoreTables';
 import {
   CORRECT_F1,
   answerKey,
@@ -262,6 +263,21 @@ export function RunDetail({
           height={300}
         />
       </section>
+
+      <JudgeProtocolsPanel
+        runId={info.id}
+        protocols={detail.judgeProtocols}
+        profile={benchmark}
+        scheme={params.scheme}
+      />
+      {detail.errata ? (
+        <ErrataPanel
+          errata={detail.errata}
+          metric={metric}
+          profile={benchmark}
+          scheme={params.scheme}
+        />
+      ) : null}
 
       <section className="panel" aria-labelledby="curve-title">
         <div className="panel-head">
