@@ -156,16 +156,16 @@ test.describe(() => {
     await editor.getByRole('button', { name: 'Save endpoint' }).click();
     await expect(editor).toHaveCount(0);
 
-    // mini-1 asks 14 answers over its 4 tests (its 2 questions without usable evidence at the
-    // last); the last one (a final answer) fails for good.
+    // The preflight's one call, then mini-1's 14 answers over its 4 tests (its 2 questions
+    // without usable evidence at the last); the last one (a final answer) fails for good.
     let asked = 0;
     fake.setFault(
       {
         kind: 'transform',
         fn: (response) =>
-          ++asked === 14 ? { status: 400, json: { error: { message: 'bad request' } } } : response,
+          ++asked === 15 ? { status: 400, json: { error: { message: 'bad request' } } } : response,
       },
-      { path: '/v1/chat/completions', times: 14 },
+      { path: '/v1/chat/completions', times: 15 },
     );
     await nav.getByRole('link', { name: 'Experiments' }).click();
     const form = page.getByRole('form', { name: 'New experiment' });
@@ -177,7 +177,7 @@ test.describe(() => {
     await expect(run.getByRole('alert')).toHaveText(
       'Degraded: 1 of 7 final answers are errors (14.3%, more than maxErrorShare 10%)',
     );
-    expect(asked).toBe(14);
+    expect(asked).toBe(15);
     fake.setFault(null);
 
     await run.getByRole('button', { name: 'Open results' }).click();

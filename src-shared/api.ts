@@ -28,6 +28,7 @@ import {
   runTagSchema,
   type RunIdentity,
   type RunInfo,
+  type RunEstimate,
   type RunListItem,
 } from './runs';
 import type { SweepDetail, SweepListItem } from './sweeps';
@@ -103,6 +104,11 @@ const reproduceInput = z
   .strict();
 /** Uploads carry the whole file; LoCoMo is 2.8 MB, the limit leaves room for larger sets. */
 const MAX_UPLOAD_CHARS = 256 * 1024 * 1024;
+/** A run as the Experiments form sends it: the config with an open dataset instead of a path. */
+const experimentInput = ExperimentConfigSchema.omit({ datasetPath: true })
+  // The run's name, tags and notes: kept beside the run, not in its config or hash.
+  .extend({ datasetId, identity: RunIdentitySchema.optional() })
+  .strict();
 const playgroundId = z.string().regex(/^pg-[0-9a-z-]{1,64}$/, 'must be a playground id');
 
 export const apiMethods = {
@@ -132,12 +138,12 @@ export const apiMethods = {
   ),
 
   /** Starts a run in worker threads and returns at once; progress arrives as events. */
-  'experiments.start': method<{ runId: string }>()(
-    ExperimentConfigSchema.omit({ datasetPath: true })
-      // The run's name, tags and notes: kept beside the run, not in its config or hash.
-      .extend({ datasetId, identity: RunIdentitySchema.optional() })
-      .strict(),
-  ),
+  'experiments.start': method<{ runId: string }>()(experimentInput),
+  /**
+   * The planner's estimate for the run `experiments.start` would begin with the same input (what
+   * `cli experiment --dry-run` prints): LLM calls, tokens, cost. Nothing is called or stored.
+   */
+  'experiments.estimate': method<ExperimentEstimate>()(experimentInput),
   'experiments.cancel': method<{ cancelled: boolean }>()(z.object({ runId }).strict()),
   'experiments.resume': method<{ runId: string }>()(z.object({ runId }).strict()),
   /** Runs executing in this engine now, with their latest progress event. */
@@ -297,6 +303,14 @@ export interface MemoryPresetInfo {
   llmStage: string | null;
   /** Its config takes an `embedder` (wink or an OpenAI-compatible endpoint) for its vector index. */
   embedder: boolean;
+}
+
+/** A planned run (sweeps/plan.ts): its size, LLM calls, tokens (completions at their cap), cost. */
+export interface ExperimentEstimate extends RunEstimate {
+  samples: number;
+  tests: number;
+  /** Answers the run records: each visible question at each test. */
+  questions: number;
 }
 
 export interface ActiveRun {

@@ -4,14 +4,16 @@ import type {
   ApiEvent,
   ApiOutput,
   ApiParsedInput,
+  ExperimentEstimate,
   MemoryPresetInfo,
 } from '../../src-shared/api';
 import type { DatasetLoadResult } from '../../src-shared/dataset';
-import { WorkbenchError } from '../../src-shared/errors';
+import { WorkbenchError, parseOrThrow } from '../../src-shared/errors';
 import type { RescoreResult } from '../../src-shared/rescore';
 import type { RunIdentity } from '../../src-shared/runs';
 import {
   DEFAULT_MEMORY_PRESET,
+  ExperimentConfigSchema,
   type ExperimentConfigInput,
   type ProgressEvent,
 } from '../../src-shared/experiment';
@@ -30,6 +32,7 @@ import { runQueries, type ReadMethod, type RunQueries } from './runs/queries';
 import { DEFAULT_READ_WORKERS, RunReadWorkers } from './runs/readWorkers';
 import { runWrites } from './runs/handlers';
 import { RunStore } from './runs/store';
+import { estimateOf, planRun } from './sweeps/plan';
 
 /** Ended runs 'experiments.live' still lists; older ones are in the Runs view. */
 const MAX_ENDED_LIVE_RUNS = 20;
@@ -85,17 +88,35 @@ export class ExperimentManager {
     return { problems: memoryConfigProblems(preset, config) };
   }
 
-  /** `dataset`: the file as the caller already parsed it; the run uses it if the file is unchanged. */
+  /** The planner's estimate for a run of this config (what `cli experiment --dry-run` prints). */
+  async estimate(
+    config: ExperimentConfigInput,
+    dataset?: DatasetLoadResult,
+  ): Promise<ExperimentEstimate> {
+    return planRun(parseOrThrow(ExperimentConfigSchema, config, 'experiment config'), dataset);
+  }
+
+  /**
+   * `dataset`: the file as the caller already parsed it; the run uses it if the file is unchanged.
+   * As the CLI does: one real call to each endpoint first (a wrong URL, key or model refuses the
+   * run with the endpoint's error and a hint), and the planner's estimate kept in the manifest.
+   */
   async start(
     config: ExperimentConfigInput,
     dataset?: DatasetLoadResult,
     identity?: RunIdentity,
   ): Promise<{ runId: string }> {
     await loadMemoryPresets();
+    const estimate = await estimateOf(
+      parseOrThrow(ExperimentConfigSchema, config, 'experiment config'),
+      dataset,
+    );
     const handle = await startExperiment(config, {
       ...this.runOptions(),
       ...(dataset ? { dataset } : {}),
       ...(identity ? { identity } : {}),
+      preflight: true,
+      ...(estimate ? { estimate } : {}),
     });
     this.track(handle);
     return { runId: handle.runId };

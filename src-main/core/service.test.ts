@@ -4,9 +4,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiMethods, type ApiEvent, type ApiHandlers } from '../../src-shared/api';
-import type { ProgressEvent } from '../../src-shared/experiment';
+import { ExperimentConfigSchema, type ProgressEvent } from '../../src-shared/experiment';
 import { EXTRA_PRESETS_ENV } from './pipeline/presets';
+import { startFakeOpenAIServer } from '../../tests/support/fake-openai-server';
 import { createService, type Service } from './service';
+import { planRun } from './sweeps/plan';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const presetsModule = join(repo, 'tests/fixtures/experiment/test-presets.ts');
@@ -280,6 +282,86 @@ describe('service: your own memory service', () => {
     } finally {
       await desktop.close();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('service: estimate and preflight before an LLM run', () => {
+  const upload = () =>
+    api['datasets.upload']({
+      name: 'mini.json',
+      content: readFileSync(join(repo, 'tests/fixtures/locomo/mini.json'), 'utf8'),
+    });
+  const run = (datasetId: string, answerer: Record<string, unknown>) =>
+    ({
+      datasetId,
+      samples: ['mini-1'],
+      memory: { preset: 'test-recency', config: {} },
+      answerer,
+      retrieval: { topK: 2 },
+      includeNoEvidence: true,
+    }) as Parameters<ApiHandlers['experiments.start']>[0];
+
+  it('estimates the calls, tokens and cost of the run the form would start', async () => {
+    const { datasetId } = await upload();
+    const before = (await api['runs.list']({})).length;
+    const extractive = await api['experiments.estimate'](run(datasetId, { kind: 'extractive' }));
+    // The planner's count for mini-1 (what `cli experiment --dry-run` prints for it).
+    const { datasetId: _id, ...config } = run(datasetId, { kind: 'extractive' });
+    const datasetPath = join(repo, 'tests/fixtures/locomo/mini.json');
+    expect(extractive).toEqual(
+      await planRun(ExperimentConfigSchema.parse({ ...config, datasetPath })),
+    );
+    expect(extractive).toMatchObject({ samples: 1, tests: 4, questions: 16, answerCalls: 0 });
+    expect(extractive.judgeCalls).toBe(0);
+
+    const llm = { kind: 'llm', baseUrl: 'http://127.0.0.1:9/v1', model: 'm', maxTokens: 10 };
+    const unpriced = await api['experiments.estimate'](run(datasetId, llm));
+    expect(unpriced).toMatchObject({ answerCalls: 16, completionTokens: 160, cost: null });
+    expect(unpriced.promptTokens).toBeGreaterThan(0);
+    // $1 per million prompt tokens and $2 per million completion tokens.
+    const priced = await api['experiments.estimate'](
+      run(datasetId, { ...llm, prices: { inputPerMillion: 1, outputPerMillion: 2 } }),
+    );
+    expect(priced.cost).toBeCloseTo((unpriced.promptTokens * 1 + 160 * 2) / 1e6, 12);
+    // Nothing was started or stored.
+    expect(await api['runs.list']({})).toHaveLength(before);
+  });
+
+  it('refuses a run whose answerer does not answer, naming it with a hint; keeps the estimate', async () => {
+    const { datasetId } = await upload();
+    const fake = await startFakeOpenAIServer({});
+    const gone = await startFakeOpenAIServer({});
+    const goneUrl = gone.url;
+    await gone.close();
+    try {
+      const before = (await api['runs.list']({})).length;
+      await expect(
+        api['experiments.start'](run(datasetId, { kind: 'llm', baseUrl: goneUrl, model: 'm' })),
+      ).rejects.toMatchObject({
+        code: 'UPSTREAM',
+        message: expect.stringMatching(
+          new RegExp(`^preflight: the run was not started: answerer m at ${goneUrl}: .*\\(hint: `),
+        ),
+      });
+      expect(await api['runs.list']({})).toHaveLength(before);
+
+      const answerer = { kind: 'llm', baseUrl: fake.url, model: 'fake-mini' };
+      const estimate = await api['experiments.estimate'](run(datasetId, answerer));
+      const { runId } = await api['experiments.start'](run(datasetId, answerer));
+      // The preflight's one call came before the run's answers.
+      expect(fake.requests[0]?.path).toBe('/v1/chat/completions');
+      const { info } = await api['runs.get']({ runId });
+      expect(info.manifest.estimate).toEqual({
+        answerCalls: estimate.answerCalls,
+        judgeCalls: estimate.judgeCalls,
+        promptTokens: estimate.promptTokens,
+        completionTokens: estimate.completionTokens,
+        cost: null,
+      });
+      await finished(runId);
+    } finally {
+      await fake.close();
     }
   });
 });

@@ -95,6 +95,10 @@ export function createService(options: ServiceOptions): Service {
       const { summary, loaded } = await datasets.get(datasetId);
       return experiments.start({ ...config, datasetPath: summary.path }, loaded, identity);
     },
+    'experiments.estimate': async ({ datasetId, identity: _identity, ...config }) => {
+      const { summary, loaded } = await datasets.get(datasetId);
+      return experiments.estimate({ ...config, datasetPath: summary.path }, loaded);
+    },
     'experiments.cancel': async ({ runId }) => ({ cancelled: experiments.cancel(runId) }),
     'experiments.resume': ({ runId }) => experiments.resume(runId),
     'experiments.active': async () => experiments.activeRuns(),

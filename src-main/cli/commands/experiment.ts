@@ -19,8 +19,7 @@ import {
 import type { ExperimentHandle, RunOutcome } from '../../core/pipeline/runner';
 import { startExperiment } from '../../core/pipeline/runner';
 import type { ResponseCacheMode } from '../../core/answer/responseCache';
-import { planSweep, type SweepPlan } from '../../core/sweeps/plan';
-import type { RunEstimate } from '../../../src-shared/runs';
+import { estimateOf, planRun } from '../../core/sweeps/plan';
 import { defaultDataDir, defaultRunsDbPath } from '../../core/runs/paths';
 import { formatDuration, skippedReport, summaryTable } from '../../core/runs/report';
 import { RunStore } from '../../core/runs/store';
@@ -156,27 +155,9 @@ export function responseCacheFlag(noCache: boolean, cacheOnly: boolean): Respons
   return noCache ? 'off' : cacheOnly ? 'only' : 'on';
 }
 
-async function planOf(config: ExperimentConfig): Promise<SweepPlan['totals']> {
-  const { totals } = await planSweep([{ index: 0, key: 'run', values: {}, repeat: 0, config }]);
-  return totals;
-}
-
-/** The estimate a run keeps beside its actual usage; none for a run that calls no LLM. */
-async function estimateOf(config: ExperimentConfig): Promise<RunEstimate | undefined> {
-  if (config.answerer.kind !== 'llm' && !config.judge) return undefined;
-  const t = await planOf(config);
-  return {
-    answerCalls: t.answerCalls,
-    judgeCalls: t.judgeCalls,
-    promptTokens: t.promptTokens,
-    completionTokens: t.completionTokens,
-    cost: t.cost,
-  };
-}
-
 /** The planned run's LLM calls, tokens and cost (the sweep planner's estimate for one cell). */
 async function dryRun(config: ExperimentConfig, json: boolean, io: CliIO): Promise<number> {
-  const totals = await planOf(config);
+  const totals = await planRun(config);
   if (json) {
     io.stdout(`${JSON.stringify({ dryRun: true, estimate: totals })}\n`);
     return 0;

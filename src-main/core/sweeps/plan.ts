@@ -3,6 +3,7 @@ import type { Sample } from '../../../src-shared/dataset';
 import { metricOf, metricScores } from '../../../src-shared/metrics';
 import type { DatasetLoadResult } from '../../../src-shared/dataset/types';
 import type { ExperimentConfig } from '../../../src-shared/experiment';
+import type { RunEstimate } from '../../../src-shared/runs';
 import type { AxisValue, SweepCell } from '../../../src-shared/sweeps';
 import { ANSWER_TEMPLATES, JUDGE_TEMPLATE } from '../answer/prompts';
 import { costOf } from '../answer/llm-client';
@@ -170,4 +171,33 @@ export async function planSweep(cells: readonly SweepCell[]): Promise<SweepPlan>
     planned.push(planCell(cell, dataset));
   }
   return { cells: planned, totals: totalsOf(planned) };
+}
+
+/**
+ * One run's plan totals (the planner's estimate for a single cell). `dataset`: the file as the
+ * caller already parsed it (the service's open dataset); otherwise it is loaded from the config.
+ */
+export async function planRun(
+  config: ExperimentConfig,
+  dataset?: DatasetLoadResult,
+): Promise<SweepPlan['totals']> {
+  const cell: SweepCell = { index: 0, key: 'run', values: {}, repeat: 0, config };
+  if (!dataset) return (await planSweep([cell])).totals;
+  return totalsOf([planCell(cell, dataset)]);
+}
+
+/** The estimate a run keeps beside its actual usage; none for a run that calls no LLM. */
+export async function estimateOf(
+  config: ExperimentConfig,
+  dataset?: DatasetLoadResult,
+): Promise<RunEstimate | undefined> {
+  if (config.answerer.kind !== 'llm' && !config.judge) return undefined;
+  const t = await planRun(config, dataset);
+  return {
+    answerCalls: t.answerCalls,
+    judgeCalls: t.judgeCalls,
+    promptTokens: t.promptTokens,
+    completionTokens: t.completionTokens,
+    cost: t.cost,
+  };
 }

@@ -1,7 +1,7 @@
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { DESIGNED_PRESET } from '@shared/designs';
 import { useClient } from '../../api/context';
-import type { ApiInput, DatasetSummary, MemoryPresetInfo } from '@shared/api';
+import type { ApiInput, DatasetSummary, ExperimentEstimate, MemoryPresetInfo } from '@shared/api';
 import {
   ANSWER_PROTOCOLS,
   DEFAULT_ANSWER_TIMEOUT_MS,
@@ -15,7 +15,7 @@ import {
   type JudgeProtocolName,
 } from '@shared/experiment';
 import { endpointLlmFields, type ModelEndpoint } from '@shared/models';
-import type { ErrorPayload } from '@shared/errors';
+import { toErrorPayload, type ErrorPayload } from '@shared/errors';
 import {
   EMPTY_IDENTITY_DRAFT,
   RunIdentityFields,
@@ -33,7 +33,9 @@ import {
 import { WINK_EMBEDDER } from '@shared/embedders';
 import {
   EXTERNAL_PRESET,
+  MAX_FORM_CONCURRENCY,
   defaultPreset,
+  estimateLine,
   invalidSampleCount,
   memoryFor,
   withEmbedder,
@@ -178,6 +180,10 @@ export function RunForm({
   const [judgeId, setJudgeId] = useState('none');
   const judge = endpoints.find((e) => e.id === judgeId) ?? null;
   const [repeats, setRepeats] = useState(String(DEFAULT_JUDGE_REPEATS));
+  // LLM requests in flight for the whole run; empty: one question at a time (the engine default).
+  const [concurrency, setConcurrency] = useState('');
+  const concurrencyValue =
+    concurrency.trim() === '' ? undefined : parseIntInRange(concurrency, 1, MAX_FORM_CONCURRENCY);
   const repeatsValue = parseIntInRange(repeats, 1, 20);
   // Memory LLM: only offered for presets with an LLM stage (memoryos facts, tiers summaries).
   const llmStage = memoryList.find((o) => o.value === chosenMemory)?.llmStage ?? null;
@@ -219,10 +225,13 @@ export function RunForm({
     judge !== null && repeatsValue === null
       ? 'Judge repeats must be a whole number from 1 to 20.'
       : null,
+    answerer !== null && concurrencyValue === null
+      ? `Concurrency must be a whole number from 1 to ${MAX_FORM_CONCURRENCY}.`
+      : null,
   ].filter((p) => p !== null);
 
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
+  /** The run as the engine takes it; null while the form has a problem. */
+  const runInput = ((): ApiInput<'experiments.start'> | null => {
     if (
       problems.length > 0 ||
       memoryConfig === null ||
@@ -231,10 +240,10 @@ export function RunForm({
       insertTimeoutValue === null ||
       answerTimeoutValue === null
     ) {
-      return;
+      return null;
     }
     const judgeRepeats = repeatsValue ?? DEFAULT_JUDGE_REPEATS;
-    onRun({
+    return {
       datasetId: dataset.datasetId,
       ...(samples ? { samples } : {}),
       ...(skipInvalid ? { skipInvalid: true } : {}),
@@ -261,7 +270,45 @@ export function RunForm({
       identity: identityOfDraft(identity),
       timeouts: { insertMs: insertTimeoutValue * 1000, answerMs: answerTimeoutValue * 1000 },
       includeNoEvidence,
-    });
+      ...(answerer && concurrencyValue != null ? { concurrency: concurrencyValue } : {}),
+    };
+  })();
+
+  // The planner's estimate of the run as the form stands (`cli experiment --dry-run`), asked
+  // once editing pauses; the run's name and notes do not change it.
+  const estimateKey = runInput === null ? null : JSON.stringify({ ...runInput, identity: null });
+  const [estimate, setEstimate] = useState<{
+    key: string;
+    result: { ok: true; value: ExperimentEstimate } | { ok: false; error: ErrorPayload };
+  } | null>(null);
+  useEffect(() => {
+    if (runInput === null || estimateKey === null) return undefined;
+    const input = runInput;
+    let stale = false;
+    const timer = setTimeout(() => {
+      client
+        .call('experiments.estimate', input)
+        .then((value) => {
+          if (!stale) setEstimate({ key: estimateKey, result: { ok: true, value } });
+        })
+        .catch((error: unknown) => {
+          if (!stale)
+            setEstimate({ key: estimateKey, result: { ok: false, error: toErrorPayload(error) } });
+        });
+    }, 300);
+    return () => {
+      stale = true;
+      clearTimeout(timer);
+    };
+    // runInput is derived from estimateKey (and the identity, which the estimate ignores).
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [client, estimateKey]);
+  const currentEstimate =
+    estimate !== null && estimate.key === estimateKey ? estimate.result : null;
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (runInput !== null) onRun(runInput);
   };
 
   const questions = dataset.stats.samples
@@ -424,6 +471,22 @@ export function RunForm({
         />
         {answerer ? (
           <label className="field">
+            <span className="field-label">
+              Concurrency <span className="muted">(LLM requests in flight)</span>
+            </span>
+            <input
+              type="number"
+              min={1}
+              max={MAX_FORM_CONCURRENCY}
+              placeholder="1 (one question at a time)"
+              value={concurrency}
+              aria-invalid={concurrencyValue === null}
+              onChange={(event) => setConcurrency(event.currentTarget.value)}
+            />
+          </label>
+        ) : null}
+        {answerer ? (
+          <label className="field">
             <span className="field-label">Answer protocol</span>
             <select
               value={answerProtocol}
@@ -565,6 +628,15 @@ export function RunForm({
         <ErrorView error={error} title="Could not start the run" />
       ) : null}
 
+      <p className="run-estimate muted" role="status" aria-label="Estimate">
+        {runInput === null
+          ? 'Estimate: fix the form first.'
+          : currentEstimate === null
+            ? 'Estimate: …'
+            : currentEstimate.ok
+              ? `Estimate: ${estimateLine(currentEstimate.value)}`
+              : `Estimate unavailable: ${currentEstimate.error.message}`}
+      </p>
       <div className="form-actions">
         <button type="submit" className="primary" disabled={busy || problems.length > 0}>
           {busy ? 'Starting…' : 'Run'}

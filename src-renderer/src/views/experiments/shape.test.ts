@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DatasetSummary } from '@shared/api';
 import {
+  estimateLine,
   defaultPreset,
   formatEta,
   invalidSampleCount,
@@ -166,5 +167,33 @@ describe('invalidSampleCount', () => {
         ],
       }),
     ).toBe(2);
+  });
+});
+
+describe('estimateLine', () => {
+  const planned = {
+    samples: 1,
+    tests: 4,
+    questions: 16,
+    answerCalls: 16,
+    judgeCalls: 24,
+    promptTokens: 12_000,
+    completionTokens: 3_400,
+    cost: 0.0397,
+  };
+  it('says how many calls of each kind, the tokens and the cost', () => {
+    expect(estimateLine(planned)).toBe(
+      '≈ 40 LLM calls (16 answer + 24 judge), ~15,400 tokens, $0.04',
+    );
+    // Fractions of a cent keep their first digits.
+    expect(estimateLine({ ...planned, cost: 0.00123 })).toMatch(/, \$0\.0012$/);
+  });
+  it('asks for prices when the cost is unknown, and says an extractive run calls no LLM', () => {
+    expect(estimateLine({ ...planned, cost: null })).toMatch(
+      /tokens, cost unknown: set prices in Models$/,
+    );
+    expect(estimateLine({ ...planned, answerCalls: 0, judgeCalls: 0 })).toBe(
+      'no LLM calls (16 answers, extractive)',
+    );
   });
 });

@@ -1,4 +1,4 @@
-import type { DatasetSummary, MemoryPresetInfo } from '@shared/api';
+import type { DatasetSummary, ExperimentEstimate, MemoryPresetInfo } from '@shared/api';
 import { DESIGNED_PRESET, type SavedDesign } from '@shared/designs';
 import { WINK_EMBEDDER, type EmbedderChoice } from '@shared/embedders';
 import type { ErrorPayload } from '@shared/errors';
@@ -159,3 +159,24 @@ export function parseConfigText(
   }
   return { ok: true, value: value as Record<string, unknown> };
 }
+
+/** The form's concurrency bound (the engine takes more; more than this is rarely what a user means). */
+export const MAX_FORM_CONCURRENCY = 256;
+
+/** The run form's estimate line: what the planned run will ask of its LLM endpoints. */
+export function estimateLine(estimate: ExperimentEstimate): string {
+  const calls = estimate.answerCalls + estimate.judgeCalls;
+  if (calls === 0) return `no LLM calls (${count(estimate.questions)} answers, extractive)`;
+  const tokens = estimate.promptTokens + estimate.completionTokens;
+  const cost =
+    estimate.cost === null
+      ? 'cost unknown: set prices in Models'
+      : // A one-sample run costs fractions of a cent: show its first digits, not "$0.00".
+        `$${estimate.cost >= 0.01 || estimate.cost === 0 ? estimate.cost.toFixed(2) : estimate.cost.toPrecision(2)}`;
+  return (
+    `≈ ${count(calls)} LLM calls (${count(estimate.answerCalls)} answer + ` +
+    `${count(estimate.judgeCalls)} judge), ~${count(tokens)} tokens, ${cost}`
+  );
+}
+
+const count = (n: number): string => n.toLocaleString('en-US');
