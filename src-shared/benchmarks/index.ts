@@ -1,18 +1,27 @@
 import { WorkbenchError } from '../errors';
 import { LOCOMO_PROFILE } from './locomo';
 import { LONGMEMEVAL_PROFILE } from './longmemeval';
-import type { BenchmarkCategory, BenchmarkProfile } from './types';
+import type { BenchmarkCategory, BenchmarkProfile, SchemeId } from './types';
 
 /**
  * The benchmark profiles, by id. A dataset loader's `format` id names its profile (the LoCoMo
  * loader reads `locomo`), so a run's manifest says which profile scores and names its categories.
  */
 
-export type { BenchmarkCategory, BenchmarkProfile, BenchmarkScheme } from './types';
+export type {
+  BenchmarkCategory,
+  BenchmarkProfile,
+  BenchmarkScheme,
+  CategoryId,
+  SchemeId,
+} from './types';
 export { LOCOMO_PROFILE } from './locomo';
 export { LONGMEMEVAL_PROFILE } from './longmemeval';
 
 export const DEFAULT_BENCHMARK = LOCOMO_PROFILE.id;
+
+/** The scheme a view shows before the user picks one: every profile's first is `official`. */
+export const DEFAULT_SCHEME: SchemeId = 'official';
 
 const profiles = new Map<string, BenchmarkProfile>([
   [LOCOMO_PROFILE.id, LOCOMO_PROFILE],
@@ -41,6 +50,24 @@ export function allCategoryIds(): number[] {
   const ids = new Set<number>();
   for (const profile of profiles.values()) for (const c of profile.categories) ids.add(c.id);
   return [...ids].sort((a, b) => a - b);
+}
+
+/**
+ * Whether any registered profile declares that naming scheme: what a view's URL state accepts
+ * before it knows whose dataset it shows (an unknown one falls back to the default).
+ */
+export function isSchemeId(value: unknown): value is SchemeId {
+  if (typeof value !== 'string') return false;
+  for (const profile of profiles.values())
+    if (profile.schemes.some((s) => s.id === value)) return true;
+  return false;
+}
+
+/** A profile's naming schemes as a toggle's choices; a single one means there is nothing to toggle. */
+export function schemeOptions(
+  profile: BenchmarkProfile,
+): Array<{ value: SchemeId; label: string }> {
+  return profile.schemes.map((s) => ({ value: s.id, label: s.label }));
 }
 
 /** The profile of a dataset format (a run's `manifest.dataset.format`). */
