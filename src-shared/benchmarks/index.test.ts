@@ -3,6 +3,7 @@ import {
   DEFAULT_SCHEME,
   LOCOMO_PROFILE,
   LONGMEMEVAL_PROFILE,
+  allSchemeIds,
   isSchemeId,
   registerBenchmarkProfile,
   schemeOptions,
@@ -22,6 +23,7 @@ describe('naming schemes from the profile', () => {
   });
 
   it('accepts a scheme any registered profile declares, and only those', () => {
+    expect(allSchemeIds()).toEqual(['official', 'mem0']);
     expect(isSchemeId('mem0')).toBe(true);
     expect(isSchemeId('official')).toBe(true);
     expect(isSchemeId('paper')).toBe(false);
@@ -34,6 +36,7 @@ describe('naming schemes from the profile', () => {
     });
     try {
       expect(isSchemeId('paper')).toBe(true);
+      expect(allSchemeIds()).toEqual(['official', 'mem0', 'paper']);
     } finally {
       remove();
     }

@@ -52,15 +52,19 @@ export function allCategoryIds(): number[] {
   return [...ids].sort((a, b) => a - b);
 }
 
+/** Every naming-scheme id any registered profile declares, in registration order ("official, mem0"). */
+export function allSchemeIds(): SchemeId[] {
+  const ids = new Set<SchemeId>();
+  for (const profile of profiles.values()) for (const s of profile.schemes) ids.add(s.id);
+  return [...ids];
+}
+
 /**
- * Whether any registered profile declares that naming scheme: what a view's URL state accepts
- * before it knows whose dataset it shows (an unknown one falls back to the default).
+ * Whether any registered profile declares that naming scheme: what a view's URL state and the
+ * CLI's `--scheme` accept before they know whose dataset they show.
  */
 export function isSchemeId(value: unknown): value is SchemeId {
-  if (typeof value !== 'string') return false;
-  for (const profile of profiles.values())
-    if (profile.schemes.some((s) => s.id === value)) return true;
-  return false;
+  return typeof value === 'string' && allSchemeIds().includes(value);
 }
 
 /** A profile's naming schemes as a toggle's choices; a single one means there is nothing to toggle. */
