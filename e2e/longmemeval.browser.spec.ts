@@ -17,6 +17,9 @@ test('LongMemEval: datasets, runs, curve and compare name its question types', a
   const samples = page.getByRole('region', { name: 'Samples' });
   await expect(samples.getByRole('row', { name: /0a995998_abs/ })).toBeVisible();
   await expect(samples).toContainText('LongMemEval paper');
+  // One naming scheme: no "Category names" toggle offering LoCoMo's official/Mem0 names.
+  await expect(page.getByRole('group', { name: 'Category names' })).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Mem0 paper' })).toHaveCount(0);
   await expect(
     samples.getByRole('columnheader', { name: '10 abstention (multi-session)' }),
   ).toBeVisible();
@@ -52,6 +55,11 @@ test('LongMemEval: datasets, runs, curve and compare name its question types', a
   await expect(page.getByRole('region', { name: 'Per category' })).toContainText(
     'LongMemEval paper',
   );
+  await expect(
+    page
+      .getByRole('region', { name: 'Per category' })
+      .getByRole('group', { name: 'Category names' }),
+  ).toHaveCount(0);
   await expect(page.getByRole('region', { name: 'Per category' })).toContainText(
     'knowledge-update',
   );

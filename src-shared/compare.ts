@@ -1,4 +1,4 @@
-import type { CategoryId } from './dataset/categories';
+import type { CategoryId } from './benchmarks/types';
 import { WorkbenchError } from './errors';
 import { isMetricId, type MetricId } from './metrics';
 import type { AnswerRecord, MeanN } from './experiment';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { benchmarkCategory, LOCOMO_PROFILE, type BenchmarkProfile } from './benchmarks';
-import type { CategoryId } from './dataset/categories';
+import type { CategoryId } from './benchmarks/types';
 import { PROTOCOL_MODES } from './dataset/packets';
 import {
   metricsOf,

@@ -1,4 +1,4 @@
-import type { CategoryId } from './dataset/categories';
+import type { CategoryId } from './benchmarks/types';
 import type { RunSummary, ScorePair } from './experiment';
 import { metricList, type MetricId } from './metrics';
 import { mean, stdDev } from './scoring/stats';

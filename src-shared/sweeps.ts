@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { WorkbenchError, formatPath, zodError } from './errors';
 import { ExperimentConfigSchema, type ExperimentConfig, type RunStatus } from './experiment';
+import type { BenchmarkProfile } from './benchmarks';
 import type { MetricId } from './metrics';
 
 /**
@@ -201,6 +202,8 @@ export interface SweepDetail {
   /** Axis paths in declaration order. */
   axes: string[];
   cells: SweepCellRow[];
+  /** The benchmark of the sweep's dataset: which categories `byCategory` has and their names. */
+  benchmark: BenchmarkProfile;
 }
 
 export interface HeatCell {

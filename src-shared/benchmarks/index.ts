@@ -1,18 +1,27 @@
 import { WorkbenchError } from '../errors';
 import { LOCOMO_PROFILE } from './locomo';
 import { LONGMEMEVAL_PROFILE } from './longmemeval';
-import type { BenchmarkCategory, BenchmarkProfile } from './types';
+import type { BenchmarkCategory, BenchmarkProfile, SchemeId } from './types';
 
 /**
  * The benchmark profiles, by id. A dataset loader's `format` id names its profile (the LoCoMo
  * loader reads `locomo`), so a run's manifest says which profile scores and names its categories.
  */
 
-export type { BenchmarkCategory, BenchmarkProfile, BenchmarkScheme } from './types';
+export type {
+  BenchmarkCategory,
+  BenchmarkProfile,
+  BenchmarkScheme,
+  CategoryId,
+  SchemeId,
+} from './types';
 export { LOCOMO_PROFILE } from './locomo';
 export { LONGMEMEVAL_PROFILE } from './longmemeval';
 
 export const DEFAULT_BENCHMARK = LOCOMO_PROFILE.id;
+
+/** The scheme a view shows before the user picks one: every profile's first is `official`. */
+export const DEFAULT_SCHEME: SchemeId = 'official';
 
 const profiles = new Map<string, BenchmarkProfile>([
   [LOCOMO_PROFILE.id, LOCOMO_PROFILE],
@@ -41,6 +50,28 @@ export function allCategoryIds(): number[] {
   const ids = new Set<number>();
   for (const profile of profiles.values()) for (const c of profile.categories) ids.add(c.id);
   return [...ids].sort((a, b) => a - b);
+}
+
+/** Every naming-scheme id any registered profile declares, in registration order ("official, mem0"). */
+export function allSchemeIds(): SchemeId[] {
+  const ids = new Set<SchemeId>();
+  for (const profile of profiles.values()) for (const s of profile.schemes) ids.add(s.id);
+  return [...ids];
+}
+
+/**
+ * Whether any registered profile declares that naming scheme: what a view's URL state and the
+ * CLI's `--scheme` accept before they know whose dataset they show.
+ */
+export function isSchemeId(value: unknown): value is SchemeId {
+  return typeof value === 'string' && allSchemeIds().includes(value);
+}
+
+/** A profile's naming schemes as a toggle's choices; a single one means there is nothing to toggle. */
+export function schemeOptions(
+  profile: BenchmarkProfile,
+): Array<{ value: SchemeId; label: string }> {
+  return profile.schemes.map((s) => ({ value: s.id, label: s.label }));
 }
 
 /** The profile of a dataset format (a run's `manifest.dataset.format`). */

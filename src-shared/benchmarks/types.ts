@@ -1,5 +1,11 @@
 import type { OfficialRule } from '../scoring/official';
 
+/** A category as a dataset stores it; its profile says what it is. */
+export type CategoryId = number;
+
+/** A naming scheme's id (`official`, LoCoMo's `mem0`); its profile says what it calls each category. */
+export type SchemeId = string;
+
 /**
  * A benchmark profile: what a dataset's question categories are. The dataset stores a category
  * number; the profile names it (one name per naming scheme), says whether it is adversarial (the

@@ -1,4 +1,5 @@
 import { LOCOMO_PROFILE } from '../benchmarks/locomo';
+import type { CategoryId } from '../benchmarks/types';
 
 /**
  * LoCoMo question categories, read from its benchmark profile (`src-shared/benchmarks/locomo.ts`).
@@ -7,8 +8,7 @@ import { LOCOMO_PROFILE } from '../benchmarks/locomo';
  * say which scheme it used (DESIGN.md §4). Other benchmarks name theirs in their own profile.
  */
 
-/** A category as a dataset stores it; its profile says what it is. */
-export type CategoryId = number;
+export type { CategoryId } from '../benchmarks/types';
 
 export const CATEGORY_IDS: readonly CategoryId[] = LOCOMO_PROFILE.categories.map((c) => c.id);
 

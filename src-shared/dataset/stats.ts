@@ -1,4 +1,4 @@
-import type { CategoryId } from './categories';
+import type { CategoryId } from '../benchmarks/types';
 import type { EvidenceProblemKind } from './types';
 
 /** Counts per category, keyed by the stored number (names depend on the chosen scheme). */

@@ -1,5 +1,5 @@
 import type { ErrorCode, ErrorPath } from '../errors';
-import type { CategoryId } from './categories';
+import type { CategoryId } from '../benchmarks/types';
 
 /**
  * The normalised dataset model every process shares. Loaders turn a file format (LoCoMo first)

@@ -1,13 +1,15 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { benchmarkProfile, categoryLabel, schemeOf } from '../../../src-shared/benchmarks';
 import {
-  CATEGORY_SCHEMES,
-  DEFAULT_CATEGORY_SCHEME,
-  isCategoryScheme,
-  type CategoryScheme,
-} from '../../../src-shared/dataset/categories';
+  DEFAULT_SCHEME,
+  allSchemeIds,
+  benchmarkProfile,
+  categoryLabel,
+  isSchemeId,
+  schemeOf,
+  type SchemeId,
+} from '../../../src-shared/benchmarks';
 import { coverageNote } from '../../../src-shared/coverage';
 import { WorkbenchError, parseOrThrow, zodError } from '../../../src-shared/errors';
 import { RunIdentitySchema, type RunManifest } from '../../../src-shared/runs';
@@ -120,7 +122,7 @@ options:
                             <data dir>/cache/llm-responses.sqlite and counted as cache hits)
   --cache-only              never call the answerer's endpoint: replay an earlier run's answers
                             from the cache, byte for byte (a request not in it is an error)
-  --scheme <official|mem0>  category names in the table (default: ${DEFAULT_CATEGORY_SCHEME})
+  --scheme <official|mem0>  category names in the table (default: ${DEFAULT_SCHEME})
   --json                    print exactly one JSON object (run id, status, summary) on stdout
   -h, --help                show this help
 
@@ -138,12 +140,10 @@ export const EXIT_CODES = {
   cancelled: 130,
 } as const;
 
-export function parseScheme(value: string | undefined): CategoryScheme {
-  const scheme = value ?? DEFAULT_CATEGORY_SCHEME;
-  if (!isCategoryScheme(scheme)) {
-    throw new UsageError(
-      `--scheme must be one of ${CATEGORY_SCHEMES.join(', ')} (got "${scheme}")`,
-    );
+export function parseScheme(value: string | undefined): SchemeId {
+  const scheme = value ?? DEFAULT_SCHEME;
+  if (!isSchemeId(scheme)) {
+    throw new UsageError(`--scheme must be one of ${allSchemeIds().join(', ')} (got "${scheme}")`);
   }
   return scheme;
 }
@@ -316,7 +316,7 @@ export async function superviseRun(handle: ExperimentHandle, io: CliIO): Promise
 export function reportOutcome(
   outcome: RunOutcome,
   config: Pick<ExperimentConfig, 'memory'>,
-  scheme: CategoryScheme,
+  scheme: SchemeId,
   json: boolean,
   io: CliIO,
   manifest?: Pick<RunManifest, 'coverage' | 'skippedSamples'> &

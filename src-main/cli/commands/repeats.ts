@@ -1,4 +1,4 @@
-import type { CategoryScheme } from '../../../src-shared/dataset/categories';
+import type { SchemeId } from '../../../src-shared/benchmarks';
 import type { ExperimentConfig } from '../../../src-shared/experiment';
 import type { RunIdentity } from '../../../src-shared/runs';
 import type { LoadedErrata } from '../../core/dataset/errata';
@@ -24,7 +24,7 @@ export async function runRepeats(
     dataDir: string;
     keepCollections: boolean;
     apiKeys: ApiKeySource;
-    scheme: CategoryScheme;
+    scheme: SchemeId;
     json: boolean;
     io: CliIO;
     signal?: AbortSignal;

@@ -5,6 +5,7 @@ import { runCli } from '../main';
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
 const mini = join(repo, 'tests/fixtures/locomo/mini.json');
+const lme = join(repo, 'tests/fixtures/longmemeval/longmemeval_s.json');
 
 async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
@@ -77,5 +78,19 @@ describe('cli retrieve', () => {
     const none = await cli('retrieve');
     expect(none.code).toBe(2);
     expect(none.err).toContain('retrieve needs --data <file>');
+  });
+
+  it("names a LongMemEval dataset's categories by its question types, columns aligned", async () => {
+    const { code, out, err } = await cli('retrieve', '--data', lme, '--k', '3', '--scheme', 'mem0');
+    expect(err).toBe('');
+    expect(code).toBe(0);
+    expect(out).toContain('by category (LongMemEval paper names)');
+    const lines = out.split('\n');
+    const typeLine = lines.find((l) => l.startsWith('  3 single-session-preference'));
+    expect(typeLine).toMatch(/^ {2}3 single-session-preference +1 +\d\.\d{3} +\d\.\d{3}$/);
+    expect(out).not.toMatch(/multi-hop|open-domain|Mem0 paper/);
+    // Every table row ends in the same column as the header.
+    const header = lines.find((l) => l.trimStart().startsWith('n '));
+    expect(typeLine?.length).toBe(header?.length);
   });
 });

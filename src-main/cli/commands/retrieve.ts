@@ -1,9 +1,11 @@
 import {
-  CATEGORY_IDS,
-  CATEGORY_SCHEME_LABELS,
-  categoryName,
+  benchmarkProfile,
+  categoryLabel,
+  schemeLabelOf,
+  type BenchmarkProfile,
   type CategoryId,
-} from '../../../src-shared/dataset/categories';
+  type SchemeId,
+} from '../../../src-shared/benchmarks';
 import type { Sample } from '../../../src-shared/dataset/types';
 import { DEFAULT_MEMORY_PRESET } from '../../../src-shared/experiment';
 import { evidenceRecallAtK, meanEvidenceRecall } from '../../../src-shared/scoring';
@@ -25,7 +27,7 @@ Prints evidence recall@k (the share of a question's evidence turns among the fir
 overall, per category and per sample.
 
 options:
-  --data <file>             dataset file (LoCoMo JSON)
+  --data <file>             dataset file (LoCoMo or LongMemEval JSON)
   --preset <name>           memory preset (default: ${DEFAULT_MEMORY_PRESET})
   --config <file.json>      the preset's config (JSON object; defaults fill the rest)
   --samples <ids>           comma-separated sample ids (default: all)
@@ -46,19 +48,43 @@ function selectSamples(all: Sample[], ids: string | undefined): Sample[] {
   return wanted.map((id) => sampleById(all, id, 'retrieve', ['samples']));
 }
 
-function recallLine(label: string, rows: readonly Row[], ks: readonly number[]): string {
+/** The label column: 16 wide, wider when a label (LongMemEval's question types) needs it. */
+function labelWidth(labels: readonly string[]): number {
+  return Math.max(16, ...labels.map((l) => l.length + 1));
+}
+
+function recallLine(
+  label: string,
+  rows: readonly Row[],
+  ks: readonly number[],
+  width: number,
+): string {
   const cells = ks.map((k) => {
     const { mean } = meanEvidenceRecall(
       rows.map((r) => evidenceRecallAtK(r.evidence, r.retrieved, k)),
     );
     return `${Number.isNaN(mean) ? '    -' : mean.toFixed(3)}`.padStart(8);
   });
-  return `  ${label.padEnd(16)}${String(rows.length).padStart(6)}${cells.join('')}`;
+  return `  ${label.padEnd(width)}${String(rows.length).padStart(6)}${cells.join('')}`;
 }
 
 interface Row extends QuestionRetrieval {
   evidence: string[];
   category: CategoryId;
+}
+
+/** The dataset benchmark's categories that have rows, each labelled in the chosen scheme. */
+function categoryGroups(
+  rows: readonly Row[],
+  profile: BenchmarkProfile,
+  scheme: SchemeId,
+): Array<{ label: string; rows: Row[] }> {
+  return profile.categories
+    .map(({ id }) => ({
+      label: `${id} ${categoryLabel(profile, id, scheme)}`,
+      rows: rows.filter((r) => r.category === id),
+    }))
+    .filter((g) => g.rows.length > 0);
 }
 
 export const retrieveCommand = defineCommand({
@@ -126,21 +152,23 @@ export const retrieveCommand = defineCommand({
     }
 
     const ks = [...new Set([1, 5, 10, k])].filter((x) => x <= k).sort((a, b) => a - b);
-    const header = `  ${''.padEnd(16)}${'n'.padStart(6)}${ks.map((x) => `R@${x}`.padStart(8)).join('')}`;
+    const profile = benchmarkProfile(dataset.info.format);
+    const byCategory = categoryGroups(rows, profile, scheme);
+    const width = labelWidth([
+      ...byCategory.map((g) => g.label),
+      ...samples.map((s) => s.sampleId),
+    ]);
+    const header = `  ${''.padEnd(width)}${'n'.padStart(6)}${ks.map((x) => `R@${x}`.padStart(8)).join('')}`;
     const out: string[] = [];
     out.push(
       `Evidence recall, preset ${preset}, ${samples.length} samples, ${turns.toLocaleString('en-US')} turns, ${rows.length.toLocaleString('en-US')} questions with evidence`,
     );
     out.push('');
     out.push(header);
-    out.push(recallLine('all', rows, ks));
+    out.push(recallLine('all', rows, ks, width));
     out.push('');
-    out.push(`  by category (${CATEGORY_SCHEME_LABELS[scheme]} names)`);
-    for (const c of CATEGORY_IDS) {
-      const inCategory = rows.filter((r) => r.category === c);
-      if (inCategory.length > 0)
-        out.push(recallLine(`${c} ${categoryName(c, scheme)}`, inCategory, ks));
-    }
+    out.push(`  by category (${schemeLabelOf(profile, scheme)} names)`);
+    for (const g of byCategory) out.push(recallLine(g.label, g.rows, ks, width));
     out.push('');
     out.push('  by sample');
     for (const sample of samples) {
@@ -149,6 +177,7 @@ export const retrieveCommand = defineCommand({
           sample.sampleId,
           rows.filter((r) => r.sampleId === sample.sampleId),
           ks,
+          width,
         ),
       );
     }

@@ -7,8 +7,8 @@ import {
   benchmarkProfile,
   categoryLabel,
   type BenchmarkProfile,
+  type CategoryId,
 } from '../../../src-shared/benchmarks';
-import type { CategoryId } from '../../../src-shared/dataset/categories';
 import type { Sample } from '../../../src-shared/dataset';
 import { WorkbenchError, formatPath, zodError } from '../../../src-shared/errors';
 import {

@@ -1,19 +1,17 @@
 import {
+  DEFAULT_SCHEME,
   benchmarkProfile,
   categoryLabel,
+  schemeLabelOf,
   schemeOf,
   type BenchmarkProfile,
+  type SchemeId,
 } from '../../../src-shared/benchmarks';
-import {
-  CATEGORY_SCHEMES,
-  DEFAULT_CATEGORY_SCHEME,
-  isCategoryScheme,
-} from '../../../src-shared/dataset/categories';
-import type { CategoryScheme } from '../../../src-shared/dataset/categories';
 import type { DatasetStats, EvidenceProblemDetail } from '../../../src-shared/dataset/stats';
 import type { DatasetLoadResult } from '../../../src-shared/dataset/types';
 import { datasetStats, loadDatasetFile } from '../../core/dataset/index';
 import { JSON_OPTION, SCHEME_OPTION, UsageError, defineCommand } from '../command';
+import { parseScheme } from './experiment';
 
 const USAGE = `usage: npm run -s cli -- stats <file> [options]
 
@@ -21,7 +19,7 @@ Loads a dataset file, validates it and prints what a run over it would see: sess
 packets, questions per category, evidence repairs and the tests each sample will trigger.
 
 options:
-  --scheme <official|mem0>  category names to print (default: ${DEFAULT_CATEGORY_SCHEME})
+  --scheme <official|mem0>  category names to print (default: ${DEFAULT_SCHEME})
   --json                    print exactly one JSON object instead of the report
   --format <name>           dataset format (default: detected from the content)
   --strict                  fail on the first malformed sample instead of skipping it
@@ -47,16 +45,10 @@ function describeProblem(d: EvidenceProblemDetail): string {
   return `${d.sampleId} qa[${d.qaIndex}]  ${JSON.stringify(d.raw)}${part}  ${d.problem}${outcome}`;
 }
 
-/** The profile's label of the scheme its names are printed in (its own when it lacks `scheme`). */
-function schemeName(profile: BenchmarkProfile, scheme: CategoryScheme): string {
-  const id = schemeOf(profile, scheme);
-  return profile.schemes.find((s) => s.id === id)?.label ?? id;
-}
-
 function humanReport(
   result: DatasetLoadResult,
   stats: DatasetStats,
-  scheme: CategoryScheme,
+  scheme: SchemeId,
   profile: BenchmarkProfile,
 ): string {
   const out: string[] = [];
@@ -92,7 +84,7 @@ function humanReport(
   );
   out.push('');
 
-  out.push(`Questions by category (${schemeName(profile, scheme)} names)`);
+  out.push(`Questions by category (${schemeLabelOf(profile, scheme)} names)`);
   const names = profile.categories.map((c) => categoryLabel(profile, c.id, scheme));
   const width = Math.max(12, ...names.map((name) => name.length));
   profile.categories.forEach((c, i) => {
@@ -137,7 +129,7 @@ function humanReport(
 function jsonReport(
   result: DatasetLoadResult,
   stats: DatasetStats,
-  scheme: CategoryScheme,
+  scheme: SchemeId,
   profile: BenchmarkProfile,
 ): string {
   const report = {
@@ -170,12 +162,7 @@ export const statsCommand = defineCommand({
     'include-no-evidence': { type: 'boolean', default: false },
   },
   async run({ values, positionals }, io) {
-    const scheme = values.scheme ?? DEFAULT_CATEGORY_SCHEME;
-    if (!isCategoryScheme(scheme)) {
-      throw new UsageError(
-        `--scheme must be one of ${CATEGORY_SCHEMES.join(', ')} (got "${scheme}")`,
-      );
-    }
+    const scheme = parseScheme(values.scheme);
     if (positionals.length !== 1) {
       throw new UsageError(
         positionals.length === 0

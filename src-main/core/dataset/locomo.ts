@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { LOCOMO_PROFILE, isAdversarial } from '../../../src-shared/benchmarks';
-import { isCategoryId } from '../../../src-shared/dataset/categories';
 import type { DatasetProblem, QA, Sample, Session, Turn } from '../../../src-shared/dataset/types';
 import { WorkbenchError, formatPath } from '../../../src-shared/errors';
 import { parseSessionDateTime } from './dates';
@@ -90,7 +89,7 @@ function toTurn(raw: RawTurn, sessionIndex: number, turnIndex: number): Turn {
 
 function toQA(raw: RawQA, index: number, turnIds: ReadonlySet<string>): QA {
   const { evidence, problems } = normaliseEvidence(raw.evidence, turnIds);
-  if (!isCategoryId(raw.category)) {
+  if (!LOCOMO_PROFILE.categories.some((c) => c.id === raw.category)) {
     // The schema bounds category to 1..5 integers, so this cannot happen for validated input.
     throw new WorkbenchError('INTERNAL', `category ${raw.category} passed validation`);
   }

@@ -1,4 +1,4 @@
-import { CATEGORY_IDS } from '../../../src-shared/dataset';
+import { LOCOMO_PROFILE } from '../../../src-shared/benchmarks';
 import { WorkbenchError } from '../../../src-shared/errors';
 import type { RunSummary } from '../../../src-shared/experiment';
 import { metricList } from '../../../src-shared/metrics';
@@ -58,6 +58,8 @@ export function sweepDetail(reader: RunReader, sweepId: string): SweepDetail {
     if (!latest.has(row.tag.cellKey)) latest.set(row.tag.cellKey, row);
   }
   const rows = [...latest.values()].sort((a, b) => a.tag.cellIndex - b.tag.cellIndex);
+  // A sweep varies the config over one dataset, so its first cell's benchmark names them all.
+  const benchmark = rows[0] ? reader.profileOf(rows[0].runId) : LOCOMO_PROFILE;
   const cells: SweepCellRow[] = rows.map((row) => {
     const summary = reader.summary(row.runId);
     return {
@@ -69,7 +71,10 @@ export function sweepDetail(reader: RunReader, sweepId: string): SweepDetail {
       repeat: row.tag.repeat,
       metrics: metricsOf(summary),
       byCategory: Object.fromEntries(
-        CATEGORY_IDS.map((c) => [String(c), summary.byCategory[c]?.officialF1?.mean ?? null]),
+        benchmark.categories.map(({ id }) => [
+          String(id),
+          summary.byCategory[id]?.officialF1?.mean ?? null,
+        ]),
       ),
       questions: summary.questions,
     };
@@ -79,5 +84,6 @@ export function sweepDetail(reader: RunReader, sweepId: string): SweepDetail {
     name: rows[0]?.tag.name ?? sweepId,
     axes: Object.keys(rows[0]?.tag.values ?? {}),
     cells,
+    benchmark,
   };
 }

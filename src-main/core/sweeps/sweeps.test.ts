@@ -194,6 +194,32 @@ describe('local sweep executor', () => {
   });
 });
 
+describe('sweep detail', () => {
+  it("keys each cell's per-category scores by the dataset's benchmark: LongMemEval's question types", async () => {
+    const store = RunStore.open(join(root, `runs-${++counter}.db`));
+    const sweep = loadSweep(
+      {
+        name: 'lme',
+        base: {
+          datasetPath: join(repo, 'tests/fixtures/longmemeval/longmemeval_s.json'),
+          memory: { preset: 'test-recency' },
+        },
+        axes: { 'retrieval.topK': [5] },
+      },
+      'lme.yaml',
+      root,
+    );
+    await runSweep(sweep, { store, dataDir: join(root, `data-${counter}`), executor: recency() });
+    const detail = sweepDetail(store, sweep.sweepId);
+    expect(detail.benchmark.id).toBe('longmemeval');
+    expect(Object.keys(detail.cells[0]?.byCategory ?? {})).toEqual(
+      detail.benchmark.categories.map((c) => String(c.id)),
+    );
+    expect(Object.keys(detail.cells[0]?.byCategory ?? {})).toContain('12');
+    store.close();
+  });
+});
+
 describe('Redis URLs', () => {
   it('accepts redis:// and rediss:// only, and never prints a password', () => {
     expect(parseRedisUrl('redis://127.0.0.1:6379')).toBe('redis://127.0.0.1:6379');

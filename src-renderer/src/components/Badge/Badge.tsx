@@ -1,6 +1,10 @@
 import type { ReactNode } from 'react';
-import { LOCOMO_PROFILE, categoryLabel, type BenchmarkProfile } from '@shared/benchmarks';
-import type { CategoryScheme } from '@shared/dataset/categories';
+import {
+  LOCOMO_PROFILE,
+  categoryLabel,
+  type BenchmarkProfile,
+  type SchemeId,
+} from '@shared/benchmarks';
 import styles from './Badge.module.css';
 
 export type BadgeTone = 'neutral' | 'warn' | 'danger' | 'ok' | 'accent';
@@ -32,7 +36,7 @@ export function CategoryBadge({
   profile = LOCOMO_PROFILE,
 }: {
   id: number;
-  scheme: CategoryScheme;
+  scheme: SchemeId;
   profile?: BenchmarkProfile;
 }) {
   return (

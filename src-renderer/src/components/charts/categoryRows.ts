@@ -1,6 +1,11 @@
 import type { CompareMetric } from '@shared/compare';
-import { LOCOMO_PROFILE, categoryLabel, type BenchmarkProfile } from '@shared/benchmarks';
-import type { CategoryId, CategoryScheme } from '@shared/dataset/categories';
+import {
+  LOCOMO_PROFILE,
+  categoryLabel,
+  type BenchmarkProfile,
+  type CategoryId,
+  type SchemeId,
+} from '@shared/benchmarks';
 import type { RunSummary } from '@shared/experiment';
 import { metricList } from '@shared/metrics';
 
@@ -36,7 +41,7 @@ export interface SummarySeries {
 
 export interface CategoryRowsOptions {
   metric: ChartMetric;
-  scheme: CategoryScheme;
+  scheme: SchemeId;
   /** The runs' benchmark profile (from the API): its categories and names; LoCoMo's without one. */
   benchmark?: BenchmarkProfile;
   /**

@@ -1,7 +1,6 @@
 import { memo, useMemo } from 'react';
 import type { CompareMetric, RunComparison } from '@shared/compare';
-import { schemeLabelOf, type BenchmarkProfile } from '@shared/benchmarks';
-import type { CategoryScheme } from '@shared/dataset/categories';
+import { schemeLabelOf, type BenchmarkProfile, type SchemeId } from '@shared/benchmarks';
 import { CategoryChart, type CategoryChartSeries } from '../../components/charts/CategoryChart';
 import { RunTag } from './RunPicker';
 import {
@@ -26,7 +25,7 @@ export const CategoryPanel = memo(function CategoryPanel({
   metric,
 }: {
   comparison: RunComparison;
-  scheme: CategoryScheme;
+  scheme: SchemeId;
   /** The baseline run's benchmark, which names the categories. */
   profile: BenchmarkProfile;
   metric: CompareMetric;

@@ -2,13 +2,14 @@ import { useCallback, useDeferredValue, useEffect, useMemo, useRef } from 'react
 import { isCompareMetric, type Flip, type QuestionSets, type RunComparison } from '@shared/compare';
 import { metricList } from '@shared/metrics';
 import type { FairnessWarning } from '@shared/fairness';
-import { LOCOMO_PROFILE, categoryLabel, type BenchmarkProfile } from '@shared/benchmarks';
 import {
-  CATEGORY_SCHEMES,
-  CATEGORY_SCHEME_LABELS,
-  type CategoryScheme,
-} from '@shared/dataset/categories';
+  LOCOMO_PROFILE,
+  categoryLabel,
+  type BenchmarkProfile,
+  type SchemeId,
+} from '@shared/benchmarks';
 import { ErrorView } from '../../components/ErrorView';
+import { SchemeToggle } from '../../components/SchemeToggle/SchemeToggle';
 import { CategoryPanel } from './CategoryPanel';
 import { ConfigDiffTable } from './ConfigDiffTable';
 import { CostPanel } from './CostPanel';
@@ -90,19 +91,11 @@ export function CompareView() {
               ))}
             </select>
           </label>
-          <div className="segmented" role="group" aria-label="Category names">
-            <span className="segmented-label">Category names</span>
-            {CATEGORY_SCHEMES.map((scheme) => (
-              <button
-                key={scheme}
-                type="button"
-                aria-pressed={params.scheme === scheme}
-                onClick={() => update({ scheme })}
-              >
-                {CATEGORY_SCHEME_LABELS[scheme]}
-              </button>
-            ))}
-          </div>
+          <SchemeToggle
+            profile={profile}
+            value={params.scheme}
+            onChange={(scheme) => update({ scheme })}
+          />
           <ExportButtons
             disabled={!ready}
             state={exporter.state}
@@ -294,7 +287,7 @@ function QuestionsPanel({
     () => flipChipCounts(allRows, { category, search }),
     [allRows, category, search],
   );
-  const perCategory = useMemo(() => categoryCounts(allRows), [allRows]);
+  const perCategory = useMemo(() => categoryCounts(allRows, profile), [allRows, profile]);
 
   const open = params.open;
   const onToggleRow = useCallback(
@@ -426,7 +419,7 @@ function CategorySelect({
   onChange,
   profile,
 }: {
-  scheme: CategoryScheme;
+  scheme: SchemeId;
   profile: BenchmarkProfile;
   value: CompareParams['category'];
   total: number;

@@ -1,8 +1,7 @@
 import { memo, useMemo, type ReactNode } from 'react';
 import { createColumnHelper, type ColumnDef } from '@tanstack/react-table';
 import type { CompareCell, Flip } from '@shared/compare';
-import { LOCOMO_PROFILE, type BenchmarkProfile } from '@shared/benchmarks';
-import type { CategoryScheme } from '@shared/dataset/categories';
+import { LOCOMO_PROFILE, type BenchmarkProfile, type SchemeId } from '@shared/benchmarks';
 import { CategoryBadge } from '../../components/Badge/Badge';
 import { Table } from '../../components/Table/Table';
 import { formatSort, parseSort } from '../../components/Table/sortParam';
@@ -49,7 +48,7 @@ const textColumns = [
   }),
 ];
 
-function categoryColumn(scheme: CategoryScheme, profile: BenchmarkProfile) {
+function categoryColumn(scheme: SchemeId, profile: BenchmarkProfile) {
   return column.accessor('category', {
     header: 'Category',
     cell: (info) => <CategoryBadge id={info.getValue()} scheme={scheme} profile={profile} />,
@@ -205,7 +204,7 @@ export const QuestionTable = memo(function QuestionTable({
   totalRows: number;
   runs: ReadonlyArray<{ runId: string; label: string }>;
   baselineIndex: number;
-  scheme: CategoryScheme;
+  scheme: SchemeId;
   /** The baseline run's benchmark, which names the categories. */
   profile?: BenchmarkProfile;
   metricShort: string;

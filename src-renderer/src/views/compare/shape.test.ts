@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { LONGMEMEVAL_PROFILE } from '@shared/benchmarks';
 import { compareRuns, type RunComparison } from '@shared/compare';
 import type { CategoryId } from '@shared/dataset/categories';
 import type { AnswerRecord } from '@shared/experiment';
 import {
   buildQuestionRows,
+  categoryCounts,
   categoryTableRows,
   compareChartRows,
   applyComparePatch,
@@ -416,5 +418,36 @@ describe('run statuses in the picker', () => {
     expect(isFinishedStatus('degraded')).toBe(true);
     expect(isComparableStatus('running')).toBe(false);
     expect(isFinishedStatus('cancelled')).toBe(false);
+  });
+});
+
+describe('categoryCounts', () => {
+  it('lists every LoCoMo category by default, 0 where no question falls', () => {
+    expect(categoryCounts([])).toEqual({ 1: 0, 2: 0, 3: 0, 4: 0, 5: 0 });
+    expect(categoryCounts(buildQuestionRows(threeRuns()))).toEqual({
+      1: 1,
+      2: 2,
+      3: 1,
+      4: 1,
+      5: 1,
+    });
+  });
+
+  it("lists the baseline benchmark's categories: LongMemEval's twelve, not LoCoMo's five", () => {
+    const a = [answer('q1', 0, 6, 1), answer('q2', 0, 10, 0), answer('q3', 0, 10, 1)];
+    const rows = buildQuestionRows(
+      compareRuns(
+        [
+          { runId: 'ra', label: 'text · ra', answers: a },
+          { runId: 'rb', label: 'hybrid · rb', answers: a },
+        ],
+        { seed: 0, resamples: 10 },
+      ),
+    );
+    const counts = categoryCounts(rows, LONGMEMEVAL_PROFILE);
+    expect(Object.keys(counts).map(Number)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    expect(counts[6]).toBe(1);
+    expect(counts[10]).toBe(2);
+    expect(counts[5]).toBe(0);
   });
 });

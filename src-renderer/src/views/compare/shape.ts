@@ -6,17 +6,15 @@ import {
   type RunComparison,
 } from '@shared/compare';
 import {
+  DEFAULT_SCHEME,
   LOCOMO_PROFILE,
   allCategoryIds,
   categoryLabel as profileCategoryLabel,
+  isSchemeId,
   type BenchmarkProfile,
-} from '@shared/benchmarks';
-import {
-  DEFAULT_CATEGORY_SCHEME,
-  isCategoryScheme,
   type CategoryId,
-  type CategoryScheme,
-} from '@shared/dataset/categories';
+  type SchemeId,
+} from '@shared/benchmarks';
 import { ERROR_PREDICTION, type MeanN } from '@shared/experiment';
 import { metricIds, metricList } from '@shared/metrics';
 import type { BootstrapResult } from '@shared/scoring/stats';
@@ -52,7 +50,7 @@ export interface CompareParams {
   runs: string[];
   baseline: string | null;
   metric: CompareMetric;
-  scheme: CategoryScheme;
+  scheme: SchemeId;
   /** Flip filter: empty means every row. */
   flips: Flip[];
   /** null: every category. */
@@ -83,7 +81,7 @@ export function parseCompareParams(params: URLSearchParams): CompareParams {
     runs,
     baseline: params.get('base') || null,
     metric: isCompareMetric(metric) ? metric : 'officialF1',
-    scheme: isCategoryScheme(scheme) ? scheme : DEFAULT_CATEGORY_SCHEME,
+    scheme: isSchemeId(scheme) ? scheme : DEFAULT_SCHEME,
     // Kept in canonical order so the same filter is the same URL.
     flips: FLIPS.filter((f) => flips.has(f)),
     category: params.has('cat') && FILTER_CATEGORY_IDS.includes(category) ? category : null,
@@ -99,7 +97,7 @@ export function compareParamsToRecord(state: CompareParams): Record<string, stri
   if (state.runs.length > 0) out.runs = state.runs.join(',');
   if (state.baseline) out.base = state.baseline;
   if (state.metric !== 'officialF1') out.metric = state.metric;
-  if (state.scheme !== DEFAULT_CATEGORY_SCHEME) out.scheme = state.scheme;
+  if (state.scheme !== DEFAULT_SCHEME) out.scheme = state.scheme;
   const flips = state.flips.filter(isFlip);
   if (flips.length > 0) out.flips = flips.join(',');
   if (state.category !== null) out.cat = String(state.category);
@@ -356,7 +354,7 @@ export interface CategoryTableRow {
 
 export function categoryLabel(
   category: CategoryId | null,
-  scheme: CategoryScheme,
+  scheme: SchemeId,
   profile: BenchmarkProfile = LOCOMO_PROFILE,
 ): string {
   return category === null
@@ -367,7 +365,7 @@ export function categoryLabel(
 /** The engine's per-category comparison, labelled in the chosen scheme with question counts. */
 export function categoryTableRows(
   comparison: RunComparison,
-  scheme: CategoryScheme,
+  scheme: SchemeId,
   profile: BenchmarkProfile = LOCOMO_PROFILE,
 ): CategoryTableRow[] {
   const questions = new Map<CategoryId | null, number>([[null, comparison.rows.length]]);
@@ -401,7 +399,7 @@ export function chartKey(runIndex: number): string {
  */
 export function compareChartRows(
   comparison: RunComparison,
-  scheme: CategoryScheme,
+  scheme: SchemeId,
   profile: BenchmarkProfile = LOCOMO_PROFILE,
 ): CategoryChartRow[] {
   const base = comparison.baselineIndex;
@@ -489,8 +487,14 @@ export function flipChipCounts(
   return counts;
 }
 
-export function categoryCounts(rows: readonly QuestionRow[]): Record<CategoryId, number> {
-  const out: Record<CategoryId, number> = { 1: 0, 2: 0, 3: 0, 4: 0, 5: 0 };
+/** Questions per category, every category of the baseline's benchmark listed (0 when it has none). */
+export function categoryCounts(
+  rows: readonly QuestionRow[],
+  profile: BenchmarkProfile = LOCOMO_PROFILE,
+): Record<CategoryId, number> {
+  const out: Record<CategoryId, number> = Object.fromEntries(
+    profile.categories.map((c) => [c.id, 0]),
+  );
   for (const row of rows) out[row.category] = (out[row.category] ?? 0) + 1;
   return out;
 }

@@ -2,10 +2,9 @@ import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent } fro
 import type { DatasetSummary } from '@shared/api';
 import type { ErrorPayload } from '@shared/errors';
 import { benchmarkProfile, schemeLabelOf } from '@shared/benchmarks';
-import { CATEGORY_SCHEMES, CATEGORY_SCHEME_LABELS } from '@shared/dataset/categories';
 import { EmptyState } from '../../components/EmptyState/EmptyState';
 import { ErrorView } from '../../components/ErrorView';
-import { Segmented } from '../../components/Segmented/Segmented';
+import { SchemeToggle } from '../../components/SchemeToggle/SchemeToggle';
 import { useApi } from '../../hooks/useApi';
 import { EvidenceProblems } from './EvidenceProblems';
 import { useDatasetsParams, useOpenDataset, useSampleSpeakers, type OpenStatus } from './hooks';
@@ -99,12 +98,13 @@ export function DatasetsView({
               </select>
             </label>
           ) : null}
-          <Segmented
-            label="Category names"
-            options={CATEGORY_SCHEMES.map((s) => ({ value: s, label: CATEGORY_SCHEME_LABELS[s] }))}
-            value={params.scheme}
-            onChange={(scheme) => update({ scheme })}
-          />
+          {dataset ? (
+            <SchemeToggle
+              profile={benchmarkProfile(dataset.format)}
+              value={params.scheme}
+              onChange={(scheme) => update({ scheme })}
+            />
+          ) : null}
         </div>
       </header>
 

@@ -1,5 +1,10 @@
-import { categoryLabel, schemeLabelOf, type BenchmarkProfile } from '@shared/benchmarks';
-import type { CategoryId, CategoryScheme } from '@shared/dataset/categories';
+import {
+  categoryLabel,
+  schemeLabelOf,
+  type BenchmarkProfile,
+  type CategoryId,
+  type SchemeId,
+} from '@shared/benchmarks';
 import type { QA } from '@shared/dataset/types';
 import { CategoryBadge } from '../../components/Badge/Badge';
 import { LOST_EVIDENCE } from './EvidenceProblems';
@@ -22,7 +27,7 @@ export function QuestionList({
   questions: QA[];
   total: number;
   countsByCategory: Record<CategoryId, number>;
-  scheme: CategoryScheme;
+  scheme: SchemeId;
   /** The dataset's benchmark: its categories and their names. */
   profile: BenchmarkProfile;
   categories: CategoryId[];

@@ -1,6 +1,5 @@
 import { useMemo, useRef } from 'react';
-import type { BenchmarkProfile } from '@shared/benchmarks';
-import type { CategoryId, CategoryScheme } from '@shared/dataset/categories';
+import type { BenchmarkProfile, CategoryId, SchemeId } from '@shared/benchmarks';
 import type { QA, Sample } from '@shared/dataset/types';
 import { ErrorView } from '../../components/ErrorView';
 import { useApi } from '../../hooks/useApi';
@@ -18,7 +17,7 @@ import {
 export interface SampleDetailProps {
   datasetId: string;
   sampleId: string;
-  scheme: CategoryScheme;
+  scheme: SchemeId;
   /** The dataset's benchmark: its categories and their names. */
   profile: BenchmarkProfile;
   categories: CategoryId[];

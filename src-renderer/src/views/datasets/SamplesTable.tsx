@@ -5,8 +5,8 @@ import {
   allCategoryIds,
   categoryLabel,
   type BenchmarkProfile,
+  type SchemeId,
 } from '@shared/benchmarks';
-import type { CategoryScheme } from '@shared/dataset/categories';
 import type { DatasetStats, SampleStats } from '@shared/dataset/stats';
 import { Table } from '../../components/Table/Table';
 import { formatSort, parseSort } from '../../components/Table/sortParam';
@@ -92,7 +92,7 @@ const TOTALS: Record<string, (t: Totals) => ReactNode> = {
 };
 
 function categoryColumns(
-  scheme: CategoryScheme,
+  scheme: SchemeId,
   profile: BenchmarkProfile,
 ): ColumnDef<SampleRow, number>[] {
   return profile.categories.map(({ id }) =>
@@ -123,7 +123,7 @@ export function SamplesTable({
 }: {
   rows: SampleRow[];
   totals: Totals;
-  scheme: CategoryScheme;
+  scheme: SchemeId;
   /** The dataset's benchmark: one column per category it declares. */
   profile?: BenchmarkProfile;
   selected: string | null;

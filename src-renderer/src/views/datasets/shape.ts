@@ -1,11 +1,13 @@
 import type { DatasetSummary } from '@shared/api';
-import { LOCOMO_PROFILE, allCategoryIds, type BenchmarkProfile } from '@shared/benchmarks';
 import {
-  DEFAULT_CATEGORY_SCHEME,
-  isCategoryScheme,
+  DEFAULT_SCHEME,
+  LOCOMO_PROFILE,
+  allCategoryIds,
+  isSchemeId,
+  type BenchmarkProfile,
   type CategoryId,
-  type CategoryScheme,
-} from '@shared/dataset/categories';
+  type SchemeId,
+} from '@shared/benchmarks';
 import type { QA, Sample, Session, Turn } from '@shared/dataset/types';
 
 /**
@@ -27,7 +29,7 @@ const FILTER_CATEGORY_IDS: readonly CategoryId[] = allCategoryIds();
 export interface DatasetsParams {
   dataset: string | null;
   sample: string | null;
-  scheme: CategoryScheme;
+  scheme: SchemeId;
   /** Categories shown in the question list; all of them when the URL says nothing. */
   categories: CategoryId[];
   search: string;
@@ -47,7 +49,7 @@ export function parseDatasetsParams(params: URLSearchParams): DatasetsParams {
   return {
     dataset: params.get('dataset') || null,
     sample: params.get('sample') || null,
-    scheme: isCategoryScheme(scheme) ? scheme : DEFAULT_CATEGORY_SCHEME,
+    scheme: isSchemeId(scheme) ? scheme : DEFAULT_SCHEME,
     categories:
       cats === null
         ? [...FILTER_CATEGORY_IDS]
@@ -68,7 +70,7 @@ export function datasetsParamsToRecord(state: DatasetsParams): Record<string, st
   const out: Record<string, string> = {};
   if (state.dataset) out.dataset = state.dataset;
   if (state.sample) out.sample = state.sample;
-  if (state.scheme !== DEFAULT_CATEGORY_SCHEME) out.scheme = state.scheme;
+  if (state.scheme !== DEFAULT_SCHEME) out.scheme = state.scheme;
   if (state.categories.length !== FILTER_CATEGORY_IDS.length) out.cats = state.categories.join(',');
   if (state.search) out.q = state.search;
   if (state.question !== null) out.question = String(state.question);

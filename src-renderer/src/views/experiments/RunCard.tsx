@@ -1,14 +1,10 @@
 import { useMemo, useState } from 'react';
-import {
-  CATEGORY_SCHEMES,
-  CATEGORY_SCHEME_LABELS,
-  DEFAULT_CATEGORY_SCHEME,
-  type CategoryScheme,
-} from '@shared/dataset/categories';
+import { DEFAULT_SCHEME, LOCOMO_PROFILE, schemeLabelOf, type SchemeId } from '@shared/benchmarks';
 import type { ErrorPayload } from '@shared/errors';
 import { CategoryChart } from '../../components/charts/CategoryChart';
 import { categoryChartRows, METRIC_LABELS } from '../../components/charts/categoryRows';
 import { ErrorView } from '../../components/ErrorView';
+import { SchemeToggle } from '../../components/SchemeToggle/SchemeToggle';
 import { useLiveDetail } from './hooks';
 import {
   isActive,
@@ -119,13 +115,15 @@ export function RunCard({
 }) {
   const active = isActive(run);
   const detail = useLiveDetail(run.runId, run.testsCommitted, !active);
-  const [scheme, setScheme] = useState<CategoryScheme>(DEFAULT_CATEGORY_SCHEME);
+  const [scheme, setScheme] = useState<SchemeId>(DEFAULT_SCHEME);
   const fraction = overallFraction(run);
   const tests = testCounts(run);
   const elapsed =
     run.elapsedMs ?? (run.startedAt !== null && active ? Math.max(0, now - run.startedAt) : null);
   const eta = remainingMs(run, now);
   const summary = detail?.summary ?? run.summary;
+  // The run's benchmark names its categories; LoCoMo's until the first summary arrives.
+  const benchmark = detail?.benchmark ?? LOCOMO_PROFILE;
   const preset = detail?.info.preset;
   const finished = run.status === 'completed' || run.status === 'degraded';
   // The chart changes only when a summary does (a committed test), not with every progress event.
@@ -133,10 +131,14 @@ export function RunCard({
     () =>
       summary && summary.questions > 0 ? (
         <CategoryChart
-          rows={categoryChartRows([{ key: 'run', summary }], { metric: 'officialF1', scheme })}
+          rows={categoryChartRows([{ key: 'run', summary }], {
+            metric: 'officialF1',
+            scheme,
+            benchmark,
+          })}
           series={[{ key: 'run', label: 'this run' }]}
           metricLabel={METRIC_LABELS.officialF1}
-          schemeLabel={CATEGORY_SCHEME_LABELS[scheme]}
+          schemeLabel={schemeLabelOf(benchmark, scheme)}
           subject={
             finished
               ? 'final answers'
@@ -145,7 +147,7 @@ export function RunCard({
           height={200}
         />
       ) : null,
-    [summary, scheme, finished],
+    [summary, scheme, benchmark, finished],
   );
   const titleId = `run-${run.runId}-title`;
 
@@ -304,18 +306,7 @@ export function RunCard({
               {METRIC_LABELS.officialF1} by category{' '}
               <span className="muted">{finished ? '· final' : '· so far'}</span>
             </h4>
-            <div className="segmented small" role="group" aria-label="Category names">
-              {CATEGORY_SCHEMES.map((s) => (
-                <button
-                  key={s}
-                  type="button"
-                  aria-pressed={scheme === s}
-                  onClick={() => setScheme(s)}
-                >
-                  {CATEGORY_SCHEME_LABELS[s]}
-                </button>
-              ))}
-            </div>
+            <SchemeToggle profile={benchmark} value={scheme} onChange={setScheme} small />
           </div>
           {chart ?? (
             <p className="muted chart-empty">

@@ -1,7 +1,7 @@
 import { useCallback, useState } from 'react';
 import type { ApiInput } from '@shared/api';
 import { toErrorPayload, type ErrorPayload } from '@shared/errors';
-import { categoryName, isCategoryScheme } from '@shared/dataset/categories';
+import { LOCOMO_PROFILE, categoryLabel } from '@shared/benchmarks';
 import { metricOf } from '@shared/metrics';
 import type { PackCell, PackRun, ReproducePack } from '@shared/reproduce';
 import { useClient } from '../../api/context';
@@ -14,8 +14,8 @@ const fmt = (v: number | null): string => (v === null ? '–' : v.toFixed(2));
 
 function cellName(pack: ReproducePack, cell: string): string {
   if (cell === 'overall') return 'overall';
-  const scheme = isCategoryScheme(pack.scheme) ? pack.scheme : 'official';
-  return `${cell} ${categoryName(Number(cell), scheme)}`;
+  // Every pack reproduces a LoCoMo paper's table, in the scheme that paper names categories by.
+  return `${cell} ${categoryLabel(LOCOMO_PROFILE, Number(cell), pack.scheme)}`;
 }
 
 function PlanPanel({ run }: { run: PackRun }) {

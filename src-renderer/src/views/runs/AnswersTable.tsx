@@ -1,7 +1,6 @@
 import { useMemo } from 'react';
 import { createColumnHelper, type ColumnDef } from '@tanstack/react-table';
-import { LOCOMO_PROFILE, type BenchmarkProfile } from '@shared/benchmarks';
-import type { CategoryScheme } from '@shared/dataset/categories';
+import { LOCOMO_PROFILE, type BenchmarkProfile, type SchemeId } from '@shared/benchmarks';
 import { ERROR_PREDICTION, type AnswerRecord } from '@shared/experiment';
 import { metricList } from '@shared/metrics';
 import { CategoryBadge } from '../../components/Badge/Badge';
@@ -136,7 +135,7 @@ const after = [
 ] as ColumnDef<AnswerRecord, unknown>[];
 
 function categoryColumn(
-  scheme: CategoryScheme,
+  scheme: SchemeId,
   profile: BenchmarkProfile,
 ): ColumnDef<AnswerRecord, unknown> {
   return column.accessor('category', {
@@ -161,7 +160,7 @@ export function AnswersTable({
 }: {
   /** Already filtered. */
   answers: AnswerRecord[];
-  scheme: CategoryScheme;
+  scheme: SchemeId;
   /** The run's benchmark, which names the categories. */
   profile?: BenchmarkProfile;
   selected: string | null;

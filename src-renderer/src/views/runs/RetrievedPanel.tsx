@@ -1,5 +1,4 @@
-import { LOCOMO_PROFILE, type BenchmarkProfile } from '@shared/benchmarks';
-import type { CategoryScheme } from '@shared/dataset/categories';
+import { LOCOMO_PROFILE, type BenchmarkProfile, type SchemeId } from '@shared/benchmarks';
 import { ERROR_PREDICTION, type AnswerRecord } from '@shared/experiment';
 import { CategoryBadge } from '../../components/Badge/Badge';
 import { formatScore } from '../../components/charts/categoryRows';
@@ -19,7 +18,7 @@ export function RetrievedPanel({
   answer: AnswerRecord;
   datasetSha256: string | null;
   datasetName: string;
-  scheme: CategoryScheme;
+  scheme: SchemeId;
   /** The run's benchmark, which names the category. */
   profile?: BenchmarkProfile;
   onClose: () => void;

@@ -1,11 +1,6 @@
 import { useMemo } from 'react';
 import type { RunDetail as RunDetailData } from '@shared/api';
 import { categoryLabel, schemeLabelOf, type BenchmarkProfile } from '@shared/benchmarks';
-import {
-  CATEGORY_SCHEMES,
-  CATEGORY_SCHEME_LABELS,
-  type CategoryScheme,
-} from '@shared/dataset/categories';
 import { coverageNote } from '@shared/coverage';
 import type { AnswerRecord, ScorePair } from '@shared/experiment';
 import type { TokenTotals } from '@shared/runs';
@@ -17,6 +12,7 @@ import {
   METRIC_LABELS,
 } from '../../components/charts/categoryRows';
 import { ErrorView } from '../../components/ErrorView';
+import { SchemeToggle } from '../../components/SchemeToggle/SchemeToggle';
 import { Segmented } from '../../components/Segmented/Segmented';
 import { useApi } from '../../hooks/useApi';
 import layout from './AnswersLayout.module.css';
@@ -243,14 +239,10 @@ export function RunDetail({
               value={metric}
               onChange={(metric) => update({ metric })}
             />
-            <Segmented
-              label="Category names"
-              options={CATEGORY_SCHEMES.map((s) => ({
-                value: s,
-                label: CATEGORY_SCHEME_LABELS[s],
-              }))}
+            <SchemeToggle
+              profile={benchmark}
               value={params.scheme}
-              onChange={(scheme: CategoryScheme) => update({ scheme })}
+              onChange={(scheme) => update({ scheme })}
             />
           </div>
         </div>

@@ -1,10 +1,10 @@
-import { allCategoryIds } from '@shared/benchmarks';
 import {
-  DEFAULT_CATEGORY_SCHEME,
-  isCategoryScheme,
+  DEFAULT_SCHEME,
+  allCategoryIds,
+  isSchemeId,
   type CategoryId,
-  type CategoryScheme,
-} from '@shared/dataset/categories';
+  type SchemeId,
+} from '@shared/benchmarks';
 import type { Sample, Turn } from '@shared/dataset/types';
 import type { AnswerRecord, CurvePoint, JudgeMeanN, RunSummary } from '@shared/experiment';
 import { isMetricId, metricList } from '@shared/metrics';
@@ -35,7 +35,7 @@ export type CurveMode =
 export interface RunsParams {
   run: string | null;
   metric: ChartMetric;
-  scheme: CategoryScheme;
+  scheme: SchemeId;
   curve: CurveMode;
   categories: CategoryId[];
   outcome: Outcome;
@@ -115,7 +115,7 @@ export function parseRunsParams(params: URLSearchParams): RunsParams {
   return {
     run: params.get('run') || null,
     metric: parseMetric(params.get('metric')),
-    scheme: isCategoryScheme(scheme) ? scheme : DEFAULT_CATEGORY_SCHEME,
+    scheme: isSchemeId(scheme) ? scheme : DEFAULT_SCHEME,
     curve: parseCurve(params.get('curve')),
     categories:
       cats === null
@@ -138,7 +138,7 @@ export function runsParamsToRecord(state: RunsParams): Record<string, string> {
   if (state.run) out.run = state.run;
   if (state.metric === 'evidenceRecall') out.metric = 'recall';
   else if (state.metric !== 'officialF1') out.metric = state.metric;
-  if (state.scheme !== DEFAULT_CATEGORY_SCHEME) out.scheme = state.scheme;
+  if (state.scheme !== DEFAULT_SCHEME) out.scheme = state.scheme;
   const curve = curveToString(state.curve);
   if (curve) out.curve = curve;
   if (state.categories.length !== FILTER_CATEGORY_IDS.length) out.cats = state.categories.join(',');

@@ -1,5 +1,5 @@
 import { useMemo } from 'react';
-import { CATEGORY_IDS, DEFAULT_CATEGORY_SCHEME, categoryName } from '@shared/dataset/categories';
+import { categoryLabel, schemeLabelOf } from '@shared/benchmarks';
 import { isMetricId, metricIds, metricList } from '@shared/metrics';
 import {
   axisValueLabel,
@@ -70,7 +70,7 @@ export function SweepsView() {
   const base = shown?.cells.find((c) => c.cellIndex === 0) ?? shown?.cells[0];
   const best = useMemo(() => {
     if (!shown) return [];
-    return CATEGORY_IDS.map((c) => {
+    return shown.benchmark.categories.map(({ id: c }) => {
       let top: SweepCellRow | null = null;
       for (const cell of shown.cells) {
         const v = cell.byCategory[String(c)];
@@ -204,11 +204,11 @@ export function SweepsView() {
 
       {shown ? (
         <div className="panel">
-          <h2>Best cell per category (official F1, official LoCoMo names)</h2>
+          <h2>Best cell per category (official F1, {schemeLabelOf(shown.benchmark)} names)</h2>
           <ul>
             {best.map(({ category, cell }) => (
               <li key={category}>
-                {categoryName(category, DEFAULT_CATEGORY_SCHEME)}:{' '}
+                {categoryLabel(shown.benchmark, category)}:{' '}
                 {cell ? `${cell.cellKey} (${formatScore(cell.byCategory[String(category)])})` : '–'}
               </li>
             ))}
