@@ -1,6 +1,5 @@
 import type { RunErrata } from '@shared/errata';
-import { categoryLabel, type BenchmarkProfile } from '@shared/benchmarks';
-import type { CategoryScheme } from '@shared/dataset/categories';
+import { categoryLabel, type BenchmarkProfile, type SchemeId } from '@shared/benchmarks';
 import type { MeanN } from '@shared/experiment';
 import { metricList, type MetricId } from '@shared/metrics';
 import type { ProtocolJudgeSummary } from '@shared/rescore';
@@ -20,7 +19,7 @@ export function JudgeProtocolsPanel({
   runId: string;
   protocols: readonly ProtocolJudgeSummary[];
   profile: BenchmarkProfile;
-  scheme: CategoryScheme;
+  scheme: SchemeId;
 }) {
   const how = (
     <>
@@ -108,7 +107,7 @@ export function ErrataPanel({
   /** The view's metric; a metric the errata do not rescore (recall, J) shows official F1. */
   metric: MetricId;
   profile: BenchmarkProfile;
-  scheme: CategoryScheme;
+  scheme: SchemeId;
 }) {
   const metric: MetricId = ANSWER_METRICS.has(chosen) ? chosen : 'officialF1';
   const row = (
