@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, type CliResult } from '../support/cli';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '../support/fake-openai-server';
 
 /**
@@ -26,23 +26,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function cli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', join(repo, 'src-main/cli/main.ts'), ...args],
-      {
-        cwd: repo,
-        env: { ...process.env, [KEY_ENV]: KEY, MEMORY_WORKBENCH_DATA: join(dir, 'data') },
-      },
-    );
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, out, err }));
-  });
+function cli(args: string[]): Promise<CliResult> {
+  return runCli(args, { [KEY_ENV]: KEY, MEMORY_WORKBENCH_DATA: join(dir, 'data') });
 }
 
 interface Exported {

@@ -1,10 +1,10 @@
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runCliSync, type CliResult } from '../support/cli';
 import { RunStore } from '../../src-main/core/runs/store';
 
 /** `cli experiment --errata` offline (extractive answerer) on the mini fixture. */
@@ -13,13 +13,8 @@ const mini = join(repo, 'tests/fixtures/locomo/mini.json');
 const dir = mkdtempSync(join(tmpdir(), 'workbench-errata-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function cli(...args: string[]): { code: number | null; out: string; err: string } {
-  const r = spawnSync(
-    process.execPath,
-    ['--import', 'tsx', join(repo, 'src-main/cli/main.ts'), ...args],
-    { cwd: repo, encoding: 'utf8', env: { ...process.env, MEMORY_WORKBENCH_DATA: dir } },
-  );
-  return { code: r.status, out: r.stdout, err: r.stderr };
+function cli(...args: string[]): CliResult {
+  return runCliSync(args, { MEMORY_WORKBENCH_DATA: dir });
 }
 
 describe('cli experiment --errata', () => {

@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, type CliResult } from '../support/cli';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '../support/fake-openai-server';
 
 /**
@@ -26,28 +26,12 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function cli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', join(repo, 'src-main/cli/main.ts'), ...args],
-      {
-        cwd: repo,
-        // MW_CLI_LLM_SECRET holds the key under a name that is not key-like (see the last test).
-        env: {
-          ...process.env,
-          [KEY_ENV]: KEY,
-          MW_CLI_LLM_SECRET: KEY,
-          MEMORY_WORKBENCH_DATA: join(dir, 'data'),
-        },
-      },
-    );
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, out, err }));
+// MW_CLI_LLM_SECRET holds the key under a name that is not key-like (see the last test).
+function cli(args: string[]): Promise<CliResult> {
+  return runCli(args, {
+    [KEY_ENV]: KEY,
+    MW_CLI_LLM_SECRET: KEY,
+    MEMORY_WORKBENCH_DATA: join(dir, 'data'),
   });
 }
 

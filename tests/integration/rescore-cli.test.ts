@@ -1,10 +1,10 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runCliSync, type CliResult } from '../support/cli';
 
 /**
  * `rescore` and `report` on a real runs DB made by a real run (the deterministic test preset on
@@ -20,15 +20,9 @@ const env = {
   MEMORY_WORKBENCH_DATA: join(dir, 'data'),
   MEMORY_WORKBENCH_EXTRA_PRESETS: join(repo, 'tests/fixtures/experiment/test-presets.ts'),
 };
-const cliArgs = ['--import', 'tsx', join(repo, 'src-main/cli/main.ts')];
 
-function cli(...args: string[]): { code: number | null; out: string; err: string } {
-  const r = spawnSync(process.execPath, [...cliArgs, ...args], {
-    cwd: repo,
-    env,
-    encoding: 'utf8',
-  });
-  return { code: r.status, out: r.stdout, err: r.stderr };
+function cli(...args: string[]): CliResult {
+  return runCliSync(args, env);
 }
 
 type ScoreRow = {

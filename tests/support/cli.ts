@@ -1,0 +1,42 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The real CLI as a user runs it (`npm run -s cli -- …` is `node --import tsx src-main/cli/main.ts`),
+ * in a child process, for the integration tests that assert its output and exit code.
+ */
+export const REPO = fileURLToPath(new URL('../../', import.meta.url));
+export const CLI_ARGS: readonly string[] = ['--import', 'tsx', join(REPO, 'src-main/cli/main.ts')];
+
+export interface CliResult {
+  code: number | null;
+  out: string;
+  err: string;
+}
+
+/** Runs the CLI with `env` added to this process's environment; resolves when it exits. */
+export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...CLI_ARGS, ...args], {
+      cwd: REPO,
+      env: { ...process.env, ...env },
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, out, err }));
+  });
+}
+
+/** The same, blocking: for tests that run one short command at a time. */
+export function runCliSync(args: readonly string[], env: NodeJS.ProcessEnv = {}): CliResult {
+  const r = spawnSync(process.execPath, [...CLI_ARGS, ...args], {
+    cwd: REPO,
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+  });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
