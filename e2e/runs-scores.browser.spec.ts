@@ -83,7 +83,7 @@ test('the Runs view shows J per judge protocol and the errata table of a run', a
   await expect(errataTable.getByRole('row', { name: /Overall/ }).getByRole('cell')).toHaveText([
     '0.571',
     '0.429',
-    '0.714',
+    '0.857',
     '7',
   ]);
   // The view scrolls inside its main pane: bring both tables into the viewport.

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LOCOMO_PROFILE, type BenchmarkProfile } from './benchmarks';
+import { LOCOMO_PROFILE, isAdversarial, type BenchmarkProfile } from './benchmarks';
 import type { Sample } from './dataset/types';
 import { WorkbenchError } from './errors';
 import {
@@ -191,7 +191,13 @@ export function errataScores(
   });
   const ceilingRows = answers.map((a) => {
     const erratum = byKey.get(`${a.sampleId}#${a.questionIndex}`);
-    const best = erratum ? erratum.corrected : (a.gold ?? REFUSAL);
+    // An adversarial question's best answer is the refusal whatever its gold field says (LoCoMo
+    // keeps the tempting wrong answer beside it, and official scoring looks for the refusal).
+    const best = erratum
+      ? erratum.corrected
+      : isAdversarial(profile, a.category)
+        ? REFUSAL
+        : (a.gold ?? REFUSAL);
     return {
       category: a.category,
       scores: answerScores({ prediction: best, gold: a.gold, category: a.category }, profile),

@@ -107,7 +107,9 @@ describe('cli experiment --errata', () => {
     );
     // Category 4: Paris scored 0.5 against the original gold, 0 against the corrected; ceiling 0.5.
     expect(report.out).toMatch(/^4 single-hop\s+0\.500 \/ 0\.000 \/ 0\.500\s/m);
-    expect(report.out).toMatch(/^overall \(all, official\)\s+0\.571 \/ 0\.429 \/ 0\.714\s/m);
+    // Adversarial questions: the refusal scores 1 whatever their gold field says.
+    expect(report.out).toMatch(/^5 adversarial\s+1\.000 \/ 1\.000 \/ 1\.000\s/m);
+    expect(report.out).toMatch(/^overall \(all, official\)\s+0\.571 \/ 0\.429 \/ 0\.857\s/m);
     const plain = cli('report', idOf(without.out), '--runs-db', db);
     expect(plain.code, plain.err).toBe(0);
     expect(plain.out).not.toContain('Errata');

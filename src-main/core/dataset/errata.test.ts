@@ -156,4 +156,16 @@ describe('errataScores', () => {
     expect(s.ceiling['all']!['officialF1']).toEqual({ mean: 0.5, n: 2 });
     expect(s.judgeRecomputed).toBe(false);
   });
+
+  it('puts an adversarial question at its full score in the ceiling, whatever its gold field says', () => {
+    // A category-5 question whose gold field holds a yes/no: the perfect answer is the refusal,
+    // which official scoring gives 1; scoring the gold field as the answer would give 0.
+    const adversarial: AnswerRecord = {
+      ...answer(2, 'No', 'No'),
+      category: 5,
+      scores: answerScores({ prediction: 'No', gold: 'No', category: 5 }),
+    };
+    const s = errataScores([answer(0, 'Lyon', 'Paris'), adversarial], [entry]);
+    expect(s.ceiling['5']!['officialF1']).toEqual({ mean: 1, n: 1 });
+  });
 });
