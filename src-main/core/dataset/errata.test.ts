@@ -11,7 +11,7 @@ import { errataRecord, readErrataFile } from './errata';
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
 const mini = join(repo, 'tests/fixtures/locomo/mini.json');
-const real = join(repo, '../../shared/datasets/locomo10.json');
+const real = join(repo, '../shared/datasets/locomo10.json');
 const dir = mkdtempSync(join(tmpdir(), 'workbench-errata-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
