@@ -205,3 +205,45 @@ test('runs over different questions are compared on the shared ones; a new pair 
   await expect(questions.getByText('7 of 7 questions')).toBeVisible();
   await expect(questions.getByRole('region', { name: /^Why did it flip/ })).toHaveCount(0);
 });
+
+test('the questions narrow to one sample, and the URL keeps it across a reload', async ({
+  page,
+  request,
+  workbench,
+}) => {
+  const call = apiOf(request, workbench);
+  const dataset = await call<{ datasetId: string }>('datasets.upload', {
+    name: 'mini.json',
+    content: readFileSync(MINI, 'utf8'),
+  });
+  const start = (preset: string) =>
+    startRun(call, {
+      datasetId: dataset.datasetId,
+      samples: ['mini-1', 'mini-2'],
+      memory: { preset },
+    });
+  const hybrid = await start('hybrid');
+  const text = await start('text');
+  await openCompare(page, workbench, hybrid, text);
+
+  const questions = page.getByRole('region', { name: 'Questions' });
+  const grid = questions.getByRole('table', { name: 'Questions compared' });
+  const sample = questions.getByLabel('Sample');
+  await expect(questions.getByText('8 of 8 questions')).toBeVisible();
+  await expect(sample.getByRole('option')).toHaveText(['All (8)', 'mini-1 (7)', 'mini-2 (1)']);
+
+  await sample.selectOption('mini-2');
+  await expect(questions.getByText('1 of 8 questions')).toBeVisible();
+  await expect(grid.getByText('mini-1')).toHaveCount(0);
+  await page.reload();
+  await expect(sample).toHaveValue('mini-2');
+  await expect(questions.getByText('1 of 8 questions')).toBeVisible();
+  await questions.screenshot({ path: screenshotPath('compare-questions-sample') });
+
+  // j steps through the rows shown: the first is mini-2's only question.
+  await sample.blur();
+  await page.keyboard.press('j');
+  await expect(
+    questions.getByRole('region', { name: 'Why did it flip: mini-2 question 0' }),
+  ).toBeVisible();
+});

@@ -37,6 +37,7 @@ import {
   formatCount,
   parseCompareParams,
   runLetter,
+  sampleCounts,
   toggleFlip,
   toggleRun,
   type CompareParams,
@@ -278,16 +279,17 @@ function QuestionsPanel({
   const allRows = useMemo(() => buildQuestionRows(comparison), [comparison]);
   // Typing stays responsive: the table catches up with the search when React has time.
   const search = useDeferredValue(params.search);
-  const { flips, category } = params;
+  const { flips, category, sample } = params;
   const rows = useMemo(
-    () => filterQuestionRows(allRows, { flips, category, search }),
-    [allRows, flips, category, search],
+    () => filterQuestionRows(allRows, { flips, category, sample, search }),
+    [allRows, flips, category, sample, search],
   );
   const chipCounts = useMemo(
-    () => flipChipCounts(allRows, { category, search }),
-    [allRows, category, search],
+    () => flipChipCounts(allRows, { category, sample, search }),
+    [allRows, category, sample, search],
   );
   const perCategory = useMemo(() => categoryCounts(allRows, profile), [allRows, profile]);
+  const perSample = useMemo(() => sampleCounts(allRows, sample), [allRows, sample]);
 
   const open = params.open;
   const onToggleRow = useCallback(
@@ -369,6 +371,20 @@ function QuestionsPanel({
           counts={perCategory}
           onChange={(next) => update({ category: next })}
         />
+        <label className="inline-field">
+          Sample
+          <select
+            value={sample ?? ''}
+            onChange={(event) => update({ sample: event.currentTarget.value || null })}
+          >
+            <option value="">All ({formatCount(allRows.length)})</option>
+            {perSample.map(({ sampleId, questions }) => (
+              <option key={sampleId} value={sampleId}>
+                {sampleId} ({formatCount(questions)})
+              </option>
+            ))}
+          </select>
+        </label>
         {/*
           Uncontrolled: the value lives in the URL hash, which updates a tick after each key; a
           controlled input would briefly revert and lose the caret.

@@ -19,6 +19,7 @@ import {
   isErrorCell,
   isFinishedStatus,
   parseCompareParams,
+  sampleCounts,
   pickerRuns,
   shortRunLabel,
   significance,
@@ -88,7 +89,7 @@ describe('URL state', () => {
   it('round-trips every field and leaves defaults out of the URL', () => {
     const params = parseCompareParams(
       new URLSearchParams(
-        'runs=r1,r2,r1&base=r2&metric=evidenceRecall&scheme=mem0&flips=regressed,improved&cat=3&q=paris&open=conv-1:4&sort=delta-1.desc',
+        'runs=r1,r2,r1&base=r2&metric=evidenceRecall&scheme=mem0&flips=regressed,improved&cat=3&sample=conv-26&q=paris&open=conv-1:4&sort=delta-1.desc',
       ),
     );
     // Duplicates dropped; flips in canonical order so one filter has one URL.
@@ -99,6 +100,7 @@ describe('URL state', () => {
       scheme: 'mem0',
       flips: ['improved', 'regressed'],
       category: 3,
+      sample: 'conv-26',
       search: 'paris',
       open: 'conv-1:4',
       sort: 'delta-1.desc',
@@ -117,16 +119,22 @@ describe('URL state', () => {
     expect(params.scheme).toBe('official');
     expect(params.flips).toEqual(['missing']);
     expect(params.category).toBeNull();
+    // An empty sample is every sample, and it is left out of the URL again.
+    const empty = parseCompareParams(new URLSearchParams('sample='));
+    expect(empty.sample).toBeNull();
+    expect(compareParamsToRecord(empty)).toEqual({});
   });
 });
 
 describe('changing the pair', () => {
   const filtered = parseCompareParams(
-    new URLSearchParams('runs=r1,r2&base=r1&flips=regressed&cat=2&q=paris&open=s1:3&scheme=mem0'),
+    new URLSearchParams(
+      'runs=r1,r2&base=r1&flips=regressed&cat=2&sample=s1&q=paris&open=s1:3&scheme=mem0',
+    ),
   );
 
   it('resets the question filters and the open question when the runs or the baseline change', () => {
-    const cleared = { flips: [], category: null, search: '', open: null };
+    const cleared = { flips: [], category: null, sample: null, search: '', open: null };
     expect(applyComparePatch(filtered, { runs: ['r1', 'r3'] })).toMatchObject({
       runs: ['r1', 'r3'],
       ...cleared,
@@ -319,7 +327,7 @@ describe('question rows', () => {
   });
 
   it('filters by any non-baseline flip, category and text in predictions', () => {
-    const all = { flips: [], category: null, search: '' } as const;
+    const all = { flips: [], category: null, sample: null, search: '' } as const;
     // q0: B improved, C regressed: a row some run lost shows under "regressed" too.
     expect(keys(filterQuestionRows(rows, { ...all, flips: ['regressed'] }))).toEqual([
       's1/0',
@@ -334,21 +342,40 @@ describe('question rows', () => {
     expect(keys(filterQuestionRows(rows, { ...all, category: 2 }))).toEqual(['s1/1', 's1/2']);
     expect(keys(filterQuestionRows(rows, { ...all, search: '  PARIS ' }))).toEqual(['s1/0']);
     expect(filterQuestionRows(rows, { ...all, search: 'paris', flips: ['missing'] })).toEqual([]);
+    expect(keys(filterQuestionRows(rows, { ...all, sample: 's2' }))).toEqual(['s2/4', 's2/5']);
+    // The sample narrows with the other filters, not instead of them.
+    expect(keys(filterQuestionRows(rows, { ...all, sample: 's1', flips: ['missing'] }))).toEqual([
+      's1/3',
+    ]);
+    expect(filterQuestionRows(rows, { ...all, sample: 'nope' })).toEqual([]);
   });
 
   it('counts chips under the other filters', () => {
-    expect(flipChipCounts(rows, { category: null, search: '' })).toEqual({
+    expect(flipChipCounts(rows, { category: null, sample: null, search: '' })).toEqual({
       improved: 1,
       regressed: 3,
       // q0..q5 for C: unchanged on q1..q4; B unchanged on q2.
       unchanged: 4,
       missing: 2,
     });
-    expect(flipChipCounts(rows, { category: 2, search: '' })).toEqual({
+    expect(flipChipCounts(rows, { category: 2, sample: null, search: '' })).toEqual({
       improved: 0,
       regressed: 1,
       unchanged: 2,
       missing: 0,
+    });
+  });
+
+  it('counts questions per sample in dataset order, keeping a selected sample with no rows', () => {
+    expect(sampleCounts(rows)).toEqual([
+      { sampleId: 's1', questions: 4 },
+      { sampleId: 's2', questions: 2 },
+    ]);
+    expect(sampleCounts(rows, 's2')).toEqual(sampleCounts(rows));
+    expect(sampleCounts(rows, 'gone').at(-1)).toEqual({ sampleId: 'gone', questions: 0 });
+    expect(flipChipCounts(rows, { category: null, sample: 's2', search: '' })).toMatchObject({
+      missing: 1,
+      regressed: 1,
     });
   });
 
@@ -395,10 +422,15 @@ describe('two full LoCoMo runs', () => {
     const table = categoryTableRows(comparison, 'official');
     compareChartRows(comparison, 'official');
     const rows = buildQuestionRows(comparison);
-    flipChipCounts(rows, { category: null, search: '' });
-    filterQuestionRows(rows, { flips: [], category: null, search: '' });
+    flipChipCounts(rows, { category: null, sample: null, search: '' });
+    filterQuestionRows(rows, { flips: [], category: null, sample: null, search: '' });
     const t2 = performance.now();
-    filterQuestionRows(rows, { flips: ['regressed'], category: 4, search: 'question conv-3' });
+    filterQuestionRows(rows, {
+      flips: ['regressed'],
+      category: 4,
+      sample: null,
+      search: 'question conv-3',
+    });
     const t3 = performance.now();
 
     console.info(

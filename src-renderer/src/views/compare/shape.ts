@@ -55,6 +55,8 @@ export interface CompareParams {
   flips: Flip[];
   /** null: every category. */
   category: CategoryId | null;
+  /** null: every sample (conversation). Any id is kept: the URL is read before the rows are. */
+  sample: string | null;
   search: string;
   /** The question row expanded to "why did it flip" (flipDetail.ts openKey); null: none. */
   open: string | null;
@@ -85,6 +87,7 @@ export function parseCompareParams(params: URLSearchParams): CompareParams {
     // Kept in canonical order so the same filter is the same URL.
     flips: FLIPS.filter((f) => flips.has(f)),
     category: params.has('cat') && FILTER_CATEGORY_IDS.includes(category) ? category : null,
+    sample: params.get('sample') || null,
     search: params.get('q') ?? '',
     open: params.get('open') || null,
     sort: params.get('sort') || null,
@@ -101,6 +104,7 @@ export function compareParamsToRecord(state: CompareParams): Record<string, stri
   const flips = state.flips.filter(isFlip);
   if (flips.length > 0) out.flips = flips.join(',');
   if (state.category !== null) out.cat = String(state.category);
+  if (state.sample) out.sample = state.sample;
   if (state.search) out.q = state.search;
   if (state.open) out.open = state.open;
   if (state.sort) out.sort = state.sort;
@@ -122,7 +126,7 @@ export function applyComparePatch(
     next.runs.length === current.runs.length &&
     next.runs.every((id, i) => id === current.runs[i]);
   if (samePair) return next;
-  return { ...next, flips: [], category: null, search: '', open: null };
+  return { ...next, flips: [], category: null, sample: null, search: '', open: null };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -455,6 +459,7 @@ export function buildQuestionRows(comparison: RunComparison): QuestionRow[] {
 export interface QuestionFilter {
   flips: readonly Flip[];
   category: CategoryId | null;
+  sample: string | null;
   search: string;
 }
 
@@ -471,6 +476,7 @@ export function filterQuestionRows(
   return rows.filter(
     (row) =>
       (filter.category === null || row.category === filter.category) &&
+      (filter.sample === null || row.sampleId === filter.sample) &&
       (flips.length === 0 || flips.some((f) => row.otherFlips.has(f))) &&
       (needle === '' || row.haystack.includes(needle)),
   );
@@ -497,6 +503,20 @@ export function categoryCounts(
   );
   for (const row of rows) out[row.category] = (out[row.category] ?? 0) + 1;
   return out;
+}
+
+/**
+ * Questions per sample in the rows' (dataset) order. A selected sample the comparison has no row
+ * for is listed with 0, so the select still shows what the URL filters on instead of a blank.
+ */
+export function sampleCounts(
+  rows: readonly QuestionRow[],
+  selected: string | null = null,
+): Array<{ sampleId: string; questions: number }> {
+  const counts = new Map<string, number>();
+  for (const row of rows) counts.set(row.sampleId, (counts.get(row.sampleId) ?? 0) + 1);
+  if (selected !== null && !counts.has(selected)) counts.set(selected, 0);
+  return [...counts].map(([sampleId, questions]) => ({ sampleId, questions }));
 }
 
 export function toggleFlip(current: readonly Flip[], flip: Flip): Flip[] {
