@@ -47,18 +47,26 @@ test('the Runs view shows J per judge protocol and the errata table of a run', a
   await expect(judgeRegion).toContainText(`rescore ${runId} --judge mem0`);
   await expect(judgeRegion.getByRole('table')).toHaveCount(0);
 
+  // A saved endpoint (the Models view's) serves as the judge model of the panel's form.
   const call = api(request, workbench.url);
-  await call('runs.rescore', {
-    runId,
-    judge: { baseUrl: fake.url, model: 'fake-judge', protocol: 'strict' },
+  await call('models.save', {
+    endpoint: { name: 'Fake judge', baseUrl: fake.url, model: 'fake-judge' },
   });
+  await page.reload();
+  const form = judgeRegion.getByRole('form', { name: 'Rescore with a judge protocol' });
+  const rescore = form.getByRole('button', { name: 'Rescore with judge' });
+  await expect(rescore).toBeDisabled();
+  await form.getByLabel('Judge protocol').selectOption({ label: 'Strict (same fact)' });
+  await form.getByLabel('Judge model').selectOption({ label: 'LLM: Fake judge (fake-judge)' });
+  await rescore.click();
+  await expect(form.getByRole('status')).toContainText(/Judged \d+ answers under strict/);
   const { judgeProtocols } = await call<{ judgeProtocols: ProtocolJudge[] }>('runs.get', {
     runId,
   });
   const strict = judgeProtocols.find((p) => p.protocol === 'strict');
   expect(strict).toBeDefined();
 
-  await page.reload();
+  // The panel reloaded by itself: the strict row is there without a page reload.
   const judgeTable = judgeRegion.getByRole('table', { name: 'J per judge protocol' });
   const header = judgeTable.getByRole('row').first();
   for (const name of ['Protocol', 'Model', 'Overall', 'Unparseable'])

@@ -10,11 +10,10 @@ import {
   DEFAULT_JUDGE_REPEATS,
   DEFAULT_SEED,
   DEFAULT_TOP_K,
-  JUDGE_PROTOCOLS,
   type AnswerProtocolName,
   type JudgeProtocolName,
 } from '@shared/experiment';
-import { endpointLlmFields, type ModelEndpoint } from '@shared/models';
+import { endpointLlmFields } from '@shared/models';
 import { toErrorPayload, type ErrorPayload } from '@shared/errors';
 import {
   EMPTY_IDENTITY_DRAFT,
@@ -24,12 +23,8 @@ import {
 } from '../runs/RunIdentity';
 import { ErrorView } from '../../components/ErrorView';
 import { useApi } from '../../hooks/useApi';
-import {
-  embedderForOption,
-  embedderOptionValue,
-  embedderOptions,
-  endpointLabel,
-} from '../models/shape';
+import { embedderForOption, embedderOptionValue, embedderOptions } from '../models/shape';
+import { EndpointSelect, JudgeProtocolSelect } from '../models/EndpointSelect';
 import { WINK_EMBEDDER } from '@shared/embedders';
 import {
   EXTERNAL_PRESET,
@@ -56,12 +51,6 @@ const ANSWER_PROTOCOL_LABELS: Record<AnswerProtocolName, string> = {
   mem0: 'Mem0 (paper, byte-exact)',
   'mem0-rag': "Mem0's RAG baseline (paper, byte-exact; mem0-rag-chunks preset)",
   'mem0-full-context': "Mem0's full-context baseline (paper, byte-exact)",
-};
-const JUDGE_PROTOCOL_LABELS: Record<JudgeProtocolName, string> = {
-  mem0: 'Mem0 (paper, byte-exact)',
-  strict: 'Strict (same fact)',
-  'workbench-v1': 'Workbench v1',
-  longmemeval: 'LongMemEval (paper, byte-exact, per question type)',
 };
 
 /** The samples chosen for one dataset; another dataset starts again from "all". */
@@ -513,21 +502,7 @@ export function RunForm({
               onChange={setJudgeId}
             />
             {judge ? (
-              <label className="field">
-                <span className="field-label">Judge protocol</span>
-                <select
-                  value={judgeProtocol}
-                  onChange={(event) =>
-                    setJudgeProtocol(event.currentTarget.value as JudgeProtocolName)
-                  }
-                >
-                  {JUDGE_PROTOCOLS.map((name) => (
-                    <option key={name} value={name}>
-                      {JUDGE_PROTOCOL_LABELS[name]}
-                    </option>
-                  ))}
-                </select>
-              </label>
+              <JudgeProtocolSelect value={judgeProtocol} onChange={setJudgeProtocol} />
             ) : null}
             {judge ? (
               <label className="field">
@@ -647,42 +622,5 @@ export function RunForm({
         </span>
       </div>
     </form>
-  );
-}
-
-/**
- * A saved endpoint (Models view) or the offline choice `none`. Full width once endpoints are
- * listed: "LLM: name (model)" does not fit half a column.
- */
-function EndpointSelect({
-  label,
-  wide,
-  endpoints,
-  chosen,
-  none,
-  onChange,
-}: {
-  label: string;
-  wide: boolean;
-  endpoints: readonly ModelEndpoint[];
-  chosen: ModelEndpoint | null;
-  none: { value: string; label: string };
-  onChange: (id: string) => void;
-}) {
-  return (
-    <label className={wide ? 'field field-wide' : 'field'}>
-      <span className="field-label">{label}</span>
-      <select
-        value={chosen ? chosen.id : none.value}
-        onChange={(event) => onChange(event.currentTarget.value)}
-      >
-        <option value={none.value}>{none.label}</option>
-        {endpoints.map((e) => (
-          <option key={e.id} value={e.id}>
-            {endpointLabel(e)}
-          </option>
-        ))}
-      </select>
-    </label>
   );
 }

@@ -44,10 +44,13 @@ export function RunDetail({
   detail,
   params,
   update,
+  onRescored,
 }: {
   detail: RunDetailData;
   params: RunsParams;
   update: (patch: RunsParamsPatch) => void;
+  /** A judge protocol rescored the run: reload it. */
+  onRescored: () => void;
 }) {
   const { info, benchmark, summary, curve } = detail;
   const m = info.manifest;
@@ -258,9 +261,11 @@ export function RunDetail({
 
       <JudgeProtocolsPanel
         runId={info.id}
+        running={info.status === 'running'}
         protocols={detail.judgeProtocols}
         profile={benchmark}
         scheme={params.scheme}
+        onRescored={onRescored}
       />
       {detail.errata ? (
         <ErrataPanel

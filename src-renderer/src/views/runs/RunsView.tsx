@@ -150,7 +150,7 @@ export function RunsView() {
           ) : null}
           {shown ? <RunScoreActions detail={shown} onRescored={detail.reload} /> : null}
           {shown ? (
-            <RunDetail detail={shown} params={params} update={update} />
+            <RunDetail detail={shown} params={params} update={update} onRescored={detail.reload} />
           ) : detail.error ? null : (
             <p className="muted" role="status">
               Loading run…

@@ -4,27 +4,33 @@ import type { MeanN } from '@shared/experiment';
 import { metricList, type MetricId } from '@shared/metrics';
 import type { ProtocolJudgeSummary } from '@shared/rescore';
 import { formatScore, METRIC_LABELS } from '../../components/charts/categoryRows';
+import { JudgeRescoreForm } from './JudgeRescoreForm';
 import styles from './ScoreTables.module.css';
 
 /**
- * J of the final answers under each judge protocol a `cli rescore --judge` stored (issue 11
- * item 8): one row per protocol, a column per category any protocol scored.
+ * J of the final answers under each judge protocol a rescore stored (issue 11 item 8): one row
+ * per protocol, a column per category any protocol scored, and the form that adds a protocol.
  */
 export function JudgeProtocolsPanel({
   runId,
+  running,
   protocols,
   profile,
   scheme,
+  onRescored,
 }: {
   runId: string;
+  running: boolean;
   protocols: readonly ProtocolJudgeSummary[];
   profile: BenchmarkProfile;
   scheme: SchemeId;
+  onRescored: () => void;
 }) {
   const how = (
     <>
-      Add one from the command line: <code>npm run -s cli -- rescore {runId} --judge mem0</code>{' '}
-      (any judge protocol; the answers are not asked again).
+      Add one below or from the command line:{' '}
+      <code>npm run -s cli -- rescore {runId} --judge mem0</code> (any judge protocol; the answers
+      are not asked again).
     </>
   );
   const categories = profile.categories.filter((c) =>
@@ -79,6 +85,7 @@ export function JudgeProtocolsPanel({
           </tbody>
         </table>
       )}
+      <JudgeRescoreForm runId={runId} running={running} onRescored={onRescored} />
     </section>
   );
 }
