@@ -110,6 +110,33 @@ describe('answer prompts', () => {
     expect(content).not.toContain('Other memories');
   });
 
+  it('orders memories by when they happened, so a reshuffled top-k makes the same prompt', () => {
+    const hit = (id: string, diaId: string | null, date: string | null, score: number) => ({
+      id,
+      diaId,
+      text: `Ann: memory ${id}`,
+      speaker: 'Ann',
+      score,
+      sessionDateTime: date,
+    });
+    const set = [
+      hit('7', 'D2:10', '2023-06-01T10:00:00', 0.9),
+      hit('3', 'D1:2', '2023-05-08T13:56:00', 0.8),
+      hit('9', null, null, 0.7),
+      hit('5', 'D2:9', '2023-06-01T10:00:00', 0.6),
+      hit('4', 'D1:10', '2023-05-08T13:56:00', 0.5),
+    ];
+    const ranked = buildAnswerPrompt('locomo', request({ memories: set }));
+    const reshuffled = buildAnswerPrompt('locomo', request({ memories: [...set].reverse() }));
+    expect(reshuffled).toEqual(ranked);
+    const content = ranked.messages[0]?.content ?? '';
+    const order = [...content.matchAll(/memory (\d)/g)].map((m) => m[1]);
+    // D1:2 before D1:10 (numeric turns), the undated memory last.
+    expect(order).toEqual(['3', '4', '5', '7', '9']);
+    const mem0 = buildAnswerPrompt('mem0', request({ memories: set }));
+    expect(buildAnswerPrompt('mem0', request({ memories: [...set].reverse() }))).toEqual(mem0);
+  });
+
   it('hashes the templates stably, and differently per style', () => {
     const locomo = answerPromptRecord('locomo');
     expect(locomo.sha256).toMatch(/^[0-9a-f]{64}$/);

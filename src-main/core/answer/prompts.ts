@@ -179,6 +179,34 @@ export interface BuiltPrompt {
   options: { a: string; b: string } | null;
 }
 
+/** How the workbench prompts order memories; stored in their prompt records, so it is hashed. */
+export const WORKBENCH_MEMORY_ORDER =
+  'chronological: session date-time, then turn (D<session>:<turn>), then memory id';
+
+function turnPosition(diaId: string | null): [number, number] {
+  const match = diaId === null ? null : /^D(\d+):(\d+)$/.exec(diaId);
+  return match ? [Number(match[1]), Number(match[2])] : [Infinity, Infinity];
+}
+
+/**
+ * The memories in the order they happened, whatever order retrieval ranked them in: the same
+ * retrieved set then makes the same prompt, so a re-asked question whose top-k was only
+ * reshuffled is answered from the response cache. Memories without a date go last; the id breaks
+ * every remaining tie, so the order depends on the set alone.
+ */
+export function chronologicalMemories(memories: readonly MemoryHit[]): MemoryHit[] {
+  return [...memories].sort((a, b) => {
+    const dateA = a.sessionDateTime ?? '\uffff';
+    const dateB = b.sessionDateTime ?? '\uffff';
+    if (dateA !== dateB) return dateA < dateB ? -1 : 1;
+    const [sessionA, turnA] = turnPosition(a.diaId);
+    const [sessionB, turnB] = turnPosition(b.diaId);
+    if (sessionA !== sessionB) return sessionA < sessionB ? -1 : 1;
+    if (turnA !== turnB) return turnA < turnB ? -1 : 1;
+    return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+  });
+}
+
 function renderMemory(template: string, hit: MemoryHit): string {
   return fill(template, { date: formatSessionDateTime(hit.sessionDateTime), text: hit.text });
 }
@@ -209,8 +237,9 @@ export function buildAnswerPrompt(style: PromptStyle, request: AnswerRequest): B
   const options = optionsOf(request);
   const question = questionText(t, request, options);
   const [speakerA, speakerB] = request.speakers;
+  const ordered = chronologicalMemories(request.memories);
   if (style === 'locomo') {
-    const memories = request.memories.map((h) => renderMemory(t['memory'] as string, h));
+    const memories = ordered.map((h) => renderMemory(t['memory'] as string, h));
     const context = fill(t['context'] as string, {
       speaker_a: speakerA,
       speaker_b: speakerB,
@@ -223,7 +252,7 @@ export function buildAnswerPrompt(style: PromptStyle, request: AnswerRequest): B
     };
   }
   const groups: [string[], string[], string[]] = [[], [], []];
-  for (const hit of request.memories) {
+  for (const hit of ordered) {
     const slot = hit.speaker === speakerA ? 0 : hit.speaker === speakerB ? 1 : 2;
     groups[slot].push(renderMemory(t['memory'] as string, hit));
   }

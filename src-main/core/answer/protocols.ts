@@ -3,6 +3,7 @@ import type { PromptRecord } from '../../../src-shared/runs';
 import { pyStrip } from '../../../src-shared/scoring/pytext';
 import {
   ANSWER_TEMPLATES,
+  WORKBENCH_MEMORY_ORDER,
   buildAnswerPrompt,
   category5Options,
   fill,
@@ -342,14 +343,20 @@ export interface AnswerProtocol {
 const PROTOCOLS: Readonly<Record<AnswerProtocolName, AnswerProtocol>> = {
   'workbench-locomo': {
     name: 'workbench-locomo',
-    record: promptRecordOf('workbench-locomo', ANSWER_TEMPLATES.locomo),
+    record: promptRecordOf('workbench-locomo', {
+      ...ANSWER_TEMPLATES.locomo,
+      memoryOrder: WORKBENCH_MEMORY_ORDER,
+    }),
     maxTokens: null,
     needsConversation: false,
     build: (request) => buildAnswerPrompt('locomo', request),
   },
   'workbench-mem0': {
     name: 'workbench-mem0',
-    record: promptRecordOf('workbench-mem0', ANSWER_TEMPLATES.mem0),
+    record: promptRecordOf('workbench-mem0', {
+      ...ANSWER_TEMPLATES.mem0,
+      memoryOrder: WORKBENCH_MEMORY_ORDER,
+    }),
     maxTokens: null,
     needsConversation: false,
     build: (request) => buildAnswerPrompt('mem0', request),
