@@ -151,6 +151,11 @@ function llmEndpointShape(defaultMaxTokens: number) {
      * shared request budget across samples and workers. No default: configs hash as before.
      */
     requestsPerMinute: z.number().int().min(1).max(1_000_000).optional(),
+    /**
+     * Prompt plus completion tokens allowed per minute at this endpoint, enforced by the same
+     * budget (a request reserves an estimate, replaced by the reported usage). No default.
+     */
+    tokensPerMinute: z.number().int().min(1).max(1_000_000_000).optional(),
   };
 }
 

@@ -125,4 +125,25 @@ describe('concurrent answering under one request budget per run', () => {
       expect(test.answers.map((a) => a.questionIndex)).toEqual(test.questionIndices);
     }
   });
+
+  it('keeps tokensPerMinute as one budget across worker threads', async () => {
+    const { store, dataDir } = world();
+    const before = server.requests.length;
+    // A 1-token cap: the first request runs alone (an empty window lets one through), and every
+    // other request of both workers waits for that minute to pass.
+    const handle = await startExperiment(
+      {
+        ...config(4),
+        answerer: { ...(config(4).answerer as object), tokensPerMinute: 1 },
+      } as ExperimentConfigInput,
+      { store, dataDir, executor: workerExecutor({ presetModules: [presetsModule] }) },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    handle.cancel('test over');
+    const outcome = await handle.done;
+    expect(outcome.status).toBe('cancelled');
+    const chats = server.requests.slice(before).filter((r) => r.path.endsWith('/chat/completions'));
+    expect(chats).toHaveLength(1);
+    store.close();
+  });
 });

@@ -158,10 +158,11 @@ describe('LLM experiments against the fake server', () => {
       kind: 'llm',
       name: 'llm:fake-chat:workbench-locomo',
       model: 'fake-chat',
-      // The hash runs recorded for these prompts when they were style "locomo": unchanged.
+      // Pinned: a change to these templates or to their memory order must change it on purpose
+      // (it was ec1dd428… before memories were listed in the order they happened).
       prompts: {
         style: 'workbench-locomo',
-        sha256: 'ec1dd42873ed14f6d3937cb79ea87d4e66e584d680a3b1f7163f72d094c77f35',
+        sha256: 'f93e6dda1db30c37ae5185408ffe7036d22b00a2b1f4b636270e38a136a8ff32',
       },
     });
     expect(manifest.judge).toMatchObject({

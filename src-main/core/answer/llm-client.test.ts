@@ -5,7 +5,7 @@ import {
   type FakeOpenAIServer,
 } from '../../../tests/support/fake-openai-server';
 import type { LlmCallDelta } from '../../../src-shared/runs';
-import { LlmClient, costOf, type LlmClientConfig } from './llm-client';
+import { LlmClient, costOf, estimatedTokens, type LlmClientConfig } from './llm-client';
 
 const KEY_ENV = 'MW_TEST_LLM_CLIENT_API_KEY';
 const KEY = 'sk-test-llm-client-0123456789';
@@ -302,5 +302,27 @@ describe('LlmClient call meter', () => {
     expect(sum).toEqual({ calls: 3, failures: 2, promptTokens: 2, completionTokens: 3 });
     // Sent is reported before the request ends: a kill in between still counts the call.
     expect(deltas[0]).toEqual({ calls: 1, failures: 0, promptTokens: 0, completionTokens: 0 });
+  });
+});
+
+describe('LlmClient rate limits outside a run', () => {
+  it('keeps requestsPerMinute with a budget of its own (a judge pass, a rescore)', async () => {
+    const limited = client({ requestsPerMinute: 2 });
+    const abort = new AbortController();
+    const calls = [1, 2, 3].map((n) =>
+      limited.complete([{ role: 'user', content: `q${n}` }], { signal: abort.signal }),
+    );
+    const [first, second] = await Promise.all(calls.slice(0, 2));
+    expect([first?.content, second?.content]).toEqual(['echo: q1', 'echo: q2']);
+    // The third waits for the minute to pass; the server has not seen it.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(server.requests.filter((r) => r.path.endsWith('/chat/completions'))).toHaveLength(2);
+    abort.abort();
+    expect((await rejection(calls[2] as Promise<unknown>)).code).toBe('CANCELLED');
+    expect(server.requests.filter((r) => r.path.endsWith('/chat/completions'))).toHaveLength(2);
+  });
+
+  it('estimates a request at about four characters a token plus its answer allowance', () => {
+    expect(estimatedTokens([{ role: 'user', content: 'x'.repeat(401) }], 32)).toBe(101 + 32);
   });
 });

@@ -13,7 +13,7 @@ import {
   withRetries,
   type Attempt,
 } from '../http/retry';
-import type { CallGate } from '../http/callBudget';
+import { CallBudget, type CallGate } from '../http/callBudget';
 import { requestKey, type ResponseCache } from './responseCache';
 
 /**
@@ -48,6 +48,9 @@ export interface LlmClientConfig {
   /** Reply bodies over this many bytes fail with LLM_REPLY_TOO_LARGE (default 4 MiB). */
   maxReplyBytes?: number | undefined;
   prices?: LlmPrices | undefined;
+  /** The endpoint's rate limits, kept by a budget of the client's own outside a run's. */
+  requestsPerMinute?: number | undefined;
+  tokensPerMinute?: number | undefined;
 }
 
 export interface ChatCallOptions {
@@ -132,6 +135,28 @@ export function endedDelta(
   return { calls: 0, failures: 0, ...usage };
 }
 
+/**
+ * A request's tokens before it is sent, for a tokens-per-minute budget: about four characters a
+ * token over the messages, plus the answer allowance. The reply's reported usage replaces it.
+ */
+export function estimatedTokens(messages: readonly ChatMessage[], maxTokens: number): number {
+  const chars = messages.reduce((sum, m) => sum + m.content.length, 0);
+  return Math.ceil(chars / 4) + maxTokens;
+}
+
+/**
+ * A client outside a run's shared budget (a judge pass, a rescore, the Models view's test call)
+ * still keeps its endpoint's requests- and tokens-per-minute caps: a budget of its own.
+ */
+function ownRateBudget(config: LlmClientConfig): CallBudget | undefined {
+  const { requestsPerMinute, tokensPerMinute } = config;
+  if (requestsPerMinute === undefined && tokensPerMinute === undefined) return undefined;
+  return new CallBudget(
+    config.concurrency,
+    new Map([[config.baseUrl, { requestsPerMinute, tokensPerMinute }]]),
+  );
+}
+
 export class LlmClient {
   readonly model: string;
   readonly url: string;
@@ -146,6 +171,7 @@ export class LlmClient {
   private readonly config: LlmClientConfig;
   private readonly gate: Semaphore;
   private readonly label: string;
+  private readonly budget: CallGate | undefined;
 
   constructor(
     config: LlmClientConfig,
@@ -157,7 +183,7 @@ export class LlmClient {
      * A run's shared request budget: when given it replaces this client's own concurrency gate,
      * and it gates each HTTP attempt (a retry waiting out its backoff holds no slot).
      */
-    private readonly budget?: CallGate,
+    budget?: CallGate,
     /** Identical requests are answered from it (and, in mode `only`, only from it). */
     private readonly cache?: ResponseCache,
   ) {
@@ -166,6 +192,7 @@ export class LlmClient {
     this.url = `${config.baseUrl.replace(/\/+$/, '')}/chat/completions`;
     this.label = `LlmClient: POST ${this.url}`;
     this.gate = new Semaphore(config.concurrency);
+    this.budget = budget ?? ownRateBudget(config);
   }
 
   /** Token totals so far, with their cost at the configured prices. */
@@ -207,21 +234,27 @@ export class LlmClient {
     };
     try {
       const budget = this.budget;
+      const estimate = estimatedTokens(messages, options.maxTokens ?? this.config.maxTokens);
       const attempt = budget
         ? () =>
             budget.run(
               this.config.baseUrl,
               () => this.attempt(messages, options, key),
               signal,
-              (result) =>
-                !result.ok && result.throttled === true
+              (result) => {
+                const usage = result.ok ? result.value.usage : null;
+                const used = usage ? { tokens: usage.promptTokens + usage.completionTokens } : {};
+                return !result.ok && result.throttled === true
                   ? {
                       throttled: true,
                       ...(result.retryAfterMs !== undefined
                         ? { retryAfterMs: result.retryAfterMs }
                         : {}),
+                      ...used,
                     }
-                  : { throttled: false },
+                  : { throttled: false, ...used };
+              },
+              estimate,
             )
         : () => this.attempt(messages, options, key);
       const retried = (): ReturnType<

@@ -82,6 +82,65 @@ describe('CallBudget', () => {
     }
   });
 
+  it('keeps reserved tokens under tokensPerMinute, counting replies at their reported usage', async () => {
+    vi.useFakeTimers();
+    const budget = new CallBudget(100, new Map([[EP, { tokensPerMinute: 1000 }]]));
+    const started: number[] = [];
+    const releases: Release[] = [];
+    const ask = (tokens: number): void =>
+      void budget.acquire(EP, undefined, tokens).then((release) => {
+        started.push(tokens);
+        releases.push(release);
+      });
+    ask(400);
+    ask(400);
+    ask(400);
+    await vi.advanceTimersByTimeAsync(0);
+    // 800 reserved; a third 400 would make 1,200.
+    expect(started).toEqual([400, 400]);
+    // The first reply used 100 tokens, not the 400 reserved: 500 in the window, room for 400.
+    releases[0]?.({ throttled: false, tokens: 100 });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(started).toEqual([400, 400, 400]);
+    // 900 in the window: a request estimated over the cap waits until the window is empty...
+    ask(5000);
+    await vi.advanceTimersByTimeAsync(60_999);
+    expect(started).toHaveLength(3);
+    await vi.advanceTimersByTimeAsync(1);
+    // ...and then runs alone, rather than never.
+    expect(started).toEqual([400, 400, 400, 5000]);
+    ask(1);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(started).toHaveLength(4);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(started).toHaveLength(5);
+  });
+
+  it('wakes sooner when the waiter that needed a later start is cancelled', async () => {
+    vi.useFakeTimers();
+    const budget = new CallBudget(100, new Map([[EP, { tokensPerMinute: 1000 }]]));
+    const t0 = Date.now();
+    const first = await budget.acquire(EP, undefined, 600);
+    first({ throttled: false });
+    await vi.advanceTimersByTimeAsync(30_000);
+    const second = await budget.acquire(EP, undefined, 300);
+    second({ throttled: false });
+    // 900 in the window: 800 must wait for both reservations to leave it (t0 + 91 s).
+    const abort = new AbortController();
+    const big = budget.acquire(EP, abort.signal, 800);
+    big.catch(() => undefined);
+    // 200 queued behind it would fit once the first leaves (t0 + 61 s).
+    let smallAt: number | null = null;
+    void budget.acquire(EP, undefined, 200).then((release) => {
+      smallAt = Date.now() - t0;
+      release();
+    });
+    await vi.advanceTimersByTimeAsync(1_000);
+    abort.abort();
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(smallAt).toBe(61_000);
+  });
+
   it('gives a cancelled waiter no slot', async () => {
     const budget = new CallBudget(1);
     const held = await budget.acquire(EP);

@@ -13,7 +13,10 @@ import { WorkbenchError } from '../../../src-shared/errors';
  * Adaptive (AIMD): a 429 halves the endpoint's limit and, with Retry-After, holds every new
  * request until then; each run of `limit` successes adds one slot back, up to the configured
  * limit. A requests-per-minute cap is a sliding window: never more than `rpm` request starts in
- * any 60 s.
+ * any 60 s. A tokens-per-minute cap is one too: a request reserves its estimated tokens (prompt
+ * plus its answer allowance) when it starts, the reservation becomes the reply's reported usage
+ * when it ends, and a request starts only while the window has room for its estimate (or the
+ * window is empty, so one request larger than the cap still runs, alone).
  */
 export interface CallGate {
   /**
@@ -25,11 +28,18 @@ export interface CallGate {
     task: () => Promise<T>,
     signal?: AbortSignal,
     outcome?: (result: T) => SlotOutcome,
+    /** The request's estimated tokens, reserved against a tokens-per-minute cap. */
+    tokens?: number,
   ): Promise<T>;
 }
 
-/** How a request that held a slot ended, as far as the budget cares. */
-export type SlotOutcome = { throttled: false } | { throttled: true; retryAfterMs?: number };
+/**
+ * How a request that held a slot ended, as far as the budget cares; `tokens`: the usage the
+ * reply reported, which replaces the start's estimate in the tokens-per-minute window.
+ */
+export type SlotOutcome =
+  | { throttled: false; tokens?: number }
+  | { throttled: true; retryAfterMs?: number; tokens?: number };
 
 /** Gives a slot back; calling it again does nothing. */
 export type Release = (outcome?: SlotOutcome) => void;
@@ -37,6 +47,8 @@ export type Release = (outcome?: SlotOutcome) => void;
 export interface EndpointLimits {
   /** Request starts allowed in any 60 s window. */
   requestsPerMinute?: number | undefined;
+  /** Prompt plus completion tokens allowed in any 60 s window. */
+  tokensPerMinute?: number | undefined;
 }
 
 /**
@@ -56,18 +68,22 @@ class EndpointGate {
   private successes = 0;
   private pausedUntil = 0;
   private readonly starts: number[] = [];
+  /** Token reservations of the last minute, oldest first (tokens-per-minute cap only). */
+  private readonly spent: Array<{ at: number; tokens: number }> = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
-  private readonly waiting: Array<() => void> = [];
+  private timerAt = 0;
+  private readonly waiting: Array<{ grant: () => void; tokens: number }> = [];
 
   constructor(
     readonly maxLimit: number,
     private readonly rpm: number | undefined,
+    private readonly tpm: number | undefined,
     private readonly now: () => number,
   ) {
     this.limit = maxLimit;
   }
 
-  acquire(signal: AbortSignal | undefined, label: string): Promise<Release> {
+  acquire(signal: AbortSignal | undefined, label: string, tokens = 0): Promise<Release> {
     return new Promise<Release>((resolve, reject) => {
       if (signal?.aborted) {
         reject(cancelled(label));
@@ -77,22 +93,28 @@ class EndpointGate {
         signal?.removeEventListener('abort', onAbort);
         this.active++;
         this.peak = Math.max(this.peak, this.active);
+        const reservation = this.tpm === undefined ? null : { at: this.now(), tokens };
+        if (reservation) this.spent.push(reservation);
         let released = false;
         resolve((outcome) => {
           if (released) return;
           released = true;
           this.active--;
+          if (reservation && outcome?.tokens !== undefined) reservation.tokens = outcome.tokens;
           if (outcome) this.learn(outcome);
           this.pump();
         });
       };
+      const waiter = { grant, tokens };
       const onAbort = (): void => {
-        const i = this.waiting.indexOf(grant);
+        const i = this.waiting.indexOf(waiter);
         if (i >= 0) this.waiting.splice(i, 1);
         reject(cancelled(label));
+        // The head may have been what held the others back.
+        this.pump();
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.waiting.push(grant);
+      this.waiting.push(waiter);
       this.pump();
     });
   }
@@ -115,8 +137,11 @@ class EndpointGate {
     }
   }
 
-  /** When the next request may start by time (Retry-After, the rpm window); 0: now. */
-  private notBefore(now: number): number {
+  /**
+   * When the next request, reserving `tokens`, may start by time (Retry-After, the rpm and tpm
+   * windows); 0: now.
+   */
+  private notBefore(now: number, tokens: number): number {
     let at = this.pausedUntil > now ? this.pausedUntil : 0;
     if (this.rpm !== undefined) {
       while (this.starts.length > 0 && (this.starts[0] as number) <= now - MINUTE_MS) {
@@ -126,15 +151,33 @@ class EndpointGate {
         at = Math.max(at, (this.starts[0] as number) + MINUTE_MS);
       }
     }
+    if (this.tpm !== undefined) {
+      while (this.spent.length > 0 && (this.spent[0]?.at as number) <= now - MINUTE_MS) {
+        this.spent.shift();
+      }
+      // Waits until enough of the oldest reservations leave the window to make room.
+      let inWindow = this.spent.reduce((sum, r) => sum + r.tokens, 0);
+      for (const r of this.spent) {
+        if (inWindow + tokens <= this.tpm) break;
+        inWindow -= r.tokens;
+        at = Math.max(at, r.at + MINUTE_MS);
+      }
+    }
     return at;
   }
 
   private pump(): void {
     while (this.active < this.limit && this.waiting.length > 0) {
       const now = this.now();
-      const at = this.notBefore(now);
+      const at = this.notBefore(now, this.waiting[0]?.tokens ?? 0);
       if (at > now) {
+        // A sooner wake-up replaces a later one (the waiter that needed it was cancelled).
+        if (this.timer !== undefined && at < this.timerAt) {
+          clearTimeout(this.timer);
+          this.timer = undefined;
+        }
         if (this.timer === undefined) {
+          this.timerAt = at;
           this.timer = setTimeout(() => {
             this.timer = undefined;
             this.pump();
@@ -143,7 +186,7 @@ class EndpointGate {
         return;
       }
       if (this.rpm !== undefined) this.starts.push(now);
-      this.waiting.shift()?.();
+      this.waiting.shift()?.grant();
     }
   }
 }
@@ -184,15 +227,28 @@ export class CallBudget implements CallGate {
   private gate(endpoint: string): EndpointGate {
     let gate = this.gates.get(endpoint);
     if (!gate) {
-      gate = new EndpointGate(this.limit, this.limits.get(endpoint)?.requestsPerMinute, this.now);
+      const limits = this.limits.get(endpoint);
+      gate = new EndpointGate(
+        this.limit,
+        limits?.requestsPerMinute,
+        limits?.tokensPerMinute,
+        this.now,
+      );
       this.gates.set(endpoint, gate);
     }
     return gate;
   }
 
-  /** Holds a slot of `endpoint` until the returned release is called. */
-  async acquire(endpoint: string, signal?: AbortSignal): Promise<Release> {
-    const release = await this.gate(endpoint).acquire(signal, `request budget of ${endpoint}`);
+  /**
+   * Holds a slot of `endpoint` until the returned release is called; `tokens`: the request's
+   * estimate, reserved against a tokens-per-minute cap.
+   */
+  async acquire(endpoint: string, signal?: AbortSignal, tokens = 0): Promise<Release> {
+    const release = await this.gate(endpoint).acquire(
+      signal,
+      `request budget of ${endpoint}`,
+      tokens,
+    );
     if (!this.beforeStart) return release;
     try {
       await this.beforeStart(endpoint, signal);
@@ -208,8 +264,9 @@ export class CallBudget implements CallGate {
     task: () => Promise<T>,
     signal?: AbortSignal,
     outcome?: (result: T) => SlotOutcome,
+    tokens?: number,
   ): Promise<T> {
-    const release = await this.acquire(endpoint, signal);
+    const release = await this.acquire(endpoint, signal, tokens);
     let result: SlotOutcome | undefined;
     try {
       const value = await task();

@@ -223,6 +223,8 @@ export const workerOutSchema = z.discriminatedUnion('type', [
     type: z.literal('slot-acquire'),
     id: z.number().int().positive(),
     endpoint: z.string().min(1),
+    /** The request's estimated tokens (a tokens-per-minute cap reserves them). */
+    tokens: z.number().int().nonnegative().optional(),
   }),
   /** Gives a granted slot back, or withdraws an ask not yet granted (its request was cancelled). */
   z.object({
@@ -232,6 +234,8 @@ export const workerOutSchema = z.discriminatedUnion('type', [
     /** The request was throttled (429): the budget slows the endpoint down. */
     throttled: z.boolean().optional(),
     retryAfterMs: z.number().nonnegative().optional(),
+    /** The tokens the reply reported, replacing the estimate in a tokens-per-minute window. */
+    tokens: z.number().int().nonnegative().optional(),
   }),
   z.object({ seq: z.number().int().positive(), type: z.literal('done'), outcome: outcomeSchema }),
   z.object({

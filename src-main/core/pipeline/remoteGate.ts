@@ -8,8 +8,14 @@ import type { CallBudget, CallGate, Release, SlotOutcome } from '../http/callBud
  */
 
 export type SlotRequest =
-  | { type: 'slot-acquire'; id: number; endpoint: string }
-  | { type: 'slot-release'; id: number; throttled?: boolean; retryAfterMs?: number };
+  | { type: 'slot-acquire'; id: number; endpoint: string; tokens?: number }
+  | {
+      type: 'slot-release';
+      id: number;
+      throttled?: boolean;
+      retryAfterMs?: number;
+      tokens?: number;
+    };
 
 /** Worker side: a CallGate whose slots come from the main thread. */
 export class RemoteCallGate implements CallGate {
@@ -30,6 +36,7 @@ export class RemoteCallGate implements CallGate {
     task: () => Promise<T>,
     signal?: AbortSignal,
     outcome?: (result: T) => SlotOutcome,
+    tokens?: number,
   ): Promise<T> {
     const id = ++this.nextId;
     await new Promise<void>((resolve, reject) => {
@@ -52,7 +59,12 @@ export class RemoteCallGate implements CallGate {
         signal?.removeEventListener('abort', onAbort);
         resolve();
       });
-      this.send({ type: 'slot-acquire', id, endpoint });
+      this.send({
+        type: 'slot-acquire',
+        id,
+        endpoint,
+        ...(tokens !== undefined ? { tokens } : {}),
+      });
     });
     let result: SlotOutcome | undefined;
     try {
@@ -80,19 +92,23 @@ export class SlotLender {
   ) {}
 
   handle(message: SlotRequest): void {
-    if (message.type === 'slot-acquire') this.acquire(message.id, message.endpoint);
-    else {
-      const { throttled, retryAfterMs } = message;
-      this.release(
-        message.id,
-        throttled
-          ? { throttled: true, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) }
-          : undefined,
-      );
+    if (message.type === 'slot-acquire') {
+      this.acquire(message.id, message.endpoint, message.tokens ?? 0);
+      return;
     }
+    const { throttled, retryAfterMs, tokens } = message;
+    const used = tokens !== undefined ? { tokens } : {};
+    this.release(
+      message.id,
+      throttled
+        ? { throttled: true, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}), ...used }
+        : tokens !== undefined
+          ? { throttled: false, ...used }
+          : undefined,
+    );
   }
 
-  private acquire(id: number, endpoint: string): void {
+  private acquire(id: number, endpoint: string, tokens: number): void {
     if (this.closed) return;
     // Without a run budget (no `concurrency`) a worker never asks; if it does, it need not wait.
     if (!this.budget) {
@@ -101,7 +117,7 @@ export class SlotLender {
     }
     const abort = new AbortController();
     this.pending.set(id, abort);
-    this.budget.acquire(endpoint, abort.signal).then(
+    this.budget.acquire(endpoint, abort.signal, tokens).then(
       (release) => {
         this.pending.delete(id);
         if (this.closed) {

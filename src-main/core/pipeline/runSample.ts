@@ -339,23 +339,44 @@ export async function runSample(
  */
 export function runBudgetLimit(config: ExperimentConfig): number | undefined {
   if (config.concurrency !== undefined) return config.concurrency;
-  const capped =
-    (config.answerer.kind === 'llm' && config.answerer.requestsPerMinute !== undefined) ||
-    config.memory.llm?.requestsPerMinute !== undefined;
-  return capped ? DEFAULT_LLM_CONCURRENCY : undefined;
+  const capped = (e: EndpointCaps | undefined): boolean =>
+    e?.requestsPerMinute !== undefined || e?.tokensPerMinute !== undefined;
+  return capped(config.answerer.kind === 'llm' ? config.answerer : undefined) ||
+    capped(config.memory.llm)
+    ? DEFAULT_LLM_CONCURRENCY
+    : undefined;
 }
 
-/** Each endpoint's requests-per-minute cap by base URL (the lower one when two roles share it). */
+type EndpointCaps = { baseUrl: string } & EndpointLimits;
+
+/**
+ * Each endpoint's requests- and tokens-per-minute caps by base URL (the lower one when two roles
+ * share it).
+ */
 export function endpointLimitsOf(config: ExperimentConfig): Map<string, EndpointLimits> {
+  return endpointLimitsFor([
+    config.answerer.kind === 'llm' ? config.answerer : undefined,
+    config.memory.llm,
+  ]);
+}
+
+/** The caps of the given endpoints by base URL; two roles at one URL get the lower of each. */
+export function endpointLimitsFor(
+  endpoints: ReadonlyArray<EndpointCaps | undefined>,
+): Map<string, EndpointLimits> {
   const limits = new Map<string, EndpointLimits>();
-  const add = (baseUrl: string, rpm: number | undefined): void => {
-    if (rpm === undefined) return;
-    const before = limits.get(baseUrl)?.requestsPerMinute;
-    limits.set(baseUrl, { requestsPerMinute: before === undefined ? rpm : Math.min(before, rpm) });
-  };
-  if (config.answerer.kind === 'llm')
-    add(config.answerer.baseUrl, config.answerer.requestsPerMinute);
-  if (config.memory.llm) add(config.memory.llm.baseUrl, config.memory.llm.requestsPerMinute);
+  const lower = (a: number | undefined, b: number | undefined): number | undefined =>
+    a === undefined ? b : b === undefined ? a : Math.min(a, b);
+  for (const e of endpoints) {
+    if (!e || (e.requestsPerMinute === undefined && e.tokensPerMinute === undefined)) continue;
+    const before = limits.get(e.baseUrl);
+    const rpm = lower(before?.requestsPerMinute, e.requestsPerMinute);
+    const tpm = lower(before?.tokensPerMinute, e.tokensPerMinute);
+    limits.set(e.baseUrl, {
+      ...(rpm !== undefined ? { requestsPerMinute: rpm } : {}),
+      ...(tpm !== undefined ? { tokensPerMinute: tpm } : {}),
+    });
+  }
   return limits;
 }
 

@@ -10,9 +10,12 @@ export type { RunManifest } from '../../../src-shared/runs';
 const SECRET_KEY = /(api[-_]?key|token|secret|password|authori[sz]ation|cookie)/i;
 /**
  * `apiKeyEnv`-style fields hold the *name* of an environment variable, not a secret; a run must
- * keep it, or resuming the run could not find its key again. Token counts are not secrets either.
+ * keep it, or resuming the run could not find its key again. Token counts are not secrets either,
+ * nor is any number or boolean (`tokensPerMinute`): a redacted one would no longer parse.
  */
 const NOT_SECRET = /(Env|Tokens)$/;
+const isSecretValue = (v: unknown): boolean =>
+  v !== null && v !== undefined && typeof v !== 'number' && typeof v !== 'boolean';
 
 /** Deep copy with secret-looking keys redacted (API keys come from the environment, never from runs). */
 export function redactSecrets<T>(value: T): T {
@@ -21,7 +24,7 @@ export function redactSecrets<T>(value: T): T {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
       out[k] =
-        SECRET_KEY.test(k) && !NOT_SECRET.test(k) && v !== null && v !== undefined
+        SECRET_KEY.test(k) && !NOT_SECRET.test(k) && isSecretValue(v)
           ? '[redacted]'
           : redactSecrets(v);
     }
