@@ -14,6 +14,7 @@ import {
 import {
   ExperimentConfigSchema,
   JudgeConfigSchema,
+  RESPONSE_CACHE_MODES,
   type AnswerRecord,
   type CurvePoint,
   type ProgressEvent,
@@ -107,7 +108,12 @@ const MAX_UPLOAD_CHARS = 256 * 1024 * 1024;
 /** A run as the Experiments form sends it: the config with an open dataset instead of a path. */
 const experimentInput = ExperimentConfigSchema.omit({ datasetPath: true })
   // The run's name, tags and notes: kept beside the run, not in its config or hash.
-  .extend({ datasetId, identity: RunIdentitySchema.optional() })
+  .extend({
+    datasetId,
+    identity: RunIdentitySchema.optional(),
+    /** The LLM response cache for this run (default `on`, as in the CLI). */
+    responseCache: z.enum(RESPONSE_CACHE_MODES).optional(),
+  })
   .strict();
 const playgroundId = z.string().regex(/^pg-[0-9a-z-]{1,64}$/, 'must be a playground id');
 

@@ -196,6 +196,14 @@ export const AnswererConfigSchema = z.discriminatedUnion('kind', [
 export type AnswererConfig = z.output<typeof AnswererConfigSchema>;
 
 /**
+ * The answerer's LLM response cache: `on` answers identical requests from it, `off` always asks the
+ * endpoint, `only` never does (an offline replay of an earlier run). Not part of a run's config:
+ * it changes what is paid for, not what is answered.
+ */
+export const RESPONSE_CACHE_MODES = ['on', 'off', 'only'] as const;
+export type ResponseCacheMode = (typeof RESPONSE_CACHE_MODES)[number];
+
+/**
  * Named judge protocols (core/answer/judge-protocols.ts has the bytes): `mem0` is Mem0's
  * ACCURACY_PROMPT and parsing exactly; `strict` asks for the same fact, not the same topic;
  * `workbench-v1` is the workbench's earlier judge prompt, kept so older runs stay interpretable.

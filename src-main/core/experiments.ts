@@ -16,6 +16,7 @@ import {
   ExperimentConfigSchema,
   type ExperimentConfigInput,
   type ProgressEvent,
+  type ResponseCacheMode,
 } from '../../src-shared/experiment';
 import { reduceProgress, type RunProgress } from '../../src-shared/liveProgress';
 import { ApiKeySource } from './keys';
@@ -105,6 +106,7 @@ export class ExperimentManager {
     config: ExperimentConfigInput,
     dataset?: DatasetLoadResult,
     identity?: RunIdentity,
+    options: { responseCache?: ResponseCacheMode } = {},
   ): Promise<{ runId: string }> {
     await loadMemoryPresets();
     const estimate = await estimateOf(
@@ -116,6 +118,7 @@ export class ExperimentManager {
       ...(dataset ? { dataset } : {}),
       ...(identity ? { identity } : {}),
       preflight: true,
+      responseCache: options.responseCache ?? 'on',
       ...(estimate ? { estimate } : {}),
     });
     this.track(handle);
@@ -127,7 +130,8 @@ export class ExperimentManager {
       throw new WorkbenchError('CONFLICT', `run ${runId} is already running`, { path: ['runId'] });
     }
     await loadMemoryPresets();
-    const handle = await resumeExperiment(runId, this.runOptions());
+    // As `cli resume` does: identical requests answered before are not paid for twice.
+    const handle = await resumeExperiment(runId, { ...this.runOptions(), responseCache: 'on' });
     this.track(handle);
     return { runId: handle.runId };
   }

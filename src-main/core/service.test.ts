@@ -364,4 +364,42 @@ describe('service: estimate and preflight before an LLM run', () => {
       await fake.close();
     }
   });
+  it('answers from the response cache on the UI path as the CLI does, and off asks again', async () => {
+    const { datasetId } = await upload();
+    const fake = await startFakeOpenAIServer({});
+    const chats = (): number =>
+      fake.requests.filter((r) => r.path === '/v1/chat/completions').length;
+    try {
+      const answerer = { kind: 'llm', baseUrl: fake.url, model: 'fake-cache' };
+      const first = await api['experiments.start'](run(datasetId, answerer));
+      await finished(first.runId);
+      const firstManifest = (await api['runs.get']({ runId: first.runId })).info.manifest;
+      // The preflight's call, then the answers (a re-ask with the same memories is a hit).
+      const misses = firstManifest.answerCache?.misses ?? -1;
+      expect(firstManifest.answerCache?.mode).toBe('on');
+      expect(chats()).toBe(1 + misses);
+
+      const before = chats();
+      const again = await api['experiments.start'](run(datasetId, answerer));
+      await finished(again.runId);
+      const cached = (await api['runs.get']({ runId: again.runId })).info.manifest;
+      // Only the preflight reached the endpoint: every answer came from the cache.
+      expect(chats() - before).toBe(1);
+      expect(cached.answerCache).toMatchObject({ mode: 'on', misses: 0 });
+      expect(cached.answerCache?.hits).toBe(16);
+
+      const beforeOff = chats();
+      const off = await api['experiments.start']({
+        ...run(datasetId, answerer),
+        responseCache: 'off',
+      });
+      await finished(off.runId);
+      expect(chats() - beforeOff).toBe(1 + 16);
+      expect(
+        (await api['runs.get']({ runId: off.runId })).info.manifest.answerCache,
+      ).toBeUndefined();
+    } finally {
+      await fake.close();
+    }
+  });
 });

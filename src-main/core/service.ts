@@ -91,11 +91,18 @@ export function createService(options: ServiceOptions): Service {
 
     'memory.presets': () => experiments.presets(),
     'memory.checkConfig': ({ preset, config }) => experiments.checkConfig(preset, config),
-    'experiments.start': async ({ datasetId, identity, ...config }) => {
+    'experiments.start': async ({ datasetId, identity, responseCache, ...config }) => {
       const { summary, loaded } = await datasets.get(datasetId);
-      return experiments.start({ ...config, datasetPath: summary.path }, loaded, identity);
+      return experiments.start({ ...config, datasetPath: summary.path }, loaded, identity, {
+        ...(responseCache ? { responseCache } : {}),
+      });
     },
-    'experiments.estimate': async ({ datasetId, identity: _identity, ...config }) => {
+    'experiments.estimate': async ({
+      datasetId,
+      identity: _identity,
+      responseCache: _responseCache,
+      ...config
+    }) => {
       const { summary, loaded } = await datasets.get(datasetId);
       return experiments.estimate({ ...config, datasetPath: summary.path }, loaded);
     },

@@ -5,6 +5,7 @@ import type { Statement } from 'better-sqlite3';
 import { WorkbenchError } from '../../../src-shared/errors';
 import type { TokenCounts } from '../../../src-shared/experiment';
 import { openSqlite, type SqliteDatabase } from '../sqlite';
+import type { ResponseCacheMode } from '../../../src-shared/experiment';
 
 /**
  * A content-addressed store of chat replies: the key is the sha256 of the request body exactly as
@@ -17,8 +18,8 @@ import { openSqlite, type SqliteDatabase } from '../sqlite';
  */
 
 export const RESPONSE_CACHE_FILE = 'llm-responses.sqlite';
-export const RESPONSE_CACHE_MODES = ['on', 'off', 'only'] as const;
-export type ResponseCacheMode = (typeof RESPONSE_CACHE_MODES)[number];
+// Declared in src-shared: the API's experiments.start takes a mode too.
+export { RESPONSE_CACHE_MODES, type ResponseCacheMode } from '../../../src-shared/experiment';
 const SCHEMA_VERSION = 1;
 const BUSY_TIMEOUT_MS = 10_000;
 

@@ -10,8 +10,10 @@ import {
   DEFAULT_JUDGE_REPEATS,
   DEFAULT_SEED,
   DEFAULT_TOP_K,
+  RESPONSE_CACHE_MODES,
   type AnswerProtocolName,
   type JudgeProtocolName,
+  type ResponseCacheMode,
 } from '@shared/experiment';
 import { endpointLlmFields } from '@shared/models';
 import { toErrorPayload, type ErrorPayload } from '@shared/errors';
@@ -51,6 +53,12 @@ const ANSWER_PROTOCOL_LABELS: Record<AnswerProtocolName, string> = {
   mem0: 'Mem0 (paper, byte-exact)',
   'mem0-rag': "Mem0's RAG baseline (paper, byte-exact; mem0-rag-chunks preset)",
   'mem0-full-context': "Mem0's full-context baseline (paper, byte-exact)",
+};
+
+const RESPONSE_CACHE_LABELS: Record<ResponseCacheMode, string> = {
+  on: 'On: identical requests answered from the cache',
+  off: 'Off: always ask the endpoint',
+  only: 'Replay only: never call the endpoint',
 };
 
 /** The samples chosen for one dataset; another dataset starts again from "all". */
@@ -171,6 +179,7 @@ export function RunForm({
   const [repeats, setRepeats] = useState(String(DEFAULT_JUDGE_REPEATS));
   // LLM requests in flight for the whole run; empty: one question at a time (the engine default).
   const [concurrency, setConcurrency] = useState('');
+  const [responseCache, setResponseCache] = useState<ResponseCacheMode>('on');
   const concurrencyValue =
     concurrency.trim() === '' ? undefined : parseIntInRange(concurrency, 1, MAX_FORM_CONCURRENCY);
   const repeatsValue = parseIntInRange(repeats, 1, 20);
@@ -260,6 +269,7 @@ export function RunForm({
       timeouts: { insertMs: insertTimeoutValue * 1000, answerMs: answerTimeoutValue * 1000 },
       includeNoEvidence,
       ...(answerer && concurrencyValue != null ? { concurrency: concurrencyValue } : {}),
+      ...(answerer ? { responseCache } : {}),
     };
   })();
 
@@ -472,6 +482,21 @@ export function RunForm({
               aria-invalid={concurrencyValue === null}
               onChange={(event) => setConcurrency(event.currentTarget.value)}
             />
+          </label>
+        ) : null}
+        {answerer ? (
+          <label className="field">
+            <span className="field-label">Response cache</span>
+            <select
+              value={responseCache}
+              onChange={(event) => setResponseCache(event.currentTarget.value as ResponseCacheMode)}
+            >
+              {RESPONSE_CACHE_MODES.map((mode) => (
+                <option key={mode} value={mode}>
+                  {RESPONSE_CACHE_LABELS[mode]}
+                </option>
+              ))}
+            </select>
           </label>
         ) : null}
         {answerer ? (
