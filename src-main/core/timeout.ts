@@ -9,20 +9,31 @@ export async function withTimeout<T>(
   what: string,
   ms: number,
   fn: (signal: AbortSignal) => Promise<T>,
+  /** The caller's cancel (a run's): aborts the call too, with a CANCELLED error. */
+  parent?: AbortSignal,
 ): Promise<T> {
   const controller = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let onParentAbort: (() => void) | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       const error = new WorkbenchError('TIMEOUT', `${what} timed out after ${ms} ms`);
       controller.abort(error);
       reject(error);
     }, ms);
+    onParentAbort = () => {
+      const error = new WorkbenchError('CANCELLED', `${what}: cancelled`);
+      controller.abort(error);
+      reject(error);
+    };
+    if (parent?.aborted) onParentAbort();
+    else parent?.addEventListener('abort', onParentAbort, { once: true });
   });
   try {
     return await Promise.race([Promise.resolve().then(() => fn(controller.signal)), deadline]);
   } finally {
     clearTimeout(timer);
+    if (onParentAbort) parent?.removeEventListener('abort', onParentAbort);
   }
 }
 

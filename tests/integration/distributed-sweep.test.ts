@@ -260,4 +260,43 @@ describe('distributed executor (BullMQ on a real Redis, worker processes)', () =
       store.close();
     }
   }, 120_000);
+
+  it('keeps --calls-per-minute as one LLM request budget across worker processes', async () => {
+    const queue = `q-rate-${counter}`;
+    // Two processes, each able to run a sample; 2 requests a minute with no burst: one request
+    // may start now, the next only 30 s later, whichever process asks.
+    const first = await startWorker(queue, 1, ['--calls-per-minute', '2']);
+    const second = await startWorker(queue, 1, ['--calls-per-minute', '2']);
+    const store = RunStore.open(join(root, `coord-${++counter}.db`));
+    const distributed = await bullmqExecutor({ redisUrl: redis.url, queue });
+    const chats = (): number =>
+      llm.requests.filter((r) => r.path === '/v1/chat/completions').length;
+    const before = chats();
+    try {
+      const handle = await startExperiment(config(), {
+        store,
+        dataDir: join(root, `coord-data-${counter}`),
+        executor: distributed.executor,
+      });
+      // Both samples are taken (one per process) and ask for their first answers.
+      const deadline = Date.now() + 20_000;
+      while (chats() === before && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      await new Promise((r) => setTimeout(r, 4_000));
+      expect(chats() - before).toBe(1);
+      // The samples are active on the workers: the cancel reaches them there, promptly (each
+      // waits 30 s for its next request otherwise).
+      const cancelledAt = Date.now();
+      handle.cancel();
+      expect((await handle.done).status).toBe('cancelled');
+      expect(Date.now() - cancelledAt).toBeLessThan(15_000);
+      expect(chats() - before).toBe(1);
+      first.kill('SIGKILL');
+      second.kill('SIGKILL');
+    } finally {
+      await distributed.close();
+      store.close();
+    }
+  }, 120_000);
 });

@@ -146,4 +146,42 @@ describe('concurrent answering under one request budget per run', () => {
     expect(chats).toHaveLength(1);
     store.close();
   });
+
+  it('stops the answers in flight when the run is cancelled, and drops their test', async () => {
+    const slow = await startFakeOpenAIServer({
+      chat: async (chat) => {
+        await new Promise((resolve) => setTimeout(resolve, 20_000));
+        return defaultChatReply(chat);
+      },
+    });
+    const { store, dataDir } = world();
+    try {
+      const handle = await startExperiment(
+        {
+          ...config(4),
+          answerer: { kind: 'llm', baseUrl: slow.url, model: 'slow-chat', baseDelayMs: 1 },
+          parallel: 1,
+        },
+        {
+          store,
+          dataDir,
+          executor: inlineExecutor({ createMemory: async (ctx) => new RecencyMemory(ctx) }),
+        },
+      );
+      // Wait until the first test's questions are at the endpoint.
+      while (slow.requests.length === 0) await new Promise((r) => setTimeout(r, 20));
+      const cancelledAt = Date.now();
+      handle.cancel('test over');
+      const outcome = await handle.done;
+      expect(outcome.status).toBe('cancelled');
+      // Not the 20 s the replies would take.
+      expect(Date.now() - cancelledAt).toBeLessThan(5_000);
+      // The stopped answers are not the endpoint's errors, and their half test is not kept.
+      expect(store.getRun(handle.runId).answerErrors).toBe(0);
+      expect(store.answersByTest(handle.runId)).toEqual([]);
+    } finally {
+      store.close();
+      await slow.close();
+    }
+  });
 });

@@ -265,35 +265,41 @@ export async function runSample(
       let launched = 0;
       let done = 0;
       for (const questionIndex of test.questionIndices) {
-        // The questions in flight finish; a cancel now drops this half test uncommitted.
+        // A cancel stops the questions in flight and drops this half test uncommitted.
         if (cancelled()) break;
         const qa = qaByIndex.get(questionIndex);
         if (!qa)
           throw new Error(`test plan names question ${questionIndex}, absent from ${sampleId}`);
         const slot = launched++;
-        const asked = askOne(memory, memoryLock, deps.answerer, job, test, qa).then((record) => {
-          answers[slot] = record;
-          done++;
-          if (record.error !== null) outcome.answerErrors++;
-          hooks.emit({
-            type: 'question-answered',
-            runId,
-            at: now(),
-            sampleId,
-            testIndex: test.testIndex,
-            questionIndex,
-            done,
-            total: test.questionIndices.length,
-            error: record.error !== null,
-            ...(record.error !== null ? { errorMessage: record.error } : {}),
-          });
-        });
+        const asked = askOne(memory, memoryLock, deps.answerer, job, test, qa, deps.signal).then(
+          (record) => {
+            // An answer the cancel stopped is no error of the endpoint, and its test is dropped.
+            if (record === null) return;
+            answers[slot] = record;
+            done++;
+            if (record.error !== null) outcome.answerErrors++;
+            hooks.emit({
+              type: 'question-answered',
+              runId,
+              at: now(),
+              sampleId,
+              testIndex: test.testIndex,
+              questionIndex,
+              done,
+              total: test.questionIndices.length,
+              error: record.error !== null,
+              ...(record.error !== null ? { errorMessage: record.error } : {}),
+            });
+          },
+        );
         inFlight.add(asked);
         void asked.finally(() => inFlight.delete(asked));
         if (inFlight.size >= questionWindow) await Promise.race(inFlight);
       }
       await Promise.all(inFlight);
-      if (launched < test.questionIndices.length) break;
+      // A cancel stops the answers in flight (an LLM call can wait minutes for a rate limit), so
+      // a test cancelled after its last launch is half answered too: dropped, not committed.
+      if (launched < test.questionIndices.length || cancelled()) break;
       await hooks.commitTest({
         sampleId,
         testIndex: test.testIndex,
@@ -404,7 +410,8 @@ async function askOne(
   job: SampleJob,
   test: { testIndex: number; dialogsInserted: number },
   qa: Sample['qa'][number],
-): Promise<AnswerRecord> {
+  cancel: AbortSignal | undefined,
+): Promise<AnswerRecord | null> {
   const { config, sample } = job;
   const { testIndex } = test;
   const topK = config.retrieval.topK;
@@ -443,8 +450,11 @@ async function askOne(
       // A service that answers itself retrieves inside that call: all of it is answer time.
       stage = 'answer';
       const answered = await memoryLock.run(() =>
-        withTimeout(`answer to question ${qa.index}`, config.timeouts.answerMs, (signal) =>
-          serviceAnswer(request([]), topK, signal),
+        withTimeout(
+          `answer to question ${qa.index}`,
+          config.timeouts.answerMs,
+          (signal) => serviceAnswer(request([]), topK, signal),
+          cancel,
         ),
       );
       hits = answered.hits;
@@ -466,6 +476,7 @@ async function askOne(
         `answer to question ${qa.index}`,
         config.timeouts.answerMs,
         (signal) => answerer.answer(request(hits), signal),
+        cancel,
       );
     }
     answerMs = elapsed(t0);
@@ -501,6 +512,9 @@ async function askOne(
       usage: result.usage ?? null,
     };
   } catch (error) {
+    if (cancel?.aborted && error instanceof WorkbenchError && error.code === 'CANCELLED') {
+      return null;
+    }
     if (stage === 'retrieve') retrieveMs = elapsed(t0);
     else answerMs = elapsed(t0);
     const refs = toRefs(hits);

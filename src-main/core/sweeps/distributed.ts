@@ -104,6 +104,11 @@ export function jobIdOf(runId: string, sampleId: string): string {
 
 const testsKey = (queue: string, jobId: string): string => `mw:${queue}:tests:${jobId}`;
 const sideKey = (queue: string, jobId: string): string => `mw:${queue}:side:${jobId}`;
+/** Set while a job's run is cancelled, so a worker that takes the job late still stops it. */
+const cancelKey = (queue: string, jobId: string): string => `mw:${queue}:cancel:${jobId}`;
+/** Where the coordinator tells every worker to stop a job it may be running. */
+const cancelChannel = (queue: string): string => `mw:${queue}:cancel`;
+const CANCEL_TTL_MS = 24 * 60 * 60 * 1000;
 
 function connectionOf(url: string): { url: string; maxRetriesPerRequest: null } {
   // BullMQ's blocking commands need maxRetriesPerRequest: null.
@@ -197,6 +202,8 @@ export async function bullmqExecutor(options: BullmqExecutorOptions): Promise<Di
       // A job of an earlier attempt that still runs (the coordinator restarted) is waited for;
       // a finished one is replaced, so a resumed run runs the sample again.
       if (existing && (state === 'completed' || state === 'failed')) await existing.remove();
+      // A resumed run runs a sample whose earlier run was cancelled.
+      await redis.del(cancelKey(name, jobId));
       const data = {
         runId: job.runId,
         sample: job.sample,
@@ -221,10 +228,17 @@ export async function bullmqExecutor(options: BullmqExecutorOptions): Promise<Di
           reject(new WorkbenchError('CANCELLED', `sample ${job.sample.sampleId}: cancelled`));
       });
       const onAbort = (): void => {
-        // Only a waiting job can be withdrawn; an active one finishes and its tests are kept.
+        // A waiting job is withdrawn. An active one is locked, so the worker running it is told
+        // to stop: it ends the sample as cancelled, and the tests it committed are kept.
         added.remove().then(
           () => withdrawn?.(),
-          () => undefined,
+          () =>
+            redis
+              .multi()
+              .set(cancelKey(name, jobId), '1', 'PX', CANCEL_TTL_MS)
+              .publish(cancelChannel(name), jobId)
+              .exec()
+              .catch(() => undefined),
         );
       };
       signal.addEventListener('abort', onAbort, { once: true });
@@ -314,9 +328,19 @@ export async function startSampleWorker(options: SampleWorkerOptions): Promise<S
         })
       : undefined;
 
-  const processor = async (job: Job): Promise<SampleOutcome> => {
+  const processor = async (
+    job: Job,
+    _token?: string,
+    signal?: AbortSignal,
+  ): Promise<SampleOutcome> => {
     const jobId = job.id ?? jobIdOf('unknown', 'unknown');
     options.onJob?.({ jobId, state: 'started' });
+    const cancel = new AbortController();
+    const onCancel = (): void => cancel.abort(signal?.reason);
+    if (signal?.aborted) onCancel();
+    signal?.addEventListener('abort', onCancel, { once: true });
+    // Cancelled before this worker took it (the message went by while no one ran it).
+    if ((await redis.exists(cancelKey(name, jobId))) > 0) cancel.abort('cancelled');
     const data = jobDataSchema.parse(job.data);
     const config = ExperimentConfigSchema.parse(data.config);
     await executor.prepare(config);
@@ -368,7 +392,7 @@ export async function startSampleWorker(options: SampleWorkerOptions): Promise<S
             return writes;
           },
         },
-        new AbortController().signal,
+        cancel.signal,
       );
       await writes;
       options.onJob?.({ jobId, state: 'completed' });
@@ -381,6 +405,7 @@ export async function startSampleWorker(options: SampleWorkerOptions): Promise<S
       });
       throw error;
     } finally {
+      signal?.removeEventListener('abort', onCancel);
       rmSync(collectionDir, { recursive: true, force: true });
     }
   };
@@ -401,10 +426,18 @@ export async function startSampleWorker(options: SampleWorkerOptions): Promise<S
     reported.add(error.message);
     options.onError?.(error.message);
   });
+  // The coordinator's cancels: BullMQ hands the processor of that job an abort signal.
+  const cancels = redis.duplicate();
+  cancels.on('error', () => undefined);
+  cancels.on('message', (_channel: string, jobId: string) => {
+    worker.cancelJob(jobId, 'cancelled by the coordinator');
+  });
+  await cancels.subscribe(cancelChannel(name));
   await worker.waitUntilReady();
   return {
     async close() {
       await worker.close();
+      cancels.disconnect();
       redis.disconnect();
     },
   };
