@@ -134,7 +134,8 @@ export interface PackRunSettings {
 
 /**
  * A row's experiment config: the pack's protocol, answerer and judge (the paper's models unless
- * the endpoints name others), the row's preset, k and context budget; every question asked.
+ * the endpoints name others), the row's preset, k and context budget; every question asked once,
+ * after the whole conversation (`ingest-all`, the papers' protocol).
  */
 export function rowConfig(
   pack: ReproducePack,
@@ -149,6 +150,8 @@ export function rowConfig(
     memory: { preset: row.preset, config: row.presetConfig ?? {} },
     ...(row.topK !== undefined ? { retrieval: { topK: row.topK } } : {}),
     includeNoEvidence: true,
+    // The papers ingest the whole conversation, then ask each question once.
+    mode: 'ingest-all',
     answerer: e
       ? {
           kind: 'llm',
