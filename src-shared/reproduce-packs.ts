@@ -92,7 +92,8 @@ export const REPRODUCE_PACKS: readonly ReproducePack[] = [
     judge: { protocol: 'mem0', model: 'gpt-4o-mini', repeats: 1 },
     categories: [1, 2, 3, 4],
     repeats: 10,
-    metrics: ['judge'],
+    // F1 has no paper figure here: ours only, so an offline run (no judge) still shows a number.
+    metrics: ['setF1', 'judge'],
     rows: [
       ...(
         [
@@ -115,7 +116,7 @@ export const REPRODUCE_PACKS: readonly ReproducePack[] = [
         id: `rag-k${k}-c${chunkTokens}`,
         label: `RAG, ${chunkTokens}-token chunks, k = ${k}`,
         preset: 'mem0-rag-chunks',
-        presetConfig: { chunkTokens },
+        presetConfig: { chunkSize: chunkTokens },
         topK: k,
         published: { judge: { overall } },
       })),

@@ -159,4 +159,14 @@ export interface PackRun {
   cells?: PackCell[];
   groups?: Record<string, string>;
   incomplete?: number;
+  /** Repeats of a row that did not complete, with why (a run that never started has no id). */
+  failures?: PackFailure[];
+}
+
+export interface PackFailure {
+  row: string;
+  /** 0-based repeat within the row. */
+  repeat: number;
+  runId: string | null;
+  error: string;
 }

@@ -5,6 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type CliResult } from '../support/cli';
 import type { PackCell } from '../../src-shared/reproduce';
+import type { AnswerRecord, ExperimentConfig } from '../../src-shared/experiment';
+import { RunStore } from '../../src-main/core/runs/store';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '../support/fake-openai-server';
 
 /**
@@ -39,13 +41,39 @@ interface Report {
 }
 
 const data = ['--data', mini, '--samples', 'mini-1'];
+/** A conversation of about 600 tokens: several of Mem0's 128-token chunks, with 4 questions. */
+const chunksData = ['--data', join(repo, 'tests/fixtures/locomo/chunks.json')];
+
+/** Each row's one completed run: its config and its final answers (from the runs database). */
+function finishedRuns(
+  groups: Record<string, string>,
+): Map<string, { config: ExperimentConfig; answers: AnswerRecord[] }> {
+  const store = RunStore.open(join(dir, 'runs.db'));
+  try {
+    return new Map(
+      Object.entries(groups).map(([row, group]) => {
+        const runs = store.sweepRuns(group).filter((r) => r.status === 'completed');
+        expect(runs, row).toHaveLength(1);
+        const runId = runs[0]!.runId;
+        const answers = store.finalAnswers(runId);
+        for (const a of answers) {
+          expect(a.error, `${row} ${a.question}`).toBeNull();
+          expect(a.prediction.trim(), `${row} ${a.question}`).not.toBe('');
+        }
+        return [row, { config: store.getRun(runId).manifest.config, answers }];
+      }),
+    );
+  } finally {
+    store.close();
+  }
+}
 const online = () => ['--base-url', server.url, '--api-key-env', KEY_ENV];
 
 describe('cli reproduce', () => {
   it('mem0-table1 against an OpenAI-compatible server: plan first, then paper vs ours per cell', async () => {
     const plan = await cli(['reproduce', 'mem0-table1', ...data, ...online(), '--plan']);
     expect(plan.code, plan.err).toBe(0);
-    // mini-1's 7 questions, every test re-asks the visible ones: the estimate says how many calls.
+    // mini-1's 7 questions, asked once after the whole conversation (ingest-all, as the paper).
     expect(plan.out).toMatch(/LLM calls: \d+ answer \+ \d+ judge \(at most\)/);
     expect(plan.out).toContain('10 complete run(s) per row, as the paper');
     expect(server.requests).toHaveLength(0);
@@ -116,9 +144,160 @@ describe('cli reproduce', () => {
     expect(offline.out).toContain('figures: unverified');
   }, 240_000);
 
-  it('plans the RAG-baseline pack now that its protocols and presets are registered', async () => {
-    const run = await cli(['reproduce', 'locomo-table3-rag', ...data, '--plan']);
+  it('locomo-table3-rag runs every database and k, online as planned and offline', async () => {
+    server.requests.length = 0;
+    const args = ['reproduce', 'locomo-table3-rag', ...data, ...online()];
+    const plan = JSON.parse((await cli([...args, '--plan', '--json'])).out) as Report;
+    expect(server.requests).toHaveLength(0);
+    const run = await cli([...args, '--json']);
     expect(run.code, run.err).toBe(0);
-    expect(run.err + run.out).not.toContain('is not registered');
-  }, 60_000);
+    const report = JSON.parse(run.out) as Report;
+    const rows = ['dialog', 'observation', 'summary'].flatMap((db) =>
+      [5, 10].map((k) => `rag-${db}-k${k}`),
+    );
+    expect(Object.keys(report.groups)).toEqual(rows);
+    // Ingest all, ask once: one call per question of mini-1 per row, as the plan said.
+    const chats = server.requests.filter((r) => r.path === '/v1/chat/completions');
+    expect(plan.plan.answerCalls).toBe(rows.length * 7);
+    expect(chats).toHaveLength(plan.plan.answerCalls);
+    expect(plan.plan.judgeCalls).toBe(0);
+    const runs = finishedRuns(report.groups);
+    for (const [row, run] of runs) {
+      const k = Number(/k(\d+)$/.exec(row)![1]);
+      expect(run.config).toMatchObject({
+        mode: 'ingest-all',
+        memory: { preset: `locomo-rag-${/rag-(\w+)-k/.exec(row)![1]}` },
+        retrieval: { topK: k },
+        answerer: { kind: 'llm', answerProtocol: 'locomo-rag', model: 'gpt-3.5-turbo' },
+      });
+      expect(run.answers).toHaveLength(7);
+      for (const a of run.answers) expect(a.retrieved.length).toBeLessThanOrEqual(k);
+    }
+    // The dialog rows' context: `date_time: Speaker said, "text"` lines (rows run in order).
+    const prompt = (i: number): string =>
+      (chats[i]!.body as { messages: Array<{ content: string }> }).messages
+        .map((m) => m.content)
+        .join('\n');
+    for (let i = 0; i < 14; i++)
+      expect(prompt(i)).toMatch(/^\d{1,2}:\d\d [ap]m on \d{1,2} \w+, \d{4}: \w+ said, ".+"$/m);
+    expect(prompt(14)).not.toContain(' said, "');
+    for (const row of rows) {
+      const overall = report.cells.find((c) => c.row === row && c.cell === 'overall')!;
+      expect(overall).toMatchObject({ metric: 'officialF1', paper: null, diff: null });
+      expect(overall.ours).not.toBeNull();
+    }
+
+    // Offline: the extractive answerer over the same databases, said not to be the paper's.
+    const offline = await cli(['reproduce', 'locomo-table3-rag', ...data]);
+    expect(offline.code, offline.err).toBe(0);
+    expect(offline.out).toContain(
+      "OFFLINE: extractive answerer, no judge. This is NOT the paper's setting",
+    );
+    for (const row of rows) {
+      expect(offline.out).toMatch(
+        new RegExp(`${row}\\s+official F1\\s+overall\\s+-\\s+\\d+\\.\\d\\d`),
+      );
+      expect(offline.out).toMatch(
+        new RegExp(`${row}\\s+evidence recall \\(LoCoMo\\)\\s+overall\\s+-\\s+\\d+\\.\\d\\d`),
+      );
+    }
+  }, 240_000);
+
+  it('mem0-table2 runs its 14 RAG rows and the full-context row, online as planned and offline', async () => {
+    server.requests.length = 0;
+    const args = ['reproduce', 'mem0-table2', ...chunksData, ...online(), '--repeats', '1'];
+    const plan = JSON.parse((await cli([...args, '--plan', '--json'])).out) as Report;
+    const run = await cli([...args, '--json']);
+    expect(run.code, run.err).toBe(0);
+    const report = JSON.parse(run.out) as Report;
+    const rows = [1, 2].flatMap((k) =>
+      [128, 256, 512, 1024, 2048, 4096, 8192].map((c) => `rag-k${k}-c${c}`),
+    );
+    expect(Object.keys(report.groups)).toEqual([...rows, 'full-context']);
+    const chats = server.requests.filter((r) => r.path === '/v1/chat/completions');
+    const bodies = chats.map(
+      (r) => r.body as { messages: Array<{ role: string; content: string }> },
+    );
+    const answers = bodies.filter((b) => b.messages[0]?.content.startsWith('You are a helpful'));
+    const judged = bodies.filter((b) => b.messages.at(-1)!.content.includes('Generated answer:'));
+    expect(answers.length + judged.length).toBe(chats.length);
+    // chunks-1's 4 questions (categories 1-4, all judged) per row.
+    expect(answers).toHaveLength(plan.plan.answerCalls);
+    expect(plan.plan.answerCalls).toBe(15 * 4);
+    expect(plan.plan.judgeCalls).toBe(15 * 4);
+    // Every category 1-4 answer has a verdict (the plan's judge calls), but the judge cache asks
+    // the server once per distinct question and answer: the same answer in two rows is judged once.
+    const judgePrompts = judged.map((b) => JSON.stringify(b.messages));
+    expect(new Set(judgePrompts).size).toBe(judged.length);
+    const runs = finishedRuns(report.groups);
+    const verdicts = [...runs.values()].flatMap((r) => r.answers.filter((a) => a.judge !== null));
+    expect(verdicts).toHaveLength(plan.plan.judgeCalls);
+    expect(new Set(verdicts.map((a) => `${a.question}\n${a.prediction}`)).size).toBe(judged.length);
+    for (const [row, run] of runs) {
+      expect(run.answers).toHaveLength(4);
+      if (row === 'full-context') {
+        expect(run.config).toMatchObject({
+          mode: 'ingest-all',
+          memory: { preset: 'text' },
+          answerer: { answerProtocol: 'mem0-full-context' },
+        });
+        continue;
+      }
+      const [, k, chunkSize] = /rag-k(\d)-c(\d+)/.exec(row)!.map(Number);
+      expect(run.config).toMatchObject({
+        mode: 'ingest-all',
+        memory: { preset: 'mem0-rag-chunks', config: { chunkSize } },
+        retrieval: { topK: k },
+        answerer: { answerProtocol: 'mem0-rag', model: 'gpt-4o-mini' },
+        judge: { protocol: 'mem0', model: 'gpt-4o-mini' },
+      });
+    }
+    // Rows run in order, 4 answers each. chunks-1's history is about 600 tokens: k = 1 sends one
+    // chunk, k = 2 two joined by `\n<->\n` while the chunks are smaller than the history; full
+    // context sends the history as `timestamp | speaker: text` lines.
+    const context = (row: number): string[] =>
+      answers
+        .slice(row * 4, row * 4 + 4)
+        .map((b) => /# Context: \n([\s\S]*)\n\n# Short answer:/.exec(b.messages[1]!.content)![1]!);
+    for (let row = 0; row < 7; row++)
+      for (const c of context(row)) expect(c).not.toContain('\n<->\n');
+    for (const c of context(7)) expect(c.split('\n<->\n')).toHaveLength(2);
+    for (const c of context(13)) expect(c).not.toContain('\n<->\n');
+    for (const c of context(14)) {
+      expect(c).toContain('10:15 am on 3 March, 2023 | Mia: I started volunteering');
+      expect(c).toContain('6:40 pm on 20 March, 2023 | Mia: I would love that.');
+    }
+    for (const row of [...rows, 'full-context']) {
+      const j = report.cells.find(
+        (c) => c.row === row && c.metric === 'judge' && c.cell === 'overall',
+      )!;
+      expect(j.paper).not.toBeNull();
+      expect(j.ours).not.toBeNull();
+      expect(j.diff).toBeCloseTo(j.ours! - j.paper!, 10);
+    }
+
+    // The same command again, as a table: every row complete, nothing asked again.
+    const asked = server.requests.length;
+    const again = await cli(args);
+    expect(again.code, again.err).toBe(0);
+    expect(server.requests).toHaveLength(asked);
+    // One line per cell: paper, ours, the std (none over one run) and ours - paper.
+    for (const c of report.cells.filter((x) => x.metric === 'judge' && x.cell === 'overall')) {
+      const diff = `${c.diff! >= 0 ? '+' : ''}${c.diff!.toFixed(2)}`;
+      expect(again.out).toMatch(
+        new RegExp(
+          `${c.row}\\s+J\\s+overall\\s+${c.paper!.toFixed(2)}\\s+${c.ours!.toFixed(2)}\\s+-\\s+\\${diff}\\n`,
+        ),
+      );
+    }
+
+    const offline = await cli(['reproduce', 'mem0-table2', ...chunksData, '--repeats', '1']);
+    expect(offline.code, offline.err).toBe(0);
+    expect(offline.out).toContain("This is NOT the paper's setting");
+    expect(offline.out).toContain('1 complete run(s) per row (the paper: 10)');
+    for (const row of [...rows, 'full-context']) {
+      expect(offline.out).toMatch(new RegExp(`${row}\\s+set F1\\s+overall\\s+-\\s+\\d+\\.\\d\\d`));
+      expect(offline.out).toMatch(new RegExp(`${row}\\s+J\\s+overall\\s+\\d+\\.\\d\\d\\s+-`));
+    }
+  }, 300_000);
 });

@@ -214,10 +214,14 @@ export const reproduceCommand: CliCommand = {
     } finally {
       store.close();
     }
-    const { cells, groups: groupIds, incomplete } = result;
+    const { cells, groups: groupIds, incomplete, failures } = result;
+    for (const f of failures)
+      io.stderr(
+        `${f.row} repeat ${f.repeat + 1}/${repeats}: not completed${f.runId ? ` (run ${f.runId})` : ''}: ${f.error}\n`,
+      );
     if (values.json) {
       io.stdout(
-        `${JSON.stringify({ pack: pack.id, offline, setting, repeats, plan: plan.totals, groups: groupIds, cells })}\n`,
+        `${JSON.stringify({ pack: pack.id, offline, setting, repeats, plan: plan.totals, groups: groupIds, cells, failures })}\n`,
       );
     } else {
       io.stdout(

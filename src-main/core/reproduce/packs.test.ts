@@ -61,6 +61,24 @@ describe('reproduce packs', () => {
     );
   });
 
+  it("checks each row's preset config against the preset's schema when the pack loads", () => {
+    // Every pack loads: each row's options are ones its preset takes (mem0-table2's chunk sizes).
+    for (const id of packIds()) expect(loadPack(id).id).toBe(id);
+    expect(loadPack('mem0-table2').rows.map((r) => r.presetConfig?.['chunkSize'])).toContain(8192);
+    // A misnamed option is refused at load time, naming the row, the option and the preset.
+    const pack = data('mem0-table2');
+    const misnamed = {
+      ...pack,
+      rows: [{ ...pack.rows[0]!, presetConfig: { chunkTokens: 128 } }],
+    };
+    const e = thrown(() => validatePack(misnamed, currentRegistries()));
+    expect(e.code).toBe('INVALID_INPUT');
+    expect(e.path).toEqual(['rows', 0, 'presetConfig']);
+    expect(e.message).toContain('reproduce pack mem0-table2: rows.0.presetConfig: memory.config');
+    expect(e.message).toContain('chunkTokens');
+    expect(e.message).toContain('(preset "mem0-rag-chunks")');
+  });
+
   it('names the packs when asked for one that does not exist', () => {
     expect(thrown(() => loadPack('mem0-table9')).message).toBe(
       'reproduce pack "mem0-table9" does not exist (packs: mem0-table1, mem0-table2, locomo-table3, locomo-table3-rag)',

@@ -13,7 +13,7 @@ import {
   type PackRow,
   type ReproducePack,
 } from '../../../src-shared/reproduce';
-import { memoryPresetNames } from '../memory/registry';
+import { memoryConfigProblems, memoryPresetNames } from '../memory/registry';
 
 /**
  * Loading a reproduce pack: the data is schema-checked, then every id it names is looked up in
@@ -27,6 +27,11 @@ export interface PackRegistries {
   judgeProtocols: readonly string[];
   presets: readonly string[];
   metrics: readonly string[];
+  /** A registered preset's config problems (path from the experiment config); none: valid. */
+  presetConfigProblems: (
+    preset: string,
+    config: unknown,
+  ) => ReadonlyArray<{ path: string; message: string }>;
 }
 
 /** What is registered now (the caller has imported the built-in presets). */
@@ -36,6 +41,7 @@ export function currentRegistries(): PackRegistries {
     judgeProtocols: JUDGE_PROTOCOLS,
     presets: memoryPresetNames(),
     metrics: metricList().map((m) => m.id),
+    presetConfigProblems: memoryConfigProblems,
   };
 }
 
@@ -71,8 +77,18 @@ export function validatePack(value: unknown, registries: PackRegistries): Reprod
     ]);
   pack.metrics.forEach((m, i) => require(m, registries.metrics, 'metric', ['metrics', i]));
   pack.rows.forEach((row, i) => {
-    if (row.preset !== null)
+    if (row.preset !== null) {
       require(row.preset, registries.presets, 'memory preset', ['rows', i, 'preset']);
+      // Checked here, not when the row's run starts: a misnamed option would fail every run of
+      // the row at its start, and a long pack would only report it as an incomplete row.
+      const problem = registries.presetConfigProblems(row.preset, row.presetConfig ?? {})[0];
+      if (problem)
+        throw new WorkbenchError(
+          'INVALID_INPUT',
+          `${what}: rows.${i}.presetConfig: ${problem.path}: ${problem.message} (preset "${row.preset}")`,
+          { path: ['rows', i, 'presetConfig'], where: what },
+        );
+    }
     if (row.protocol !== undefined)
       require(row.protocol, registries.answerProtocols, 'answer protocol', ['rows', i, 'protocol']);
   });
@@ -118,7 +134,8 @@ export interface PackRunSettings {
 
 /**
  * A row's experiment config: the pack's protocol, answerer and judge (the paper's models unless
- * the endpoints name others), the row's preset, k and context budget; every question asked.
+ * the endpoints name others), the row's preset, k and context budget; every question asked once,
+ * after the whole conversation (`ingest-all`, the papers' protocol).
  */
 export function rowConfig(
   pack: ReproducePack,
@@ -133,6 +150,8 @@ export function rowConfig(
     memory: { preset: row.preset, config: row.presetConfig ?? {} },
     ...(row.topK !== undefined ? { retrieval: { topK: row.topK } } : {}),
     includeNoEvidence: true,
+    // The papers ingest the whole conversation, then ask each question once.
+    mode: 'ingest-all',
     answerer: e
       ? {
           kind: 'llm',

@@ -3,6 +3,7 @@ import type { RepeatSummary } from '../../../src-shared/repeats';
 import {
   comparePack,
   type PackCell,
+  type PackFailure,
   type PackRun,
   type ReproducePack,
 } from '../../../src-shared/reproduce';
@@ -78,9 +79,15 @@ export async function runPack(
   options: Omit<SweepRunOptions, 'onCell'> & {
     onCell?: (row: string, event: Parameters<NonNullable<SweepRunOptions['onCell']>>[0]) => void;
   },
-): Promise<{ cells: PackCell[]; groups: Record<string, string>; incomplete: number }> {
+): Promise<{
+  cells: PackCell[];
+  groups: Record<string, string>;
+  incomplete: number;
+  failures: PackFailure[];
+}> {
   const results = new Map<string, RepeatSummary>();
   const groupIds: Record<string, string> = {};
+  const failures: PackFailure[] = [];
   let incomplete = 0;
   for (const { row, group } of groups) {
     const { onCell, ...rest } = options;
@@ -90,7 +97,11 @@ export async function runPack(
     });
     groupIds[row] = outcome.sweepId;
     if (outcome.completed.length < group.spec.repeats) incomplete++;
+    // A run that could not start has no run id and no cell event: only its error says why.
+    for (const cell of outcome.cells)
+      if (cell.status !== 'completed' && cell.error !== null)
+        failures.push({ row, repeat: cell.index, runId: cell.runId, error: cell.error });
     results.set(row, outcome.summary);
   }
-  return { cells: comparePack(pack, results), groups: groupIds, incomplete };
+  return { cells: comparePack(pack, results), groups: groupIds, incomplete, failures };
 }

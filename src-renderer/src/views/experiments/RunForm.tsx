@@ -28,6 +28,7 @@ import { useApi } from '../../hooks/useApi';
 import { embedderForOption, embedderOptionValue, embedderOptions } from '../models/shape';
 import { EndpointSelect, JudgeProtocolSelect } from '../models/EndpointSelect';
 import { WINK_EMBEDDER } from '@shared/embedders';
+import { PROTOCOL_MODES, type ProtocolMode } from '@shared/dataset/packets';
 import {
   EXTERNAL_PRESET,
   MAX_FORM_CONCURRENCY,
@@ -59,6 +60,12 @@ const RESPONSE_CACHE_LABELS: Record<ResponseCacheMode, string> = {
   on: 'On: identical requests answered from the cache',
   off: 'Off: always ask the endpoint',
   only: 'Replay only: never call the endpoint',
+};
+
+/** `cli experiment --mode`: when the questions are asked. */
+const PROTOCOL_MODE_LABELS: Record<ProtocolMode, string> = {
+  stream: 'Stream: ask as questions become visible, again at every test',
+  'ingest-all': "Ingest all, ask once (the papers' protocol)",
 };
 
 /** The samples chosen for one dataset; another dataset starts again from "all". */
@@ -163,6 +170,7 @@ export function RunForm({
   const insertTimeoutValue = parseIntInRange(insertTimeout, 1, 86_400);
   const answerTimeoutValue = parseIntInRange(answerTimeout, 1, 86_400);
   const [includeNoEvidence, setIncludeNoEvidence] = useState(true);
+  const [mode, setMode] = useState<ProtocolMode>('stream');
   const parallelOptions = parallelChoices(navigator.hardwareConcurrency, chosen.size);
   const parallelValue = Math.min(parallel, parallelOptions.length);
 
@@ -268,6 +276,9 @@ export function RunForm({
       identity: identityOfDraft(identity),
       timeouts: { insertMs: insertTimeoutValue * 1000, answerMs: answerTimeoutValue * 1000 },
       includeNoEvidence,
+      // Stream is the engine's default: left out, as the CLI leaves it out without --mode, so
+      // such a run's config (and its hash) is the one it always was.
+      ...(mode === 'stream' ? {} : { mode }),
       ...(answerer && concurrencyValue != null ? { concurrency: concurrencyValue } : {}),
       ...(answerer ? { responseCache } : {}),
     };
@@ -586,6 +597,19 @@ export function RunForm({
             onChange={(event) => setAnswerTimeout(event.currentTarget.value)}
           />
         </label>
+        <label className="field field-wide">
+          <span className="field-label">Protocol mode</span>
+          <select
+            value={mode}
+            onChange={(event) => setMode(event.currentTarget.value as ProtocolMode)}
+          >
+            {PROTOCOL_MODES.map((m) => (
+              <option key={m} value={m}>
+                {PROTOCOL_MODE_LABELS[m]}
+              </option>
+            ))}
+          </select>
+        </label>
         <label className="field field-wide field-check">
           <span>
             <input
@@ -642,8 +666,9 @@ export function RunForm({
           {busy ? 'Starting…' : 'Run'}
         </button>
         <span className="muted">
-          Questions are re-asked at every test as the conversation grows; the headline is each
-          question’s final answer.
+          {mode === 'stream'
+            ? 'Questions are re-asked at every test as the conversation grows; the headline is each question’s final answer.'
+            : 'The whole conversation is inserted first, then each question is asked once.'}
         </span>
       </div>
     </form>

@@ -104,6 +104,14 @@ export function RunDetail({
               </>
             ) : null}
           </Fact>
+          <Fact label="Protocol mode">
+            {m.config.mode ?? 'stream'}{' '}
+            <span className="muted">
+              {m.config.mode === 'ingest-all'
+                ? '(every packet, then each question once)'
+                : '(questions re-asked at every test)'}
+            </span>
+          </Fact>
           {m.answerer.prompts ? (
             <Fact label="Answer protocol · hash">
               {m.answerer.prompts.style} ·{' '}
