@@ -83,6 +83,8 @@ test.describe(() => {
       .selectOption({ label: 'LLM: Fake GPT (fake-mini)' });
     await expect(form.getByLabel('Judge protocol')).toHaveValue('mem0');
     await form.getByLabel('Judge repeats').fill('2');
+    // As in the CLI, identical requests are answered from the response cache unless asked not to.
+    await expect(form.getByLabel('Response cache')).toHaveValue('on');
     await page.screenshot({ path: screenshotPath('llm-experiment-form'), fullPage: true });
     const before = fake.requests.length;
     await form.getByRole('button', { name: 'Run', exact: true }).click();
@@ -108,6 +110,14 @@ test.describe(() => {
     await expect(manifest).toContainText('protocol mem0');
     await expect(manifest).toContainText(/answer: \d+ calls, [\d,]+ in \+ [\d,]+ out tokens, \$/);
     await expect(manifest).toContainText(/judge: \d+ calls/);
+    // Every answer request was either asked or answered from the cache, and the run says which.
+    const cacheLine = manifest.getByText(/answered from the cache/);
+    await expect(cacheLine).toHaveText(/^on · \d+ answered from the cache, \d+ asked$/);
+    const [hits, asked] = ((await cacheLine.textContent()) ?? '').match(/\d+/g)!.map(Number);
+    const answerUsage = (await manifest.textContent())?.match(/answer: (\d+) calls/)?.[1];
+    // The calls the run paid for are the requests the cache could not answer.
+    expect(asked).toBe(Number(answerUsage));
+    expect(hits! + asked!).toBeGreaterThan(0);
     const overall = page.getByRole('region', { name: 'Overall scores' });
     await expect(overall).toContainText(/judge J \d\.\d{3} ± \d\.\d{3} \(n=\d+, 2 repeats\)/);
 

@@ -56,10 +56,11 @@ const ANSWER_PROTOCOL_LABELS: Record<AnswerProtocolName, string> = {
   'mem0-full-context': "Mem0's full-context baseline (paper, byte-exact)",
 };
 
+/** Short: the select sits in half a row; the manifest says what each did. */
 const RESPONSE_CACHE_LABELS: Record<ResponseCacheMode, string> = {
-  on: 'On: identical requests answered from the cache',
-  off: 'Off: always ask the endpoint',
-  only: 'Replay only: never call the endpoint',
+  on: 'On (repeats free)',
+  off: 'Off (always ask)',
+  only: 'Replay only',
 };
 
 /** `cli experiment --mode`: when the questions are asked. */

@@ -112,6 +112,13 @@ export function RunDetail({
                 : '(questions re-asked at every test)'}
             </span>
           </Fact>
+          {m.answerCache ? (
+            <Fact label="Response cache">
+              {m.answerCache.mode === 'only' ? 'replay only' : 'on'} ·{' '}
+              {m.answerCache.hits.toLocaleString('en-US')} answered from the cache,{' '}
+              {m.answerCache.misses.toLocaleString('en-US')} asked
+            </Fact>
+          ) : null}
           {m.answerer.prompts ? (
             <Fact label="Answer protocol · hash">
               {m.answerer.prompts.style} ·{' '}
