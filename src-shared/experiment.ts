@@ -362,7 +362,8 @@ export type ExperimentConfig = z.output<typeof ExperimentConfigSchema>;
 /**
  * `degraded`: the run finished, but more than `maxErrorShare` of its final answers are errors; its
  * scores measure the endpoint's failures more than the memory. A run whose every final answer is
- * an error ends `failed`.
+ * an error ends `failed`. `paused`: the circuit breaker stopped it (its endpoint kept failing);
+ * committed tests stay and it resumes once the endpoint is fixed.
  */
 export const RUN_STATUSES = [
   'running',
@@ -371,6 +372,7 @@ export const RUN_STATUSES = [
   'cancelled',
   'failed',
   'interrupted',
+  'paused',
 ] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
@@ -593,7 +595,9 @@ export type ProgressEvent =
     })
   /** `reason`: who or what cancelled it (the user, the app quitting), when the canceller said. */
   | (EventBase & { type: 'run-cancelled'; elapsedMs: number; reason?: string })
-  | (EventBase & { type: 'run-failed'; message: string; elapsedMs: number });
+  | (EventBase & { type: 'run-failed'; message: string; elapsedMs: number })
+  /** The circuit breaker stopped the run (`message` says why); resume it once the endpoint works. */
+  | (EventBase & { type: 'run-paused'; message: string; elapsedMs: number });
 
 export type ProgressEventType = ProgressEvent['type'];
 

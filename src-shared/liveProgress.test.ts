@@ -227,6 +227,18 @@ describe('reduceProgress', () => {
     expect(isActive(run)).toBe(false);
   });
 
+  it('shows a run the circuit breaker stopped as paused, with why, and no longer active', () => {
+    const why = 'paused by the circuit breaker: 20 answers in a row failed';
+    const run = replay([
+      ...START,
+      ev({ type: 'run-paused', runId: R, at: 1600, message: why, elapsedMs: 600 }),
+    ])[R]!;
+    expect(run.status).toBe('paused');
+    expect(run.message).toBe(why);
+    expect(run.currentTest).toBeNull();
+    expect(isActive(run)).toBe(false);
+  });
+
   it('stays "cancelling" through the in-flight question, then shows cancelled', () => {
     let state = replay(START);
     state = reduceProgress(state, { type: 'cancel-requested', runId: R });

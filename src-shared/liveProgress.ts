@@ -7,7 +7,14 @@ import type { RunInfo } from './runs';
  */
 
 export type LiveStatus =
-  'running' | 'cancelling' | 'completed' | 'degraded' | 'cancelled' | 'failed' | 'interrupted';
+  | 'running'
+  | 'cancelling'
+  | 'completed'
+  | 'degraded'
+  | 'cancelled'
+  | 'failed'
+  | 'interrupted'
+  | 'paused';
 
 export interface SampleProgress {
   sampleId: string;
@@ -103,6 +110,7 @@ export const TERMINAL: ReadonlySet<LiveStatus> = new Set([
   'cancelled',
   'failed',
   'interrupted',
+  'paused',
 ]);
 
 export function isActive(run: RunProgress): boolean {
@@ -296,10 +304,11 @@ function applyEvent(run: RunProgress, event: ProgressEvent): RunProgress {
         currentTest: null,
       };
     case 'run-failed':
+    case 'run-paused':
       return {
         ...run,
         ...at,
-        status: 'failed',
+        status: event.type === 'run-paused' ? 'paused' : 'failed',
         message: event.message,
         elapsedMs: event.elapsedMs,
         currentTest: null,

@@ -60,12 +60,12 @@ describe('circuit breaker', () => {
     const paused = await handle.done;
     // Three refused calls, then no more: the dead endpoint is not asked for the whole run.
     expect(chatCalls()).toBe(3);
-    expect(paused.status).toBe('failed');
+    expect(paused.status).toBe('paused');
     expect(paused.error).toMatch(
       /^paused by the circuit breaker: 3 answers in a row failed \(maxConsecutiveFailures 3\), last: answer: .*401.*; fix the endpoint, then resume run /,
     );
     const run = store.getRun(handle.runId);
-    expect(run.status).toBe('failed');
+    expect(run.status).toBe('paused');
     expect(run.error).toBe(paused.error);
     // Every failed answer is accounted for: committed, or counted in a warning with the last error.
     const dropped = (run.manifest.warnings ?? [])

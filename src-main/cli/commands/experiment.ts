@@ -129,7 +129,7 @@ options:
 Ctrl-C cancels gracefully (committed tests stay; "resume <id>" continues); a second Ctrl-C exits.
 
 exit codes: 0 completed, 1 failed (or an error before the run), 2 usage error, 3 degraded (too many
-errored answers), 130 cancelled.
+errored answers), 4 paused by the circuit breaker (resume once the endpoint works), 130 cancelled.
 `;
 
 /** Exit codes of `experiment` and `resume` (documented in the usage text and the README). */
@@ -137,6 +137,7 @@ export const EXIT_CODES = {
   completed: 0,
   failed: 1,
   degraded: 3,
+  paused: 4,
   cancelled: 130,
 } as const;
 
@@ -283,6 +284,7 @@ export function progressReporter(io: CliIO, tty: boolean): (event: ProgressEvent
       case 'run-finished':
       case 'run-cancelled':
       case 'run-failed':
+      case 'run-paused':
         if (tty) io.stderr('\r\u001b[K');
         break;
       default:

@@ -14,9 +14,9 @@ import { ensureWordVectorCache } from '../wordVectors';
 
 const USAGE = `usage: npm run -s cli -- resume <run id> [options]
 
-Continues an interrupted, cancelled or failed run. Each unfinished sample is replayed from its first
-packet in a fresh collection; tests already committed are not answered again, the rest are. With a
-deterministic preset and answerer the final answers equal those of an uninterrupted run.
+Continues an interrupted, cancelled, failed or paused run. Each unfinished sample is replayed from
+its first packet in a fresh collection; tests already committed are not answered again, the rest
+are. With a deterministic preset and answerer the final answers equal those of an uninterrupted run.
 
 options:
   --runs-db <path>          runs database (default: <data dir>/runs.db)
@@ -37,7 +37,7 @@ options:
 `;
 
 export const resumeCommand = defineCommand({
-  summary: 'continue an interrupted, cancelled or failed run',
+  summary: 'continue an interrupted, cancelled, failed or paused run',
   usage: USAGE,
   options: {
     ...RUNS_DB_OPTIONS,

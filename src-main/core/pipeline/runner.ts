@@ -585,7 +585,7 @@ async function execute(
 ): Promise<Omit<RunOutcome, 'notAsked' | 'skippedSamples'>> {
   const { store } = options;
   // The circuit breaker stops the run like a cancel does (committed work stays, a half test is
-  // dropped), but the run ends `failed` with the breaker's reason, resumable.
+  // dropped), but the run ends `paused` with the breaker's reason, resumable.
   const breaker = new CircuitBreaker(
     config.maxConsecutiveFailures ?? DEFAULT_MAX_CONSECUTIVE_FAILURES,
   );
@@ -753,7 +753,7 @@ async function execute(
       }
     }
     if (breaker.tripped !== null && !cancelSignal.aborted) {
-      status = 'failed';
+      status = 'paused';
       error = `${breaker.tripped}; fix the endpoint, then resume run ${runId}`;
     } else if (signal.aborted) status = 'cancelled';
     else if (failures.length > 0) {
@@ -786,7 +786,7 @@ async function execute(
       tooManyErrors = verdict.status !== 'completed';
     }
     const committedErrors = store.getRun(runId).answerErrors;
-    if (status === 'cancelled' || status === 'failed') {
+    if (status === 'cancelled' || status === 'failed' || status === 'paused') {
       // Errors of the tests this stop dropped would otherwise vanish with them.
       const dropped = answerErrorsSeen - (committedErrors - answerErrorsBefore);
       if (dropped > 0) {
@@ -850,6 +850,8 @@ async function execute(
         ? { reason: reason.message }
         : {}),
     });
+  } else if (status === 'paused') {
+    emit({ type: 'run-paused', runId, at: now(), message: error ?? 'paused', elapsedMs });
   } else emit({ type: 'run-failed', runId, at: now(), message: error ?? 'failed', elapsedMs });
   return { runId, status, summary, elapsedMs, error, tooManyErrors };
 }

@@ -265,6 +265,33 @@ describe('runs DB migrations', () => {
     store.close();
   });
 
+  it("migration 9 lets a run be 'paused', keeping a v8 file's runs whole", () => {
+    const f = file();
+    const v8 = openRunsDb(f, { targetVersion: 8 });
+    v8.prepare(
+      `INSERT INTO runs (id, status, created_at, started_at, preset, config_hash, manifest, name, tags, notes)
+       VALUES ('r1', 'failed', 't0', 't0', 'hybrid', 'h', '{}', 'window 13', '["stm"]', 'n')`,
+    ).run();
+    expect(() => v8.prepare("UPDATE runs SET status = 'paused' WHERE id = 'r1'").run()).toThrow(
+      /CHECK constraint failed/,
+    );
+    const before = v8.prepare('SELECT * FROM runs').all();
+    const runColumns = columns(v8, 'runs');
+    v8.close();
+    const db = openRunsDb(f, { targetVersion: 9 });
+    expect(db.pragma('user_version', { simple: true })).toBe(9);
+    expect(columns(db, 'runs')).toEqual(runColumns);
+    expect(db.prepare('SELECT * FROM runs').all()).toEqual(before);
+    db.prepare("UPDATE runs SET status = 'paused' WHERE id = 'r1'").run();
+    expect(db.prepare("SELECT status FROM runs WHERE id = 'r1'").get()).toEqual({
+      status: 'paused',
+    });
+    expect(() => db.prepare("UPDATE runs SET status = 'asleep' WHERE id = 'r1'").run()).toThrow(
+      /CHECK constraint failed/,
+    );
+    db.close();
+  });
+
   it('migration 8 adds judge verdicts per protocol to a v7 file, leaving its tables as they were', () => {
     const f = file();
     const v7 = openRunsDb(f, { targetVersion: 7 });

@@ -248,6 +248,37 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 9,
+    description: "run status 'paused': the circuit breaker stopped the run, resumable",
+    rebuildsTables: true,
+    up: `
+      CREATE TABLE runs_v9 (
+        id TEXT PRIMARY KEY,
+        status TEXT NOT NULL CHECK (status IN ('running','completed','degraded','cancelled','failed','interrupted','paused')),
+        created_at TEXT NOT NULL,
+        started_at TEXT NOT NULL,
+        ended_at TEXT,
+        preset TEXT NOT NULL,
+        config_hash TEXT NOT NULL,
+        dataset_sha256 TEXT,
+        manifest TEXT NOT NULL,
+        error TEXT,
+        insert_errors INTEGER NOT NULL DEFAULT 0,
+        answer_errors INTEGER NOT NULL DEFAULT 0,
+        pid INTEGER,
+        resumes INTEGER NOT NULL DEFAULT 0,
+        name TEXT NOT NULL DEFAULT '',
+        tags TEXT NOT NULL DEFAULT '[]',
+        notes TEXT NOT NULL DEFAULT ''
+      );
+      INSERT INTO runs_v9 SELECT id, status, created_at, started_at, ended_at, preset, config_hash,
+        dataset_sha256, manifest, error, insert_errors, answer_errors, pid, resumes, name, tags, notes
+        FROM runs;
+      DROP TABLE runs;
+      ALTER TABLE runs_v9 RENAME TO runs;
+    `,
+  },
 ];
 
 export const RUNS_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

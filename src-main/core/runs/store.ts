@@ -220,14 +220,14 @@ export class RunStore extends SqliteRunReader implements RunReader, RunWriter {
   reopenRun(runId: string, pid: number = process.pid): void {
     const info = this.db
       .prepare(
-        "UPDATE runs SET status = 'running', pid = ?, ended_at = NULL, error = NULL, resumes = resumes + 1 WHERE id = ? AND status IN ('interrupted','cancelled','failed')",
+        "UPDATE runs SET status = 'running', pid = ?, ended_at = NULL, error = NULL, resumes = resumes + 1 WHERE id = ? AND status IN ('interrupted','cancelled','failed','paused')",
       )
       .run(pid, runId);
     if (info.changes !== 1) {
       const run = this.getRun(runId);
       throw new WorkbenchError(
         'CONFLICT',
-        `run ${runId} is ${run.status}; only interrupted, cancelled or failed runs can be resumed`,
+        `run ${runId} is ${run.status}; only interrupted, cancelled, failed or paused runs can be resumed`,
       );
     }
   }

@@ -49,7 +49,10 @@ export function ExperimentsView() {
   // Runs stopped before this window saw them (a crash, an earlier session): offered for resume.
   const resumable = (unfinished.data ?? []).filter(
     (r) =>
-      (r.status === 'interrupted' || r.status === 'cancelled' || r.status === 'failed') &&
+      (r.status === 'interrupted' ||
+        r.status === 'cancelled' ||
+        r.status === 'failed' ||
+        r.status === 'paused') &&
       live.runs[r.id] === undefined,
   );
 

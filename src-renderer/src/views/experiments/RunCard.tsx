@@ -25,9 +25,15 @@ const STATUS_LABELS: Record<LiveStatus, string> = {
   cancelled: 'cancelled',
   failed: 'failed',
   interrupted: 'interrupted',
+  paused: 'paused',
 };
 
-const RESUMABLE: ReadonlySet<LiveStatus> = new Set(['cancelled', 'interrupted', 'failed']);
+const RESUMABLE: ReadonlySet<LiveStatus> = new Set([
+  'cancelled',
+  'interrupted',
+  'failed',
+  'paused',
+]);
 
 export function StatusBadge({ status }: { status: LiveStatus }) {
   return <span className={`status-badge status-${status}`}>{STATUS_LABELS[status]}</span>;
