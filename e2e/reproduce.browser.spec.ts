@@ -42,5 +42,7 @@ test('picks a pack, shows its plan and estimate, runs it offline and shows paper
   await expect(overallJ.getByRole('cell').nth(3)).toHaveText('–');
   const overallF1 = row('set F1');
   await expect(overallF1.getByRole('cell').nth(3)).toHaveText(/^\d\.\d\d$|^\d\d\.\d\d$/);
+  // Every row's run completed: no row is listed as failed.
+  await expect(page.getByRole('alert', { name: 'Rows that did not complete' })).toHaveCount(0);
   await page.screenshot({ path: screenshotPath('reproduce'), fullPage: true });
 });

@@ -181,6 +181,28 @@ export function ReproduceView() {
         <div className="panel">
           <p role="status">{shown.setting}</p>
           <ComparisonTable pack={item.pack} cells={shown.cells ?? []} />
+          {shown.failures && shown.failures.length > 0 ? (
+            <div role="alert" aria-label="Rows that did not complete">
+              <p>
+                {shown.failures.length} run(s) did not complete; their rows show fewer runs than
+                asked:
+              </p>
+              <ul>
+                {shown.failures.map((f) => (
+                  <li key={`${f.row}-${f.repeat}`}>
+                    <code>{f.row}</code> run {f.repeat + 1}
+                    {f.runId ? (
+                      <>
+                        {' '}
+                        (<code>{f.runId}</code>)
+                      </>
+                    ) : null}
+                    : {f.error}
+                  </li>
+                ))}
+              </ul>
+            </div>
+          ) : null}
         </div>
       ) : null}
     </section>
