@@ -44,6 +44,14 @@ describe('a LongMemEval file read as a stream', () => {
     const notArray = join(dir, 'object.json');
     writeFileSync(notArray, '{"question_id": "x"}');
     expect(await isLongMemEvalFile(notArray)).toBe(false);
+    // A first element past the peek's bound is not read to its end (a huge file of one element).
+    const firstQuestionBytes = JSON.stringify(
+      (JSON.parse(readFileSync(FIXTURE, 'utf8')) as unknown[])[0],
+    ).length;
+    const compact = join(dir, 'compact.json');
+    writeFileSync(compact, JSON.stringify(JSON.parse(readFileSync(FIXTURE, 'utf8'))));
+    expect(await isLongMemEvalFile(compact, firstQuestionBytes + 64)).toBe(true);
+    expect(await isLongMemEvalFile(compact, Math.floor(firstQuestionBytes / 2))).toBe(false);
   });
 
   it('indexes like the whole-file loader: same sha256, bytes, valid ids and problems', async () => {

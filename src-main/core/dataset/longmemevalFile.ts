@@ -42,10 +42,19 @@ async function stampOf(file: string): Promise<FileStamp> {
   }
 }
 
+/** Far above one LongMemEval M question (~6 MB): a first element larger than this is not one. */
+const PEEK_MAX_BYTES = 64 * 1024 * 1024;
+
 /** True when the file's first array element is a LongMemEval question; reads only that element. */
-export async function isLongMemEvalFile(file: string): Promise<boolean> {
+export async function isLongMemEvalFile(file: string, maxBytes = PEEK_MAX_BYTES): Promise<boolean> {
+  let read = 0;
+  const bounded = (chunk: Buffer): void => {
+    read += chunk.length;
+    if (read > maxBytes) throw new Error('first element too large');
+  };
+  const chunkBytes = Math.min(1 << 20, maxBytes);
   try {
-    for await (const { value } of jsonArrayElements(file)) {
+    for await (const { value } of jsonArrayElements(file, chunkBytes, bounded)) {
       return looksLikeLongMemEvalQuestion(value);
     }
   } catch {
