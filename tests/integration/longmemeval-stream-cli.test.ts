@@ -102,6 +102,18 @@ describe('cli experiment on a LongMemEval file over the whole-file limit', () =>
     // The streamed pass hashes the same bytes: resume and rescore check the same sha256.
     expect(manifestDataset(db, streamed.runId)).toEqual(manifestDataset(db, whole.runId));
 
+    // Rescoring reads the evidence from the streamed file too (one pass, questions only).
+    const before = finals(db, streamed.runId);
+    const rescored = cli(streamEnv, 'rescore', streamed.runId, '--runs-db', db, '--json');
+    expect(rescored.code).toBe(0);
+    const result = JSON.parse(rescored.out) as {
+      metrics: string[];
+      skipped: Array<{ metric: string }>;
+    };
+    expect(result.metrics).toEqual(expect.arrayContaining(['lmeTurnRecall', 'lmeSessionRecall']));
+    expect(result.skipped.map((x) => x.metric)).toEqual(['judge']);
+    expect(finals(db, streamed.runId)).toEqual(before);
+
     const some = run(streamEnv, '--samples', 'synth0002,synth0000_abs');
     expect(some.summary.questions).toBe(2);
   });

@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import type { DatasetInfo, DatasetProblem, Sample } from '../../../src-shared/dataset/types';
 import { WorkbenchError } from '../../../src-shared/errors';
 import { jsonArrayElements } from './jsonArrayStream';
-import { readFailure } from './load';
+import { datasetByteLimit, readFailure } from './load';
 import {
   LongMemEvalQuestionReader,
   looksLikeLongMemEvalQuestion,
@@ -61,6 +61,15 @@ export async function isLongMemEvalFile(file: string, maxBytes = PEEK_MAX_BYTES)
     // Not a JSON array (or broken before its first element): the whole-file path says what is wrong.
   }
   return false;
+}
+
+/**
+ * True when the file is over the whole-file limit and a LongMemEval file: a run streams it
+ * instead of refusing it (LoCoMo files and files within the limit are loaded whole).
+ */
+export async function streamsDataset(path: string): Promise<boolean> {
+  const { size } = await stampOf(path);
+  return size > datasetByteLimit() && (await isLongMemEvalFile(path));
 }
 
 /**

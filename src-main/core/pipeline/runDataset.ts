@@ -1,4 +1,3 @@
-import { stat } from 'node:fs/promises';
 import type {
   DatasetInfo,
   DatasetLoadResult,
@@ -9,11 +8,11 @@ import type {
 import { WorkbenchError } from '../../../src-shared/errors';
 import type { ExperimentConfig } from '../../../src-shared/experiment';
 import type { SkippedSample } from '../../../src-shared/runs';
-import { datasetByteLimit, datasetFileSha256, loadDatasetFile, readFailure } from '../dataset/load';
+import { datasetFileSha256, loadDatasetFile } from '../dataset/load';
 import {
   LongMemEvalFileReader,
   indexLongMemEvalFile,
-  isLongMemEvalFile,
+  streamsDataset,
 } from '../dataset/longmemevalFile';
 import { packetCount } from '../dataset/packets';
 import { sampleById } from '../dataset/select';
@@ -93,17 +92,6 @@ async function streamedDataset(path: string, config: ExperimentConfig): Promise<
     sample: (sampleId) => reader.take(sampleId),
     close: () => reader.close(),
   };
-}
-
-/** True when the file is over the whole-file limit and a LongMemEval file, which can stream. */
-export async function streamsDataset(path: string): Promise<boolean> {
-  let size: number;
-  try {
-    size = (await stat(path)).size;
-  } catch (error) {
-    throw readFailure(path, error);
-  }
-  return size > datasetByteLimit() && (await isLongMemEvalFile(path));
 }
 
 /**

@@ -9,9 +9,9 @@ import { ANSWER_TEMPLATES, JUDGE_TEMPLATE } from '../answer/prompts';
 import { costOf } from '../answer/llm-client';
 import { loadDatasetFile } from '../dataset/load';
 import { planTests } from '../dataset/testPlan';
-import { indexLongMemEvalFile } from '../dataset/longmemevalFile';
+import { indexLongMemEvalFile, streamsDataset } from '../dataset/longmemevalFile';
 import { selectSamples } from '../pipeline/runner';
-import { selectFrom, streamsDataset } from '../pipeline/runDataset';
+import { selectFrom } from '../pipeline/runDataset';
 
 /**
  * What a sweep will ask of its LLM endpoints before anything runs: per cell, the answer calls
