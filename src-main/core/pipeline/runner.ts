@@ -151,6 +151,22 @@ export function effectiveParallel(requested: number, samples: number): number {
   return Math.max(1, Math.min(requested, availableParallelism(), samples));
 }
 
+/**
+ * Samples handed out at once. A streamed file's samples are in memory (or in Redis) while they
+ * run, so an executor that takes every sample at once (distributed) gets as many as the config's
+ * `parallel` or this machine's cores there, not the whole file.
+ */
+function lanesFor(
+  executor: SampleExecutor,
+  config: ExperimentConfig,
+  samples: number,
+  dataset: RunDataset,
+): number {
+  const lanes = (executor.parallelFor ?? effectiveParallel)(config.parallel, samples);
+  if (dataset.samples !== null) return lanes;
+  return Math.min(lanes, Math.max(config.parallel, availableParallelism()));
+}
+
 /** The samples a run takes (runDataset.ts: invalid samples are refused or recorded, never dropped). */
 export function selectSamples(
   dataset: DatasetLoadResult,
@@ -275,7 +291,7 @@ export async function startExperiment(
       : null,
     usage: usageOf(config, [], null),
     seed: config.seed,
-    parallel: (executor.parallelFor ?? effectiveParallel)(config.parallel, samples.length),
+    parallel: lanesFor(executor, config, samples.length, dataset),
     host: {
       platform: platform(),
       arch: arch(),
@@ -401,7 +417,7 @@ export async function resumeExperiment(
     apiKeys,
     dataset,
     planned,
-    (executor.parallelFor ?? effectiveParallel)(config.parallel, planned.length),
+    lanesFor(executor, config, planned.length, dataset),
     true,
     notAsked,
     run.manifest.skippedSamples ?? [],
