@@ -8,10 +8,9 @@ import type { AxisValue, SweepCell } from '../../../src-shared/sweeps';
 import { ANSWER_TEMPLATES, JUDGE_TEMPLATE } from '../answer/prompts';
 import { costOf } from '../answer/llm-client';
 import { loadDatasetFile } from '../dataset/load';
-import { planTests } from '../dataset/testPlan';
 import { indexLongMemEvalFile, streamsDataset } from '../dataset/longmemevalFile';
 import { selectSamples } from '../pipeline/runner';
-import { selectFrom } from '../pipeline/runDataset';
+import { selectFrom, testPlanOf } from '../pipeline/runDataset';
 
 /**
  * What a sweep will ask of its LLM endpoints before anything runs: per cell, the answer calls
@@ -76,7 +75,6 @@ class CellTally {
   }
 
   add(sample: Sample): void {
-    const config = this.#config;
     this.samples++;
     for (const session of sample.sessions) {
       for (const turn of session.turns) {
@@ -86,13 +84,7 @@ class CellTally {
     }
     // The categories a judge scores come from the dataset's benchmark profile (LoCoMo: 1-4).
     const profile = benchmarkProfile(this.#format);
-    const plan = planTests(sample, {
-      includeNoEvidence: config.includeNoEvidence,
-      ...(config.mode ? { mode: config.mode } : {}),
-      ...(config.haystackCurvePoints !== undefined
-        ? { haystackCurvePoints: config.haystackCurvePoints }
-        : {}),
-    });
+    const plan = testPlanOf(sample, this.#config);
     const byIndex = new Map(sample.qa.map((q) => [q.index, q]));
     this.#tests += plan.tests.length;
     for (const test of plan.tests) {
