@@ -1,10 +1,77 @@
-import { statSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createMemoryService } from '../src-main/core/memory/registry';
 import '../src-main/core/memory/presets';
 import { jsonArrayElements } from '../src-main/core/dataset/jsonArrayStream';
 import { readLongMemEvalQuestion } from '../src-main/core/dataset/longmemeval';
 import { retrieveSample } from '../src-main/core/memory/retrieval/evaluate';
-import { fmt, machineLine, peakRssMb, writeSection } from './common';
+import { REPO, fmt, machineLine, peakRssMb, writeSection } from './common';
+
+interface CliRun {
+  wallS: number;
+  elapsedS: number;
+  peakRssMb: number | null;
+  questions: number;
+  limitBytes: number;
+}
+
+/** The child's peak RSS so far (VmHWM), or null once it is gone. */
+function childPeakRssMb(pid: number): number | null {
+  try {
+    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The real run path: `cli experiment --data <file>` in a child process (default preset and
+ * answerer, one lane), with the whole-file limit set below the file's size so the run streams it
+ * as it streams longmemeval_m. Peak RSS is the child's (its worker threads included).
+ */
+async function cliExperiment(data: string, bytes: number): Promise<CliRun> {
+  const dir = mkdtempSync(join(tmpdir(), 'mw-bench-lme-cli-'));
+  const limitBytes = Math.max(1, Math.floor(bytes / 2));
+  try {
+    const started = performance.now();
+    const child = spawn(
+      process.execPath,
+      [
+        ...['--import', 'tsx', 'src-main/cli/main.ts', 'experiment', '--data', data],
+        ...['--runs-db', join(dir, 'runs.db'), '--data-dir', join(dir, 'data'), '--json'],
+      ],
+      {
+        cwd: REPO,
+        stdio: ['ignore', 'pipe', 'inherit'],
+        env: { ...process.env, MEMORY_WORKBENCH_MAX_DATASET_BYTES: String(limitBytes) },
+      },
+    );
+    let peak: number | null = null;
+    const poll = setInterval(() => {
+      const now = child.pid === undefined ? null : childPeakRssMb(child.pid);
+      if (now !== null) peak = Math.max(peak ?? 0, now);
+    }, 200);
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    clearInterval(poll);
+    const wallS = (performance.now() - started) / 1000;
+    if (code !== 0) throw new Error(`bench longmemeval: cli experiment exited with ${code}`);
+    const report = JSON.parse(out) as { elapsedMs: number; summary: { questions: number } };
+    return {
+      wallS,
+      elapsedS: report.elapsedMs / 1000,
+      peakRssMb: peak,
+      questions: report.summary.questions,
+      limitBytes,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 /**
  * LongMemEval at M scale: the file is read element by element (jsonArrayElements), each question
@@ -42,6 +109,8 @@ export async function longMemEvalSuite(data: string, write: boolean): Promise<vo
   }
   const wallS = (performance.now() - t0) / 1000;
   const rss = peakRssMb();
+  process.stdout.write('\ncli experiment on the same file (streamed) ...\n');
+  const cli = await cliExperiment(data, bytes);
   const body = [
     '## LongMemEval at M scale (`npm run bench -- longmemeval --data <file>`)',
     '',
@@ -57,6 +126,16 @@ export async function longMemEvalSuite(data: string, write: boolean): Promise<vo
     'Each question is read from the file on its own, gets its own memory service (created, fed',
     'its haystack, asked, closed and deleted), so peak RSS is bounded by one haystack whatever',
     'the number of questions; the full 500-question M file takes 500 times the per-question time.',
+    '',
+    `The real run path, \`cli experiment --data <file> --json\` (hybrid, extractive answerer, one lane, worker thread, runs DB), with \`MEMORY_WORKBENCH_MAX_DATASET_BYTES=${cli.limitBytes}\` so the file is over the whole-file limit and streamed as longmemeval_m is (index pass, then one question at a time):`,
+    '',
+    '| measure (cli experiment, streamed) | value |',
+    '|---|---|',
+    `| questions answered | ${cli.questions} |`,
+    `| peak RSS of the CLI process (workers included) | ${cli.peakRssMb === null ? '-' : `${cli.peakRssMb.toFixed(0)} MB`} (target ≤ 1,536 MB) |`,
+    `| end-to-end rate (turns / wall time) | ${fmt(turns / cli.wallS, 0)} turns/s |`,
+    `| run time (elapsed in the report: ingest, ask, score) | ${fmt(cli.elapsedS, 1)} s |`,
+    `| wall time (start-up, index pass, run, exit) | ${fmt(cli.wallS, 1)} s |`,
   ].join('\n');
   process.stdout.write(`\n${body}\n`);
   if (write) await writeSection('longmemeval', body);

@@ -6,7 +6,9 @@ export { findJsonSyntaxError, lineColumn, parseJsonText } from './jsonText';
 export type { JsonParseResult, JsonSyntaxError } from './jsonText';
 export {
   DEFAULT_MAX_DATASET_BYTES,
+  MAX_DATASET_BYTES_ENV,
   createDefaultRegistry,
+  datasetByteLimit,
   loadDatasetBytes,
   loadDatasetFile,
   loadDatasetText,
@@ -15,6 +17,8 @@ export {
 export type { LoadDatasetOptions } from './load';
 export { locomoLoader } from './locomo';
 export { longMemEvalLoader, parseLongMemEvalDate } from './longmemeval';
+export { LongMemEvalFileReader, indexLongMemEvalFile, isLongMemEvalFile } from './longmemevalFile';
+export type { LongMemEvalFileIndex } from './longmemevalFile';
 export { packetCount, packetsOf, TURNS_PER_PACKET } from './packets';
 export { DatasetLoaderRegistry } from './registry';
 export type { DatasetLoader, LoadContext, LoaderOutput } from './registry';

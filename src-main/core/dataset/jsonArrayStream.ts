@@ -10,6 +10,8 @@ import { WorkbenchError } from '../../../src-shared/errors';
 export async function* jsonArrayElements(
   file: string,
   chunkBytes = 1 << 20,
+  /** Sees every chunk of bytes as it is read (to hash the file in the same pass). */
+  onChunk?: (bytes: Buffer) => void,
 ): AsyncGenerator<{ index: number; value: unknown }> {
   const decoder = new StringDecoder('utf8');
   let started = false;
@@ -20,6 +22,7 @@ export async function* jsonArrayElements(
   let parts: string[] = [];
   let index = 0;
   for await (const chunk of createReadStream(file, { highWaterMark: chunkBytes })) {
+    onChunk?.(chunk as Buffer);
     const text = decoder.write(chunk as Buffer);
     let from = -1;
     for (let i = 0; i < text.length; i++) {

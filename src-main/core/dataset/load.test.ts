@@ -5,7 +5,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { WorkbenchError } from '../../../src-shared/errors';
-import { loadDatasetFile } from './load';
+import {
+  DEFAULT_MAX_DATASET_BYTES,
+  MAX_DATASET_BYTES_ENV,
+  datasetByteLimit,
+  loadDatasetFile,
+} from './load';
 
 const miniPath = fileURLToPath(
   new URL('../../../tests/fixtures/locomo/mini.json', import.meta.url),
@@ -121,5 +126,18 @@ describe('loadDatasetFile', () => {
       'sample "missing-speaker" (#1)',
     );
     expect((await rejection(loadDatasetFile(bad, { format: 'msc' }))).code).toBe('NOT_FOUND');
+  });
+});
+
+describe('the whole-file limit', () => {
+  it('is the default unless the environment moves it; a bad value is refused by name', () => {
+    expect(datasetByteLimit({})).toBe(DEFAULT_MAX_DATASET_BYTES);
+    expect(datasetByteLimit({ [MAX_DATASET_BYTES_ENV]: ' ' })).toBe(DEFAULT_MAX_DATASET_BYTES);
+    expect(datasetByteLimit({ [MAX_DATASET_BYTES_ENV]: '1000' })).toBe(1000);
+    for (const bad of ['abc', '0', '-5', '1.5']) {
+      expect(() => datasetByteLimit({ [MAX_DATASET_BYTES_ENV]: bad })).toThrow(
+        `${MAX_DATASET_BYTES_ENV} must be a positive whole number of bytes (got "${bad}")`,
+      );
+    }
   });
 });

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import type { DatasetLoadResult } from '../../../src-shared/dataset/types';
 import { WorkbenchError } from '../../../src-shared/errors';
@@ -13,12 +14,30 @@ import { DatasetLoaderRegistry } from './registry';
  */
 export const DEFAULT_MAX_DATASET_BYTES = 500 * 1024 * 1024;
 
+/** Lowers (or raises) the whole-file limit, e.g. to stream a LongMemEval S file to save memory. */
+export const MAX_DATASET_BYTES_ENV = 'MEMORY_WORKBENCH_MAX_DATASET_BYTES';
+
+/** The whole-file limit: the environment's override when set, else the default. */
+export function datasetByteLimit(env: NodeJS.ProcessEnv = process.env): number {
+  const text = env[MAX_DATASET_BYTES_ENV];
+  if (text === undefined || text.trim() === '') return DEFAULT_MAX_DATASET_BYTES;
+  const bytes = Number(text);
+  if (!Number.isSafeInteger(bytes) || bytes <= 0) {
+    throw new WorkbenchError(
+      'INVALID_INPUT',
+      `${MAX_DATASET_BYTES_ENV} must be a positive whole number of bytes (got "${text}")`,
+      { where: MAX_DATASET_BYTES_ENV },
+    );
+  }
+  return bytes;
+}
+
 export interface LoadDatasetOptions {
   /** A registered loader name; detected from the content when omitted. */
   format?: string;
   /** Throw on the first bad sample instead of skipping it and reporting it in `problems`. */
   strict?: boolean;
-  /** Refuse files larger than this, checked with stat before reading. */
+  /** Refuse files larger than this, checked with stat before reading (default: datasetByteLimit()). */
   maxBytes?: number;
   registry?: DatasetLoaderRegistry;
 }
@@ -46,7 +65,7 @@ function errnoCode(error: unknown): string | undefined {
   return undefined;
 }
 
-function readFailure(file: string, error: unknown): WorkbenchError {
+export function readFailure(file: string, error: unknown): WorkbenchError {
   const code = errnoCode(error);
   if (code === 'ENOENT')
     return new WorkbenchError('NOT_FOUND', `${file}: no such file`, { where: file });
@@ -57,15 +76,18 @@ function readFailure(file: string, error: unknown): WorkbenchError {
   });
 }
 
-/** The sha256 of a dataset file's bytes as they are now (to check a parsed copy is current). */
+/**
+ * The sha256 of a dataset file's bytes as they are now (to check a parsed copy is current), read
+ * in chunks: a streamed LongMemEval M file is larger than any Buffer should be.
+ */
 export async function datasetFileSha256(file: string): Promise<string> {
-  let bytes: Buffer;
+  const hash = createHash('sha256');
   try {
-    bytes = await readFile(file);
+    for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
   } catch (error) {
     throw readFailure(file, error);
   }
-  return createHash('sha256').update(bytes).digest('hex');
+  return hash.digest('hex');
 }
 
 /** Reads, size-checks, decodes and parses a dataset file, then hands it to a loader. */
@@ -73,7 +95,7 @@ export async function loadDatasetFile(
   file: string,
   options: LoadDatasetOptions = {},
 ): Promise<DatasetLoadResult> {
-  const maxBytes = options.maxBytes ?? DEFAULT_MAX_DATASET_BYTES;
+  const maxBytes = options.maxBytes ?? datasetByteLimit();
   let size: number;
   try {
     const info = await stat(file);

@@ -213,6 +213,50 @@ export function looksLikeLongMemEvalQuestion(value: unknown): boolean {
   return isRecord(value) && 'question_id' in value && Array.isArray(value['haystack_sessions']);
 }
 
+/**
+ * Reads a file's questions one at a time, in file order, keeping the problems and refusing a
+ * repeated question_id: the whole-file loader and the streamed index (longmemevalFile.ts) share it.
+ */
+export class LongMemEvalQuestionReader {
+  readonly problems: DatasetProblem[] = [];
+  readonly #ids = new Map<string, number>();
+  readonly #context: LoadContext;
+
+  constructor(context: LoadContext) {
+    this.#context = context;
+  }
+
+  /** The question as a sample, or null when it is invalid (its problems are kept). */
+  read(raw: unknown, index: number): Sample | null {
+    const read = readLongMemEvalQuestion(raw, index, this.#context);
+    if (read.sample) {
+      const previous = this.#ids.get(read.sample.sampleId);
+      if (previous !== undefined) {
+        const { id, label } = questionLabel(raw, index);
+        this.problems.push(
+          ...toProblems(
+            [
+              {
+                path: [index, 'question_id'],
+                message: `duplicate question_id (also question #${previous})`,
+              },
+            ],
+            'error',
+            this.#context,
+            index,
+            id,
+            label,
+          ),
+        );
+        return null;
+      }
+      this.#ids.set(read.sample.sampleId, index);
+    }
+    this.problems.push(...read.problems);
+    return read.sample;
+  }
+}
+
 export const longMemEvalLoader: DatasetLoader = {
   name: 'longmemeval',
   description:
@@ -231,36 +275,11 @@ export const longMemEvalLoader: DatasetLoader = {
       );
     }
     const samples: Sample[] = [];
-    const problems: DatasetProblem[] = [];
-    const ids = new Map<string, number>();
+    const reader = new LongMemEvalQuestionReader(context);
     value.forEach((raw: unknown, index) => {
-      const read = readLongMemEvalQuestion(raw, index, context);
-      if (read.sample) {
-        const previous = ids.get(read.sample.sampleId);
-        if (previous !== undefined) {
-          const { id, label } = questionLabel(raw, index);
-          problems.push(
-            ...toProblems(
-              [
-                {
-                  path: [index, 'question_id'],
-                  message: `duplicate question_id (also question #${previous})`,
-                },
-              ],
-              'error',
-              context,
-              index,
-              id,
-              label,
-            ),
-          );
-          return;
-        }
-        ids.set(read.sample.sampleId, index);
-        samples.push(read.sample);
-      }
-      problems.push(...read.problems);
+      const sample = reader.read(raw, index);
+      if (sample) samples.push(sample);
     });
-    return { samples, problems };
+    return { samples, problems: reader.problems };
   },
 };

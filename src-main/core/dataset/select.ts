@@ -5,12 +5,12 @@ import { WorkbenchError, type ErrorPath } from '../../../src-shared/errors';
  * The sample with this id, or an INVALID_INPUT error that names the dataset's samples. `where`
  * starts the message (`samples[2]`, `retrieve`); `path` points at the offending input.
  */
-export function sampleById(
-  all: readonly Sample[],
+export function sampleById<T extends Pick<Sample, 'sampleId'>>(
+  all: readonly T[],
   id: string,
   where: string,
   path: ErrorPath,
-): Sample {
+): T {
   const sample = all.find((s) => s.sampleId === id);
   if (sample) return sample;
   throw new WorkbenchError(

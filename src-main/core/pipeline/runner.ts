@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { arch, availableParallelism, platform } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { DatasetLoadResult, Sample, TestPlan } from '../../../src-shared/dataset';
+import type { DatasetLoadResult, Sample } from '../../../src-shared/dataset';
 import { WorkbenchError, parseOrThrow } from '../../../src-shared/errors';
 import {
   ExperimentConfigSchema,
@@ -16,11 +16,8 @@ import {
   type RunStatus,
   type RunSummary,
 } from '../../../src-shared/experiment';
-import { datasetFileSha256, loadDatasetFile } from '../dataset/load';
 import { prepareMemoryPreset } from '../memory/registry';
-import { packetCount } from '../dataset/packets';
-import { planTests } from '../dataset/testPlan';
-import { sampleById } from '../dataset/select';
+import { runDatasetFor, selectFrom, type RunDataset, type SampleEntry } from './runDataset';
 import { appVersion, gitCommit } from '../provenance';
 import type { SweepTag } from '../../../src-shared/sweeps';
 import {
@@ -142,9 +139,7 @@ export interface ExperimentHandle {
   cancel(reason?: string): void;
 }
 
-interface PlannedSample {
-  sample: Sample;
-  plan: TestPlan;
+interface PlannedSample extends SampleEntry {
   skipTests: Set<number>;
 }
 
@@ -156,84 +151,28 @@ export function effectiveParallel(requested: number, samples: number): number {
   return Math.max(1, Math.min(requested, availableParallelism(), samples));
 }
 
-/** The file's samples that failed validation, with the loader's messages, in file order. */
-function invalidSamples(dataset: DatasetLoadResult): SkippedSample[] {
-  const byIndex = new Map<number, SkippedSample>();
-  for (const p of dataset.problems) {
-    if (p.severity !== 'error' || p.sampleIndex === null) continue;
-    const entry = byIndex.get(p.sampleIndex) ?? {
-      sampleIndex: p.sampleIndex,
-      sampleId: p.sampleId,
-      problems: [],
-    };
-    entry.problems.push(p.message);
-    byIndex.set(p.sampleIndex, entry);
-  }
-  return [...byIndex.values()].sort((a, b) => a.sampleIndex - b.sampleIndex);
-}
-
-function describeInvalid(s: SkippedSample): string {
-  const name = s.sampleId === null ? `#${s.sampleIndex}` : `"${s.sampleId}" (#${s.sampleIndex})`;
-  return `sample ${name}: ${s.problems.join('; ')}`;
-}
-
 /**
- * The samples a run takes. Invalid samples are never dropped silently: a named one is refused as
- * invalid (not as absent), and running "all" of a file with invalid samples needs `skipInvalid`,
- * which the manifest then records.
+ * Samples handed out at once. A streamed file's samples are in memory (or in Redis) while they
+ * run, so an executor that takes every sample at once (distributed) gets as many as the config's
+ * `parallel` or this machine's cores there, not the whole file.
  */
+function lanesFor(
+  executor: SampleExecutor,
+  config: ExperimentConfig,
+  samples: number,
+  dataset: RunDataset,
+): number {
+  const lanes = (executor.parallelFor ?? effectiveParallel)(config.parallel, samples);
+  if (dataset.samples !== null) return lanes;
+  return Math.min(lanes, Math.max(config.parallel, availableParallelism()));
+}
+
+/** The samples a run takes (runDataset.ts: invalid samples are refused or recorded, never dropped). */
 export function selectSamples(
   dataset: DatasetLoadResult,
   config: ExperimentConfig,
 ): { samples: Sample[]; skipped: SkippedSample[] } {
-  const all = dataset.samples;
-  const invalid = invalidSamples(dataset);
-  const ids = config.samples;
-  if (!ids) {
-    if (invalid.length > 0 && config.skipInvalid !== true) {
-      throw new WorkbenchError(
-        'DATASET_INVALID',
-        `${config.datasetPath}: ${invalid.length} invalid sample(s), so the run was not started ` +
-          `(skipInvalid / --skip-invalid runs the ${all.length} valid one(s) and records what was skipped): ` +
-          invalid.map(describeInvalid).join(' | '),
-        { where: config.datasetPath },
-      );
-    }
-    return { samples: [...all], skipped: invalid };
-  }
-  const samples = ids.map((id, i) => {
-    const bad = invalid.find((s) => s.sampleId === id);
-    if (bad) {
-      throw new WorkbenchError(
-        'INVALID_INPUT',
-        `samples[${i}]: sample ${id} is invalid: ${bad.problems.join('; ')}`,
-        { path: ['samples', i] },
-      );
-    }
-    return sampleById(all, id, `samples[${i}]`, ['samples', i]);
-  });
-  return { samples, skipped: [] };
-}
-
-/**
- * The caller's parsed dataset when it still matches the file, else the file parsed now. A file
- * changed on disk since it was opened is refused: the run would record one sha256 and run another
- * file's samples.
- */
-async function datasetFor(
-  path: string,
-  given: DatasetLoadResult | undefined,
-): Promise<DatasetLoadResult> {
-  if (!given) return loadDatasetFile(path);
-  const onDisk = await datasetFileSha256(path);
-  if (given.info.sha256 === null || onDisk !== given.info.sha256) {
-    throw new WorkbenchError(
-      'DATASET_INVALID',
-      `${path}: the file changed on disk since it was opened (sha256 now ${onDisk}, opened as ${given.info.sha256 ?? 'unknown'}); open it again to run it`,
-      { where: path },
-    );
-  }
-  return given;
+  return selectFrom(dataset.samples, dataset.problems, config);
 }
 
 /**
@@ -319,23 +258,13 @@ export async function startExperiment(
     mayStartProcesses: options.mayStartProcesses === true,
     apiKeys,
   });
-  const dataset = await datasetFor(config.datasetPath, options.dataset);
-  const { samples, skipped } = selectSamples(dataset, config);
+  const dataset = await runDatasetFor(config.datasetPath, config, options.dataset);
+  const { samples, skipped } = selectFrom(dataset.entries, dataset.problems, config);
   // A bad entry is refused before the run exists.
-  const errata = options.errata ? errataRecord(options.errata, dataset.samples) : null;
+  const errata = options.errata ? errataRecord(options.errata, errataSamples(dataset)) : null;
   const now = options.now ?? Date.now;
   const runId = newRunId(now());
-  const planned: PlannedSample[] = samples.map((sample) => ({
-    sample,
-    plan: planTests(sample, {
-      includeNoEvidence: config.includeNoEvidence,
-      ...(config.mode ? { mode: config.mode } : {}),
-      ...(config.haystackCurvePoints !== undefined
-        ? { haystackCurvePoints: config.haystackCurvePoints }
-        : {}),
-    }),
-    skipTests: new Set(),
-  }));
+  const planned: PlannedSample[] = samples.map((entry) => ({ ...entry, skipTests: new Set() }));
   const stored = redactSecrets(config);
   const manifest: RunManifest = {
     manifestVersion: 1,
@@ -362,7 +291,7 @@ export async function startExperiment(
       : null,
     usage: usageOf(config, [], null),
     seed: config.seed,
-    parallel: (executor.parallelFor ?? effectiveParallel)(config.parallel, samples.length),
+    parallel: lanesFor(executor, config, samples.length, dataset),
     host: {
       platform: platform(),
       arch: arch(),
@@ -377,13 +306,13 @@ export async function startExperiment(
     ...(options.sweep ? { sweep: options.sweep } : {}),
     ...(errata ? { errata } : {}),
     ...(options.estimate ? { estimate: options.estimate } : {}),
-    coverage: coverageOf(dataset.samples, planned),
+    coverage: coverageOf(dataset.entries, planned),
   };
   options.store.createRun(
     manifest,
-    planned.map(({ sample, plan }) => ({
-      sampleId: sample.sampleId,
-      totalPackets: packetCount(sample),
+    planned.map(({ sampleId, packets, plan }) => ({
+      sampleId,
+      totalPackets: packets,
       totalQuestions: plan.totalQuestions,
       threshold: plan.threshold,
       plannedTests: plan.tests.length,
@@ -395,6 +324,7 @@ export async function startExperiment(
     runId,
     config,
     apiKeys,
+    dataset,
     planned,
     manifest.parallel,
     false,
@@ -437,7 +367,7 @@ export async function resumeExperiment(
     mayStartProcesses: options.mayStartProcesses === true,
     apiKeys,
   });
-  const dataset = await loadDatasetFile(config.datasetPath);
+  const dataset = await runDatasetFor(config.datasetPath, config);
   if (run.manifest.dataset.sha256 !== null && dataset.info.sha256 !== run.manifest.dataset.sha256) {
     throw new WorkbenchError(
       'DATASET_INVALID',
@@ -445,44 +375,26 @@ export async function resumeExperiment(
       { where: config.datasetPath },
     );
   }
-  const byId = new Map(dataset.samples.map((s) => [s.sampleId, s]));
+  const byId = new Map(dataset.entries.map((e) => [e.sampleId, e]));
   // Every sample of the run is planned once: finished ones count in notAsked (the summary covers
   // them all), unfinished ones are run.
-  const all = run.sampleInfo.map((info) => {
-    const sample = byId.get(info.sampleId);
-    if (!sample && info.status !== 'completed') {
+  const plans = run.sampleInfo.flatMap((info) => {
+    const entry = byId.get(info.sampleId);
+    if (!entry && info.status !== 'completed') {
       throw new WorkbenchError(
         'DATASET_INVALID',
         `${config.datasetPath}: sample ${info.sampleId} is gone`,
       );
     }
-    return { info, sample };
+    return entry ? [{ info, entry }] : [];
   });
-  const plans = all.flatMap(({ info, sample }) =>
-    sample
-      ? [
-          {
-            info,
-            sample,
-            plan: planTests(sample, {
-              includeNoEvidence: config.includeNoEvidence,
-              ...(config.mode ? { mode: config.mode } : {}),
-              ...(config.haystackCurvePoints !== undefined
-                ? { haystackCurvePoints: config.haystackCurvePoints }
-                : {}),
-            }),
-          },
-        ]
-      : [],
-  );
   const planned: PlannedSample[] = plans
     .filter(({ info }) => info.status !== 'completed')
-    .map(({ info, sample, plan }) => ({
-      sample,
-      plan,
+    .map(({ info, entry }) => ({
+      ...entry,
       skipTests: new Set(store.committedTests(runId, info.sampleId)),
     }));
-  const notAsked = notAskedOf(plans);
+  const notAsked = notAskedOf(plans.map(({ entry }) => entry));
   store.reopenRun(runId);
   seedLedger(store, runId, run.manifest);
   const before = run.manifest.memory.service;
@@ -503,8 +415,9 @@ export async function resumeExperiment(
     runId,
     config,
     apiKeys,
+    dataset,
     planned,
-    (executor.parallelFor ?? effectiveParallel)(config.parallel, planned.length),
+    lanesFor(executor, config, planned.length, dataset),
     true,
     notAsked,
     run.manifest.skippedSamples ?? [],
@@ -515,11 +428,11 @@ export async function resumeExperiment(
 
 /** The counts behind the headline's n: the file's questions, and those the config leaves out. */
 function coverageOf(
-  all: readonly Sample[],
-  planned: ReadonlyArray<Pick<PlannedSample, 'sample' | 'plan'>>,
+  all: readonly SampleEntry[],
+  planned: ReadonlyArray<Pick<SampleEntry, 'questions' | 'plan'>>,
 ): RunCoverage {
-  const datasetQuestions = all.reduce((n, s) => n + s.qa.length, 0);
-  const selected = planned.reduce((n, p) => n + p.sample.qa.length, 0);
+  const datasetQuestions = all.reduce((n, s) => n + s.questions, 0);
+  const selected = planned.reduce((n, p) => n + p.questions, 0);
   return {
     datasetQuestions,
     notSelected: datasetQuestions - selected,
@@ -528,14 +441,27 @@ function coverageOf(
 }
 
 /** Questions the plans leave out (no usable evidence, unless the config includes them). */
-function notAskedOf(plans: ReadonlyArray<Pick<PlannedSample, 'sample' | 'plan'>>): number {
-  return plans.reduce((n, p) => n + p.sample.qa.length - p.plan.totalQuestions, 0);
+function notAskedOf(plans: ReadonlyArray<Pick<SampleEntry, 'questions' | 'plan'>>): number {
+  return plans.reduce((n, p) => n + p.questions - p.plan.totalQuestions, 0);
+}
+
+/** Errata name samples and questions of a file loaded whole; a streamed file has none in memory. */
+function errataSamples(dataset: RunDataset): Sample[] {
+  if (dataset.samples === null) {
+    throw new WorkbenchError(
+      'INVALID_INPUT',
+      `${dataset.info.source}: errata need a dataset file loaded whole, and this one is streamed (over the whole-file limit)`,
+      { where: dataset.info.source },
+    );
+  }
+  return dataset.samples;
 }
 
 function launch(
   runId: string,
   config: ExperimentConfig,
   apiKeys: ApiKeys,
+  dataset: RunDataset,
   planned: PlannedSample[],
   parallel: number,
   resumed: boolean,
@@ -556,6 +482,7 @@ function launch(
     runId,
     config,
     apiKeys,
+    dataset,
     planned,
     parallel,
     resumed,
@@ -576,6 +503,7 @@ async function execute(
   runId: string,
   config: ExperimentConfig,
   apiKeys: ApiKeys,
+  dataset: RunDataset,
   planned: PlannedSample[],
   parallel: number,
   resumed: boolean,
@@ -603,7 +531,7 @@ async function execute(
       // A broken progress listener must not break the run.
     }
   };
-  const totalPackets = planned.reduce((sum, p) => sum + packetCount(p.sample), 0);
+  const totalPackets = planned.reduce((sum, p) => sum + p.packets, 0);
   const packetsDone = new Map<string, number>();
   let donePackets = 0;
   const failures: string[] = [];
@@ -628,7 +556,7 @@ async function execute(
     type: 'run-started',
     runId,
     at: now(),
-    samples: planned.map((p) => p.sample.sampleId),
+    samples: planned.map((p) => p.sampleId),
     totalPackets,
     totalTests: planned.reduce((sum, p) => sum + p.plan.tests.length - p.skipTests.size, 0),
     resumed,
@@ -652,28 +580,30 @@ async function execute(
   };
 
   const runOne = async (p: PlannedSample): Promise<void> => {
-    const sampleId = p.sample.sampleId;
+    const { sampleId } = p;
     const dir = collectionDirFor(options.dataDir, runId, sampleId);
     // A replay starts from an empty collection: whatever a killed attempt left is not trusted.
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
     dirs.push(dir);
     store.markSample(runId, sampleId, { status: 'running' });
-    const job: SampleJob = {
-      runId,
-      sample: p.sample,
-      plan: p.plan,
-      config,
-      benchmark: store.profileOf(runId).id,
-      skipTests: p.skipTests,
-      collectionDir: dir,
-      cacheDir: dataCacheDir(options.dataDir),
-      apiKeys,
-      ...(options.responseCache !== undefined && options.responseCache !== 'off'
-        ? { responseCache: options.responseCache }
-        : {}),
-    };
     try {
+      // The first await of runOne: lanes ask for their samples in queue order, which a streamed
+      // file needs; the sample is dropped with the job when runOne returns.
+      const job: SampleJob = {
+        runId,
+        sample: await dataset.sample(sampleId),
+        plan: p.plan,
+        config,
+        benchmark: store.profileOf(runId).id,
+        skipTests: p.skipTests,
+        collectionDir: dir,
+        cacheDir: dataCacheDir(options.dataDir),
+        apiKeys,
+        ...(options.responseCache !== undefined && options.responseCache !== 'off'
+          ? { responseCache: options.responseCache }
+          : {}),
+      };
       const outcome = await executor.run(
         job,
         {
@@ -732,7 +662,8 @@ async function execute(
   let status: RunOutcome['status'] = 'completed';
   let error: string | null = null;
   try {
-    const queue = [...planned];
+    // File order: a streamed file is read forward once.
+    const queue = [...planned].sort((a, b) => a.position - b.position);
     const lanes = Array.from(
       { length: Math.min(parallel, Math.max(queue.length, 1)) },
       async () => {
@@ -767,6 +698,8 @@ async function execute(
     status = 'failed';
     error = caught instanceof Error ? caught.message : String(caught);
   } finally {
+    // Closes a streamed file's reader (a cancel can stop before its last question).
+    await dataset.close().catch(() => undefined);
     if (!options.keepCollections) {
       for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
       rmSync(join(options.dataDir, 'collections', runId), { recursive: true, force: true });

@@ -15,6 +15,7 @@ import {
 } from '../../../src-shared/metrics';
 import { benchmarkCategory, type BenchmarkProfile } from '../../../src-shared/benchmarks';
 import { datasetFileSha256, loadDatasetFile } from '../dataset/load';
+import { indexLongMemEvalFile, streamsDataset } from '../dataset/longmemevalFile';
 import type { AnswerKey, RunStore } from './store';
 import { rescoreJudge, type RescoreJudgeOptions } from './rescoreJudge';
 
@@ -40,15 +41,23 @@ function chosenMetrics(
   return ids === undefined || ids.length === 0 ? metricsOf(profile) : ids.map((id) => metricOf(id));
 }
 
-/** The run's samples by id from its dataset file, or why they cannot be read. */
+/**
+ * The run's questions by sample id from its dataset file, or why they cannot be read. A streamed
+ * LongMemEval file (over the whole-file limit) is read in one pass that hashes it and keeps only
+ * the questions, never the haystacks.
+ */
 async function runSamples(
   path: string,
   sha256: string | null,
-): Promise<{ samples: Map<string, Sample> } | { problem: string }> {
+): Promise<{ samples: Map<string, Pick<Sample, 'qa'>> } | { problem: string }> {
+  const changed = { problem: `the dataset ${path} changed since the run (sha256 differs)` };
   try {
-    if (sha256 !== null && (await datasetFileSha256(path)) !== sha256) {
-      return { problem: `the dataset ${path} changed since the run (sha256 differs)` };
+    if (await streamsDataset(path)) {
+      const samples = new Map<string, Pick<Sample, 'qa'>>();
+      const index = await indexLongMemEvalFile(path, (s) => samples.set(s.sampleId, { qa: s.qa }));
+      return sha256 !== null && index.info.sha256 !== sha256 ? changed : { samples };
     }
+    if (sha256 !== null && (await datasetFileSha256(path)) !== sha256) return changed;
     const { samples } = await loadDatasetFile(path);
     return { samples: new Map(samples.map((s) => [s.sampleId, s])) };
   } catch (error) {
@@ -85,7 +94,7 @@ export async function rescoreRun(
     else return true;
     return false;
   });
-  let samples: Map<string, Sample> | null = null;
+  let samples: Map<string, Pick<Sample, 'qa'>> | null = null;
   if (metrics.some((m) => m.source === 'retrieval')) {
     const loaded = await runSamples(run.manifest.dataset.path, run.manifest.dataset.sha256);
     if ('problem' in loaded) {

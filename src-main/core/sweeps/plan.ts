@@ -8,8 +8,9 @@ import type { AxisValue, SweepCell } from '../../../src-shared/sweeps';
 import { ANSWER_TEMPLATES, JUDGE_TEMPLATE } from '../answer/prompts';
 import { costOf } from '../answer/llm-client';
 import { loadDatasetFile } from '../dataset/load';
-import { planTests } from '../dataset/testPlan';
+import { indexLongMemEvalFile, streamsDataset } from '../dataset/longmemevalFile';
 import { selectSamples } from '../pipeline/runner';
+import { selectFrom, testPlanOf } from '../pipeline/runDataset';
 
 /**
  * What a sweep will ask of its LLM endpoints before anything runs: per cell, the answer calls
@@ -47,88 +48,120 @@ export interface SweepPlan {
 const words = (text: string): number => text.split(/\s+/).filter(Boolean).length;
 const tokens = (wordCount: number): number => Math.ceil(wordCount / WORDS_PER_TOKEN);
 
-function meanTurnWords(samples: readonly Sample[]): number {
-  let turns = 0;
-  let total = 0;
-  for (const s of samples) {
-    for (const session of s.sessions) {
+/**
+ * A cell's plan summed over its samples one at a time, so a streamed file (a LongMemEval M file)
+ * is planned without holding its samples: every sum is additive, the mean turn length included.
+ */
+class CellTally {
+  readonly #config: ExperimentConfig;
+  readonly #format: string;
+  readonly #answerTemplate: number;
+  readonly #judgeTemplate = words(JUDGE_TEMPLATE);
+  readonly #judge = metricOf('judge');
+  samples = 0;
+  #turns = 0;
+  #turnWords = 0;
+  #tests = 0;
+  #questions = 0;
+  #judgeable = 0;
+  /** The answer prompts' words without the retrieved turns (topK mean turns each, added at the end). */
+  #answerPromptWords = 0;
+  #judgePromptWords = 0;
+
+  constructor(config: ExperimentConfig, format: string) {
+    this.#config = config;
+    this.#format = format;
+    this.#answerTemplate = words(Object.values(ANSWER_TEMPLATES[promptStyleOf(config)]).join(' '));
+  }
+
+  add(sample: Sample): void {
+    this.samples++;
+    for (const session of sample.sessions) {
       for (const turn of session.turns) {
-        turns++;
-        total += words(turn.text) + 2; // the speaker's name and a date prefix
+        this.#turns++;
+        this.#turnWords += words(turn.text) + 2; // the speaker's name and a date prefix
       }
     }
-  }
-  return turns === 0 ? 0 : total / turns;
-}
-
-export function planCell(cell: SweepCell, dataset: DatasetLoadResult): CellPlan {
-  const config: ExperimentConfig = cell.config;
-  // The runner's selection, so a cell that names an invalid sample is refused here as it would be.
-  const { samples } = selectSamples(dataset, config);
-  const turnWords = meanTurnWords(samples);
-  const answerTemplate = words(Object.values(ANSWER_TEMPLATES[promptStyleOf(config)]).join(' '));
-  const judgeTemplate = words(JUDGE_TEMPLATE);
-  // The categories a judge scores come from the dataset's benchmark profile (LoCoMo: 1-4).
-  const profile = benchmarkProfile(dataset.info.format);
-  const judge = metricOf('judge');
-  let tests = 0;
-  let questions = 0;
-  let judgeable = 0;
-  let answerPromptWords = 0;
-  let judgePromptWords = 0;
-  for (const sample of samples) {
-    const plan = planTests(sample, {
-      includeNoEvidence: config.includeNoEvidence,
-      ...(config.mode ? { mode: config.mode } : {}),
-      ...(config.haystackCurvePoints !== undefined
-        ? { haystackCurvePoints: config.haystackCurvePoints }
-        : {}),
-    });
+    // The categories a judge scores come from the dataset's benchmark profile (LoCoMo: 1-4).
+    const profile = benchmarkProfile(this.#format);
+    const plan = testPlanOf(sample, this.#config);
     const byIndex = new Map(sample.qa.map((q) => [q.index, q]));
-    tests += plan.tests.length;
+    this.#tests += plan.tests.length;
     for (const test of plan.tests) {
       for (const qi of test.questionIndices) {
         const qa = byIndex.get(qi);
         if (!qa) continue;
-        questions++;
-        answerPromptWords +=
-          answerTemplate + words(qa.question) + config.retrieval.topK * turnWords;
-        if (metricScores(judge, benchmarkCategory(profile, qa.category))) {
-          judgeable++;
-          judgePromptWords += judgeTemplate + words(qa.question) + words(qa.answer ?? '');
+        this.#questions++;
+        this.#answerPromptWords += this.#answerTemplate + words(qa.question);
+        if (metricScores(this.#judge, benchmarkCategory(profile, qa.category))) {
+          this.#judgeable++;
+          this.#judgePromptWords +=
+            this.#judgeTemplate + words(qa.question) + words(qa.answer ?? '');
         }
       }
     }
   }
-  const answerer = config.answerer.kind === 'llm' ? config.answerer : null;
-  const answerCalls = answerer ? questions : 0;
-  const judgeCalls = config.judge ? judgeable * config.judge.repeats : 0;
-  // Completions: the answer's token cap (an upper bound) and a short JSON verdict for the judge.
-  const answerUsage = {
-    promptTokens: answerer ? tokens(answerPromptWords) : 0,
-    completionTokens: answerer ? answerCalls * answerer.maxTokens : 0,
-  };
-  const judgeUsage = {
-    promptTokens: config.judge ? tokens(judgePromptWords) * config.judge.repeats : 0,
-    completionTokens: judgeCalls * 40,
-  };
-  return {
-    index: cell.index,
-    key: cell.key,
-    values: cell.values,
-    repeat: cell.repeat,
-    samples: samples.length,
-    tests,
-    questions,
-    answerCalls,
-    judgeCalls,
-    promptTokens: answerUsage.promptTokens + judgeUsage.promptTokens,
-    completionTokens: answerUsage.completionTokens + judgeUsage.completionTokens,
-    cost: sumCosts([
-      answerer ? costOf(answerUsage, answerer.prices) : 0,
-      config.judge ? costOf(judgeUsage, config.judge.prices) : 0,
-    ]),
-  };
+
+  plan(cell: SweepCell): CellPlan {
+    const config = this.#config;
+    const turnWords = this.#turns === 0 ? 0 : this.#turnWords / this.#turns;
+    const answerPromptWords =
+      this.#answerPromptWords + this.#questions * config.retrieval.topK * turnWords;
+    const answerer = config.answerer.kind === 'llm' ? config.answerer : null;
+    const answerCalls = answerer ? this.#questions : 0;
+    const judgeCalls = config.judge ? this.#judgeable * config.judge.repeats : 0;
+    // Completions: the answer's token cap (an upper bound) and a short JSON verdict for the judge.
+    const answerUsage = {
+      promptTokens: answerer ? tokens(answerPromptWords) : 0,
+      completionTokens: answerer ? answerCalls * answerer.maxTokens : 0,
+    };
+    const judgeUsage = {
+      promptTokens: config.judge ? tokens(this.#judgePromptWords) * config.judge.repeats : 0,
+      completionTokens: judgeCalls * 40,
+    };
+    return {
+      index: cell.index,
+      key: cell.key,
+      values: cell.values,
+      repeat: cell.repeat,
+      samples: this.samples,
+      tests: this.#tests,
+      questions: this.#questions,
+      answerCalls,
+      judgeCalls,
+      promptTokens: answerUsage.promptTokens + judgeUsage.promptTokens,
+      completionTokens: answerUsage.completionTokens + judgeUsage.completionTokens,
+      cost: sumCosts([
+        answerer ? costOf(answerUsage, answerer.prices) : 0,
+        config.judge ? costOf(judgeUsage, config.judge.prices) : 0,
+      ]),
+    };
+  }
+}
+
+export function planCell(cell: SweepCell, dataset: DatasetLoadResult): CellPlan {
+  // The runner's selection, so a cell that names an invalid sample is refused here as it would be.
+  const { samples } = selectSamples(dataset, cell.config);
+  const tally = new CellTally(cell.config, dataset.info.format);
+  for (const sample of samples) tally.add(sample);
+  return tally.plan(cell);
+}
+
+/** A cell over a streamed LongMemEval file: one pass, holding one question at a time. */
+async function planStreamedCell(cell: SweepCell): Promise<CellPlan> {
+  const { config } = cell;
+  const wanted = config.samples ? new Set(config.samples) : null;
+  const tally = new CellTally(config, 'longmemeval');
+  const index = await indexLongMemEvalFile(config.datasetPath, (sample) => {
+    if (wanted === null || wanted.has(sample.sampleId)) tally.add(sample);
+  });
+  // Refuses what the runner refuses (invalid or unknown samples).
+  selectFrom(
+    index.sampleIds.map((sampleId) => ({ sampleId })),
+    index.problems,
+    config,
+  );
+  return tally.plan(cell);
 }
 
 function promptStyleOf(config: ExperimentConfig): keyof typeof ANSWER_TEMPLATES {
@@ -158,11 +191,21 @@ export function totalsOf(cells: readonly CellPlan[]): SweepPlan['totals'] {
   };
 }
 
-/** Loads each dataset the cells name once and plans every cell. */
+/**
+ * Loads each dataset the cells name once and plans every cell; a LongMemEval file over the
+ * whole-file limit is streamed once per cell instead.
+ */
 export async function planSweep(cells: readonly SweepCell[]): Promise<SweepPlan> {
   const datasets = new Map<string, DatasetLoadResult>();
+  const streamed = new Map<string, boolean>();
   const planned: CellPlan[] = [];
   for (const cell of cells) {
+    const path = cell.config.datasetPath;
+    if (!streamed.has(path)) streamed.set(path, await streamsDataset(path));
+    if (streamed.get(path) === true) {
+      planned.push(await planStreamedCell(cell));
+      continue;
+    }
     let dataset = datasets.get(cell.config.datasetPath);
     if (!dataset) {
       dataset = await loadDatasetFile(cell.config.datasetPath);
