@@ -13,10 +13,14 @@ export interface WorkbenchServer {
 async function startServe(
   dataDir: string,
   extraEnv: Record<string, string>,
+  extraArgs: readonly string[],
 ): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', 'src-main/cli/main.ts', 'serve', '--port', '0', '--data-dir', dataDir],
+    [
+      ...['--import', 'tsx', 'src-main/cli/main.ts', 'serve', '--port', '0', '--data-dir', dataDir],
+      ...extraArgs,
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...extraEnv, FORCE_COLOR: '0' } },
   );
   let output = '';
@@ -43,12 +47,15 @@ async function startServe(
 export const test = base.extend<{
   /** Extra environment for `cli serve` (an API key variable); set with `test.use({ serveEnv })`. */
   serveEnv: Record<string, string>;
+  /** Extra `cli serve` arguments (`--dataset-dir <folder>`); set with `test.use({ serveArgs })`. */
+  serveArgs: string[];
   workbench: WorkbenchServer;
 }>({
   serveEnv: [{}, { option: true }],
-  workbench: async ({ serveEnv }, use) => {
+  serveArgs: [[], { option: true }],
+  workbench: async ({ serveEnv, serveArgs }, use) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'mw-e2e-'));
-    const { child, url } = await startServe(dataDir, serveEnv);
+    const { child, url } = await startServe(dataDir, serveEnv, serveArgs);
     try {
       await use({ url, dataDir });
     } finally {

@@ -7,17 +7,30 @@ import { WorkbenchError } from '../../src-shared/errors';
 import { benchmarkProfile } from '../../src-shared/benchmarks';
 import { writeFileAtomic } from './atomic-file';
 import { fromSystemError } from './system-errors';
-import { datasetStats, loadDatasetBytes, loadDatasetFile } from './dataset';
+import {
+  DatasetStatsTally,
+  LongMemEvalFileReader,
+  datasetStats,
+  indexLongMemEvalFile,
+  loadDatasetBytes,
+  loadDatasetFile,
+  streamsDataset,
+} from './dataset';
 
 const RecentSchema = z.array(
   z.object({ path: z.string(), name: z.string(), sha256: z.string(), openedAt: z.string() }),
 );
 
-interface OpenDataset {
+export interface OpenDataset {
   summary: DatasetSummary;
-  samples: Map<string, Sample>;
-  /** As parsed when opened: experiments run it (after checking the file's sha256 still matches). */
-  loaded: DatasetLoadResult;
+  /**
+   * As parsed when opened: experiments run it (after checking the file's sha256 still matches).
+   * Null for a streamed file (a LongMemEval file over the whole-file limit): the runner and the
+   * planner stream it themselves, the runner checking it still has `summary.sha256`.
+   */
+  loaded: DatasetLoadResult | null;
+  /** One sample: from the parsed copy, or read from the streamed file when asked for. */
+  sample(sampleId: string): Promise<Sample | undefined>;
 }
 
 /**
@@ -40,7 +53,40 @@ export class DatasetStore {
   }
 
   async openPath(path: string, name = basename(path)): Promise<DatasetSummary> {
+    if (await streamsDataset(path)) return this.openStreamed(path, name);
     return this.register(path, name, await loadDatasetFile(path));
+  }
+
+  /**
+   * A LongMemEval file too large to load whole (M: ~2.7 GB): one pass validates, hashes and
+   * tallies the stats a question at a time; only the numbers and the question ids are kept.
+   */
+  private async openStreamed(path: string, name: string): Promise<DatasetSummary> {
+    const tally = new DatasetStatsTally({}, benchmarkProfile('longmemeval'));
+    const index = await indexLongMemEvalFile(path, (sample) => tally.add(sample));
+    const ids = new Set(index.sampleIds);
+    return this.keep(
+      {
+        path,
+        name,
+        format: index.info.format,
+        bytes: index.info.bytes ?? 0,
+        sha256: index.info.sha256 ?? '',
+        stats: tally.stats(),
+        problems: index.problems,
+      },
+      null,
+      async (sampleId) => {
+        if (!ids.has(sampleId)) return undefined;
+        // A forward scan to the question: the file is never held, and nothing is cached.
+        const reader = new LongMemEvalFileReader(path, index);
+        try {
+          return await reader.take(sampleId);
+        } finally {
+          await reader.close();
+        }
+      },
+    );
   }
 
   /**
@@ -78,7 +124,7 @@ export class DatasetStore {
 
   async sample(datasetId: string, sampleId: string): Promise<Sample> {
     const dataset = await this.get(datasetId);
-    const sample = dataset.samples.get(sampleId);
+    const sample = await dataset.sample(sampleId);
     if (!sample) {
       throw new WorkbenchError(
         'NOT_FOUND',
@@ -90,26 +136,43 @@ export class DatasetStore {
   }
 
   private register(path: string, name: string, result: DatasetLoadResult): DatasetSummary {
-    const sha256 = result.info.sha256 ?? '';
+    const samples = new Map(result.samples.map((s) => [s.sampleId, s]));
+    return this.keep(
+      {
+        path,
+        name,
+        format: result.info.format,
+        bytes: result.info.bytes ?? 0,
+        sha256: result.info.sha256 ?? '',
+        stats: datasetStats(result.samples, {}, benchmarkProfile(result.info.format)),
+        problems: result.problems,
+      },
+      result,
+      async (sampleId) => samples.get(sampleId),
+    );
+  }
+
+  private keep(
+    opened: Omit<DatasetSummary, 'datasetId' | 'openedAt'>,
+    loaded: DatasetLoadResult | null,
+    sample: OpenDataset['sample'],
+  ): DatasetSummary {
     const summary: DatasetSummary = {
-      datasetId: sha256,
-      name,
-      path,
-      format: result.info.format,
-      bytes: result.info.bytes ?? 0,
-      sha256,
+      datasetId: opened.sha256,
+      name: opened.name,
+      path: opened.path,
+      format: opened.format,
+      bytes: opened.bytes,
+      sha256: opened.sha256,
       openedAt: new Date().toISOString(),
-      stats: datasetStats(result.samples, {}, benchmarkProfile(result.info.format)),
-      problems: result.problems,
+      stats: opened.stats,
+      problems: opened.problems,
     };
-    this.open.set(sha256, {
-      summary,
-      samples: new Map(result.samples.map((s) => [s.sampleId, s])),
-      loaded: result,
-    });
+    this.open.set(summary.sha256, { summary, loaded, sample });
     this.remember();
     return summary;
   }
+
   /** Reopens what was open last time; a file that vanished or broke is skipped, not fatal. */
   private async restore(): Promise<void> {
     if (this.restored) return;

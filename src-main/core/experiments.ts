@@ -39,6 +39,15 @@ import { estimateOf, planRun } from './sweeps/plan';
 const MAX_ENDED_LIVE_RUNS = 20;
 
 /**
+ * A dataset file as the UI opened it: its parsed copy, or none for a file streamed (a LongMemEval
+ * file over the whole-file limit); `sha256`: its bytes when opened.
+ */
+export interface OpenedFile {
+  sha256: string;
+  loaded: DatasetLoadResult | null;
+}
+
+/**
  * The API's view of the experiment engine: starts, cancels and resumes runs in worker threads,
  * relays their progress as events, and serves the runs database's read views (in a read worker).
  */
@@ -90,32 +99,34 @@ export class ExperimentManager {
   }
 
   /** The planner's estimate for a run of this config (what `cli experiment --dry-run` prints). */
-  async estimate(
-    config: ExperimentConfigInput,
-    dataset?: DatasetLoadResult,
-  ): Promise<ExperimentEstimate> {
-    return planRun(parseOrThrow(ExperimentConfigSchema, config, 'experiment config'), dataset);
+  async estimate(config: ExperimentConfigInput, opened?: OpenedFile): Promise<ExperimentEstimate> {
+    return planRun(
+      parseOrThrow(ExperimentConfigSchema, config, 'experiment config'),
+      opened?.loaded ?? undefined,
+    );
   }
 
   /**
-   * `dataset`: the file as the caller already parsed it; the run uses it if the file is unchanged.
+   * `opened`: the file as the caller opened it; the run uses its parsed copy, or streams the file
+   * when there is none, and either way refuses a file whose bytes changed since.
    * As the CLI does: one real call to each endpoint first (a wrong URL, key or model refuses the
    * run with the endpoint's error and a hint), and the planner's estimate kept in the manifest.
    */
   async start(
     config: ExperimentConfigInput,
-    dataset?: DatasetLoadResult,
+    opened?: OpenedFile,
     identity?: RunIdentity,
     options: { responseCache?: ResponseCacheMode } = {},
   ): Promise<{ runId: string }> {
     await loadMemoryPresets();
+    const dataset = opened?.loaded ?? undefined;
     const estimate = await estimateOf(
       parseOrThrow(ExperimentConfigSchema, config, 'experiment config'),
       dataset,
     );
     const handle = await startExperiment(config, {
       ...this.runOptions(),
-      ...(dataset ? { dataset } : {}),
+      ...(dataset ? { dataset } : opened ? { datasetSha256: opened.sha256 } : {}),
       ...(identity ? { identity } : {}),
       preflight: true,
       responseCache: options.responseCache ?? 'on',

@@ -93,7 +93,8 @@ export function createService(options: ServiceOptions): Service {
     'memory.checkConfig': ({ preset, config }) => experiments.checkConfig(preset, config),
     'experiments.start': async ({ datasetId, identity, responseCache, ...config }) => {
       const { summary, loaded } = await datasets.get(datasetId);
-      return experiments.start({ ...config, datasetPath: summary.path }, loaded, identity, {
+      const opened = { sha256: summary.sha256, loaded };
+      return experiments.start({ ...config, datasetPath: summary.path }, opened, identity, {
         ...(responseCache ? { responseCache } : {}),
       });
     },
@@ -104,7 +105,10 @@ export function createService(options: ServiceOptions): Service {
       ...config
     }) => {
       const { summary, loaded } = await datasets.get(datasetId);
-      return experiments.estimate({ ...config, datasetPath: summary.path }, loaded);
+      return experiments.estimate(
+        { ...config, datasetPath: summary.path },
+        { sha256: summary.sha256, loaded },
+      );
     },
     'experiments.cancel': async ({ runId }) => ({ cancelled: experiments.cancel(runId) }),
     'experiments.resume': ({ runId }) => experiments.resume(runId),

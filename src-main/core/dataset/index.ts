@@ -17,12 +17,17 @@ export {
 export type { LoadDatasetOptions } from './load';
 export { locomoLoader } from './locomo';
 export { longMemEvalLoader, parseLongMemEvalDate } from './longmemeval';
-export { LongMemEvalFileReader, indexLongMemEvalFile, isLongMemEvalFile } from './longmemevalFile';
+export {
+  LongMemEvalFileReader,
+  indexLongMemEvalFile,
+  isLongMemEvalFile,
+  streamsDataset,
+} from './longmemevalFile';
 export type { LongMemEvalFileIndex } from './longmemevalFile';
 export { packetCount, packetsOf, TURNS_PER_PACKET } from './packets';
 export { DatasetLoaderRegistry } from './registry';
 export type { DatasetLoader, LoadContext, LoaderOutput } from './registry';
 export { sampleById } from './select';
-export { datasetStats, sampleStats } from './stats';
+export { DatasetStatsTally, datasetStats, sampleStats } from './stats';
 export { planTestTrigger, planTests, testThreshold } from './testPlan';
 export { questionVisibility } from './visibility';

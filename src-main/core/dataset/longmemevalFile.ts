@@ -28,12 +28,13 @@ export interface LongMemEvalFileIndex {
   stamp: FileStamp;
 }
 
-interface FileStamp {
+export interface FileStamp {
   size: number;
   mtimeMs: number;
 }
 
-async function stampOf(file: string): Promise<FileStamp> {
+/** The file's size and mtime now: what says a streamed file was not rewritten since a pass. */
+export async function stampOf(file: string): Promise<FileStamp> {
   try {
     const info = await stat(file);
     return { size: info.size, mtimeMs: info.mtimeMs };

@@ -49,38 +49,64 @@ export function datasetStats(
   options: TestPlanOptions = {},
   profile: BenchmarkProfile = LOCOMO_PROFILE,
 ): DatasetStats {
-  const perSample = samples.map((s) => sampleStats(s, options, profile));
-  const sum = (pick: (s: SampleStats) => number): number =>
-    perSample.reduce((total, s) => total + pick(s), 0);
-  const byCategory = emptyCounts(profile);
-  for (const s of perSample) {
-    for (const c of profile.categories)
-      byCategory[c.id] = (byCategory[c.id] ?? 0) + (s.byCategory[c.id] ?? 0);
+  const tally = new DatasetStatsTally(options, profile);
+  for (const sample of samples) tally.add(sample);
+  return tally.stats();
+}
+
+/**
+ * The dataset's stats built one sample at a time, keeping only the numbers: a streamed file
+ * (LongMemEval M) is summarised without holding its haystacks.
+ */
+export class DatasetStatsTally {
+  readonly #perSample: SampleStats[] = [];
+  readonly #details: EvidenceProblemDetail[] = [];
+
+  constructor(
+    private readonly options: TestPlanOptions = {},
+    private readonly profile: BenchmarkProfile = LOCOMO_PROFILE,
+  ) {}
+
+  add(sample: Sample): void {
+    this.#perSample.push(sampleStats(sample, this.options, this.profile));
+    for (const qa of sample.qa) {
+      for (const p of qa.evidenceProblems) {
+        this.#details.push({ sampleId: sample.sampleId, qaIndex: qa.index, ...p });
+      }
+    }
   }
-  const details: EvidenceProblemDetail[] = samples.flatMap((sample) =>
-    sample.qa.flatMap((qa) =>
-      qa.evidenceProblems.map((p) => ({ sampleId: sample.sampleId, qaIndex: qa.index, ...p })),
-    ),
-  );
-  return {
-    totals: {
-      samples: perSample.length,
-      sessions: sum((s) => s.sessions),
-      turns: sum((s) => s.turns),
-      imageTurns: sum((s) => s.imageTurns),
-      qa: sum((s) => s.qa),
-      packets: sum((s) => s.packets),
-      questionsWithEvidence: sum((s) => s.questionsWithEvidence),
-      plannedTests: sum((s) => s.plannedTests),
-      byCategory,
-    },
-    samples: perSample,
-    evidence: {
-      repaired: details.filter(isRepair).length,
-      unresolved: details.filter(isUnresolved).length,
-      duplicates: details.filter((d) => d.problem === 'duplicate').length,
-      questionsWithoutEvidence: sum((s) => s.qa - s.questionsWithEvidence),
-      details,
-    },
-  };
+
+  stats(): DatasetStats {
+    const { profile } = this;
+    const perSample = [...this.#perSample];
+    const details = [...this.#details];
+    const sum = (pick: (s: SampleStats) => number): number =>
+      perSample.reduce((total, s) => total + pick(s), 0);
+    const byCategory = emptyCounts(profile);
+    for (const s of perSample) {
+      for (const c of profile.categories)
+        byCategory[c.id] = (byCategory[c.id] ?? 0) + (s.byCategory[c.id] ?? 0);
+    }
+    return {
+      totals: {
+        samples: perSample.length,
+        sessions: sum((s) => s.sessions),
+        turns: sum((s) => s.turns),
+        imageTurns: sum((s) => s.imageTurns),
+        qa: sum((s) => s.qa),
+        packets: sum((s) => s.packets),
+        questionsWithEvidence: sum((s) => s.questionsWithEvidence),
+        plannedTests: sum((s) => s.plannedTests),
+        byCategory,
+      },
+      samples: perSample,
+      evidence: {
+        repaired: details.filter(isRepair).length,
+        unresolved: details.filter(isUnresolved).length,
+        duplicates: details.filter((d) => d.problem === 'duplicate').length,
+        questionsWithoutEvidence: sum((s) => s.qa - s.questionsWithEvidence),
+        details,
+      },
+    };
+  }
 }

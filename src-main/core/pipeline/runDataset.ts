@@ -94,29 +94,46 @@ async function streamedDataset(path: string, config: ExperimentConfig): Promise<
   };
 }
 
+function changedSinceOpened(
+  path: string,
+  now: string | null,
+  opened: string | null,
+): WorkbenchError {
+  return new WorkbenchError(
+    'DATASET_INVALID',
+    `${path}: the file changed on disk since it was opened (sha256 now ${now ?? 'unknown'}, opened as ${opened ?? 'unknown'}); open it again to run it`,
+    { where: path },
+  );
+}
+
 /**
  * The run's dataset: the caller's parsed copy when it still matches the file (a file changed on
  * disk since it was opened is refused: the run would record one sha256 and run another file's
- * samples), else the file streamed or loaded whole.
+ * samples), else the file streamed or loaded whole. `openedSha256`: the sha256 the caller saw
+ * when it opened a file it kept no parsed copy of (a streamed file); checked against the bytes
+ * this pass reads, so no extra pass over the file.
  */
 export async function runDatasetFor(
   path: string,
   config: ExperimentConfig,
   given?: DatasetLoadResult,
+  openedSha256?: string,
 ): Promise<RunDataset> {
   if (given) {
     const onDisk = await datasetFileSha256(path);
     if (given.info.sha256 === null || onDisk !== given.info.sha256) {
-      throw new WorkbenchError(
-        'DATASET_INVALID',
-        `${path}: the file changed on disk since it was opened (sha256 now ${onDisk}, opened as ${given.info.sha256 ?? 'unknown'}); open it again to run it`,
-        { where: path },
-      );
+      throw changedSinceOpened(path, onDisk, given.info.sha256);
     }
     return wholeDataset(given, config);
   }
-  if (await streamsDataset(path)) return streamedDataset(path, config);
-  return wholeDataset(await loadDatasetFile(path), config);
+  const dataset = (await streamsDataset(path))
+    ? await streamedDataset(path, config)
+    : wholeDataset(await loadDatasetFile(path), config);
+  if (openedSha256 !== undefined && dataset.info.sha256 !== openedSha256) {
+    await dataset.close();
+    throw changedSinceOpened(path, dataset.info.sha256, openedSha256);
+  }
+  return dataset;
 }
 
 /** The file's samples that failed validation, with the loader's messages, in file order. */

@@ -89,6 +89,11 @@ export interface RunOptions {
    */
   dataset?: DatasetLoadResult;
   /**
+   * The sha256 of a file the caller opened without keeping a parsed copy (the service's streamed
+   * LongMemEval file): the run streams the file and refuses it if its bytes hash differently.
+   */
+  datasetSha256?: string;
+  /**
    * The config came from the local user (CLI, desktop app) and may start processes (an external
    * memory service's `command`). Default false: the browser-mode API must never run programs.
    */
@@ -258,7 +263,12 @@ export async function startExperiment(
     mayStartProcesses: options.mayStartProcesses === true,
     apiKeys,
   });
-  const dataset = await runDatasetFor(config.datasetPath, config, options.dataset);
+  const dataset = await runDatasetFor(
+    config.datasetPath,
+    config,
+    options.dataset,
+    options.datasetSha256,
+  );
   const { samples, skipped } = selectFrom(dataset.entries, dataset.problems, config);
   // A bad entry is refused before the run exists.
   const errata = options.errata ? errataRecord(options.errata, errataSamples(dataset)) : null;

@@ -8,7 +8,12 @@ import type { AxisValue, SweepCell } from '../../../src-shared/sweeps';
 import { ANSWER_TEMPLATES, JUDGE_TEMPLATE } from '../answer/prompts';
 import { costOf } from '../answer/llm-client';
 import { loadDatasetFile } from '../dataset/load';
-import { indexLongMemEvalFile, streamsDataset } from '../dataset/longmemevalFile';
+import {
+  indexLongMemEvalFile,
+  stampOf,
+  streamsDataset,
+  type LongMemEvalFileIndex,
+} from '../dataset/longmemevalFile';
 import { selectSamples } from '../pipeline/runner';
 import { selectFrom, testPlanOf } from '../pipeline/runDataset';
 
@@ -102,8 +107,9 @@ class CellTally {
     }
   }
 
+  /** `cell.config` may differ from the tally's in what `tallyKey` leaves out (top-k, models, prices). */
   plan(cell: SweepCell): CellPlan {
-    const config = this.#config;
+    const { config } = cell;
     const turnWords = this.#turns === 0 ? 0 : this.#turnWords / this.#turns;
     const answerPromptWords =
       this.#answerPromptWords + this.#questions * config.retrieval.topK * turnWords;
@@ -147,14 +153,61 @@ export function planCell(cell: SweepCell, dataset: DatasetLoadResult): CellPlan 
   return tally.plan(cell);
 }
 
+/**
+ * What `CellTally.add` reads of the config: two configs with the same key tally every sample
+ * alike, and differ only in what `plan` applies to the sums (top-k, models, prices, the judge).
+ */
+function tallyKey(config: ExperimentConfig): string {
+  return JSON.stringify([
+    config.datasetPath,
+    config.samples ?? null,
+    config.includeNoEvidence,
+    config.mode ?? null,
+    config.haystackCurvePoints ?? null,
+    promptStyleOf(config),
+  ]);
+}
+
+/**
+ * The last streamed passes' sums, by file (size and mtime) and `tallyKey`: the Experiments form
+ * asks for an estimate at every edit, and a pass over LongMemEval M reads 2.7 GB. Numbers and
+ * question ids only; a file rewritten since is read again.
+ */
+const streamedTallies = new Map<
+  string,
+  Promise<{ tally: CellTally; index: LongMemEvalFileIndex }>
+>();
+const MAX_STREAMED_TALLIES = 8;
+
+function streamedTally(
+  config: ExperimentConfig,
+  stamp: { size: number; mtimeMs: number },
+): Promise<{ tally: CellTally; index: LongMemEvalFileIndex }> {
+  const key = JSON.stringify([stamp.size, stamp.mtimeMs, tallyKey(config)]);
+  const kept = streamedTallies.get(key);
+  if (kept) return kept;
+  const wanted = config.samples ? new Set(config.samples) : null;
+  const tally = new CellTally(config, 'longmemeval');
+  const pass = indexLongMemEvalFile(config.datasetPath, (sample) => {
+    if (wanted === null || wanted.has(sample.sampleId)) tally.add(sample);
+  }).then((index) => ({ tally, index }));
+  streamedTallies.set(key, pass);
+  pass.catch(() => streamedTallies.delete(key));
+  while (streamedTallies.size > MAX_STREAMED_TALLIES) {
+    streamedTallies.delete(streamedTallies.keys().next().value ?? key);
+  }
+  return pass;
+}
+
 /** A cell over a streamed LongMemEval file: one pass, holding one question at a time. */
 async function planStreamedCell(cell: SweepCell): Promise<CellPlan> {
   const { config } = cell;
-  const wanted = config.samples ? new Set(config.samples) : null;
-  const tally = new CellTally(config, 'longmemeval');
-  const index = await indexLongMemEvalFile(config.datasetPath, (sample) => {
-    if (wanted === null || wanted.has(sample.sampleId)) tally.add(sample);
-  });
+  const stamp = await stampOf(config.datasetPath);
+  const { tally, index } = await streamedTally(config, stamp);
+  // The pass read the file it stamped: else it was rewritten meanwhile, so read it again.
+  if (index.stamp.size !== stamp.size || index.stamp.mtimeMs !== stamp.mtimeMs) {
+    return planStreamedCell(cell);
+  }
   // Refuses what the runner refuses (invalid or unknown samples).
   selectFrom(
     index.sampleIds.map((sampleId) => ({ sampleId })),
