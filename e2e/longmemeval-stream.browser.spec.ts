@@ -57,6 +57,8 @@ test('LongMemEval M: opened streamed, a question browsed, a run started from the
     { timeout: 90_000 },
   );
   await expect(card.locator('.status-badge')).toHaveText('completed');
+  // The final chart comes with the run's end, not a throttled refetch a second or more later.
+  await expect(card.getByRole('figure', { name: /per category/ })).toBeVisible({ timeout: 300 });
   await page.screenshot({ path: screenshotPath('longmemeval-m-run'), fullPage: true });
 
   const runId = (await card.getAttribute('data-run-id')) ?? '';

@@ -127,11 +127,13 @@ export function RunCard({
   const elapsed =
     run.elapsedMs ?? (run.startedAt !== null && active ? Math.max(0, now - run.startedAt) : null);
   const eta = remainingMs(run, now);
-  const summary = detail?.summary ?? run.summary;
+  const finished = run.status === 'completed' || run.status === 'degraded';
+  // A finished run's own event carries its final summary; a fetched one may predate it (the
+  // fetch is throttled, and a short run ends before the next one is allowed).
+  const summary = finished && run.summary ? run.summary : (detail?.summary ?? run.summary);
   // The run's benchmark names its categories; LoCoMo's until the first summary arrives.
   const benchmark = detail?.benchmark ?? LOCOMO_PROFILE;
   const preset = detail?.info.preset;
-  const finished = run.status === 'completed' || run.status === 'degraded';
   // The chart changes only when a summary does (a committed test), not with every progress event.
   const chart = useMemo(
     () =>
