@@ -10,6 +10,7 @@ import type { AnswerRecord, ProgressEvent } from '../../src-shared/experiment';
 import { datasetStats, loadDatasetFile, MAX_DATASET_BYTES_ENV } from './dataset';
 import { EXTRA_PRESETS_ENV } from './pipeline/presets';
 import { createService, type Service } from './service';
+import { runEnded } from '../../tests/support/run-events';
 
 /**
  * The desktop/browser path on a LongMemEval file over the whole-file limit (longmemeval_m.json is
@@ -61,21 +62,7 @@ afterAll(async () => {
 });
 
 function finished(runId: string): Promise<ProgressEvent> {
-  return new Promise((resolve) => {
-    const timer = setInterval(() => {
-      const end = events.find(
-        (e) =>
-          e.type === 'progress' &&
-          e.event.runId === runId &&
-          e.event.type.startsWith('run-') &&
-          e.event.type !== 'run-started',
-      );
-      if (end?.type === 'progress') {
-        clearInterval(timer);
-        resolve(end.event);
-      }
-    }, 50);
-  });
+  return runEnded(events, runId);
 }
 
 const config = {

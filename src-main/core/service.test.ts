@@ -9,6 +9,7 @@ import { EXTRA_PRESETS_ENV } from './pipeline/presets';
 import { startFakeOpenAIServer } from '../../tests/support/fake-openai-server';
 import { createService, type Service } from './service';
 import { planRun } from './sweeps/plan';
+import { runEnded } from '../../tests/support/run-events';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const presetsModule = join(repo, 'tests/fixtures/experiment/test-presets.ts');
@@ -39,21 +40,7 @@ afterAll(async () => {
 });
 
 function finished(runId: string): Promise<ProgressEvent> {
-  return new Promise((resolve) => {
-    const timer = setInterval(() => {
-      const end = events.find(
-        (e) =>
-          e.type === 'progress' &&
-          e.event.runId === runId &&
-          e.event.type.startsWith('run-') &&
-          e.event.type !== 'run-started',
-      );
-      if (end?.type === 'progress') {
-        clearInterval(timer);
-        resolve(end.event);
-      }
-    }, 50);
-  });
+  return runEnded(events, runId);
 }
 
 describe('service: experiments through the API contract', () => {
