@@ -27,7 +27,7 @@ import {
   memoryPresetTakesEmbedder,
   memoryPresetNames,
 } from './memory/registry';
-import { loadMemoryPresets } from './pipeline/presets';
+import { loadMemoryPresets } from './pipeline/loadPresets';
 import { resumeExperiment, startExperiment, type ExperimentHandle } from './pipeline/runner';
 import { runQueries, type ReadMethod, type RunQueries } from './runs/queries';
 import { DEFAULT_READ_WORKERS, RunReadWorkers } from './runs/readWorkers';

@@ -8,7 +8,7 @@ import type { ApiEvent, ApiHandlers } from '../../src-shared/api';
 import { benchmarkProfile } from '../../src-shared/benchmarks';
 import type { AnswerRecord, ProgressEvent } from '../../src-shared/experiment';
 import { datasetStats, loadDatasetFile, MAX_DATASET_BYTES_ENV } from './dataset';
-import { EXTRA_PRESETS_ENV } from './pipeline/presets';
+import { EXTRA_PRESETS_ENV } from './pipeline/loadPresets';
 import { createService, type Service } from './service';
 import { runEnded } from '../../tests/support/run-events';
 

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiMethods, type ApiEvent, type ApiHandlers } from '../../src-shared/api';
 import { ExperimentConfigSchema, type ProgressEvent } from '../../src-shared/experiment';
-import { EXTRA_PRESETS_ENV } from './pipeline/presets';
+import { EXTRA_PRESETS_ENV } from './pipeline/loadPresets';
 import { startFakeOpenAIServer } from '../../tests/support/fake-openai-server';
 import { createService, type Service } from './service';
 import { planRun } from './sweeps/plan';

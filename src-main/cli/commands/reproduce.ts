@@ -4,7 +4,7 @@ import type { PackCell, ReproducePack } from '../../../src-shared/reproduce';
 import { categoryLabel, LOCOMO_PROFILE } from '../../../src-shared/benchmarks';
 import { metricOf } from '../../../src-shared/metrics';
 import { ApiKeySource } from '../../core/keys';
-import '../../core/pipeline/presets';
+import '../../core/pipeline/loadPresets';
 import {
   listPacks,
   loadPack,

@@ -12,7 +12,7 @@ import { evidenceRecallAtK, meanEvidenceRecall } from '../../../src-shared/scori
 import { loadDatasetFile, sampleById } from '../../core/dataset/index';
 import { retrieveSample, type QuestionRetrieval } from '../../core/memory/retrieval/evaluate';
 import { createMemoryService, memoryPresetNames } from '../../core/memory/registry';
-import { extraPresetModules, loadMemoryPresets } from '../../core/pipeline/presets';
+import { extraPresetModules, loadMemoryPresets } from '../../core/pipeline/loadPresets';
 import { JSON_OPTION, SCHEME_OPTION, UsageError, defineCommand } from '../command';
 import { parseScheme, readConfigFile } from './experiment';
 import { ensureWordVectorCache } from '../wordVectors';

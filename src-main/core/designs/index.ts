@@ -9,12 +9,12 @@ import type {
 } from '../../../src-shared/designs';
 import type { ApiKeySource } from '../keys';
 import { PlaygroundManager } from './playground';
-import { designFromPreset } from './presets';
+import { designFromPreset } from './presetDesigns';
 import { DesignStore } from './store';
 
 export { DesignedCollection, collectionConfig, type DesignedRetrieval } from './engine';
 export { PlaygroundManager, MAX_PLAYGROUNDS, PLAYGROUND_BATCH } from './playground';
-export { designFromPreset } from './presets';
+export { designFromPreset } from './presetDesigns';
 export { DesignStore, DESIGNS_FILE, readDesigns } from './store';
 
 /** The Collections view's engine side: saved designs, preset prefills and playgrounds. */

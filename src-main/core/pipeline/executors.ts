@@ -3,7 +3,7 @@ import type { ExperimentConfig } from '../../../src-shared/experiment';
 import type { Answerer } from '../answer/types';
 import { validateMemoryConfig } from '../memory/registry';
 import { createAnswerer } from './answerers';
-import { extraPresetModules, loadMemoryPresets } from './presets';
+import { extraPresetModules, loadMemoryPresets } from './loadPresets';
 import {
   sequenceChecker,
   sequencer,

@@ -6,7 +6,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { WorkbenchError, toErrorPayload } from '../../../src-shared/errors';
 import { createAnswerer } from './answerers';
 import { createMemoryService } from '../memory/registry';
-import { loadMemoryPresets } from './presets';
+import { loadMemoryPresets } from './loadPresets';
 import {
   sequenceChecker,
   sequencer,

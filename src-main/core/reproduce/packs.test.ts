@@ -4,7 +4,7 @@ import { REPRODUCE_PACKS } from '../../../src-shared/reproduce-packs';
 import { comparePack } from '../../../src-shared/reproduce';
 import { repeatSummary } from '../../../src-shared/repeats';
 import { summarizeAnswers } from '../../../src-shared/experiment';
-import '../pipeline/presets';
+import '../pipeline/loadPresets';
 import { currentRegistries, loadPack, packIds, validatePack } from './packs';
 
 function thrown(fn: () => unknown): WorkbenchError {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import '../pipeline/presets';
+import '../pipeline/loadPresets';
 import { RunStore } from '../runs/store';
 import { loadPack } from './packs';
 import { packGroups, runPack } from './run';

@@ -1,6 +1,6 @@
 import type { ApiInput } from '../../../src-shared/api';
 import type { PackListItem, PackRun } from '../../../src-shared/reproduce';
-import { loadMemoryPresets } from '../pipeline/presets';
+import { loadMemoryPresets } from '../pipeline/loadPresets';
 import type { SweepRunOptions } from '../sweeps/run';
 import { listPacks, loadPack, type PackRunSettings } from './packs';
 import { packGroups, planPack, runPack, settingOf } from './run';

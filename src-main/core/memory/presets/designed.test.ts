@@ -6,7 +6,7 @@ import type { Sample } from '../../../../src-shared/dataset';
 import { CollectionDesignSchema } from '../../../../src-shared/designs';
 import { loadDatasetFile } from '../../dataset';
 import { packetsOf } from '../../dataset/packets';
-import { designFromPreset } from '../../designs/presets';
+import { designFromPreset } from '../../designs/presetDesigns';
 import { createMemoryService, memoryPresetNames } from '../registry';
 import { filled, tempDirs } from './fixtures';
 import './index';
