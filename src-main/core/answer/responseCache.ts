@@ -1,10 +1,7 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Statement } from 'better-sqlite3';
-import { WorkbenchError } from '../../../src-shared/errors';
 import type { TokenCounts } from '../../../src-shared/experiment';
-import { openSqlite, type SqliteDatabase } from '../sqlite';
+import { openCacheDb, type SqliteDatabase } from '../sqlite';
 import type { ResponseCacheMode } from '../../../src-shared/experiment';
 
 /**
@@ -21,7 +18,6 @@ export const RESPONSE_CACHE_FILE = 'llm-responses.sqlite';
 // Declared in src-shared: the API's experiments.start takes a mode too.
 export { RESPONSE_CACHE_MODES, type ResponseCacheMode } from '../../../src-shared/experiment';
 const SCHEMA_VERSION = 1;
-const BUSY_TIMEOUT_MS = 10_000;
 
 export interface CachedReply {
   content: string;
@@ -64,36 +60,21 @@ export class ResponseCache {
 
   /** Opens (creating) `<dir>/llm-responses.sqlite`. */
   static open(dir: string, mode: Exclude<ResponseCacheMode, 'off'>): ResponseCache {
-    const file = join(dir, RESPONSE_CACHE_FILE);
-    let db: SqliteDatabase | undefined;
-    try {
-      mkdirSync(dir, { recursive: true });
-      db = openSqlite(file);
-      db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-      db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = NORMAL');
-      const version = db.pragma('user_version', { simple: true }) as number;
-      if (version > SCHEMA_VERSION) {
-        throw new Error(`schema version ${version} is newer than this app's (${SCHEMA_VERSION})`);
-      }
-      db.exec(`CREATE TABLE IF NOT EXISTS responses (
+    const { db, file } = openCacheDb({
+      dir,
+      fileName: RESPONSE_CACHE_FILE,
+      label: 'LLM response cache',
+      schemaVersion: SCHEMA_VERSION,
+      ddl: `CREATE TABLE IF NOT EXISTS responses (
         key BLOB PRIMARY KEY,
         model TEXT NOT NULL,
         content TEXT NOT NULL,
         reply_model TEXT NOT NULL,
         prompt_tokens INTEGER,
         completion_tokens INTEGER
-      ) WITHOUT ROWID`);
-      if (version < SCHEMA_VERSION) db.pragma(`user_version = ${SCHEMA_VERSION}`);
-      return new ResponseCache(file, mode, db);
-    } catch (error) {
-      db?.close();
-      throw new WorkbenchError(
-        'INTERNAL',
-        `LLM response cache: cannot open ${file} (${(error as Error).message})`,
-        { where: file, cause: error },
-      );
-    }
+      ) WITHOUT ROWID`,
+    });
+    return new ResponseCache(file, mode, db);
   }
 
   /** The stored reply to this exact request body, counted as a hit or a miss. */

@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { WorkbenchError } from '../../../src-shared/errors';
 import type { Statement } from 'better-sqlite3';
-import { openSqlite, type SqliteDatabase } from '../sqlite';
+import { openCacheDb, type SqliteDatabase } from '../sqlite';
 import type { Embedder } from './types';
 
 /**
@@ -25,7 +24,6 @@ export function dataCacheDir(dataDir: string): string {
   return join(dataDir, 'cache');
 }
 const SCHEMA_VERSION = 1;
-const BUSY_TIMEOUT_MS = 10_000;
 
 /** Which endpoint a vector came from; two endpoints never share vectors. */
 export interface EmbeddingSpace {
@@ -75,36 +73,21 @@ export class EmbeddingCache {
 
   /** Opens (creating) `<dir>/embeddings.sqlite`. */
   static open(dir: string): EmbeddingCache {
-    const file = join(dir, EMBEDDING_CACHE_FILE);
-    let db: SqliteDatabase | undefined;
-    try {
-      mkdirSync(dir, { recursive: true });
-      db = openSqlite(file);
-      db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-      db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = NORMAL');
-      const version = db.pragma('user_version', { simple: true }) as number;
-      if (version > SCHEMA_VERSION) {
-        throw new Error(`schema version ${version} is newer than this app's (${SCHEMA_VERSION})`);
-      }
-      db.exec(`CREATE TABLE IF NOT EXISTS embeddings (
+    const { db, file } = openCacheDb({
+      dir,
+      fileName: EMBEDDING_CACHE_FILE,
+      label: 'embedding cache',
+      schemaVersion: SCHEMA_VERSION,
+      ddl: `CREATE TABLE IF NOT EXISTS embeddings (
         endpoint TEXT NOT NULL,
         model TEXT NOT NULL,
         dimensions INTEGER NOT NULL,
         text_sha256 BLOB NOT NULL,
         vector BLOB NOT NULL,
         PRIMARY KEY (endpoint, model, dimensions, text_sha256)
-      ) WITHOUT ROWID`);
-      if (version < SCHEMA_VERSION) db.pragma(`user_version = ${SCHEMA_VERSION}`);
-      return new EmbeddingCache(file, db);
-    } catch (error) {
-      db?.close();
-      throw new WorkbenchError(
-        'INTERNAL',
-        `embedding cache: cannot open ${file} (${(error as Error).message})`,
-        { where: file, cause: error },
-      );
-    }
+      ) WITHOUT ROWID`,
+    });
+    return new EmbeddingCache(file, db);
   }
 
   /** The cached vector of each text, or undefined. */
