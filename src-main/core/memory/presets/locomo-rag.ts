@@ -29,7 +29,7 @@ import {
 } from '../../collection';
 import type { Embedder } from '../../embed';
 import { registerMemoryPreset, type MemoryServiceFactory } from '../registry';
-import { embedderCounters, openEmbedder } from '../retrieval/embedder';
+import { embedderCounters, openServiceEmbedder } from '../retrieval/embedder';
 import type { MemoryService, MemoryServiceContext } from '../types';
 import { sessionDates } from '../retrieval/turns';
 import { parsePresetConfig } from './shared';
@@ -180,12 +180,7 @@ export class LocomoRagMemory implements MemoryService {
     config: LocomoRagPresetConfig,
     ctx: MemoryServiceContext,
   ): Promise<LocomoRagMemory> {
-    const embedder = await openEmbedder(config.embedder, {
-      cacheDir: ctx.cacheDir,
-      logger: ctx.logger,
-      apiKeys: ctx.apiKeys,
-      meter: ctx.embedderMeter,
-    });
+    const embedder = await openServiceEmbedder(config.embedder, ctx);
     const collection = HybridCollection.open(ctx.dir, {
       name: `${locomoRagPresetName(db)} ${ctx.sample.sampleId}`,
       ...(ctx.logger ? { logger: ctx.logger } : {}),

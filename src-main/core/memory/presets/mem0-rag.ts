@@ -23,7 +23,7 @@ import {
 } from '../../collection';
 import type { Embedder } from '../../embed';
 import { registerMemoryPreset, type MemoryServiceFactory } from '../registry';
-import { embedderCounters, openEmbedder } from '../retrieval/embedder';
+import { embedderCounters, openServiceEmbedder } from '../retrieval/embedder';
 import { sessionDates } from '../retrieval/turns';
 import type { MemoryService, MemoryServiceContext } from '../types';
 import { parsePresetConfig } from './shared';
@@ -104,12 +104,7 @@ export class Mem0RagMemory implements MemoryService {
     config: Mem0RagPresetConfig,
     ctx: MemoryServiceContext,
   ): Promise<Mem0RagMemory> {
-    const embedder = await openEmbedder(config.embedder, {
-      cacheDir: ctx.cacheDir,
-      logger: ctx.logger,
-      apiKeys: ctx.apiKeys,
-      meter: ctx.embedderMeter,
-    });
+    const embedder = await openServiceEmbedder(config.embedder, ctx);
     const collection = HybridCollection.open(ctx.dir, {
       name: `${MEM0_RAG_PRESET} ${ctx.sample.sampleId}`,
       ...(ctx.logger ? { logger: ctx.logger } : {}),

@@ -102,3 +102,19 @@ export function embedderCounters(embedders: Iterable<Embedder>): Record<string, 
   }
   return out;
 }
+
+/**
+ * A memory service's embedder, with the cache, log, keys and call ledger of the service's own
+ * context (MemoryServiceContext's fields of the same meaning).
+ */
+export function openServiceEmbedder(
+  choice: EmbedderChoice,
+  ctx: Omit<EmbedderContext, 'meter'> & { embedderMeter?: EmbedderContext['meter'] },
+): Promise<Embedder> {
+  return openEmbedder(choice, {
+    cacheDir: ctx.cacheDir,
+    logger: ctx.logger,
+    apiKeys: ctx.apiKeys,
+    meter: ctx.embedderMeter,
+  });
+}

@@ -5,7 +5,7 @@ import type { EmbedderChoice } from '../../../../src-shared/embedders';
 import type { Embedder } from '../../embed';
 import type { MemoryService, MemoryServiceContext } from '../types';
 import type { HybridPresetConfig, TextPresetConfig, VectorPresetConfig } from './config';
-import { embedderCounters, openEmbedder } from './embedder';
+import { embedderCounters, openServiceEmbedder } from './embedder';
 import { mentionedSpeakers, stripQuestionWords } from './query';
 import { TurnOrder } from './rerank';
 import { asTurnMetadata, packetItems, sessionDates, type TurnMetadata } from './turns';
@@ -129,12 +129,7 @@ export class TurnRetrievalService implements MemoryService {
     // Built here, not by the collection: the service embeds turns and questions itself and
     // passes vectors in, so the collection never needs to know which embedder made them.
     const embedder = settings.vector
-      ? await openEmbedder(settings.vector.embedder, {
-          cacheDir: ctx.cacheDir,
-          logger: ctx.logger,
-          apiKeys: ctx.apiKeys,
-          meter: ctx.embedderMeter,
-        })
+      ? await openServiceEmbedder(settings.vector.embedder, ctx)
       : null;
     const collection = HybridCollection.open(ctx.dir, {
       name: `${settings.preset} ${ctx.sample.sampleId}`,
