@@ -7,6 +7,7 @@ import { flipSides, type FlipSide } from './flipDetail';
 import { RunTag } from './RunPicker';
 import { METRIC_LABELS, formatScore, formatSigned, runLetter } from './shape';
 import './flipDetail.css';
+import { RetrievedList } from '../runs/RetrievedList';
 
 /**
  * "Why did it flip?": one question's answers in the compared runs side by side, fetched on its
@@ -167,25 +168,7 @@ function SideColumn({
               )}
             </dd>
           </dl>
-          <ol className="retrieved-list" aria-label={`Run ${letter} retrieved memories`}>
-            {side.retrieved.map((r) => (
-              <li
-                key={`${r.rank}-${r.id}`}
-                className={r.isEvidence ? 'retrieved-item is-evidence' : 'retrieved-item'}
-                data-evidence={r.isEvidence ? 'true' : undefined}
-              >
-                <div className="retrieved-meta">
-                  <span className="rank">#{r.rank}</span>
-                  <code className="dia-id">{r.diaId ?? r.id}</code>
-                  <span className="muted">score {r.score.toFixed(3)}</span>
-                  {r.turn ? <span className="speaker">{r.turn.speaker}</span> : null}
-                  {r.isEvidence ? <span className="badge badge-evidence">EVIDENCE</span> : null}
-                </div>
-                {r.turn ? <p className="retrieved-text">{r.turn.text}</p> : null}
-              </li>
-            ))}
-            {side.retrieved.length === 0 ? <li className="muted">Nothing was retrieved.</li> : null}
-          </ol>
+          <RetrievedList rows={side.retrieved} label={`Run ${letter} retrieved memories`} />
         </>
       )}
     </section>

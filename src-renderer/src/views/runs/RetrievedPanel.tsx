@@ -4,6 +4,7 @@ import { CategoryBadge } from '../../components/Badge/Badge';
 import { formatScore } from '../../components/charts/categoryRows';
 import { ErrorView } from '../../components/ErrorView';
 import { useRunSample } from './hooks';
+import { RetrievedList } from './RetrievedList';
 import { retrievedView } from './shape';
 
 /** One question's retrieved memories in rank order, with its evidence turns marked. */
@@ -104,26 +105,7 @@ export function RetrievedPanel({
       <h4>
         Retrieved memories <span className="muted">· rank order, {view.rows.length} retrieved</span>
       </h4>
-      <ol className="retrieved-list" aria-label="Retrieved memories in rank order">
-        {view.rows.map((r) => (
-          <li
-            key={`${r.rank}-${r.id}`}
-            className={r.isEvidence ? 'retrieved-item is-evidence' : 'retrieved-item'}
-            data-dia-id={r.diaId ?? undefined}
-            data-evidence={r.isEvidence ? 'true' : undefined}
-          >
-            <div className="retrieved-meta">
-              <span className="rank">#{r.rank}</span>
-              <code className="dia-id">{r.diaId ?? r.id}</code>
-              <span className="muted">score {r.score.toFixed(3)}</span>
-              {r.turn ? <span className="speaker">{r.turn.speaker}</span> : null}
-              {r.isEvidence ? <span className="badge badge-evidence">EVIDENCE</span> : null}
-            </div>
-            {r.turn ? <p className="retrieved-text">{r.turn.text}</p> : null}
-          </li>
-        ))}
-        {view.rows.length === 0 ? <li className="muted">Nothing was retrieved.</li> : null}
-      </ol>
+      <RetrievedList rows={view.rows} label="Retrieved memories in rank order" />
       {source.loading && source.dataset !== null ? (
         <p className="muted" role="status">
           Loading the sample…
