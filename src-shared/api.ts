@@ -29,7 +29,7 @@ import {
   runTagSchema,
   type RunIdentity,
   type RunInfo,
-  type RunEstimate,
+  type ExperimentEstimate,
   type RunListItem,
 } from './runs';
 import type { SweepDetail, SweepListItem } from './sweeps';
@@ -311,13 +311,7 @@ export interface MemoryPresetInfo {
   embedder: boolean;
 }
 
-/** A planned run (sweeps/plan.ts): its size, LLM calls, tokens (completions at their cap), cost. */
-export interface ExperimentEstimate extends RunEstimate {
-  samples: number;
-  tests: number;
-  /** Answers the run records: each visible question at each test. */
-  questions: number;
-}
+export type { ExperimentEstimate } from './runs';
 
 export interface ActiveRun {
   runId: string;

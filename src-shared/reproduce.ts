@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { RepeatSummary } from './repeats';
+import type { ExperimentEstimate } from './runs';
 
 /**
  * Reproduce packs (issue 12 item 6): a paper table as data — the answer protocol, the answerer and
@@ -145,16 +146,7 @@ export interface PackRun {
   /** The sentence that says what was run (offline: not the paper's setting). */
   setting: string;
   repeats: number;
-  plan: {
-    samples: number;
-    tests: number;
-    questions: number;
-    answerCalls: number;
-    judgeCalls: number;
-    promptTokens: number;
-    completionTokens: number;
-    cost: number | null;
-  };
+  plan: ExperimentEstimate;
   /** Absent for a plan; after a run, paper vs ours per cell. */
   cells?: PackCell[];
   groups?: Record<string, string>;

@@ -201,6 +201,14 @@ export interface RunEstimate {
   cost: number | null;
 }
 
+/** A planned run (sweeps/plan.ts): its size, LLM calls, tokens (completions at their cap), cost. */
+export interface ExperimentEstimate extends RunEstimate {
+  samples: number;
+  tests: number;
+  /** Answers the run records: each visible question at each test. */
+  questions: number;
+}
+
 export const RunManifestSchema = z
   .object({
     manifestVersion: z.literal(MANIFEST_VERSION),

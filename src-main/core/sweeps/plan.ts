@@ -3,7 +3,7 @@ import type { Sample } from '../../../src-shared/dataset';
 import { metricOf, metricScores } from '../../../src-shared/metrics';
 import type { DatasetLoadResult } from '../../../src-shared/dataset/types';
 import type { ExperimentConfig } from '../../../src-shared/experiment';
-import type { RunEstimate } from '../../../src-shared/runs';
+import type { ExperimentEstimate, RunEstimate } from '../../../src-shared/runs';
 import type { AxisValue, SweepCell } from '../../../src-shared/sweeps';
 import { ANSWER_TEMPLATES, JUDGE_TEMPLATE } from '../answer/prompts';
 import { costOf } from '../answer/llm-client';
@@ -27,22 +27,12 @@ import { selectFrom, testPlanOf } from '../pipeline/runDataset';
 /** Words per token for English text (the usual rule of thumb for BPE tokenizers). */
 const WORDS_PER_TOKEN = 0.75;
 
-export interface CellPlan {
+/** One cell's estimate (tokens over its answer and judge calls; cost null without prices). */
+export interface CellPlan extends ExperimentEstimate {
   index: number;
   key: string;
   values: Record<string, AxisValue>;
   repeat: number;
-  samples: number;
-  tests: number;
-  /** Answers the run records: each visible question at each test. */
-  questions: number;
-  answerCalls: number;
-  judgeCalls: number;
-  /** Estimated tokens over the answer and judge calls. */
-  promptTokens: number;
-  completionTokens: number;
-  /** USD; null when an LLM stage has no prices in the config. */
-  cost: number | null;
 }
 
 export interface SweepPlan {
