@@ -83,10 +83,10 @@ class EndpointGate {
     this.limit = maxLimit;
   }
 
-  acquire(signal: AbortSignal | undefined, label: string, tokens = 0): Promise<Release> {
+  acquire(signal: AbortSignal | undefined, endpoint: string, tokens = 0): Promise<Release> {
     return new Promise<Release>((resolve, reject) => {
       if (signal?.aborted) {
-        reject(cancelled(label));
+        reject(slotWaitCancelled(endpoint));
         return;
       }
       const grant = (): void => {
@@ -109,7 +109,7 @@ class EndpointGate {
       const onAbort = (): void => {
         const i = this.waiting.indexOf(waiter);
         if (i >= 0) this.waiting.splice(i, 1);
-        reject(cancelled(label));
+        reject(slotWaitCancelled(endpoint));
         // The head may have been what held the others back.
         this.pump();
       };
@@ -191,8 +191,12 @@ class EndpointGate {
   }
 }
 
-function cancelled(label: string): WorkbenchError {
-  return new WorkbenchError('CANCELLED', `${label}: cancelled while waiting for a request slot`);
+/** The error of a request cancelled before `endpoint`'s budget gave it a slot. */
+export function slotWaitCancelled(endpoint: string): WorkbenchError {
+  return new WorkbenchError(
+    'CANCELLED',
+    `request budget of ${endpoint}: cancelled while waiting for a request slot`,
+  );
 }
 
 export interface EndpointBudgetStats {
@@ -244,11 +248,7 @@ export class CallBudget implements CallGate {
    * estimate, reserved against a tokens-per-minute cap.
    */
   async acquire(endpoint: string, signal?: AbortSignal, tokens = 0): Promise<Release> {
-    const release = await this.gate(endpoint).acquire(
-      signal,
-      `request budget of ${endpoint}`,
-      tokens,
-    );
+    const release = await this.gate(endpoint).acquire(signal, endpoint, tokens);
     if (!this.beforeStart) return release;
     try {
       await this.beforeStart(endpoint, signal);

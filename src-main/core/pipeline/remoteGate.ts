@@ -1,5 +1,11 @@
-import { WorkbenchError } from '../../../src-shared/errors';
-import type { CallBudget, CallGate, Release, SlotOutcome } from '../http/callBudget';
+import type { WorkbenchError } from '../../../src-shared/errors';
+import {
+  slotWaitCancelled,
+  type CallBudget,
+  type CallGate,
+  type Release,
+  type SlotOutcome,
+} from '../http/callBudget';
 
 /**
  * The run's request budget across the worker boundary. The budget lives in the main thread (one
@@ -40,11 +46,7 @@ export class RemoteCallGate implements CallGate {
   ): Promise<T> {
     const id = ++this.nextId;
     await new Promise<void>((resolve, reject) => {
-      const refuse = (): WorkbenchError =>
-        new WorkbenchError(
-          'CANCELLED',
-          `request budget of ${endpoint}: cancelled while waiting for a request slot`,
-        );
+      const refuse = (): WorkbenchError => slotWaitCancelled(endpoint);
       if (signal?.aborted) {
         reject(refuse());
         return;
