@@ -10,10 +10,21 @@ test('picks a pack, shows its plan and estimate, runs it offline and shows paper
 
   // The RAG pack runs the baselines' protocol and database presets: its plan names them.
   const pack = page.getByLabel('Pack');
-  await pack.selectOption('locomo-table3-rag');
+  await pack.selectOption('locomo-table3');
   await expect(page.getByLabel('Plan')).toContainText('locomo-rag');
+  // The source says which version of the paper the figures are from, and its question set.
+  await expect(page.getByLabel('Source')).toContainText('Table 3 (p. 13857); ACL 2024');
+  await expect(
+    page.getByText("The paper's questions: the 10 released conversations"),
+  ).toBeVisible();
   await expect(page.getByRole('alert')).toHaveCount(0);
   await expect(page.getByRole('button', { name: 'Run offline' })).toBeVisible();
+
+  // Long-context rows name their own models: gpt-4-turbo beside the pack's gpt-3.5-turbo.
+  await pack.selectOption('locomo-table2');
+  await expect(page.getByLabel('Plan')).toContainText(
+    'answerer gpt-3.5-turbo / gpt-4-turbo (locomo-full-context protocol)',
+  );
 
   await pack.selectOption('mem0-table1');
   await expect(page.getByRole('heading', { level: 2 })).toContainText('Mem0 paper, Table 1');
@@ -23,6 +34,16 @@ test('picks a pack, shows its plan and estimate, runs it offline and shows paper
   await expect(plan).toContainText('answerer gpt-4o-mini (mem0 protocol)');
   await expect(plan).toContainText('10 complete run(s) per row');
   await expect(plan).toContainText(/\d+ answer \+ \d+ judge LLM calls/);
+  // Before a run, the paper's figures are there to read, with the paper's ± where it prints one.
+  await page.getByText("The paper's figures (ours appear beside them after a run)").click();
+  const published = page.getByRole('table', { name: 'Published figures' });
+  const zepOverallJ = published
+    .getByRole('row')
+    .filter({ has: page.getByRole('rowheader', { name: 'zep', exact: true }) })
+    .filter({ has: page.getByRole('cell', { name: 'J', exact: true }) })
+    .filter({ has: page.getByRole('cell', { name: 'overall', exact: true }) });
+  await expect(zepOverallJ.getByRole('cell').nth(2)).toHaveText('65.99 ± 0.16');
+  await page.screenshot({ path: screenshotPath('reproduce-published'), fullPage: true });
 
   await page.getByRole('button', { name: 'Run offline' }).click();
   await expect(page.getByRole('status')).toContainText("This is NOT the paper's setting", {
@@ -35,9 +56,9 @@ test('picks a pack, shows its plan and estimate, runs it offline and shows paper
       .filter({ has: page.getByRole('rowheader', { name: 'mem0', exact: true }) })
       .filter({ has: page.getByRole('cell', { name: metric, exact: true }) })
       .filter({ has: page.getByRole('cell', { name: 'overall', exact: true }) });
-  // Cells: metric, cell, paper, ours, ± std, ours − paper.
+  // Cells: metric, cell, paper (± its std), ours (± std over runs), ours − paper.
   const overallJ = row('J');
-  await expect(overallJ.getByRole('cell').nth(2)).toHaveText('66.88');
+  await expect(overallJ.getByRole('cell').nth(2)).toHaveText('66.88 ± 0.15');
   // Offline there is no judge: J is the paper's only; set F1 is ours only.
   await expect(overallJ.getByRole('cell').nth(3)).toHaveText('–');
   const overallF1 = row('set F1');

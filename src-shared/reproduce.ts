@@ -27,8 +27,12 @@ export const PackRowSchema = z
     topK: z.number().int().positive().optional(),
     /** `locomo-full-context` budget in tokens. */
     contextTokens: z.number().int().positive().optional(),
+    /** The answerer model the paper used for this row, where it differs from the pack's. */
+    model: z.string().min(1).optional(),
     /** Metric id -> cell -> the published value on the paper's scale (null: not published). */
     published: z.record(z.string(), z.record(CellKey, z.number().nullable())),
+    /** The paper's ± (one standard deviation over its runs), where it prints one. */
+    publishedStd: z.record(z.string(), z.record(CellKey, z.number().nonnegative())).optional(),
   })
   .strict();
 
@@ -41,6 +45,10 @@ export const ReproducePackSchema = z
         paper: z.string().min(1),
         table: z.string().min(1),
         arxiv: z.string().regex(/^\d{4}\.\d{4,5}$/),
+        /** The version of the paper the figures are read from (versions print different tables). */
+        edition: z.string().min(1),
+        /** The paper's question set, beside which a run on the released file is compared. */
+        questionSet: z.string().min(1),
         /**
          * `paper`: read in the paper's text; `secondary`: copied from public repositories that
          * quote the paper (named in `note`); `unverified`: no source text found, figures absent.
@@ -53,6 +61,8 @@ export const ReproducePackSchema = z
     scheme: z.enum(['official', 'mem0']),
     /** The paper's scale: 100 when it prints percentages. */
     scale: z.number().positive(),
+    /** Decimals the paper prints; the comparison shows every cell at that precision. */
+    decimals: z.number().int().min(0).max(4),
     answerer: z
       .object({
         protocol: z.string().regex(ID),
@@ -87,6 +97,8 @@ export interface PackCell {
   metric: string;
   cell: string;
   paper: number | null;
+  /** The paper's ± for the cell, where it prints one. */
+  paperStd: number | null;
   ours: number | null;
   /** Std of ours over the row's complete runs; null with one run. */
   oursStd: number | null;
@@ -106,6 +118,7 @@ export function comparePack(
       const published = row.published[metric] ?? {};
       for (const cell of [...pack.categories.map(String), 'overall']) {
         const paper = published[cell] ?? null;
+        const paperStd = row.publishedStd?.[metric]?.[cell] ?? null;
         const stat = summary
           ? cell === 'overall'
             ? pack.categories.includes(5)
@@ -121,6 +134,7 @@ export function comparePack(
           metric,
           cell,
           paper,
+          paperStd,
           ours,
           oursStd,
           diff: paper === null || ours === null ? null : ours - paper,
@@ -129,6 +143,34 @@ export function comparePack(
     }
   }
   return cells;
+}
+
+const VERIFIED_WORDS: Record<ReproducePack['source']['verified'], string> = {
+  paper: "read in the paper's text",
+  secondary: 'quoted by other sources, not checked against the paper',
+  unverified: 'none stored',
+};
+
+/** Where a pack's figures come from, in one line, for the CLI and the Reproduce view. */
+export function packSourceLine(pack: ReproducePack): string {
+  const s = pack.source;
+  return `${s.paper}, ${s.table}; ${s.edition}, arXiv ${s.arxiv}; figures: ${VERIFIED_WORDS[s.verified]}`;
+}
+
+/** A figure with its ± where one is known. */
+export function withStd(
+  value: number | null,
+  std: number | null,
+  digits: number,
+  empty = '–',
+): string {
+  if (value === null) return empty;
+  return std === null ? value.toFixed(digits) : `${value.toFixed(digits)} ± ${std.toFixed(digits)}`;
+}
+
+/** Ours − paper, signed. */
+export function signedDiff(diff: number | null, digits: number, empty = '–'): string {
+  return diff === null ? empty : `${diff >= 0 ? '+' : ''}${diff.toFixed(digits)}`;
 }
 
 /** A pack as the Reproduce view lists it. */

@@ -101,6 +101,7 @@ describe('cli reproduce', () => {
       (c) => c.row === 'mem0' && c.metric === 'judge' && c.cell === 'overall',
     )!;
     expect(overall.paper).toBe(66.88);
+    expect(overall.paperStd).toBe(0.15);
     expect(overall.ours).not.toBeNull();
     expect(overall.diff).toBeCloseTo(overall.ours! - 66.88, 10);
     // The same answers both runs (a deterministic model): no spread, but a std over 2 runs.
@@ -117,44 +118,71 @@ describe('cli reproduce', () => {
     expect(run.out).toContain('1 complete run(s) per row (the paper: 10)');
     // F1 (no verified paper figure) is ours only; J is the paper's only (no judge offline).
     expect(run.out).toMatch(/mem0\s+set F1\s+overall\s+-\s+\d+\.\d\d/);
-    expect(run.out).toMatch(/mem0\s+J\s+overall\s+66\.88\s+-/);
+    expect(run.out).toMatch(/mem0\s+J\s+overall\s+66\.88 ± 0\.15\s+-\s+-\n/);
+    // Table 1's F1 per question type beside ours: single-hop is stored category 1 in Mem0's naming.
+    expect(run.out).toMatch(/mem0\s+set F1\s+1 single-hop\s+38\.72\s+\d+\.\d\d\s+[+-]\d+\.\d\d\n/);
+    expect(run.out).toContain("figures: read in the paper's text");
   }, 120_000);
 
-  it('locomo-table3 runs each context budget, online and offline', async () => {
+  it('locomo-table2 runs each context budget and gpt-4-turbo, online and offline', async () => {
     server.requests.length = 0;
-    const run = await cli(['reproduce', 'locomo-table3', ...data, ...online(), '--json']);
+    const run = await cli(['reproduce', 'locomo-table2', ...data, ...online(), '--json']);
     expect(run.code, run.err).toBe(0);
     const report = JSON.parse(run.out) as Report;
-    expect(Object.keys(report.groups)).toEqual([
+    const rows = [
       'full-context-4k',
       'full-context-8k',
       'full-context-12k',
       'full-context-16k',
-    ]);
+      'gpt-4-turbo-128k',
+    ];
+    expect(Object.keys(report.groups)).toEqual(rows);
     // LoCoMo's full-context prompt went out (its conversation block), and no judge was asked.
-    const bodies = server.requests.map((r) => JSON.stringify(r.body));
-    expect(bodies.some((b) => b.includes('CONVERSATION:'))).toBe(true);
+    const chats = server.requests.filter((r) => r.path === '/v1/chat/completions');
+    expect(chats.some((r) => JSON.stringify(r.body).includes('CONVERSATION:'))).toBe(true);
     expect(report.plan.judgeCalls).toBe(0);
-    expect(report.cells.filter((c) => c.cell === 'overall' && c.ours !== null)).toHaveLength(4);
-    expect(report.cells.every((c) => c.paper === null)).toBe(true);
+    // Each row asks the paper's model for that row: gpt-3.5-turbo, then gpt-4-turbo for the last.
+    const models = chats.map((r) => (r.body as { model: string }).model);
+    expect(models).toEqual([
+      ...Array(4 * 7).fill('gpt-3.5-turbo'),
+      ...Array(7).fill('gpt-4-turbo'),
+    ]);
+    // Every row's overall has the paper's figure beside ours, paper-only rows the paper's alone.
+    const overall = report.cells.filter((c) => c.cell === 'overall');
+    for (const row of rows)
+      expect(overall.find((c) => c.row === row)).toMatchObject({
+        paper: expect.any(Number),
+        ours: expect.any(Number),
+      });
+    expect(overall.find((c) => c.row === 'gpt-4-turbo-128k')!.paper).toBe(51.6);
+    expect(overall.find((c) => c.row === 'human')).toMatchObject({ paper: 87.9, ours: null });
 
-    const offline = await cli(['reproduce', 'locomo-table3', ...data]);
+    const offline = await cli(['reproduce', 'locomo-table2', ...data]);
     expect(offline.code, offline.err).toBe(0);
     expect(offline.out).toContain("This is NOT the paper's setting");
-    expect(offline.out).toContain('figures: unverified');
+    expect(offline.out).toContain('ACL 2024 (Long Papers)');
+    expect(offline.out).toContain("the paper's questions: the 10 released conversations, 1,986");
+    // Single-hop is stored category 4 in LoCoMo's naming.
+    expect(offline.out).toMatch(
+      /full-context-16k\s+official F1\s+4 single-hop\s+52\.6\s+\d+\.\d\s+[+-]\d+\.\d\n/,
+    );
   }, 240_000);
 
-  it('locomo-table3-rag runs every database and k, online as planned and offline', async () => {
+  it('locomo-table3 runs every database and k, online as planned and offline', async () => {
     server.requests.length = 0;
-    const args = ['reproduce', 'locomo-table3-rag', ...data, ...online()];
+    const args = ['reproduce', 'locomo-table3', ...data, ...online()];
     const plan = JSON.parse((await cli([...args, '--plan', '--json'])).out) as Report;
     expect(server.requests).toHaveLength(0);
     const run = await cli([...args, '--json']);
     expect(run.code, run.err).toBe(0);
     const report = JSON.parse(run.out) as Report;
-    const rows = ['dialog', 'observation', 'summary'].flatMap((db) =>
-      [5, 10].map((k) => `rag-${db}-k${k}`),
-    );
+    const rows = (
+      [
+        ['dialog', [5, 10, 25, 50]],
+        ['observation', [5, 10, 25, 50]],
+        ['summary', [2, 5, 10]],
+      ] as const
+    ).flatMap(([db, ks]) => ks.map((k) => `rag-${db}-k${k}`));
     expect(Object.keys(report.groups)).toEqual(rows);
     // Ingest all, ask once: one call per question of mini-1 per row, as the plan said.
     const chats = server.requests.filter((r) => r.path === '/v1/chat/completions');
@@ -178,27 +206,34 @@ describe('cli reproduce', () => {
       (chats[i]!.body as { messages: Array<{ content: string }> }).messages
         .map((m) => m.content)
         .join('\n');
-    for (let i = 0; i < 14; i++)
+    for (let i = 0; i < 4 * 7; i++)
       expect(prompt(i)).toMatch(/^\d{1,2}:\d\d [ap]m on \d{1,2} \w+, \d{4}: \w+ said, ".+"$/m);
-    expect(prompt(14)).not.toContain(' said, "');
+    expect(prompt(4 * 7)).not.toContain(' said, "');
     for (const row of rows) {
       const overall = report.cells.find((c) => c.row === row && c.cell === 'overall')!;
-      expect(overall).toMatchObject({ metric: 'officialF1', paper: null, diff: null });
-      expect(overall.ours).not.toBeNull();
+      expect(overall).toMatchObject({ metric: 'officialF1', paper: expect.any(Number) });
+      expect(overall.diff).toBeCloseTo(overall.ours! - overall.paper!, 10);
     }
+    expect(
+      report.cells.find((c) => c.row === 'rag-observation-k5' && c.cell === 'overall')!.paper,
+    ).toBe(43.3);
 
     // Offline: the extractive answerer over the same databases, said not to be the paper's.
-    const offline = await cli(['reproduce', 'locomo-table3-rag', ...data]);
+    const offline = await cli(['reproduce', 'locomo-table3', ...data]);
     expect(offline.code, offline.err).toBe(0);
     expect(offline.out).toContain(
       "OFFLINE: extractive answerer, no judge. This is NOT the paper's setting",
     );
     for (const row of rows) {
       expect(offline.out).toMatch(
-        new RegExp(`${row}\\s+official F1\\s+overall\\s+-\\s+\\d+\\.\\d\\d`),
+        new RegExp(
+          `${row}\\s+official F1\\s+overall\\s+\\d+\\.\\d\\s+\\d+\\.\\d\\s+[+-]\\d+\\.\\d\\n`,
+        ),
       );
       expect(offline.out).toMatch(
-        new RegExp(`${row}\\s+evidence recall \\(LoCoMo\\)\\s+overall\\s+-\\s+\\d+\\.\\d\\d`),
+        new RegExp(
+          `${row}\\s+evidence recall \\(LoCoMo\\)\\s+overall\\s+\\d+\\.\\d\\s+\\d+\\.\\d\\s+[+-]\\d+\\.\\d\\n`,
+        ),
       );
     }
   }, 240_000);
@@ -281,12 +316,13 @@ describe('cli reproduce', () => {
     const again = await cli(args);
     expect(again.code, again.err).toBe(0);
     expect(server.requests).toHaveLength(asked);
-    // One line per cell: paper, ours, the std (none over one run) and ours - paper.
+    // One line per cell: the paper's figure ± its std, ours (no std over one run), ours - paper.
     for (const c of report.cells.filter((x) => x.metric === 'judge' && x.cell === 'overall')) {
       const diff = `${c.diff! >= 0 ? '+' : ''}${c.diff!.toFixed(2)}`;
+      expect(c.paperStd).not.toBeNull();
       expect(again.out).toMatch(
         new RegExp(
-          `${c.row}\\s+J\\s+overall\\s+${c.paper!.toFixed(2)}\\s+${c.ours!.toFixed(2)}\\s+-\\s+\\${diff}\\n`,
+          `${c.row}\\s+J\\s+overall\\s+${c.paper!.toFixed(2)} ± ${c.paperStd!.toFixed(2)}\\s+${c.ours!.toFixed(2)}\\s+\\${diff}\\n`,
         ),
       );
     }
@@ -297,7 +333,9 @@ describe('cli reproduce', () => {
     expect(offline.out).toContain('1 complete run(s) per row (the paper: 10)');
     for (const row of [...rows, 'full-context']) {
       expect(offline.out).toMatch(new RegExp(`${row}\\s+set F1\\s+overall\\s+-\\s+\\d+\\.\\d\\d`));
-      expect(offline.out).toMatch(new RegExp(`${row}\\s+J\\s+overall\\s+\\d+\\.\\d\\d\\s+-`));
+      expect(offline.out).toMatch(
+        new RegExp(`${row}\\s+J\\s+overall\\s+\\d+\\.\\d\\d ± \\d\\.\\d\\d\\s+-\\s+-\\n`),
+      );
     }
   }, 300_000);
 });

@@ -1,6 +1,12 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { PackCell, ReproducePack } from '../../../src-shared/reproduce';
+import {
+  packSourceLine,
+  signedDiff,
+  withStd,
+  type PackCell,
+  type ReproducePack,
+} from '../../../src-shared/reproduce';
 import { categoryLabel, LOCOMO_PROFILE } from '../../../src-shared/benchmarks';
 import { metricOf } from '../../../src-shared/metrics';
 import { ApiKeySource } from '../../core/keys';
@@ -35,7 +41,7 @@ options:
   --data <file>             dataset file (the paper's: locomo10.json)
   --samples <ids>           comma-separated sample ids (default: all; the paper used all)
   --base-url <url>          answerer endpoint, OpenAI-compatible, with /v1 (default: offline)
-  --model <name>            answerer model (default: the paper's)
+  --model <name>            answerer model for every row (default: the paper's, per row)
   --api-key-env <NAME>      environment variable holding the answerer's (and judge's) API key
   --judge-base-url <url>    judge endpoint (default: --base-url)
   --judge-model <name>      judge model (default: the paper's)
@@ -51,7 +57,6 @@ options:
 `;
 
 const fmtInt = (n: number): string => n.toLocaleString('en-US');
-const fmt = (v: number | null, digits = 2): string => (v === null ? '-' : v.toFixed(digits));
 
 function printPacks(io: CliIO, json: boolean): number {
   const packs = listPacks().map((p) => ({
@@ -79,7 +84,7 @@ function parsePrices(value: string | undefined): Prices | undefined {
 
 /** Paper vs ours, one line per cell, in the pack's category naming. */
 function comparisonTable(pack: ReproducePack, cells: readonly PackCell[]): string {
-  const header = ['row', 'metric', 'cell', 'paper', 'ours', '± std', 'ours - paper'];
+  const header = ['row', 'metric', 'cell', 'paper', 'ours', 'ours - paper'];
   const name = (cell: string): string =>
     cell === 'overall'
       ? 'overall'
@@ -88,10 +93,9 @@ function comparisonTable(pack: ReproducePack, cells: readonly PackCell[]): strin
     c.row,
     metricOf(c.metric).label,
     name(c.cell),
-    fmt(c.paper),
-    fmt(c.ours),
-    fmt(c.oursStd),
-    c.diff === null ? '-' : `${c.diff >= 0 ? '+' : ''}${c.diff.toFixed(2)}`,
+    withStd(c.paper, c.paperStd, pack.decimals, '-'),
+    withStd(c.ours, c.oursStd, pack.decimals, '-'),
+    signedDiff(c.diff, pack.decimals, '-'),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (r: string[]): string =>
@@ -173,7 +177,7 @@ export const reproduceCommand: CliCommand = {
     const estimate = `LLM calls: ${fmtInt(t.answerCalls)} answer + ${fmtInt(t.judgeCalls)} judge (at most); about ${fmtInt(t.promptTokens)} prompt and at most ${fmtInt(t.completionTokens)} completion tokens; estimated cost ${t.cost === null ? 'n/a (give --prices in,out)' : `$${t.cost.toFixed(2)}`}. Memory-LLM calls are not estimated.`;
     if (!values.json) {
       io.stdout(
-        `${pack.title}\nsource: ${pack.source.paper}, ${pack.source.table}, arXiv ${pack.source.arxiv} (figures: ${pack.source.verified}; ${pack.source.note})\n`,
+        `${pack.title}\nsource: ${packSourceLine(pack)}\n${pack.source.note}\nthe paper's questions: ${pack.source.questionSet}\n`,
       );
       io.stdout(
         `${setting}\n${repeatNote}; rows run: ${rows.map((r) => r.id).join(', ')}; paper-only rows: ${

@@ -5,7 +5,14 @@ import { comparePack } from '../../../src-shared/reproduce';
 import { repeatSummary } from '../../../src-shared/repeats';
 import { summarizeAnswers } from '../../../src-shared/experiment';
 import '../pipeline/loadPresets';
-import { currentRegistries, loadPack, packIds, validatePack } from './packs';
+import {
+  currentRegistries,
+  loadPack,
+  packIds,
+  rowConfig,
+  runnableRows,
+  validatePack,
+} from './packs';
 
 function thrown(fn: () => unknown): WorkbenchError {
   try {
@@ -21,10 +28,10 @@ const data = (id: string) => REPRODUCE_PACKS.find((p) => p.id === id)!;
 
 describe('reproduce packs', () => {
   it('loads the packs whose protocols and presets are registered', () => {
-    expect(packIds()).toEqual(['mem0-table1', 'mem0-table2', 'locomo-table3', 'locomo-table3-rag']);
+    expect(packIds()).toEqual(['mem0-table1', 'mem0-table2', 'locomo-table2', 'locomo-table3']);
     expect(loadPack('mem0-table1').answerer.protocol).toBe('mem0');
-    expect(loadPack('locomo-table3').rows.map((r) => r.contextTokens)).toEqual([
-      4096, 8192, 12288, 16384,
+    expect(runnableRows(loadPack('locomo-table2')).map((r) => r.contextTokens)).toEqual([
+      4096, 8192, 12288, 16384, 128000,
     ]);
   });
 
@@ -36,21 +43,22 @@ describe('reproduce packs', () => {
       answerProtocols: registries.answerProtocols.filter((p) => p !== 'locomo-rag'),
       presets: registries.presets.filter((p) => p !== 'locomo-rag-dialog'),
     };
-    const e = thrown(() => validatePack(data('locomo-table3-rag'), without));
+    const e = thrown(() => validatePack(data('locomo-table3'), without));
     expect(e.code).toBe('NOT_FOUND');
     expect(e.message).toMatch(
-      /^reproduce pack locomo-table3-rag: answerer\.protocol: answer protocol "locomo-rag" is not registered/,
+      /^reproduce pack locomo-table3: answerer\.protocol: answer protocol "locomo-rag" is not registered/,
     );
     // With the protocol registered, the next missing id is the first row's preset.
     const withProtocol = { ...without, answerProtocols: registries.answerProtocols };
-    const e2 = thrown(() => validatePack(data('locomo-table3-rag'), withProtocol));
+    const e2 = thrown(() => validatePack(data('locomo-table3'), withProtocol));
+    // Row 0 is the paper's "None" row (no preset); row 1 is the first RAG row.
     expect(e2.message).toContain(
-      'rows.0.preset: memory preset "locomo-rag-dialog" is not registered',
+      'rows.1.preset: memory preset "locomo-rag-dialog" is not registered',
     );
-    expect(e2.path).toEqual(['rows', 0, 'preset']);
+    expect(e2.path).toEqual(['rows', 1, 'preset']);
     // This build registers every id the RAG packs name (the baselines' protocols and presets).
     const all = registries;
-    expect(validatePack(data('locomo-table3-rag'), all).rows).toHaveLength(6);
+    expect(validatePack(data('locomo-table3'), all).rows).toHaveLength(12);
     expect(validatePack(data('mem0-table2'), all).rows).toHaveLength(15);
     const withoutMem0Rag = {
       ...registries,
@@ -81,7 +89,7 @@ describe('reproduce packs', () => {
 
   it('names the packs when asked for one that does not exist', () => {
     expect(thrown(() => loadPack('mem0-table9')).message).toBe(
-      'reproduce pack "mem0-table9" does not exist (packs: mem0-table1, mem0-table2, locomo-table3, locomo-table3-rag)',
+      'reproduce pack "mem0-table9" does not exist (packs: mem0-table1, mem0-table2, locomo-table2, locomo-table3)',
     );
   });
 
@@ -97,11 +105,35 @@ describe('reproduce packs', () => {
       (c) => c.row === 'mem0' && c.metric === 'judge' && c.cell === '1',
     )!;
     expect(cell.paper).toBe(67.13);
+    expect(cell.paperStd).toBe(0.65);
     expect(cell.ours).toBeCloseTo(65, 10);
     expect(cell.oursStd).toBeCloseTo(100 * Math.sqrt(0.005), 10);
     expect(cell.diff).toBeCloseTo(65 - 67.13, 10);
     // A paper-only row keeps its figures with no ours.
     const zep = comparePack(pack, results).find((c) => c.row === 'zep' && c.cell === 'overall')!;
-    expect(zep).toMatchObject({ paper: 65.99, ours: null, diff: null });
+    expect(zep).toMatchObject({ paper: 65.99, paperStd: 0.16, ours: null, diff: null });
+    // F1 and B1 have no ± in the paper.
+    const f1 = comparePack(pack, results).find(
+      (c) => c.row === 'zep' && c.metric === 'setF1' && c.cell === '1',
+    )!;
+    expect(f1).toMatchObject({ paper: 35.74, paperStd: null });
+  });
+
+  it("asks each row's paper model unless the endpoint names one for all rows", () => {
+    const pack = loadPack('locomo-table2');
+    const gpt4 = pack.rows.find((r) => r.id === 'gpt-4-turbo-128k')!;
+    const row4k = pack.rows.find((r) => r.id === 'full-context-4k')!;
+    const settings = {
+      datasetPath: '/data/locomo10.json',
+      endpoints: { baseUrl: 'http://127.0.0.1:1/v1' },
+    };
+    const model = (row: typeof gpt4, s = settings) => {
+      const answerer = rowConfig(pack, row, s).answerer;
+      return answerer.kind === 'llm' ? answerer.model : null;
+    };
+    expect(model(gpt4)).toBe('gpt-4-turbo');
+    expect(model(row4k)).toBe('gpt-3.5-turbo');
+    const mine = { ...settings, endpoints: { ...settings.endpoints, model: 'my-model' } };
+    expect([model(gpt4, mine), model(row4k, mine)]).toEqual(['my-model', 'my-model']);
   });
 });

@@ -133,8 +133,8 @@ export interface PackRunSettings {
 }
 
 /**
- * A row's experiment config: the pack's protocol, answerer and judge (the paper's models unless
- * the endpoints name others), the row's preset, k and context budget; every question asked once,
+ * A row's experiment config: the pack's protocol, answerer and judge (the paper's models, the
+ * row's own where it names one, unless the endpoints name others), the row's preset, k and context budget; every question asked once,
  * after the whole conversation (`ingest-all`, the papers' protocol).
  */
 export function rowConfig(
@@ -156,7 +156,7 @@ export function rowConfig(
       ? {
           kind: 'llm',
           baseUrl: e.baseUrl,
-          model: e.model ?? pack.answerer.model,
+          model: e.model ?? row.model ?? pack.answerer.model,
           answerProtocol: row.protocol ?? pack.answerer.protocol,
           ...(pack.answerer.maxTokens !== undefined ? { maxTokens: pack.answerer.maxTokens } : {}),
           ...(row.contextTokens !== undefined ? { contextTokens: row.contextTokens } : {}),

@@ -16,7 +16,7 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe('runPack', () => {
   it('reports each row whose run did not start, with the error', async () => {
-    const pack = loadPack('locomo-table3');
+    const pack = loadPack('locomo-table2');
     const missing = join(root, 'gone.json');
     const groups = packGroups(pack, { datasetPath: missing }, 1);
     const store = RunStore.open(join(root, 'runs.db'));
@@ -26,7 +26,7 @@ describe('runPack', () => {
         dataDir: root,
         mayStartProcesses: false,
       });
-      expect(result.incomplete).toBe(4);
+      expect(result.incomplete).toBe(5);
       expect(result.failures.map((f) => [f.row, f.repeat, f.runId])).toEqual(
         groups.map((g) => [g.row, 0, null]),
       );

@@ -57,10 +57,13 @@ export function packGroups(
 /** What the run is, in one sentence: offline says that it is not the paper's setting. */
 export function settingOf(pack: ReproducePack, settings: PackRunSettings): string {
   const e = settings.endpoints;
-  const paper = `${pack.answerer.protocol} protocol with ${pack.answerer.model}${pack.judge ? `, ${pack.judge.protocol} judge with ${pack.judge.model}` : ''}`;
+  const models = [
+    ...new Set([pack.answerer.model, ...runnableRows(pack).flatMap((r) => r.model ?? [])]),
+  ];
+  const paper = `${pack.answerer.protocol} protocol with ${models.join(' / ')}${pack.judge ? `, ${pack.judge.protocol} judge with ${pack.judge.model}` : ''}`;
   if (!e)
     return `OFFLINE: extractive answerer, no judge. This is NOT the paper's setting (paper: ${paper}); its numbers only show that the pipeline runs.`;
-  return `answerer ${e.model ?? pack.answerer.model} (${pack.answerer.protocol} protocol)${pack.judge ? `, judge ${e.judgeModel ?? pack.judge.model} (${pack.judge.protocol})` : ''}`;
+  return `answerer ${e.model ?? models.join(' / ')} (${pack.answerer.protocol} protocol)${pack.judge ? `, judge ${e.judgeModel ?? pack.judge.model} (${pack.judge.protocol})` : ''}`;
 }
 
 export async function planPack(

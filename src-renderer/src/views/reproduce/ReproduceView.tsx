@@ -3,14 +3,21 @@ import type { ApiInput } from '@shared/api';
 import { toErrorPayload, type ErrorPayload } from '@shared/errors';
 import { LOCOMO_PROFILE, categoryLabel } from '@shared/benchmarks';
 import { metricOf } from '@shared/metrics';
-import type { PackCell, PackRun, ReproducePack } from '@shared/reproduce';
+import {
+  comparePack,
+  packSourceLine,
+  signedDiff,
+  withStd,
+  type PackCell,
+  type PackRun,
+  type ReproducePack,
+} from '@shared/reproduce';
 import { useClient } from '../../api/context';
 import { ErrorView } from '../../components/ErrorView';
 import { useApi } from '../../hooks/useApi';
 import { useRoute } from '../../router';
 
 const fmtInt = (n: number): string => n.toLocaleString('en-US');
-const fmt = (v: number | null): string => (v === null ? '–' : v.toFixed(2));
 
 function cellName(pack: ReproducePack, cell: string): string {
   if (cell === 'overall') return 'overall';
@@ -35,9 +42,17 @@ function PlanPanel({ run }: { run: PackRun }) {
   );
 }
 
-function ComparisonTable({ pack, cells }: { pack: ReproducePack; cells: readonly PackCell[] }) {
+function ComparisonTable({
+  pack,
+  cells,
+  label,
+}: {
+  pack: ReproducePack;
+  cells: readonly PackCell[];
+  label: string;
+}) {
   return (
-    <table aria-label="Paper vs ours">
+    <table aria-label={label}>
       <thead>
         <tr>
           <th scope="col">Row</th>
@@ -45,7 +60,6 @@ function ComparisonTable({ pack, cells }: { pack: ReproducePack; cells: readonly
           <th scope="col">Cell</th>
           <th scope="col">Paper</th>
           <th scope="col">Ours</th>
-          <th scope="col">± std</th>
           <th scope="col">Ours − paper</th>
         </tr>
       </thead>
@@ -55,10 +69,9 @@ function ComparisonTable({ pack, cells }: { pack: ReproducePack; cells: readonly
             <th scope="row">{c.row}</th>
             <td>{metricOf(c.metric).label}</td>
             <td>{cellName(pack, c.cell)}</td>
-            <td>{fmt(c.paper)}</td>
-            <td>{fmt(c.ours)}</td>
-            <td>{fmt(c.oursStd)}</td>
-            <td>{c.diff === null ? '–' : `${c.diff >= 0 ? '+' : ''}${c.diff.toFixed(2)}`}</td>
+            <td>{withStd(c.paper, c.paperStd, pack.decimals)}</td>
+            <td>{withStd(c.ours, c.oursStd, pack.decimals)}</td>
+            <td>{signedDiff(c.diff, pack.decimals)}</td>
           </tr>
         ))}
       </tbody>
@@ -141,10 +154,10 @@ export function ReproduceView() {
         {item ? (
           <>
             <h2>{item.pack.title}</h2>
-            <p className="muted">
-              {item.pack.source.paper}, {item.pack.source.table}, arXiv {item.pack.source.arxiv} ·
-              figures: {item.pack.source.verified}. {item.pack.source.note}
+            <p className="muted" aria-label="Source">
+              {packSourceLine(item.pack)}. {item.pack.source.note}
             </p>
+            <p className="muted">The paper&apos;s questions: {item.pack.source.questionSet}.</p>
             {item.reason ? <p role="alert">{item.reason}</p> : null}
           </>
         ) : null}
@@ -180,7 +193,7 @@ export function ReproduceView() {
       {shown && item ? (
         <div className="panel">
           <p role="status">{shown.setting}</p>
-          <ComparisonTable pack={item.pack} cells={shown.cells ?? []} />
+          <ComparisonTable pack={item.pack} cells={shown.cells ?? []} label="Paper vs ours" />
           {shown.failures && shown.failures.length > 0 ? (
             <div role="alert" aria-label="Rows that did not complete">
               <p>
@@ -204,6 +217,16 @@ export function ReproduceView() {
             </div>
           ) : null}
         </div>
+      ) : null}
+      {item && !shown ? (
+        <details className="panel">
+          <summary>The paper&apos;s figures (ours appear beside them after a run)</summary>
+          <ComparisonTable
+            pack={item.pack}
+            cells={comparePack(item.pack, new Map())}
+            label="Published figures"
+          />
+        </details>
       ) : null}
     </section>
   );
