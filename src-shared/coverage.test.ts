@@ -23,6 +23,24 @@ describe('coverageNote', () => {
     expect(note?.expected).toBe(1986);
   });
 
+  it('names the categories a run does not ask apart from questions without evidence', () => {
+    // Mem0's question set: categories 1-4 of locomo10.json, its 446 adversarial questions not asked.
+    const note = coverageNote(
+      {
+        coverage: {
+          datasetQuestions: 1986,
+          notSelected: 0,
+          noEvidenceExcluded: 0,
+          categoriesNotAsked: 446,
+        },
+      },
+      { questions: 1540, errors: 0 },
+    );
+    expect(note?.text).toBe(
+      "n = 1,540 of the dataset's 1,986 questions: 446 of categories the run does not ask (questionCategories)",
+    );
+  });
+
   it('reports skipped invalid samples even when every valid question was asked', () => {
     const note = coverageNote(
       {

@@ -35,11 +35,20 @@ export function coverageNote(
     reasons.push(
       `${count(coverage.noEvidenceExcluded)} without usable evidence left out (opt-out: --exclude-no-evidence)`,
     );
+  const categoriesNotAsked = coverage.categoriesNotAsked ?? 0;
+  if (categoriesNotAsked > 0)
+    reasons.push(
+      `${count(categoriesNotAsked)} of categories the run does not ask (questionCategories)`,
+    );
   if (coverage.notSelected > 0)
     reasons.push(`${count(coverage.notSelected)} in samples not selected (sample selection)`);
   if (skipped > 0) reasons.push(`${skipped} invalid sample(s) skipped (--skip-invalid)`);
   const missing =
-    coverage.datasetQuestions - coverage.noEvidenceExcluded - coverage.notSelected - n;
+    coverage.datasetQuestions -
+    coverage.noEvidenceExcluded -
+    categoriesNotAsked -
+    coverage.notSelected -
+    n;
   if (missing > 0)
     reasons.push(`${count(missing)} never answered (the run stopped early or a sample failed)`);
   if (summary.errors > 0)

@@ -326,6 +326,12 @@ export const ExperimentConfigSchema = z
      */
     haystackCurvePoints: z.number().int().min(1).max(100).optional(),
     /**
+     * Ask only the questions of these stored categories: a paper's question set (Mem0 leaves out
+     * LoCoMo's adversarial category 5). Absent: every category; no default, so configs hash as
+     * before.
+     */
+    questionCategories: z.array(z.number().int().positive()).min(1).optional(),
+    /**
      * Above this share of errored final answers a finished run is `degraded`, not `completed`
      * (DEFAULT_MAX_ERROR_SHARE when absent; no default here, so existing configs hash as before).
      */

@@ -78,7 +78,7 @@ export const ReproducePackSchema = z
       })
       .strict()
       .nullable(),
-    /** Categories the table reports; the whole dataset is asked either way. */
+    /** Categories the table reports, and the only ones its runs ask (the paper's question set). */
     categories: z.array(z.number().int().positive()).min(1),
     /** Complete runs per row (the paper's mean over N runs). */
     repeats: z.number().int().min(1).max(100),

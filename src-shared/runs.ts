@@ -63,6 +63,8 @@ export interface RunCoverage {
   notSelected: number;
   /** Questions without usable evidence left out by the opt-out (`includeNoEvidence: false`). */
   noEvidenceExcluded: number;
+  /** Questions of categories the config does not ask (`questionCategories`); absent: none. */
+  categoriesNotAsked?: number;
 }
 
 /** A sample the run left out because the file holds it in a form that cannot be run. */
@@ -301,7 +303,12 @@ export const RunManifestSchema = z
     sweep: SweepTagSchema.optional(),
     errata: ErrataRecordSchema.optional(),
     coverage: z
-      .object({ datasetQuestions: count, notSelected: count, noEvidenceExcluded: count })
+      .object({
+        datasetQuestions: count,
+        notSelected: count,
+        noEvidenceExcluded: count,
+        categoriesNotAsked: count.optional(),
+      })
       .loose()
       .optional(),
   })

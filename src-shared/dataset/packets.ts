@@ -31,6 +31,8 @@ export interface TestPlanOptions {
    * not only at the end (1 or absent: at the end only).
    */
   haystackCurvePoints?: number;
+  /** Only questions of these stored categories are asked; absent: all. */
+  questionCategories?: readonly number[];
 }
 
 /**

@@ -97,6 +97,21 @@ describe('cli reproduce', () => {
     expect(report.plan.answerCalls).toBe(
       chats.filter((r) => JSON.stringify(r.body).includes('Memories for user')).length,
     );
+    // Mem0's question set: mini-1's 5 questions of categories 1-4, twice; its 2 adversarial
+    // (category 5) questions are not asked, as Mem0 never asks them.
+    expect(report.plan.answerCalls).toBe(2 * 5);
+    const store = RunStore.open(join(dir, 'runs.db'));
+    try {
+      const runs = store.sweepRuns(report.groups['mem0']!);
+      expect(runs).toHaveLength(2);
+      for (const r of runs) {
+        const answers = store.finalAnswers(r.runId);
+        expect(answers.map((a) => a.category).sort()).toEqual([1, 2, 3, 4, 4]);
+        expect(store.getRun(r.runId).manifest.coverage).toMatchObject({ categoriesNotAsked: 2 });
+      }
+    } finally {
+      store.close();
+    }
     const overall = report.cells.find(
       (c) => c.row === 'mem0' && c.metric === 'judge' && c.cell === 'overall',
     )!;

@@ -71,6 +71,8 @@ options:
                             complete runs (sample std); the same command again resumes the group
   --exclude-no-evidence     leave out questions without usable evidence (asked at the last packet
                             by default, so n is the dataset's question count)
+  --question-categories <n,...>  ask only questions of these stored categories (default: all);
+                            1,2,3,4 is Mem0's question set (LoCoMo's adversarial 5 left out)
   --mode <stream|ingest-all>  stream (default): test as questions become visible, and once more
                             after the last packet; ingest-all: insert everything, then ask every
                             question once (the papers' protocol)
@@ -556,6 +558,7 @@ export const experimentCommand: CliCommand = {
       options: {
         data: { type: 'string' },
         samples: { type: 'string' },
+        'question-categories': { type: 'string' },
         preset: { type: 'string' },
         memory: { type: 'string' },
         'memory-url': { type: 'string' },
@@ -668,6 +671,15 @@ export const experimentCommand: CliCommand = {
     }
     if (values['include-no-evidence'] && values['exclude-no-evidence'])
       throw new UsageError('--include-no-evidence and --exclude-no-evidence contradict each other');
+    if (values['question-categories'] !== undefined)
+      merged['questionCategories'] = values['question-categories'].split(',').map((part) => {
+        const category = Number(part.trim());
+        if (part.trim() === '' || !Number.isInteger(category) || category < 1)
+          throw new UsageError(
+            `--question-categories must be positive category numbers separated by commas (got "${values['question-categories']}")`,
+          );
+        return category;
+      });
     if (values['include-no-evidence']) merged['includeNoEvidence'] = true;
     if (values['exclude-no-evidence']) merged['includeNoEvidence'] = false;
     if (values.mode !== undefined) merged['mode'] = values.mode;

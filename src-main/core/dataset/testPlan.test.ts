@@ -62,6 +62,23 @@ describe('questionVisibility', () => {
       0, 2, 4, 3, 4, 0, 4,
     ]);
   });
+
+  it('asks only the categories named, whatever their evidence', () => {
+    const categories = mini1.qa.map((qa) => qa.category);
+    const kept = [...new Set(categories)].slice(0, 2);
+    const visibility = questionVisibility(mini1, packets, {
+      includeNoEvidence: true,
+      questionCategories: kept,
+    });
+    expect(visibility).toEqual(
+      [0, 2, 4, 3, 4, 0, 4].map((at, i) => (kept.includes(categories[i]!) ? at : null)),
+    );
+    // The fixture has questions of other categories, so some are left out.
+    expect(visibility.filter((v) => v === null).length).toBeGreaterThan(0);
+    expect(
+      planTests(mini1, { includeNoEvidence: true, questionCategories: kept }).totalQuestions,
+    ).toBe(categories.filter((c) => kept.includes(c)).length);
+  });
 });
 
 describe('planTests on a sample', () => {

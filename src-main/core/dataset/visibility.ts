@@ -6,7 +6,8 @@ import type { Sample } from '../../../src-shared/dataset/types';
  * it earlier would test the memory system on something it has not been told yet.
  *
  * Returns, per qa index, the packet that completes its evidence; null for questions without
- * usable evidence (excluded by default), or the last packet when `includeNoEvidence` is set.
+ * usable evidence (excluded by default), or the last packet when `includeNoEvidence` is set;
+ * null for questions of a category `questionCategories` leaves out.
  */
 export function questionVisibility(
   sample: Sample,
@@ -18,7 +19,9 @@ export function questionVisibility(
     for (const turn of packet.dialogs) packetOfTurn.set(turn.diaId, packet.packet_idx);
   }
   const lastPacket = packets.length > 0 ? packets.length - 1 : null;
+  const asked = options.questionCategories;
   return sample.qa.map((qa) => {
+    if (asked && !asked.includes(qa.category)) return null;
     let at = -1;
     for (const id of qa.evidence) {
       const p = packetOfTurn.get(id);

@@ -32,6 +32,8 @@ export interface SampleEntry {
   /** Its place among the file's valid samples: a streamed file is read in this order. */
   position: number;
   questions: number;
+  /** Questions of categories the config does not ask (`questionCategories`). */
+  otherCategories: number;
   packets: number;
   plan: TestPlan;
 }
@@ -54,6 +56,7 @@ export function testPlanOf(sample: Sample, config: ExperimentConfig): TestPlan {
     ...(config.haystackCurvePoints !== undefined
       ? { haystackCurvePoints: config.haystackCurvePoints }
       : {}),
+    ...(config.questionCategories ? { questionCategories: config.questionCategories } : {}),
   });
 }
 
@@ -62,6 +65,9 @@ function entryOf(sample: Sample, position: number, config: ExperimentConfig): Sa
     sampleId: sample.sampleId,
     position,
     questions: sample.qa.length,
+    otherCategories: config.questionCategories
+      ? sample.qa.filter((qa) => !config.questionCategories!.includes(qa.category)).length
+      : 0,
     packets: packetCount(sample),
     plan: testPlanOf(sample, config),
   };

@@ -439,14 +439,16 @@ export async function resumeExperiment(
 /** The counts behind the headline's n: the file's questions, and those the config leaves out. */
 function coverageOf(
   all: readonly SampleEntry[],
-  planned: ReadonlyArray<Pick<SampleEntry, 'questions' | 'plan'>>,
+  planned: ReadonlyArray<Pick<SampleEntry, 'questions' | 'otherCategories' | 'plan'>>,
 ): RunCoverage {
   const datasetQuestions = all.reduce((n, s) => n + s.questions, 0);
   const selected = planned.reduce((n, p) => n + p.questions, 0);
+  const otherCategories = planned.reduce((n, p) => n + p.otherCategories, 0);
   return {
     datasetQuestions,
     notSelected: datasetQuestions - selected,
-    noEvidenceExcluded: notAskedOf(planned),
+    noEvidenceExcluded: notAskedOf(planned) - otherCategories,
+    ...(otherCategories > 0 ? { categoriesNotAsked: otherCategories } : {}),
   };
 }
 

@@ -150,6 +150,8 @@ export function rowConfig(
     memory: { preset: row.preset, config: row.presetConfig ?? {} },
     ...(row.topK !== undefined ? { retrieval: { topK: row.topK } } : {}),
     includeNoEvidence: true,
+    // The paper's question set: Mem0 never asks LoCoMo's adversarial category.
+    questionCategories: pack.categories,
     // The papers ingest the whole conversation, then ask each question once.
     mode: 'ingest-all',
     answerer: e

@@ -154,6 +154,7 @@ function tallyKey(config: ExperimentConfig): string {
     config.includeNoEvidence,
     config.mode ?? null,
     config.haystackCurvePoints ?? null,
+    config.questionCategories ?? null,
     promptStyleOf(config),
   ]);
 }
