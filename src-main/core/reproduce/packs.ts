@@ -134,8 +134,9 @@ export interface PackRunSettings {
 
 /**
  * A row's experiment config: the pack's protocol, answerer and judge (the paper's models, the
- * row's own where it names one, unless the endpoints name others), the row's preset, k and context budget; every question asked once,
- * after the whole conversation (`ingest-all`, the papers' protocol).
+ * row's own where it names one, unless the endpoints name others), the row's preset, k and
+ * context budget; every question of the table's categories asked once, after the whole
+ * conversation (`ingest-all`, the papers' protocol).
  */
 export function rowConfig(
   pack: ReproducePack,
@@ -150,7 +151,7 @@ export function rowConfig(
     memory: { preset: row.preset, config: row.presetConfig ?? {} },
     ...(row.topK !== undefined ? { retrieval: { topK: row.topK } } : {}),
     includeNoEvidence: true,
-    // The paper's question set: Mem0 never asks LoCoMo's adversarial category.
+    // Only the table's categories are asked, the paper's question set (Mem0 never asks 5).
     questionCategories: pack.categories,
     // The papers ingest the whole conversation, then ask each question once.
     mode: 'ingest-all',
