@@ -1,10 +1,22 @@
-import { expect, openWithMini, screenshotPath, test } from './fixtures';
+import { api, expect, openWithMini, screenshotPath, test } from './fixtures';
 
 test('picks a pack, shows its plan and estimate, runs it offline and shows paper vs ours', async ({
   page,
+  request,
   workbench,
 }) => {
   await openWithMini(page, workbench);
+  // A saved endpoint (the Models view's): the view shows the CLI command that runs the paper's
+  // models through it. Nothing is called.
+  await api(request, workbench.url)('models.save', {
+    endpoint: {
+      name: 'OpenAI',
+      baseUrl: 'https://api.openai.com/v1',
+      model: 'gpt-4o-mini',
+      apiKeyEnv: 'OPENAI_API_KEY',
+      prices: { inputPerMillion: 0.15, outputPerMillion: 0.6 },
+    },
+  });
   await page.goto(`${workbench.url}#/reproduce`);
   await expect(page.getByRole('heading', { level: 1, name: 'Reproduce' })).toBeVisible();
 
@@ -34,6 +46,18 @@ test('picks a pack, shows its plan and estimate, runs it offline and shows paper
   await expect(plan).toContainText('answerer gpt-4o-mini (mem0 protocol)');
   await expect(plan).toContainText('10 complete run(s) per row');
   await expect(plan).toContainText(/\d+ answer \+ \d+ judge LLM calls/);
+  const command = page.getByLabel('CLI command');
+  await expect(command).toHaveText(/^npm run -s cli -- reproduce mem0-table1 --data \S+\.json$/);
+  await expect(plan).toContainText('cost n/a (no prices)');
+  await page.getByLabel('Endpoint').selectOption({ label: 'OpenAI' });
+  await expect(command).toContainText(
+    '--base-url https://api.openai.com/v1 --api-key-env OPENAI_API_KEY --prices 0.15,0.6',
+  );
+  await expect(command).not.toContainText('--model');
+  // The plan prices the paper's calls at the endpoint's prices (it had none before).
+  await expect(plan).toContainText(/cost \$\d+\.\d\d/);
+  await page.getByLabel(/its model \(gpt-4o-mini\) instead of the paper's/).check();
+  await expect(command).toContainText('--model gpt-4o-mini --judge-model gpt-4o-mini');
   // Before a run, the paper's figures are there to read, with the paper's ± where it prints one.
   await page.getByText("The paper's figures (ours appear beside them after a run)").click();
   const published = page.getByRole('table', { name: 'Published figures' });

@@ -14,6 +14,7 @@ import {
 import {
   ExperimentConfigSchema,
   JudgeConfigSchema,
+  LlmPricesSchema,
   RESPONSE_CACHE_MODES,
   type AnswerRecord,
   type CurvePoint,
@@ -101,6 +102,8 @@ const reproduceInput = z
     datasetId,
     samples: z.array(z.string().min(1)).min(1).max(1000).optional(),
     repeats: z.number().int().min(1).max(100).optional(),
+    /** Per-million prices for the plan's cost (a saved endpoint's); absent: no cost. */
+    prices: LlmPricesSchema.optional(),
   })
   .strict();
 /** Uploads carry the whole file; LoCoMo is 2.8 MB, the limit leaves room for larger sets. */

@@ -173,6 +173,44 @@ export function signedDiff(diff: number | null, digits: number, empty = '–'): 
   return diff === null ? empty : `${diff >= 0 ? '+' : ''}${diff.toFixed(digits)}`;
 }
 
+/** A word for a POSIX shell: kept bare when it is safe, else single-quoted. */
+function shellWord(word: string): string {
+  return /^[A-Za-z0-9_./:=,@%+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The saved endpoint a CLI run of a pack goes through (the Models view's fields). */
+export interface PackCommandEndpoint {
+  baseUrl: string;
+  model: string;
+  apiKeyEnv?: string;
+  prices?: { inputPerMillion: number; outputPerMillion: number };
+}
+
+/**
+ * The `cli reproduce` command that runs a pack in the paper's setting through a saved endpoint:
+ * the paper's models unless `useEndpointModel` (a local server serves its own model), the
+ * endpoint's key variable and prices. The Reproduce view runs offline only and shows this.
+ */
+export function packCommand(
+  packId: string,
+  datasetPath: string,
+  endpoint: PackCommandEndpoint | null,
+  useEndpointModel = false,
+): string {
+  const words = ['npm', 'run', '-s', 'cli', '--', 'reproduce', packId, '--data', datasetPath];
+  if (endpoint) {
+    words.push('--base-url', endpoint.baseUrl);
+    if (endpoint.apiKeyEnv) words.push('--api-key-env', endpoint.apiKeyEnv);
+    if (useEndpointModel) words.push('--model', endpoint.model, '--judge-model', endpoint.model);
+    if (endpoint.prices)
+      words.push(
+        '--prices',
+        `${endpoint.prices.inputPerMillion},${endpoint.prices.outputPerMillion}`,
+      );
+  }
+  return words.map(shellWord).join(' ');
+}
+
 /** A pack as the Reproduce view lists it. */
 export interface PackListItem {
   pack: ReproducePack;

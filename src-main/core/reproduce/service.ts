@@ -39,7 +39,7 @@ export async function reproducePlan(input: Input, datasetPath: string): Promise<
     offline: false,
     setting: `the paper's setting: ${settingOf(pack, settings)}`,
     repeats,
-    plan: await planPack(pack, settings, repeats),
+    plan: await planPack(pack, settings, repeats, input.prices),
   };
 }
 

@@ -5,6 +5,7 @@ import { LOCOMO_PROFILE, categoryLabel } from '@shared/benchmarks';
 import { metricOf } from '@shared/metrics';
 import {
   comparePack,
+  packCommand,
   packSourceLine,
   signedDiff,
   withStd,
@@ -84,16 +85,24 @@ export function ReproduceView() {
   const client = useClient();
   const packs = useApi('reproduce.packs', {});
   const datasets = useApi('datasets.list', {});
+  const endpoints = useApi('models.list', {});
   const list = packs.data ?? [];
   const wanted = route.params.get('pack');
   const item = list.find((p) => p.pack.id === wanted) ?? list.find((p) => p.runnable) ?? null;
   const datasetList = datasets.data ?? [];
   const dataset =
     datasetList.find((d) => d.datasetId === route.params.get('dataset')) ?? datasetList[0] ?? null;
-  const planInput =
-    item?.runnable && dataset ? { packId: item.pack.id, datasetId: dataset.datasetId } : null;
-  const plan = useApi('reproduce.plan', planInput);
   const [repeats, setRepeats] = useState(1);
+  const [endpointId, setEndpointId] = useState('');
+  const [useEndpointModel, setUseEndpointModel] = useState(false);
+  const endpoint = (endpoints.data ?? []).find((e) => e.id === endpointId) ?? null;
+  const runInput =
+    item?.runnable && dataset ? { packId: item.pack.id, datasetId: dataset.datasetId } : null;
+  // The plan prices the calls at the chosen endpoint's prices, as its CLI command would.
+  const plan = useApi(
+    'reproduce.plan',
+    runInput && endpoint?.prices ? { ...runInput, prices: endpoint.prices } : runInput,
+  );
   const [running, setRunning] = useState(false);
   const [result, setResult] = useState<PackRun | null>(null);
   const [runError, setRunError] = useState<ErrorPayload | null>(null);
@@ -107,17 +116,17 @@ export function ReproduceView() {
     });
   };
   // A string key, so the callback changes only when the pack or the dataset does.
-  const planKey = planInput === null ? null : JSON.stringify(planInput);
+  const runKey = runInput === null ? null : JSON.stringify(runInput);
   const run = useCallback(() => {
-    if (planKey === null) return;
+    if (runKey === null) return;
     setRunning(true);
     setRunError(null);
     client
-      .call('reproduce.run', { ...(JSON.parse(planKey) as ApiInput<'reproduce.run'>), repeats })
+      .call('reproduce.run', { ...(JSON.parse(runKey) as ApiInput<'reproduce.run'>), repeats })
       .then(setResult)
       .catch((error: unknown) => setRunError(toErrorPayload(error)))
       .finally(() => setRunning(false));
-  }, [client, planKey, repeats]);
+  }, [client, runKey, repeats]);
 
   const shown = result && item && result.packId === item.pack.id ? result : null;
   return (
@@ -170,10 +179,47 @@ export function ReproduceView() {
       {item?.runnable && dataset ? (
         <div className="panel">
           <p className="muted">
-            Runs here are offline (extractive answerer, no judge): not the paper&apos;s setting. For
-            the paper&apos;s models use{' '}
-            <code>npm run -s cli -- reproduce {item.pack.id} --base-url …</code>
+            Runs here are offline (extractive answerer, no judge): not the paper&apos;s setting. The
+            paper&apos;s models run from the CLI, through a saved endpoint (Models view):
           </p>
+          <label>
+            Endpoint{' '}
+            <select value={endpointId} onChange={(e) => setEndpointId(e.target.value)}>
+              <option value="">none chosen</option>
+              {(endpoints.data ?? []).map((e) => (
+                <option key={e.id} value={e.id}>
+                  {e.name}
+                </option>
+              ))}
+            </select>
+          </label>{' '}
+          {endpoint ? (
+            <label>
+              <input
+                type="checkbox"
+                checked={useEndpointModel}
+                onChange={(e) => setUseEndpointModel(e.target.checked)}
+              />{' '}
+              its model ({endpoint.model}) instead of the paper&apos;s
+            </label>
+          ) : null}
+          <pre className="cli-command" aria-label="CLI command">
+            <code>
+              {packCommand(
+                item.pack.id,
+                dataset.path,
+                endpoint
+                  ? {
+                      baseUrl: endpoint.baseUrl,
+                      model: endpoint.model,
+                      ...(endpoint.apiKeyEnv ? { apiKeyEnv: endpoint.apiKeyEnv } : {}),
+                      ...(endpoint.prices ? { prices: endpoint.prices } : {}),
+                    }
+                  : null,
+                useEndpointModel,
+              )}
+            </code>
+          </pre>
           <label>
             Complete runs per row{' '}
             <input
