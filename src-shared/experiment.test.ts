@@ -95,6 +95,26 @@ describe('ExperimentConfigSchema', () => {
     expect(zodError(result.error, 'config').message).toMatch(/^config: retrieval\.topK: /);
   });
 
+  it("takes a batch of questions to a prompt for LoCoMo's full context only", () => {
+    const llm = { kind: 'llm', baseUrl: 'http://127.0.0.1:1/v1', model: 'm' } as const;
+    const parsed = ExperimentConfigSchema.parse({
+      datasetPath: 'x.json',
+      answerer: { ...llm, answerProtocol: 'locomo-full-context', batchSize: 10 },
+    });
+    expect(parsed.answerer).toMatchObject({ batchSize: 10 });
+    // Absent stays absent, so configs without it hash as before.
+    const plain = ExperimentConfigSchema.parse({ datasetPath: 'x.json', answerer: llm });
+    expect('batchSize' in plain.answerer).toBe(false);
+    const refused = ExperimentConfigSchema.safeParse({
+      datasetPath: 'x.json',
+      answerer: { ...llm, answerProtocol: 'mem0', batchSize: 10 },
+    });
+    expect(refused.success).toBe(false);
+    expect(zodError(refused.error!, 'config').message).toMatch(
+      /answerer\.batchSize: a batch of questions to a prompt is LoCoMo full context only/,
+    );
+  });
+
   it('refuses unknown keys and unknown answerer kinds', () => {
     expect(ExperimentConfigSchema.safeParse({ datasetPath: 'x', topK: 5 }).success).toBe(false);
     expect(

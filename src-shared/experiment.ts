@@ -159,6 +159,9 @@ function llmEndpointShape(defaultMaxTokens: number) {
   };
 }
 
+/** LoCoMo's scripts go up to 20; a prompt of 100 questions is past any model's answer budget. */
+export const MAX_LOCOMO_BATCH_SIZE = 100;
+
 export const LlmAnswererConfigSchema = z
   .object({
     kind: z.literal('llm'),
@@ -177,8 +180,26 @@ export const LlmAnswererConfigSchema = z
       .default('locomo'),
     /** `locomo-full-context` only: the context budget in tokens (LoCoMo's MAX_LENGTH). */
     contextTokens: z.number().int().min(256).max(10_000_000).default(DEFAULT_FULL_CONTEXT_TOKENS),
+    /**
+     * `locomo-full-context` only: questions to a prompt, LoCoMo's `--batch-size` (its scripts run
+     * the long-context models at 10 and 20). Absent or 1: one question to a prompt; no default,
+     * so configs hash as before.
+     */
+    batchSize: z.number().int().min(1).max(MAX_LOCOMO_BATCH_SIZE).optional(),
   })
-  .strict();
+  .strict()
+  .refine(
+    (c) =>
+      c.batchSize === undefined ||
+      c.batchSize === 1 ||
+      (c.answerProtocol ?? LEGACY_PROMPT_STYLE[c.promptStyle ?? 'locomo']) ===
+        'locomo-full-context',
+    {
+      message:
+        'a batch of questions to a prompt is LoCoMo full context only (answerProtocol locomo-full-context)',
+      path: ['batchSize'],
+    },
+  );
 export type LlmAnswererConfig = z.output<typeof LlmAnswererConfigSchema>;
 
 /** The answer protocol a config asks for: `answerProtocol`, else the legacy `promptStyle`. */

@@ -273,7 +273,7 @@ export const REPRODUCE_PACKS: readonly ReproducePack[] = [
     source: {
       ...LOCOMO_SOURCE,
       table: 'Table 2 (p. 13857)',
-      note: "The ACL version, whose 10 conversations are the released file; arXiv v1's tables are over 50 conversations (7,512 questions) and differ. One inference run per model, temperature 0, top_p 1 (Appendix C.2). Not yet the paper's prompts: the reference's scripts/evaluate_gpts.sh runs these rows with --batch-size 10 (gpt-3.5-turbo) and 20 (gpt-4-turbo), several questions to a prompt under QA_PROMPT_BATCH, and the workbench asks one question to a prompt (the reference's batch size 1). The long-context rows keep the last 4K-16K tokens of the conversation, as the reference code's MAX_LENGTH does; gpt-4-turbo's 128K window holds every conversation whole. The Hugging Face base models (Mistral, Llama) and gemini-1.0-pro and claude-3-sonnet are the paper's only: the workbench sends LoCoMo's GPT prompt through an OpenAI-compatible endpoint, which is not how the paper ran them. The Human row's overall (87.9) is not the question-weighted mean of its categories (91.1), as every model row's is.",
+      note: "The ACL version, whose 10 conversations are the released file; arXiv v1's tables are over 50 conversations (7,512 questions) and differ. One inference run per model, temperature 0, top_p 1 (Appendix C.2). The rows ask the questions as the reference's scripts/evaluate_gpts.sh does: 10 to a prompt for gpt-3.5-turbo and 20 for gpt-4-turbo (QA_PROMPT_BATCH, a JSON dictionary of answers). The long-context rows keep the last 4,000-16,000 tokens of the conversation, the reference's MAX_LENGTH for gpt-3.5-turbo-4k to -16k; gpt-4-turbo's 128,000 holds every conversation whole. Tokens are estimated (no tiktoken), so a cut is the reference's only approximately. The Hugging Face base models (Mistral, Llama) and gemini-1.0-pro and claude-3-sonnet are the paper's only: the workbench sends LoCoMo's GPT prompt through an OpenAI-compatible endpoint, which is not how the paper ran them. The Human row's overall (87.9) is not the question-weighted mean of its categories (91.1), as every model row's is.",
     },
     scheme: 'official',
     scale: 100,
@@ -310,16 +310,17 @@ export const REPRODUCE_PACKS: readonly ReproducePack[] = [
       },
       ...(
         [
-          [4096, locomoCells(23.8, 18.0, 15.6, 20.4, 34.8, 23.9)],
-          [8192, locomoCells(38.5, 25.1, 22.7, 25.9, 28.7, 31.2)],
-          [12288, locomoCells(45.7, 32.4, 25.5, 23.4, 21.5, 34.0)],
-          [16384, locomoCells(52.6, 36.7, 24.3, 24.0, 14.8, 35.9)],
+          [4000, locomoCells(23.8, 18.0, 15.6, 20.4, 34.8, 23.9)],
+          [8000, locomoCells(38.5, 25.1, 22.7, 25.9, 28.7, 31.2)],
+          [12000, locomoCells(45.7, 32.4, 25.5, 23.4, 21.5, 34.0)],
+          [16000, locomoCells(52.6, 36.7, 24.3, 24.0, 14.8, 35.9)],
         ] as const
       ).map(([contextTokens, cells]) => ({
-        id: `full-context-${contextTokens / 1024}k`,
-        label: `gpt-3.5-turbo, last ${contextTokens / 1024}K tokens`,
+        id: `full-context-${contextTokens / 1000}k`,
+        label: `gpt-3.5-turbo, last ${contextTokens / 1000}K tokens`,
         preset: 'text',
         contextTokens,
+        batchSize: 10,
         published: { officialF1: cells },
       })),
       {
@@ -340,6 +341,7 @@ export const REPRODUCE_PACKS: readonly ReproducePack[] = [
         preset: 'text',
         model: 'gpt-4-turbo',
         contextTokens: 128000,
+        batchSize: 20,
         published: { officialF1: locomoCells(72.3, 51.5, 51.4, 38.5, 15.7, 51.6) },
       },
     ],

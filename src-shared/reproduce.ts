@@ -27,6 +27,8 @@ export const PackRowSchema = z
     topK: z.number().int().positive().optional(),
     /** `locomo-full-context` budget in tokens. */
     contextTokens: z.number().int().positive().optional(),
+    /** `locomo-full-context`: questions to a prompt, as the paper's runs asked them. */
+    batchSize: z.number().int().min(1).max(100).optional(),
     /** The answerer model the paper used for this row, where it differs from the pack's. */
     model: z.string().min(1).optional(),
     /** Metric id -> cell -> the published value on the paper's scale (null: not published). */

@@ -17,7 +17,8 @@ repository):
     MemoryClient and a stub OpenAI client that records the request;
   * locomo task_eval/evaluate_gpts.py     get_gpt_answers (module body without its trailing
     `main()` call), with a stub tokenizer (whitespace words) and a stub run_chatgpt that records
-    the query and replies with a scripted answer, on a made-up conversation and, when present,
+    the query and replies with a scripted answer, at batch size 1 and (made-up conversation only,
+    five reply shapes) at batch size 3, on a made-up conversation and, when present,
     on the real locomo10.json (only sha256 and lengths of those prompts are written: CC BY-NC).
 
 The released locomo10.json spells the reference's `clean_text` as `text` and carries
@@ -291,7 +292,7 @@ def speakers_of(query):
     return list(START.match(query).groups())
 
 
-def run_locomo(module, data, model, max_length, replies, rand, rag=None):
+def run_locomo(module, data, model, max_length, replies, rand, rag=None, batch_size=1):
     queries = []
 
     def fake_chatgpt(query, num_gen=1, num_tokens_request=1000, model="davinci", use_16k=False,
@@ -307,7 +308,7 @@ def run_locomo(module, data, model, max_length, replies, rand, rag=None):
         ann = os.path.join(tmp, "in.json")
         out = os.path.join(tmp, "out.json")
         json.dump(data, open(ann, "w"))
-        args = types.SimpleNamespace(model=model, use_rag=False, rag_mode="", batch_size=1,
+        args = types.SimpleNamespace(model=model, use_rag=False, rag_mode="", batch_size=batch_size,
                                      overwrite=True, top_k=5, emb_dir=tmp, retriever="stub")
         if rag is not None:
             args.use_rag, args.rag_mode, args.top_k = True, rag["mode"], rag["top_k"]
@@ -361,6 +362,34 @@ def locomo_made_up(module):
                       "predictions": predictions})
     return {"conversation": MADE_UP, "qa": MADE_UP_QA, "replies": MADE_UP_REPLIES,
             "randomDraws": [0.3, 0.7], "cases": cases}
+
+
+# Batch size 3 over the 4 made-up questions: chunks [0, 1, 2] and [3]. Each case's replies walk a
+# different path of the reference's reading: the dictionary; single quotes swapped; a JSON list;
+# a reply that never reads (asked 5 times, then read line by line).
+LINES = '["Paris"]\n["May 2023"]\n(b)'
+BATCH_REPLIES = {
+    "dictionary": ['```json\n{"0": "Paris (a)", "1": 2023, "2": "(a)"}\n```',
+                   '{"0": {"x": "lake", "y": 2}}'],
+    "singleQuotes": ["{'0': 'Paris', '1': 'May 2023', '2': 'b'}", "['a lake']"],
+    "list": ['["Paris", "May 2023", "(b)"]', '"a lake"'],
+    "unreadable": [LINES] * 5 + ['{"0": "a lake"}'],
+    "nested": ['{"0": {"city": "Paris", "when": [1, 2]}, "1": null, "2": "b"}',
+               '{"0": "a lake"}'],
+}
+
+
+def locomo_batch_made_up(module):
+    data = to_reference_sample(MADE_UP, MADE_UP_QA)
+    cases = []
+    for name, replies in BATCH_REPLIES.items():
+        for model, budget in (("gpt-4-turbo", 128000), ("tiny-batch", 310)):
+            queries, predictions = run_locomo(module, data, model, budget, replies, [0.3, 0.7],
+                                              batch_size=3)
+            cases.append({"name": name, "model": model, "contextTokens": budget, "batchSize": 3,
+                          "speakers": speakers_of(queries[0]["query"]), "replies": replies,
+                          "queries": queries, "predictions": predictions})
+    return {"randomDraws": [0.3, 0.7], "cases": cases}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -660,6 +689,7 @@ def main():
         answer = mem0_answer(tmp)
         module = load_locomo(tmp)
         locomo = locomo_made_up(module)
+        locomo_batch = locomo_batch_made_up(module)
         constants = {
             name: getattr(module, name)
             for name in ("CONV_START_PROMPT", "QA_PROMPT", "QA_PROMPT_CAT_5", "QA_PROMPT_BATCH",
@@ -691,7 +721,7 @@ def main():
         "mem0Judge": judge,
         "mem0Answer": answer,
         "locomo": {"constants": constants, "category5": cat5, "madeUp": locomo,
-                   "realDataset": real},
+                   "batchMadeUp": locomo_batch, "realDataset": real},
         "locomoRag": {"madeUp": rag_made_up, "realDataset": rag_real},
         "mem0Baselines": mem0_baselines,
     }

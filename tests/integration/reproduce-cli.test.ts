@@ -156,12 +156,25 @@ describe('cli reproduce', () => {
     const chats = server.requests.filter((r) => r.path === '/v1/chat/completions');
     expect(chats.some((r) => JSON.stringify(r.body).includes('CONVERSATION:'))).toBe(true);
     expect(report.plan.judgeCalls).toBe(0);
-    // Each row asks the paper's model for that row: gpt-3.5-turbo, then gpt-4-turbo for the last.
+    // Each row asks the paper's model for that row, 10 (gpt-3.5-turbo) or 20 (gpt-4-turbo)
+    // questions to a prompt: mini-1's 7 questions are one call a row.
     const models = chats.map((r) => (r.body as { model: string }).model);
-    expect(models).toEqual([
-      ...Array(4 * 7).fill('gpt-3.5-turbo'),
-      ...Array(7).fill('gpt-4-turbo'),
-    ]);
+    expect(models).toEqual([...Array(4).fill('gpt-3.5-turbo'), 'gpt-4-turbo']);
+    expect(report.plan.answerCalls).toBe(5);
+    const batch = chats[0]!.body as { messages: Array<{ content: string }>; max_tokens: number };
+    expect(batch.messages[0]!.content).toContain(
+      'write short answers for each of the following questions',
+    );
+    expect(batch.messages[0]!.content).toMatch(/\n6: .+$/);
+    expect(batch.max_tokens).toBe(500);
+    expect((chats[4]!.body as { max_tokens: number }).max_tokens).toBe(1000);
+    // Every question got its own answer out of the batch reply.
+    for (const [row, run] of finishedRuns(report.groups)) {
+      expect(run.answers, row).toHaveLength(7);
+      expect(run.config.answerer).toMatchObject({
+        batchSize: row === 'gpt-4-turbo-128k' ? 20 : 10,
+      });
+    }
     // Every row's overall has the paper's figure beside ours, paper-only rows the paper's alone.
     const overall = report.cells.filter((c) => c.cell === 'overall');
     for (const row of rows)

@@ -117,9 +117,13 @@ const NOT_MENTIONED = 'Not mentioned in the conversation';
  * - judge prompts (the last `Gold answer:` / `Generated answer:`): `{"label":"CORRECT"}` when the generated
  *   answer contains the gold one (case-insensitive), else WRONG, with a one-line reason;
  * - two-option questions: the letter of "Not mentioned in the conversation", as `(a)` or `(b)`;
+ * - LoCoMo batch prompts: a JSON dictionary answering each numbered question as above;
  * - answer prompts: the text of the first memory line (LoCoMo `CONVERSATION:` blocks, or Mem0
  *   `date: Speaker: text` lines), without its speaker; `unknown` when there are no memories.
  */
+/** The opening of LoCoMo's QA_PROMPT_BATCH. */
+const BATCH_MARK = 'write short answers for each of the following questions';
+
 export function defaultChatReply(chat: FakeChatRequest): string {
   const content = chat.messages.at(-1)?.content ?? '';
   // The last ones: Mem0's judge prompt has an example "Gold answer:" line before the real one.
@@ -132,9 +136,25 @@ export function defaultChatReply(chat: FakeChatRequest): string {
       reason: correct ? 'The answer contains the gold answer.' : 'The answer misses the gold.',
     });
   }
+  const lines = content.split('\n');
+  // LoCoMo's batch prompt: a JSON dictionary, each numbered question answered as if alone.
+  if (content.includes(BATCH_MARK)) {
+    const firstTurn = lines[lines.indexOf('CONVERSATION:') + 1] ?? '';
+    const answers: Record<string, string> = {};
+    for (const line of lines) {
+      const numbered = /^(\d+): (.*)$/.exec(line);
+      if (!numbered) continue;
+      const choice = /\(a\) (.*?) \(b\) (.*?)\.\s*$/.exec(numbered[2] ?? '');
+      answers[numbered[1] as string] = choice
+        ? choice[1] === NOT_MENTIONED
+          ? '(a)'
+          : '(b)'
+        : firstTurn.replace(/^[^:]+: /, '').trim() || 'unknown';
+    }
+    return JSON.stringify(answers);
+  }
   const options = /\(a\) (.*?) \(b\) (.*?)\.\s*(?:Short answer:|$)/m.exec(content);
   if (options) return options[1] === NOT_MENTIONED ? '(a)' : '(b)';
-  const lines = content.split('\n');
   const block = lines.indexOf('CONVERSATION:');
   let memory = block >= 0 ? lines[block + 1] : undefined;
   if (memory === undefined) {

@@ -91,6 +91,8 @@ options:
   --category5-mapping <locomo|lenient>  how an (a)/(b) reply is read (default: locomo,
                             LoCoMo's get_cat_5_answer)
   --context-tokens <n>      locomo-full-context: context budget, cut from the end (default 128000)
+  --batch-size <n>          locomo-full-context: questions to a prompt, LoCoMo's batch prompt (its
+                            scripts: 10 for gpt-3.5-turbo, 20 for gpt-4-turbo; default 1)
   --api-key-env <NAME>      LLM answerer: environment variable holding the API key
   --judge-base-url <url>    LLM judge (Mem0 J over categories 1-4): endpoint, with /v1
   --judge-model <name>      LLM judge: chat model
@@ -384,6 +386,7 @@ function answererFlags(values: FlagValues, fromFile: unknown): Record<string, un
     ['answer-protocol', 'answerProtocol'],
     ['category5-mapping', 'category5Mapping'],
     ['context-tokens', 'contextTokens'],
+    ['batch-size', 'batchSize'],
     ['api-key-env', 'apiKeyEnv'],
   ];
   const kind = values['answerer'];
@@ -407,6 +410,8 @@ function answererFlags(values: FlagValues, fromFile: unknown): Record<string, un
     values['context-tokens'] as string | undefined,
   );
   if (contextTokens !== undefined) out['contextTokens'] = contextTokens;
+  const batchSize = positiveInt('--batch-size', values['batch-size'] as string | undefined);
+  if (batchSize !== undefined) out['batchSize'] = batchSize;
   return out;
 }
 
@@ -589,6 +594,7 @@ export const experimentCommand: CliCommand = {
         'answer-protocol': { type: 'string' },
         'category5-mapping': { type: 'string' },
         'context-tokens': { type: 'string' },
+        'batch-size': { type: 'string' },
         'api-key-env': { type: 'string' },
         'judge-base-url': { type: 'string' },
         'judge-model': { type: 'string' },

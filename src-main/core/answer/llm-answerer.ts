@@ -8,7 +8,19 @@ import type { ApiKeys } from '../keys';
 import { LlmClient, type CallMeter } from './llm-client';
 import type { CallGate } from '../http/callBudget';
 import type { ResponseCache } from './responseCache';
-import { answerProtocol, interpretReply, type AnswerProtocol } from './protocols';
+import { WorkbenchError } from '../../../src-shared/errors';
+import {
+  LOCOMO_BATCH_TRIALS,
+  buildLocomoBatchPrompt,
+  locomoBatchReplyReads,
+  readLocomoBatchReply,
+} from './locomoBatch';
+import {
+  LOCOMO_PER_QA_TOKEN_BUDGET,
+  answerProtocol,
+  interpretReply,
+  type AnswerProtocol,
+} from './protocols';
 import type { AnswerRequest, AnswerResult, Answerer } from './types';
 
 /**
@@ -23,6 +35,7 @@ export class LlmAnswerer implements Answerer {
   readonly prompts: PromptRecord;
   readonly client: LlmClient;
   readonly needsConversation: boolean;
+  readonly batchSize: number;
   private readonly contextTokens: number;
   private readonly category5Mapping: Category5Mapping;
 
@@ -43,8 +56,13 @@ export class LlmAnswerer implements Answerer {
     this.needsConversation = this.protocol.needsConversation;
     this.contextTokens = config.contextTokens;
     this.category5Mapping = config.category5Mapping;
-    // A protocol that fixes the answer length (LoCoMo: 32 tokens) overrides the config's.
-    const maxTokens = this.protocol.maxTokens ?? config.maxTokens;
+    this.batchSize = config.batchSize ?? 1;
+    // A protocol that fixes the answer length (LoCoMo: 32 tokens) overrides the config's; a
+    // LoCoMo batch has 50 tokens per question of the batch size, as the reference asks.
+    const maxTokens =
+      this.batchSize > 1
+        ? LOCOMO_PER_QA_TOKEN_BUDGET * this.batchSize
+        : (this.protocol.maxTokens ?? config.maxTokens);
     this.client =
       options.client ??
       new LlmClient(
@@ -68,5 +86,50 @@ export class LlmAnswerer implements Answerer {
       model: completion.model,
       ...(completion.usage ? { usage: completion.usage } : {}),
     };
+  }
+
+  /**
+   * One LoCoMo batch prompt for the requests (one test's, in question order), asked again while
+   * the reply does not read, up to the reference's 5 calls. The call's usage is the first
+   * question's, so a run's totals count it once.
+   */
+  async answerBatch(
+    requests: readonly AnswerRequest[],
+    signal?: AbortSignal,
+  ): Promise<Array<AnswerResult | Error>> {
+    const first = requests[0];
+    if (!first) return [];
+    const built = buildLocomoBatchPrompt(requests, this.batchSize, this.contextTokens);
+    let content = '';
+    let model: string | undefined;
+    let promptTokens = 0;
+    let completionTokens = 0;
+    let counted = false;
+    for (let trial = 0; trial < LOCOMO_BATCH_TRIALS; trial++) {
+      const completion = await this.client.complete(built.messages, {
+        seed: first.seed,
+        ...(signal ? { signal } : {}),
+      });
+      content = completion.content;
+      model = completion.model;
+      if (completion.usage) {
+        promptTokens += completion.usage.promptTokens;
+        completionTokens += completion.usage.completionTokens;
+        counted = true;
+      }
+      if (locomoBatchReplyReads(content)) break;
+    }
+    return readLocomoBatchReply(content, built).map((answer, k) =>
+      answer === null
+        ? new WorkbenchError(
+            'UPSTREAM',
+            `${this.name}: the batch reply gives question ${requests[k]?.questionIndex} no answer (LoCoMo's reading of it fails)`,
+          )
+        : {
+            answer,
+            ...(model ? { model } : {}),
+            ...(k === 0 && counted ? { usage: { promptTokens, completionTokens } } : {}),
+          },
+    );
   }
 }

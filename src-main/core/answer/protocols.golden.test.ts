@@ -14,6 +14,12 @@ import {
   parseMem0Verdict,
 } from './judge-protocols';
 import {
+  LOCOMO_BATCH_TRIALS,
+  buildLocomoBatchPrompt,
+  locomoBatchReplyReads,
+  readLocomoBatchReply,
+} from './locomoBatch';
+import {
   LOCOMO_CONV_START_PROMPT,
   LOCOMO_PER_QA_TOKEN_BUDGET,
   LOCOMO_QA_PROMPT,
@@ -170,6 +176,68 @@ describe('golden: LoCoMo full context', () => {
         expect(answerProtocol('locomo-full-context').maxTokens).toBe(sent.maxTokens);
         expect(interpretReply(replies[i] as string, built, 'locomo')).toBe(c.predictions[i]);
       });
+    }
+  });
+
+  it('builds the batch prompt and reads its replies as the reference does (batch size 3)', () => {
+    const { qa } = golden.locomo.madeUp;
+    const { cases, randomDraws } = golden.locomo.batchMadeUp;
+    const conversation = madeUpSessions();
+    expect(new Set(cases.map((c) => c.name)).size).toBe(5);
+    for (const c of cases) {
+      let draw = 0;
+      const items = qa.map((q, i) => {
+        const adversarial = 'adversarial_answer' in q ? q.adversarial_answer : null;
+        const options =
+          q.category === 5 && adversarial
+            ? referenceOptions(randomDraws[draw++] as number, adversarial)
+            : null;
+        const request = baseRequest({
+          questionIndex: i,
+          question: q.question,
+          category: q.category as CategoryId,
+          speakers: c.speakers as [string, string],
+          conversation,
+          adversarialAnswer: adversarial,
+        });
+        return { request, options };
+      });
+      // The reference's chunks: consecutive questions, batchSize at a time.
+      const predictions: Array<string | null> = [];
+      let reply = 0;
+      let call = 0;
+      for (let start = 0; start < items.length; start += c.batchSize) {
+        const chunk = items.slice(start, start + c.batchSize);
+        const built = buildLocomoBatchPrompt(
+          chunk.map((x) => x.request),
+          c.batchSize,
+          c.contextTokens,
+          words,
+          chunk.map((x) => x.options),
+        );
+        const recounted = buildLocomoBatchPrompt(
+          chunk.map((x) => x.request),
+          c.batchSize,
+          c.contextTokens,
+          wordsRecounted,
+          chunk.map((x) => x.options),
+        );
+        expect(recounted.messages).toEqual(built.messages);
+        // A reply that does not read is asked again (the same prompt), up to 5 calls.
+        let text = '';
+        for (let trial = 0; trial < LOCOMO_BATCH_TRIALS; trial++) {
+          const sent = c.queries[call++] as (typeof c.queries)[number];
+          expect(built.messages, `${c.name} ${c.model} call ${call}`).toEqual([
+            { role: 'user', content: sent.query },
+          ]);
+          expect(built.maxTokens).toBe(sent.maxTokens);
+          text = c.replies[reply++] as string;
+          if (locomoBatchReplyReads(text)) break;
+        }
+        predictions.push(...readLocomoBatchReply(text, built));
+      }
+      expect(call, `${c.name} ${c.model}: every call the reference made`).toBe(c.queries.length);
+      expect(predictions, `${c.name} ${c.model}`).toEqual(c.predictions);
     }
   });
 

@@ -149,8 +149,8 @@ function locomoTurn(turn: ConversationSession['turns'][number]): string {
 }
 
 /**
- * `get_input_context` at batch size 1: walks sessions from the newest, prepending turns from the
- * end while `tokens(header + turn) + tokens(so far) + questionTokens < budget - 50`; the first
+ * `get_input_context`: walks sessions from the newest, prepending turns from the end while
+ * `tokens(header + turn) + tokens(so far) + questionTokens < budget - 50 * batchSize`; the first
  * turn that does not fit ends the walk, and its session still gets its header. Every session
  * up to the newest non-empty one gets `\n\n` appended before its turns, as in the reference.
  */
@@ -159,6 +159,7 @@ export function locomoConversationContext(
   questionTokens: number,
   contextTokens: number,
   countTokens: TokenCounter,
+  batchSize = 1,
 ): string {
   let last = -1;
   for (let i = 0; i < sessions.length; i++) if ((sessions[i]?.turns.length ?? 0) > 0) last = i;
@@ -166,7 +167,7 @@ export function locomoConversationContext(
   // Every piece ends in a newline, so a whitespace-splitting counter can keep a running total.
   const running = countTokens.splitsOnWhitespace === true;
   let convTokens = 0;
-  const limit = contextTokens - LOCOMO_PER_QA_TOKEN_BUDGET;
+  const limit = contextTokens - LOCOMO_PER_QA_TOKEN_BUDGET * batchSize;
   for (let i = last; i >= 0; i--) {
     const session = sessions[i] as ConversationSession;
     const header = `DATE: ${session.dateTimeText}\nCONVERSATION:\n`;
@@ -191,13 +192,17 @@ export function locomoConversationContext(
 }
 
 /** The question as the LoCoMo reference asks it (date hint for 2, two options for 5). */
-function locomoQuestion(request: AnswerRequest, options: { a: string; b: string } | null): string {
+export function locomoQuestion(
+  request: AnswerRequest,
+  options: { a: string; b: string } | null,
+): string {
   if (request.category === 2) return request.question + LOCOMO_DATE_HINT;
   if (options) return request.question + formatPositional(LOCOMO_OPTIONS, options.a, options.b);
   return request.question;
 }
 
-function optionsOf(request: AnswerRequest): { a: string; b: string } | null {
+/** A category-5 question's two options, in the run-seeded order. */
+export function locomoOptionsOf(request: AnswerRequest): { a: string; b: string } | null {
   if (!isAdversarialRequest(request) || !request.adversarialAnswer) return null;
   return category5Options(
     request.seed,
@@ -215,7 +220,7 @@ export function buildLocomoFullContextPrompt(
   request: AnswerRequest,
   contextTokens: number,
   countTokens: TokenCounter = estimateTokens,
-  options: { a: string; b: string } | null = optionsOf(request),
+  options: { a: string; b: string } | null = locomoOptionsOf(request),
 ): BuiltPrompt {
   const question = locomoQuestion(request, options);
   const start = formatPositional(LOCOMO_CONV_START_PROMPT, ...request.speakers);
@@ -247,7 +252,7 @@ function locomoRagLine(hit: MemoryHit): string {
  */
 export function buildLocomoRagPrompt(
   request: AnswerRequest,
-  options: { a: string; b: string } | null = optionsOf(request),
+  options: { a: string; b: string } | null = locomoOptionsOf(request),
 ): BuiltPrompt {
   const question = locomoQuestion(request, options);
   const summaries =

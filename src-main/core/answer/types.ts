@@ -33,6 +33,16 @@ export interface Answerer {
   /** Set when the answerer reads the whole conversation so far (`AnswerRequest.conversation`). */
   readonly needsConversation?: boolean;
   answer(request: AnswerRequest, signal?: AbortSignal): Promise<AnswerResult>;
+  /** Questions to one call, above 1 when `answerBatch` answers several at once. */
+  readonly batchSize?: number;
+  /**
+   * Several questions of one test in one call (LoCoMo's batch prompt): per request its result,
+   * or an Error where the reply gave that question no answer.
+   */
+  answerBatch?(
+    requests: readonly AnswerRequest[],
+    signal?: AbortSignal,
+  ): Promise<Array<AnswerResult | Error>>;
 }
 
 /** The answer official LoCoMo scoring counts as correct for category 5. */

@@ -31,6 +31,7 @@ import type { ApiKeys } from '../keys';
 import { packetsOf } from '../dataset/packets';
 import type { MemoryService, MemoryServiceContext } from '../memory/types';
 import { streamThrough } from './queue';
+import { TestBatcher } from './testBatcher';
 import { describeError, withTimeout } from './timeout';
 
 /**
@@ -262,39 +263,53 @@ export async function runSample(
       // the answers are kept in question order whatever order they finish in.
       const answers: AnswerRecord[] = [];
       const inFlight = new Set<Promise<void>>();
+      const batcher = testBatcherFor(deps.answerer, memory, test.questionIndices, deps.signal);
+      // A batch asks once its questions are all in: the window holds `concurrency` batches.
+      const window = batcher ? questionWindow * (deps.answerer.batchSize ?? 1) : questionWindow;
+      const slotOf = new Map(test.questionIndices.map((q, i) => [q, i]));
       let launched = 0;
       let done = 0;
-      for (const questionIndex of test.questionIndices) {
+      for (const questionIndex of batcher
+        ? TestBatcher.launchOrder(test.questionIndices)
+        : test.questionIndices) {
         // A cancel stops the questions in flight and drops this half test uncommitted.
         if (cancelled()) break;
         const qa = qaByIndex.get(questionIndex);
         if (!qa)
           throw new Error(`test plan names question ${questionIndex}, absent from ${sampleId}`);
-        const slot = launched++;
-        const asked = askOne(memory, memoryLock, deps.answerer, job, test, qa, deps.signal).then(
-          (record) => {
-            // An answer the cancel stopped is no error of the endpoint, and its test is dropped.
-            if (record === null) return;
-            answers[slot] = record;
-            done++;
-            if (record.error !== null) outcome.answerErrors++;
-            hooks.emit({
-              type: 'question-answered',
-              runId,
-              at: now(),
-              sampleId,
-              testIndex: test.testIndex,
-              questionIndex,
-              done,
-              total: test.questionIndices.length,
-              error: record.error !== null,
-              ...(record.error !== null ? { errorMessage: record.error } : {}),
-            });
-          },
-        );
+        launched++;
+        const slot = slotOf.get(questionIndex) as number;
+        const asked = askOne(
+          memory,
+          memoryLock,
+          deps.answerer,
+          job,
+          test,
+          qa,
+          deps.signal,
+          batcher,
+        ).then((record) => {
+          // An answer the cancel stopped is no error of the endpoint, and its test is dropped.
+          if (record === null) return;
+          answers[slot] = record;
+          done++;
+          if (record.error !== null) outcome.answerErrors++;
+          hooks.emit({
+            type: 'question-answered',
+            runId,
+            at: now(),
+            sampleId,
+            testIndex: test.testIndex,
+            questionIndex,
+            done,
+            total: test.questionIndices.length,
+            error: record.error !== null,
+            ...(record.error !== null ? { errorMessage: record.error } : {}),
+          });
+        });
         inFlight.add(asked);
         void asked.finally(() => inFlight.delete(asked));
-        if (inFlight.size >= questionWindow) await Promise.race(inFlight);
+        if (inFlight.size >= window) await Promise.race(inFlight);
       }
       await Promise.all(inFlight);
       // A cancel stops the answers in flight (an LLM call can wait minutes for a rate limit), so
@@ -395,6 +410,23 @@ export function openResponseCache(job: SampleJob): ResponseCache | undefined {
   return ResponseCache.open(job.cacheDir, job.responseCache);
 }
 
+/** The test's batcher when the answerer asks several questions to a call; null otherwise. */
+function testBatcherFor(
+  answerer: Answerer,
+  memory: MemoryService,
+  questionIndices: readonly number[],
+  signal: AbortSignal | undefined,
+): TestBatcher | null {
+  const { batchSize, answerBatch } = answerer;
+  // A memory service that answers itself has no use for the answerer.
+  if (!batchSize || batchSize <= 1 || !answerBatch || memory.answer) return null;
+  return new TestBatcher(
+    { batchSize, answerBatch: answerBatch.bind(answerer) },
+    questionIndices,
+    signal,
+  );
+}
+
 function safe<T>(fn: () => T, fallback: T): T {
   try {
     return fn();
@@ -411,6 +443,7 @@ async function askOne(
   test: { testIndex: number; dialogsInserted: number },
   qa: Sample['qa'][number],
   cancel: AbortSignal | undefined,
+  batcher: TestBatcher | null = null,
 ): Promise<AnswerRecord | null> {
   const { config, sample } = job;
   const { testIndex } = test;
@@ -475,7 +508,8 @@ async function askOne(
       result = await withTimeout(
         `answer to question ${qa.index}`,
         config.timeouts.answerMs,
-        (signal) => answerer.answer(request(hits), signal),
+        (signal) =>
+          batcher ? batcher.answer(request(hits)) : answerer.answer(request(hits), signal),
         cancel,
       );
     }
@@ -512,6 +546,8 @@ async function askOne(
       usage: result.usage ?? null,
     };
   } catch (error) {
+    // Failed before it asked: its batch goes without it rather than wait for it.
+    if (batcher && stage === 'retrieve') batcher.withdraw(qa.index);
     if (cancel?.aborted && error instanceof WorkbenchError && error.code === 'CANCELLED') {
       return null;
     }

@@ -31,7 +31,7 @@ describe('reproduce packs', () => {
     expect(packIds()).toEqual(['mem0-table1', 'mem0-table2', 'locomo-table2', 'locomo-table3']);
     expect(loadPack('mem0-table1').answerer.protocol).toBe('mem0');
     expect(runnableRows(loadPack('locomo-table2')).map((r) => r.contextTokens)).toEqual([
-      4096, 8192, 12288, 16384, 128000,
+      4000, 8000, 12000, 16000, 128000,
     ]);
   });
 

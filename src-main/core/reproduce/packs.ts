@@ -134,8 +134,8 @@ export interface PackRunSettings {
 
 /**
  * A row's experiment config: the pack's protocol, answerer and judge (the paper's models, the
- * row's own where it names one, unless the endpoints name others), the row's preset, k and
- * context budget; every question of the table's categories asked once, after the whole
+ * row's own where it names one, unless the endpoints name others), the row's preset, k, context
+ * budget and batch size; every question of the table's categories asked once, after the whole
  * conversation (`ingest-all`, the papers' protocol).
  */
 export function rowConfig(
@@ -163,6 +163,7 @@ export function rowConfig(
           answerProtocol: row.protocol ?? pack.answerer.protocol,
           ...(pack.answerer.maxTokens !== undefined ? { maxTokens: pack.answerer.maxTokens } : {}),
           ...(row.contextTokens !== undefined ? { contextTokens: row.contextTokens } : {}),
+          ...(row.batchSize !== undefined ? { batchSize: row.batchSize } : {}),
           ...(e.apiKeyEnv ? { apiKeyEnv: e.apiKeyEnv } : {}),
         }
       : { kind: 'extractive' },

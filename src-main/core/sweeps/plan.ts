@@ -2,10 +2,11 @@ import { benchmarkCategory, benchmarkProfile } from '../../../src-shared/benchma
 import type { Sample } from '../../../src-shared/dataset';
 import { metricOf, metricScores } from '../../../src-shared/metrics';
 import type { DatasetLoadResult } from '../../../src-shared/dataset/types';
-import type { ExperimentConfig } from '../../../src-shared/experiment';
+import type { ExperimentConfig, LlmAnswererConfig } from '../../../src-shared/experiment';
 import type { ExperimentEstimate, RunEstimate } from '../../../src-shared/runs';
 import type { AxisValue, SweepCell } from '../../../src-shared/sweeps';
 import { ANSWER_TEMPLATES, JUDGE_TEMPLATE } from '../answer/prompts';
+import { LOCOMO_PER_QA_TOKEN_BUDGET } from '../answer/protocols';
 import { costOf } from '../answer/llm-client';
 import { loadDatasetFile } from '../dataset/load';
 import {
@@ -58,6 +59,8 @@ class CellTally {
   #turnWords = 0;
   #tests = 0;
   #questions = 0;
+  /** Answer calls: one a question, or one a batch of a test's questions (LoCoMo's batch prompt). */
+  #answerCalls = 0;
   #judgeable = 0;
   /** The answer prompts' words without the retrieved turns (topK mean turns each, added at the end). */
   #answerPromptWords = 0;
@@ -82,7 +85,10 @@ class CellTally {
     const plan = testPlanOf(sample, this.#config);
     const byIndex = new Map(sample.qa.map((q) => [q.index, q]));
     this.#tests += plan.tests.length;
+    const batchSize =
+      this.#config.answerer.kind === 'llm' ? (this.#config.answerer.batchSize ?? 1) : 1;
     for (const test of plan.tests) {
+      this.#answerCalls += Math.ceil(test.questionIndices.length / batchSize);
       for (const qi of test.questionIndices) {
         const qa = byIndex.get(qi);
         if (!qa) continue;
@@ -104,12 +110,12 @@ class CellTally {
     const answerPromptWords =
       this.#answerPromptWords + this.#questions * config.retrieval.topK * turnWords;
     const answerer = config.answerer.kind === 'llm' ? config.answerer : null;
-    const answerCalls = answerer ? this.#questions : 0;
+    const answerCalls = answerer ? this.#answerCalls : 0;
     const judgeCalls = config.judge ? this.#judgeable * config.judge.repeats : 0;
     // Completions: the answer's token cap (an upper bound) and a short JSON verdict for the judge.
     const answerUsage = {
       promptTokens: answerer ? tokens(answerPromptWords) : 0,
-      completionTokens: answerer ? answerCalls * answerer.maxTokens : 0,
+      completionTokens: answerer ? answerCalls * answerMaxTokens(answerer) : 0,
     };
     const judgeUsage = {
       promptTokens: config.judge ? tokens(this.#judgePromptWords) * config.judge.repeats : 0,
@@ -135,6 +141,12 @@ class CellTally {
   }
 }
 
+/** The answer's token cap: a LoCoMo batch asks 50 tokens per question of the batch size. */
+function answerMaxTokens(answerer: LlmAnswererConfig): number {
+  const batchSize = answerer.batchSize ?? 1;
+  return batchSize > 1 ? LOCOMO_PER_QA_TOKEN_BUDGET * batchSize : answerer.maxTokens;
+}
+
 export function planCell(cell: SweepCell, dataset: DatasetLoadResult): CellPlan {
   // The runner's selection, so a cell that names an invalid sample is refused here as it would be.
   const { samples } = selectSamples(dataset, cell.config);
@@ -155,6 +167,7 @@ function tallyKey(config: ExperimentConfig): string {
     config.mode ?? null,
     config.haystackCurvePoints ?? null,
     config.questionCategories ?? null,
+    config.answerer.kind === 'llm' ? (config.answerer.batchSize ?? 1) : 1,
     promptStyleOf(config),
   ]);
 }
