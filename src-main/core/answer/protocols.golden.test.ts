@@ -138,6 +138,31 @@ function referenceOptions(draw: number, adversarial: string): { a: string; b: st
   return draw < 0.5 ? { a: NOT_MENTIONED, b: adversarial } : { a: adversarial, b: NOT_MENTIONED };
 }
 
+/** The made-up questions as requests, each category-5 one with the reference's drawn options. */
+function madeUpQuestions(
+  speakers: readonly string[],
+  conversation: ConversationSession[],
+  randomDraws: readonly number[],
+): Array<{ request: AnswerRequest; options: { a: string; b: string } | null }> {
+  let draw = 0;
+  return golden.locomo.madeUp.qa.map((q, i) => {
+    const adversarial = 'adversarial_answer' in q ? q.adversarial_answer : null;
+    const options =
+      q.category === 5 && adversarial
+        ? referenceOptions(randomDraws[draw++] as number, adversarial)
+        : null;
+    const request = baseRequest({
+      questionIndex: i,
+      question: q.question,
+      category: q.category as CategoryId,
+      speakers: speakers as [string, string],
+      conversation,
+      adversarialAnswer: adversarial,
+    });
+    return { request, options };
+  });
+}
+
 describe('golden: LoCoMo full context', () => {
   it('has the reference constants', () => {
     const k = golden.locomo.constants;
@@ -149,24 +174,11 @@ describe('golden: LoCoMo full context', () => {
   });
 
   it('builds the same query bytes on a made-up conversation, cut or not, and maps replies', () => {
-    const { qa, cases, replies, randomDraws } = golden.locomo.madeUp;
+    const { cases, replies, randomDraws } = golden.locomo.madeUp;
     const conversation = madeUpSessions();
     expect(cases.length).toBe(3);
     for (const c of cases) {
-      let draw = 0;
-      qa.forEach((q, i) => {
-        const adversarial = 'adversarial_answer' in q ? q.adversarial_answer : null;
-        const options =
-          q.category === 5 && adversarial
-            ? referenceOptions(randomDraws[draw++] as number, adversarial)
-            : null;
-        const request = baseRequest({
-          question: q.question,
-          category: q.category as CategoryId,
-          speakers: c.speakers as [string, string],
-          conversation,
-          adversarialAnswer: adversarial,
-        });
+      madeUpQuestions(c.speakers, conversation, randomDraws).forEach(({ request, options }, i) => {
         const built = buildLocomoFullContextPrompt(request, c.contextTokens, words, options);
         const sent = c.queries[i] as (typeof c.queries)[number];
         expect(built.messages, `${c.model} q${i}`).toEqual([{ role: 'user', content: sent.query }]);
@@ -180,28 +192,11 @@ describe('golden: LoCoMo full context', () => {
   });
 
   it('builds the batch prompt and reads its replies as the reference does (batch size 3)', () => {
-    const { qa } = golden.locomo.madeUp;
     const { cases, randomDraws } = golden.locomo.batchMadeUp;
     const conversation = madeUpSessions();
     expect(new Set(cases.map((c) => c.name)).size).toBe(5);
     for (const c of cases) {
-      let draw = 0;
-      const items = qa.map((q, i) => {
-        const adversarial = 'adversarial_answer' in q ? q.adversarial_answer : null;
-        const options =
-          q.category === 5 && adversarial
-            ? referenceOptions(randomDraws[draw++] as number, adversarial)
-            : null;
-        const request = baseRequest({
-          questionIndex: i,
-          question: q.question,
-          category: q.category as CategoryId,
-          speakers: c.speakers as [string, string],
-          conversation,
-          adversarialAnswer: adversarial,
-        });
-        return { request, options };
-      });
+      const items = madeUpQuestions(c.speakers, conversation, randomDraws);
       // The reference's chunks: consecutive questions, batchSize at a time.
       const predictions: Array<string | null> = [];
       let reply = 0;
