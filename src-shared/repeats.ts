@@ -81,9 +81,13 @@ export function repeatSummary(summaries: readonly RunSummary[]): RepeatSummary {
   };
 }
 
-/** "0.412 ± 0.018" (or just the mean when the spread is undefined). */
-export function formatMeanStd(stat: RepeatStat | undefined, digits = 3): string {
-  if (!stat || stat.mean === null) return '-';
+/** "0.412 ± 0.018" (or just the mean when the spread is undefined; `empty` without a mean). */
+export function formatMeanStd(
+  stat: Pick<RepeatStat, 'mean' | 'std'> | undefined,
+  digits = 3,
+  empty = '-',
+): string {
+  if (!stat || stat.mean === null) return empty;
   const m = stat.mean.toFixed(digits);
   return stat.std === null ? m : `${m} ± ${stat.std.toFixed(digits)}`;
 }

@@ -159,17 +159,6 @@ export function packSourceLine(pack: ReproducePack): string {
   return `${s.paper}, ${s.table}; ${s.edition}, arXiv ${s.arxiv}; figures: ${VERIFIED_WORDS[s.verified]}`;
 }
 
-/** A figure with its ± where one is known. */
-export function withStd(
-  value: number | null,
-  std: number | null,
-  digits: number,
-  empty = '–',
-): string {
-  if (value === null) return empty;
-  return std === null ? value.toFixed(digits) : `${value.toFixed(digits)} ± ${std.toFixed(digits)}`;
-}
-
 /** Ours − paper, signed. */
 export function signedDiff(diff: number | null, digits: number, empty = '–'): string {
   return diff === null ? empty : `${diff >= 0 ? '+' : ''}${diff.toFixed(digits)}`;

@@ -3,12 +3,12 @@ import { parseArgs } from 'node:util';
 import {
   packSourceLine,
   signedDiff,
-  withStd,
   type PackCell,
   type ReproducePack,
 } from '../../../src-shared/reproduce';
 import { categoryLabel, LOCOMO_PROFILE } from '../../../src-shared/benchmarks';
 import { metricOf } from '../../../src-shared/metrics';
+import { formatMeanStd } from '../../../src-shared/repeats';
 import { ApiKeySource } from '../../core/keys';
 import '../../core/pipeline/loadPresets';
 import {
@@ -93,8 +93,8 @@ function comparisonTable(pack: ReproducePack, cells: readonly PackCell[]): strin
     c.row,
     metricOf(c.metric).label,
     name(c.cell),
-    withStd(c.paper, c.paperStd, pack.decimals, '-'),
-    withStd(c.ours, c.oursStd, pack.decimals, '-'),
+    formatMeanStd({ mean: c.paper, std: c.paperStd }, pack.decimals),
+    formatMeanStd({ mean: c.ours, std: c.oursStd }, pack.decimals),
     signedDiff(c.diff, pack.decimals, '-'),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));

@@ -5,6 +5,7 @@ import {
   LOCOMO_PER_QA_TOKEN_BUDGET,
   LOCOMO_QA_PROMPT_BATCH,
   estimateTokens,
+  formatPositional,
   locomoCategory5Answer,
   locomoConversationContext,
   locomoOptionsOf,
@@ -38,12 +39,6 @@ export interface BuiltBatchPrompt {
   options: Array<{ a: string; b: string } | null>;
   /** `PER_QA_TOKEN_BUDGET * batchSize`. */
   maxTokens: number;
-}
-
-/** Python `str.format` with positional `{}` slots. */
-function formatPositional(template: string, ...values: string[]): string {
-  let i = 0;
-  return template.replace(/\{\}/g, () => values[i++] ?? '');
 }
 
 /**

@@ -137,7 +137,7 @@ export const estimateTokens: TokenCounter = Object.assign(
 );
 
 /** Python `str.format` with positional `{}` slots, one pass (values are not re-read). */
-function formatPositional(template: string, ...values: string[]): string {
+export function formatPositional(template: string, ...values: string[]): string {
   let i = 0;
   return template.replace(/\{\}/g, () => values[i++] ?? '');
 }

@@ -3,12 +3,12 @@ import type { ApiInput } from '@shared/api';
 import { toErrorPayload, type ErrorPayload } from '@shared/errors';
 import { LOCOMO_PROFILE, categoryLabel } from '@shared/benchmarks';
 import { metricOf } from '@shared/metrics';
+import { formatMeanStd } from '@shared/repeats';
 import {
   comparePack,
   packCommand,
   packSourceLine,
   signedDiff,
-  withStd,
   type PackCell,
   type PackRun,
   type ReproducePack,
@@ -70,8 +70,8 @@ function ComparisonTable({
             <th scope="row">{c.row}</th>
             <td>{metricOf(c.metric).label}</td>
             <td>{cellName(pack, c.cell)}</td>
-            <td>{withStd(c.paper, c.paperStd, pack.decimals)}</td>
-            <td>{withStd(c.ours, c.oursStd, pack.decimals)}</td>
+            <td>{formatMeanStd({ mean: c.paper, std: c.paperStd }, pack.decimals, '–')}</td>
+            <td>{formatMeanStd({ mean: c.ours, std: c.oursStd }, pack.decimals, '–')}</td>
             <td>{signedDiff(c.diff, pack.decimals)}</td>
           </tr>
         ))}
