@@ -41,6 +41,25 @@ export const ServiceErrorSchema = z
   .loose();
 export type ServiceError = z.output<typeof ServiceErrorSchema>;
 
+/**
+ * What one reply of a memory service may hold, in one place: the schemas below and the external
+ * preset enforce them, docs/memory-protocol.md states them. A service is network input (DESIGN
+ * §7): without caps, ten 1.5 MB "dia_ids" per reply were stored with every answer (390 MB after
+ * 13 questions). Ids that are not turns of the sample are dropped by the workbench (and counted),
+ * so what an answer stores from a service is bounded by `answerChars` plus top_k of the
+ * sample's own turn ids.
+ */
+export const MEMORY_REPLY_LIMITS = {
+  /** One `dia_ids` entry: a turn id is `D<session>:<n>`, a few characters. */
+  diaIdChars: 64,
+  /** Entries in one item's `dia_ids`: a memory built from a whole long session cites a few dozen. */
+  diaIdsPerItem: 256,
+  /** An item's text, and a service's answer. */
+  textChars: 100_000,
+  /** An item's speaker name. */
+  speakerChars: 200,
+} as const;
+
 /** A zone-less ISO date-time (`2023-05-08T13:56:00`), as LoCoMo session times are stored. */
 const dateTime = z
   .string()
@@ -139,11 +158,16 @@ export type RetrieveParams = z.output<typeof RetrieveParamsSchema>;
 
 export const MemoryItemSchema = z
   .object({
-    text: z.string().max(100_000),
+    text: z.string().max(MEMORY_REPLY_LIMITS.textChars),
     score: z.number(),
-    /** The turns the item was made from (evidence recall is counted on these); may be empty. */
-    dia_ids: z.array(z.string()).max(1000),
-    speaker: z.string().nullable().optional(),
+    /**
+     * The turns the item was made from (evidence recall is counted on these); may be empty. Ids
+     * that are not turns of the sample are dropped by the workbench and counted in the run.
+     */
+    dia_ids: z
+      .array(z.string().max(MEMORY_REPLY_LIMITS.diaIdChars))
+      .max(MEMORY_REPLY_LIMITS.diaIdsPerItem),
+    speaker: z.string().max(MEMORY_REPLY_LIMITS.speakerChars).nullable().optional(),
     /** When what the item says happened (session date-time), so relative dates resolve. */
     date_time: dateTime.nullable().optional(),
   })
@@ -169,7 +193,7 @@ export type AnswerParams = z.output<typeof AnswerParamsSchema>;
 
 export const AnswerResultSchema = z
   .object({
-    answer: z.string().max(100_000),
+    answer: z.string().max(MEMORY_REPLY_LIMITS.textChars),
     /** What the answer was based on, for evidence recall; optional. */
     items: z.array(MemoryItemSchema).optional(),
   })

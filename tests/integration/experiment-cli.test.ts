@@ -363,7 +363,7 @@ describe('experiment CLI', () => {
     const repair = cli('runs', 'repair', '--runs-db', db);
     expect(repair.code).toBe(0);
     expect(repair.out).toContain(`${db} was damaged`);
-    expect(repair.out).toMatch(/answers +\d+ rows recovered; unreadable rowids \d+-\d+/);
+    expect(repair.out).toMatch(/answers +\d+ rows recovered; lost unreadable rowids \d+-\d+/);
     expect(repair.out).toContain(`${RUNS.length} run(s) in the repaired database`);
     const after = cli('runs', 'list', '--runs-db', db, '--json');
     expect(after.code).toBe(0);

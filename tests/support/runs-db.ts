@@ -87,29 +87,92 @@ export function buildDb(file: string): number {
           answers: questionIndices.map((q) => answer(sampleId, t, q)),
         });
         answers += QUESTIONS;
+        // Every table holds rows, so a repair that leaves one out is seen.
+        store.saveProtocolJudgeScores(
+          runId,
+          { protocol: 'mem0', model: 'judge-model', promptSha256: 'p' },
+          questionIndices.map((questionIndex) => ({
+            sampleId,
+            testIndex: t,
+            questionIndex,
+            judge: { mean: 1, std: 0, labels: [1], error: null },
+          })),
+        );
       }
       store.markSample(runId, sampleId, { status: 'completed' });
     }
+    for (const role of ['answer', 'judge'] as const) {
+      store.recordCalls(runId, {
+        role,
+        model: `${role}-model`,
+        calls: 120,
+        failures: 0,
+        promptTokens: 1000,
+        completionTokens: 100,
+      });
+    }
+    store.judgeCache().put(`key-${runId}`, {
+      model: 'judge-model',
+      promptSha256: 'p',
+      repeat: 0,
+      verdict: { label: 'CORRECT', reason: 'r' },
+      usage: null,
+    });
     store.finishRun(runId, 'completed');
   }
   store.close();
   return answers;
 }
 
+/** Rows per table of the schema, read from an intact file. */
+export function tableCounts(file: string): Record<string, number> {
+  const db = openSqlite(file, { readonly: true });
+  try {
+    const names = (
+      db
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        .all() as Array<{ name: string }>
+    ).map((r) => r.name);
+    return Object.fromEntries(
+      names.map((name) => [
+        name,
+        (db.prepare(`SELECT count(*) AS n FROM "${name}"`).get() as { n: number }).n,
+      ]),
+    );
+  } finally {
+    db.close();
+  }
+}
+
 /** Overwrites one leaf page of the answers table (found with dbstat) with random bytes. */
 export function corruptAnswersPage(file: string): void {
+  corruptLeafPage(file, 'answers');
+}
+
+/**
+ * Overwrites the leaf page in the middle of a table's b-tree (found with dbstat) with random
+ * bytes; returns how many rows that page held.
+ */
+export function corruptLeafPage(file: string, table: string): number {
   const db = openSqlite(file, { readonly: true });
   const pageSize = db.pragma('page_size', { simple: true }) as number;
   const leaves = db
-    .prepare(
-      "SELECT pageno FROM dbstat WHERE name = 'answers' AND pagetype = 'leaf' ORDER BY pageno",
-    )
-    .all() as Array<{ pageno: number }>;
+    .prepare("SELECT pageno, ncell FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY path")
+    .all(table) as Array<{ pageno: number; ncell: number }>;
   db.close();
-  const victim = leaves[Math.floor(leaves.length / 2)]?.pageno;
+  const victim = leaves[Math.floor(leaves.length / 2)];
   // Never the header page: the damage must be inside the data, where only a check finds it.
-  if (victim === undefined || victim <= 1) throw new Error('no answers leaf page to damage');
+  if (victim === undefined || victim.pageno <= 1)
+    throw new Error(`no ${table} leaf page to damage`);
   const fd = openSync(file, 'r+');
-  writeSync(fd, randomBytes(pageSize), 0, pageSize, (victim - 1) * pageSize);
+  writeSync(fd, randomBytes(pageSize), 0, pageSize, (victim.pageno - 1) * pageSize);
+  closeSync(fd);
+  return victim.ncell;
+}
+
+/** Overwrites the 100-byte database header (magic string, page size, schema cookie…). */
+export function corruptHeader(file: string): void {
+  const fd = openSync(file, 'r+');
+  writeSync(fd, randomBytes(100), 0, 100, 0);
   closeSync(fd);
 }

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { coverageNote } from '../../../src-shared/coverage';
-import { repairRunsDb } from '../../core/runs/repair';
+import { repairRunsDb, type TableRepair } from '../../core/runs/repair';
 import { defaultDataDir, defaultRunsDbPath } from '../../core/runs/paths';
 import { skippedReport, summaryTable } from '../../core/runs/report';
 import type { CliIO } from '../command';
@@ -15,7 +15,10 @@ const USAGE = `usage: npm run -s cli -- runs <list | show <id> | delete <id> | r
   show <id>    a run's manifest, samples and final-answer table
   delete <id>  delete a run and everything it recorded
   repair       check the runs database (full integrity_check); if it is damaged, copy every
-               readable row into a fresh file and keep the damaged one as runs.db.corrupt-<time>
+               readable row of every table into a fresh file and keep the damaged one as
+               runs.db.corrupt-<time>. Prints per table the rows recovered and the rowid or key
+               ranges lost. When not one row can be read (a destroyed header), the file is left
+               as it was and the exit status is 1.
 
 options:
   --runs-db <path>          runs database (default: <data dir>/runs.db)
@@ -121,32 +124,56 @@ function repair(
 ): number {
   const file = resolve(runsDb ?? defaultRunsDbPath(resolve(dataDirFlag ?? defaultDataDir())));
   const report = repairRunsDb(file);
+  // Recovering nothing is a failure: the damaged file was left in place and no data came back.
+  const code = report.outcome === 'nothing-recovered' ? 1 : 0;
   if (json) {
     io.stdout(`${JSON.stringify(report)}\n`);
-    return 0;
+    return code;
   }
-  if (report.damagedCopy === null) {
+  if (report.outcome === 'intact') {
     io.stdout(`${file}: integrity_check found no damage; nothing was changed\n`);
-    return 0;
+    return code;
   }
   io.stdout(`${file} was damaged: ${report.problems.slice(0, 3).join('; ')}\n`);
-  io.stdout(`the damaged file is kept as ${report.damagedCopy}\n`);
-  for (const t of report.tables) {
-    const lost = t.unreadable
-      .map(([from, to]) =>
-        to === null ? `${from}-end` : from === to ? `${from}` : `${from}-${to}`,
-      )
-      .join(', ');
-    io.stdout(
-      `  ${t.table.padEnd(12)} ${String(t.recovered).padStart(8)} rows recovered` +
-        `${lost ? `; unreadable rowids ${lost}` : ''}${t.rejected > 0 ? `; ${t.rejected} rows refused` : ''}\n`,
+  for (const t of report.tables) io.stdout(`  ${tableLine(t)}\n`);
+  if (report.outcome === 'nothing-recovered') {
+    io.stderr(
+      `error RUNS_DB_CORRUPT: runs repair could not read a single row of ${file}; the file was left exactly as it was (move it aside to start a new runs database)\n`,
     );
+    return code;
   }
+  io.stdout(`the damaged file is kept as ${report.damagedCopy}\n`);
   for (const [table, n] of Object.entries(report.orphans)) {
     io.stdout(`  ${n} ${table} row(s) kept whose parent row was lost\n`);
   }
-  io.stdout(`${report.runs.length} run(s) in the repaired database\n`);
-  return 0;
+  io.stdout(
+    `${report.recovered} row(s) recovered; ${report.runs.length} run(s) in the repaired database\n`,
+  );
+  return code;
+}
+
+/** One table's line: rows recovered, and what was lost (rowid or key ranges), or "complete". */
+function tableLine(t: TableRepair): string {
+  const rowids = t.unreadable.map(([from, to]) =>
+    from <= Number.MIN_SAFE_INTEGER
+      ? 'all'
+      : to === null
+        ? `${from}-end`
+        : from === to
+          ? `${from}`
+          : `${from}-${to}`,
+  );
+  const keys = t.unreadableKeys.map(({ after, before }) =>
+    after === null && before === null
+      ? 'all'
+      : `after ${after === null ? 'start' : `(${after.join(', ')})`} before ${before === null ? 'end' : `(${before.join(', ')})`}`,
+  );
+  const lost = [
+    rowids.length > 0 ? `lost unreadable rowids ${rowids.join(', ')}` : '',
+    keys.length > 0 ? `lost unreadable keys ${keys.join('; ')}` : '',
+    t.rejected > 0 ? `${t.rejected} rows refused` : '',
+  ].filter((part) => part !== '');
+  return `${t.table.padEnd(22)} ${String(t.recovered).padStart(8)} rows recovered; ${lost.length > 0 ? lost.join('; ') : 'no unreadable page met'}`;
 }
 
 /** The plan's estimate against what the run spent (answer and judge calls, cost). */

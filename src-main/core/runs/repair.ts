@@ -6,33 +6,50 @@ import { integrityProblems, isCorruptionError, openRunsDb } from './db';
 /**
  * `runs repair`: rebuilds a damaged runs database from every row SQLite can still read.
  *
- * better-sqlite3 has no `.recover`, so this reads each table row by row in rowid order. When a
- * scan hits an unreadable page, it seeks past it (exponential then binary search over rowids for
- * the first one that can be reached again) and goes on, so one bad page costs only its own rows.
- * The copy is built in a temporary file; only when it is complete is the damaged file (with its
- * -wal/-shm) renamed to `<file>.corrupt-<timestamp>` and the copy put in its place. Nothing that
- * was readable is lost, and the damaged original is kept byte for byte.
+ * better-sqlite3 has no `.recover`, so this reads every table of the schema (the list comes from
+ * the migrated schema itself, so a table a migration adds is copied without a change here) in key
+ * order. When a scan hits an unreadable page it seeks past it and goes on, so one bad page costs
+ * only its own rows: a rowid table searches rowids (exponential then binary); a WITHOUT ROWID
+ * table (answer_scores, protocol_judge_scores) seeks to the next key of its parent rows already
+ * copied (the answers its scores belong to).
+ * The copy is built in a temporary file; only when it holds at least one row is the damaged file
+ * (with its -wal/-shm) renamed to `<file>.corrupt-<timestamp>` and the copy put in its place.
+ * When nothing at all could be read (a destroyed header or schema page), the file is left as it
+ * was and the report says so: an empty database never replaces one that held data.
  */
 
-/** Child tables after their parents; the order a fresh database needs. */
-const TABLES = ['runs', 'run_samples', 'tests', 'answers', 'judge_cache'] as const;
+type SqlValue = string | number | bigint | Buffer | null;
 
 export interface TableRepair {
   table: string;
   recovered: number;
   /** Rowid ranges that could not be read (inclusive; `null` end = to the end of the table). */
   unreadable: Array<[number, number | null]>;
+  /**
+   * WITHOUT ROWID tables: primary-key ranges that could not be read. Rows strictly between
+   * `after` and `before` were lost; null = the table's start or end.
+   */
+  unreadableKeys: Array<{ after: SqlValue[] | null; before: SqlValue[] | null }>;
   /** Readable rows the fresh database refused (garbage that broke a constraint). */
   rejected: number;
 }
 
+export type RepairOutcome = 'intact' | 'repaired' | 'nothing-recovered';
+
 export interface RepairReport {
   file: string;
+  /**
+   * `intact`: integrity_check found nothing, the file is untouched; `repaired`: the readable rows
+   * replaced the file; `nothing-recovered`: not one row could be read, the file is untouched.
+   */
+  outcome: RepairOutcome;
   /** What integrity_check found before the repair; empty when the file was intact. */
   problems: string[];
-  /** Where the damaged original was kept; null when nothing was repaired. */
+  /** Where the damaged original was kept; null when nothing was replaced. */
   damagedCopy: string | null;
   tables: TableRepair[];
+  /** Rows recovered over all tables. */
+  recovered: number;
   /** Run ids in the repaired database. */
   runs: string[];
   /** Rows whose parent row was lost (kept, so nothing readable is dropped; listed by table). */
@@ -91,20 +108,111 @@ function nextReadable(
   return found;
 }
 
+/**
+ * Every table of the runs schema in `db` (a freshly migrated database), parents before children
+ * (from each table's foreign keys), the order a fresh database fills in.
+ */
+export function schemaTables(db: SqliteDatabase): string[] {
+  const names = (
+    db
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name",
+      )
+      .all() as Array<{ name: string }>
+  ).map((r) => r.name);
+  const ordered: string[] = [];
+  const visit = (table: string, path: ReadonlySet<string>): void => {
+    if (ordered.includes(table) || path.has(table)) return;
+    for (const parent of parentTables(db, table)) visit(parent, new Set([...path, table]));
+    ordered.push(table);
+  };
+  for (const name of names) visit(name, new Set());
+  return ordered;
+}
+
+interface ForeignKey {
+  table: string;
+  from: string;
+  to: string;
+}
+
+function foreignKeys(db: SqliteDatabase, table: string): Map<number, ForeignKey[]> {
+  const byId = new Map<number, ForeignKey[]>();
+  for (const row of db.pragma(`foreign_key_list("${table}")`) as Array<
+    ForeignKey & { id: number; seq: number }
+  >) {
+    byId.set(row.id, [...(byId.get(row.id) ?? []), row]);
+  }
+  return byId;
+}
+
+function parentTables(db: SqliteDatabase, table: string): string[] {
+  return [...foreignKeys(db, table).values()].map((columns) => columns[0]?.table ?? table);
+}
+
+function isWithoutRowid(db: SqliteDatabase, table: string): boolean {
+  const row = db.prepare('SELECT wr FROM pragma_table_list WHERE name = ?').get(table) as
+    { wr: number } | undefined;
+  return row?.wr === 1;
+}
+
+function primaryKey(db: SqliteDatabase, table: string): string[] {
+  return (db.prepare(`PRAGMA table_info("${table}")`).all() as Array<{ name: string; pk: number }>)
+    .filter((c) => c.pk > 0)
+    .sort((x, y) => x.pk - y.pk)
+    .map((c) => c.name);
+}
+
+const quoted = (columns: readonly string[]): string => columns.map((c) => `"${c}"`).join(', ');
+const placeholders = (n: number): string => Array.from({ length: n }, () => '?').join(', ');
+
 function copyTable(source: SqliteDatabase, target: SqliteDatabase, table: string): TableRepair {
-  const result: TableRepair = { table, recovered: 0, unreadable: [], rejected: 0 };
+  const result: TableRepair = {
+    table,
+    recovered: 0,
+    unreadable: [],
+    unreadableKeys: [],
+    rejected: 0,
+  };
+  const keyed = isWithoutRowid(target, table);
   let sourceColumns: string[];
   try {
     sourceColumns = columnsOf(source, table);
   } catch (error) {
     if (!isCorruptionError(error)) throw error;
-    result.unreadable.push([MIN_ROWID, null]);
+    if (keyed) result.unreadableKeys.push({ after: null, before: null });
+    else result.unreadable.push([MIN_ROWID, null]);
     return result;
   }
   const targetColumns = new Set(columnsOf(target, table));
   const columns = sourceColumns.filter((c) => targetColumns.has(c));
   if (columns.length === 0) return result;
-  const list = columns.map((c) => `"${c}"`).join(', ');
+  const put = (insert: () => unknown): void => {
+    try {
+      insert();
+      result.recovered++;
+    } catch {
+      result.rejected++;
+    }
+  };
+  const copy: TableCopy = { source, target, table, columns, result, put };
+  if (keyed) copyByKey(copy);
+  else copyByRowid(copy);
+  return result;
+}
+
+/** One table's copy: the columns both files have, the report to fill, and the counting insert. */
+interface TableCopy {
+  source: SqliteDatabase;
+  target: SqliteDatabase;
+  table: string;
+  columns: readonly string[];
+  result: TableRepair;
+  put: (insert: () => unknown) => void;
+}
+
+function copyByRowid({ source, target, table, columns, result, put }: TableCopy): void {
+  const list = quoted(columns);
   const scan = source.prepare(
     `SELECT rowid AS "__rowid", ${list} FROM "${table}" WHERE rowid >= ? ORDER BY rowid`,
   );
@@ -121,7 +229,7 @@ function copyTable(source: SqliteDatabase, target: SqliteDatabase, table: string
     }
   };
   const insert = target.prepare(
-    `INSERT INTO "${table}" (rowid, ${list}) VALUES (?, ${columns.map(() => '?').join(', ')})`,
+    `INSERT INTO "${table}" (rowid, ${list}) VALUES (?, ${placeholders(columns.length)})`,
   );
   let after = MIN_ROWID;
   let stuckAt: number | null = null;
@@ -131,20 +239,15 @@ function copyTable(source: SqliteDatabase, target: SqliteDatabase, table: string
       for (const row of scan.iterate(after + 1) as Iterable<Record<string, unknown>>) {
         const rowid = row['__rowid'] as number;
         after = rowid;
-        try {
-          insert.run(rowid, ...columns.map((c) => row[c]));
-          result.recovered++;
-        } catch {
-          result.rejected++;
-        }
+        put(() => insert.run(rowid, ...columns.map((c) => row[c])));
       }
-      return result;
+      return;
     } catch (error) {
       if (!isCorruptionError(error)) throw error;
       const next = nextReadable(seek, after);
       if (next === null) {
         result.unreadable.push([after + 1, null]);
-        return result;
+        return;
       }
       if (next === after + 1 && stuckAt === after) {
         // Its key can be reached but the row itself cannot be read: lose that one row only.
@@ -157,6 +260,132 @@ function copyTable(source: SqliteDatabase, target: SqliteDatabase, table: string
       after = next - 1;
     }
   }
+}
+
+/**
+ * A WITHOUT ROWID table has no integer to search over, so past a bad page the scan seeks to the
+ * next key prefix that its parent table (already copied into `target`) holds: a score's answer.
+ * Rows in between whose parent was lost too cannot be told from the bad page's own, and are
+ * reported inside the unreadable key range.
+ */
+function copyByKey({ source, target, table, columns, result, put }: TableCopy): void {
+  const key = primaryKey(target, table);
+  const list = quoted(columns);
+  const keyList = quoted(key);
+  const order = `ORDER BY ${keyList}`;
+  const scanAll = source.prepare(`SELECT ${list} FROM "${table}" ${order}`);
+  const scanAfter = source.prepare(
+    `SELECT ${list} FROM "${table}" WHERE (${keyList}) > (${placeholders(key.length)}) ${order}`,
+  );
+  const scanFrom = source.prepare(
+    `SELECT ${list} FROM "${table}" WHERE (${keyList}) >= (${placeholders(key.length)}) ${order}`,
+  );
+  const insert = target.prepare(
+    `INSERT INTO "${table}" (${list}) VALUES (${placeholders(columns.length)})`,
+  );
+  // The parent whose key is this table's leading key columns gives the places to seek to.
+  const parent = [...foreignKeys(target, table).values()].find((fk) =>
+    fk.every((column, i) => key[i] === column.from),
+  );
+  const prefix = parent?.map((c) => c.from) ?? [];
+  const parentKey = quoted(parent?.map((c) => c.to) ?? []);
+  const parentTable = parent?.[0]?.table ?? table;
+  const parentKeys = parent
+    ? target.prepare(
+        `SELECT DISTINCT ${parentKey} FROM "${parentTable}"
+         WHERE (${parentKey}) > (${placeholders(prefix.length)}) ORDER BY ${parentKey}`,
+      )
+    : null;
+  const parentKeysAll = parent
+    ? target.prepare(`SELECT DISTINCT ${parentKey} FROM "${parentTable}" ORDER BY ${parentKey}`)
+    : null;
+  const seekStatement = source.prepare(
+    `SELECT ${keyList} FROM "${table}" WHERE (${quoted(prefix)}) >= (${placeholders(prefix.length)}) ${order} LIMIT 1`,
+  );
+  const seek = (at: SqlValue[]): SqlValue[] | null | 'bad' => {
+    try {
+      const row = seekStatement.raw().get(...at) as SqlValue[] | undefined;
+      return row ?? null;
+    } catch (error) {
+      if (isCorruptionError(error)) return 'bad';
+      throw error;
+    }
+  };
+
+  let last: SqlValue[] | null = null;
+  let resumeAt: SqlValue[] | null = null;
+  for (;;) {
+    let progressed = false;
+    try {
+      const rows = (
+        resumeAt !== null
+          ? scanFrom.iterate(...resumeAt)
+          : last !== null
+            ? scanAfter.iterate(...last)
+            : scanAll.iterate()
+      ) as Iterable<Record<string, unknown>>;
+      for (const row of rows) {
+        progressed = true;
+        const rowKey: SqlValue[] = key.map((c) => row[c] as SqlValue);
+        last = rowKey;
+        resumeAt = null;
+        put(() => insert.run(...columns.map((c) => row[c])));
+      }
+      return;
+    } catch (error) {
+      if (!isCorruptionError(error)) throw error;
+      // Seek from the parent key after the row last read, or (when a resume point could be
+      // reached but its row not read) after that resume point's parent key.
+      const from = !progressed && resumeAt !== null ? resumeAt : last;
+      const candidates =
+        parentKeys === null || parentKeysAll === null
+          ? []
+          : ((from === null
+              ? parentKeysAll.raw().all()
+              : parentKeys.raw().all(...from.slice(0, prefix.length))) as SqlValue[][]);
+      const next = firstReachable(candidates, seek);
+      const widened = !progressed && resumeAt !== null ? result.unreadableKeys.at(-1) : undefined;
+      if (widened) widened.before = next;
+      else result.unreadableKeys.push({ after: last, before: next });
+      if (next === null) return;
+      resumeAt = next;
+    }
+  }
+}
+
+/**
+ * The key a seek reaches from the first candidate it can (candidates in key order; seeks to the
+ * ones on or before the bad page fail): exponential then binary search, as for rowids.
+ */
+function firstReachable(
+  candidates: readonly SqlValue[][],
+  seek: (at: SqlValue[]) => SqlValue[] | null | 'bad',
+): SqlValue[] | null {
+  let lo = -1;
+  let step = 1;
+  let hi = 0;
+  let found: SqlValue[] | null | 'bad' = 'bad';
+  while (hi < candidates.length) {
+    found = seek(candidates[hi] as SqlValue[]);
+    if (found !== 'bad') break;
+    lo = hi;
+    hi = lo + step;
+    step *= 2;
+  }
+  if (hi >= candidates.length) {
+    hi = candidates.length;
+    found = null;
+  }
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    const at = seek(candidates[mid] as SqlValue[]);
+    if (at === 'bad') lo = mid;
+    else {
+      hi = mid;
+      found = at;
+    }
+  }
+  return found === 'bad' ? null : found;
 }
 
 function moveWithJournal(from: string, to: string): void {
@@ -183,9 +412,11 @@ export function repairRunsDb(file: string, options: RepairOptions = {}): RepairR
   }
   const report: RepairReport = {
     file,
+    outcome: 'intact',
     problems: [],
     damagedCopy: null,
     tables: [],
+    recovered: 0,
     runs: [],
     orphans: {},
   };
@@ -204,8 +435,10 @@ export function repairRunsDb(file: string, options: RepairOptions = {}): RepairR
       // Rows whose parent was lost are still readable data: keep them, list them below.
       target.pragma('foreign_keys = OFF');
       target.transaction(() => {
-        for (const table of TABLES) report.tables.push(copyTable(source, target, table));
+        for (const table of schemaTables(target))
+          report.tables.push(copyTable(source, target, table));
       })();
+      report.recovered = report.tables.reduce((sum, t) => sum + t.recovered, 0);
       report.runs = (
         target.prepare('SELECT id FROM runs ORDER BY id').all() as Array<{ id: string }>
       ).map((r) => r.id);
@@ -221,9 +454,17 @@ export function repairRunsDb(file: string, options: RepairOptions = {}): RepairR
   } finally {
     source.close();
   }
+  if (report.recovered === 0) {
+    // An empty database in its place would read as "no runs" and bury the damaged file's data
+    // (a specialist tool may still get it back): leave the file exactly as it was.
+    rmSync(temp, { force: true });
+    report.outcome = 'nothing-recovered';
+    return report;
+  }
   const damagedCopy = `${file}.corrupt-${stampOf((options.now ?? Date.now)())}`;
   moveWithJournal(file, damagedCopy);
   moveWithJournal(temp, file);
   report.damagedCopy = damagedCopy;
+  report.outcome = 'repaired';
   return report;
 }

@@ -128,6 +128,31 @@ export function wirePacket(packet: Packet, sample: Pick<Sample, 'sessions'>): Wi
   };
 }
 
+/**
+ * Each item's dia_ids reduced to turns of the sample: every valid id, in the service's order,
+ * once. Other ids (a typo, another sample's turn, a megabyte of junk within the schema's caps)
+ * are never stored; they are counted so the run says how many were dropped.
+ */
+export function citedTurns(
+  items: readonly MemoryItem[],
+  turnIds: ReadonlySet<string>,
+): { items: MemoryItem[]; unknown: number; firstUnknown: string | null } {
+  let unknown = 0;
+  let firstUnknown: string | null = null;
+  const kept = items.map((item) => {
+    const valid = new Set<string>();
+    for (const id of item.dia_ids) {
+      if (turnIds.has(id)) valid.add(id);
+      else {
+        unknown++;
+        firstUnknown ??= id;
+      }
+    }
+    return valid.size === item.dia_ids.length ? item : { ...item, dia_ids: [...valid] };
+  });
+  return { items: kept, unknown, firstUnknown };
+}
+
 export function hitsOf(items: readonly MemoryItem[]): MemoryHit[] {
   return items.map((item, i) => ({
     id: item.dia_ids[0] ?? `item-${i}`,
@@ -144,7 +169,9 @@ class ExternalMemoryService implements MemoryService {
   readonly embedderName = null;
   answer?: MemoryService['answer'];
   private lastDateTime: string | null = null;
-  private readonly counts = { inserts: 0, retrieves: 0, answers: 0, overTopK: 0 };
+  private readonly counts = { inserts: 0, retrieves: 0, answers: 0, overTopK: 0, unknownDiaIds: 0 };
+  private firstUnknownDiaId: string | null = null;
+  private readonly turnIds: ReadonlySet<string>;
 
   constructor(
     private readonly client: MemoryProtocolClient,
@@ -155,6 +182,7 @@ class ExternalMemoryService implements MemoryService {
     serviceAnswers: boolean,
   ) {
     if (serviceAnswers) this.answer = (request, topK, signal) => this.ask(request, topK, signal);
+    this.turnIds = new Set(sample.sessions.flatMap((s) => s.turns.map((t) => t.diaId)));
   }
 
   async insert(packet: Packet, signal?: AbortSignal): Promise<void> {
@@ -164,11 +192,16 @@ class ExternalMemoryService implements MemoryService {
     if (wire.date_time !== null) this.lastDateTime = wire.date_time;
   }
 
-  /** More items than top_k are cut: a run compares systems at the context size it asked for. */
+  /**
+   * More items than top_k are cut: a run compares systems at the context size it asked for. Ids
+   * that are not turns of the sample are dropped and counted (citedTurns).
+   */
   private capped(items: readonly MemoryItem[], topK: number): MemoryItem[] {
-    if (items.length <= topK) return [...items];
-    this.counts.overTopK++;
-    return items.slice(0, topK);
+    if (items.length > topK) this.counts.overTopK++;
+    const cited = citedTurns(items.slice(0, topK), this.turnIds);
+    this.counts.unknownDiaIds += cited.unknown;
+    this.firstUnknownDiaId ??= cited.firstUnknown;
+    return cited.items;
   }
 
   async retrieve(question: string, topK: number, context?: RetrieveContext): Promise<MemoryHit[]> {
@@ -210,6 +243,7 @@ class ExternalMemoryService implements MemoryService {
       'service.retrieves': this.counts.retrieves,
       'service.answers': this.counts.answers,
       'service.overTopK': this.counts.overTopK,
+      'service.unknownDiaIds': this.counts.unknownDiaIds,
     };
   }
 
@@ -220,6 +254,11 @@ class ExternalMemoryService implements MemoryService {
     if (this.counts.overTopK > 0) {
       notes.push(
         `external service returned more than top_k items ${this.counts.overTopK} time(s); the extra items were dropped`,
+      );
+    }
+    if (this.counts.unknownDiaIds > 0) {
+      notes.push(
+        `external service cited ${this.counts.unknownDiaIds} dia_id(s) that are not turns of sample ${this.sample.sampleId} (first: ${JSON.stringify(this.firstUnknownDiaId)}); they were dropped`,
       );
     }
     return notes;
