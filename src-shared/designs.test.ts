@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   CollectionDesignSchema,
+  DESIGN_INDEX_TYPES,
   crossFieldIssues,
   designIssues,
   designPath,
@@ -72,7 +73,7 @@ describe('CollectionDesign schema', () => {
       'indexes[0].name: must be 1-64 letters, digits, _ or -',
     ]);
     expect(messages({ ...base(), indexes: [{ name: 'x', type: 'bloom' }], fusion: {} })).toEqual([
-      'indexes[0].type: type must be one of vector, text, fifo, sorted, graph',
+      `indexes[0].type: type must be one of ${DESIGN_INDEX_TYPES.join(', ')}`,
     ]);
     expect(
       messages({ ...base(), indexes: [{ name: 's', type: 'sorted', field: 'mood' }], fusion: {} }),

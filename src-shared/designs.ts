@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { EmbedderChoiceSchema, WINK_EMBEDDER } from './embedders';
 import { formatPath, type ErrorPath } from './errors';
-import { INDEX_DEFAULTS } from './index-defaults';
+import { DESIGN_INDEX_NAME_PATTERN, flag, int, num, oneOf } from './index-kinds/fields';
+import { INDEX_KIND_FACES, findIndexKindFace, type FaceType } from './index-kinds/registry';
 
 /**
  * Collection designs: a memory collection described as data (its indexes, how their hits are
@@ -19,117 +19,36 @@ export const DESIGNED_PRESET = 'designed';
 export const DESIGN_BASE_PRESETS = ['vector', 'text', 'hybrid'] as const;
 export type DesignBasePreset = (typeof DESIGN_BASE_PRESETS)[number];
 
-export const DESIGN_INDEX_TYPES = ['vector', 'text', 'fifo', 'sorted', 'graph'] as const;
-export type DesignIndexType = (typeof DESIGN_INDEX_TYPES)[number];
-
 /**
- * Turn metadata a sorted index can order by, with its value type. `position` is the turn's place
- * in the whole conversation (0-based), which the engine adds to every turn it stores.
+ * The index types a design can hold: every kind with a face (index-kinds/registry.ts), in the
+ * designer's order. Nothing here is per kind: a kind's design schema, fields and defaults live in
+ * its face.
  */
-export const TURN_SORT_FIELDS = {
-  position: 'number',
-  sessionIndex: 'number',
-  turnIndex: 'number',
-  sessionDateTime: 'string',
-  speaker: 'string',
-  diaId: 'string',
-} as const;
-export type TurnSortField = keyof typeof TURN_SORT_FIELDS;
-const SORT_FIELD_NAMES = Object.keys(TURN_SORT_FIELDS) as [TurnSortField, ...TurnSortField[]];
+export const DESIGN_INDEX_TYPES = INDEX_KIND_FACES.map((f) => f.type) as unknown as TypesOf<
+  typeof INDEX_KIND_FACES
+>;
+export type DesignIndexType = FaceType;
 
-/** Index names become file names in the collection (`<index>.hnsw`): a portable alphabet. */
-export const DESIGN_INDEX_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+export { DESIGN_INDEX_NAME_PATTERN };
+export { TURN_SORT_FIELDS, type TurnSortField } from './index-kinds/sorted';
+
 export const MAX_DESIGN_INDEXES = 12;
 export const MAX_DESIGN_NAME = 80;
 
-function num(min: number, max: number) {
-  return z
-    .number({ error: 'must be a number' })
-    .min(min, `must be >= ${min}`)
-    .max(max, `must be <= ${max}`);
-}
-function int(min: number, max: number) {
-  return num(min, max).int('must be a whole number');
-}
-function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
-  return z.enum(values, { error: `must be one of ${values.join(', ')}` });
-}
-const flag = z.boolean({ error: 'must be true or false' });
+// Mapped over a type parameter, so a tuple of faces maps to a tuple (the union needs one).
+type TypesOf<F extends readonly unknown[]> = {
+  readonly [K in keyof F]: F[K] extends { type: infer T } ? T : never;
+};
+type DesignSchemasOf<F extends readonly unknown[]> = {
+  readonly [K in keyof F]: F[K] extends { design: { schema: infer S } } ? S : never;
+};
 
-const indexName = z
-  .string({ error: 'must be a text' })
-  .regex(DESIGN_INDEX_NAME_PATTERN, 'must be 1-64 letters, digits, _ or -');
-/** A reference to another index; '' is allowed by the field and rejected by the cross-field check. */
-const indexRef = z.string({ error: 'must be an index name' }).max(64, 'must be an index name');
-
-export const DEFAULT_DESIGN_FIFO_CAPACITY = 20;
-
-export const vectorDesignIndexSchema = z.strictObject({
-  name: indexName,
-  type: z.literal('vector'),
-  /** The offline `wink-sif-100d`, or an OpenAI-compatible endpoint (each index its own). */
-  embedder: EmbedderChoiceSchema.default(WINK_EMBEDDER),
-  space: oneOf(['cosine', 'ip', 'l2']).default(INDEX_DEFAULTS.vector.space),
-  M: int(2, 128).default(INDEX_DEFAULTS.vector.M),
-  efConstruction: int(1, 4096).default(INDEX_DEFAULTS.vector.efConstruction),
-  ef: int(1, 4096).default(INDEX_DEFAULTS.vector.ef),
-  /** A turn's vector is normalise(v(turn) + previousTurnVector * v(previous turn of the session)). */
-  previousTurnVector: num(0, 10).default(0.5),
-});
-
-export const textDesignIndexSchema = z.strictObject({
-  name: indexName,
-  type: z.literal('text'),
-  /** BM25 term saturation and length normalisation. */
-  k1: num(0, 10).default(INDEX_DEFAULTS.text.k1),
-  b: num(0, 1).default(INDEX_DEFAULTS.text.b),
-  stem: flag.default(INDEX_DEFAULTS.text.stem),
-  stopWords: flag.default(INDEX_DEFAULTS.text.stopWords),
-});
-
-export const fifoDesignIndexSchema = z.strictObject({
-  name: indexName,
-  type: z.literal('fifo'),
-  /** The newest `capacity` turns; older ones leave this index (they stay in the others). */
-  capacity: int(1, 1_000_000).default(DEFAULT_DESIGN_FIFO_CAPACITY),
-});
-
-export const sortedDesignIndexSchema = z.strictObject({
-  name: indexName,
-  type: z.literal('sorted'),
-  field: oneOf(SORT_FIELD_NAMES).default('position'),
-  /** desc: the largest values first (the latest turns, for position). */
-  order: oneOf(['asc', 'desc']).default('desc'),
-});
-
-export const graphDesignIndexSchema = z.strictObject({
-  name: indexName,
-  type: z.literal('graph'),
-  /** Edge from each turn to the previous turn of its session with this weight (0: none). */
-  previousTurnWeight: num(0, 1).default(0.8),
-  /** Edges from each turn to its k nearest earlier turns in `neighboursFrom` (weight = score). */
-  neighbours: int(0, 50).default(3),
-  /** A vector index of this design; required when neighbours > 0. */
-  neighboursFrom: indexRef.default(''),
-  /** Score of a node at depth d = product of edge weights on its best path * decay^d. */
-  decay: num(0.01, 1).default(INDEX_DEFAULTS.graph.decay),
-  maxDepth: int(0, 5).default(1),
-  maxNodes: int(1, 10_000).default(30),
-  /** A vector or text index of this design whose best hits start the walk. */
-  startFrom: indexRef.default(''),
-  /** Hits of `startFrom` that become start nodes. */
-  startTopK: int(1, 1000).default(5),
-});
-
+/** One design index: the union of every face's design schema, told apart by `type`. */
 export const designIndexSchema = z.discriminatedUnion(
   'type',
-  [
-    vectorDesignIndexSchema,
-    textDesignIndexSchema,
-    fifoDesignIndexSchema,
-    sortedDesignIndexSchema,
-    graphDesignIndexSchema,
-  ],
+  INDEX_KIND_FACES.map((f) => f.design.schema) as unknown as DesignSchemasOf<
+    typeof INDEX_KIND_FACES
+  >,
   { error: `type must be one of ${DESIGN_INDEX_TYPES.join(', ')}` },
 );
 
@@ -267,11 +186,8 @@ export const CollectionDesignSchema = designShape.superRefine((design, ctx) => {
 export type CollectionDesignInput = z.input<typeof CollectionDesignSchema>;
 export type CollectionDesign = z.output<typeof CollectionDesignSchema>;
 export type DesignIndex = z.output<typeof designIndexSchema>;
-export type VectorDesignIndex = z.output<typeof vectorDesignIndexSchema>;
-export type TextDesignIndex = z.output<typeof textDesignIndexSchema>;
-export type FifoDesignIndex = z.output<typeof fifoDesignIndexSchema>;
-export type SortedDesignIndex = z.output<typeof sortedDesignIndexSchema>;
-export type GraphDesignIndex = z.output<typeof graphDesignIndexSchema>;
+/** The design index of one type (`DesignIndexOf<'vector'>`). */
+export type DesignIndexOf<T extends DesignIndexType> = Extract<DesignIndex, { type: T }>;
 export type DesignFusion = z.output<typeof designFusionSchema>;
 export type DesignRetrieval = z.output<typeof designRetrievalSchema>;
 
@@ -318,28 +234,9 @@ export function newDesignIndex(
   const names = new Set(existing.map((i) => i.name));
   let name: string = type;
   for (let n = 2; names.has(name); n++) name = `${type}-${n}`;
-  const firstOf = (...types: DesignIndexType[]) =>
-    existing.find((i) => types.includes(i.type))?.name ?? '';
-  switch (type) {
-    case 'vector':
-      return vectorDesignIndexSchema.parse({ name, type });
-    case 'text':
-      return textDesignIndexSchema.parse({ name, type });
-    case 'fifo':
-      return fifoDesignIndexSchema.parse({ name, type });
-    case 'sorted':
-      return sortedDesignIndexSchema.parse({ name, type });
-    case 'graph': {
-      const vector = firstOf('vector');
-      return graphDesignIndexSchema.parse({
-        name,
-        type,
-        startFrom: firstOf('text', 'vector'),
-        neighboursFrom: vector,
-        neighbours: vector === '' ? 0 : 3,
-      });
-    }
-  }
+  // The kind's settings that depend on the other indexes; the schema's defaults fill the rest.
+  const initial = findIndexKindFace(type)?.design.initial?.(existing) ?? {};
+  return designIndexSchema.parse({ ...initial, name, type });
 }
 
 /** A saved design as listed: the design and when it was last saved. */

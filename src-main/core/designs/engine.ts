@@ -1,15 +1,15 @@
 import { existsSync, readdirSync } from 'node:fs';
 import type { Sample, Turn } from '../../../src-shared/dataset';
-import {
-  TURN_SORT_FIELDS,
-  type CollectionDesign,
-  type DesignIndex,
-  type GraphDesignIndex,
-  type PlaygroundFusedHit,
-  type PlaygroundIndexHits,
-  type VectorDesignIndex,
+import type {
+  CollectionDesign,
+  DesignIndex,
+  DesignIndexOf,
+  PlaygroundFusedHit,
+  PlaygroundIndexHits,
 } from '../../../src-shared/designs';
 import { WorkbenchError } from '../../../src-shared/errors';
+import type { AnyIndexKindFace } from '../../../src-shared/index-kinds/face';
+import { findIndexKindFace } from '../../../src-shared/index-kinds/registry';
 import {
   HybridCollection,
   type CollectionLogger,
@@ -17,7 +17,6 @@ import {
   type IndexConfigInput,
   type ItemInput,
   type MultiQuery,
-  type RetrieveOptions,
   type RetrieveQuery,
 } from '../collection';
 import type { CallMeter } from '../answer/llm-client';
@@ -75,8 +74,8 @@ export class DesignedCollection {
   private readonly turns = new TurnOrder();
   private readonly slots = new Map<string, TurnSlot>();
   private readonly dates: Map<number, string | null>;
-  private readonly vectorIndexes: VectorDesignIndex[];
-  private readonly graph: GraphDesignIndex | undefined;
+  private readonly vectorIndexes: DesignIndexOf<'vector'>[];
+  private readonly graph: DesignIndexOf<'graph'> | undefined;
   /** Raw vectors (per vector index) of the last inserted turn, for the next turn's context vector. */
   private last: { id: string; session: number; vectors: Map<string, Float32Array> } | null = null;
   private evicted = 0;
@@ -90,8 +89,10 @@ export class DesignedCollection {
     private readonly sample: Sample,
   ) {
     this.dates = sessionDates(sample);
-    this.vectorIndexes = design.indexes.filter((i): i is VectorDesignIndex => i.type === 'vector');
-    this.graph = design.indexes.find((i): i is GraphDesignIndex => i.type === 'graph');
+    this.vectorIndexes = design.indexes.filter(
+      (i): i is DesignIndexOf<'vector'> => i.type === 'vector',
+    );
+    this.graph = design.indexes.find((i): i is DesignIndexOf<'graph'> => i.type === 'graph');
   }
 
   /**
@@ -290,7 +291,7 @@ export class DesignedCollection {
    * its nearest earlier turns in `neighboursFrom` (weight = similarity, in (0, 1]).
    */
   private async edgesFor(
-    graph: GraphDesignIndex,
+    graph: DesignIndexOf<'graph'>,
     vectors: Record<string, Float32Array>,
     previous: string | null,
   ): Promise<EdgeInput[]> {
@@ -329,36 +330,21 @@ export class DesignedCollection {
     return out;
   }
 
-  /** One query per index, in design order (fusion ties follow list order). */
+  /** One query per index, in design order (fusion ties follow list order); each kind builds its own. */
   private queriesFor(question: string, vectors: Map<string, Float32Array[]>): MultiQuery[] {
     const { fusion, retrieval } = this.design;
     const textQuery = retrieval.dropQuestionWords ? stripQuestionWords(question) : question;
-    const direct = (index: DesignIndex | undefined): RetrieveQuery =>
-      index?.type === 'vector' ? (vectors.get(index.name)?.[0] ?? question) : textQuery;
+    const directQuery = (name: string): string | Float32Array =>
+      this.embedders.has(name) ? (vectors.get(name)?.[0] ?? question) : textQuery;
     return this.design.indexes.map((index): MultiQuery => {
-      const weight = fusion.weights[index.name] ?? 1;
-      switch (index.type) {
-        case 'vector':
-        case 'text':
-          return { index: index.name, query: direct(index), weight };
-        case 'fifo':
-          return { index: index.name, query: { order: 'newest' }, weight };
-        case 'sorted':
-          return { index: index.name, query: { order: index.order }, weight };
-        case 'graph': {
-          const start = this.design.indexes.find((i) => i.name === index.startFrom);
-          const options: Omit<RetrieveOptions, 'withMetadata'> = {
-            maxDepth: index.maxDepth,
-            maxNodes: index.maxNodes,
-          };
-          return {
-            index: index.name,
-            query: { fromIndex: index.startFrom, query: direct(start), topK: index.startTopK },
-            weight,
-            options,
-          };
-        }
-      }
+      const { query, options } = faceOf(index).design.query(index, { textQuery, directQuery });
+      return {
+        index: index.name,
+        // The collection validates a query with the index's own kind (its search's schema).
+        query: query as RetrieveQuery,
+        weight: fusion.weights[index.name] ?? 1,
+        ...(options ? { options } : {}),
+      };
     });
   }
 
@@ -382,35 +368,18 @@ export class DesignedCollection {
   }
 }
 
-/** The collection's index config for one design index. */
+/** The collection's index config for one design index, as its kind's face builds it. */
 export function collectionConfig(
   index: DesignIndex,
   embedder: { dim: number } | null,
 ): IndexConfigInput {
-  switch (index.type) {
-    case 'vector':
-      if (!embedder) throw new Error('a vector index needs an embedder');
-      return {
-        type: 'vector',
-        dim: embedder.dim,
-        space: index.space,
-        M: index.M,
-        efConstruction: index.efConstruction,
-        ef: index.ef,
-      };
-    case 'text':
-      return {
-        type: 'text',
-        k1: index.k1,
-        b: index.b,
-        stem: index.stem,
-        stopWords: index.stopWords,
-      };
-    case 'fifo':
-      return { type: 'fifo', capacity: index.capacity, overflow: 'evict-oldest' };
-    case 'sorted':
-      return { type: 'sorted', field: index.field, valueType: TURN_SORT_FIELDS[index.field] };
-    case 'graph':
-      return { type: 'graph', directed: false, weighted: true, decay: index.decay };
-  }
+  // createIndex validates it with the kind's configSchema, the one the face declares.
+  return faceOf(index).design.collectionConfig(index, { embedder }) as IndexConfigInput;
+}
+
+/** The face of a design index's kind (every type the design schema accepts has one). */
+function faceOf(index: DesignIndex): AnyIndexKindFace {
+  const face = findIndexKindFace(index.type);
+  if (!face) throw new Error(`design index '${index.name}': no index kind '${index.type}'`);
+  return face;
 }

@@ -16,7 +16,7 @@ import {
   type ScoredSeq,
   type SearchOptions,
 } from './kind';
-import { registerIndexKind } from './registry';
+import { indexKindTypes, registerIndexKind } from './registry';
 
 /**
  * The proof that the kind registry is open: a whole index kind — config schema with its
@@ -204,7 +204,7 @@ describe('a test-only index kind registered from its own file', () => {
         "HybridCollection 'exact-demo': index 'bad' config: caseSensitive: Invalid input: expected boolean, received string",
       );
       expect(() => c.createIndex('bad', { type: 'nope' } as never)).toThrow(
-        "HybridCollection 'exact-demo': index 'bad' config: type: must be one of vector, text, fifo, sorted, graph, exact, got \"nope\"",
+        `HybridCollection 'exact-demo': index 'bad' config: type: must be one of ${indexKindTypes().join(', ')}, got "nope"`,
       );
       c.createIndex('whole', { type: 'exact' });
       expect(() => c.oldest('whole', 1)).toThrow(

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { INDEX_DEFAULTS } from '../../../../src-shared/index-defaults';
+import { fifoFace, type FifoIndexConfig } from '../../../../src-shared/index-kinds/fifo';
 import type { RetrieveQuery } from '../types';
 import {
   defineIndexKind,
@@ -12,24 +12,12 @@ import {
   type SearchOptions,
 } from './kind';
 
-export const fifoIndexConfigSchema = z.strictObject({
-  type: z.literal('fifo'),
-  capacity: z.number().int().min(1).max(1_000_000_000),
-  /**
-   * What happens when an insert would exceed capacity. Either way the insert result reports it:
-   * 'evict-oldest' removes the oldest entries from this index (the items stay in storage);
-   * 'reject' leaves the newest items out of this index (they are still stored and in other indexes).
-   */
-  overflow: z.enum(['evict-oldest', 'reject']).default(INDEX_DEFAULTS.fifo.overflow),
-});
-export type FifoIndexConfig = z.output<typeof fifoIndexConfigSchema>;
-
 const fifoQuerySchema = z.strictObject({ order: z.enum(['newest', 'oldest']).default('newest') });
 
 /** Entries in arrival order (`fifo_entries.pos`); overflow is reported, never silent. */
 export const fifoKind = defineIndexKind({
-  type: 'fifo',
-  configSchema: fifoIndexConfigSchema,
+  type: fifoFace.type,
+  configSchema: fifoFace.configSchema,
   memberTable: 'fifo_entries',
   open: (ctx, index) => new FifoHandle(ctx, index),
 });

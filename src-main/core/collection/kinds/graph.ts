@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { INDEX_DEFAULTS } from '../../../../src-shared/index-defaults';
+import { graphFace, type GraphIndexConfig } from '../../../../src-shared/index-kinds/graph';
 import type { RetrieveQuery } from '../types';
 import { describe, isPlainObject, weightProblem } from '../validate';
 import {
@@ -13,22 +12,10 @@ import {
   type SearchOptions,
 } from './kind';
 
-const D = INDEX_DEFAULTS.graph;
-
-export const graphIndexConfigSchema = z.strictObject({
-  type: z.literal('graph'),
-  directed: z.boolean().default(D.directed),
-  /** false: every edge has weight 1 (any given weight is ignored). */
-  weighted: z.boolean().default(D.weighted),
-  /** Score of a node at depth d = product of edge weights along its best path * decay^d. */
-  decay: z.number().gt(0).max(1).default(D.decay),
-});
-export type GraphIndexConfig = z.output<typeof graphIndexConfigSchema>;
-
 /** Nodes (`graph_nodes`) and weighted edges (`graph_edges`) between them; BFS from start nodes. */
 export const graphKind = defineIndexKind({
-  type: 'graph',
-  configSchema: graphIndexConfigSchema,
+  type: graphFace.type,
+  configSchema: graphFace.configSchema,
   memberTable: 'graph_nodes',
   open: (ctx, index) => new GraphHandle(ctx, index),
 });

@@ -17,13 +17,16 @@ function kindLike(type: string, memberTable = 'some_members'): AnyIndexKind {
 }
 
 describe('index kind registry', () => {
-  it('holds the built-in kinds, in order', () => {
-    expect(indexKindTypes()).toEqual(['vector', 'text', 'fifo', 'sorted', 'graph']);
+  // Which kinds are built in, and that each has its face, is the contract test's
+  // (core/designs/kinds-contract.test.ts); these tests hold for any list of kinds.
+  it('finds a kind by type', () => {
+    expect(indexKindTypes()).toEqual(expect.arrayContaining(['fifo']));
     expect(findIndexKind('fifo')).toBe(fifoKind);
     expect(findIndexKind('nope')).toBeUndefined();
   });
 
   it('refuses a second kind of the same type, a bad type name and an unsafe table name', () => {
+    const before = indexKindTypes();
     // Registering the same object again is a no-op (a module imported twice).
     registerIndexKind(fifoKind);
     expect(() => registerIndexKind(kindLike('fifo'))).toThrow(
@@ -35,7 +38,7 @@ describe('index kind registry', () => {
     expect(() => registerIndexKind(kindLike('fancy', 'x; DROP TABLE items'))).toThrow(
       `index kind 'fancy': member table "x; DROP TABLE items" must be a plain SQL identifier`,
     );
-    expect(indexKindTypes()).toEqual(['vector', 'text', 'fifo', 'sorted', 'graph']);
+    expect(indexKindTypes()).toEqual(before);
   });
 
   it('refuses to open a collection holding an index of a kind this build does not know', () => {
@@ -47,7 +50,7 @@ describe('index kind registry', () => {
     ).run();
     db.close();
     expect(() => HybridCollection.open(dir, { name: 'future-kind' })).toThrow(
-      "HybridCollection 'future-kind': index 'later' has type 'exact', which this build does not know (known: vector, text, fifo, sorted, graph)",
+      `HybridCollection 'future-kind': index 'later' has type 'exact', which this build does not know (known: ${indexKindTypes().join(', ')})`,
     );
   });
 });

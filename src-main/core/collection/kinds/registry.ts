@@ -7,19 +7,21 @@ import { textKind } from './text';
 import { vectorKind } from './vector';
 
 /**
- * The index kinds a collection knows, by `type`. The built-in kinds are listed here (the one
- * place they are registered); any other kind registers itself with registerIndexKind from its
- * own file, and adds itself to IndexKindMap with a `declare module` block for typed configs.
+ * The built-in index kinds, in the designer's order: the one place they are registered (each
+ * kind's browser-safe face is listed in src-shared/index-kinds/registry.ts, and
+ * core/designs/kinds-contract.test.ts checks that the two lists agree).
  */
-export interface IndexKindMap {
-  vector: typeof vectorKind;
-  text: typeof textKind;
-  fifo: typeof fifoKind;
-  sorted: typeof sortedKind;
-  graph: typeof graphKind;
-}
-
 const BUILT_IN_KINDS = [vectorKind, textKind, fifoKind, sortedKind, graphKind] as const;
+
+type BuiltInKindMap = { [K in (typeof BUILT_IN_KINDS)[number] as K['type']]: K };
+
+/**
+ * The index kinds a collection knows, by `type`, for typed configs: the built-ins, plus any kind
+ * registered with registerIndexKind from its own file that adds itself here with a
+ * `declare module` block.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- open for declaration merging
+export interface IndexKindMap extends BuiltInKindMap {}
 
 const kinds = new Map<string, AnyIndexKind>();
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { INDEX_DEFAULTS } from '../../../../src-shared/index-defaults';
+import { sortedFace, type SortedIndexConfig } from '../../../../src-shared/index-kinds/sorted';
 import type { RetrieveQuery } from '../types';
 import { describe, readPath } from '../validate';
 import {
@@ -15,14 +15,6 @@ import {
   type SearchOptions,
 } from './kind';
 
-export const sortedIndexConfigSchema = z.strictObject({
-  type: z.literal('sorted'),
-  /** Metadata field; dotted paths (`time.ts`) reach into nested objects. */
-  field: z.string().min(1).max(200),
-  valueType: z.enum(['number', 'string']).default(INDEX_DEFAULTS.sorted.valueType),
-});
-export type SortedIndexConfig = z.output<typeof sortedIndexConfigSchema>;
-
 const sortedQuerySchema = z.strictObject({
   order: z.enum(['asc', 'desc']).default('desc'),
   min: z.union([z.number(), z.string()]).optional(),
@@ -34,8 +26,8 @@ type SortValue = number | string;
 
 /** Items ordered by a metadata field (`sorted_entries.value`); range and top-n queries. */
 export const sortedKind = defineIndexKind({
-  type: 'sorted',
-  configSchema: sortedIndexConfigSchema,
+  type: sortedFace.type,
+  configSchema: sortedFace.configSchema,
   memberTable: 'sorted_entries',
   open: (ctx, index) => new SortedHandle(ctx, index),
 });

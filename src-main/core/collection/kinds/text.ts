@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { INDEX_DEFAULTS } from '../../../../src-shared/index-defaults';
+import { textFace, type TextIndexConfig } from '../../../../src-shared/index-kinds/text';
 import { TextIndex } from '../text-index';
 import type { RetrieveQuery } from '../types';
 import { describe } from '../validate';
@@ -14,28 +13,13 @@ import {
   type SearchOptions,
 } from './kind';
 
-const D = INDEX_DEFAULTS.text;
-
-export const textIndexConfigSchema = z.strictObject({
-  type: z.literal('text'),
-  lowercase: z.boolean().default(D.lowercase),
-  foldAccents: z.boolean().default(D.foldAccents),
-  stopWords: z.boolean().default(D.stopWords),
-  stem: z.boolean().default(D.stem),
-  /** true: a query term also matches longer words that start with it (flexsearch `forward`). */
-  prefix: z.boolean().default(D.prefix),
-  k1: z.number().min(0).max(10).default(D.k1),
-  b: z.number().min(0).max(1).default(D.b),
-});
-export type TextIndexConfig = z.output<typeof textIndexConfigSchema>;
-
 /**
  * BM25 over flexsearch candidates (text-index.ts). Only membership is stored (`text_members`);
  * the index is rebuilt from the items' text on open.
  */
 export const textKind = defineIndexKind({
-  type: 'text',
-  configSchema: textIndexConfigSchema,
+  type: textFace.type,
+  configSchema: textFace.configSchema,
   memberTable: 'text_members',
   open: (ctx, index) => new TextHandle(ctx, index),
 });

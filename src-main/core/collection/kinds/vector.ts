@@ -1,6 +1,5 @@
 import { join } from 'node:path';
-import { z } from 'zod';
-import { INDEX_DEFAULTS } from '../../../../src-shared/index-defaults';
+import { vectorFace, type VectorIndexConfig } from '../../../../src-shared/index-kinds/vector';
 import { DB_FILE } from '../schema';
 import type { RetrieveQuery } from '../types';
 import { checkVector, describe, sameSet, textProblem } from '../validate';
@@ -17,25 +16,7 @@ import {
   type AddedItem,
 } from './kind';
 
-const D = INDEX_DEFAULTS.vector;
-
 /** A vector index's settings; a per-index embedder choice would be one more field here. */
-export const vectorIndexConfigSchema = z.strictObject({
-  type: z.literal('vector'),
-  dim: z.number().int().min(1).max(65_536),
-  /** Score: cosine -> 1 - distance (cosine similarity); ip -> dot product; l2 -> -(squared L2). */
-  space: z.enum(['cosine', 'ip', 'l2']).default(D.space),
-  M: z.number().int().min(2).max(128).default(D.M),
-  efConstruction: z.number().int().min(1).max(4096).default(D.efConstruction),
-  /** Search breadth; raised to topK for a query that asks for more. */
-  ef: z.number().int().min(1).max(4096).default(D.ef),
-  /** First hnsw capacity; the index doubles when full. */
-  initialCapacity: z.number().int().min(1).max(100_000_000).default(D.initialCapacity),
-  /** hnsw level-generator seed: the same inserts build the same graph. */
-  seed: z.number().int().min(0).max(2_147_483_647).default(D.seed),
-});
-export type VectorIndexConfig = z.output<typeof vectorIndexConfigSchema>;
-
 /**
  * hnswlib-node over the Float32 vectors stored in `vector_members`. The `.hnsw` file beside the
  * database is a cache written on flush; `indexes.dirty` says it lags behind SQLite and
@@ -43,8 +24,8 @@ export type VectorIndexConfig = z.output<typeof vectorIndexConfigSchema>;
  * open from the stored vectors (with a warning).
  */
 export const vectorKind = defineIndexKind({
-  type: 'vector',
-  configSchema: vectorIndexConfigSchema,
+  type: vectorFace.type,
+  configSchema: vectorFace.configSchema,
   memberTable: 'vector_members',
   createTx(ctx, indexId) {
     // No file has been written for it yet.

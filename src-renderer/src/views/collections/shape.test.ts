@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { QA } from '@shared/dataset';
 import {
   CollectionDesignSchema,
+  DESIGN_INDEX_TYPES,
   designIndexSchema,
   designIssues,
   type CollectionDesign,
@@ -9,6 +10,7 @@ import {
 import {
   afterQueryEdit,
   INDEX_FIELDS,
+  INDEX_TYPE_HINTS,
   RETRIEVAL_FIELDS,
   WEIGHT_BOUNDS,
   collectionsParamsToRecord,
@@ -101,6 +103,9 @@ describe('collections shape', () => {
       'dropQuestionWords',
     ]);
     expect(WEIGHT_BOUNDS).toEqual({ min: 0, max: 100, integer: false });
+    // The editor has fields and a hint for every type a design can hold (the faces' own).
+    expect(Object.keys(INDEX_FIELDS)).toEqual([...DESIGN_INDEX_TYPES]);
+    expect(Object.keys(INDEX_TYPE_HINTS)).toEqual([...DESIGN_INDEX_TYPES]);
     // Every field of every type is a real schema key with a default.
     for (const [type, fields] of Object.entries(INDEX_FIELDS)) {
       const index = designIndexSchema.parse({ name: 'a', type }) as Record<string, unknown>;

@@ -1,4 +1,3 @@
-import type { z } from 'zod';
 import type { ApiEvent } from '@shared/api';
 import type { QA } from '@shared/dataset';
 import {
@@ -6,12 +5,7 @@ import {
   designPath,
   designRetrievalSchema,
   designFusionSchema,
-  fifoDesignIndexSchema,
-  graphDesignIndexSchema,
   newDesignIndex,
-  sortedDesignIndexSchema,
-  textDesignIndexSchema,
-  vectorDesignIndexSchema,
   type CollectionDesign,
   type DesignBasePreset,
   type DesignIndex,
@@ -20,6 +14,13 @@ import {
   type FusionContribution,
   type PlaygroundHit,
 } from '@shared/designs';
+import {
+  numberBounds,
+  numberField,
+  type FieldSpec,
+  type NumberBounds,
+} from '@shared/index-kinds/fields';
+import { INDEX_KIND_FACES } from '@shared/index-kinds/registry';
 
 /**
  * Pure shaping for the Collections view: URL params, the design editor's state changes, field
@@ -92,15 +93,20 @@ export function reduceDesign(design: CollectionDesign, action: DesignAction): Co
     case 'rename-index': {
       const old = design.indexes[action.index];
       if (!old) return design;
-      // Renaming carries the index's weight and the graph references along.
+      // Renaming carries the index's weight and every reference to it (the fields of kind
+      // 'index' that name it) along.
       const indexes = design.indexes.map((ix, i): DesignIndex => {
         if (i === action.index) return { ...ix, name: action.name };
-        if (ix.type !== 'graph') return ix;
+        const values: Record<string, unknown> = ix;
+        const moved = INDEX_FIELDS[ix.type].filter(
+          (f) => f.kind === 'index' && values[f.key] === old.name,
+        );
+        if (moved.length === 0) return ix;
+        // Only string fields that named the old index change, so the index keeps its type.
         return {
           ...ix,
-          startFrom: ix.startFrom === old.name ? action.name : ix.startFrom,
-          neighboursFrom: ix.neighboursFrom === old.name ? action.name : ix.neighboursFrom,
-        };
+          ...Object.fromEntries(moved.map((f) => [f.key, action.name])),
+        } as DesignIndex;
       });
       const weights: Record<string, number> = {};
       for (const [name, w] of Object.entries(design.fusion.weights)) {
@@ -138,128 +144,17 @@ export function weightOf(design: CollectionDesign, name: string): number {
 
 // ---- Field descriptions ------------------------------------------------------------------------
 
-export interface NumberBounds {
-  min: number;
-  max: number;
-  integer: boolean;
-}
+export type { FieldSpec, NumberBounds };
 
-export type FieldSpec =
-  | {
-      key: string;
-      label: string;
-      kind: 'number';
-      bounds: NumberBounds;
-      step: number;
-      hint?: string;
-    }
-  | { key: string; label: string; kind: 'select'; options: readonly string[]; hint?: string }
-  | { key: string; label: string; kind: 'bool'; hint?: string }
-  /** The offline embedder or a saved OpenAI-compatible endpoint (Models view). */
-  | { key: string; label: string; kind: 'embedder'; hint?: string }
-  /** Another index of the design, of one of these types. */
-  | { key: string; label: string; kind: 'index'; types: readonly DesignIndexType[]; hint?: string };
+/** The parameters of each index type, in display order: each kind's face declares its own. */
+export const INDEX_FIELDS = Object.fromEntries(
+  INDEX_KIND_FACES.map((f) => [f.type, f.design.fields]),
+) as Record<DesignIndexType, readonly FieldSpec[]>;
 
-interface NumberCheckBag {
-  minValue?: number | null;
-  maxValue?: number | null;
-  isInt?: boolean;
-}
-
-/** min/max/int of a (possibly defaulted) zod number schema: the editor's inputs use the schema's. */
-export function numberBounds(schema: z.ZodType): NumberBounds {
-  let inner: unknown = schema;
-  for (let i = 0; i < 4; i++) {
-    const def = (inner as { def?: { type?: string; innerType?: unknown } }).def;
-    if (def?.type === 'default' || def?.type === 'prefault' || def?.type === 'optional') {
-      inner = def.innerType;
-    } else break;
-  }
-  const bag = inner as NumberCheckBag;
-  return {
-    min: bag.minValue ?? Number.NEGATIVE_INFINITY,
-    max: bag.maxValue ?? Number.POSITIVE_INFINITY,
-    integer: bag.isInt === true,
-  };
-}
-
-function numberField(
-  shape: Record<string, z.ZodType>,
-  key: string,
-  label: string,
-  hint?: string,
-): FieldSpec {
-  const schema = shape[key];
-  if (!schema) throw new Error(`no schema field ${key}`);
-  const bounds = numberBounds(schema);
-  const step = bounds.integer ? 1 : bounds.max <= 1 ? 0.05 : 0.1;
-  return hint === undefined
-    ? { key, label, kind: 'number', bounds, step }
-    : { key, label, kind: 'number', bounds, step, hint };
-}
-
-const vShape = vectorDesignIndexSchema.shape;
-const tShape = textDesignIndexSchema.shape;
-const gShape = graphDesignIndexSchema.shape;
-
-/** The parameters of each index type, in display order. */
-export const INDEX_FIELDS: Record<DesignIndexType, readonly FieldSpec[]> = {
-  vector: [
-    {
-      key: 'embedder',
-      label: 'Embedder',
-      kind: 'embedder',
-      hint: 'a saved endpoint must serve /v1/embeddings',
-    },
-    { key: 'space', label: 'Space', kind: 'select', options: vShape.space.unwrap().options },
-    numberField(vShape, 'M', 'M', 'hnsw links per node'),
-    numberField(vShape, 'efConstruction', 'efConstruction'),
-    numberField(vShape, 'ef', 'ef', 'search breadth'),
-    numberField(
-      vShape,
-      'previousTurnVector',
-      'Previous-turn mix',
-      'v(turn) + x · v(previous turn)',
-    ),
-  ],
-  text: [
-    numberField(tShape, 'k1', 'BM25 k1'),
-    numberField(tShape, 'b', 'BM25 b'),
-    { key: 'stem', label: 'Porter stemming', kind: 'bool' },
-    { key: 'stopWords', label: 'Drop stop words', kind: 'bool' },
-  ],
-  fifo: [numberField(fifoDesignIndexSchema.shape, 'capacity', 'Capacity', 'newest turns kept')],
-  sorted: [
-    {
-      key: 'field',
-      label: 'Field',
-      kind: 'select',
-      options: sortedDesignIndexSchema.shape.field.unwrap().options,
-    },
-    {
-      key: 'order',
-      label: 'Order',
-      kind: 'select',
-      options: sortedDesignIndexSchema.shape.order.unwrap().options,
-    },
-  ],
-  graph: [
-    {
-      key: 'startFrom',
-      label: 'Start from',
-      kind: 'index',
-      types: ['vector', 'text'],
-      hint: 'its best hits start the walk',
-    },
-    numberField(gShape, 'startTopK', 'Start nodes'),
-    numberField(gShape, 'previousTurnWeight', 'Previous-turn link', 'edge weight; 0 = none'),
-    numberField(gShape, 'neighbours', 'Nearest neighbours', 'k similarity edges per turn'),
-    { key: 'neighboursFrom', label: 'Neighbours from', kind: 'index', types: ['vector'] },
-    numberField(gShape, 'decay', 'Decay', 'per hop'),
-    numberField(gShape, 'maxDepth', 'Max depth'),
-    numberField(gShape, 'maxNodes', 'Max nodes'),
-  ],
-};
+/** One line per index type, shown beside it in the designer. */
+export const INDEX_TYPE_HINTS = Object.fromEntries(
+  INDEX_KIND_FACES.map((f) => [f.type, f.description]),
+) as Record<DesignIndexType, string>;
 
 const fShape = designFusionSchema.shape;
 const rShape = designRetrievalSchema.shape;
@@ -275,14 +170,6 @@ export const RETRIEVAL_FIELDS: readonly FieldSpec[] = [
   numberField(rShape, 'speakerBoost', 'Speaker boost', '× (1 + x) for named speakers'),
   { key: 'dropQuestionWords', label: 'Drop question words', kind: 'bool' },
 ];
-
-export const INDEX_TYPE_HINTS: Record<DesignIndexType, string> = {
-  vector: 'hnsw over SIF sentence vectors',
-  text: 'BM25 over stemmed words',
-  fifo: 'a window of the newest turns',
-  sorted: 'turns ordered by a metadata field',
-  graph: 'links between turns, walked from another index',
-};
 
 export const BASE_PRESETS: readonly DesignBasePreset[] = DESIGN_BASE_PRESETS;
 
