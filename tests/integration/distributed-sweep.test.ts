@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExperimentConfigInput } from '../../src-shared/experiment';
@@ -77,6 +77,9 @@ function startWorker(
       '1500',
       '--stalled-check-ms',
       '500',
+      // The runs' dataset: a worker refuses a job whose dataset lies outside its folders.
+      '--dataset-dir',
+      dirname(mini),
       ...extra,
     ],
     { cwd: repo, stdio: ['ignore', 'ignore', 'pipe'] },
