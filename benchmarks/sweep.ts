@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { workerExecutor } from '../src-main/core/pipeline/executors';
 import { RunStore } from '../src-main/core/runs/store';
 import { bullmqExecutor } from '../src-main/core/sweeps/distributed';
@@ -35,7 +35,12 @@ function spec(data: string, name: string): LoadedSweep {
   );
 }
 
-function startWorker(url: string, queue: string, dataDir: string): Promise<ChildProcess> {
+function startWorker(
+  url: string,
+  queue: string,
+  dataDir: string,
+  datasetDir: string,
+): Promise<ChildProcess> {
   const child = spawn(
     process.execPath,
     [
@@ -49,6 +54,9 @@ function startWorker(url: string, queue: string, dataDir: string): Promise<Child
       queue,
       '--data-dir',
       dataDir,
+      // A worker runs only jobs whose dataset lies in its --dataset-dir folders.
+      '--dataset-dir',
+      datasetDir,
     ],
     { cwd: REPO, stdio: ['ignore', 'ignore', 'pipe'] },
   );
@@ -110,7 +118,7 @@ export async function sweepSuite(data: string, write: boolean, _extra: string[])
       const queue = `bench-${n}`;
       const workers = await Promise.all(
         Array.from({ length: n }, (_, i) =>
-          startWorker(redis.url, queue, join(root, `w${n}-${i}`)),
+          startWorker(redis.url, queue, join(root, `w${n}-${i}`), dirname(data)),
         ),
       );
       const store = RunStore.open(join(root, `dist-${n}.db`));
