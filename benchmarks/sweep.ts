@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -7,6 +7,7 @@ import { RunStore } from '../src-main/core/runs/store';
 import { bullmqExecutor } from '../src-main/core/sweeps/distributed';
 import { runSweep } from '../src-main/core/sweeps/run';
 import { loadSweep, type LoadedSweep } from '../src-main/core/sweeps/spec';
+import { startCliWorker } from '../tests/support/cli-worker';
 import { startRedis } from '../tests/support/redis-server';
 import { REPO, fmt, machineLine, writeSection } from './common';
 
@@ -41,33 +42,9 @@ function startWorker(
   dataDir: string,
   datasetDir: string,
 ): Promise<ChildProcess> {
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      join(REPO, 'src-main/cli/main.ts'),
-      'worker',
-      '--redis',
-      url,
-      '--queue',
-      queue,
-      '--data-dir',
-      dataDir,
-      // A worker runs only jobs whose dataset lies in its --dataset-dir folders.
-      '--dataset-dir',
-      datasetDir,
-    ],
-    { cwd: REPO, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  return new Promise((resolve, reject) => {
-    let err = '';
-    child.stderr?.on('data', (chunk: Buffer) => {
-      err += chunk.toString();
-      if (err.includes('worker ready')) resolve(child);
-    });
-    child.once('exit', (code) => reject(new Error(`bench: worker exited (${code}): ${err}`)));
-  });
+  // A worker runs only jobs whose dataset lies in its --dataset-dir folders.
+  const args = ['--redis', url, '--queue', queue, '--data-dir', dataDir];
+  return startCliWorker([...args, '--dataset-dir', datasetDir]);
 }
 
 interface Measured {

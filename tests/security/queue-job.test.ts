@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
@@ -19,6 +19,7 @@ import {
   jobIdOf,
 } from '../../src-main/core/sweeps/distributed';
 import { pythonCommand } from '../support/memory-services';
+import { startCliWorker } from '../support/cli-worker';
 import { startRedis, type TestRedis } from '../support/redis-server';
 
 /**
@@ -30,7 +31,6 @@ import { startRedis, type TestRedis } from '../support/redis-server';
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const mini = join(repo, 'tests/fixtures/locomo/mini.json');
 const fixtures = dirname(mini);
-const cli = join(repo, 'src-main/cli/main.ts');
 const root = mkdtempSync(join(tmpdir(), 'workbench-sec-queue-'));
 const RUN_ID = '20260101-120000-000-abcdef';
 let redis: TestRedis;
@@ -47,36 +47,10 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-/** A `cli worker` process; resolves once it says it is ready. */
-function startWorker(queue: string, dataDir: string, extra: string[] = []): Promise<ChildProcess> {
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      cli,
-      'worker',
-      '--redis',
-      redis.url,
-      '--queue',
-      queue,
-      '--data-dir',
-      dataDir,
-      '--dataset-dir',
-      fixtures,
-      ...extra,
-    ],
-    { cwd: repo, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  workers.push(child);
-  return new Promise((resolve, reject) => {
-    let err = '';
-    child.stderr?.on('data', (chunk: Buffer) => {
-      err += chunk.toString();
-      if (err.includes('worker ready')) resolve(child);
-    });
-    child.once('exit', (code) => reject(new Error(`worker exited (${code}): ${err}`)));
-  });
+/** A `cli worker` process on `queue` that may read the fixtures' datasets. */
+async function startWorker(queue: string, dataDir: string, extra: string[] = []): Promise<void> {
+  const args = ['--redis', redis.url, '--queue', queue, '--data-dir', dataDir];
+  workers.push(await startCliWorker([...args, '--dataset-dir', fixtures, ...extra]));
 }
 
 /** Job data with the coordinator's exact shape, around a config the attacker wrote. */
