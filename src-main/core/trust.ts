@@ -12,8 +12,9 @@ export interface CallerTrust {
   /** The config may start a process (an external memory service's `command`). */
   mayStartProcesses: boolean;
   /**
-   * Real paths of the folders whose files and unix sockets the config may name. Absent: any path
-   * when the caller may start processes (the local user), none when it may not.
+   * Real paths of the folders whose files and unix sockets the config may name: set for every
+   * config from the network (the API's callers default to none). Absent: any path, the local
+   * user's own config (also a local `sweep run` or `reproduce`, which start no processes).
    */
   allowedDirs?: readonly string[];
 }
@@ -23,8 +24,7 @@ export const LOCAL_USER: CallerTrust = { mayStartProcesses: true };
 
 /** The folders a caller is confined to, or null when it may name any path (the local user). */
 export function confinedTo(trust: CallerTrust): readonly string[] | null {
-  if (trust.allowedDirs !== undefined) return trust.allowedDirs;
-  return trust.mayStartProcesses ? null : [];
+  return trust.allowedDirs ?? null;
 }
 
 /**

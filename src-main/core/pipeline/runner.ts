@@ -101,7 +101,7 @@ export interface RunOptions {
   mayStartProcesses?: boolean;
   /**
    * The folders (`serve --dataset-dir`) whose unix sockets the config may name, for a caller from
-   * the network (core/trust.ts). Absent: any when `mayStartProcesses`, else none.
+   * the network (core/trust.ts). Absent: any, the local user's config.
    */
   allowedDirs?: readonly string[];
   /**

@@ -284,7 +284,8 @@ function checkCaller(config: ExternalPresetConfig, caller: CallerTrust): void {
       { path: ['memory', 'config', 'command'] },
     );
   }
-  if (config.allowRemote && !isLocalUser(caller)) {
+  // Conversations leaving the machine: only on the local user's word (CLI, desktop app).
+  if (config.allowRemote && !(caller.mayStartProcesses && isLocalUser(caller))) {
     throw new WorkbenchError(
       'FORBIDDEN',
       'memory preset "external": allowRemote can only be set from the command line or the desktop app',
