@@ -1,6 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Queue, QueueEvents } from 'bullmq';
@@ -136,6 +138,27 @@ describe('a job written straight into the Redis queue', () => {
     const reason = await runJob(queue, jobIdOf(RUN_ID, 'mini-1'), data);
     expect(existsSync(marker)).toBe(false);
     expect(reason).toMatch(/^FORBIDDEN: memory preset "external": a command runs a program/);
+  });
+
+  it('pointed at a loopback service that is not a memory service, never reports its reply', async () => {
+    const secret = 'sk-live-51HxTopSecretValue0123456789';
+    const service = createServer((_req, res) => res.end(`ADMIN_PASSWORD=${secret}\n`));
+    await new Promise<void>((done) => service.listen(0, '127.0.0.1', done));
+    try {
+      const queue = `q-loopback-${++counter}`;
+      await startWorker(queue, join(root, `worker-${counter}`));
+      const port = (service.address() as AddressInfo).port;
+      const data = await craftedData({
+        datasetPath: mini,
+        memory: { preset: 'external', config: { url: `http://127.0.0.1:${port}` } },
+      });
+      // The failure reason is what anyone reading the queue sees.
+      const reason = await runJob(queue, jobIdOf(RUN_ID, 'mini-1'), data);
+      expect(reason).toContain(`memory service http://127.0.0.1:${port}/: hello`);
+      expect(reason).not.toContain(secret);
+    } finally {
+      service.close();
+    }
   });
 
   it('a worker started with --allow-memory-command still runs a legitimate command job', async () => {

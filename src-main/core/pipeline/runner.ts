@@ -17,7 +17,7 @@ import {
   type RunSummary,
 } from '../../../src-shared/experiment';
 import { prepareMemoryPreset } from '../memory/registry';
-import type { CallerTrust } from '../trust';
+import { isLocalUser, type CallerTrust } from '../trust';
 import { runDatasetFor, selectFrom, type RunDataset, type SampleEntry } from './runDataset';
 import { appVersion, gitCommit } from '../provenance';
 import type { SweepTag } from '../../../src-shared/sweeps';
@@ -628,6 +628,7 @@ async function execute(
         ...(options.responseCache !== undefined && options.responseCache !== 'off'
           ? { responseCache: options.responseCache }
           : {}),
+        ...(isLocalUser(callerTrust(options)) ? {} : { quoteReplies: false }),
       };
       const outcome = await executor.run(
         job,

@@ -440,6 +440,8 @@ export async function startSampleWorker(options: SampleWorkerOptions): Promise<S
           collectionDir,
           cacheDir: dataCacheDir(options.dataDir),
           apiKeys: experimentApiKeys(config, keys),
+          // The job's author is not this worker's operator: never show them a service's reply.
+          quoteReplies: false,
         },
         {
           emit: () => undefined,

@@ -243,7 +243,9 @@ class ExternalMemoryService implements MemoryService {
 
 export const externalPreset: MemoryServiceFactory = async (config, ctx) => {
   const parsed = parseOrThrow(externalPresetConfigSchema, config ?? {}, WHAT);
-  const client = new MemoryProtocolClient(openTransport(endpointOf(parsed, ctx.apiKeys)));
+  const client = new MemoryProtocolClient(
+    openTransport({ ...endpointOf(parsed, ctx.apiKeys), quoteReplies: ctx.quoteReplies !== false }),
+  );
   try {
     const { hello } = await client.hello(parsed.controlTimeoutMs);
     const serviceAnswers = usesServiceAnswers(parsed, hello);
