@@ -8,7 +8,7 @@ import { DATASET_DIR_OPTION, datasetDirsFromArgs } from '../datasetDirs';
 import { ensureWordVectorCache } from '../wordVectors';
 import { resolve } from 'node:path';
 
-const USAGE = `usage: npm run -s cli -- worker --redis <url> [options]
+const USAGE = `usage: npm run -s cli -- worker --redis <url> --dataset-dir <dir> [options]
 
 Processes the samples of distributed sweeps ("sweep run … --redis <url>") on this machine: takes
 jobs from BullMQ at the given Redis, runs each sample in a worker thread with the same engine as a
@@ -28,9 +28,8 @@ options:
   --concurrency <n>         samples at once, one worker thread each (default 1)
   --data-dir <dir>          where collections in progress live (default: $MEMORY_WORKBENCH_DATA
                             or ~/.memory-workbench)
-  --dataset-dir <dir>       a folder jobs' dataset paths and memory sockets may be in (repeatable;
-                            the coordinator's dataset folder as the coordinator names it). Without
-                            one every job is refused
+  --dataset-dir <dir>       a folder jobs' dataset paths and memory sockets may be in (required,
+                            repeatable: the coordinator's dataset folder as the coordinator names it)
   --allow-memory-command    let jobs start an external memory service's command (memory.config.
                             command) as this worker's user: only when every writer to the Redis
                             may run programs here
@@ -90,6 +89,12 @@ export const workerCommand: CliCommand = {
     const lockMs = positive('--lock-ms', values['lock-ms']);
     const stalledMs = positive('--stalled-check-ms', values['stalled-check-ms']);
     const datasetDirs = datasetDirsFromArgs(values['dataset-dir'], 'worker');
+    // A worker without folders would refuse every job: say so now, not once per job.
+    if (datasetDirs.length === 0) {
+      throw new UsageError(
+        "worker needs --dataset-dir <folder>: a job's dataset must lie in a folder this worker was given",
+      );
+    }
     await ensureWordVectorCache(io);
     const { displayRedisUrl, startSampleWorker } = await import('../../core/sweeps/distributed');
     const worker = await startSampleWorker({
@@ -107,7 +112,7 @@ export const workerCommand: CliCommand = {
       onJob: (e) => io.stderr(`job ${e.jobId}: ${e.state}${e.error ? `: ${e.error}` : ''}\n`),
     });
     io.stderr(
-      `jobs may read datasets in: ${datasetDirs.length === 0 ? 'none (every job is refused; give --dataset-dir)' : datasetDirs.join(', ')}; memory commands: ${values['allow-memory-command'] ? 'allowed' : 'refused'}\n`,
+      `jobs may read datasets in: ${datasetDirs.join(', ')}; memory commands: ${values['allow-memory-command'] ? 'allowed' : 'refused'}\n`,
     );
     io.stderr(`worker ready on ${displayRedisUrl(values.redis)} (pid ${process.pid})\n`);
     await new Promise<void>((done) => {
