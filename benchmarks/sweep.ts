@@ -1,12 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { workerExecutor } from '../src-main/core/pipeline/executors';
 import { RunStore } from '../src-main/core/runs/store';
 import { bullmqExecutor } from '../src-main/core/sweeps/distributed';
 import { runSweep } from '../src-main/core/sweeps/run';
 import { loadSweep, type LoadedSweep } from '../src-main/core/sweeps/spec';
+import { startCliWorker } from '../tests/support/cli-worker';
 import { startRedis } from '../tests/support/redis-server';
 import { REPO, fmt, machineLine, writeSection } from './common';
 
@@ -35,31 +36,15 @@ function spec(data: string, name: string): LoadedSweep {
   );
 }
 
-function startWorker(url: string, queue: string, dataDir: string): Promise<ChildProcess> {
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      join(REPO, 'src-main/cli/main.ts'),
-      'worker',
-      '--redis',
-      url,
-      '--queue',
-      queue,
-      '--data-dir',
-      dataDir,
-    ],
-    { cwd: REPO, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  return new Promise((resolve, reject) => {
-    let err = '';
-    child.stderr?.on('data', (chunk: Buffer) => {
-      err += chunk.toString();
-      if (err.includes('worker ready')) resolve(child);
-    });
-    child.once('exit', (code) => reject(new Error(`bench: worker exited (${code}): ${err}`)));
-  });
+function startWorker(
+  url: string,
+  queue: string,
+  dataDir: string,
+  datasetDir: string,
+): Promise<ChildProcess> {
+  // A worker runs only jobs whose dataset lies in its --dataset-dir folders.
+  const args = ['--redis', url, '--queue', queue, '--data-dir', dataDir];
+  return startCliWorker([...args, '--dataset-dir', datasetDir]);
 }
 
 interface Measured {
@@ -110,7 +95,7 @@ export async function sweepSuite(data: string, write: boolean, _extra: string[])
       const queue = `bench-${n}`;
       const workers = await Promise.all(
         Array.from({ length: n }, (_, i) =>
-          startWorker(redis.url, queue, join(root, `w${n}-${i}`)),
+          startWorker(redis.url, queue, join(root, `w${n}-${i}`), dirname(data)),
         ),
       );
       const store = RunStore.open(join(root, `dist-${n}.db`));

@@ -1,5 +1,5 @@
-import { existsSync, mkdirSync, readFileSync, realpathSync } from 'node:fs';
-import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { z } from 'zod';
 import type { DatasetSummary } from '../../src-shared/api';
 import type { DatasetLoadResult, Sample } from '../../src-shared/dataset/types';
@@ -7,6 +7,7 @@ import { WorkbenchError } from '../../src-shared/errors';
 import { benchmarkProfile } from '../../src-shared/benchmarks';
 import { writeFileAtomic } from './atomic-file';
 import { fromSystemError } from './system-errors';
+import { resolveInsideFolders } from './trust';
 import {
   DatasetStatsTally,
   LongMemEvalFileReader,
@@ -220,27 +221,8 @@ export function resolveInsideDatasetDirs(path: string, datasetDirs: readonly str
     `datasets.open: ${path} is outside the folders this server may read (${how})`,
     { path: ['path'], where: 'datasets.open' },
   );
-  if (datasetDirs.length === 0 || !isAbsolute(path)) throw refused;
-  const roots = datasetDirs.map((dir) => realpathOr(dir) ?? resolve(dir));
-  const real = realpathOr(path);
-  const inside = (candidate: string) =>
-    roots.some((root) => {
-      const rel = relative(root, candidate);
-      return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
-    });
-  if (real !== null) {
-    if (!inside(real)) throw refused;
-    return real;
-  }
-  // Missing: say so only when it would have been inside (the loader answers NOT_FOUND).
-  if (!inside(resolve(path))) throw refused;
-  return resolve(path);
-}
-
-function realpathOr(path: string): string | null {
-  try {
-    return realpathSync(path);
-  } catch {
-    return null;
-  }
+  const inside = resolveInsideFolders(path, datasetDirs);
+  if (inside === null) throw refused;
+  // Missing but inside: the loader answers NOT_FOUND.
+  return inside;
 }

@@ -34,6 +34,7 @@ import { DEFAULT_READ_WORKERS, RunReadWorkers } from './runs/readWorkers';
 import { runWrites } from './runs/handlers';
 import { RunStore } from './runs/store';
 import { estimateOf, planRun } from './sweeps/plan';
+import type { CallerTrust } from './trust';
 
 /** Ended runs 'experiments.live' still lists; older ones are in the Runs view. */
 const MAX_ENDED_LIVE_RUNS = 20;
@@ -71,8 +72,12 @@ export class ExperimentManager {
     private readonly apiKeys: ApiKeySource = new ApiKeySource(),
     /** Read worker threads; 0 runs reads on this thread (the old behaviour, for comparison). */
     private readonly readWorkerCount: number = DEFAULT_READ_WORKERS,
-    /** Desktop app: the user typed the config, so an external service's command may run. */
-    private readonly mayStartProcesses = false,
+    /**
+     * Who the API's caller is (core/trust.ts). The desktop app's user typed the config, so an
+     * external service's command may run; a browser page may not, and names sockets only inside
+     * the server's folders. Default: the browser's, with no folders.
+     */
+    private readonly trust: CallerTrust = { mayStartProcesses: false, allowedDirs: [] },
   ) {}
 
   private runs(): RunStore {
@@ -239,7 +244,8 @@ export class ExperimentManager {
       store: this.runs(),
       dataDir: this.dataDir,
       apiKeys: this.apiKeys,
-      mayStartProcesses: this.mayStartProcesses,
+      mayStartProcesses: this.trust.mayStartProcesses,
+      ...(this.trust.allowedDirs !== undefined ? { allowedDirs: this.trust.allowedDirs } : {}),
       onProgress: (event: ProgressEvent) => {
         const run = this.active.get(event.runId);
         if (run) run.last = event;

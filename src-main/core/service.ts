@@ -9,6 +9,7 @@ import { ApiKeySource, type KeyEnvPolicy } from './keys';
 import { ModelsService, type KeyStore } from './models';
 import { appVersion, gitCommit } from './provenance';
 import { installPunktModel } from './scoring/punktModel';
+import { LOCAL_USER } from './trust';
 
 export interface ServiceOptions {
   /** Where runs, collections and uploaded datasets live. */
@@ -17,8 +18,9 @@ export interface ServiceOptions {
   /** Pushes progress to every connected UI (IPC send or WebSocket broadcast). */
   emit?: (event: ApiEvent) => void;
   /**
-   * Browser mode only: the folders whose files `datasets.open` may read (`serve --dataset-dir`);
-   * none means uploads only. The desktop app opens whatever the user picked in its dialog.
+   * Browser mode only: the folders whose files `datasets.open` may read and whose unix sockets a
+   * memory service url may name (`serve --dataset-dir`); none means uploads only and no sockets.
+   * The desktop app opens whatever the user picked in its dialog.
    */
   datasetDirs?: readonly string[];
   /** Models view: the OS keychain for API keys (desktop app only; browser mode has none). */
@@ -58,8 +60,11 @@ export function createService(options: ServiceOptions): Service {
     (event) => options.emit?.(event),
     apiKeys,
     options.readWorkers,
-    // The desktop app's user typed the config; a browser page must not start programs here.
-    options.transport === 'electron',
+    // The desktop app's user typed the config; a browser page must not start programs here, and
+    // reaches unix sockets only in the folders `serve` was given.
+    options.transport === 'electron'
+      ? LOCAL_USER
+      : { mayStartProcesses: false, allowedDirs: options.datasetDirs ?? [] },
   );
   const designs = new DesignsService(
     options.dataDir,

@@ -76,6 +76,14 @@ describe('CLI errors from the environment', () => {
     expect(r.code).toBe(1);
   });
 
+  it('worker without a --dataset-dir refuses to start (it could run no job)', () => {
+    const r = cli('worker', '--redis', 'redis://127.0.0.1:1');
+    expect(r.err).toContain(
+      "error: worker needs --dataset-dir <folder>: a job's dataset must lie in a folder this worker was given\n",
+    );
+    expect(r.code).toBe(2);
+  });
+
   it('export to an --out that cannot be written: one IO line, exit 1', () => {
     // A regular file can't contain a folder, so the write fails the same way for every user
     // (root included, for whom permission bits would not).

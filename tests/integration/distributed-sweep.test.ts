@@ -1,7 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExperimentConfigInput } from '../../src-shared/experiment';
@@ -16,6 +16,7 @@ import {
   startFakeOpenAIServer,
   type FakeOpenAIServer,
 } from '../support/fake-openai-server';
+import { startCliWorker } from '../support/cli-worker';
 import { startRedis, type TestRedis } from '../support/redis-server';
 
 /**
@@ -26,7 +27,6 @@ import { startRedis, type TestRedis } from '../support/redis-server';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const mini = join(repo, 'tests/fixtures/locomo/mini.json');
-const cli = join(repo, 'src-main/cli/main.ts');
 const root = mkdtempSync(join(tmpdir(), 'workbench-distributed-'));
 let redis: TestRedis;
 let llm: FakeOpenAIServer;
@@ -52,19 +52,14 @@ afterAll(async () => {
 });
 
 /** A `cli worker` process with short job locks, so a killed worker's job is retried quickly. */
-function startWorker(
+async function startWorker(
   queue: string,
   concurrency = 1,
   extra: string[] = [],
   onStart?: (at: number) => void,
 ): Promise<ChildProcess> {
-  const child = spawn(
-    process.execPath,
+  const child = await startCliWorker(
     [
-      '--import',
-      'tsx',
-      cli,
-      'worker',
       '--redis',
       redis.url,
       '--queue',
@@ -77,21 +72,17 @@ function startWorker(
       '1500',
       '--stalled-check-ms',
       '500',
+      // The runs' dataset: a worker refuses a job whose dataset lies outside its folders.
+      '--dataset-dir',
+      dirname(mini),
       ...extra,
     ],
-    { cwd: repo, stdio: ['ignore', 'ignore', 'pipe'] },
+    (text) => {
+      for (const _ of text.matchAll(/: started\n/g)) onStart?.(Date.now());
+    },
   );
   workers.push(child);
-  return new Promise((resolve, reject) => {
-    let err = '';
-    child.stderr?.on('data', (chunk: Buffer) => {
-      const text = chunk.toString();
-      err += text;
-      for (const _ of text.matchAll(/: started\n/g)) onStart?.(Date.now());
-      if (err.includes('worker ready')) resolve(child);
-    });
-    child.once('exit', (code) => reject(new Error(`worker exited (${code}): ${err}`)));
-  });
+  return child;
 }
 
 function config(): ExperimentConfigInput {

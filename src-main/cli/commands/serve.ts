@@ -1,4 +1,4 @@
-import { mkdirSync, realpathSync, statSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { WorkbenchError } from '../../../src-shared/errors';
@@ -7,14 +7,16 @@ import { appRoot } from '../../core/provenance';
 import { defaultDataDir } from '../../core/runs/paths';
 import { createService } from '../../core/service';
 import { ALLOW_KEY_ENV_OPTION, keyPolicyFromArgs } from '../keyPolicy';
+import { DATASET_DIR_OPTION, datasetDirsFromArgs } from '../datasetDirs';
 import { errnoCode, fromSystemError } from '../../core/system-errors';
 import { startServer, type RunningServer } from '../../server/server';
 
 const SERVE_USAGE = `usage: npm run -s cli -- serve [--port n] [--data-dir dir] [--dataset-dir dir]... [--static dir] [--allow-key-env NAME]...
   Serves the workbench UI and API on 127.0.0.1 only, with a per-launch token in the printed URL.
   Reach it from another machine through an SSH tunnel (ssh -L 5174:127.0.0.1:5174 host).
-  --dataset-dir dir  a folder whose files the page may open by path (repeatable); without one,
-                     datasets come in by upload only.
+  --dataset-dir dir  a folder whose files the page may open by path, and whose unix sockets an
+                     external memory service url may name (repeatable); without one, datasets
+                     come in by upload only and no socket is reachable.
   API keys are read only from variables ending in _API_KEY or _TOKEN; --allow-key-env NAME
   (repeatable) lets the UI use another variable as a key.`;
 
@@ -26,7 +28,7 @@ async function runServe(argv: string[], io: CliIO): Promise<number> {
     options: {
       port: { type: 'string', default: '5174' },
       'data-dir': { type: 'string' },
-      'dataset-dir': { type: 'string', multiple: true, default: [] },
+      'dataset-dir': DATASET_DIR_OPTION,
       static: { type: 'string' },
       'allow-key-env': ALLOW_KEY_ENV_OPTION,
       help: { type: 'boolean', short: 'h' },
@@ -44,7 +46,7 @@ async function runServe(argv: string[], io: CliIO): Promise<number> {
   const dataDir = resolve(values['data-dir'] ?? defaultDataDir());
   mkdirSync(dataDir, { recursive: true });
   const staticDir = resolve(values.static ?? join(appRoot(), 'out', 'renderer'));
-  const datasetDirs = values['dataset-dir'].map(existingFolder);
+  const datasetDirs = datasetDirsFromArgs(values['dataset-dir'], 'serve');
 
   // The service exists before the server that relays its events, hence the late-bound target.
   const relay: { server?: RunningServer } = {};
@@ -92,20 +94,6 @@ async function runServe(argv: string[], io: CliIO): Promise<number> {
   await service.close();
   await server.close();
   return 0;
-}
-
-/** A --dataset-dir as its real path, checked now so a typo fails at start, not on first use. */
-function existingFolder(dir: string): string {
-  let real: string;
-  try {
-    real = realpathSync(dir);
-  } catch (error) {
-    throw fromSystemError(error, `serve: --dataset-dir ${dir}`) ?? error;
-  }
-  if (!statSync(real).isDirectory()) {
-    throw new WorkbenchError('INVALID_INPUT', `serve: --dataset-dir ${dir} is not a folder`);
-  }
-  return real;
 }
 
 export const serveCommand: CliCommand = {

@@ -4,10 +4,11 @@ import { UsageError } from '../command';
 import { ApiKeySource } from '../../core/keys';
 import { defaultDataDir } from '../../core/runs/paths';
 import { ALLOW_KEY_ENV_OPTION, keyPolicyFromArgs } from '../keyPolicy';
+import { DATASET_DIR_OPTION, datasetDirsFromArgs } from '../datasetDirs';
 import { ensureWordVectorCache } from '../wordVectors';
 import { resolve } from 'node:path';
 
-const USAGE = `usage: npm run -s cli -- worker --redis <url> [options]
+const USAGE = `usage: npm run -s cli -- worker --redis <url> --dataset-dir <dir> [options]
 
 Processes the samples of distributed sweeps ("sweep run … --redis <url>") on this machine: takes
 jobs from BullMQ at the given Redis, runs each sample in a worker thread with the same engine as a
@@ -15,12 +16,23 @@ local run and reports every committed test to the coordinator, which records it.
 Ctrl-C (or SIGTERM), finishing the samples in progress first; a second signal exits at once.
 API keys come from this machine's environment (the config's key variables).
 
+Anyone who can write to the Redis can submit jobs, so a job is untrusted input: its dataset must
+lie in a --dataset-dir folder, its external memory service must be on a loopback address or a
+unix socket in a --dataset-dir folder, and it may not start a program unless this worker is
+started with --allow-memory-command. Lock the Redis down (README, "Sweeps"): an ACL user with a
+password, TLS (rediss://), a private network.
+
 options:
   --redis <url>             Redis URL (redis://host:6379)
   --queue <name>            BullMQ queue name (default mw-samples; the same on coordinator and workers)
   --concurrency <n>         samples at once, one worker thread each (default 1)
   --data-dir <dir>          where collections in progress live (default: $MEMORY_WORKBENCH_DATA
                             or ~/.memory-workbench)
+  --dataset-dir <dir>       a folder jobs' dataset paths and memory sockets may be in (required,
+                            repeatable: the coordinator's dataset folder as the coordinator names it)
+  --allow-memory-command    let jobs start an external memory service's command (memory.config.
+                            command) as this worker's user: only when every writer to the Redis
+                            may run programs here
   --lock-ms <ms>            job lock duration: a dead worker's sample is retried after it (default 30000)
   --stalled-check-ms <ms>   how often stalled jobs are looked for (default 30000)
   --limit <n>/<ms>          at most n samples started per ms across all workers of the queue
@@ -56,6 +68,8 @@ export const workerCommand: CliCommand = {
         'stalled-check-ms': { type: 'string' },
         limit: { type: 'string' },
         'calls-per-minute': { type: 'string' },
+        'dataset-dir': DATASET_DIR_OPTION,
+        'allow-memory-command': { type: 'boolean', default: false },
         'allow-key-env': ALLOW_KEY_ENV_OPTION,
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -74,6 +88,13 @@ export const workerCommand: CliCommand = {
     const callsPerMinute = positive('--calls-per-minute', values['calls-per-minute']);
     const lockMs = positive('--lock-ms', values['lock-ms']);
     const stalledMs = positive('--stalled-check-ms', values['stalled-check-ms']);
+    const datasetDirs = datasetDirsFromArgs(values['dataset-dir'], 'worker');
+    // A worker without folders would refuse every job: say so now, not once per job.
+    if (datasetDirs.length === 0) {
+      throw new UsageError(
+        "worker needs --dataset-dir <folder>: a job's dataset must lie in a folder this worker was given",
+      );
+    }
     await ensureWordVectorCache(io);
     const { displayRedisUrl, startSampleWorker } = await import('../../core/sweeps/distributed');
     const worker = await startSampleWorker({
@@ -81,6 +102,7 @@ export const workerCommand: CliCommand = {
       ...(values.queue !== undefined ? { queue: values.queue } : {}),
       concurrency: positive('--concurrency', values.concurrency) ?? 1,
       dataDir: resolve(values['data-dir'] ?? defaultDataDir()),
+      trust: { allowMemoryCommand: values['allow-memory-command'], datasetDirs },
       apiKeys: new ApiKeySource({ policy: keyPolicyFromArgs(values['allow-key-env'], 'pass') }),
       ...(lockMs !== undefined ? { lockDurationMs: lockMs } : {}),
       ...(stalledMs !== undefined ? { stalledIntervalMs: stalledMs } : {}),
@@ -89,6 +111,9 @@ export const workerCommand: CliCommand = {
       onError: (message) => io.stderr(`worker: ${message} (retrying)\n`),
       onJob: (e) => io.stderr(`job ${e.jobId}: ${e.state}${e.error ? `: ${e.error}` : ''}\n`),
     });
+    io.stderr(
+      `jobs may read datasets in: ${datasetDirs.join(', ')}; memory commands: ${values['allow-memory-command'] ? 'allowed' : 'refused'}\n`,
+    );
     io.stderr(`worker ready on ${displayRedisUrl(values.redis)} (pid ${process.pid})\n`);
     await new Promise<void>((done) => {
       process.once('SIGINT', done);

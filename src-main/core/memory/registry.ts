@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { WorkbenchError, zodError } from '../../../src-shared/errors';
 import type { ApiKeys } from '../keys';
+import type { CallerTrust } from '../trust';
 import type { MemoryService, MemoryServiceContext } from './types';
 
 /**
@@ -12,13 +13,12 @@ export type MemoryServiceFactory = (
   ctx: MemoryServiceContext,
 ) => Promise<MemoryService>;
 
-/** Who configured the run: decides what a preset's config may ask for. */
-export interface MemoryCaller {
-  /**
-   * The config came from the local user (CLI, config file, desktop app), so it may start a
-   * process. Browser-mode API calls may not: a page must never run commands on this machine.
-   */
-  mayStartProcesses: boolean;
+/**
+ * Who configured the run (core/trust.ts): decides what a preset's config may ask for. The local
+ * user may start processes; a browser page or a Redis job may not, unless a worker's operator
+ * allows it, and is confined to the folders its operator gave.
+ */
+export interface MemoryCaller extends CallerTrust {
   /** The run's resolved API keys (core/keys.ts): a service token, say. */
   apiKeys?: ApiKeys;
 }
@@ -39,6 +39,9 @@ export type MemoryPresetPrepare = (
   caller: MemoryCaller,
 ) => Promise<MemoryServiceRecord | null>;
 
+/** Refuses, with a coded error, a config this caller may not use; touches nothing. */
+export type MemoryPresetCheck = (config: unknown, caller: CallerTrust) => void;
+
 export interface MemoryPresetOptions {
   /**
    * The preset's config (`memory.config`) schema. Checked before a run row exists, so a bad
@@ -49,6 +52,8 @@ export interface MemoryPresetOptions {
   llmStage?: string;
   /** Its config takes an `embedder` (`EmbedderChoice`) for its vector index. */
   embedder?: boolean;
+  /** What the caller may ask of the preset: run before `prepare`, and by `cli worker` per job. */
+  check?: MemoryPresetCheck;
   prepare?: MemoryPresetPrepare;
 }
 
@@ -57,6 +62,7 @@ const configSchemas = new Map<string, z.ZodType>();
 const llmStages = new Map<string, string>();
 const withEmbedder = new Set<string>();
 const prepares = new Map<string, MemoryPresetPrepare>();
+const checks = new Map<string, MemoryPresetCheck>();
 
 export function registerMemoryPreset(
   name: string,
@@ -71,6 +77,8 @@ export function registerMemoryPreset(
   else withEmbedder.delete(name);
   if (options.prepare) prepares.set(name, options.prepare);
   else prepares.delete(name);
+  if (options.check) checks.set(name, options.check);
+  else checks.delete(name);
 }
 
 /** Whether the preset's config takes an `embedder`. */
@@ -115,12 +123,22 @@ export function memoryConfigProblems(
   }));
 }
 
+/**
+ * Refuses a config its caller may not use (a command from a browser page or a Redis job, a socket
+ * outside the caller's folders) without connecting to anything. Unknown presets pass: the
+ * preset's schema check names them.
+ */
+export function checkMemoryCaller(name: string, config: unknown, caller: CallerTrust): void {
+  checks.get(name)?.(config, caller);
+}
+
 /** The preset's pre-run check and provenance; null for presets without one (or unknown ones). */
 export async function prepareMemoryPreset(
   name: string,
   config: unknown,
   caller: MemoryCaller,
 ): Promise<MemoryServiceRecord | null> {
+  checkMemoryCaller(name, config, caller);
   const prepare = prepares.get(name);
   return prepare ? prepare(config, caller) : null;
 }

@@ -69,4 +69,9 @@ export interface MemoryServiceContext {
   apiKeys?: ApiKeys;
   /** Files an embedder's requests in the run's call ledger, by embedding model; absent: none. */
   embedderMeter?: (model: string) => CallMeter;
+  /**
+   * False when the config came from the network (core/trust.ts `isLocalUser`): error messages
+   * then never quote what a remote service replied. Absent: they may.
+   */
+  quoteReplies?: boolean;
 }

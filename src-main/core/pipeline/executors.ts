@@ -280,6 +280,7 @@ function runInWorker(
         collectionDir: job.collectionDir,
         ...(job.cacheDir !== undefined ? { cacheDir: job.cacheDir } : {}),
         ...(job.responseCache !== undefined ? { responseCache: job.responseCache } : {}),
+        ...(job.quoteReplies === false ? { quoteReplies: false } : {}),
         ...(hooks.budget ? { budget: true } : {}),
         apiKeys: job.apiKeys,
       }),

@@ -77,6 +77,8 @@ export interface SampleJob {
   apiKeys: ApiKeys;
   /** The answerer's LLM response cache in `cacheDir` (answer/responseCache.ts); absent: off. */
   responseCache?: 'on' | 'only';
+  /** False for a config from the network: see MemoryServiceContext.quoteReplies. */
+  quoteReplies?: boolean;
 }
 
 export interface SampleHooks {
@@ -202,6 +204,7 @@ export async function runSample(
     seed: config.seed,
     ...(job.cacheDir !== undefined ? { cacheDir: job.cacheDir } : {}),
     apiKeys: job.apiKeys,
+    ...(job.quoteReplies === false ? { quoteReplies: false } : {}),
     embedderMeter: (model) => callMeter(hooks, 'embedder', model),
     logger: {
       warn: (message) => hooks.log?.('warn', message),

@@ -17,6 +17,7 @@ import {
   type RunSummary,
 } from '../../../src-shared/experiment';
 import { prepareMemoryPreset } from '../memory/registry';
+import { isLocalUser, type CallerTrust } from '../trust';
 import { runDatasetFor, selectFrom, type RunDataset, type SampleEntry } from './runDataset';
 import { appVersion, gitCommit } from '../provenance';
 import type { SweepTag } from '../../../src-shared/sweeps';
@@ -98,6 +99,11 @@ export interface RunOptions {
    * memory service's `command`). Default false: the browser-mode API must never run programs.
    */
   mayStartProcesses?: boolean;
+  /**
+   * The folders (`serve --dataset-dir`) whose unix sockets the config may name, for a caller from
+   * the network (core/trust.ts). Absent: any, the local user's config.
+   */
+  allowedDirs?: readonly string[];
   /**
    * One real call to each endpoint before the run is created or resumed (pipeline/preflight.ts);
    * a failure refuses the run. Default false (library callers and tests that queue faults).
@@ -234,6 +240,13 @@ function seedLedger(store: RunStore, runId: string, manifest: RunManifest): void
   }
 }
 
+function callerTrust(options: RunOptions): CallerTrust {
+  return {
+    mayStartProcesses: options.mayStartProcesses === true,
+    ...(options.allowedDirs !== undefined ? { allowedDirs: options.allowedDirs } : {}),
+  };
+}
+
 /** An earlier launch's warnings (a resumed run) and this launch's, within the cap. */
 function manifestWarnings(
   before: readonly string[] | undefined,
@@ -260,7 +273,7 @@ export async function startExperiment(
   const executor = options.executor ?? workerExecutor();
   await executor.prepare(config);
   const service = await prepareMemoryPreset(config.memory.preset, config.memory.config, {
-    mayStartProcesses: options.mayStartProcesses === true,
+    ...callerTrust(options),
     apiKeys,
   });
   const dataset = await runDatasetFor(
@@ -374,7 +387,7 @@ export async function resumeExperiment(
   const executor = options.executor ?? workerExecutor();
   await executor.prepare(config);
   const service = await prepareMemoryPreset(config.memory.preset, config.memory.config, {
-    mayStartProcesses: options.mayStartProcesses === true,
+    ...callerTrust(options),
     apiKeys,
   });
   const dataset = await runDatasetFor(config.datasetPath, config);
@@ -615,6 +628,7 @@ async function execute(
         ...(options.responseCache !== undefined && options.responseCache !== 'off'
           ? { responseCache: options.responseCache }
           : {}),
+        ...(isLocalUser(callerTrust(options)) ? {} : { quoteReplies: false }),
       };
       const outcome = await executor.run(
         job,

@@ -69,6 +69,7 @@ function serve(port: NonNullable<typeof parentPort>, init: unknown): void {
       collectionDir: message.collectionDir,
       ...(message.cacheDir !== undefined ? { cacheDir: message.cacheDir } : {}),
       ...(message.responseCache !== undefined ? { responseCache: message.responseCache } : {}),
+      ...(message.quoteReplies === false ? { quoteReplies: false } : {}),
       apiKeys: message.apiKeys,
     };
     const cache = openResponseCache(job);

@@ -1,15 +1,18 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { Queue, QueueEvents, Worker, type Job } from 'bullmq';
+import { Queue, QueueEvents, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { z } from 'zod';
-import { WorkbenchError } from '../../../src-shared/errors';
+import { WorkbenchError, parseOrThrow } from '../../../src-shared/errors';
 import {
   DEFAULT_LLM_CONCURRENCY,
   ExperimentConfigSchema,
   type TestRecord,
 } from '../../../src-shared/experiment';
+import { sha256Hex } from '../canonical-hash';
 import { dataCacheDir } from '../embed/cache';
+import { checkMemoryCaller } from '../memory/registry';
+import { resolveInsideFolders } from '../trust';
 import { ApiKeySource, experimentApiKeys } from '../keys';
 import { workerExecutor, type SampleExecutor } from '../pipeline/executors';
 import {
@@ -100,6 +103,56 @@ const progressSchema = z.object({ testIndex: z.number().int().nonnegative() });
 /** BullMQ refuses ids with ":"; run ids and sanitised sample ids have none. */
 export function jobIdOf(runId: string, sampleId: string): string {
   return `${runId}.${sampleId.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+}
+
+/**
+ * Where a worker keeps a job's collection: named by the hash of the job id, so whatever id a
+ * queue holds (`../../victim`), the folder is one fresh name under <dataDir>/collections/.
+ */
+export function jobCollectionDir(dataDir: string, jobId: string): string {
+  return join(dataDir, 'collections', `job-${sha256Hex(jobId)}`);
+}
+
+/** What a worker's operator allows the queue's jobs (`cli worker` flags): see core/trust.ts. */
+export interface WorkerTrust {
+  /** `--allow-memory-command`: a job's external memory service may be a command to start. */
+  allowMemoryCommand: boolean;
+  /** `--dataset-dir` (real paths): the folders a job's dataset path and unix sockets may be in. */
+  datasetDirs: readonly string[];
+}
+
+/**
+ * A job as a worker may run it, or a coded refusal: anyone who can write to the Redis can add
+ * jobs (README, "Security"), so a job is network input. Its data must have the coordinator's
+ * shape, its id must be the one the coordinator derives from it, its dataset path must lie in
+ * the operator's folders, and its memory config must be one the operator allows (no command
+ * unless --allow-memory-command, no remote host, sockets only in the folders).
+ */
+export function checkSampleJob(
+  job: { id?: string | undefined; data: unknown },
+  trust: WorkerTrust,
+): z.output<typeof jobDataSchema> {
+  const data = parseOrThrow(jobDataSchema, job.data, 'queue job');
+  const expected = jobIdOf(data.runId, data.sample.sampleId);
+  if (job.id !== expected) {
+    throw new WorkbenchError(
+      'INVALID_INPUT',
+      `queue job ${JSON.stringify(job.id ?? null)}: its id is not the one its run and sample give (${expected}); the coordinator never made it`,
+      { path: ['id'] },
+    );
+  }
+  if (resolveInsideFolders(data.config.datasetPath, trust.datasetDirs) === null) {
+    throw new WorkbenchError(
+      'FORBIDDEN',
+      `queue job ${expected}: dataset ${data.config.datasetPath} is outside the folders this worker was given (${trust.datasetDirs.length === 0 ? 'none: start it with --dataset-dir <folder>' : `--dataset-dir ${trust.datasetDirs.join(', ')}`})`,
+      { path: ['config', 'datasetPath'] },
+    );
+  }
+  checkMemoryCaller(data.config.memory.preset, data.config.memory.config, {
+    mayStartProcesses: trust.allowMemoryCommand,
+    allowedDirs: trust.datasetDirs,
+  });
+  return data;
 }
 
 const testsKey = (queue: string, jobId: string): string => `mw:${queue}:tests:${jobId}`;
@@ -289,6 +342,8 @@ export interface SampleWorkerOptions {
   concurrency?: number;
   /** Collections of the samples in progress live under <dataDir>/collections/. */
   dataDir: string;
+  /** What this worker's operator allows the queue's jobs; default: no commands, no folders. */
+  trust?: WorkerTrust;
   apiKeys?: ApiKeySource;
   /** How long a job's lock lasts without renewal; a dead worker's job is retried after it. */
   lockDurationMs?: number;
@@ -309,6 +364,12 @@ export interface SampleWorkerOptions {
   }) => void;
 }
 
+/** A coded error as `CODE: message`, so the coordinator's job failure keeps the code. */
+function errorText(error: unknown): string {
+  if (error instanceof WorkbenchError) return `${error.code}: ${error.message}`;
+  return error instanceof Error ? error.message : String(error);
+}
+
 export interface SampleWorker {
   close(): Promise<void>;
 }
@@ -320,6 +381,7 @@ export async function startSampleWorker(options: SampleWorkerOptions): Promise<S
   redis.on('error', () => undefined);
   const executor = workerExecutor();
   const keys = options.apiKeys ?? new ApiKeySource();
+  const trust = options.trust ?? { allowMemoryCommand: false, datasetDirs: [] };
   const bucket =
     options.callsPerMinute !== undefined
       ? new RedisTokenBucket(redis, {
@@ -339,16 +401,25 @@ export async function startSampleWorker(options: SampleWorkerOptions): Promise<S
     const onCancel = (): void => cancel.abort(signal?.reason);
     if (signal?.aborted) onCancel();
     signal?.addEventListener('abort', onCancel, { once: true });
+    let data: z.output<typeof jobDataSchema>;
+    try {
+      data = checkSampleJob(job, trust);
+      // The worker creates the service from the registry this checks: refuses unknown presets.
+      await executor.prepare(data.config);
+    } catch (error) {
+      signal?.removeEventListener('abort', onCancel);
+      options.onJob?.({ jobId, state: 'failed', error: errorText(error) });
+      // A refused job fails once: another attempt would be refused the same way.
+      throw new UnrecoverableError(errorText(error));
+    }
+    const config = data.config;
     // Cancelled before this worker took it (the message went by while no one ran it).
     if ((await redis.exists(cancelKey(name, jobId))) > 0) cancel.abort('cancelled');
-    const data = jobDataSchema.parse(job.data);
-    const config = ExperimentConfigSchema.parse(data.config);
-    await executor.prepare(config);
     const key = testsKey(name, jobId);
     const side = sideKey(name, jobId);
     // Tests an earlier attempt of this job already stored are not computed again.
     const stored = (await redis.hkeys(key)).map(Number);
-    const collectionDir = join(options.dataDir, 'collections', jobId);
+    const collectionDir = jobCollectionDir(options.dataDir, jobId);
     rmSync(collectionDir, { recursive: true, force: true });
     mkdirSync(collectionDir, { recursive: true });
     let writes = Promise.resolve();
@@ -369,6 +440,8 @@ export async function startSampleWorker(options: SampleWorkerOptions): Promise<S
           collectionDir,
           cacheDir: dataCacheDir(options.dataDir),
           apiKeys: experimentApiKeys(config, keys),
+          // The job's author is not this worker's operator: never show them a service's reply.
+          quoteReplies: false,
         },
         {
           emit: () => undefined,
@@ -398,11 +471,7 @@ export async function startSampleWorker(options: SampleWorkerOptions): Promise<S
       options.onJob?.({ jobId, state: 'completed' });
       return outcome;
     } catch (error) {
-      options.onJob?.({
-        jobId,
-        state: 'failed',
-        error: error instanceof Error ? error.message : String(error),
-      });
+      options.onJob?.({ jobId, state: 'failed', error: errorText(error) });
       throw error;
     } finally {
       signal?.removeEventListener('abort', onCancel);

@@ -14,6 +14,7 @@ import { withTimeout } from '../../timeout';
 import {
   DEFAULT_MAX_RESPONSE_BYTES,
   HttpTransport,
+  NOT_QUOTED,
   StdioTransport,
   UNIX_SOCKET_PREFIX,
   checkServiceUrl,
@@ -36,6 +37,8 @@ export interface ServiceEndpoint {
   cwd?: string | undefined;
   /** Sent as `Authorization: Bearer <token>` to an HTTP service. */
   token?: string | undefined;
+  /** Error messages may quote the service's replies (default true; see HttpTransport). */
+  quoteReplies?: boolean | undefined;
 }
 
 /** What a run manifest records about the service: its `hello`, and a hash to compare runs by. */
@@ -70,10 +73,10 @@ export function openTransport(endpoint: ServiceEndpoint): MemoryTransport {
           { path: ['memory', 'config', 'url'] },
         );
       }
-      return new HttpTransport({ socketPath }, max, headers);
+      return new HttpTransport({ socketPath }, max, headers, endpoint.quoteReplies !== false);
     }
     const url = checkServiceUrl(endpoint.url, endpoint.allowRemote === true);
-    return new HttpTransport({ url }, max, headers);
+    return new HttpTransport({ url }, max, headers, endpoint.quoteReplies !== false);
   }
   return new StdioTransport(endpoint.command as string, max, endpoint.cwd);
 }
@@ -102,11 +105,15 @@ export class MemoryProtocolClient {
     const raw = await this.transport.call(method, request.data, signal);
     const result = (schemas.result as z.ZodType).safeParse(raw);
     if (!result.success) {
+      const quote = this.transport.quoteReplies;
       const issue = result.error.issues[0];
-      const path = (issue?.path ?? []).map((p) => (typeof p === 'symbol' ? String(p) : p));
+      // The path can hold the reply's own keys: only quoted replies show it.
+      const path = quote
+        ? (issue?.path ?? []).map((p) => (typeof p === 'symbol' ? String(p) : p))
+        : [];
       throw new WorkbenchError(
         'UPSTREAM',
-        `memory service ${this.where}: ${method} replied with an invalid result: ${issueText(result.error)}`,
+        `memory service ${this.where}: ${method} replied with an invalid result${quote ? `: ${issueText(result.error)}` : ` ${NOT_QUOTED}`}`,
         { where: this.where, path: [method, ...path] },
       );
     }

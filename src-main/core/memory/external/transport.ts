@@ -18,6 +18,8 @@ import { isLoopbackHostname } from '../../keys';
 export interface MemoryTransport {
   /** The URL or the command, for messages. */
   readonly where: string;
+  /** Whether error messages may quote the service's replies (HttpTransport's `quoteReplies`). */
+  readonly quoteReplies: boolean;
   /** The method's raw result; rejects with a coded WorkbenchError. */
   call(method: MemoryMethod, params: unknown, signal?: AbortSignal): Promise<unknown>;
   close(): Promise<void>;
@@ -25,13 +27,22 @@ export interface MemoryTransport {
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
-function serviceFailure(where: string, method: string, error: ServiceError): WorkbenchError {
-  return new WorkbenchError(
-    'UPSTREAM',
-    `memory service ${where}: ${method} failed: ${error.code}: ${error.message.slice(0, 500)}`,
-    { where, path: [method] },
-  );
+function serviceFailure(
+  where: string,
+  method: string,
+  error: ServiceError,
+  quoteReplies = true,
+): WorkbenchError {
+  const said = quoteReplies ? `: ${error.code}: ${error.message.slice(0, 500)}` : '';
+  return new WorkbenchError('UPSTREAM', `memory service ${where}: ${method} failed${said}`, {
+    where,
+    path: [method],
+  });
 }
+
+/** Where a reply is not quoted: says so, so nobody mistakes the silence for an empty reply. */
+export const NOT_QUOTED =
+  "(the reply is not quoted: this config came from the browser-mode API or a queue job, and the URL could be any local service's)";
 
 function cancelled(where: string, method: string, signal: AbortSignal): WorkbenchError {
   if (signal.reason instanceof WorkbenchError) return signal.reason;
@@ -84,6 +95,11 @@ export class HttpTransport implements MemoryTransport {
     private readonly maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES,
     /** Sent with every request (a bearer token); never part of a message. */
     private readonly headers: Readonly<Record<string, string>> = {},
+    /**
+     * Error messages may quote what the service replied (core/trust.ts `isLocalUser`). A config
+     * from the network may not: its URL could name any local service, whose reply is not its own.
+     */
+    readonly quoteReplies = true,
   ) {
     if ('socketPath' in target) {
       this.socketPath = target.socketPath;
@@ -98,6 +114,7 @@ export class HttpTransport implements MemoryTransport {
 
   call(method: MemoryMethod, params: unknown, signal?: AbortSignal): Promise<unknown> {
     const where = this.where;
+    const quoteReplies = this.quoteReplies;
     const target = new URL(method, this.base);
     const socket = this.socketPath === undefined ? {} : { socketPath: this.socketPath };
     const body = Buffer.from(JSON.stringify(params));
@@ -170,7 +187,7 @@ export class HttpTransport implements MemoryTransport {
               reject(
                 new WorkbenchError(
                   'UPSTREAM',
-                  `memory service ${where}: ${method}: HTTP ${res.statusCode}, body is not JSON: ${JSON.stringify(text.slice(0, 200))}`,
+                  `memory service ${where}: ${method}: HTTP ${res.statusCode}, body is not JSON${quoteReplies ? `: ${JSON.stringify(text.slice(0, 200))}` : ` ${NOT_QUOTED}`}`,
                   { where, path: [method] },
                 ),
               );
@@ -184,7 +201,7 @@ export class HttpTransport implements MemoryTransport {
             const coded = HttpErrorBodySchema.safeParse(value);
             reject(
               coded.success
-                ? serviceFailure(where, method, coded.data.error)
+                ? serviceFailure(where, method, coded.data.error, quoteReplies)
                 : new WorkbenchError(
                     'UPSTREAM',
                     `memory service ${where}: ${method}: HTTP ${status} without an {"error": {code, message}} body`,
@@ -263,6 +280,8 @@ const STDERR_TAIL = 2000;
  */
 export class StdioTransport implements MemoryTransport {
   readonly where: string;
+  /** Only a caller allowed to start the process gets here: it is the operator's own program. */
+  readonly quoteReplies = true;
   private readonly child: ChildProcessWithoutNullStreams;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;

@@ -18,10 +18,15 @@ import {
   probeService,
   type ServiceEndpoint,
 } from '../external/client';
-import { DEFAULT_MAX_RESPONSE_BYTES, UNIX_SOCKET_PREFIX } from '../external/transport';
+import {
+  DEFAULT_MAX_RESPONSE_BYTES,
+  UNIX_SOCKET_PREFIX,
+  checkServiceUrl,
+} from '../external/transport';
 import { assertKeyTransport, type ApiKeys } from '../../keys';
 import { registerMemoryPreset, type MemoryServiceFactory } from '../registry';
 import type { MemoryService, RetrieveContext } from '../types';
+import { confinedTo, isLocalUser, resolveInsideFolders, type CallerTrust } from '../../trust';
 
 export const EXTERNAL_PRESET = 'external';
 
@@ -277,7 +282,9 @@ class ExternalMemoryService implements MemoryService {
 
 export const externalPreset: MemoryServiceFactory = async (config, ctx) => {
   const parsed = parseOrThrow(externalPresetConfigSchema, config ?? {}, WHAT);
-  const client = new MemoryProtocolClient(openTransport(endpointOf(parsed, ctx.apiKeys)));
+  const client = new MemoryProtocolClient(
+    openTransport({ ...endpointOf(parsed, ctx.apiKeys), quoteReplies: ctx.quoteReplies !== false }),
+  );
   try {
     const { hello } = await client.hello(parsed.controlTimeoutMs);
     const serviceAnswers = usesServiceAnswers(parsed, hello);
@@ -305,25 +312,54 @@ export const externalPreset: MemoryServiceFactory = async (config, ctx) => {
   }
 };
 
+/**
+ * What the caller (core/trust.ts) may point a run at: a command only if it may start processes, a
+ * remote host only as the local user, a unix socket only inside the caller's folders. The refusal
+ * of a socket names no reason beyond the rule, so it says nothing about what exists on the disk.
+ */
+function checkCaller(config: ExternalPresetConfig, caller: CallerTrust): void {
+  if (config.command !== undefined && !caller.mayStartProcesses) {
+    throw new WorkbenchError(
+      'FORBIDDEN',
+      'memory preset "external": a command runs a program on this machine, so only the command line, the desktop app or a worker started with --allow-memory-command may give one, not the browser-mode API or a queue job; start the service yourself and give its url',
+      { path: ['memory', 'config', 'command'] },
+    );
+  }
+  // Conversations leaving the machine: only on the local user's word (CLI, desktop app).
+  if (config.allowRemote && !(caller.mayStartProcesses && isLocalUser(caller))) {
+    throw new WorkbenchError(
+      'FORBIDDEN',
+      'memory preset "external": allowRemote can only be set from the command line or the desktop app',
+      { path: ['memory', 'config', 'allowRemote'] },
+    );
+  }
+  if (config.url === undefined) return;
+  if (!config.url.startsWith(UNIX_SOCKET_PREFIX)) {
+    checkServiceUrl(config.url, config.allowRemote);
+    return;
+  }
+  const folders = confinedTo(caller);
+  const socket = config.url.slice(UNIX_SOCKET_PREFIX.length);
+  if (folders !== null && resolveInsideFolders(socket, folders) === null) {
+    throw new WorkbenchError(
+      'FORBIDDEN',
+      `memory service url ${config.url}: a unix socket given through the browser-mode API or a queue job must be inside the folders its operator gave (serve/worker --dataset-dir); this one is not`,
+      { path: ['memory', 'config', 'url'] },
+    );
+  }
+}
+
 registerMemoryPreset(EXTERNAL_PRESET, externalPreset, {
   configSchema: externalPresetConfigSchema,
+  check(config, caller) {
+    checkCaller(parseOrThrow(externalPresetConfigSchema, config ?? {}, WHAT), caller);
+  },
   async prepare(config, caller) {
     const parsed = parseOrThrow(externalPresetConfigSchema, config ?? {}, WHAT);
-    if (!caller.mayStartProcesses && parsed.command !== undefined) {
-      throw new WorkbenchError(
-        'FORBIDDEN',
-        'memory preset "external": a command can only be given from the command line or the desktop app, not through the browser-mode API (it would run a program on this machine); start the service yourself and give its url',
-        { path: ['memory', 'config', 'command'] },
-      );
-    }
-    if (!caller.mayStartProcesses && parsed.allowRemote) {
-      throw new WorkbenchError(
-        'FORBIDDEN',
-        'memory preset "external": allowRemote can only be set from the command line or the desktop app',
-        { path: ['memory', 'config', 'allowRemote'] },
-      );
-    }
-    const record = await probeService(endpointOf(parsed, caller.apiKeys));
+    const record = await probeService({
+      ...endpointOf(parsed, caller.apiKeys),
+      quoteReplies: isLocalUser(caller),
+    });
     usesServiceAnswers(parsed, record.hello);
     return record;
   },

@@ -1,0 +1,61 @@
+import { realpathSync } from 'node:fs';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+
+/**
+ * Who a config came from decides what it may make this machine do (DESIGN.md §7): the local user
+ * (CLI flags, a config file, the desktop app) may start processes and name any path; the
+ * browser-mode API and a Redis queue job may not, and may name only files and sockets inside the
+ * folders their operator gave (`serve --dataset-dir`, `worker --dataset-dir`). Every check of a
+ * config against its source reads this one policy.
+ */
+export interface CallerTrust {
+  /** The config may start a process (an external memory service's `command`). */
+  mayStartProcesses: boolean;
+  /**
+   * Real paths of the folders whose files and unix sockets the config may name: set for every
+   * config from the network (the API's callers default to none). Absent: any path, the local
+   * user's own config (also a local `sweep run` or `reproduce`, which start no processes).
+   */
+  allowedDirs?: readonly string[];
+}
+
+/** The local user's own config: the CLI and the desktop app. */
+export const LOCAL_USER: CallerTrust = { mayStartProcesses: true };
+
+/** The folders a caller is confined to, or null when it may name any path (the local user). */
+export function confinedTo(trust: CallerTrust): readonly string[] | null {
+  return trust.allowedDirs ?? null;
+}
+
+/**
+ * Whether the caller is the local user, who may reach any host and read what a service replied
+ * in error messages. Others never see a remote body: it could be a local service's secret.
+ */
+export function isLocalUser(trust: CallerTrust): boolean {
+  return confinedTo(trust) === null;
+}
+
+/**
+ * `path` resolved (symlinks too, when it exists) if it lies strictly inside one of `folders`,
+ * else null. A missing path is judged by where it would be, so the answer is the same whether a
+ * file outside exists or not.
+ */
+export function resolveInsideFolders(path: string, folders: readonly string[]): string | null {
+  if (folders.length === 0 || !isAbsolute(path)) return null;
+  const roots = folders.map((dir) => realpathOr(dir) ?? resolve(dir));
+  const inside = (candidate: string): boolean =>
+    roots.some((root) => {
+      const rel = relative(root, candidate);
+      return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
+    });
+  const candidate = realpathOr(path) ?? resolve(path);
+  return inside(candidate) ? candidate : null;
+}
+
+function realpathOr(path: string): string | null {
+  try {
+    return realpathSync(path);
+  } catch {
+    return null;
+  }
+}
