@@ -20,8 +20,8 @@ export interface OffThreadLoad {
 
 /**
  * loadDatasetFile and datasetStats in a worker thread (dataset-load-worker-entry.ts): the main
- * thread only receives the validated samples, one message per sample, acknowledging each, so it
- * stays free to answer other requests between them. Errors are the loader's own, coded as when
+ * thread only receives the validated samples, in batches it acknowledges one by one, so it stays
+ * free to answer other requests between them. Errors are the loader's own, coded as when
  * it runs inline; a worker that dies or breaks the protocol fails the load with INTERNAL.
  */
 export function loadDatasetFileOffThread(
@@ -64,8 +64,8 @@ export function loadDatasetFileOffThread(
         return;
       }
       switch (message.type) {
-        case 'sample':
-          samples.push(message.sample as unknown as Sample);
+        case 'samples':
+          for (const sample of message.samples) samples.push(sample as unknown as Sample);
           worker.postMessage(stamp({ type: 'next' }));
           return;
         case 'done':
