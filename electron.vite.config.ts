@@ -16,6 +16,8 @@ export default defineConfig({
           worker: resolve(__dirname, 'src-main/core/pipeline/worker-entry.ts'),
           // Heavy runs DB reads run in their own worker so the main thread keeps serving.
           'runs-read-worker': resolve(__dirname, 'src-main/core/runs/read-worker-entry.ts'),
+          // Opening a large dataset (read, parse, validate) runs off the main thread too.
+          'dataset-load-worker': resolve(__dirname, 'src-main/core/dataset-load-worker-entry.ts'),
         },
       },
     },

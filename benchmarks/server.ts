@@ -12,13 +12,13 @@ const DURATION_MS = 20_000;
 const PROBE_GAP_MS = 20;
 const TARGET_P99_MS = 50;
 
-interface Target {
+export interface Target {
   port: number;
   token: string;
 }
 
 /** One API call over HTTP; the body is drained and dropped (the client's cost stays small). */
-function call(target: Target, agent: Agent, name: string, input: unknown): Promise<number> {
+export function call(target: Target, agent: Agent, name: string, input: unknown): Promise<number> {
   const body = JSON.stringify(input);
   const started = performance.now();
   return new Promise((resolve, reject) => {
@@ -54,13 +54,22 @@ function call(target: Target, agent: Agent, name: string, input: unknown): Promi
   });
 }
 
-async function startChild(
+/** `extra`: server-child's optional arguments (dataset folder, dataset worker threshold). */
+export async function startChild(
   dataDir: string,
   readWorkers: number,
+  extra: readonly string[] = [],
 ): Promise<{ child: ChildProcess; target: Target }> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', join(REPO, 'benchmarks/server-child.ts'), dataDir, String(readWorkers)],
+    [
+      '--import',
+      'tsx',
+      join(REPO, 'benchmarks/server-child.ts'),
+      dataDir,
+      String(readWorkers),
+      ...extra,
+    ],
     { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   child.once('exit', (code, signal) => {

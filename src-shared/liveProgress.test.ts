@@ -359,6 +359,89 @@ describe('reduceProgress', () => {
       cancelled,
     );
   });
+  it("does not count an ended run's last events twice when the reconcile settled it first", () => {
+    // Issue 23 item 10 (the e2e saw "6 / 6" tests where 5 were planned): the engine ends the run,
+    // the window's reconcile finds it no longer active and settles it from the stored info, and
+    // only then do the run's last events arrive (the server and the page batch them ~100 ms each).
+    const summary = summarizeAnswers([]);
+    const beforeEnd = replay([
+      ...START,
+      ev({
+        type: 'sample-finished',
+        runId: R,
+        at: 1301,
+        sampleId: 'a',
+        status: 'completed',
+        insertErrors: 0,
+        answerErrors: 1,
+      }),
+      ev({
+        type: 'sample-started',
+        runId: R,
+        at: 1302,
+        sampleId: 'b',
+        totalPackets: 1,
+        plannedTests: 1,
+        skippedTests: 0,
+      }),
+      ev({ type: 'test-started', runId: R, at: 1400, sampleId: 'b', testIndex: 0, questions: 1 }),
+    ]);
+    const settled = reduceProgress(beforeEnd, {
+      type: 'settled',
+      info: info({
+        status: 'completed',
+        answerErrors: 2,
+        sampleInfo: [
+          sampleInfo('a', { status: 'completed', testsCommitted: 2 }),
+          sampleInfo('b', { status: 'completed', testsCommitted: 1, plannedTests: 1 }),
+        ],
+      }),
+    });
+    const late = replay(
+      [
+        ev({
+          type: 'question-answered',
+          runId: R,
+          at: 1450,
+          sampleId: 'b',
+          testIndex: 0,
+          questionIndex: 0,
+          done: 1,
+          total: 1,
+          error: true,
+        }),
+        ev({
+          type: 'test-committed',
+          runId: R,
+          at: 1500,
+          sampleId: 'b',
+          testIndex: 0,
+          meanF1: 0,
+          errors: 1,
+        }),
+        ev({
+          type: 'sample-finished',
+          runId: R,
+          at: 1501,
+          sampleId: 'b',
+          status: 'completed',
+          insertErrors: 0,
+          answerErrors: 1,
+        }),
+        ev({ type: 'run-finished', runId: R, at: 1600, summary, elapsedMs: 600 }),
+      ],
+      settled,
+    )[R]!;
+    expect(testCounts(late)).toEqual({ done: 3, total: 3 });
+    expect(late.testsCommitted).toBe(3);
+    expect(late.answerErrors).toBe(2);
+    expect(late.samples.b?.answerErrors).toBe(1);
+    // The run's own ending still says what the stored info cannot.
+    expect(late.status).toBe('completed');
+    expect(late.summary).toBe(summary);
+    expect(late.elapsedMs).toBe(600);
+    expect(overallFraction(late)).toBe(1);
+  });
 });
 
 describe('reduceProgress: batches and the engine snapshot (reload-safe progress)', () => {

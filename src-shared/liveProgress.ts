@@ -360,10 +360,28 @@ function fromInfo(info: RunInfo, previous: RunProgress | undefined): RunProgress
   };
 }
 
-/** One event folded into its run; an event a snapshot already covered (by seq) is skipped. */
+/**
+ * Events a run sends only while it runs and that add to a count; after the run ended they are
+ * late and already counted. ('sample-finished' takes maxima, so folding it late is harmless and
+ * keeps the sample's answer errors, which the stored info has not.)
+ */
+const MID_RUN_EVENTS: ReadonlySet<ProgressEvent['type']> = new Set([
+  'sample-started',
+  'packet',
+  'test-started',
+  'question-answered',
+  'test-committed',
+]);
+
+/**
+ * One event folded into its run. Skipped: an event a snapshot already covered (by seq), and a
+ * mid-run event of a run already ended — the engine sends its ending last, so such an event was
+ * overtaken by a stored ending ('settled') that counts it already (the "6 / 6 of 5" race).
+ */
 function foldEvent(state: ProgressState, { event, seq }: SequencedEvent): ProgressState {
   const before = state[event.runId] ?? emptyRun(event.runId);
   if (seq !== undefined && before.seq !== null && seq <= before.seq) return state;
+  if (!isActive(before) && MID_RUN_EVENTS.has(event.type)) return state;
   let next = applyEvent(before, event);
   // A cancel stays "cancelling" through the events of the question still in flight.
   if (before.status === 'cancelling' && next.status === 'running') {

@@ -62,6 +62,45 @@ describe('DatasetStore', () => {
   });
 });
 
+describe('DatasetStore: opening in a worker thread (issue 23 item 8)', () => {
+  // A 1-byte threshold sends every file through the worker; Infinity keeps every one inline.
+  const offThread = () => new DatasetStore(tempDir(), 1);
+  const inline = () => new DatasetStore(tempDir(), Number.POSITIVE_INFINITY);
+  const FIXTURES = join(__dirname, '../../tests/fixtures/locomo');
+
+  it('opens to the same summary and samples as the inline load, bad samples reported alike', async () => {
+    for (const file of [MINI, join(FIXTURES, 'bad-samples.json')]) {
+      const [worker, main] = [offThread(), inline()];
+      const a = await worker.openPath(file);
+      const b = await main.openPath(file);
+      expect({ ...a, openedAt: '' }).toStrictEqual({ ...b, openedAt: '' });
+      expect(a.problems.length).toBe(b.problems.length);
+      const [ours, theirs] = [await worker.get(a.datasetId), await main.get(b.datasetId)];
+      expect(ours.loaded).toStrictEqual(theirs.loaded);
+      for (const { sampleId } of a.stats.samples) {
+        expect(await ours.sample(sampleId)).toStrictEqual(await theirs.sample(sampleId));
+      }
+    }
+  });
+
+  it("refuses a broken file with the loader's own coded error, as inline", async () => {
+    const broken = join(tempDir(), 'broken.json');
+    writeFileSync(broken, '[{"sample_id": ');
+    for (const file of [broken, join(FIXTURES, 'not-array.json')]) {
+      const viaWorker = await offThread()
+        .openPath(file)
+        .catch((e: unknown) => e);
+      const viaMain = await inline()
+        .openPath(file)
+        .catch((e: unknown) => e);
+      expect(viaWorker).toBeInstanceOf(WorkbenchError);
+      expect((viaWorker as WorkbenchError).toPayload()).toEqual(
+        (viaMain as WorkbenchError).toPayload(),
+      );
+    }
+  });
+});
+
 describe('resolveInsideDatasetDirs (browser mode datasets.open)', () => {
   function layout() {
     const root = tempDir();

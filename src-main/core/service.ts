@@ -32,6 +32,11 @@ export interface ServiceOptions {
   keyPolicy?: KeyEnvPolicy;
   /** Threads that serve the runs DB's read views (default 1); 0 reads on the main thread. */
   readWorkers?: number;
+  /**
+   * Dataset files from this size on open in a worker thread (default OFF_THREAD_LOAD_BYTES);
+   * Infinity opens every file on the main thread (the old behaviour, for comparison).
+   */
+  datasetWorkerFromBytes?: number;
 }
 
 export interface Service {
@@ -49,7 +54,7 @@ export interface Service {
 /** Implements the API contract on top of core/. Both transports call exactly this. */
 export function createService(options: ServiceOptions): Service {
   installPunktModel();
-  const datasets = new DatasetStore(options.dataDir);
+  const datasets = new DatasetStore(options.dataDir, options.datasetWorkerFromBytes);
   // The one place keys are read, for the Models view and for experiments alike.
   const apiKeys = new ApiKeySource({
     ...(options.keyPolicy ? { policy: options.keyPolicy } : {}),

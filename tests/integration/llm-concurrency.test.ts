@@ -2,14 +2,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ExperimentConfigInput, TestRecord } from '../../src-shared/experiment';
 import {
   inlineExecutor,
   workerExecutor,
   type SampleExecutor,
 } from '../../src-main/core/pipeline/executors';
+import { SlotLender } from '../../src-main/core/pipeline/remoteGate';
 import { startExperiment } from '../../src-main/core/pipeline/runner';
+import { CallBudget } from '../../src-main/core/http/callBudget';
 import { RunStore } from '../../src-main/core/runs/store';
 import { RecencyMemory } from '../fixtures/experiment/test-presets';
 import {
@@ -43,6 +45,9 @@ beforeAll(async () => {
       return defaultChatReply(chat);
     },
   });
+});
+afterEach(() => {
+  vi.restoreAllMocks();
 });
 afterAll(async () => {
   await server.close();
@@ -128,6 +133,31 @@ describe('concurrent answering under one request budget per run', () => {
 
   it('keeps tokensPerMinute as one budget across worker threads', async () => {
     const { store, dataDir } = world();
+    // The main thread's side of the budget: who asked (one lender per worker's sample) and how
+    // many asks it granted.
+    const askers = new Set<SlotLender>();
+    let asks = 0;
+    let granted = 0;
+    const handleSlot = SlotLender.prototype.handle;
+    vi.spyOn(SlotLender.prototype, 'handle').mockImplementation(function (
+      this: SlotLender,
+      message,
+    ) {
+      if (message.type === 'slot-acquire') {
+        askers.add(this);
+        asks++;
+      }
+      handleSlot.call(this, message);
+    });
+    const acquire = CallBudget.prototype.acquire;
+    vi.spyOn(CallBudget.prototype, 'acquire').mockImplementation(async function (
+      this: CallBudget,
+      ...args
+    ) {
+      const release = await acquire.apply(this, args);
+      granted++;
+      return release;
+    });
     const before = server.requests.length;
     // A 1-token cap: the first request runs alone (an empty window lets one through), and every
     // other request of both workers waits for that minute to pass.
@@ -138,12 +168,19 @@ describe('concurrent answering under one request budget per run', () => {
       } as ExperimentConfigInput,
       { store, dataDir, executor: workerExecutor({ presetModules: [presetsModule] }) },
     );
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    // Not a fixed wait (under load a worker may not have asked yet): wait until both workers
+    // have asked the run's budget for a slot, at least twice in all, and one request was sent.
+    const chats = () =>
+      server.requests.slice(before).filter((r) => r.path.endsWith('/chat/completions'));
+    while (askers.size < 2 || asks < 2 || chats().length === 0) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    // Every ask but the first is held for the minute (a grant would have been given at the ask).
+    expect(granted).toBe(1);
     handle.cancel('test over');
     const outcome = await handle.done;
     expect(outcome.status).toBe('cancelled');
-    const chats = server.requests.slice(before).filter((r) => r.path.endsWith('/chat/completions'));
-    expect(chats).toHaveLength(1);
+    expect(chats()).toHaveLength(1);
     store.close();
   });
 

@@ -3,6 +3,8 @@ import { appendFileSync, copyFileSync, mkdtempSync, rmSync, statSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { buildRunExport } from '../../src-main/core/runs/export';
+import { RunStore } from '../../src-main/core/runs/store';
 import { CLI_ARGS, REPO } from '../support/cli';
 
 /**
@@ -54,19 +56,26 @@ interface Report {
   summary: { questions: number };
 }
 
-const finals = (db: string, id: string): unknown[] =>
-  (
-    JSON.parse(cli(baseEnv, 'export', id, '--format', 'json', '--runs-db', db).out) as {
-      answers: unknown[];
-    }
-  ).answers;
+/**
+ * The runs database read in this process, not by more CLI children: each child starts the whole
+ * CLI (~1.5 s of CPU), and under a loaded machine's 8x slowdown the reads alone took this test
+ * past its limit. `export` and `runs show` have their own tests.
+ */
+function readRuns<T>(db: string, read: (store: RunStore) => T): T {
+  const store = RunStore.open(db);
+  try {
+    return read(store);
+  } finally {
+    store.close();
+  }
+}
 
-const manifestDataset = (db: string, id: string): Record<string, unknown> =>
-  (
-    JSON.parse(cli(baseEnv, 'runs', 'show', id, '--json', '--runs-db', db).out) as {
-      run: { manifest: { dataset: Record<string, unknown>; samples: string[] } };
-    }
-  ).run.manifest.dataset;
+/** Each question's final answer, as `export --format json` writes them. */
+const finals = (db: string, id: string): unknown[] =>
+  readRuns(db, (store) => buildRunExport(store, id).answers);
+
+const manifestDataset = (db: string, id: string): unknown =>
+  readRuns(db, (store) => store.getRun(id).manifest.dataset);
 
 describe('cli experiment on a LongMemEval file over the whole-file limit', () => {
   it('is refused when loaded whole, and streamed by experiment with the answers of a whole load', () => {
@@ -165,10 +174,8 @@ describe('cli experiment on a LongMemEval file over the whole-file limit', () =>
       );
     });
     await new Promise((r) => child.once('exit', r));
-    const runs = JSON.parse(cli(baseEnv, 'runs', 'list', '--json', '--runs-db', db).out) as {
-      runs: Array<{ id: string; status: string }>;
-    };
-    const killed = runs.runs[0] as { id: string; status: string };
+    // Opening the database marks the killed run interrupted, as `runs list` would.
+    const killed = readRuns(db, (store) => store.listRuns()[0]) as { id: string; status: string };
     expect(killed.status).toBe('interrupted');
 
     appendFileSync(file, '\n');

@@ -8,7 +8,8 @@ import { Worker, type WorkerOptions } from 'node:worker_threads';
  * Where the worker entries live and how to start them, in one place.
  *
  * - Built app: electron-vite bundles this module into out/main/index.js and each worker entry into
- *   its own file beside it (out/main/worker.js, out/main/runs-read-worker.js); start the .js
+ *   its own file beside it (out/main/worker.js, out/main/runs-read-worker.js,
+ *   out/main/dataset-load-worker.js); start the .js
  *   directly.
  * - Source (CLI via tsx, Vitest): start the entry's .ts through tsx. Node 20 does not apply
  *   `execArgv: ['--import', 'tsx']` hooks to a worker's entry module (ERR_UNKNOWN_FILE_EXTENSION),
@@ -31,6 +32,10 @@ export const EXPERIMENT_WORKER: WorkerEntry = { built: 'worker.js', source: 'wor
 export const RUNS_READ_WORKER: WorkerEntry = {
   built: 'runs-read-worker.js',
   source: join('..', 'runs', 'read-worker-entry.ts'),
+};
+export const DATASET_LOAD_WORKER: WorkerEntry = {
+  built: 'dataset-load-worker.js',
+  source: join('..', 'dataset-load-worker-entry.ts'),
 };
 
 export function resolveWorkerLaunch(
