@@ -1,6 +1,7 @@
 import { WorkbenchError } from '../../../src-shared/errors';
 import type { ExperimentConfig } from '../../../src-shared/experiment';
 import type { Answerer } from '../answer/types';
+import { killServiceChildrenOf, watchServiceChildren } from '../memory/external/children';
 import { validateMemoryConfig } from '../memory/registry';
 import { createAnswerer } from './answerers';
 import { extraPresetModules, loadMemoryPresets } from './loadPresets';
@@ -90,6 +91,8 @@ export interface WorkerExecutorOptions {
 /** A worker with the sequence state that lives as long as it does. */
 interface PooledWorker {
   worker: Worker;
+  /** Captured at start: `worker.threadId` reads -1 once the thread has stopped. */
+  threadId: number;
   stamp: ReturnType<typeof sequencer<WorkerIn>>;
   checkSeq: (seq: number) => string | null;
   idleTimer?: ReturnType<typeof setTimeout>;
@@ -114,8 +117,10 @@ class WorkerPool {
       reused.worker.ref();
       return reused;
     }
+    const worker = startExperimentWorker({ name, workerData: this.init });
     return {
-      worker: startExperimentWorker({ name, workerData: this.init }),
+      worker,
+      threadId: worker.threadId,
       stamp: sequencer<WorkerIn>(),
       checkSeq: sequenceChecker(`main thread (${name})`),
     };
@@ -147,6 +152,8 @@ export function workerExecutor(options: WorkerExecutorOptions = {}): SampleExecu
   const presetModules = options.presetModules ?? extraPresetModules();
   const grace = options.cancelGraceMs ?? 30_000;
   const pool = new WorkerPool(options.idleMs ?? 10_000, { presetModules });
+  // Before any worker can start a memory service: terminated workers' services are killed here.
+  watchServiceChildren();
   return {
     kind: 'worker',
     async prepare(config) {
@@ -156,6 +163,15 @@ export function workerExecutor(options: WorkerExecutorOptions = {}): SampleExecu
     },
     run: (job, hooks, signal) => runInWorker(pool, job, hooks, signal, grace),
   };
+}
+
+/**
+ * Ends a worker that may be mid-sample, and the memory services it started: its own close path
+ * dies with it. Killed again once it is gone, for a start announced just before the end.
+ */
+function terminate({ worker, threadId }: PooledWorker): void {
+  killServiceChildrenOf(threadId);
+  void worker.terminate().then(() => setImmediate(() => killServiceChildrenOf(threadId)));
 }
 
 function runInWorker(
@@ -184,7 +200,7 @@ function runInWorker(
       signal.removeEventListener('abort', onAbort);
       fn();
       if (reusable) pool.release(pooled);
-      else void worker.terminate();
+      else terminate(pooled);
     };
     const fail = (error: WorkbenchError): void => settle(() => reject(error), false);
     function onAbort(): void {
