@@ -2,9 +2,8 @@ import { WorkbenchError } from '../../../src-shared/errors';
 import type { ExperimentConfig } from '../../../src-shared/experiment';
 import type { Answerer } from '../answer/types';
 import { killServiceChildrenOf, watchServiceChildren } from '../memory/external/children';
-import { validateMemoryConfig } from '../memory/registry';
 import { createAnswerer } from './answerers';
-import { extraPresetModules, loadMemoryPresets } from './loadPresets';
+import { checkMemoryConfig, extraPresetModules } from './loadPresets';
 import {
   sequenceChecker,
   sequencer,
@@ -157,9 +156,8 @@ export function workerExecutor(options: WorkerExecutorOptions = {}): SampleExecu
   return {
     kind: 'worker',
     async prepare(config) {
-      await loadMemoryPresets(presetModules);
       // The worker creates the service from this same registry: what passes here, it can open.
-      validateMemoryConfig(config.memory.preset, config.memory.config, 'experiment config');
+      await checkMemoryConfig(config, 'experiment config', presetModules);
     },
     run: (job, hooks, signal) => runInWorker(pool, job, hooks, signal, grace),
   };
