@@ -1,7 +1,11 @@
 import { WorkbenchError } from '../../../src-shared/errors';
 import type { ExperimentConfig } from '../../../src-shared/experiment';
 import type { Answerer } from '../answer/types';
-import { killServiceChildrenOf, watchServiceChildren } from '../memory/external/children';
+import {
+  killServiceChildrenOf,
+  serviceChildTable,
+  watchServiceChildren,
+} from '../memory/external/children';
 import { createAnswerer } from './answerers';
 import { checkMemoryConfig, extraPresetModules } from './loadPresets';
 import {
@@ -150,8 +154,11 @@ class WorkerPool {
 export function workerExecutor(options: WorkerExecutorOptions = {}): SampleExecutor {
   const presetModules = options.presetModules ?? extraPresetModules();
   const grace = options.cancelGraceMs ?? 30_000;
-  const pool = new WorkerPool(options.idleMs ?? 10_000, { presetModules });
-  // Before any worker can start a memory service: terminated workers' services are killed here.
+  const pool = new WorkerPool(options.idleMs ?? 10_000, {
+    presetModules,
+    serviceChildren: serviceChildTable(),
+  });
+  // The workers' services are killed from here when the process ends or is signalled.
   watchServiceChildren();
   return {
     kind: 'worker',

@@ -1,32 +1,47 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { BroadcastChannel, isMainThread, threadId } from 'node:worker_threads';
-import { z } from 'zod';
+import { isMainThread, threadId } from 'node:worker_threads';
 
 /**
  * Every memory-service process this process starts, known to the main thread wherever it was
  * started. A service is started in an experiment worker; a worker that is terminated (a cancel
  * past its grace, a paused run, a failed sample) takes its close path with it, and the child
  * would live on, reparented to PID 1 once the CLI exits. So each child runs in its own process
- * group (it and whatever it starts), every start and end is announced on a broadcast channel the
- * main thread listens to, and the main thread kills a terminated worker's groups, and every
- * group when the process ends or is told to (SIGINT, SIGTERM, SIGHUP).
+ * group (it and whatever it starts), and its pid is written, synchronously at spawn, into a table
+ * in shared memory that the main thread reads: the main thread kills a terminated worker's groups,
+ * and every group when the process ends or is told to (SIGINT, SIGTERM, SIGHUP). Shared memory
+ * rather than a message, so a signal that arrives right after a spawn still finds the child.
  */
 
-const CHANNEL = 'memory-workbench:service-children';
+/** Children alive at once, per process: far above any run's parallelism. */
+const SLOTS = 1024;
 
-const noticeSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('started'), pid: z.number().int().positive(), thread: z.number() }),
-  z.object({ type: z.literal('ended'), pid: z.number().int().positive() }),
-]);
-type Notice = z.output<typeof noticeSchema>;
+/** Slot i holds [pid, thread id] at 2i, 2i+1; pid 0 marks a free slot. */
+let table = new Int32Array(new SharedArrayBuffer(SLOTS * 2 * Int32Array.BYTES_PER_ELEMENT));
 
-/** Main thread only: live child pid (= its process group id) -> the thread that started it. */
-const live = new Map<number, number>();
-let channel: BroadcastChannel | null = null;
+/** The main thread's table, for a worker's `workerData`. */
+export function serviceChildTable(): SharedArrayBuffer {
+  return table.buffer as SharedArrayBuffer;
+}
 
-function record(notice: Notice): void {
-  if (notice.type === 'started') live.set(notice.pid, notice.thread);
-  else live.delete(notice.pid);
+/** A worker records its children in the main thread's table (given in its workerData). */
+export function adoptServiceChildTable(buffer: SharedArrayBuffer): void {
+  table = new Int32Array(buffer);
+}
+
+function register(pid: number): void {
+  for (let slot = 0; slot < SLOTS; slot++) {
+    if (Atomics.compareExchange(table, slot * 2, 0, pid) === 0) {
+      Atomics.store(table, slot * 2 + 1, threadId);
+      return;
+    }
+  }
+  // Full: the child still ends through its own close path, just not through the backstop.
+}
+
+function unregister(pid: number): void {
+  for (let slot = 0; slot < SLOTS; slot++) {
+    if (Atomics.compareExchange(table, slot * 2, pid, 0) === pid) return;
+  }
 }
 
 /** SIGKILL to a child's whole process group; a group already gone is fine. */
@@ -38,19 +53,23 @@ export function killProcessGroup(pid: number): void {
   }
 }
 
-/** Kills every service child started by `thread` (a worker's threadId); main thread only. */
-export function killServiceChildrenOf(thread: number): void {
-  for (const [pid, owner] of live) {
-    if (owner !== thread) continue;
+function killWhere(owned: (thread: number) => boolean): void {
+  for (let slot = 0; slot < SLOTS; slot++) {
+    const pid = Atomics.load(table, slot * 2);
+    if (pid === 0 || !owned(Atomics.load(table, slot * 2 + 1))) continue;
     killProcessGroup(pid);
-    live.delete(pid);
+    Atomics.compareExchange(table, slot * 2, pid, 0);
   }
 }
 
-/** Kills every service child this process started; main thread only. Synchronous (safe in 'exit'). */
+/** Kills every service child started by `thread` (a worker's threadId). */
+export function killServiceChildrenOf(thread: number): void {
+  killWhere((owner) => owner === thread);
+}
+
+/** Kills every service child this process started. Synchronous (safe in 'exit'). */
 export function killAllServiceChildren(): void {
-  for (const pid of live.keys()) killProcessGroup(pid);
-  live.clear();
+  killWhere(() => true);
 }
 
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
@@ -67,36 +86,14 @@ function onSignal(signal: (typeof SIGNALS)[number]): void {
   process.kill(process.pid, signal);
 }
 
-/**
- * Main thread: starts listening for children started by workers. Idempotent; call it before a
- * worker can start a child (the channel delivers only to listeners that exist when it posts).
- */
+let watching = false;
+
+/** Main thread: kills every child when the process exits or is signalled. Idempotent. */
 export function watchServiceChildren(): void {
-  if (!isMainThread || channel) return;
-  channel = new BroadcastChannel(CHANNEL);
-  channel.onmessage = (event) => {
-    const parsed = noticeSchema.safeParse(event.data);
-    if (parsed.success) record(parsed.data);
-  };
-  // The channel never keeps a finished CLI alive.
-  channel.unref();
+  if (!isMainThread || watching) return;
+  watching = true;
   process.on('exit', killAllServiceChildren);
   for (const s of SIGNALS) process.on(s, onSignal);
-}
-
-let announcer: BroadcastChannel | null = null;
-
-function announce(notice: Notice): void {
-  if (isMainThread) {
-    watchServiceChildren();
-    record(notice);
-    return;
-  }
-  if (!announcer) {
-    announcer = new BroadcastChannel(CHANNEL);
-    announcer.unref();
-  }
-  announcer.postMessage(notice);
 }
 
 /**
@@ -108,6 +105,7 @@ export function spawnServiceChild(
   argv: readonly string[],
   cwd?: string,
 ): ChildProcessWithoutNullStreams {
+  watchServiceChildren();
   const child = spawn(argv[0] as string, argv.slice(1), {
     stdio: ['pipe', 'pipe', 'pipe'],
     detached: true,
@@ -115,11 +113,11 @@ export function spawnServiceChild(
   });
   const pid = child.pid;
   if (pid !== undefined) {
-    announce({ type: 'started', pid, thread: threadId });
+    register(pid);
     // What the service started dies with it, even when the service itself exited cleanly.
     child.once('exit', () => {
       killProcessGroup(pid);
-      announce({ type: 'ended', pid });
+      unregister(pid);
     });
   }
   return child;
