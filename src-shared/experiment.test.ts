@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { zodError } from './errors';
 import {
   ExperimentConfigSchema,
+  MAX_TIMEOUT_MS,
   curveOf,
   estimateRemainingMs,
   finalAnswersOf,
@@ -112,6 +113,37 @@ describe('ExperimentConfigSchema', () => {
     expect(refused.success).toBe(false);
     expect(zodError(refused.error!, 'config').message).toMatch(
       /answerer\.batchSize: a batch of questions to a prompt is LoCoMo full context only/,
+    );
+  });
+
+  it("bounds every deadline by what Node's timers hold (2^31-1 ms), naming the field", () => {
+    const llm = { kind: 'llm', baseUrl: 'http://127.0.0.1:1/v1', model: 'm' } as const;
+    const message = (input: unknown): string => {
+      const result = ExperimentConfigSchema.safeParse(input);
+      return result.success ? 'accepted' : zodError(result.error, 'config').message;
+    };
+    // 3e9 ms would overflow to a 1 ms timer: every call would time out at once.
+    expect(message({ datasetPath: 'x', timeouts: { answerMs: 3e9 } })).toMatch(
+      /^config: timeouts\.answerMs: .*2147483647/,
+    );
+    expect(message({ datasetPath: 'x', timeouts: { insertMs: 3e9 } })).toMatch(
+      /^config: timeouts\.insertMs: /,
+    );
+    expect(message({ datasetPath: 'x', answerer: { ...llm, timeoutMs: 3e9 } })).toMatch(
+      /^config: answerer\.timeoutMs: /,
+    );
+    expect(message({ datasetPath: 'x', timeouts: { answerMs: MAX_TIMEOUT_MS } })).toBe('accepted');
+  });
+
+  it('refuses a sample listed twice, naming it', () => {
+    const result = ExperimentConfigSchema.safeParse({
+      datasetPath: 'x',
+      samples: ['conv-26', 'conv-30', 'conv-26'],
+    });
+    expect(result.success).toBe(false);
+    if (result.success) return;
+    expect(zodError(result.error, 'config').message).toBe(
+      'config: samples[2]: sample "conv-26" is listed twice',
     );
   });
 

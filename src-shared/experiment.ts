@@ -35,6 +35,13 @@ export const MAX_PARALLEL = 256;
 export const MAX_CONCURRENCY = 1024;
 /** Failed answers in a row that pause a run (the circuit breaker), unless the config says. */
 export const DEFAULT_MAX_CONSECUTIVE_FAILURES = 20;
+/**
+ * The longest deadline a config may set: Node's timers hold a signed 32-bit millisecond count, and
+ * a longer one overflows to 1 ms (with a warning), so `answerMs: 3e9` would time every call out.
+ */
+export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+/** Every deadline in a config (milliseconds, whole, at least 1, at most MAX_TIMEOUT_MS). */
+export const timeoutMsSchema = z.number().int().positive().max(MAX_TIMEOUT_MS);
 
 /** An environment variable's name: where an API key is read from at call time. */
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -132,7 +139,7 @@ function llmEndpointShape(defaultMaxTokens: number) {
     maxTokens: z.number().int().min(1).max(32_768).default(defaultMaxTokens),
     apiKeyEnv: z.string().regex(ENV_NAME, 'must be an environment variable name').optional(),
     /** Per HTTP attempt; the pipeline's answer timeout bounds the whole call with its retries. */
-    timeoutMs: z.number().int().positive().default(DEFAULT_LLM_TIMEOUT_MS),
+    timeoutMs: timeoutMsSchema.default(DEFAULT_LLM_TIMEOUT_MS),
     maxRetries: z.number().int().min(0).max(20).default(DEFAULT_LLM_MAX_RETRIES),
     /** Requests in flight at once, per process (each experiment worker has its own client). */
     concurrency: z.number().int().min(1).max(64).default(DEFAULT_LLM_CONCURRENCY),
@@ -295,7 +302,24 @@ export const ExperimentConfigSchema = z
   .object({
     datasetPath: z.string().min(1),
     /** Sample ids to run; absent means every sample in the file. */
-    samples: z.array(z.string().min(1)).min(1).optional(),
+    samples: z
+      .array(z.string().min(1))
+      .min(1)
+      .superRefine((ids, ctx) => {
+        // Each sample runs once: a repeated id would plan the same sample twice in one run.
+        const seen = new Set<string>();
+        ids.forEach((id, index) => {
+          if (seen.has(id)) {
+            ctx.addIssue({
+              code: 'custom',
+              path: [index],
+              message: `sample "${id}" is listed twice`,
+            });
+          }
+          seen.add(id);
+        });
+      })
+      .optional(),
     memory: z
       .object({
         preset: z.string().min(1).default(DEFAULT_MEMORY_PRESET),
@@ -322,8 +346,8 @@ export const ExperimentConfigSchema = z
     seed: z.number().int().default(DEFAULT_SEED),
     timeouts: z
       .object({
-        insertMs: z.number().int().positive().default(DEFAULT_INSERT_TIMEOUT_MS),
-        answerMs: z.number().int().positive().default(DEFAULT_ANSWER_TIMEOUT_MS),
+        insertMs: timeoutMsSchema.default(DEFAULT_INSERT_TIMEOUT_MS),
+        answerMs: timeoutMsSchema.default(DEFAULT_ANSWER_TIMEOUT_MS),
       })
       .strict()
       .prefault({}),

@@ -67,6 +67,9 @@ const dateTime = z
 
 // ---- hello -------------------------------------------------------------------------------------
 
+/** The most JSON a `hello` may take, extra fields included. */
+export const MAX_HELLO_CHARS = 64 * 1024;
+
 export const HelloParamsSchema = z.object({ protocol: z.literal(MEMORY_PROTOCOL) }).strict();
 
 export const HelloResultSchema = z
@@ -89,7 +92,12 @@ export const HelloResultSchema = z
       .loose()
       .refine((c) => c.retrieve || c.answer, 'a service must retrieve or answer (or both)'),
   })
-  .loose();
+  .loose()
+  // Extra fields are the service's own provenance and are stored with every run: bounded, so a
+  // service cannot write megabytes into each manifest.
+  .refine((hello) => JSON.stringify(hello).length <= MAX_HELLO_CHARS, {
+    message: `hello is larger than ${MAX_HELLO_CHARS} characters of JSON (it is kept in every run's manifest)`,
+  });
 export type HelloResult = z.output<typeof HelloResultSchema>;
 
 // ---- open --------------------------------------------------------------------------------------

@@ -27,5 +27,15 @@ export function parseYamlOrJson(file: string, text: string, what = 'sweep spec')
       { where: file },
     );
   }
-  return doc.toJS() as unknown;
+  try {
+    return doc.toJS() as unknown;
+  } catch (error) {
+    // The yaml library refuses to expand an alias bomb (a few lines that would become billions of
+    // nodes) and says so here: the file is bad input, not a crash.
+    throw new WorkbenchError(
+      'INVALID_INPUT',
+      `${what} ${file}: YAML refused (${(error as Error).message})`,
+      { where: file },
+    );
+  }
 }

@@ -68,6 +68,18 @@ describe('cli sweep', () => {
     );
   });
 
+  it('plan refuses a memory config its run would refuse (a designed preset without a design)', async () => {
+    const file = spec(
+      'designed.yaml',
+      `name: designed\nbase:\n  datasetPath: ${JSON.stringify(mini)}\n  memory: { preset: designed, config: { indexes: [] } }\n`,
+    );
+    const { code, err } = await cli('sweep', 'plan', file);
+    expect(code).toBe(1);
+    expect(err).toMatch(
+      /^error INVALID_INPUT: sweep spec .*designed\.yaml: cell #0: memory\.config\.name: /,
+    );
+  });
+
   it('says what it needs on a usage mistake', async () => {
     const { code, err } = await cli('sweep', 'frob', 'x.yaml');
     expect(code).toBe(2);

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { axisValueLabel } from '../../../src-shared/sweeps';
 import { ApiKeySource } from '../../core/keys';
 import type { SampleExecutor } from '../../core/pipeline/executors';
+import { checkMemoryConfig } from '../../core/pipeline/loadPresets';
 import { planSweep, type CellPlan, type SweepPlan } from '../../core/sweeps/plan';
 import { runSweep } from '../../core/sweeps/run';
 import { readSweepFile } from '../../core/sweeps/spec';
@@ -93,6 +94,9 @@ function parse(args: string[]) {
 
 async function plan(file: string, json: boolean, io: CliIO): Promise<number> {
   const sweep = readSweepFile(file);
+  for (const cell of sweep.cells) {
+    await checkMemoryConfig(cell.config, `sweep spec ${file}: cell ${cell.key}`);
+  }
   const result = await planSweep(sweep.cells);
   if (json) {
     io.stdout(`${JSON.stringify({ sweepId: sweep.sweepId, name: sweep.spec.name, ...result })}\n`);

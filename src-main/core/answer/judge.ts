@@ -24,7 +24,8 @@ import {
   type JudgeProtocol,
   type JudgeVerdict,
 } from './judge-protocols';
-import { LlmClient } from './llm-client';
+import { requestWasSent } from '../http/retry';
+import { LlmClient, type ChatCompletion } from './llm-client';
 
 /**
  * The LLM judge: question, gold and generated answer in, a CORRECT/WRONG label out, `repeats`
@@ -170,13 +171,20 @@ export class LlmJudge {
     }
     const messages = this.protocol.messages(item);
     for (let attempt = 0; ; attempt++) {
+      let completion: ChatCompletion;
+      try {
+        completion = await this.client.complete(messages, {
+          seed: repeat,
+          ...(this.protocol.jsonMode ? { responseFormat: { type: 'json_object' as const } } : {}),
+          ...(this.protocol.maxTokens !== undefined ? { maxTokens: this.protocol.maxTokens } : {}),
+          ...(signal ? { signal } : {}),
+        });
+      } catch (error) {
+        // Only a request that reached the endpoint is a call made.
+        if (requestWasSent(error)) this.stats.calls++;
+        throw error;
+      }
       this.stats.calls++;
-      const completion = await this.client.complete(messages, {
-        seed: repeat,
-        ...(this.protocol.jsonMode ? { responseFormat: { type: 'json_object' as const } } : {}),
-        ...(this.protocol.maxTokens !== undefined ? { maxTokens: this.protocol.maxTokens } : {}),
-        ...(signal ? { signal } : {}),
-      });
       let verdict: JudgeVerdict;
       try {
         verdict = this.protocol.parse(completion.content);

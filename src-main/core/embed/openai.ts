@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { openAIEmbedderEndpointShape } from '../../../src-shared/embedders';
 import { WorkbenchError, parseOrThrow } from '../../../src-shared/errors';
-import { DEFAULT_LLM_MAX_REPLY_BYTES } from '../../../src-shared/experiment';
+import { DEFAULT_LLM_MAX_REPLY_BYTES, timeoutMsSchema } from '../../../src-shared/experiment';
 import { endedDelta, type CallMeter } from '../answer/llm-client';
 import { excerpt, postJson, redact, withRetries, type Attempt } from '../http/retry';
 import { assertKeyTransport, type ApiKeys } from '../keys';
@@ -27,7 +27,7 @@ export const openAIEmbedderConfigSchema = z
   .object({
     ...openAIEmbedderEndpointShape,
     batchSize: z.number().int().min(1).max(2048).default(64),
-    timeoutMs: z.number().int().positive().default(30_000),
+    timeoutMs: timeoutMsSchema.default(30_000),
     maxRetries: z.number().int().min(0).max(20).default(4),
     concurrency: z.number().int().min(1).max(64).default(2),
     /** Backoff: min(maxDelayMs, baseDelayMs * 2^attempt), times a jitter factor in [0.5, 1). */

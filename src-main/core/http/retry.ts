@@ -160,7 +160,7 @@ export async function postJson(
       error: new WorkbenchError(
         'UPSTREAM',
         redact(`${label} failed: ${networkReason(error)}`, secret),
-        { where },
+        { where, cause: error },
       ),
     };
   } finally {
@@ -241,6 +241,29 @@ export function redact(message: string, secret: string | undefined): string {
 }
 
 /** undici reports "fetch failed" with the useful part in `cause`. */
+/** Network errors that mean no connection was made: the request never reached an endpoint. */
+const NOT_CONNECTED = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EADDRNOTAVAIL',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+]);
+
+/**
+ * Whether a failed call reached its endpoint, so it counts as a call made (a call ledger counts
+ * requests sent, not requests tried): false for a request refused before it was sent (bad input,
+ * a key that may not travel) and for one whose connection was never made (nothing listening at
+ * `http://0.0.0.0`, an unknown host).
+ */
+export function requestWasSent(error: unknown): boolean {
+  if (!(error instanceof WorkbenchError)) return true;
+  if (error.code === 'INVALID_INPUT') return false;
+  const code = (error.cause as { cause?: { code?: unknown } } | undefined)?.cause?.code;
+  return !(typeof code === 'string' && NOT_CONNECTED.has(code));
+}
+
 export function networkReason(error: unknown): string {
   const cause = (error as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
   const parts: string[] = [];

@@ -1,9 +1,13 @@
 import { WorkbenchError } from '../../../src-shared/errors';
 import type { ExperimentConfig } from '../../../src-shared/experiment';
 import type { Answerer } from '../answer/types';
-import { validateMemoryConfig } from '../memory/registry';
+import {
+  killServiceChildrenOf,
+  serviceChildTable,
+  watchServiceChildren,
+} from '../memory/external/children';
 import { createAnswerer } from './answerers';
-import { extraPresetModules, loadMemoryPresets } from './loadPresets';
+import { checkMemoryConfig, extraPresetModules } from './loadPresets';
 import {
   sequenceChecker,
   sequencer,
@@ -90,6 +94,8 @@ export interface WorkerExecutorOptions {
 /** A worker with the sequence state that lives as long as it does. */
 interface PooledWorker {
   worker: Worker;
+  /** Captured at start: `worker.threadId` reads -1 once the thread has stopped. */
+  threadId: number;
   stamp: ReturnType<typeof sequencer<WorkerIn>>;
   checkSeq: (seq: number) => string | null;
   idleTimer?: ReturnType<typeof setTimeout>;
@@ -114,8 +120,10 @@ class WorkerPool {
       reused.worker.ref();
       return reused;
     }
+    const worker = startExperimentWorker({ name, workerData: this.init });
     return {
-      worker: startExperimentWorker({ name, workerData: this.init }),
+      worker,
+      threadId: worker.threadId,
       stamp: sequencer<WorkerIn>(),
       checkSeq: sequenceChecker(`main thread (${name})`),
     };
@@ -146,16 +154,29 @@ class WorkerPool {
 export function workerExecutor(options: WorkerExecutorOptions = {}): SampleExecutor {
   const presetModules = options.presetModules ?? extraPresetModules();
   const grace = options.cancelGraceMs ?? 30_000;
-  const pool = new WorkerPool(options.idleMs ?? 10_000, { presetModules });
+  const pool = new WorkerPool(options.idleMs ?? 10_000, {
+    presetModules,
+    serviceChildren: serviceChildTable(),
+  });
+  // The workers' services are killed from here when the process ends or is signalled.
+  watchServiceChildren();
   return {
     kind: 'worker',
     async prepare(config) {
-      await loadMemoryPresets(presetModules);
       // The worker creates the service from this same registry: what passes here, it can open.
-      validateMemoryConfig(config.memory.preset, config.memory.config, 'experiment config');
+      await checkMemoryConfig(config, 'experiment config', presetModules);
     },
     run: (job, hooks, signal) => runInWorker(pool, job, hooks, signal, grace),
   };
+}
+
+/**
+ * Ends a worker that may be mid-sample, and the memory services it started: its own close path
+ * dies with it. Killed again once it is gone, for a start announced just before the end.
+ */
+function terminate({ worker, threadId }: PooledWorker): void {
+  killServiceChildrenOf(threadId);
+  void worker.terminate().then(() => setImmediate(() => killServiceChildrenOf(threadId)));
 }
 
 function runInWorker(
@@ -184,7 +205,7 @@ function runInWorker(
       signal.removeEventListener('abort', onAbort);
       fn();
       if (reusable) pool.release(pooled);
-      else void worker.terminate();
+      else terminate(pooled);
     };
     const fail = (error: WorkbenchError): void => settle(() => reject(error), false);
     function onAbort(): void {

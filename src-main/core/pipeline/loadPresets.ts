@@ -1,7 +1,9 @@
 import { delimiter, isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { ExperimentConfig } from '../../../src-shared/experiment';
 // The built-in presets register themselves in the memory registry when this module is imported.
 import '../memory/presets';
+import { validateMemoryConfig } from '../memory/registry';
 
 /**
  * Memory presets register themselves in the registry when their modules are imported. The run
@@ -36,4 +38,18 @@ export async function loadMemoryPresets(extra: readonly string[] = []): Promise<
     }
     await loading;
   }
+}
+
+/**
+ * The memory part of a config as a run would check it before it starts: the preset exists (the
+ * extra modules loaded) and its config passes the preset's schema. `sweep plan` asks the same, so
+ * a plan never accepts a cell its run would refuse.
+ */
+export async function checkMemoryConfig(
+  config: Pick<ExperimentConfig, 'memory'>,
+  what: string,
+  extra: readonly string[] = extraPresetModules(),
+): Promise<void> {
+  await loadMemoryPresets(extra);
+  validateMemoryConfig(config.memory.preset, config.memory.config, what);
 }

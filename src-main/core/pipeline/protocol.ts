@@ -25,9 +25,16 @@ import type { LogLevel, SampleEvent, SampleOutcome } from './runSample';
 
 /**
  * What a worker is started with (`workerData`), fixed for its life: modules that register extra
- * memory presets (tests, development), imported once before the first sample.
+ * memory presets (tests, development), imported once before the first sample, and where it
+ * records the service processes it starts.
  */
-export const workerInitSchema = z.object({ presetModules: z.array(z.string()) }).strict();
+export const workerInitSchema = z
+  .object({
+    presetModules: z.array(z.string()),
+    /** The main thread's table of memory-service children (memory/external/children.ts). */
+    serviceChildren: z.instanceof(SharedArrayBuffer),
+  })
+  .strict();
 export type WorkerInit = z.output<typeof workerInitSchema>;
 
 const answerSchema = z.object({

@@ -5,6 +5,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { WorkbenchError, toErrorPayload } from '../../../src-shared/errors';
 import { createAnswerer } from './answerers';
+import { adoptServiceChildTable } from '../memory/external/children';
 import { createMemoryService } from '../memory/registry';
 import { loadMemoryPresets } from './loadPresets';
 import {
@@ -49,6 +50,7 @@ function serve(port: NonNullable<typeof parentPort>, init: unknown): void {
         `experiment worker: bad workerData: ${parsed.error.message}`,
       );
     }
+    adoptServiceChildTable(parsed.data.serviceChildren);
     await loadMemoryPresets(parsed.data.presetModules);
   })();
   // Reported by the first start; not an unhandled rejection before it.

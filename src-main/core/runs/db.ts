@@ -315,6 +315,45 @@ export function isCorruptionError(error: unknown): boolean {
   );
 }
 
+/**
+ * How long a runs DB connection waits for another connection's write lock (another CLI run, the
+ * app, a `runs` command) before it gives up. Writers take the lock up front (`BEGIN IMMEDIATE`, see
+ * `writeTransaction`), so waiting is all a busy file ever costs them; a test's commit holds the lock
+ * for milliseconds.
+ */
+export const RUNS_DB_BUSY_TIMEOUT_MS = 5000;
+
+/** SQLITE_BUSY and its extended codes: another connection held the lock past the busy timeout. */
+function isLockedError(error: unknown): boolean {
+  const code =
+    error !== null && typeof error === 'object' && 'code' in error ? error.code : undefined;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+}
+
+/** A busy file as a coded error naming it and the wait; anything else is passed through. */
+export function lockedError(file: string, error: unknown): unknown {
+  if (!isLockedError(error)) return error;
+  return new WorkbenchError(
+    'BUSY',
+    `runs database ${file}: another process held its write lock for more than ${RUNS_DB_BUSY_TIMEOUT_MS} ms; nothing was written, try again when it has finished`,
+    { where: file, cause: error },
+  );
+}
+
+/**
+ * Runs `fn` as one write transaction that takes the write lock before its first read
+ * (`BEGIN IMMEDIATE`), so it waits out another writer under the busy timeout. A deferred
+ * transaction would read first and then fail at once with SQLITE_BUSY when another process
+ * committed in between: no busy timeout can save a read snapshot that went stale.
+ */
+export function writeTransaction<T>(db: SqliteDatabase, file: string, fn: () => T): T {
+  try {
+    return db.transaction(fn).immediate();
+  } catch (error) {
+    throw lockedError(file, error);
+  }
+}
+
 export function repairHint(file: string): string {
   return `run "npm run -s cli -- runs repair --runs-db ${file}" to copy every readable row into a fresh database (the damaged file is kept beside it)`;
 }
@@ -365,7 +404,11 @@ function checkIntact(db: SqliteDatabase, file: string): void {
 function inspect(file: string): void {
   let db: SqliteDatabase;
   try {
-    db = openSqlite(file, { readonly: true, fileMustExist: true });
+    db = openSqlite(file, {
+      readonly: true,
+      fileMustExist: true,
+      timeout: RUNS_DB_BUSY_TIMEOUT_MS,
+    });
   } catch (error) {
     throw refuse(
       file,
@@ -399,16 +442,26 @@ function inspect(file: string): void {
   }
 }
 
-/** Applies migrations after the file's version, each in its own transaction, up to `target`. */
-export function migrate(db: SqliteDatabase, target: number = RUNS_SCHEMA_VERSION): number {
-  let version = db.pragma('user_version', { simple: true }) as number;
+/**
+ * Applies migrations after the file's version, each in its own transaction, up to `target`. Two
+ * processes may open a fresh file at once: each migration re-reads the version under the write
+ * lock, so the second one skips what the first applied.
+ */
+export function migrate(
+  db: SqliteDatabase,
+  target: number = RUNS_SCHEMA_VERSION,
+  file: string = db.name,
+): number {
+  const current = (): number => db.pragma('user_version', { simple: true }) as number;
+  let version = current();
   for (const m of MIGRATIONS) {
     if (m.version <= version || m.version > target) continue;
     // A no-op inside a transaction, so it is switched here.
     const foreignKeys = db.pragma('foreign_keys', { simple: true }) as number;
     if (m.rebuildsTables) db.pragma('foreign_keys = OFF');
     try {
-      db.transaction(() => {
+      writeTransaction(db, file, () => {
+        if (current() >= m.version) return;
         db.exec(m.up);
         if (m.rebuildsTables) {
           const broken = db.pragma('foreign_key_check') as unknown[];
@@ -418,7 +471,7 @@ export function migrate(db: SqliteDatabase, target: number = RUNS_SCHEMA_VERSION
         }
         db.pragma(`application_id = ${RUNS_APPLICATION_ID}`);
         db.pragma(`user_version = ${m.version}`);
-      })();
+      });
     } finally {
       if (m.rebuildsTables) db.pragma(`foreign_keys = ${foreignKeys ? 'ON' : 'OFF'}`);
     }
@@ -438,7 +491,8 @@ export function openRunsDb(file: string, options: OpenRunsDbOptions = {}): Sqlit
   if (file !== ':memory:' && checkHeader(file) === 'sqlite') inspect(file);
   let db: SqliteDatabase;
   try {
-    db = openSqlite(file);
+    // The busy timeout from the first statement on: even switching to WAL waits for a lock.
+    db = openSqlite(file, { timeout: RUNS_DB_BUSY_TIMEOUT_MS });
   } catch (error) {
     throw new WorkbenchError(
       'RUNS_DB',
@@ -454,11 +508,12 @@ export function openRunsDb(file: string, options: OpenRunsDbOptions = {}): Sqlit
     // pages); only a power cut can lose the last few commits, and never corrupts the file.
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
-    db.pragma('busy_timeout = 5000');
-    migrate(db, options.targetVersion ?? RUNS_SCHEMA_VERSION);
+    migrate(db, options.targetVersion ?? RUNS_SCHEMA_VERSION, file);
   } catch (error) {
     db.close();
     if (error instanceof WorkbenchError) throw error;
+    const locked = lockedError(file, error);
+    if (locked instanceof WorkbenchError) throw locked;
     if (isCorruptionError(error)) {
       throw corruptError(file, error instanceof Error ? error.message : String(error), error);
     }

@@ -26,7 +26,7 @@ import {
 import type { ProtocolJudgeSummary } from '../../../src-shared/rescore';
 import { SweepTagSchema, type SweepRunRow } from '../../../src-shared/sweeps';
 import { openSqlite, type SqliteDatabase } from '../sqlite';
-import { RUNS_APPLICATION_ID, RUNS_SCHEMA_VERSION } from './db';
+import { RUNS_APPLICATION_ID, RUNS_DB_BUSY_TIMEOUT_MS, RUNS_SCHEMA_VERSION } from './db';
 import {
   JudgeLabelsSchema,
   StringListSchema,
@@ -206,7 +206,7 @@ export class SqliteRunReader implements RunReader {
         { where: file },
       );
     }
-    db.pragma('busy_timeout = 5000');
+    db.pragma(`busy_timeout = ${RUNS_DB_BUSY_TIMEOUT_MS}`);
     return new SqliteRunReader(file, db);
   }
 

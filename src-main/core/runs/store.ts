@@ -7,7 +7,7 @@ import type {
 } from '../../../src-shared/experiment';
 import type { JudgeCache, JudgeCacheEntry, JudgeVerdict } from '../answer/judge';
 import type { SqliteDatabase } from '../sqlite';
-import { openRunsDb, type OpenRunsDbOptions } from './db';
+import { openRunsDb, writeTransaction, type OpenRunsDbOptions } from './db';
 import { SqliteRunReader, type RunReader } from './reader';
 import type {
   LlmCallRecord,
@@ -21,7 +21,9 @@ import { parseManifest } from './stored';
  * The runs database API. One writer per file: the thread that runs experiments (workers only
  * compute and send results). Every committed test is one transaction with all its answers, so a
  * killed process leaves whole tests or nothing. Reads live in reader.ts (RunReader); the writer
- * reads through the same queries, so a write is visible to its next read.
+ * reads through the same queries, so a write is visible to its next read. Several processes may
+ * write one file (two CLI runs, the app): every write goes through `write`, which takes the lock
+ * up front and waits for it, so sharing a file never fails a run.
  */
 
 export type { RunInfo, RunListItem, RunSampleInfo, SamplePlanRow } from '../../../src-shared/runs';
@@ -148,6 +150,11 @@ export class RunStore extends SqliteRunReader implements RunReader, RunWriter {
     };
   }
 
+  /** One write transaction under the file's write lock (db.ts `writeTransaction`). */
+  private write<T>(fn: () => T): T {
+    return writeTransaction(this.db, this.file, fn);
+  }
+
   /** Opens (creating or migrating) a runs DB and marks runs whose process is gone as interrupted. */
   static open(file: string, options: RunStoreOptions = {}): RunStore {
     const store = new RunStore(file, openRunsDb(file, options), options);
@@ -167,12 +174,12 @@ export class RunStore extends SqliteRunReader implements RunReader, RunWriter {
     const markSamples = this.db.prepare(
       "UPDATE run_samples SET status = 'pending' WHERE run_id = ? AND status = 'running'",
     );
-    this.db.transaction(() => {
+    this.write(() => {
       for (const r of dead) {
         mark.run(iso(this.now()), r.id);
         markSamples.run(r.id);
       }
-    })();
+    });
     return dead.map((r) => r.id);
   }
 
@@ -182,7 +189,7 @@ export class RunStore extends SqliteRunReader implements RunReader, RunWriter {
     pid: number = process.pid,
   ): void {
     const at = manifest.startedAt;
-    this.db.transaction(() => {
+    this.write(() => {
       this.db
         .prepare(
           `INSERT INTO runs (id, status, created_at, started_at, preset, config_hash, dataset_sha256, manifest, pid)
@@ -213,16 +220,18 @@ export class RunStore extends SqliteRunReader implements RunReader, RunWriter {
           s.plannedTests,
         ),
       );
-    })();
+    });
   }
 
   /** Takes a stopped run back for `resume`: status running, owned by this process. */
   reopenRun(runId: string, pid: number = process.pid): void {
-    const info = this.db
-      .prepare(
-        "UPDATE runs SET status = 'running', pid = ?, ended_at = NULL, error = NULL, resumes = resumes + 1 WHERE id = ? AND status IN ('interrupted','cancelled','failed','paused')",
-      )
-      .run(pid, runId);
+    const info = this.write(() =>
+      this.db
+        .prepare(
+          "UPDATE runs SET status = 'running', pid = ?, ended_at = NULL, error = NULL, resumes = resumes + 1 WHERE id = ? AND status IN ('interrupted','cancelled','failed','paused')",
+        )
+        .run(pid, runId),
+    );
     if (info.changes !== 1) {
       const run = this.getRun(runId);
       throw new WorkbenchError(
@@ -236,7 +245,7 @@ export class RunStore extends SqliteRunReader implements RunReader, RunWriter {
   commitTest(runId: string, test: TestRecord): void {
     const s = this.statements;
     const committedAt = iso(this.now());
-    this.db.transaction(() => {
+    this.write(() => {
       s.insertTest.run(
         runId,
         test.sampleId,
@@ -274,14 +283,14 @@ export class RunStore extends SqliteRunReader implements RunReader, RunWriter {
         }
       }
       if (errors > 0) s.bumpAnswerErrors.run(errors, runId);
-    })();
+    });
   }
 
   markSample(runId: string, sampleId: string, update: SampleUpdate): void {
     const at = iso(this.now());
     const started = update.status === 'running';
     const ended = update.status !== 'running' && update.status !== 'pending';
-    this.db.transaction(() => {
+    this.write(() => {
       const previous = this.db
         .prepare('SELECT insert_errors FROM run_samples WHERE run_id = ? AND sample_id = ?')
         .get(runId, sampleId) as { insert_errors: number } | undefined;
@@ -317,7 +326,7 @@ export class RunStore extends SqliteRunReader implements RunReader, RunWriter {
           .prepare('UPDATE runs SET insert_errors = insert_errors + ? WHERE id = ?')
           .run(update.insertErrors - previous.insert_errors, runId);
       }
-    })();
+    });
   }
 
   finishRun(
@@ -326,7 +335,7 @@ export class RunStore extends SqliteRunReader implements RunReader, RunWriter {
     options: { error?: string | null; manifest?: (m: RunManifest) => RunManifest } = {},
   ): void {
     const at = iso(this.now());
-    this.db.transaction(() => {
+    this.write(() => {
       const row = this.db
         .prepare('SELECT manifest, insert_errors, answer_errors FROM runs WHERE id = ?')
         .get(runId) as
@@ -344,7 +353,7 @@ export class RunStore extends SqliteRunReader implements RunReader, RunWriter {
           'UPDATE runs SET status = ?, ended_at = ?, error = ?, manifest = ?, pid = NULL WHERE id = ?',
         )
         .run(status, at, options.error ?? null, JSON.stringify(manifest), runId);
-    })();
+    });
   }
 
   /** Records judge verdicts (null clears one), in one transaction. */
@@ -353,7 +362,7 @@ export class RunStore extends SqliteRunReader implements RunReader, RunWriter {
     scores: ReadonlyArray<AnswerKey & { judge: JudgeScore | null }>,
   ): void {
     const s = this.statements;
-    this.db.transaction(() => {
+    this.write(() => {
       for (const { sampleId, testIndex, questionIndex, judge } of scores) {
         s.putScore.run(runId, sampleId, testIndex, questionIndex, 'judge', judge?.mean ?? null);
         s.setJudge.run(
@@ -366,7 +375,7 @@ export class RunStore extends SqliteRunReader implements RunReader, RunWriter {
           questionIndex,
         );
       }
-    })();
+    });
   }
 
   /**
@@ -383,7 +392,7 @@ export class RunStore extends SqliteRunReader implements RunReader, RunWriter {
          protocol, model, prompt_sha256, mean, labels, error, unparseable)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    this.db.transaction(() => {
+    this.write(() => {
       for (const { sampleId, testIndex, questionIndex, judge: score } of scores) {
         put.run(
           runId,
@@ -399,7 +408,7 @@ export class RunStore extends SqliteRunReader implements RunReader, RunWriter {
           score.unparseable ?? 0,
         );
       }
-    })();
+    });
   }
 
   saveMetricScores(
@@ -407,10 +416,10 @@ export class RunStore extends SqliteRunReader implements RunReader, RunWriter {
     scores: ReadonlyArray<AnswerKey & { metric: string; value: number | null }>,
   ): void {
     const put = this.statements.putScore;
-    this.db.transaction(() => {
+    this.write(() => {
       for (const { sampleId, testIndex, questionIndex, metric, value } of scores)
         put.run(runId, sampleId, testIndex, questionIndex, metric, value);
-    })();
+    });
   }
 
   /** The judge cache in this database: verdicts survive the process, so re-scoring is free. */
@@ -422,16 +431,18 @@ export class RunStore extends SqliteRunReader implements RunReader, RunWriter {
         return row ? { label: row.label, reason: row.reason } : undefined;
       },
       put: (key: string, entry: JudgeCacheEntry): void => {
-        s.cachePut.run(
-          key,
-          entry.model,
-          entry.promptSha256,
-          entry.repeat,
-          entry.verdict.label,
-          entry.verdict.reason,
-          entry.usage?.promptTokens ?? null,
-          entry.usage?.completionTokens ?? null,
-          iso(this.now()),
+        this.write(() =>
+          s.cachePut.run(
+            key,
+            entry.model,
+            entry.promptSha256,
+            entry.repeat,
+            entry.verdict.label,
+            entry.verdict.reason,
+            entry.usage?.promptTokens ?? null,
+            entry.usage?.completionTokens ?? null,
+            iso(this.now()),
+          ),
         );
       },
     };
@@ -439,19 +450,21 @@ export class RunStore extends SqliteRunReader implements RunReader, RunWriter {
 
   /** Rewrites a run's manifest (provenance that is only known later: judge, token totals). */
   recordCalls(runId: string, record: LlmCallRecord): void {
-    this.statements.recordCalls.run(
-      runId,
-      record.role,
-      record.model,
-      record.calls,
-      record.failures,
-      record.promptTokens,
-      record.completionTokens,
+    this.write(() =>
+      this.statements.recordCalls.run(
+        runId,
+        record.role,
+        record.model,
+        record.calls,
+        record.failures,
+        record.promptTokens,
+        record.completionTokens,
+      ),
     );
   }
 
   updateManifest(runId: string, update: (m: RunManifest) => RunManifest): RunManifest {
-    return this.db.transaction(() => {
+    return this.write(() => {
       const row = this.db.prepare('SELECT manifest FROM runs WHERE id = ?').get(runId) as
         { manifest: string } | undefined;
       if (!row) throw new WorkbenchError('NOT_FOUND', `no run ${runId}`);
@@ -460,11 +473,11 @@ export class RunStore extends SqliteRunReader implements RunReader, RunWriter {
         .prepare('UPDATE runs SET manifest = ? WHERE id = ?')
         .run(JSON.stringify(manifest), runId);
       return manifest;
-    })();
+    });
   }
 
   setRunIdentity(runId: string, patch: Partial<RunIdentity>): RunIdentity {
-    return this.db.transaction(() => {
+    return this.write(() => {
       const run = this.getRun(runId);
       const next: RunIdentity = {
         name: patch.name ?? run.name,
@@ -475,12 +488,12 @@ export class RunStore extends SqliteRunReader implements RunReader, RunWriter {
         .prepare('UPDATE runs SET name = ?, tags = ?, notes = ? WHERE id = ?')
         .run(next.name, JSON.stringify(next.tags), next.notes, runId);
       return next;
-    })();
+    });
   }
 
   /** Deletes a run and everything it recorded; false when there was no such run. */
   deleteRun(runId: string): boolean {
-    return this.db.transaction(() => {
+    return this.write(() => {
       // Explicit, child first: does not depend on foreign_keys being on for an older connection.
       this.db.prepare('DELETE FROM llm_calls WHERE run_id = ?').run(runId);
       this.db.prepare('DELETE FROM answer_scores WHERE run_id = ?').run(runId);
@@ -489,6 +502,6 @@ export class RunStore extends SqliteRunReader implements RunReader, RunWriter {
       this.db.prepare('DELETE FROM tests WHERE run_id = ?').run(runId);
       this.db.prepare('DELETE FROM run_samples WHERE run_id = ?').run(runId);
       return this.db.prepare('DELETE FROM runs WHERE id = ?').run(runId).changes === 1;
-    })();
+    });
   }
 }

@@ -140,11 +140,17 @@ function issueText(error: z.ZodError): string {
   return `${formatPath(path)}: ${issue.message}`;
 }
 
-/** Connects, says hello and hangs up: what a run records before it starts. */
-export async function probeService(endpoint: ServiceEndpoint): Promise<ServiceRecord> {
+/**
+ * Connects, says hello and hangs up: what a run records before it starts. `timeoutMs` is the
+ * config's `controlTimeoutMs`, the same deadline the run's own hellos have.
+ */
+export async function probeService(
+  endpoint: ServiceEndpoint,
+  timeoutMs = DEFAULT_CONTROL_TIMEOUT_MS,
+): Promise<ServiceRecord> {
   const client = new MemoryProtocolClient(openTransport(endpoint));
   try {
-    return await client.hello();
+    return await client.hello(timeoutMs);
   } finally {
     await client.close();
   }

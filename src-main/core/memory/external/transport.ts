@@ -1,4 +1,4 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { request } from 'node:http';
 import { WorkbenchError } from '../../../../src-shared/errors';
 import {
@@ -8,6 +8,7 @@ import {
   type ServiceError,
 } from '../../../../src-shared/memory-protocol';
 import { isLoopbackHostname } from '../../keys';
+import { killProcessGroup, spawnServiceChild } from './children';
 
 /**
  * The two ways the workbench reaches a memory service (docs/memory-protocol.md): HTTP on a
@@ -297,10 +298,7 @@ export class StdioTransport implements MemoryTransport {
   ) {
     const argv = splitCommand(command);
     this.where = `command "${command}"`;
-    this.child = spawn(argv[0] as string, argv.slice(1), {
-      stdio: ['pipe', 'pipe', 'pipe'],
-      ...(cwd ? { cwd } : {}),
-    });
+    this.child = spawnServiceChild(argv, cwd);
     this.child.stdout.setEncoding('utf8');
     this.child.stderr.setEncoding('utf8');
     this.child.stdout.on('data', (chunk: string) => this.onData(chunk));
@@ -339,7 +337,12 @@ export class StdioTransport implements MemoryTransport {
   private fail(error: WorkbenchError): void {
     this.exited ??= error;
     this.failAll(error);
-    this.child.kill('SIGKILL');
+    this.kill();
+  }
+
+  /** The child and anything it started (its own process group). */
+  private kill(): void {
+    if (this.child.pid !== undefined) killProcessGroup(this.child.pid);
   }
 
   private onData(chunk: string): void {
@@ -430,7 +433,7 @@ export class StdioTransport implements MemoryTransport {
   async close(): Promise<void> {
     if (!this.exited) this.exited = new WorkbenchError('CANCELLED', `${this.where}: closed`);
     this.child.stdin.end();
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), 2000);
+    const timer = setTimeout(() => this.kill(), 2000);
     await this.exit;
     clearTimeout(timer);
   }

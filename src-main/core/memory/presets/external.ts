@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import type { Packet, Sample } from '../../../../src-shared/dataset';
 import { WorkbenchError, parseOrThrow } from '../../../../src-shared/errors';
+import { timeoutMsSchema } from '../../../../src-shared/experiment';
 import type { HelloResult, MemoryItem, WirePacket } from '../../../../src-shared/memory-protocol';
 import type { AnswerRequest, MemoryHit } from '../request';
 import { withTimeout } from '../../timeout';
@@ -49,7 +50,7 @@ export const externalPresetConfigSchema = z
       .max(1024 * 1024 * 1024)
       .default(DEFAULT_MAX_RESPONSE_BYTES),
     /** Deadline of hello, open and close; insert, retrieve and answer use the run's timeouts. */
-    controlTimeoutMs: z.number().int().positive().default(DEFAULT_CONTROL_TIMEOUT_MS),
+    controlTimeoutMs: timeoutMsSchema.default(DEFAULT_CONTROL_TIMEOUT_MS),
     /** Passed to the service's `open` untouched: the service's own settings. */
     service: z.record(z.string(), z.unknown()).default({}),
     /**
@@ -356,10 +357,10 @@ registerMemoryPreset(EXTERNAL_PRESET, externalPreset, {
   },
   async prepare(config, caller) {
     const parsed = parseOrThrow(externalPresetConfigSchema, config ?? {}, WHAT);
-    const record = await probeService({
-      ...endpointOf(parsed, caller.apiKeys),
-      quoteReplies: isLocalUser(caller),
-    });
+    const record = await probeService(
+      { ...endpointOf(parsed, caller.apiKeys), quoteReplies: isLocalUser(caller) },
+      parsed.controlTimeoutMs,
+    );
     usesServiceAnswers(parsed, record.hello);
     return record;
   },

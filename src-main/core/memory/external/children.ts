@@ -1,0 +1,124 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { isMainThread, threadId } from 'node:worker_threads';
+
+/**
+ * Every memory-service process this process starts, known to the main thread wherever it was
+ * started. A service is started in an experiment worker; a worker that is terminated (a cancel
+ * past its grace, a paused run, a failed sample) takes its close path with it, and the child
+ * would live on, reparented to PID 1 once the CLI exits. So each child runs in its own process
+ * group (it and whatever it starts), and its pid is written, synchronously at spawn, into a table
+ * in shared memory that the main thread reads: the main thread kills a terminated worker's groups,
+ * and every group when the process ends or is told to (SIGINT, SIGTERM, SIGHUP). Shared memory
+ * rather than a message, so a signal that arrives right after a spawn still finds the child.
+ */
+
+/** Children alive at once, per process: far above any run's parallelism. */
+const SLOTS = 1024;
+
+/** Slot i holds [pid, thread id] at 2i, 2i+1; pid 0 marks a free slot. */
+let table = new Int32Array(new SharedArrayBuffer(SLOTS * 2 * Int32Array.BYTES_PER_ELEMENT));
+
+/** The main thread's table, for a worker's `workerData`. */
+export function serviceChildTable(): SharedArrayBuffer {
+  return table.buffer as SharedArrayBuffer;
+}
+
+/** A worker records its children in the main thread's table (given in its workerData). */
+export function adoptServiceChildTable(buffer: SharedArrayBuffer): void {
+  table = new Int32Array(buffer);
+}
+
+function register(pid: number): void {
+  for (let slot = 0; slot < SLOTS; slot++) {
+    if (Atomics.compareExchange(table, slot * 2, 0, pid) === 0) {
+      Atomics.store(table, slot * 2 + 1, threadId);
+      return;
+    }
+  }
+  // Full: the child still ends through its own close path, just not through the backstop.
+}
+
+function unregister(pid: number): void {
+  for (let slot = 0; slot < SLOTS; slot++) {
+    if (Atomics.compareExchange(table, slot * 2, pid, 0) === pid) return;
+  }
+}
+
+/** SIGKILL to a child's whole process group; a group already gone is fine. */
+export function killProcessGroup(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // ESRCH: nothing left in the group.
+  }
+}
+
+function killWhere(owned: (thread: number) => boolean): void {
+  for (let slot = 0; slot < SLOTS; slot++) {
+    const pid = Atomics.load(table, slot * 2);
+    if (pid === 0 || !owned(Atomics.load(table, slot * 2 + 1))) continue;
+    killProcessGroup(pid);
+    Atomics.compareExchange(table, slot * 2, pid, 0);
+  }
+}
+
+/** Kills every service child started by `thread` (a worker's threadId). */
+export function killServiceChildrenOf(thread: number): void {
+  killWhere((owner) => owner === thread);
+}
+
+/** Kills every service child this process started. Synchronous (safe in 'exit'). */
+export function killAllServiceChildren(): void {
+  killWhere(() => true);
+}
+
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/**
+ * On a signal, the children go first. When nobody else handles the signal (no run to cancel
+ * gracefully), it is raised again with the default action, so the process still ends as it would
+ * have; a handler that cancels a run ends its children through the run's own ending.
+ */
+function onSignal(signal: (typeof SIGNALS)[number]): void {
+  if (process.listenerCount(signal) > 1) return;
+  killAllServiceChildren();
+  for (const s of SIGNALS) process.off(s, onSignal);
+  process.kill(process.pid, signal);
+}
+
+let watching = false;
+
+/** Main thread: kills every child when the process exits or is signalled. Idempotent. */
+export function watchServiceChildren(): void {
+  if (!isMainThread || watching) return;
+  watching = true;
+  process.on('exit', killAllServiceChildren);
+  for (const s of SIGNALS) process.on(s, onSignal);
+}
+
+/**
+ * Starts a memory-service command in its own process group (`detached`: a group the workbench can
+ * kill whole, which the terminal's Ctrl-C does not reach; the main thread's signal handlers do)
+ * and registers it until it exits.
+ */
+export function spawnServiceChild(
+  argv: readonly string[],
+  cwd?: string,
+): ChildProcessWithoutNullStreams {
+  watchServiceChildren();
+  const child = spawn(argv[0] as string, argv.slice(1), {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true,
+    ...(cwd ? { cwd } : {}),
+  });
+  const pid = child.pid;
+  if (pid !== undefined) {
+    register(pid);
+    // What the service started dies with it, even when the service itself exited cleanly.
+    child.once('exit', () => {
+      killProcessGroup(pid);
+      unregister(pid);
+    });
+  }
+  return child;
+}
