@@ -1,7 +1,13 @@
 import { z } from 'zod';
-import { benchmarkCategory, LOCOMO_PROFILE, type BenchmarkProfile } from './benchmarks';
+import {
+  benchmarkCategory,
+  judgeProtocolFor,
+  LOCOMO_PROFILE,
+  type BenchmarkProfile,
+} from './benchmarks';
 import type { CategoryId } from './benchmarks/types';
 import { PROTOCOL_MODES } from './dataset/packets';
+import { WorkbenchError } from './errors';
 import {
   metricsOf,
   type MetricDefinition,
@@ -231,6 +237,7 @@ export type ResponseCacheMode = (typeof RESPONSE_CACHE_MODES)[number];
  */
 export const JUDGE_PROTOCOLS = ['mem0', 'strict', 'workbench-v1', 'longmemeval'] as const;
 export type JudgeProtocolName = (typeof JUDGE_PROTOCOLS)[number];
+/** What the app's judge forms preselect: LoCoMo's own judge. A config that names none gets its profile's. */
 export const DEFAULT_JUDGE_PROTOCOL: JudgeProtocolName = 'mem0';
 /** Unparseable judge replies are asked again this many times before they count (bounded). */
 export const DEFAULT_JUDGE_PARSE_RETRIES = 2;
@@ -266,11 +273,13 @@ export const JudgeConfigSchema = z
         // A union's own message would be "Invalid input" (an object is checked field by field).
         error: `must be one of ${JUDGE_PROTOCOLS.join(', ')}, or a custom protocol {name, template}`,
       })
-      .default(DEFAULT_JUDGE_PROTOCOL),
+      // Absent: the dataset's benchmark profile names its own (judgeConfigFor), once it is known.
+      .optional(),
     parseRetries: z.number().int().min(0).max(10).default(DEFAULT_JUDGE_PARSE_RETRIES),
   })
   .strict()
-  .refine((c) => c.protocol !== 'mem0' || c.temperature === 0, {
+  // Absent counts as mem0 here: every profile's own judge (mem0, longmemeval) is defined at 0.
+  .refine((c) => (c.protocol ?? 'mem0') !== 'mem0' || c.temperature === 0, {
     message: 'the mem0 judge protocol is defined at temperature 0',
     path: ['temperature'],
   })
@@ -280,6 +289,29 @@ export const JudgeConfigSchema = z
   });
 export type JudgeConfigInput = z.input<typeof JudgeConfigSchema>;
 export type JudgeConfig = z.output<typeof JudgeConfigSchema>;
+/** A judge protocol as a config names it: built-in by name, or a custom template. */
+export type JudgeProtocolChoice = JudgeProtocolName | CustomJudgeProtocol;
+/** A judge config whose protocol is settled: named, or the benchmark profile's own. */
+export type ResolvedJudgeConfig = JudgeConfig & { protocol: JudgeProtocolChoice };
+
+/**
+ * The judge config a run of the benchmark uses: its protocol as named, else the profile's own
+ * judge; `warning` says when the named one is another benchmark's judge.
+ */
+export function judgeConfigFor(
+  config: JudgeConfig,
+  profile: BenchmarkProfile,
+): { config: ResolvedJudgeConfig; warning: string | null } {
+  const { protocol, warning } = judgeProtocolFor(profile, config.protocol);
+  const parsed = JudgeConfigSchema.safeParse({ ...config, protocol });
+  if (!parsed.success || parsed.data.protocol === undefined) {
+    throw new WorkbenchError(
+      'INVALID_INPUT',
+      `judge: benchmark ${profile.id}'s judge protocol "${String(protocol)}" is not a judge protocol here`,
+    );
+  }
+  return { config: { ...parsed.data, protocol: parsed.data.protocol }, warning };
+}
 
 /**
  * The LLM a memory service may use for its own stages (memoryos long-term facts, tiers summaries).

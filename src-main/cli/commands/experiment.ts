@@ -762,6 +762,9 @@ export const experimentCommand: CliCommand = {
         responseCache: responseCacheFlag(values['no-cache'], values['cache-only']),
         ...(estimate ? { estimate } : {}),
       });
+      // Launch-time warnings (a judge that is another benchmark's) before the progress lines.
+      for (const warning of store.getRun(handle.runId).manifest.warnings ?? [])
+        io.stderr(`warning: ${warning}\n`);
       const outcome = await superviseRun(handle, io);
       const { manifest } = store.getRun(outcome.runId);
       return reportOutcome(

@@ -13,6 +13,7 @@ import type { Sample } from '../../../src-shared/dataset';
 import { WorkbenchError, formatPath, zodError } from '../../../src-shared/errors';
 import {
   JudgeConfigSchema,
+  judgeConfigFor,
   answerScores,
   summarizeAnswers,
   type JudgeScore,
@@ -386,7 +387,9 @@ export const scoreCommand: CliCommand = {
         ? null
         : openStore(values['runs-db'], values['data-dir']);
       try {
-        const judge = new LlmJudge(judgeConfig.data, {
+        const { config: judged, warning } = judgeConfigFor(judgeConfig.data, profile);
+        if (warning) io.stderr(`warning: ${warning}\n`);
+        const judge = new LlmJudge(judged, {
           cache: stores ? stores.store.judgeCache() : new MemoryJudgeCache(),
           keys: judgeKeys,
         });
