@@ -74,6 +74,11 @@ export function schemeOptions(
   return profile.schemes.map((s) => ({ value: s.id, label: s.label }));
 }
 
+/** Whether a number can be a stored category: a positive integer (what it means is the profile's). */
+export function isCategoryNumber(value: number): boolean {
+  return Number.isInteger(value) && value >= 1;
+}
+
 /** The profile of a dataset format (a run's `manifest.dataset.format`). */
 export function benchmarkProfile(id: string = DEFAULT_BENCHMARK): BenchmarkProfile {
   const profile = profiles.get(id);
