@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  answerableKeyOf,
   benchmarkCategory,
   judgeProtocolFor,
   LOCOMO_PROFILE,
@@ -556,8 +557,18 @@ export interface RunSummary {
   overall: {
     /** Official LoCoMo convention: every question. */
     all: ScorePair;
-    /** Mem0 convention: the profile's non-adversarial categories (LoCoMo 1-4). */
-    categories1to4: ScorePair;
+    /**
+     * Mem0 convention: LoCoMo's non-adversarial categories 1-4, under the key LoCoMo summaries
+     * have always had. Other profiles name the same mean `answerable`; read it by `answerableOf`.
+     */
+    categories1to4?: ScorePair;
+    /** A non-LoCoMo profile's non-adversarial categories (LongMemEval: every non-abstention question). */
+    answerable?: ScorePair;
+    /**
+     * Profiles with `abstentionAccuracy` (LongMemEval `print_qa_metrics.py` "Abstention
+     * Accuracy"): the adversarial (abstention) questions alone.
+     */
+    abstention?: ScorePair;
     /**
      * Profiles with `taskAveraged` (LongMemEval): the mean over question types of each type's
      * mean, abstention questions counted in their type, as the benchmark reports it beside the
@@ -789,17 +800,37 @@ export function summarizeAnswers(
     byCategory,
     overall: {
       all: scorePair(answers, metrics),
-      categories1to4: scorePair(
+      [answerableKeyOf(profile)]: scorePair(
         answers.filter((a) => !adversarial.has(a.category)),
         metrics,
       ),
       ...(profile.taskAveraged === true
         ? { taskAveraged: taskAveragedPair(answers, profile, metrics) }
         : {}),
+      ...(profile.abstentionAccuracy === true
+        ? {
+            abstention: scorePair(
+              answers.filter((a) => adversarial.has(a.category)),
+              metrics,
+            ),
+          }
+        : {}),
     },
     questions: answers.length,
     errors: answers.filter((a) => a.error !== null).length,
   };
+}
+
+/**
+ * The mean over the non-adversarial categories, whatever the profile calls it (LoCoMo's stored
+ * `categories1to4`, else `answerable`).
+ */
+export function answerableOf<P = ScorePair>(summary: {
+  overall: { categories1to4?: P; answerable?: P };
+}): P {
+  const pair = summary.overall.categories1to4 ?? summary.overall.answerable;
+  if (!pair) throw new WorkbenchError('INTERNAL', 'run summary: no answerable overall');
+  return pair;
 }
 
 type Keyed = Pick<AnswerRecord, 'sampleId' | 'questionIndex' | 'testIndex'>;

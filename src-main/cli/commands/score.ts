@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import {
   LOCOMO_PROFILE,
+  answerableKeyOf,
   benchmarkProfile,
   categoryLabel,
   type BenchmarkProfile,
@@ -15,6 +16,7 @@ import {
   JudgeConfigSchema,
   judgeConfigFor,
   answerScores,
+  answerableOf,
   summarizeAnswers,
   type JudgeScore,
   type MeanN,
@@ -196,7 +198,7 @@ export function summarizeScores(
   profile: BenchmarkProfile = LOCOMO_PROFILE,
 ): {
   byCategory: Record<CategoryId, ScoreGroup>;
-  overall: { all: ScoreGroup; categories1to4: ScoreGroup };
+  overall: { all: ScoreGroup; categories1to4?: ScoreGroup; answerable?: ScoreGroup };
 } {
   const answers = items.map((i) => ({
     category: i.category,
@@ -211,13 +213,13 @@ export function summarizeScores(
     const n = items.filter((i) => i.category === c.id).length;
     byCategory[c.id] = group(summary.byCategory[c.id]!, n, judged);
   }
-  const { all, categories1to4 } = summary.overall;
   return {
     byCategory,
     overall: {
-      all: group(all, items.length, judged),
-      categories1to4: group(
-        categories1to4,
+      all: group(summary.overall.all, items.length, judged),
+      // Under the profile's own key, as the run summary has it.
+      [answerableKeyOf(profile)]: group(
+        answerableOf(summary),
         items.filter((i) => !adversarial.has(i.category)).length,
         judged,
       ),
@@ -276,7 +278,7 @@ function table(
   for (const c of profile.categories)
     rows.push(row(`${c.id} ${categoryLabel(profile, c.id, scheme)}`, summary.byCategory[c.id]!));
   rows.push(row('overall (all, official)', summary.overall.all));
-  rows.push(row(`overall (${answerableLabel(profile)})`, summary.overall.categories1to4));
+  rows.push(row(`overall (${answerableLabel(profile)})`, answerableOf(summary)));
   const widths = head.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
   const line = (r: string[]): string =>
     r
