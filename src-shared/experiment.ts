@@ -238,8 +238,24 @@ export type ResponseCacheMode = (typeof RESPONSE_CACHE_MODES)[number];
  */
 export const JUDGE_PROTOCOLS = ['mem0', 'strict', 'workbench-v1', 'longmemeval'] as const;
 export type JudgeProtocolName = (typeof JUDGE_PROTOCOLS)[number];
-/** What the app's judge forms preselect: LoCoMo's own judge. A config that names none gets its profile's. */
-export const DEFAULT_JUDGE_PROTOCOL: JudgeProtocolName = 'mem0';
+
+/** The benchmark's own judge protocol (its profile's `defaultJudgeProtocol`) as a built-in name. */
+export function ownJudgeProtocol(profile: BenchmarkProfile): JudgeProtocolName {
+  const own = JUDGE_PROTOCOLS.find((p) => p === profile.defaultJudgeProtocol);
+  if (!own) {
+    throw new WorkbenchError(
+      'INVALID_INPUT',
+      `benchmark ${profile.id}: judge protocol "${profile.defaultJudgeProtocol}" is not one of ${JUDGE_PROTOCOLS.join(', ')}`,
+    );
+  }
+  return own;
+}
+
+/**
+ * What the app's run form preselects before it knows the dataset: LoCoMo's own judge. A config
+ * that names none gets its dataset's profile's (judgeConfigFor).
+ */
+export const DEFAULT_JUDGE_PROTOCOL: JudgeProtocolName = ownJudgeProtocol(LOCOMO_PROFILE);
 /** Unparseable judge replies are asked again this many times before they count (bounded). */
 export const DEFAULT_JUDGE_PARSE_RETRIES = 2;
 /** The slots a user-defined judge template must fill. */
