@@ -210,7 +210,7 @@ describe('aggregation', () => {
     });
     expect(s.overall.all.officialF1).toEqual({ mean: 2.5 / 4, n: 4 });
     expect(s.overall.all.evidenceRecall).toEqual({ mean: 2.5 / 3, n: 3 });
-    expect(s.overall.categories1to4.officialF1).toEqual({ mean: 1.5 / 3, n: 3 });
+    expect(s.overall.categories1to4!.officialF1).toEqual({ mean: 1.5 / 3, n: 3 });
     expect(s.errors).toBe(1);
     expect(s.questions).toBe(4);
   });
@@ -295,10 +295,10 @@ describe('aggregation', () => {
     ]);
     // Category 5 has no set F1 / BLEU-1: "all" counts categories 1-4 for them (n 3, not 4).
     expect(s.overall.all.setF1).toEqual({ mean: 1 / 3, n: 3 });
-    expect(s.overall.categories1to4.bleu1).toEqual({ mean: 1 / 3, n: 3 });
+    expect(s.overall.categories1to4!.bleu1).toEqual({ mean: 1 / 3, n: 3 });
     expect(s.overall.all.officialF1).toEqual({ mean: 2 / 4, n: 4 });
     // J: per answer 2/3 and 1/3; per repeat accuracies 0.5, 1, 0 -> mean 0.5, sample std 0.5.
-    expect(s.overall.categories1to4.judge).toEqual({ mean: 0.5, n: 2, std: 0.5, repeats: 3 });
+    expect(s.overall.categories1to4!.judge).toEqual({ mean: 0.5, n: 2, std: 0.5, repeats: 3 });
     expect(s.byCategory[2]?.judge.n).toBe(0);
   });
 

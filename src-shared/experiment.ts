@@ -1,7 +1,14 @@
 import { z } from 'zod';
-import { benchmarkCategory, LOCOMO_PROFILE, type BenchmarkProfile } from './benchmarks';
+import {
+  answerableKeyOf,
+  benchmarkCategory,
+  judgeProtocolFor,
+  LOCOMO_PROFILE,
+  type BenchmarkProfile,
+} from './benchmarks';
 import type { CategoryId } from './benchmarks/types';
 import { PROTOCOL_MODES } from './dataset/packets';
+import { WorkbenchError } from './errors';
 import {
   metricsOf,
   type MetricDefinition,
@@ -238,7 +245,24 @@ export type ResponseCacheMode = (typeof RESPONSE_CACHE_MODES)[number];
  */
 export const JUDGE_PROTOCOLS = ['mem0', 'strict', 'workbench-v1', 'longmemeval'] as const;
 export type JudgeProtocolName = (typeof JUDGE_PROTOCOLS)[number];
-export const DEFAULT_JUDGE_PROTOCOL: JudgeProtocolName = 'mem0';
+
+/** The benchmark's own judge protocol (its profile's `defaultJudgeProtocol`) as a built-in name. */
+export function ownJudgeProtocol(profile: BenchmarkProfile): JudgeProtocolName {
+  const own = JUDGE_PROTOCOLS.find((p) => p === profile.defaultJudgeProtocol);
+  if (!own) {
+    throw new WorkbenchError(
+      'INVALID_INPUT',
+      `benchmark ${profile.id}: judge protocol "${profile.defaultJudgeProtocol}" is not one of ${JUDGE_PROTOCOLS.join(', ')}`,
+    );
+  }
+  return own;
+}
+
+/**
+ * What the app's run form preselects before it knows the dataset: LoCoMo's own judge. A config
+ * that names none gets its dataset's profile's (judgeConfigFor).
+ */
+export const DEFAULT_JUDGE_PROTOCOL: JudgeProtocolName = ownJudgeProtocol(LOCOMO_PROFILE);
 /** Unparseable judge replies are asked again this many times before they count (bounded). */
 export const DEFAULT_JUDGE_PARSE_RETRIES = 2;
 /** The slots a user-defined judge template must fill. */
@@ -273,11 +297,13 @@ export const JudgeConfigSchema = z
         // A union's own message would be "Invalid input" (an object is checked field by field).
         error: `must be one of ${JUDGE_PROTOCOLS.join(', ')}, or a custom protocol {name, template}`,
       })
-      .default(DEFAULT_JUDGE_PROTOCOL),
+      // Absent: the dataset's benchmark profile names its own (judgeConfigFor), once it is known.
+      .optional(),
     parseRetries: z.number().int().min(0).max(10).default(DEFAULT_JUDGE_PARSE_RETRIES),
   })
   .strict()
-  .refine((c) => c.protocol !== 'mem0' || c.temperature === 0, {
+  // Absent counts as mem0 here: every profile's own judge (mem0, longmemeval) is defined at 0.
+  .refine((c) => (c.protocol ?? 'mem0') !== 'mem0' || c.temperature === 0, {
     message: 'the mem0 judge protocol is defined at temperature 0',
     path: ['temperature'],
   })
@@ -287,6 +313,29 @@ export const JudgeConfigSchema = z
   });
 export type JudgeConfigInput = z.input<typeof JudgeConfigSchema>;
 export type JudgeConfig = z.output<typeof JudgeConfigSchema>;
+/** A judge protocol as a config names it: built-in by name, or a custom template. */
+export type JudgeProtocolChoice = JudgeProtocolName | CustomJudgeProtocol;
+/** A judge config whose protocol is settled: named, or the benchmark profile's own. */
+export type ResolvedJudgeConfig = JudgeConfig & { protocol: JudgeProtocolChoice };
+
+/**
+ * The judge config a run of the benchmark uses: its protocol as named, else the profile's own
+ * judge; `warning` says when the named one is another benchmark's judge.
+ */
+export function judgeConfigFor(
+  config: JudgeConfig,
+  profile: BenchmarkProfile,
+): { config: ResolvedJudgeConfig; warning: string | null } {
+  const { protocol, warning } = judgeProtocolFor(profile, config.protocol);
+  const parsed = JudgeConfigSchema.safeParse({ ...config, protocol });
+  if (!parsed.success || parsed.data.protocol === undefined) {
+    throw new WorkbenchError(
+      'INVALID_INPUT',
+      `judge: benchmark ${profile.id}'s judge protocol "${String(protocol)}" is not a judge protocol here`,
+    );
+  }
+  return { config: { ...parsed.data, protocol: parsed.data.protocol }, warning };
+}
 
 /**
  * The LLM a memory service may use for its own stages (memoryos long-term facts, tiers summaries).
@@ -548,8 +597,18 @@ export interface RunSummary {
   overall: {
     /** Official LoCoMo convention: every question. */
     all: ScorePair;
-    /** Mem0 convention: the profile's non-adversarial categories (LoCoMo 1-4). */
-    categories1to4: ScorePair;
+    /**
+     * Mem0 convention: LoCoMo's non-adversarial categories 1-4, under the key LoCoMo summaries
+     * have always had. Other profiles name the same mean `answerable`; read it by `answerableOf`.
+     */
+    categories1to4?: ScorePair;
+    /** A non-LoCoMo profile's non-adversarial categories (LongMemEval: every non-abstention question). */
+    answerable?: ScorePair;
+    /**
+     * Profiles with `abstentionAccuracy` (LongMemEval `print_qa_metrics.py` "Abstention
+     * Accuracy"): the adversarial (abstention) questions alone.
+     */
+    abstention?: ScorePair;
     /**
      * Profiles with `taskAveraged` (LongMemEval): the mean over question types of each type's
      * mean, abstention questions counted in their type, as the benchmark reports it beside the
@@ -781,17 +840,37 @@ export function summarizeAnswers(
     byCategory,
     overall: {
       all: scorePair(answers, metrics),
-      categories1to4: scorePair(
+      [answerableKeyOf(profile)]: scorePair(
         answers.filter((a) => !adversarial.has(a.category)),
         metrics,
       ),
       ...(profile.taskAveraged === true
         ? { taskAveraged: taskAveragedPair(answers, profile, metrics) }
         : {}),
+      ...(profile.abstentionAccuracy === true
+        ? {
+            abstention: scorePair(
+              answers.filter((a) => adversarial.has(a.category)),
+              metrics,
+            ),
+          }
+        : {}),
     },
     questions: answers.length,
     errors: answers.filter((a) => a.error !== null).length,
   };
+}
+
+/**
+ * The mean over the non-adversarial categories, whatever the profile calls it (LoCoMo's stored
+ * `categories1to4`, else `answerable`).
+ */
+export function answerableOf<P = ScorePair>(summary: {
+  overall: { categories1to4?: P; answerable?: P };
+}): P {
+  const pair = summary.overall.categories1to4 ?? summary.overall.answerable;
+  if (!pair) throw new WorkbenchError('INTERNAL', 'run summary: no answerable overall');
+  return pair;
 }
 
 type Keyed = Pick<AnswerRecord, 'sampleId' | 'questionIndex' | 'testIndex'>;

@@ -1,4 +1,6 @@
 import { LOCOMO_PROFILE, categoryLabel, type BenchmarkProfile } from './benchmarks';
+import { LONGMEMEVAL_QUESTION_TYPES } from './benchmarks/longmemeval';
+import { WorkbenchError } from './errors';
 import type { RunSummary } from './experiment';
 import type { MetricMean } from './metrics';
 
@@ -9,7 +11,7 @@ import type { MetricMean } from './metrics';
  * (DESIGN.md §4), so the same stored category sits in a different column in each.
  */
 
-export const PAPER_FORMATS = ['locomo', 'mem0'] as const;
+export const PAPER_FORMATS = ['locomo', 'mem0', 'longmemeval'] as const;
 export type PaperFormat = (typeof PAPER_FORMATS)[number];
 export const PAPER_MARKUPS = ['md', 'latex'] as const;
 export type PaperMarkup = (typeof PAPER_MARKUPS)[number];
@@ -24,7 +26,10 @@ interface Column {
 
 interface Layout {
   scheme: string;
+  /** Category names in `scheme`, an overall's name in `overalls`, or null for every question. */
   groups: readonly (string | null)[];
+  /** Groups that read a summary overall rather than a category (LongMemEval's task average). */
+  overalls?: Readonly<Record<string, 'taskAveraged' | 'abstention'>>;
   metrics: ReadonlyArray<{ id: string; sub: string | null }>;
   decimals: number;
   caption: string;
@@ -50,12 +55,23 @@ const LAYOUTS: Record<PaperFormat, Layout> = {
     caption:
       'F1 = set F1, B1 = BLEU-1, J = LLM judge, ×100 (Mem0 evaluation/); categories named as in Mem0',
   },
+  longmemeval: {
+    scheme: 'official',
+    groups: [...LONGMEMEVAL_QUESTION_TYPES, 'abstention', 'task-averaged', null],
+    overalls: { abstention: 'abstention', 'task-averaged': 'taskAveraged' },
+    metrics: [{ id: 'judge', sub: null }],
+    decimals: 1,
+    caption:
+      'QA accuracy ×100 by the LLM judge (LongMemEval print_qa_metrics.py); question types without their abstention questions, which "abstention" scores',
+  },
 };
 
 const EMPTY = '–';
 
 function cellOf(summary: RunSummary, profile: BenchmarkProfile, layout: Layout, col: Column) {
   if (col.category === null) return summary.overall.all[col.metric];
+  const overall = layout.overalls?.[col.category];
+  if (overall) return summary.overall[overall]?.[col.metric];
   const category = profile.categories.find(
     (c) => categoryLabel(profile, c.id, layout.scheme) === col.category,
   );
@@ -93,6 +109,13 @@ export function paperTable(
   options: { format: PaperFormat; as: PaperMarkup; label: string; profile?: BenchmarkProfile },
 ): string {
   const profile = options.profile ?? LOCOMO_PROFILE;
+  // Another benchmark's layout names categories this run does not have: a row of empty cells.
+  if (!profile.reportFormats.includes(options.format)) {
+    throw new WorkbenchError(
+      'INVALID_INPUT',
+      `--format ${options.format} lays out another benchmark's table; a ${profile.label} run's formats: ${profile.reportFormats.join(', ') || 'none'}`,
+    );
+  }
   const layout = LAYOUTS[options.format];
   const columns: Column[] = layout.groups.flatMap((group) =>
     layout.metrics.map((m) => ({ category: group, metric: m.id, sub: m.sub })),

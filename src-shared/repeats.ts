@@ -1,5 +1,5 @@
 import type { CategoryId } from './benchmarks/types';
-import type { RunSummary, ScorePair } from './experiment';
+import { answerableOf, type RunSummary, type ScorePair } from './experiment';
 import { metricList, type MetricId } from './metrics';
 import { mean, stdDev } from './scoring/stats';
 
@@ -37,6 +37,7 @@ export interface RepeatSummary {
   /** Complete runs the statistics are over. */
   runs: number;
   byCategory: Record<CategoryId, RepeatPair>;
+  /** `categories1to4`: the answerable overall (`answerableOf`) of each run, whatever its profile. */
   overall: { all: RepeatPair; categories1to4: RepeatPair };
 }
 
@@ -76,7 +77,7 @@ export function repeatSummary(summaries: readonly RunSummary[]): RepeatSummary {
     byCategory,
     overall: {
       all: pairOf(summaries.map((s) => s.overall.all)),
-      categories1to4: pairOf(summaries.map((s) => s.overall.categories1to4)),
+      categories1to4: pairOf(summaries.map(answerableOf)),
     },
   };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LOCOMO_PROFILE, isAdversarial } from './benchmarks';
 import type { RepeatSummary } from './repeats';
 import type { ExperimentEstimate } from './runs';
 
@@ -123,7 +124,7 @@ export function comparePack(
         const paperStd = row.publishedStd?.[metric]?.[cell] ?? null;
         const stat = summary
           ? cell === 'overall'
-            ? pack.categories.includes(5)
+            ? pack.categories.some((c) => isAdversarial(LOCOMO_PROFILE, c))
               ? summary.overall.all[metric]
               : summary.overall.categories1to4[metric]
             : summary.byCategory[Number(cell)]?.[metric]

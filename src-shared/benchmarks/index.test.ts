@@ -33,6 +33,8 @@ describe('naming schemes from the profile', () => {
       label: 'Test bench',
       schemes: [{ id: 'paper', label: 'test paper' }],
       categories: [{ id: 1, names: { paper: 'one' }, adversarial: false }],
+      defaultJudgeProtocol: 'mem0',
+      reportFormats: [],
     });
     try {
       expect(isSchemeId('paper')).toBe(true);

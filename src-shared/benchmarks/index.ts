@@ -1,6 +1,6 @@
 import { WorkbenchError } from '../errors';
 import { LOCOMO_PROFILE } from './locomo';
-import { LONGMEMEVAL_PROFILE } from './longmemeval';
+import { LONGMEMEVAL_PROFILE, currentDateQuestion } from './longmemeval';
 import type { BenchmarkCategory, BenchmarkProfile, SchemeId } from './types';
 
 /**
@@ -74,6 +74,11 @@ export function schemeOptions(
   return profile.schemes.map((s) => ({ value: s.id, label: s.label }));
 }
 
+/** Whether a number can be a stored category: a positive integer (what it means is the profile's). */
+export function isCategoryNumber(value: number): boolean {
+  return Number.isInteger(value) && value >= 1;
+}
+
 /** The profile of a dataset format (a run's `manifest.dataset.format`). */
 export function benchmarkProfile(id: string = DEFAULT_BENCHMARK): BenchmarkProfile {
   const profile = profiles.get(id);
@@ -118,4 +123,49 @@ export function schemeLabelOf(profile: BenchmarkProfile, scheme?: string): strin
 export function categoryLabel(profile: BenchmarkProfile, id: number, scheme?: string): string {
   const category = profile.categories.find((c) => c.id === id);
   return category?.names[schemeOf(profile, scheme)] ?? `category ${id}`;
+}
+
+/** Whether the benchmark's reader asks this category's questions with LoCoMo's date hint. */
+export function wantsDateHint(profile: BenchmarkProfile, id: number): boolean {
+  return profile.categories.find((c) => c.id === id)?.dateHint ?? false;
+}
+
+/**
+ * The question as the benchmark's reader asks it: with the date it is asked where the profile
+ * says so (LongMemEval) and the dataset gives one, else as the dataset writes it.
+ */
+export function readerQuestion(
+  profile: BenchmarkProfile,
+  question: string,
+  questionDateText: string | null | undefined,
+): string {
+  if (profile.readerDate !== true || !questionDateText) return question;
+  return currentDateQuestion(question, questionDateText);
+}
+
+/**
+ * The judge protocol a run of the benchmark uses: the one named, else the benchmark's own. A
+ * named built-in that is another benchmark's own judge comes with a warning (Mem0's judge on
+ * LongMemEval asks the wrong question of abstention answers); a custom protocol is the user's.
+ */
+export function judgeProtocolFor<P>(
+  profile: BenchmarkProfile,
+  named: P | undefined,
+): { protocol: P | string; warning: string | null } {
+  if (named === undefined) return { protocol: profile.defaultJudgeProtocol, warning: null };
+  const own = profile.defaultJudgeProtocol;
+  const otherOwner = [...profiles.values()].find(
+    (p) => p.id !== profile.id && p.defaultJudgeProtocol === named && named !== own,
+  );
+  return {
+    protocol: named,
+    warning: otherOwner
+      ? `judge protocol "${String(named)}" is ${otherOwner.label}'s judge; this is a ${profile.label} run, whose own is "${own}"`
+      : null,
+  };
+}
+
+/** The summary key of the mean over the profile's non-adversarial categories. */
+export function answerableKeyOf(profile: BenchmarkProfile): 'categories1to4' | 'answerable' {
+  return profile.answerableKey ?? 'answerable';
 }

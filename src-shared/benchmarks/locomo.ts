@@ -19,7 +19,12 @@ export const LOCOMO_PROFILE: BenchmarkProfile = {
       adversarial: false,
       officialRule: 'comma-parts',
     },
-    { id: 2, names: { official: 'temporal', mem0: 'temporal' }, adversarial: false },
+    {
+      id: 2,
+      names: { official: 'temporal', mem0: 'temporal' },
+      adversarial: false,
+      dateHint: true,
+    },
     {
       id: 3,
       names: { official: 'open-domain', mem0: 'multi-hop' },
@@ -34,4 +39,7 @@ export const LOCOMO_PROFILE: BenchmarkProfile = {
       officialRule: 'abstain',
     },
   ],
+  defaultJudgeProtocol: 'mem0',
+  answerableKey: 'categories1to4',
+  reportFormats: ['locomo', 'mem0'],
 };

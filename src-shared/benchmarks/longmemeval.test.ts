@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { summarizeAnswers } from '../experiment';
+import { answerableOf, summarizeAnswers } from '../experiment';
 import { metricsOf } from '../metrics';
 import { LOCOMO_PROFILE, LONGMEMEVAL_PROFILE, categoryLabel } from './index';
 
@@ -24,9 +24,29 @@ describe('LongMemEval profile', () => {
     expect(summary.byCategory[10]?.judge.mean).toBe(1);
   });
 
+  it('names its overalls its own way and reports abstention accuracy apart', () => {
+    // Answerable: 2 of 3 right; abstention (categories 7-12): 1 of 2 right.
+    const summary = summarizeAnswers(
+      [judged(1, 1), judged(6, 1), judged(2, 0), judged(10, 1), judged(12, 0)],
+      LONGMEMEVAL_PROFILE,
+    );
+    expect(Object.keys(summary.overall).sort()).toEqual([
+      'abstention',
+      'all',
+      'answerable',
+      'taskAveraged',
+    ]);
+    expect(summary.overall.answerable?.judge).toMatchObject({ mean: 2 / 3, n: 3 });
+    // print_qa_metrics.py: "Abstention Accuracy" over the `_abs` questions alone.
+    expect(summary.overall.abstention?.judge).toMatchObject({ mean: 0.5, n: 2 });
+    expect(answerableOf(summary)).toBe(summary.overall.answerable);
+  });
+
   it('keeps LoCoMo summaries as they were: no task average, no LongMemEval metrics', () => {
     const summary = summarizeAnswers([judged(1, 1)], LOCOMO_PROFILE);
     expect(summary.overall.taskAveraged).toBeUndefined();
+    // The key LoCoMo summaries have always had (and old runs' readers expect), no abstention.
+    expect(Object.keys(summary.overall).sort()).toEqual(['all', 'categories1to4']);
     expect(Object.keys(summary.overall.all)).not.toContain('lmeTurnRecall');
     expect(metricsOf(LOCOMO_PROFILE).map((m) => m.id)).not.toContain('lmeSessionRecall');
     expect(metricsOf(LONGMEMEVAL_PROFILE).map((m) => m.id)).toContain('lmeSessionRecall');

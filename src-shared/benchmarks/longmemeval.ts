@@ -66,4 +66,18 @@ export const LONGMEMEVAL_PROFILE: BenchmarkProfile = {
   schemes: [{ id: 'official', label: 'LongMemEval paper' }],
   categories: [...typeCategories, ...abstentionCategories],
   taskAveraged: true,
+  defaultJudgeProtocol: 'longmemeval',
+  readerDate: true,
+  abstentionAccuracy: true,
+  reportFormats: ['longmemeval'],
 };
+
+/**
+ * The question with the date it is asked. The reference reader (src/generation/run_generation.py)
+ * ends its prompt `Current Date: {question_date}\nQuestion: {question}\nAnswer:`; the workbench's
+ * prompts have their own `Question:` slot, so the date follows the question in it. The one place
+ * that wording lives: a byte-for-byte LongMemEval reader replaces this function.
+ */
+export function currentDateQuestion(question: string, questionDateText: string): string {
+  return `${question} (Current Date: ${questionDateText})`;
+}

@@ -28,6 +28,11 @@ export interface BenchmarkCategory {
    * (LongMemEval files abstention questions apart, but averages them into their question type).
    */
   task?: number;
+  /**
+   * LoCoMo's answer protocols append their date hint ("Use DATE of CONVERSATION to answer with an
+   * approximate date.") to this category's questions, as `task_eval` does for its temporal one.
+   */
+  dateHint?: boolean;
 }
 
 export interface BenchmarkScheme {
@@ -47,4 +52,26 @@ export interface BenchmarkProfile {
    * every category is a task, or counts for the one its `task` names.
    */
   taskAveraged?: boolean;
+  /**
+   * The judge protocol (core/answer/judge-protocols.ts) a run of this benchmark gets when none is
+   * named: the benchmark's own judge. Naming another one is allowed, and warned about.
+   */
+  defaultJudgeProtocol: string;
+  /**
+   * The reader is told when the question is asked (LongMemEval's `Current Date:`, from the
+   * dataset's `question_date`); `readerQuestion` in index.ts writes it.
+   */
+  readerDate?: boolean;
+  /**
+   * Report abstention accuracy apart (LongMemEval `print_qa_metrics.py`): the judge's mean over
+   * the adversarial categories, as the summary's `overall.abstention`.
+   */
+  abstentionAccuracy?: boolean;
+  /**
+   * The summary's key for the mean over the non-adversarial categories. LoCoMo's is the stored
+   * `categories1to4` (Mem0's convention; old runs read back by it); absent: `answerable`.
+   */
+  answerableKey?: 'categories1to4';
+  /** The `report --format` tables laid out for this benchmark's categories, its own first. */
+  reportFormats: readonly string[];
 }

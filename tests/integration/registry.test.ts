@@ -140,8 +140,8 @@ describe('a metric and a benchmark profile added in one file each', () => {
       const summary = store.summary('toy-a');
       expect(Object.keys(summary.byCategory)).toEqual(['10', '20', '30']);
       expect(summary.byCategory[10]?.['exactMatch']).toEqual({ mean: 0.5, n: 2 });
-      expect(summary.overall.categories1to4['exactMatch']).toEqual({ mean: 1 / 3, n: 3 });
-      expect(summary.overall.categories1to4['officialF1']?.n).toBe(3);
+      expect(summary.overall.answerable!['exactMatch']).toEqual({ mean: 1 / 3, n: 3 });
+      expect(summary.overall.answerable!['officialF1']?.n).toBe(3);
 
       const table = summaryTable(summary, 'paper', TOYBENCH_PROFILE);
       expect(table).toContain('Final answers, categories named by toy paper scheme');

@@ -6,6 +6,7 @@ import {
   allSchemeIds,
   benchmarkProfile,
   categoryLabel,
+  isCategoryNumber,
   isSchemeId,
   schemeOf,
   type SchemeId,
@@ -680,7 +681,7 @@ export const experimentCommand: CliCommand = {
     if (values['question-categories'] !== undefined)
       merged['questionCategories'] = values['question-categories'].split(',').map((part) => {
         const category = Number(part.trim());
-        if (part.trim() === '' || !Number.isInteger(category) || category < 1)
+        if (part.trim() === '' || !isCategoryNumber(category))
           throw new UsageError(
             `--question-categories must be positive category numbers separated by commas (got "${values['question-categories']}")`,
           );
@@ -762,6 +763,9 @@ export const experimentCommand: CliCommand = {
         responseCache: responseCacheFlag(values['no-cache'], values['cache-only']),
         ...(estimate ? { estimate } : {}),
       });
+      // Launch-time warnings (a judge that is another benchmark's) before the progress lines.
+      for (const warning of store.getRun(handle.runId).manifest.warnings ?? [])
+        io.stderr(`warning: ${warning}\n`);
       const outcome = await superviseRun(handle, io);
       const { manifest } = store.getRun(outcome.runId);
       return reportOutcome(

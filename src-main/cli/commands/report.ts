@@ -12,7 +12,7 @@ import { withRunsApi } from '../runsApi';
 import { errataExtra } from './errata';
 import { parseScheme } from './experiment';
 
-const USAGE = `usage: npm run -s cli -- report <run id> [--format locomo|mem0 [--as md|latex]] [options]
+const USAGE = `usage: npm run -s cli -- report <run id> [--format locomo|mem0|longmemeval [--as md|latex]] [options]
 
 Prints a run's final scores. Without --format: the per-category table of every metric, and why
 n differs from the dataset's question count when it does. With --format: the run as one row of
@@ -21,12 +21,15 @@ a paper's table, to paste beside it:
           (official F1 ×100, LoCoMo's category names)
   mem0    Mem0's Table 1: single-hop, multi-hop, open-domain, temporal, each F1 (set F1),
           B1 (BLEU-1) and J (×100, Mem0's category names)
+  longmemeval  LongMemEval's QA accuracy (J ×100): the six question types, abstention,
+          task-averaged, overall
+A format lays out its own benchmark's categories: locomo and mem0 are LoCoMo runs' only.
 Cells without data show "–"; a footnote line gives n per column. The plain table is followed by
 J per judge protocol when \`rescore --judge\` ran, and by the scores against the original and the
 corrected gold with the per-category ceiling when the run applied errata (\`experiment --errata\`).
 
 options:
-  --format <locomo|mem0>    a paper's table layout
+  --format <locomo|mem0|longmemeval>  a paper's table layout
   --as <md|latex>           Markdown (default) or a LaTeX tabular (needs booktabs)
   --scheme <official|mem0>  category names of the plain table (default: official)
   --runs-db <path>          runs database (default: <data dir>/runs.db)
@@ -55,7 +58,7 @@ export const reportCommand = defineCommand({
         ? null
         : oneOf<PaperFormat>('--format', PAPER_FORMATS, values.format);
     if (format === null && values.as !== undefined)
-      throw new UsageError('--as needs --format locomo|mem0');
+      throw new UsageError('--as needs --format locomo|mem0|longmemeval');
     const as = oneOf<PaperMarkup>('--as', PAPER_MARKUPS, values.as ?? 'md');
     const scheme = parseScheme(values.scheme);
     return withRunsApi(values, async (api) => {

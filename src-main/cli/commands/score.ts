@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import {
   LOCOMO_PROFILE,
+  answerableKeyOf,
   benchmarkProfile,
   categoryLabel,
   type BenchmarkProfile,
@@ -13,7 +14,9 @@ import type { Sample } from '../../../src-shared/dataset';
 import { WorkbenchError, formatPath, zodError } from '../../../src-shared/errors';
 import {
   JudgeConfigSchema,
+  judgeConfigFor,
   answerScores,
+  answerableOf,
   summarizeAnswers,
   type JudgeScore,
   type MeanN,
@@ -195,7 +198,7 @@ export function summarizeScores(
   profile: BenchmarkProfile = LOCOMO_PROFILE,
 ): {
   byCategory: Record<CategoryId, ScoreGroup>;
-  overall: { all: ScoreGroup; categories1to4: ScoreGroup };
+  overall: { all: ScoreGroup; categories1to4?: ScoreGroup; answerable?: ScoreGroup };
 } {
   const answers = items.map((i) => ({
     category: i.category,
@@ -210,13 +213,13 @@ export function summarizeScores(
     const n = items.filter((i) => i.category === c.id).length;
     byCategory[c.id] = group(summary.byCategory[c.id]!, n, judged);
   }
-  const { all, categories1to4 } = summary.overall;
   return {
     byCategory,
     overall: {
-      all: group(all, items.length, judged),
-      categories1to4: group(
-        categories1to4,
+      all: group(summary.overall.all, items.length, judged),
+      // Under the profile's own key, as the run summary has it.
+      [answerableKeyOf(profile)]: group(
+        answerableOf(summary),
         items.filter((i) => !adversarial.has(i.category)).length,
         judged,
       ),
@@ -275,7 +278,7 @@ function table(
   for (const c of profile.categories)
     rows.push(row(`${c.id} ${categoryLabel(profile, c.id, scheme)}`, summary.byCategory[c.id]!));
   rows.push(row('overall (all, official)', summary.overall.all));
-  rows.push(row(`overall (${answerableLabel(profile)})`, summary.overall.categories1to4));
+  rows.push(row(`overall (${answerableLabel(profile)})`, answerableOf(summary)));
   const widths = head.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
   const line = (r: string[]): string =>
     r
@@ -386,7 +389,9 @@ export const scoreCommand: CliCommand = {
         ? null
         : openStore(values['runs-db'], values['data-dir']);
       try {
-        const judge = new LlmJudge(judgeConfig.data, {
+        const { config: judged, warning } = judgeConfigFor(judgeConfig.data, profile);
+        if (warning) io.stderr(`warning: ${warning}\n`);
+        const judge = new LlmJudge(judged, {
           cache: stores ? stores.store.judgeCache() : new MemoryJudgeCache(),
           keys: judgeKeys,
         });

@@ -1,7 +1,7 @@
 import { WorkbenchError } from '../../../src-shared/errors';
 import type {
   CustomJudgeProtocol,
-  JudgeConfig,
+  JudgeProtocolChoice,
   JudgeProtocolName,
 } from '../../../src-shared/experiment';
 import type { PromptRecord } from '../../../src-shared/runs';
@@ -295,9 +295,7 @@ const BUILT_IN: Readonly<Record<JudgeProtocolName, JudgeProtocol>> = {
 };
 
 /** The protocol a judge config names (built-in by name, or the custom template it carries). */
-export function judgeProtocolOf(
-  protocol: JudgeConfig['protocol'] | JudgeProtocolName,
-): JudgeProtocol {
+export function judgeProtocolOf(protocol: JudgeProtocolChoice): JudgeProtocol {
   if (typeof protocol === 'string') return BUILT_IN[protocol];
   return customProtocol(protocol);
 }

@@ -7,6 +7,7 @@ import {
 } from '../../../src-shared/benchmarks';
 import { metricOf, metricScores } from '../../../src-shared/metrics';
 import {
+  DEFAULT_JUDGE_PROTOCOL,
   judgeScoreOf,
   type AnswerRecord,
   type JudgeConfig,
@@ -106,6 +107,7 @@ export class LlmJudge {
   private readonly cacheScope: string | undefined;
 
   constructor(
+    /** Runs resolve the protocol against their profile (judgeConfigFor); none named here is LoCoMo's. */
     config: JudgeConfig,
     options: {
       cache?: JudgeCache;
@@ -121,7 +123,7 @@ export class LlmJudge {
   ) {
     this.model = config.model;
     this.repeats = config.repeats;
-    this.protocol = judgeProtocolOf(config.protocol);
+    this.protocol = judgeProtocolOf(config.protocol ?? DEFAULT_JUDGE_PROTOCOL);
     this.prompt = this.protocol.record;
     this.parseRetries = config.parseRetries;
     this.client = options.client ?? new LlmClient(config, options.keys);

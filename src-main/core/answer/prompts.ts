@@ -3,7 +3,14 @@ import type { PromptStyle } from '../../../src-shared/experiment';
 import type { PromptRecord } from '../../../src-shared/runs';
 import { mulberry32 } from '../../../src-shared/scoring';
 import type { ChatMessage } from './llm-client';
-import { NOT_MENTIONED, isAdversarialRequest, type AnswerRequest, type MemoryHit } from './types';
+import {
+  NOT_MENTIONED,
+  askedQuestion,
+  isAdversarialRequest,
+  wantsDateHintRequest,
+  type AnswerRequest,
+  type MemoryHit,
+} from './types';
 
 /**
  * The answer and judge prompts. Templates are plain strings with `{{name}}` slots, kept whole in
@@ -11,8 +18,8 @@ import { NOT_MENTIONED, isAdversarialRequest, type AnswerRequest, type MemoryHit
  * produced it. Changing a template changes the hash: that is the point.
  *
  * - `locomo`: the official LoCoMo answering (task_eval/gpt_utils.py): a short phrase, exact words
- *   from the context when possible; category 2 gets the "Use DATE of CONVERSATION" hint; category
- *   5 becomes a two-option question between "Not mentioned in the conversation" and the
+ *   from the context when possible; the temporal category (the profile's `dateHint`) gets the
+ *   "Use DATE of CONVERSATION" hint; category 5 becomes a two-option question between "Not mentioned in the conversation" and the
  *   adversarial answer, in an order drawn from the run seed per question.
  * - `mem0`: the Mem0 paper's answering (evaluation/prompts.py ANSWER_PROMPT, condensed):
  *   timestamped memories grouped by speaker, relative dates resolved against the timestamps, an
@@ -223,9 +230,9 @@ function questionText(
   request: AnswerRequest,
   options: { a: string; b: string } | null,
 ): string {
-  const question = request.question.trim();
+  const question = askedQuestion(request).trim();
   if (options) return fill(templates['options'] as string, { question, ...options });
-  if (request.category === 2 && templates['dateHint'] !== undefined) {
+  if (templates['dateHint'] !== undefined && wantsDateHintRequest(request)) {
     return fill(templates['dateHint'], { question });
   }
   return question;

@@ -13,7 +13,9 @@ import {
   type BuiltPrompt,
 } from './prompts';
 import {
+  askedQuestion,
   isAdversarialRequest,
+  wantsDateHintRequest,
   type AnswerRequest,
   type ConversationSession,
   type MemoryHit,
@@ -191,14 +193,15 @@ export function locomoConversationContext(
   return conv;
 }
 
-/** The question as the LoCoMo reference asks it (date hint for 2, two options for 5). */
+/** The question as the LoCoMo reference asks it (date hint for temporal, two options for 5). */
 export function locomoQuestion(
   request: AnswerRequest,
   options: { a: string; b: string } | null,
 ): string {
-  if (request.category === 2) return request.question + LOCOMO_DATE_HINT;
-  if (options) return request.question + formatPositional(LOCOMO_OPTIONS, options.a, options.b);
-  return request.question;
+  const question = askedQuestion(request);
+  if (wantsDateHintRequest(request)) return question + LOCOMO_DATE_HINT;
+  if (options) return question + formatPositional(LOCOMO_OPTIONS, options.a, options.b);
+  return question;
 }
 
 /** A category-5 question's two options, in the run-seeded order. */
@@ -299,7 +302,7 @@ export function buildMem0Prompt(request: AnswerRequest): BuiltPrompt {
     speaker_2_user_id: speakerB.split('_')[0] as string,
     speaker_1_memories: pyJsonDumpsStrings(first),
     speaker_2_memories: pyJsonDumpsStrings(second),
-    question: request.question,
+    question: askedQuestion(request),
   });
   return { messages: [{ role: 'system', content }], options: null };
 }
@@ -326,13 +329,13 @@ function mem0RagMessages(question: string, context: string): BuiltPrompt['messag
 /** Mem0's RAG baseline: the k retrieved chunks joined by `\n<->\n` (rag.py `search`). */
 export function buildMem0RagPrompt(request: AnswerRequest): BuiltPrompt {
   const context = request.memories.map((m) => m.text).join(MEM0_RAG_CHUNK_SEPARATOR);
-  return { messages: mem0RagMessages(request.question, context), options: null };
+  return { messages: mem0RagMessages(askedQuestion(request), context), options: null };
 }
 
 /** Mem0's full-context baseline: rag.py with `chunk_size -1`, the whole chat history so far. */
 export function buildMem0FullContextPrompt(request: AnswerRequest): BuiltPrompt {
   const context = mem0ChatHistory(request.conversation ?? []);
-  return { messages: mem0RagMessages(request.question, context), options: null };
+  return { messages: mem0RagMessages(askedQuestion(request), context), options: null };
 }
 
 export interface AnswerProtocol {

@@ -1,4 +1,11 @@
-import { LOCOMO_PROFILE, isAdversarial } from '../../../src-shared/benchmarks';
+import {
+  LOCOMO_PROFILE,
+  benchmarkProfile,
+  isAdversarial,
+  readerQuestion,
+  wantsDateHint,
+  type BenchmarkProfile,
+} from '../../../src-shared/benchmarks';
 import type { AnswerRequest } from '../memory/request';
 
 // What memory hands the answerer is declared by memory, the lower layer (core layering lint).
@@ -14,6 +21,25 @@ export function isAdversarialRequest(
   request: Pick<AnswerRequest, 'category' | 'adversarial'>,
 ): boolean {
   return request.adversarial ?? isAdversarial(LOCOMO_PROFILE, request.category);
+}
+
+/** The request's benchmark profile (LoCoMo's when the request names none). */
+function requestProfile(request: Pick<AnswerRequest, 'benchmark'>): BenchmarkProfile {
+  return benchmarkProfile(request.benchmark ?? LOCOMO_PROFILE.id);
+}
+
+/** Whether LoCoMo's answer protocols add their date hint to the question (its temporal category). */
+export function wantsDateHintRequest(
+  request: Pick<AnswerRequest, 'category' | 'benchmark'>,
+): boolean {
+  return wantsDateHint(requestProfile(request), request.category);
+}
+
+/** The question as the request's benchmark has its reader ask it (LongMemEval: with its date). */
+export function askedQuestion(
+  request: Pick<AnswerRequest, 'question' | 'questionDateText' | 'benchmark'>,
+): string {
+  return readerQuestion(requestProfile(request), request.question, request.questionDateText);
 }
 
 export interface AnswerUsage {

@@ -67,4 +67,11 @@ export interface AnswerRequest {
   adversarial?: boolean;
   /** When the question is asked, where the dataset says (LongMemEval `question_date`, ISO). */
   questionDate?: string | null;
+  /** The same date as the dataset writes it (`2023/05/30 (Tue) 23:40`), for the reader. */
+  questionDateText?: string;
+  /**
+   * The dataset's benchmark profile id: it decides the question's hints (LoCoMo's date hint,
+   * LongMemEval's current date). Absent: LoCoMo's.
+   */
+  benchmark?: string;
 }

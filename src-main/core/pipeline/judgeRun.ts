@@ -1,5 +1,10 @@
 import { setMaxListeners } from 'node:events';
-import type { AnswerRecord, JudgeConfig, JudgeScore } from '../../../src-shared/experiment';
+import {
+  judgeConfigFor,
+  type AnswerRecord,
+  type JudgeConfig,
+  type JudgeScore,
+} from '../../../src-shared/experiment';
 import type { RunManifest, TokenTotals } from '../../../src-shared/runs';
 import { LlmJudge, judgeAnswer } from '../answer/judge';
 import { LlmClient } from '../answer/llm-client';
@@ -43,9 +48,12 @@ function groupKey(a: AnswerRecord): string {
 export async function judgeRun(
   store: RunStore,
   runId: string,
-  config: JudgeConfig,
+  named: JudgeConfig,
   options: JudgePassOptions = {},
 ): Promise<JudgePassResult> {
+  const profile = store.profileOf(runId);
+  // A protocol the config leaves open is the run's benchmark's own judge.
+  const { config } = judgeConfigFor(named, profile);
   const repeat = store.getRun(runId).manifest.sweep?.repeat ?? 0;
   const judge = new LlmJudge(config, {
     cache: store.judgeCache(),
@@ -56,7 +64,6 @@ export async function judgeRun(
         store.recordCalls(runId, { role: 'judge', model: config.model, ...delta }),
       ),
   });
-  const profile = store.profileOf(runId);
   const groups = new Map<string, AnswerRecord[]>();
   for (const a of store.answersToJudge(runId, { all: options.all === true })) {
     const key = groupKey(a);

@@ -475,6 +475,8 @@ async function askOne(
     adversarialAnswer: qa.adversarialAnswer,
     adversarial: benchmarkCategory(benchmarkProfile(job.benchmark), qa.category).adversarial,
     ...(qa.questionDate !== undefined ? { questionDate: qa.questionDate } : {}),
+    ...(qa.questionDateText !== undefined ? { questionDateText: qa.questionDateText } : {}),
+    benchmark: job.benchmark,
     ...(answerer.needsConversation
       ? { conversation: conversationSoFar(sample, test.dialogsInserted) }
       : {}),

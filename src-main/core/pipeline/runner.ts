@@ -1,6 +1,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { arch, availableParallelism, platform } from 'node:os';
 import { join, resolve } from 'node:path';
+import { benchmarkProfile } from '../../../src-shared/benchmarks';
 import type { DatasetLoadResult, Sample } from '../../../src-shared/dataset';
 import { WorkbenchError, parseOrThrow } from '../../../src-shared/errors';
 import {
@@ -9,6 +10,7 @@ import {
   DEFAULT_MAX_ERROR_SHARE,
   DEFAULT_MAX_CONSECUTIVE_FAILURES,
   finishedStatus,
+  judgeConfigFor,
   summarizeAnswers,
   type ExperimentConfig,
   type ExperimentConfigInput,
@@ -282,6 +284,11 @@ export async function startExperiment(
     options.dataset,
     options.datasetSha256,
   );
+  // The judge the config names, else the dataset's benchmark's own (LongMemEval's on LongMemEval).
+  const judged = config.judge
+    ? judgeConfigFor(config.judge, benchmarkProfile(dataset.info.format))
+    : null;
+  if (judged) config.judge = judged.config;
   const { samples, skipped } = selectFrom(dataset.entries, dataset.problems, config);
   // A bad entry is refused before the run exists.
   const errata = options.errata ? errataRecord(options.errata, errataSamples(dataset)) : null;
@@ -305,11 +312,11 @@ export async function startExperiment(
     memory: { preset: config.memory.preset, notes: [], ...(service ? { service } : {}) },
     embedder: embeddersOf(config)[0]?.name ?? null,
     answerer: answererProvenance(config.answerer),
-    judge: config.judge
+    judge: judged
       ? {
-          model: config.judge.model,
-          repeats: config.judge.repeats,
-          prompt: judgeProtocolOf(config.judge.protocol).record,
+          model: judged.config.model,
+          repeats: judged.config.repeats,
+          prompt: judgeProtocolOf(judged.config.protocol).record,
         }
       : null,
     usage: usageOf(config, [], null),
@@ -329,6 +336,7 @@ export async function startExperiment(
     ...(options.sweep ? { sweep: options.sweep } : {}),
     ...(errata ? { errata } : {}),
     ...(options.estimate ? { estimate: options.estimate } : {}),
+    ...(judged?.warning ? { warnings: [judged.warning] } : {}),
     coverage: coverageOf(dataset.entries, planned),
   };
   options.store.createRun(

@@ -3,7 +3,12 @@ import {
   categoryLabel,
   type BenchmarkProfile,
 } from '../../../src-shared/benchmarks';
-import type { MeanN, RunSummary, ScorePair } from '../../../src-shared/experiment';
+import {
+  answerableOf,
+  type MeanN,
+  type RunSummary,
+  type ScorePair,
+} from '../../../src-shared/experiment';
 import type { ProtocolJudgeSummary } from '../../../src-shared/rescore';
 import type { SkippedSample } from '../../../src-shared/runs';
 import { metricList, type MetricDefinition, type MetricMean } from '../../../src-shared/metrics';
@@ -72,11 +77,11 @@ export function summaryTable(
   ];
   for (const c of profile.categories)
     rows.push(row(`${c.id} ${categoryLabel(profile, c.id, scheme)}`, summary.byCategory[c.id]));
-  const { all, categories1to4 } = summary.overall;
+  const { all, taskAveraged, abstention } = summary.overall;
   rows.push(row('overall (all, official)', all));
-  rows.push(row(`overall (${answerableLabel(profile)})`, categories1to4));
-  const { taskAveraged } = summary.overall;
+  rows.push(row(`overall (${answerableLabel(profile)})`, answerableOf(summary)));
   if (taskAveraged) rows.push(row('task-averaged (mean over question types)', taskAveraged));
+  if (abstention) rows.push(row('abstention (abstention questions only)', abstention));
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   const line = (r: string[]): string =>
     r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
@@ -174,7 +179,7 @@ export function repeatTable(
   for (const c of profile.categories)
     rows.push(row(`${c.id} ${categoryLabel(profile, c.id, scheme)}`, summary.byCategory[c.id]));
   rows.push(row('overall (all, official)', summary.overall.all));
-  rows.push(row(`overall (${answerableLabel(profile)})`, summary.overall.categories1to4));
+  rows.push(row(`overall (${answerableLabel(profile)})`, answerableOf(summary)));
   const widths = header.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   const line = (r: string[]): string =>
     r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');

@@ -1,4 +1,9 @@
-import type { AnswerRecord, JudgeConfig, JudgeScore } from '../../../src-shared/experiment';
+import {
+  judgeConfigFor,
+  type AnswerRecord,
+  type JudgeConfig,
+  type JudgeScore,
+} from '../../../src-shared/experiment';
 import { metricOf, metricScores } from '../../../src-shared/metrics';
 import type { RescoreJudgeResult } from '../../../src-shared/rescore';
 import { LlmJudge, judgeAnswer } from '../answer/judge';
@@ -25,14 +30,16 @@ export interface RescoreJudgeOptions {
 export async function rescoreJudge(
   store: RunStore,
   runId: string,
-  config: JudgeConfig,
+  named: JudgeConfig,
   options: RescoreJudgeOptions = {},
 ): Promise<RescoreJudgeResult> {
+  const profile = store.profileOf(runId);
+  // A protocol the request leaves open is the run's benchmark's own judge.
+  const { config } = judgeConfigFor(named, profile);
   const judge = new LlmJudge(config, {
     cache: store.judgeCache(),
     client: options.client ?? new LlmClient(config, options.keys ?? {}),
   });
-  const profile = store.profileOf(runId);
   const judgeMetric = metricOf('judge');
   const judged = new Set(
     profile.categories.filter((c) => metricScores(judgeMetric, c)).map((c) => c.id),

@@ -22,4 +22,6 @@ export const TOYBENCH_PROFILE: BenchmarkProfile = {
     },
     { id: 30, names: { paper: 'trap', short: 'T' }, adversarial: true, officialRule: 'abstain' },
   ],
+  defaultJudgeProtocol: 'mem0',
+  reportFormats: [],
 };

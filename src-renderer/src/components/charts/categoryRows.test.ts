@@ -25,6 +25,8 @@ describe('categoryChartRows', () => {
         { id: 10, names: { official: 'lookup' }, adversarial: false },
         { id: 30, names: { official: 'trap' }, adversarial: true },
       ],
+      defaultJudgeProtocol: 'mem0',
+      reportFormats: [],
     };
     const toy = summarizeAnswers([answer(10, 1, 1), answer(30, 0, null)], benchmark);
     const rows = categoryChartRows([{ key: 'run', summary: toy }], {

@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
-import { DEFAULT_JUDGE_PROTOCOL, type JudgeProtocolName } from '@shared/experiment';
+import type { BenchmarkProfile } from '@shared/benchmarks';
+import { ownJudgeProtocol, type JudgeProtocolName } from '@shared/experiment';
 import { toErrorPayload, type ErrorPayload } from '@shared/errors';
 import { endpointLlmFields } from '@shared/models';
 import { useClient } from '../../api/context';
@@ -18,9 +19,12 @@ const NO_ENDPOINT = '';
 export function JudgeRescoreForm({
   runId,
   running,
+  profile,
   onRescored,
 }: {
   runId: string;
+  /** The run's benchmark: its own judge is preselected. */
+  profile: BenchmarkProfile;
   /** A run still answering has no final answers to judge yet. */
   running: boolean;
   onRescored: () => void;
@@ -28,7 +32,7 @@ export function JudgeRescoreForm({
   const client = useClient();
   const models = useApi('models.list', {});
   const endpoints = models.data ?? [];
-  const [protocol, setProtocol] = useState<JudgeProtocolName>(DEFAULT_JUDGE_PROTOCOL);
+  const [protocol, setProtocol] = useState<JudgeProtocolName>(() => ownJudgeProtocol(profile));
   const [endpointId, setEndpointId] = useState(NO_ENDPOINT);
   // A choice whose endpoint was deleted meanwhile falls back to none rather than a stale config.
   const endpoint = endpoints.find((e) => e.id === endpointId) ?? null;

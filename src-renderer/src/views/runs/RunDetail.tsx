@@ -2,7 +2,7 @@ import { useMemo } from 'react';
 import type { RunDetail as RunDetailData } from '@shared/api';
 import { categoryLabel, schemeLabelOf, type BenchmarkProfile } from '@shared/benchmarks';
 import { coverageNote } from '@shared/coverage';
-import type { AnswerRecord, ScorePair } from '@shared/experiment';
+import { answerableOf, type AnswerRecord, type ScorePair } from '@shared/experiment';
 import type { TokenTotals } from '@shared/runs';
 import { metricList } from '@shared/metrics';
 import { CategoryChart } from '../../components/charts/CategoryChart';
@@ -218,19 +218,26 @@ export function RunDetail({
           pair={summary.overall.all}
         />
         <Overall
-          title={`${answerableTitle(benchmark)} (n=${summary.overall.categories1to4.officialF1.n})`}
+          title={`${answerableTitle(benchmark)} (n=${answerableOf(summary).officialF1.n})`}
           note={
             benchmark.id === 'locomo'
               ? 'Mem0 convention, adversarial left out'
               : 'answerable questions, abstention left out'
           }
-          pair={summary.overall.categories1to4}
+          pair={answerableOf(summary)}
         />
         {summary.overall.taskAveraged ? (
           <Overall
             title={`Task-averaged (n=${summary.overall.all.officialF1.n})`}
             note={`mean over ${benchmark.label} question types`}
             pair={summary.overall.taskAveraged}
+          />
+        ) : null}
+        {summary.overall.abstention ? (
+          <Overall
+            title={`Abstention (n=${summary.overall.abstention.judge.n})`}
+            note="abstention questions only, as the benchmark reports them"
+            pair={summary.overall.abstention}
           />
         ) : null}
         <div className="overall-card">

@@ -11,6 +11,8 @@ const COPY_CHOICES: ReadonlyArray<{ format: PaperFormat; as: PaperMarkup; label:
   { format: 'locomo', as: 'latex', label: 'LoCoMo table · LaTeX' },
   { format: 'mem0', as: 'md', label: 'Mem0 Table 1 · Markdown' },
   { format: 'mem0', as: 'latex', label: 'Mem0 Table 1 · LaTeX' },
+  { format: 'longmemeval', as: 'md', label: 'LongMemEval accuracy · Markdown' },
+  { format: 'longmemeval', as: 'latex', label: 'LongMemEval accuracy · LaTeX' },
 ];
 
 /**
@@ -31,6 +33,8 @@ export function RunScoreActions({
   const [error, setError] = useState<ErrorPayload | null>(null);
   const [busy, setBusy] = useState(false);
   const runId = detail.info.id;
+  // Only the tables laid out for the run's own benchmark (its profile's report formats).
+  const choices = COPY_CHOICES.filter((c) => detail.benchmark.reportFormats.includes(c.format));
 
   const copy = async (choice: (typeof COPY_CHOICES)[number]) => {
     const text = paperTable(detail.summary, {
@@ -77,14 +81,14 @@ export function RunScoreActions({
             aria-label="Copy as"
             value=""
             onChange={(event) => {
-              const choice = COPY_CHOICES[Number(event.currentTarget.value)];
+              const choice = choices[Number(event.currentTarget.value)];
               if (choice) void copy(choice);
             }}
           >
             <option value="" disabled>
               a paper’s table…
             </option>
-            {COPY_CHOICES.map((c, i) => (
+            {choices.map((c, i) => (
               <option key={c.label} value={i}>
                 {c.label}
               </option>

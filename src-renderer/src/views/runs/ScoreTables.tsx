@@ -85,7 +85,7 @@ export function JudgeProtocolsPanel({
           </tbody>
         </table>
       )}
-      <JudgeRescoreForm runId={runId} running={running} onRescored={onRescored} />
+      <JudgeRescoreForm runId={runId} running={running} profile={profile} onRescored={onRescored} />
     </section>
   );
 }

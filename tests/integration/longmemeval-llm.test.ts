@@ -1,0 +1,132 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AnswerProtocolName, ExperimentConfigInput } from '../../src-shared/experiment';
+import { LOCOMO_DATE_HINT } from '../../src-main/core/answer/protocols';
+import { inlineExecutor } from '../../src-main/core/pipeline/executors';
+import { startExperiment } from '../../src-main/core/pipeline/runner';
+import { RunStore } from '../../src-main/core/runs/store';
+import { RecencyMemory } from '../fixtures/experiment/test-presets';
+import {
+  startFakeOpenAIServer,
+  type FakeOpenAIServer,
+  type RecordedRequest,
+} from '../support/fake-openai-server';
+
+/**
+ * A LongMemEval run with the LLM answerer and judge against the fake OpenAI-compatible server,
+ * which logs every prompt: the benchmark profile, not LoCoMo's category numbers, decides the
+ * question's hints and the judge. LongMemEval's category 2 (single-session-assistant) is
+ * LoCoMo's temporal number, so a leaked LoCoMo rule shows there.
+ */
+const repo = fileURLToPath(new URL('../../', import.meta.url));
+const lme = join(repo, 'tests/fixtures/longmemeval/longmemeval_s.json');
+const root = mkdtempSync(join(tmpdir(), 'workbench-lme-llm-'));
+
+interface RawQuestion {
+  question_id: string;
+  question_type: string;
+  question: string;
+  question_date: string;
+}
+const questions = JSON.parse(readFileSync(lme, 'utf8')) as RawQuestion[];
+
+let server: FakeOpenAIServer;
+beforeAll(async () => {
+  server = await startFakeOpenAIServer();
+});
+afterAll(async () => {
+  await server.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+let counter = 0;
+function world(): { store: RunStore; dataDir: string } {
+  counter++;
+  return {
+    store: RunStore.open(join(root, `runs-${counter}.db`)),
+    dataDir: join(root, `w${counter}`),
+  };
+}
+
+const recency = inlineExecutor({ createMemory: async (ctx) => new RecencyMemory(ctx) });
+
+function config(
+  answerProtocol: AnswerProtocolName,
+  judge: Record<string, unknown> = {},
+): ExperimentConfigInput {
+  return {
+    datasetPath: lme,
+    memory: { preset: 'test-recency' },
+    answerer: {
+      kind: 'llm',
+      baseUrl: server.url,
+      model: 'fake-chat',
+      baseDelayMs: 1,
+      answerProtocol,
+    },
+    judge: { baseUrl: server.url, model: 'fake-judge', baseDelayMs: 1, ...judge },
+  };
+}
+
+const promptOf = (r: RecordedRequest): string =>
+  (r.body as { messages: Array<{ content: string }> }).messages.map((m) => m.content).join('\n');
+const calls = (model: string): RecordedRequest[] =>
+  server.requests.filter(
+    (r) => r.path === '/v1/chat/completions' && (r.body as { model?: string }).model === model,
+  );
+
+describe('a LongMemEval LLM run', () => {
+  it.each<AnswerProtocolName>(['workbench-locomo', 'locomo-rag', 'mem0'])(
+    'asks with the question date and no LoCoMo hint (%s), and is judged by LongMemEval by default',
+    async (protocol) => {
+      const { store, dataDir } = world();
+      server.requests.length = 0;
+      const handle = await startExperiment(config(protocol), { store, dataDir, executor: recency });
+      expect((await handle.done).status).toBe('completed');
+
+      const prompts = calls('fake-chat').map(promptOf);
+      expect(prompts.length).toBeGreaterThanOrEqual(questions.length);
+      for (const prompt of prompts) {
+        expect(prompt).not.toContain(LOCOMO_DATE_HINT.trim());
+        expect(prompt).not.toContain('DATE of CONVERSATION');
+      }
+      for (const q of questions) {
+        const asked = prompts.filter((p) => p.includes(q.question));
+        expect(asked.length, q.question_id).toBeGreaterThan(0);
+        // The reference reader gives every question its date; temporal reasoning needs it.
+        for (const p of asked) expect(p).toContain(`(Current Date: ${q.question_date})`);
+      }
+      const temporal = questions.find((q) => q.question_type === 'temporal-reasoning');
+      expect(prompts.some((p) => p.includes(`${temporal?.question} (Current Date: `))).toBe(true);
+
+      const { manifest } = store.getRun(handle.runId);
+      expect(manifest.judge?.prompt.style).toBe('longmemeval');
+      expect(manifest.config.judge?.protocol).toBe('longmemeval');
+      expect(manifest.warnings).toBeUndefined();
+      const judged = calls('fake-judge').map(promptOf);
+      expect(judged.length).toBeGreaterThan(0);
+      // LongMemEval's get_anscheck_prompt, not Mem0's ACCURACY_PROMPT.
+      for (const p of judged) expect(p).toContain('Answer yes or no only.');
+      store.close();
+    },
+  );
+
+  it('keeps an explicitly named judge of another benchmark, with a warning in the manifest', async () => {
+    const { store, dataDir } = world();
+    const handle = await startExperiment(config('workbench-locomo', { protocol: 'mem0' }), {
+      store,
+      dataDir,
+      executor: recency,
+    });
+    expect((await handle.done).status).toBe('completed');
+    const { manifest } = store.getRun(handle.runId);
+    expect(manifest.judge?.prompt.style).toBe('mem0');
+    expect(manifest.warnings).toEqual([
+      'judge protocol "mem0" is LoCoMo\'s judge; this is a LongMemEval run, whose own is "longmemeval"',
+    ]);
+    store.close();
+  });
+});
