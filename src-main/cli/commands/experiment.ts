@@ -19,7 +19,7 @@ import {
   type ProgressEvent,
 } from '../../../src-shared/experiment';
 import type { ExperimentHandle, RunOutcome } from '../../core/pipeline/runner';
-import { startExperiment } from '../../core/pipeline/runner';
+import { launchRun } from '../../core/launch/launch';
 import type { ResponseCacheMode } from '../../core/answer/responseCache';
 import { estimateOf, planRun } from '../../core/sweeps/plan';
 import { defaultDataDir, defaultRunsDbPath } from '../../core/runs/paths';
@@ -724,14 +724,19 @@ export const experimentCommand: CliCommand = {
     const errata = values.errata === undefined ? undefined : readErrataFile(values.errata);
     if (values['dry-run']) return dryRun(config, values.json, io);
 
-    const estimate = await estimateOf(config);
     await ensureWordVectorCache(io);
     const { store, dataDir } = openStore(values['runs-db'], values['data-dir']);
     try {
       const apiKeys = new ApiKeySource({
         policy: keyPolicyFromArgs(values['allow-key-env'], 'pass'),
       });
+      const calls = {
+        preflight: !values['no-preflight'],
+        responseCache: responseCacheFlag(values['no-cache'], values['cache-only']),
+      };
       if (repeats !== undefined) {
+        // Planned once: the repeats differ only by seed.
+        const estimate = await estimateOf(config);
         return await runRepeats(config, repeats, {
           store,
           dataDir,
@@ -742,26 +747,22 @@ export const experimentCommand: CliCommand = {
           io,
           ...(errata ? { errata } : {}),
           identity,
-          preflight: !values['no-preflight'] && !values['cache-only'],
-          responseCache: responseCacheFlag(values['no-cache'], values['cache-only']),
+          ...calls,
           ...(estimate ? { estimate } : {}),
         });
       }
-      const tty = process.stderr.isTTY === true;
-      const handle = await startExperiment(config, {
-        store,
-        dataDir,
-        keepCollections: values['keep-collections'],
-        onProgress: progressReporter(io, tty),
-        apiKeys,
-        ...(errata ? { errata } : {}),
-        // The user typed this command line: an external service's command may run.
-        mayStartProcesses: true,
-        identity,
-        preflight: !values['no-preflight'] && !values['cache-only'],
-        responseCache: responseCacheFlag(values['no-cache'], values['cache-only']),
-        ...(estimate ? { estimate } : {}),
-      });
+      const handle = await launchRun(
+        { config, identity, ...(errata ? { errata } : {}), ...calls },
+        {
+          store,
+          dataDir,
+          keepCollections: values['keep-collections'],
+          onProgress: progressReporter(io, process.stderr.isTTY === true),
+          apiKeys,
+          // The user typed this command line: an external service's command may run.
+          mayStartProcesses: true,
+        },
+      );
       const outcome = await superviseRun(handle, io);
       const { manifest } = store.getRun(outcome.runId);
       return reportOutcome(

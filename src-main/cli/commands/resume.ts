@@ -1,4 +1,4 @@
-import { resumeExperiment } from '../../core/pipeline/runner';
+import { resumeRun } from '../../core/launch/launch';
 import { JSON_OPTION, RUNS_DB_OPTIONS, SCHEME_OPTION, UsageError, defineCommand } from '../command';
 import {
   openStore,
@@ -56,16 +56,21 @@ export const resumeCommand = defineCommand({
     await ensureWordVectorCache(io);
     const { store, dataDir } = openStore(values['runs-db'], values['data-dir']);
     try {
-      const handle = await resumeExperiment(runId, {
-        store,
-        dataDir,
-        keepCollections: values['keep-collections'],
-        onProgress: progressReporter(io, process.stderr.isTTY === true),
-        apiKeys: new ApiKeySource({ policy: keyPolicyFromArgs(values['allow-key-env'], 'pass') }),
-        mayStartProcesses: true,
-        preflight: !values['no-preflight'] && !values['cache-only'],
-        responseCache: responseCacheFlag(values['no-cache'], values['cache-only']),
-      });
+      const handle = await resumeRun(
+        {
+          runId,
+          preflight: !values['no-preflight'],
+          responseCache: responseCacheFlag(values['no-cache'], values['cache-only']),
+        },
+        {
+          store,
+          dataDir,
+          keepCollections: values['keep-collections'],
+          onProgress: progressReporter(io, process.stderr.isTTY === true),
+          apiKeys: new ApiKeySource({ policy: keyPolicyFromArgs(values['allow-key-env'], 'pass') }),
+          mayStartProcesses: true,
+        },
+      );
       const outcome = await superviseRun(handle, io);
       const { manifest } = store.getRun(runId);
       return reportOutcome(outcome, manifest.config, scheme, values.json, io, manifest);
