@@ -20,7 +20,6 @@ import {
 } from '../../../src-shared/experiment';
 import type { ExperimentHandle, RunOutcome } from '../../core/pipeline/runner';
 import { launchRun } from '../../core/launch/launch';
-import type { ResponseCacheMode } from '../../core/answer/responseCache';
 import { estimateOf, planRun } from '../../core/sweeps/plan';
 import { defaultDataDir, defaultRunsDbPath } from '../../core/runs/paths';
 import { formatDuration, skippedReport, summaryTable } from '../../core/runs/report';
@@ -29,6 +28,7 @@ import type { CliCommand, CliIO } from '../command';
 import { UsageError } from '../command';
 import { ApiKeySource } from '../../core/keys';
 import { ALLOW_KEY_ENV_OPTION, keyPolicyFromArgs } from '../keyPolicy';
+import { LAUNCH_OPTIONS, launchCallsFromFlags } from '../launchOptions';
 import { ensureWordVectorCache } from '../wordVectors';
 import { runRepeats } from './repeats';
 import { readErrataFile } from '../../core/dataset/errata';
@@ -151,13 +151,6 @@ export function parseScheme(value: string | undefined): SchemeId {
     throw new UsageError(`--scheme must be one of ${allSchemeIds().join(', ')} (got "${scheme}")`);
   }
   return scheme;
-}
-
-/** `--no-cache` / `--cache-only` as the runner's response-cache mode (default on). */
-export function responseCacheFlag(noCache: boolean, cacheOnly: boolean): ResponseCacheMode {
-  if (noCache && cacheOnly)
-    throw new UsageError('--no-cache and --cache-only contradict each other');
-  return noCache ? 'off' : cacheOnly ? 'only' : 'on';
 }
 
 /** The planned run's LLM calls, tokens and cost (the sweep planner's estimate for one cell). */
@@ -612,10 +605,7 @@ export const experimentCommand: CliCommand = {
         'allow-key-env': ALLOW_KEY_ENV_OPTION,
         'runs-db': { type: 'string' },
         'data-dir': { type: 'string' },
-        'keep-collections': { type: 'boolean', default: false },
-        'no-preflight': { type: 'boolean', default: false },
-        'no-cache': { type: 'boolean', default: false },
-        'cache-only': { type: 'boolean', default: false },
+        ...LAUNCH_OPTIONS,
         scheme: { type: 'string' },
         json: { type: 'boolean', default: false },
         'dry-run': { type: 'boolean', default: false },
@@ -730,10 +720,7 @@ export const experimentCommand: CliCommand = {
       const apiKeys = new ApiKeySource({
         policy: keyPolicyFromArgs(values['allow-key-env'], 'pass'),
       });
-      const calls = {
-        preflight: !values['no-preflight'],
-        responseCache: responseCacheFlag(values['no-cache'], values['cache-only']),
-      };
+      const calls = launchCallsFromFlags(values);
       if (repeats !== undefined) {
         // Planned once: the repeats differ only by seed.
         const estimate = await estimateOf(config);

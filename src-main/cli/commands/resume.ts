@@ -5,11 +5,11 @@ import {
   parseScheme,
   progressReporter,
   reportOutcome,
-  responseCacheFlag,
   superviseRun,
 } from './experiment';
 import { ApiKeySource } from '../../core/keys';
 import { ALLOW_KEY_ENV_OPTION, keyPolicyFromArgs } from '../keyPolicy';
+import { LAUNCH_OPTIONS, launchCallsFromFlags } from '../launchOptions';
 import { ensureWordVectorCache } from '../wordVectors';
 
 const USAGE = `usage: npm run -s cli -- resume <run id> [options]
@@ -41,10 +41,7 @@ export const resumeCommand = defineCommand({
   usage: USAGE,
   options: {
     ...RUNS_DB_OPTIONS,
-    'keep-collections': { type: 'boolean', default: false },
-    'no-preflight': { type: 'boolean', default: false },
-    'no-cache': { type: 'boolean', default: false },
-    'cache-only': { type: 'boolean', default: false },
+    ...LAUNCH_OPTIONS,
     'allow-key-env': ALLOW_KEY_ENV_OPTION,
     ...SCHEME_OPTION,
     ...JSON_OPTION,
@@ -57,11 +54,7 @@ export const resumeCommand = defineCommand({
     const { store, dataDir } = openStore(values['runs-db'], values['data-dir']);
     try {
       const handle = await resumeRun(
-        {
-          runId,
-          preflight: !values['no-preflight'],
-          responseCache: responseCacheFlag(values['no-cache'], values['cache-only']),
-        },
+        { runId, ...launchCallsFromFlags(values) },
         {
           store,
           dataDir,
