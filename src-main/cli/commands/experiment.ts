@@ -1,6 +1,5 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import {
   DEFAULT_SCHEME,
   allSchemeIds,
@@ -24,8 +23,8 @@ import { estimateOf, planRun } from '../../core/sweeps/plan';
 import { defaultDataDir, defaultRunsDbPath } from '../../core/runs/paths';
 import { formatDuration, skippedReport, summaryTable } from '../../core/runs/report';
 import { RunStore } from '../../core/runs/store';
-import type { CliCommand, CliIO } from '../command';
-import { UsageError } from '../command';
+import type { CliIO } from '../command';
+import { JSON_OPTION, RUNS_DB_OPTIONS, SCHEME_OPTION, UsageError, defineCommand } from '../command';
 import { ApiKeySource } from '../../core/keys';
 import { ALLOW_KEY_ENV_OPTION, keyPolicyFromArgs } from '../keyPolicy';
 import { LAUNCH_OPTIONS, launchCallsFromFlags } from '../launchOptions';
@@ -545,77 +544,68 @@ function externalServiceFlags(
   return out;
 }
 
-export const experimentCommand: CliCommand = {
+export const experimentCommand = defineCommand({
   summary: 'run a memory preset over a dataset, score it and record the run',
   usage: USAGE,
-  async run(args, io) {
-    const { values } = parseArgs({
-      args,
-      allowPositionals: false,
-      strict: true,
-      options: {
-        data: { type: 'string' },
-        samples: { type: 'string' },
-        'question-categories': { type: 'string' },
-        preset: { type: 'string' },
-        memory: { type: 'string' },
-        'memory-url': { type: 'string' },
-        'memory-command': { type: 'string' },
-        'memory-allow-remote': { type: 'boolean', default: false },
-        config: { type: 'string' },
-        parallel: { type: 'string' },
-        concurrency: { type: 'string' },
-        'max-consecutive-failures': { type: 'string' },
-        'top-k': { type: 'string' },
-        'context-words': { type: 'string' },
-        seed: { type: 'string' },
-        name: { type: 'string' },
-        tag: { type: 'string', multiple: true },
-        notes: { type: 'string' },
-        repeats: { type: 'string' },
-        errata: { type: 'string' },
-        'exclude-no-evidence': { type: 'boolean', default: false },
-        mode: { type: 'string' },
-        // The default since issue 11; still accepted so existing scripts keep working.
-        'include-no-evidence': { type: 'boolean', default: false },
-        'max-error-share': { type: 'string' },
-        'skip-invalid': { type: 'boolean', default: false },
-        answerer: { type: 'string' },
-        'base-url': { type: 'string' },
-        model: { type: 'string' },
-        'prompt-style': { type: 'string' },
-        'answer-protocol': { type: 'string' },
-        'category5-mapping': { type: 'string' },
-        'context-tokens': { type: 'string' },
-        'batch-size': { type: 'string' },
-        'api-key-env': { type: 'string' },
-        'judge-base-url': { type: 'string' },
-        'judge-model': { type: 'string' },
-        'judge-repeats': { type: 'string' },
-        'judge-api-key-env': { type: 'string' },
-        'judge-protocol': { type: 'string' },
-        'judge-protocol-file': { type: 'string' },
-        'memory-base-url': { type: 'string' },
-        'memory-model': { type: 'string' },
-        'memory-api-key-env': { type: 'string' },
-        'embedder-base-url': { type: 'string' },
-        'embedder-model': { type: 'string' },
-        'embedder-dimensions': { type: 'string' },
-        'embedder-api-key-env': { type: 'string' },
-        'allow-key-env': ALLOW_KEY_ENV_OPTION,
-        'runs-db': { type: 'string' },
-        'data-dir': { type: 'string' },
-        ...LAUNCH_OPTIONS,
-        scheme: { type: 'string' },
-        json: { type: 'boolean', default: false },
-        'dry-run': { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-    if (values.help) {
-      io.stdout(USAGE);
-      return 0;
-    }
+  options: {
+    data: { type: 'string' },
+    samples: { type: 'string' },
+    'question-categories': { type: 'string' },
+    preset: { type: 'string' },
+    memory: { type: 'string' },
+    'memory-url': { type: 'string' },
+    'memory-command': { type: 'string' },
+    'memory-allow-remote': { type: 'boolean', default: false },
+    config: { type: 'string' },
+    parallel: { type: 'string' },
+    concurrency: { type: 'string' },
+    'max-consecutive-failures': { type: 'string' },
+    'top-k': { type: 'string' },
+    'context-words': { type: 'string' },
+    seed: { type: 'string' },
+    name: { type: 'string' },
+    tag: { type: 'string', multiple: true },
+    notes: { type: 'string' },
+    repeats: { type: 'string' },
+    errata: { type: 'string' },
+    'exclude-no-evidence': { type: 'boolean', default: false },
+    mode: { type: 'string' },
+    // The default since issue 11; still accepted so existing scripts keep working.
+    'include-no-evidence': { type: 'boolean', default: false },
+    'max-error-share': { type: 'string' },
+    'skip-invalid': { type: 'boolean', default: false },
+    answerer: { type: 'string' },
+    'base-url': { type: 'string' },
+    model: { type: 'string' },
+    'prompt-style': { type: 'string' },
+    'answer-protocol': { type: 'string' },
+    'category5-mapping': { type: 'string' },
+    'context-tokens': { type: 'string' },
+    'batch-size': { type: 'string' },
+    'api-key-env': { type: 'string' },
+    'judge-base-url': { type: 'string' },
+    'judge-model': { type: 'string' },
+    'judge-repeats': { type: 'string' },
+    'judge-api-key-env': { type: 'string' },
+    'judge-protocol': { type: 'string' },
+    'judge-protocol-file': { type: 'string' },
+    'memory-base-url': { type: 'string' },
+    'memory-model': { type: 'string' },
+    'memory-api-key-env': { type: 'string' },
+    'embedder-base-url': { type: 'string' },
+    'embedder-model': { type: 'string' },
+    'embedder-dimensions': { type: 'string' },
+    'embedder-api-key-env': { type: 'string' },
+    'dry-run': { type: 'boolean', default: false },
+    'allow-key-env': ALLOW_KEY_ENV_OPTION,
+    ...RUNS_DB_OPTIONS,
+    ...LAUNCH_OPTIONS,
+    ...SCHEME_OPTION,
+    ...JSON_OPTION,
+  },
+  async run({ values, positionals }, io) {
+    if (positionals.length > 0)
+      throw new UsageError(`experiment takes no positional arguments (got "${positionals[0]}")`);
     const scheme = parseScheme(values.scheme);
     const file = values.config === undefined ? {} : readConfigFile(values.config);
     const data =
@@ -765,4 +755,4 @@ export const experimentCommand: CliCommand = {
       store.close();
     }
   },
-};
+});
