@@ -1,5 +1,5 @@
 import { mkdirSync, readFileSync } from 'node:fs';
-import { basename, dirname, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import {
   DEFAULT_SCHEME,
   allSchemeIds,
@@ -24,7 +24,15 @@ import { defaultDataDir, defaultRunsDbPath } from '../../core/runs/paths';
 import { formatDuration, skippedReport, summaryTable } from '../../core/runs/report';
 import { RunStore } from '../../core/runs/store';
 import type { CliIO } from '../command';
-import { JSON_OPTION, RUNS_DB_OPTIONS, SCHEME_OPTION, UsageError, defineCommand } from '../command';
+import {
+  JSON_OPTION,
+  RUNS_DB_OPTIONS,
+  SCHEME_OPTION,
+  UsageError,
+  defineCommand,
+  positiveIntFlag,
+} from '../command';
+import { JUDGE_OPTIONS, judgeFlags } from '../judgeOptions';
 import { ApiKeySource } from '../../core/keys';
 import { ALLOW_KEY_ENV_OPTION, keyPolicyFromArgs } from '../keyPolicy';
 import { LAUNCH_OPTIONS, launchCallsFromFlags } from '../launchOptions';
@@ -167,14 +175,6 @@ async function dryRun(config: ExperimentConfig, json: boolean, io: CliIO): Promi
       `cost (estimate): ${totals.cost === null ? 'unknown (no prices in the config)' : `$${totals.cost.toFixed(2)}`}\n`,
   );
   return 0;
-}
-
-function positiveInt(flag: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1)
-    throw new UsageError(`${flag} must be a positive integer (got "${value}")`);
-  return n;
 }
 
 /** Reads a config file; a bad one fails naming the file and the field. */
@@ -397,46 +397,14 @@ function answererFlags(values: FlagValues, fromFile: unknown): Record<string, un
     );
   }
   for (const [flag, field] of given) out[field] = values[flag];
-  const contextTokens = positiveInt(
+  const contextTokens = positiveIntFlag(
     '--context-tokens',
     values['context-tokens'] as string | undefined,
   );
   if (contextTokens !== undefined) out['contextTokens'] = contextTokens;
-  const batchSize = positiveInt('--batch-size', values['batch-size'] as string | undefined);
+  const batchSize = positiveIntFlag('--batch-size', values['batch-size'] as string | undefined);
   if (batchSize !== undefined) out['batchSize'] = batchSize;
   return out;
-}
-
-/** `--judge-protocol-file`: the template as a custom protocol named after the file. */
-export function readJudgeProtocolFile(file: string): Record<string, unknown> {
-  let template: string;
-  try {
-    template = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new WorkbenchError(
-      'NOT_FOUND',
-      `judge protocol file ${file}: cannot read it (${(error as Error).message})`,
-      { where: file },
-    );
-  }
-  const name = basename(file)
-    .replace(/\.[^.]*$/, '')
-    .replace(/[^A-Za-z0-9._-]+/g, '-')
-    .replace(/^[^A-Za-z0-9]+/, '')
-    .slice(0, 64);
-  return { name: name === '' ? 'custom' : name, template };
-}
-
-/** `--judge-protocol` or `--judge-protocol-file` as the judge config's `protocol`. */
-export function judgeProtocolFlags(
-  name: string | undefined,
-  file: string | undefined,
-): { protocol?: unknown } {
-  if (name !== undefined && file !== undefined) {
-    throw new UsageError('give --judge-protocol or --judge-protocol-file, not both');
-  }
-  if (file !== undefined) return { protocol: readJudgeProtocolFile(file) };
-  return name !== undefined ? { protocol: name } : {};
 }
 
 /** `--memory-base-url/--memory-model/--memory-api-key-env` over the config file's `memory.llm`. */
@@ -466,7 +434,7 @@ function embedderFlags(values: FlagValues, fromFile: unknown): Record<string, un
     ['embedder-model', 'model'],
     ['embedder-api-key-env', 'apiKeyEnv'],
   ];
-  const dimensions = positiveInt(
+  const dimensions = positiveIntFlag(
     '--embedder-dimensions',
     values['embedder-dimensions'] as string | undefined,
   );
@@ -476,29 +444,6 @@ function embedderFlags(values: FlagValues, fromFile: unknown): Record<string, un
   const out: Record<string, unknown> = base['kind'] === 'openai' ? base : { kind: 'openai' };
   for (const [flag, field] of given) out[field] = values[flag];
   if (dimensions !== undefined) out['dimensions'] = dimensions;
-  return out;
-}
-
-function judgeFlags(values: FlagValues, fromFile: unknown): Record<string, unknown> | undefined {
-  const flags: Array<[string, string]> = [
-    ['judge-base-url', 'baseUrl'],
-    ['judge-model', 'model'],
-    ['judge-api-key-env', 'apiKeyEnv'],
-  ];
-  const given = flags.filter(([flag]) => values[flag] !== undefined);
-  const file = values['judge-protocol-file'];
-  const protocolGiven = values['judge-protocol'] !== undefined || file !== undefined;
-  if (given.length === 0 && values['judge-repeats'] === undefined && !protocolGiven) {
-    return undefined;
-  }
-  const out = asObject(fromFile);
-  for (const [flag, field] of given) out[field] = values[flag];
-  Object.assign(
-    out,
-    judgeProtocolFlags(values['judge-protocol'] as string | undefined, file as string | undefined),
-  );
-  const repeats = positiveInt('--judge-repeats', values['judge-repeats'] as string | undefined);
-  if (repeats !== undefined) out['repeats'] = repeats;
   return out;
 }
 
@@ -583,12 +528,7 @@ export const experimentCommand = defineCommand({
     'context-tokens': { type: 'string' },
     'batch-size': { type: 'string' },
     'api-key-env': { type: 'string' },
-    'judge-base-url': { type: 'string' },
-    'judge-model': { type: 'string' },
-    'judge-repeats': { type: 'string' },
-    'judge-api-key-env': { type: 'string' },
-    'judge-protocol': { type: 'string' },
-    'judge-protocol-file': { type: 'string' },
+    ...JUDGE_OPTIONS,
     'memory-base-url': { type: 'string' },
     'memory-model': { type: 'string' },
     'memory-api-key-env': { type: 'string' },
@@ -632,17 +572,17 @@ export const experimentCommand = defineCommand({
         .split(',')
         .map((s) => s.trim())
         .filter(Boolean);
-    const parallel = positiveInt('--parallel', values.parallel);
+    const parallel = positiveIntFlag('--parallel', values.parallel);
     if (parallel !== undefined) merged['parallel'] = parallel;
-    const concurrency = positiveInt('--concurrency', values.concurrency);
+    const concurrency = positiveIntFlag('--concurrency', values.concurrency);
     if (concurrency !== undefined) merged['concurrency'] = concurrency;
-    const maxFailures = positiveInt(
+    const maxFailures = positiveIntFlag(
       '--max-consecutive-failures',
       values['max-consecutive-failures'],
     );
     if (maxFailures !== undefined) merged['maxConsecutiveFailures'] = maxFailures;
-    const topK = positiveInt('--top-k', values['top-k']);
-    const contextWords = positiveInt('--context-words', values['context-words']);
+    const topK = positiveIntFlag('--top-k', values['top-k']);
+    const contextWords = positiveIntFlag('--context-words', values['context-words']);
     if (topK !== undefined || contextWords !== undefined)
       merged['retrieval'] = {
         ...((file['retrieval'] as object | undefined) ?? {}),
@@ -700,7 +640,7 @@ export const experimentCommand = defineCommand({
       },
       '--name/--tag/--notes',
     );
-    const repeats = positiveInt('--repeats', values.repeats);
+    const repeats = positiveIntFlag('--repeats', values.repeats);
     const errata = values.errata === undefined ? undefined : readErrataFile(values.errata);
     if (values['dry-run']) return dryRun(config, values.json, io);
 

@@ -34,7 +34,8 @@ import { installPunktModel } from '../../core/scoring/punktModel';
 import { ALLOW_KEY_ENV_OPTION, keyPolicyFromArgs } from '../keyPolicy';
 import type { CliCommand, CliIO } from '../command';
 import { UsageError } from '../command';
-import { judgeProtocolFlags, openStore, parseScheme } from './experiment';
+import { openStore, parseScheme } from './experiment';
+import { JUDGE_OPTIONS, judgeFlags } from '../judgeOptions';
 
 const USAGE = `usage: npm run -s cli -- score --data <file> --predictions <file.json> [options]
        npm run -s cli -- score --mem0-eval <evaluation_metrics.json> [--json]
@@ -309,12 +310,7 @@ export const scoreCommand: CliCommand = {
         data: { type: 'string' },
         predictions: { type: 'string' },
         'mem0-eval': { type: 'string' },
-        'judge-base-url': { type: 'string' },
-        'judge-model': { type: 'string' },
-        'judge-repeats': { type: 'string' },
-        'judge-api-key-env': { type: 'string' },
-        'judge-protocol': { type: 'string' },
-        'judge-protocol-file': { type: 'string' },
+        ...JUDGE_OPTIONS,
         'allow-key-env': ALLOW_KEY_ENV_OPTION,
         'no-judge-cache': { type: 'boolean', default: false },
         'runs-db': { type: 'string' },
@@ -346,19 +342,7 @@ export const scoreCommand: CliCommand = {
     ) {
       throw new UsageError('judging needs both --judge-base-url and --judge-model');
     }
-    const judgeConfig = wantsJudge
-      ? JudgeConfigSchema.safeParse({
-          baseUrl: values['judge-base-url'],
-          model: values['judge-model'],
-          ...(values['judge-repeats'] !== undefined
-            ? { repeats: Number(values['judge-repeats']) }
-            : {}),
-          ...(values['judge-api-key-env'] !== undefined
-            ? { apiKeyEnv: values['judge-api-key-env'] }
-            : {}),
-          ...judgeProtocolFlags(values['judge-protocol'], values['judge-protocol-file']),
-        })
-      : null;
+    const judgeConfig = wantsJudge ? JudgeConfigSchema.safeParse(judgeFlags(values, {})) : null;
     if (judgeConfig && !judgeConfig.success) throw zodError(judgeConfig.error, 'judge');
     const judgeEnv = judgeConfig?.data.apiKeyEnv;
     const apiKeys = new ApiKeySource({
