@@ -18,8 +18,8 @@ const enginePatterns = [
 /**
  * src-main/core, lowest first: a folder may import the ones before it, never one after it.
  * core/designs (the Collections view's engine) sits inside memory: it builds on memory/retrieval
- * and the `designed` memory preset builds on it. Folders not listed (http, scoring, sweeps and the
- * files directly in core/) are not ranked.
+ * and the `designed` memory preset builds on it. Folders not listed (http, scoring, sweeps, launch
+ * and the files directly in core/) are not ranked.
  */
 const CORE_LAYERS = ['dataset', 'collection', 'embed', 'memory', 'answer', 'pipeline', 'runs'];
 

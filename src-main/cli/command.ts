@@ -43,6 +43,15 @@ export const JSON_OPTION = { json: { type: 'boolean', default: false } } as cons
 /** `--scheme <official|mem0>`: category names in tables (parsed by parseScheme). */
 export const SCHEME_OPTION = { scheme: { type: 'string' } } as const;
 
+/** A flag's value as a positive integer; a bad one is a usage error naming the flag. */
+export function positiveIntFlag(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1)
+    throw new UsageError(`${flag} must be a positive integer (got "${value}")`);
+  return n;
+}
+
 type ParserConfig<O extends OptionsConfig> = {
   args: string[];
   allowPositionals: true;

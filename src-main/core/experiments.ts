@@ -28,12 +28,13 @@ import {
   memoryPresetNames,
 } from './memory/registry';
 import { loadMemoryPresets } from './pipeline/loadPresets';
-import { resumeExperiment, startExperiment, type ExperimentHandle } from './pipeline/runner';
+import { launchRun, resumeRun, type LaunchSurface } from './launch/launch';
+import type { ExperimentHandle } from './pipeline/runner';
 import { runQueries, type ReadMethod, type RunQueries } from './runs/queries';
 import { DEFAULT_READ_WORKERS, RunReadWorkers } from './runs/readWorkers';
 import { runWrites } from './runs/handlers';
 import { RunStore } from './runs/store';
-import { estimateOf, planRun } from './sweeps/plan';
+import { planRun } from './sweeps/plan';
 import type { CallerTrust } from './trust';
 
 /** Ended runs 'experiments.live' still lists; older ones are in the Runs view. */
@@ -113,9 +114,8 @@ export class ExperimentManager {
 
   /**
    * `opened`: the file as the caller opened it; the run uses its parsed copy, or streams the file
-   * when there is none, and either way refuses a file whose bytes changed since.
-   * As the CLI does: one real call to each endpoint first (a wrong URL, key or model refuses the
-   * run with the endpoint's error and a hint), and the planner's estimate kept in the manifest.
+   * when there is none, and either way refuses a file whose bytes changed since. Preflight, cache
+   * and estimate as from every surface (launch/launch.ts).
    */
   async start(
     config: ExperimentConfigInput,
@@ -125,18 +125,15 @@ export class ExperimentManager {
   ): Promise<{ runId: string }> {
     await loadMemoryPresets();
     const dataset = opened?.loaded ?? undefined;
-    const estimate = await estimateOf(
-      parseOrThrow(ExperimentConfigSchema, config, 'experiment config'),
-      dataset,
+    const handle = await launchRun(
+      {
+        config,
+        ...(dataset ? { dataset } : opened ? { datasetSha256: opened.sha256 } : {}),
+        ...(identity ? { identity } : {}),
+        ...(options.responseCache ? { responseCache: options.responseCache } : {}),
+      },
+      this.surface(),
     );
-    const handle = await startExperiment(config, {
-      ...this.runOptions(),
-      ...(dataset ? { dataset } : opened ? { datasetSha256: opened.sha256 } : {}),
-      ...(identity ? { identity } : {}),
-      preflight: true,
-      responseCache: options.responseCache ?? 'on',
-      ...(estimate ? { estimate } : {}),
-    });
     this.track(handle);
     return { runId: handle.runId };
   }
@@ -146,8 +143,7 @@ export class ExperimentManager {
       throw new WorkbenchError('CONFLICT', `run ${runId} is already running`, { path: ['runId'] });
     }
     await loadMemoryPresets();
-    // As `cli resume` does: identical requests answered before are not paid for twice.
-    const handle = await resumeExperiment(runId, { ...this.runOptions(), responseCache: 'on' });
+    const handle = await resumeRun({ runId }, this.surface());
     this.track(handle);
     return { runId: handle.runId };
   }
@@ -239,7 +235,7 @@ export class ExperimentManager {
     return this.readers;
   }
 
-  private runOptions() {
+  private surface(): LaunchSurface {
     return {
       store: this.runs(),
       dataDir: this.dataDir,

@@ -1,6 +1,5 @@
 import { mkdirSync, readFileSync } from 'node:fs';
-import { basename, dirname, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { dirname, resolve } from 'node:path';
 import {
   DEFAULT_SCHEME,
   allSchemeIds,
@@ -20,16 +19,24 @@ import {
   type ProgressEvent,
 } from '../../../src-shared/experiment';
 import type { ExperimentHandle, RunOutcome } from '../../core/pipeline/runner';
-import { startExperiment } from '../../core/pipeline/runner';
-import type { ResponseCacheMode } from '../../core/answer/responseCache';
+import { launchRun } from '../../core/launch/launch';
 import { estimateOf, planRun } from '../../core/sweeps/plan';
 import { defaultDataDir, defaultRunsDbPath } from '../../core/runs/paths';
 import { formatDuration, skippedReport, summaryTable } from '../../core/runs/report';
 import { RunStore } from '../../core/runs/store';
-import type { CliCommand, CliIO } from '../command';
-import { UsageError } from '../command';
+import type { CliIO } from '../command';
+import {
+  JSON_OPTION,
+  RUNS_DB_OPTIONS,
+  SCHEME_OPTION,
+  UsageError,
+  defineCommand,
+  positiveIntFlag,
+} from '../command';
+import { JUDGE_OPTIONS, judgeFlags } from '../judgeOptions';
 import { ApiKeySource } from '../../core/keys';
 import { ALLOW_KEY_ENV_OPTION, keyPolicyFromArgs } from '../keyPolicy';
+import { LAUNCH_OPTIONS, launchCallsFromFlags } from '../launchOptions';
 import { ensureWordVectorCache } from '../wordVectors';
 import { runRepeats } from './repeats';
 import { readErrataFile } from '../../core/dataset/errata';
@@ -154,13 +161,6 @@ export function parseScheme(value: string | undefined): SchemeId {
   return scheme;
 }
 
-/** `--no-cache` / `--cache-only` as the runner's response-cache mode (default on). */
-export function responseCacheFlag(noCache: boolean, cacheOnly: boolean): ResponseCacheMode {
-  if (noCache && cacheOnly)
-    throw new UsageError('--no-cache and --cache-only contradict each other');
-  return noCache ? 'off' : cacheOnly ? 'only' : 'on';
-}
-
 /** The planned run's LLM calls, tokens and cost (the sweep planner's estimate for one cell). */
 async function dryRun(config: ExperimentConfig, json: boolean, io: CliIO): Promise<number> {
   const totals = await planRun(config);
@@ -176,14 +176,6 @@ async function dryRun(config: ExperimentConfig, json: boolean, io: CliIO): Promi
       `cost (estimate): ${totals.cost === null ? 'unknown (no prices in the config)' : `$${totals.cost.toFixed(2)}`}\n`,
   );
   return 0;
-}
-
-function positiveInt(flag: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1)
-    throw new UsageError(`${flag} must be a positive integer (got "${value}")`);
-  return n;
 }
 
 /** Reads a config file; a bad one fails naming the file and the field. */
@@ -406,46 +398,14 @@ function answererFlags(values: FlagValues, fromFile: unknown): Record<string, un
     );
   }
   for (const [flag, field] of given) out[field] = values[flag];
-  const contextTokens = positiveInt(
+  const contextTokens = positiveIntFlag(
     '--context-tokens',
     values['context-tokens'] as string | undefined,
   );
   if (contextTokens !== undefined) out['contextTokens'] = contextTokens;
-  const batchSize = positiveInt('--batch-size', values['batch-size'] as string | undefined);
+  const batchSize = positiveIntFlag('--batch-size', values['batch-size'] as string | undefined);
   if (batchSize !== undefined) out['batchSize'] = batchSize;
   return out;
-}
-
-/** `--judge-protocol-file`: the template as a custom protocol named after the file. */
-export function readJudgeProtocolFile(file: string): Record<string, unknown> {
-  let template: string;
-  try {
-    template = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new WorkbenchError(
-      'NOT_FOUND',
-      `judge protocol file ${file}: cannot read it (${(error as Error).message})`,
-      { where: file },
-    );
-  }
-  const name = basename(file)
-    .replace(/\.[^.]*$/, '')
-    .replace(/[^A-Za-z0-9._-]+/g, '-')
-    .replace(/^[^A-Za-z0-9]+/, '')
-    .slice(0, 64);
-  return { name: name === '' ? 'custom' : name, template };
-}
-
-/** `--judge-protocol` or `--judge-protocol-file` as the judge config's `protocol`. */
-export function judgeProtocolFlags(
-  name: string | undefined,
-  file: string | undefined,
-): { protocol?: unknown } {
-  if (name !== undefined && file !== undefined) {
-    throw new UsageError('give --judge-protocol or --judge-protocol-file, not both');
-  }
-  if (file !== undefined) return { protocol: readJudgeProtocolFile(file) };
-  return name !== undefined ? { protocol: name } : {};
 }
 
 /** `--memory-base-url/--memory-model/--memory-api-key-env` over the config file's `memory.llm`. */
@@ -475,7 +435,7 @@ function embedderFlags(values: FlagValues, fromFile: unknown): Record<string, un
     ['embedder-model', 'model'],
     ['embedder-api-key-env', 'apiKeyEnv'],
   ];
-  const dimensions = positiveInt(
+  const dimensions = positiveIntFlag(
     '--embedder-dimensions',
     values['embedder-dimensions'] as string | undefined,
   );
@@ -485,29 +445,6 @@ function embedderFlags(values: FlagValues, fromFile: unknown): Record<string, un
   const out: Record<string, unknown> = base['kind'] === 'openai' ? base : { kind: 'openai' };
   for (const [flag, field] of given) out[field] = values[flag];
   if (dimensions !== undefined) out['dimensions'] = dimensions;
-  return out;
-}
-
-function judgeFlags(values: FlagValues, fromFile: unknown): Record<string, unknown> | undefined {
-  const flags: Array<[string, string]> = [
-    ['judge-base-url', 'baseUrl'],
-    ['judge-model', 'model'],
-    ['judge-api-key-env', 'apiKeyEnv'],
-  ];
-  const given = flags.filter(([flag]) => values[flag] !== undefined);
-  const file = values['judge-protocol-file'];
-  const protocolGiven = values['judge-protocol'] !== undefined || file !== undefined;
-  if (given.length === 0 && values['judge-repeats'] === undefined && !protocolGiven) {
-    return undefined;
-  }
-  const out = asObject(fromFile);
-  for (const [flag, field] of given) out[field] = values[flag];
-  Object.assign(
-    out,
-    judgeProtocolFlags(values['judge-protocol'] as string | undefined, file as string | undefined),
-  );
-  const repeats = positiveInt('--judge-repeats', values['judge-repeats'] as string | undefined);
-  if (repeats !== undefined) out['repeats'] = repeats;
   return out;
 }
 
@@ -553,80 +490,63 @@ function externalServiceFlags(
   return out;
 }
 
-export const experimentCommand: CliCommand = {
+export const experimentCommand = defineCommand({
   summary: 'run a memory preset over a dataset, score it and record the run',
   usage: USAGE,
-  async run(args, io) {
-    const { values } = parseArgs({
-      args,
-      allowPositionals: false,
-      strict: true,
-      options: {
-        data: { type: 'string' },
-        samples: { type: 'string' },
-        'question-categories': { type: 'string' },
-        preset: { type: 'string' },
-        memory: { type: 'string' },
-        'memory-url': { type: 'string' },
-        'memory-command': { type: 'string' },
-        'memory-allow-remote': { type: 'boolean', default: false },
-        config: { type: 'string' },
-        parallel: { type: 'string' },
-        concurrency: { type: 'string' },
-        'max-consecutive-failures': { type: 'string' },
-        'top-k': { type: 'string' },
-        'context-words': { type: 'string' },
-        seed: { type: 'string' },
-        name: { type: 'string' },
-        tag: { type: 'string', multiple: true },
-        notes: { type: 'string' },
-        repeats: { type: 'string' },
-        errata: { type: 'string' },
-        'exclude-no-evidence': { type: 'boolean', default: false },
-        mode: { type: 'string' },
-        // The default since issue 11; still accepted so existing scripts keep working.
-        'include-no-evidence': { type: 'boolean', default: false },
-        'max-error-share': { type: 'string' },
-        'skip-invalid': { type: 'boolean', default: false },
-        answerer: { type: 'string' },
-        'base-url': { type: 'string' },
-        model: { type: 'string' },
-        'prompt-style': { type: 'string' },
-        'answer-protocol': { type: 'string' },
-        'category5-mapping': { type: 'string' },
-        'context-tokens': { type: 'string' },
-        'batch-size': { type: 'string' },
-        'api-key-env': { type: 'string' },
-        'judge-base-url': { type: 'string' },
-        'judge-model': { type: 'string' },
-        'judge-repeats': { type: 'string' },
-        'judge-api-key-env': { type: 'string' },
-        'judge-protocol': { type: 'string' },
-        'judge-protocol-file': { type: 'string' },
-        'memory-base-url': { type: 'string' },
-        'memory-model': { type: 'string' },
-        'memory-api-key-env': { type: 'string' },
-        'embedder-base-url': { type: 'string' },
-        'embedder-model': { type: 'string' },
-        'embedder-dimensions': { type: 'string' },
-        'embedder-api-key-env': { type: 'string' },
-        'allow-key-env': ALLOW_KEY_ENV_OPTION,
-        'runs-db': { type: 'string' },
-        'data-dir': { type: 'string' },
-        'keep-collections': { type: 'boolean', default: false },
-        'no-preflight': { type: 'boolean', default: false },
-        'no-cache': { type: 'boolean', default: false },
-        'cache-only': { type: 'boolean', default: false },
-        scheme: { type: 'string' },
-        json: { type: 'boolean', default: false },
-        'dry-run': { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-    if (values.help) {
-      io.stdout(USAGE);
-      return 0;
-    }
+  options: {
+    data: { type: 'string' },
+    samples: { type: 'string' },
+    'question-categories': { type: 'string' },
+    preset: { type: 'string' },
+    memory: { type: 'string' },
+    'memory-url': { type: 'string' },
+    'memory-command': { type: 'string' },
+    'memory-allow-remote': { type: 'boolean', default: false },
+    config: { type: 'string' },
+    parallel: { type: 'string' },
+    concurrency: { type: 'string' },
+    'max-consecutive-failures': { type: 'string' },
+    'top-k': { type: 'string' },
+    'context-words': { type: 'string' },
+    seed: { type: 'string' },
+    name: { type: 'string' },
+    tag: { type: 'string', multiple: true },
+    notes: { type: 'string' },
+    repeats: { type: 'string' },
+    errata: { type: 'string' },
+    'exclude-no-evidence': { type: 'boolean', default: false },
+    mode: { type: 'string' },
+    // The default since issue 11; still accepted so existing scripts keep working.
+    'include-no-evidence': { type: 'boolean', default: false },
+    'max-error-share': { type: 'string' },
+    'skip-invalid': { type: 'boolean', default: false },
+    answerer: { type: 'string' },
+    'base-url': { type: 'string' },
+    model: { type: 'string' },
+    'prompt-style': { type: 'string' },
+    'answer-protocol': { type: 'string' },
+    'category5-mapping': { type: 'string' },
+    'context-tokens': { type: 'string' },
+    'batch-size': { type: 'string' },
+    'api-key-env': { type: 'string' },
+    ...JUDGE_OPTIONS,
+    'memory-base-url': { type: 'string' },
+    'memory-model': { type: 'string' },
+    'memory-api-key-env': { type: 'string' },
+    'embedder-base-url': { type: 'string' },
+    'embedder-model': { type: 'string' },
+    'embedder-dimensions': { type: 'string' },
+    'embedder-api-key-env': { type: 'string' },
+    'dry-run': { type: 'boolean', default: false },
+    'allow-key-env': ALLOW_KEY_ENV_OPTION,
+    ...RUNS_DB_OPTIONS,
+    ...LAUNCH_OPTIONS,
+    ...SCHEME_OPTION,
+    ...JSON_OPTION,
+  },
+  async run({ values, positionals }, io) {
+    if (positionals.length > 0)
+      throw new UsageError(`experiment takes no positional arguments (got "${positionals[0]}")`);
     const scheme = parseScheme(values.scheme);
     const file = values.config === undefined ? {} : readConfigFile(values.config);
     const data =
@@ -653,17 +573,17 @@ export const experimentCommand: CliCommand = {
         .split(',')
         .map((s) => s.trim())
         .filter(Boolean);
-    const parallel = positiveInt('--parallel', values.parallel);
+    const parallel = positiveIntFlag('--parallel', values.parallel);
     if (parallel !== undefined) merged['parallel'] = parallel;
-    const concurrency = positiveInt('--concurrency', values.concurrency);
+    const concurrency = positiveIntFlag('--concurrency', values.concurrency);
     if (concurrency !== undefined) merged['concurrency'] = concurrency;
-    const maxFailures = positiveInt(
+    const maxFailures = positiveIntFlag(
       '--max-consecutive-failures',
       values['max-consecutive-failures'],
     );
     if (maxFailures !== undefined) merged['maxConsecutiveFailures'] = maxFailures;
-    const topK = positiveInt('--top-k', values['top-k']);
-    const contextWords = positiveInt('--context-words', values['context-words']);
+    const topK = positiveIntFlag('--top-k', values['top-k']);
+    const contextWords = positiveIntFlag('--context-words', values['context-words']);
     if (topK !== undefined || contextWords !== undefined)
       merged['retrieval'] = {
         ...((file['retrieval'] as object | undefined) ?? {}),
@@ -721,18 +641,20 @@ export const experimentCommand: CliCommand = {
       },
       '--name/--tag/--notes',
     );
-    const repeats = positiveInt('--repeats', values.repeats);
+    const repeats = positiveIntFlag('--repeats', values.repeats);
     const errata = values.errata === undefined ? undefined : readErrataFile(values.errata);
     if (values['dry-run']) return dryRun(config, values.json, io);
 
-    const estimate = await estimateOf(config);
     await ensureWordVectorCache(io);
     const { store, dataDir } = openStore(values['runs-db'], values['data-dir']);
     try {
       const apiKeys = new ApiKeySource({
         policy: keyPolicyFromArgs(values['allow-key-env'], 'pass'),
       });
+      const calls = launchCallsFromFlags(values);
       if (repeats !== undefined) {
+        // Planned once: the repeats differ only by seed.
+        const estimate = await estimateOf(config);
         return await runRepeats(config, repeats, {
           store,
           dataDir,
@@ -743,26 +665,22 @@ export const experimentCommand: CliCommand = {
           io,
           ...(errata ? { errata } : {}),
           identity,
-          preflight: !values['no-preflight'] && !values['cache-only'],
-          responseCache: responseCacheFlag(values['no-cache'], values['cache-only']),
+          ...calls,
           ...(estimate ? { estimate } : {}),
         });
       }
-      const tty = process.stderr.isTTY === true;
-      const handle = await startExperiment(config, {
-        store,
-        dataDir,
-        keepCollections: values['keep-collections'],
-        onProgress: progressReporter(io, tty),
-        apiKeys,
-        ...(errata ? { errata } : {}),
-        // The user typed this command line: an external service's command may run.
-        mayStartProcesses: true,
-        identity,
-        preflight: !values['no-preflight'] && !values['cache-only'],
-        responseCache: responseCacheFlag(values['no-cache'], values['cache-only']),
-        ...(estimate ? { estimate } : {}),
-      });
+      const handle = await launchRun(
+        { config, identity, ...(errata ? { errata } : {}), ...calls },
+        {
+          store,
+          dataDir,
+          keepCollections: values['keep-collections'],
+          onProgress: progressReporter(io, process.stderr.isTTY === true),
+          apiKeys,
+          // The user typed this command line: an external service's command may run.
+          mayStartProcesses: true,
+        },
+      );
       // Launch-time warnings (a judge that is another benchmark's) before the progress lines.
       for (const warning of store.getRun(handle.runId).manifest.warnings ?? [])
         io.stderr(`warning: ${warning}\n`);
@@ -781,4 +699,4 @@ export const experimentCommand: CliCommand = {
       store.close();
     }
   },
-};
+});

@@ -4,7 +4,7 @@ import {
   DEFAULT_INSERT_TIMEOUT_MS,
 } from '../../../src-shared/experiment';
 import { formatConformance, runConformance } from '../../core/memory/external/conformance';
-import { JSON_OPTION, UsageError, defineCommand } from '../command';
+import { JSON_OPTION, UsageError, defineCommand, positiveIntFlag } from '../command';
 
 const USAGE = `usage: npm run -s cli -- memory-check <url> [options]
        npm run -s cli -- memory-check --command "<cmd>" [options]
@@ -27,14 +27,6 @@ options:
   -h, --help                show this help
 `;
 
-function positiveInt(flag: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1)
-    throw new UsageError(`${flag} must be a positive integer (got "${value}")`);
-  return n;
-}
-
 export const memoryCheckCommand = defineCommand({
   summary: 'check your own memory service against the memory protocol (conformance report)',
   usage: USAGE,
@@ -56,9 +48,9 @@ export const memoryCheckCommand = defineCommand({
     const url = positionals[0];
     if ((url === undefined) === (values.command === undefined))
       throw new UsageError('give a service url or --command "<cmd>" (one of them)');
-    const insertTimeoutMs = positiveInt('--insert-timeout-ms', values['insert-timeout-ms']);
-    const answerTimeoutMs = positiveInt('--answer-timeout-ms', values['answer-timeout-ms']);
-    const lagLimitMs = positiveInt('--lag-limit-ms', values['lag-limit-ms']);
+    const insertTimeoutMs = positiveIntFlag('--insert-timeout-ms', values['insert-timeout-ms']);
+    const answerTimeoutMs = positiveIntFlag('--answer-timeout-ms', values['answer-timeout-ms']);
+    const lagLimitMs = positiveIntFlag('--lag-limit-ms', values['lag-limit-ms']);
     const report = await runConformance(
       { url, command: values.command, allowRemote: values['allow-remote'] },
       {

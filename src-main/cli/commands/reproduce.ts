@@ -1,5 +1,4 @@
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import {
   packSourceLine,
   signedDiff,
@@ -20,8 +19,8 @@ import {
 } from '../../core/reproduce/packs';
 import { packGroups, runPack, settingOf, type Prices } from '../../core/reproduce/run';
 import { planSweep } from '../../core/sweeps/plan';
-import type { CliCommand, CliIO } from '../command';
-import { UsageError } from '../command';
+import type { CliIO } from '../command';
+import { JSON_OPTION, RUNS_DB_OPTIONS, UsageError, defineCommand } from '../command';
 import { ALLOW_KEY_ENV_OPTION, keyPolicyFromArgs } from '../keyPolicy';
 import { ensureWordVectorCache } from '../wordVectors';
 import { openStore } from './experiment';
@@ -103,38 +102,27 @@ function comparisonTable(pack: ReproducePack, cells: readonly PackCell[]): strin
   return [line(header), ...rows.map(line)].join('\n');
 }
 
-export const reproduceCommand: CliCommand = {
+export const reproduceCommand = defineCommand({
   summary:
     "run a paper's table (protocol, models, questions, repeats) and compare with its figures",
   usage: USAGE,
-  async run(args, io) {
-    const { values, positionals } = parseArgs({
-      args,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        data: { type: 'string' },
-        samples: { type: 'string' },
-        'base-url': { type: 'string' },
-        model: { type: 'string' },
-        'api-key-env': { type: 'string' },
-        'judge-base-url': { type: 'string' },
-        'judge-model': { type: 'string' },
-        'judge-api-key-env': { type: 'string' },
-        prices: { type: 'string' },
-        repeats: { type: 'string' },
-        plan: { type: 'boolean', default: false },
-        'allow-key-env': ALLOW_KEY_ENV_OPTION,
-        'runs-db': { type: 'string' },
-        'data-dir': { type: 'string' },
-        json: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-    if (values.help) {
-      io.stdout(USAGE);
-      return 0;
-    }
+  options: {
+    data: { type: 'string' },
+    samples: { type: 'string' },
+    'base-url': { type: 'string' },
+    model: { type: 'string' },
+    'api-key-env': { type: 'string' },
+    'judge-base-url': { type: 'string' },
+    'judge-model': { type: 'string' },
+    'judge-api-key-env': { type: 'string' },
+    prices: { type: 'string' },
+    repeats: { type: 'string' },
+    plan: { type: 'boolean', default: false },
+    'allow-key-env': ALLOW_KEY_ENV_OPTION,
+    ...RUNS_DB_OPTIONS,
+    ...JSON_OPTION,
+  },
+  async run({ values, positionals }, io) {
     const [packId, ...rest] = positionals;
     if (packId === undefined) throw new UsageError('reproduce needs a pack id (or "list")');
     if (rest.length > 0) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`);
@@ -239,4 +227,4 @@ export const reproduceCommand: CliCommand = {
     }
     return incomplete === 0 ? 0 : 1;
   },
-};
+});

@@ -1,15 +1,15 @@
-import { resumeExperiment } from '../../core/pipeline/runner';
+import { resumeRun } from '../../core/launch/launch';
 import { JSON_OPTION, RUNS_DB_OPTIONS, SCHEME_OPTION, UsageError, defineCommand } from '../command';
 import {
   openStore,
   parseScheme,
   progressReporter,
   reportOutcome,
-  responseCacheFlag,
   superviseRun,
 } from './experiment';
 import { ApiKeySource } from '../../core/keys';
 import { ALLOW_KEY_ENV_OPTION, keyPolicyFromArgs } from '../keyPolicy';
+import { LAUNCH_OPTIONS, launchCallsFromFlags } from '../launchOptions';
 import { ensureWordVectorCache } from '../wordVectors';
 
 const USAGE = `usage: npm run -s cli -- resume <run id> [options]
@@ -41,10 +41,7 @@ export const resumeCommand = defineCommand({
   usage: USAGE,
   options: {
     ...RUNS_DB_OPTIONS,
-    'keep-collections': { type: 'boolean', default: false },
-    'no-preflight': { type: 'boolean', default: false },
-    'no-cache': { type: 'boolean', default: false },
-    'cache-only': { type: 'boolean', default: false },
+    ...LAUNCH_OPTIONS,
     'allow-key-env': ALLOW_KEY_ENV_OPTION,
     ...SCHEME_OPTION,
     ...JSON_OPTION,
@@ -56,16 +53,17 @@ export const resumeCommand = defineCommand({
     await ensureWordVectorCache(io);
     const { store, dataDir } = openStore(values['runs-db'], values['data-dir']);
     try {
-      const handle = await resumeExperiment(runId, {
-        store,
-        dataDir,
-        keepCollections: values['keep-collections'],
-        onProgress: progressReporter(io, process.stderr.isTTY === true),
-        apiKeys: new ApiKeySource({ policy: keyPolicyFromArgs(values['allow-key-env'], 'pass') }),
-        mayStartProcesses: true,
-        preflight: !values['no-preflight'] && !values['cache-only'],
-        responseCache: responseCacheFlag(values['no-cache'], values['cache-only']),
-      });
+      const handle = await resumeRun(
+        { runId, ...launchCallsFromFlags(values) },
+        {
+          store,
+          dataDir,
+          keepCollections: values['keep-collections'],
+          onProgress: progressReporter(io, process.stderr.isTTY === true),
+          apiKeys: new ApiKeySource({ policy: keyPolicyFromArgs(values['allow-key-env'], 'pass') }),
+          mayStartProcesses: true,
+        },
+      );
       const outcome = await superviseRun(handle, io);
       const { manifest } = store.getRun(runId);
       return reportOutcome(outcome, manifest.config, scheme, values.json, io, manifest);

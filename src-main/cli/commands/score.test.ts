@@ -37,4 +37,23 @@ describe('cli score', () => {
     expect(out).toMatch(/^10 abstention \(multi-session\) +1 /m);
     expect(out).not.toMatch(/open-domain|adversarial|official LoCoMo/);
   });
+
+  it('reads the judge flags as experiment does: a bad --judge-repeats is the same usage error', async () => {
+    const judge = ['--judge-base-url', 'http://127.0.0.1:9/v1', '--judge-model', 'm'];
+    const run = async (args: string[]) => {
+      let err = '';
+      const code = await runCli([...args, ...judge, '--judge-repeats', '0'], {
+        stdout: () => undefined,
+        stderr: (t) => void (err += t),
+      });
+      return { code, err: err.split('\n')[0] };
+    };
+    const score = await run(['score', '--data', lme, '--predictions', join(dir, 'none.json')]);
+    const experiment = await run(['experiment', '--data', lme, '--dry-run']);
+    expect(score).toEqual({
+      code: 2,
+      err: 'error: --judge-repeats must be a positive integer (got "0")',
+    });
+    expect(score).toEqual(experiment);
+  });
 });

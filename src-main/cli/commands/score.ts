@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import {
   LOCOMO_PROFILE,
@@ -35,9 +34,9 @@ import { ApiKeySource } from '../../core/keys';
 import { checkMem0Parity, type Mem0Parity } from '../../core/scoring/mem0Parity';
 import { installPunktModel } from '../../core/scoring/punktModel';
 import { ALLOW_KEY_ENV_OPTION, keyPolicyFromArgs } from '../keyPolicy';
-import type { CliCommand, CliIO } from '../command';
-import { UsageError } from '../command';
-import { judgeProtocolFlags, openStore, parseScheme } from './experiment';
+import { JSON_OPTION, RUNS_DB_OPTIONS, SCHEME_OPTION, UsageError, defineCommand } from '../command';
+import { openStore, parseScheme } from './experiment';
+import { JUDGE_OPTIONS, judgeFlags } from '../judgeOptions';
 
 const USAGE = `usage: npm run -s cli -- score --data <file> --predictions <file.json> [options]
        npm run -s cli -- score --mem0-eval <evaluation_metrics.json> [--json]
@@ -300,37 +299,23 @@ async function judgeItems(
   );
 }
 
-export const scoreCommand: CliCommand = {
+export const scoreCommand = defineCommand({
   summary: 'score a predictions file against a dataset (official F1, set F1, BLEU-1, judge)',
   usage: USAGE,
-  async run(args, io: CliIO) {
-    const { values } = parseArgs({
-      args,
-      allowPositionals: false,
-      strict: true,
-      options: {
-        data: { type: 'string' },
-        predictions: { type: 'string' },
-        'mem0-eval': { type: 'string' },
-        'judge-base-url': { type: 'string' },
-        'judge-model': { type: 'string' },
-        'judge-repeats': { type: 'string' },
-        'judge-api-key-env': { type: 'string' },
-        'judge-protocol': { type: 'string' },
-        'judge-protocol-file': { type: 'string' },
-        'allow-key-env': ALLOW_KEY_ENV_OPTION,
-        'no-judge-cache': { type: 'boolean', default: false },
-        'runs-db': { type: 'string' },
-        'data-dir': { type: 'string' },
-        scheme: { type: 'string' },
-        json: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-    if (values.help) {
-      io.stdout(USAGE);
-      return 0;
-    }
+  options: {
+    data: { type: 'string' },
+    predictions: { type: 'string' },
+    'mem0-eval': { type: 'string' },
+    ...JUDGE_OPTIONS,
+    'allow-key-env': ALLOW_KEY_ENV_OPTION,
+    'no-judge-cache': { type: 'boolean', default: false },
+    ...RUNS_DB_OPTIONS,
+    ...SCHEME_OPTION,
+    ...JSON_OPTION,
+  },
+  async run({ values, positionals }, io) {
+    if (positionals.length > 0)
+      throw new UsageError(`score takes no positional arguments (got "${positionals[0]}")`);
     if (values['mem0-eval'] !== undefined) {
       const file = resolve(values['mem0-eval']);
       const report = checkMem0Parity(readJson(file, 'Mem0 evaluation file'), file);
@@ -349,19 +334,7 @@ export const scoreCommand: CliCommand = {
     ) {
       throw new UsageError('judging needs both --judge-base-url and --judge-model');
     }
-    const judgeConfig = wantsJudge
-      ? JudgeConfigSchema.safeParse({
-          baseUrl: values['judge-base-url'],
-          model: values['judge-model'],
-          ...(values['judge-repeats'] !== undefined
-            ? { repeats: Number(values['judge-repeats']) }
-            : {}),
-          ...(values['judge-api-key-env'] !== undefined
-            ? { apiKeyEnv: values['judge-api-key-env'] }
-            : {}),
-          ...judgeProtocolFlags(values['judge-protocol'], values['judge-protocol-file']),
-        })
-      : null;
+    const judgeConfig = wantsJudge ? JudgeConfigSchema.safeParse(judgeFlags(values, {})) : null;
     if (judgeConfig && !judgeConfig.success) throw zodError(judgeConfig.error, 'judge');
     const judgeEnv = judgeConfig?.data.apiKeyEnv;
     const apiKeys = new ApiKeySource({
@@ -443,7 +416,7 @@ export const scoreCommand: CliCommand = {
     }
     return 0;
   },
-};
+});
 
 function mem0ParityText(report: Mem0Parity): string {
   const punkt = installPunktModel();

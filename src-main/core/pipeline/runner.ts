@@ -99,6 +99,7 @@ export interface RunOptions {
   /**
    * The config came from the local user (CLI, desktop app) and may start processes (an external
    * memory service's `command`). Default false: the browser-mode API must never run programs.
+   * Surfaces say which they are through the launcher (launch/launch.ts).
    */
   mayStartProcesses?: boolean;
   /**
@@ -108,7 +109,8 @@ export interface RunOptions {
   allowedDirs?: readonly string[];
   /**
    * One real call to each endpoint before the run is created or resumed (pipeline/preflight.ts);
-   * a failure refuses the run. Default false (library callers and tests that queue faults).
+   * a failure refuses the run. Default false (library callers and tests that queue faults); when
+   * a surface's run is preflighted is the launcher's decision (launch/launch.ts).
    */
   preflight?: boolean;
   /**

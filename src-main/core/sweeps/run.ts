@@ -1,17 +1,14 @@
 import type { ProgressEvent, RunStatus } from '../../../src-shared/experiment';
 import type { SweepCell, SweepRunRow, SweepTag } from '../../../src-shared/sweeps';
-import {
-  resumeExperiment,
-  startExperiment,
-  type ExperimentHandle,
-  type RunOptions,
-} from '../pipeline/runner';
+import { launchRun, resumeRun, type LaunchSurface } from '../launch/launch';
+import type { ExperimentHandle, RunOptions } from '../pipeline/runner';
 import type { LoadedSweep } from './spec';
 
 /**
  * Runs a sweep's cells as ordinary runs tagged with the sweep. Resumable: a rerun of the same spec
  * skips completed cells, resumes interrupted, cancelled or failed ones, and starts the rest. The
- * executor in `options` decides where samples run (worker threads here, or BullMQ workers).
+ * executor in `options` decides where samples run (worker threads here, or BullMQ workers). Each
+ * cell is started or resumed through the launcher (launch/launch.ts).
  */
 
 export interface SweepRunOptions extends Omit<RunOptions, 'sweep' | 'onProgress' | 'signal'> {
@@ -99,22 +96,47 @@ export async function runSweep(
       Object.assign(result, { runId: previous.runId, action: 'not-run', status: 'running', error });
       return;
     }
-    const runOptions: RunOptions = {
-      ...options,
+    const surface: LaunchSurface = {
+      store,
+      dataDir: options.dataDir,
+      mayStartProcesses: options.mayStartProcesses === true,
       onProgress: (event) => options.onProgress?.(cell, event),
+      ...(options.apiKeys ? { apiKeys: options.apiKeys } : {}),
+      ...(options.executor ? { executor: options.executor } : {}),
+      ...(options.keepCollections !== undefined
+        ? { keepCollections: options.keepCollections }
+        : {}),
+      ...(options.now ? { now: options.now } : {}),
       ...(signal ? { signal } : {}),
+    };
+    // A sweep's cells are preflighted and cached only when its caller asks (as `experiment
+    // --repeats` does); a cell keeps the caller's estimate, or none.
+    const calls = {
+      preflight: options.preflight === true,
+      responseCache: options.responseCache ?? 'off',
     };
     let handle: ExperimentHandle;
     let action: SweepCellAction;
     try {
       if (previous) {
-        handle = await resumeExperiment(previous.runId, runOptions);
+        handle = await resumeRun({ runId: previous.runId, ...calls }, surface);
         action = 'resumed';
       } else {
-        handle = await startExperiment(cell.config, {
-          ...runOptions,
-          sweep: tagOf(sweep, cell),
-        });
+        handle = await launchRun(
+          {
+            config: cell.config,
+            sweep: tagOf(sweep, cell),
+            estimate: options.estimate ?? null,
+            ...(options.identity ? { identity: options.identity } : {}),
+            ...(options.errata ? { errata: options.errata } : {}),
+            ...(options.dataset ? { dataset: options.dataset } : {}),
+            ...(options.datasetSha256 !== undefined
+              ? { datasetSha256: options.datasetSha256 }
+              : {}),
+            ...calls,
+          },
+          surface,
+        );
         action = 'started';
       }
     } catch (error) {
