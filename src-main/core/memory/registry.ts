@@ -47,6 +47,11 @@ export interface MemoryPresetOptions {
   configSchema: z.ZodType;
   /** What the preset does with the run's memory LLM (`memory.llm`), if it uses one. */
   llmStage?: string;
+  /**
+   * The preset cannot run without the run's memory LLM (`memory.llm`): the error a run without
+   * one is refused with, before it exists.
+   */
+  requiresLlm?: () => WorkbenchError;
   /** Its config takes an `embedder` (`EmbedderChoice`) for its vector index. */
   embedder?: boolean;
   prepare?: MemoryPresetPrepare;
@@ -57,6 +62,7 @@ const configSchemas = new Map<string, z.ZodType>();
 const llmStages = new Map<string, string>();
 const withEmbedder = new Set<string>();
 const prepares = new Map<string, MemoryPresetPrepare>();
+const requiresLlm = new Map<string, () => WorkbenchError>();
 
 export function registerMemoryPreset(
   name: string,
@@ -71,6 +77,19 @@ export function registerMemoryPreset(
   else withEmbedder.delete(name);
   if (options.prepare) prepares.set(name, options.prepare);
   else prepares.delete(name);
+  if (options.requiresLlm) requiresLlm.set(name, options.requiresLlm);
+  else requiresLlm.delete(name);
+}
+
+/** Whether the preset refuses to run without a memory LLM. */
+export function memoryPresetRequiresLlm(name: string): boolean {
+  return requiresLlm.has(name);
+}
+
+/** Refuses a run of a preset that needs a memory LLM when the config gives none. */
+export function assertMemoryLlm(name: string, llm: unknown): void {
+  const refusal = requiresLlm.get(name);
+  if (refusal && (llm === undefined || llm === null)) throw refusal();
 }
 
 /** Whether the preset's config takes an `embedder`. */

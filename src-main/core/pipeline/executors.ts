@@ -2,6 +2,7 @@ import { WorkbenchError } from '../../../src-shared/errors';
 import type { ExperimentConfig } from '../../../src-shared/experiment';
 import type { Answerer } from '../answer/types';
 import { validateMemoryConfig } from '../memory/registry';
+import { MEM0_WORKER_ENV } from '../memory/presets/mem0';
 import { createAnswerer } from './answerers';
 import { extraPresetModules, loadMemoryPresets } from './loadPresets';
 import {
@@ -115,7 +116,13 @@ class WorkerPool {
       return reused;
     }
     return {
-      worker: startExperimentWorker({ name, workerData: this.init }),
+      // The worker's own environment: libraries that read theirs when they load (mem0ai's
+      // telemetry switch) see the run's settings, and the app's process.env stays as it is.
+      worker: startExperimentWorker({
+        name,
+        workerData: this.init,
+        env: { ...process.env, ...MEM0_WORKER_ENV },
+      }),
       stamp: sequencer<WorkerIn>(),
       checkSeq: sequenceChecker(`main thread (${name})`),
     };

@@ -16,7 +16,7 @@ import {
   type RunStatus,
   type RunSummary,
 } from '../../../src-shared/experiment';
-import { prepareMemoryPreset } from '../memory/registry';
+import { assertMemoryLlm, prepareMemoryPreset } from '../memory/registry';
 import { runDatasetFor, selectFrom, type RunDataset, type SampleEntry } from './runDataset';
 import { appVersion, gitCommit } from '../provenance';
 import type { SweepTag } from '../../../src-shared/sweeps';
@@ -259,6 +259,7 @@ export async function startExperiment(
   if (options.preflight) await preflight(config, apiKeys, options.signal);
   const executor = options.executor ?? workerExecutor();
   await executor.prepare(config);
+  assertMemoryLlm(config.memory.preset, config.memory.llm);
   const service = await prepareMemoryPreset(config.memory.preset, config.memory.config, {
     mayStartProcesses: options.mayStartProcesses === true,
     apiKeys,
@@ -373,6 +374,7 @@ export async function resumeExperiment(
   if (options.preflight) await preflight(config, apiKeys, options.signal);
   const executor = options.executor ?? workerExecutor();
   await executor.prepare(config);
+  assertMemoryLlm(config.memory.preset, config.memory.llm);
   const service = await prepareMemoryPreset(config.memory.preset, config.memory.config, {
     mayStartProcesses: options.mayStartProcesses === true,
     apiKeys,
