@@ -10,6 +10,7 @@
  *   llm        a full LLM run at 1 s per call under a rate limit: concurrency, cache, rate
  *   ui         a full run from the Experiments view in Chromium vs the same run from the CLI
  *   longmemeval  M-scale ingest (streamed, one memory per question): turns/s, peak RSS, wall time
+ *   mem0       the released Mem0 library as a preset: ingest calls, tokens and wall per conversation
  *
  * Each suite prints its report and replaces its own section of docs/benchmarks.md.
  */
@@ -24,6 +25,7 @@ import { runsDbSuite } from './runsdb';
 import { serverSuite } from './server';
 import { uiSuite } from './ui';
 import { longMemEvalSuite } from './longmemeval';
+import { mem0Suite } from './mem0';
 
 const SUITES: Record<string, (data: string, write: boolean, extra: string[]) => Promise<void>> = {
   retrieval: retrievalSuite,
@@ -35,6 +37,7 @@ const SUITES: Record<string, (data: string, write: boolean, extra: string[]) => 
   llm: llmSuite,
   ui: uiSuite,
   longmemeval: longMemEvalSuite,
+  mem0: mem0Suite,
 };
 
 const USAGE = `usage: npm run bench -- <${Object.keys(SUITES).join('|')}> [--data <file>] [--no-write] [--no-ablation]\n`;
