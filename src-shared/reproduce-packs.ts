@@ -122,6 +122,22 @@ export const REPRODUCE_PACKS: readonly ReproducePack[] = [
         ),
       },
       {
+        id: 'mem0-library',
+        // Mem0 itself: the released library (mem0ai/oss, pinned) on the pack's model, fed and
+        // searched as Mem0's evaluation does; needs an endpoint (its extraction is an LLM call).
+        label: 'Mem0 (paper) vs Mem0 (released library, mem0ai 3.3.1) under the mem0 protocol',
+        preset: 'mem0',
+        memoryLlm: true,
+        topK: 30,
+        ...mem0Table1Row(
+          [38.72, 27.13, 67.13, 0.65],
+          [28.64, 21.58, 51.15, 0.31],
+          [47.65, 38.72, 72.93, 0.11],
+          [48.93, 40.51, 55.51, 0.34],
+          [66.88, 0.15],
+        ),
+      },
+      {
         id: 'mem0-graph',
         label: 'Mem0 graph (paper only)',
         preset: null,

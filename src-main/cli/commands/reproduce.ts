@@ -160,7 +160,7 @@ export const reproduceCommand: CliCommand = {
       ?.split(',')
       .map((s) => s.trim())
       .filter(Boolean);
-    const rows = runnableRows(pack);
+    const rows = runnableRows(pack, endpoints !== undefined);
     const settings: PackRunSettings = {
       datasetPath: resolve(values.data as string),
       ...(samples ? { samples } : {}),
