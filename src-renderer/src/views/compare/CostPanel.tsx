@@ -1,5 +1,5 @@
 import { memo } from 'react';
-import type { RunComparison, RunCost } from '@shared/compare';
+import type { Percentiles, RunComparison, RunCost, Table2Columns } from '@shared/compare';
 import type { TokenTotals } from '@shared/runs';
 import { formatCost, formatTokens } from '../runs/shape';
 import { RunTag } from './RunPicker';
@@ -22,7 +22,8 @@ export const CostPanel = memo(function CostPanel({
         <span id="compare-cost-title">Cost and speed</span>{' '}
         <span className="muted heading-note">
           · tokens in + out per model role over every test, cost at the endpoints&apos; prices;
-          latencies are means over final answers
+          latencies are means over final answers; Mem0 Table 2&apos;s columns: search and total
+          (search + answer) p50 / p95, memory LLM calls and tokens per conversation
         </span>
       </h2>
       <div className="table-scroll">
@@ -43,6 +44,15 @@ export const CostPanel = memo(function CostPanel({
               </th>
               <th scope="col" className="num">
                 Answer ms
+              </th>
+              <th scope="col" className="num">
+                Search p50 / p95 ms
+              </th>
+              <th scope="col" className="num">
+                Total p50 / p95 ms
+              </th>
+              <th scope="col" className="num">
+                Memory LLM / conversation
               </th>
             </tr>
           </thead>
@@ -65,6 +75,11 @@ export const CostPanel = memo(function CostPanel({
                   <td className="num">{formatCost(cost?.totalCost)}</td>
                   <td className="num">{formatMs(cost?.meanRetrieveMs)}</td>
                   <td className="num">{formatMs(cost?.meanAnswerMs)}</td>
+                  <td className="num">{formatPercentiles(cost?.table2.searchMs)}</td>
+                  <td className="num">{formatPercentiles(cost?.table2.totalMs)}</td>
+                  <td className="num">
+                    <Ingest ingest={cost?.table2.ingest ?? null} />
+                  </td>
                 </tr>
               );
             })}
@@ -87,4 +102,19 @@ function Tokens({ totals }: { totals: TokenTotals | null }) {
 function formatMs(ms: number | null | undefined): string {
   if (ms === null || ms === undefined) return '–';
   return ms < 10 ? ms.toFixed(2) : ms.toFixed(0);
+}
+
+function formatPercentiles(p: Percentiles | null | undefined): string {
+  if (p === null || p === undefined) return '–';
+  return `${formatMs(p.p50)} / ${formatMs(p.p95)}`;
+}
+
+function Ingest({ ingest }: { ingest: Table2Columns['ingest'] }) {
+  if (ingest === null) return <span className="muted">–</span>;
+  return (
+    <span title={`over ${ingest.conversations} conversation(s)`}>
+      {formatTokens(Math.round(ingest.callsPerConversation))} calls ·{' '}
+      {formatTokens(Math.round(ingest.tokensPerConversation))} tokens
+    </span>
+  );
 }
