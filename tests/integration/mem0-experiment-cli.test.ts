@@ -185,6 +185,17 @@ describe('cli experiment --memory mem0 (mem0ai/oss in the experiment worker)', (
     expect(calls['embedder']).toBe(seen.embed);
     expect(calls['answer']).toBe(seen.answer);
 
+    // `report` prints Mem0 Table 2's columns: latency percentiles and the ingest cost.
+    const runId = ledger(db).runId as string;
+    const report = await start(['report', runId, '--runs-db', db]).done;
+    expect(report.code).toBe(0);
+    const conversations = 2;
+    expect(report.out).toMatch(
+      new RegExp(
+        `Mem0 Table 2 columns: search p50 \\d+\\.\\d{3} s, p95 \\d+\\.\\d{3} s; total \\(search \\+ answer\\) p50 \\d+\\.\\d{3} s, p95 \\d+\\.\\d{3} s; ingest ${seen.memory / conversations} memory LLM calls and [\\d,]+ tokens per conversation \\(${conversations} conversations\\)`,
+      ),
+    );
+
     reference = finalAnswers(db);
     expect(Object.keys(reference).length).toBeGreaterThan(0);
     // Answers come from Mem0's memories (the fake model answers with the first one's text).

@@ -6,7 +6,9 @@ import {
   type PaperFormat,
   type PaperMarkup,
 } from '../../../src-shared/paperTables';
-import { protocolJudgeTable, summaryTable } from '../../core/runs/report';
+import { table2Columns } from '../../../src-shared/compare';
+import { finalAnswersOf } from '../../../src-shared/experiment';
+import { protocolJudgeTable, summaryTable, table2Line } from '../../core/runs/report';
 import { RUNS_DB_OPTIONS, SCHEME_OPTION, UsageError, defineCommand } from '../command';
 import { withRunsApi } from '../runsApi';
 import { errataExtra } from './errata';
@@ -22,8 +24,10 @@ a paper's table, to paste beside it:
   mem0    Mem0's Table 1: single-hop, multi-hop, open-domain, temporal, each F1 (set F1),
           B1 (BLEU-1) and J (×100, Mem0's category names)
 Cells without data show "–"; a footnote line gives n per column. The plain table is followed by
-J per judge protocol when \`rescore --judge\` ran, and by the scores against the original and the
-corrected gold with the per-category ceiling when the run applied errata (\`experiment --errata\`).
+Mem0 Table 2's columns (search and total latency p50/p95, memory LLM calls and tokens per
+conversation), J per judge protocol when \`rescore --judge\` ran, and by the scores against the
+original and the corrected gold with the per-category ceiling when the run applied errata
+(\`experiment --errata\`).
 
 options:
   --format <locomo|mem0>    a paper's table layout
@@ -73,6 +77,10 @@ export const reportCommand = defineCommand({
         return 0;
       }
       io.stdout(summaryTable(summary, scheme, profile));
+      const answers = finalAnswersOf(
+        await api.call('runs.answers', { runId: positionals[0] as string }),
+      );
+      io.stdout(table2Line(table2Columns(run.manifest.usage?.memory, answers)));
       io.stdout(protocolJudgeTable(judgeProtocols, scheme, profile));
       if (errata) io.stdout(errataExtra(errata, scheme, profile).text);
       const coverage = coverageNote(run.manifest, summary);
