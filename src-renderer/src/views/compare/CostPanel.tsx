@@ -1,7 +1,8 @@
 import { memo } from 'react';
-import type { Percentiles, RunComparison, RunCost, Table2Columns } from '@shared/compare';
+import type { RunComparison, RunCost } from '@shared/compare';
 import type { TokenTotals } from '@shared/runs';
 import { formatCost, formatTokens } from '../runs/shape';
+import { IngestCost, formatMs, formatPercentiles } from '../runs/Table2';
 import { RunTag } from './RunPicker';
 import { runLetter } from './shape';
 
@@ -78,7 +79,7 @@ export const CostPanel = memo(function CostPanel({
                   <td className="num">{formatPercentiles(cost?.table2.searchMs)}</td>
                   <td className="num">{formatPercentiles(cost?.table2.totalMs)}</td>
                   <td className="num">
-                    <Ingest ingest={cost?.table2.ingest ?? null} />
+                    <IngestCost ingest={cost?.table2.ingest ?? null} />
                   </td>
                 </tr>
               );
@@ -95,26 +96,6 @@ function Tokens({ totals }: { totals: TokenTotals | null }) {
   return (
     <span title={`${formatTokens(totals.calls)} calls`}>
       {formatTokens(totals.promptTokens)} + {formatTokens(totals.completionTokens)}
-    </span>
-  );
-}
-
-function formatMs(ms: number | null | undefined): string {
-  if (ms === null || ms === undefined) return '–';
-  return ms < 10 ? ms.toFixed(2) : ms.toFixed(0);
-}
-
-function formatPercentiles(p: Percentiles | null | undefined): string {
-  if (p === null || p === undefined) return '–';
-  return `${formatMs(p.p50)} / ${formatMs(p.p95)}`;
-}
-
-function Ingest({ ingest }: { ingest: Table2Columns['ingest'] }) {
-  if (ingest === null) return <span className="muted">–</span>;
-  return (
-    <span title={`over ${ingest.conversations} conversation(s)`}>
-      {formatTokens(Math.round(ingest.callsPerConversation))} calls ·{' '}
-      {formatTokens(Math.round(ingest.tokensPerConversation))} tokens
     </span>
   );
 }
