@@ -11,6 +11,7 @@
  *   ui         a full run from the Experiments view in Chromium vs the same run from the CLI
  *   longmemeval  M-scale ingest (streamed, one memory per question): turns/s, peak RSS, wall time
  *   dataset-open  datasets.open of a ~400 MB file: app.info latency meanwhile, peak RSS, main vs worker
+ *   mem0       the released Mem0 library as a preset: ingest calls, tokens and wall per conversation
  *
  * Each suite prints its report and replaces its own section of docs/benchmarks.md.
  */
@@ -26,6 +27,7 @@ import { serverSuite } from './server';
 import { uiSuite } from './ui';
 import { longMemEvalSuite } from './longmemeval';
 import { datasetOpenSuite } from './dataset-open';
+import { mem0Suite } from './mem0';
 
 const SUITES: Record<string, (data: string, write: boolean, extra: string[]) => Promise<void>> = {
   retrieval: retrievalSuite,
@@ -38,6 +40,7 @@ const SUITES: Record<string, (data: string, write: boolean, extra: string[]) => 
   ui: uiSuite,
   longmemeval: longMemEvalSuite,
   'dataset-open': datasetOpenSuite,
+  mem0: mem0Suite,
 };
 
 const USAGE = `usage: npm run bench -- <${Object.keys(SUITES).join('|')}> [--data <file>] [--no-write] [--no-ablation]\n`;

@@ -310,6 +310,8 @@ export interface MemoryPresetInfo {
   isDefault: boolean;
   /** What it does with a memory LLM (`memory.llm`), e.g. "summaries"; null: it uses none. */
   llmStage: string | null;
+  /** It cannot run without a memory LLM (`mem0`: Mem0's own extraction is an LLM call). */
+  requiresLlm?: boolean;
   /** Its config takes an `embedder` (wink or an OpenAI-compatible endpoint) for its vector index. */
   embedder: boolean;
 }

@@ -202,8 +202,34 @@ describe('runCost', () => {
       totalCost: null,
       meanRetrieveMs: null,
       meanAnswerMs: null,
+      table2: { searchMs: null, totalMs: null, ingest: null },
     });
     expect(runCost('r3', undefined, [timed(1, 1)]).answer).toBeNull();
+  });
+
+  it("gives Mem0 Table 2's columns: search and total p50/p95, memory LLM calls and tokens per conversation", () => {
+    // Search 1..20 ms, answer 10 ms each, over two conversations; one failed answer left out.
+    const answers = Array.from({ length: 20 }, (_, i) => ({
+      ...timed(i + 1, 10),
+      sampleId: i < 10 ? 'c1' : 'c2',
+    }));
+    answers.push({ ...timed(999, 999, 'answer: TIMEOUT'), sampleId: 'c2' });
+    const { table2 } = runCost(
+      'r4',
+      { answer: tokens(null), judge: null, memory: tokens(null) },
+      answers,
+    );
+    // numpy.percentile([1..20], 50) = 10.5, (…, 95) = 19.05.
+    expect(table2.searchMs?.p50).toBeCloseTo(10.5, 10);
+    expect(table2.searchMs?.p95).toBeCloseTo(19.05, 10);
+    expect(table2.totalMs?.p50).toBeCloseTo(20.5, 10);
+    expect(table2.totalMs?.p95).toBeCloseTo(29.05, 10);
+    // 2 calls and 110 tokens over 2 conversations.
+    expect(table2.ingest).toEqual({
+      conversations: 2,
+      callsPerConversation: 1,
+      tokensPerConversation: 55,
+    });
   });
 });
 

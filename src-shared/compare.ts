@@ -11,7 +11,7 @@ import {
   type ClusterBootstrapResult,
   type McNemarResult,
 } from './scoring/significance';
-import { pairedBootstrapCI, stdDev, type BootstrapResult } from './scoring/stats';
+import { pairedBootstrapCI, quantileSorted, stdDev, type BootstrapResult } from './scoring/stats';
 
 /**
  * Comparing runs question by question (DESIGN.md §5): runs are aligned by (sample, question
@@ -319,12 +319,67 @@ export interface RunCost {
   /** Means over the final answers that did not fail, ms; null when there are none. */
   meanRetrieveMs: number | null;
   meanAnswerMs: number | null;
+  /** Mem0 Table 2's latency and cost columns, for every run. */
+  table2: Table2Columns;
+}
+
+/** p50 (median) and p95, ms, as numpy's default percentile (linear interpolation). */
+export interface Percentiles {
+  p50: number;
+  p95: number;
+}
+
+/**
+ * The columns of Mem0's Table 2 (its caption: search time = time taken to fetch memories,
+ * total = time to generate the complete response) over the final answers that did not fail: the
+ * search is the run's retrieval of a question (both speakers' searches for `mem0`), the total
+ * retrieval plus answer. Ingest cost is the memory LLM's calls and tokens per conversation.
+ */
+export interface Table2Columns {
+  searchMs: Percentiles | null;
+  totalMs: Percentiles | null;
+  /** Null when the run had no memory LLM. */
+  ingest: {
+    conversations: number;
+    callsPerConversation: number;
+    tokensPerConversation: number;
+  } | null;
+}
+
+function percentiles(values: number[]): Percentiles | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  return { p50: quantileSorted(sorted, 0.5), p95: quantileSorted(sorted, 0.95) };
+}
+
+export function table2Columns(
+  memory: TokenTotals | null | undefined,
+  answers: readonly (Pick<AnswerRecord, 'retrieveMs' | 'answerMs' | 'error'> & {
+    sampleId?: string;
+  })[],
+): Table2Columns {
+  const ok = answers.filter((a) => a.error === null);
+  const conversations = new Set(answers.map((a) => a.sampleId)).size;
+  return {
+    searchMs: percentiles(ok.map((a) => a.retrieveMs)),
+    totalMs: percentiles(ok.map((a) => a.retrieveMs + a.answerMs)),
+    ingest:
+      memory && memory.calls > 0 && conversations > 0
+        ? {
+            conversations,
+            callsPerConversation: memory.calls / conversations,
+            tokensPerConversation: (memory.promptTokens + memory.completionTokens) / conversations,
+          }
+        : null,
+  };
 }
 
 export function runCost(
   runId: string,
   usage: RunManifest['usage'],
-  answers: readonly Pick<AnswerRecord, 'retrieveMs' | 'answerMs' | 'error'>[],
+  answers: readonly (Pick<AnswerRecord, 'retrieveMs' | 'answerMs' | 'error'> & {
+    sampleId?: string;
+  })[],
 ): RunCost {
   const roles = [usage?.answer ?? null, usage?.judge ?? null, usage?.memory ?? null];
   const priced = roles.filter((r): r is TokenTotals => r !== null && r.cost !== null);
@@ -339,5 +394,6 @@ export function runCost(
     totalCost: priced.length === 0 ? null : priced.reduce((s, r) => s + (r.cost ?? 0), 0),
     meanRetrieveMs: mean(ok.map((a) => a.retrieveMs)),
     meanAnswerMs: mean(ok.map((a) => a.answerMs)),
+    table2: table2Columns(usage?.memory, answers),
   };
 }

@@ -30,6 +30,11 @@ export const PackRowSchema = z
     contextTokens: z.number().int().positive().optional(),
     /** `locomo-full-context`: questions to a prompt, as the paper's runs asked them. */
     batchSize: z.number().int().min(1).max(100).optional(),
+    /**
+     * The row's preset needs a memory LLM (`mem0`): the pack's endpoint and answerer model serve
+     * it, as the paper's systems used the same model; offline the row does not run.
+     */
+    memoryLlm: z.boolean().optional(),
     /** The answerer model the paper used for this row, where it differs from the pack's. */
     model: z.string().min(1).optional(),
     /** Metric id -> cell -> the published value on the paper's scale (null: not published). */

@@ -24,6 +24,7 @@ import type { JsonBytes } from './dispatch';
 import {
   memoryConfigProblems,
   memoryPresetLlmStage,
+  memoryPresetRequiresLlm,
   memoryPresetTakesEmbedder,
   memoryPresetNames,
 } from './memory/registry';
@@ -92,6 +93,7 @@ export class ExperimentManager {
       name,
       isDefault: name === DEFAULT_MEMORY_PRESET,
       llmStage: memoryPresetLlmStage(name),
+      requiresLlm: memoryPresetRequiresLlm(name),
       embedder: memoryPresetTakesEmbedder(name),
     }));
   }

@@ -97,9 +97,13 @@ describe('cli reproduce', () => {
     expect(report.plan.answerCalls).toBe(
       chats.filter((r) => JSON.stringify(r.body).includes('Memories for user')).length,
     );
-    // Mem0's question set: mini-1's 5 questions of categories 1-4, twice; its 2 adversarial
+    // Mem0's question set: mini-1's 5 questions of categories 1-4, twice, for each of the two
+    // rows that run (the hybrid preset and the released Mem0 library); its 2 adversarial
     // (category 5) questions are not asked, as Mem0 never asks them.
-    expect(report.plan.answerCalls).toBe(2 * 5);
+    expect(report.plan.answerCalls).toBe(2 * 2 * 5);
+    // The library row's memory LLM is the pack's model on the same endpoint.
+    const extraction = chats.filter((r) => JSON.stringify(r.body).includes('## New Messages'));
+    expect(extraction.length).toBeGreaterThan(0);
     const store = RunStore.open(join(dir, 'runs.db'));
     try {
       const runs = store.sweepRuns(report.groups['mem0']!);
@@ -121,7 +125,12 @@ describe('cli reproduce', () => {
     expect(overall.diff).toBeCloseTo(overall.ours! - 66.88, 10);
     // The same answers both runs (a deterministic model): no spread, but a std over 2 runs.
     expect(overall.oursStd).toBe(0);
-    expect(Object.keys(report.groups)).toEqual(['mem0']);
+    expect(Object.keys(report.groups)).toEqual(['mem0', 'mem0-library']);
+    const library = report.cells.find(
+      (c) => c.row === 'mem0-library' && c.metric === 'judge' && c.cell === 'overall',
+    )!;
+    expect(library.paper).toBe(66.88);
+    expect(library.ours).not.toBeNull();
   }, 180_000);
 
   it('mem0-table1 offline with the extractive answerer says it is not the paper setting', async () => {

@@ -6,7 +6,9 @@ import {
   type PaperFormat,
   type PaperMarkup,
 } from '../../../src-shared/paperTables';
-import { protocolJudgeTable, summaryTable } from '../../core/runs/report';
+import { table2Columns } from '../../../src-shared/compare';
+import { finalAnswersOf } from '../../../src-shared/experiment';
+import { protocolJudgeTable, summaryTable, table2Line } from '../../core/runs/report';
 import { RUNS_DB_OPTIONS, SCHEME_OPTION, UsageError, defineCommand } from '../command';
 import { withRunsApi } from '../runsApi';
 import { errataExtra } from './errata';
@@ -25,8 +27,10 @@ a paper's table, to paste beside it:
           task-averaged, overall
 A format lays out its own benchmark's categories: locomo and mem0 are LoCoMo runs' only.
 Cells without data show "–"; a footnote line gives n per column. The plain table is followed by
-J per judge protocol when \`rescore --judge\` ran, and by the scores against the original and the
-corrected gold with the per-category ceiling when the run applied errata (\`experiment --errata\`).
+Mem0 Table 2's columns (search and total latency p50/p95, memory LLM calls and tokens per
+conversation), J per judge protocol when \`rescore --judge\` ran, and by the scores against the
+original and the corrected gold with the per-category ceiling when the run applied errata
+(\`experiment --errata\`).
 
 options:
   --format <locomo|mem0|longmemeval>  a paper's table layout
@@ -76,6 +80,10 @@ export const reportCommand = defineCommand({
         return 0;
       }
       io.stdout(summaryTable(summary, scheme, profile));
+      const answers = finalAnswersOf(
+        await api.call('runs.answers', { runId: positionals[0] as string }),
+      );
+      io.stdout(table2Line(table2Columns(run.manifest.usage?.memory, answers)));
       io.stdout(protocolJudgeTable(judgeProtocols, scheme, profile));
       if (errata) io.stdout(errataExtra(errata, scheme, profile).text);
       const coverage = coverageNote(run.manifest, summary);

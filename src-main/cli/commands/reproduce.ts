@@ -148,7 +148,7 @@ export const reproduceCommand = defineCommand({
       ?.split(',')
       .map((s) => s.trim())
       .filter(Boolean);
-    const rows = runnableRows(pack);
+    const rows = runnableRows(pack, endpoints !== undefined);
     const settings: PackRunSettings = {
       datasetPath: resolve(values.data as string),
       ...(samples ? { samples } : {}),

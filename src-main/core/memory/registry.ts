@@ -50,6 +50,11 @@ export interface MemoryPresetOptions {
   configSchema: z.ZodType;
   /** What the preset does with the run's memory LLM (`memory.llm`), if it uses one. */
   llmStage?: string;
+  /**
+   * The preset cannot run without the run's memory LLM (`memory.llm`): the error a run without
+   * one is refused with, before it exists.
+   */
+  requiresLlm?: () => WorkbenchError;
   /** Its config takes an `embedder` (`EmbedderChoice`) for its vector index. */
   embedder?: boolean;
   /** What the caller may ask of the preset: run before `prepare`, and by `cli worker` per job. */
@@ -63,6 +68,7 @@ const llmStages = new Map<string, string>();
 const withEmbedder = new Set<string>();
 const prepares = new Map<string, MemoryPresetPrepare>();
 const checks = new Map<string, MemoryPresetCheck>();
+const requiresLlm = new Map<string, () => WorkbenchError>();
 
 export function registerMemoryPreset(
   name: string,
@@ -79,6 +85,19 @@ export function registerMemoryPreset(
   else prepares.delete(name);
   if (options.check) checks.set(name, options.check);
   else checks.delete(name);
+  if (options.requiresLlm) requiresLlm.set(name, options.requiresLlm);
+  else requiresLlm.delete(name);
+}
+
+/** Whether the preset refuses to run without a memory LLM. */
+export function memoryPresetRequiresLlm(name: string): boolean {
+  return requiresLlm.has(name);
+}
+
+/** Refuses a run of a preset that needs a memory LLM when the config gives none. */
+export function assertMemoryLlm(name: string, llm: unknown): void {
+  const refusal = requiresLlm.get(name);
+  if (refusal && (llm === undefined || llm === null)) throw refusal();
 }
 
 /** Whether the preset's config takes an `embedder`. */

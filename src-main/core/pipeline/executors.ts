@@ -6,6 +6,7 @@ import {
   serviceChildTable,
   watchServiceChildren,
 } from '../memory/external/children';
+import { MEM0_WORKER_ENV } from '../memory/presets/mem0';
 import { createAnswerer } from './answerers';
 import { checkMemoryConfig, extraPresetModules } from './loadPresets';
 import {
@@ -120,7 +121,13 @@ class WorkerPool {
       reused.worker.ref();
       return reused;
     }
-    const worker = startExperimentWorker({ name, workerData: this.init });
+    // The worker's own environment: libraries that read theirs when they load (mem0ai's
+    // telemetry switch) see the run's settings, and the app's process.env stays as it is.
+    const worker = startExperimentWorker({
+      name,
+      workerData: this.init,
+      env: { ...process.env, ...MEM0_WORKER_ENV },
+    });
     return {
       worker,
       threadId: worker.threadId,

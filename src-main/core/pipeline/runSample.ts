@@ -43,6 +43,9 @@ import { describeError, withTimeout } from './timeout';
 /** Outcome stats: answers served from the response cache, and those it had to ask for. */
 export const ANSWER_CACHE_HITS = 'answer.cacheHits';
 export const ANSWER_CACHE_MISSES = 'answer.cacheMisses';
+/** The same for the memory LLM's requests. */
+export const MEMORY_CACHE_HITS = 'memory.cacheHits';
+export const MEMORY_CACHE_MISSES = 'memory.cacheMisses';
 
 /** Packets buffered ahead of the caller. Small: packets are cheap, memory services are not. */
 export const DEFAULT_QUEUE_CAPACITY = 8;
@@ -187,30 +190,43 @@ export async function runSample(
     skippedTests: plan.tests.filter((t) => job.skipTests.has(t.testIndex)).length,
   });
 
-  const memory = await deps.createMemory({
-    sample,
-    dir: job.collectionDir,
-    // One client per sample: its retries are this sample's own, and so is its concurrency limit
-    // unless the run has a shared budget.
-    llm: config.memory.llm
-      ? new LlmClient(
-          config.memory.llm,
-          job.apiKeys,
-          Math.random,
-          callMeter(hooks, 'memory', config.memory.llm.model),
-          deps.budget,
-        )
-      : null,
-    seed: config.seed,
-    ...(job.cacheDir !== undefined ? { cacheDir: job.cacheDir } : {}),
-    apiKeys: job.apiKeys,
-    ...(job.quoteReplies === false ? { quoteReplies: false } : {}),
-    embedderMeter: (model) => callMeter(hooks, 'embedder', model),
-    logger: {
-      warn: (message) => hooks.log?.('warn', message),
-      info: (message) => hooks.log?.('info', message),
-    },
-  });
+  // The memory LLM's requests go through the response cache as the answerer's do (its own
+  // connection, its own hit counts), so a memory service that calls an LLM replays under
+  // --cache-only too.
+  const memoryCache =
+    config.memory.llm && job.responseCache !== undefined && job.cacheDir !== undefined
+      ? ResponseCache.open(job.cacheDir, job.responseCache)
+      : undefined;
+  const memory = await deps
+    .createMemory({
+      sample,
+      dir: job.collectionDir,
+      // One client per sample: its retries are this sample's own, and so is its concurrency limit
+      // unless the run has a shared budget.
+      llm: config.memory.llm
+        ? new LlmClient(
+            config.memory.llm,
+            job.apiKeys,
+            Math.random,
+            callMeter(hooks, 'memory', config.memory.llm.model),
+            deps.budget,
+            memoryCache,
+          )
+        : null,
+      seed: config.seed,
+      ...(job.cacheDir !== undefined ? { cacheDir: job.cacheDir } : {}),
+      apiKeys: job.apiKeys,
+      ...(job.quoteReplies === false ? { quoteReplies: false } : {}),
+      embedderMeter: (model) => callMeter(hooks, 'embedder', model),
+      logger: {
+        warn: (message) => hooks.log?.('warn', message),
+        info: (message) => hooks.log?.('info', message),
+      },
+    })
+    .catch((error: unknown) => {
+      memoryCache?.close();
+      throw error;
+    });
   outcome.preset = memory.preset;
   // Retrieval (and a service's own answering) touches the memory one question at a time, in
   // question order: services need not be re-entrant, and retrieval order stays deterministic.
@@ -352,7 +368,12 @@ export async function runSample(
       outcome.stats[ANSWER_CACHE_HITS] = deps.responseCache.stats.hits;
       outcome.stats[ANSWER_CACHE_MISSES] = deps.responseCache.stats.misses;
     }
+    if (memoryCache) {
+      outcome.stats[MEMORY_CACHE_HITS] = memoryCache.stats.hits;
+      outcome.stats[MEMORY_CACHE_MISSES] = memoryCache.stats.misses;
+    }
     await memory.close();
+    memoryCache?.close();
   }
   return outcome;
 }

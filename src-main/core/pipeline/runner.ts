@@ -18,7 +18,7 @@ import {
   type RunStatus,
   type RunSummary,
 } from '../../../src-shared/experiment';
-import { prepareMemoryPreset } from '../memory/registry';
+import { assertMemoryLlm, prepareMemoryPreset } from '../memory/registry';
 import { isLocalUser, type CallerTrust } from '../trust';
 import { runDatasetFor, selectFrom, type RunDataset, type SampleEntry } from './runDataset';
 import { appVersion, gitCommit } from '../provenance';
@@ -276,6 +276,7 @@ export async function startExperiment(
   if (options.preflight) await preflight(config, apiKeys, options.signal);
   const executor = options.executor ?? workerExecutor();
   await executor.prepare(config);
+  assertMemoryLlm(config.memory.preset, config.memory.llm);
   const service = await prepareMemoryPreset(config.memory.preset, config.memory.config, {
     ...callerTrust(options),
     apiKeys,
@@ -396,6 +397,7 @@ export async function resumeExperiment(
   if (options.preflight) await preflight(config, apiKeys, options.signal);
   const executor = options.executor ?? workerExecutor();
   await executor.prepare(config);
+  assertMemoryLlm(config.memory.preset, config.memory.llm);
   const service = await prepareMemoryPreset(config.memory.preset, config.memory.config, {
     ...callerTrust(options),
     apiKeys,

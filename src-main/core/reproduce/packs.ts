@@ -111,8 +111,8 @@ export function loadPack(
 }
 
 /** The rows a pack runs: those with a workbench preset (the others are the paper's only). */
-export function runnableRows(pack: ReproducePack): PackRow[] {
-  return pack.rows.filter((r) => r.preset !== null);
+export function runnableRows(pack: ReproducePack, online = true): PackRow[] {
+  return pack.rows.filter((r) => r.preset !== null && (online || r.memoryLlm !== true));
 }
 
 /** Where the pack's LLM calls go; absent: offline, with the extractive answerer and no judge. */
@@ -148,7 +148,19 @@ export function rowConfig(
     datasetPath: settings.datasetPath,
     ...(settings.samples ? { samples: settings.samples } : {}),
     ...(settings.seed !== undefined ? { seed: settings.seed } : {}),
-    memory: { preset: row.preset, config: row.presetConfig ?? {} },
+    memory: {
+      preset: row.preset,
+      config: row.presetConfig ?? {},
+      ...(row.memoryLlm === true && e
+        ? {
+            llm: {
+              baseUrl: e.baseUrl,
+              model: e.model ?? row.model ?? pack.answerer.model,
+              ...(e.apiKeyEnv ? { apiKeyEnv: e.apiKeyEnv } : {}),
+            },
+          }
+        : {}),
+    },
     ...(row.topK !== undefined ? { retrieval: { topK: row.topK } } : {}),
     includeNoEvidence: true,
     // Only the table's categories are asked, the paper's question set (Mem0 never asks 5).

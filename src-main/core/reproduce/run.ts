@@ -43,7 +43,7 @@ export function packGroups(
   repeats: number,
   prices?: Prices,
 ): PackGroup[] {
-  return runnableRows(pack).map((row) => ({
+  return runnableRows(pack, settings.endpoints !== undefined).map((row) => ({
     row: row.id,
     group: repeatGroup(
       withPrices(rowConfig(pack, row, settings), prices),
@@ -58,7 +58,10 @@ export function packGroups(
 export function settingOf(pack: ReproducePack, settings: PackRunSettings): string {
   const e = settings.endpoints;
   const models = [
-    ...new Set([pack.answerer.model, ...runnableRows(pack).flatMap((r) => r.model ?? [])]),
+    ...new Set([
+      pack.answerer.model,
+      ...runnableRows(pack, e !== undefined).flatMap((r) => r.model ?? []),
+    ]),
   ];
   const paper = `${pack.answerer.protocol} protocol with ${models.join(' / ')}${pack.judge ? `, ${pack.judge.protocol} judge with ${pack.judge.model}` : ''}`;
   if (!e)

@@ -14,6 +14,7 @@ import type { SkippedSample } from '../../../src-shared/runs';
 import { metricList, type MetricDefinition, type MetricMean } from '../../../src-shared/metrics';
 import type { ErrataRecord, ErrataScores } from '../../../src-shared/errata';
 import { formatMeanStd, type RepeatPair, type RepeatSummary } from '../../../src-shared/repeats';
+import type { Percentiles, Table2Columns } from '../../../src-shared/compare';
 
 /** Plain-text renderings of run results for the CLI (the UI draws its own). */
 
@@ -241,4 +242,14 @@ export function errataTable(
     'ceiling: the most any system scores against the original gold (the corrected answer where the gold is wrong); J is not re-asked against the corrected gold',
     '',
   ].join('\n');
+}
+
+/** Mem0 Table 2's columns for one run, one line (seconds, as the paper prints them). */
+export function table2Line(columns: Table2Columns): string {
+  const seconds = (p: Percentiles | null): string =>
+    p === null ? '-' : `p50 ${(p.p50 / 1000).toFixed(3)} s, p95 ${(p.p95 / 1000).toFixed(3)} s`;
+  const ingest = columns.ingest
+    ? `${Math.round(columns.ingest.callsPerConversation).toLocaleString('en-US')} memory LLM calls and ${Math.round(columns.ingest.tokensPerConversation).toLocaleString('en-US')} tokens per conversation (${columns.ingest.conversations} conversations)`
+    : 'no memory LLM';
+  return `Mem0 Table 2 columns: search ${seconds(columns.searchMs)}; total (search + answer) ${seconds(columns.totalMs)}; ingest ${ingest}\n`;
 }

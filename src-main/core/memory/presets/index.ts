@@ -21,3 +21,5 @@ import './external';
 import './locomo-rag';
 // Mem0's chunked-RAG baseline (mem0 evaluation/src/rag.py).
 import './mem0-rag';
+// Mem0 itself: the released mem0ai/oss library, loaded only in the experiment worker.
+import './mem0';

@@ -2,6 +2,7 @@ import { memo } from 'react';
 import type { RunComparison, RunCost } from '@shared/compare';
 import type { TokenTotals } from '@shared/runs';
 import { formatCost, formatTokens } from '../runs/shape';
+import { IngestCost, formatMs, formatPercentiles } from '../runs/Table2';
 import { RunTag } from './RunPicker';
 import { runLetter } from './shape';
 
@@ -22,7 +23,8 @@ export const CostPanel = memo(function CostPanel({
         <span id="compare-cost-title">Cost and speed</span>{' '}
         <span className="muted heading-note">
           · tokens in + out per model role over every test, cost at the endpoints&apos; prices;
-          latencies are means over final answers
+          latencies are means over final answers; Mem0 Table 2&apos;s columns: search and total
+          (search + answer) p50 / p95, memory LLM calls and tokens per conversation
         </span>
       </h2>
       <div className="table-scroll">
@@ -43,6 +45,15 @@ export const CostPanel = memo(function CostPanel({
               </th>
               <th scope="col" className="num">
                 Answer ms
+              </th>
+              <th scope="col" className="num">
+                Search p50 / p95 ms
+              </th>
+              <th scope="col" className="num">
+                Total p50 / p95 ms
+              </th>
+              <th scope="col" className="num">
+                Memory LLM / conversation
               </th>
             </tr>
           </thead>
@@ -65,6 +76,11 @@ export const CostPanel = memo(function CostPanel({
                   <td className="num">{formatCost(cost?.totalCost)}</td>
                   <td className="num">{formatMs(cost?.meanRetrieveMs)}</td>
                   <td className="num">{formatMs(cost?.meanAnswerMs)}</td>
+                  <td className="num">{formatPercentiles(cost?.table2.searchMs)}</td>
+                  <td className="num">{formatPercentiles(cost?.table2.totalMs)}</td>
+                  <td className="num">
+                    <IngestCost ingest={cost?.table2.ingest ?? null} />
+                  </td>
                 </tr>
               );
             })}
@@ -82,9 +98,4 @@ function Tokens({ totals }: { totals: TokenTotals | null }) {
       {formatTokens(totals.promptTokens)} + {formatTokens(totals.completionTokens)}
     </span>
   );
-}
-
-function formatMs(ms: number | null | undefined): string {
-  if (ms === null || ms === undefined) return '–';
-  return ms < 10 ? ms.toFixed(2) : ms.toFixed(0);
 }

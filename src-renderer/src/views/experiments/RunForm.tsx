@@ -194,6 +194,7 @@ export function RunForm({
   const repeatsValue = parseIntInRange(repeats, 1, 20);
   // Memory LLM: only offered for presets with an LLM stage (memoryos facts, tiers summaries).
   const llmStage = memoryList.find((o) => o.value === chosenMemory)?.llmStage ?? null;
+  const requiresLlm = memoryList.find((o) => o.value === chosenMemory)?.requiresLlm ?? false;
   const [memoryLlmId, setMemoryLlmId] = useState('none');
   const memoryLlm =
     llmStage === null ? null : (endpoints.find((e) => e.id === memoryLlmId) ?? null);
@@ -224,6 +225,9 @@ export function RunForm({
       ? 'Give the memory service URL, e.g. http://127.0.0.1:8765.'
       : null,
     configIssues.length > 0 ? 'Fix the preset config.' : null,
+    requiresLlm && memoryLlm === null
+      ? `${chosenMemory} needs a memory LLM (${llmStage ?? 'its LLM stage'}): choose a saved endpoint${endpoints.length === 0 ? ' (save one in the Models view first)' : ''}.`
+      : null,
     topKValue === null ? 'Top-k must be a whole number from 1 to 1000.' : null,
     seedValue === null ? 'Seed must be a whole number.' : null,
     insertTimeoutValue === null || answerTimeoutValue === null
@@ -468,7 +472,11 @@ export function RunForm({
             wide
             endpoints={endpoints}
             chosen={memoryLlm}
-            none={{ value: 'none', label: 'None (stage off)' }}
+            none={
+              requiresLlm
+                ? { value: 'none', label: 'None (this preset cannot run without one)' }
+                : { value: 'none', label: 'None (stage off)' }
+            }
             onChange={setMemoryLlmId}
           />
         ) : null}

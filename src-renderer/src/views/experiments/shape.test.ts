@@ -81,6 +81,7 @@ describe('memory choices', () => {
     { name: 'hybrid', isDefault: true, llmStage: null, embedder: true },
     { name: 'tiers', isDefault: false, llmStage: 'summaries', embedder: false },
     { name: 'designed', isDefault: false, llmStage: null, embedder: false },
+    { name: 'mem0', isDefault: false, llmStage: 'extraction', requiresLlm: true, embedder: true },
   ];
   const design = {
     name: 'my design',
@@ -100,9 +101,29 @@ describe('memory choices', () => {
 
   it('lists the presets but `designed`, then each saved design', () => {
     expect(memoryOptions(presets, designs)).toEqual([
-      { value: 'hybrid', label: 'hybrid (default)', llmStage: null, embedder: true },
-      { value: 'tiers', label: 'tiers', llmStage: 'summaries', embedder: false },
-      { value: 'design:my design', label: 'design: my design', llmStage: null, embedder: false },
+      {
+        value: 'hybrid',
+        label: 'hybrid (default)',
+        llmStage: null,
+        requiresLlm: false,
+        embedder: true,
+      },
+      {
+        value: 'tiers',
+        label: 'tiers',
+        llmStage: 'summaries',
+        requiresLlm: false,
+        embedder: false,
+      },
+      // A preset that cannot run without a memory LLM says so, and the form asks for one.
+      { value: 'mem0', label: 'mem0', llmStage: 'extraction', requiresLlm: true, embedder: true },
+      {
+        value: 'design:my design',
+        label: 'design: my design',
+        llmStage: null,
+        requiresLlm: false,
+        embedder: false,
+      },
     ]);
   });
 

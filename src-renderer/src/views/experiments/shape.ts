@@ -28,6 +28,8 @@ export interface MemoryOption {
   label: string;
   /** What the choice does with a memory LLM; null: it uses none. */
   llmStage: string | null;
+  /** It cannot run without a memory LLM: the form asks for one. */
+  requiresLlm: boolean;
   /** Whether the run form offers an embedder for it (a design names one per vector index). */
   embedder: boolean;
 }
@@ -47,12 +49,14 @@ export function memoryOptions(
         value: p.name,
         label: `${p.name}${p.isDefault ? ' (default)' : ''}`,
         llmStage: p.llmStage,
+        requiresLlm: p.requiresLlm === true,
         embedder: p.embedder,
       })),
     ...(designs ?? []).map((d) => ({
       value: `design:${d.design.name}`,
       label: `design: ${d.design.name}`,
       llmStage: null,
+      requiresLlm: false,
       embedder: false,
     })),
   ];

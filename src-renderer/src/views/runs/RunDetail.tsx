@@ -39,6 +39,8 @@ import {
   type RunsParams,
   type RunsParamsPatch,
 } from './shape';
+import { table2Columns } from '@shared/compare';
+import { Table2Line } from './Table2';
 
 export function RunDetail({
   detail,
@@ -337,6 +339,7 @@ export function RunDetail({
         datasetSha256={m.dataset.sha256}
         datasetName={datasetName}
         profile={benchmark}
+        memoryUsage={m.usage?.memory ?? null}
       />
     </>
   );
@@ -434,6 +437,7 @@ function AnswersSection({
   datasetSha256,
   datasetName,
   profile,
+  memoryUsage,
 }: {
   runId: string;
   params: RunsParams;
@@ -442,9 +446,12 @@ function AnswersSection({
   datasetName: string;
   /** The run's benchmark: its categories and their names. */
   profile: BenchmarkProfile;
+  /** The memory LLM's token totals (Mem0 Table 2's ingest cost); null: the run had none. */
+  memoryUsage: TokenTotals | null;
 }) {
   const answers = useApi('runs.answers', { runId });
   const all = useMemo(() => answers.data ?? [], [answers.data]);
+  const table2 = useMemo(() => table2Columns(memoryUsage, all), [memoryUsage, all]);
   const filtered = useMemo(
     () =>
       filterAnswers(all, {
@@ -471,6 +478,7 @@ function AnswersSection({
           Questions <span className="muted heading-note">· final answers</span>
         </h2>
       </div>
+      {all.length > 0 ? <Table2Line columns={table2} /> : null}
       <div className="answer-filters">
         <fieldset className="chips">
           <legend>Categories ({schemeLabelOf(profile, params.scheme)} names)</legend>
