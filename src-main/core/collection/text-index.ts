@@ -39,6 +39,13 @@ export class TextIndex {
   private readonly docs = new Map<number, DocStats>();
   private readonly df = new Map<string, number>();
   private totalLength = 0;
+  /**
+   * Bounds for pruning, kept safe rather than exact: the most times each term occurs in one
+   * document and the shortest document length ever added. Removals leave them as they are, which
+   * only loosens the bound.
+   */
+  private readonly maxTf = new Map<string, number>();
+  private minLength = Infinity;
   /** Documents the last search scored (for tests and diagnostics: pruning keeps it small). */
   lastScored = 0;
 
@@ -70,7 +77,11 @@ export class TextIndex {
     const terms = this.analyze(text);
     const tf = new Map<string, number>();
     for (const term of terms) tf.set(term, (tf.get(term) ?? 0) + 1);
-    for (const term of tf.keys()) this.df.set(term, (this.df.get(term) ?? 0) + 1);
+    for (const [term, count] of tf) {
+      this.df.set(term, (this.df.get(term) ?? 0) + 1);
+      if (count > (this.maxTf.get(term) ?? 0)) this.maxTf.set(term, count);
+    }
+    if (terms.length > 0 && terms.length < this.minLength) this.minLength = terms.length;
     this.docs.set(seq, { length: terms.length, tf });
     this.totalLength += terms.length;
     if (terms.length > 0) this.fx.add(seq, terms.join(' '));
@@ -106,7 +117,9 @@ export class TextIndex {
   }
 
   /**
-   * Exact terms, pruned the MaxScore way: a term's contribution is below idf * (k1 + 1), so once
+   * Exact terms, pruned the MaxScore way: a term's contribution is at most its value for the
+   * term's largest tf in the shortest document (tf / (tf + norm) grows with tf and shrinks with
+   * length), so once
    * the documents of the rarest terms are scored, a document holding only the remaining common
    * terms (a speaker's name is in half of all turns) cannot reach the k-th best score and is never
    * visited. Every document that can still enter the top k is scored over all terms, in query
@@ -118,13 +131,15 @@ export class TextIndex {
     avgLength: number,
     topK: number,
   ): Map<number, number> {
-    const { k1 } = this.config;
+    const { k1, b } = this.config;
+    const shortestNorm = k1 * (1 - b + (b * Math.min(this.minLength, avgLength)) / avgLength);
     const weighted: Array<{ term: string; idf: number; bound: number }> = [];
     for (const term of terms) {
       const df = this.df.get(term);
       if (df === undefined) continue;
       const idf = bm25Idf(n, df);
-      weighted.push({ term, idf, bound: idf * (k1 + 1) });
+      const tf = this.maxTf.get(term) ?? 1;
+      weighted.push({ term, idf, bound: (idf * tf * (k1 + 1)) / (tf + shortestNorm) });
     }
     const idfOf = new Map(weighted.map((w) => [w.term, w.idf]));
     const byBound = [...weighted].sort((x, y) => y.bound - x.bound);
