@@ -2,6 +2,7 @@
  * Benchmarks on the real LoCoMo file: `npm run bench -- <suite> [--data <file>] [--no-write]`.
  *
  *   retrieval  every turn preset side by side with reference retrievers: recall, latency, ingest
+ *   growth     the default preset on one sample repeated 1, 4 and 16 times: how a query's cost grows
  *   pipeline   the full experiment engine over all samples (workers, runs DB, extractive answers)
  *   compare    the Compare view's request over two full runs
  *   sweep      a 12-cell sweep: local executor vs BullMQ on 1, 2 and 4 worker processes
@@ -21,6 +22,7 @@ import { compareSuite } from './compare';
 import { llmSuite } from './llm';
 import { pipelineSuite } from './pipeline';
 import { retrievalSuite } from './retrieval';
+import { growthSuite } from './growth';
 import { sweepSuite } from './sweep';
 import { runsDbSuite } from './runsdb';
 import { serverSuite } from './server';
@@ -31,6 +33,7 @@ import { mem0Suite } from './mem0';
 
 const SUITES: Record<string, (data: string, write: boolean, extra: string[]) => Promise<void>> = {
   retrieval: retrievalSuite,
+  growth: growthSuite,
   pipeline: pipelineSuite,
   compare: compareSuite,
   sweep: sweepSuite,

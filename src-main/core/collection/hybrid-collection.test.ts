@@ -593,6 +593,29 @@ describe('retrieveMulti', () => {
     );
     expect(union.map((h) => h.id)).toEqual(['p', 'q', 'r']);
   });
+
+  it('rankMulti fuses the same way without reading a text', async () => {
+    const c = open(temp.make());
+    c.createIndex('vec', { type: 'vector', dim: 2 });
+    c.createIndex('text', { type: 'text' });
+    await c.insert([
+      { id: 'p', text: 'pottery class', vectors: { vec: [1, 0] } },
+      { id: 'q', text: 'camping trip', vectors: { vec: [0.8, 0.6] } },
+      { id: 'r', text: 'pottery and camping', vectors: { vec: [0, 1] } },
+    ]);
+    const queries = [
+      { index: 'vec', query: [1, 0] },
+      { index: 'text', query: 'camping', weight: 0.5 },
+    ];
+    const options = { topK: 2, fusion: 'weighted' as const };
+    const full = await c.retrieveMulti(queries, options);
+    const ranked = await c.rankMulti(queries, options);
+    expect(ranked).toEqual(
+      full.map(({ id, score, contributions }) => ({ id, score, contributions })),
+    );
+    expect(ranked[0]).not.toHaveProperty('text');
+    await expect(c.rankMulti([])).rejects.toThrow(/rankMulti needs at least one query/);
+  });
 });
 
 describe('closing and reopening', () => {

@@ -8,7 +8,7 @@ import type { Embedder } from './embedder';
 import { openSqlite } from '../sqlite';
 import { INDEX_NAME_PATTERN } from './config';
 import type { IndexConfig, IndexConfigInput, IndexInfo, IndexType } from './config';
-import { DEFAULT_RRF_K, fuse } from './fusion';
+import { DEFAULT_RRF_K, fuse, type FusedEntry } from './fusion';
 import { textHash } from './hash';
 import type {
   AnyIndexKind,
@@ -27,6 +27,7 @@ import type {
   EdgeInput,
   FifoOverflow,
   FusedHit,
+  RankedHit,
   Hit,
   HybridCollectionOptions,
   InsertOptions,
@@ -634,14 +635,45 @@ export class HybridCollection {
     queries: readonly MultiQuery[],
     options: RetrieveMultiOptions = {},
   ): Promise<FusedHit[]> {
+    const { fused, withMetadata } = await this.fuseQueries(queries, options, 'retrieveMulti');
+    const hydrated = this.hydrate(
+      fused.map((f) => ({ seq: f.key, score: f.score })),
+      withMetadata,
+    );
+    return hydrated.map((hit, i) => ({ ...hit, contributions: fused[i]?.contributions ?? [] }));
+  }
+
+  /**
+   * `retrieveMulti` without reading texts or metadata: ids, fused scores and contributions only.
+   * A caller that re-ranks a candidate pool reads the texts of the few hits it keeps, not all.
+   */
+  async rankMulti(
+    queries: readonly MultiQuery[],
+    options: Omit<RetrieveMultiOptions, 'withMetadata'> = {},
+  ): Promise<RankedHit[]> {
+    const { fused } = await this.fuseQueries(queries, options, 'rankMulti');
+    const idOf = this.stmt('SELECT id FROM items WHERE seq = ?');
+    const ranked: RankedHit[] = [];
+    for (const f of fused) {
+      const row = idOf.get(f.key) as { id: string } | undefined;
+      if (row) ranked.push({ id: row.id, score: f.score, contributions: f.contributions });
+    }
+    return ranked;
+  }
+
+  private async fuseQueries(
+    queries: readonly MultiQuery[],
+    options: RetrieveMultiOptions,
+    method: string,
+  ): Promise<{ fused: Array<FusedEntry<number>>; withMetadata: boolean }> {
     this.assertOpen();
     const opts = parseOrThrow(
       multiOptionsSchema,
       options,
-      `HybridCollection '${this.name}': retrieveMulti options`,
+      `HybridCollection '${this.name}': ${method} options`,
     );
     if (!Array.isArray(queries) || queries.length === 0) {
-      throw this.error('INVALID_INPUT', 'retrieveMulti needs at least one query');
+      throw this.error('INVALID_INPUT', `${method} needs at least one query`);
     }
     const candidates = opts.candidates ?? Math.max(2 * opts.topK, 20);
     const lists = await Promise.all(
@@ -657,18 +689,14 @@ export class HybridCollection {
         const sub = parseOrThrow(
           retrieveOptionsSchema,
           { topK: candidates, ...(q.options ?? {}) },
-          `HybridCollection '${this.name}': retrieveMulti queries[${i}] options for index '${q.index}'`,
+          `HybridCollection '${this.name}': ${method} queries[${i}] options for index '${q.index}'`,
         );
         const hits = await this.search(rt, q.query, sub);
         return { index: q.index, weight, hits: hits.map((h) => ({ key: h.seq, score: h.score })) };
       }),
     );
     const fused = fuse(lists, opts.fusion, opts.rrfK).slice(0, opts.topK);
-    const hydrated = this.hydrate(
-      fused.map((f) => ({ seq: f.key, score: f.score })),
-      opts.withMetadata,
-    );
-    return hydrated.map((hit, i) => ({ ...hit, contributions: fused[i]?.contributions ?? [] }));
+    return { fused, withMetadata: opts.withMetadata };
   }
 
   /**

@@ -1,5 +1,6 @@
 import { Index } from 'flexsearch';
 import { createAnalyzer, type AnalyzerOptions } from './analyzer';
+import { selectTop } from './top-k';
 
 interface DocStats {
   length: number;
@@ -38,6 +39,15 @@ export class TextIndex {
   private readonly docs = new Map<number, DocStats>();
   private readonly df = new Map<string, number>();
   private totalLength = 0;
+  /**
+   * Bounds for pruning, kept safe rather than exact: the most times each term occurs in one
+   * document and the shortest document length ever added. Removals leave them as they are, which
+   * only loosens the bound.
+   */
+  private readonly maxTf = new Map<string, number>();
+  private minLength = Infinity;
+  /** Documents the last search scored (for tests and diagnostics: pruning keeps it small). */
+  lastScored = 0;
 
   constructor(private readonly config: TextIndexSettings) {
     this.analyze = createAnalyzer(config);
@@ -67,7 +77,11 @@ export class TextIndex {
     const terms = this.analyze(text);
     const tf = new Map<string, number>();
     for (const term of terms) tf.set(term, (tf.get(term) ?? 0) + 1);
-    for (const term of tf.keys()) this.df.set(term, (this.df.get(term) ?? 0) + 1);
+    for (const [term, count] of tf) {
+      this.df.set(term, (this.df.get(term) ?? 0) + 1);
+      if (count > (this.maxTf.get(term) ?? 0)) this.maxTf.set(term, count);
+    }
+    if (terms.length > 0 && terms.length < this.minLength) this.minLength = terms.length;
     this.docs.set(seq, { length: terms.length, tf });
     this.totalLength += terms.length;
     if (terms.length > 0) this.fx.add(seq, terms.join(' '));
@@ -88,35 +102,121 @@ export class TextIndex {
 
   search(query: string, topK: number): TextHit[] {
     const n = this.docs.size;
+    this.lastScored = 0;
     if (n === 0 || topK <= 0) return [];
     const terms = [...new Set(this.analyze(query))];
     if (terms.length === 0) return [];
-    const { k1, b } = this.config;
     const avgLength = this.totalLength / n || 1;
-    const scores = new Map<number, number>();
+    const scores = this.config.prefix
+      ? this.scorePrefix(terms, n, avgLength)
+      : this.scoreExact(terms, n, avgLength, topK);
+    this.lastScored = scores.size;
+    const hits: TextHit[] = [];
+    for (const [seq, score] of scores) hits.push({ seq, score });
+    return selectTop(hits, topK, byScoreThenSeq);
+  }
+
+  /**
+   * Exact terms, pruned the MaxScore way: a term's contribution is at most its value for the
+   * term's largest tf in the shortest document (tf / (tf + norm) grows with tf and shrinks with
+   * length), so once
+   * the documents of the rarest terms are scored, a document holding only the remaining common
+   * terms (a speaker's name is in half of all turns) cannot reach the k-th best score and is never
+   * visited. Every document that can still enter the top k is scored over all terms, in query
+   * order, by the same formula as before, so the ranking (ties included) is unchanged.
+   */
+  private scoreExact(
+    terms: string[],
+    n: number,
+    avgLength: number,
+    topK: number,
+  ): Map<number, number> {
+    const { k1, b } = this.config;
+    const shortestNorm = k1 * (1 - b + (b * Math.min(this.minLength, avgLength)) / avgLength);
+    const weighted: Array<{ term: string; idf: number; bound: number }> = [];
     for (const term of terms) {
+      const df = this.df.get(term);
+      if (df === undefined) continue;
+      const idf = bm25Idf(n, df);
+      const tf = this.maxTf.get(term) ?? 1;
+      weighted.push({ term, idf, bound: (idf * tf * (k1 + 1)) / (tf + shortestNorm) });
+    }
+    const idfOf = new Map(weighted.map((w) => [w.term, w.idf]));
+    const byBound = [...weighted].sort((x, y) => y.bound - x.bound);
+    let rest = byBound.reduce((sum, w) => sum + w.bound, 0);
+    const scores = new Map<number, number>();
+    for (const { term, bound } of byBound) {
       // flexsearch 0.8 was seen returning undefined for some terms after removals (conv-26 turns
       // added and removed in batches); treat that as no candidates rather than crash the query.
       const candidates = (this.fx.search(term, { limit: n }) as number[] | undefined) ?? [];
+      for (const seq of candidates) {
+        if (scores.has(seq)) continue;
+        const score = this.scoreDoc(seq, terms, idfOf, avgLength);
+        if (score !== null) scores.set(seq, score);
+      }
+      rest -= bound;
+      // A small margin keeps the bound safe against rounding in the sums.
+      if (scores.size >= topK && rest * (1 + 1e-9) < kthBest(scores, topK)) break;
+    }
+    return scores;
+  }
+
+  /** A document's BM25 score over the query's terms in query order; null when none occurs. */
+  private scoreDoc(
+    seq: number,
+    terms: readonly string[],
+    idfOf: ReadonlyMap<string, number>,
+    avgLength: number,
+  ): number | null {
+    const doc = this.docs.get(seq);
+    if (!doc) return null;
+    const { k1, b } = this.config;
+    const norm = k1 * (1 - b + (b * doc.length) / avgLength);
+    let score: number | null = null;
+    for (const term of terms) {
+      const idf = idfOf.get(term);
+      if (idf === undefined) continue;
+      const tf = doc.tf.get(term) ?? 0;
+      if (tf === 0) continue;
+      score = (score ?? 0) + (idf * tf * (k1 + 1)) / (tf + norm);
+    }
+    return score;
+  }
+
+  /** Prefix terms: each term's df is what flexsearch finds, so every candidate list is read. */
+  private scorePrefix(terms: string[], n: number, avgLength: number): Map<number, number> {
+    const { k1, b } = this.config;
+    const scores = new Map<number, number>();
+    for (const term of terms) {
+      const candidates = (this.fx.search(term, { limit: n }) as number[] | undefined) ?? [];
       if (candidates.length === 0) continue;
       // With prefix matching a term stands for every word it starts, so its df is the number of
-      // documents flexsearch found; otherwise it is the exact count kept here.
-      const df = this.config.prefix ? candidates.length : (this.df.get(term) ?? candidates.length);
-      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      // documents flexsearch found.
+      const idf = bm25Idf(n, candidates.length);
       for (const seq of candidates) {
         const doc = this.docs.get(seq);
         if (!doc) continue;
-        const tf = this.config.prefix ? prefixFrequency(doc.tf, term) : (doc.tf.get(term) ?? 0);
+        const tf = prefixFrequency(doc.tf, term);
         if (tf === 0) continue;
         const norm = k1 * (1 - b + (b * doc.length) / avgLength);
         scores.set(seq, (scores.get(seq) ?? 0) + (idf * tf * (k1 + 1)) / (tf + norm));
       }
     }
-    const hits: TextHit[] = [];
-    for (const [seq, score] of scores) hits.push({ seq, score });
-    hits.sort((x, y) => y.score - x.score || x.seq - y.seq);
-    return hits.length > topK ? hits.slice(0, topK) : hits;
+    return scores;
   }
+}
+
+/** Lucene's idf: always positive. */
+function bm25Idf(n: number, df: number): number {
+  return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+}
+
+const byScoreThenSeq = (x: TextHit, y: TextHit) => y.score - x.score || x.seq - y.seq;
+
+/** The k-th best of the scores (k <= scores.size). */
+function kthBest(scores: ReadonlyMap<number, number>, k: number): number {
+  const top = selectTop(scores.values(), k, (x, y) => y - x);
+  return top[top.length - 1] as number;
 }
 
 function prefixFrequency(tf: Map<string, number>, prefix: string): number {

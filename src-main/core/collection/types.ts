@@ -200,3 +200,10 @@ export interface Contribution {
 export interface FusedHit extends Hit {
   contributions: Contribution[];
 }
+
+/** A fused hit before its text is read (`rankMulti`). */
+export interface RankedHit {
+  id: string;
+  score: number;
+  contributions: Contribution[];
+}

@@ -197,7 +197,8 @@ export class TurnRetrievalService implements MemoryService {
       const vector = (await this.embedder.embed([question]))[0] as Float32Array;
       queries.push({ index: VECTOR_INDEX, query: vector, weight: s.vector.weight });
     }
-    const fused = await this.collection.retrieveMulti(queries, {
+    // Fused over ids: only the turns that survive the re-ranking have their texts read.
+    const fused = await this.collection.rankMulti(queries, {
       topK: s.candidates,
       candidates: s.candidates,
       fusion: s.fusion,
