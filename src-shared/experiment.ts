@@ -491,6 +491,27 @@ export interface RetrievedRef {
    * as the dataset writes them, `S<n>` for a session summary (see `retrievedContext`).
    */
   context?: string[];
+  /**
+   * Every turn the memory cites, when it cites more than one (an external service's chunk or
+   * summary); `diaId` is the first. Each counts for evidence recall (`retrievedTurnIds`).
+   */
+  diaIds?: string[];
+}
+
+/** The turns a retrieved memory cites: its `diaIds` when it has several, else its `diaId`. */
+export function citedTurnIds(ref: Pick<RetrievedRef, 'diaId' | 'diaIds'>): readonly string[] {
+  return ref.diaIds ?? (ref.diaId !== null ? [ref.diaId] : []);
+}
+
+/**
+ * The turn ids cited by the first k memories, best first (what evidence recall@k is measured on):
+ * every id of a memory that cites several turns counts.
+ */
+export function retrievedTurnIds(
+  refs: ReadonlyArray<Pick<RetrievedRef, 'diaId' | 'diaIds'>>,
+  topK: number,
+): string[] {
+  return refs.slice(0, topK).flatMap((r) => citedTurnIds(r));
 }
 
 /**

@@ -5,6 +5,7 @@ import { errnoCode, errnoReason, fromSystemError } from '../core/system-errors';
 import type { CliCommand, CliIO } from './command';
 import { UsageError } from './command';
 import { serveCommand } from './commands/serve';
+import { compareCommand } from './commands/compare';
 import { experimentCommand } from './commands/experiment';
 import { exportCommand } from './commands/export';
 import { memoryCheckCommand } from './commands/memory-check';
@@ -34,6 +35,7 @@ export const commands: Readonly<Record<string, CliCommand>> = {
   resume: resumeCommand,
   export: exportCommand,
   report: reportCommand,
+  compare: compareCommand,
   reproduce: reproduceCommand,
   rescore: rescoreCommand,
   score: scoreCommand,

@@ -304,6 +304,41 @@ describe('an experiment through a service the test writes', () => {
     }
   });
 
+  it('every turn a chunk cites counts for evidence recall, not only its first', async () => {
+    // One two-turn chunk citing both evidence turns of "When did Ann buy it?" (D2:2; D1:3).
+    const service = await startFakeService((method) => {
+      if (method === 'hello') return FAKE_HELLO;
+      if (method === 'open') return { session: 's' };
+      if (method === 'retrieve')
+        return {
+          items: [
+            { text: 'Bob: Cute. Ann: I bought it in 2022.', score: 1, dia_ids: ['D1:3', 'D2:2'] },
+          ],
+        };
+      return {};
+    });
+    const { store, dataDir } = world();
+    try {
+      const handle = await startExperiment(
+        {
+          datasetPath: mini,
+          samples: ['mini-1'],
+          memory: { preset: 'external', config: { url: service.url } },
+        },
+        { store, dataDir },
+      );
+      expect((await handle.done).status).toBe('completed');
+      const bought = store
+        .finalAnswers(handle.runId)
+        .find((a) => a.question === 'When did Ann buy it?');
+      expect(bought?.scores['evidenceRecall']).toBe(1);
+      expect(bought?.retrieved[0]).toMatchObject({ diaId: 'D1:3', diaIds: ['D1:3', 'D2:2'] });
+    } finally {
+      store.close();
+      await service.stop();
+    }
+  });
+
   it('items beyond top_k are dropped and the run says so', async () => {
     const service = await startFakeService((method) => {
       if (method === 'hello') return FAKE_HELLO;

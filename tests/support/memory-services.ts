@@ -67,7 +67,10 @@ export type Handler = (
   headers: IncomingMessage['headers'],
 ) => unknown;
 
-/** A protocol service whose replies the test writes: `handler` returns the raw reply body. */
+/**
+ * A protocol service whose replies the test writes: `handler` returns the raw reply body (an object
+ * with an `error` key goes out with status 404).
+ */
 export async function startFakeService(
   handler: Handler,
 ): Promise<RunningService & { calls: string[] }> {
@@ -84,7 +87,9 @@ export async function startFakeService(
         req.headers,
       );
       const body = typeof reply === 'string' ? reply : JSON.stringify(reply);
-      res.writeHead(200, { 'content-type': 'application/json' });
+      // A coded error goes out as the protocol says: a non-2xx status with {error: {code, message}}.
+      const coded = typeof reply === 'object' && reply !== null && 'error' in reply;
+      res.writeHead(coded ? 404 : 200, { 'content-type': 'application/json' });
       res.end(body);
     });
   });

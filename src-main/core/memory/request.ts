@@ -11,6 +11,8 @@ export interface MemoryHit {
   id: string;
   /** The dataset turn it came from, when it is a turn (evidence recall is counted on these). */
   diaId: string | null;
+  /** Every turn it cites when it cites several (a service's chunk or summary); `diaId` is the first. */
+  diaIds?: readonly string[];
   /** What the memory says, `Speaker: text` for turns. */
   text: string;
   speaker: string | null;

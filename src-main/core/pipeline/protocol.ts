@@ -51,6 +51,7 @@ const answerSchema = z.object({
       diaId: z.string().nullable(),
       score: z.number(),
       context: z.array(z.string()).optional(),
+      diaIds: z.array(z.string()).optional(),
     }),
   ),
   /** Metric id -> value; each metric's range is checked against its registry definition. */

@@ -6,6 +6,7 @@ import {
   MAX_ANSWER_CHARS,
   answerScores,
   retrievedContext,
+  retrievedTurnIds,
   type AnswerRecord,
   type AnswererConfig,
   type ExperimentConfig,
@@ -151,6 +152,7 @@ function toRefs(hits: readonly MemoryHit[]): RetrievedRef[] {
     diaId: h.diaId,
     score: h.score,
     ...(h.source ? { context: [...h.source.contextIds] } : {}),
+    ...(h.diaIds && h.diaIds.length > 1 ? { diaIds: [...h.diaIds] } : {}),
   }));
 }
 
@@ -559,7 +561,7 @@ async function askOne(
           category: qa.category,
           evidence: qa.evidence,
           evidenceRaw: qa.evidenceRaw,
-          retrieved: retrievedTurns(hits, topK),
+          retrieved: retrievedTurnIds(refs, topK),
           ...(context ? { context } : {}),
         },
         benchmarkProfile(job.benchmark),
@@ -594,7 +596,7 @@ async function askOne(
           evidence: qa.evidence,
           // A failed retrieval has no context to score LoCoMo's way (it would count 1 there).
           ...(stage === 'answer' ? { evidenceRaw: qa.evidenceRaw } : {}),
-          retrieved: stage === 'answer' ? retrievedTurns(hits, topK) : [],
+          retrieved: stage === 'answer' ? retrievedTurnIds(refs, topK) : [],
           ...(context ? { context } : {}),
           errored: true,
         },
@@ -627,11 +629,4 @@ function conversationSoFar(sample: Sample, turns: number): ConversationSession[]
     });
   }
   return sessions;
-}
-
-/** The turn ids among the first k hits, best first (what evidence recall@k is measured on). */
-function retrievedTurns(hits: readonly MemoryHit[], topK: number): string[] {
-  const ids: string[] = [];
-  for (const h of hits.slice(0, topK)) if (h.diaId !== null) ids.push(h.diaId);
-  return ids;
 }

@@ -3,6 +3,7 @@ import type { Sample } from '../../../src-shared/dataset/types';
 import { WorkbenchError } from '../../../src-shared/errors';
 import {
   retrievedContext,
+  retrievedTurnIds,
   type AnswerRecord,
   type JudgeConfig,
 } from '../../../src-shared/experiment';
@@ -152,12 +153,7 @@ function scoreOf(
   // A failed retrieval found nothing; a failed answer still retrieved (see runSample).
   const retrieveFailed = answer.error?.startsWith('retrieve') === true;
   if (metric.source === 'retrieval' && !qa) return null;
-  const retrieved = retrieveFailed
-    ? []
-    : answer.retrieved
-        .slice(0, topK)
-        .map((r) => r.diaId)
-        .filter((id): id is string => id !== null);
+  const retrieved = retrieveFailed ? [] : retrievedTurnIds(answer.retrieved, topK);
   const context = retrieveFailed ? undefined : retrievedContext(answer.retrieved, topK);
   return metric.score({
     prediction: answer.prediction,

@@ -53,6 +53,7 @@ export const RetrievedSchema = z.array(
     diaId: z.string().nullable(),
     score: z.number(),
     context: z.array(z.string()).optional(),
+    diaIds: z.array(z.string()).optional(),
   }),
 ) satisfies z.ZodType<RetrievedRef[]>;
 export const JudgeLabelsSchema = z.array(z.number());
@@ -78,7 +79,8 @@ export function parseRetrieved(text: string, where: string): RetrievedRef[] {
         (typeof (ref as { diaId?: unknown }).diaId === 'string' ||
           (ref as { diaId?: unknown }).diaId === null) &&
         typeof (ref as { score?: unknown }).score === 'number' &&
-        isOptionalStringList((ref as { context?: unknown }).context),
+        isOptionalStringList((ref as { context?: unknown }).context) &&
+        isOptionalStringList((ref as { diaIds?: unknown }).diaIds),
     );
   return wellFormed ? (value as RetrievedRef[]) : checkStored(RetrievedSchema, value, where);
 }

@@ -163,6 +163,8 @@ export function hitsOf(items: readonly MemoryItem[]): MemoryHit[] {
   return items.map((item, i) => ({
     id: item.dia_ids[0] ?? `item-${i}`,
     diaId: item.dia_ids[0] ?? null,
+    // A chunk or summary citing several turns: each one counts for evidence recall.
+    ...(item.dia_ids.length > 1 ? { diaIds: item.dia_ids } : {}),
     text: item.text,
     speaker: item.speaker ?? null,
     score: item.score,

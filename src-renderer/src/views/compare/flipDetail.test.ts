@@ -107,6 +107,30 @@ describe('flipSides', () => {
     expect(c).toMatchObject({ answered: false, score: null, scoreDelta: null });
   });
 
+  it('finds evidence at the rank of a chunk that cites it after its first turn', () => {
+    const chunked: QuestionAcrossRuns = {
+      ...data,
+      runs: [
+        side(
+          'chunks',
+          answer({
+            retrieved: [
+              { id: 'm1', diaId: 'D1:1', score: 0.9 },
+              { id: 'm2', diaId: 'D1:1', diaIds: ['D1:1', 'D1:2', 'D1:3'], score: 0.8 },
+            ],
+            scores: { officialF1: 1, evidenceRecall: 1 },
+          }),
+        ),
+      ],
+    };
+    const [only] = flipSides(chunked, sample, 'officialF1', 0);
+    expect(only?.evidence).toEqual([
+      { diaId: 'D1:2', rank: 2 },
+      { diaId: 'D1:3', rank: 2 },
+    ]);
+    expect(only?.retrieved.map((r) => r.isEvidence)).toEqual([false, true]);
+  });
+
   it('measures against whichever run is the baseline, and leaves evidence unknown without the sample', () => {
     const [a, b] = flipSides(data, null, 'officialF1', 1);
     expect(a).toMatchObject({ scoreDelta: -1, recallDelta: -0.5, evidence: null });

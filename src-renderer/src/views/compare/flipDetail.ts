@@ -85,7 +85,7 @@ export function flipSides(
     const view = retrievedView(answer, sample);
     const ranks = new Map<string, number>();
     for (const row of view.rows)
-      if (row.diaId !== null && !ranks.has(row.diaId)) ranks.set(row.diaId, row.rank);
+      for (const diaId of row.diaIds) if (!ranks.has(diaId)) ranks.set(diaId, row.rank);
     const score = answer.scores[metric] ?? null;
     const recall = answer.scores['evidenceRecall'] ?? null;
     return {

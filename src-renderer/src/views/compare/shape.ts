@@ -15,10 +15,10 @@ import {
   type CategoryId,
   type SchemeId,
 } from '@shared/benchmarks';
-import { ERROR_PREDICTION, type MeanN } from '@shared/experiment';
+import { ERROR_PREDICTION } from '@shared/experiment';
 import { metricIds, metricList } from '@shared/metrics';
-import type { BootstrapResult } from '@shared/scoring/stats';
 import type { RunListItem } from '@shared/runs';
+import { finite } from '@shared/compareTable';
 import type { CategoryChartRow } from '../../components/charts/categoryRows';
 
 /** Every registered benchmark's category numbers: the URL's category is read before the runs are. */
@@ -230,166 +230,27 @@ export function runColor(index: number): string {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Numbers
+// Numbers (the shared formatting lives in src-shared/compareTable.ts, which the CLI prints too)
 
-/** JSON carries NaN as null, so the engine's "no pairs" result arrives with nulls in it. */
-function finite(value: number | null | undefined): value is number {
-  return typeof value === 'number' && Number.isFinite(value);
-}
-
-export function formatScore(value: number | null | undefined): string {
-  return finite(value) ? value.toFixed(3) : '—';
-}
-
-export function formatSigned(value: number): string {
-  // -0.0004 rounds to "-0.000"; a sign on zero would claim a direction the data does not have.
-  const fixed = value.toFixed(3);
-  if (Number(fixed) === 0) return '0.000';
-  return value > 0 ? `+${fixed}` : `−${fixed.slice(1)}`;
-}
-
-export type Significance = 'improved' | 'regressed' | 'not-significant' | 'none';
-
-/** An interval that excludes 0 is a significant change; one that touches 0 is not. */
-export function significance(delta: BootstrapResult | null | undefined): Significance {
-  if (!delta || delta.n === 0 || !finite(delta.low) || !finite(delta.high)) return 'none';
-  if (delta.low > 0) return 'improved';
-  if (delta.high < 0) return 'regressed';
-  return 'not-significant';
-}
-
-export interface DeltaText {
-  /** "+0.042", or "—" when the runs share no question. */
-  diff: string;
-  /** "[+0.010, +0.075]", or "" with no interval. */
-  interval: string;
-  significance: Significance;
-  /** Screen readers and tooltips: the whole statement in words. */
-  description: string;
-  /** The interval with whole conversations resampled: "[−0.020, +0.090] by conversation". */
-  conversations: string;
-  /** McNemar's exact test on correct/wrong flips: "McNemar p=0.031 (12 up, 5 down)". */
-  mcnemar: string;
-  /** The smallest difference this n detects (alpha 0.05, power 0.8): "detectable ±0.021". */
-  detectable: string;
-}
-
-/** What the significance columns add beside the question-level interval. */
-export interface DeltaExtras {
-  cluster?: (BootstrapResult & { clusters: number }) | null;
-  mcnemar?: { baselineOnly: number; candidateOnly: number; pValue: number } | null;
-  minimumDetectable?: number | null;
-}
-
-function formatP(p: number): string {
-  return p < 0.001 ? '<0.001' : p.toFixed(3);
-}
-
-export function formatDelta(
-  delta: BootstrapResult | null | undefined,
-  extras: DeltaExtras = {},
-): DeltaText {
-  const sig = significance(delta);
-  if (!delta || sig === 'none' || !finite(delta.meanDiff)) {
-    return {
-      diff: '—',
-      interval: '',
-      significance: 'none',
-      description: 'no shared questions',
-      conversations: '',
-      mcnemar: '',
-      detectable: '',
-    };
-  }
-  const { cluster, mcnemar, minimumDetectable } = extras;
-  const conversations =
-    cluster && finite(cluster.low) && finite(cluster.high)
-      ? `[${formatSigned(cluster.low)}, ${formatSigned(cluster.high)}] by ${cluster.clusters} conversation${cluster.clusters === 1 ? '' : 's'}`
-      : '';
-  const mcnemarText = mcnemar
-    ? `McNemar p=${formatP(mcnemar.pValue)} (${mcnemar.candidateOnly} up, ${mcnemar.baselineOnly} down)`
-    : '';
-  const detectable =
-    minimumDetectable !== null && minimumDetectable !== undefined && finite(minimumDetectable)
-      ? `detectable ±${minimumDetectable.toFixed(3)}`
-      : '';
-  const interval = `[${formatSigned(delta.low)}, ${formatSigned(delta.high)}]`;
-  const verdict =
-    sig === 'improved'
-      ? 'significant improvement'
-      : sig === 'regressed'
-        ? 'significant regression'
-        : 'not significant (interval includes 0)';
-  return {
-    diff: formatSigned(delta.meanDiff),
-    interval,
-    significance: sig,
-    description: [
-      `${formatSigned(delta.meanDiff)} ${interval}, ${verdict}, n=${delta.n} paired questions`,
-      conversations,
-      mcnemarText,
-      detectable ? `${detectable} at this n (alpha 0.05, power 0.8)` : '',
-    ]
-      .filter((part) => part !== '')
-      .join('; '),
-    conversations,
-    mcnemar: mcnemarText,
-    detectable,
-  };
-}
+export {
+  categoryLabel,
+  categoryTableRows,
+  formatDelta,
+  formatScore,
+  formatSigned,
+  significance,
+  type CategoryTableRow,
+  type DeltaExtras,
+  type DeltaText,
+  type Significance,
+} from '@shared/compareTable';
 
 export function formatCount(n: number): string {
   return n.toLocaleString('en-US');
 }
 
 // ---------------------------------------------------------------------------------------------
-// Category table and chart
-
-export interface CategoryTableRow {
-  key: string;
-  category: CategoryId | null;
-  /** "All" or "1 multi-hop" in the chosen scheme. */
-  label: string;
-  /** Questions in this category across the union of the runs. */
-  questions: number;
-  perRun: MeanN[];
-  deltas: DeltaText[];
-}
-
-export function categoryLabel(
-  category: CategoryId | null,
-  scheme: SchemeId,
-  profile: BenchmarkProfile = LOCOMO_PROFILE,
-): string {
-  return category === null
-    ? 'All'
-    : `${category} ${profileCategoryLabel(profile, category, scheme)}`;
-}
-
-/** The engine's per-category comparison, labelled in the chosen scheme with question counts. */
-export function categoryTableRows(
-  comparison: RunComparison,
-  scheme: SchemeId,
-  profile: BenchmarkProfile = LOCOMO_PROFILE,
-): CategoryTableRow[] {
-  const questions = new Map<CategoryId | null, number>([[null, comparison.rows.length]]);
-  for (const row of comparison.rows)
-    questions.set(row.category, (questions.get(row.category) ?? 0) + 1);
-  return comparison.categories.map((c) => ({
-    key: c.category === null ? 'all' : String(c.category),
-    category: c.category,
-    label: categoryLabel(c.category, scheme, profile),
-    questions: questions.get(c.category) ?? 0,
-    perRun: c.perRun,
-    deltas: c.deltas.map((delta, i) =>
-      formatDelta(delta, {
-        cluster: c.clusterDeltas?.[i] ?? null,
-        mcnemar: c.mcnemar?.[i] ?? null,
-        minimumDetectable: c.minimumDetectable?.[i] ?? null,
-      }),
-    ),
-  }));
-}
+// Category chart
 
 export function chartKey(runIndex: number): string {
   return `run${runIndex}`;

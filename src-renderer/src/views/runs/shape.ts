@@ -6,7 +6,13 @@ import {
   type SchemeId,
 } from '@shared/benchmarks';
 import type { Sample, Turn } from '@shared/dataset/types';
-import type { AnswerRecord, CurvePoint, JudgeMeanN, RunSummary } from '@shared/experiment';
+import {
+  citedTurnIds,
+  type AnswerRecord,
+  type CurvePoint,
+  type JudgeMeanN,
+  type RunSummary,
+} from '@shared/experiment';
 import { isMetricId, metricList } from '@shared/metrics';
 import type { RunManifest } from '@shared/runs';
 import type { ChartMetric } from '../../components/charts/categoryRows';
@@ -339,6 +345,8 @@ export interface RetrievedRow {
   rank: number;
   id: string;
   diaId: string | null;
+  /** Every turn the memory cites (a chunk's several, a turn's one); evidence counts on each. */
+  diaIds: readonly string[];
   score: number;
   isEvidence: boolean;
   /** The turn as the dataset has it; null when the dataset is not open or the id is no turn. */
@@ -364,11 +372,12 @@ export function retrievedView(answer: AnswerRecord, sample: Sample | null): Retr
     rank: i + 1,
     id: r.id,
     diaId: r.diaId,
+    diaIds: citedTurnIds(r),
     score: r.score,
-    isEvidence: r.diaId !== null && evidenceSet.has(r.diaId),
+    isEvidence: citedTurnIds(r).some((id) => evidenceSet.has(id)),
     turn: r.diaId !== null ? (turns.get(r.diaId) ?? null) : null,
   }));
-  const retrievedIds = new Set(answer.retrieved.map((r) => r.diaId));
+  const retrievedIds = new Set(answer.retrieved.flatMap((r) => citedTurnIds(r)));
   return { rows, evidence, missed: (evidence ?? []).filter((id) => !retrievedIds.has(id)) };
 }
 

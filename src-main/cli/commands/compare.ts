@@ -1,0 +1,79 @@
+import {
+  COMPARE_MARKUPS,
+  compareTable,
+  type CompareMarkup,
+} from '../../../src-shared/compareTable';
+import { JSON_OPTION, RUNS_DB_OPTIONS, SCHEME_OPTION, UsageError, defineCommand } from '../command';
+import { withRunsApi } from '../runsApi';
+import { parseScheme } from './experiment';
+
+const USAGE = `usage: npm run -s cli -- compare <run id> <run id> [<run id> ...] [options]
+
+Compares 2 to 8 runs question by question, as the Compare view does (the same runs.compare
+call): per category each run's mean and, against the baseline, the delta with its paired
+bootstrap 95% interval, the interval with whole conversations resampled, McNemar's exact test,
+the smallest difference this n detects; then the flips per run and the warnings when the runs
+are not compared on equal terms (top_k, context size, question sets). Runs are named by their
+names (\`experiment --name\`), else by preset and id.
+
+options:
+  --baseline <run id>       the run the others are measured against (default: the first)
+  --metric <id>             officialF1 (default), setF1, bleu1, judge, evidenceRecall, ...
+  --seed <n>                the bootstrap's seed (default 0, as in the Compare view)
+  --format <text|md|latex>  a terminal table (default), Markdown, or a LaTeX tabular (booktabs)
+  --scheme <official|mem0>  category names (default: official)
+  --json                    print the runs.compare result the Compare view renders, as JSON
+  --runs-db <path>          runs database (default: <data dir>/runs.db)
+  --data-dir <dir>          data directory (default: $MEMORY_WORKBENCH_DATA or ~/.memory-workbench)
+  -h, --help                show this help
+`;
+
+function parseSeed(value: string | undefined): number {
+  if (value === undefined) return 0;
+  if (!/^-?\d+$/.test(value)) throw new UsageError(`--seed must be an integer (got "${value}")`);
+  return Number(value);
+}
+
+export const compareCommand = defineCommand({
+  summary: 'compare runs per category: deltas with intervals, McNemar, flips, fairness warnings',
+  usage: USAGE,
+  options: {
+    baseline: { type: 'string' },
+    metric: { type: 'string' },
+    seed: { type: 'string' },
+    format: { type: 'string' },
+    ...SCHEME_OPTION,
+    ...JSON_OPTION,
+    ...RUNS_DB_OPTIONS,
+  },
+  async run({ values, positionals }, io) {
+    if (positionals.length < 2) throw new UsageError('compare takes at least two run ids');
+    const format = values.format ?? 'text';
+    if (!(COMPARE_MARKUPS as readonly string[]).includes(format))
+      throw new UsageError(
+        `--format must be one of ${COMPARE_MARKUPS.join(', ')} (got "${format}")`,
+      );
+    if (values.json && values.format !== undefined)
+      throw new UsageError('--json and --format are alternatives: give one');
+    const scheme = parseScheme(values.scheme);
+    const baseline = values.baseline ?? (positionals[0] as string);
+    if (!positionals.includes(baseline))
+      throw new UsageError(`--baseline ${baseline} is not among the compared runs`);
+    return withRunsApi(values, async (api) => {
+      const result = await api.call('runs.compare', {
+        runIds: positionals,
+        baselineRunId: baseline,
+        ...(values.metric !== undefined ? { metric: values.metric } : {}),
+        seed: parseSeed(values.seed),
+      });
+      if (values.json) {
+        io.stdout(`${JSON.stringify(result)}\n`);
+        return 0;
+      }
+      const named = new Map((await api.call('runs.list', {})).map((run) => [run.id, run.name]));
+      const names = result.comparison.runs.map((run) => named.get(run.runId) || run.label);
+      io.stdout(compareTable(result, { markup: format as CompareMarkup, scheme, names }));
+      return 0;
+    });
+  },
+});

@@ -1,0 +1,292 @@
+import {
+  LOCOMO_PROFILE,
+  categoryLabel as profileCategoryLabel,
+  schemeLabelOf,
+  type BenchmarkProfile,
+  type CategoryId,
+  type SchemeId,
+} from './benchmarks';
+import type { Flip, QuestionSets, RunComparison } from './compare';
+import type { MeanN } from './experiment';
+import type { FairnessWarning } from './fairness';
+import { METRICS } from './metrics';
+import { latexEscape } from './paperTables';
+import type { BootstrapResult } from './scoring/stats';
+
+/**
+ * A comparison's numbers as text, one definition for the Compare view and `cli compare`: a delta
+ * with its paired and conversation-cluster intervals, McNemar and the minimum detectable effect,
+ * and the per-category table rows in a chosen naming scheme.
+ */
+
+/** JSON carries NaN as null, so the engine's "no pairs" result arrives with nulls in it. */
+export function finite(value: number | null | undefined): value is number {
+  return typeof value === 'number' && Number.isFinite(value);
+}
+
+export function formatScore(value: number | null | undefined): string {
+  return finite(value) ? value.toFixed(3) : '—';
+}
+
+export function formatSigned(value: number): string {
+  // -0.0004 rounds to "-0.000"; a sign on zero would claim a direction the data does not have.
+  const fixed = value.toFixed(3);
+  if (Number(fixed) === 0) return '0.000';
+  return value > 0 ? `+${fixed}` : `−${fixed.slice(1)}`;
+}
+
+export type Significance = 'improved' | 'regressed' | 'not-significant' | 'none';
+
+/** An interval that excludes 0 is a significant change; one that touches 0 is not. */
+export function significance(delta: BootstrapResult | null | undefined): Significance {
+  if (!delta || delta.n === 0 || !finite(delta.low) || !finite(delta.high)) return 'none';
+  if (delta.low > 0) return 'improved';
+  if (delta.high < 0) return 'regressed';
+  return 'not-significant';
+}
+
+export interface DeltaText {
+  /** "+0.042", or "—" when the runs share no question. */
+  diff: string;
+  /** "[+0.010, +0.075]", or "" with no interval. */
+  interval: string;
+  significance: Significance;
+  /** Screen readers and tooltips: the whole statement in words. */
+  description: string;
+  /** The interval with whole conversations resampled: "[−0.020, +0.090] by conversation". */
+  conversations: string;
+  /** McNemar's exact test on correct/wrong flips: "McNemar p=0.031 (12 up, 5 down)". */
+  mcnemar: string;
+  /** The smallest difference this n detects (alpha 0.05, power 0.8): "detectable ±0.021". */
+  detectable: string;
+}
+
+/** What the significance columns add beside the question-level interval. */
+export interface DeltaExtras {
+  cluster?: (BootstrapResult & { clusters: number }) | null;
+  mcnemar?: { baselineOnly: number; candidateOnly: number; pValue: number } | null;
+  minimumDetectable?: number | null;
+}
+
+function formatP(p: number): string {
+  return p < 0.001 ? '<0.001' : p.toFixed(3);
+}
+
+export function formatDelta(
+  delta: BootstrapResult | null | undefined,
+  extras: DeltaExtras = {},
+): DeltaText {
+  const sig = significance(delta);
+  if (!delta || sig === 'none' || !finite(delta.meanDiff)) {
+    return {
+      diff: '—',
+      interval: '',
+      significance: 'none',
+      description: 'no shared questions',
+      conversations: '',
+      mcnemar: '',
+      detectable: '',
+    };
+  }
+  const { cluster, mcnemar, minimumDetectable } = extras;
+  const conversations =
+    cluster && finite(cluster.low) && finite(cluster.high)
+      ? `[${formatSigned(cluster.low)}, ${formatSigned(cluster.high)}] by ${cluster.clusters} conversation${cluster.clusters === 1 ? '' : 's'}`
+      : '';
+  const mcnemarText = mcnemar
+    ? `McNemar p=${formatP(mcnemar.pValue)} (${mcnemar.candidateOnly} up, ${mcnemar.baselineOnly} down)`
+    : '';
+  const detectable =
+    minimumDetectable !== null && minimumDetectable !== undefined && finite(minimumDetectable)
+      ? `detectable ±${minimumDetectable.toFixed(3)}`
+      : '';
+  const interval = `[${formatSigned(delta.low)}, ${formatSigned(delta.high)}]`;
+  const verdict =
+    sig === 'improved'
+      ? 'significant improvement'
+      : sig === 'regressed'
+        ? 'significant regression'
+        : 'not significant (interval includes 0)';
+  return {
+    diff: formatSigned(delta.meanDiff),
+    interval,
+    significance: sig,
+    description: [
+      `${formatSigned(delta.meanDiff)} ${interval}, ${verdict}, n=${delta.n} paired questions`,
+      conversations,
+      mcnemarText,
+      detectable ? `${detectable} at this n (alpha 0.05, power 0.8)` : '',
+    ]
+      .filter((part) => part !== '')
+      .join('; '),
+    conversations,
+    mcnemar: mcnemarText,
+    detectable,
+  };
+}
+
+export interface CategoryTableRow {
+  key: string;
+  category: CategoryId | null;
+  /** "All" or "1 multi-hop" in the chosen scheme. */
+  label: string;
+  /** Questions in this category across the union of the runs. */
+  questions: number;
+  perRun: MeanN[];
+  deltas: DeltaText[];
+}
+
+export function categoryLabel(
+  category: CategoryId | null,
+  scheme: SchemeId,
+  profile: BenchmarkProfile = LOCOMO_PROFILE,
+): string {
+  return category === null
+    ? 'All'
+    : `${category} ${profileCategoryLabel(profile, category, scheme)}`;
+}
+
+/** The engine's per-category comparison, labelled in the chosen scheme with question counts. */
+export function categoryTableRows(
+  comparison: RunComparison,
+  scheme: SchemeId,
+  profile: BenchmarkProfile = LOCOMO_PROFILE,
+): CategoryTableRow[] {
+  const questions = new Map<CategoryId | null, number>([[null, comparison.rows.length]]);
+  for (const row of comparison.rows)
+    questions.set(row.category, (questions.get(row.category) ?? 0) + 1);
+  return comparison.categories.map((c) => ({
+    key: c.category === null ? 'all' : String(c.category),
+    category: c.category,
+    label: categoryLabel(c.category, scheme, profile),
+    questions: questions.get(c.category) ?? 0,
+    perRun: c.perRun,
+    deltas: c.deltas.map((delta, i) =>
+      formatDelta(delta, {
+        cluster: c.clusterDeltas?.[i] ?? null,
+        mcnemar: c.mcnemar?.[i] ?? null,
+        minimumDetectable: c.minimumDetectable?.[i] ?? null,
+      }),
+    ),
+  }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The whole comparison as a table: the terminal, Markdown or LaTeX
+
+export const COMPARE_MARKUPS = ['text', 'md', 'latex'] as const;
+export type CompareMarkup = (typeof COMPARE_MARKUPS)[number];
+
+/** What a comparison table needs of the `runs.compare` result. */
+export interface CompareTableInput {
+  comparison: RunComparison;
+  fairness: readonly FairnessWarning[];
+  questionSets: QuestionSets;
+  benchmark?: BenchmarkProfile;
+}
+
+export interface CompareTableOptions {
+  markup: CompareMarkup;
+  scheme: SchemeId;
+  /** What each run is called, in the comparison's order (a run's name, else its label). */
+  names: readonly string[];
+}
+
+const FLIP_ORDER: readonly Flip[] = ['improved', 'regressed', 'unchanged', 'missing'];
+
+/**
+ * The Compare view's category table as text: per category the questions, each run's mean and, per
+ * run against the baseline, the delta with its paired interval, the conversation-cluster interval,
+ * McNemar and the minimum detectable effect; then the flips, the question sets and the fairness
+ * warnings, so a comparison on unequal terms says so beside its numbers.
+ */
+export function compareTable(result: CompareTableInput, options: CompareTableOptions): string {
+  const { comparison } = result;
+  const profile = result.benchmark ?? LOCOMO_PROFILE;
+  const base = comparison.baselineIndex;
+  const name = (i: number): string => options.names[i] ?? comparison.runs[i]?.label ?? `run ${i}`;
+  const others = comparison.runs.map((_, i) => i).filter((i) => i !== base);
+  const header = [
+    'category',
+    'n',
+    ...comparison.runs.map((_, i) => (i === base ? `${name(i)} (baseline)` : name(i))),
+    ...others.flatMap((i) => [`Δ ${name(i)} [95% CI]`, 'by conversation', 'McNemar', 'detectable']),
+  ];
+  const rows = categoryTableRows(comparison, options.scheme, profile).map((row) => [
+    row.label,
+    String(row.questions),
+    ...row.perRun.map((m) => formatScore(m.mean)),
+    ...others.flatMap((i) => {
+      const d = row.deltas[i];
+      return d === undefined || d.significance === 'none'
+        ? ['—', '', '', '']
+        : [`${d.diff} ${d.interval}`, d.conversations, d.mcnemar, d.detectable];
+    }),
+  ]);
+  const metric = METRICS.get(comparison.metric)?.label ?? comparison.metric;
+  const caption = `${metric}, mean per run; Δ = run − baseline over the questions both answered, paired bootstrap 95% CI; categories named by the ${schemeLabelOf(profile, options.scheme)} scheme`;
+  const notes = [
+    ...others.map(
+      (i) =>
+        `flips ${name(i)} vs ${name(base)}: ${FLIP_ORDER.map((f) => `${comparison.flipCounts[i]?.[f] ?? 0} ${f}`).join(', ')}`,
+    ),
+    ...questionSetsNote(result.questionSets, comparison.runs.length, name),
+    ...result.fairness.map((w) => `not on equal terms: ${w.message}`),
+  ];
+  if (options.markup === 'md') return markdownTable(header, rows, [caption, ...notes]);
+  if (options.markup === 'latex') return latexTable(header, rows, [caption, ...notes]);
+  return plainTable(header, rows, [caption, ...notes]);
+}
+
+function questionSetsNote(sets: QuestionSets, runs: number, name: (i: number) => string): string[] {
+  if (sets.perRun.every((n) => n === sets.shared)) return [];
+  return [
+    `compared on the ${sets.shared} question${sets.shared === 1 ? '' : 's'} ${runs === 2 ? 'both runs' : `all ${runs} runs`} answered (${sets.perRun.map((n, i) => `${name(i)}: ${n}`).join(', ')}); the others are left out of every number`,
+  ];
+}
+
+function plainTable(header: string[], rows: string[][], notes: string[]): string {
+  const all = [header, ...rows];
+  const widths = header.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
+  const line = (r: string[]): string =>
+    r
+      .map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  return `${[notes[0] ?? '', line(header), ...rows.map(line), ...notes.slice(1)].join('\n')}\n`;
+}
+
+function markdownTable(header: string[], rows: string[][], notes: string[]): string {
+  const cell = (text: string): string => text.replace(/\|/g, '\\|');
+  const line = (r: string[]): string => `| ${r.map(cell).join(' | ')} |`;
+  return `${[
+    line(header),
+    `|:--|${header
+      .slice(1)
+      .map(() => '--:')
+      .join('|')}|`,
+    ...rows.map(line),
+    '',
+    ...notes.map((n) => `${n}  `),
+  ].join('\n')}\n`;
+}
+
+function latexTable(header: string[], rows: string[][], notes: string[]): string {
+  const tex = (text: string): string =>
+    latexEscape(text)
+      .replace(/Δ/g, '$\\Delta$')
+      .replace(/−/g, '$-$')
+      .replace(/±/g, '$\\pm$')
+      .replace(/—/g, '--');
+  const line = (r: string[]): string => `${r.map(tex).join(' & ')} \\\\`;
+  return `${[
+    `\\begin{tabular}{l${'r'.repeat(header.length - 1)}}`,
+    '\\toprule',
+    line(header),
+    '\\midrule',
+    ...rows.map(line),
+    '\\bottomrule',
+    ...notes.map((n) => `\\multicolumn{${header.length}}{l}{\\footnotesize ${tex(n)}} \\\\`),
+    '\\end{tabular}',
+  ].join('\n')}\n`;
+}
