@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { RunSummary } from '@shared/experiment';
 import type { RunListItem } from '@shared/runs';
 import { toErrorPayload, type ErrorPayload } from '@shared/errors';
@@ -35,17 +35,19 @@ interface SummariesSettled {
 }
 
 /**
- * Each listed run's summary (questions, overall F1). The list call carries no scores, so they are
- * fetched per run, a few at a time; the request key includes status and end time so a run that
- * finished since is fetched again.
+ * Each listed run's summary (questions, overall F1): absent while it loads, null when it could
+ * not be read. The list carries the stored summary of every stopped run (DESIGN §7), so only runs
+ * without one (running, or unreadable) are fetched, a few at a time; the request key includes
+ * status and end time so a run that finished since is fetched again.
  */
 export function useRunSummaries(
   runs: readonly RunListItem[] | undefined,
-): Map<string, RunSummary> | null {
+): Map<string, RunSummary | null> | null {
   const client = useClient();
   const [settled, setSettled] = useState<SummariesSettled | null>(null);
-  const request = runs
-    ? runs.map((r) => `${r.id}|${r.status}|${r.endedAt ?? ''}`).join('\n')
+  const missing = runs?.filter((r) => r.summary === null || r.status === 'running');
+  const request = missing
+    ? missing.map((r) => `${r.id}|${r.status}|${r.endedAt ?? ''}`).join('\n')
     : null;
 
   useEffect(() => {
@@ -59,7 +61,7 @@ export function useRunSummaries(
     const worker = async (): Promise<void> => {
       for (let id = queue.shift(); id !== undefined && !cancelled; id = queue.shift()) {
         try {
-          summaries.set(id, (await client.call('runs.get', { runId: id })).summary);
+          summaries.set(id, (await client.call('runs.summary', { runId: id })).summary);
         } catch {
           // A run that cannot be read shows dashes here; selecting it shows the error.
         }
@@ -73,7 +75,17 @@ export function useRunSummaries(
     };
   }, [client, request]);
 
-  return settled !== null && settled.request === request ? settled.summaries : null;
+  return useMemo(() => {
+    if (!runs) return null;
+    const out = new Map<string, RunSummary>();
+    for (const r of runs)
+      if (r.summary !== null && r.status !== 'running') out.set(r.id, r.summary);
+    // Stored summaries show at once; the fetched ones join when they have all arrived.
+    if (settled !== null && settled.request === request) {
+      for (const [id, summary] of settled.summaries) out.set(id, summary);
+    }
+    return out;
+  }, [runs, settled, request]);
 }
 
 /**
