@@ -128,33 +128,43 @@ export function runProfile(db: SqliteDatabase, file: string, runId: string): Ben
   return benchmarkProfile(parseManifest(file, runId, row.manifest).dataset.format);
 }
 
-/** The headline: each question's answer at the last test that asked it. */
+const FINAL_ANSWER_KEYS = `SELECT sample_id, question_index, MAX(test_index) AS last_test FROM answers
+  WHERE run_id = ? GROUP BY sample_id, question_index`;
+
+/** How many questions a run has a final answer to. */
+export function countFinalAnswers(db: SqliteDatabase, runId: string): number {
+  return (
+    db.prepare(`SELECT count(*) AS n FROM (${FINAL_ANSWER_KEYS})`).get(runId) as { n: number }
+  ).n;
+}
+
+/**
+ * The headline: each question's answer at the last test that asked it, by sample and question;
+ * `page` takes a slice of that order (a limit of -1: to the end).
+ */
 export function readFinalAnswers(
   db: SqliteDatabase,
   file: string,
   runId: string,
   profile: BenchmarkProfile,
+  page: { offset: number; limit: number } = { offset: 0, limit: -1 },
 ): AnswerRecord[] {
-  const rows = db
-    .prepare(
-      `SELECT a.* FROM answers a
-       JOIN (SELECT sample_id, question_index, MAX(test_index) AS last_test FROM answers
-             WHERE run_id = ? GROUP BY sample_id, question_index) f
-         ON a.sample_id = f.sample_id AND a.question_index = f.question_index AND a.test_index = f.last_test
-       WHERE a.run_id = ?
-       ORDER BY a.sample_id, a.question_index`,
-    )
-    .all(runId, runId) as AnswerRow[];
+  const pageRows = `SELECT a.* FROM answers a
+    JOIN (${FINAL_ANSWER_KEYS}) f
+      ON a.sample_id = f.sample_id AND a.question_index = f.question_index AND a.test_index = f.last_test
+    WHERE a.run_id = ?
+    ORDER BY a.sample_id, a.question_index LIMIT ? OFFSET ?`;
+  const rows = db.prepare(pageRows).all(runId, runId, page.limit, page.offset) as AnswerRow[];
   const scores = groupScores(
     db
       .prepare(
-        `SELECT s.sample_id, s.test_index, s.question_index, s.metric, s.value FROM answer_scores s
-         JOIN (SELECT sample_id, question_index, MAX(test_index) AS last_test FROM answers
-               WHERE run_id = ? GROUP BY sample_id, question_index) f
-           ON s.sample_id = f.sample_id AND s.question_index = f.question_index AND s.test_index = f.last_test
+        `WITH page AS (${pageRows})
+         SELECT s.sample_id, s.test_index, s.question_index, s.metric, s.value FROM answer_scores s
+         JOIN page p ON s.sample_id = p.sample_id AND s.test_index = p.test_index
+           AND s.question_index = p.question_index
          WHERE s.run_id = ?`,
       )
-      .all(runId, runId) as ScoreRow[],
+      .all(runId, runId, page.limit, page.offset, runId) as ScoreRow[],
   );
   return rows.map((r) =>
     toAnswer(file, r, scores.get(answerKey(r.sample_id, r.test_index, r.question_index)), profile),

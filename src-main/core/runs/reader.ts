@@ -22,6 +22,7 @@ import { SweepTagSchema, type SweepRunRow } from '../../../src-shared/sweeps';
 import { openSqlite, type SqliteDatabase } from '../sqlite';
 import {
   answerKey,
+  countFinalAnswers,
   groupScores,
   readFinalAnswers,
   runProfile,
@@ -50,6 +51,12 @@ export interface RunReader {
   answersByTest(runId: string, filter?: { sampleId?: string; testIndex?: number }): AnswerRecord[];
   /** The headline: each question's answer at the last test that asked it. */
   finalAnswers(runId: string): AnswerRecord[];
+  /** A slice of `finalAnswers`' order, with how many there are in all. */
+  finalAnswersPage(
+    runId: string,
+    offset: number,
+    limit: number,
+  ): { total: number; answers: AnswerRecord[] };
   /** J under each judge protocol `rescore --judge` ran, oldest protocol name first. */
   protocolJudges(runId: string): ProtocolJudgeSummary[];
   /** Categories 1-4 answers a judge pass should score (`all`: every one). */
@@ -288,6 +295,21 @@ export class SqliteRunReader implements RunReader {
   finalAnswers(runId: string): AnswerRecord[] {
     this.requireRun(runId);
     return readFinalAnswers(this.db, this.file, runId, this.profileOf(runId));
+  }
+
+  finalAnswersPage(
+    runId: string,
+    offset: number,
+    limit: number,
+  ): { total: number; answers: AnswerRecord[] } {
+    this.requireRun(runId);
+    return this.db.transaction(() => ({
+      total: countFinalAnswers(this.db, runId),
+      answers: readFinalAnswers(this.db, this.file, runId, this.profileOf(runId), {
+        offset,
+        limit,
+      }),
+    }))();
   }
 
   /**

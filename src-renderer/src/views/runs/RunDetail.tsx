@@ -15,6 +15,7 @@ import { ErrorView } from '../../components/ErrorView';
 import { SchemeToggle } from '../../components/SchemeToggle/SchemeToggle';
 import { Segmented } from '../../components/Segmented/Segmented';
 import { useApi } from '../../hooks/useApi';
+import { useFinalAnswers } from './hooks';
 import layout from './AnswersLayout.module.css';
 import { AnswersTable } from './AnswersTable';
 import { CurveChart } from './CurveChart';
@@ -436,8 +437,9 @@ function AnswersSection({
   /** The run's benchmark: its categories and their names. */
   profile: BenchmarkProfile;
 }) {
-  const answers = useApi('runs.answers', { runId });
-  const all = useMemo(() => answers.data ?? [], [answers.data]);
+  const answers = useFinalAnswers(runId);
+  const all = useMemo(() => answers.answers ?? [], [answers.answers]);
+  const loadingMore = answers.total !== null && all.length < answers.total && !answers.error;
   const filtered = useMemo(
     () =>
       filterAnswers(all, {
@@ -535,13 +537,14 @@ function AnswersSection({
           />
           <span className="muted" aria-live="polite">
             {filtered.length} of {all.length}
+            {loadingMore ? ` (loading ${answers.total} answers…)` : ''}
           </span>
         </div>
       </div>
       {answers.error ? (
         <ErrorView error={answers.error} title="Could not load the answers" />
       ) : null}
-      {answers.data === undefined && !answers.error ? (
+      {answers.answers === undefined && !answers.error ? (
         <p className="muted" role="status">
           Loading answers…
         </p>

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import type { RunSummary } from '@shared/experiment';
+import { MAX_ANSWERS_PAGE } from '@shared/api';
+import type { AnswerRecord, RunSummary } from '@shared/experiment';
 import type { RunListItem } from '@shared/runs';
 import { toErrorPayload, type ErrorPayload } from '@shared/errors';
 import { useClient } from '../../api/context';
@@ -86,6 +87,66 @@ export function useRunSummaries(
     }
     return out;
   }, [runs, settled, request]);
+}
+
+/** The first page is small so a full run's first rows show at once; the rest come in big ones. */
+const FIRST_ANSWERS_PAGE = 100;
+
+interface AnswersSettled {
+  runId: string;
+  answers: AnswerRecord[];
+  total: number;
+  error?: ErrorPayload;
+}
+
+/**
+ * A run's final answers, page by page in the background (`runs.answersPage`): the first rows show
+ * without waiting for a full run's ~2 MB, and the rest join as they arrive. `total` is null until
+ * the first page; sorting and filtering cover every answer once `answers.length === total`.
+ */
+export function useFinalAnswers(runId: string): {
+  answers: AnswerRecord[] | undefined;
+  total: number | null;
+  error: ErrorPayload | undefined;
+} {
+  const client = useClient();
+  const [settled, setSettled] = useState<AnswersSettled | null>(null);
+
+  useEffect(() => {
+    let cancelled = false;
+    void (async () => {
+      let answers: AnswerRecord[] = [];
+      let limit = FIRST_ANSWERS_PAGE;
+      try {
+        for (;;) {
+          const page = await client.call('runs.answersPage', {
+            runId,
+            offset: answers.length,
+            limit,
+          });
+          if (cancelled) return;
+          answers = [...answers, ...page.answers];
+          setSettled({ runId, answers, total: page.total });
+          if (page.answers.length === 0 || answers.length >= page.total) return;
+          limit = MAX_ANSWERS_PAGE;
+        }
+      } catch (error) {
+        if (!cancelled) {
+          setSettled({ runId, answers, total: answers.length, error: toErrorPayload(error) });
+        }
+      }
+    })();
+    return () => {
+      cancelled = true;
+    };
+  }, [client, runId]);
+
+  const mine = settled?.runId === runId ? settled : null;
+  return {
+    answers: mine === null || (mine.error && mine.answers.length === 0) ? undefined : mine.answers,
+    total: mine?.total ?? null,
+    error: mine?.error,
+  };
 }
 
 /**
