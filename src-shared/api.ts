@@ -108,6 +108,8 @@ const reproduceInput = z
   .strict();
 /** Uploads carry the whole file; LoCoMo is 2.8 MB, the limit leaves room for larger sets. */
 const MAX_UPLOAD_CHARS = 256 * 1024 * 1024;
+/** The most answers one `runs.answersPage` call returns. */
+export const MAX_ANSWERS_PAGE = 1000;
 /** A run as the Experiments form sends it: the config with an open dataset instead of a path. */
 const experimentInput = ExperimentConfigSchema.omit({ datasetPath: true })
   // The run's name, tags and notes: kept beside the run, not in its config or hash.
@@ -173,6 +175,19 @@ export const apiMethods = {
   'runs.summary': method<Omit<RunDetail, 'curve'>>()(z.object({ runId }).strict()),
   /** Each question's final answer (the headline). */
   'runs.answers': method<AnswerRecord[]>()(z.object({ runId }).strict()),
+  /**
+   * A page of `runs.answers` (same order: sample, question) with the total: a detail view shows
+   * its first rows without waiting for a full run's ~2 MB.
+   */
+  'runs.answersPage': method<{ total: number; offset: number; answers: AnswerRecord[] }>()(
+    z
+      .object({
+        runId,
+        offset: z.number().int().nonnegative().max(10_000_000),
+        limit: z.number().int().min(1).max(MAX_ANSWERS_PAGE),
+      })
+      .strict(),
+  ),
   'runs.delete': method<{ deleted: boolean }>()(z.object({ runId }).strict()),
   /** Renames, retags or annotates a run; the fields left out stay as they are. */
   'runs.setIdentity': method<RunIdentity>()(

@@ -95,6 +95,7 @@ function info(partial: Partial<RunInfo>): RunInfo {
     answerer: 'extractive-v1',
     judgeProtocol: null,
     questions: 0,
+    summary: null,
     pid: null,
     error: null,
     sampleInfo: [],

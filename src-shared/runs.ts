@@ -5,6 +5,7 @@ import {
   ExperimentConfigSchema,
   type ExperimentConfig,
   type RunStatus,
+  type RunSummary,
   type SampleStatus,
 } from './experiment';
 import { SweepTagSchema, type SweepTag } from './sweeps';
@@ -450,6 +451,11 @@ export interface RunListItem {
   insertErrors: number;
   answerErrors: number;
   resumes: number;
+  /**
+   * The headline summary stored when the run stopped or was rescored; null while it runs, or
+   * after a change to its scores until the next write (fetch `runs.summary` then).
+   */
+  summary: RunSummary | null;
 }
 
 export interface RunInfo extends RunListItem {

@@ -130,6 +130,7 @@ export function createService(options: ServiceOptions): Service {
     'runs.get': (input) => experiments.read('runs.get', input),
     'runs.summary': (input) => experiments.read('runs.summary', input),
     'runs.answers': (input) => experiments.read('runs.answers', input),
+    'runs.answersPage': (input) => experiments.read('runs.answersPage', input),
     'runs.delete': ({ runId }) => experiments.delete(runId),
     'runs.setIdentity': (input) => experiments.setIdentity(input),
     // Writes: on this thread, the runs DB's only writer, one sample at a time (core/runs/rescore.ts).
@@ -180,6 +181,7 @@ export function createService(options: ServiceOptions): Service {
     'runs.list': (input) => experiments.readJson('runs.list', input),
     'runs.get': (input) => experiments.readJson('runs.get', input),
     'runs.answers': (input) => experiments.readJson('runs.answers', input),
+    'runs.answersPage': (input) => experiments.readJson('runs.answersPage', input),
     'runs.export': (input) => experiments.readJson('runs.export', input),
     'runs.compare': (input) => experiments.readJson('runs.compare', input),
     'runs.question': (input) => experiments.readJson('runs.question', input),

@@ -1,3 +1,4 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Packet, Sample, TestPlan } from '../../../src-shared/dataset';
 import { WorkbenchError } from '../../../src-shared/errors';
 import {
@@ -240,6 +241,9 @@ export async function runSample(
   );
   try {
     for await (const packet of queue) {
+      // Offline inserts settle in microtasks, so without a turn of the event loop per packet the
+      // worker's cancel message (a task) could not run until the whole sample had been inserted.
+      await yieldToEventLoop();
       if (cancelled()) break;
       try {
         await withTimeout(
@@ -293,7 +297,9 @@ export async function runSample(
       for (const questionIndex of batcher
         ? TestBatcher.launchOrder(test.questionIndices)
         : test.questionIndices) {
-        // A cancel stops the questions in flight and drops this half test uncommitted.
+        // A cancel stops the questions in flight and drops this half test uncommitted; offline
+        // answers settle in microtasks, so the turn lets a cancel message run between questions.
+        await yieldToEventLoop();
         if (cancelled()) break;
         const qa = qaByIndex.get(questionIndex);
         if (!qa)

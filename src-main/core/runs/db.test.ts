@@ -5,9 +5,10 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openSqlite } from '../sqlite';
 import { MIGRATIONS, RUNS_APPLICATION_ID, RUNS_SCHEMA_VERSION, openRunsDb } from './db';
-import { ExperimentConfigSchema } from '../../../src-shared/experiment';
+import { ExperimentConfigSchema, type RunSummary } from '../../../src-shared/experiment';
 import type { RunManifest } from './manifest';
 import { RunStore } from './store';
+import { computeRunSummary } from './summaries';
 
 const dir = mkdtempSync(join(tmpdir(), 'workbench-runsdb-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -437,6 +438,62 @@ describe('runs DB migrations', () => {
     expect(readFileSync(f).equals(before)).toBe(true);
   });
 
+  it("migration 10 stores each stopped run's summary, computed as the finish path does; running and unreadable runs keep none", () => {
+    const f = file();
+    const v9 = openRunsDb(f, { targetVersion: 9 });
+    const insertRun = v9.prepare(
+      `INSERT INTO runs (id, status, created_at, started_at, preset, config_hash, manifest)
+       VALUES (?, ?, 't0', 't0', 'p', 'h', ?)`,
+    );
+    insertRun.run('done', 'completed', JSON.stringify(manifest('done')));
+    insertRun.run('live', 'running', JSON.stringify(manifest('live')));
+    insertRun.run('odd', 'failed', '{"manifestVersion": 99}');
+    for (const runId of ['done', 'live']) {
+      v9.prepare(
+        `INSERT INTO run_samples (run_id, sample_id, position, status, total_packets, total_questions, threshold, planned_tests)
+         VALUES (?, 's', 0, 'completed', 1, 2, 1, 1)`,
+      ).run(runId);
+      v9.prepare(
+        `INSERT INTO tests (run_id, sample_id, test_index, packet_idx, dialogs_inserted, visible_count, question_indices, committed_at)
+         VALUES (?, 's', 0, 0, 1, 1, '[0,1]', 't0')`,
+      ).run(runId);
+      for (const [q, f1, error] of [
+        [0, 1, null],
+        [1, 0, 'answer: timeout'],
+      ] as const) {
+        v9.prepare(
+          `INSERT INTO answers (run_id, sample_id, test_index, question_index, category, question, gold, prediction, retrieved, retrieve_ms, answer_ms, error)
+           VALUES (?, 's', 0, ?, 1, 'q', 'g', 'p', '[]', 1, 1, ?)`,
+        ).run(runId, q, error);
+        v9.prepare(
+          `INSERT INTO answer_scores (run_id, sample_id, test_index, question_index, metric, value)
+           VALUES (?, 's', 0, ?, 'officialF1', ?)`,
+        ).run(runId, q, f1);
+      }
+    }
+    v9.close();
+
+    const db = openRunsDb(f, { targetVersion: 10 });
+    expect(db.pragma('user_version', { simple: true })).toBe(10);
+    const stored = new Map(
+      (
+        db.prepare('SELECT id, summary FROM runs').all() as Array<{
+          id: string;
+          summary: string | null;
+        }>
+      ).map((r) => [r.id, r.summary === null ? null : (JSON.parse(r.summary) as RunSummary)]),
+    );
+    expect(stored.get('done')).toEqual(computeRunSummary(db, f, 'done'));
+    expect(stored.get('done')).toMatchObject({
+      questions: 2,
+      errors: 1,
+      overall: { all: { officialF1: { mean: 0.5, n: 2 } } },
+    });
+    expect(stored.get('live')).toBeNull();
+    expect(stored.get('odd')).toBeNull();
+    db.close();
+  });
+
   it('keeps the migrations list append-only and numbered 1..n', () => {
     expect(MIGRATIONS.map((m) => m.version)).toEqual(MIGRATIONS.map((_, i) => i + 1));
   });
@@ -453,6 +510,60 @@ describe('RunStore', () => {
     expect(reopened.getRun('dead').status).toBe('interrupted');
     expect(reopened.getRun('alive').status).toBe('running');
     reopened.close();
+  });
+
+  it('lists each stopped run with the summary stored at finish, without reading its answers; score writes make it stale until rewritten', () => {
+    const store = RunStore.open(file());
+    store.createRun(manifest('r'), [
+      { sampleId: 's', totalPackets: 1, totalQuestions: 1, threshold: 1, plannedTests: 1 },
+    ]);
+    store.commitTest('r', {
+      sampleId: 's',
+      testIndex: 0,
+      packetIdx: 0,
+      dialogsInserted: 1,
+      visibleCount: 1,
+      questionIndices: [0],
+      answers: [
+        {
+          sampleId: 's',
+          testIndex: 0,
+          questionIndex: 0,
+          category: 1,
+          question: 'q',
+          gold: 'g',
+          prediction: 'g',
+          retrieved: [],
+          scores: { officialF1: 0.75 },
+          retrieveMs: 1,
+          answerMs: 1,
+          error: null,
+          judge: null,
+          usage: null,
+        },
+      ],
+    });
+    expect(store.listRuns()[0]?.summary).toBeNull();
+    store.finishRun('r', 'completed');
+    const finished = store.listRuns()[0]?.summary;
+    expect(finished).toMatchObject({
+      questions: 1,
+      overall: { all: { officialF1: { mean: 0.75 } } },
+    });
+
+    // With the answers gone the list still answers from what finish stored: it computes nothing.
+    store.db.prepare("DELETE FROM answers WHERE run_id = 'r'").run();
+    expect(store.listRuns()[0]?.summary).toEqual(finished);
+    expect(store.summary('r')).toEqual(finished);
+
+    // A score write (rescore, judge) leaves no stale summary; writeSummary stores the new one.
+    store.saveMetricScores('r', []);
+    expect(store.listRuns()[0]?.summary).toBeNull();
+    expect(store.writeSummary('r').questions).toBe(0);
+    expect(store.listRuns()[0]?.summary).toMatchObject({ questions: 0 });
+    store.saveJudgeScores('r', []);
+    expect(store.listRuns()[0]?.summary).toBeNull();
+    store.close();
   });
 
   it('commits a test with its answers atomically: a failing answer leaves no test row', () => {

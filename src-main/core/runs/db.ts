@@ -2,6 +2,7 @@ import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { WorkbenchError } from '../../../src-shared/errors';
 import { openSqlite, type SqliteDatabase } from '../sqlite';
+import { writeRunSummaryIfReadable } from './summaries';
 
 /**
  * The runs database file: format checks, WAL, and versioned migrations (PRAGMA user_version).
@@ -24,6 +25,8 @@ export interface Migration {
    * keys are checked before the migration commits.
    */
   rebuildsTables?: boolean;
+  /** Fills what SQL alone cannot (values computed in TypeScript), in the migration's transaction. */
+  backfill?: (db: SqliteDatabase) => void;
 }
 
 /** Append only: a released migration is never edited, the next one fixes it. */
@@ -279,6 +282,20 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE runs_v9 RENAME TO runs;
     `,
   },
+  {
+    version: 10,
+    description:
+      "a run's summary stored (JSON, NULL while stale) so lists read it rather than score every run",
+    up: `
+      ALTER TABLE runs ADD COLUMN summary TEXT;
+    `,
+    backfill: (db) => {
+      const ids = db.prepare("SELECT id FROM runs WHERE status != 'running'").all() as Array<{
+        id: string;
+      }>;
+      for (const { id } of ids) writeRunSummaryIfReadable(db, db.name, id);
+    },
+  },
 ];
 
 export const RUNS_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
@@ -463,6 +480,7 @@ export function migrate(
       writeTransaction(db, file, () => {
         if (current() >= m.version) return;
         db.exec(m.up);
+        m.backfill?.(db);
         if (m.rebuildsTables) {
           const broken = db.pragma('foreign_key_check') as unknown[];
           if (broken.length > 0) {

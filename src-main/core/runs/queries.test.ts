@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fixtureManifest } from '../../../tests/support/runs-fixture';
 import type { AnswerRecord } from '../../../src-shared/experiment';
+import { MAX_ANSWERS_PAGE, apiMethods } from '../../../src-shared/api';
 import { judgeCacheKey } from '../answer/judge';
 import { runQueries } from './queries';
 import { SqliteRunReader } from './reader';
@@ -154,5 +155,74 @@ describe("runs.question: the judge's reasons", () => {
     expect(q.runs[0]?.judgeProtocol).toBe('mem0');
     expect(q.runs[0]?.judgeReasons).toEqual(['same city', 'wrong year']);
     reader.close();
+  });
+});
+
+describe('runs.answersPage: the final answers a page at a time', () => {
+  it('pages through exactly the final answers in their order, each with its scores, and says how many there are', () => {
+    const f = file();
+    const store = RunStore.open(f);
+    store.createRun(fixtureManifest('p', 'hybrid'), [plan('s1'), plan('s2')]);
+    // q0-q4 of s1 at test 0, re-asked (new scores) at test 1; q0-q2 of s2 once.
+    const s1 = [0, 1, 2, 3, 4];
+    store.commitTest(
+      'p',
+      test(
+        's1',
+        0,
+        s1.map((q) => answer('s1', 0, q, 0.1)),
+      ),
+    );
+    store.commitTest(
+      'p',
+      test(
+        's1',
+        1,
+        s1.map((q) => answer('s1', 1, q, q / 10)),
+      ),
+    );
+    store.commitTest(
+      'p',
+      test(
+        's2',
+        0,
+        [0, 1, 2].map((q) => answer('s2', 0, q, 0.5)),
+      ),
+    );
+    store.close();
+    const reader = SqliteRunReader.openReadOnly(f);
+    const page = runQueries(reader)['runs.answersPage'];
+    const all = reader.finalAnswers('p');
+    expect(all).toHaveLength(8);
+    const pages = [0, 3, 6].map((offset) => page({ runId: 'p', offset, limit: 3 }));
+    expect(pages.map((p) => [p.offset, p.total, p.answers.length])).toEqual([
+      [0, 8, 3],
+      [3, 8, 3],
+      [6, 8, 2],
+    ]);
+    expect(pages.flatMap((p) => p.answers)).toEqual(all);
+    expect(pages[1]?.answers.map((a) => [a.sampleId, a.testIndex, a.scores.officialF1])).toEqual([
+      ['s1', 1, 0.3],
+      ['s1', 1, 0.4],
+      ['s2', 0, 0.5],
+    ]);
+    expect(page({ runId: 'p', offset: 8, limit: 3 })).toEqual({ offset: 8, total: 8, answers: [] });
+    expect(() => page({ runId: 'nope', offset: 0, limit: 3 })).toThrow(/no run nope/);
+    reader.close();
+  });
+
+  it('refuses an offset or limit out of range, naming the field', () => {
+    const input = apiMethods['runs.answersPage'].input;
+    expect(input.safeParse({ runId: 'p', offset: 0, limit: MAX_ANSWERS_PAGE }).success).toBe(true);
+    for (const [bad, field] of [
+      [{ runId: 'p', offset: -1, limit: 10 }, 'offset'],
+      [{ runId: 'p', offset: 0.5, limit: 10 }, 'offset'],
+      [{ runId: 'p', offset: 0, limit: 0 }, 'limit'],
+      [{ runId: 'p', offset: 0, limit: MAX_ANSWERS_PAGE + 1 }, 'limit'],
+    ] as const) {
+      const parsed = input.safeParse(bad);
+      expect(parsed.success).toBe(false);
+      expect(parsed.error?.issues[0]?.path).toEqual([field]);
+    }
   });
 });

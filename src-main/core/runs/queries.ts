@@ -25,6 +25,7 @@ export const READ_METHODS = [
   'runs.get',
   'runs.summary',
   'runs.answers',
+  'runs.answersPage',
   'runs.export',
   'runs.compare',
   'runs.question',
@@ -99,6 +100,10 @@ export function runQueries(reader: RunReader): RunQueries {
       errata: runErrata(reader, runId),
     }),
     'runs.answers': ({ runId }) => reader.finalAnswers(runId),
+    'runs.answersPage': ({ runId, offset, limit }) => ({
+      offset,
+      ...reader.finalAnswersPage(runId, offset, limit),
+    }),
     'runs.export': ({ runId, format }) => ({
       filename: `run-${runId}.${format}`,
       mimeType: format === 'json' ? 'application/json' : 'text/csv',

@@ -1,14 +1,8 @@
-import {
-  benchmarkCategory,
-  benchmarkProfile,
-  type BenchmarkProfile,
-} from '../../../src-shared/benchmarks';
-import { metricsOf, metricOf, metricScores, type Scores } from '../../../src-shared/metrics';
+import type { BenchmarkProfile } from '../../../src-shared/benchmarks';
+import { metricOf, metricScores, type Scores } from '../../../src-shared/metrics';
 import { WorkbenchError } from '../../../src-shared/errors';
 import {
   curveOf,
-  summarizeAnswers,
-  type JudgeScore,
   type AnswerRecord,
   type CurvePoint,
   type RunStatus,
@@ -28,12 +22,17 @@ import { SweepTagSchema, type SweepRunRow } from '../../../src-shared/sweeps';
 import { openSqlite, type SqliteDatabase } from '../sqlite';
 import { RUNS_APPLICATION_ID, RUNS_DB_BUSY_TIMEOUT_MS, RUNS_SCHEMA_VERSION } from './db';
 import {
-  JudgeLabelsSchema,
-  StringListSchema,
-  parseManifest,
-  parseRetrieved,
-  parseStoredJson,
-} from './stored';
+  answerKey,
+  countFinalAnswers,
+  groupScores,
+  readFinalAnswers,
+  runProfile,
+  toAnswer,
+  type AnswerRow,
+  type ScoreRow,
+} from './answerRows';
+import { StringListSchema, parseManifest, parseStoredJson } from './stored';
+import { computeRunSummary, parseStoredSummary } from './summaries';
 import { usageOf } from './usage';
 
 /**
@@ -52,6 +51,12 @@ export interface RunReader {
   answersByTest(runId: string, filter?: { sampleId?: string; testIndex?: number }): AnswerRecord[];
   /** The headline: each question's answer at the last test that asked it. */
   finalAnswers(runId: string): AnswerRecord[];
+  /** A slice of `finalAnswers`' order, with how many there are in all. */
+  finalAnswersPage(
+    runId: string,
+    offset: number,
+    limit: number,
+  ): { total: number; answers: AnswerRecord[] };
   /** J under each judge protocol `rescore --judge` ran, oldest protocol name first. */
   protocolJudges(runId: string): ProtocolJudgeSummary[];
   /** Categories 1-4 answers a judge pass should score (`all`: every one). */
@@ -66,110 +71,6 @@ export interface RunReader {
   sweepRuns(sweepId?: string): SweepRunRow[];
   /** The judge cache's verdicts (label and the judge's reason) stored under these keys. */
   judgeVerdicts(keys: readonly string[]): Map<string, { label: string; reason: string }>;
-}
-
-interface AnswerRow {
-  sample_id: string;
-  test_index: number;
-  question_index: number;
-  category: number;
-  question: string;
-  gold: string | null;
-  prediction: string;
-  retrieved: string;
-  retrieve_ms: number;
-  answer_ms: number;
-  error: string | null;
-  judge_std: number | null;
-  judge_labels: string | null;
-  judge_error: string | null;
-  prompt_tokens: number | null;
-  completion_tokens: number | null;
-}
-
-interface ScoreRow {
-  sample_id: string;
-  test_index: number;
-  question_index: number;
-  metric: string;
-  value: number | null;
-}
-
-const answerKey = (sampleId: string, testIndex: number, questionIndex: number): string =>
-  `${sampleId}\u0000${testIndex}\u0000${questionIndex}`;
-
-function groupScores(rows: readonly ScoreRow[]): Map<string, Scores> {
-  const out = new Map<string, Scores>();
-  for (const r of rows) {
-    const key = answerKey(r.sample_id, r.test_index, r.question_index);
-    let scores = out.get(key);
-    if (!scores) out.set(key, (scores = {}));
-    scores[r.metric] = r.value;
-  }
-  return out;
-}
-
-function answerWhere(file: string, r: AnswerRow, column: string): string {
-  return `runs database ${file}: answer ${r.sample_id} test ${r.test_index} question ${r.question_index} ${column}`;
-}
-
-function judgeOf(file: string, r: AnswerRow, mean: number | null): JudgeScore | null {
-  if (r.judge_labels === null && r.judge_error === null) return null;
-  return {
-    mean,
-    std: r.judge_std,
-    labels:
-      r.judge_labels === null
-        ? []
-        : parseStoredJson(JudgeLabelsSchema, r.judge_labels, answerWhere(file, r, 'judge_labels')),
-    error: r.judge_error,
-  };
-}
-
-function toAnswer(
-  file: string,
-  r: AnswerRow,
-  stored: Scores | undefined,
-  profile: BenchmarkProfile,
-): AnswerRecord {
-  const category = benchmarkCategory(profile, r.category);
-  const scores: Scores = { ...stored };
-  for (const metric of metricsOf(profile)) {
-    if (metric.id in scores) continue;
-    // A metric with no row: either it does not score the category, or the row predates it. An
-    // answer metric is a pure function of what the row holds, so compute it rather than show a
-    // hole (rows from before schema 3 have no set F1 or BLEU-1).
-    scores[metric.id] =
-      metric.source === 'answer' && metric.score && metricScores(metric, category)
-        ? metric.score({
-            prediction: r.prediction,
-            gold: r.gold,
-            category,
-            evidence: [],
-            retrieved: [],
-            errored: r.error !== null,
-          })
-        : null;
-  }
-  return {
-    sampleId: r.sample_id,
-    testIndex: r.test_index,
-    questionIndex: r.question_index,
-    category: r.category,
-    question: r.question,
-    gold: r.gold,
-    prediction: r.prediction,
-    retrieved: parseRetrieved(r.retrieved, answerWhere(file, r, 'retrieved')),
-    scores,
-    retrieveMs: r.retrieve_ms,
-    answerMs: r.answer_ms,
-    error: r.error,
-    judge: judgeOf(file, r, scores['judge'] ?? null),
-    usage:
-      r.prompt_tokens === null && r.completion_tokens === null
-        ? null
-        : { promptTokens: r.prompt_tokens ?? 0, completionTokens: r.completion_tokens ?? 0 },
-  };
 }
 
 export class SqliteRunReader implements RunReader {
@@ -393,28 +294,22 @@ export class SqliteRunReader implements RunReader {
 
   finalAnswers(runId: string): AnswerRecord[] {
     this.requireRun(runId);
-    const rows = this.db
-      .prepare(
-        `SELECT a.* FROM answers a
-         JOIN (SELECT sample_id, question_index, MAX(test_index) AS last_test FROM answers
-               WHERE run_id = ? GROUP BY sample_id, question_index) f
-           ON a.sample_id = f.sample_id AND a.question_index = f.question_index AND a.test_index = f.last_test
-         WHERE a.run_id = ?
-         ORDER BY a.sample_id, a.question_index`,
-      )
-      .all(runId, runId) as AnswerRow[];
-    const scores = groupScores(
-      this.db
-        .prepare(
-          `SELECT s.sample_id, s.test_index, s.question_index, s.metric, s.value FROM answer_scores s
-           JOIN (SELECT sample_id, question_index, MAX(test_index) AS last_test FROM answers
-                 WHERE run_id = ? GROUP BY sample_id, question_index) f
-             ON s.sample_id = f.sample_id AND s.question_index = f.question_index AND s.test_index = f.last_test
-           WHERE s.run_id = ?`,
-        )
-        .all(runId, runId) as ScoreRow[],
-    );
-    return this.toAnswers(runId, rows, scores);
+    return readFinalAnswers(this.db, this.file, runId, this.profileOf(runId));
+  }
+
+  finalAnswersPage(
+    runId: string,
+    offset: number,
+    limit: number,
+  ): { total: number; answers: AnswerRecord[] } {
+    this.requireRun(runId);
+    return this.db.transaction(() => ({
+      total: countFinalAnswers(this.db, runId),
+      answers: readFinalAnswers(this.db, this.file, runId, this.profileOf(runId), {
+        offset,
+        limit,
+      }),
+    }))();
   }
 
   /**
@@ -471,20 +366,19 @@ export class SqliteRunReader implements RunReader {
     }));
   }
 
+  /** The stored summary while it is current (NULL once answers or scores change), else computed. */
   summary(runId: string): RunSummary {
-    return summarizeAnswers(this.finalAnswers(runId), this.profileOf(runId));
+    const row = this.db.prepare('SELECT summary FROM runs WHERE id = ?').get(runId) as
+      { summary: string | null } | undefined;
+    return (
+      (row ? parseStoredSummary(this.file, runId, row.summary) : null) ??
+      computeRunSummary(this.db, this.file, runId)
+    );
   }
 
   /** The benchmark profile of a run's dataset: it names the categories and says what scores them. */
   profileOf(runId: string): BenchmarkProfile {
-    const row = this.db.prepare('SELECT manifest FROM runs WHERE id = ?').get(runId) as
-      { manifest: string } | undefined;
-    if (!row) {
-      throw new WorkbenchError('NOT_FOUND', `no run ${runId} in ${this.file}`, {
-        where: this.file,
-      });
-    }
-    return benchmarkProfile(parseManifest(this.file, runId, row.manifest).dataset.format);
+    return runProfile(this.db, this.file, runId);
   }
 
   protected toAnswers(
@@ -590,6 +484,7 @@ export class SqliteRunReader implements RunReader {
       insertErrors: r.insert_errors,
       answerErrors: r.answer_errors,
       resumes: r.resumes,
+      summary: parseStoredSummary(this.file, r.id, r.summary),
     };
   }
 }
@@ -613,6 +508,8 @@ interface RunRow {
   /** JSON array of strings. */
   tags: string;
   notes: string;
+  /** JSON RunSummary; NULL while none is current. */
+  summary: string | null;
   sample_count: number;
   question_count: number;
 }

@@ -135,7 +135,7 @@ export async function rescoreRun(
     skipped,
     written,
     answers,
-    summary: store.summary(runId),
+    summary: store.writeSummary(runId),
     ...(judge ? { judge } : {}),
   };
 }

@@ -2,6 +2,7 @@ import { WorkbenchError } from '../../../src-shared/errors';
 import type {
   JudgeScore,
   RunStatus,
+  RunSummary,
   SampleStatus,
   TestRecord,
 } from '../../../src-shared/experiment';
@@ -16,6 +17,7 @@ import type {
   SamplePlanRow,
 } from '../../../src-shared/runs';
 import { parseManifest } from './stored';
+import { clearRunSummary, writeRunSummary, writeRunSummaryIfReadable } from './summaries';
 
 /**
  * The runs database API. One writer per file: the thread that runs experiments (workers only
@@ -69,18 +71,23 @@ export interface RunWriter {
     status: Exclude<RunStatus, 'running'>,
     options?: { error?: string | null; manifest?: (m: RunManifest) => RunManifest },
   ): void;
-  /** Records judge verdicts (null clears one), in one transaction. */
+  /** Records judge verdicts (null clears one), in one transaction; the stored summary goes stale. */
   saveJudgeScores(
     runId: string,
     scores: ReadonlyArray<AnswerKey & { judge: JudgeScore | null }>,
   ): void;
-  /** Writes metric values (one row per answer and metric; rewriting one replaces it), in one transaction. */
+  /**
+   * Stores the run's summary over its current final answers and returns it: `finishRun` does
+   * this itself; a write path that changes scores of a stopped run (rescore) calls it when done.
+   */
+  writeSummary(runId: string): RunSummary;
   /** Records one judge protocol's verdicts beside the run's own J (`rescore --judge`). */
   saveProtocolJudgeScores(
     runId: string,
     judge: { protocol: string; model: string; promptSha256: string },
     scores: ReadonlyArray<AnswerKey & { judge: JudgeScore }>,
   ): void;
+  /** Writes metric values (one row per answer and metric; rewriting one replaces it), in one transaction; the stored summary goes stale. */
   saveMetricScores(
     runId: string,
     scores: ReadonlyArray<AnswerKey & { metric: string; value: number | null }>,
@@ -178,6 +185,7 @@ export class RunStore extends SqliteRunReader implements RunReader, RunWriter {
       for (const r of dead) {
         mark.run(iso(this.now()), r.id);
         markSamples.run(r.id);
+        writeRunSummaryIfReadable(this.db, this.file, r.id);
       }
     });
     return dead.map((r) => r.id);
@@ -228,7 +236,7 @@ export class RunStore extends SqliteRunReader implements RunReader, RunWriter {
     const info = this.write(() =>
       this.db
         .prepare(
-          "UPDATE runs SET status = 'running', pid = ?, ended_at = NULL, error = NULL, resumes = resumes + 1 WHERE id = ? AND status IN ('interrupted','cancelled','failed','paused')",
+          "UPDATE runs SET status = 'running', pid = ?, ended_at = NULL, error = NULL, summary = NULL, resumes = resumes + 1 WHERE id = ? AND status IN ('interrupted','cancelled','failed','paused')",
         )
         .run(pid, runId),
     );
@@ -246,6 +254,7 @@ export class RunStore extends SqliteRunReader implements RunReader, RunWriter {
     const s = this.statements;
     const committedAt = iso(this.now());
     this.write(() => {
+      clearRunSummary(this.db, runId);
       s.insertTest.run(
         runId,
         test.sampleId,
@@ -353,7 +362,12 @@ export class RunStore extends SqliteRunReader implements RunReader, RunWriter {
           'UPDATE runs SET status = ?, ended_at = ?, error = ?, manifest = ?, pid = NULL WHERE id = ?',
         )
         .run(status, at, options.error ?? null, JSON.stringify(manifest), runId);
+      writeRunSummary(this.db, this.file, runId);
     });
+  }
+
+  writeSummary(runId: string): RunSummary {
+    return this.write(() => writeRunSummary(this.db, this.file, runId));
   }
 
   /** Records judge verdicts (null clears one), in one transaction. */
@@ -363,6 +377,7 @@ export class RunStore extends SqliteRunReader implements RunReader, RunWriter {
   ): void {
     const s = this.statements;
     this.write(() => {
+      clearRunSummary(this.db, runId);
       for (const { sampleId, testIndex, questionIndex, judge } of scores) {
         s.putScore.run(runId, sampleId, testIndex, questionIndex, 'judge', judge?.mean ?? null);
         s.setJudge.run(
@@ -417,6 +432,7 @@ export class RunStore extends SqliteRunReader implements RunReader, RunWriter {
   ): void {
     const put = this.statements.putScore;
     this.write(() => {
+      clearRunSummary(this.db, runId);
       for (const { sampleId, testIndex, questionIndex, metric, value } of scores)
         put.run(runId, sampleId, testIndex, questionIndex, metric, value);
     });

@@ -9,6 +9,7 @@ import {
   type ProgressState,
   type SequencedEvent,
 } from '@shared/liveProgress';
+import { ThrottledFetcher } from './liveSummary';
 
 /** How often to ask the engine which runs are still active while one is shown as running. */
 const RECONCILE_MS = 4000;
@@ -158,49 +159,26 @@ export function useLiveDetail(
 ): LiveDetail | undefined {
   const client = useClient();
   const [settled, setSettled] = useState<SummarySettled | null>(null);
-  const nextAllowed = useRef(0);
-  const latest = useRef(0);
-  const inFlight = useRef<Promise<unknown> | null>(null);
+  // One schedule per card: its throttle spans every request the card makes.
+  const [fetcher] = useState(
+    () => new ThrottledFetcher<LiveDetail>(SUMMARY_THROTTLE_MS, SUMMARY_COST_FACTOR),
+  );
+  // The run whose detail the card has: read by the retry, which outlives the render.
+  const shown = useRef<string | null>(null);
 
-  useEffect(() => {
-    let stale = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    // A new commit within the window replaces the pending fetch, which keeps its deadline: a
-    // trailing-edge throttle, so a burst of commits ends with the newest summary.
-    const fetchWhenAllowed = (): void => {
-      timer = setTimeout(
-        () => {
-          if (stale) return;
-          if (inFlight.current) {
-            void inFlight.current.finally(fetchWhenAllowed);
-            return;
-          }
-          const started = Date.now();
-          const mine = ++latest.current;
-          const request = client
-            .call('runs.summary', { runId })
-            .then((detail) => {
-              // An older answer landing after a newer request must not overwrite it.
-              if (mine === latest.current) setSettled({ runId, detail });
-            })
-            .catch(() => {})
-            .finally(() => {
-              const took = Date.now() - started;
-              nextAllowed.current =
-                started + Math.max(SUMMARY_THROTTLE_MS, took * SUMMARY_COST_FACTOR);
-              inFlight.current = null;
-            });
-          inFlight.current = request;
+  useEffect(
+    () =>
+      fetcher.request(
+        () => client.call('runs.summary', { runId }),
+        (detail) => {
+          shown.current = runId;
+          setSettled({ runId, detail });
         },
-        Math.max(0, nextAllowed.current - Date.now()),
-      );
-    };
-    fetchWhenAllowed();
-    return () => {
-      stale = true;
-      clearTimeout(timer);
-    };
-  }, [client, runId, testsCommitted, ended]);
+        // Until the card has its first detail: a later failure waits for the next commit.
+        () => shown.current !== runId,
+      ),
+    [client, fetcher, runId, testsCommitted, ended],
+  );
 
   return settled?.runId === runId ? settled.detail : undefined;
 }

@@ -15,6 +15,7 @@ import { ErrorView } from '../../components/ErrorView';
 import { SchemeToggle } from '../../components/SchemeToggle/SchemeToggle';
 import { Segmented } from '../../components/Segmented/Segmented';
 import { useApi } from '../../hooks/useApi';
+import { useFinalAnswers } from './hooks';
 import layout from './AnswersLayout.module.css';
 import { AnswersTable } from './AnswersTable';
 import { CurveChart } from './CurveChart';
@@ -449,8 +450,9 @@ function AnswersSection({
   /** The memory LLM's token totals (Mem0 Table 2's ingest cost); null: the run had none. */
   memoryUsage: TokenTotals | null;
 }) {
-  const answers = useApi('runs.answers', { runId });
-  const all = useMemo(() => answers.data ?? [], [answers.data]);
+  const answers = useFinalAnswers(runId);
+  const all = useMemo(() => answers.answers ?? [], [answers.answers]);
+  const loadingMore = answers.total !== null && all.length < answers.total && !answers.error;
   const table2 = useMemo(() => table2Columns(memoryUsage, all), [memoryUsage, all]);
   const filtered = useMemo(
     () =>
@@ -550,13 +552,14 @@ function AnswersSection({
           />
           <span className="muted" aria-live="polite">
             {filtered.length} of {all.length}
+            {loadingMore ? ` (loading ${answers.total} answers…)` : ''}
           </span>
         </div>
       </div>
       {answers.error ? (
         <ErrorView error={answers.error} title="Could not load the answers" />
       ) : null}
-      {answers.data === undefined && !answers.error ? (
+      {answers.answers === undefined && !answers.error ? (
         <p className="muted" role="status">
           Loading answers…
         </p>

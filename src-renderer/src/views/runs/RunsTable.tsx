@@ -8,7 +8,7 @@ import { StatusBadge } from '../experiments/RunCard';
 import { formatDateTime, formatDuration } from './shape';
 import './runIdentity.css';
 
-export interface RunRow extends RunListItem {
+export interface RunRow extends Omit<RunListItem, 'summary'> {
   /** Undefined while loading; null when it could not be read. */
   summary: RunSummary | null | undefined;
 }

@@ -22,7 +22,7 @@ export function RunsView() {
         .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0))
         .map((r) => ({
           ...r,
-          summary: summaries === null ? undefined : (summaries.get(r.id) ?? null),
+          summary: summaries?.get(r.id),
         })),
     [list.data, summaries],
   );

@@ -1,5 +1,6 @@
-import { useCallback, useEffect, useState } from 'react';
-import type { RunSummary } from '@shared/experiment';
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import { MAX_ANSWERS_PAGE } from '@shared/api';
+import type { AnswerRecord, RunSummary } from '@shared/experiment';
 import type { RunListItem } from '@shared/runs';
 import { toErrorPayload, type ErrorPayload } from '@shared/errors';
 import { useClient } from '../../api/context';
@@ -35,17 +36,19 @@ interface SummariesSettled {
 }
 
 /**
- * Each listed run's summary (questions, overall F1). The list call carries no scores, so they are
- * fetched per run, a few at a time; the request key includes status and end time so a run that
- * finished since is fetched again.
+ * Each listed run's summary (questions, overall F1): absent while it loads, null when it could
+ * not be read. The list carries the stored summary of every stopped run (DESIGN §7), so only runs
+ * without one (running, or unreadable) are fetched, a few at a time; the request key includes
+ * status and end time so a run that finished since is fetched again.
  */
 export function useRunSummaries(
   runs: readonly RunListItem[] | undefined,
-): Map<string, RunSummary> | null {
+): Map<string, RunSummary | null> | null {
   const client = useClient();
   const [settled, setSettled] = useState<SummariesSettled | null>(null);
-  const request = runs
-    ? runs.map((r) => `${r.id}|${r.status}|${r.endedAt ?? ''}`).join('\n')
+  const missing = runs?.filter((r) => r.summary === null || r.status === 'running');
+  const request = missing
+    ? missing.map((r) => `${r.id}|${r.status}|${r.endedAt ?? ''}`).join('\n')
     : null;
 
   useEffect(() => {
@@ -59,7 +62,7 @@ export function useRunSummaries(
     const worker = async (): Promise<void> => {
       for (let id = queue.shift(); id !== undefined && !cancelled; id = queue.shift()) {
         try {
-          summaries.set(id, (await client.call('runs.get', { runId: id })).summary);
+          summaries.set(id, (await client.call('runs.summary', { runId: id })).summary);
         } catch {
           // A run that cannot be read shows dashes here; selecting it shows the error.
         }
@@ -73,7 +76,77 @@ export function useRunSummaries(
     };
   }, [client, request]);
 
-  return settled !== null && settled.request === request ? settled.summaries : null;
+  return useMemo(() => {
+    if (!runs) return null;
+    const out = new Map<string, RunSummary>();
+    for (const r of runs)
+      if (r.summary !== null && r.status !== 'running') out.set(r.id, r.summary);
+    // Stored summaries show at once; the fetched ones join when they have all arrived.
+    if (settled !== null && settled.request === request) {
+      for (const [id, summary] of settled.summaries) out.set(id, summary);
+    }
+    return out;
+  }, [runs, settled, request]);
+}
+
+/** The first page is small so a full run's first rows show at once; the rest come in big ones. */
+const FIRST_ANSWERS_PAGE = 100;
+
+interface AnswersSettled {
+  runId: string;
+  answers: AnswerRecord[];
+  total: number;
+  error?: ErrorPayload;
+}
+
+/**
+ * A run's final answers, page by page in the background (`runs.answersPage`): the first rows show
+ * without waiting for a full run's ~2 MB, and the rest join as they arrive. `total` is null until
+ * the first page; sorting and filtering cover every answer once `answers.length === total`.
+ */
+export function useFinalAnswers(runId: string): {
+  answers: AnswerRecord[] | undefined;
+  total: number | null;
+  error: ErrorPayload | undefined;
+} {
+  const client = useClient();
+  const [settled, setSettled] = useState<AnswersSettled | null>(null);
+
+  useEffect(() => {
+    let cancelled = false;
+    void (async () => {
+      let answers: AnswerRecord[] = [];
+      let limit = FIRST_ANSWERS_PAGE;
+      try {
+        for (;;) {
+          const page = await client.call('runs.answersPage', {
+            runId,
+            offset: answers.length,
+            limit,
+          });
+          if (cancelled) return;
+          answers = [...answers, ...page.answers];
+          setSettled({ runId, answers, total: page.total });
+          if (page.answers.length === 0 || answers.length >= page.total) return;
+          limit = MAX_ANSWERS_PAGE;
+        }
+      } catch (error) {
+        if (!cancelled) {
+          setSettled({ runId, answers, total: answers.length, error: toErrorPayload(error) });
+        }
+      }
+    })();
+    return () => {
+      cancelled = true;
+    };
+  }, [client, runId]);
+
+  const mine = settled?.runId === runId ? settled : null;
+  return {
+    answers: mine === null || (mine.error && mine.answers.length === 0) ? undefined : mine.answers,
+    total: mine?.total ?? null,
+    error: mine?.error,
+  };
 }
 
 /**
