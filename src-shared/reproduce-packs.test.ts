@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { REPRODUCE_PACKS } from './reproduce-packs';
-import { ReproducePackSchema, type ReproducePack } from './reproduce';
+import {
+  PACK_TABLE2_COLUMNS,
+  ReproducePackSchema,
+  comparePackTable2,
+  packTable2Ours,
+  type ReproducePack,
+} from './reproduce';
 
 /**
  * The published figures are transcribed by hand from the papers' text; these tests hold the
@@ -86,5 +92,76 @@ describe('reproduce packs: published figures', () => {
     });
     // LoCoMo Table 3, dialog k = 50: multi-hop recall printed "73".
     expect(find('locomo-table3', 'rag-dialog-k50').published['locomoRecall']!['1']).toBe(73);
+  });
+
+  it("carry Mem0 Table 2's latency and memory-token figures for every row, as printed", () => {
+    const table2 = pack('mem0-table2');
+    const figures = (row: string) => table2.rows.find((r) => r.id === row)!.publishedTable2;
+    // Every row of the table prints its latencies; the order of a row's own figures must hold:
+    // a p95 is at least its p50, and the search is part of the total.
+    for (const row of table2.rows) {
+      const f = row.publishedTable2;
+      expect(f, row.id).toBeDefined();
+      expect(f!.totalP50!, row.id).toBeLessThanOrEqual(f!.totalP95!);
+      if (f!.searchP50 === null) continue;
+      expect(f!.searchP50, row.id).toBeLessThanOrEqual(f!.searchP95!);
+      expect(f!.searchP50, row.id).toBeLessThanOrEqual(f!.totalP50!);
+      expect(f!.searchP95, row.id).toBeLessThanOrEqual(f!.totalP95!);
+    }
+    // Spot checks against the printed table: RAG k = 1, 128-token chunks; k = 2, 8192; full context.
+    expect(figures('rag-k1-c128')).toEqual({
+      searchP50: 0.281,
+      searchP95: 0.823,
+      totalP50: 0.774,
+      totalP95: 1.825,
+      memoryTokens: null,
+    });
+    expect(figures('rag-k2-c8192')).toMatchObject({ searchP95: 1.124, totalP95: 9.942 });
+    expect(figures('rag-k2-c1024')).toMatchObject({ searchP50: 0.238, totalP50: 0.86 });
+    expect(figures('full-context')).toEqual({
+      searchP50: null,
+      searchP95: null,
+      totalP50: 9.87,
+      totalP95: 17.117,
+      memoryTokens: 26031,
+    });
+  });
+
+  it("lay our Table 2 figures beside the paper's, in seconds, averaged over a row's runs", () => {
+    const table2 = pack('mem0-table2');
+    const run = (search: number, total: number, memoryTokens: number | null) => ({
+      columns: {
+        searchMs: { p50: search, p95: search * 2 },
+        totalMs: { p50: total, p95: total * 2 },
+        ingest: null,
+      },
+      memoryTokens,
+    });
+    // A run from before memory tokens were counted has none: it does not pull the mean to 0.
+    const ours = packTable2Ours([run(200, 900, 1800), run(400, 1100, null)]);
+    expect(ours).toEqual({
+      searchP50: 0.3,
+      searchP95: 0.6,
+      totalP50: 1,
+      totalP95: 2,
+      memoryTokens: 1800,
+    });
+    const cells = comparePackTable2(table2, new Map([['full-context', ours]]));
+    const full = cells.filter((c) => c.row === 'full-context');
+    expect(full.map((c) => c.column)).toEqual(PACK_TABLE2_COLUMNS.map((c) => c.key));
+    expect(full.find((c) => c.column === 'searchP50')).toMatchObject({ paper: null, ours: 0.3 });
+    expect(full.find((c) => c.column === 'memoryTokens')).toMatchObject({
+      paper: 26031,
+      ours: 1800,
+      diff: 1800 - 26031,
+    });
+    // A row that did not run still shows the paper's figures, with ours empty.
+    expect(cells.find((c) => c.row === 'rag-k1-c128' && c.column === 'totalP95')).toEqual({
+      row: 'rag-k1-c128',
+      column: 'totalP95',
+      paper: 1.825,
+      ours: null,
+      diff: null,
+    });
   });
 });

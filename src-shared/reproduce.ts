@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { LOCOMO_PROFILE, isAdversarial } from './benchmarks';
+import type { Table2Columns } from './compare';
 import type { RepeatSummary } from './repeats';
 import type { ExperimentEstimate } from './runs';
 
@@ -15,6 +16,28 @@ const ID = /^[a-z0-9][a-z0-9-]{0,63}$/;
 
 /** A table cell: a category number as a string, or `overall`. */
 const CellKey = z.string().regex(/^(overall|\d+)$/, 'a category number or "overall"');
+
+/** Mem0 Table 2's latency and token columns, in the order and units the paper prints them. */
+export const PACK_TABLE2_COLUMNS = [
+  { key: 'searchP50', label: 'search p50 (s)', decimals: 3 },
+  { key: 'searchP95', label: 'search p95 (s)', decimals: 3 },
+  { key: 'totalP50', label: 'total p50 (s)', decimals: 3 },
+  { key: 'totalP95', label: 'total p95 (s)', decimals: 3 },
+  { key: 'memoryTokens', label: 'memory tokens', decimals: 0 },
+] as const;
+export type PackTable2Key = (typeof PACK_TABLE2_COLUMNS)[number]['key'];
+
+/** A row's Table 2 figures: seconds and tokens per question; null where the paper prints "-". */
+const PackTable2Schema = z
+  .object({
+    searchP50: z.number().nonnegative().nullable(),
+    searchP95: z.number().nonnegative().nullable(),
+    totalP50: z.number().nonnegative().nullable(),
+    totalP95: z.number().nonnegative().nullable(),
+    memoryTokens: z.number().int().positive().nullable(),
+  })
+  .strict();
+export type PackTable2 = z.output<typeof PackTable2Schema>;
 
 export const PackRowSchema = z
   .object({
@@ -41,6 +64,8 @@ export const PackRowSchema = z
     published: z.record(z.string(), z.record(CellKey, z.number().nullable())),
     /** The paper's ± (one standard deviation over its runs), where it prints one. */
     publishedStd: z.record(z.string(), z.record(CellKey, z.number().nonnegative())).optional(),
+    /** The paper's latency and memory-token figures for the row (Mem0 Table 2). */
+    publishedTable2: PackTable2Schema.optional(),
   })
   .strict();
 
@@ -153,6 +178,85 @@ export function comparePack(
   return cells;
 }
 
+/** One Table 2 figure of a row: the paper's beside ours, in the paper's units. */
+export interface PackTable2Cell {
+  row: string;
+  column: PackTable2Key;
+  paper: number | null;
+  ours: number | null;
+  diff: number | null;
+}
+
+/**
+ * Ours in the paper's units over a row's complete runs: each run's search and total p50/p95
+ * (compare.ts `table2Columns`, ms) in seconds, and its mean memory tokens per question, averaged
+ * over the runs that have the figure (a run made before memory tokens were counted has none).
+ */
+export function packTable2Ours(
+  runs: ReadonlyArray<{ columns: Table2Columns; memoryTokens: number | null }>,
+): PackTable2 {
+  const meanOf = (values: ReadonlyArray<number | null>, scale: number): number | null => {
+    const present = values.filter((v): v is number => v !== null);
+    return present.length === 0
+      ? null
+      : present.reduce((a, b) => a + b, 0) / present.length / scale;
+  };
+  const seconds = (pick: (c: Table2Columns) => number | undefined) =>
+    meanOf(
+      runs.map((r) => pick(r.columns) ?? null),
+      1000,
+    );
+  return {
+    searchP50: seconds((c) => c.searchMs?.p50),
+    searchP95: seconds((c) => c.searchMs?.p95),
+    totalP50: seconds((c) => c.totalMs?.p50),
+    totalP95: seconds((c) => c.totalMs?.p95),
+    memoryTokens: meanOf(
+      runs.map((r) => r.memoryTokens),
+      1,
+    ),
+  };
+}
+
+/** A Table 2 column's label and a figure at the precision the paper prints it. */
+export function table2Figure(
+  column: PackTable2Key,
+  value: number | null,
+  empty = '–',
+): { label: string; text: string; diff: (d: number | null) => string } {
+  const spec = PACK_TABLE2_COLUMNS.find((c) => c.key === column)!;
+  return {
+    label: spec.label,
+    text: value === null ? empty : value.toFixed(spec.decimals),
+    diff: (d) => signedDiff(d, spec.decimals, empty),
+  };
+}
+
+/** Paper vs ours for every Table 2 figure of the rows that print or ran one. */
+export function comparePackTable2(
+  pack: ReproducePack,
+  ours: ReadonlyMap<string, PackTable2>,
+): PackTable2Cell[] {
+  const cells: PackTable2Cell[] = [];
+  for (const row of pack.rows) {
+    const mine = ours.get(row.id);
+    if (!row.publishedTable2 && !mine) continue;
+    for (const { key } of PACK_TABLE2_COLUMNS) {
+      const paper = row.publishedTable2?.[key] ?? null;
+      const value = mine?.[key] ?? null;
+      if (paper === null && value === null) continue;
+      cells.push({
+        row: row.id,
+        column: key,
+        paper,
+        ours: value,
+        diff: paper === null || value === null ? null : value - paper,
+      });
+    }
+  }
+  return cells;
+}
+
 const VERIFIED_WORDS: Record<ReproducePack['source']['verified'], string> = {
   paper: "read in the paper's text",
   secondary: 'quoted by other sources, not checked against the paper',
@@ -226,6 +330,8 @@ export interface PackRun {
   plan: ExperimentEstimate;
   /** Absent for a plan; after a run, paper vs ours per cell. */
   cells?: PackCell[];
+  /** Absent for a plan; after a run, the Table 2 latency and token figures, paper vs ours. */
+  table2?: PackTable2Cell[];
   groups?: Record<string, string>;
   incomplete?: number;
   /** Repeats of a row that did not complete, with why (a run that never started has no id). */

@@ -28,8 +28,11 @@ export interface TokenTotals {
   cost: number | null;
 }
 
-/** Who made an LLM (or embeddings) call of a run. */
-export const LLM_CALL_ROLES = ['answer', 'judge', 'memory', 'embedder'] as const;
+/**
+ * Who made an LLM (or embeddings) call of a run; `preflight` is the launch's one test request per
+ * endpoint (pipeline/preflight.ts), counted so the ledger matches what the endpoints received.
+ */
+export const LLM_CALL_ROLES = ['answer', 'judge', 'memory', 'embedder', 'preflight'] as const;
 export type LlmCallRole = (typeof LLM_CALL_ROLES)[number];
 
 /**
@@ -146,8 +149,14 @@ export interface RunManifest {
   /**
    * Token totals and cost; absent in runs made before LLM answerers. `memory`: the memory
    * service's own LLM stages (absent before they existed, null without a memory LLM).
+   * `preflight`: the launches' test requests, one per endpoint (absent when none were made).
    */
-  usage?: { answer: TokenTotals; judge: TokenTotals | null; memory?: TokenTotals | null };
+  usage?: {
+    answer: TokenTotals;
+    judge: TokenTotals | null;
+    memory?: TokenTotals | null;
+    preflight?: TokenTotals;
+  };
   seed: number;
   /** Workers actually used (the config's value clamped to the cores). */
   parallel: number;
@@ -265,6 +274,7 @@ export const RunManifestSchema = z
         answer: TokenTotalsSchema,
         judge: TokenTotalsSchema.nullable(),
         memory: TokenTotalsSchema.nullable().optional(),
+        preflight: TokenTotalsSchema.optional(),
       })
       .loose()
       .optional(),

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type CliResult } from '../support/cli';
-import type { PackCell } from '../../src-shared/reproduce';
+import { table2Columns } from '../../src-shared/compare';
+import type { PackCell, PackTable2Cell } from '../../src-shared/reproduce';
 import type { AnswerRecord, ExperimentConfig } from '../../src-shared/experiment';
 import { RunStore } from '../../src-main/core/runs/store';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '../support/fake-openai-server';
@@ -38,6 +39,7 @@ interface Report {
   plan: { answerCalls: number; judgeCalls: number; questions: number };
   groups: Record<string, string>;
   cells: PackCell[];
+  table2?: PackTable2Cell[];
 }
 
 const data = ['--data', mini, '--samples', 'mini-1'];
@@ -347,6 +349,21 @@ describe('cli reproduce', () => {
       expect(j.ours).not.toBeNull();
       expect(j.diff).toBeCloseTo(j.ours! - j.paper!, 10);
     }
+    // Table 2's latency figures beside ours: each row's own answers' percentiles, in seconds.
+    const table2 = report.table2 ?? [];
+    for (const [row, { answers: own }] of runs) {
+      const mine = table2Columns(null, own);
+      const figure = (column: string) => table2.find((c) => c.row === row && c.column === column);
+      expect(figure('totalP50')?.ours, row).toBeCloseTo(mine.totalMs!.p50 / 1000, 10);
+      expect(figure('searchP95')?.ours, row).toBeCloseTo(mine.searchMs!.p95 / 1000, 10);
+      expect(figure('totalP95')?.paper, row).not.toBeNull();
+    }
+    expect(table2.find((c) => c.row === 'rag-k1-c128' && c.column === 'searchP50')).toMatchObject({
+      paper: 0.281,
+    });
+    expect(
+      table2.find((c) => c.row === 'full-context' && c.column === 'memoryTokens'),
+    ).toMatchObject({ paper: 26031 });
 
     // The same command again, as a table: every row complete, nothing asked again.
     const asked = server.requests.length;
@@ -363,6 +380,11 @@ describe('cli reproduce', () => {
         ),
       );
     }
+
+    expect(again.out).toMatch(/full-context\s+memory tokens\s+26031\s+-\s+-\n/);
+    expect(again.out).toMatch(
+      /rag-k2-c8192\s+total p95 \(s\)\s+9\.942\s+\d+\.\d{3}\s+-\d+\.\d{3}\n/,
+    );
 
     const offline = await cli(['reproduce', 'mem0-table2', ...chunksData, '--repeats', '1']);
     expect(offline.code, offline.err).toBe(0);

@@ -2,7 +2,9 @@ import { resolve } from 'node:path';
 import {
   packSourceLine,
   signedDiff,
+  table2Figure,
   type PackCell,
+  type PackTable2Cell,
   type ReproducePack,
 } from '../../../src-shared/reproduce';
 import { categoryLabel, LOCOMO_PROFILE } from '../../../src-shared/benchmarks';
@@ -99,6 +101,25 @@ function comparisonTable(pack: ReproducePack, cells: readonly PackCell[]): strin
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (r: string[]): string =>
     r.map((v, i) => (i < 3 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join('  ');
+  return [line(header), ...rows.map(line)].join('\n');
+}
+
+/** Mem0 Table 2's latency and memory-token figures, paper vs ours, in the paper's units. */
+function table2Table(cells: readonly PackTable2Cell[]): string {
+  const header = ['row', 'figure', 'paper', 'ours', 'ours - paper'];
+  const rows = cells.map((c) => {
+    const figure = table2Figure(c.column, c.paper, '-');
+    return [
+      c.row,
+      figure.label,
+      figure.text,
+      table2Figure(c.column, c.ours, '-').text,
+      figure.diff(c.diff),
+    ];
+  });
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]): string =>
+    r.map((v, i) => (i < 2 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join('  ');
   return [line(header), ...rows.map(line)].join('\n');
 }
 
@@ -206,19 +227,23 @@ export const reproduceCommand = defineCommand({
     } finally {
       store.close();
     }
-    const { cells, groups: groupIds, incomplete, failures } = result;
+    const { cells, table2, groups: groupIds, incomplete, failures } = result;
     for (const f of failures)
       io.stderr(
         `${f.row} repeat ${f.repeat + 1}/${repeats}: not completed${f.runId ? ` (run ${f.runId})` : ''}: ${f.error}\n`,
       );
     if (values.json) {
       io.stdout(
-        `${JSON.stringify({ pack: pack.id, offline, setting, repeats, plan: plan.totals, groups: groupIds, cells, failures })}\n`,
+        `${JSON.stringify({ pack: pack.id, offline, setting, repeats, plan: plan.totals, groups: groupIds, cells, table2, failures })}\n`,
       );
     } else {
       io.stdout(
         `\npaper vs ours (${pack.scheme} category names, x${pack.scale}):\n${comparisonTable(pack, cells)}\n`,
       );
+      if (table2.length > 0)
+        io.stdout(
+          `\nlatency and memory tokens per question, paper vs ours (Table 2's units):\n${table2Table(table2)}\n`,
+        );
       if (offline) io.stdout(`\n${setting}\n`);
       if (incomplete > 0)
         io.stdout(

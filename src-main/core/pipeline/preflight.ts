@@ -1,7 +1,8 @@
 import { WorkbenchError } from '../../../src-shared/errors';
 import type { ExperimentConfig } from '../../../src-shared/experiment';
 import { embedderChoicesIn } from '../../../src-shared/embedders';
-import { LlmClient } from '../answer/llm-client';
+import type { LlmCallRecord } from '../../../src-shared/runs';
+import { LlmClient, type CallMeter } from '../answer/llm-client';
 import { OpenAIEmbedder } from '../embed/openai';
 import { endpointHint } from '../http/endpointHints';
 import type { ApiKeys } from '../keys';
@@ -11,7 +12,8 @@ import { TEST_PROMPT } from '../models';
  * Before a run starts, one real call to each endpoint its config names (answerer, judge, memory
  * LLM, embedders), without retries: a wrong URL, key or model refuses the run at once, with the
  * endpoint's own error and a hint, instead of filling it with errored answers. A loopback server
- * with no `apiKeyEnv` is called without a key.
+ * with no `apiKeyEnv` is called without a key. Its requests are returned as ledger records (role
+ * `preflight`), so the run's ledger counts every request its endpoints received.
  */
 
 export interface PreflightEndpoint {
@@ -57,6 +59,7 @@ export function endpointsOf(config: ExperimentConfig): PreflightEndpoint[] {
 async function call(
   endpoint: PreflightEndpoint,
   keys: ApiKeys,
+  meter: CallMeter,
   signal?: AbortSignal,
 ): Promise<void> {
   const options = signal ? { signal } : {};
@@ -71,6 +74,7 @@ async function call(
         timeoutMs: PREFLIGHT_TIMEOUT_MS,
       },
       keys,
+      meter,
     );
     await embedder.embed(['preflight'], options);
     return;
@@ -88,18 +92,42 @@ async function call(
       baseDelayMs: 0,
     },
     keys,
+    Math.random,
+    meter,
   );
   await client.complete([{ role: 'user', content: TEST_PROMPT }], options);
 }
 
-/** Calls every endpoint at once; throws one error naming each that failed, with its hint. */
+/**
+ * Calls every endpoint at once; throws one error naming each that failed, with its hint. Resolves
+ * to the requests made, one `preflight` ledger record per endpoint that was sent one.
+ */
 export async function preflight(
   config: ExperimentConfig,
   keys: ApiKeys,
   signal?: AbortSignal,
-): Promise<void> {
+): Promise<LlmCallRecord[]> {
   const endpoints = endpointsOf(config);
-  const results = await Promise.allSettled(endpoints.map((e) => call(e, keys, signal)));
+  const records = endpoints.map((e): LlmCallRecord => ({
+    role: 'preflight',
+    model: e.model,
+    calls: 0,
+    failures: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+  }));
+  const results = await Promise.allSettled(
+    endpoints.map((e, i) => {
+      const record = records[i] as LlmCallRecord;
+      const meter: CallMeter = (delta) => {
+        record.calls += delta.calls;
+        record.failures += delta.failures;
+        record.promptTokens += delta.promptTokens;
+        record.completionTokens += delta.completionTokens;
+      };
+      return call(e, keys, meter, signal);
+    }),
+  );
   const problems: string[] = [];
   results.forEach((result, i) => {
     if (result.status === 'fulfilled') return;
@@ -109,7 +137,7 @@ export async function preflight(
       `${endpoint.role} ${endpoint.model} at ${endpoint.baseUrl}: ${message} (hint: ${endpointHint({ message }, endpoint).hint})`,
     );
   });
-  if (problems.length === 0) return;
+  if (problems.length === 0) return records.filter((r) => r.calls > 0);
   throw new WorkbenchError(
     'UPSTREAM',
     `preflight: the run was not started: ${problems.join(' | ')}`,

@@ -273,7 +273,7 @@ export async function startExperiment(
   // Stored absolute: a relative path would mean another file once the cwd changes (resume, UI).
   const config = { ...parsed, datasetPath: resolve(parsed.datasetPath) };
   const apiKeys = experimentApiKeys(config, options.apiKeys ?? new ApiKeySource());
-  if (options.preflight) await preflight(config, apiKeys, options.signal);
+  const preflightCalls = options.preflight ? await preflight(config, apiKeys, options.signal) : [];
   const executor = options.executor ?? workerExecutor();
   await executor.prepare(config);
   assertMemoryLlm(config.memory.preset, config.memory.llm);
@@ -353,6 +353,7 @@ export async function startExperiment(
     })),
   );
   if (options.identity) options.store.setRunIdentity(runId, options.identity);
+  for (const record of preflightCalls) options.store.recordCalls(runId, record);
   const notAsked = notAskedOf(planned);
   return launch(
     runId,
@@ -394,7 +395,7 @@ export async function resumeExperiment(
   }
   const config = parseOrThrow(ExperimentConfigSchema, run.manifest.config, `run ${runId} config`);
   const apiKeys = experimentApiKeys(config, options.apiKeys ?? new ApiKeySource());
-  if (options.preflight) await preflight(config, apiKeys, options.signal);
+  const preflightCalls = options.preflight ? await preflight(config, apiKeys, options.signal) : [];
   const executor = options.executor ?? workerExecutor();
   await executor.prepare(config);
   assertMemoryLlm(config.memory.preset, config.memory.llm);
@@ -432,6 +433,7 @@ export async function resumeExperiment(
   const notAsked = notAskedOf(plans.map(({ entry }) => entry));
   store.reopenRun(runId);
   seedLedger(store, runId, run.manifest);
+  for (const record of preflightCalls) store.recordCalls(runId, record);
   const before = run.manifest.memory.service;
   if (service && before && service.sha256 !== before.sha256) {
     // The answers of one run would come from two services: say so where the run is read.

@@ -1,12 +1,18 @@
+import { table2Columns } from '../../../src-shared/compare';
 import type { ExperimentConfig } from '../../../src-shared/experiment';
 import type { RepeatSummary } from '../../../src-shared/repeats';
 import {
   comparePack,
+  comparePackTable2,
+  packTable2Ours,
   type PackCell,
   type PackFailure,
   type PackRun,
+  type PackTable2,
+  type PackTable2Cell,
   type ReproducePack,
 } from '../../../src-shared/reproduce';
+import type { RunStore } from '../runs/store';
 import { planSweep } from '../sweeps/plan';
 import { repeatGroup, runRepeatGroup } from '../sweeps/repeats';
 import type { SweepRunOptions } from '../sweeps/run';
@@ -79,6 +85,19 @@ export async function planPack(
   return (await planSweep(groups.flatMap((g) => g.group.cells))).totals;
 }
 
+/**
+ * A row's Table 2 figures over its complete runs: each run's latency percentiles from its final
+ * answers. Memory tokens per question are not stored per answer yet: null, shown empty.
+ */
+function rowTable2(store: RunStore, runIds: readonly string[]): PackTable2 {
+  return packTable2Ours(
+    runIds.map((id) => ({
+      columns: table2Columns(store.getRun(id).manifest.usage?.memory, store.finalAnswers(id)),
+      memoryTokens: null,
+    })),
+  );
+}
+
 export async function runPack(
   pack: ReproducePack,
   groups: readonly PackGroup[],
@@ -87,11 +106,13 @@ export async function runPack(
   },
 ): Promise<{
   cells: PackCell[];
+  table2: PackTable2Cell[];
   groups: Record<string, string>;
   incomplete: number;
   failures: PackFailure[];
 }> {
   const results = new Map<string, RepeatSummary>();
+  const table2 = new Map<string, PackTable2>();
   const groupIds: Record<string, string> = {};
   const failures: PackFailure[] = [];
   let incomplete = 0;
@@ -108,6 +129,13 @@ export async function runPack(
       if (cell.status !== 'completed' && cell.error !== null)
         failures.push({ row, repeat: cell.index, runId: cell.runId, error: cell.error });
     results.set(row, outcome.summary);
+    if (outcome.completed.length > 0) table2.set(row, rowTable2(options.store, outcome.completed));
   }
-  return { cells: comparePack(pack, results), groups: groupIds, incomplete, failures };
+  return {
+    cells: comparePack(pack, results),
+    table2: comparePackTable2(pack, table2),
+    groups: groupIds,
+    incomplete,
+    failures,
+  };
 }

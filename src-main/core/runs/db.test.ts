@@ -293,6 +293,43 @@ describe('runs DB migrations', () => {
     db.close();
   });
 
+  it("migration 11 lets the call ledger hold role 'preflight', keeping a v10 file's ledger and its cascade", () => {
+    const f = file();
+    const v10 = openRunsDb(f, { targetVersion: 10 });
+    v10
+      .prepare(
+        `INSERT INTO runs (id, status, created_at, started_at, preset, config_hash, manifest)
+       VALUES ('r1', 'completed', 't0', 't0', 'hybrid', 'h', '{}')`,
+      )
+      .run();
+    v10
+      .prepare(
+        `INSERT INTO llm_calls (run_id, role, model, calls, failures, prompt_tokens, completion_tokens)
+       VALUES ('r1', 'answer', 'gpt', 3, 1, 30, 6), ('r1', 'embedder', 'emb', 2, 0, 8, 0)`,
+      )
+      .run();
+    const preflightRow =
+      "INSERT INTO llm_calls (run_id, role, model, calls) VALUES ('r1', 'preflight', 'gpt', 1)";
+    expect(() => v10.prepare(preflightRow).run()).toThrow(/CHECK constraint failed/);
+    const before = v10.prepare('SELECT * FROM llm_calls ORDER BY role').all();
+    const ledgerColumns = columns(v10, 'llm_calls');
+    v10.close();
+    const db = openRunsDb(f, { targetVersion: 11 });
+    expect(db.pragma('user_version', { simple: true })).toBe(11);
+    expect(columns(db, 'llm_calls')).toEqual(ledgerColumns);
+    expect(db.prepare('SELECT * FROM llm_calls ORDER BY role').all()).toEqual(before);
+    db.prepare(preflightRow).run();
+    expect(() =>
+      db
+        .prepare("INSERT INTO llm_calls (run_id, role, model) VALUES ('r1', 'warmup', 'gpt')")
+        .run(),
+    ).toThrow(/CHECK constraint failed/);
+    // The rebuilt table still belongs to its run.
+    db.prepare("DELETE FROM runs WHERE id = 'r1'").run();
+    expect(db.prepare('SELECT count(*) AS n FROM llm_calls').get()).toEqual({ n: 0 });
+    db.close();
+  });
+
   it('migration 8 adds judge verdicts per protocol to a v7 file, leaving its tables as they were', () => {
     const f = file();
     const v7 = openRunsDb(f, { targetVersion: 7 });

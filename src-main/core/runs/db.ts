@@ -296,6 +296,27 @@ export const MIGRATIONS: readonly Migration[] = [
       for (const { id } of ids) writeRunSummaryIfReadable(db, db.name, id);
     },
   },
+  {
+    version: 11,
+    description:
+      "call ledger role 'preflight': the launch's test request to each endpoint, so the ledger counts every request sent",
+    up: `
+      CREATE TABLE llm_calls_v11 (
+        run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        role TEXT NOT NULL CHECK (role IN ('answer','judge','memory','embedder','preflight')),
+        model TEXT NOT NULL,
+        calls INTEGER NOT NULL DEFAULT 0,
+        failures INTEGER NOT NULL DEFAULT 0,
+        prompt_tokens INTEGER NOT NULL DEFAULT 0,
+        completion_tokens INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (run_id, role, model)
+      );
+      INSERT INTO llm_calls_v11 SELECT run_id, role, model, calls, failures, prompt_tokens,
+        completion_tokens FROM llm_calls;
+      DROP TABLE llm_calls;
+      ALTER TABLE llm_calls_v11 RENAME TO llm_calls;
+    `,
+  },
 ];
 
 export const RUNS_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

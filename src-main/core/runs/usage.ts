@@ -28,12 +28,16 @@ export function ledgerTotals(
   return { ...sum, cost: costOf(sum, prices) };
 }
 
-/** The manifest's `usage`: every role of the run's config, priced at the config's prices. */
+/**
+ * The manifest's `usage`: every role of the run's config, priced at the config's prices; the
+ * preflight's requests when there were any, unpriced (they go to several endpoints).
+ */
 export function usageOf(
   config: ExperimentConfig,
   ledger: readonly LlmCallRecord[],
   judgeModel: string | null,
 ): NonNullable<RunManifest['usage']> {
+  const preflight = ledgerTotals(ledger, 'preflight', undefined);
   return {
     answer: ledgerTotals(
       ledger,
@@ -43,5 +47,6 @@ export function usageOf(
     judge:
       judgeModel === null ? null : ledgerTotals(ledger, 'judge', config.judge?.prices, judgeModel),
     memory: config.memory.llm ? ledgerTotals(ledger, 'memory', config.memory.llm.prices) : null,
+    ...(preflight.calls > 0 ? { preflight } : {}),
   };
 }

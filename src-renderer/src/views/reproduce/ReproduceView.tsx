@@ -6,11 +6,14 @@ import { metricOf } from '@shared/metrics';
 import { formatMeanStd } from '@shared/repeats';
 import {
   comparePack,
+  comparePackTable2,
   packCommand,
   packSourceLine,
   signedDiff,
+  table2Figure,
   type PackCell,
   type PackRun,
+  type PackTable2Cell,
   type ReproducePack,
 } from '@shared/reproduce';
 import { useClient } from '../../api/context';
@@ -75,6 +78,38 @@ function ComparisonTable({
             <td>{signedDiff(c.diff, pack.decimals)}</td>
           </tr>
         ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** Mem0 Table 2's latency and memory-token figures, paper vs ours, in the paper's units. */
+function Table2Figures({ cells, label }: { cells: readonly PackTable2Cell[]; label: string }) {
+  if (cells.length === 0) return null;
+  return (
+    <table aria-label={label}>
+      <thead>
+        <tr>
+          <th scope="col">Row</th>
+          <th scope="col">Figure</th>
+          <th scope="col">Paper</th>
+          <th scope="col">Ours</th>
+          <th scope="col">Ours − paper</th>
+        </tr>
+      </thead>
+      <tbody>
+        {cells.map((c) => {
+          const paper = table2Figure(c.column, c.paper);
+          return (
+            <tr key={`${c.row}|${c.column}`}>
+              <th scope="row">{c.row}</th>
+              <td>{paper.label}</td>
+              <td>{paper.text}</td>
+              <td>{table2Figure(c.column, c.ours).text}</td>
+              <td>{paper.diff(c.diff)}</td>
+            </tr>
+          );
+        })}
       </tbody>
     </table>
   );
@@ -240,6 +275,10 @@ export function ReproduceView() {
         <div className="panel">
           <p role="status">{shown.setting}</p>
           <ComparisonTable pack={item.pack} cells={shown.cells ?? []} label="Paper vs ours" />
+          <Table2Figures
+            cells={shown.table2 ?? []}
+            label="Table 2 latency and memory tokens: paper, ours"
+          />
           {shown.failures && shown.failures.length > 0 ? (
             <div role="alert" aria-label="Rows that did not complete">
               <p>
@@ -271,6 +310,10 @@ export function ReproduceView() {
             pack={item.pack}
             cells={comparePack(item.pack, new Map())}
             label="Published figures"
+          />
+          <Table2Figures
+            cells={comparePackTable2(item.pack, new Map())}
+            label="Published latency and memory tokens"
           />
         </details>
       ) : null}

@@ -156,6 +156,12 @@ export function RunDetail({
                   <UsageLine label="memory" totals={m.usage.memory} />
                 </>
               ) : null}
+              {m.usage.preflight ? (
+                <>
+                  {' · '}
+                  <UsageLine label="preflight" totals={m.usage.preflight} />
+                </>
+              ) : null}
             </Fact>
           ) : null}
           <Fact label="Embedder">
