@@ -195,6 +195,7 @@ void app.whenReady().then(() => {
     }),
   });
   const { handlers } = service;
+  service.warm();
   app.on('before-quit', () => void service.close());
   ipcMain.handle(IPC_CHANNELS.api, async (event, message: unknown) => {
     if (!senderAllowed(event)) {

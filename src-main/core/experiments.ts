@@ -179,6 +179,20 @@ export class ExperimentManager {
     return this.readPool(store.file).call(method, input);
   }
 
+  /**
+   * Opens the runs DB and starts its read worker now, so the first read (the Runs list, a new
+   * run's card) does not wait for a cold thread. A file that cannot open is left to that first
+   * read to report, with its coded error.
+   */
+  warmReads(): void {
+    if (this.readWorkerCount === 0) return;
+    try {
+      this.readPool(this.runs().file).warm();
+    } catch {
+      // Reported by the first read, which opens the file again.
+    }
+  }
+
   /** The same view as its output's JSON bytes, serialised in the read worker (HTTP sends them). */
   async readJson<K extends ReadMethod>(
     method: K,

@@ -47,6 +47,8 @@ export interface Service {
    * main thread as objects. Electron IPC uses `handlers`.
    */
   serialized: SerializedHandlers;
+  /** Starts the runs DB's read worker before the first read needs it (a long-lived server or app). */
+  warm(): void;
   /** Cancels running experiments and closes databases. */
   close(): Promise<void>;
 }
@@ -190,6 +192,7 @@ export function createService(options: ServiceOptions): Service {
   return {
     handlers,
     serialized,
+    warm: () => experiments.warmReads(),
     close: async () => {
       designs.close();
       await experiments.close();

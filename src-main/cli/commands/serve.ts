@@ -77,6 +77,7 @@ async function runServe(argv: string[], io: CliIO): Promise<number> {
     throw fromSystemError(error, `serve: cannot listen on 127.0.0.1:${port}`) ?? error;
   }
   relay.server = server;
+  service.warm();
   // Tests and scripts read this exact line to find the URL.
   io.stdout(`Memory Workbench is serving at ${server.url}\n`);
   io.stdout(`data: ${dataDir}\n`);

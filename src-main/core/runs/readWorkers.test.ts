@@ -233,4 +233,19 @@ describe('runs read worker', () => {
     expect((await waiting).code).toBe('CANCELLED');
     expect((await rejection(pool.call('runs.list', {}))).code).toBe('CANCELLED');
   });
+
+  it('warm() starts one idle worker before the first read, and that read uses it', async () => {
+    const started: Worker[] = [];
+    const pool = new RunReadWorkers({ file: store.file, onWorkerStart: (w) => started.push(w) });
+    try {
+      pool.warm();
+      pool.warm();
+      expect(pool.workersStarted).toBe(1);
+      expect(await pool.call('runs.list', {})).toEqual(direct['runs.list']({}));
+      expect(pool.workersStarted).toBe(1);
+      expect(started).toHaveLength(1);
+    } finally {
+      await pool.close();
+    }
+  });
 });

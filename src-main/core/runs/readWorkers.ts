@@ -101,6 +101,15 @@ export class RunReadWorkers {
     });
   }
 
+  /**
+   * Starts one worker ahead of the first read, idle and unref'd (it never keeps a process alive):
+   * a cold worker takes seconds to load on a busy machine, and the first read would wait for it.
+   */
+  warm(): void {
+    if (this.closed || this.slots.length > 0) return;
+    this.spawn().worker.unref();
+  }
+
   /** Fails waiting and running calls with CANCELLED and ends every worker. */
   async close(): Promise<void> {
     this.closed = true;
