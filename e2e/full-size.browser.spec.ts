@@ -1,0 +1,86 @@
+import { readFileSync } from 'node:fs';
+import type { APIRequestContext, Page } from '@playwright/test';
+import { api, expect, MINI, screenshotPath, test, type WorkbenchServer } from './fixtures';
+
+type Call = ReturnType<typeof api>;
+
+async function waitForRun(call: Call, runId: string): Promise<void> {
+  await expect
+    .poll(
+      async () => (await call<{ info: { status: string } }>('runs.get', { runId })).info.status,
+      { timeout: 90_000, intervals: [250, 500, 1000] },
+    )
+    .toBe('completed');
+}
+
+/** A hybrid and a text run on mini-1, named and tagged as a researcher would before a paper. */
+async function namedRuns(
+  request: APIRequestContext,
+  workbench: WorkbenchServer,
+): Promise<{ call: Call; hybrid: string; text: string }> {
+  const call = api(request, workbench.url);
+  const dataset = await call<{ datasetId: string }>('datasets.upload', {
+    name: 'mini.json',
+    content: readFileSync(MINI, 'utf8'),
+  });
+  const start = async (preset: string, name: string, tags: string[]) => {
+    const { runId } = await call<{ runId: string }>('experiments.start', {
+      datasetId: dataset.datasetId,
+      samples: ['mini-1'],
+      memory: { preset },
+    });
+    await waitForRun(call, runId);
+    await call('runs.setIdentity', { runId, name, tags });
+    return runId;
+  };
+  // One after the other: the runs share the data folder.
+  const hybrid = await start('hybrid', 'Hybrid fusion', ['paper']);
+  const text = await start('text', 'BM25 baseline', ['ablation']);
+  return { call, hybrid, text };
+}
+
+/** The document itself never scrolls: the sidebar stays put and only the view's panel scrolls. */
+async function expectNoPageScroll(page: Page): Promise<void> {
+  const { scroll, viewport } = await page.evaluate(() => ({
+    scroll: document.documentElement.scrollHeight,
+    viewport: window.innerHeight,
+  }));
+  expect(scroll, 'document height').toBeLessThanOrEqual(viewport);
+}
+
+test("the run page fits the window: the charts' screen-reader tables do not grow the document", async ({
+  page,
+  request,
+  workbench,
+}) => {
+  const { hybrid } = await namedRuns(request, workbench);
+
+  for (const width of [1400, 1024]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.goto(`${workbench.url}#/runs?run=${hybrid}`);
+    await expect(page.getByRole('figure', { name: /per category/ })).toBeVisible();
+    await expect(
+      page.getByRole('figure', { name: 'Accuracy as the conversation grows' }),
+    ).toBeVisible();
+    await expectNoPageScroll(page);
+    await page.screenshot({ path: screenshotPath(`full-size-run-${width}`) });
+  }
+});
+
+test('the runs search finds a run by the name and tags the table shows', async ({
+  page,
+  request,
+  workbench,
+}) => {
+  const { hybrid, text } = await namedRuns(request, workbench);
+  await page.goto(`${workbench.url}#/runs`);
+  // Search by what the table shows: the name, then a tag.
+  const runs = page.getByRole('table', { name: 'Runs' });
+  const search = page.getByRole('searchbox', { name: 'Search runs' });
+  await search.fill('bm25 base');
+  await expect(runs.getByRole('row', { name: new RegExp(text) })).toBeVisible();
+  await expect(runs.getByRole('row', { name: new RegExp(hybrid) })).toHaveCount(0);
+  await search.fill('paper');
+  await expect(runs.getByRole('row', { name: new RegExp(hybrid) })).toBeVisible();
+  await expect(runs.getByRole('row', { name: new RegExp(text) })).toHaveCount(0);
+});
