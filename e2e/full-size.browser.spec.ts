@@ -84,3 +84,33 @@ test('the runs search finds a run by the name and tags the table shows', async (
   await expect(runs.getByRole('row', { name: new RegExp(hybrid) })).toBeVisible();
   await expect(runs.getByRole('row', { name: new RegExp(text) })).toHaveCount(0);
 });
+
+test('Compare shows the whole Δ [95% CI] column at 1400 and 1024 px', async ({
+  page,
+  request,
+  workbench,
+}) => {
+  const { call, hybrid, text } = await namedRuns(request, workbench);
+  // A third run: two Δ columns, as a paper's ablation table has.
+  const dataset = (await call<Array<{ datasetId: string }>>('datasets.list', {}))[0];
+  const { runId: vector } = await call<{ runId: string }>('experiments.start', {
+    datasetId: dataset?.datasetId,
+    samples: ['mini-1'],
+    memory: { preset: 'vector' },
+  });
+  await waitForRun(call, vector);
+  for (const width of [1400, 1024]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.goto(`${workbench.url}#/compare?runs=${text},${hybrid},${vector}&base=${text}`);
+    const table = page.getByRole('table', { name: /per run/ });
+    await expect(table.getByRole('columnheader', { name: 'Δ C − A [95% CI]' })).toBeVisible();
+    // Nothing of the table hides behind its scroll box's edge.
+    const { tableWidth, boxWidth } = await table.evaluate((el) => ({
+      tableWidth: el.getBoundingClientRect().width,
+      boxWidth: (el.parentElement as HTMLElement).clientWidth,
+    }));
+    expect(tableWidth, `table width at ${width} px`).toBeLessThanOrEqual(boxWidth);
+    await table.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: screenshotPath(`full-size-compare-${width}`) });
+  }
+});
