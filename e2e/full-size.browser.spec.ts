@@ -1,6 +1,14 @@
 import { readFileSync } from 'node:fs';
 import type { APIRequestContext, Page } from '@playwright/test';
-import { api, expect, MINI, screenshotPath, test, type WorkbenchServer } from './fixtures';
+import {
+  api,
+  expect,
+  MINI,
+  openWithMini,
+  screenshotPath,
+  test,
+  type WorkbenchServer,
+} from './fixtures';
 
 type Call = ReturnType<typeof api>;
 
@@ -113,4 +121,49 @@ test('Compare shows the whole Δ [95% CI] column at 1400 and 1024 px', async ({
     await table.scrollIntoViewIfNeeded();
     await page.screenshot({ path: screenshotPath(`full-size-compare-${width}`) });
   }
+});
+
+test('Datasets category headers read in order inside their own cells; a click anywhere in a header sorts', async ({
+  page,
+  workbench,
+}) => {
+  await openWithMini(page, workbench);
+  const samples = page.getByRole('region', { name: 'Samples' }).getByRole('table');
+  for (const width of [1400, 1024]) {
+    await page.setViewportSize({ width, height: 900 });
+    const headers = samples.getByRole('columnheader', { name: /^\d / });
+    await expect(headers.first()).toBeVisible();
+    const layout = await headers.evaluateAll((cells) =>
+      cells.map((cell) => {
+        const box = cell.getBoundingClientRect();
+        const label = cell.querySelector('.nowrap') as HTMLElement;
+        const digit = document.createRange();
+        const digitNode = [...cell.querySelectorAll('*'), cell]
+          .flatMap((el) => [...el.childNodes])
+          .find((n) => n.nodeType === Node.TEXT_NODE && /^\d/.test(n.textContent ?? ''));
+        if (!digitNode) return { text: cell.textContent, inside: false, inOrder: false };
+        digit.selectNodeContents(digitNode);
+        const d = digit.getBoundingClientRect();
+        const l = label.getBoundingClientRect();
+        return {
+          text: cell.textContent,
+          // Within its cell, give or take 2 px of the 8 px padding between it and the next label.
+          inside: l.left >= box.left - 2 && l.right <= box.right + 2,
+          // "3 open-domain": the number first, on the same line or the line above.
+          inOrder: d.right <= l.left + 0.5 || d.bottom <= l.top + 0.5,
+        };
+      }),
+    );
+    const wrong = layout.filter((h) => !h.inside || !h.inOrder);
+    expect(wrong, `category headers at ${width} px`).toEqual([]);
+    await samples.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: screenshotPath(`full-size-datasets-${width}`) });
+  }
+
+  // A click at the far left of a right-aligned header, well away from its label, sorts.
+  const qa = samples.getByRole('columnheader', { name: 'QA', exact: true });
+  const box = await qa.boundingBox();
+  if (!box) throw new Error('no QA header');
+  await page.mouse.click(box.x + 3, box.y + box.height / 2);
+  await expect(qa).not.toHaveAttribute('aria-sort', 'none');
 });

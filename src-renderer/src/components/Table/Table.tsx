@@ -204,7 +204,8 @@ export function Table<T>({
                             title={`Sort by ${meta(header.column).label}`}
                             onClick={header.column.getToggleSortingHandler()}
                           >
-                            {content}
+                            {/* One flex item: a header of text and elements stays in reading order. */}
+                            <span className={styles.sortLabel}>{content}</span>
                             <span className={styles.sortMark} aria-hidden="true">
                               {direction === 'asc' ? '▲' : direction === 'desc' ? '▼' : '↕'}
                             </span>
