@@ -167,3 +167,38 @@ test('Datasets category headers read in order inside their own cells; a click an
   await page.mouse.click(box.x + 3, box.y + box.height / 2);
   await expect(qa).not.toHaveAttribute('aria-sort', 'none');
 });
+
+test('the answers table: near the top of the run, j/k step through it, Esc closes after a mouse open', async ({
+  page,
+  request,
+  workbench,
+}) => {
+  const { hybrid } = await namedRuns(request, workbench);
+  await page.goto(`${workbench.url}#/runs?run=${hybrid}`);
+  const answers = page.getByRole('table', { name: 'Questions' });
+  await expect(answers.getByRole('row')).not.toHaveCount(0);
+  const top = await answers.evaluate((el) => {
+    const main = document.getElementById('main-content') as HTMLElement;
+    return el.getBoundingClientRect().top - main.getBoundingClientRect().top + main.scrollTop;
+  });
+  await page.evaluate(() => document.getElementById('main-content')?.scrollTo(0, 700));
+  await page.screenshot({ path: screenshotPath('full-size-run-answers-1400') });
+  // Before: 2,066 px down here (1,773 px in issue 26), under the manifest; the provenance now
+  // follows the answers and the two charts share a row (1,424 px).
+  expect(top).toBeLessThan(1500);
+
+  const panel = page.getByRole('complementary', { name: 'Retrieved memories' });
+  const rows = answers.getByRole('rowgroup').nth(1).getByRole('row');
+  await rows.nth(0).getByRole('button').click();
+  await expect(panel).toContainText(/qa\[\d+\]/);
+  const first = await panel.locator('.retrieved-head').textContent();
+  await page.keyboard.press('j');
+  await expect(rows.nth(1)).toHaveAttribute('aria-current', 'true');
+  await expect(panel.locator('.retrieved-head')).not.toHaveText(first ?? '');
+  await page.keyboard.press('k');
+  await expect(rows.nth(0)).toHaveAttribute('aria-current', 'true');
+  await expect(panel.locator('.retrieved-head')).toHaveText(first ?? '');
+  // Focus is on the row's button (a mouse open), not in the panel: Escape still closes it.
+  await page.keyboard.press('Escape');
+  await expect(panel).toHaveCount(0);
+});

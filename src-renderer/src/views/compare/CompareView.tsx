@@ -9,6 +9,7 @@ import {
   type SchemeId,
 } from '@shared/benchmarks';
 import { ErrorView } from '../../components/ErrorView';
+import { isTypingOrModified } from '../../lib/rowKeys';
 import { SchemeToggle } from '../../components/SchemeToggle/SchemeToggle';
 import { CategoryPanel } from './CategoryPanel';
 import { ConfigDiffTable } from './ConfigDiffTable';
@@ -261,9 +262,6 @@ const SHORT_METRIC: Record<RunComparison['metric'], string> = Object.fromEntries
   metricList().map((m) => [m.id, m.short]),
 );
 
-const TEXT_FIELDS =
-  'input:not([type="checkbox"]):not([type="radio"]):not([type="button"]), textarea, select, [contenteditable="true"]';
-
 function QuestionsPanel({
   comparison,
   profile,
@@ -315,10 +313,8 @@ function QuestionsPanel({
   const tableRef = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
-      if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
+      if (isTypingOrModified(event)) return;
       const target = event.target as HTMLElement | null;
-      // Typing in a text field (the search) is not a command; a focused checkbox is fine.
-      if (target?.closest(TEXT_FIELDS)) return;
       const inTable = target !== null && tableRef.current?.contains(target) === true;
       const action = flipKeyAction(event.key, inTable);
       if (action === null) return;

@@ -155,6 +155,7 @@ export function AnswersTable({
   profile = LOCOMO_PROFILE,
   selected,
   onSelect,
+  onClose,
   sort,
   onSortChange,
 }: {
@@ -165,6 +166,8 @@ export function AnswersTable({
   profile?: BenchmarkProfile;
   selected: string | null;
   onSelect: (key: string) => void;
+  /** Puts the open question's panel away (Escape). */
+  onClose: () => void;
   /** As sortParam writes it. */
   sort: string | null;
   onSortChange: (sort: string | null) => void;
@@ -183,6 +186,7 @@ export function AnswersTable({
       onSortChange={(next) => onSortChange(formatSort(next))}
       selected={selected}
       onRowClick={(a) => onSelect(answerKey(a))}
+      stepKeys={{ onOpen: (a) => onSelect(answerKey(a)), onClose }}
       isErrorRow={(a) => a.error !== null}
       empty="No question matches the filters."
       maxHeight="min(62vh, 620px)"

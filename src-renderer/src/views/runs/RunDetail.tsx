@@ -79,6 +79,132 @@ export function RunDetail({
 
   return (
     <>
+      <section className="overall-cards" aria-label="Overall scores">
+        <Overall
+          title={`All categories (n=${summary.overall.all.officialF1.n})`}
+          note={`official ${benchmark.label} convention`}
+          pair={summary.overall.all}
+        />
+        <Overall
+          title={`${answerableTitle(benchmark)} (n=${summary.overall.categories1to4.officialF1.n})`}
+          note={
+            benchmark.id === 'locomo'
+              ? 'Mem0 convention, adversarial left out'
+              : 'answerable questions, abstention left out'
+          }
+          pair={summary.overall.categories1to4}
+        />
+        {summary.overall.taskAveraged ? (
+          <Overall
+            title={`Task-averaged (n=${summary.overall.all.officialF1.n})`}
+            note={`mean over ${benchmark.label} question types`}
+            pair={summary.overall.taskAveraged}
+          />
+        ) : null}
+        <div className="overall-card">
+          <div className="overall-title">Questions</div>
+          <div className="overall-value">{summary.questions}</div>
+          <div className={summary.errors > 0 ? 'has-errors' : 'muted'}>
+            {summary.errors} errored answers
+          </div>
+          {coverage ? (
+            <div role="note" className="coverage-note has-errors">
+              {coverage.text}
+            </div>
+          ) : null}
+        </div>
+      </section>
+
+      {/* Side by side where both fit, so the questions start within a screen of the scores. */}
+      <div className="run-charts">
+        <section className="panel" aria-labelledby="by-category-title">
+          <div className="panel-head">
+            <h2 id="by-category-title">Per category</h2>
+            <div className="toolbar">
+              <Segmented
+                label="Metric"
+                options={metrics.map((value) => ({ value, label: METRIC_LABELS[value] }))}
+                value={metric}
+                onChange={(metric) => update({ metric })}
+              />
+              <SchemeToggle
+                profile={benchmark}
+                value={params.scheme}
+                onChange={(scheme) => update({ scheme })}
+              />
+            </div>
+          </div>
+          <CategoryChart
+            rows={rows}
+            series={[{ key: 'run', label: info.preset }]}
+            metricLabel={METRIC_LABELS[metric]}
+            schemeLabel={schemeLabelOf(benchmark, params.scheme)}
+            subject="final answers"
+            height={300}
+          />
+        </section>
+
+        <section className="panel" aria-labelledby="curve-title">
+          <div className="panel-head">
+            <h2 id="curve-title">Accuracy as the conversation grows</h2>
+            {curveSamples.length > 1 ? (
+              <label className="inline-field">
+                Samples
+                <select
+                  value={
+                    curveState.mode.kind === 'sample'
+                      ? `sample:${curveState.mode.sampleId}`
+                      : curveState.mode.kind
+                  }
+                  onChange={(event) =>
+                    update({ curve: parseCurveOption(event.currentTarget.value) })
+                  }
+                >
+                  <option value="mean">Mean across samples (by test #)</option>
+                  <option value="each">Each sample (F1)</option>
+                  {curveSamples.map((id) => (
+                    <option key={id} value={`sample:${id}`}>
+                      {id}
+                    </option>
+                  ))}
+                </select>
+              </label>
+            ) : null}
+          </div>
+          {curve.length === 0 ? (
+            <p className="muted">No test was committed.</p>
+          ) : (
+            <CurveChart view={curveState} />
+          )}
+        </section>
+      </div>
+
+      <JudgeProtocolsPanel
+        runId={info.id}
+        running={info.status === 'running'}
+        protocols={detail.judgeProtocols}
+        profile={benchmark}
+        scheme={params.scheme}
+        onRescored={onRescored}
+      />
+      {detail.errata ? (
+        <ErrataPanel
+          errata={detail.errata}
+          metric={metric}
+          profile={benchmark}
+          scheme={params.scheme}
+        />
+      ) : null}
+
+      <AnswersSection
+        runId={info.id}
+        params={params}
+        update={update}
+        datasetSha256={m.dataset.sha256}
+        datasetName={datasetName}
+        profile={benchmark}
+      />
+      {/* Provenance: looked up, not read first, so it follows the answers. */}
       <section className="panel manifest" aria-labelledby="manifest-title">
         <h2 id="manifest-title">Manifest</h2>
         <dl className="manifest-grid">
@@ -210,127 +336,6 @@ export function RunDetail({
           </p>
         ) : null}
       </section>
-
-      <section className="overall-cards" aria-label="Overall scores">
-        <Overall
-          title={`All categories (n=${summary.overall.all.officialF1.n})`}
-          note={`official ${benchmark.label} convention`}
-          pair={summary.overall.all}
-        />
-        <Overall
-          title={`${answerableTitle(benchmark)} (n=${summary.overall.categories1to4.officialF1.n})`}
-          note={
-            benchmark.id === 'locomo'
-              ? 'Mem0 convention, adversarial left out'
-              : 'answerable questions, abstention left out'
-          }
-          pair={summary.overall.categories1to4}
-        />
-        {summary.overall.taskAveraged ? (
-          <Overall
-            title={`Task-averaged (n=${summary.overall.all.officialF1.n})`}
-            note={`mean over ${benchmark.label} question types`}
-            pair={summary.overall.taskAveraged}
-          />
-        ) : null}
-        <div className="overall-card">
-          <div className="overall-title">Questions</div>
-          <div className="overall-value">{summary.questions}</div>
-          <div className={summary.errors > 0 ? 'has-errors' : 'muted'}>
-            {summary.errors} errored answers
-          </div>
-          {coverage ? (
-            <div role="note" className="coverage-note has-errors">
-              {coverage.text}
-            </div>
-          ) : null}
-        </div>
-      </section>
-
-      <section className="panel" aria-labelledby="by-category-title">
-        <div className="panel-head">
-          <h2 id="by-category-title">Per category</h2>
-          <div className="toolbar">
-            <Segmented
-              label="Metric"
-              options={metrics.map((value) => ({ value, label: METRIC_LABELS[value] }))}
-              value={metric}
-              onChange={(metric) => update({ metric })}
-            />
-            <SchemeToggle
-              profile={benchmark}
-              value={params.scheme}
-              onChange={(scheme) => update({ scheme })}
-            />
-          </div>
-        </div>
-        <CategoryChart
-          rows={rows}
-          series={[{ key: 'run', label: info.preset }]}
-          metricLabel={METRIC_LABELS[metric]}
-          schemeLabel={schemeLabelOf(benchmark, params.scheme)}
-          subject="final answers"
-          height={300}
-        />
-      </section>
-
-      <JudgeProtocolsPanel
-        runId={info.id}
-        running={info.status === 'running'}
-        protocols={detail.judgeProtocols}
-        profile={benchmark}
-        scheme={params.scheme}
-        onRescored={onRescored}
-      />
-      {detail.errata ? (
-        <ErrataPanel
-          errata={detail.errata}
-          metric={metric}
-          profile={benchmark}
-          scheme={params.scheme}
-        />
-      ) : null}
-
-      <section className="panel" aria-labelledby="curve-title">
-        <div className="panel-head">
-          <h2 id="curve-title">Accuracy as the conversation grows</h2>
-          {curveSamples.length > 1 ? (
-            <label className="inline-field">
-              Samples
-              <select
-                value={
-                  curveState.mode.kind === 'sample'
-                    ? `sample:${curveState.mode.sampleId}`
-                    : curveState.mode.kind
-                }
-                onChange={(event) => update({ curve: parseCurveOption(event.currentTarget.value) })}
-              >
-                <option value="mean">Mean across samples (by test #)</option>
-                <option value="each">Each sample (F1)</option>
-                {curveSamples.map((id) => (
-                  <option key={id} value={`sample:${id}`}>
-                    {id}
-                  </option>
-                ))}
-              </select>
-            </label>
-          ) : null}
-        </div>
-        {curve.length === 0 ? (
-          <p className="muted">No test was committed.</p>
-        ) : (
-          <CurveChart view={curveState} />
-        )}
-      </section>
-
-      <AnswersSection
-        runId={info.id}
-        params={params}
-        update={update}
-        datasetSha256={m.dataset.sha256}
-        datasetName={datasetName}
-        profile={benchmark}
-      />
     </>
   );
 }
@@ -555,6 +560,7 @@ function AnswersSection({
             profile={profile}
             selected={params.question}
             onSelect={(key) => update({ question: key === params.question ? null : key })}
+            onClose={() => update({ question: null })}
           />
           {open ? (
             <RetrievedPanel
