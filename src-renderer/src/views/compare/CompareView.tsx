@@ -39,6 +39,7 @@ import {
   parseCompareParams,
   runLetter,
   sampleCounts,
+  onlyFlip,
   toggleFlip,
   toggleRun,
   type CompareParams,
@@ -324,7 +325,7 @@ function QuestionsPanel({
         new URLSearchParams(window.location.hash.split('?')[1] ?? ''),
       );
       if (action === 'improved' || action === 'regressed') {
-        update({ flips: toggleFlip(flips, action) });
+        update({ flips: onlyFlip(flips, action) });
       } else if (action === 'close') {
         if (open === null) return;
         update({ open: null });
