@@ -202,3 +202,40 @@ test('the answers table: near the top of the run, j/k step through it, Esc close
   await page.keyboard.press('Escape');
   await expect(panel).toHaveCount(0);
 });
+
+test('Compare names runs by their names: the per-category table as Markdown and CSV, the question CSV', async ({
+  page,
+  context,
+  request,
+  workbench,
+}) => {
+  const { hybrid, text } = await namedRuns(request, workbench);
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], {
+    origin: new URL(workbench.url).origin,
+  });
+  await page.goto(`${workbench.url}#/compare?runs=${text},${hybrid}&base=${text}`);
+  const categories = page.getByRole('region', { name: 'Per category' });
+  await expect(categories.getByRole('table', { name: /per run/ })).toBeVisible();
+
+  await categories.getByRole('button', { name: 'Copy as Markdown' }).click();
+  await expect(categories.getByRole('status')).toHaveText(/Copied/);
+  const markdown = await page.evaluate(() => navigator.clipboard.readText());
+  expect(markdown.split('\n')[0]).toBe(
+    '| Category | n | BM25 baseline (baseline) | Hybrid fusion | Δ Hybrid fusion [95% CI] |',
+  );
+  expect(markdown).toMatch(/^\| All \| 7 \| 0\.\d{3} \| 0\.\d{3} \| .*\[.*\] \|$/m);
+
+  const perCategory = page.waitForEvent('download');
+  await categories.getByRole('button', { name: 'Save per-category CSV' }).click();
+  const csv = readFileSync(await (await perCategory).path(), 'utf8');
+  expect(csv.split('\r\n')[0]).toBe(
+    'category,n,mean[BM25 baseline],mean[Hybrid fusion],delta[Hybrid fusion - BM25 baseline],ciLow[Hybrid fusion - BM25 baseline],ciHigh[Hybrid fusion - BM25 baseline]',
+  );
+
+  const questions = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'Export CSV' }).click();
+  const questionCsv = readFileSync(await (await questions).path(), 'utf8');
+  expect(questionCsv.split(/\r?\n/)[0]).toBe(
+    'sampleId,questionIndex,category,question,gold,prediction[BM25 baseline],officialF1[BM25 baseline],prediction[Hybrid fusion],officialF1[Hybrid fusion],flip[Hybrid fusion]',
+  );
+});

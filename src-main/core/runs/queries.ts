@@ -14,6 +14,8 @@ import { WorkbenchError } from '../../../src-shared/errors';
 import { listSweeps, sweepDetail } from '../sweeps/read';
 import { csvField, exportRun } from './export';
 import type { RunReader } from './reader';
+import { distinctRunNames } from '../../../src-shared/compareTable';
+import { runLabel } from '../../../src-shared/runs';
 
 /**
  * The API's read views of the runs database, each a pure function of a RunReader. They are what
@@ -58,7 +60,7 @@ export function runQueries(reader: RunReader): RunQueries {
     const shared = onSharedQuestions(
       infos.map((info, i) => ({
         runId: info.id,
-        label: `${info.preset} · ${info.id}`,
+        label: runLabel(info),
         answers: answers[i] ?? [],
       })),
     );
@@ -69,7 +71,7 @@ export function runQueries(reader: RunReader): RunQueries {
       costs: infos.map((info, i) => runCost(info.id, info.manifest.usage, answers[i] ?? [])),
       fairness: fairnessWarnings(
         infos.map((info, i) => ({
-          label: `${info.preset} · ${info.id}`,
+          label: runLabel(info),
           topK: info.manifest.config.retrieval.topK,
           contextWords: info.manifest.config.retrieval.contextWords ?? null,
           answers: answers[i] ?? [],
@@ -120,7 +122,7 @@ export function runQueries(reader: RunReader): RunQueries {
         );
         return {
           runId: info.id,
-          label: `${info.preset} · ${info.id}`,
+          label: runLabel(info),
           datasetSha256: info.manifest.dataset.sha256,
           topK: info.manifest.config.retrieval.topK,
           judgeProtocol: info.manifest.judge?.prompt.style ?? null,
@@ -181,9 +183,11 @@ function judgeReasons(
 /** One row per question: each run's prediction, score and flip against the baseline. */
 export function comparisonCsv(comparison: RunComparison): string {
   const header = ['sampleId', 'questionIndex', 'category', 'question', 'gold'];
-  comparison.runs.forEach((run, i) => {
-    header.push(`prediction[${run.runId}]`, `${comparison.metric}[${run.runId}]`);
-    if (i !== comparison.baselineIndex) header.push(`flip[${run.runId}]`);
+  // Headed by the runs' names (ids only where two would share one).
+  const names = distinctRunNames(comparison.runs);
+  names.forEach((name, i) => {
+    header.push(`prediction[${name}]`, `${comparison.metric}[${name}]`);
+    if (i !== comparison.baselineIndex) header.push(`flip[${name}]`);
   });
   const lines = [header.map(csvField).join(',')];
   for (const row of comparison.rows) {

@@ -1,6 +1,8 @@
-import { memo, useMemo } from 'react';
+import { memo, useMemo, useState } from 'react';
 import type { CompareMetric, RunComparison } from '@shared/compare';
 import { schemeLabelOf, type BenchmarkProfile, type SchemeId } from '@shared/benchmarks';
+import { compareCategoryTable, type CompareTableFormat } from '@shared/compareTable';
+import { downloadFile } from '../../lib/download';
 import { CategoryChart, type CategoryChartSeries } from '../../components/charts/CategoryChart';
 import { RunTag } from './RunPicker';
 import {
@@ -51,6 +53,26 @@ export const CategoryPanel = memo(function CategoryPanel({
   );
   const baseLetter = runLetter(base);
   const metricLabel = METRIC_LABELS[metric];
+  const [copied, setCopied] = useState<string | null>(null);
+  // The same table `cli compare` prints: runs by name, each Δ with its interval.
+  const tableAs = (as: CompareTableFormat) =>
+    compareCategoryTable(comparison, {
+      as,
+      scheme,
+      profile,
+      metricLabel,
+      resamples: BOOTSTRAP_RESAMPLES,
+      seed: BOOTSTRAP_SEED,
+    });
+  const copy = async (as: 'latex' | 'md', label: string) => {
+    const text = tableAs(as);
+    try {
+      await navigator.clipboard.writeText(text);
+      setCopied(`Copied the per-category table as ${label}.`);
+    } catch {
+      setCopied(`The clipboard is not available; use Save CSV.`);
+    }
+  };
 
   return (
     <section className="panel" aria-labelledby="compare-categories-title">
@@ -60,6 +82,30 @@ export const CategoryPanel = memo(function CategoryPanel({
           · mean {metricLabel} · {schemeLabelOf(profile, scheme)} category names
         </span>
       </h2>
+      <div className="toolbar table-actions">
+        <button type="button" className="small-button" onClick={() => void copy('latex', 'LaTeX')}>
+          Copy as LaTeX
+        </button>
+        <button type="button" className="small-button" onClick={() => void copy('md', 'Markdown')}>
+          Copy as Markdown
+        </button>
+        <button
+          type="button"
+          className="small-button"
+          onClick={() =>
+            downloadFile({
+              filename: `compare-per-category-${comparison.runs.map((r) => r.runId).join('-vs-')}.csv`,
+              mimeType: 'text/csv',
+              content: tableAs('csv'),
+            })
+          }
+        >
+          Save per-category CSV
+        </button>
+        <span className="muted small" role="status">
+          {copied}
+        </span>
+      </div>
       <div className="category-grid">
         <div className="table-scroll">
           <table className="category-table">
