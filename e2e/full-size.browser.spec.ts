@@ -239,3 +239,50 @@ test('Compare names runs by their names: the per-category table as Markdown and 
     'sampleId,questionIndex,category,question,gold,prediction[BM25 baseline],officialF1[BM25 baseline],prediction[Hybrid fusion],officialF1[Hybrid fusion],flip[Hybrid fusion]',
   );
 });
+
+/** WCAG 2 contrast ratio of two computed `rgb(…)` colours. */
+function contrast(foreground: string, background: string): number {
+  const luminance = (css: string) => {
+    const [r, g, b] = (css.match(/[\d.]+/g) ?? []).slice(0, 3).map((v) => {
+      const c = Number(v) / 255;
+      return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * (r ?? 0) + 0.7152 * (g ?? 0) + 0.0722 * (b ?? 0);
+  };
+  const [hi, lo] = [luminance(foreground), luminance(background)].sort((x, y) => y - x);
+  return ((hi ?? 0) + 0.05) / ((lo ?? 0) + 0.05);
+}
+
+test('the run page reads well: selected buttons at 4.5:1, charts not in the Tab order, latency in ms', async ({
+  page,
+  request,
+  workbench,
+}) => {
+  const { hybrid } = await namedRuns(request, workbench);
+  await page.goto(`${workbench.url}#/runs?run=${hybrid}`);
+  const pressed = page.getByRole('button', { name: 'official LoCoMo', pressed: true }).first();
+  await expect(pressed).toBeVisible();
+  const colours = await pressed.evaluate((el) => {
+    const style = getComputedStyle(el);
+    return { color: style.color, background: style.backgroundColor };
+  });
+  expect(contrast(colours.color, colours.background)).toBeGreaterThanOrEqual(4.5);
+
+  // A chart hidden from assistive technology must not take a Tab stop either.
+  await expect(
+    page.getByRole('figure', { name: 'Accuracy as the conversation grows' }),
+  ).toBeVisible();
+  const focusableHidden = await page.evaluate(
+    () =>
+      document.querySelectorAll(
+        '[aria-hidden="true"] [tabindex]:not([tabindex="-1"]), [aria-hidden="true"] a[href], [aria-hidden="true"] button',
+      ).length,
+  );
+  expect(focusableHidden).toBe(0);
+
+  await expect(
+    page
+      .getByRole('table', { name: 'Questions' })
+      .getByRole('columnheader', { name: 'Latency ms' }),
+  ).toBeVisible();
+});

@@ -72,7 +72,14 @@ export function CategoryChart({
     <figure className="category-chart" aria-label={name}>
       <div className="category-chart-plot" style={{ height }} aria-hidden="true">
         <ResponsiveContainer width="100%" height="100%">
-          <BarChart data={rows} margin={{ top: 22, right: 12, bottom: 8, left: 0 }} barGap={2}>
+          {/* No keyboard layer: the plot is aria-hidden (the table below speaks for it), so it
+              must not take a Tab stop either. */}
+          <BarChart
+            data={rows}
+            margin={{ top: 22, right: 12, bottom: 8, left: 0 }}
+            barGap={2}
+            accessibilityLayer={false}
+          >
             <CartesianGrid strokeDasharray="3 3" vertical={false} stroke="#e6e9ef" />
             <XAxis
               dataKey={(row: CategoryChartRow) => categoryTickLabel(row)}

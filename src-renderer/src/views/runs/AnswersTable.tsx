@@ -121,8 +121,9 @@ const after = [
   ),
   column.accessor((a) => a.retrieveMs + a.answerMs, {
     id: 'latency',
-    header: 'Latency',
-    meta: { width: '76px', min: 76, numeric: true, priority: 2 },
+    // The unit in the header, not only in a tooltip.
+    header: 'Latency ms',
+    meta: { width: '80px', min: 80, numeric: true, priority: 2 },
     cell: (info) => {
       const a = info.row.original;
       return (

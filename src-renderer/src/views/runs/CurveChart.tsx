@@ -44,7 +44,8 @@ export function CurveChart({ view }: { view: CurveView }) {
     <figure className="curve-chart" aria-label="Accuracy as the conversation grows">
       <div className="curve-plot" aria-hidden="true">
         <ResponsiveContainer width="100%" height="100%">
-          <LineChart margin={{ top: 8, right: 16, bottom: 18, left: 0 }}>
+          {/* aria-hidden above, so no Tab stop either (recharts' keyboard layer is on by default). */}
+          <LineChart margin={{ top: 8, right: 16, bottom: 18, left: 0 }} accessibilityLayer={false}>
             <CartesianGrid strokeDasharray="3 3" stroke="#e6e9ef" />
             <XAxis
               type="number"
