@@ -286,3 +286,25 @@ test('the run page reads well: selected buttons at 4.5:1, charts not in the Tab 
       .getByRole('columnheader', { name: 'Latency ms' }),
   ).toBeVisible();
 });
+
+test('every chart saves as SVG and PNG', async ({ page, request, workbench }) => {
+  const { hybrid } = await namedRuns(request, workbench);
+  await page.goto(`${workbench.url}#/runs?run=${hybrid}`);
+  for (const name of ['Official F1 per category', 'Accuracy as the conversation grows']) {
+    const save = page.getByRole('group', { name: `Save figure: ${name}` });
+    const svgDownload = page.waitForEvent('download');
+    await save.getByRole('button', { name: 'SVG' }).click();
+    const svgFile = await svgDownload;
+    const svg = readFileSync(await svgFile.path(), 'utf8');
+    expect(svg).toMatch(/^<svg [^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    expect(svg).toContain('0.75');
+    expect(svgFile.suggestedFilename()).toMatch(/\.svg$/);
+
+    const pngDownload = page.waitForEvent('download');
+    await save.getByRole('button', { name: 'PNG' }).click();
+    const png = readFileSync(await (await pngDownload).path());
+    // The PNG signature, and an image twice the chart's on-screen width.
+    expect([...png.subarray(0, 8)]).toEqual([137, 80, 78, 71, 13, 10, 26, 10]);
+    expect(png.readUInt32BE(16)).toBeGreaterThan(600);
+  }
+});

@@ -9,7 +9,9 @@ import {
   XAxis,
   YAxis,
 } from 'recharts';
+import { useRef } from 'react';
 import { categoryTickLabel, formatScore, type CategoryChartRow } from './categoryRows';
+import { SaveFigure } from './SaveFigure';
 
 export type { CategoryChartRow } from './categoryRows';
 
@@ -68,9 +70,10 @@ export function CategoryChart({
   const name = title ?? `${metricLabel} per category`;
   const byTick = new Map(rows.map((r) => [categoryTickLabel(r), r]));
   const multi = series.length > 1;
+  const plot = useRef<HTMLDivElement>(null);
   return (
     <figure className="category-chart" aria-label={name}>
-      <div className="category-chart-plot" style={{ height }} aria-hidden="true">
+      <div ref={plot} className="category-chart-plot" style={{ height }} aria-hidden="true">
         <ResponsiveContainer width="100%" height="100%">
           {/* No keyboard layer: the plot is aria-hidden (the table below speaks for it), so it
               must not take a Tab stop either. */}
@@ -138,6 +141,7 @@ export function CategoryChart({
         <strong>{schemeLabel}</strong> scheme; n = questions behind each bar
         {multi ? ' (first series; each series’ n in the tooltip)' : ''}.
       </figcaption>
+      <SaveFigure plot={plot} name={name} />
       <table className="sr-only">
         <caption>{name}</caption>
         <thead>
