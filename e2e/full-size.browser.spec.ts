@@ -184,8 +184,8 @@ test('the answers table: near the top of the run, j/k step through it, Esc close
   await page.evaluate(() => document.getElementById('main-content')?.scrollTo(0, 700));
   await page.screenshot({ path: screenshotPath('full-size-run-answers-1400') });
   // Before: 2,066 px down here (1,773 px in issue 26), under the manifest; the provenance now
-  // follows the answers and the two charts share a row (1,424 px).
-  expect(top).toBeLessThan(1500);
+  // follows the answers and the two charts share a row (about 1,500 px with the headline's CI).
+  expect(top).toBeLessThan(1600);
 
   const panel = page.getByRole('complementary', { name: 'Retrieved memories' });
   const rows = answers.getByRole('rowgroup').nth(1).getByRole('row');
@@ -307,4 +307,22 @@ test('every chart saves as SVG and PNG', async ({ page, request, workbench }) =>
     expect([...png.subarray(0, 8)]).toEqual([137, 80, 78, 71, 13, 10, 26, 10]);
     expect(png.readUInt32BE(16)).toBeGreaterThan(600);
   }
+});
+
+test('the headline carries its 95% interval and the per-category bars their whiskers', async ({
+  page,
+  request,
+  workbench,
+}) => {
+  const { hybrid } = await namedRuns(request, workbench);
+  await page.goto(`${workbench.url}#/runs?run=${hybrid}`);
+  const overall = page.getByRole('region', { name: 'Overall scores' });
+  await expect(overall.locator('.overall-card').first()).toContainText(
+    /95% CI \[\d\.\d{3}, \d\.\d{3}\] \(bootstrap, 2,000 resamples, seed 0\)/,
+  );
+  const chart = page.getByRole('figure', { name: 'Official F1 per category' });
+  await expect(chart).toContainText('whiskers: 95% bootstrap interval of the mean');
+  // One whisker per category bar that has questions.
+  await expect(chart.locator('.recharts-errorBar')).not.toHaveCount(0);
+  await page.screenshot({ path: screenshotPath('full-size-headline-1400') });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareRuns } from './compare';
+import { compareRuns, scoreIntervals } from './compare';
 import { compareCategoryTable, distinctRunNames } from './compareTable';
 import type { AnswerRecord } from './experiment';
 import { runLabel, runTitle } from './runs';
@@ -88,5 +88,17 @@ describe('compareCategoryTable', () => {
       'category,n,mean[BM25 & co],mean[hybrid],delta[hybrid - BM25 & co],ciLow[hybrid - BM25 & co],ciHigh[hybrid - BM25 & co]',
     );
     expect(csv).toContain('2 temporal,2,0,1,1,1,1');
+  });
+});
+
+describe('scoreIntervals', () => {
+  it('the headline interval holds the mean; a category all right has the interval [1, 1]', () => {
+    const ci = scoreIntervals(candidate, 'officialF1', { resamples: 500, seed: 0 });
+    expect(ci.all.meanDiff).toBeCloseTo(0.75);
+    expect(ci.all.low).toBeLessThanOrEqual(0.75);
+    expect(ci.all.high).toBeGreaterThanOrEqual(0.75);
+    expect(ci.all.high - ci.all.low).toBeGreaterThan(0);
+    expect(ci.byCategory[2]).toMatchObject({ meanDiff: 1, low: 1, high: 1, n: 2 });
+    expect(ci.byCategory[4]?.n).toBe(2);
   });
 });

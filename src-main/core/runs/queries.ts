@@ -4,6 +4,7 @@ import {
   configDiff,
   onSharedQuestions,
   runCost,
+  scoreIntervals,
   type RunComparison,
 } from '../../../src-shared/compare';
 import type { AnswerRecord } from '../../../src-shared/experiment';
@@ -92,6 +93,7 @@ export function runQueries(reader: RunReader): RunQueries {
       curve: reader.curve(runId),
       judgeProtocols: reader.protocolJudges(runId),
       errata: runErrata(reader, runId),
+      intervals: scoreIntervals(reader.finalAnswers(runId)),
     }),
     'runs.summary': ({ runId }) => ({
       info: reader.getRun(runId),

@@ -2,6 +2,7 @@ import {
   Bar,
   BarChart,
   CartesianGrid,
+  ErrorBar,
   LabelList,
   Legend,
   ResponsiveContainer,
@@ -125,6 +126,18 @@ export function CategoryChart({
                 maxBarSize={multi ? 36 : 64}
                 isAnimationActive={false}
               >
+                {/* The 95% interval as a whisker; the gap to the mean on each side, as recharts wants. */}
+                <ErrorBar
+                  dataKey={(row: CategoryChartRow) => {
+                    const ci = row.intervals?.[s.key];
+                    const mean = row.values[s.key];
+                    return ci && typeof mean === 'number' ? [mean - ci[0], ci[1] - mean] : [0, 0];
+                  }}
+                  width={6}
+                  strokeWidth={1.5}
+                  stroke="#1d2330"
+                  direction="y"
+                />
                 <LabelList
                   position="top"
                   fontSize={11}
@@ -139,7 +152,8 @@ export function CategoryChart({
       <figcaption className="chart-caption">
         <strong>{metricLabel}</strong> per category, mean over {subject}; categories named by the{' '}
         <strong>{schemeLabel}</strong> scheme; n = questions behind each bar
-        {multi ? ' (first series; each series’ n in the tooltip)' : ''}.
+        {multi ? ' (first series; each series’ n in the tooltip)' : ''}
+        {rows.some((r) => r.intervals) ? '; whiskers: 95% bootstrap interval of the mean' : ''}.
       </figcaption>
       <SaveFigure plot={plot} name={name} />
       <table className="sr-only">

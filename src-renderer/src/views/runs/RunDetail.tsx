@@ -1,5 +1,6 @@
 import { useMemo } from 'react';
 import type { RunDetail as RunDetailData } from '@shared/api';
+import type { ScoreIntervals } from '@shared/compare';
 import { categoryLabel, schemeLabelOf, type BenchmarkProfile } from '@shared/benchmarks';
 import { coverageNote } from '@shared/coverage';
 import type { AnswerRecord, ScorePair } from '@shared/experiment';
@@ -64,11 +65,20 @@ export function RunDetail({
   // A metric this run lacks (a judge-less run opened from a judged run's URL) falls back to F1.
   const metrics = runMetrics(summary, m);
   const metric = metrics.includes(params.metric) ? params.metric : 'officialF1';
-  const rows = useMemo(
-    () =>
-      categoryChartRows([{ key: 'run', summary }], { metric, scheme: params.scheme, benchmark }),
-    [summary, metric, params.scheme, benchmark],
-  );
+  const intervals = detail.intervals;
+  const rows = useMemo(() => {
+    const plain = categoryChartRows([{ key: 'run', summary }], {
+      metric,
+      scheme: params.scheme,
+      benchmark,
+    });
+    // Whiskers where the interval is of the metric drawn (official F1).
+    if (!intervals || intervals.metric !== metric) return plain;
+    return plain.map((row) => {
+      const ci = intervals.byCategory[row.category];
+      return ci && ci.n > 0 ? { ...row, intervals: { run: [ci.low, ci.high] as const } } : row;
+    });
+  }, [summary, metric, params.scheme, benchmark, intervals]);
   const curveState = useMemo(
     () => curveView(curve, params.curve, metric),
     [curve, params.curve, metric],
@@ -84,6 +94,7 @@ export function RunDetail({
           title={`All categories (n=${summary.overall.all.officialF1.n})`}
           note={`official ${benchmark.label} convention`}
           pair={summary.overall.all}
+          interval={intervals && intervals.all.n > 0 ? intervals : undefined}
         />
         <Overall
           title={`${answerableTitle(benchmark)} (n=${summary.overall.categories1to4.officialF1.n})`}
@@ -376,13 +387,33 @@ function answerableTitle(profile: BenchmarkProfile): string {
 const extra = metricList().filter((m) => m.source === 'answer' && m.categories === 'answerable');
 const judges = metricList().filter((m) => m.source === 'judge');
 
-function Overall({ title, note, pair }: { title: string; note: string; pair: ScorePair }) {
+function Overall({
+  title,
+  note,
+  pair,
+  interval,
+}: {
+  title: string;
+  note: string;
+  pair: ScorePair;
+  /** The headline's 95% bootstrap interval, where the engine sent one. */
+  interval?: ScoreIntervals | undefined;
+}) {
   return (
     <div className="overall-card">
       <div className="overall-title">{title}</div>
       <div className="overall-value">
         {formatScore(pair.officialF1.mean)} <span className="overall-unit">F1</span>
       </div>
+      {interval ? (
+        <div className="overall-interval">
+          95% CI [{formatScore(interval.all.low)}, {formatScore(interval.all.high)}]{' '}
+          <span className="muted">
+            (bootstrap, {interval.resamples.toLocaleString('en-US')} resamples, seed {interval.seed}
+            )
+          </span>
+        </div>
+      ) : null}
       <div className="muted">
         recall@k {formatScore(pair.evidenceRecall.mean)} (n={pair.evidenceRecall.n}) · {note}
       </div>
