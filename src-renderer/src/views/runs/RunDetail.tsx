@@ -119,7 +119,11 @@ export function RunDetail({
             {summary.errors} errored answers
           </div>
           {coverage ? (
-            <div role="note" className="coverage-note has-errors">
+            // A choice (samples picked) reads as a note; only lost questions are in red.
+            <div
+              role="note"
+              className={`coverage-note ${coverage.deliberate ? 'muted' : 'has-errors'}`}
+            >
               {coverage.text}
             </div>
           ) : null}
