@@ -146,7 +146,7 @@ test('compares a hybrid and a text run on mini-1: deltas, flips, config diff and
   expect(file.suggestedFilename()).toBe(`compare-${hybrid}-vs-${text}.csv`);
   const csv = readFileSync(await file.path(), 'utf8');
   expect(csv.split(/\r?\n/)[0]).toBe(
-    `sampleId,questionIndex,category,question,gold,prediction[${hybrid}],officialF1[${hybrid}],prediction[${text}],officialF1[${text}],flip[${text}]`,
+    'sampleId,questionIndex,category,question,gold,prediction[hybrid],officialF1[hybrid],prediction[text],officialF1[text],flip[text]',
   );
 });
 

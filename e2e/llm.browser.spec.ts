@@ -137,7 +137,7 @@ test.describe(() => {
     const questions = page.getByRole('table', { name: 'Questions' });
     // Wide enough for every column: narrower windows hide the least important ones first.
     await page.setViewportSize({ width: 1920, height: 900 });
-    for (const name of ['Set F1', 'BLEU-1', 'Judge', 'Tokens', 'Latency'])
+    for (const name of ['Set F1', 'BLEU-1', 'Judge', 'Tokens', 'Latency ms'])
       await expect(questions.getByRole('columnheader', { name, exact: true })).toBeVisible();
     await page.screenshot({ path: screenshotPath('llm-run-results'), fullPage: true });
     // The app scrolls inside <main>, so the table needs its own shot.

@@ -139,7 +139,7 @@ test('runs, answers, compared questions and samples sort by any column and filte
   expect(new Set(await column(questions, await columnIndex(questions, 'Sample')))).toEqual(
     new Set(['s-02']),
   );
-  for (const name of ['F1', 'Latency']) {
+  for (const name of ['F1', 'Latency ms']) {
     await sortBy(questions, name, 'descending');
     const values = numbers(await column(questions, await columnIndex(questions, name)));
     expect(values, name).toEqual(sortedDesc(values));

@@ -9,6 +9,7 @@ import {
   type ConfigDifference,
   type QuestionSets,
   type RunComparison,
+  type ScoreIntervals,
   type RunCost,
 } from './compare';
 import {
@@ -348,6 +349,8 @@ export interface RunDetail {
   judgeProtocols: ProtocolJudgeSummary[];
   /** Scores against the original and the corrected gold and the ceiling; null without errata. */
   errata: RunErrata | null;
+  /** Official F1's 95% bootstrap intervals over final answers (absent from older servers). */
+  intervals?: ScoreIntervals;
 }
 
 export interface ExportedFile {

@@ -11,7 +11,14 @@ import {
   type ClusterBootstrapResult,
   type McNemarResult,
 } from './scoring/significance';
-import { pairedBootstrapCI, quantileSorted, stdDev, type BootstrapResult } from './scoring/stats';
+import {
+  bootstrapMeanCI,
+  defaultBootstrapResamples,
+  pairedBootstrapCI,
+  quantileSorted,
+  stdDev,
+  type BootstrapResult,
+} from './scoring/stats';
 
 /**
  * Comparing runs question by question (DESIGN.md §5): runs are aligned by (sample, question
@@ -395,5 +402,44 @@ export function runCost(
     meanRetrieveMs: mean(ok.map((a) => a.retrieveMs)),
     meanAnswerMs: mean(ok.map((a) => a.answerMs)),
     table2: table2Columns(usage?.memory, answers),
+  };
+}
+
+/** A run's mean with its 95% bootstrap interval, overall and per category (issue 26 item 10). */
+export interface ScoreIntervals {
+  metric: CompareMetric;
+  resamples: number;
+  seed: number;
+  all: BootstrapResult;
+  byCategory: Record<CategoryId, BootstrapResult>;
+}
+
+/**
+ * The headline's interval and each category's, over final answers, by the same seeded bootstrap
+ * as the comparisons; an answer `metric` did not score (null) is left out, as in the mean.
+ */
+export function scoreIntervals(
+  answers: readonly AnswerRecord[],
+  metric: CompareMetric = 'officialF1',
+  options: { resamples?: number; seed?: number } = {},
+): ScoreIntervals {
+  const resamples = options.resamples ?? defaultBootstrapResamples;
+  const seed = options.seed ?? 0;
+  const scored = (list: readonly AnswerRecord[]) =>
+    list.map((a) => scoreOf(a, metric)).filter((x): x is number => x !== null);
+  const categories = [...new Set(answers.map((a) => a.category))].sort((x, y) => x - y);
+  const byCategory: Record<CategoryId, BootstrapResult> = {};
+  for (const c of categories) {
+    byCategory[c] = bootstrapMeanCI(scored(answers.filter((a) => a.category === c)), {
+      resamples,
+      seed,
+    });
+  }
+  return {
+    metric,
+    resamples,
+    seed,
+    all: bootstrapMeanCI(scored(answers), { resamples, seed }),
+    byCategory,
   };
 }

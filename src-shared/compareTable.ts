@@ -6,7 +6,8 @@ import {
   type CategoryId,
   type SchemeId,
 } from './benchmarks';
-import type { Flip, QuestionSets, RunComparison } from './compare';
+import type { CategoryComparison, Flip, QuestionSets, RunComparison } from './compare';
+import { csvField } from './csv';
 import type { MeanN } from './experiment';
 import type { FairnessWarning } from './fairness';
 import { METRICS } from './metrics';
@@ -289,4 +290,77 @@ function latexTable(header: string[], rows: string[][], notes: string[]): string
     ...notes.map((n) => `\\multicolumn{${header.length}}{l}{\\footnotesize ${tex(n)}} \\\\`),
     '\\end{tabular}',
   ].join('\n')}\n`;
+}
+
+// The per-category table as CSV, for a spreadsheet or a plotting script
+
+/**
+ * The short name of each run, distinct among them: the part of its label before " · " (its name,
+ * or its preset), or the whole label where two runs would share it.
+ */
+export function distinctRunNames(runs: ReadonlyArray<{ label: string }>): string[] {
+  const short = runs.map(({ label }) => {
+    const cut = label.indexOf(' · ');
+    return cut > 0 ? label.slice(0, cut) : label;
+  });
+  return short.map((name, i) =>
+    short.indexOf(name) === short.lastIndexOf(name) ? name : (runs[i]?.label ?? name),
+  );
+}
+
+const CSV_DECIMALS = 3;
+const rounded = (x: number): number => Number(x.toFixed(CSV_DECIMALS));
+
+/** Each run's mean and, against the baseline, the delta and its interval; null where none. */
+function csvCells(
+  c: CategoryComparison,
+  base: number,
+): Array<{ mean: number | null; delta: [number, number, number] | null }> {
+  return c.perRun.map((m, i) => {
+    const mean = finite(m.mean) ? m.mean : null;
+    const d = i === base ? null : (c.deltas[i] ?? null);
+    const ok = d !== null && d.n > 0 && finite(d.meanDiff);
+    return { mean, delta: ok ? [d.meanDiff, d.low, d.high] : null };
+  });
+}
+
+/**
+ * Compare's per-category table as CSV: per category the questions, each run's mean and each run's
+ * delta from the baseline with its 95% paired-bootstrap interval, runs headed by their names.
+ */
+export function compareCategoryCsv(
+  comparison: RunComparison,
+  options: { scheme: SchemeId; profile?: BenchmarkProfile; names: readonly string[] },
+): string {
+  const profile = options.profile ?? LOCOMO_PROFILE;
+  const base = comparison.baselineIndex;
+  const name = (i: number): string => options.names[i] ?? comparison.runs[i]?.label ?? `run ${i}`;
+  const others = comparison.runs.map((_, i) => i).filter((i) => i !== base);
+  const header = [
+    'category',
+    'n',
+    ...comparison.runs.map((_, i) => `mean[${name(i)}]`),
+    ...others.flatMap((i) => [
+      `delta[${name(i)} - ${name(base)}]`,
+      `ciLow[${name(i)} - ${name(base)}]`,
+      `ciHigh[${name(i)} - ${name(base)}]`,
+    ]),
+  ];
+  const lines = [header.map(csvField).join(',')];
+  for (const c of comparison.categories) {
+    const cells = csvCells(c, base);
+    lines.push(
+      [
+        c.category === null
+          ? 'All'
+          : `${c.category} ${profileCategoryLabel(profile, c.category, options.scheme)}`,
+        Math.max(0, ...c.perRun.map((m) => m.n)),
+        ...cells.map((cell) => (cell.mean === null ? null : rounded(cell.mean))),
+        ...others.flatMap((i) => cells[i]?.delta?.map(rounded) ?? [null, null, null]),
+      ]
+        .map(csvField)
+        .join(','),
+    );
+  }
+  return `${lines.join('\r\n')}\r\n`;
 }

@@ -53,4 +53,11 @@ describe('coverageNote', () => {
       "n = 10 of the dataset's 10 questions (valid samples): 1 invalid sample(s) skipped (--skip-invalid)",
     );
   });
+
+  it('a deliberate sample selection is a note, not a warning; a missing answer is a warning', () => {
+    const coverage = { datasetQuestions: 8, notSelected: 1, noEvidenceExcluded: 0 };
+    expect(coverageNote({ coverage }, { questions: 7, errors: 0 })?.deliberate).toBe(true);
+    expect(coverageNote({ coverage }, { questions: 6, errors: 0 })?.deliberate).toBe(false);
+    expect(coverageNote({ coverage }, { questions: 7, errors: 1 })?.deliberate).toBe(false);
+  });
 });

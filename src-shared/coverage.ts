@@ -16,6 +16,12 @@ export interface CoverageNote {
   reasons: string[];
   /** "n = 1,982 of the dataset's 1,986 questions: 4 without usable evidence left out (opt-out)". */
   text: string;
+  /**
+   * Every question left out was left out by choice (samples or categories picked, no-evidence
+   * opt-out): worth saying, not a warning. False when samples were invalid, answers are missing
+   * or errored.
+   */
+  deliberate: boolean;
 }
 
 const count = (n: number): string => n.toLocaleString('en-US');
@@ -49,6 +55,7 @@ export function coverageNote(
     categoriesNotAsked -
     coverage.notSelected -
     n;
+  const deliberate = skipped === 0 && missing <= 0 && summary.errors === 0;
   if (missing > 0)
     reasons.push(`${count(missing)} never answered (the run stopped early or a sample failed)`);
   if (summary.errors > 0)
@@ -57,5 +64,5 @@ export function coverageNote(
     `n = ${count(n)} of the dataset's ${count(coverage.datasetQuestions)} questions` +
     (skipped > 0 ? ' (valid samples)' : '') +
     (reasons.length > 0 ? `: ${reasons.join('; ')}` : '');
-  return { n, expected: coverage.datasetQuestions, reasons, text };
+  return { n, expected: coverage.datasetQuestions, reasons, text, deliberate };
 }

@@ -81,7 +81,7 @@ function cellOf(summary: RunSummary, profile: BenchmarkProfile, layout: Layout, 
 const value = (m: MetricMean | undefined, decimals: number): string | null =>
   m === undefined || m.mean === null || m.n === 0 ? null : (m.mean * 100).toFixed(decimals);
 
-/** Text safe inside a LaTeX tabular cell. */
+/** Text set literally in LaTeX: its special characters escaped. */
 export function latexEscape(text: string): string {
   return text.replace(/[\\&%$#_{}~^]/g, (ch) =>
     ch === '\\' ? '\\textbackslash{}' : ch === '~' || ch === '^' ? `\\${ch}{}` : `\\${ch}`,

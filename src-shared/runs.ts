@@ -379,6 +379,21 @@ export const RunIdentitySchema = z
   .strict();
 export type RunIdentity = z.output<typeof RunIdentitySchema>;
 
+type NamedRun = Pick<RunListItem, 'id' | 'name' | 'preset'>;
+
+/**
+ * A run where it stands beside others (Compare, a report): its name, else its preset, then its
+ * id after " · ", which Compare's short labels cut at.
+ */
+export function runLabel(run: NamedRun): string {
+  return `${run.name || run.preset} · ${run.id}`;
+}
+
+/** A run as a table's row calls it: its name alone, or "preset · id" when it has none. */
+export function runTitle(run: NamedRun): string {
+  return run.name || `${run.preset} · ${run.id}`;
+}
+
 /** Tags as typed in one field: comma-separated, trimmed, empty parts dropped. */
 export function parseTagList(text: string): string[] {
   return text

@@ -46,5 +46,6 @@ export {
   randomInt,
   quantileSorted,
   pairedBootstrapCI,
+  bootstrapMeanCI,
   defaultBootstrapResamples,
 } from './stats';

@@ -187,3 +187,18 @@ export function pairedBootstrapCI(
     n,
   };
 }
+
+/**
+ * Bootstrap CI of one run's mean score: the paired bootstrap against an all-zero baseline, so the
+ * resampling, seed and percentile rule are the comparisons' own. `meanDiff` is the mean.
+ */
+export function bootstrapMeanCI(
+  scores: readonly number[],
+  options: BootstrapOptions = {},
+): BootstrapResult {
+  return pairedBootstrapCI(
+    scores.map(() => 0),
+    scores,
+    options,
+  );
+}

@@ -1,3 +1,4 @@
+import { runTitle } from '../../../src-shared/runs';
 import { coverageNote } from '../../../src-shared/coverage';
 import {
   PAPER_FORMATS,
@@ -76,7 +77,7 @@ export const reportCommand = defineCommand({
         runId: positionals[0] as string,
       });
       if (format !== null) {
-        io.stdout(paperTable(summary, { format, as, label: `${run.preset} · ${run.id}`, profile }));
+        io.stdout(paperTable(summary, { format, as, label: runTitle(run), profile }));
         return 0;
       }
       io.stdout(summaryTable(summary, scheme, profile));

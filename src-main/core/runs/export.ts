@@ -1,8 +1,12 @@
 import type { AnswerRecord, RunStatus } from '../../../src-shared/experiment';
 import { LOCOMO_PROFILE, type BenchmarkProfile } from '../../../src-shared/benchmarks';
+import { csvField } from '../../../src-shared/csv';
 import { metricsOf } from '../../../src-shared/metrics';
 import type { RunManifest } from './manifest';
 import type { RunReader } from './reader';
+
+// The one CSV cell writer lives in src-shared, so pure formatters (compareTable) use it too.
+export { csvField };
 
 /** Run exports: JSON (manifest, final answers, per-test answers) and CSV (final answers). */
 
@@ -122,24 +126,6 @@ export function buildRunExport(store: RunReader, runId: string): RunExport {
       answerMs: a.answerMs,
     })),
   };
-}
-
-/** What a spreadsheet reads as the start of a formula (OWASP "CSV Injection"). */
-const FORMULA_START = /^[=+\-@\t\r]/;
-
-/**
- * The one CSV cell writer: RFC 4180 quoting (fields holding a comma, quote, CR or LF are quoted,
- * inner quotes doubled), and text that a spreadsheet would run as a formula (`=HYPERLINK(…)`,
- * `=cmd|' /C calc'!A0`) neutralised as OWASP recommends: prefixed with `'` and quoted.
- * Whether a cell is data or text is decided by the value's type, not its look: a number (a score
- * of -0.5) is written as the number, while a string that starts with `-` (a prediction, a gold
- * answer) is text and gets the prefix.
- */
-export function csvField(value: string | number | null): string {
-  if (value === null) return '';
-  if (typeof value === 'number') return String(value);
-  if (FORMULA_START.test(value)) return `"'${value.replaceAll('"', '""')}"`;
-  return /[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
 }
 
 export function finalAnswersCsv(

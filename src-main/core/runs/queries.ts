@@ -4,6 +4,7 @@ import {
   configDiff,
   onSharedQuestions,
   runCost,
+  scoreIntervals,
   type RunComparison,
 } from '../../../src-shared/compare';
 import type { AnswerRecord } from '../../../src-shared/experiment';
@@ -14,6 +15,8 @@ import { WorkbenchError } from '../../../src-shared/errors';
 import { listSweeps, sweepDetail } from '../sweeps/read';
 import { csvField, exportRun } from './export';
 import type { RunReader } from './reader';
+import { distinctRunNames } from '../../../src-shared/compareTable';
+import { runLabel } from '../../../src-shared/runs';
 
 /**
  * The API's read views of the runs database, each a pure function of a RunReader. They are what
@@ -59,7 +62,7 @@ export function runQueries(reader: RunReader): RunQueries {
     const shared = onSharedQuestions(
       infos.map((info, i) => ({
         runId: info.id,
-        label: `${info.preset} · ${info.id}`,
+        label: runLabel(info),
         answers: answers[i] ?? [],
       })),
     );
@@ -70,7 +73,7 @@ export function runQueries(reader: RunReader): RunQueries {
       costs: infos.map((info, i) => runCost(info.id, info.manifest.usage, answers[i] ?? [])),
       fairness: fairnessWarnings(
         infos.map((info, i) => ({
-          label: `${info.preset} · ${info.id}`,
+          label: runLabel(info),
           topK: info.manifest.config.retrieval.topK,
           contextWords: info.manifest.config.retrieval.contextWords ?? null,
           answers: answers[i] ?? [],
@@ -91,6 +94,7 @@ export function runQueries(reader: RunReader): RunQueries {
       curve: reader.curve(runId),
       judgeProtocols: reader.protocolJudges(runId),
       errata: runErrata(reader, runId),
+      intervals: scoreIntervals(reader.finalAnswers(runId)),
     }),
     'runs.summary': ({ runId }) => ({
       info: reader.getRun(runId),
@@ -125,7 +129,7 @@ export function runQueries(reader: RunReader): RunQueries {
         );
         return {
           runId: info.id,
-          label: `${info.preset} · ${info.id}`,
+          label: runLabel(info),
           datasetSha256: info.manifest.dataset.sha256,
           topK: info.manifest.config.retrieval.topK,
           judgeProtocol: info.manifest.judge?.prompt.style ?? null,
@@ -186,9 +190,11 @@ function judgeReasons(
 /** One row per question: each run's prediction, score and flip against the baseline. */
 export function comparisonCsv(comparison: RunComparison): string {
   const header = ['sampleId', 'questionIndex', 'category', 'question', 'gold'];
-  comparison.runs.forEach((run, i) => {
-    header.push(`prediction[${run.runId}]`, `${comparison.metric}[${run.runId}]`);
-    if (i !== comparison.baselineIndex) header.push(`flip[${run.runId}]`);
+  // Headed by the runs' names (ids only where two would share one).
+  const names = distinctRunNames(comparison.runs);
+  names.forEach((name, i) => {
+    header.push(`prediction[${name}]`, `${comparison.metric}[${name}]`);
+    if (i !== comparison.baselineIndex) header.push(`flip[${name}]`);
   });
   const lines = [header.map(csvField).join(',')];
   for (const row of comparison.rows) {

@@ -6,11 +6,15 @@ import type { ExportedFile } from '@shared/api';
  * desktop app needs no IPC of its own for exports.
  */
 export function downloadFile(file: ExportedFile): void {
-  const blob = new Blob([file.content], { type: file.mimeType });
+  downloadBlob(new Blob([file.content], { type: file.mimeType }), file.filename);
+}
+
+/** The same download for bytes made in the page (a figure's PNG). */
+export function downloadBlob(blob: Blob, filename: string): void {
   const url = URL.createObjectURL(blob);
   const link = document.createElement('a');
   link.href = url;
-  link.download = file.filename;
+  link.download = filename;
   link.style.display = 'none';
   // Firefox ignores clicks on links that are not in the document.
   document.body.append(link);

@@ -11,6 +11,7 @@ import {
   type Updater,
 } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
+import { isTypingOrModified, stepKey } from '../../lib/rowKeys';
 import { hiddenColumns } from './priorities';
 import styles from './Table.module.css';
 
@@ -49,6 +50,11 @@ export interface TableProps<T> {
   isErrorRow?: (row: T) => boolean;
   /** Content shown under a row, across every column (null: the row is not expanded). */
   renderExpanded?: (row: T) => ReactNode;
+  /**
+   * Keyboard stepping over the rows in the order shown: j/k anywhere but a text field (the arrows
+   * with focus in the table) call onOpen with the next/previous row; Escape calls onClose.
+   */
+  stepKeys?: { onOpen: (row: T) => void; onClose: () => void };
   /** A row brought to the top of the scroll box whenever it changes (keyboard stepping). */
   scrollToRowId?: string | null;
   /** A last row after the data rows (totals), by column id; it is not sorted with them. */
@@ -96,6 +102,7 @@ export function Table<T>({
   onRowClick,
   isErrorRow,
   renderExpanded,
+  stepKeys,
   scrollToRowId = null,
   footer,
   empty,
@@ -159,6 +166,44 @@ export function Table<T>({
     if (scrollIndex >= 0) virtualizer.scrollToIndex(scrollIndex, { align: 'start' });
   }, [scrollIndex, virtualizer]);
 
+  // Read by the key handler at the time of the key, so one listener serves every render.
+  const live = useRef({ tableRows, selected, stepKeys });
+  live.current = { tableRows, selected, stepKeys };
+  const stepping = stepKeys !== undefined;
+  useEffect(() => {
+    if (!stepping) return undefined;
+    const onKey = (event: KeyboardEvent) => {
+      if (isTypingOrModified(event)) return;
+      const { tableRows: shown, selected: open, stepKeys: keys } = live.current;
+      if (keys === undefined) return;
+      if (event.key === 'Escape') {
+        if (open === null) return;
+        keys.onClose();
+        event.preventDefault();
+        return;
+      }
+      const inTable = scrollRef.current?.contains(event.target as Node) === true;
+      const step =
+        event.key === 'j' || (inTable && event.key === 'ArrowDown')
+          ? 1
+          : event.key === 'k' || (inTable && event.key === 'ArrowUp')
+            ? -1
+            : null;
+      if (step === null) return;
+      event.preventDefault();
+      const ids = shown.map((row) => row.id);
+      const next = stepKey(ids, open, step);
+      if (next === null || next === open) return;
+      const index = ids.indexOf(next);
+      const row = shown[index];
+      if (row === undefined) return;
+      keys.onOpen(row.original);
+      virtualizer.scrollToIndex(index, { align: 'auto' });
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [stepping, virtualizer]);
+
   return (
     <div className={styles.wrap}>
       {/* Focusable, so the keyboard can scroll a long table (arrows, Page Down). */}
@@ -204,7 +249,8 @@ export function Table<T>({
                             title={`Sort by ${meta(header.column).label}`}
                             onClick={header.column.getToggleSortingHandler()}
                           >
-                            {content}
+                            {/* One flex item: a header of text and elements stays in reading order. */}
+                            <span className={styles.sortLabel}>{content}</span>
                             <span className={styles.sortMark} aria-hidden="true">
                               {direction === 'asc' ? '▲' : direction === 'desc' ? '▼' : '↕'}
                             </span>

@@ -2,6 +2,7 @@ import {
   Bar,
   BarChart,
   CartesianGrid,
+  ErrorBar,
   LabelList,
   Legend,
   ResponsiveContainer,
@@ -9,7 +10,9 @@ import {
   XAxis,
   YAxis,
 } from 'recharts';
+import { useRef } from 'react';
 import { categoryTickLabel, formatScore, type CategoryChartRow } from './categoryRows';
+import { SaveFigure } from './SaveFigure';
 
 export type { CategoryChartRow } from './categoryRows';
 
@@ -68,11 +71,19 @@ export function CategoryChart({
   const name = title ?? `${metricLabel} per category`;
   const byTick = new Map(rows.map((r) => [categoryTickLabel(r), r]));
   const multi = series.length > 1;
+  const plot = useRef<HTMLDivElement>(null);
   return (
     <figure className="category-chart" aria-label={name}>
-      <div className="category-chart-plot" style={{ height }} aria-hidden="true">
+      <div ref={plot} className="category-chart-plot" style={{ height }} aria-hidden="true">
         <ResponsiveContainer width="100%" height="100%">
-          <BarChart data={rows} margin={{ top: 22, right: 12, bottom: 8, left: 0 }} barGap={2}>
+          {/* No keyboard layer: the plot is aria-hidden (the table below speaks for it), so it
+              must not take a Tab stop either. */}
+          <BarChart
+            data={rows}
+            margin={{ top: 22, right: 12, bottom: 8, left: 0 }}
+            barGap={2}
+            accessibilityLayer={false}
+          >
             <CartesianGrid strokeDasharray="3 3" vertical={false} stroke="#e6e9ef" />
             <XAxis
               dataKey={(row: CategoryChartRow) => categoryTickLabel(row)}
@@ -115,6 +126,18 @@ export function CategoryChart({
                 maxBarSize={multi ? 36 : 64}
                 isAnimationActive={false}
               >
+                {/* The 95% interval as a whisker; the gap to the mean on each side, as recharts wants. */}
+                <ErrorBar
+                  dataKey={(row: CategoryChartRow) => {
+                    const ci = row.intervals?.[s.key];
+                    const mean = row.values[s.key];
+                    return ci && typeof mean === 'number' ? [mean - ci[0], ci[1] - mean] : [0, 0];
+                  }}
+                  width={6}
+                  strokeWidth={1.5}
+                  stroke="#1d2330"
+                  direction="y"
+                />
                 <LabelList
                   position="top"
                   fontSize={11}
@@ -129,8 +152,10 @@ export function CategoryChart({
       <figcaption className="chart-caption">
         <strong>{metricLabel}</strong> per category, mean over {subject}; categories named by the{' '}
         <strong>{schemeLabel}</strong> scheme; n = questions behind each bar
-        {multi ? ' (first series; each series’ n in the tooltip)' : ''}.
+        {multi ? ' (first series; each series’ n in the tooltip)' : ''}
+        {rows.some((r) => r.intervals) ? '; whiskers: 95% bootstrap interval of the mean' : ''}.
       </figcaption>
+      <SaveFigure plot={plot} name={name} />
       <table className="sr-only">
         <caption>{name}</caption>
         <thead>

@@ -32,6 +32,8 @@ export interface CategoryChartRow {
   values: Record<string, number | null>;
   /** Series key -> n, for tooltips when series differ (runs over different samples). */
   ns: Record<string, number>;
+  /** Series key -> 95% interval [low, high] of the mean, drawn as a whisker where given. */
+  intervals?: Record<string, readonly [number, number]>;
 }
 
 export interface SummarySeries {

@@ -1,6 +1,9 @@
-import { memo, useMemo } from 'react';
-import type { CompareMetric, RunComparison } from '@shared/compare';
+import { memo, useMemo, useState } from 'react';
+import type { CompareMetric, QuestionSets, RunComparison } from '@shared/compare';
 import { schemeLabelOf, type BenchmarkProfile, type SchemeId } from '@shared/benchmarks';
+import { compareCategoryCsv, compareTable, distinctRunNames } from '@shared/compareTable';
+import type { FairnessWarning } from '@shared/fairness';
+import { downloadFile } from '../../lib/download';
 import { CategoryChart, type CategoryChartSeries } from '../../components/charts/CategoryChart';
 import { RunTag } from './RunPicker';
 import {
@@ -23,12 +26,17 @@ export const CategoryPanel = memo(function CategoryPanel({
   scheme,
   profile,
   metric,
+  fairness,
+  questionSets,
 }: {
   comparison: RunComparison;
   scheme: SchemeId;
   /** The baseline run's benchmark, which names the categories. */
   profile: BenchmarkProfile;
   metric: CompareMetric;
+  /** Printed under a copied table, so it says when the runs were not on equal terms. */
+  fairness: readonly FairnessWarning[];
+  questionSets: QuestionSets | null;
 }) {
   const rows = useMemo(
     () => categoryTableRows(comparison, scheme, profile),
@@ -51,6 +59,31 @@ export const CategoryPanel = memo(function CategoryPanel({
   );
   const baseLetter = runLetter(base);
   const metricLabel = METRIC_LABELS[metric];
+  const [copied, setCopied] = useState<string | null>(null);
+  // The same tables `cli compare --format md|latex` prints: runs by name, each Δ with its intervals.
+  const names = distinctRunNames(comparison.runs);
+  const tableAs = (markup: 'latex' | 'md') =>
+    compareTable(
+      {
+        comparison,
+        fairness,
+        questionSets: questionSets ?? {
+          shared: 0,
+          perRun: comparison.runs.map(() => 0),
+        },
+        benchmark: profile,
+      },
+      { markup, scheme, names },
+    );
+  const copy = async (as: 'latex' | 'md', label: string) => {
+    const text = tableAs(as);
+    try {
+      await navigator.clipboard.writeText(text);
+      setCopied(`Copied the per-category table as ${label}.`);
+    } catch {
+      setCopied(`The clipboard is not available; use Save CSV.`);
+    }
+  };
 
   return (
     <section className="panel" aria-labelledby="compare-categories-title">
@@ -60,6 +93,30 @@ export const CategoryPanel = memo(function CategoryPanel({
           · mean {metricLabel} · {schemeLabelOf(profile, scheme)} category names
         </span>
       </h2>
+      <div className="toolbar table-actions">
+        <button type="button" className="small-button" onClick={() => void copy('latex', 'LaTeX')}>
+          Copy as LaTeX
+        </button>
+        <button type="button" className="small-button" onClick={() => void copy('md', 'Markdown')}>
+          Copy as Markdown
+        </button>
+        <button
+          type="button"
+          className="small-button"
+          onClick={() =>
+            downloadFile({
+              filename: `compare-per-category-${comparison.runs.map((r) => r.runId).join('-vs-')}.csv`,
+              mimeType: 'text/csv',
+              content: compareCategoryCsv(comparison, { scheme, profile, names }),
+            })
+          }
+        >
+          Save per-category CSV
+        </button>
+        <span className="muted small" role="status">
+          {copied}
+        </span>
+      </div>
       <div className="category-grid">
         <div className="table-scroll">
           <table className="category-table">

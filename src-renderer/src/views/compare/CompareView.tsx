@@ -9,6 +9,7 @@ import {
   type SchemeId,
 } from '@shared/benchmarks';
 import { ErrorView } from '../../components/ErrorView';
+import { isTypingOrModified } from '../../lib/rowKeys';
 import { SchemeToggle } from '../../components/SchemeToggle/SchemeToggle';
 import { CategoryPanel } from './CategoryPanel';
 import { ConfigDiffTable } from './ConfigDiffTable';
@@ -38,6 +39,7 @@ import {
   parseCompareParams,
   runLetter,
   sampleCounts,
+  onlyFlip,
   toggleFlip,
   toggleRun,
   type CompareParams,
@@ -186,6 +188,8 @@ export function CompareView() {
             scheme={params.scheme}
             profile={profile}
             metric={comparison.metric}
+            fairness={result.data?.fairness ?? []}
+            questionSets={result.data?.questionSets ?? null}
           />
           <ConfigDiffTable diff={result.data?.configDiff ?? []} runs={comparison.runs} />
           <QuestionsPanel
@@ -261,9 +265,6 @@ const SHORT_METRIC: Record<RunComparison['metric'], string> = Object.fromEntries
   metricList().map((m) => [m.id, m.short]),
 );
 
-const TEXT_FIELDS =
-  'input:not([type="checkbox"]):not([type="radio"]):not([type="button"]), textarea, select, [contenteditable="true"]';
-
 function QuestionsPanel({
   comparison,
   profile,
@@ -315,10 +316,8 @@ function QuestionsPanel({
   const tableRef = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
-      if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
+      if (isTypingOrModified(event)) return;
       const target = event.target as HTMLElement | null;
-      // Typing in a text field (the search) is not a command; a focused checkbox is fine.
-      if (target?.closest(TEXT_FIELDS)) return;
       const inTable = target !== null && tableRef.current?.contains(target) === true;
       const action = flipKeyAction(event.key, inTable);
       if (action === null) return;
@@ -328,7 +327,7 @@ function QuestionsPanel({
         new URLSearchParams(window.location.hash.split('?')[1] ?? ''),
       );
       if (action === 'improved' || action === 'regressed') {
-        update({ flips: toggleFlip(flips, action) });
+        update({ flips: onlyFlip(flips, action) });
       } else if (action === 'close') {
         if (open === null) return;
         update({ open: null });

@@ -2,6 +2,7 @@ import type { QuestionAcrossRuns } from '@shared/api';
 import type { CompareMetric } from '@shared/compare';
 import type { Sample } from '@shared/dataset/types';
 import { retrievedView, type RetrievedRow } from '../runs/shape';
+import { stepKey } from '../../lib/rowKeys';
 
 /**
  * "Why did it flip?": one question's answer in each compared run, laid out so the difference
@@ -140,21 +141,17 @@ export function parseOpenKey(
   return { sampleId: key.slice(0, cut), questionIndex };
 }
 
-/**
- * The question `step` rows away from the open one among the rows shown (the filtered flips).
- * Nothing open, or the open one filtered out: the first row (next) or the last (previous). At
- * either end it stays put rather than wrapping, so holding a key never cycles unnoticed.
- */
+/** The question `step` rows away from the open one among the rows shown (see stepKey). */
 export function stepOpen(
   rows: ReadonlyArray<{ sampleId: string; questionIndex: number }>,
   open: string | null,
   step: 1 | -1,
 ): string | null {
-  if (rows.length === 0) return null;
-  const keys = rows.map((r) => openKey(r.sampleId, r.questionIndex));
-  const at = open === null ? -1 : keys.indexOf(open);
-  if (at < 0) return step === 1 ? keys[0]! : keys[keys.length - 1]!;
-  return keys[Math.min(keys.length - 1, Math.max(0, at + step))]!;
+  return stepKey(
+    rows.map((r) => openKey(r.sampleId, r.questionIndex)),
+    open,
+    step,
+  );
 }
 
 export type FlipKeyAction = 'next' | 'previous' | 'close' | 'improved' | 'regressed';

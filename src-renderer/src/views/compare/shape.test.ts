@@ -23,6 +23,7 @@ import {
   pickerRuns,
   shortRunLabel,
   significance,
+  onlyFlip,
   toggleFlip,
   toggleRun,
 } from './shape';
@@ -387,6 +388,13 @@ describe('question rows', () => {
   it('toggles flip chips in canonical order', () => {
     expect(toggleFlip(['regressed'], 'improved')).toEqual(['improved', 'regressed']);
     expect(toggleFlip(['improved', 'regressed'], 'improved')).toEqual(['regressed']);
+  });
+
+  it('i then r shows only regressions, as the hint says; the same key again shows all', () => {
+    expect(onlyFlip([], 'improved')).toEqual(['improved']);
+    expect(onlyFlip(['improved'], 'regressed')).toEqual(['regressed']);
+    expect(onlyFlip(['improved', 'regressed'], 'regressed')).toEqual(['regressed']);
+    expect(onlyFlip(['regressed'], 'regressed')).toEqual([]);
   });
 });
 

@@ -387,6 +387,14 @@ export function toggleFlip(current: readonly Flip[], flip: Flip): Flip[] {
   return FLIPS.filter((f) => set.has(f));
 }
 
+/**
+ * The i / r keys: show only that kind of flip; pressed again, show every question. Unlike the
+ * chips (toggleFlip), a key never adds to what is shown: `i` then `r` shows only regressions.
+ */
+export function onlyFlip(current: readonly Flip[], flip: Flip): Flip[] {
+  return current.length === 1 && current[0] === flip ? [] : [flip];
+}
+
 /** An errored answer is stored as ERROR_PREDICTION; the cell says so instead of a score. */
 export function isErrorCell(cell: CompareRow['cells'][number]): boolean {
   return cell !== null && (cell.error !== null || cell.prediction === ERROR_PREDICTION);

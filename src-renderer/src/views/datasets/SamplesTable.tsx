@@ -106,7 +106,14 @@ function categoryColumns(
         </>
       ),
       cell: (info) => count(info.getValue()),
-      meta: { ...countMeta(2), label: `${id} ${categoryLabel(profile, id, scheme)}` },
+      // Wide enough for the longest name's one word ("adversarial", "open-domain"), which
+      // otherwise spills over the next header.
+      meta: {
+        ...countMeta(2),
+        width: 'minmax(96px, 1fr)',
+        min: 96,
+        label: `${id} ${categoryLabel(profile, id, scheme)}`,
+      },
     }),
   );
 }

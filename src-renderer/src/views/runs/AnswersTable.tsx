@@ -121,8 +121,9 @@ const after = [
   ),
   column.accessor((a) => a.retrieveMs + a.answerMs, {
     id: 'latency',
-    header: 'Latency',
-    meta: { width: '76px', min: 76, numeric: true, priority: 2 },
+    // The unit in the header, not only in a tooltip.
+    header: 'Latency ms',
+    meta: { width: '80px', min: 80, numeric: true, priority: 2 },
     cell: (info) => {
       const a = info.row.original;
       return (
@@ -155,6 +156,7 @@ export function AnswersTable({
   profile = LOCOMO_PROFILE,
   selected,
   onSelect,
+  onClose,
   sort,
   onSortChange,
 }: {
@@ -165,6 +167,8 @@ export function AnswersTable({
   profile?: BenchmarkProfile;
   selected: string | null;
   onSelect: (key: string) => void;
+  /** Puts the open question's panel away (Escape). */
+  onClose: () => void;
   /** As sortParam writes it. */
   sort: string | null;
   onSortChange: (sort: string | null) => void;
@@ -183,6 +187,7 @@ export function AnswersTable({
       onSortChange={(next) => onSortChange(formatSort(next))}
       selected={selected}
       onRowClick={(a) => onSelect(answerKey(a))}
+      stepKeys={{ onOpen: (a) => onSelect(answerKey(a)), onClose }}
       isErrorRow={(a) => a.error !== null}
       empty="No question matches the filters."
       maxHeight="min(62vh, 620px)"

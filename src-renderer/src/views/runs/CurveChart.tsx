@@ -8,7 +8,9 @@ import {
   XAxis,
   YAxis,
 } from 'recharts';
+import { useRef } from 'react';
 import { SERIES_COLORS } from '../../components/charts/CategoryChart';
+import { SaveFigure } from '../../components/charts/SaveFigure';
 import { lineStyle } from '../../components/charts/lineStyles';
 import { METRIC_LABELS, formatScore, type ChartMetric } from '../../components/charts/categoryRows';
 import type { CurveLinePoint, CurveView } from './shape';
@@ -40,11 +42,13 @@ export function CurveChart({ view }: { view: CurveView }) {
           }),
     })),
   );
+  const plot = useRef<HTMLDivElement>(null);
   return (
     <figure className="curve-chart" aria-label="Accuracy as the conversation grows">
-      <div className="curve-plot" aria-hidden="true">
+      <div ref={plot} className="curve-plot" aria-hidden="true">
         <ResponsiveContainer width="100%" height="100%">
-          <LineChart margin={{ top: 8, right: 16, bottom: 18, left: 0 }}>
+          {/* aria-hidden above, so no Tab stop either (recharts' keyboard layer is on by default). */}
+          <LineChart margin={{ top: 8, right: 16, bottom: 18, left: 0 }} accessibilityLayer={false}>
             <CartesianGrid strokeDasharray="3 3" stroke="#e6e9ef" />
             <XAxis
               type="number"
@@ -100,6 +104,7 @@ export function CurveChart({ view }: { view: CurveView }) {
           : 'test index, averaged across samples (samples differ in length)'}
         . These are not pooled into the headline, which uses final answers only.
       </figcaption>
+      <SaveFigure plot={plot} name="Accuracy as the conversation grows" />
     </figure>
   );
 }

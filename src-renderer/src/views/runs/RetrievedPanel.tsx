@@ -29,14 +29,8 @@ export function RetrievedPanel({
   const evidence = new Set(view.evidence ?? []);
 
   return (
-    <aside
-      className="panel retrieved-panel"
-      aria-label="Retrieved memories"
-      // In a narrow window the panel covers the table; Escape puts it away from the keyboard.
-      onKeyDown={(event) => {
-        if (event.key === 'Escape') onClose();
-      }}
-    >
+    // Escape puts it away wherever focus is (the answers table listens for it).
+    <aside className="panel retrieved-panel" aria-label="Retrieved memories">
       <header className="retrieved-head">
         <div>
           <CategoryBadge id={answer.category} scheme={scheme} profile={profile} />{' '}

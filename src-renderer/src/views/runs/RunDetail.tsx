@@ -1,5 +1,6 @@
 import { useMemo } from 'react';
 import type { RunDetail as RunDetailData } from '@shared/api';
+import type { ScoreIntervals } from '@shared/compare';
 import { categoryLabel, schemeLabelOf, type BenchmarkProfile } from '@shared/benchmarks';
 import { coverageNote } from '@shared/coverage';
 import { answerableOf, type AnswerRecord, type ScorePair } from '@shared/experiment';
@@ -67,11 +68,20 @@ export function RunDetail({
   // A metric this run lacks (a judge-less run opened from a judged run's URL) falls back to F1.
   const metrics = runMetrics(summary, m);
   const metric = metrics.includes(params.metric) ? params.metric : 'officialF1';
-  const rows = useMemo(
-    () =>
-      categoryChartRows([{ key: 'run', summary }], { metric, scheme: params.scheme, benchmark }),
-    [summary, metric, params.scheme, benchmark],
-  );
+  const intervals = detail.intervals;
+  const rows = useMemo(() => {
+    const plain = categoryChartRows([{ key: 'run', summary }], {
+      metric,
+      scheme: params.scheme,
+      benchmark,
+    });
+    // Whiskers where the interval is of the metric drawn (official F1).
+    if (!intervals || intervals.metric !== metric) return plain;
+    return plain.map((row) => {
+      const ci = intervals.byCategory[row.category];
+      return ci && ci.n > 0 ? { ...row, intervals: { run: [ci.low, ci.high] as const } } : row;
+    });
+  }, [summary, metric, params.scheme, benchmark, intervals]);
   const curveState = useMemo(
     () => curveView(curve, params.curve, metric),
     [curve, params.curve, metric],
@@ -82,6 +92,145 @@ export function RunDetail({
 
   return (
     <>
+      <section className="overall-cards" aria-label="Overall scores">
+        <Overall
+          title={`All categories (n=${summary.overall.all.officialF1.n})`}
+          note={`official ${benchmark.label} convention`}
+          pair={summary.overall.all}
+          interval={intervals && intervals.all.n > 0 ? intervals : undefined}
+        />
+        <Overall
+          title={`${answerableTitle(benchmark)} (n=${answerableOf(summary).officialF1.n})`}
+          note={
+            benchmark.id === 'locomo'
+              ? 'Mem0 convention, adversarial left out'
+              : 'answerable questions, abstention left out'
+          }
+          pair={answerableOf(summary)}
+        />
+        {summary.overall.taskAveraged ? (
+          <Overall
+            title={`Task-averaged (n=${summary.overall.all.officialF1.n})`}
+            note={`mean over ${benchmark.label} question types`}
+            pair={summary.overall.taskAveraged}
+          />
+        ) : null}
+        {summary.overall.abstention ? (
+          <Overall
+            title={`Abstention (n=${summary.overall.abstention.judge.n})`}
+            note="abstention questions only, as the benchmark reports them"
+            pair={summary.overall.abstention}
+          />
+        ) : null}
+        <div className="overall-card">
+          <div className="overall-title">Questions</div>
+          <div className="overall-value">{summary.questions}</div>
+          <div className={summary.errors > 0 ? 'has-errors' : 'muted'}>
+            {summary.errors} errored answers
+          </div>
+          {coverage ? (
+            // A choice (samples picked) reads as a note; only lost questions are in red.
+            <div
+              role="note"
+              className={`coverage-note ${coverage.deliberate ? 'muted' : 'has-errors'}`}
+            >
+              {coverage.text}
+            </div>
+          ) : null}
+        </div>
+      </section>
+
+      {/* Side by side where both fit, so the questions start within a screen of the scores. */}
+      <div className="run-charts">
+        <section className="panel" aria-labelledby="by-category-title">
+          <div className="panel-head">
+            <h2 id="by-category-title">Per category</h2>
+            <div className="toolbar">
+              <Segmented
+                label="Metric"
+                options={metrics.map((value) => ({ value, label: METRIC_LABELS[value] }))}
+                value={metric}
+                onChange={(metric) => update({ metric })}
+              />
+              <SchemeToggle
+                profile={benchmark}
+                value={params.scheme}
+                onChange={(scheme) => update({ scheme })}
+              />
+            </div>
+          </div>
+          <CategoryChart
+            rows={rows}
+            series={[{ key: 'run', label: info.preset }]}
+            metricLabel={METRIC_LABELS[metric]}
+            schemeLabel={schemeLabelOf(benchmark, params.scheme)}
+            subject="final answers"
+            height={300}
+          />
+        </section>
+
+        <section className="panel" aria-labelledby="curve-title">
+          <div className="panel-head">
+            <h2 id="curve-title">Accuracy as the conversation grows</h2>
+            {curveSamples.length > 1 ? (
+              <label className="inline-field">
+                Samples
+                <select
+                  value={
+                    curveState.mode.kind === 'sample'
+                      ? `sample:${curveState.mode.sampleId}`
+                      : curveState.mode.kind
+                  }
+                  onChange={(event) =>
+                    update({ curve: parseCurveOption(event.currentTarget.value) })
+                  }
+                >
+                  <option value="mean">Mean across samples (by test #)</option>
+                  <option value="each">Each sample (F1)</option>
+                  {curveSamples.map((id) => (
+                    <option key={id} value={`sample:${id}`}>
+                      {id}
+                    </option>
+                  ))}
+                </select>
+              </label>
+            ) : null}
+          </div>
+          {curve.length === 0 ? (
+            <p className="muted">No test was committed.</p>
+          ) : (
+            <CurveChart view={curveState} />
+          )}
+        </section>
+      </div>
+
+      <JudgeProtocolsPanel
+        runId={info.id}
+        running={info.status === 'running'}
+        protocols={detail.judgeProtocols}
+        profile={benchmark}
+        scheme={params.scheme}
+        onRescored={onRescored}
+      />
+      {detail.errata ? (
+        <ErrataPanel
+          errata={detail.errata}
+          metric={metric}
+          profile={benchmark}
+          scheme={params.scheme}
+        />
+      ) : null}
+
+      <AnswersSection
+        runId={info.id}
+        params={params}
+        update={update}
+        datasetSha256={m.dataset.sha256}
+        datasetName={datasetName}
+        profile={benchmark}
+        memoryUsage={m.usage?.memory ?? null}
+      />
+      {/* Provenance: looked up, not read first, so it follows the answers. */}
       <section className="panel manifest" aria-labelledby="manifest-title">
         <h2 id="manifest-title">Manifest</h2>
         <dl className="manifest-grid">
@@ -219,135 +368,6 @@ export function RunDetail({
           </p>
         ) : null}
       </section>
-
-      <section className="overall-cards" aria-label="Overall scores">
-        <Overall
-          title={`All categories (n=${summary.overall.all.officialF1.n})`}
-          note={`official ${benchmark.label} convention`}
-          pair={summary.overall.all}
-        />
-        <Overall
-          title={`${answerableTitle(benchmark)} (n=${answerableOf(summary).officialF1.n})`}
-          note={
-            benchmark.id === 'locomo'
-              ? 'Mem0 convention, adversarial left out'
-              : 'answerable questions, abstention left out'
-          }
-          pair={answerableOf(summary)}
-        />
-        {summary.overall.taskAveraged ? (
-          <Overall
-            title={`Task-averaged (n=${summary.overall.all.officialF1.n})`}
-            note={`mean over ${benchmark.label} question types`}
-            pair={summary.overall.taskAveraged}
-          />
-        ) : null}
-        {summary.overall.abstention ? (
-          <Overall
-            title={`Abstention (n=${summary.overall.abstention.judge.n})`}
-            note="abstention questions only, as the benchmark reports them"
-            pair={summary.overall.abstention}
-          />
-        ) : null}
-        <div className="overall-card">
-          <div className="overall-title">Questions</div>
-          <div className="overall-value">{summary.questions}</div>
-          <div className={summary.errors > 0 ? 'has-errors' : 'muted'}>
-            {summary.errors} errored answers
-          </div>
-          {coverage ? (
-            <div role="note" className="coverage-note has-errors">
-              {coverage.text}
-            </div>
-          ) : null}
-        </div>
-      </section>
-
-      <section className="panel" aria-labelledby="by-category-title">
-        <div className="panel-head">
-          <h2 id="by-category-title">Per category</h2>
-          <div className="toolbar">
-            <Segmented
-              label="Metric"
-              options={metrics.map((value) => ({ value, label: METRIC_LABELS[value] }))}
-              value={metric}
-              onChange={(metric) => update({ metric })}
-            />
-            <SchemeToggle
-              profile={benchmark}
-              value={params.scheme}
-              onChange={(scheme) => update({ scheme })}
-            />
-          </div>
-        </div>
-        <CategoryChart
-          rows={rows}
-          series={[{ key: 'run', label: info.preset }]}
-          metricLabel={METRIC_LABELS[metric]}
-          schemeLabel={schemeLabelOf(benchmark, params.scheme)}
-          subject="final answers"
-          height={300}
-        />
-      </section>
-
-      <JudgeProtocolsPanel
-        runId={info.id}
-        running={info.status === 'running'}
-        protocols={detail.judgeProtocols}
-        profile={benchmark}
-        scheme={params.scheme}
-        onRescored={onRescored}
-      />
-      {detail.errata ? (
-        <ErrataPanel
-          errata={detail.errata}
-          metric={metric}
-          profile={benchmark}
-          scheme={params.scheme}
-        />
-      ) : null}
-
-      <section className="panel" aria-labelledby="curve-title">
-        <div className="panel-head">
-          <h2 id="curve-title">Accuracy as the conversation grows</h2>
-          {curveSamples.length > 1 ? (
-            <label className="inline-field">
-              Samples
-              <select
-                value={
-                  curveState.mode.kind === 'sample'
-                    ? `sample:${curveState.mode.sampleId}`
-                    : curveState.mode.kind
-                }
-                onChange={(event) => update({ curve: parseCurveOption(event.currentTarget.value) })}
-              >
-                <option value="mean">Mean across samples (by test #)</option>
-                <option value="each">Each sample (F1)</option>
-                {curveSamples.map((id) => (
-                  <option key={id} value={`sample:${id}`}>
-                    {id}
-                  </option>
-                ))}
-              </select>
-            </label>
-          ) : null}
-        </div>
-        {curve.length === 0 ? (
-          <p className="muted">No test was committed.</p>
-        ) : (
-          <CurveChart view={curveState} />
-        )}
-      </section>
-
-      <AnswersSection
-        runId={info.id}
-        params={params}
-        update={update}
-        datasetSha256={m.dataset.sha256}
-        datasetName={datasetName}
-        profile={benchmark}
-        memoryUsage={m.usage?.memory ?? null}
-      />
     </>
   );
 }
@@ -388,13 +408,33 @@ function answerableTitle(profile: BenchmarkProfile): string {
 const extra = metricList().filter((m) => m.source === 'answer' && m.categories === 'answerable');
 const judges = metricList().filter((m) => m.source === 'judge');
 
-function Overall({ title, note, pair }: { title: string; note: string; pair: ScorePair }) {
+function Overall({
+  title,
+  note,
+  pair,
+  interval,
+}: {
+  title: string;
+  note: string;
+  pair: ScorePair;
+  /** The headline's 95% bootstrap interval, where the engine sent one. */
+  interval?: ScoreIntervals | undefined;
+}) {
   return (
     <div className="overall-card">
       <div className="overall-title">{title}</div>
       <div className="overall-value">
         {formatScore(pair.officialF1.mean)} <span className="overall-unit">F1</span>
       </div>
+      {interval ? (
+        <div className="overall-interval">
+          95% CI [{formatScore(interval.all.low)}, {formatScore(interval.all.high)}]{' '}
+          <span className="muted">
+            (bootstrap, {interval.resamples.toLocaleString('en-US')} resamples, seed {interval.seed}
+            )
+          </span>
+        </div>
+      ) : null}
       <div className="muted">
         recall@k {formatScore(pair.evidenceRecall.mean)} (n={pair.evidenceRecall.n}) · {note}
       </div>
@@ -579,6 +619,7 @@ function AnswersSection({
             profile={profile}
             selected={params.question}
             onSelect={(key) => update({ question: key === params.question ? null : key })}
+            onClose={() => update({ question: null })}
           />
           {open ? (
             <RetrievedPanel

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import type { RunDetail } from '@shared/api';
 import { toErrorPayload, type ErrorPayload } from '@shared/errors';
 import { paperTable, type PaperFormat, type PaperMarkup } from '@shared/paperTables';
+import { runTitle } from '@shared/runs';
 import { useClient } from '../../api/context';
 import { ErrorView } from '../../components/ErrorView';
 
@@ -40,7 +41,8 @@ export function RunScoreActions({
     const text = paperTable(detail.summary, {
       format: choice.format,
       as: choice.as,
-      label: `${detail.info.preset} · ${runId}`,
+      // The name the researcher gave the run, as the paper will print it.
+      label: runTitle(detail.info),
       profile: detail.benchmark,
     });
     setError(null);

@@ -81,7 +81,7 @@ export function RunsView() {
             <input
               type="search"
               aria-label="Search runs"
-              placeholder="Search run id, preset, status…"
+              placeholder="Search name, tag, run id, preset, status…"
               defaultValue={params.runSearch}
               onChange={(event) => update({ runSearch: event.currentTarget.value })}
             />
