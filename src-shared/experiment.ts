@@ -734,6 +734,8 @@ export function answerScores(
     evidence?: readonly string[];
     evidenceRaw?: readonly string[];
     retrieved?: readonly string[];
+    topK?: number;
+    retrievalCorpus?: readonly string[];
     /** LoCoMo-form context ids (`retrievedContext`), when they differ from `retrieved`. */
     context?: readonly string[];
     errored?: boolean;
@@ -748,6 +750,8 @@ export function answerScores(
     retrieved: answer.retrieved ?? [],
     ...(answer.evidenceRaw ? { evidenceRaw: answer.evidenceRaw } : {}),
     ...(answer.context ? { context: answer.context } : {}),
+    ...(answer.topK !== undefined ? { topK: answer.topK } : {}),
+    ...(answer.retrievalCorpus ? { retrievalCorpus: answer.retrievalCorpus } : {}),
     errored: answer.errored ?? false,
   });
 }

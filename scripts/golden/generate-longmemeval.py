@@ -11,9 +11,10 @@ repository):
     stubbed in sys.modules (its __main__ block does not run), called for every question type,
     with and without abstention, on values holding braces and newlines;
   * src/retrieval/eval_utils.py      evaluate_retrieval and evaluate_retrieval_turn2session
-    (numpy), on turn ids built as run_retrieval.py's process_item_flat_index builds them
-    (`<session>_<turn>`, answer-session turns without has_answer renamed `noans`), over seeded
-    random rankings.
+    (numpy): recall_any, recall_all and ndcg_any at turn and session level, over seeded random
+    rankings of a corpus built by src/retrieval/run_retrieval.py's own process_item_flat_index
+    (that one function is read out of the file with ast; the module imports torch), with
+    run_retrieval.py's exclusions replayed (no user has_answer turn: no value).
 The turn ids are written beside the workbench's (`D<session>:<turn>`) so the tests can score the
 same rankings.
 """
@@ -91,43 +92,66 @@ def prompt_cases(evaluate_qa):
     return cases
 
 
-def recall_cases(eval_utils, seed=17, count=60):
+def load_function(path, name):
+    """One top-level function of a module whose imports (torch, transformers) are not installed."""
+    import ast
+
+    tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    node = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name)
+    namespace = {}
+    exec(compile(ast.Module(body=[node], type_ignores=[]), str(path), "exec"), namespace)
+    return namespace[name]
+
+
+def recall_cases(eval_utils, process_item_flat_index, seed=17, count=60):
+    """Haystacks of user and assistant turns; the corpus and its ids come from the reference's
+    process_item_flat_index (turn granularity), the metrics from eval_utils, and the exclusions
+    replay run_retrieval.py's main (abstention ids and questions without a user has_answer turn)."""
     rng = random.Random(seed)
     cases = []
     for _ in range(count):
         sessions = rng.randint(2, 6)
-        corpus_ids, ours = [], []
+        corpus_ids, ours, user_ids, haystack = [], [], [], []
         for s in range(1, sessions + 1):
-            answer_session = rng.random() < 0.4
+            answer_session = rng.random() < 0.45
             name = f"answer_{s:03d}" if answer_session else f"sharegpt_{s:03d}"
-            for t in range(1, rng.randint(1, 4) + 1):
-                has_answer = answer_session and rng.random() < 0.5
-                cid = f"{name}_{t}"
-                if answer_session and not has_answer:
-                    cid = cid.replace("answer", "noans")
-                corpus_ids.append(cid)
-                ours.append({"id": f"D{s}:{t}", "hasAnswer": has_answer})
+            turns = []
+            for t in range(rng.randint(1, 6)):
+                role = "user" if t % 2 == 0 else "assistant"
+                has_answer = answer_session and rng.random() < 0.4
+                turn = {"role": role, "content": f"turn {s}.{t + 1}"}
+                if answer_session:
+                    turn["has_answer"] = has_answer
+                turns.append(turn)
+                ours.append({"id": f"D{s}:{t + 1}", "role": role, "hasAnswer": has_answer})
+            haystack.append(turns)
+            _, ids, _ = process_item_flat_index(turns, "turn", name, "2023/05/20 (Sat) 02:21")
+            corpus_ids += ids
+            user_ids += [f"D{s}:{t + 1}" for t, turn in enumerate(turns) if turn["role"] == "user"]
         correct_docs = list(set(c for c in corpus_ids if "answer" in c))
-        if not correct_docs:
-            continue
+        # run_retrieval.py main: skipped when no user turn has has_answer (abstention ids likewise).
+        no_target = not any(
+            ("has_answer" in turn) and turn["has_answer"]
+            for turn in [x for y in haystack for x in y if x["role"] == "user"]
+        )
         rankings = list(range(len(corpus_ids)))
         rng.shuffle(rankings)
-        for k in (1, 3, 5):
-            _, turn_all, _ = eval_utils.evaluate_retrieval(rankings, correct_docs, corpus_ids, k=k)
-            # Replays the reference's effective k, to hand the tests the same ranked prefix.
-            stripped = ["_".join(c.split("_")[:-1]) for c in corpus_ids]
-            effective_k = k
-            while effective_k <= len(stripped) and len(set(stripped[i] for i in rankings[:effective_k])) < k:
-                effective_k += 1
-            _, session_all, _ = eval_utils.evaluate_retrieval_turn2session(rankings, correct_docs, corpus_ids, k=k)
-            cases.append({
-                "turns": ours,
-                "ranked": [ours[i]["id"] for i in rankings],
-                "k": k,
-                "effectiveK": effective_k,
-                "turnRecallAll": turn_all,
-                "sessionRecallAll": session_all,
-            })
+        ranked_users = [user_ids[i] for i in rankings]
+        # The workbench's ranking also holds assistant turns, which the reference's corpus lacks.
+        assistants = [t["id"] for t in ours if t["role"] == "assistant"]
+        ranked = list(ranked_users)
+        for a in assistants:
+            ranked.insert(rng.randint(0, len(ranked)), a)
+        case = {"turns": ours, "ranked": ranked, "excluded": no_target, "byK": []}
+        for k in (1, 3, 5, 10):
+            scores = {"k": k}
+            if not no_target:
+                turn = eval_utils.evaluate_retrieval(rankings, correct_docs, corpus_ids, k=k)
+                session = eval_utils.evaluate_retrieval_turn2session(rankings, correct_docs, corpus_ids, k=k)
+                scores["turn"] = dict(zip(("recallAny", "recallAll", "ndcgAny"), map(float, turn)))
+                scores["session"] = dict(zip(("recallAny", "recallAll", "ndcgAny"), map(float, session)))
+            case["byK"].append(scores)
+        cases.append(case)
     return cases
 
 
@@ -143,10 +167,13 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         evaluate_qa = load(checkout(args.repo, rev, "src/evaluation/evaluate_qa.py", tmp), "evaluate_qa")
         eval_utils = load(checkout(args.repo, rev, "src/retrieval/eval_utils.py", tmp), "eval_utils")
+        process_item_flat_index = load_function(
+            checkout(args.repo, rev, "src/retrieval/run_retrieval.py", tmp), "process_item_flat_index"
+        )
         out = {
             "source": f"xiaowu0162/LongMemEval@{rev}",
             "judgePrompts": prompt_cases(evaluate_qa),
-            "recall": recall_cases(eval_utils),
+            "recall": recall_cases(eval_utils, process_item_flat_index),
         }
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

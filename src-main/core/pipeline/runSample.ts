@@ -560,6 +560,8 @@ async function askOne(
           evidence: qa.evidence,
           evidenceRaw: qa.evidenceRaw,
           retrieved: retrievedTurns(hits, topK),
+          topK,
+          ...(qa.retrievalCorpus ? { retrievalCorpus: qa.retrievalCorpus } : {}),
           ...(context ? { context } : {}),
         },
         benchmarkProfile(job.benchmark),
@@ -595,6 +597,8 @@ async function askOne(
           // A failed retrieval has no context to score LoCoMo's way (it would count 1 there).
           ...(stage === 'answer' ? { evidenceRaw: qa.evidenceRaw } : {}),
           retrieved: stage === 'answer' ? retrievedTurns(hits, topK) : [],
+          topK,
+          ...(qa.retrievalCorpus ? { retrievalCorpus: qa.retrievalCorpus } : {}),
           ...(context ? { context } : {}),
           errored: true,
         },
