@@ -58,8 +58,8 @@ export const PROMPT_STYLES = ['locomo', 'mem0'] as const;
 export type PromptStyle = (typeof PROMPT_STYLES)[number];
 
 /**
- * Named answer protocols (core/answer/protocols.ts has the bytes). `locomo-full-context` and
- * `mem0` copy the papers' evaluation code byte for byte; the `workbench-*` ones are the
+ * Named answer protocols (core/answer/protocols.ts has the bytes). `locomo-full-context`, `mem0`
+ * and the `longmemeval` readers copy the papers' evaluation code byte for byte; the `workbench-*` ones are the
  * workbench's earlier prompts, kept under their own names so older runs stay interpretable.
  */
 export const ANSWER_PROTOCOLS = [
@@ -70,6 +70,9 @@ export const ANSWER_PROTOCOLS = [
   'mem0',
   'mem0-rag',
   'mem0-full-context',
+  'longmemeval',
+  'longmemeval-direct',
+  'longmemeval-full-context',
 ] as const;
 export type AnswerProtocolName = (typeof ANSWER_PROTOCOLS)[number];
 const LEGACY_PROMPT_STYLE: Record<PromptStyle, AnswerProtocolName> = {

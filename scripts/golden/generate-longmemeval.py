@@ -14,7 +14,11 @@ repository):
     (numpy): recall_any, recall_all and ndcg_any at turn and session level, over seeded random
     rankings of a corpus built by src/retrieval/run_retrieval.py's own process_item_flat_index
     (that one function is read out of the file with ast; the module imports torch), with
-    run_retrieval.py's exclusions replayed (no user has_answer turn: no value).
+    run_retrieval.py's exclusions replayed (no user has_answer turn: no value);
+  * src/generation/run_generation.py prepare_prompt (read with ast; the module imports tiktoken and
+    transformers), on tests/fixtures/longmemeval/reader.json: flat-turn retrieval (top 3 of a
+    seeded ranking of the user-turn corpus) read with `con` (the default) and `direct`, and the
+    full history (orig-session) with `con`; json history, assistant turns kept.
 The turn ids are written beside the workbench's (`D<session>:<turn>`) so the tests can score the
 same rankings.
 """
@@ -92,13 +96,13 @@ def prompt_cases(evaluate_qa):
     return cases
 
 
-def load_function(path, name):
+def load_function(path, name, namespace=None):
     """One top-level function of a module whose imports (torch, transformers) are not installed."""
     import ast
 
     tree = ast.parse(Path(path).read_text(encoding="utf-8"))
     node = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name)
-    namespace = {}
+    namespace = dict(namespace or {})
     exec(compile(ast.Module(body=[node], type_ignores=[]), str(path), "exec"), namespace)
     return namespace[name]
 
@@ -155,6 +159,54 @@ def recall_cases(eval_utils, process_item_flat_index, seed=17, count=60):
     return cases
 
 
+READER_FILE = ROOT / "tests" / "fixtures" / "longmemeval" / "reader.json"
+# run_generation.sh: READING_METHOD con -> --cot true (the default), direct -> --cot false;
+# HISTORY_FORMAT json and USERONLY false are its defaults.
+READERS = [
+    ("longmemeval", "flat-turn", True),
+    ("longmemeval-direct", "flat-turn", False),
+    ("longmemeval-full-context", "orig-session", True),
+]
+READER_TOP_K = 3
+
+
+class NoTruncation:
+    """tiktoken's stand-in: prepare_prompt only counts tokens to cut a history over ~127k."""
+
+    def encode(self, text, allowed_special=None):
+        return [0]
+
+
+def reader_cases(prepare_prompt, process_item_flat_index, seed=5):
+    """prepare_prompt on each question of the hand-made reader.json: flat-turn over a seeded
+    ranking of the user-turn corpus run_retrieval.py builds, and the full history."""
+    import copy
+
+    rng = random.Random(seed)
+    cases = []
+    for entry in json.loads(READER_FILE.read_text(encoding="utf-8")):
+        corpus_ids = []
+        for sess_id, session, date in zip(entry["haystack_session_ids"], entry["haystack_sessions"], entry["haystack_dates"]):
+            corpus_ids += process_item_flat_index(session, "turn", sess_id, date)[1]
+        ranked = list(corpus_ids)
+        rng.shuffle(ranked)
+        for protocol, retriever_type, cot in READERS:
+            item = copy.deepcopy(entry)  # prepare_prompt pops has_answer out of the turns
+            item["retrieval_results"] = {"ranked_items": [{"corpus_id": c, "text": ""} for c in ranked]}
+            top_k = READER_TOP_K if retriever_type == "flat-turn" else 1000
+            prompt = prepare_prompt(
+                item, retriever_type, top_k, False, "json", cot, NoTruncation(), "openai", 10**9, "none"
+            )
+            cases.append({
+                "questionId": entry["question_id"],
+                "protocol": protocol,
+                # The reference's corpus ids, best first; the tests map them to the workbench's turns.
+                "ranked": ranked[:top_k] if retriever_type == "flat-turn" else [],
+                "prompt": prompt,
+            })
+    return cases
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--repo", default="/work/.mirror/xiaowu0162+LongMemEval/repo")
@@ -170,10 +222,14 @@ def main():
         process_item_flat_index = load_function(
             checkout(args.repo, rev, "src/retrieval/run_retrieval.py", tmp), "process_item_flat_index"
         )
+        prepare_prompt = load_function(
+            checkout(args.repo, rev, "src/generation/run_generation.py", tmp), "prepare_prompt", {"json": json}
+        )
         out = {
             "source": f"xiaowu0162/LongMemEval@{rev}",
             "judgePrompts": prompt_cases(evaluate_qa),
             "recall": recall_cases(eval_utils, process_item_flat_index),
+            "readerPrompts": reader_cases(prepare_prompt, process_item_flat_index),
         }
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
