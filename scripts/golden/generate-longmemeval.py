@@ -18,7 +18,9 @@ repository):
   * src/generation/run_generation.py prepare_prompt (read with ast; the module imports tiktoken and
     transformers), on tests/fixtures/longmemeval/reader.json: flat-turn retrieval (top 3 of a
     seeded ranking of the user-turn corpus) read with `con` (the default) and `direct`, and the
-    full history (orig-session) with `con`; json history, assistant turns kept.
+    full history (orig-session) with `con`; json history, assistant turns kept;
+  * src/evaluation/print_qa_metrics.py run as a script (numpy) on made-up judge labels, its printed
+    per-type, task-averaged, overall and abstention accuracies parsed back.
 The turn ids are written beside the workbench's (`D<session>:<turn>`) so the tests can score the
 same rankings.
 """
@@ -207,6 +209,41 @@ def reader_cases(prepare_prompt, process_item_flat_index, seed=5):
     return cases
 
 
+def qa_metrics_case(repo, rev, tmp, seed=3):
+    """print_qa_metrics.py run as a script on made-up judge labels: each type with answerable and
+    `_abs` questions; its printed figures are parsed back out of its output."""
+    import re
+
+    rng = random.Random(seed)
+    script = checkout(repo, rev, "src/evaluation/print_qa_metrics.py", tmp)
+    questions = []
+    for t, task in enumerate(TYPES):
+        for i in range(rng.randint(2, 6)):
+            abstention = i < rng.randint(0, 2)
+            qid = f"q{t}_{i}" + ("_abs" if abstention else "")
+            questions.append({"questionId": qid, "questionType": task, "label": rng.random() < 0.6})
+    ref = Path(tmp) / "ref.json"
+    ref.write_text(json.dumps([{"question_id": q["questionId"], "question_type": q["questionType"]} for q in questions]))
+    hyp = Path(tmp) / "hyp.jsonl"
+    hyp.write_text("".join(
+        json.dumps({"question_id": q["questionId"], "autoeval_label": {"model": "gpt-4o-2024-08-06", "label": q["label"]}}) + "\n"
+        for q in questions
+    ))
+    printed = subprocess.run(
+        [sys.executable, str(script), str(hyp), str(ref)], check=True, capture_output=True, text=True
+    ).stdout
+    by_type = {m[0]: {"mean": float(m[1]), "n": int(m[2])} for m in re.findall(r"\t(\S+): (\S+) \((\d+)\)", printed)}
+    number = lambda label: float(re.search(label + r": (\S+)", printed).group(1))
+    return {
+        "questions": questions,
+        "printed": printed,
+        "byType": by_type,
+        "taskAveraged": number("Task-averaged Accuracy"),
+        "overall": number("Overall Accuracy"),
+        "abstention": number("Abstention Accuracy"),
+    }
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--repo", default="/work/.mirror/xiaowu0162+LongMemEval/repo")
@@ -230,6 +267,7 @@ def main():
             "judgePrompts": prompt_cases(evaluate_qa),
             "recall": recall_cases(eval_utils, process_item_flat_index),
             "readerPrompts": reader_cases(prepare_prompt, process_item_flat_index),
+            "qaMetrics": qa_metrics_case(args.repo, rev, tmp),
         }
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
