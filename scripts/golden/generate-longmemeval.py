@@ -209,19 +209,11 @@ def reader_cases(prepare_prompt, process_item_flat_index, seed=5):
     return cases
 
 
-def qa_metrics_case(repo, rev, tmp, seed=3):
-    """print_qa_metrics.py run as a script on made-up judge labels: each type with answerable and
-    `_abs` questions; its printed figures are parsed back out of its output."""
+def print_qa_metrics(repo, rev, tmp, questions):
+    """print_qa_metrics.py run as a script on judge labels; its printed figures parsed back out."""
     import re
 
-    rng = random.Random(seed)
     script = checkout(repo, rev, "src/evaluation/print_qa_metrics.py", tmp)
-    questions = []
-    for t, task in enumerate(TYPES):
-        for i in range(rng.randint(2, 6)):
-            abstention = i < rng.randint(0, 2)
-            qid = f"q{t}_{i}" + ("_abs" if abstention else "")
-            questions.append({"questionId": qid, "questionType": task, "label": rng.random() < 0.6})
     ref = Path(tmp) / "ref.json"
     ref.write_text(json.dumps([{"question_id": q["questionId"], "question_type": q["questionType"]} for q in questions]))
     hyp = Path(tmp) / "hyp.jsonl"
@@ -242,6 +234,44 @@ def qa_metrics_case(repo, rev, tmp, seed=3):
         "overall": number("Overall Accuracy"),
         "abstention": number("Abstention Accuracy"),
     }
+
+
+def qa_metrics_case(repo, rev, tmp, seed=3):
+    """Made-up judge labels: each type with answerable and `_abs` questions."""
+    rng = random.Random(seed)
+    questions = []
+    for t, task in enumerate(TYPES):
+        for i in range(rng.randint(2, 6)):
+            abstention = i < rng.randint(0, 2)
+            qid = f"q{t}_{i}" + ("_abs" if abstention else "")
+            questions.append({"questionId": qid, "questionType": task, "label": rng.random() < 0.6})
+    return print_qa_metrics(repo, rev, tmp, questions)
+
+
+# The reply the fake reader gives every question of reader.json, and the questions its fake judge
+# says yes to: the end-to-end test (tests/integration/longmemeval-parity-cli.test.ts) scripts both.
+READER_REPLY = "It was Caf\u00e9 \u00c9mile, {I think}."
+JUDGED_YES = {"r_user_1", "r_assistant_3", "r_user_4_abs", "r_multi_6"}
+
+
+def reader_run_case(evaluate_qa, repo, rev, tmp):
+    """The judge prompts get_anscheck_prompt writes for reader.json's questions answered
+    READER_REPLY, and print_qa_metrics.py's figures for the fake judge's labels."""
+    entries = json.loads(READER_FILE.read_text(encoding="utf-8"))
+    judge = []
+    for e in entries:
+        judge.append({
+            "questionId": e["question_id"],
+            "prompt": evaluate_qa.get_anscheck_prompt(
+                e["question_type"], e["question"], e["answer"], READER_REPLY, abstention="_abs" in e["question_id"]
+            ),
+            "label": e["question_id"] in JUDGED_YES,
+        })
+    questions = [
+        {"questionId": e["question_id"], "questionType": e["question_type"], "label": e["question_id"] in JUDGED_YES}
+        for e in entries
+    ]
+    return {"reply": READER_REPLY, "judge": judge, "qaMetrics": print_qa_metrics(repo, rev, tmp, questions)}
 
 
 def main():
@@ -268,6 +298,7 @@ def main():
             "recall": recall_cases(eval_utils, process_item_flat_index),
             "readerPrompts": reader_cases(prepare_prompt, process_item_flat_index),
             "qaMetrics": qa_metrics_case(args.repo, rev, tmp),
+            "readerRun": reader_run_case(evaluate_qa, args.repo, rev, tmp),
         }
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

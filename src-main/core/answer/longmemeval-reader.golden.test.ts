@@ -67,7 +67,7 @@ function requestOf(sample: Sample, memories: MemoryHit[]): AnswerRequest {
 
 describe('LongMemEval reader protocols', () => {
   it('build prepare_prompt byte for byte: con, direct and the full history', () => {
-    expect(golden.readerPrompts.length).toBe(12);
+    expect(golden.readerPrompts.length).toBe(21);
     for (const c of golden.readerPrompts) {
       const sample = samples.get(c.questionId)!;
       const request = requestOf(
