@@ -5,29 +5,23 @@ import { metricsOf } from '../metrics';
 import { paperTable } from '../paperTables';
 import { LOCOMO_PROFILE, LONGMEMEVAL_PROFILE, categoryLabel } from './index';
 import {
-  LONGMEMEVAL_QUESTION_TYPES,
-  isAbstentionId,
-  longMemEvalCategory,
-  type LongMemEvalQuestionType,
-} from './longmemeval';
+  expectPrintedQaMetrics,
+  type PrintedQaMetrics,
+} from '../../tests/support/longmemeval-figures';
+import { isAbstentionId, longMemEvalCategory, type LongMemEvalQuestionType } from './longmemeval';
 
 /** scripts/golden/generate-longmemeval.py: print_qa_metrics.py's own output on these labels. */
 const qaMetrics = (
   goldenJson as unknown as {
-    qaMetrics: {
+    qaMetrics: PrintedQaMetrics & {
       questions: Array<{
         questionId: string;
         questionType: LongMemEvalQuestionType;
         label: boolean;
       }>;
-      byType: Record<string, { mean: number; n: number }>;
-      taskAveraged: number;
-      overall: number;
-      abstention: number;
     };
   }
 ).qaMetrics;
-const round4 = (x: number | null | undefined): number => Math.round((x ?? NaN) * 1e4) / 1e4;
 
 const judged = (category: number, label: 0 | 1) => ({
   category,
@@ -55,13 +49,7 @@ describe('LongMemEval profile', () => {
       judged(longMemEvalCategory(q.questionType, isAbstentionId(q.questionId)), q.label ? 1 : 0),
     );
     const summary = summarizeAnswers(answers, LONGMEMEVAL_PROFILE);
-    for (const type of LONGMEMEVAL_QUESTION_TYPES) {
-      const task = summary.byTask?.[longMemEvalCategory(type, false)]?.judge;
-      expect({ mean: round4(task?.mean), n: task?.n }, type).toEqual(qaMetrics.byType[type]);
-    }
-    expect(round4(summary.overall.taskAveraged?.judge.mean)).toBe(qaMetrics.taskAveraged);
-    expect(round4(summary.overall.all.judge.mean)).toBe(qaMetrics.overall);
-    expect(round4(summary.overall.abstention?.judge.mean)).toBe(qaMetrics.abstention);
+    expectPrintedQaMetrics(summary, qaMetrics);
 
     // The paper table: the reference's rows in its order, the same figures ×100.
     const [header, , row] = paperTable(summary, {

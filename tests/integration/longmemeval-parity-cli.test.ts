@@ -2,14 +2,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  LONGMEMEVAL_QUESTION_TYPES,
-  longMemEvalCategory,
-} from '../../src-shared/benchmarks/longmemeval';
 import type { RunSummary } from '../../src-shared/experiment';
 import { TEST_PROMPT as PREFLIGHT_PROMPT } from '../../src-main/core/models';
 import { RunStore } from '../../src-main/core/runs/store';
 import { REPO, runCli } from '../support/cli';
+import { expectPrintedQaMetrics, type PrintedQaMetrics } from '../support/longmemeval-figures';
 import {
   startFakeOpenAIServer,
   type FakeChatRequest,
@@ -28,12 +25,7 @@ interface Golden {
   readerRun: {
     reply: string;
     judge: Array<{ questionId: string; prompt: string; label: boolean }>;
-    qaMetrics: {
-      byType: Record<string, { mean: number; n: number }>;
-      taskAveraged: number;
-      overall: number;
-      abstention: number;
-    };
+    qaMetrics: PrintedQaMetrics;
   };
 }
 const golden = JSON.parse(
@@ -61,8 +53,6 @@ afterAll(async () => {
   await server.close();
   rmSync(dir, { recursive: true, force: true });
 });
-
-const round4 = (x: number | null | undefined): number => Math.round((x ?? NaN) * 1e4) / 1e4;
 
 describe('a LongMemEval run as LongMemEval runs it', () => {
   it('sends the reference reader and judge prompts and reports its figures', async () => {
@@ -112,14 +102,6 @@ describe('a LongMemEval run as LongMemEval runs it', () => {
       store.close();
     }
 
-    // print_qa_metrics.py's figures.
-    const printed = golden.readerRun.qaMetrics;
-    for (const type of LONGMEMEVAL_QUESTION_TYPES) {
-      const task = summary.byTask?.[longMemEvalCategory(type, false)]?.judge;
-      expect({ mean: round4(task?.mean), n: task?.n }, type).toEqual(printed.byType[type]);
-    }
-    expect(round4(summary.overall.taskAveraged?.judge.mean)).toBe(printed.taskAveraged);
-    expect(round4(summary.overall.all.judge.mean)).toBe(printed.overall);
-    expect(round4(summary.overall.abstention?.judge.mean)).toBe(printed.abstention);
+    expectPrintedQaMetrics(summary, golden.readerRun.qaMetrics);
   });
 });
