@@ -58,8 +58,8 @@ export const PROMPT_STYLES = ['locomo', 'mem0'] as const;
 export type PromptStyle = (typeof PROMPT_STYLES)[number];
 
 /**
- * Named answer protocols (core/answer/protocols.ts has the bytes). `locomo-full-context` and
- * `mem0` copy the papers' evaluation code byte for byte; the `workbench-*` ones are the
+ * Named answer protocols (core/answer/protocols.ts has the bytes). `locomo-full-context`, `mem0`
+ * and the `longmemeval` readers copy the papers' evaluation code byte for byte; the `workbench-*` ones are the
  * workbench's earlier prompts, kept under their own names so older runs stay interpretable.
  */
 export const ANSWER_PROTOCOLS = [
@@ -70,6 +70,9 @@ export const ANSWER_PROTOCOLS = [
   'mem0',
   'mem0-rag',
   'mem0-full-context',
+  'longmemeval',
+  'longmemeval-direct',
+  'longmemeval-full-context',
 ] as const;
 export type AnswerProtocolName = (typeof ANSWER_PROTOCOLS)[number];
 const LEGACY_PROMPT_STYLE: Record<PromptStyle, AnswerProtocolName> = {
@@ -615,6 +618,12 @@ export type ScorePair = Record<MetricId, MetricMean> & { judge: JudgeMeanN };
 export interface RunSummary {
   /** Keyed by the stored category number; name it with a scheme when displaying. */
   byCategory: Record<CategoryId, ScorePair>;
+  /**
+   * Profiles with `taskAveraged` (LongMemEval): per task, keyed by its category, the categories
+   * that count for it included (a type's abstention questions in their type, as
+   * `print_qa_metrics.py` prints its per-type rows).
+   */
+  byTask?: Record<CategoryId, ScorePair>;
   overall: {
     /** Official LoCoMo convention: every question. */
     all: ScorePair;
@@ -755,6 +764,8 @@ export function answerScores(
     evidence?: readonly string[];
     evidenceRaw?: readonly string[];
     retrieved?: readonly string[];
+    topK?: number;
+    retrievalCorpus?: readonly string[];
     /** LoCoMo-form context ids (`retrievedContext`), when they differ from `retrieved`. */
     context?: readonly string[];
     errored?: boolean;
@@ -769,6 +780,8 @@ export function answerScores(
     retrieved: answer.retrieved ?? [],
     ...(answer.evidenceRaw ? { evidenceRaw: answer.evidenceRaw } : {}),
     ...(answer.context ? { context: answer.context } : {}),
+    ...(answer.topK !== undefined ? { topK: answer.topK } : {}),
+    ...(answer.retrievalCorpus ? { retrievalCorpus: answer.retrievalCorpus } : {}),
     errored: answer.errored ?? false,
   });
 }
@@ -803,24 +816,37 @@ function scorePair(
 }
 
 /**
- * The mean over tasks of each task's mean (LongMemEval `print_qa_metrics.py` "Task-averaged
- * Accuracy"): a category counts for the task its `task` names, else is its own; tasks where a
- * metric scored nothing are left out of that metric's mean. n counts the answers scored.
+ * Each task's mean (LongMemEval `print_qa_metrics.py`'s per-type rows): a category counts for the
+ * task its `task` names, else is its own, so a type's abstention questions count in their type.
  */
-function taskAveragedPair(
+function taskPairs(
   answers: readonly Scored[],
   profile: BenchmarkProfile,
   metrics: readonly MetricDefinition[],
-): ScorePair {
+): Record<CategoryId, ScorePair> {
   const taskOf = new Map(profile.categories.map((c) => [c.id, c.task ?? c.id]));
   const byTask = new Map<number, Scored[]>();
+  for (const c of profile.categories) if (c.task === undefined) byTask.set(c.id, []);
   for (const a of answers) {
     const task = taskOf.get(a.category) ?? a.category;
     const list = byTask.get(task);
     if (list) list.push(a);
     else byTask.set(task, [a]);
   }
-  const pairs = [...byTask.values()].map((list) => scorePair(list, metrics));
+  const out: Record<CategoryId, ScorePair> = {};
+  for (const [task, list] of byTask) out[task] = scorePair(list, metrics);
+  return out;
+}
+
+/**
+ * The mean over tasks of each task's mean ("Task-averaged Accuracy"); tasks where a metric scored
+ * nothing are left out of that metric's mean. n counts the answers scored.
+ */
+function taskAveragedPair(
+  tasks: Readonly<Record<CategoryId, ScorePair>>,
+  metrics: readonly MetricDefinition[],
+): ScorePair {
+  const pairs = Object.values(tasks);
   const out: Record<MetricId, MetricMean> = {};
   for (const metric of metrics) {
     const means: number[] = [];
@@ -857,17 +883,17 @@ export function summarizeAnswers(
     );
   }
   const adversarial = new Set(profile.categories.filter((c) => c.adversarial).map((c) => c.id));
+  const byTask = profile.taskAveraged === true ? taskPairs(answers, profile, metrics) : null;
   return {
     byCategory,
+    ...(byTask ? { byTask } : {}),
     overall: {
       all: scorePair(answers, metrics),
       [answerableKeyOf(profile)]: scorePair(
         answers.filter((a) => !adversarial.has(a.category)),
         metrics,
       ),
-      ...(profile.taskAveraged === true
-        ? { taskAveraged: taskAveragedPair(answers, profile, metrics) }
-        : {}),
+      ...(byTask ? { taskAveraged: taskAveragedPair(byTask, metrics) } : {}),
       ...(profile.abstentionAccuracy === true
         ? {
             abstention: scorePair(

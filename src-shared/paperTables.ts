@@ -1,5 +1,4 @@
 import { LOCOMO_PROFILE, categoryLabel, type BenchmarkProfile } from './benchmarks';
-import { LONGMEMEVAL_QUESTION_TYPES } from './benchmarks/longmemeval';
 import { WorkbenchError } from './errors';
 import type { RunSummary } from './experiment';
 import type { MetricMean } from './metrics';
@@ -30,6 +29,8 @@ interface Layout {
   groups: readonly (string | null)[];
   /** Groups that read a summary overall rather than a category (LongMemEval's task average). */
   overalls?: Readonly<Record<string, 'taskAveraged' | 'abstention'>>;
+  /** A category reads its task (`RunSummary.byTask`: the categories counting for it included). */
+  tasks?: boolean;
   metrics: ReadonlyArray<{ id: string; sub: string | null }>;
   decimals: number;
   caption: string;
@@ -57,12 +58,24 @@ const LAYOUTS: Record<PaperFormat, Layout> = {
   },
   longmemeval: {
     scheme: 'official',
-    groups: [...LONGMEMEVAL_QUESTION_TYPES, 'abstention', 'task-averaged', null],
+    // print_qa_metrics.py's order: its type2acc rows, then task-averaged, overall, abstention.
+    groups: [
+      'single-session-user',
+      'single-session-preference',
+      'single-session-assistant',
+      'multi-session',
+      'temporal-reasoning',
+      'knowledge-update',
+      'task-averaged',
+      null,
+      'abstention',
+    ],
     overalls: { abstention: 'abstention', 'task-averaged': 'taskAveraged' },
+    tasks: true,
     metrics: [{ id: 'judge', sub: null }],
     decimals: 1,
     caption:
-      'QA accuracy ×100 by the LLM judge (LongMemEval print_qa_metrics.py); question types without their abstention questions, which "abstention" scores',
+      'QA accuracy ×100 by the LLM judge (LongMemEval print_qa_metrics.py); each question type counts its abstention questions, which "abstention" also scores alone',
   },
 };
 
@@ -75,7 +88,9 @@ function cellOf(summary: RunSummary, profile: BenchmarkProfile, layout: Layout, 
   const category = profile.categories.find(
     (c) => categoryLabel(profile, c.id, layout.scheme) === col.category,
   );
-  return category ? summary.byCategory[category.id]?.[col.metric] : undefined;
+  if (!category) return undefined;
+  const pairs = layout.tasks === true ? summary.byTask : summary.byCategory;
+  return pairs?.[category.id]?.[col.metric];
 }
 
 const value = (m: MetricMean | undefined, decimals: number): string | null =>

@@ -11,9 +11,16 @@ repository):
     stubbed in sys.modules (its __main__ block does not run), called for every question type,
     with and without abstention, on values holding braces and newlines;
   * src/retrieval/eval_utils.py      evaluate_retrieval and evaluate_retrieval_turn2session
-    (numpy), on turn ids built as run_retrieval.py's process_item_flat_index builds them
-    (`<session>_<turn>`, answer-session turns without has_answer renamed `noans`), over seeded
-    random rankings.
+    (numpy): recall_any, recall_all and ndcg_any at turn and session level, over seeded random
+    rankings of a corpus built by src/retrieval/run_retrieval.py's own process_item_flat_index
+    (that one function is read out of the file with ast; the module imports torch), with
+    run_retrieval.py's exclusions replayed (no user has_answer turn: no value);
+  * src/generation/run_generation.py prepare_prompt (read with ast; the module imports tiktoken and
+    transformers), on tests/fixtures/longmemeval/reader.json: flat-turn retrieval (top 3 of a
+    seeded ranking of the user-turn corpus) read with `con` (the default) and `direct`, and the
+    full history (orig-session) with `con`; json history, assistant turns kept;
+  * src/evaluation/print_qa_metrics.py run as a script (numpy) on made-up judge labels, its printed
+    per-type, task-averaged, overall and abstention accuracies parsed back.
 The turn ids are written beside the workbench's (`D<session>:<turn>`) so the tests can score the
 same rankings.
 """
@@ -91,44 +98,180 @@ def prompt_cases(evaluate_qa):
     return cases
 
 
-def recall_cases(eval_utils, seed=17, count=60):
+def load_function(path, name, namespace=None):
+    """One top-level function of a module whose imports (torch, transformers) are not installed."""
+    import ast
+
+    tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    node = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name)
+    namespace = dict(namespace or {})
+    exec(compile(ast.Module(body=[node], type_ignores=[]), str(path), "exec"), namespace)
+    return namespace[name]
+
+
+def recall_cases(eval_utils, process_item_flat_index, seed=17, count=60):
+    """Haystacks of user and assistant turns; the corpus and its ids come from the reference's
+    process_item_flat_index (turn granularity), the metrics from eval_utils, and the exclusions
+    replay run_retrieval.py's main (abstention ids and questions without a user has_answer turn)."""
     rng = random.Random(seed)
     cases = []
     for _ in range(count):
         sessions = rng.randint(2, 6)
-        corpus_ids, ours = [], []
+        corpus_ids, ours, user_ids, haystack = [], [], [], []
         for s in range(1, sessions + 1):
-            answer_session = rng.random() < 0.4
+            answer_session = rng.random() < 0.45
             name = f"answer_{s:03d}" if answer_session else f"sharegpt_{s:03d}"
-            for t in range(1, rng.randint(1, 4) + 1):
-                has_answer = answer_session and rng.random() < 0.5
-                cid = f"{name}_{t}"
-                if answer_session and not has_answer:
-                    cid = cid.replace("answer", "noans")
-                corpus_ids.append(cid)
-                ours.append({"id": f"D{s}:{t}", "hasAnswer": has_answer})
+            turns = []
+            for t in range(rng.randint(1, 6)):
+                role = "user" if t % 2 == 0 else "assistant"
+                has_answer = answer_session and rng.random() < 0.4
+                turn = {"role": role, "content": f"turn {s}.{t + 1}"}
+                if answer_session:
+                    turn["has_answer"] = has_answer
+                turns.append(turn)
+                ours.append({"id": f"D{s}:{t + 1}", "role": role, "hasAnswer": has_answer})
+            haystack.append(turns)
+            _, ids, _ = process_item_flat_index(turns, "turn", name, "2023/05/20 (Sat) 02:21")
+            corpus_ids += ids
+            user_ids += [f"D{s}:{t + 1}" for t, turn in enumerate(turns) if turn["role"] == "user"]
         correct_docs = list(set(c for c in corpus_ids if "answer" in c))
-        if not correct_docs:
-            continue
+        # run_retrieval.py main: skipped when no user turn has has_answer (abstention ids likewise).
+        no_target = not any(
+            ("has_answer" in turn) and turn["has_answer"]
+            for turn in [x for y in haystack for x in y if x["role"] == "user"]
+        )
         rankings = list(range(len(corpus_ids)))
         rng.shuffle(rankings)
-        for k in (1, 3, 5):
-            _, turn_all, _ = eval_utils.evaluate_retrieval(rankings, correct_docs, corpus_ids, k=k)
-            # Replays the reference's effective k, to hand the tests the same ranked prefix.
-            stripped = ["_".join(c.split("_")[:-1]) for c in corpus_ids]
-            effective_k = k
-            while effective_k <= len(stripped) and len(set(stripped[i] for i in rankings[:effective_k])) < k:
-                effective_k += 1
-            _, session_all, _ = eval_utils.evaluate_retrieval_turn2session(rankings, correct_docs, corpus_ids, k=k)
+        ranked_users = [user_ids[i] for i in rankings]
+        # The workbench's ranking also holds assistant turns, which the reference's corpus lacks.
+        assistants = [t["id"] for t in ours if t["role"] == "assistant"]
+        ranked = list(ranked_users)
+        for a in assistants:
+            ranked.insert(rng.randint(0, len(ranked)), a)
+        case = {"turns": ours, "ranked": ranked, "excluded": no_target, "byK": []}
+        for k in (1, 3, 5, 10):
+            scores = {"k": k}
+            if not no_target:
+                turn = eval_utils.evaluate_retrieval(rankings, correct_docs, corpus_ids, k=k)
+                session = eval_utils.evaluate_retrieval_turn2session(rankings, correct_docs, corpus_ids, k=k)
+                scores["turn"] = dict(zip(("recallAny", "recallAll", "ndcgAny"), map(float, turn)))
+                scores["session"] = dict(zip(("recallAny", "recallAll", "ndcgAny"), map(float, session)))
+            case["byK"].append(scores)
+        cases.append(case)
+    return cases
+
+
+READER_FILE = ROOT / "tests" / "fixtures" / "longmemeval" / "reader.json"
+# run_generation.sh: READING_METHOD con -> --cot true (the default), direct -> --cot false;
+# HISTORY_FORMAT json and USERONLY false are its defaults.
+READERS = [
+    ("longmemeval", "flat-turn", True),
+    ("longmemeval-direct", "flat-turn", False),
+    ("longmemeval-full-context", "orig-session", True),
+]
+READER_TOP_K = 3
+
+
+class NoTruncation:
+    """tiktoken's stand-in: prepare_prompt only counts tokens to cut a history over ~127k."""
+
+    def encode(self, text, allowed_special=None):
+        return [0]
+
+
+def reader_cases(prepare_prompt, process_item_flat_index, seed=5):
+    """prepare_prompt on each question of the hand-made reader.json: flat-turn over a seeded
+    ranking of the user-turn corpus run_retrieval.py builds, and the full history."""
+    import copy
+
+    rng = random.Random(seed)
+    cases = []
+    for entry in json.loads(READER_FILE.read_text(encoding="utf-8")):
+        corpus_ids = []
+        for sess_id, session, date in zip(entry["haystack_session_ids"], entry["haystack_sessions"], entry["haystack_dates"]):
+            corpus_ids += process_item_flat_index(session, "turn", sess_id, date)[1]
+        ranked = list(corpus_ids)
+        rng.shuffle(ranked)
+        for protocol, retriever_type, cot in READERS:
+            item = copy.deepcopy(entry)  # prepare_prompt pops has_answer out of the turns
+            item["retrieval_results"] = {"ranked_items": [{"corpus_id": c, "text": ""} for c in ranked]}
+            top_k = READER_TOP_K if retriever_type == "flat-turn" else 1000
+            prompt = prepare_prompt(
+                item, retriever_type, top_k, False, "json", cot, NoTruncation(), "openai", 10**9, "none"
+            )
             cases.append({
-                "turns": ours,
-                "ranked": [ours[i]["id"] for i in rankings],
-                "k": k,
-                "effectiveK": effective_k,
-                "turnRecallAll": turn_all,
-                "sessionRecallAll": session_all,
+                "questionId": entry["question_id"],
+                "protocol": protocol,
+                # The reference's corpus ids, best first; the tests map them to the workbench's turns.
+                "ranked": ranked[:top_k] if retriever_type == "flat-turn" else [],
+                "prompt": prompt,
             })
     return cases
+
+
+def print_qa_metrics(repo, rev, tmp, questions):
+    """print_qa_metrics.py run as a script on judge labels; its printed figures parsed back out."""
+    import re
+
+    script = checkout(repo, rev, "src/evaluation/print_qa_metrics.py", tmp)
+    ref = Path(tmp) / "ref.json"
+    ref.write_text(json.dumps([{"question_id": q["questionId"], "question_type": q["questionType"]} for q in questions]))
+    hyp = Path(tmp) / "hyp.jsonl"
+    hyp.write_text("".join(
+        json.dumps({"question_id": q["questionId"], "autoeval_label": {"model": "gpt-4o-2024-08-06", "label": q["label"]}}) + "\n"
+        for q in questions
+    ))
+    printed = subprocess.run(
+        [sys.executable, str(script), str(hyp), str(ref)], check=True, capture_output=True, text=True
+    ).stdout
+    by_type = {m[0]: {"mean": float(m[1]), "n": int(m[2])} for m in re.findall(r"\t(\S+): (\S+) \((\d+)\)", printed)}
+    number = lambda label: float(re.search(label + r": (\S+)", printed).group(1))
+    return {
+        "questions": questions,
+        "printed": printed,
+        "byType": by_type,
+        "taskAveraged": number("Task-averaged Accuracy"),
+        "overall": number("Overall Accuracy"),
+        "abstention": number("Abstention Accuracy"),
+    }
+
+
+def qa_metrics_case(repo, rev, tmp, seed=3):
+    """Made-up judge labels: each type with answerable and `_abs` questions."""
+    rng = random.Random(seed)
+    questions = []
+    for t, task in enumerate(TYPES):
+        for i in range(rng.randint(2, 6)):
+            abstention = i < rng.randint(0, 2)
+            qid = f"q{t}_{i}" + ("_abs" if abstention else "")
+            questions.append({"questionId": qid, "questionType": task, "label": rng.random() < 0.6})
+    return print_qa_metrics(repo, rev, tmp, questions)
+
+
+# The reply the fake reader gives every question of reader.json, and the questions its fake judge
+# says yes to: the end-to-end test (tests/integration/longmemeval-parity-cli.test.ts) scripts both.
+READER_REPLY = "It was Caf\u00e9 \u00c9mile, {I think}."
+JUDGED_YES = {"r_user_1", "r_assistant_3", "r_user_4_abs", "r_multi_6"}
+
+
+def reader_run_case(evaluate_qa, repo, rev, tmp):
+    """The judge prompts get_anscheck_prompt writes for reader.json's questions answered
+    READER_REPLY, and print_qa_metrics.py's figures for the fake judge's labels."""
+    entries = json.loads(READER_FILE.read_text(encoding="utf-8"))
+    judge = []
+    for e in entries:
+        judge.append({
+            "questionId": e["question_id"],
+            "prompt": evaluate_qa.get_anscheck_prompt(
+                e["question_type"], e["question"], e["answer"], READER_REPLY, abstention="_abs" in e["question_id"]
+            ),
+            "label": e["question_id"] in JUDGED_YES,
+        })
+    questions = [
+        {"questionId": e["question_id"], "questionType": e["question_type"], "label": e["question_id"] in JUDGED_YES}
+        for e in entries
+    ]
+    return {"reply": READER_REPLY, "judge": judge, "qaMetrics": print_qa_metrics(repo, rev, tmp, questions)}
 
 
 def main():
@@ -143,10 +286,19 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         evaluate_qa = load(checkout(args.repo, rev, "src/evaluation/evaluate_qa.py", tmp), "evaluate_qa")
         eval_utils = load(checkout(args.repo, rev, "src/retrieval/eval_utils.py", tmp), "eval_utils")
+        process_item_flat_index = load_function(
+            checkout(args.repo, rev, "src/retrieval/run_retrieval.py", tmp), "process_item_flat_index"
+        )
+        prepare_prompt = load_function(
+            checkout(args.repo, rev, "src/generation/run_generation.py", tmp), "prepare_prompt", {"json": json}
+        )
         out = {
             "source": f"xiaowu0162/LongMemEval@{rev}",
             "judgePrompts": prompt_cases(evaluate_qa),
-            "recall": recall_cases(eval_utils),
+            "recall": recall_cases(eval_utils, process_item_flat_index),
+            "readerPrompts": reader_cases(prepare_prompt, process_item_flat_index),
+            "qaMetrics": qa_metrics_case(args.repo, rev, tmp),
+            "readerRun": reader_run_case(evaluate_qa, args.repo, rev, tmp),
         }
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

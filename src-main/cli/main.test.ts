@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ANSWER_PROTOCOLS, JUDGE_PROTOCOLS } from '../../src-shared/experiment';
 import { commands, runCli } from './main';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
@@ -26,6 +27,18 @@ describe('cli dispatcher', () => {
     const { code, out } = await cli('--help');
     expect(code).toBe(0);
     expect(out).toMatch(/commands:\n {2}stats +validate a dataset file/);
+  });
+
+  it('lists every answer and judge protocol in experiment --help, and every judge in score --help', async () => {
+    const { code, out } = await cli('experiment', '--help');
+    expect(code).toBe(0);
+    const section = (flag: string): string => out.slice(out.indexOf(flag)).split(/\n {2}--/)[0]!;
+    for (const name of ANSWER_PROTOCOLS)
+      expect(section('--answer-protocol <name>')).toMatch(new RegExp(`[ ,]${name}(,|\n|$)`));
+    for (const name of JUDGE_PROTOCOLS)
+      expect(section('--judge-protocol <name>')).toMatch(new RegExp(`[ ,]${name}(,|\n| |$)`));
+    const score = await cli('score', '--help');
+    for (const name of JUDGE_PROTOCOLS) expect(score.out).toContain(name);
   });
 
   it('exits 2 with a clear message for an unknown command or no command', async () => {

@@ -1,7 +1,27 @@
 import { describe, expect, it } from 'vitest';
+import goldenJson from '../../tests/fixtures/golden/longmemeval.json';
 import { answerableOf, summarizeAnswers } from '../experiment';
 import { metricsOf } from '../metrics';
+import { paperTable } from '../paperTables';
 import { LOCOMO_PROFILE, LONGMEMEVAL_PROFILE, categoryLabel } from './index';
+import {
+  expectPrintedQaMetrics,
+  type PrintedQaMetrics,
+} from '../../tests/support/longmemeval-figures';
+import { isAbstentionId, longMemEvalCategory, type LongMemEvalQuestionType } from './longmemeval';
+
+/** scripts/golden/generate-longmemeval.py: print_qa_metrics.py's own output on these labels. */
+const qaMetrics = (
+  goldenJson as unknown as {
+    qaMetrics: PrintedQaMetrics & {
+      questions: Array<{
+        questionId: string;
+        questionType: LongMemEvalQuestionType;
+        label: boolean;
+      }>;
+    };
+  }
+).qaMetrics;
 
 const judged = (category: number, label: 0 | 1) => ({
   category,
@@ -22,6 +42,33 @@ describe('LongMemEval profile', () => {
     expect(summary.overall.taskAveraged?.judge.mean).toBeCloseTo(0.75, 12);
     expect(summary.overall.taskAveraged?.judge.n).toBe(5);
     expect(summary.byCategory[10]?.judge.mean).toBe(1);
+  });
+
+  it('prints every accuracy as print_qa_metrics.py does, each type counting its _abs questions', () => {
+    const answers = qaMetrics.questions.map((q) =>
+      judged(longMemEvalCategory(q.questionType, isAbstentionId(q.questionId)), q.label ? 1 : 0),
+    );
+    const summary = summarizeAnswers(answers, LONGMEMEVAL_PROFILE);
+    expectPrintedQaMetrics(summary, qaMetrics);
+
+    // The paper table: the reference's rows in its order, the same figures ×100.
+    const [header, , row] = paperTable(summary, {
+      format: 'longmemeval',
+      as: 'md',
+      label: 'run',
+      profile: LONGMEMEVAL_PROFILE,
+    }).split('\n');
+    expect(header).toBe(
+      '| method | single-session-user | single-session-preference | single-session-assistant | multi-session | temporal-reasoning | knowledge-update | task-averaged | overall | abstention |',
+    );
+    const printed = [
+      ...Object.values(qaMetrics.byType).map((t) => t.mean),
+      qaMetrics.taskAveraged,
+      qaMetrics.overall,
+      qaMetrics.abstention,
+    ];
+    const cells = row!.split('|').slice(2, -1).map(Number);
+    cells.forEach((cell, i) => expect(cell).toBeCloseTo((printed[i] as number) * 100, 0));
   });
 
   it('names its overalls its own way and reports abstention accuracy apart', () => {

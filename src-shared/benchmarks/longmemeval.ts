@@ -31,7 +31,7 @@ export function isAbstentionId(questionId: string): boolean {
   return questionId.includes('_abs');
 }
 
-/** The judge, the answer-level text metrics and both recalls; abstention: the judge only. */
+/** The judge, the answer-level text metrics and the retrieval metrics; abstention: the judge only. */
 const ANSWERABLE_METRICS = [
   'officialF1',
   'evidenceRecall',
@@ -41,6 +41,10 @@ const ANSWERABLE_METRICS = [
   'bleu1Simple',
   'lmeTurnRecall',
   'lmeSessionRecall',
+  'lmeTurnRecallAny',
+  'lmeSessionRecallAny',
+  'lmeTurnNdcg',
+  'lmeSessionNdcg',
 ] as const;
 
 const typeCategories: BenchmarkCategory[] = LONGMEMEVAL_QUESTION_TYPES.map((type, i) => ({

@@ -87,6 +87,11 @@ export interface QA {
   questionId?: string;
   /** Sessions that hold the evidence, as `Session.index` numbers (LongMemEval `answer_session_ids`). */
   evidenceSessions?: number[];
+  /**
+   * The turns the benchmark's reference retrieval ranks, in haystack order (LongMemEval: the user
+   * turns, `process_item_flat_index`); absent where its metrics read no corpus.
+   */
+  retrievalCorpus?: string[];
 }
 
 /** Side material the dataset ships (summaries, observations); kept as-is, loosely typed. */

@@ -2,8 +2,14 @@ import { bleu1Metric } from './bleu1';
 import { bleu1SimpleMetric } from './bleu1Simple';
 import { evidenceRecallMetric } from './evidenceRecall';
 import { judgeMetric } from './judge';
-import { lmeSessionRecallMetric } from './lmeSessionRecall';
-import { lmeTurnRecallMetric } from './lmeTurnRecall';
+import {
+  lmeSessionNdcgMetric,
+  lmeSessionRecallAnyMetric,
+  lmeSessionRecallMetric,
+  lmeTurnNdcgMetric,
+  lmeTurnRecallAnyMetric,
+  lmeTurnRecallMetric,
+} from './lmeRetrieval';
 import { locomoRecallMetric } from './locomoRecall';
 import { officialF1Metric } from './officialF1';
 import { setF1Metric } from './setF1';
@@ -20,4 +26,8 @@ export const BUILTIN_METRICS: readonly MetricDefinition[] = [
   bleu1SimpleMetric,
   lmeTurnRecallMetric,
   lmeSessionRecallMetric,
+  lmeTurnRecallAnyMetric,
+  lmeSessionRecallAnyMetric,
+  lmeTurnNdcgMetric,
+  lmeSessionNdcgMetric,
 ];

@@ -21,6 +21,10 @@ export interface ScoreInput {
   evidence: readonly string[];
   /** Retrieved turn ids, best first, cut at the run's top-k. */
   retrieved: readonly string[];
+  /** The run's top-k: the k of the metrics that need it beside `retrieved` (LongMemEval's). */
+  topK?: number;
+  /** The turns a benchmark's own retrieval metrics rank (`QA.retrievalCorpus`). */
+  retrievalCorpus?: readonly string[];
   /** The dataset's evidence ids as written (LoCoMo-convention recall); absent where unknown. */
   evidenceRaw?: readonly string[];
   /**

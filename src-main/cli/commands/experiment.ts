@@ -14,7 +14,9 @@ import { coverageNote } from '../../../src-shared/coverage';
 import { WorkbenchError, parseOrThrow, zodError } from '../../../src-shared/errors';
 import { RunIdentitySchema, type RunManifest } from '../../../src-shared/runs';
 import {
+  ANSWER_PROTOCOLS,
   ExperimentConfigSchema,
+  JUDGE_PROTOCOLS,
   type ExperimentConfig,
   type ProgressEvent,
 } from '../../../src-shared/experiment';
@@ -34,6 +36,7 @@ import {
   positiveIntFlag,
 } from '../command';
 import { JUDGE_OPTIONS, judgeFlags } from '../judgeOptions';
+import { helpList } from '../helpList';
 import { ApiKeySource } from '../../core/keys';
 import { ALLOW_KEY_ENV_OPTION, keyPolicyFromArgs } from '../keyPolicy';
 import { LAUNCH_OPTIONS, launchCallsFromFlags } from '../launchOptions';
@@ -91,9 +94,10 @@ options:
   --answerer <extractive|llm>  who answers (default: extractive, offline)
   --base-url <url>          LLM answerer: OpenAI-compatible endpoint, with /v1
   --model <name>            LLM answerer: chat model
-  --answer-protocol <name> LLM answerer: workbench-locomo (default), workbench-mem0,
-                            locomo-full-context, locomo-rag (LoCoMo's own, byte for byte), mem0,
-                            mem0-rag, mem0-full-context (Mem0's); without --answerer llm the
+  --answer-protocol <name> LLM answerer, one of:
+${helpList(ANSWER_PROTOCOLS, 28)}
+                            (default workbench-locomo; locomo-*, mem0* and longmemeval* are the
+                            papers' own prompts, byte for byte); without --answerer llm the
                             extractive answerer runs offline and the manifest records the protocol
   --prompt-style <locomo|mem0>  older name for --answer-protocol workbench-locomo|workbench-mem0
   --category5-mapping <locomo|lenient>  how an (a)/(b) reply is read (default: locomo,
@@ -105,8 +109,8 @@ options:
   --judge-base-url <url>    LLM judge (Mem0 J over categories 1-4): endpoint, with /v1
   --judge-model <name>      LLM judge: chat model
   --judge-repeats <n>       LLM judge: repeats per answer (default 1)
-  --judge-protocol <name>   LLM judge: mem0 (default, Mem0's prompt and parsing exactly),
-                            strict or workbench-v1
+  --judge-protocol <name>   LLM judge, one of: ${JUDGE_PROTOCOLS.join(', ')}
+                            (default: the dataset's own, mem0 on LoCoMo, longmemeval on LongMemEval)
   --judge-protocol-file <file>  LLM judge: your own prompt, a text file with {{question}},
                             {{gold}} and {{answer}}; named after the file
   --judge-api-key-env <NAME>  LLM judge: environment variable holding its API key

@@ -15,6 +15,7 @@ import {
   JudgeConfigSchema,
   judgeConfigFor,
   answerScores,
+  JUDGE_PROTOCOLS,
   answerableOf,
   summarizeAnswers,
   type JudgeScore,
@@ -57,7 +58,7 @@ options:
   --judge-model <name>        judge model (judging needs both judge flags)
   --judge-repeats <n>         judge each answer n times; J is reported as mean and std (default 1)
   --judge-api-key-env <NAME>  environment variable holding the judge's API key
-  --judge-protocol <name>     mem0 (default: Mem0's prompt and parsing), strict or workbench-v1
+  --judge-protocol <name>     one of ${JUDGE_PROTOCOLS.join(', ')} (default: the benchmark's own)
   --judge-protocol-file <file>  your own judge prompt ({{question}}, {{gold}}, {{answer}})
   --allow-key-env <NAME>      also read an API key from NAME (repeatable; by default only
                               names ending in _API_KEY or _TOKEN are read)

@@ -300,6 +300,17 @@ export function judgeProtocolOf(protocol: JudgeProtocolChoice): JudgeProtocol {
   return customProtocol(protocol);
 }
 
+/**
+ * The judge config with the `max_tokens` its requests really carry (a protocol that fixes it,
+ * LongMemEval's 10, overrides the endpoint's), so a run's manifest records what was sent.
+ */
+export function judgeConfigAsSent<C extends { protocol: JudgeProtocolChoice; maxTokens: number }>(
+  config: C,
+): C {
+  const fixed = judgeProtocolOf(config.protocol).maxTokens;
+  return fixed === undefined ? config : { ...config, maxTokens: fixed };
+}
+
 function customProtocol(custom: CustomJudgeProtocol): JudgeProtocol {
   return slotProtocol(`custom:${custom.name}`, custom.template, custom.jsonMode);
 }

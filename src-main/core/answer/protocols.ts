@@ -338,6 +338,104 @@ export function buildMem0FullContextPrompt(request: AnswerRequest): BuiltPrompt 
   return { messages: mem0RagMessages(askedQuestion(request), context), options: null };
 }
 
+/**
+ * LongMemEval's reader (xiaowu0162/LongMemEval `src/generation/run_generation.py` prepare_prompt,
+ * with run_generation.sh's defaults: json history, assistant turns kept). `con` (its recommended
+ * reading method, `--cot true`) asks step by step, `direct` does not. Filled with
+ * (history, question_date, question): the question as the file writes it, its date as the file
+ * writes it.
+ */
+export const LONGMEMEVAL_READER_CON =
+  'I will give you several history chats between you and a user. Please answer the question based on the relevant chat history. Answer the question step by step: first extract all the relevant information, and then reason over the information to get the answer.\n\n\nHistory Chats:\n\n{}\n\nCurrent Date: {}\nQuestion: {}\nAnswer (step by step):';
+export const LONGMEMEVAL_READER_DIRECT =
+  'I will give you several history chats between you and a user. Please answer the question based on the relevant chat history.\n\n\nHistory Chats:\n\n{}\n\nCurrent Date: {}\nQuestion: {}\nAnswer:';
+/** One chunk of the history: (position from 1, its session's date, `\n` + its json). */
+export const LONGMEMEVAL_READER_SESSION =
+  '\n### Session {}:\nSession Date: {}\nSession Content:\n{}\n';
+/** run_generation.py `gen_length`: 800 tokens when reading step by step, else 500. */
+export const LONGMEMEVAL_CON_TOKENS = 800;
+export const LONGMEMEVAL_DIRECT_TOKENS = 500;
+
+interface LongMemEvalChunk {
+  date: string;
+  json: string;
+}
+
+/** Python `json.dumps` of turns as the dataset holds them once `has_answer` is popped. */
+function longMemEvalTurnsJson(turns: ReadonlyArray<{ speaker: string; text: string }>): string {
+  const items = turns.map(
+    (t) => `{"role": ${pyJsonString(t.speaker)}, "content": ${pyJsonString(t.text)}}`,
+  );
+  return `[${items.join(', ')}]`;
+}
+
+/**
+ * A retrieved turn as the reference's flat-turn reader shows it: the round of that turn and the
+ * next one of its session, dated by the session. LongMemEval's turn ids are `D<position of the
+ * session>:<turn>`. A memory that is not a turn (a note) has no round: its text goes in as a
+ * json string, as the reference shows an expansion that replaces the turn.
+ */
+function longMemEvalRound(
+  hit: MemoryHit,
+  conversation: readonly ConversationSession[],
+): LongMemEvalChunk {
+  const at = hit.diaId === null ? null : /^D(\d+):(\d+)$/.exec(hit.diaId);
+  const session = at ? conversation[Number(at[1]) - 1] : undefined;
+  const turn = at ? Number(at[2]) - 1 : -1;
+  if (!session || turn < 0 || turn >= session.turns.length) {
+    const date = hit.source?.dateTimeText ?? formatSessionDateTime(hit.sessionDateTime);
+    return { date, json: pyJsonString(hit.text) };
+  }
+  return {
+    date: session.dateTimeText,
+    json: longMemEvalTurnsJson(session.turns.slice(turn, turn + 2)),
+  };
+}
+
+/** The chunks sorted by date (a stable sort of the date strings, as Python's), then numbered. */
+function longMemEvalHistory(chunks: readonly LongMemEvalChunk[]): string {
+  const sorted = [...chunks].sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
+  return sorted
+    .map((c, i) =>
+      formatPositional(LONGMEMEVAL_READER_SESSION, String(i + 1), c.date, `\n${c.json}`),
+    )
+    .join('');
+}
+
+function longMemEvalPrompt(request: AnswerRequest, template: string, history: string): BuiltPrompt {
+  const content = formatPositional(
+    template,
+    history,
+    request.questionDateText ?? '',
+    request.question,
+  );
+  return { messages: [{ role: 'user', content }], options: null };
+}
+
+/** The flat-turn reader over the retrieved turns (`con` or `direct`). */
+export function buildLongMemEvalPrompt(request: AnswerRequest, template: string): BuiltPrompt {
+  const conversation = request.conversation ?? [];
+  const chunks = request.memories.map((hit) => longMemEvalRound(hit, conversation));
+  return longMemEvalPrompt(request, template, longMemEvalHistory(chunks));
+}
+
+/** The long-context baseline (`full-history-session`): every session so far, whole. */
+export function buildLongMemEvalFullContextPrompt(request: AnswerRequest): BuiltPrompt {
+  const chunks = (request.conversation ?? []).map((session) => ({
+    date: session.dateTimeText,
+    json: longMemEvalTurnsJson(session.turns),
+  }));
+  return longMemEvalPrompt(request, LONGMEMEVAL_READER_CON, longMemEvalHistory(chunks));
+}
+
+function longMemEvalRecord(name: string, question: string): PromptRecord {
+  return promptRecordOf(name, {
+    question,
+    session: LONGMEMEVAL_READER_SESSION,
+    turn: '{"role": {role}, "content": {content}}',
+  });
+}
+
 export interface AnswerProtocol {
   readonly name: AnswerProtocolName;
   readonly record: PromptRecord;
@@ -424,6 +522,28 @@ const PROTOCOLS: Readonly<Record<AnswerProtocolName, AnswerProtocol>> = {
     maxTokens: null,
     needsConversation: true,
     build: buildMem0FullContextPrompt,
+  },
+  longmemeval: {
+    name: 'longmemeval',
+    record: longMemEvalRecord('longmemeval', LONGMEMEVAL_READER_CON),
+    maxTokens: LONGMEMEVAL_CON_TOKENS,
+    // The round of a retrieved turn reads the next turn of its session.
+    needsConversation: true,
+    build: (request) => buildLongMemEvalPrompt(request, LONGMEMEVAL_READER_CON),
+  },
+  'longmemeval-direct': {
+    name: 'longmemeval-direct',
+    record: longMemEvalRecord('longmemeval-direct', LONGMEMEVAL_READER_DIRECT),
+    maxTokens: LONGMEMEVAL_DIRECT_TOKENS,
+    needsConversation: true,
+    build: (request) => buildLongMemEvalPrompt(request, LONGMEMEVAL_READER_DIRECT),
+  },
+  'longmemeval-full-context': {
+    name: 'longmemeval-full-context',
+    record: longMemEvalRecord('longmemeval-full-context', LONGMEMEVAL_READER_CON),
+    maxTokens: LONGMEMEVAL_CON_TOKENS,
+    needsConversation: true,
+    build: buildLongMemEvalFullContextPrompt,
   },
 };
 

@@ -113,6 +113,7 @@ function readQuestion(value: unknown, index: number): Attempt {
   );
 
   const evidence: string[] = [];
+  const userTurns: string[] = [];
   const sessionIndexOf = new Map<string, number>();
   const sessions: Session[] = order.map(({ i, dateTime }, position) => {
     const sessionIndex = position + 1;
@@ -121,6 +122,7 @@ function readQuestion(value: unknown, index: number): Attempt {
     const turns = (raw.haystack_sessions[i] ?? []).map((turn, t) => {
       const diaId = `D${sessionIndex}:${t + 1}`;
       if (turn.has_answer === true) evidence.push(diaId);
+      if (turn.role === 'user') userTurns.push(diaId);
       return {
         diaId,
         speaker: turn.role,
@@ -172,6 +174,7 @@ function readQuestion(value: unknown, index: number): Attempt {
     questionDateText: raw.question_date,
     questionId: raw.question_id,
     evidenceSessions,
+    retrievalCorpus: userTurns,
   };
   return {
     sample: {

@@ -97,10 +97,13 @@ describe('a LongMemEval run', () => {
       ['e47becba', 0, 1],
       ['gpt4_59149c77', 0, 6],
     ]);
-    // LongMemEval's recall where it has evidence; none for abstention.
+    // LongMemEval's recall where a user turn holds the answer; none for abstention, nor where
+    // only an assistant turn does (single-session-assistant: the reference skips it).
     const abs = final[0]!;
     expect(abs.scores['lmeTurnRecall']).toBeNull();
-    expect(typeof final[1]!.scores['lmeSessionRecall']).toBe('number');
+    expect(final[1]!.scores['lmeSessionRecall']).toBeNull();
+    expect(typeof final[2]!.scores['lmeSessionRecall']).toBe('number');
+    expect(typeof final[2]!.scores['lmeTurnNdcg']).toBe('number');
     expect(outcome.summary.overall.taskAveraged).toBeDefined();
     store.close();
   });

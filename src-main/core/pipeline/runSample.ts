@@ -568,6 +568,8 @@ async function askOne(
           evidence: qa.evidence,
           evidenceRaw: qa.evidenceRaw,
           retrieved: retrievedTurnIds(refs, topK),
+          topK,
+          ...(qa.retrievalCorpus ? { retrievalCorpus: qa.retrievalCorpus } : {}),
           ...(context ? { context } : {}),
         },
         benchmarkProfile(job.benchmark),
@@ -603,6 +605,8 @@ async function askOne(
           // A failed retrieval has no context to score LoCoMo's way (it would count 1 there).
           ...(stage === 'answer' ? { evidenceRaw: qa.evidenceRaw } : {}),
           retrieved: stage === 'answer' ? retrievedTurnIds(refs, topK) : [],
+          topK,
+          ...(qa.retrievalCorpus ? { retrievalCorpus: qa.retrievalCorpus } : {}),
           ...(context ? { context } : {}),
           errored: true,
         },

@@ -37,7 +37,7 @@ import {
 } from '../../../src-shared/runs';
 import { configHash, newRunId, redactSecrets, type RunManifest } from '../runs/manifest';
 import type { RunStore } from '../runs/store';
-import { judgeProtocolOf } from '../answer/judge-protocols';
+import { judgeConfigAsSent, judgeProtocolOf } from '../answer/judge-protocols';
 import { ApiKeySource, experimentApiKeys, type ApiKeys } from '../keys';
 import { usageOf } from '../runs/usage';
 import { answererProvenance } from './answerers';
@@ -291,7 +291,8 @@ export async function startExperiment(
   const judged = config.judge
     ? judgeConfigFor(config.judge, benchmarkProfile(dataset.info.format))
     : null;
-  if (judged) config.judge = judged.config;
+  // Recorded as sent: a protocol's fixed max_tokens, not the endpoint default it overrides.
+  if (judged) config.judge = judgeConfigAsSent(judged.config);
   const { samples, skipped } = selectFrom(dataset.entries, dataset.problems, config);
   // A bad entry is refused before the run exists.
   const errata = options.errata ? errataRecord(options.errata, errataSamples(dataset)) : null;

@@ -162,6 +162,8 @@ function scoreOf(
     evidence: qa?.evidence ?? [],
     ...(qa && !retrieveFailed ? { evidenceRaw: qa.evidenceRaw } : {}),
     retrieved,
+    topK,
+    ...(qa?.retrievalCorpus ? { retrievalCorpus: qa.retrievalCorpus } : {}),
     ...(context ? { context } : {}),
     errored: answer.error !== null,
   });

@@ -54,6 +54,9 @@ const ANSWER_PROTOCOL_LABELS: Record<AnswerProtocolName, string> = {
   mem0: 'Mem0 (paper, byte-exact)',
   'mem0-rag': "Mem0's RAG baseline (paper, byte-exact; mem0-rag-chunks preset)",
   'mem0-full-context': "Mem0's full-context baseline (paper, byte-exact)",
+  longmemeval: 'LongMemEval reader, chain-of-note (paper, byte-exact)',
+  'longmemeval-direct': 'LongMemEval reader, direct (paper, byte-exact)',
+  'longmemeval-full-context': 'LongMemEval full history, chain-of-note (paper, byte-exact)',
 };
 
 /** Short: the select sits in half a row; the manifest says what each did. */

@@ -1,0 +1,107 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunSummary } from '../../src-shared/experiment';
+import { TEST_PROMPT as PREFLIGHT_PROMPT } from '../../src-main/core/models';
+import { RunStore } from '../../src-main/core/runs/store';
+import { REPO, runCli } from '../support/cli';
+import { expectPrintedQaMetrics, type PrintedQaMetrics } from '../support/longmemeval-figures';
+import {
+  startFakeOpenAIServer,
+  type FakeChatRequest,
+  type FakeOpenAIServer,
+} from '../support/fake-openai-server';
+
+/**
+ * The hand-made tests/fixtures/longmemeval/reader.json through `cli experiment` with
+ * LongMemEval's full-history reader and judge, against a fake OpenAI-compatible server that logs
+ * every request: the reader prompts, the judge prompts and every accuracy figure equal what
+ * LongMemEval's own code writes and prints (tests/fixtures/golden/longmemeval.json, from
+ * scripts/golden/generate-longmemeval.py: prepare_prompt, get_anscheck_prompt, print_qa_metrics.py).
+ */
+interface Golden {
+  readerPrompts: Array<{ questionId: string; protocol: string; prompt: string }>;
+  readerRun: {
+    reply: string;
+    judge: Array<{ questionId: string; prompt: string; label: boolean }>;
+    qaMetrics: PrintedQaMetrics;
+  };
+}
+const golden = JSON.parse(
+  readFileSync(join(REPO, 'tests/fixtures/golden/longmemeval.json'), 'utf8'),
+) as Golden;
+const dir = mkdtempSync(join(tmpdir(), 'workbench-lme-parity-'));
+const db = join(dir, 'runs.db');
+const env = {
+  MEMORY_WORKBENCH_DATA: join(dir, 'data'),
+  MEMORY_WORKBENCH_EXTRA_PRESETS: join(REPO, 'tests/fixtures/experiment/test-presets.ts'),
+};
+const verdicts = new Map(golden.readerRun.judge.map((j) => [j.prompt, j.label]));
+
+let server: FakeOpenAIServer;
+beforeAll(async () => {
+  server = await startFakeOpenAIServer({
+    chat: (chat) => {
+      if (chat.model === 'fake-reader') return golden.readerRun.reply;
+      // A prompt that is not the reference's gets "no": the figures below would then differ.
+      return verdicts.get(chat.messages.at(-1)?.content ?? '') === true ? 'Yes.' : 'no';
+    },
+  });
+});
+afterAll(async () => {
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('a LongMemEval run as LongMemEval runs it', () => {
+  it('sends the reference reader and judge prompts and reports its figures', async () => {
+    const r = await runCli(
+      [
+        'experiment',
+        ...['--data', join(REPO, 'tests/fixtures/longmemeval/reader.json')],
+        ...['--preset', 'test-recency', '--runs-db', db, '--json'],
+        ...['--answerer', 'llm', '--base-url', server.url, '--model', 'fake-reader'],
+        ...['--answer-protocol', 'longmemeval-full-context'],
+        ...['--judge-base-url', server.url, '--judge-model', 'fake-judge'],
+      ],
+      env,
+    );
+    expect(r.code, r.err).toBe(0);
+    const { runId, summary } = JSON.parse(r.out) as { runId: string; summary: RunSummary };
+
+    // The run's own requests: the launch's reachability check sends each endpoint one short one.
+    const chats = server.requests
+      .filter((q) => q.path === '/v1/chat/completions')
+      .map((q) => q.body as FakeChatRequest)
+      .filter((c) => c.messages.at(-1)?.content !== PREFLIGHT_PROMPT);
+    const reader = chats.filter((c) => c.model === 'fake-reader');
+    const judge = chats.filter((c) => c.model === 'fake-judge');
+
+    // Reader: prepare_prompt's bytes, one user message, run_generation.py's 800 tokens.
+    const expectedReader = golden.readerPrompts
+      .filter((p) => p.protocol === 'longmemeval-full-context')
+      .map((p) => p.prompt);
+    expect(expectedReader).toHaveLength(7);
+    const sentReader = reader.map((c) => c.messages.at(-1)?.content);
+    for (const prompt of expectedReader) expect(sentReader).toContain(prompt);
+    for (const c of reader) {
+      expect(c.messages).toHaveLength(1);
+      expect(c.max_tokens).toBe(800);
+    }
+
+    // Judge: get_anscheck_prompt's bytes for every question, max_tokens 10, as recorded.
+    expect(judge.map((c) => c.messages.at(-1)?.content).sort()).toEqual(
+      golden.readerRun.judge.map((j) => j.prompt).sort(),
+    );
+    for (const c of judge) expect(c.max_tokens).toBe(10);
+    const store = RunStore.open(db);
+    try {
+      expect(store.getRun(runId).manifest.config.judge?.maxTokens).toBe(10);
+    } finally {
+      store.close();
+    }
+
+    expectPrintedQaMetrics(summary, golden.readerRun.qaMetrics);
+  });
+});
