@@ -28,11 +28,16 @@ const ScorePairSchema = z.intersection(
     }),
   }),
 );
+// Every field of RunSummary: a key the schema left out would be stripped from a stored summary on
+// read (LongMemEval's `answerable`, `abstention` and `byTask`), and one it required would refuse it.
 export const RunSummarySchema = z.object({
   byCategory: z.record(z.string(), ScorePairSchema),
+  byTask: z.record(z.string(), ScorePairSchema).optional(),
   overall: z.object({
     all: ScorePairSchema,
-    categories1to4: ScorePairSchema,
+    categories1to4: ScorePairSchema.optional(),
+    answerable: ScorePairSchema.optional(),
+    abstention: ScorePairSchema.optional(),
     taskAveraged: ScorePairSchema.optional(),
   }),
   questions: z.number().int().nonnegative(),
