@@ -35,7 +35,7 @@ import { runQueries, type ReadMethod, type RunQueries } from './runs/queries';
 import { DEFAULT_READ_WORKERS, RunReadWorkers } from './runs/readWorkers';
 import { runWrites } from './runs/handlers';
 import { RunStore } from './runs/store';
-import { planRun } from './sweeps/plan';
+import { planRun } from './pipeline/plan';
 import type { CallerTrust } from './trust';
 
 /** Ended runs 'experiments.live' still lists; older ones are in the Runs view. */

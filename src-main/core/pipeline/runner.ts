@@ -118,7 +118,7 @@ export interface RunOptions {
    * identical requests from it, `only` never calls the endpoint (offline replay). Default off.
    */
   responseCache?: ResponseCacheMode;
-  /** The planner's estimate for this run (sweeps/plan.ts), kept in the manifest beside `usage`. */
+  /** The planner's estimate for this run (pipeline/plan.ts), kept in the manifest beside `usage`. */
   estimate?: RunEstimate;
   now?: () => number;
 }

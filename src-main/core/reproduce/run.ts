@@ -7,7 +7,7 @@ import {
   type PackRun,
   type ReproducePack,
 } from '../../../src-shared/reproduce';
-import { planSweep } from '../sweeps/plan';
+import { planSweep } from '../pipeline/plan';
 import { repeatGroup, runRepeatGroup } from '../sweeps/repeats';
 import type { SweepRunOptions } from '../sweeps/run';
 import type { LoadedSweep } from '../sweeps/spec';
