@@ -16,12 +16,48 @@ const enginePatterns = [
 ];
 
 /**
- * src-main/core, lowest first: a folder may import the ones before it, never one after it.
+ * src-main/core, lowest first: a folder may import the ones before it, never one after it. Every
+ * folder is ranked. The files directly in core/ sit at both ends: the leaf helpers (CORE_BASE_FILES)
+ * below every folder, the service files (CORE_SERVICE_FILES: the API's implementation and the
+ * stores it owns) above them all.
  * core/designs (the Collections view's engine) sits inside memory: it builds on memory/retrieval
- * and the `designed` memory preset builds on it. Folders not listed (http, scoring, sweeps, launch
- * and the files directly in core/) are not ranked.
+ * and the `designed` memory preset builds on it.
  */
-const CORE_LAYERS = ['dataset', 'collection', 'embed', 'memory', 'answer', 'pipeline', 'runs'];
+const CORE_LAYERS = [
+  'http',
+  'scoring',
+  'dataset',
+  'collection',
+  'embed',
+  'memory',
+  'answer',
+  'pipeline',
+  'runs',
+  'launch',
+  'sweeps',
+  'reproduce',
+];
+const CORE_BASE_FILES = [
+  'atomic-file',
+  'canonical-hash',
+  'dispatch',
+  'keys',
+  'provenance',
+  'sqlite',
+  'structured-file',
+  'system-errors',
+  'timeout',
+  'trust',
+];
+const CORE_SERVICE_FILES = [
+  'datasets',
+  'datasetLoadProtocol',
+  'datasetLoadWorker',
+  'dataset-load-worker-entry',
+  'experiments',
+  'models',
+  'service',
+];
 
 /**
  * Known upward imports, allowed by name until they move (each a module path below core/):
@@ -46,9 +82,10 @@ function importOf(folders, allowed = []) {
   return `^(\\.\\.\\/)+${except}(${targets.join('|')})`;
 }
 
-function layerRule(files, folders, message, allowed) {
+function layerRule(files, folders, message, allowed, ignores = []) {
   return {
     files,
+    ignores,
     rules: {
       'no-restricted-imports': [
         'error',
@@ -63,27 +100,77 @@ function layerRule(files, folders, message, allowed) {
   };
 }
 
+/**
+ * Tests that wire the real stack on purpose: the runs read worker is proved through the service
+ * and the HTTP server that call it. The rank holds for every other file, tests included.
+ */
+const STACK_TESTS = ['src-main/core/runs/readWorkers.test.ts'];
+
 const coreLayering = [
-  ...CORE_LAYERS.slice(0, -1).map((layer, i) =>
+  ...CORE_LAYERS.map((layer, i) =>
     layerRule(
       [`src-main/core/${layer}/**/*.ts`],
-      [...CORE_LAYERS.slice(i + 1), ...(i < CORE_LAYERS.indexOf('memory') ? ['designs'] : [])],
-      `core/${layer} must not import a higher layer (${CORE_LAYERS.slice(i + 1).join(', ')})`,
+      [
+        ...CORE_LAYERS.slice(i + 1),
+        ...(i < CORE_LAYERS.indexOf('memory') ? ['designs'] : []),
+        ...CORE_SERVICE_FILES,
+      ],
+      `core/${layer} must not import a higher layer (${[...CORE_LAYERS.slice(i + 1), 'the service files'].join(', ')})`,
       LAYER_EXCEPTIONS[layer],
+      STACK_TESTS,
     ),
   ),
+  // The leaf helpers directly in core/ import no folder of core and no service file.
+  {
+    files: CORE_BASE_FILES.map((f) => `src-main/core/${f}.ts`),
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...enginePatterns,
+            {
+              regex: `^\\.\\/(${[...CORE_LAYERS, 'designs', ...CORE_SERVICE_FILES].join('|')})(\\/|$)`,
+              message:
+                'core/ leaf helpers must not import a core folder or a service file (core layering)',
+            },
+          ],
+        },
+      ],
+    },
+  },
   // memory/retrieval is below designs; designs is below the rest of memory.
   layerRule(
     ['src-main/core/memory/retrieval/**/*.ts'],
-    ['designs', 'answer', 'pipeline', 'runs'],
+    [
+      'designs',
+      'answer',
+      'pipeline',
+      'runs',
+      'launch',
+      'sweeps',
+      'reproduce',
+      ...CORE_SERVICE_FILES,
+    ],
     'core/memory/retrieval must not import designs or a higher layer',
     LAYER_EXCEPTIONS.memory,
+    STACK_TESTS,
   ),
   layerRule(
     ['src-main/core/designs/**/*.ts'],
-    [{ regex: 'memory\\/(?!retrieval\\/)' }, 'answer', 'pipeline', 'runs'],
+    [
+      { regex: 'memory\\/(?!retrieval\\/)' },
+      'answer',
+      'pipeline',
+      'runs',
+      'launch',
+      'sweeps',
+      'reproduce',
+      ...CORE_SERVICE_FILES,
+    ],
     'core/designs may use memory/retrieval only, and no higher layer',
     LAYER_EXCEPTIONS.designs,
+    STACK_TESTS,
   ),
 ];
 

@@ -215,15 +215,24 @@ test('what the desktop menu opens, or fails to open, shows in the Datasets view 
   await nav.getByRole('link', { name: 'Runs' }).click();
   await expect(page.getByRole('heading', { level: 1, name: 'Runs' })).toBeVisible();
 
-  // Malformed events are dropped: the app stays where it is.
+  // Malformed events are dropped: the app stays where it is. Events arrive in order, so once the
+  // well-formed one after them has moved the app, every view it went through is recorded: the
+  // malformed ones moved it nowhere (no fixed wait for something not to happen).
+  await page.evaluate(() => {
+    const views: string[] = [];
+    (window as unknown as { viewsVisited: string[] }).viewsVisited = views;
+    window.addEventListener('hashchange', () => views.push(window.location.hash));
+  });
   announce({ type: 'dataset-opened' });
   announce('not an event');
-  await page.waitForTimeout(300);
-  await expect(page.getByRole('heading', { level: 1, name: 'Runs' })).toBeVisible();
-
   announce({ type: 'dataset-opened', datasetId: dataset.datasetId });
   await expect(page.getByRole('heading', { level: 1, name: 'Datasets' })).toBeVisible();
   await expect(page).toHaveURL(new RegExp(`dataset=${dataset.datasetId}`));
+  const visited = await page.evaluate(
+    () => (window as unknown as { viewsVisited: string[] }).viewsVisited,
+  );
+  expect(visited).toHaveLength(1);
+  expect(visited[0]).toContain(`dataset=${dataset.datasetId}`);
   await expect(
     page.getByRole('region', { name: 'Samples' }).getByRole('row', { name: /mini-1/ }),
   ).toBeVisible();

@@ -31,7 +31,7 @@ test('LongMemEval: datasets, runs, curve and compare name its question types', a
   // Two runs through the API (the Experiments form is another spec's), one with the curve.
   const datasets = await call<Array<{ datasetId: string; format: string }>>('datasets.list', {});
   const dataset = datasets.find((d) => d.format === 'longmemeval');
-  expect(dataset).toBeDefined();
+  expect(dataset).toMatchObject({ format: 'longmemeval', datasetId: expect.any(String) });
   const start = (preset: string, extra: Record<string, unknown> = {}) =>
     call<{ runId: string }>('experiments.start', {
       datasetId: dataset!.datasetId,

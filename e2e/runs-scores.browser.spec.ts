@@ -64,7 +64,8 @@ test('the Runs view shows J per judge protocol and the errata table of a run', a
     runId,
   });
   const strict = judgeProtocols.find((p) => p.protocol === 'strict');
-  expect(strict).toBeDefined();
+  expect(strict).toMatchObject({ model: 'fake-judge' });
+  expect(strict?.overall.n).toBeGreaterThan(0);
 
   // The panel reloaded by itself: the strict row is there without a page reload.
   const judgeTable = judgeRegion.getByRole('table', { name: 'J per judge protocol' });

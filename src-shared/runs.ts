@@ -213,7 +213,7 @@ export interface RunEstimate {
   cost: number | null;
 }
 
-/** A planned run (sweeps/plan.ts): its size, LLM calls, tokens (completions at their cap), cost. */
+/** A planned run (pipeline/plan.ts): its size, LLM calls, tokens (completions at their cap), cost. */
 export interface ExperimentEstimate extends RunEstimate {
   samples: number;
   tests: number;

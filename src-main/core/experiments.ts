@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type {
   ActiveRun,
   ApiEvent,
+  ApiHandlers,
   ApiOutput,
   ApiParsedInput,
   ExperimentEstimate,
@@ -9,7 +10,6 @@ import type {
 } from '../../src-shared/api';
 import type { DatasetLoadResult } from '../../src-shared/dataset';
 import { WorkbenchError, parseOrThrow } from '../../src-shared/errors';
-import type { RescoreResult } from '../../src-shared/rescore';
 import type { RunIdentity } from '../../src-shared/runs';
 import {
   DEFAULT_MEMORY_PRESET,
@@ -20,7 +20,7 @@ import {
 } from '../../src-shared/experiment';
 import { reduceProgress, type RunProgress } from '../../src-shared/liveProgress';
 import { ApiKeySource } from './keys';
-import type { JsonBytes } from './dispatch';
+import type { JsonBytes, SerializedHandlers } from './dispatch';
 import {
   memoryConfigProblems,
   memoryPresetLlmStage,
@@ -31,11 +31,11 @@ import {
 import { loadMemoryPresets } from './pipeline/loadPresets';
 import { launchRun, resumeRun, type LaunchSurface } from './launch/launch';
 import type { ExperimentHandle } from './pipeline/runner';
-import { runQueries, type ReadMethod, type RunQueries } from './runs/queries';
+import { READ_METHODS, runQueries, type ReadMethod, type RunQueries } from './runs/queries';
 import { DEFAULT_READ_WORKERS, RunReadWorkers } from './runs/readWorkers';
-import { runWrites } from './runs/handlers';
+import { runWrites, type RunWriteMethod, type RunWrites } from './runs/handlers';
 import { RunStore } from './runs/store';
-import { planRun } from './sweeps/plan';
+import { planRun } from './pipeline/plan';
 import type { CallerTrust } from './trust';
 
 /** Ended runs 'experiments.live' still lists; older ones are in the Runs view. */
@@ -205,29 +205,44 @@ export class ExperimentManager {
     return this.readPool(store.file).callJson(method, input);
   }
 
-  /** A run's name, tags and notes, edited later (a running run too: they are not its config). */
-  setIdentity(input: ApiParsedInput<'runs.setIdentity'>): Promise<RunIdentity> {
-    return runWrites(this.runs(), this.apiKeys)['runs.setIdentity'](input);
+  /**
+   * The `runs.*` writes, each behind the guard its method needs: a run's name, tags and notes may
+   * change while it runs (they are not its config); a running run is neither deleted nor rescored.
+   */
+  writeHandlers(): Pick<ApiHandlers, RunWriteMethod> {
+    const writes = (): RunWrites => runWrites(this.runs(), this.apiKeys);
+    return {
+      'runs.setIdentity': (input) => writes()['runs.setIdentity'](input),
+      'runs.delete': this.unlessRunning('cancel it before deleting', (input) =>
+        writes()['runs.delete'](input),
+      ),
+      // Yields between samples (core/runs/rescore.ts).
+      'runs.rescore': this.unlessRunning('rescore it when it ends', (input) =>
+        writes()['runs.rescore'](input),
+      ),
+    };
   }
 
-  async delete(runId: string): Promise<{ deleted: boolean }> {
-    if (this.active.has(runId)) {
-      throw new WorkbenchError('CONFLICT', `run ${runId} is running; cancel it before deleting`, {
-        path: ['runId'],
-      });
-    }
-    return runWrites(this.runs(), this.apiKeys)['runs.delete']({ runId });
+  /** The read views (runs/queries.ts READ_METHODS), each served by `read`. */
+  readHandlers(): Pick<ApiHandlers, ReadMethod> {
+    const handler =
+      <K extends ReadMethod>(method: K) =>
+      (input: ApiParsedInput<K>) =>
+        this.read(method, input);
+    // Object.fromEntries forgets which key holds which method's handler; `handler` kept them paired.
+    return Object.fromEntries(READ_METHODS.map((m) => [m, handler(m)])) as Pick<
+      ApiHandlers,
+      ReadMethod
+    >;
   }
 
-  /** Rescores a stored run (not one that is running), yielding between samples. */
-  async rescore(input: ApiParsedInput<'runs.rescore'>): Promise<RescoreResult> {
-    const { runId } = input;
-    if (this.active.has(runId)) {
-      throw new WorkbenchError('CONFLICT', `run ${runId} is running; rescore it when it ends`, {
-        path: ['runId'],
-      });
-    }
-    return runWrites(this.runs(), this.apiKeys)['runs.rescore'](input);
+  /** The read views again, as JSON bytes serialised where they were computed (`readJson`). */
+  serializedReadHandlers(): SerializedHandlers {
+    const handler =
+      <K extends ReadMethod>(method: K) =>
+      (input: ApiParsedInput<K>) =>
+        this.readJson(method, input);
+    return Object.fromEntries(READ_METHODS.map((m) => [m, handler(m)])) as SerializedHandlers;
   }
 
   /** Cancels every run and closes the database (app quit, server stop). */
@@ -244,6 +259,21 @@ export class ExperimentManager {
   /** What a reproduce pack's runs write with: this manager's runs DB (its one writer) and keys. */
   packRunOptions(): { store: RunStore; dataDir: string; apiKeys: ApiKeySource } {
     return { store: this.runs(), dataDir: this.dataDir, apiKeys: this.apiKeys };
+  }
+
+  /** `handler`, refused with CONFLICT while the run it names is running. */
+  private unlessRunning<I extends { runId: string }, O>(
+    advice: string,
+    handler: (input: I) => Promise<O>,
+  ): (input: I) => Promise<O> {
+    return async (input) => {
+      if (this.active.has(input.runId)) {
+        throw new WorkbenchError('CONFLICT', `run ${input.runId} is running; ${advice}`, {
+          path: ['runId'],
+        });
+      }
+      return handler(input);
+    };
   }
 
   private readPool(file: string): RunReadWorkers {

@@ -7,7 +7,8 @@ import {
   type FakeOpenAIServer,
 } from '../../tests/support/fake-openai-server';
 import { ApiKeySource, KeyEnvPolicy } from './keys';
-import { MODELS_FILE, ModelsService, TEST_PROMPT, type KeyStore } from './models';
+import { MODELS_FILE, ModelsService, type KeyStore } from './models';
+import { TEST_PROMPT } from './pipeline/preflight';
 
 const SECRET = 'sk-test-do-not-leak-1234567890';
 const fixedNow = () => new Date('2025-01-02T03:04:05.000Z');

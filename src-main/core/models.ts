@@ -14,6 +14,7 @@ import {
 } from '../../src-shared/models';
 import { LlmClient } from './answer/llm-client';
 import { endpointHint } from './http/endpointHints';
+import { TEST_PROMPT } from './pipeline/preflight';
 import { ApiKeySource, type KeyLookup } from './keys';
 
 /**
@@ -30,8 +31,6 @@ import { ApiKeySource, type KeyLookup } from './keys';
 export const MODELS_FILE = 'models.json';
 export const MODELS_FILE_VERSION = 1;
 
-/** The words a connection test sends: tiny, and any model can answer them. */
-export const TEST_PROMPT = 'Reply with the single word: pong';
 const TEST_TIMEOUT_MS = 15_000;
 const TEST_MAX_TOKENS = 16;
 

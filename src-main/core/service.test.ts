@@ -8,7 +8,7 @@ import { ExperimentConfigSchema, type ProgressEvent } from '../../src-shared/exp
 import { EXTRA_PRESETS_ENV } from './pipeline/loadPresets';
 import { startFakeOpenAIServer } from '../../tests/support/fake-openai-server';
 import { createService, type Service } from './service';
-import { planRun } from './sweeps/plan';
+import { planRun } from './pipeline/plan';
 import { runEnded } from '../../tests/support/run-events';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));

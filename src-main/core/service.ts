@@ -128,21 +128,9 @@ export function createService(options: ServiceOptions): Service {
     'experiments.live': async () => experiments.liveRuns(),
 
     // Read views run in the runs read worker (core/runs/queries.ts): never on this thread.
-    'runs.list': (input) => experiments.read('runs.list', input),
-    'runs.get': (input) => experiments.read('runs.get', input),
-    'runs.summary': (input) => experiments.read('runs.summary', input),
-    'runs.answers': (input) => experiments.read('runs.answers', input),
-    'runs.answersPage': (input) => experiments.read('runs.answersPage', input),
-    'runs.delete': ({ runId }) => experiments.delete(runId),
-    'runs.setIdentity': (input) => experiments.setIdentity(input),
-    // Writes: on this thread, the runs DB's only writer, one sample at a time (core/runs/rescore.ts).
-    'runs.rescore': (input) => experiments.rescore(input),
-    'runs.export': (input) => experiments.read('runs.export', input),
-    'runs.compare': (input) => experiments.read('runs.compare', input),
-    'runs.question': (input) => experiments.read('runs.question', input),
-    'runs.compareExport': (input) => experiments.read('runs.compareExport', input),
-    'sweeps.list': (input) => experiments.read('sweeps.list', input),
-    'sweeps.get': (input) => experiments.read('sweeps.get', input),
+    ...experiments.readHandlers(),
+    // Writes: on this thread, the runs DB's only writer, guarded against a running run.
+    ...experiments.writeHandlers(),
 
     // ---- Reproduce view (core/reproduce) ----
     'reproduce.packs': () => reproducePacks(),
@@ -179,16 +167,7 @@ export function createService(options: ServiceOptions): Service {
     },
     'models.clearKey': async ({ apiKeyEnv }) => ({ cleared: models.clearKey(apiKeyEnv) }),
   };
-  const serialized: SerializedHandlers = {
-    'runs.list': (input) => experiments.readJson('runs.list', input),
-    'runs.get': (input) => experiments.readJson('runs.get', input),
-    'runs.answers': (input) => experiments.readJson('runs.answers', input),
-    'runs.answersPage': (input) => experiments.readJson('runs.answersPage', input),
-    'runs.export': (input) => experiments.readJson('runs.export', input),
-    'runs.compare': (input) => experiments.readJson('runs.compare', input),
-    'runs.question': (input) => experiments.readJson('runs.question', input),
-    'runs.compareExport': (input) => experiments.readJson('runs.compareExport', input),
-  };
+  const serialized = experiments.serializedReadHandlers();
   return {
     handlers,
     serialized,

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiEvent, ApiHandlers } from '../../src-shared/api';
 import type { ResponseCacheMode } from '../../src-shared/experiment';
 import type { RunManifest } from '../../src-shared/runs';
-import { TEST_PROMPT } from '../../src-main/core/models';
+import { TEST_PROMPT } from '../../src-main/core/pipeline/preflight';
 import { EXTRA_PRESETS_ENV } from '../../src-main/core/pipeline/loadPresets';
 import { RunStore } from '../../src-main/core/runs/store';
 import { createService, type Service } from '../../src-main/core/service';

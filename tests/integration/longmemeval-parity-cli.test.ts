@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunSummary } from '../../src-shared/experiment';
-import { TEST_PROMPT as PREFLIGHT_PROMPT } from '../../src-main/core/models';
+import { TEST_PROMPT as PREFLIGHT_PROMPT } from '../../src-main/core/pipeline/preflight';
 import { RunStore } from '../../src-main/core/runs/store';
 import { REPO, runCli } from '../support/cli';
 import { expectPrintedQaMetrics, type PrintedQaMetrics } from '../support/longmemeval-figures';

@@ -2,9 +2,10 @@ import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
 
 /**
- * The core layering rule of eslint.config.js (dataset → collection → embed → memory → answer →
- * pipeline → runs) fires on an upward import and stays quiet on a downward one. Each case lints one
- * import line as if it were a file at `file`, with the repository's own config.
+ * The core layering rule of eslint.config.js (http → scoring → dataset → collection → embed →
+ * memory → answer → pipeline → runs → launch → sweeps → reproduce → the service files) fires on an
+ * upward import and stays quiet on a downward one. Each case lints one import line as if it were a
+ * file at `file`, with the repository's own config.
  */
 const eslint = new ESLint({ cwd: process.cwd() });
 
@@ -32,6 +33,16 @@ describe('core layering lint', () => {
     ['src-main/core/memory/retrieval/service.ts', '../../designs/engine', 'core/memory/retrieval'],
     ['src-main/core/designs/engine.ts', '../memory/presets/stm', 'core/designs'],
     ['src-main/core/designs/engine.ts', '../memory/registry', 'core/designs'],
+    // Every folder is ranked (issue 24 step 8), and the service files sit above them all.
+    ['src-main/core/http/retry.ts', '../answer/llm-client', 'core/http'],
+    ['src-main/core/scoring/punktModel.ts', '../dataset/load', 'core/scoring'],
+    ['src-main/core/runs/queries.ts', '../sweeps/spec', 'core/runs'],
+    ['src-main/core/launch/launch.ts', '../sweeps/run', 'core/launch'],
+    ['src-main/core/sweeps/run.ts', '../reproduce/packs', 'core/sweeps'],
+    ['src-main/core/pipeline/preflight.ts', '../models', 'core/pipeline'],
+    ['src-main/core/reproduce/run.ts', '../experiments', 'core/reproduce'],
+    ['src-main/core/keys.ts', './pipeline/runner', 'core/ leaf helpers'],
+    ['src-main/core/trust.ts', './service', 'core/ leaf helpers'],
   ])('%s importing %s is refused', async (file, specifier, layer) => {
     const errors = await layeringErrors(file, specifier);
     expect(errors).toHaveLength(1);
@@ -47,6 +58,11 @@ describe('core layering lint', () => {
     ['src-main/core/runs/readWorkers.ts', '../pipeline/protocol'],
     ['src-main/core/pipeline/runSample.ts', '../memory/registry'],
     ['src-main/core/embed/openai.ts', '../collection/embedder'],
+    ['src-main/core/answer/llm-client.ts', '../http/pricing'],
+    ['src-main/core/launch/launch.ts', '../pipeline/plan'],
+    ['src-main/core/sweeps/run.ts', '../launch/launch'],
+    ['src-main/core/reproduce/run.ts', '../sweeps/spec'],
+    ['src-main/core/runs/queries.ts', '../keys'],
     // The named exceptions in eslint.config.js (LAYER_EXCEPTIONS), until those modules move.
     ['src-main/core/memory/types.ts', '../answer/llm-client'],
     ['src-main/core/pipeline/runner.ts', '../runs/store'],

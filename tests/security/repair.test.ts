@@ -110,9 +110,9 @@ describe('runs repair loses nothing readable (issue 23 item 2)', () => {
       /^ {2}answer_scores +\d+ rows recovered; lost unreadable keys after \(/m,
     );
     expect(result.out).toMatch(/^ {2}answers +\d+ rows recovered; no unreadable page met$/m);
-    const kept = result.out.match(/the damaged file is kept as (.+)$/m)?.[1];
-    expect(kept).toBeDefined();
-    expect(readFileSync(kept as string).equals(damaged)).toBe(true);
+    const kept = result.out.match(/the damaged file is kept as (.+)$/m)?.[1] ?? '';
+    expect(kept).not.toBe(file);
+    expect(readFileSync(kept).equals(damaged)).toBe(true);
     expect(result.out).toMatch(new RegExp(`${RUNS.length} run\\(s\\) in the repaired database`));
   });
 

@@ -9,7 +9,7 @@ import {
 } from '../../../tests/support/fake-openai-server';
 import { RunStore } from '../../core/runs/store';
 import { ExperimentConfigSchema } from '../../../src-shared/experiment';
-import { planSweep } from '../../core/sweeps/plan';
+import { planSweep } from '../../core/pipeline/plan';
 import { runCli } from '../main';
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url));

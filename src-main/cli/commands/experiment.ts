@@ -22,7 +22,7 @@ import {
 } from '../../../src-shared/experiment';
 import type { ExperimentHandle, RunOutcome } from '../../core/pipeline/runner';
 import { launchRun } from '../../core/launch/launch';
-import { estimateOf, planRun } from '../../core/sweeps/plan';
+import { estimateOf, planRun } from '../../core/pipeline/plan';
 import { defaultDataDir, defaultRunsDbPath } from '../../core/runs/paths';
 import { formatDuration, skippedReport, summaryTable } from '../../core/runs/report';
 import { RunStore } from '../../core/runs/store';

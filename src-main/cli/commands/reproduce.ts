@@ -20,7 +20,7 @@ import {
   type PackRunSettings,
 } from '../../core/reproduce/packs';
 import { packGroups, runPack, settingOf, type Prices } from '../../core/reproduce/run';
-import { planSweep } from '../../core/sweeps/plan';
+import { planSweep } from '../../core/pipeline/plan';
 import type { CliIO } from '../command';
 import { JSON_OPTION, RUNS_DB_OPTIONS, UsageError, defineCommand } from '../command';
 import { ALLOW_KEY_ENV_OPTION, keyPolicyFromArgs } from '../keyPolicy';

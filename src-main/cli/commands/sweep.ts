@@ -3,7 +3,7 @@ import { axisValueLabel } from '../../../src-shared/sweeps';
 import { ApiKeySource } from '../../core/keys';
 import type { SampleExecutor } from '../../core/pipeline/executors';
 import { checkMemoryConfig } from '../../core/pipeline/loadPresets';
-import { planSweep, type CellPlan, type SweepPlan } from '../../core/sweeps/plan';
+import { planSweep, type CellPlan, type SweepPlan } from '../../core/pipeline/plan';
 import { runSweep } from '../../core/sweeps/run';
 import { readSweepFile } from '../../core/sweeps/spec';
 import type { CliCommand, CliIO } from '../command';

@@ -14,6 +14,7 @@ import {
   type Attempt,
 } from '../http/retry';
 import { CallBudget, type CallGate } from '../http/callBudget';
+import { costOf } from '../http/pricing';
 import { requestKey, type ResponseCache } from './responseCache';
 
 /**
@@ -102,19 +103,6 @@ const responseSchema = z.object({
     })
     .nullish(),
 });
-
-/** Cost in USD of `usage` at `prices` per million tokens; null without prices. */
-export function costOf(
-  usage: Pick<TokenTotals, 'promptTokens' | 'completionTokens'>,
-  prices: LlmPrices | undefined,
-): number | null {
-  if (!prices) return null;
-  return (
-    (usage.promptTokens * prices.inputPerMillion +
-      usage.completionTokens * prices.outputPerMillion) /
-    1_000_000
-  );
-}
 
 /**
  * Told about every HTTP request a client sends: `calls: 1` as it goes out, then `failures: 1` or

@@ -184,7 +184,9 @@ describe('loadWinkVectors', () => {
       `wink vectors: no cache at ${cacheFileFor(cacheDir, missing)} and no source at ${missing}`,
     );
     await fsp.copyFile(source, missing);
-    await expect(loadWinkVectors({ cacheDir, sourcePath: missing })).resolves.toBeDefined();
+    const loaded = await loadWinkVectors({ cacheDir, sourcePath: missing });
+    expect(loaded.dim).toBe(FIXTURE_DIM);
+    expect(loaded.count).toBe(FIXTURE_WORDS.length);
   });
 
   it('writes the documented header', async () => {

@@ -13,7 +13,7 @@ import {
   type ExperimentHandle,
   type RunOptions,
 } from '../pipeline/runner';
-import { estimateOf } from '../sweeps/plan';
+import { estimateOf } from '../pipeline/plan';
 
 /**
  * The one entry that starts or resumes a run. Every surface (the CLI, the app's and the browser's
@@ -26,7 +26,7 @@ import { estimateOf } from '../sweeps/plan';
  * - **Preflight**: one real call to each endpoint (pipeline/preflight.ts) before the run is created
  *   or resumed, unless the request opts out (`--no-preflight`). A replay (`only`) never calls an
  *   endpoint, so it is never preflighted: it runs with the endpoint down.
- * - **Estimate**: a new run keeps the planner's estimate beside its usage (sweeps/plan.ts), unless
+ * - **Estimate**: a new run keeps the planner's estimate beside its usage (pipeline/plan.ts), unless
  *   the request brings one already or asks for none (`null`).
  * - **Processes**: only a surface whose input is the local user's (CLI flags, the desktop app) may
  *   start processes (an external memory service's `command`); the browser API, a Redis job and a

@@ -12,7 +12,6 @@ import {
   type FakeOpenAIServer,
 } from '../../../tests/support/fake-openai-server';
 import { ApiKeySource } from '../keys';
-import { launchRun } from '../launch/launch';
 import { RunStore } from '../runs/store';
 import { inlineExecutor } from './executors';
 import { endpointsOf, preflight } from './preflight';
@@ -130,48 +129,6 @@ describe('preflight', () => {
       /embedder fake-embed at .*HTTP 503: overloaded \(hint: 127\.0\.0\.1 failed on its side \(HTTP 503\)/,
     );
     expect(embedder).not.toMatch(/answerer/);
-  });
-
-  it("files the launch's preflight requests in the run's ledger as 'preflight': the ledger counts every request the server received", async () => {
-    const counting = await startFakeOpenAIServer();
-    const store = RunStore.open(join(root, 'counted.db'));
-    try {
-      const handle = await launchRun(
-        {
-          config: {
-            datasetPath: mini,
-            memory: { preset: 'test-recency' },
-            answerer: llm(counting.url),
-          },
-          estimate: null,
-        },
-        {
-          store,
-          dataDir: join(root, 'counted'),
-          executor: inlineExecutor({ createMemory: async (ctx) => new RecencyMemory(ctx) }),
-          apiKeys: new ApiKeySource({ env: {} }),
-          mayStartProcesses: false,
-        },
-      );
-      expect((await handle.done).status).toBe('completed');
-      const ledger = store.callLedger(handle.runId);
-      const total = ledger.reduce((sum, r) => sum + r.calls, 0);
-      expect(total).toBe(counting.requests.length);
-      expect(ledger.find((r) => r.role === 'preflight')).toMatchObject({
-        model: 'fake-chat',
-        calls: 1,
-        failures: 0,
-      });
-      expect(ledger.find((r) => r.role === 'answer')?.calls).toBe(counting.requests.length - 1);
-      const usage = store.getRun(handle.runId).manifest.usage;
-      expect(usage?.preflight?.calls).toBe(1);
-      expect((usage?.answer.calls ?? 0) + (usage?.preflight?.calls ?? 0)).toBe(
-        counting.requests.length,
-      );
-    } finally {
-      store.close();
-      await counting.close();
-    }
   });
 
   it('refuses to create the run when asked to preflight and an endpoint fails', async () => {

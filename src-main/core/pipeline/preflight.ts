@@ -6,7 +6,6 @@ import { LlmClient, type CallMeter } from '../answer/llm-client';
 import { OpenAIEmbedder } from '../embed/openai';
 import { endpointHint } from '../http/endpointHints';
 import type { ApiKeys } from '../keys';
-import { TEST_PROMPT } from '../models';
 
 /**
  * Before a run starts, one real call to each endpoint its config names (answerer, judge, memory
@@ -25,6 +24,9 @@ export interface PreflightEndpoint {
   /** Embeddings: sent as the run sends it (a model may refuse a size). */
   dimensions?: number | undefined;
 }
+
+/** The words a connection test sends: tiny, and any model can answer them. */
+export const TEST_PROMPT = 'Reply with the single word: pong';
 
 const PREFLIGHT_TIMEOUT_MS = 15_000;
 

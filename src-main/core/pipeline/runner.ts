@@ -15,49 +15,47 @@ import {
   type ExperimentConfig,
   type ExperimentConfigInput,
   type ProgressEvent,
-  type RunStatus,
   type RunSummary,
 } from '../../../src-shared/experiment';
 import { assertMemoryLlm, prepareMemoryPreset } from '../memory/registry';
-import { isLocalUser, type CallerTrust } from '../trust';
-import { runDatasetFor, selectFrom, type RunDataset, type SampleEntry } from './runDataset';
+import { runDatasetFor, selectFrom, type RunDataset } from './runDataset';
 import { appVersion, gitCommit } from '../provenance';
-import type { SweepTag } from '../../../src-shared/sweeps';
-import {
-  embedderChoicesIn,
-  embedderRecord,
-  type EmbedderRecord,
-} from '../../../src-shared/embedders';
-import type { RunCoverage } from '../../../src-shared/coverage';
-import {
-  MAX_MANIFEST_WARNINGS,
-  type RunIdentity,
-  type RunEstimate,
-  type SkippedSample,
-} from '../../../src-shared/runs';
+import type { SkippedSample } from '../../../src-shared/runs';
 import { configHash, newRunId, redactSecrets, type RunManifest } from '../runs/manifest';
-import type { RunStore } from '../runs/store';
 import { judgeConfigAsSent, judgeProtocolOf } from '../answer/judge-protocols';
-import { ApiKeySource, experimentApiKeys, type ApiKeys } from '../keys';
+import { ApiKeySource, experimentApiKeys } from '../keys';
 import { usageOf } from '../runs/usage';
 import { answererProvenance } from './answerers';
 import { workerExecutor, type SampleExecutor } from './executors';
-import { dataCacheDir } from '../embed/cache';
 import { judgeRun } from './judgeRun';
 import { CallBudget } from '../http/callBudget';
 import { CircuitBreaker } from './circuitBreaker';
 import { preflight } from './preflight';
-import {
-  endpointLimitsOf,
-  runBudgetLimit,
-  ANSWER_CACHE_HITS,
-  ANSWER_CACHE_MISSES,
-  type SampleEvent,
-  type SampleJob,
-} from './runSample';
-import type { ResponseCacheMode } from '../answer/responseCache';
+import { endpointLimitsOf, runBudgetLimit, type SampleEvent } from './runSample';
 import { installPunktModel } from '../scoring/punktModel';
-import { errataRecord, type LoadedErrata } from '../dataset/errata';
+import { errataRecord } from '../dataset/errata';
+import {
+  callerTrust,
+  collectionDirFor,
+  sampleJobOf,
+  type ExperimentHandle,
+  type PlannedSample,
+  type RunContext,
+  type RunOptions,
+  type RunOutcome,
+} from './runContext';
+import {
+  embeddersOf,
+  emptyTally,
+  manifestWithTally,
+  reduceTally,
+  type RunTally,
+  type TallyAction,
+} from './runTally';
+import { finishEvent, stoppedStatus } from './runVerdict';
+import { coverageOf, errataSamples, notAskedOf, seedLedger } from './runManifest';
+
+export { type ExperimentHandle, type RunOptions, type RunOutcome };
 
 /**
  * The main-thread side of an experiment: load and plan, create the run, hand samples to an
@@ -65,102 +63,6 @@ import { errataRecord, type LoadedErrata } from '../dataset/errata';
  * (the runs DB has one writer: this thread), and finish the run as completed, degraded (too many
  * errored final answers), cancelled or failed.
  */
-
-export interface RunOptions {
-  store: RunStore;
-  /** Collections live in <dataDir>/collections/<runId>/<sampleId>/. */
-  dataDir: string;
-  onProgress?: (event: ProgressEvent) => void;
-  /** Default: one worker thread per sample. */
-  executor?: SampleExecutor;
-  /** Keep each sample's collection directory after the run (default: delete it). */
-  keepCollections?: boolean;
-  /** Cancels like `handle.cancel()`. */
-  signal?: AbortSignal;
-  /** Where the config's API keys come from (default: the environment, key-like names only). */
-  apiKeys?: ApiKeySource;
-  /** Tags a new run as a cell of a sweep (kept in its manifest). */
-  sweep?: SweepTag;
-  /** The new run's name, tags and notes (stored beside it, not in its config or hash). */
-  identity?: RunIdentity;
-  /** Dataset errata to record in a new run's manifest, resolved against its dataset first. */
-  errata?: LoadedErrata;
-  /**
-   * The dataset as the caller already parsed it (the service's open dataset). The runner runs
-   * these samples instead of parsing the file again, after checking that the file still has the
-   * sha256 it was parsed from.
-   */
-  dataset?: DatasetLoadResult;
-  /**
-   * The sha256 of a file the caller opened without keeping a parsed copy (the service's streamed
-   * LongMemEval file): the run streams the file and refuses it if its bytes hash differently.
-   */
-  datasetSha256?: string;
-  /**
-   * The config came from the local user (CLI, desktop app) and may start processes (an external
-   * memory service's `command`). Default false: the browser-mode API must never run programs.
-   * Surfaces say which they are through the launcher (launch/launch.ts).
-   */
-  mayStartProcesses?: boolean;
-  /**
-   * The folders (`serve --dataset-dir`) whose unix sockets the config may name, for a caller from
-   * the network (core/trust.ts). Absent: any, the local user's config.
-   */
-  allowedDirs?: readonly string[];
-  /**
-   * One real call to each endpoint before the run is created or resumed (pipeline/preflight.ts);
-   * a failure refuses the run. Default false (library callers and tests that queue faults); when
-   * a surface's run is preflighted is the launcher's decision (launch/launch.ts).
-   */
-  preflight?: boolean;
-  /**
-   * The answerer's LLM response cache in the data folder (answer/responseCache.ts): `on` answers
-   * identical requests from it, `only` never calls the endpoint (offline replay). Default off.
-   */
-  responseCache?: ResponseCacheMode;
-  /** The planner's estimate for this run (sweeps/plan.ts), kept in the manifest beside `usage`. */
-  estimate?: RunEstimate;
-  now?: () => number;
-}
-
-export interface RunOutcome {
-  runId: string;
-  status: Exclude<RunStatus, 'running' | 'interrupted'>;
-  summary: RunSummary;
-  elapsedMs: number;
-  error: string | null;
-  /**
-   * The run ran its course but too many final answers are errors (`degraded`, or `failed` when
-   * all are): resuming it would change nothing.
-   */
-  tooManyErrors: boolean;
-  /**
-   * Questions of the run's samples that were not asked: those without usable evidence, unless
-   * the config includes them. Official overall scores count every question, so say it.
-   */
-  notAsked: number;
-  /** Invalid samples of the file left out (`skipInvalid`), as the manifest records them. */
-  skippedSamples: SkippedSample[];
-}
-
-export interface ExperimentHandle {
-  runId: string;
-  /** Settles when the run stops; never rejects (a failure is `status: 'failed'` with `error`). */
-  done: Promise<RunOutcome>;
-  /**
-   * Graceful: in-flight questions finish, half-done tests are dropped, committed work stays.
-   * `reason` (e.g. "cancelled by the user") travels in the run-cancelled event.
-   */
-  cancel(reason?: string): void;
-}
-
-interface PlannedSample extends SampleEntry {
-  skipTests: Set<number>;
-}
-
-export function collectionDirFor(dataDir: string, runId: string, sampleId: string): string {
-  return join(dataDir, 'collections', runId, sampleId.replace(/[^A-Za-z0-9._-]/g, '_'));
-}
 
 export function effectiveParallel(requested: number, samples: number): number {
   return Math.max(1, Math.min(requested, availableParallelism(), samples));
@@ -188,80 +90,6 @@ export function selectSamples(
   config: ExperimentConfig,
 ): { samples: Sample[]; skipped: SkippedSample[] } {
   return selectFrom(dataset.samples, dataset.problems, config);
-}
-
-/**
- * The embedders the memory config names, each once; when it names none, the one the services
- * reported (a preset's default), if any.
- */
-function embeddersOf(config: ExperimentConfig, reported: string | null = null): EmbedderRecord[] {
-  const records = new Map<string, EmbedderRecord>();
-  for (const { choice } of embedderChoicesIn(config.memory.config)) {
-    const record = embedderRecord(choice);
-    records.set(`${record.name}\u0000${record.baseUrl}`, record);
-  }
-  if (records.size === 0 && reported !== null) {
-    return [{ name: reported, model: null, baseUrl: null }];
-  }
-  return [...records.values()];
-}
-
-const EMBED_COUNTERS = {
-  requests: 'embed.requests',
-  cacheHits: 'embed.cacheHits',
-  cacheMisses: 'embed.cacheMisses',
-} as const;
-/**
- * A run from before the call ledger (runs-DB schema 4) has its totals only in its manifest: file
- * them in the ledger once, so a resume adds to them instead of starting from zero.
- */
-function seedLedger(store: RunStore, runId: string, manifest: RunManifest): void {
-  if (!manifest.usage || store.callLedger(runId).length > 0) return;
-  const { config } = manifest;
-  const roles = [
-    {
-      role: 'answer' as const,
-      model: config.answerer.kind === 'llm' ? config.answerer.model : config.answerer.kind,
-      totals: manifest.usage.answer,
-    },
-    { role: 'judge' as const, model: manifest.judge?.model ?? '', totals: manifest.usage.judge },
-    {
-      role: 'memory' as const,
-      model: config.memory.llm?.model ?? '',
-      totals: manifest.usage.memory,
-    },
-  ];
-  for (const { role, model, totals } of roles) {
-    if (!totals || totals.calls === 0) continue;
-    store.recordCalls(runId, {
-      role,
-      model,
-      calls: totals.calls,
-      failures: totals.failures ?? 0,
-      promptTokens: totals.promptTokens,
-      completionTokens: totals.completionTokens,
-    });
-  }
-}
-
-function callerTrust(options: RunOptions): CallerTrust {
-  return {
-    mayStartProcesses: options.mayStartProcesses === true,
-    ...(options.allowedDirs !== undefined ? { allowedDirs: options.allowedDirs } : {}),
-  };
-}
-
-/** An earlier launch's warnings (a resumed run) and this launch's, within the cap. */
-function manifestWarnings(
-  before: readonly string[] | undefined,
-  now: readonly string[],
-  dropped: number,
-): { warnings?: string[] } {
-  const all = [...(before ?? []), ...now];
-  if (all.length === 0) return {};
-  const kept = all.slice(0, MAX_MANIFEST_WARNINGS);
-  const more = all.length - kept.length + dropped;
-  return { warnings: more > 0 ? [...kept, `... and ${more} more warnings`] : kept };
 }
 
 /** Validates, loads and plans, creates the run, and starts it. Resolves once the run exists. */
@@ -356,19 +184,18 @@ export async function startExperiment(
   if (options.identity) options.store.setRunIdentity(runId, options.identity);
   for (const record of preflightCalls) options.store.recordCalls(runId, record);
   const notAsked = notAskedOf(planned);
-  return launch(
+  const context: RunContext = {
     runId,
     config,
     apiKeys,
     dataset,
     planned,
-    manifest.parallel,
-    false,
-    notAsked,
-    skipped,
+    parallel: manifest.parallel,
+    resumed: false,
     executor,
     options,
-  );
+  };
+  return launch(context, notAsked, skipped);
 }
 
 /**
@@ -449,67 +276,26 @@ export async function resumeExperiment(
       },
     }));
   }
-  return launch(
+  const context: RunContext = {
     runId,
     config,
     apiKeys,
     dataset,
     planned,
-    lanesFor(executor, config, planned.length, dataset),
-    true,
-    notAsked,
-    run.manifest.skippedSamples ?? [],
+    parallel: lanesFor(executor, config, planned.length, dataset),
+    resumed: true,
     executor,
     options,
-  );
-}
-
-/** The counts behind the headline's n: the file's questions, and those the config leaves out. */
-function coverageOf(
-  all: readonly SampleEntry[],
-  planned: ReadonlyArray<Pick<SampleEntry, 'questions' | 'otherCategories' | 'plan'>>,
-): RunCoverage {
-  const datasetQuestions = all.reduce((n, s) => n + s.questions, 0);
-  const selected = planned.reduce((n, p) => n + p.questions, 0);
-  const otherCategories = planned.reduce((n, p) => n + p.otherCategories, 0);
-  return {
-    datasetQuestions,
-    notSelected: datasetQuestions - selected,
-    noEvidenceExcluded: notAskedOf(planned) - otherCategories,
-    ...(otherCategories > 0 ? { categoriesNotAsked: otherCategories } : {}),
   };
-}
-
-/** Questions the plans leave out (no usable evidence, unless the config includes them). */
-function notAskedOf(plans: ReadonlyArray<Pick<SampleEntry, 'questions' | 'plan'>>): number {
-  return plans.reduce((n, p) => n + p.questions - p.plan.totalQuestions, 0);
-}
-
-/** Errata name samples and questions of a file loaded whole; a streamed file has none in memory. */
-function errataSamples(dataset: RunDataset): Sample[] {
-  if (dataset.samples === null) {
-    throw new WorkbenchError(
-      'INVALID_INPUT',
-      `${dataset.info.source}: errata need a dataset file loaded whole, and this one is streamed (over the whole-file limit)`,
-      { where: dataset.info.source },
-    );
-  }
-  return dataset.samples;
+  return launch(context, notAsked, run.manifest.skippedSamples ?? []);
 }
 
 function launch(
-  runId: string,
-  config: ExperimentConfig,
-  apiKeys: ApiKeys,
-  dataset: RunDataset,
-  planned: PlannedSample[],
-  parallel: number,
-  resumed: boolean,
+  context: RunContext,
   notAsked: number,
   skippedSamples: SkippedSample[],
-  executor: SampleExecutor,
-  options: RunOptions,
 ): ExperimentHandle {
+  const { runId, options } = context;
   const controller = new AbortController();
   if (options.signal) {
     if (options.signal.aborted) controller.abort(options.signal.reason);
@@ -518,18 +304,11 @@ function launch(
         once: true,
       });
   }
-  const done = execute(
-    runId,
-    config,
-    apiKeys,
-    dataset,
-    planned,
-    parallel,
-    resumed,
-    executor,
-    options,
-    controller.signal,
-  ).then((outcome) => ({ ...outcome, notAsked, skippedSamples }));
+  const done = execute(context, controller.signal).then((outcome) => ({
+    ...outcome,
+    notAsked,
+    skippedSamples,
+  }));
   return {
     runId,
     done,
@@ -539,18 +318,26 @@ function launch(
   };
 }
 
+/** What the lanes of one launch share while they run. */
+interface Lanes {
+  context: RunContext;
+  /** Stops the lanes: the caller's cancel or the circuit breaker's pause. */
+  signal: AbortSignal;
+  emit(event: ProgressEvent): void;
+  forward(event: SampleEvent): void;
+  fold(action: TallyAction): void;
+  tally(): RunTally;
+  budget: CallBudget | undefined;
+  /** Collection directories made so far (removed at the end unless kept). */
+  dirs: string[];
+  now(): number;
+}
+
 async function execute(
-  runId: string,
-  config: ExperimentConfig,
-  apiKeys: ApiKeys,
-  dataset: RunDataset,
-  planned: PlannedSample[],
-  parallel: number,
-  resumed: boolean,
-  executor: SampleExecutor,
-  options: RunOptions,
+  context: RunContext,
   cancelSignal: AbortSignal,
 ): Promise<Omit<RunOutcome, 'notAsked' | 'skippedSamples'>> {
+  const { runId, config, apiKeys, dataset, planned, parallel, resumed, options } = context;
   const { store } = options;
   // The circuit breaker stops the run like a cancel does (committed work stays, a half test is
   // dropped), but the run ends `paused` with the breaker's reason, resumable.
@@ -559,9 +346,10 @@ async function execute(
   );
   const pause = new AbortController();
   const signal = AbortSignal.any([cancelSignal, pause.signal]);
-  // Answer errors of tests a stop drops are not in the runs DB: keep the count and the last one.
-  let answerErrorsSeen = 0;
-  let lastAnswerError: string | null = null;
+  let tally = emptyTally();
+  const fold = (action: TallyAction): void => {
+    tally = reduceTally(tally, action);
+  };
   const now = options.now ?? Date.now;
   const startedAt = now();
   const emit = (event: ProgressEvent): void => {
@@ -574,19 +362,7 @@ async function execute(
   const totalPackets = planned.reduce((sum, p) => sum + p.packets, 0);
   const packetsDone = new Map<string, number>();
   let donePackets = 0;
-  const failures: string[] = [];
-  const notes = new Set<string>();
-  const warnings: string[] = [];
-  let warningsDropped = 0;
-  const warn = (sampleId: string, message: string): void => {
-    if (warnings.length < MAX_MANIFEST_WARNINGS) warnings.push(`${sampleId}: ${message}`);
-    else warningsDropped++;
-  };
-  let embedder: string | null = null;
-  const embedCounts = { requests: 0, cacheHits: 0, cacheMisses: 0 };
-  const dirs: string[] = [];
   const answerErrorsBefore = store.getRun(runId).answerErrors;
-  const answerCache = { hits: 0, misses: 0 };
   // One request budget per run: every sample and worker shares it (http/callBudget.ts).
   const budgetLimit = runBudgetLimit(config);
   const budget =
@@ -609,114 +385,30 @@ async function execute(
       emit({ ...event, etaMs: estimateRemainingMs(now() - startedAt, donePackets, totalPackets) });
     } else {
       if (event.type === 'question-answered') {
-        if (event.error) {
-          answerErrorsSeen++;
-          lastAnswerError = event.errorMessage ?? lastAnswerError;
-        }
+        fold({ type: 'answered', error: event.error, errorMessage: event.errorMessage });
         if (breaker.record(event.error, event.errorMessage) !== null) pause.abort();
       }
       emit(event);
     }
   };
-
-  const runOne = async (p: PlannedSample): Promise<void> => {
-    const { sampleId } = p;
-    const dir = collectionDirFor(options.dataDir, runId, sampleId);
-    // A replay starts from an empty collection: whatever a killed attempt left is not trusted.
-    rmSync(dir, { recursive: true, force: true });
-    mkdirSync(dir, { recursive: true });
-    dirs.push(dir);
-    store.markSample(runId, sampleId, { status: 'running' });
-    try {
-      // The first await of runOne: lanes ask for their samples in queue order, which a streamed
-      // file needs; the sample is dropped with the job when runOne returns.
-      const job: SampleJob = {
-        runId,
-        sample: await dataset.sample(sampleId),
-        plan: p.plan,
-        config,
-        benchmark: store.profileOf(runId).id,
-        skipTests: p.skipTests,
-        collectionDir: dir,
-        cacheDir: dataCacheDir(options.dataDir),
-        apiKeys,
-        ...(options.responseCache !== undefined && options.responseCache !== 'off'
-          ? { responseCache: options.responseCache }
-          : {}),
-        ...(isLocalUser(callerTrust(options)) ? {} : { quoteReplies: false }),
-      };
-      const outcome = await executor.run(
-        job,
-        {
-          emit: forward,
-          commitTest: (test) => store.commitTest(runId, test),
-          recordCalls: (record) => store.recordCalls(runId, record),
-          log: (level, message) => {
-            if (level !== 'info') warn(sampleId, message);
-          },
-          ...(budget ? { budget } : {}),
-        },
-        signal,
-      );
-      for (const n of outcome.notes) notes.add(n);
-      embedder ??= outcome.embedder;
-      for (const [field, key] of Object.entries(EMBED_COUNTERS)) {
-        embedCounts[field as keyof typeof EMBED_COUNTERS] += outcome.stats[key] ?? 0;
-      }
-      answerCache.hits += outcome.stats[ANSWER_CACHE_HITS] ?? 0;
-      answerCache.misses += outcome.stats[ANSWER_CACHE_MISSES] ?? 0;
-      store.markSample(runId, sampleId, {
-        status: outcome.status,
-        insertErrors: outcome.insertErrors,
-        insertErrorMessages: outcome.insertErrorMessages,
-        notes: outcome.notes,
-      });
-      emit({
-        type: 'sample-finished',
-        runId,
-        at: now(),
-        sampleId,
-        status: outcome.status,
-        insertErrors: outcome.insertErrors,
-        answerErrors: outcome.answerErrors,
-      });
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      const cancelledHard =
-        signal.aborted && error instanceof WorkbenchError && error.code === 'CANCELLED';
-      if (!cancelledHard) failures.push(`${sampleId}: ${message}`);
-      const status = cancelledHard ? 'cancelled' : 'failed';
-      store.markSample(runId, sampleId, { status, error: message });
-      emit({
-        type: 'sample-finished',
-        runId,
-        at: now(),
-        sampleId,
-        status,
-        insertErrors: 0,
-        answerErrors: 0,
-        ...(cancelledHard ? {} : { error: message }),
-      });
-    }
+  const lanes: Lanes = {
+    context,
+    signal,
+    emit,
+    forward,
+    fold,
+    tally: () => tally,
+    budget,
+    dirs: [],
+    now,
   };
 
   let status: RunOutcome['status'] = 'completed';
   let error: string | null = null;
   try {
-    // File order: a streamed file is read forward once.
-    const queue = [...planned].sort((a, b) => a.position - b.position);
-    const lanes = Array.from(
-      { length: Math.min(parallel, Math.max(queue.length, 1)) },
-      async () => {
-        for (let next = queue.shift(); next; next = queue.shift()) {
-          if (signal.aborted) return;
-          await runOne(next);
-        }
-      },
-    );
-    await Promise.all(lanes);
+    await runLanes(lanes, parallel);
     // The judge scores a finished run only: a resumed run is judged when it completes.
-    if (!signal.aborted && failures.length === 0 && config.judge) {
+    if (!signal.aborted && tally.failures.length === 0 && config.judge) {
       try {
         await judgeRun(store, runId, config.judge, { signal, keys: apiKeys });
       } catch (error) {
@@ -724,17 +416,13 @@ async function execute(
         if (!signal.aborted) throw error;
       }
     }
-    if (breaker.tripped !== null && !cancelSignal.aborted) {
-      status = 'paused';
-      error = `${breaker.tripped}; fix the endpoint, then resume run ${runId}`;
-    } else if (signal.aborted) status = 'cancelled';
-    else if (failures.length > 0) {
-      status = 'failed';
-      error =
-        failures.length === 1
-          ? (failures[0] as string)
-          : `${failures.length} samples failed; first: ${failures[0]}`;
-    }
+    ({ status, error } = stoppedStatus({
+      runId,
+      breakerTripped: breaker.tripped,
+      cancelled: cancelSignal.aborted,
+      aborted: signal.aborted,
+      failures: tally.failures,
+    }));
   } catch (caught) {
     status = 'failed';
     error = caught instanceof Error ? caught.message : String(caught);
@@ -742,12 +430,28 @@ async function execute(
     // Closes a streamed file's reader (a cancel can stop before its last question).
     await dataset.close().catch(() => undefined);
     if (!options.keepCollections) {
-      for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+      for (const dir of lanes.dirs) rmSync(dir, { recursive: true, force: true });
       rmSync(join(options.dataDir, 'collections', runId), { recursive: true, force: true });
     }
   }
 
-  const elapsedMs = now() - startedAt;
+  return finishRun(lanes, { status, error }, now() - startedAt, answerErrorsBefore);
+}
+
+/**
+ * Records how the run finished: the verdict on its answers (a run that ran its course), the
+ * warning for answer errors a stop dropped, the manifest with this launch's tally, the last event.
+ */
+function finishRun(
+  lanes: Lanes,
+  stopped: { status: RunOutcome['status']; error: string | null },
+  elapsedMs: number,
+  answerErrorsBefore: number,
+): Omit<RunOutcome, 'notAsked' | 'skippedSamples'> {
+  const { context, signal, emit, fold, now } = lanes;
+  const { runId, config, options } = context;
+  const { store } = options;
+  let { status, error } = stopped;
   let summary: RunSummary;
   let tooManyErrors = false;
   try {
@@ -762,70 +466,102 @@ async function execute(
     const committedErrors = store.getRun(runId).answerErrors;
     if (status === 'cancelled' || status === 'failed' || status === 'paused') {
       // Errors of the tests this stop dropped would otherwise vanish with them.
-      const dropped = answerErrorsSeen - (committedErrors - answerErrorsBefore);
-      if (dropped > 0) {
-        warnings.push(
-          `${dropped} answer error(s) in tests dropped uncommitted by the stop; last: ${lastAnswerError ?? 'unknown'}`,
-        );
-      }
+      fold({ type: 'stopped', committedAnswerErrors: committedErrors - answerErrorsBefore });
     }
     store.finishRun(runId, status, {
       error,
-      manifest: (m) => ({
-        ...m,
-        memory: { ...m.memory, notes: [...new Set([...m.memory.notes, ...notes])] },
-        ...manifestWarnings(m.warnings, warnings, warningsDropped),
-        // The service knows its embedder (config defaults included); the config alone may not.
-        embedder: m.embedder ?? embedder,
-        embedding: {
-          embedders: m.embedding?.embedders ?? embeddersOf(config, embedder),
-          requests: (m.embedding?.requests ?? 0) + embedCounts.requests,
-          cacheHits: (m.embedding?.cacheHits ?? 0) + embedCounts.cacheHits,
-          cacheMisses: (m.embedding?.cacheMisses ?? 0) + embedCounts.cacheMisses,
-        },
-        usage: usageOf(config, store.callLedger(runId), m.judge?.model ?? null),
-        ...(options.responseCache !== undefined &&
-        options.responseCache !== 'off' &&
-        config.answerer.kind === 'llm'
-          ? {
-              // A resumed run adds this launch's hits to the earlier ones.
-              answerCache: {
-                mode: options.responseCache,
-                hits: (m.answerCache?.hits ?? 0) + answerCache.hits,
-                misses: (m.answerCache?.misses ?? 0) + answerCache.misses,
-              },
-            }
-          : {}),
-      }),
+      manifest: (m) =>
+        manifestWithTally(
+          m,
+          lanes.tally(),
+          config,
+          usageOf(config, store.callLedger(runId), m.judge?.model ?? null),
+          options.responseCache,
+        ),
     });
   } catch (caught) {
     status = 'failed';
     error = `runs database: ${caught instanceof Error ? caught.message : String(caught)}`;
     summary = summarizeAnswers([]);
   }
-  if (status === 'completed' || status === 'degraded') {
-    emit({
-      type: 'run-finished',
-      runId,
-      at: now(),
-      summary,
-      elapsedMs,
-      status,
-      message: error,
-    });
-  } else if (status === 'cancelled') {
-    const reason: unknown = signal.reason;
-    emit({
-      type: 'run-cancelled',
-      runId,
-      at: now(),
-      elapsedMs,
-      ...(reason instanceof WorkbenchError && reason.code === 'CANCELLED'
-        ? { reason: reason.message }
-        : {}),
-    });
-  } else if (status === 'paused') {
-    emit({ type: 'run-paused', runId, at: now(), message: error ?? 'paused', elapsedMs });
-  } else emit({ type: 'run-failed', runId, at: now(), message: error ?? 'failed', elapsedMs });
+  emit(finishEvent({ runId, status, error, summary, elapsedMs, reason: signal.reason }, now()));
   return { runId, status, summary, elapsedMs, error, tooManyErrors };
+}
+
+/** Runs the planned samples `parallel` at a time, in file order (a streamed file is read forward once). */
+async function runLanes(lanes: Lanes, parallel: number): Promise<void> {
+  const queue = [...lanes.context.planned].sort((a, b) => a.position - b.position);
+  await Promise.all(
+    Array.from({ length: Math.min(parallel, Math.max(queue.length, 1)) }, async () => {
+      for (let next = queue.shift(); next; next = queue.shift()) {
+        if (lanes.signal.aborted) return;
+        await runOneSample(lanes, next);
+      }
+    }),
+  );
+}
+
+/** One sample on the executor, from a fresh collection to its status in the runs DB. */
+async function runOneSample(lanes: Lanes, p: PlannedSample): Promise<void> {
+  const { context, signal, emit, fold, budget, now } = lanes;
+  const { runId, dataset, executor, options } = context;
+  const { store } = options;
+  const { sampleId } = p;
+  const dir = collectionDirFor(options.dataDir, runId, sampleId);
+  // A replay starts from an empty collection: whatever a killed attempt left is not trusted.
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  lanes.dirs.push(dir);
+  store.markSample(runId, sampleId, { status: 'running' });
+  try {
+    // The first await of runOneSample: lanes ask for their samples in queue order, which a
+    // streamed file needs; the sample is dropped with the job when runOneSample returns.
+    const job = sampleJobOf(context, p, await dataset.sample(sampleId), dir);
+    const outcome = await executor.run(
+      job,
+      {
+        emit: lanes.forward,
+        commitTest: (test) => store.commitTest(runId, test),
+        recordCalls: (record) => store.recordCalls(runId, record),
+        log: (level, message) => {
+          if (level !== 'info') fold({ type: 'warning', sampleId, message });
+        },
+        ...(budget ? { budget } : {}),
+      },
+      signal,
+    );
+    fold({ type: 'sample-finished', outcome });
+    store.markSample(runId, sampleId, {
+      status: outcome.status,
+      insertErrors: outcome.insertErrors,
+      insertErrorMessages: outcome.insertErrorMessages,
+      notes: outcome.notes,
+    });
+    emit({
+      type: 'sample-finished',
+      runId,
+      at: now(),
+      sampleId,
+      status: outcome.status,
+      insertErrors: outcome.insertErrors,
+      answerErrors: outcome.answerErrors,
+    });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const cancelledHard =
+      signal.aborted && error instanceof WorkbenchError && error.code === 'CANCELLED';
+    if (!cancelledHard) fold({ type: 'sample-failed', sampleId, message });
+    const status = cancelledHard ? 'cancelled' : 'failed';
+    store.markSample(runId, sampleId, { status, error: message });
+    emit({
+      type: 'sample-finished',
+      runId,
+      at: now(),
+      sampleId,
+      status,
+      insertErrors: 0,
+      answerErrors: 0,
+      ...(cancelledHard ? {} : { error: message }),
+    });
+  }
 }

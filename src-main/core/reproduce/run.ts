@@ -13,7 +13,7 @@ import {
   type ReproducePack,
 } from '../../../src-shared/reproduce';
 import type { RunStore } from '../runs/store';
-import { planSweep } from '../sweeps/plan';
+import { planSweep } from '../pipeline/plan';
 import { repeatGroup, runRepeatGroup } from '../sweeps/repeats';
 import type { SweepRunOptions } from '../sweeps/run';
 import type { LoadedSweep } from '../sweeps/spec';

@@ -12,7 +12,7 @@ import { errataScores, type RunErrata } from '../../../src-shared/errata';
 import { judgeCacheKey } from '../answer/judge';
 import { fairnessWarnings } from '../../../src-shared/fairness';
 import { WorkbenchError } from '../../../src-shared/errors';
-import { listSweeps, sweepDetail } from '../sweeps/read';
+import { listSweeps, sweepDetail } from './sweeps';
 import { csvField, exportRun } from './export';
 import type { RunReader } from './reader';
 import { distinctRunNames } from '../../../src-shared/compareTable';

@@ -5,7 +5,7 @@ import type {
   RunManifest,
   TokenTotals,
 } from '../../../src-shared/runs';
-import { costOf } from '../answer/llm-client';
+import { costOf } from '../http/pricing';
 
 /**
  * A run's token totals as its manifest reports them, from the call ledger (`llm_calls`): every

@@ -9,9 +9,9 @@ import { loadDatasetFile } from '../dataset/load';
 import { planTests } from '../dataset/testPlan';
 import { inlineExecutor } from '../pipeline/executors';
 import { RunStore } from '../runs/store';
-import { planSweep } from './plan';
+import { planSweep } from '../pipeline/plan';
 import { displayRedisUrl, parseRedisUrl } from './distributed';
-import { listSweeps, sweepDetail } from './read';
+import { listSweeps, sweepDetail } from '../runs/sweeps';
 import { runSweep } from './run';
 import { loadSweep, readSweepFile } from './spec';
 

@@ -9,7 +9,7 @@ import type {
   SweepMetric,
   SweepRunRow,
 } from '../../../src-shared/sweeps';
-import type { RunReader } from '../runs/reader';
+import type { RunReader } from './reader';
 
 /**
  * The Sweep view's reads: sweeps in a runs DB, and one sweep's cells with their scores. Pure

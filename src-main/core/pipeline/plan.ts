@@ -7,7 +7,7 @@ import type { ExperimentEstimate, RunEstimate } from '../../../src-shared/runs';
 import type { AxisValue, SweepCell } from '../../../src-shared/sweeps';
 import { ANSWER_TEMPLATES, JUDGE_TEMPLATE } from '../answer/prompts';
 import { LOCOMO_PER_QA_TOKEN_BUDGET } from '../answer/protocols';
-import { costOf } from '../answer/llm-client';
+import { costOf } from '../http/pricing';
 import { loadDatasetFile } from '../dataset/load';
 import {
   indexLongMemEvalFile,
@@ -15,8 +15,8 @@ import {
   streamsDataset,
   type LongMemEvalFileIndex,
 } from '../dataset/longmemevalFile';
-import { selectSamples } from '../pipeline/runner';
-import { selectFrom, testPlanOf } from '../pipeline/runDataset';
+import { selectSamples } from './runner';
+import { selectFrom, testPlanOf } from './runDataset';
 
 /**
  * What a sweep will ask of its LLM endpoints before anything runs: per cell, the answer calls

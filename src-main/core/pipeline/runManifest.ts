@@ -1,0 +1,74 @@
+import type { Sample } from '../../../src-shared/dataset';
+import type { RunCoverage } from '../../../src-shared/coverage';
+import { WorkbenchError } from '../../../src-shared/errors';
+import type { RunManifest } from '../runs/manifest';
+import type { RunStore } from '../runs/store';
+import type { RunDataset, SampleEntry } from './runDataset';
+
+/** What start and resume record about a run besides its answers: coverage, errata, the ledger. */
+
+/** The counts behind the headline's n: the file's questions, and those the config leaves out. */
+export function coverageOf(
+  all: readonly SampleEntry[],
+  planned: ReadonlyArray<Pick<SampleEntry, 'questions' | 'otherCategories' | 'plan'>>,
+): RunCoverage {
+  const datasetQuestions = all.reduce((n, s) => n + s.questions, 0);
+  const selected = planned.reduce((n, p) => n + p.questions, 0);
+  const otherCategories = planned.reduce((n, p) => n + p.otherCategories, 0);
+  return {
+    datasetQuestions,
+    notSelected: datasetQuestions - selected,
+    noEvidenceExcluded: notAskedOf(planned) - otherCategories,
+    ...(otherCategories > 0 ? { categoriesNotAsked: otherCategories } : {}),
+  };
+}
+
+/** Questions the plans leave out (no usable evidence, unless the config includes them). */
+export function notAskedOf(plans: ReadonlyArray<Pick<SampleEntry, 'questions' | 'plan'>>): number {
+  return plans.reduce((n, p) => n + p.questions - p.plan.totalQuestions, 0);
+}
+
+/** Errata name samples and questions of a file loaded whole; a streamed file has none in memory. */
+export function errataSamples(dataset: RunDataset): Sample[] {
+  if (dataset.samples === null) {
+    throw new WorkbenchError(
+      'INVALID_INPUT',
+      `${dataset.info.source}: errata need a dataset file loaded whole, and this one is streamed (over the whole-file limit)`,
+      { where: dataset.info.source },
+    );
+  }
+  return dataset.samples;
+}
+
+/**
+ * A run from before the call ledger (runs-DB schema 4) has its totals only in its manifest: file
+ * them in the ledger once, so a resume adds to them instead of starting from zero.
+ */
+export function seedLedger(store: RunStore, runId: string, manifest: RunManifest): void {
+  if (!manifest.usage || store.callLedger(runId).length > 0) return;
+  const { config } = manifest;
+  const roles = [
+    {
+      role: 'answer' as const,
+      model: config.answerer.kind === 'llm' ? config.answerer.model : config.answerer.kind,
+      totals: manifest.usage.answer,
+    },
+    { role: 'judge' as const, model: manifest.judge?.model ?? '', totals: manifest.usage.judge },
+    {
+      role: 'memory' as const,
+      model: config.memory.llm?.model ?? '',
+      totals: manifest.usage.memory,
+    },
+  ];
+  for (const { role, model, totals } of roles) {
+    if (!totals || totals.calls === 0) continue;
+    store.recordCalls(runId, {
+      role,
+      model,
+      calls: totals.calls,
+      failures: totals.failures ?? 0,
+      promptTokens: totals.promptTokens,
+      completionTokens: totals.completionTokens,
+    });
+  }
+}
