@@ -49,6 +49,7 @@ import { CircuitBreaker } from './circuitBreaker';
 import { preflight } from './preflight';
 import {
   endpointLimitsOf,
+  answersRemotely,
   runBudgetLimit,
   ANSWER_CACHE_HITS,
   ANSWER_CACHE_MISSES,
@@ -162,8 +163,13 @@ export function collectionDirFor(dataDir: string, runId: string, sampleId: strin
   return join(dataDir, 'collections', runId, sampleId.replace(/[^A-Za-z0-9._-]/g, '_'));
 }
 
-export function effectiveParallel(requested: number, samples: number): number {
-  return Math.max(1, Math.min(requested, availableParallelism(), samples));
+/**
+ * Samples run at once: what the config asks, at most one per sample, and at most one per core
+ * unless the answers are remote (an LLM run's lanes wait on the endpoint, not on a core).
+ */
+export function effectiveParallel(requested: number, samples: number, remote = false): number {
+  const cores = remote ? requested : availableParallelism();
+  return Math.max(1, Math.min(requested, cores, samples));
 }
 
 /**
@@ -177,7 +183,9 @@ function lanesFor(
   samples: number,
   dataset: RunDataset,
 ): number {
-  const lanes = (executor.parallelFor ?? effectiveParallel)(config.parallel, samples);
+  const lanes = executor.parallelFor
+    ? executor.parallelFor(config.parallel, samples)
+    : effectiveParallel(config.parallel, samples, answersRemotely(config));
   if (dataset.samples !== null) return lanes;
   return Math.min(lanes, Math.max(config.parallel, availableParallelism()));
 }
