@@ -178,6 +178,18 @@ describe('concurrent answering under one request budget per run', () => {
       },
     });
     const { store, dataDir } = world();
+    // Ledger writes: one transaction per request used to be a main-thread cost of its own.
+    let ledgerWrites = 0;
+    const recordCallBatch = store.recordCallBatch.bind(store);
+    const recordCalls = store.recordCalls.bind(store);
+    store.recordCallBatch = (runId, records) => {
+      if (records.length > 0) ledgerWrites++;
+      recordCallBatch(runId, records);
+    };
+    store.recordCalls = (runId, record) => {
+      ledgerWrites++;
+      recordCalls(runId, record);
+    };
     try {
       const handle = await startExperiment(
         {
@@ -198,6 +210,11 @@ describe('concurrent answering under one request budget per run', () => {
       const answers = store.answersByTest(handle.runId);
       expect(answers.filter((a) => a.error !== null)).toEqual([]);
       expect(answers.length).toBeGreaterThanOrEqual(questions);
+      // Every request is in the ledger, filed in a few batches (tests commit, a 1 s timer), not
+      // two writes per request.
+      const chats = holding.requests.filter((r) => r.path === '/v1/chat/completions').length;
+      expect(store.getRun(handle.runId).manifest.usage?.answer?.calls).toBe(chats);
+      expect(ledgerWrites).toBeLessThan(chats / 4);
     } finally {
       store.close();
       await holding.close();

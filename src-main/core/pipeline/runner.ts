@@ -45,6 +45,7 @@ import { workerExecutor, type SampleExecutor } from './executors';
 import { dataCacheDir } from '../embed/cache';
 import { judgeRun } from './judgeRun';
 import { CallBudget } from '../http/callBudget';
+import { CallTally } from './callTally';
 import { CircuitBreaker } from './circuitBreaker';
 import { preflight } from './preflight';
 import {
@@ -213,6 +214,9 @@ function embeddersOf(config: ExperimentConfig, reported: string | null = null): 
   }
   return [...records.values()];
 }
+
+/** How long a run's call counts may wait in memory before they are filed in the ledger. */
+const CALL_LEDGER_FLUSH_MS = 1_000;
 
 const EMBED_COUNTERS = {
   requests: 'embed.requests',
@@ -596,6 +600,12 @@ async function execute(
   const budgetLimit = runBudgetLimit(config);
   const budget =
     budgetLimit !== undefined ? new CallBudget(budgetLimit, endpointLimitsOf(config)) : undefined;
+  // The ledger is filed in batches (callTally.ts): before each test commits, and every
+  // CALL_LEDGER_FLUSH_MS while calls come in.
+  const callTally = new CallTally();
+  const fileCalls = (): void => store.recordCallBatch(runId, callTally.drain());
+  const callFlusher = setInterval(fileCalls, CALL_LEDGER_FLUSH_MS);
+  callFlusher.unref();
 
   emit({
     type: 'run-started',
@@ -654,8 +664,11 @@ async function execute(
         job,
         {
           emit: forward,
-          commitTest: (test) => store.commitTest(runId, test),
-          recordCalls: (record) => store.recordCalls(runId, record),
+          commitTest: (test) => {
+            fileCalls();
+            return store.commitTest(runId, test);
+          },
+          recordCalls: (record) => callTally.add(record),
           log: (level, message) => {
             if (level !== 'info') warn(sampleId, message);
           },
@@ -744,6 +757,8 @@ async function execute(
     status = 'failed';
     error = caught instanceof Error ? caught.message : String(caught);
   } finally {
+    clearInterval(callFlusher);
+    fileCalls();
     // Closes a streamed file's reader (a cancel can stop before its last question).
     await dataset.close().catch(() => undefined);
     if (!options.keepCollections) {
