@@ -7,7 +7,7 @@ import type {
 } from '../../../src-shared/experiment';
 import type { JudgeCache, JudgeCacheEntry, JudgeVerdict } from '../answer/judge';
 import type { SqliteDatabase } from '../sqlite';
-import { openRunsDb, writeTransaction, type OpenRunsDbOptions } from './db';
+import { openRunsDb, stampChecked, writeTransaction, type OpenRunsDbOptions } from './db';
 import { SqliteRunReader, type RunReader } from './reader';
 import type {
   LlmCallRecord,
@@ -155,6 +155,12 @@ export class RunStore extends SqliteRunReader implements RunReader, RunWriter {
   /** One write transaction under the file's write lock (db.ts `writeTransaction`). */
   private write<T>(fn: () => T): T {
     return writeTransaction(this.db, this.file, fn);
+  }
+
+  /** Closes the file and stamps it as checked (db.ts): the next command need not check it again. */
+  override close(): void {
+    super.close();
+    stampChecked(this.file);
   }
 
   /** Opens (creating or migrating) a runs DB and marks runs whose process is gone as interrupted. */
