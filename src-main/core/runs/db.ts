@@ -378,7 +378,8 @@ export function corruptError(file: string, detail: string, cause?: unknown): Wor
 /**
  * `PRAGMA quick_check`: SQLite's b-tree and page checks without the index-content cross-check.
  * It reads every page (about 0.3-0.6 s for a 100 MB runs DB here, docs/benchmarks.md), so open
- * runs it once per file per process; `runs repair` runs the full integrity_check.
+ * runs it once per file version (a stamp beside the file, `checkedStampMatches`); `runs repair`
+ * runs the full integrity_check.
  */
 export function integrityProblems(
   db: SqliteDatabase,
