@@ -146,8 +146,9 @@ Median of ${REPEATS}, page cache warm.
 | \`RunStore.open\` after the first open in a process (no check) | ${fmt(median(reopen), 0)} |
 | \`runs repair\` of the whole file (forced, nothing damaged) | ${fmt(repairMs, 0)} |
 
-Policy: quick_check runs on the first open of each runs DB file in a process (a CLI command, the
-server, the app), not on every open; \`runs repair\` runs the full integrity_check.
+Policy: quick_check runs once per version of each runs DB file: a process that checked it (or
+wrote to a file it checked) stamps its size and time in \`runs.db.checked\` as it closes it, and a later
+command that finds them unchanged skips the check; \`runs repair\` runs the full integrity_check.
 
 ${machineLine()}
 `;

@@ -36,7 +36,10 @@ export const DEFAULT_INSERT_TIMEOUT_MS = 30_000;
 /** A finished run with more errored final answers than this share ends `degraded`. */
 export const DEFAULT_MAX_ERROR_SHARE = 0.1;
 export const DEFAULT_ANSWER_TIMEOUT_MS = 60_000;
-/** Upper bound the schema accepts; the runner further clamps to the machine's cores. */
+/**
+ * Upper bound the schema accepts; the runner further clamps to the machine's cores unless the run
+ * answers with an LLM (its lanes wait on the endpoint, not on a core).
+ */
 export const MAX_PARALLEL = 256;
 /** Requests in flight per endpoint a run may ask for (`concurrency`). */
 export const MAX_CONCURRENCY = 1024;
@@ -107,6 +110,12 @@ export const DEFAULT_FULL_CONTEXT_TOKENS = 128_000;
 export const DEFAULT_LLM_TIMEOUT_MS = 60_000;
 export const DEFAULT_LLM_MAX_RETRIES = 4;
 export const DEFAULT_LLM_CONCURRENCY = 4;
+/**
+ * Requests in flight per endpoint for a run whose answerer is an LLM and whose config sets no
+ * `concurrency`: answering is waiting on the endpoint, so one request at a time would leave it idle
+ * (11,519 LoCoMo answer calls at 1 s take 3.2 h one by one). A 429 halves it (http/callBudget.ts).
+ */
+export const DEFAULT_RUN_CONCURRENCY = 32;
 export const DEFAULT_LLM_BASE_DELAY_MS = 500;
 export const DEFAULT_ANSWER_MAX_TOKENS = 64;
 export const DEFAULT_JUDGE_MAX_TOKENS = 256;
@@ -442,8 +451,9 @@ export const ExperimentConfigSchema = z
     /**
      * LLM requests in flight at once per endpoint, one budget for the whole run (every sample and
      * worker); the questions of a test are then answered concurrently and committed in order.
-     * Absent: one question at a time, each client with its own `concurrency` (no default, so
-     * existing configs hash as before).
+     * Absent: DEFAULT_RUN_CONCURRENCY when the answerer is an LLM, else one question at a time,
+     * each client with its own `concurrency` (resolved at run time by `runConcurrency`, not a
+     * schema default, so existing configs hash as before).
      */
     concurrency: z.number().int().min(1).max(MAX_CONCURRENCY).optional(),
     /**

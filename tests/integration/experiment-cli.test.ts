@@ -1,10 +1,11 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RUNS, buildDb, corruptAnswersPage } from '../support/runs-db';
+import { checkedStampMatches } from '../../src-main/core/runs/db';
 
 /**
  * The experiment commands as a user runs them: child processes on real files. The memory preset is
@@ -287,6 +288,22 @@ describe('experiment CLI', () => {
       `error RUNS_DB: runs database ${corrupt}: not a SQLite database (bad header); the file was not changed\n`,
     );
     expect(readFileSync(corrupt, 'utf8')).toBe(text);
+  });
+
+  it('checks a runs DB once per file version: a command stamps it, a changed file is checked again', () => {
+    const file = join(dir, 'checked-once.db');
+    buildDb(file);
+    expect(cli('runs', 'list', '--runs-db', file, '--json').code).toBe(0);
+    // The version the command left is stamped as checked: the next command skips the check.
+    expect(checkedStampMatches(file)).toBe(true);
+    // Damage a page: a new version (its time moves), checked again, and the damage is found.
+    const { mtime, atime } = statSync(file);
+    corruptAnswersPage(file);
+    utimesSync(file, atime, new Date(mtime.getTime() + 5_000));
+    expect(checkedStampMatches(file)).toBe(false);
+    const r = cli('runs', 'list', '--runs-db', file);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('RUNS_DB_CORRUPT');
   });
 
   it('refuses invalid samples by default, runs the valid ones with --skip-invalid and records what was skipped', () => {

@@ -1,16 +1,20 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { ExperimentConfigInput, TestRecord } from '../../src-shared/experiment';
+import {
+  DEFAULT_RUN_CONCURRENCY,
+  type ExperimentConfigInput,
+  type TestRecord,
+} from '../../src-shared/experiment';
 import {
   inlineExecutor,
   workerExecutor,
   type SampleExecutor,
 } from '../../src-main/core/pipeline/executors';
 import { SlotLender } from '../../src-main/core/pipeline/remoteGate';
-import { startExperiment } from '../../src-main/core/pipeline/runner';
+import { effectiveParallel, startExperiment } from '../../src-main/core/pipeline/runner';
 import { CallBudget } from '../../src-main/core/http/callBudget';
 import { RunStore } from '../../src-main/core/runs/store';
 import { RecencyMemory } from '../fixtures/experiment/test-presets';
@@ -129,6 +133,100 @@ describe('concurrent answering under one request budget per run', () => {
     for (const test of tests) {
       expect(test.answers.map((a) => a.questionIndex)).toEqual(test.questionIndices);
     }
+  });
+
+  it('keeps DEFAULT_RUN_CONCURRENCY requests in flight when the config sets no concurrency', async () => {
+    // One packet carries the evidence of every question, so the first test asks them all at once.
+    const questions = DEFAULT_RUN_CONCURRENCY + 4;
+    const file = join(root, 'one-test.json');
+    writeFileSync(
+      file,
+      JSON.stringify([
+        {
+          sample_id: 'wide',
+          conversation: {
+            speaker_a: 'Ann',
+            speaker_b: 'Bob',
+            session_1_date_time: '1:56 pm on 8 May, 2023',
+            session_1: [
+              { speaker: 'Ann', dia_id: 'D1:1', text: 'I adopted a cat named Miso.' },
+              { speaker: 'Bob', dia_id: 'D1:2', text: 'Lovely.' },
+            ],
+          },
+          qa: Array.from({ length: questions }, (_, i) => ({
+            question: `What is the cat called? (${i})`,
+            answer: 'Miso',
+            evidence: ['D1:1'],
+            category: 4,
+          })),
+        },
+      ]),
+    );
+    // Replies are held until DEFAULT_RUN_CONCURRENCY requests are open at once, then all go: a
+    // run that keeps fewer in flight never gets a reply (the old default, one, hung here).
+    let open = 0;
+    let widest = 0;
+    const held: (() => void)[] = [];
+    const holding = await startFakeOpenAIServer({
+      chat: async (chat) => {
+        open++;
+        widest = Math.max(widest, open);
+        if (widest < DEFAULT_RUN_CONCURRENCY) await new Promise<void>((r) => held.push(r));
+        else for (const release of held.splice(0)) release();
+        open--;
+        return defaultChatReply(chat);
+      },
+    });
+    const { store, dataDir } = world();
+    // Ledger writes: one transaction per request used to be a main-thread cost of its own.
+    let ledgerWrites = 0;
+    const recordCallBatch = store.recordCallBatch.bind(store);
+    const recordCalls = store.recordCalls.bind(store);
+    store.recordCallBatch = (runId, records) => {
+      if (records.length > 0) ledgerWrites++;
+      recordCallBatch(runId, records);
+    };
+    store.recordCalls = (runId, record) => {
+      ledgerWrites++;
+      recordCalls(runId, record);
+    };
+    try {
+      const handle = await startExperiment(
+        {
+          datasetPath: file,
+          memory: { preset: 'test-recency' },
+          answerer: { kind: 'llm', baseUrl: holding.url, model: 'fake-chat', baseDelayMs: 1 },
+        },
+        {
+          store,
+          dataDir,
+          executor: inlineExecutor({ createMemory: async (ctx) => new RecencyMemory(ctx) }),
+        },
+      );
+      const outcome = await handle.done;
+      expect(outcome.status).toBe('completed');
+      // Never more than the default: the budget holds the rest until a reply comes back.
+      expect(widest).toBe(DEFAULT_RUN_CONCURRENCY);
+      const answers = store.answersByTest(handle.runId);
+      expect(answers.filter((a) => a.error !== null)).toEqual([]);
+      expect(answers.length).toBeGreaterThanOrEqual(questions);
+      // Every request is in the ledger, filed in a few batches (tests commit, a 1 s timer), not
+      // two writes per request.
+      const chats = holding.requests.filter((r) => r.path === '/v1/chat/completions').length;
+      expect(store.getRun(handle.runId).manifest.usage?.answer?.calls).toBe(chats);
+      expect(ledgerWrites).toBeLessThan(chats / 4);
+    } finally {
+      store.close();
+      await holding.close();
+    }
+  });
+
+  it('runs more lanes than cores when the answers are remote', () => {
+    const lanes = availableParallelism() + 3;
+    expect(effectiveParallel(lanes, 100, true)).toBe(lanes);
+    expect(effectiveParallel(lanes, 2, true)).toBe(2);
+    // Offline answering is CPU work: one lane per core at most.
+    expect(effectiveParallel(lanes, 100)).toBe(availableParallelism());
   });
 
   it('keeps tokensPerMinute as one budget across worker threads', async () => {

@@ -95,6 +95,8 @@ describe('LLM experiments against the fake server', () => {
     const config = llmConfig({
       // Category-5 questions of the mini fixture have no evidence: ask them too (at the end).
       includeNoEvidence: true,
+      // One question at a time, so the queued faults all land on the first question.
+      concurrency: 1,
       judge: {
         baseUrl: server.url,
         model: 'fake-judge',

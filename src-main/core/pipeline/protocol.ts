@@ -221,7 +221,7 @@ export const workerOutSchema = z.discriminatedUnion('type', [
     type: z.literal('test-result'),
     test: testRecordSchema,
   }),
-  /** An LLM request sent or ended: main files it in the run's call ledger at once. */
+  /** An LLM request sent or ended: main adds it to the run's call ledger (filed in batches). */
   z.object({
     seq: z.number().int().positive(),
     type: z.literal('calls'),

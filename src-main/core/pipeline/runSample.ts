@@ -1,8 +1,10 @@
+import { setMaxListeners } from 'node:events';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Packet, Sample, TestPlan } from '../../../src-shared/dataset';
 import { WorkbenchError } from '../../../src-shared/errors';
 import {
   DEFAULT_LLM_CONCURRENCY,
+  DEFAULT_RUN_CONCURRENCY,
   ERROR_PREDICTION,
   MAX_ANSWER_CHARS,
   answerScores,
@@ -234,7 +236,10 @@ export async function runSample(
   // Retrieval (and a service's own answering) touches the memory one question at a time, in
   // question order: services need not be re-entrant, and retrieval order stays deterministic.
   const memoryLock = new Semaphore(1);
-  const questionWindow = config.concurrency ?? 1;
+  const questionWindow = runConcurrency(config) ?? 1;
+  // Each question in flight listens to the run's signal until it ends (timeout.ts), up to the
+  // window per lane: many listeners by design, not a leak.
+  if (deps.signal) setMaxListeners(0, deps.signal);
   const { queue, produced } = streamThrough<Packet>(
     packets,
     deps.queueCapacity ?? DEFAULT_QUEUE_CAPACITY,
@@ -387,11 +392,26 @@ export async function runSample(
 }
 
 /**
- * Requests in flight per endpoint for the run's shared budget: `concurrency`, or the default
+ * The run's requests in flight per endpoint (and questions of a test answered at once):
+ * `concurrency`, or DEFAULT_RUN_CONCURRENCY when the answerer is an LLM; undefined: one at a time.
+ */
+export function runConcurrency(config: ExperimentConfig): number | undefined {
+  if (config.concurrency !== undefined) return config.concurrency;
+  return answersRemotely(config) ? DEFAULT_RUN_CONCURRENCY : undefined;
+}
+
+/** The run's answers wait on an endpoint, not on this machine's cores. */
+export function answersRemotely(config: ExperimentConfig): boolean {
+  return config.answerer.kind === 'llm';
+}
+
+/**
+ * Requests in flight per endpoint for the run's shared budget: `runConcurrency`, or the default
  * client concurrency when only a requests-per-minute cap asks for one; undefined: no budget.
  */
 export function runBudgetLimit(config: ExperimentConfig): number | undefined {
-  if (config.concurrency !== undefined) return config.concurrency;
+  const concurrency = runConcurrency(config);
+  if (concurrency !== undefined) return concurrency;
   const capped = (e: EndpointCaps | undefined): boolean =>
     e?.requestsPerMinute !== undefined || e?.tokensPerMinute !== undefined;
   return capped(config.answerer.kind === 'llm' ? config.answerer : undefined) ||

@@ -29,9 +29,10 @@ import { answererProvenance } from './answerers';
 import { workerExecutor, type SampleExecutor } from './executors';
 import { judgeRun } from './judgeRun';
 import { CallBudget } from '../http/callBudget';
+import { CallTally } from './callTally';
 import { CircuitBreaker } from './circuitBreaker';
 import { preflight } from './preflight';
-import { endpointLimitsOf, runBudgetLimit, type SampleEvent } from './runSample';
+import { answersRemotely, endpointLimitsOf, runBudgetLimit, type SampleEvent } from './runSample';
 import { installPunktModel } from '../scoring/punktModel';
 import { errataRecord } from '../dataset/errata';
 import {
@@ -64,9 +65,17 @@ export { type ExperimentHandle, type RunOptions, type RunOutcome };
  * errored final answers), cancelled or failed.
  */
 
-export function effectiveParallel(requested: number, samples: number): number {
-  return Math.max(1, Math.min(requested, availableParallelism(), samples));
+/**
+ * Samples run at once: what the config asks, at most one per sample, and at most one per core
+ * unless the answers are remote (an LLM run's lanes wait on the endpoint, not on a core).
+ */
+export function effectiveParallel(requested: number, samples: number, remote = false): number {
+  const cores = remote ? requested : availableParallelism();
+  return Math.max(1, Math.min(requested, cores, samples));
 }
+
+/** How long a run's call counts may wait in memory before they are filed in the ledger. */
+const CALL_LEDGER_FLUSH_MS = 1_000;
 
 /**
  * Samples handed out at once. A streamed file's samples are in memory (or in Redis) while they
@@ -79,7 +88,9 @@ function lanesFor(
   samples: number,
   dataset: RunDataset,
 ): number {
-  const lanes = (executor.parallelFor ?? effectiveParallel)(config.parallel, samples);
+  const lanes = executor.parallelFor
+    ? executor.parallelFor(config.parallel, samples)
+    : effectiveParallel(config.parallel, samples, answersRemotely(config));
   if (dataset.samples !== null) return lanes;
   return Math.min(lanes, Math.max(config.parallel, availableParallelism()));
 }
@@ -328,6 +339,9 @@ interface Lanes {
   fold(action: TallyAction): void;
   tally(): RunTally;
   budget: CallBudget | undefined;
+  /** Each LLM call's counts, summed until `fileCalls` files them in the ledger (callTally.ts). */
+  callTally: CallTally;
+  fileCalls(): void;
   /** Collection directories made so far (removed at the end unless kept). */
   dirs: string[];
   now(): number;
@@ -367,6 +381,12 @@ async function execute(
   const budgetLimit = runBudgetLimit(config);
   const budget =
     budgetLimit !== undefined ? new CallBudget(budgetLimit, endpointLimitsOf(config)) : undefined;
+  // The ledger is filed in batches (callTally.ts): before each test commits, and every
+  // CALL_LEDGER_FLUSH_MS while calls come in.
+  const callTally = new CallTally();
+  const fileCalls = (): void => store.recordCallBatch(runId, callTally.drain());
+  const callFlusher = setInterval(fileCalls, CALL_LEDGER_FLUSH_MS);
+  callFlusher.unref();
 
   emit({
     type: 'run-started',
@@ -399,6 +419,8 @@ async function execute(
     fold,
     tally: () => tally,
     budget,
+    callTally,
+    fileCalls,
     dirs: [],
     now,
   };
@@ -427,6 +449,8 @@ async function execute(
     status = 'failed';
     error = caught instanceof Error ? caught.message : String(caught);
   } finally {
+    clearInterval(callFlusher);
+    fileCalls();
     // Closes a streamed file's reader (a cancel can stop before its last question).
     await dataset.close().catch(() => undefined);
     if (!options.keepCollections) {
@@ -521,8 +545,12 @@ async function runOneSample(lanes: Lanes, p: PlannedSample): Promise<void> {
       job,
       {
         emit: lanes.forward,
-        commitTest: (test) => store.commitTest(runId, test),
-        recordCalls: (record) => store.recordCalls(runId, record),
+        commitTest: (test) => {
+          // A committed test's calls are in the ledger before it: a kill loses neither.
+          lanes.fileCalls();
+          return store.commitTest(runId, test);
+        },
+        recordCalls: (record) => lanes.callTally.add(record),
         log: (level, message) => {
           if (level !== 'info') fold({ type: 'warning', sampleId, message });
         },

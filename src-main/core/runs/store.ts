@@ -8,7 +8,7 @@ import type {
 } from '../../../src-shared/experiment';
 import type { JudgeCache, JudgeCacheEntry, JudgeVerdict } from '../answer/judge';
 import type { SqliteDatabase } from '../sqlite';
-import { openRunsDb, writeTransaction, type OpenRunsDbOptions } from './db';
+import { openRunsDb, stampChecked, writeTransaction, type OpenRunsDbOptions } from './db';
 import { SqliteRunReader, type RunReader } from './reader';
 import type {
   LlmCallRecord,
@@ -100,8 +100,10 @@ export interface RunWriter {
   deleteRun(runId: string): boolean;
   /** Sets a run's name, tags and notes (what the patch names; the rest stays). */
   setRunIdentity(runId: string, patch: Partial<RunIdentity>): RunIdentity;
-  /** Adds to the run's LLM call ledger: written as calls are made, so a kill loses none. */
+  /** Adds to the run's LLM call ledger (a request counts when sent, so a kill loses none filed). */
   recordCalls(runId: string, record: LlmCallRecord): void;
+  /** Adds several ledger rows' deltas in one write (a run files its CallTally this way). */
+  recordCallBatch(runId: string, records: readonly LlmCallRecord[]): void;
 }
 
 export interface SampleUpdate {
@@ -160,6 +162,12 @@ export class RunStore extends SqliteRunReader implements RunReader, RunWriter {
   /** One write transaction under the file's write lock (db.ts `writeTransaction`). */
   private write<T>(fn: () => T): T {
     return writeTransaction(this.db, this.file, fn);
+  }
+
+  /** Closes the file and stamps it as checked (db.ts): the next command need not check it again. */
+  override close(): void {
+    super.close();
+    stampChecked(this.file);
   }
 
   /** Opens (creating or migrating) a runs DB and marks runs whose process is gone as interrupted. */
@@ -466,17 +474,24 @@ export class RunStore extends SqliteRunReader implements RunReader, RunWriter {
 
   /** Rewrites a run's manifest (provenance that is only known later: judge, token totals). */
   recordCalls(runId: string, record: LlmCallRecord): void {
-    this.write(() =>
-      this.statements.recordCalls.run(
-        runId,
-        record.role,
-        record.model,
-        record.calls,
-        record.failures,
-        record.promptTokens,
-        record.completionTokens,
-      ),
-    );
+    this.recordCallBatch(runId, [record]);
+  }
+
+  recordCallBatch(runId: string, records: readonly LlmCallRecord[]): void {
+    if (records.length === 0) return;
+    this.write(() => {
+      for (const record of records) {
+        this.statements.recordCalls.run(
+          runId,
+          record.role,
+          record.model,
+          record.calls,
+          record.failures,
+          record.promptTokens,
+          record.completionTokens,
+        );
+      }
+    });
   }
 
   updateManifest(runId: string, update: (m: RunManifest) => RunManifest): RunManifest {
