@@ -1,6 +1,5 @@
-import { writeFileSync } from 'node:fs';
 import { EXPORT_FORMATS, type ExportFormat } from '../../core/runs/export';
-import { fromSystemError } from '../../core/system-errors';
+import { writeOutput } from '../output';
 import { RUNS_DB_OPTIONS, UsageError, defineCommand } from '../command';
 import { withRunsApi } from '../runsApi';
 
@@ -42,15 +41,7 @@ export const exportCommand = defineCommand({
         runId: positionals[0] as string,
         format,
       });
-      if (values.out === undefined) io.stdout(text);
-      else {
-        try {
-          writeFileSync(values.out, text);
-        } catch (error) {
-          throw fromSystemError(error, `export: cannot write ${values.out}`) ?? error;
-        }
-        io.stderr(`wrote ${values.out}\n`);
-      }
+      writeOutput(io, values.out, text, 'export');
       return 0;
     });
   },
