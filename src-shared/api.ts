@@ -213,7 +213,7 @@ export const apiMethods = {
       .strict(),
   ),
   'runs.export': method<ExportedFile>()(
-    z.object({ runId, format: z.enum(['json', 'csv']) }).strict(),
+    z.object({ runId, format: z.enum(['json', 'csv', 'html']) }).strict(),
   ),
   /**
    * Scores the run again under the given metrics (all registered ones by default) from what it

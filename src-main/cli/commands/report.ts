@@ -8,7 +8,6 @@ import {
 } from '../../../src-shared/paperTables';
 import { table2Columns } from '../../../src-shared/compare';
 import { finalAnswersOf } from '../../../src-shared/experiment';
-import { runReportHtml } from '../../../src-shared/htmlReport';
 import { protocolJudgeTable, summaryTable, table2Line } from '../../core/runs/report';
 import { RUNS_DB_OPTIONS, SCHEME_OPTION, UsageError, defineCommand } from '../command';
 import { writeOutput } from '../output';
@@ -39,7 +38,7 @@ readable offline with no script and no external link.
 
 options:
   --format <locomo|mem0|longmemeval>  a paper's table layout
-  --html                    a self-contained HTML report instead of text
+  --html                    a self-contained HTML report instead of text (official category names)
   --out <file>              with --html: write it to <file> (default: stdout)
   --as <md|latex>           Markdown (default) or a LaTeX tabular (needs booktabs)
   --scheme <official|mem0>  category names of the plain table (default: official)
@@ -79,6 +78,14 @@ export const reportCommand = defineCommand({
     const as = oneOf<PaperMarkup>('--as', PAPER_MARKUPS, values.as ?? 'md');
     const scheme = parseScheme(values.scheme);
     return withRunsApi(values, async (api) => {
+      if (values.html === true) {
+        const { content: html } = await api.call('runs.export', {
+          runId: positionals[0] as string,
+          format: 'html',
+        });
+        writeOutput(io, values.out, html, 'report');
+        return 0;
+      }
       const {
         info: run,
         summary,
@@ -88,13 +95,6 @@ export const reportCommand = defineCommand({
       } = await api.call('runs.get', {
         runId: positionals[0] as string,
       });
-      if (values.html === true) {
-        const detail = await api.call('runs.get', { runId: run.id });
-        const answers = finalAnswersOf(await api.call('runs.answers', { runId: run.id }));
-        const html = runReportHtml(detail, answers, scheme);
-        writeOutput(io, values.out, html, 'report');
-        return 0;
-      }
       if (format !== null) {
         io.stdout(paperTable(summary, { format, as, label: `${run.preset} · ${run.id}`, profile }));
         return 0;
