@@ -1,8 +1,8 @@
-import { categoryLabel } from './benchmarks';
-import type { RunDetail } from './api';
-import { scoreOf } from './compare';
+import { LOCOMO_PROFILE, categoryLabel } from './benchmarks';
+import type { RunComparisonResult, RunDetail } from './api';
+import { scoreOf, type CompareRow } from './compare';
 import type { AnswerRecord } from './experiment';
-import { metricList } from './metrics';
+import { metricList, metricOf } from './metrics';
 import { pairedBootstrapCI } from './scoring/stats';
 
 /**
@@ -73,6 +73,91 @@ ${bars}</section>
 </body></html>
 `;
 }
+
+/**
+ * One self-contained HTML file of a comparison (`runs.compare`): per category each run's mean and
+ * the delta to the baseline with its paired bootstrap interval, a bar chart of the means, the
+ * questions that flipped with every run's prediction and score, and how the configs differ.
+ */
+export function compareReportHtml(result: RunComparisonResult): string {
+  const { comparison } = result;
+  const profile = result.benchmark ?? LOCOMO_PROFILE;
+  const metric = metricOf(comparison.metric).label;
+  const labels = comparison.runs.map((r) => r.label);
+  const title = `Comparison: ${labels.join(' vs ')}`;
+  const categoryName = (id: number | null): string =>
+    id === null ? 'overall' : `${id} ${categoryLabel(profile, id, 'official')}`;
+  const rows = comparison.categories.map(
+    (c) =>
+      `<tr><th scope="row">${escapeHtml(categoryName(c.category))}</th>${c.perRun
+        .map((m, i) => {
+          const delta = c.deltas[i];
+          const ci =
+            delta && delta.n > 0
+              ? ` <span class="ci">Δ ${signed(delta.meanDiff)} [${signed(delta.low)}, ${signed(delta.high)}]</span>`
+              : '';
+          return `<td>${num(m.mean)} (n ${m.n})${ci}</td>`;
+        })
+        .join('')}</tr>`,
+  );
+  const overall = comparison.categories.find((c) => c.category === null);
+  const headline = labels.map((label, i) => {
+    const delta = overall?.deltas[i];
+    return `<div class="stat"><div class="label">${escapeHtml(label)}</div><div class="value">${num(overall?.perRun[i]?.mean ?? null)}</div><div class="ci">${i === comparison.baselineIndex ? 'baseline' : delta && delta.n > 0 ? `Δ ${signed(delta.meanDiff)}, 95% CI [${signed(delta.low)}, ${signed(delta.high)}]` : 'no shared questions'}</div></div>`;
+  });
+  const bars = barChart(
+    comparison.categories
+      .filter((c) => c.category !== null)
+      .flatMap((c) =>
+        c.perRun.map((m, i) => ({
+          label: `${categoryName(c.category)} · run ${i + 1}`,
+          value: m.mean,
+        })),
+      ),
+    `${metric} per category and run`,
+  );
+  const flipped = comparison.rows.filter((r) =>
+    r.flips.some((f) => f === 'improved' || f === 'regressed'),
+  );
+  const flips = flipped.slice(0, 200).map((r) => flipRow(r, labels));
+  const diff = result.configDiff.map(
+    (d) =>
+      `<tr><th scope="row">${escapeHtml(d.path)}</th>${d.values.map((v) => `<td>${escapeHtml(v ?? '–')}</td>`).join('')}</tr>`,
+  );
+  const runHeads = labels.map((l) => `<th>${escapeHtml(l)}</th>`).join('');
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
+<style>${CSS}</style></head><body>
+<h1>${escapeHtml(title)}</h1>
+<p class="meta">${escapeHtml(metric)} · ${result.questionSets.shared} shared questions · baseline ${escapeHtml(labels[comparison.baselineIndex] ?? '')}</p>
+<section aria-label="Headline"><h2>Headline</h2><div class="stats">${headline.join('')}</div></section>
+<section aria-label="Per category"><h2>Per category</h2>
+<table><thead><tr><th>category</th>${runHeads}</tr></thead><tbody>${rows.join('')}</tbody></table>
+${bars}</section>
+<section aria-label="Flips"><h2>Flips (${flipped.length}${flipped.length > 200 ? ', first 200' : ''})</h2>
+<table><thead><tr><th>question</th><th>gold</th>${runHeads}</tr></thead><tbody>${flips.join('')}</tbody></table></section>
+<section aria-label="Config differences"><h2>Config differences</h2>
+<table><thead><tr><th>key</th>${runHeads}</tr></thead><tbody>${diff.join('')}</tbody></table></section>
+</body></html>
+`;
+}
+
+/** A flipped question: each run's prediction with its score and whether it improved or regressed. */
+function flipRow(row: CompareRow, labels: readonly string[]): string {
+  const cells = labels
+    .map((_, i) => {
+      const cell = row.cells[i];
+      const flip = row.flips[i];
+      const mark = flip === 'improved' || flip === 'regressed' ? ` <b>${flip}</b>` : '';
+      return cell === null || cell === undefined
+        ? '<td>missing</td>'
+        : `<td>${escapeHtml(cell.prediction)} <span class="ci">${num(cell.score)}${mark}${cell.error ? ` · ${escapeHtml(cell.error)}` : ''}</span></td>`;
+    })
+    .join('');
+  return `<tr><td>${escapeHtml(row.sampleId)} #${row.questionIndex}: ${escapeHtml(row.question)}</td><td>${escapeHtml(row.gold ?? '')}</td>${cells}</tr>`;
+}
+
+const signed = (value: number): string => `${value >= 0 ? '+' : ''}${value.toFixed(3)}`;
 
 /** Text made safe for HTML element content and quoted attribute values. */
 export function escapeHtml(text: string): string {

@@ -59,6 +59,25 @@ describe('cli report --html', () => {
     expect(html).toMatch(/95% CI \d\.\d{3}–\d\.\d{3}/);
     expect(html).toContain('<svg role="img"');
 
+    // A second run answered from memory: compared with the first, the extractive answers flip.
+    const other = await runCli(
+      ['experiment', '--data', mini, '--samples', 'mini-1', '--runs-db', db, '--json'],
+      env,
+    );
+    expect(other.code, other.err).toBe(0);
+    const otherId = (JSON.parse(other.out) as { runId: string }).runId;
+    const compared = await runCli(['report', runId, otherId, '--html', '--runs-db', db], env);
+    expect(compared.code, compared.err).toBe(0);
+    const page = compared.out;
+    expect(page.startsWith('<!doctype html>')).toBe(true);
+    expect(page).toMatch(new RegExp(`<title>Comparison: [^<]*${runId} vs [^<]*${otherId}</title>`));
+    expect(page).toMatch(/<h2>Flips \([1-9]\d*\)<\/h2>/);
+    expect(page).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    expect(page).toMatch(/<b>improved<\/b>/);
+    expect(page).toMatch(/Δ [+-]\d\.\d{3}, 95% CI \[/);
+    expect(page).not.toContain(HOSTILE);
+    expect(page).not.toMatch(/<script|(src|href)\s*=\s*["']?\s*https?:/i);
+
     const misuse = await runCli(['report', runId, '--out', out, '--runs-db', db], env);
     expect(misuse.code).not.toBe(0);
     expect(misuse.err).toContain('--out needs --html');

@@ -8,6 +8,7 @@ import {
 } from '../../../src-shared/paperTables';
 import { table2Columns } from '../../../src-shared/compare';
 import { finalAnswersOf } from '../../../src-shared/experiment';
+import { compareReportHtml } from '../../../src-shared/htmlReport';
 import { protocolJudgeTable, summaryTable, table2Line } from '../../core/runs/report';
 import { RUNS_DB_OPTIONS, SCHEME_OPTION, UsageError, defineCommand } from '../command';
 import { writeOutput } from '../output';
@@ -17,6 +18,7 @@ import { parseScheme } from './experiment';
 
 const USAGE = `usage: npm run -s cli -- report <run id> [--format locomo|mem0|longmemeval [--as md|latex]] [options]
        npm run -s cli -- report <run id> --html [--out <file>]
+       npm run -s cli -- report <baseline run id> <run id>... --html [--out <file>]
 
 Prints a run's final scores. Without --format: the per-category table of every metric, and why
 n differs from the dataset's question count when it does. With --format: the run as one row of
@@ -34,7 +36,9 @@ conversation), J per judge protocol when \`rescore --judge\` ran, and by the sco
 original and the corrected gold with the per-category ceiling when the run applied errata
 (\`experiment --errata\`). With --html: one self-contained HTML file to share (headline with 95%
 bootstrap intervals, per-category table and chart, curve, low-scored answers, the manifest),
-readable offline with no script and no external link.
+readable offline with no script and no external link. With two to eight runs and --html: their
+comparison against the first (per-category deltas with paired bootstrap intervals, the flipped
+questions with every run's prediction, the config differences).
 
 options:
   --format <locomo|mem0|longmemeval>  a paper's table layout
@@ -64,7 +68,9 @@ export const reportCommand = defineCommand({
     ...RUNS_DB_OPTIONS,
   },
   async run({ values, positionals }, io) {
-    if (positionals.length !== 1) throw new UsageError('report takes one run id');
+    const comparing = values.html === true && positionals.length >= 2;
+    if (positionals.length !== 1 && !comparing)
+      throw new UsageError('report takes one run id (two to eight with --html: a comparison)');
     const format =
       values.format === undefined
         ? null
@@ -78,6 +84,12 @@ export const reportCommand = defineCommand({
     const as = oneOf<PaperMarkup>('--as', PAPER_MARKUPS, values.as ?? 'md');
     const scheme = parseScheme(values.scheme);
     return withRunsApi(values, async (api) => {
+      if (comparing) {
+        const runIds = positionals as string[];
+        const result = await api.call('runs.compare', { runIds, baselineRunId: runIds[0]! });
+        writeOutput(io, values.out, compareReportHtml(result), 'report');
+        return 0;
+      }
       if (values.html === true) {
         const { content: html } = await api.call('runs.export', {
           runId: positionals[0] as string,
