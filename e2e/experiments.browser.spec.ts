@@ -204,6 +204,16 @@ test.describe(() => {
     );
     expect(csv).toContain('Where did Ann move?');
 
+    // Export report: one HTML file whose headline is the run's, readable with no server.
+    const reporting = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Export report' }).click();
+    const report = await reporting;
+    expect(report.suggestedFilename()).toBe(`run-${textRunId}.html`);
+    const html = readFileSync(await report.path(), 'utf8');
+    expect(html).toMatch(new RegExp(`<title>[^<]*${textRunId}\\)?</title>`));
+    expect(html).toMatch(/aria-label="Headline"><h2>Headline<\/h2>.*official F1.*95% CI/s);
+    expect(html).not.toMatch(/<script|(src|href)="https?:/i);
+
     // Delete asks first; Cancel keeps the run, Delete removes it.
     await page.getByRole('button', { name: 'Delete…' }).click();
     const dialog = page.getByRole('dialog', { name: 'Delete this run?' });

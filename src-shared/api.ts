@@ -80,6 +80,16 @@ export interface AppInfo {
   dataDir: string;
 }
 
+/** A dataset file inside one of browser mode's `serve --dataset-dir` folders, openable by path. */
+export interface DatasetFolderFile {
+  /** The path `datasets.open` takes (the folder's real path joined with the name). */
+  path: string;
+  name: string;
+  /** The folder it lies in (its real path). */
+  folder: string;
+  bytes: number;
+}
+
 /** A dataset the engine has opened, as listed in the UI. */
 export interface DatasetSummary {
   /** sha256 of the file's bytes: the same file opened twice is one dataset. */
@@ -128,6 +138,8 @@ export const apiMethods = {
   'datasets.list': method<DatasetSummary[]>()(z.object({}).strict()),
   /** Open a file by path: any the desktop app's dialog picked; in browser mode only inside `serve --dataset-dir` folders. */
   'datasets.open': method<DatasetSummary>()(z.object({ path: z.string().min(1) }).strict()),
+  /** Browser mode: the .json files in the `serve --dataset-dir` folders (the desktop app has none). */
+  'datasets.folderFiles': method<DatasetFolderFile[]>()(z.object({}).strict()),
   /** Open a file's content (browser mode upload, drag-and-drop); stored in the data folder. */
   'datasets.upload': method<DatasetSummary>()(
     z
@@ -202,7 +214,7 @@ export const apiMethods = {
       .strict(),
   ),
   'runs.export': method<ExportedFile>()(
-    z.object({ runId, format: z.enum(['json', 'csv']) }).strict(),
+    z.object({ runId, format: z.enum(['json', 'csv', 'html']) }).strict(),
   ),
   /**
    * Scores the run again under the given metrics (all registered ones by default) from what it

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WorkbenchError } from '../../src-shared/errors';
-import { DatasetStore, resolveInsideDatasetDirs } from './datasets';
+import { DatasetStore, listDatasetFolderFiles, resolveInsideDatasetDirs } from './datasets';
 
 const MINI = join(__dirname, '../../tests/fixtures/locomo/mini.json');
 const dirs: string[] = [];
@@ -157,5 +157,44 @@ describe('resolveInsideDatasetDirs (browser mode datasets.open)', () => {
         ),
       }),
     );
+  });
+});
+
+describe('listDatasetFolderFiles (the browser-mode picker)', () => {
+  it('lists the .json files directly inside each folder with sizes, and nothing datasets.open would refuse', async () => {
+    const root = tempDir();
+    const first = join(root, 'data');
+    const second = join(root, 'more');
+    mkdirSync(first);
+    mkdirSync(second);
+    writeFileSync(join(root, 'secret.json'), '[1]');
+    writeFileSync(join(first, 'b.json'), '[]');
+    writeFileSync(join(first, 'A.JSON'), '[1,2]');
+    writeFileSync(join(first, 'notes.txt'), 'x');
+    mkdirSync(join(first, 'folder.json'));
+    mkdirSync(join(first, 'nested'));
+    writeFileSync(join(first, 'nested', 'deep.json'), '[]');
+    symlinkSync(join(root, 'secret.json'), join(first, 'escape.json'));
+    symlinkSync(join(second, 'm.json'), join(first, 'to-second.json'));
+    writeFileSync(join(second, 'm.json'), '[3]');
+
+    const files = await listDatasetFolderFiles([first, second]);
+    expect(files).toEqual([
+      { path: join(first, 'A.JSON'), name: 'A.JSON', folder: first, bytes: 5 },
+      { path: join(first, 'b.json'), name: 'b.json', folder: first, bytes: 2 },
+      { path: join(first, 'to-second.json'), name: 'to-second.json', folder: first, bytes: 3 },
+      { path: join(second, 'm.json'), name: 'm.json', folder: second, bytes: 3 },
+    ]);
+    for (const file of files)
+      expect(() => resolveInsideDatasetDirs(file.path, [first, second])).not.toThrow();
+    expect(await listDatasetFolderFiles([])).toEqual([]);
+  });
+
+  it('answers a folder removed since `serve` started with a coded error naming it', async () => {
+    const gone = join(tempDir(), 'gone');
+    await expect(listDatasetFolderFiles([gone])).rejects.toMatchObject({
+      code: 'IO',
+      message: expect.stringContaining(`datasets.folderFiles: ${gone}`),
+    });
   });
 });

@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { z } from 'zod';
-import type { DatasetSummary } from '../../src-shared/api';
+import type { DatasetFolderFile, DatasetSummary } from '../../src-shared/api';
 import type { DatasetStats } from '../../src-shared/dataset/stats';
 import type { DatasetLoadResult, Sample } from '../../src-shared/dataset/types';
 import { WorkbenchError } from '../../src-shared/errors';
@@ -258,4 +258,33 @@ export function resolveInsideDatasetDirs(path: string, datasetDirs: readonly str
   if (inside === null) throw refused;
   // Missing but inside: the loader answers NOT_FOUND.
   return inside;
+}
+
+/**
+ * The .json files directly inside the `serve --dataset-dir` folders, for the Datasets view's
+ * picker: the page names one and opens it by path (`datasets.open`), so a file too large to upload
+ * (LongMemEval M) opens in browser mode. A symlink is listed only when it resolves inside a folder,
+ * by the same policy `datasets.open` applies, so the list names nothing the page could not open.
+ */
+export async function listDatasetFolderFiles(
+  datasetDirs: readonly string[],
+): Promise<DatasetFolderFile[]> {
+  const files: DatasetFolderFile[] = [];
+  for (const folder of datasetDirs) {
+    let names: string[];
+    try {
+      names = await readdir(folder);
+    } catch (error) {
+      throw fromSystemError(error, `datasets.folderFiles: ${folder}`) ?? error;
+    }
+    for (const name of names.filter((entry) => entry.toLowerCase().endsWith('.json')).sort()) {
+      const path = join(folder, name);
+      const inside = resolveInsideFolders(path, datasetDirs);
+      if (inside === null) continue;
+      // A file removed since the listing, or a folder named *.json, is not a dataset to offer.
+      const found = await stat(inside).catch(() => null);
+      if (found?.isFile()) files.push({ path, name, folder, bytes: found.size });
+    }
+  }
+  return files;
 }

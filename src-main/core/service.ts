@@ -1,7 +1,7 @@
 import { reproducePacks, reproducePlan, reproduceRun } from './reproduce/service';
 import { basename } from 'node:path';
 import type { ApiEvent, ApiHandlers } from '../../src-shared/api';
-import { DatasetStore, resolveInsideDatasetDirs } from './datasets';
+import { DatasetStore, listDatasetFolderFiles, resolveInsideDatasetDirs } from './datasets';
 import type { SerializedHandlers } from './dispatch';
 import { DesignsService } from './designs';
 import { ExperimentManager } from './experiments';
@@ -98,6 +98,9 @@ export function createService(options: ServiceOptions): Service {
           : path,
         basename(path),
       ),
+    // The desktop app picks files in its own dialog; only browser mode has folders to list.
+    'datasets.folderFiles': async () =>
+      options.transport === 'http' ? listDatasetFolderFiles(options.datasetDirs ?? []) : [],
     'datasets.upload': ({ name, content }) => datasets.upload(name, content),
     'datasets.sample': ({ datasetId, sampleId }) => datasets.sample(datasetId, sampleId),
 

@@ -1,4 +1,12 @@
-import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  mkdtempSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -309,6 +317,16 @@ describe('local server', () => {
     const browser = createService({ dataDir: root, transport: 'http', datasetDirs: [allowed] });
     const desktop = createService({ dataDir: root, transport: 'electron' });
     try {
+      // The page's picker lists what it may open; the desktop app has its own dialog.
+      expect(await browser.handlers['datasets.folderFiles']({})).toEqual([
+        {
+          path: join(allowed, 'mini.json'),
+          name: 'mini.json',
+          folder: allowed,
+          bytes: statSync(MINI).size,
+        },
+      ]);
+      expect(await desktop.handlers['datasets.folderFiles']({})).toEqual([]);
       const opened = await browser.handlers['datasets.open']({ path: join(allowed, 'mini.json') });
       expect(opened).toMatchObject({ name: 'mini.json', path: join(allowed, 'mini.json') });
       await expect(browser.handlers['datasets.open']({ path: shadow })).rejects.toMatchObject({

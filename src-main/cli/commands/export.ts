@@ -1,16 +1,16 @@
-import { writeFileSync } from 'node:fs';
 import { EXPORT_FORMATS, type ExportFormat } from '../../core/runs/export';
-import { fromSystemError } from '../../core/system-errors';
+import { writeOutput } from '../output';
 import { RUNS_DB_OPTIONS, UsageError, defineCommand } from '../command';
 import { withRunsApi } from '../runsApi';
 
-const USAGE = `usage: npm run -s cli -- export <run id> --format json|csv [options]
+const USAGE = `usage: npm run -s cli -- export <run id> --format json|csv|html [options]
 
 Writes a run's results. JSON: {"run": manifest + status, "answers": each question's final answer,
-"testAnswers": every answer of every test}. CSV: the final answers, one row per question.
+"testAnswers": every answer of every test}. CSV: the final answers, one row per question. HTML:
+the run as one self-contained report to share.
 
 options:
-  --format <json|csv>  output format (required)
+  --format <json|csv|html>  output format (required; html: the report of \`report --html\`)
   --out <file>         write to a file instead of stdout
   --runs-db <path>     runs database (default: <data dir>/runs.db)
   --data-dir <dir>     data directory (default: $MEMORY_WORKBENCH_DATA or ~/.memory-workbench)
@@ -42,15 +42,7 @@ export const exportCommand = defineCommand({
         runId: positionals[0] as string,
         format,
       });
-      if (values.out === undefined) io.stdout(text);
-      else {
-        try {
-          writeFileSync(values.out, text);
-        } catch (error) {
-          throw fromSystemError(error, `export: cannot write ${values.out}`) ?? error;
-        }
-        io.stderr(`wrote ${values.out}\n`);
-      }
+      writeOutput(io, values.out, text, 'export');
       return 0;
     });
   },

@@ -9,13 +9,17 @@ import {
 } from '../../../src-shared/paperTables';
 import { table2Columns } from '../../../src-shared/compare';
 import { finalAnswersOf } from '../../../src-shared/experiment';
+import { compareReportHtml } from '../../../src-shared/htmlReport';
 import { protocolJudgeTable, summaryTable, table2Line } from '../../core/runs/report';
 import { RUNS_DB_OPTIONS, SCHEME_OPTION, UsageError, defineCommand } from '../command';
+import { writeOutput } from '../output';
 import { withRunsApi } from '../runsApi';
 import { errataExtra } from './errata';
 import { parseScheme } from './experiment';
 
 const USAGE = `usage: npm run -s cli -- report <run id> [--format locomo|mem0|longmemeval [--as md|latex]] [options]
+       npm run -s cli -- report <run id> --html [--out <file>]
+       npm run -s cli -- report <baseline run id> <run id>... --html [--out <file>]
 
 Prints a run's final scores. Without --format: the per-category table of every metric, and why
 n differs from the dataset's question count when it does. With --format: the run as one row of
@@ -31,10 +35,16 @@ Cells without data show "–"; a footnote line gives n per column. The plain tab
 Mem0 Table 2's columns (search and total latency p50/p95, memory LLM calls and tokens per
 conversation), J per judge protocol when \`rescore --judge\` ran, and by the scores against the
 original and the corrected gold with the per-category ceiling when the run applied errata
-(\`experiment --errata\`).
+(\`experiment --errata\`). With --html: one self-contained HTML file to share (headline with 95%
+bootstrap intervals, per-category table and chart, curve, low-scored answers, the manifest),
+readable offline with no script and no external link. With two to eight runs and --html: their
+comparison against the first (per-category deltas with paired bootstrap intervals, the flipped
+questions with every run's prediction, the config differences).
 
 options:
   --format <locomo|mem0|longmemeval>  a paper's table layout
+  --html                    a self-contained HTML report instead of text (official category names)
+  --out <file>              with --html: write it to <file> (default: stdout)
   --as <md|latex>           Markdown (default) or a LaTeX tabular (needs booktabs)
   --scheme <official|mem0>  category names of the plain table (default: official)
   --runs-db <path>          runs database (default: <data dir>/runs.db)
@@ -53,20 +63,42 @@ export const reportCommand = defineCommand({
   options: {
     format: { type: 'string' },
     as: { type: 'string' },
+    html: { type: 'boolean' },
+    out: { type: 'string' },
     ...SCHEME_OPTION,
     ...RUNS_DB_OPTIONS,
   },
   async run({ values, positionals }, io) {
-    if (positionals.length !== 1) throw new UsageError('report takes one run id');
+    const comparing = values.html === true && positionals.length >= 2;
+    if (positionals.length !== 1 && !comparing)
+      throw new UsageError('report takes one run id (two to eight with --html: a comparison)');
     const format =
       values.format === undefined
         ? null
         : oneOf<PaperFormat>('--format', PAPER_FORMATS, values.format);
     if (format === null && values.as !== undefined)
       throw new UsageError('--as needs --format locomo|mem0|longmemeval');
+    if (values.html === true && format !== null)
+      throw new UsageError('--html and --format are two layouts: give one');
+    if (values.out !== undefined && values.html !== true)
+      throw new UsageError('--out needs --html');
     const as = oneOf<PaperMarkup>('--as', PAPER_MARKUPS, values.as ?? 'md');
     const scheme = parseScheme(values.scheme);
     return withRunsApi(values, async (api) => {
+      if (comparing) {
+        const runIds = positionals as string[];
+        const result = await api.call('runs.compare', { runIds, baselineRunId: runIds[0]! });
+        writeOutput(io, values.out, compareReportHtml(result), 'report');
+        return 0;
+      }
+      if (values.html === true) {
+        const { content: html } = await api.call('runs.export', {
+          runId: positionals[0] as string,
+          format: 'html',
+        });
+        writeOutput(io, values.out, html, 'report');
+        return 0;
+      }
       const {
         info: run,
         summary,

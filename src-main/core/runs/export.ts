@@ -1,6 +1,7 @@
 import type { AnswerRecord, RunStatus } from '../../../src-shared/experiment';
 import { LOCOMO_PROFILE, type BenchmarkProfile } from '../../../src-shared/benchmarks';
 import { csvField } from '../../../src-shared/csv';
+import { runReportHtml } from '../../../src-shared/htmlReport';
 import { metricsOf } from '../../../src-shared/metrics';
 import type { RunManifest } from './manifest';
 import type { RunReader } from './reader';
@@ -8,9 +9,12 @@ import type { RunReader } from './reader';
 // The one CSV cell writer lives in src-shared, so pure formatters (compareTable) use it too.
 export { csvField };
 
-/** Run exports: JSON (manifest, final answers, per-test answers) and CSV (final answers). */
+/**
+ * Run exports: JSON (manifest, final answers, per-test answers), CSV (final answers) and a
+ * self-contained HTML report to share (src-shared/htmlReport.ts).
+ */
 
-export const EXPORT_FORMATS = ['json', 'csv'] as const;
+export const EXPORT_FORMATS = ['json', 'csv', 'html'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 type Cell = string | number | string[] | null;
@@ -148,8 +152,23 @@ export function finalAnswersCsv(
 }
 
 export function exportRun(store: RunReader, runId: string, format: ExportFormat): string {
+  if (format === 'html') {
+    const detail = {
+      info: store.getRun(runId),
+      summary: store.summary(runId),
+      benchmark: store.profileOf(runId),
+      curve: store.curve(runId),
+    };
+    return runReportHtml(detail, store.finalAnswers(runId), 'official');
+  }
   const data = buildRunExport(store, runId);
   return format === 'json'
     ? `${JSON.stringify(data, null, 2)}\n`
     : finalAnswersCsv(data.answers, store.profileOf(runId));
 }
+
+export const EXPORT_MIME_TYPES: Readonly<Record<ExportFormat, string>> = {
+  json: 'application/json',
+  csv: 'text/csv',
+  html: 'text/html',
+};

@@ -13,7 +13,7 @@ import { judgeCacheKey } from '../answer/judge';
 import { fairnessWarnings } from '../../../src-shared/fairness';
 import { WorkbenchError } from '../../../src-shared/errors';
 import { listSweeps, sweepDetail } from './sweeps';
-import { csvField, exportRun } from './export';
+import { EXPORT_MIME_TYPES, csvField, exportRun } from './export';
 import type { RunReader } from './reader';
 import { distinctRunNames } from '../../../src-shared/compareTable';
 import { runLabel } from '../../../src-shared/runs';
@@ -110,7 +110,7 @@ export function runQueries(reader: RunReader): RunQueries {
     }),
     'runs.export': ({ runId, format }) => ({
       filename: `run-${runId}.${format}`,
-      mimeType: format === 'json' ? 'application/json' : 'text/csv',
+      mimeType: EXPORT_MIME_TYPES[format],
       content: exportRun(reader, runId, format),
     }),
     'runs.compare': compare,

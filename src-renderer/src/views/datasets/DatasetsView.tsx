@@ -47,6 +47,9 @@ export function DatasetsView({
     [list.data, opener.lastOpened],
   );
   const dataset = pickDataset(datasets, params.dataset);
+  // Browser mode with `serve --dataset-dir`: files opened by path on the server (the desktop app
+  // answers none and opens paths through its own dialog).
+  const serverFiles = useApi('datasets.folderFiles', {});
   const fileInput = useRef<HTMLInputElement>(null);
   const drag = useDropTarget((file) => void opener.open(file));
   const busy = opener.state.status === 'reading' || opener.state.status === 'uploading';
@@ -81,6 +84,28 @@ export function DatasetsView({
               if (file) void opener.open(file);
             }}
           />
+          {serverFiles.data && serverFiles.data.length > 0 ? (
+            <label className="inline-field">
+              Server folder
+              <select
+                value=""
+                disabled={busy}
+                onChange={(event) => {
+                  const chosen = serverFiles.data?.find(
+                    (f) => f.path === event.currentTarget.value,
+                  );
+                  if (chosen) void opener.openFolderFile(chosen);
+                }}
+              >
+                <option value="">Open a file by path…</option>
+                {serverFiles.data.map((f) => (
+                  <option key={f.path} value={f.path}>
+                    {f.name} ({formatBytes(f.bytes)})
+                  </option>
+                ))}
+              </select>
+            </label>
+          ) : null}
           {datasets.length > 1 ? (
             <label className="inline-field">
               Dataset
@@ -131,6 +156,9 @@ export function DatasetsView({
         </div>
       ) : null}
       {list.error ? <ErrorView error={list.error} title="Could not list datasets" /> : null}
+      {serverFiles.error ? (
+        <ErrorView error={serverFiles.error} title="Could not list the server's dataset folders" />
+      ) : null}
 
       {dataset === null ? (
         list.data === undefined && !list.error ? (

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { DatasetSummary } from '@shared/api';
+import type { DatasetFolderFile, DatasetSummary } from '@shared/api';
 import { toErrorPayload, type ErrorPayload } from '@shared/errors';
 import { useClient } from '../../api/context';
 import { useRoute } from '../../router';
@@ -33,44 +33,73 @@ export type OpenStatus =
   | { status: 'error'; fileName: string; error: ErrorPayload };
 
 /**
- * Opens a file chosen in the page (input or drop). Both the desktop app and the browser read the
- * bytes here and upload them: a File from a browser has no path the engine could read.
+ * Opens a dataset two ways. A file chosen in the page (input or drop): both the desktop app and
+ * the browser read the bytes here and upload them, since a File from a browser has no path the
+ * engine could read. A file in the server's `--dataset-dir` folders: opened by path on the
+ * server, so one too large to upload (LongMemEval M) opens too.
  */
 export function useOpenDataset(onOpened: (summary: DatasetSummary) => void): {
   state: OpenStatus;
   lastOpened: DatasetSummary | null;
   open: (file: File) => Promise<void>;
+  openFolderFile: (file: DatasetFolderFile) => Promise<void>;
   dismiss: () => void;
 } {
   const client = useClient();
   const [state, setState] = useState<OpenStatus>({ status: 'idle' });
   const [lastOpened, setLastOpened] = useState<DatasetSummary | null>(null);
-  // A second file chosen while the first is still uploading wins; the first answer is ignored.
+  // A second file chosen while the first is still opening wins; the first answer is ignored.
   const attempt = useRef(0);
 
-  const open = useCallback(
-    async (file: File) => {
+  const run = useCallback(
+    async (
+      fileName: string,
+      steps: (
+        progress: (status: 'reading' | 'uploading', detail: string) => boolean,
+      ) => Promise<DatasetSummary | null>,
+    ) => {
       const mine = ++attempt.current;
-      setState({ status: 'reading', fileName: file.name, detail: formatBytes(file.size) });
+      const progress = (status: 'reading' | 'uploading', detail: string): boolean => {
+        if (mine !== attempt.current) return false;
+        setState({ status, fileName, detail });
+        return true;
+      };
       try {
-        const content = await file.text();
-        if (mine !== attempt.current) return;
-        setState({ status: 'uploading', fileName: file.name, detail: 'validating' });
-        const summary = await client.call('datasets.upload', { name: file.name, content });
-        if (mine !== attempt.current) return;
+        const summary = await steps(progress);
+        if (summary === null || mine !== attempt.current) return;
         setLastOpened(summary);
         setState({ status: 'idle' });
         onOpened(summary);
       } catch (error) {
         if (mine !== attempt.current) return;
-        setState({ status: 'error', fileName: file.name, error: toErrorPayload(error) });
+        setState({ status: 'error', fileName, error: toErrorPayload(error) });
       }
     },
-    [client, onOpened],
+    [onOpened],
+  );
+
+  const open = useCallback(
+    (file: File) =>
+      run(file.name, async (progress) => {
+        progress('reading', formatBytes(file.size));
+        const content = await file.text();
+        if (!progress('uploading', 'validating')) return null;
+        return client.call('datasets.upload', { name: file.name, content });
+      }),
+    [client, run],
+  );
+
+  const openFolderFile = useCallback(
+    (file: DatasetFolderFile) =>
+      run(file.name, async (progress) => {
+        progress('reading', `${formatBytes(file.bytes)} on the server`);
+        return client.call('datasets.open', { path: file.path });
+      }),
+    [client, run],
   );
 
   const dismiss = useCallback(() => setState({ status: 'idle' }), []);
-  return { state, lastOpened, open, dismiss };
+  return { state, lastOpened, open, openFolderFile, dismiss };
 }
 
 interface SpeakersSettled {

@@ -122,6 +122,14 @@ export function RunsView() {
               </button>
               <button
                 type="button"
+                disabled={actions.busy !== null}
+                title="One HTML file to share: opens offline in any browser"
+                onClick={() => void actions.exportRun(selectedId, 'html')}
+              >
+                Export report
+              </button>
+              <button
+                type="button"
                 className="danger-outline"
                 disabled={actions.busy !== null || shown?.info.status === 'running'}
                 title={

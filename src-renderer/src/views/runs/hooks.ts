@@ -176,7 +176,7 @@ export function useRunActions(onDeleted: (runId: string) => void) {
   const [error, setError] = useState<ErrorPayload | null>(null);
 
   const exportRun = useCallback(
-    async (runId: string, format: 'csv' | 'json') => {
+    async (runId: string, format: 'csv' | 'json' | 'html') => {
       setBusy(`export-${format}`);
       setError(null);
       try {
