@@ -91,10 +91,12 @@ test('compares a hybrid and a text run on mini-1: deltas, flips, config diff and
   await expect(costA.nth(3)).toHaveText('–');
   await expect(costA.nth(4)).toHaveText(/^\d+(\.\d{2})?$/);
   await expect(costA.nth(5)).toHaveText(/^\d+(\.\d{2})?$/);
-  // Mem0 Table 2's columns: search and total p50 / p95; no memory LLM, so no ingest cost.
+  // Mem0 Table 2's columns: search and total p50 / p95, memory tokens per question mean / p50;
+  // no memory LLM, so no ingest cost.
   await expect(costA.nth(6)).toHaveText(/^\d+(\.\d{2})? \/ \d+(\.\d{2})?$/);
   await expect(costA.nth(7)).toHaveText(/^\d+(\.\d{2})? \/ \d+(\.\d{2})?$/);
-  await expect(costA.nth(8)).toHaveText('–');
+  await expect(costA.nth(8)).toHaveText(/^[\d,]+ \/ [\d,]+$/);
+  await expect(costA.nth(9)).toHaveText('–');
 
   await page.screenshot({ path: screenshotPath('compare-overview'), fullPage: true });
 

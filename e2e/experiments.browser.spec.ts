@@ -159,6 +159,7 @@ test.describe(() => {
     // Mem0 Table 2's columns over the final answers; an offline preset has no ingest cost.
     const table2 = page.getByLabel('Mem0 Table 2 columns');
     await expect(table2).toContainText(/search p50 \/ p95 [\d.]+ \/ [\d.]+ ms/);
+    await expect(table2).toContainText(/memory tokens \/ question mean \/ p50 [\d,]+ \/ [\d,]+/);
     await expect(table2).toContainText(/memory LLM per conversation –/);
     await expect(page.getByText('Correct means official F1 ≥ 0.5')).toBeVisible();
     await page.getByLabel('Outcome').selectOption('correct');

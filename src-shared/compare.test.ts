@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { compareRuns, configDiff, onSharedQuestions, runCost, scoreOf } from './compare';
+import {
+  compareRuns,
+  configDiff,
+  onSharedQuestions,
+  runCost,
+  scoreOf,
+  table2Columns,
+} from './compare';
 import type { AnswerRecord } from './experiment';
 
 function answer(
@@ -202,7 +209,7 @@ describe('runCost', () => {
       totalCost: null,
       meanRetrieveMs: null,
       meanAnswerMs: null,
-      table2: { searchMs: null, totalMs: null, ingest: null },
+      table2: { searchMs: null, totalMs: null, ingest: null, memoryTokens: null },
     });
     expect(runCost('r3', undefined, [timed(1, 1)]).answer).toBeNull();
   });
@@ -230,6 +237,25 @@ describe('runCost', () => {
       callsPerConversation: 1,
       tokensPerConversation: 55,
     });
+  });
+
+  it('gives memory tokens per question over the answers that counted them: none counted is unknown, not 0', () => {
+    const counted = (memoryTokens: number | null | undefined, error: string | null = null) => ({
+      ...timed(1, 1, error),
+      memoryTokens,
+    });
+    // Runs from before memory tokens were stored: every answer null (or missing).
+    expect(table2Columns(null, [counted(null), counted(undefined)]).memoryTokens).toBeNull();
+    // A failed answer and an uncounted one do not pull the mean or the median.
+    expect(
+      table2Columns(null, [
+        counted(100),
+        counted(300),
+        counted(800),
+        counted(null),
+        counted(5, 'x'),
+      ]).memoryTokens,
+    ).toEqual({ mean: 400, p50: 300, answers: 3 });
   });
 });
 

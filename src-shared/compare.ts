@@ -351,6 +351,11 @@ export interface Table2Columns {
     callsPerConversation: number;
     tokensPerConversation: number;
   } | null;
+  /**
+   * Memory tokens per question (the retrieved context handed to the answerer) over the answers
+   * that counted them; null when none did (runs from before they were stored), never 0.
+   */
+  memoryTokens: { mean: number; p50: number; answers: number } | null;
 }
 
 function percentiles(values: number[]): Percentiles | null {
@@ -359,11 +364,30 @@ function percentiles(values: number[]): Percentiles | null {
   return { p50: quantileSorted(sorted, 0.5), p95: quantileSorted(sorted, 0.95) };
 }
 
+/** What Table 2 reads of an answer. */
+export type Table2Answer = Pick<
+  AnswerRecord,
+  'retrieveMs' | 'answerMs' | 'error' | 'memoryTokens'
+> & {
+  sampleId?: string;
+};
+
+function memoryTokenColumn(ok: readonly Table2Answer[]): Table2Columns['memoryTokens'] {
+  const counted = ok.flatMap((a) =>
+    a.memoryTokens === null || a.memoryTokens === undefined ? [] : [a.memoryTokens],
+  );
+  if (counted.length === 0) return null;
+  const sorted = [...counted].sort((a, b) => a - b);
+  return {
+    mean: counted.reduce((s, v) => s + v, 0) / counted.length,
+    p50: quantileSorted(sorted, 0.5),
+    answers: counted.length,
+  };
+}
+
 export function table2Columns(
   memory: TokenTotals | null | undefined,
-  answers: readonly (Pick<AnswerRecord, 'retrieveMs' | 'answerMs' | 'error'> & {
-    sampleId?: string;
-  })[],
+  answers: readonly Table2Answer[],
 ): Table2Columns {
   const ok = answers.filter((a) => a.error === null);
   const conversations = new Set(answers.map((a) => a.sampleId)).size;
@@ -378,15 +402,14 @@ export function table2Columns(
             tokensPerConversation: (memory.promptTokens + memory.completionTokens) / conversations,
           }
         : null,
+    memoryTokens: memoryTokenColumn(ok),
   };
 }
 
 export function runCost(
   runId: string,
   usage: RunManifest['usage'],
-  answers: readonly (Pick<AnswerRecord, 'retrieveMs' | 'answerMs' | 'error'> & {
-    sampleId?: string;
-  })[],
+  answers: readonly Table2Answer[],
 ): RunCost {
   const roles = [usage?.answer ?? null, usage?.judge ?? null, usage?.memory ?? null];
   const priced = roles.filter((r): r is TokenTotals => r !== null && r.cost !== null);

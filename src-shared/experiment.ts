@@ -592,6 +592,11 @@ export interface AnswerRecord {
   judge: JudgeScore | null;
   /** The answerer's token usage for this call; null when it reports none (extractive, errors). */
   usage: TokenCounts | null;
+  /**
+   * Tokens of the retrieved context handed to the answerer (Mem0 Table 2's memory tokens per
+   * question); null when unknown (runs from before it was stored, answers that failed first).
+   */
+  memoryTokens?: number | null;
   retrieveMs: number;
   answerMs: number;
   /** Why the question has no real answer (timeout, thrown error); null when it has one. */

@@ -192,9 +192,7 @@ export interface PackTable2Cell {
  * (compare.ts `table2Columns`, ms) in seconds, and its mean memory tokens per question, averaged
  * over the runs that have the figure (a run made before memory tokens were counted has none).
  */
-export function packTable2Ours(
-  runs: ReadonlyArray<{ columns: Table2Columns; memoryTokens: number | null }>,
-): PackTable2 {
+export function packTable2Ours(runs: readonly Table2Columns[]): PackTable2 {
   const meanOf = (values: ReadonlyArray<number | null>, scale: number): number | null => {
     const present = values.filter((v): v is number => v !== null);
     return present.length === 0
@@ -203,7 +201,7 @@ export function packTable2Ours(
   };
   const seconds = (pick: (c: Table2Columns) => number | undefined) =>
     meanOf(
-      runs.map((r) => pick(r.columns) ?? null),
+      runs.map((r) => pick(r) ?? null),
       1000,
     );
   return {
@@ -212,7 +210,7 @@ export function packTable2Ours(
     totalP50: seconds((c) => c.totalMs?.p50),
     totalP95: seconds((c) => c.totalMs?.p95),
     memoryTokens: meanOf(
-      runs.map((r) => r.memoryTokens),
+      runs.map((r) => r.memoryTokens?.mean ?? null),
       1,
     ),
   };

@@ -102,7 +102,10 @@ describe('experiment CLI', () => {
       'completionTokens',
       'locomoRecall',
       'bleu1Simple',
+      'memoryTokens',
     ]);
+    // Every offline answer counts the retrieved context it read (Mem0 Table 2's memory tokens).
+    expect(exported.answers.map((x) => typeof x['memoryTokens'] === 'number')).not.toContain(false);
     expect(exported.testAnswers.length).toBeGreaterThan(6);
     expect(exported.testAnswers[0]).toHaveProperty('testIndex');
 
@@ -112,7 +115,7 @@ describe('experiment CLI', () => {
     );
     const lines = readFileSync(out, 'utf8').split('\r\n');
     expect(lines[0]).toBe(
-      'sampleId,questionIndex,category,question,gold,prediction,officialF1,evidenceRecall,retrieved,error,setF1,bleu1,judgeMean,judgeStd,judgeError,promptTokens,completionTokens,locomoRecall,bleu1Simple',
+      'sampleId,questionIndex,category,question,gold,prediction,officialF1,evidenceRecall,retrieved,error,setF1,bleu1,judgeMean,judgeStd,judgeError,promptTokens,completionTokens,locomoRecall,bleu1Simple,memoryTokens',
     );
     expect(lines.filter((l) => l !== '')).toHaveLength(9);
   });

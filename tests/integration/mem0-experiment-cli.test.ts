@@ -192,7 +192,7 @@ describe('cli experiment --memory mem0 (mem0ai/oss in the experiment worker)', (
     const conversations = 2;
     expect(report.out).toMatch(
       new RegExp(
-        `Mem0 Table 2 columns: search p50 \\d+\\.\\d{3} s, p95 \\d+\\.\\d{3} s; total \\(search \\+ answer\\) p50 \\d+\\.\\d{3} s, p95 \\d+\\.\\d{3} s; ingest ${seen.memory / conversations} memory LLM calls and [\\d,]+ tokens per conversation \\(${conversations} conversations\\)`,
+        `Mem0 Table 2 columns: search p50 \\d+\\.\\d{3} s, p95 \\d+\\.\\d{3} s; total \\(search \\+ answer\\) p50 \\d+\\.\\d{3} s, p95 \\d+\\.\\d{3} s; memory tokens / question mean [\\d,]+, p50 [\\d,]+; ingest ${seen.memory / conversations} memory LLM calls and [\\d,]+ tokens per conversation \\(${conversations} conversations\\)`,
       ),
     );
 

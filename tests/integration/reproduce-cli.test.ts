@@ -8,6 +8,7 @@ import { table2Columns } from '../../src-shared/compare';
 import type { PackCell, PackTable2Cell } from '../../src-shared/reproduce';
 import type { AnswerRecord, ExperimentConfig } from '../../src-shared/experiment';
 import { RunStore } from '../../src-main/core/runs/store';
+import { estimateTokens } from '../../src-main/core/answer/protocols';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '../support/fake-openai-server';
 
 /**
@@ -364,6 +365,19 @@ describe('cli reproduce', () => {
     expect(
       table2.find((c) => c.row === 'full-context' && c.column === 'memoryTokens'),
     ).toMatchObject({ paper: 26031 });
+    // Memory tokens per question: each stored count is the context part of the prompt the server
+    // received (questions of a row may be answered in any order, so compare them sorted).
+    const byNumber = (a: number, b: number) => a - b;
+    [...runs.values()].forEach(({ answers: own }, row) => {
+      const sent = context(row).map(estimateTokens).sort(byNumber);
+      expect(sent.every((n) => n > 0)).toBe(true);
+      expect(own.map((a) => a.memoryTokens ?? -1).sort(byNumber), `row ${row}`).toEqual(sent);
+    });
+    for (const [row, { answers: own }] of runs) {
+      const mean = own.reduce((s, a) => s + a.memoryTokens!, 0) / own.length;
+      const figure = table2.find((c) => c.row === row && c.column === 'memoryTokens');
+      expect(figure?.ours, row).toBeCloseTo(mean, 10);
+    }
 
     // The same command again, as a table: every row complete, nothing asked again.
     const asked = server.requests.length;
@@ -381,7 +395,8 @@ describe('cli reproduce', () => {
       );
     }
 
-    expect(again.out).toMatch(/full-context\s+memory tokens\s+26031\s+-\s+-\n/);
+    // Ours is the full history's tokens, far below the paper's 10 conversations of ~26k.
+    expect(again.out).toMatch(/full-context\s+memory tokens\s+26031\s+\d+\s+-\d+\n/);
     expect(again.out).toMatch(
       /rag-k2-c8192\s+total p95 \(s\)\s+9\.942\s+\d+\.\d{3}\s+-\d+\.\d{3}\n/,
     );

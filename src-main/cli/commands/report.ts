@@ -32,8 +32,8 @@ a paper's table, to paste beside it:
           task-averaged, overall
 A format lays out its own benchmark's categories: locomo and mem0 are LoCoMo runs' only.
 Cells without data show "–"; a footnote line gives n per column. The plain table is followed by
-Mem0 Table 2's columns (search and total latency p50/p95, memory LLM calls and tokens per
-conversation), J per judge protocol when \`rescore --judge\` ran, and by the scores against the
+Mem0 Table 2's columns (search and total latency p50/p95, memory tokens per question, memory
+LLM calls and tokens per conversation), J per judge protocol when \`rescore --judge\` ran, and by the scores against the
 original and the corrected gold with the per-category ceiling when the run applied errata
 (\`experiment --errata\`). With --html: one self-contained HTML file to share (headline with 95%
 bootstrap intervals, per-category table and chart, curve, low-scored answers, the manifest),

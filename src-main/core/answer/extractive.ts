@@ -1,5 +1,6 @@
 import { createCachedStemmer } from '../../../src-shared/scoring/porter';
 import { findDateMentions, formatDay, parseIsoDate } from './dates';
+import { memoryTokensOf } from './protocols';
 import {
   NOT_MENTIONED,
   isAdversarialRequest,
@@ -187,6 +188,10 @@ export class ExtractiveAnswerer implements Answerer {
   readonly name = 'extractive-v1';
 
   async answer(request: AnswerRequest): Promise<AnswerResult> {
-    return { answer: extractiveAnswer(request) };
+    // It reads the retrieved texts alone, one per line.
+    return {
+      answer: extractiveAnswer(request),
+      memoryTokens: memoryTokensOf(request.memories.map((m) => m.text).join('\n')),
+    };
   }
 }

@@ -19,6 +19,7 @@ import {
   LOCOMO_PER_QA_TOKEN_BUDGET,
   answerProtocol,
   interpretReply,
+  memoryTokensOf,
   type AnswerProtocol,
 } from './protocols';
 import type { AnswerRequest, AnswerResult, Answerer } from './types';
@@ -85,6 +86,7 @@ export class LlmAnswerer implements Answerer {
       answer: interpretReply(completion.content, built, this.category5Mapping),
       model: completion.model,
       ...(completion.usage ? { usage: completion.usage } : {}),
+      memoryTokens: memoryTokensOf(built.context),
     };
   }
 
@@ -128,6 +130,8 @@ export class LlmAnswerer implements Answerer {
         : {
             answer,
             ...(model ? { model } : {}),
+            // Every question of the batch is handed the whole context.
+            memoryTokens: memoryTokensOf(built.context),
             ...(k === 0 && counted ? { usage: { promptTokens, completionTokens } } : {}),
           },
     );

@@ -39,6 +39,8 @@ export interface BuiltBatchPrompt {
   options: Array<{ a: string; b: string } | null>;
   /** `PER_QA_TOKEN_BUDGET * batchSize`. */
   maxTokens: number;
+  /** The conversation so far as the prompt shows it, shared by the batch's questions. */
+  context: string;
 }
 
 /**
@@ -68,6 +70,7 @@ export function buildLocomoBatchPrompt(
     messages: [{ role: 'user', content: `${start}${conv}\n${questionPrompt}` }],
     options: [...options],
     maxTokens: LOCOMO_PER_QA_TOKEN_BUDGET * batchSize,
+    context: conv,
   };
 }
 

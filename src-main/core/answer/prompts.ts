@@ -184,6 +184,8 @@ export interface BuiltPrompt {
   messages: ChatMessage[];
   /** Category 5 with an adversarial answer: the options, to map "(a)"/"(b)" replies back. */
   options: { a: string; b: string } | null;
+  /** The retrieved context as the prompt shows it (memories or conversation): its memory tokens. */
+  context: string;
 }
 
 /** How the workbench prompts order memories; stored in their prompt records, so it is hashed. */
@@ -247,15 +249,17 @@ export function buildAnswerPrompt(style: PromptStyle, request: AnswerRequest): B
   const ordered = chronologicalMemories(request.memories);
   if (style === 'locomo') {
     const memories = ordered.map((h) => renderMemory(t['memory'] as string, h));
+    const shown = memories.length === 0 ? '(no memories)' : memories.join('\n\n');
     const context = fill(t['context'] as string, {
       speaker_a: speakerA,
       speaker_b: speakerB,
-      memories: memories.length === 0 ? '(no memories)' : memories.join('\n\n'),
+      memories: shown,
     });
     const template = isAdversarialRequest(request) ? t['questionCategory5'] : t['question'];
     return {
       messages: [{ role: 'user', content: fill(template as string, { context, question }) }],
       options,
+      context: shown,
     };
   }
   const groups: [string[], string[], string[]] = [[], [], []];
@@ -264,15 +268,18 @@ export function buildAnswerPrompt(style: PromptStyle, request: AnswerRequest): B
     groups[slot].push(renderMemory(t['memory'] as string, hit));
   }
   const list = (lines: string[]): string => (lines.length === 0 ? '(none)' : lines.join('\n'));
-  const content = fill(t['question'] as string, {
-    speaker_a: speakerA,
-    speaker_b: speakerB,
+  const shown = {
     memories_a: list(groups[0]),
     memories_b: list(groups[1]),
     memories_other:
       groups[2].length === 0
         ? ''
         : fill(t['otherMemories'] as string, { memories: list(groups[2]) }),
+  };
+  const content = fill(t['question'] as string, {
+    speaker_a: speakerA,
+    speaker_b: speakerB,
+    ...shown,
     question,
   });
   return {
@@ -281,6 +288,7 @@ export function buildAnswerPrompt(style: PromptStyle, request: AnswerRequest): B
       { role: 'user', content },
     ],
     options,
+    context: [shown.memories_a, shown.memories_b, shown.memories_other].join('\n'),
   };
 }
 

@@ -138,6 +138,14 @@ export const estimateTokens: TokenCounter = Object.assign(
   { splitsOnWhitespace: true },
 );
 
+/**
+ * Mem0 Table 2's "memory tokens per question": the planner's estimate of the retrieved context
+ * handed to the answerer. Every answerer counts with this, so runs of any answerer compare.
+ */
+export function memoryTokensOf(context: string): number {
+  return estimateTokens(context);
+}
+
 /** Python `str.format` with positional `{}` slots, one pass (values are not re-read). */
 export function formatPositional(template: string, ...values: string[]): string {
   let i = 0;
@@ -239,6 +247,7 @@ export function buildLocomoFullContextPrompt(
   return {
     messages: [{ role: 'user', content: `${start}${conv}\n\n${formatPositional(qa, question)}` }],
     options,
+    context: conv,
   };
 }
 
@@ -265,6 +274,7 @@ export function buildLocomoRagPrompt(
   return {
     messages: [{ role: 'user', content: `${context}\n\n${formatPositional(qa, question)}` }],
     options,
+    context,
   };
 }
 
@@ -296,15 +306,19 @@ export function buildMem0Prompt(request: AnswerRequest): BuiltPrompt {
     if (hit.speaker !== speakerB) first.push(line);
     if (hit.speaker !== speakerA) second.push(line);
   }
-  const content = fill(MEM0_ANSWER_PROMPT, {
+  const memories = {
     // search.py: the user id is `<speaker>_<idx>`, and the prompt shows `.split("_")[0]`.
     speaker_1_user_id: speakerA.split('_')[0] as string,
     speaker_2_user_id: speakerB.split('_')[0] as string,
     speaker_1_memories: pyJsonDumpsStrings(first),
     speaker_2_memories: pyJsonDumpsStrings(second),
-    question: askedQuestion(request),
-  });
-  return { messages: [{ role: 'system', content }], options: null };
+  };
+  const content = fill(MEM0_ANSWER_PROMPT, { ...memories, question: askedQuestion(request) });
+  return {
+    messages: [{ role: 'system', content }],
+    options: null,
+    context: `${memories.speaker_1_memories}\n${memories.speaker_2_memories}`,
+  };
 }
 
 /** rag.py `clean_chat_history`: one `timestamp | speaker: text` line per turn, in order. */
@@ -329,13 +343,13 @@ function mem0RagMessages(question: string, context: string): BuiltPrompt['messag
 /** Mem0's RAG baseline: the k retrieved chunks joined by `\n<->\n` (rag.py `search`). */
 export function buildMem0RagPrompt(request: AnswerRequest): BuiltPrompt {
   const context = request.memories.map((m) => m.text).join(MEM0_RAG_CHUNK_SEPARATOR);
-  return { messages: mem0RagMessages(askedQuestion(request), context), options: null };
+  return { messages: mem0RagMessages(askedQuestion(request), context), options: null, context };
 }
 
 /** Mem0's full-context baseline: rag.py with `chunk_size -1`, the whole chat history so far. */
 export function buildMem0FullContextPrompt(request: AnswerRequest): BuiltPrompt {
   const context = mem0ChatHistory(request.conversation ?? []);
-  return { messages: mem0RagMessages(askedQuestion(request), context), options: null };
+  return { messages: mem0RagMessages(askedQuestion(request), context), options: null, context };
 }
 
 /**

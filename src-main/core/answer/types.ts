@@ -51,6 +51,8 @@ export interface AnswerResult {
   answer: string;
   usage?: AnswerUsage;
   model?: string;
+  /** Tokens of the retrieved context the answer was given (`memoryTokensOf`). */
+  memoryTokens?: number;
 }
 
 export interface Answerer {

@@ -84,6 +84,7 @@ const answerSchema = z.object({
       completionTokens: z.number().int().nonnegative(),
     })
     .nullable(),
+  memoryTokens: z.number().int().nonnegative().nullable().optional(),
 }) satisfies z.ZodType<AnswerRecord>;
 
 export const testRecordSchema = z.object({

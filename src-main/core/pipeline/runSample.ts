@@ -600,6 +600,7 @@ async function askOne(
       // The judge runs after the run, on the main thread, where its cache lives.
       judge: null,
       usage: result.usage ?? null,
+      memoryTokens: result.memoryTokens ?? null,
     };
   } catch (error) {
     // Failed before it asked: its batch goes without it rather than wait for it.

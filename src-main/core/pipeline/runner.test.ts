@@ -8,6 +8,7 @@ import type { MemoryServiceContext } from '../memory/types';
 import { RecencyMemory, type RecencyConfig } from '../../../tests/fixtures/experiment/test-presets';
 import type { Answerer } from '../answer/types';
 import { ExtractiveAnswerer } from '../answer/extractive';
+import { table2Columns } from '../../../src-shared/compare';
 import { loadDatasetFile } from '../dataset/load';
 import { planTests } from '../dataset/testPlan';
 import { RunStore } from '../runs/store';
@@ -397,6 +398,24 @@ describe('experiment runner (worker threads)', () => {
     expect(comparable(store, handle.runId)).toEqual(comparable(inlineStore, inline.runId));
     store.close();
     inlineStore.close();
+  });
+
+  it("stores each answer's memory tokens, the retrieved texts the extractive answerer read, through a real worker", async () => {
+    const { store, dataDir } = world();
+    const handle = await startExperiment(
+      { datasetPath: mini, memory: { preset: 'test-recency' }, retrieval: { topK: 2 } },
+      { store, dataDir, executor: workerExecutor({ presetModules: [presetsModule] }) },
+    );
+    expect((await handle.done).status).toBe('completed');
+    const answers = store.finalAnswers(handle.runId);
+    const bought = answers.find((a) => a.question === 'When did Ann buy it?');
+    expect(bought?.retrieved.map((r) => r.diaId)).toEqual(['D2:2', 'D10:3']);
+    // By hand: "Ann: I bought it in 2022." is Ann : I bought it in 202 2 . (9) and
+    // "Ann: Ten three." is Ann : Ten three . (5).
+    expect(bought?.memoryTokens).toBe(14);
+    expect(answers.every((a) => a.error === null && (a.memoryTokens ?? 0) > 0)).toBe(true);
+    expect(table2Columns(null, answers).memoryTokens?.answers).toBe(answers.length);
+    store.close();
   });
 
   it('records the warnings a worker logs (an hnsw index rebuilt) in the manifest', async () => {

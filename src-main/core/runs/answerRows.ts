@@ -31,6 +31,7 @@ export interface AnswerRow {
   judge_error: string | null;
   prompt_tokens: number | null;
   completion_tokens: number | null;
+  memory_tokens: number | null;
 }
 
 export interface ScoreRow {
@@ -115,6 +116,7 @@ export function toAnswer(
       r.prompt_tokens === null && r.completion_tokens === null
         ? null
         : { promptTokens: r.prompt_tokens ?? 0, completionTokens: r.completion_tokens ?? 0 },
+    memoryTokens: r.memory_tokens,
   };
 }
 

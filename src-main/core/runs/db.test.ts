@@ -9,6 +9,7 @@ import { ExperimentConfigSchema, type RunSummary } from '../../../src-shared/exp
 import type { RunManifest } from './manifest';
 import { RunStore } from './store';
 import { computeRunSummary } from './summaries';
+import { table2Columns } from '../../../src-shared/compare';
 
 const dir = mkdtempSync(join(tmpdir(), 'workbench-runsdb-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -328,6 +329,44 @@ describe('runs DB migrations', () => {
     db.prepare("DELETE FROM runs WHERE id = 'r1'").run();
     expect(db.prepare('SELECT count(*) AS n FROM llm_calls').get()).toEqual({ n: 0 });
     db.close();
+  });
+
+  it("migration 12 adds answers' memory tokens: a v11 file's answers read as unknown (null), not 0", () => {
+    const f = file();
+    const v11 = openRunsDb(f, { targetVersion: 11 });
+    v11
+      .prepare(
+        "INSERT INTO runs (id, status, created_at, started_at, preset, config_hash, manifest) VALUES ('r1', 'completed', 't', 't', 'p', 'h', ?)",
+      )
+      .run(JSON.stringify(manifest('r1')));
+    v11
+      .prepare(
+        "INSERT INTO run_samples (run_id, sample_id, position, status, total_packets, total_questions, threshold, planned_tests) VALUES ('r1', 's', 0, 'completed', 1, 1, 1, 1)",
+      )
+      .run();
+    v11
+      .prepare(
+        "INSERT INTO tests (run_id, sample_id, test_index, packet_idx, dialogs_inserted, visible_count, question_indices, committed_at) VALUES ('r1', 's', 0, 0, 2, 1, '[0]', 't')",
+      )
+      .run();
+    v11
+      .prepare(
+        `INSERT INTO answers (run_id, sample_id, test_index, question_index, category, question, gold, prediction, retrieved, retrieve_ms, answer_ms, error)
+         VALUES ('r1', 's', 0, 0, 4, 'q', 'a', 'a', '[]', 3, 5, NULL)`,
+      )
+      .run();
+    expect(columns(v11, 'answers')).not.toContain('memory_tokens');
+    v11.close();
+
+    const db = openRunsDb(f, { targetVersion: 12 });
+    expect(db.pragma('user_version', { simple: true })).toBe(12);
+    expect(db.prepare('SELECT memory_tokens FROM answers').get()).toEqual({ memory_tokens: null });
+    db.close();
+    const store = RunStore.open(f);
+    const answers = store.finalAnswers('r1');
+    expect(answers.map((a) => a.memoryTokens)).toEqual([null]);
+    expect(table2Columns(null, answers).memoryTokens).toBeNull();
+    store.close();
   });
 
   it('migration 8 adds judge verdicts per protocol to a v7 file, leaving its tables as they were', () => {

@@ -326,6 +326,14 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE llm_calls_v11 RENAME TO llm_calls;
     `,
   },
+  {
+    version: 12,
+    description:
+      "an answer's memory tokens (Mem0 Table 2: the retrieved context's tokens); NULL, unknown, on older runs",
+    up: `
+      ALTER TABLE answers ADD COLUMN memory_tokens INTEGER;
+    `,
+  },
 ];
 
 export const RUNS_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

@@ -40,6 +40,8 @@ export interface ExportedAnswer {
   /** Tokens the answerer's call used; null when it reported none. */
   promptTokens: number | null;
   completionTokens: number | null;
+  /** Tokens of the retrieved context the answerer was given; null on runs from before they were counted. */
+  memoryTokens: number | null;
 }
 
 export interface RunExport {
@@ -62,7 +64,11 @@ const FIXED: Readonly<Record<string, (a: AnswerRecord) => Cell>> = {
   judgeError: (a) => a.judge?.error ?? null,
   promptTokens: (a) => a.usage?.promptTokens ?? null,
   completionTokens: (a) => a.usage?.completionTokens ?? null,
+  memoryTokens: (a) => a.memoryTokens ?? null,
 };
+
+/** Columns added after the metrics' ones, last, so every earlier column keeps its position. */
+const APPENDED_COLUMNS = ['memoryTokens'] as const;
 
 /**
  * The columns exports had before the metrics registry, in their order: CSV readers of the
@@ -98,7 +104,7 @@ function metricColumns(profile: BenchmarkProfile): Map<string, string> {
 export function exportColumns(profile: BenchmarkProfile = LOCOMO_PROFILE): string[] {
   const original: readonly string[] = ORIGINAL_COLUMNS;
   const added = [...metricColumns(profile).keys()].filter((c) => !original.includes(c));
-  return [...original, ...added];
+  return [...original, ...added, ...APPENDED_COLUMNS];
 }
 
 function exported(

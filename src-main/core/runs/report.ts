@@ -251,5 +251,9 @@ export function table2Line(columns: Table2Columns): string {
   const ingest = columns.ingest
     ? `${Math.round(columns.ingest.callsPerConversation).toLocaleString('en-US')} memory LLM calls and ${Math.round(columns.ingest.tokensPerConversation).toLocaleString('en-US')} tokens per conversation (${columns.ingest.conversations} conversations)`
     : 'no memory LLM';
-  return `Mem0 Table 2 columns: search ${seconds(columns.searchMs)}; total (search + answer) ${seconds(columns.totalMs)}; ingest ${ingest}\n`;
+  const tokens = columns.memoryTokens;
+  const memory = tokens
+    ? `mean ${Math.round(tokens.mean).toLocaleString('en-US')}, p50 ${Math.round(tokens.p50).toLocaleString('en-US')}`
+    : 'unknown (not counted for this run)';
+  return `Mem0 Table 2 columns: search ${seconds(columns.searchMs)}; total (search + answer) ${seconds(columns.totalMs)}; memory tokens / question ${memory}; ingest ${ingest}\n`;
 }

@@ -2,7 +2,7 @@ import { memo } from 'react';
 import type { RunComparison, RunCost } from '@shared/compare';
 import type { TokenTotals } from '@shared/runs';
 import { formatCost, formatTokens } from '../runs/shape';
-import { IngestCost, formatMs, formatPercentiles } from '../runs/Table2';
+import { IngestCost, MemoryTokens, formatMs, formatPercentiles } from '../runs/Table2';
 import { RunTag } from './RunPicker';
 import { runLetter } from './shape';
 
@@ -53,6 +53,9 @@ export const CostPanel = memo(function CostPanel({
                 Total p50 / p95 ms
               </th>
               <th scope="col" className="num">
+                Memory tokens / question (mean / p50)
+              </th>
+              <th scope="col" className="num">
                 Memory LLM / conversation
               </th>
             </tr>
@@ -78,6 +81,9 @@ export const CostPanel = memo(function CostPanel({
                   <td className="num">{formatMs(cost?.meanAnswerMs)}</td>
                   <td className="num">{formatPercentiles(cost?.table2.searchMs)}</td>
                   <td className="num">{formatPercentiles(cost?.table2.totalMs)}</td>
+                  <td className="num">
+                    <MemoryTokens tokens={cost?.table2.memoryTokens ?? null} />
+                  </td>
                   <td className="num">
                     <IngestCost ingest={cost?.table2.ingest ?? null} />
                   </td>

@@ -23,12 +23,23 @@ export function IngestCost({ ingest }: { ingest: Table2Columns['ingest'] }) {
   );
 }
 
+/** Memory tokens per question (mean / p50); "–" for runs from before they were counted. */
+export function MemoryTokens({ tokens }: { tokens: Table2Columns['memoryTokens'] }) {
+  if (tokens === null) return <span className="muted">–</span>;
+  return (
+    <span title={`over ${tokens.answers} answer(s)`}>
+      {formatTokens(Math.round(tokens.mean))} / {formatTokens(Math.round(tokens.p50))}
+    </span>
+  );
+}
+
 /** One line under a run's answers: search and total p50 / p95, the memory LLM per conversation. */
 export function Table2Line({ columns }: { columns: Table2Columns }) {
   return (
     <p className="muted" aria-label="Mem0 Table 2 columns">
       Mem0 Table 2 · search p50 / p95 {formatPercentiles(columns.searchMs)} ms · total (search +
-      answer) p50 / p95 {formatPercentiles(columns.totalMs)} ms · memory LLM per conversation{' '}
+      answer) p50 / p95 {formatPercentiles(columns.totalMs)} ms · memory tokens / question mean /
+      p50 <MemoryTokens tokens={columns.memoryTokens} /> · memory LLM per conversation{' '}
       <IngestCost ingest={columns.ingest} />
     </p>
   );
