@@ -423,7 +423,8 @@ function longMemEvalPrompt(request: AnswerRequest, template: string, history: st
     request.questionDateText ?? '',
     request.question,
   );
-  return { messages: [{ role: 'user', content }], options: null };
+  // The history is the retrieved context the reader is given: its memory tokens.
+  return { messages: [{ role: 'user', content }], options: null, context: history };
 }
 
 /** The flat-turn reader over the retrieved turns (`con` or `direct`). */
