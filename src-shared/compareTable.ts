@@ -193,6 +193,16 @@ export interface CompareTableOptions {
   names: readonly string[];
 }
 
+/** The baseline, what each run is called (its given name, else its label) and the other runs. */
+function tableRuns(
+  comparison: RunComparison,
+  names: readonly string[],
+): { base: number; name: (i: number) => string; others: number[] } {
+  const base = comparison.baselineIndex;
+  const name = (i: number): string => names[i] ?? comparison.runs[i]?.label ?? `run ${i}`;
+  return { base, name, others: comparison.runs.map((_, i) => i).filter((i) => i !== base) };
+}
+
 const FLIP_ORDER: readonly Flip[] = ['improved', 'regressed', 'unchanged', 'missing'];
 
 /**
@@ -204,9 +214,7 @@ const FLIP_ORDER: readonly Flip[] = ['improved', 'regressed', 'unchanged', 'miss
 export function compareTable(result: CompareTableInput, options: CompareTableOptions): string {
   const { comparison } = result;
   const profile = result.benchmark ?? LOCOMO_PROFILE;
-  const base = comparison.baselineIndex;
-  const name = (i: number): string => options.names[i] ?? comparison.runs[i]?.label ?? `run ${i}`;
-  const others = comparison.runs.map((_, i) => i).filter((i) => i !== base);
+  const { base, name, others } = tableRuns(comparison, options.names);
   const header = [
     'category',
     'n',
@@ -333,9 +341,7 @@ export function compareCategoryCsv(
   options: { scheme: SchemeId; profile?: BenchmarkProfile; names: readonly string[] },
 ): string {
   const profile = options.profile ?? LOCOMO_PROFILE;
-  const base = comparison.baselineIndex;
-  const name = (i: number): string => options.names[i] ?? comparison.runs[i]?.label ?? `run ${i}`;
-  const others = comparison.runs.map((_, i) => i).filter((i) => i !== base);
+  const { base, name, others } = tableRuns(comparison, options.names);
   const header = [
     'category',
     'n',
