@@ -3,7 +3,7 @@ import type { RunComparisonResult, RunDetail } from './api';
 import { scoreOf, type CompareRow } from './compare';
 import type { AnswerRecord } from './experiment';
 import { metricList, metricOf } from './metrics';
-import { pairedBootstrapCI } from './scoring/stats';
+import { bootstrapMeanCI } from './scoring/stats';
 
 /**
  * One self-contained HTML file of a run (issue 26 item 5): inline CSS, charts as inline SVG, no
@@ -21,12 +21,9 @@ export function runReportHtml(
     (m) => !m.hideWhenEmpty || (summary.overall.all[m.id]?.n ?? 0) > 0,
   );
   const headline = metrics.map((m) => {
-    const scores = answers.map((a) => scoreOf(a, m.id));
-    // The mean's percentile bootstrap interval: each score paired with a zero baseline.
-    const ci = pairedBootstrapCI(
-      scores.map((s) => (s === null ? null : 0)),
-      scores,
-    );
+    const scores = answers.map((a) => scoreOf(a, m.id)).filter((s): s is number => s !== null);
+    // The same percentile bootstrap interval the run view's headline shows (scoreIntervals).
+    const ci = bootstrapMeanCI(scores);
     const mean = summary.overall.all[m.id]?.mean ?? null;
     return `<div class="stat"><div class="label">${escapeHtml(m.label)}</div><div class="value">${num(mean)}</div><div class="ci">${ci.n > 0 ? `95% CI ${num(ci.low)}–${num(ci.high)}` : 'no scores'} · n ${ci.n}</div></div>`;
   });
