@@ -1,4 +1,4 @@
-import { LOCOMO_PROFILE, categoryLabel } from './benchmarks';
+import { LOCOMO_PROFILE, categoryLabel, schemeLabelOf } from './benchmarks';
 import type { RunComparisonResult, RunDetail } from './api';
 import { scoreOf, type CompareRow } from './compare';
 import type { AnswerRecord } from './experiment';
@@ -60,7 +60,7 @@ export function runReportHtml(
 <h1>${escapeHtml(title)}</h1>
 <p class="meta">${escapeHtml(info.preset)} · ${escapeHtml(info.status)} · ${summary.questions} questions · ${summary.errors} errors</p>
 <section aria-label="Headline"><h2>Headline</h2><div class="stats">${headline.join('')}</div></section>
-<section aria-label="Per category"><h2>Per category</h2>
+<section aria-label="Per category"><h2>Per category <small>(${escapeHtml(schemeLabelOf(benchmark, scheme))} category names)</small></h2>
 <table><thead><tr><th>category</th>${metrics.map((m) => `<th>${escapeHtml(m.label)}</th>`).join('')}<th>n</th></tr></thead><tbody>${rows.join('')}</tbody></table>
 ${bars}</section>
 <section aria-label="Curve"><h2>Curve</h2>${curve}</section>
@@ -128,7 +128,7 @@ export function compareReportHtml(result: RunComparisonResult): string {
 <h1>${escapeHtml(title)}</h1>
 <p class="meta">${escapeHtml(metric)} · ${result.questionSets.shared} shared questions · baseline ${escapeHtml(labels[comparison.baselineIndex] ?? '')}</p>
 <section aria-label="Headline"><h2>Headline</h2><div class="stats">${headline.join('')}</div></section>
-<section aria-label="Per category"><h2>Per category</h2>
+<section aria-label="Per category"><h2>Per category <small>(${escapeHtml(schemeLabelOf(profile, 'official'))} category names)</small></h2>
 <table><thead><tr><th>category</th>${runHeads}</tr></thead><tbody>${rows.join('')}</tbody></table>
 ${bars}</section>
 <section aria-label="Flips"><h2>Flips (${flipped.length}${flipped.length > 200 ? ', first 200' : ''})</h2>
