@@ -47,6 +47,25 @@ describe('fairnessWarnings', () => {
     ]);
   });
 
+  it('flags retrieved context of different sizes at the same top_k (a per-speaker mem0 run), offline too', () => {
+    const withTokens = (questionIndex: number, memoryTokens: number | null) => ({
+      ...answer(questionIndex, 10),
+      memoryTokens,
+    });
+    const base = run('hybrid', 10, [withTokens(0, 300), withTokens(1, 300)]);
+    const mem0 = run('mem0', 10, [withTokens(0, 700), withTokens(1, 700)]);
+    expect(fairnessWarnings([base, mem0], 0)).toEqual([
+      {
+        kind: 'context',
+        message:
+          'mem0 vs hybrid: 700 vs 300 memory tokens (retrieved context) per question on average',
+      },
+    ]);
+    // A run stored before memory tokens were counted says nothing either way.
+    const old = run('old', 10, [withTokens(0, null), withTokens(1, null)]);
+    expect(fairnessWarnings([base, old], 0)).toEqual([]);
+  });
+
   it('tolerates small differences in context size (within 10%)', () => {
     const base = run('a', 10, [answer(0, 10, 1000)]);
     const near = run('b', 10, [answer(0, 10, 1050)]);

@@ -20,7 +20,7 @@ export interface FairnessRun {
   contextWords?: number | null;
   answers: readonly Pick<
     AnswerRecord,
-    'sampleId' | 'questionIndex' | 'retrieved' | 'usage' | 'error'
+    'sampleId' | 'questionIndex' | 'retrieved' | 'usage' | 'error' | 'memoryTokens'
   >[];
 }
 
@@ -54,8 +54,17 @@ export function fairnessWarnings(
     mean(run.answers.filter((a) => a.error === null).map((a) => a.retrieved.length));
   const prompt = (run: FairnessRun) =>
     mean(run.answers.flatMap((a) => (a.usage ? [a.usage.promptTokens] : [])));
+  // The retrieved context's own tokens (Mem0's Table 2 "memory tokens"), for every answerer: a
+  // run that retrieves per speaker (mem0) or whole chunks reads more context at the same top_k.
+  const memoryTokens = (run: FairnessRun) =>
+    mean(
+      run.answers.flatMap((a) =>
+        a.error === null && typeof a.memoryTokens === 'number' ? [a.memoryTokens] : [],
+      ),
+    );
   const baseItems = items(baseline);
   const basePrompt = prompt(baseline);
+  const baseMemoryTokens = memoryTokens(baseline);
   runs.forEach((run, i) => {
     if (i === baselineIndex) return;
     const pair = `${run.label} vs ${baseline.label}`;
@@ -77,6 +86,17 @@ export function fairnessWarnings(
       warnings.push({
         kind: 'context',
         message: `${pair}: ${runItems.toFixed(1)} vs ${baseItems.toFixed(1)} memories retrieved per question on average`,
+      });
+    }
+    const runMemoryTokens = memoryTokens(run);
+    if (
+      runMemoryTokens !== null &&
+      baseMemoryTokens !== null &&
+      differ(runMemoryTokens, baseMemoryTokens)
+    ) {
+      warnings.push({
+        kind: 'context',
+        message: `${pair}: ${Math.round(runMemoryTokens)} vs ${Math.round(baseMemoryTokens)} memory tokens (retrieved context) per question on average`,
       });
     }
     const runPrompt = prompt(run);
