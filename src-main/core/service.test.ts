@@ -91,8 +91,11 @@ describe('service: experiments through the API contract', () => {
     expect(comparison.rows.length).toBe(detail.summary.questions);
     expect(configDiff.map((d) => d.path)).toEqual(['retrieval.topK']);
     // top_k 1 against 2: the comparison says it is not on equal terms.
-    expect(fairness.map((w) => w.kind)).toEqual(['top-k', 'context']);
+    expect(fairness.map((w) => w.kind)).toEqual(['top-k', 'context', 'context']);
     expect(fairness[0]?.message).toContain('top_k 1 vs 2');
+    expect(fairness.map((w) => w.message).join('\n')).toContain(
+      'memory tokens (retrieved context)',
+    );
 
     // Rescore through the API: every metric but the judge, written for every answer of every test.
     const rescored = await api['runs.rescore']({ runId: first.runId });
@@ -155,9 +158,10 @@ describe('service: experiments through the API contract', () => {
     expect(ended).toMatchObject({ status: 'completed', totalPackets: 5, seq: mine().length });
     expect(ended?.samples['mini-1']?.packetsInserted).toBe(5);
     expect(ended?.summary?.questions).toBeGreaterThan(0);
-    // The live card's refetch: the run's detail without its (costly) curve.
-    const { curve, ...rest } = await api['runs.get']({ runId });
+    // The live card's refetch: the run's detail without its costly curve and intervals.
+    const { curve, intervals, ...rest } = await api['runs.get']({ runId });
     expect(curve.length).toBeGreaterThan(0);
+    expect(intervals?.all.n).toBeGreaterThan(0);
     expect(await api['runs.summary']({ runId })).toEqual(rest);
   });
 

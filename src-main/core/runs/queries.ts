@@ -96,6 +96,8 @@ export function runQueries(reader: RunReader): RunQueries {
       errata: runErrata(reader, runId),
       intervals: scoreIntervals(reader.finalAnswers(runId)),
     }),
+    // The live card's refetch: the detail without its costly parts, the curve and the bootstrap
+    // intervals (2,000 resamples over every final answer), which the run view asks for once.
     'runs.summary': ({ runId }) => ({
       info: reader.getRun(runId),
       benchmark: reader.profileOf(runId),
