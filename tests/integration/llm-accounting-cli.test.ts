@@ -91,6 +91,10 @@ function llmArgs(db: string): string[] {
     // every request is sent (none answered by the response cache an earlier test filled).
     '--no-preflight',
     '--no-cache',
+    // One question at a time, so "the second question of the third test" is the one request in
+    // flight when the kill lands (LLM runs default to many in flight).
+    '--concurrency',
+    '1',
   ];
 }
 

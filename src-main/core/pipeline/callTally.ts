@@ -3,8 +3,9 @@ import type { LlmCallRecord } from '../../../src-shared/runs';
 /**
  * A run's call-ledger deltas summed by role and model until they are written together: a write
  * transaction per request cost the main thread more than the request itself at low latency. The
- * runner drains it before each test commits and on a short timer, so a kill loses at most that
- * interval's counts and never a committed test's.
+ * runner drains it at the next turn of the event loop after a call is reported and before each
+ * test commits, so a burst is one write and a kill -9 loses no count the old per-call write kept
+ * (a timer of a second lost that second's calls, and recorded != received after a resume).
  */
 export class CallTally {
   private readonly pending = new Map<string, LlmCallRecord>();

@@ -20,7 +20,7 @@ import {
 import { assertMemoryLlm, prepareMemoryPreset } from '../memory/registry';
 import { runDatasetFor, selectFrom, type RunDataset } from './runDataset';
 import { appVersion, gitCommit } from '../provenance';
-import type { SkippedSample } from '../../../src-shared/runs';
+import type { LlmCallRecord, SkippedSample } from '../../../src-shared/runs';
 import { configHash, newRunId, redactSecrets, type RunManifest } from '../runs/manifest';
 import { judgeConfigAsSent, judgeProtocolOf } from '../answer/judge-protocols';
 import { ApiKeySource, experimentApiKeys } from '../keys';
@@ -73,9 +73,6 @@ export function effectiveParallel(requested: number, samples: number, remote = f
   const cores = remote ? requested : availableParallelism();
   return Math.max(1, Math.min(requested, cores, samples));
 }
-
-/** How long a run's call counts may wait in memory before they are filed in the ledger. */
-const CALL_LEDGER_FLUSH_MS = 1_000;
 
 /**
  * Samples handed out at once. A streamed file's samples are in memory (or in Redis) while they
@@ -339,8 +336,8 @@ interface Lanes {
   fold(action: TallyAction): void;
   tally(): RunTally;
   budget: CallBudget | undefined;
-  /** Each LLM call's counts, summed until `fileCalls` files them in the ledger (callTally.ts). */
-  callTally: CallTally;
+  /** Files an LLM call's counts: summed with the others that arrive in the same turn (callTally.ts). */
+  recordCall(record: LlmCallRecord): void;
   fileCalls(): void;
   /** Collection directories made so far (removed at the end unless kept). */
   dirs: string[];
@@ -381,12 +378,19 @@ async function execute(
   const budgetLimit = runBudgetLimit(config);
   const budget =
     budgetLimit !== undefined ? new CallBudget(budgetLimit, endpointLimitsOf(config)) : undefined;
-  // The ledger is filed in batches (callTally.ts): before each test commits, and every
-  // CALL_LEDGER_FLUSH_MS while calls come in.
+  // The ledger is filed in batches (callTally.ts): the calls reported in one turn of the event loop
+  // go in one transaction at the next, so a burst of answers costs one write, and a kill -9 loses
+  // no more than the old write per call did (what was reported but not yet handled).
   const callTally = new CallTally();
   const fileCalls = (): void => store.recordCallBatch(runId, callTally.drain());
-  const callFlusher = setInterval(fileCalls, CALL_LEDGER_FLUSH_MS);
-  callFlusher.unref();
+  let fileScheduled: NodeJS.Immediate | null = null;
+  const recordCall = (record: LlmCallRecord): void => {
+    callTally.add(record);
+    fileScheduled ??= setImmediate(() => {
+      fileScheduled = null;
+      fileCalls();
+    });
+  };
 
   emit({
     type: 'run-started',
@@ -419,7 +423,7 @@ async function execute(
     fold,
     tally: () => tally,
     budget,
-    callTally,
+    recordCall,
     fileCalls,
     dirs: [],
     now,
@@ -449,7 +453,7 @@ async function execute(
     status = 'failed';
     error = caught instanceof Error ? caught.message : String(caught);
   } finally {
-    clearInterval(callFlusher);
+    if (fileScheduled) clearImmediate(fileScheduled);
     fileCalls();
     // Closes a streamed file's reader (a cancel can stop before its last question).
     await dataset.close().catch(() => undefined);
@@ -550,7 +554,7 @@ async function runOneSample(lanes: Lanes, p: PlannedSample): Promise<void> {
           lanes.fileCalls();
           return store.commitTest(runId, test);
         },
-        recordCalls: (record) => lanes.callTally.add(record),
+        recordCalls: (record) => lanes.recordCall(record),
         log: (level, message) => {
           if (level !== 'info') fold({ type: 'warning', sampleId, message });
         },
