@@ -41,6 +41,9 @@ const config: () => ExperimentConfigInput = () => ({
   memory: { preset: 'test-recency' },
   answerer: { kind: 'llm', baseUrl: server.url, model: 'fake-chat', maxRetries: 0 },
   maxConsecutiveFailures: 3,
+  // One answer at a time: "three refused calls, then no more" counts calls in order (LLM runs
+  // default to many in flight, and those already sent when the breaker trips are not stopped).
+  concurrency: 1,
 });
 const executor = inlineExecutor({ createMemory: async (ctx) => new RecencyMemory(ctx) });
 const chatCalls = (): number =>
