@@ -1,5 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { isMainThread, threadId } from 'node:worker_threads';
+import { WorkbenchError } from '../../../../src-shared/errors';
 
 /**
  * Every memory-service process this process starts, known to the main thread wherever it was
@@ -15,8 +16,17 @@ import { isMainThread, threadId } from 'node:worker_threads';
 /** Children alive at once, per process: far above any run's parallelism. */
 const SLOTS = 1024;
 
-/** Slot i holds [pid, thread id] at 2i, 2i+1; pid 0 marks a free slot. */
-let table = new Int32Array(new SharedArrayBuffer(SLOTS * 2 * Int32Array.BYTES_PER_ELEMENT));
+/**
+ * Slot i holds [pid, thread id] at 2i, 2i+1; pid 0 marks a free slot. After the slots: DYING (set
+ * once the process is going: no new child) and SPAWNING (spawns under way in any thread), so a
+ * child forked in a worker while the main thread kills everything is not missed.
+ */
+const DYING = SLOTS * 2;
+const SPAWNING = SLOTS * 2 + 1;
+let table = new Int32Array(new SharedArrayBuffer((SLOTS * 2 + 2) * Int32Array.BYTES_PER_ELEMENT));
+
+/** How long a dying process waits for spawns under way in workers before it goes anyway. */
+const SPAWN_WAIT_MS = 2000;
 
 /** The main thread's table, for a worker's `workerData`. */
 export function serviceChildTable(): SharedArrayBuffer {
@@ -81,6 +91,15 @@ const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
  */
 function onSignal(signal: (typeof SIGNALS)[number]): void {
   if (process.listenerCount(signal) > 1) return;
+  // No new child from here on; a worker forking one right now registers it and then sees DYING,
+  // or is waited for, so it is killed before the process ends.
+  Atomics.store(table, DYING, 1);
+  killAllServiceChildren();
+  const deadline = Date.now() + SPAWN_WAIT_MS;
+  for (let busy = Atomics.load(table, SPAWNING); busy > 0 && Date.now() < deadline;) {
+    Atomics.wait(table, SPAWNING, busy, 50);
+    busy = Atomics.load(table, SPAWNING);
+  }
   killAllServiceChildren();
   for (const s of SIGNALS) process.off(s, onSignal);
   process.kill(process.pid, signal);
@@ -106,19 +125,30 @@ export function spawnServiceChild(
   cwd?: string,
 ): ChildProcessWithoutNullStreams {
   watchServiceChildren();
-  const child = spawn(argv[0] as string, argv.slice(1), {
-    stdio: ['pipe', 'pipe', 'pipe'],
-    detached: true,
-    ...(cwd ? { cwd } : {}),
-  });
-  const pid = child.pid;
-  if (pid !== undefined) {
-    register(pid);
-    // What the service started dies with it, even when the service itself exited cleanly.
-    child.once('exit', () => {
-      killProcessGroup(pid);
-      unregister(pid);
+  Atomics.add(table, SPAWNING, 1);
+  try {
+    if (Atomics.load(table, DYING) === 1) {
+      throw new WorkbenchError('CANCELLED', 'memory service: not started, this process is ending');
+    }
+    const child = spawn(argv[0] as string, argv.slice(1), {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
+      ...(cwd ? { cwd } : {}),
     });
+    const pid = child.pid;
+    if (pid !== undefined) {
+      register(pid);
+      // Forked while the main thread was killing every child: it may have missed this one.
+      if (Atomics.load(table, DYING) === 1) killProcessGroup(pid);
+      // What the service started dies with it, even when the service itself exited cleanly.
+      child.once('exit', () => {
+        killProcessGroup(pid);
+        unregister(pid);
+      });
+    }
+    return child;
+  } finally {
+    Atomics.sub(table, SPAWNING, 1);
+    Atomics.notify(table, SPAWNING);
   }
-  return child;
 }
