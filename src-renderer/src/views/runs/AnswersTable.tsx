@@ -11,6 +11,13 @@ import { answerKey, isCorrect } from './shape';
 
 const column = createColumnHelper<AnswerRecord>();
 
+/** The score columns' metric ids: a run shows only the metrics it has (the judge's column stays). */
+const METRIC_IDS = new Set<string>(
+  metricList()
+    .filter((m) => m.source !== 'judge')
+    .map((m) => m.id),
+);
+
 // One column per registered metric that is scored with the answer (the judge has its own column,
 // with its labels and errors). Official F1 is coloured by the table's correct/incorrect rule.
 const scoreColumns = metricList()
@@ -154,6 +161,7 @@ export function AnswersTable({
   answers,
   scheme,
   profile = LOCOMO_PROFILE,
+  metrics,
   selected,
   onSelect,
   onClose,
@@ -165,6 +173,8 @@ export function AnswersTable({
   scheme: SchemeId;
   /** The run's benchmark, which names the categories. */
   profile?: BenchmarkProfile;
+  /** The metrics the run has; a registered metric not among them gets no column. */
+  metrics: readonly string[];
   selected: string | null;
   onSelect: (key: string) => void;
   /** Puts the open question's panel away (Escape). */
@@ -173,10 +183,13 @@ export function AnswersTable({
   sort: string | null;
   onSortChange: (sort: string | null) => void;
 }) {
-  const columns = useMemo(
-    () => [...before, categoryColumn(scheme, profile), ...after],
-    [scheme, profile],
-  );
+  const columns = useMemo(() => {
+    const shown = new Set(metrics);
+    const kept = after.filter(
+      (c) => c.id === undefined || !METRIC_IDS.has(c.id) || shown.has(c.id),
+    );
+    return [...before, categoryColumn(scheme, profile), ...kept];
+  }, [scheme, profile, metrics]);
   return (
     <Table
       label="Questions"

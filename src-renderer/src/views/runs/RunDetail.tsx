@@ -229,6 +229,7 @@ export function RunDetail({
         datasetName={datasetName}
         profile={benchmark}
         memoryUsage={m.usage?.memory ?? null}
+        metrics={metrics}
       />
       {/* Provenance: looked up, not read first, so it follows the answers. */}
       <section className="panel manifest" aria-labelledby="manifest-title">
@@ -485,6 +486,7 @@ function AnswersSection({
   datasetName,
   profile,
   memoryUsage,
+  metrics,
 }: {
   runId: string;
   params: RunsParams;
@@ -495,6 +497,8 @@ function AnswersSection({
   profile: BenchmarkProfile;
   /** The memory LLM's token totals (Mem0 Table 2's ingest cost); null: the run had none. */
   memoryUsage: TokenTotals | null;
+  /** The metrics this run has (runMetrics): another benchmark's get no empty column. */
+  metrics: readonly string[];
 }) {
   const answers = useFinalAnswers(runId);
   const all = useMemo(() => answers.answers ?? [], [answers.answers]);
@@ -617,6 +621,7 @@ function AnswersSection({
             sort={params.sort}
             onSortChange={(sort) => update({ sort })}
             profile={profile}
+            metrics={metrics}
             selected={params.question}
             onSelect={(key) => update({ question: key === params.question ? null : key })}
             onClose={() => update({ question: null })}
