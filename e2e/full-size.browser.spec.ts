@@ -220,10 +220,11 @@ test('Compare names runs by their names: the per-category table as Markdown and 
   await categories.getByRole('button', { name: 'Copy as Markdown' }).click();
   await expect(categories.getByRole('status')).toHaveText(/Copied/);
   const markdown = await page.evaluate(() => navigator.clipboard.readText());
+  // The table `cli compare --format md` prints (src-shared/compareTable.ts), runs by name.
   expect(markdown.split('\n')[0]).toBe(
-    '| Category | n | BM25 baseline (baseline) | Hybrid fusion | Δ Hybrid fusion [95% CI] |',
+    '| category | n | BM25 baseline (baseline) | Hybrid fusion | Δ Hybrid fusion [95% CI] | by conversation | McNemar | detectable |',
   );
-  expect(markdown).toMatch(/^\| All \| 7 \| 0\.\d{3} \| 0\.\d{3} \| .*\[.*\] \|$/m);
+  expect(markdown).toMatch(/^\| All \| 7 \| 0\.\d{3} \| 0\.\d{3} \| .*\[.*\].* \|$/m);
 
   const perCategory = page.waitForEvent('download');
   await categories.getByRole('button', { name: 'Save per-category CSV' }).click();
