@@ -14,7 +14,9 @@ repository):
     (numpy): recall_any, recall_all and ndcg_any at turn and session level, over seeded random
     rankings of a corpus built by src/retrieval/run_retrieval.py's own process_item_flat_index
     (that one function is read out of the file with ast; the module imports torch), with
-    run_retrieval.py's exclusions replayed (no user has_answer turn: no value);
+    run_retrieval.py's exclusions replayed (no user has_answer turn: no value); and over the
+    ranking the `test-recency` test memory returns on tests/fixtures/longmemeval/retrieval.json
+    (`retrievalRun`, with run_retrieval.py's averaging), which the end-to-end test runs;
   * src/generation/run_generation.py prepare_prompt (read with ast; the module imports tiktoken and
     transformers), on tests/fixtures/longmemeval/reader.json: flat-turn retrieval (top 3 of a
     seeded ranking of the user-turn corpus) read with `con` (the default) and `direct`, and the
@@ -28,6 +30,7 @@ same rankings.
 import argparse
 import json
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -209,6 +212,62 @@ def reader_cases(prepare_prompt, process_item_flat_index, seed=5):
     return cases
 
 
+RETRIEVAL_FILE = ROOT / "tests" / "fixtures" / "longmemeval" / "retrieval.json"
+RETRIEVAL_TOP_K = 3
+
+
+def recency_ranking(entry, top_k):
+    """The ranking tests/fixtures/experiment/test-presets.ts's `test-recency` memory returns (the
+    turns sharing most question words, ties by recency; every turn, assistant ones included), in
+    the workbench's turn ids. The end-to-end test checks the run retrieved exactly this."""
+    words = set(re.findall(r"[a-z0-9]+", entry["question"].lower()))
+    turns = []
+    for s, session in enumerate(entry["haystack_sessions"]):
+        for t, turn in enumerate(session):
+            text = f"{turn['role']}: {turn['content']}".lower()
+            turns.append((f"D{s + 1}:{t + 1}", sum(w in words for w in re.findall(r"[a-z0-9]+", text))))
+    order = sorted(range(len(turns)), key=lambda i: (-turns[i][1], -i))
+    return [turns[i][0] for i in order[:top_k]]
+
+
+def retrieval_run_case(eval_utils, process_item_flat_index):
+    """LongMemEval's retrieval metrics of a run over tests/fixtures/longmemeval/retrieval.json with
+    the `test-recency` memory at top-k RETRIEVAL_TOP_K: eval_utils over the run's own ranking (its
+    user turns, the reference's turn corpus from process_item_flat_index), and run_retrieval.py's
+    averaging with its exclusions (abstention, no user has_answer turn)."""
+    questions = []
+    for entry in json.loads(RETRIEVAL_FILE.read_text(encoding="utf-8")):
+        corpus_ids, ours = [], []
+        for s, (sess_id, session, date) in enumerate(
+            zip(entry["haystack_session_ids"], entry["haystack_sessions"], entry["haystack_dates"])
+        ):
+            corpus_ids += process_item_flat_index(session, "turn", sess_id, date)[1]
+            ours += [f"D{s + 1}:{t + 1}" for t, turn in enumerate(session) if turn["role"] == "user"]
+        ranked = recency_ranking(entry, RETRIEVAL_TOP_K)
+        rankings = [ours.index(i) for i in ranked if i in ours]
+        correct_docs = list(set(c for c in corpus_ids if "answer" in c))
+        excluded = "_abs" in entry["question_id"] or not any(
+            turn.get("has_answer") for session in entry["haystack_sessions"] for turn in session if turn["role"] == "user"
+        )
+        scores = None
+        if not excluded:
+            turn = eval_utils.evaluate_retrieval(rankings, correct_docs, corpus_ids, k=RETRIEVAL_TOP_K)
+            session = eval_utils.evaluate_retrieval_turn2session(rankings, correct_docs, corpus_ids, k=RETRIEVAL_TOP_K)
+            scores = {
+                "turn": dict(zip(("recallAny", "recallAll", "ndcgAny"), map(float, turn))),
+                "session": dict(zip(("recallAny", "recallAll", "ndcgAny"), map(float, session))),
+            }
+        questions.append({"questionId": entry["question_id"], "ranked": ranked, "scores": scores})
+    import numpy as np
+
+    kept = [q["scores"] for q in questions if q["scores"] is not None]
+    averaged = {
+        level: {m: float(np.mean([q[level][m] for q in kept])) for m in ("recallAny", "recallAll", "ndcgAny")}
+        for level in ("turn", "session")
+    }
+    return {"topK": RETRIEVAL_TOP_K, "questions": questions, "averaged": averaged, "n": len(kept)}
+
+
 def print_qa_metrics(repo, rev, tmp, questions):
     """print_qa_metrics.py run as a script on judge labels; its printed figures parsed back out."""
     import re
@@ -299,6 +358,7 @@ def main():
             "readerPrompts": reader_cases(prepare_prompt, process_item_flat_index),
             "qaMetrics": qa_metrics_case(args.repo, rev, tmp),
             "readerRun": reader_run_case(evaluate_qa, args.repo, rev, tmp),
+            "retrievalRun": retrieval_run_case(eval_utils, process_item_flat_index),
         }
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

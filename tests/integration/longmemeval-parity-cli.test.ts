@@ -20,7 +20,18 @@ import {
  * LongMemEval's own code writes and prints (tests/fixtures/golden/longmemeval.json, from
  * scripts/golden/generate-longmemeval.py: prepare_prompt, get_anscheck_prompt, print_qa_metrics.py).
  */
+type LmeScores = Record<'recallAny' | 'recallAll' | 'ndcgAny', number>;
 interface Golden {
+  retrievalRun: {
+    topK: number;
+    questions: Array<{
+      questionId: string;
+      ranked: string[];
+      scores: { turn: LmeScores; session: LmeScores } | null;
+    }>;
+    averaged: { turn: LmeScores; session: LmeScores };
+    n: number;
+  };
   readerPrompts: Array<{ questionId: string; protocol: string; prompt: string }>;
   readerRun: {
     reply: string;
@@ -103,5 +114,53 @@ describe('a LongMemEval run as LongMemEval runs it', () => {
     }
 
     expectPrintedQaMetrics(summary, golden.readerRun.qaMetrics);
+  });
+
+  it("scores retrieval with eval_utils' figures over the run's own ranking", async () => {
+    const { topK, questions, averaged, n } = golden.retrievalRun;
+    const r = await runCli(
+      [
+        'experiment',
+        ...['--data', join(REPO, 'tests/fixtures/longmemeval/retrieval.json')],
+        ...['--preset', 'test-recency', '--top-k', String(topK), '--runs-db', db, '--json'],
+      ],
+      env,
+    );
+    expect(r.code, r.err).toBe(0);
+    const { runId, summary } = JSON.parse(r.out) as { runId: string; summary: RunSummary };
+    const exported = await runCli(['export', runId, '--format', 'json', '--runs-db', db], env);
+    expect(exported.code, exported.err).toBe(0);
+    const answers = (JSON.parse(exported.out) as { answers: Array<Record<string, unknown>> })
+      .answers;
+
+    // Per question: the run retrieved the ranking the golden scored, and got its six figures.
+    const metricIds = {
+      turn: { recallAny: 'lmeTurnRecallAny', recallAll: 'lmeTurnRecall', ndcgAny: 'lmeTurnNdcg' },
+      session: {
+        recallAny: 'lmeSessionRecallAny',
+        recallAll: 'lmeSessionRecall',
+        ndcgAny: 'lmeSessionNdcg',
+      },
+    } as const;
+    expect(answers).toHaveLength(questions.length);
+    for (const q of questions) {
+      const answer = answers.find((a) => a.sampleId === q.questionId);
+      expect(answer?.retrieved, q.questionId).toEqual(q.ranked);
+      for (const level of ['turn', 'session'] as const) {
+        for (const [measure, id] of Object.entries(metricIds[level])) {
+          const expected = q.scores?.[level][measure as keyof LmeScores] ?? null;
+          expect(answer?.[id], `${q.questionId} ${id}`).toBe(expected);
+        }
+      }
+    }
+
+    // The run's averages are run_retrieval.py's, over the same questions.
+    const overall = summary.overall.all as Record<string, { mean: number | null; n: number }>;
+    for (const level of ['turn', 'session'] as const) {
+      for (const [measure, id] of Object.entries(metricIds[level])) {
+        expect(overall[id]?.n, id).toBe(n);
+        expect(overall[id]?.mean, id).toBeCloseTo(averaged[level][measure as keyof LmeScores], 12);
+      }
+    }
   });
 });
