@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { workerExecutor } from '../src-main/core/pipeline/executors';
 import { RunStore } from '../src-main/core/runs/store';
@@ -48,9 +48,11 @@ function startWorker(
 }
 
 interface Measured {
-  label: string;
+  /** `local`, or the number of `cli worker` processes. */
+  executor: 'local' | number;
   wallMs: number;
   tests: number;
+  load: string;
 }
 
 function testsOf(store: RunStore, runIds: ReadonlyArray<string | null>): number {
@@ -62,100 +64,119 @@ function testsOf(store: RunStore, runIds: ReadonlyArray<string | null>): number 
   return n;
 }
 
+const ROUNDS = 2;
+const load1 = (): string => loadavg()[0]?.toFixed(1) ?? '?';
+
+/**
+ * One sweep on one executor, timed the same way for both: from before the executor exists (the
+ * local one's worker threads, the distributed one's worker processes) until the last cell ends,
+ * so each pays its own start-up inside the timer.
+ */
+async function measureOnce(
+  data: string,
+  root: string,
+  redisUrl: string,
+  executor: 'local' | number,
+  tag: string,
+): Promise<Measured> {
+  const store = RunStore.open(join(root, `${tag}.db`));
+  const sweep = spec(data, tag);
+  const started = performance.now();
+  let workers: ChildProcess[] = [];
+  let distributed: Awaited<ReturnType<typeof bullmqExecutor>> | null = null;
+  try {
+    let outcome;
+    if (executor === 'local') {
+      outcome = await runSweep(sweep, {
+        store,
+        dataDir: join(root, tag),
+        executor: workerExecutor(),
+      });
+    } else {
+      const queue = `bench-${tag}`;
+      workers = await Promise.all(
+        Array.from({ length: executor }, (_, i) =>
+          startWorker(redisUrl, queue, join(root, `${tag}-w${i}`), dirname(data)),
+        ),
+      );
+      distributed = await bullmqExecutor({ redisUrl, queue });
+      outcome = await runSweep(sweep, {
+        store,
+        dataDir: join(root, `${tag}-coord`),
+        executor: distributed.executor,
+        cellsAtOnce: 12,
+      });
+    }
+    const wallMs = performance.now() - started;
+    if (outcome.failed > 0) throw new Error(`bench: ${tag} had ${outcome.failed} failed cells`);
+    const tests = testsOf(
+      store,
+      outcome.cells.map((c) => c.runId),
+    );
+    process.stderr.write(`${tag}: ${fmt(wallMs / 1000, 1)} s (load ${load1()})\n`);
+    return { executor, wallMs, tests, load: load1() };
+  } finally {
+    await distributed?.close();
+    store.close();
+    for (const w of workers) w.kill('SIGTERM');
+  }
+}
+
+const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+};
+
 export async function sweepSuite(data: string, write: boolean, _extra: string[]): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), 'mw-bench-sweep-'));
   const redis = await startRedis();
-  const results: Measured[] = [];
-  const localRuns: Measured[] = [];
+  const all: Measured[] = [];
+  const executors: Array<'local' | number> = ['local', ...WORKER_COUNTS];
   try {
-    // The machine is shared: local runs before and after the distributed ones, and the mean is
-    // the baseline, so load that drifts during the suite does not favour either executor.
-    const runLocal = async (tag: string): Promise<Measured> => {
-      const store = RunStore.open(join(root, `local-${tag}.db`));
-      const sweep = spec(data, `local${tag}`);
-      const started = performance.now();
-      const outcome = await runSweep(sweep, {
-        store,
-        dataDir: join(root, `local-${tag}`),
-        executor: workerExecutor(),
-      });
-      const wallMs = performance.now() - started;
-      if (outcome.failed > 0)
-        throw new Error(`bench: local sweep had ${outcome.failed} failed cells`);
-      const tests = testsOf(
-        store,
-        outcome.cells.map((c) => c.runId),
-      );
-      store.close();
-      process.stderr.write(`local ${tag}: ${fmt(wallMs / 1000, 1)} s\n`);
-      return { label: 'local executor (1 worker thread)', wallMs, tests };
-    };
-    localRuns.push(await runLocal('before'));
-    for (const n of WORKER_COUNTS) {
-      const queue = `bench-${n}`;
-      const workers = await Promise.all(
-        Array.from({ length: n }, (_, i) =>
-          startWorker(redis.url, queue, join(root, `w${n}-${i}`), dirname(data)),
-        ),
-      );
-      const store = RunStore.open(join(root, `dist-${n}.db`));
-      const distributed = await bullmqExecutor({ redisUrl: redis.url, queue });
-      try {
-        const sweep = spec(data, `dist${n}`);
-        const started = performance.now();
-        const outcome = await runSweep(sweep, {
-          store,
-          dataDir: join(root, `coord-${n}`),
-          executor: distributed.executor,
-          cellsAtOnce: 12,
-        });
-        const wallMs = performance.now() - started;
-        if (outcome.failed > 0)
-          throw new Error(`bench: distributed sweep had ${outcome.failed} failed cells`);
-        results.push({
-          label: `distributed, ${n} worker process${n === 1 ? '' : 'es'}`,
-          wallMs,
-          tests: testsOf(
-            store,
-            outcome.cells.map((c) => c.runId),
-          ),
-        });
-        process.stderr.write(`distributed ${n}: ${fmt(wallMs / 1000, 1)} s\n`);
-      } finally {
-        await distributed.close();
-        store.close();
-        for (const w of workers) w.kill('SIGTERM');
+    // The machine is shared: the executors alternate within a round and the order reverses in
+    // the next, so load that drifts during the suite hits every executor alike.
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = round % 2 === 0 ? executors : [...executors].reverse();
+      for (const executor of order) {
+        all.push(await measureOnce(data, root, redis.url, executor, `r${round}-${executor}`));
       }
     }
-    localRuns.push(await runLocal('after'));
   } finally {
     await redis.stop();
     rmSync(root, { recursive: true, force: true });
   }
 
-  const local: Measured = {
-    label: `local executor (1 worker thread; mean of ${localRuns.map((r) => fmt(r.wallMs / 1000, 1)).join(' s and ')} s, before and after)`,
-    wallMs: localRuns.reduce((s, r) => s + r.wallMs, 0) / localRuns.length,
-    tests: localRuns[0]?.tests ?? 0,
-  };
-  results.unshift(local);
-  const one = results[1] as Measured;
-  const rows = results.map((r, i) => {
-    const n = i === 0 ? 1 : (WORKER_COUNTS[i - 1] as number);
-    const efficiency = i === 0 ? '-' : `${fmt((one.wallMs / r.wallMs / n) * 100, 0)}%`;
-    return `| ${r.label} | ${fmt(r.wallMs / 1000, 1)} | ${fmt(r.wallMs / local.wallMs, 2)}× | ${efficiency} | ${r.tests} |`;
+  const of = (executor: 'local' | number): Measured[] => all.filter((m) => m.executor === executor);
+  const wall = (executor: 'local' | number): number => median(of(executor).map((m) => m.wallMs));
+  const local = wall('local');
+  const one = wall(1);
+  const oneTests = of(1)[0]?.tests ?? 0;
+  const rows = executors.map((executor) => {
+    const runs = of(executor);
+    const w = wall(executor);
+    const n = executor === 'local' ? 1 : executor;
+    const label =
+      executor === 'local'
+        ? 'local executor (1 worker thread)'
+        : `distributed, ${executor} worker process${executor === 1 ? '' : 'es'}`;
+    const efficiency = executor === 'local' ? '-' : `${fmt((one / w / n) * 100, 0)}%`;
+    return (
+      `| ${label} | ${fmt(w / 1000, 1)} | ${runs.map((m) => fmt(m.wallMs / 1000, 1)).join(' / ')} | ` +
+      `${fmt(w / local, 2)}× | ${efficiency} | ${runs[0]?.tests ?? 0} | ${runs.map((m) => m.load).join(' / ')} |`
+    );
   });
-  const overheadMs = (one.wallMs - local.wallMs) / Math.max(1, one.tests);
+  const overheadMs = (one - local) / Math.max(1, oneTests);
   const body = [
     '## Sweep (12 cells, local and distributed executors)',
     '',
-    `\`npm run bench -- sweep\`: memory.preset [text, hybrid] × retrieval.topK [5, 10, 25] × seed [1, 2], one sample (conv-26) per cell, extractive answers; BullMQ on a local redis-server, workers are \`cli worker\` processes on this machine. Machine: ${machineLine()}.`,
+    `\`npm run bench -- sweep\`: memory.preset [text, hybrid] × retrieval.topK [5, 10, 25] × seed [1, 2], one sample (conv-26) per cell, extractive answers; BullMQ on a local redis-server, workers are \`cli worker\` processes on this machine. Each executor is timed the same way, from before it exists (worker threads or worker processes started inside the timer) to the last cell's end; the executors alternate, ${ROUNDS} rounds with the order reversed in the second, and the table shows the median. Machine: ${machineLine()}.`,
     '',
-    '| executor | wall (s) | vs local | scaling efficiency (vs 1 worker) | tests committed |',
-    '| --- | ---: | ---: | ---: | ---: |',
+    '| executor | wall (s, median) | each round (s) | vs local | scaling efficiency (vs 1 worker) | tests committed | 1-min load at each |',
+    '| --- | ---: | --- | ---: | ---: | ---: | --- |',
     ...rows,
     '',
-    `Target: distributed on 1 worker within 1.15× of local: ${fmt(one.wallMs / local.wallMs, 2)}× (${one.wallMs / local.wallMs <= 1.15 ? 'met' : 'missed'}). Coordinator overhead per committed test (distributed 1 worker − local, over ${one.tests} tests): ${fmt(overheadMs, 1)} ms. With 2 cores, more than 2 worker processes cannot scale here; see docs/scaling.md for many machines.`,
+    `Target: distributed on 1 worker within 1.15× of local: ${fmt(one / local, 2)}× (${one / local <= 1.15 ? 'met' : 'missed'}). Coordinator overhead per committed test (distributed 1 worker − local, over ${oneTests} tests): ${fmt(overheadMs, 1)} ms; it includes the worker process's start-up, which the local executor's worker thread pays too. With 2 cores, more than 2 worker processes cannot scale here; see docs/scaling.md for many machines.`,
   ].join('\n');
   process.stdout.write(`${body}\n`);
   if (write) await writeSection('sweep', body);
