@@ -75,6 +75,7 @@ export const ANSWER_PROTOCOLS = [
   'mem0-full-context',
   'longmemeval',
   'longmemeval-direct',
+  'longmemeval-con-separate',
   'longmemeval-full-context',
 ] as const;
 export type AnswerProtocolName = (typeof ANSWER_PROTOCOLS)[number];

@@ -20,7 +20,9 @@ repository):
   * src/generation/run_generation.py prepare_prompt (read with ast; the module imports tiktoken and
     transformers), on tests/fixtures/longmemeval/reader.json: flat-turn retrieval (top 3 of a
     seeded ranking of the user-turn corpus) read with `con` (the default) and `direct`, and the
-    full history (orig-session) with `con`; json history, assistant turns kept;
+    full history (orig-session) with `con`; json history, assistant turns kept; and `con-separate`
+    (con=True: a note request per retrieved round to a scripted stand-in client, then `con`
+    over the notes) over the `test-recency` memory's ranking;
   * src/evaluation/print_qa_metrics.py run as a script (numpy) on made-up judge labels, its printed
     per-type, task-averaged, overall and abstention accuracies parsed back.
 The turn ids are written beside the workbench's (`D<session>:<turn>`) so the tests can score the
@@ -212,8 +214,82 @@ def reader_cases(prepare_prompt, process_item_flat_index, seed=5):
     return cases
 
 
+class ScriptedNotes:
+    """con_client's stand-in for the `con-separate` reading method: records each note request
+    and answers it with a scripted note (padded and holding braces and quotes, so the test sees
+    the reference strip it and json-encode it)."""
+
+    def __init__(self):
+        self.requests = []
+        self.chat = types.SimpleNamespace(completions=types.SimpleNamespace(create=self.create))
+
+    def create(self, **kwargs):
+        reply = f"  Note {len(self.requests) + 1}: the user said {{\"x\"}} \u00e0 propos.\n"
+        self.requests.append({"kwargs": kwargs, "reply": reply})
+        message = types.SimpleNamespace(content=reply)
+        return types.SimpleNamespace(choices=[types.SimpleNamespace(message=message)])
+
+
+def con_separate_cases(prepare_prompt):
+    """prepare_prompt with con=True (run_generation.sh's `con-separate`: --cot true --con true) on
+    reader.json, flat-turn over the ranking the `test-recency` test memory returns at top-k
+    READER_TOP_K (every turn, assistant ones included), so tests/integration's `cli experiment`
+    run retrieves the same turns: the note requests it sends, their scripted replies and the
+    final prompt."""
+    import copy
+
+    cases = []
+    for entry in json.loads(READER_FILE.read_text(encoding="utf-8")):
+        ranked = [ours_to_reference(entry, d) for d in recency_ranking(entry, READER_TOP_K)]
+        item = copy.deepcopy(entry)
+        item["retrieval_results"] = {"ranked_items": [{"corpus_id": c, "text": ""} for c in ranked]}
+        client = ScriptedNotes()
+        prompt = prepare_prompt(
+            item, "flat-turn", READER_TOP_K, False, "json", True, NoTruncation(), "openai", 10**9, "none",
+            con=True, con_client=client, con_model="fake-reader",
+        )
+        cases.append({
+            "questionId": entry["question_id"],
+            "protocol": "longmemeval-con-separate",
+            "ranked": ranked,
+            "notes": [
+                {
+                    "prompt": r["kwargs"]["messages"][-1]["content"],
+                    "maxTokens": r["kwargs"]["max_tokens"],
+                    "temperature": r["kwargs"]["temperature"],
+                    "reply": r["reply"],
+                }
+                for r in client.requests
+            ],
+            "prompt": prompt,
+        })
+    return cases
+
+
 RETRIEVAL_FILE = ROOT / "tests" / "fixtures" / "longmemeval" / "retrieval.json"
 RETRIEVAL_TOP_K = 3
+
+
+def time_order(entry):
+    """The haystack's session indices in the order the workbench inserts them and numbers its
+    turn ids (`D<position>:<turn>`): by date, stably, sessions without a readable date last."""
+    from datetime import datetime
+
+    def parsed(i):
+        text = re.sub(r"\s*\(\w+\)\s*", " ", entry["haystack_dates"][i]).strip()
+        try:
+            return datetime.strptime(text, "%Y/%m/%d %H:%M")
+        except ValueError:
+            return None
+
+    dates = [parsed(i) for i in range(len(entry["haystack_sessions"]))]
+    return sorted(range(len(dates)), key=lambda i: (dates[i] is None, dates[i] or datetime.min))
+
+
+def ours_to_reference(entry, turn_id):
+    """`D<position>:<turn>` as the reference's corpus id `<session id>_<turn>`."""
+    position, turn = turn_id[1:].split(":")
+    return f"{entry['haystack_session_ids'][time_order(entry)[int(position) - 1]]}_{turn}"
 
 
 def recency_ranking(entry, top_k):
@@ -222,8 +298,8 @@ def recency_ranking(entry, top_k):
     the workbench's turn ids. The end-to-end test checks the run retrieved exactly this."""
     words = set(re.findall(r"[a-z0-9]+", entry["question"].lower()))
     turns = []
-    for s, session in enumerate(entry["haystack_sessions"]):
-        for t, turn in enumerate(session):
+    for s, index in enumerate(time_order(entry)):
+        for t, turn in enumerate(entry["haystack_sessions"][index]):
             text = f"{turn['role']}: {turn['content']}".lower()
             turns.append((f"D{s + 1}:{t + 1}", sum(w in words for w in re.findall(r"[a-z0-9]+", text))))
     order = sorted(range(len(turns)), key=lambda i: (-turns[i][1], -i))
@@ -237,12 +313,19 @@ def retrieval_run_case(eval_utils, process_item_flat_index):
     averaging with its exclusions (abstention, no user has_answer turn)."""
     questions = []
     for entry in json.loads(RETRIEVAL_FILE.read_text(encoding="utf-8")):
-        corpus_ids, ours = [], []
-        for s, (sess_id, session, date) in enumerate(
-            zip(entry["haystack_session_ids"], entry["haystack_sessions"], entry["haystack_dates"])
+        corpus_ids = []
+        for sess_id, session, date in zip(
+            entry["haystack_session_ids"], entry["haystack_sessions"], entry["haystack_dates"]
         ):
             corpus_ids += process_item_flat_index(session, "turn", sess_id, date)[1]
-            ours += [f"D{s + 1}:{t + 1}" for t, turn in enumerate(session) if turn["role"] == "user"]
+        # The reference's corpus order, in the workbench's turn ids.
+        position = {index: s + 1 for s, index in enumerate(time_order(entry))}
+        ours = [
+            f"D{position[i]}:{t + 1}"
+            for i, session in enumerate(entry["haystack_sessions"])
+            for t, turn in enumerate(session)
+            if turn["role"] == "user"
+        ]
         ranked = recency_ranking(entry, RETRIEVAL_TOP_K)
         rankings = [ours.index(i) for i in ranked if i in ours]
         correct_docs = list(set(c for c in corpus_ids if "answer" in c))
@@ -349,13 +432,17 @@ def main():
             checkout(args.repo, rev, "src/retrieval/run_retrieval.py", tmp), "process_item_flat_index"
         )
         prepare_prompt = load_function(
-            checkout(args.repo, rev, "src/generation/run_generation.py", tmp), "prepare_prompt", {"json": json}
+            checkout(args.repo, rev, "src/generation/run_generation.py", tmp),
+            "prepare_prompt",
+            # The module's backoff wrapper around client.chat.completions.create, without the retry.
+            {"json": json, "chat_completions_with_backoff": lambda client, **kwargs: client.chat.completions.create(**kwargs)},
         )
         out = {
             "source": f"xiaowu0162/LongMemEval@{rev}",
             "judgePrompts": prompt_cases(evaluate_qa),
             "recall": recall_cases(eval_utils, process_item_flat_index),
             "readerPrompts": reader_cases(prepare_prompt, process_item_flat_index),
+            "conSeparate": con_separate_cases(prepare_prompt),
             "qaMetrics": qa_metrics_case(args.repo, rev, tmp),
             "readerRun": reader_run_case(evaluate_qa, args.repo, rev, tmp),
             "retrievalRun": retrieval_run_case(eval_utils, process_item_flat_index),

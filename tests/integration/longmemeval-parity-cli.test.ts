@@ -33,6 +33,11 @@ interface Golden {
     n: number;
   };
   readerPrompts: Array<{ questionId: string; protocol: string; prompt: string }>;
+  conSeparate: Array<{
+    questionId: string;
+    notes: Array<{ prompt: string; maxTokens: number; temperature: number; reply: string }>;
+    prompt: string;
+  }>;
   readerRun: {
     reply: string;
     judge: Array<{ questionId: string; prompt: string; label: boolean }>;
@@ -49,12 +54,16 @@ const env = {
   MEMORY_WORKBENCH_EXTRA_PRESETS: join(REPO, 'tests/fixtures/experiment/test-presets.ts'),
 };
 const verdicts = new Map(golden.readerRun.judge.map((j) => [j.prompt, j.label]));
+// con-separate's note requests get the reference run's scripted notes.
+const notes = new Map(golden.conSeparate.flatMap((c) => c.notes.map((n) => [n.prompt, n.reply])));
 
 let server: FakeOpenAIServer;
 beforeAll(async () => {
   server = await startFakeOpenAIServer({
     chat: (chat) => {
-      if (chat.model === 'fake-reader') return golden.readerRun.reply;
+      if (chat.model === 'fake-reader') {
+        return notes.get(chat.messages.at(-1)?.content ?? '') ?? golden.readerRun.reply;
+      }
       // A prompt that is not the reference's gets "no": the figures below would then differ.
       return verdicts.get(chat.messages.at(-1)?.content ?? '') === true ? 'Yes.' : 'no';
     },
@@ -162,5 +171,41 @@ describe('a LongMemEval run as LongMemEval runs it', () => {
         expect(overall[id]?.mean, id).toBeCloseTo(averaged[level][measure as keyof LmeScores], 12);
       }
     }
+  });
+
+  it('con-separate: asks for a note per retrieved round, then the answer over the notes', async () => {
+    const before = server.requests.length;
+    const r = await runCli(
+      [
+        'experiment',
+        ...['--data', join(REPO, 'tests/fixtures/longmemeval/reader.json')],
+        ...['--preset', 'test-recency', '--top-k', '3', '--runs-db', db, '--json'],
+        ...['--answerer', 'llm', '--base-url', server.url, '--model', 'fake-reader'],
+        ...['--answer-protocol', 'longmemeval-con-separate'],
+        ...['--judge-base-url', server.url, '--judge-model', 'fake-judge'],
+      ],
+      env,
+    );
+    expect(r.code, r.err).toBe(0);
+    const reader = server.requests
+      .slice(before)
+      .filter((q) => q.path === '/v1/chat/completions')
+      .map((q) => q.body as FakeChatRequest)
+      .filter((c) => c.model === 'fake-reader' && c.messages.at(-1)?.content !== PREFLIGHT_PROMPT);
+    const expectedNotes = golden.conSeparate.flatMap((c) => c.notes);
+    const sentNotes = reader.filter((c) => notes.has(c.messages.at(-1)?.content ?? ''));
+    expect(sentNotes.map((c) => c.messages.at(-1)?.content).sort()).toEqual(
+      expectedNotes.map((n) => n.prompt).sort(),
+    );
+    for (const c of sentNotes) {
+      expect(c.messages).toHaveLength(1);
+      expect(c.max_tokens).toBe(500);
+      expect(c.temperature).toBe(0);
+    }
+    const answers = reader.filter((c) => !notes.has(c.messages.at(-1)?.content ?? ''));
+    expect(answers.map((c) => c.messages.at(-1)?.content).sort()).toEqual(
+      golden.conSeparate.map((c) => c.prompt).sort(),
+    );
+    for (const c of answers) expect(c.max_tokens).toBe(800);
   });
 });

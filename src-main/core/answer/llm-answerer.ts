@@ -77,15 +77,40 @@ export class LlmAnswerer implements Answerer {
   }
 
   async answer(request: AnswerRequest, signal?: AbortSignal): Promise<AnswerResult> {
-    const built = this.protocol.build(request, { contextTokens: this.contextTokens });
-    const completion = await this.client.complete(built.messages, {
-      seed: request.seed,
-      ...(signal ? { signal } : {}),
-    });
+    const call = { seed: request.seed, ...(signal ? { signal } : {}) };
+    const { notes } = this.protocol;
+    // A notes stage's requests go through the same client (limits, cache, ledger) as the answer.
+    const noteCompletions = notes
+      ? await Promise.all(
+          notes.prompts(request).map((content) =>
+            this.client.complete([{ role: 'user', content }], {
+              ...call,
+              maxTokens: notes.maxTokens,
+            }),
+          ),
+        )
+      : [];
+    const built = notes
+      ? notes.build(
+          request,
+          noteCompletions.map((c) => c.content),
+        )
+      : this.protocol.build(request, { contextTokens: this.contextTokens });
+    const completion = await this.client.complete(built.messages, call);
+    const usage = [...noteCompletions, completion].reduce<AnswerResult['usage']>(
+      (sum, c) =>
+        c.usage
+          ? {
+              promptTokens: (sum?.promptTokens ?? 0) + c.usage.promptTokens,
+              completionTokens: (sum?.completionTokens ?? 0) + c.usage.completionTokens,
+            }
+          : sum,
+      undefined,
+    );
     return {
       answer: interpretReply(completion.content, built, this.category5Mapping),
       model: completion.model,
-      ...(completion.usage ? { usage: completion.usage } : {}),
+      ...(usage ? { usage } : {}),
       memoryTokens: memoryTokensOf(built.context),
     };
   }

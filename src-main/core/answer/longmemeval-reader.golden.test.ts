@@ -19,7 +19,16 @@ interface ReaderCase {
 }
 const fixture = (path: string): unknown =>
   JSON.parse(readFileSync(fileURLToPath(new URL(`../../../${path}`, import.meta.url)), 'utf8'));
-const golden = fixture('tests/fixtures/golden/longmemeval.json') as { readerPrompts: ReaderCase[] };
+interface ConSeparateCase {
+  questionId: string;
+  ranked: string[];
+  notes: Array<{ prompt: string; maxTokens: number; temperature: number; reply: string }>;
+  prompt: string;
+}
+const golden = fixture('tests/fixtures/golden/longmemeval.json') as {
+  readerPrompts: ReaderCase[];
+  conSeparate: ConSeparateCase[];
+};
 const samples = new Map<string, Sample>(
   (fixture('tests/fixtures/longmemeval/reader.json') as unknown[]).map((raw, i) => {
     const { sample } = readLongMemEvalQuestion(raw, i, { source: 'reader.json' });
@@ -81,9 +90,29 @@ describe('LongMemEval reader protocols', () => {
     }
   });
 
+  it('con-separate: the note requests, then the answer over the stripped notes, byte for byte', () => {
+    const protocol = answerProtocol('longmemeval-con-separate');
+    expect(golden.conSeparate.length).toBe(7);
+    for (const c of golden.conSeparate) {
+      const sample = samples.get(c.questionId)!;
+      const request = requestOf(
+        sample,
+        c.ranked.map((id) => hitOf(sample, id)),
+      );
+      expect(protocol.notes?.prompts(request), c.questionId).toEqual(c.notes.map((n) => n.prompt));
+      for (const n of c.notes) expect(protocol.notes?.maxTokens).toBe(n.maxTokens);
+      const built = protocol.notes?.build(
+        request,
+        c.notes.map((n) => n.reply),
+      );
+      expect(built?.messages, c.questionId).toEqual([{ role: 'user', content: c.prompt }]);
+    }
+  });
+
   it('ask for as many tokens as run_generation.py does', () => {
     expect(answerProtocol('longmemeval').maxTokens).toBe(800);
     expect(answerProtocol('longmemeval-direct').maxTokens).toBe(500);
     expect(answerProtocol('longmemeval-full-context').maxTokens).toBe(800);
+    expect(answerProtocol('longmemeval-con-separate').maxTokens).toBe(800);
   });
 });

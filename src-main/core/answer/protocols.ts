@@ -434,6 +434,51 @@ export function buildLongMemEvalPrompt(request: AnswerRequest, template: string)
   return longMemEvalPrompt(request, template, longMemEvalHistory(chunks));
 }
 
+/**
+ * run_generation.py `prepare_prompt`'s `con` step (reading method `con-separate`): one request per
+ * retrieved chunk for reading notes, before the answer is asked over the notes.
+ */
+export const LONGMEMEVAL_NOTE_PROMPT =
+  'I will give you a chat history between you and a user, as well as a question from the user. Write reading notes to extract all the relevant user information relevant to answering the answer. If no relevant information is found, just output "empty". \n\n\nChat History:\nSession Date: {}\nSession Content:\n{}\n\nQuestion Date: {}\nQuestion: {}\nExtracted note (information relevant to answering the question):';
+/** The note requests' `max_tokens` in prepare_prompt. */
+export const LONGMEMEVAL_NOTE_TOKENS = 500;
+
+/** The note requests for the retrieved rounds, in retrieval order (the reference's). */
+export function longMemEvalNotePrompts(request: AnswerRequest): string[] {
+  const conversation = request.conversation ?? [];
+  return request.memories.map((hit) => {
+    const chunk = longMemEvalRound(hit, conversation);
+    return formatPositional(
+      LONGMEMEVAL_NOTE_PROMPT,
+      chunk.date,
+      chunk.json,
+      request.questionDateText ?? '',
+      request.question,
+    );
+  });
+}
+
+/**
+ * The `con` answer prompt over the model's notes: each retrieved round replaced by
+ * `{"session_summary": note}` (the reply stripped, as the reference does), kept at its date.
+ */
+export function buildLongMemEvalNotesPrompt(
+  request: AnswerRequest,
+  replies: readonly string[],
+): BuiltPrompt {
+  const conversation = request.conversation ?? [];
+  if (replies.length !== request.memories.length) {
+    throw new Error(
+      `longmemeval-con-separate: ${replies.length} notes for ${request.memories.length} retrieved memories`,
+    );
+  }
+  const chunks = request.memories.map((hit, i) => ({
+    date: longMemEvalRound(hit, conversation).date,
+    json: `{"session_summary": ${pyJsonString(pyStrip(replies[i] as string))}}`,
+  }));
+  return longMemEvalPrompt(request, LONGMEMEVAL_READER_CON, longMemEvalHistory(chunks));
+}
+
 /** The long-context baseline (`full-history-session`): every session so far, whole. */
 export function buildLongMemEvalFullContextPrompt(request: AnswerRequest): BuiltPrompt {
   const chunks = (request.conversation ?? []).map((session) => ({
@@ -451,6 +496,16 @@ function longMemEvalRecord(name: string, question: string): PromptRecord {
   });
 }
 
+/**
+ * Model calls a protocol makes before its answer prompt: one per prompt, each asked for
+ * `maxTokens`, whose replies `build` turns into the answer prompt (LongMemEval's reading notes).
+ */
+export interface AnswerNotesStage {
+  readonly maxTokens: number;
+  prompts(request: AnswerRequest): string[];
+  build(request: AnswerRequest, replies: readonly string[]): BuiltPrompt;
+}
+
 export interface AnswerProtocol {
   readonly name: AnswerProtocolName;
   readonly record: PromptRecord;
@@ -458,7 +513,12 @@ export interface AnswerProtocol {
   readonly maxTokens: number | null;
   /** The answerer needs the conversation so far, not only the retrieved memories. */
   readonly needsConversation: boolean;
+  /**
+   * The answer prompt. A protocol with `notes` builds it from the notes' replies instead; its
+   * `build` is the prompt over the raw memories, for estimates only.
+   */
   build(request: AnswerRequest, options: { contextTokens: number }): BuiltPrompt;
+  readonly notes?: AnswerNotesStage;
 }
 
 const PROTOCOLS: Readonly<Record<AnswerProtocolName, AnswerProtocol>> = {
@@ -552,6 +612,23 @@ const PROTOCOLS: Readonly<Record<AnswerProtocolName, AnswerProtocol>> = {
     maxTokens: LONGMEMEVAL_DIRECT_TOKENS,
     needsConversation: true,
     build: (request) => buildLongMemEvalPrompt(request, LONGMEMEVAL_READER_DIRECT),
+  },
+  'longmemeval-con-separate': {
+    name: 'longmemeval-con-separate',
+    record: promptRecordOf('longmemeval-con-separate', {
+      note: LONGMEMEVAL_NOTE_PROMPT,
+      question: LONGMEMEVAL_READER_CON,
+      session: LONGMEMEVAL_READER_SESSION,
+      noteChunk: '{"session_summary": {note}}',
+    }),
+    maxTokens: LONGMEMEVAL_CON_TOKENS,
+    needsConversation: true,
+    build: (request) => buildLongMemEvalPrompt(request, LONGMEMEVAL_READER_CON),
+    notes: {
+      maxTokens: LONGMEMEVAL_NOTE_TOKENS,
+      prompts: longMemEvalNotePrompts,
+      build: buildLongMemEvalNotesPrompt,
+    },
   },
   'longmemeval-full-context': {
     name: 'longmemeval-full-context',

@@ -56,6 +56,8 @@ const ANSWER_PROTOCOL_LABELS: Record<AnswerProtocolName, string> = {
   'mem0-full-context': "Mem0's full-context baseline (paper, byte-exact)",
   longmemeval: 'LongMemEval reader, chain-of-note (paper, byte-exact)',
   'longmemeval-direct': 'LongMemEval reader, direct (paper, byte-exact)',
+  'longmemeval-con-separate':
+    'LongMemEval reading notes per retrieved round, then chain-of-note (paper, byte-exact)',
   'longmemeval-full-context': 'LongMemEval full history, chain-of-note (paper, byte-exact)',
 };
 
