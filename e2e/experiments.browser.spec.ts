@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Locator, Page } from '@playwright/test';
+import { MAX_TIMEOUT_MS } from '../src-shared/experiment/llm';
 import { api, expect, MINI as MINI_FILE, openWithMini, screenshotPath, test } from './fixtures';
 
 // The real corpus sits beside the repository on machines that have it; it is not committed.
@@ -481,7 +482,12 @@ test('the form sends timeouts and the no-evidence switch as the CLI does', async
   await expect(form.getByLabel('Insert timeout (s)')).toHaveValue('30');
   await expect(form.getByLabel('Answer timeout (s)')).toHaveValue('60');
   await form.getByLabel('Insert timeout (s)').fill('0');
-  await expect(form.getByText('Timeouts must be whole seconds from 1 to 86400.')).toBeVisible();
+  // The bounds are the config schema's (milliseconds up to MAX_TIMEOUT_MS), in whole seconds.
+  await expect(
+    form.getByText(
+      `Timeouts must be whole seconds from 1 to ${Math.floor(MAX_TIMEOUT_MS / 1000)}.`,
+    ),
+  ).toBeVisible();
   await expect(form.getByRole('button', { name: 'Run', exact: true })).toBeDisabled();
   await form.getByLabel('Insert timeout (s)').fill('12');
   await form.getByLabel('Answer timeout (s)').fill('34');

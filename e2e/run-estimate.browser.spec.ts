@@ -1,4 +1,5 @@
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '../tests/support/fake-openai-server';
+import { MAX_CONCURRENCY } from '../src-shared/experiment/config';
 import { api, expect, openWithMini, screenshotPath, test } from './fixtures';
 
 let fake: FakeOpenAIServer;
@@ -62,10 +63,24 @@ test('the form estimates calls, tokens and cost, takes a concurrency, and shows 
   );
   await judge.selectOption('none');
 
-  await concurrency.fill('300');
+  await concurrency.fill('2.5');
   await expect(form.getByRole('listitem').filter({ hasText: 'Concurrency must' })).toHaveText(
-    'Concurrency must be a whole number from 1 to 256.',
+    'Concurrency must be a whole number.',
   );
+  await expect(form.getByRole('button', { name: 'Run', exact: true })).toBeDisabled();
+  // Over the config schema's bound: the schema's own message, beside the field it names.
+  await concurrency.fill(String(MAX_CONCURRENCY + 1));
+  await expect(
+    concurrency
+      .locator('xpath=..')
+      .getByRole('alert')
+      .filter({ hasText: /^concurrency: / }),
+  ).toContainText(String(MAX_CONCURRENCY));
+  await expect(concurrency).toHaveAttribute('aria-invalid', 'true');
+  await expect(form.getByRole('listitem').filter({ hasText: 'Fix the fields marked' })).toHaveCount(
+    1,
+  );
+  await expect(estimate).toHaveText('Estimate: fix the form first.');
   await expect(form.getByRole('button', { name: 'Run', exact: true })).toBeDisabled();
   await concurrency.fill('4');
   await expect(estimate).toContainText('≈ 16 LLM calls');

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { DatasetSummary } from '@shared/api';
+import type { ApiInput, DatasetSummary } from '@shared/api';
+import { MAX_CONCURRENCY } from '@shared/experiment/config';
+import { MAX_TIMEOUT_MS } from '@shared/experiment/llm';
 import {
   estimateLine,
   defaultPreset,
@@ -11,7 +13,9 @@ import {
   parallelChoices,
   parseIntInRange,
   percent,
+  RUN_FORM_BOUNDS,
   runFormFieldOf,
+  runFormIssues,
   samplesToRun,
 } from './shape';
 
@@ -165,6 +169,49 @@ describe('runFormFieldOf', () => {
     expect(runFormFieldOf({ path: ['datasetId'] })).toBeNull();
     expect(runFormFieldOf({})).toBeNull();
     expect(runFormFieldOf(null)).toBeNull();
+  });
+});
+
+describe('RUN_FORM_BOUNDS', () => {
+  it('offers the bounds the config schema enforces, not a copy of them', () => {
+    expect(RUN_FORM_BOUNDS.topK).toEqual({ min: 1, max: 1000, int: true });
+    expect(RUN_FORM_BOUNDS.judgeRepeats).toEqual({ min: 1, max: 20, int: true });
+    expect(RUN_FORM_BOUNDS.concurrency.max).toBe(MAX_CONCURRENCY);
+    // Seconds in the form, milliseconds in the schema: whole seconds inside its bounds.
+    expect(RUN_FORM_BOUNDS.timeoutSeconds).toEqual({
+      min: 1,
+      max: Math.floor(MAX_TIMEOUT_MS / 1000),
+      int: true,
+    });
+  });
+});
+
+describe('runFormIssues', () => {
+  const run: ApiInput<'experiments.start'> = {
+    datasetId: 'a'.repeat(64),
+    memory: { preset: 'hybrid' },
+    answerer: { kind: 'extractive' },
+    retrieval: { topK: 10 },
+  };
+  const endpoint = { baseUrl: 'http://127.0.0.1:9/v1', model: 'm' };
+
+  it('is empty for a run the engine takes', () => {
+    expect(runFormIssues(run)).toEqual({});
+  });
+
+  it("puts the schema's message beside the field its path names", () => {
+    // A saved endpoint at temperature 0.7 as the mem0 judge: the schema's refinement, not a
+    // rule the form restates.
+    expect(
+      runFormIssues({ ...run, judge: { ...endpoint, temperature: 0.7, protocol: 'mem0' } }),
+    ).toEqual({
+      judge: ['judge.temperature: the mem0 judge protocol is defined at temperature 0'],
+    });
+    const tooMany = runFormIssues({ ...run, retrieval: { topK: 1001 } });
+    expect(Object.keys(tooMany)).toEqual(['retrieval']);
+    expect(tooMany.retrieval?.[0]).toMatch(/^retrieval\.topK: .*1000/);
+    // A path the form has no field for is the form's.
+    expect(Object.keys(runFormIssues({ ...run, datasetId: 'x' }))).toEqual(['form']);
   });
 });
 

@@ -1,7 +1,15 @@
-import type { DatasetSummary, ExperimentEstimate, MemoryPresetInfo } from '@shared/api';
+import {
+  apiMethods,
+  type ApiInput,
+  type DatasetSummary,
+  type ExperimentEstimate,
+  type MemoryPresetInfo,
+} from '@shared/api';
 import { DESIGNED_PRESET, type SavedDesign } from '@shared/designs';
 import { WINK_EMBEDDER, type EmbedderChoice } from '@shared/embedders';
 import type { ErrorPayload } from '@shared/errors';
+import { ExperimentConfigSchema } from '@shared/experiment/config';
+import { numberBoundsAt, type NumberBounds } from '@shared/schemaBounds';
 
 /** Pure helpers of the Experiments view: time formatting and the run form's choices. */
 
@@ -123,8 +131,50 @@ export function parseIntInRange(text: string, min: number, max: number): number 
   return Number.isSafeInteger(n) && n >= min && n <= max ? n : null;
 }
 
-/** The run form's fields that show an engine error inline, by the first segment of its path. */
-export const RUN_FORM_FIELDS = ['samples', 'memory', 'retrieval', 'seed'] as const;
+const configBounds = (...path: string[]): NumberBounds =>
+  numberBoundsAt(ExperimentConfigSchema, path);
+const timeoutMsBounds = configBounds('timeouts', 'insertMs');
+
+/**
+ * The run form's number fields with the bounds the config schema gives them, so the form offers
+ * what the engine takes. Timeouts are asked in whole seconds, as a person thinks of them: the
+ * schema's millisecond bounds, rounded inwards.
+ */
+export const RUN_FORM_BOUNDS = {
+  topK: configBounds('retrieval', 'topK'),
+  judgeRepeats: configBounds('judge', 'repeats'),
+  concurrency: configBounds('concurrency'),
+  timeoutSeconds: {
+    min: Math.max(1, Math.ceil(timeoutMsBounds.min / 1000)),
+    max: Math.floor(timeoutMsBounds.max / 1000),
+    int: true,
+  },
+} as const satisfies Record<string, NumberBounds>;
+
+/** Number input text to a whole number within the field's bounds, or null when it is not one. */
+export function parseIntIn(text: string, bounds: NumberBounds): number | null {
+  return parseIntInRange(text, bounds.min, bounds.max);
+}
+
+/**
+ * Number input text to a whole number, or null when it is not one. Its range is the schema's to
+ * judge (runFormIssues), so the message beside the field is the one the engine would give.
+ */
+export function parseWholeNumber(text: string): number | null {
+  return parseIntInRange(text, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
+}
+
+/** The run form's fields that show an error inline, by the first segment of its path. */
+export const RUN_FORM_FIELDS = [
+  'samples',
+  'memory',
+  'answerer',
+  'judge',
+  'concurrency',
+  'retrieval',
+  'seed',
+  'timeouts',
+] as const;
 export type RunFormField = (typeof RUN_FORM_FIELDS)[number];
 
 /**
@@ -134,6 +184,27 @@ export type RunFormField = (typeof RUN_FORM_FIELDS)[number];
 export function runFormFieldOf(error: Pick<ErrorPayload, 'path'> | null): RunFormField | null {
   const head = error?.path?.[0];
   return RUN_FORM_FIELDS.find((field) => field === head) ?? null;
+}
+
+/** The form's fields with what the schema says of each; `form` holds what no field shows. */
+export type RunFormIssues = Partial<Record<RunFormField | 'form', string[]>>;
+
+/**
+ * What the schema the engine checks a run with says of the run the form would send, by field
+ * (an endpoint's temperature the mem0 judge refuses, a bound): the form shows each beside its
+ * field before anything is sent. Empty when the run passes.
+ */
+export function runFormIssues(input: ApiInput<'experiments.start'>): RunFormIssues {
+  const parsed = apiMethods['experiments.start'].input.safeParse(input);
+  const issues: RunFormIssues = {};
+  if (parsed.success) return issues;
+  for (const issue of parsed.error.issues) {
+    const path = issue.path.map(String);
+    const field = runFormFieldOf({ path }) ?? 'form';
+    const message = path.length > 0 ? `${path.join('.')}: ${issue.message}` : issue.message;
+    (issues[field] ??= []).push(message);
+  }
+  return issues;
 }
 
 /** Samples of the file the loader refused (their ids may repeat a valid one's), by file position. */
@@ -163,9 +234,6 @@ export function parseConfigText(
   }
   return { ok: true, value: value as Record<string, unknown> };
 }
-
-/** The form's concurrency bound (the engine takes more; more than this is rarely what a user means). */
-export const MAX_FORM_CONCURRENCY = 256;
 
 /** The run form's estimate line: what the planned run will ask of its LLM endpoints. */
 export function estimateLine(estimate: ExperimentEstimate): string {

@@ -1,0 +1,132 @@
+import { z } from 'zod';
+import { llmEndpointShape } from './llm';
+
+/**
+ * The answerer a run uses: the offline extractive one or an OpenAI-compatible chat model, with the
+ * named answer protocols it stands in for or speaks.
+ */
+
+/** The workbench's own prompts before answer protocols had names; kept as a config alias. */
+export const PROMPT_STYLES = ['locomo', 'mem0'] as const;
+export type PromptStyle = (typeof PROMPT_STYLES)[number];
+
+/**
+ * Named answer protocols (core/answer/protocols.ts has the bytes). `locomo-full-context`, `mem0`
+ * and the `longmemeval` readers copy the papers' evaluation code byte for byte; the `workbench-*` ones are the
+ * workbench's earlier prompts, kept under their own names so older runs stay interpretable.
+ */
+export const ANSWER_PROTOCOLS = [
+  'workbench-locomo',
+  'workbench-mem0',
+  'locomo-full-context',
+  'locomo-rag',
+  'mem0',
+  'mem0-rag',
+  'mem0-full-context',
+  'longmemeval',
+  'longmemeval-direct',
+  'longmemeval-con-separate',
+  'longmemeval-full-context',
+] as const;
+export type AnswerProtocolName = (typeof ANSWER_PROTOCOLS)[number];
+const LEGACY_PROMPT_STYLE: Record<PromptStyle, AnswerProtocolName> = {
+  locomo: 'workbench-locomo',
+  mem0: 'workbench-mem0',
+};
+
+/**
+ * The offline answerer. `answerProtocol` names the protocol the run stands in for (a paper's
+ * setting run offline): recorded in the manifest with its hash, never sent anywhere.
+ */
+export const ExtractiveAnswererConfigSchema = z
+  .object({
+    kind: z.literal('extractive'),
+    answerProtocol: z
+      .enum(ANSWER_PROTOCOLS, { error: `must be one of ${ANSWER_PROTOCOLS.join(', ')}` })
+      .optional(),
+  })
+  .strict();
+
+/**
+ * How a reply to the two-option category-5 question becomes the scored answer: `locomo` is
+ * LoCoMo's `get_cat_5_answer` exactly (lowercases, any 1- or 3-character reply picks an option);
+ * `lenient` is the workbench's earlier mapping (bare `a`/`(a)`, or a reply that starts `(a)`).
+ */
+export const CATEGORY5_MAPPINGS = ['locomo', 'lenient'] as const;
+export type Category5Mapping = (typeof CATEGORY5_MAPPINGS)[number];
+
+/** LoCoMo full context: the model's context size the conversation is cut to (from the end). */
+export const DEFAULT_FULL_CONTEXT_TOKENS = 128_000;
+
+export const DEFAULT_ANSWER_MAX_TOKENS = 64;
+/**
+ * Longest answer text a run stores. LoCoMo answers are a few words; an answerer that returns more
+ * than this is broken, and its answer is recorded as an error (not truncated: a cut answer would
+ * still be scored as if it were the model's).
+ */
+export const MAX_ANSWER_CHARS = 8 * 1024;
+
+/** LoCoMo's scripts go up to 20; a prompt of 100 questions is past any model's answer budget. */
+export const MAX_LOCOMO_BATCH_SIZE = 100;
+
+export const LlmAnswererConfigSchema = z
+  .object({
+    kind: z.literal('llm'),
+    ...llmEndpointShape(DEFAULT_ANSWER_MAX_TOKENS),
+    /** Legacy name of the workbench prompts; `answerProtocol` wins when both are given. */
+    promptStyle: z.enum(PROMPT_STYLES).optional(),
+    answerProtocol: z
+      .enum(ANSWER_PROTOCOLS, {
+        error: `must be one of ${ANSWER_PROTOCOLS.join(', ')}`,
+      })
+      .optional(),
+    category5Mapping: z
+      .enum(CATEGORY5_MAPPINGS, {
+        error: `must be one of ${CATEGORY5_MAPPINGS.join(', ')}`,
+      })
+      .default('locomo'),
+    /** `locomo-full-context` only: the context budget in tokens (LoCoMo's MAX_LENGTH). */
+    contextTokens: z.number().int().min(256).max(10_000_000).default(DEFAULT_FULL_CONTEXT_TOKENS),
+    /**
+     * `locomo-full-context` only: questions to a prompt, LoCoMo's `--batch-size` (its scripts run
+     * the long-context models at 10 and 20). Absent or 1: one question to a prompt; no default,
+     * so configs hash as before.
+     */
+    batchSize: z.number().int().min(1).max(MAX_LOCOMO_BATCH_SIZE).optional(),
+  })
+  .strict()
+  .refine(
+    (c) =>
+      c.batchSize === undefined ||
+      c.batchSize === 1 ||
+      (c.answerProtocol ?? LEGACY_PROMPT_STYLE[c.promptStyle ?? 'locomo']) ===
+        'locomo-full-context',
+    {
+      message:
+        'a batch of questions to a prompt is LoCoMo full context only (answerProtocol locomo-full-context)',
+      path: ['batchSize'],
+    },
+  );
+export type LlmAnswererConfig = z.output<typeof LlmAnswererConfigSchema>;
+
+/** The answer protocol a config asks for: `answerProtocol`, else the legacy `promptStyle`. */
+export function answerProtocolOf(
+  config: Pick<LlmAnswererConfig, 'answerProtocol' | 'promptStyle'>,
+): AnswerProtocolName {
+  return config.answerProtocol ?? LEGACY_PROMPT_STYLE[config.promptStyle ?? 'locomo'];
+}
+
+/** Every consumer's `switch (kind)` must handle each member (answerers.ts is exhaustive). */
+export const AnswererConfigSchema = z.discriminatedUnion('kind', [
+  ExtractiveAnswererConfigSchema,
+  LlmAnswererConfigSchema,
+]);
+export type AnswererConfig = z.output<typeof AnswererConfigSchema>;
+
+/**
+ * The answerer's LLM response cache: `on` answers identical requests from it, `off` always asks the
+ * endpoint, `only` never does (an offline replay of an earlier run). Not part of a run's config:
+ * it changes what is paid for, not what is answered.
+ */
+export const RESPONSE_CACHE_MODES = ['on', 'off', 'only'] as const;
+export type ResponseCacheMode = (typeof RESPONSE_CACHE_MODES)[number];

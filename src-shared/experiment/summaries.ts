@@ -1,0 +1,303 @@
+import {
+  answerableKeyOf,
+  benchmarkCategory,
+  LOCOMO_PROFILE,
+  type BenchmarkProfile,
+} from '../benchmarks';
+import type { CategoryId } from '../benchmarks/types';
+import { WorkbenchError } from '../errors';
+import {
+  metricsOf,
+  type MetricDefinition,
+  scoreAnswer,
+  type AggregateInput,
+  type MetricId,
+  type MetricMean,
+  type Scores,
+} from '../metrics';
+import { stdDev } from '../scoring/stats';
+import type { AnswerRecord, JudgeScore, TestRecord } from './records';
+
+/**
+ * The pure aggregations every process computes the same way: an answer's scores, a run's summary,
+ * its curve and its final answers.
+ */
+
+/** Mean with its count; mean is null (not NaN, which JSON cannot carry) when n is 0. */
+export interface MeanN {
+  mean: number | null;
+  n: number;
+}
+
+/** The judge's J: mean over judged answers, std over the repeats' accuracies (Mem0 reports J ± std). */
+export interface JudgeMeanN extends MeanN {
+  /** Sample std of the per-repeat accuracies; null with fewer than one repeat judged. */
+  std: number | null;
+  repeats: number;
+}
+
+/** Each metric's mean over a set of answers (n counts the answers it scored), by metric id. */
+export type ScorePair = Record<MetricId, MetricMean> & { judge: JudgeMeanN };
+
+export interface RunSummary {
+  /** Keyed by the stored category number; name it with a scheme when displaying. */
+  byCategory: Record<CategoryId, ScorePair>;
+  /**
+   * Profiles with `taskAveraged` (LongMemEval): per task, keyed by its category, the categories
+   * that count for it included (a type's abstention questions in their type, as
+   * `print_qa_metrics.py` prints its per-type rows).
+   */
+  byTask?: Record<CategoryId, ScorePair>;
+  overall: {
+    /** Official LoCoMo convention: every question. */
+    all: ScorePair;
+    /**
+     * Mem0 convention: LoCoMo's non-adversarial categories 1-4, under the key LoCoMo summaries
+     * have always had. Other profiles name the same mean `answerable`; read it by `answerableOf`.
+     */
+    categories1to4?: ScorePair;
+    /** A non-LoCoMo profile's non-adversarial categories (LongMemEval: every non-abstention question). */
+    answerable?: ScorePair;
+    /**
+     * Profiles with `abstentionAccuracy` (LongMemEval `print_qa_metrics.py` "Abstention
+     * Accuracy"): the adversarial (abstention) questions alone.
+     */
+    abstention?: ScorePair;
+    /**
+     * Profiles with `taskAveraged` (LongMemEval): the mean over question types of each type's
+     * mean, abstention questions counted in their type, as the benchmark reports it beside the
+     * overall mean ("task-averaged accuracy" vs "overall accuracy").
+     */
+    taskAveraged?: ScorePair;
+  };
+  questions: number;
+  errors: number;
+}
+
+export interface CurvePoint {
+  sampleId: string;
+  testIndex: number;
+  dialogsInserted: number;
+  visibleCount: number;
+  /** Each metric's mean over the test's answers; null when it scored none. */
+  means: Record<MetricId, number | null>;
+}
+
+function meanN(values: readonly number[]): MeanN {
+  if (values.length === 0) return { mean: null, n: 0 };
+  let sum = 0;
+  for (const v of values) sum += v;
+  return { mean: sum / values.length, n: values.length };
+}
+
+/**
+ * The scores of one answer, computed the same way by the pipeline and `cli score`: every
+ * registered metric that scores the category under the benchmark profile. An errored answer
+ * scores 0 on answer metrics, never its "[ERROR]" text against the gold.
+ */
+export function answerScores(
+  answer: {
+    prediction: string;
+    gold: string | null;
+    category: CategoryId;
+    evidence?: readonly string[];
+    evidenceRaw?: readonly string[];
+    retrieved?: readonly string[];
+    topK?: number;
+    retrievalCorpus?: readonly string[];
+    /** LoCoMo-form context ids (`retrievedContext`), when they differ from `retrieved`. */
+    context?: readonly string[];
+    errored?: boolean;
+  },
+  profile: BenchmarkProfile = LOCOMO_PROFILE,
+): Scores {
+  return scoreAnswer({
+    prediction: answer.prediction,
+    gold: answer.gold,
+    category: benchmarkCategory(profile, answer.category),
+    evidence: answer.evidence ?? [],
+    retrieved: answer.retrieved ?? [],
+    ...(answer.evidenceRaw ? { evidenceRaw: answer.evidenceRaw } : {}),
+    ...(answer.context ? { context: answer.context } : {}),
+    ...(answer.topK !== undefined ? { topK: answer.topK } : {}),
+    ...(answer.retrievalCorpus ? { retrievalCorpus: answer.retrievalCorpus } : {}),
+    errored: answer.errored ?? false,
+  });
+}
+
+/** The per-answer judge verdict from its labels (1 CORRECT, 0 WRONG). */
+export function judgeScoreOf(labels: readonly number[]): JudgeScore {
+  if (labels.length === 0) return { mean: null, std: null, labels: [], error: null };
+  let sum = 0;
+  for (const l of labels) sum += l;
+  return { mean: sum / labels.length, std: stdDev(labels), labels: [...labels], error: null };
+}
+
+type Scored = Pick<AnswerRecord, 'category' | 'scores' | 'error'> & AggregateInput;
+
+function presentMean(values: ReadonlyArray<number | null | undefined>): MeanN {
+  const present: number[] = [];
+  for (const v of values) if (v !== null && v !== undefined) present.push(v);
+  return meanN(present);
+}
+
+function scorePair(
+  answers: readonly Scored[],
+  metrics: readonly MetricDefinition[] = metricsOf(LOCOMO_PROFILE),
+): ScorePair {
+  const pair: Record<MetricId, MetricMean> = {};
+  for (const metric of metrics) {
+    pair[metric.id] = metric.aggregate
+      ? metric.aggregate(answers)
+      : presentMean(answers.map((a) => a.scores[metric.id]));
+  }
+  return pair as ScorePair;
+}
+
+/**
+ * Each task's mean (LongMemEval `print_qa_metrics.py`'s per-type rows): a category counts for the
+ * task its `task` names, else is its own, so a type's abstention questions count in their type.
+ */
+function taskPairs(
+  answers: readonly Scored[],
+  profile: BenchmarkProfile,
+  metrics: readonly MetricDefinition[],
+): Record<CategoryId, ScorePair> {
+  const taskOf = new Map(profile.categories.map((c) => [c.id, c.task ?? c.id]));
+  const byTask = new Map<number, Scored[]>();
+  for (const c of profile.categories) if (c.task === undefined) byTask.set(c.id, []);
+  for (const a of answers) {
+    const task = taskOf.get(a.category) ?? a.category;
+    const list = byTask.get(task);
+    if (list) list.push(a);
+    else byTask.set(task, [a]);
+  }
+  const out: Record<CategoryId, ScorePair> = {};
+  for (const [task, list] of byTask) out[task] = scorePair(list, metrics);
+  return out;
+}
+
+/**
+ * The mean over tasks of each task's mean ("Task-averaged Accuracy"); tasks where a metric scored
+ * nothing are left out of that metric's mean. n counts the answers scored.
+ */
+function taskAveragedPair(
+  tasks: Readonly<Record<CategoryId, ScorePair>>,
+  metrics: readonly MetricDefinition[],
+): ScorePair {
+  const pairs = Object.values(tasks);
+  const out: Record<MetricId, MetricMean> = {};
+  for (const metric of metrics) {
+    const means: number[] = [];
+    let n = 0;
+    let repeats = 0;
+    for (const pair of pairs) {
+      const m = pair[metric.id];
+      if (!m || m.mean === null || m.n === 0) continue;
+      means.push(m.mean);
+      n += m.n;
+      repeats = Math.max(repeats, m.repeats ?? 0);
+    }
+    const mean = means.length === 0 ? null : means.reduce((x, y) => x + y, 0) / means.length;
+    // A mean of means has no per-repeat spread of its own.
+    out[metric.id] = metric.aggregate ? { mean, n, std: null, repeats } : { mean, n };
+  }
+  return out as ScorePair;
+}
+
+/**
+ * Per-category and overall means over a set of answers. Pass final answers for a run's headline;
+ * per-test answers must not be pooled into it (DESIGN §3).
+ */
+export function summarizeAnswers(
+  answers: readonly Scored[],
+  profile: BenchmarkProfile = LOCOMO_PROFILE,
+): RunSummary {
+  const metrics = metricsOf(profile);
+  const byCategory: Record<CategoryId, ScorePair> = {};
+  for (const c of profile.categories) {
+    byCategory[c.id] = scorePair(
+      answers.filter((a) => a.category === c.id),
+      metrics,
+    );
+  }
+  const adversarial = new Set(profile.categories.filter((c) => c.adversarial).map((c) => c.id));
+  const byTask = profile.taskAveraged === true ? taskPairs(answers, profile, metrics) : null;
+  return {
+    byCategory,
+    ...(byTask ? { byTask } : {}),
+    overall: {
+      all: scorePair(answers, metrics),
+      [answerableKeyOf(profile)]: scorePair(
+        answers.filter((a) => !adversarial.has(a.category)),
+        metrics,
+      ),
+      ...(byTask ? { taskAveraged: taskAveragedPair(byTask, metrics) } : {}),
+      ...(profile.abstentionAccuracy === true
+        ? {
+            abstention: scorePair(
+              answers.filter((a) => adversarial.has(a.category)),
+              metrics,
+            ),
+          }
+        : {}),
+    },
+    questions: answers.length,
+    errors: answers.filter((a) => a.error !== null).length,
+  };
+}
+
+/**
+ * The mean over the non-adversarial categories, whatever the profile calls it (LoCoMo's stored
+ * `categories1to4`, else `answerable`).
+ */
+export function answerableOf<P = ScorePair>(summary: {
+  overall: { categories1to4?: P; answerable?: P };
+}): P {
+  const pair = summary.overall.categories1to4 ?? summary.overall.answerable;
+  if (!pair) throw new WorkbenchError('INTERNAL', 'run summary: no answerable overall');
+  return pair;
+}
+
+type Keyed = Pick<AnswerRecord, 'sampleId' | 'questionIndex' | 'testIndex'>;
+
+/** Each question's answer at the last test that asked it: the headline set. Sorted by sample, question. */
+export function finalAnswersOf<T extends Keyed>(answers: readonly T[]): T[] {
+  const last = new Map<string, T>();
+  for (const a of answers) {
+    const key = `${a.sampleId}\u0000${a.questionIndex}`;
+    const seen = last.get(key);
+    if (!seen || a.testIndex > seen.testIndex) last.set(key, a);
+  }
+  return [...last.values()].sort(
+    (x, y) =>
+      (x.sampleId < y.sampleId ? -1 : x.sampleId > y.sampleId ? 1 : 0) ||
+      x.questionIndex - y.questionIndex,
+  );
+}
+
+/** One point per committed test: how the scores move as the conversation grows. */
+export function curveOf(
+  tests: readonly Omit<TestRecord, 'questionIndices'>[],
+  profile: BenchmarkProfile = LOCOMO_PROFILE,
+): CurvePoint[] {
+  const metrics = metricsOf(profile);
+  return tests
+    .map((t) => {
+      const s = scorePair(t.answers, metrics);
+      const means: Record<MetricId, number | null> = {};
+      for (const id of Object.keys(s)) means[id] = s[id]?.mean ?? null;
+      return {
+        sampleId: t.sampleId,
+        testIndex: t.testIndex,
+        dialogsInserted: t.dialogsInserted,
+        visibleCount: t.visibleCount,
+        means,
+      };
+    })
+    .sort(
+      (x, y) =>
+        (x.sampleId < y.sampleId ? -1 : x.sampleId > y.sampleId ? 1 : 0) ||
+        x.testIndex - y.testIndex,
+    );
+}
