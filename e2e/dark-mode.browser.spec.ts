@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import type { Locator, Page } from '@playwright/test';
 import { api, expect, MINI, screenshotPath, test } from './fixtures';
 
@@ -102,6 +103,23 @@ for (const colorScheme of ['dark', 'light'] as const) {
       expect(textColor).toBe(colorScheme === 'dark' ? 'rgb(228, 232, 239)' : 'rgb(29, 35, 48)');
       await page.screenshot({ path: screenshotPath(`run-view-${colorScheme}-1400`) });
 
+      // A saved figure is for a white page: the theme's variables are resolved to light colours.
+      const svgDownload = page.waitForEvent('download');
+      await page
+        .getByRole('group', { name: 'Save figure: Official F1 per category' })
+        .getByRole('button', { name: 'SVG' })
+        .click();
+      // Saved under its own name: Chromium opens a file by its extension.
+      const svgPath = test.info().outputPath('figure.svg');
+      await (await svgDownload).saveAs(svgPath);
+      const svg = readFileSync(svgPath, 'utf8');
+      expect(svg).not.toContain('var(--');
+      expect(svg).toContain('fill="#5f6b7a"');
+      const figure = await page.context().newPage();
+      await figure.goto(pathToFileURL(svgPath).href);
+      await figure.screenshot({ path: screenshotPath(`saved-figure-${colorScheme}`) });
+      await figure.close();
+
       for (const width of [1400, 1024]) {
         await page.setViewportSize({ width, height: 900 });
         await page.goto(`${workbench.url}#/compare?runs=${hybrid},${text}&base=${hybrid}`);
@@ -114,11 +132,26 @@ for (const colorScheme of ['dark', 'light'] as const) {
           exportButton: page.getByRole('button', { name: 'Export report' }),
           questionCount: questions.getByText(/of \d+ questions/),
         });
-        await page.screenshot({
-          path: screenshotPath(`compare-view-${colorScheme}-${width}`),
-          fullPage: true,
+        await page.screenshot({ path: screenshotPath(`compare-view-${colorScheme}-${width}`) });
+        await categories.screenshot({
+          path: screenshotPath(`compare-categories-${colorScheme}-${width}`),
         });
       }
+
+      // The comparison's exported report, as the person it is sent to opens it.
+      const reporting = page.waitForEvent('download');
+      await page.getByRole('button', { name: 'Export report' }).click();
+      const reportPath = test.info().outputPath('report.html');
+      await (await reporting).saveAs(reportPath);
+      const report = await page.context().newPage();
+      await report.setViewportSize({ width: 1400, height: 900 });
+      await report.goto(pathToFileURL(reportPath).href);
+      await expect(report.getByRole('region', { name: 'Headline' })).toBeVisible();
+      await report.screenshot({
+        path: screenshotPath(`compare-report-${colorScheme}`),
+        fullPage: true,
+      });
+      await report.close();
     });
   });
 }
