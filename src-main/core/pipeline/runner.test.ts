@@ -28,6 +28,26 @@ function world(): { store: RunStore; dataDir: string } {
   return { store: RunStore.open(join(root, `runs-${counter}.db`)), dataDir };
 }
 
+/** A run of mini.json with the recency preset, cancelled at the first event `stopAt` accepts. */
+async function cancelledRun(
+  { store, dataDir }: { store: RunStore; dataDir: string },
+  stopAt: (event: ProgressEvent) => boolean,
+) {
+  const stop = new AbortController();
+  return startExperiment(
+    { datasetPath: mini, memory: { preset: 'test-recency' } },
+    {
+      store,
+      dataDir,
+      executor: recency(),
+      signal: stop.signal,
+      onProgress: (e) => {
+        if (stopAt(e)) stop.abort();
+      },
+    },
+  );
+}
+
 const recencyMemory = async (ctx: MemoryServiceContext) => new RecencyMemory(ctx);
 const recency = (config: RecencyConfig = {}) =>
   inlineExecutor({ createMemory: async (ctx) => new RecencyMemory(ctx, config) });
@@ -199,18 +219,9 @@ describe('experiment runner (inline executor, real SQLite)', () => {
 
   it("announces a resume's finished samples, so its progress card starts where the run stopped", async () => {
     const { store, dataDir } = world();
-    const stop = new AbortController();
-    const handle = await startExperiment(
-      { datasetPath: mini, memory: { preset: 'test-recency' } },
-      {
-        store,
-        dataDir,
-        executor: recency(),
-        signal: stop.signal,
-        onProgress: (e) => {
-          if (e.type === 'sample-finished' && e.sampleId === 'mini-1') stop.abort();
-        },
-      },
+    const handle = await cancelledRun(
+      { store, dataDir },
+      (e) => e.type === 'sample-finished' && e.sampleId === 'mini-1',
     );
     expect((await handle.done).status).toBe('cancelled');
     const done = store.getRun(handle.runId).sampleInfo.find((s) => s.sampleId === 'mini-1')!;
@@ -364,19 +375,7 @@ describe('experiment runner (inline executor, real SQLite)', () => {
 
   it('keeps the token totals of a run made before the call ledger when it is resumed', async () => {
     const { store, dataDir } = world();
-    const stop = new AbortController();
-    const handle = await startExperiment(
-      { datasetPath: mini, memory: { preset: 'test-recency' } },
-      {
-        store,
-        dataDir,
-        executor: recency(),
-        signal: stop.signal,
-        onProgress: (e) => {
-          if (e.type === 'test-committed') stop.abort();
-        },
-      },
-    );
+    const handle = await cancelledRun({ store, dataDir }, (e) => e.type === 'test-committed');
     expect((await handle.done).status).toBe('cancelled');
     // What an older build left: totals in the manifest only, no ledger rows.
     store.db.prepare('DELETE FROM llm_calls WHERE run_id = ?').run(handle.runId);
