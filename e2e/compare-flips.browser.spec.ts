@@ -83,22 +83,62 @@ test('from "B is better overall" to the three questions that explain it, by keyb
   await expect(questions.getByText('3 of 7 questions')).toBeVisible();
 
   const expected = [
-    { q: 0, a: 'watched film', b: 'Maria', evidence: 'D1:1' },
-    { q: 1, a: 'long chat', b: 'cello every evening', evidence: 'D1:2' },
-    { q: 2, a: 'grew Lisbon', b: 'Pepper', evidence: 'D1:3' },
+    {
+      q: 0,
+      a: 'watched film',
+      b: 'Maria',
+      evidence: 'D1:1',
+      turn: 'Ann: My sister is called Maria.',
+    },
+    {
+      q: 1,
+      a: 'long chat',
+      b: 'cello every evening',
+      evidence: 'D1:2',
+      turn: 'Bob: I play the cello every evening.',
+    },
+    {
+      q: 2,
+      a: 'grew Lisbon',
+      b: 'Pepper',
+      evidence: 'D1:3',
+      turn: 'Ann: Our cat is named Pepper.',
+    },
   ];
+  // The first question's turns are held back: until they come the detail says it is loading,
+  // and evidence never reads "unknown" in the meantime.
+  let releaseTurns = (): void => undefined;
+  const turnsHeld = new Promise<void>((resolve) => (releaseTurns = resolve));
+  await page.route('**/api/datasets.sample', async (route) => {
+    await turnsHeld;
+    await route.continue();
+  });
   for (const [step, want] of expected.entries()) {
     await page.keyboard.press('j');
     const detail = questions.getByRole('region', {
       name: `Why did it flip: flip-1 question ${want.q}`,
     });
     await expect(detail).toBeVisible();
+    if (step === 0) {
+      // Either the loading state or (before the fix) the answers with evidence "unknown".
+      await expect
+        .poll(async () => (await detail.textContent()) ?? '')
+        .toMatch(/turns they cite|Evidence/);
+      await expect(detail).not.toContainText('unknown');
+      await expect(detail.getByRole('status')).toHaveText(
+        'Loading the answers and the turns they cite…',
+      );
+      // The route stays: once released it passes every request straight on.
+      releaseTurns();
+    }
     const a = detail.getByRole('region', { name: 'Run A' });
     const b = detail.getByRole('region', { name: 'Run B' });
-    // Side by side: A's wrong answer, B's right one, and why: A's window lost the evidence turn.
+    // Side by side: A's wrong answer, B's right one, and why: A's window lost the evidence turn,
+    // shown with its text from the dataset.
     await expect(a).toContainText(want.a);
     await expect(b).toContainText(want.b);
     await expect(a.getByText(`${want.evidence} missed`)).toBeVisible();
+    await expect(a.getByLabel(`${want.evidence} text`)).toHaveText(want.turn);
     await expect(b.getByText(new RegExp(`^${want.evidence} found #\\d+$`))).toBeVisible();
     await expect(b).toContainText(/Recall@10\s*1\.000 \(\+1\.000\)/);
     await expect(a).toContainText('baseline');
@@ -109,6 +149,20 @@ test('from "B is better overall" to the three questions that explain it, by keyb
       .filter({ hasText: 'EVIDENCE' });
     await expect(evidenceItem).toHaveCount(1);
     await expect(evidenceItem).toContainText(want.evidence);
+    // A lost it, so B's evidence memory is marked as absent from A's list.
+    await expect(evidenceItem).toContainText('not in A');
+    // Rank i of A and rank i of B sit on one line, whatever the lengths above them.
+    const itemsA = a.getByRole('list', { name: 'Run A retrieved memories' }).getByRole('listitem');
+    const itemsB = b.getByRole('list', { name: 'Run B retrieved memories' }).getByRole('listitem');
+    const ranks = Math.min(await itemsA.count(), await itemsB.count());
+    expect(ranks).toBeGreaterThan(1);
+    for (const i of [0, ranks - 1]) {
+      const [boxA, boxB] = await Promise.all([
+        itemsA.nth(i).boundingBox(),
+        itemsB.nth(i).boundingBox(),
+      ]);
+      expect(Math.abs((boxA?.y ?? 0) - (boxB?.y ?? -100))).toBeLessThan(1);
+    }
     // One row open at a time, and its toggle says so.
     await expect(questions.getByRole('region', { name: /^Why did it flip/ })).toHaveCount(1);
     await expect(

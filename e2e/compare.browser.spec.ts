@@ -70,6 +70,11 @@ test('compares a hybrid and a text run on mini-1: deltas, flips, config diff and
   await expect(delta).toContainText(/detectable ±\d\.\d{3}/);
   await expect(table).toContainText('paired bootstrap, 2,000 resamples, seed 0');
   await expect(categories.getByRole('figure')).toContainText('official LoCoMo');
+  // Each run's bars carry the 95% interval of their mean, as the run view's chart does.
+  await expect(categories.getByRole('figure')).toContainText(
+    'whiskers: 95% bootstrap interval of the mean',
+  );
+  await expect(categories.locator('.recharts-errorBar')).not.toHaveCount(0);
 
   // Scheme switch relabels the table.
   await page
@@ -150,6 +155,20 @@ test('compares a hybrid and a text run on mini-1: deltas, flips, config diff and
   expect(csv.split(/\r?\n/)[0]).toBe(
     'sampleId,questionIndex,category,question,gold,prediction[hybrid],officialF1[hybrid],prediction[text],officialF1[text],flip[text]',
   );
+
+  // Export report: the comparison as one self-contained HTML file (cli report --html's).
+  const reporting = page.waitForEvent('download');
+  await page
+    .getByRole('group', { name: 'Export comparison' })
+    .getByRole('button', { name: 'Export report' })
+    .click();
+  const report = await reporting;
+  expect(report.suggestedFilename()).toBe(`compare-${hybrid}-vs-${text}.html`);
+  const html = readFileSync(await report.path(), 'utf8');
+  expect(html).toMatch(/^<!doctype html>/i);
+  expect(html).toContain(hybrid);
+  expect(html).toContain(text);
+  expect(html).not.toMatch(/<script|(src|href)="https?:/i);
 });
 
 async function waitForRun(

@@ -219,17 +219,23 @@ test('a local endpoint needs no key, and a failed test says what to check', asyn
       await expect(editor).toHaveCount(0);
     };
 
-    // A server on another machine still needs a key variable: the form says so beside it.
+    // A server on another machine may go without a key (a gateway, a vLLM on the LAN), but that
+    // is also what a forgotten key variable looks like: the form warns and saves.
     await page.getByRole('button', { name: 'Add endpoint' }).click();
     const editor = page.getByRole('form', { name: 'New endpoint' });
     await editor.getByLabel('Name').fill('Remote');
     await editor.getByLabel('Model').fill('m');
     await editor.getByLabel('Base URL').fill('https://llm.example.org/v1');
     await editor.getByLabel('Key environment variable').fill('');
-    await editor.getByRole('button', { name: 'Save endpoint' }).click();
-    await expect(editor).toContainText('Key variable is needed for a server on another machine');
+    await expect(editor.getByRole('note', { name: 'Key warning' })).toContainText(
+      'without an Authorization header',
+    );
     await page.screenshot({ path: screenshotPath('models-endpoint-form') });
-    await editor.getByRole('button', { name: 'Cancel' }).click();
+    await editor.getByRole('button', { name: 'Save endpoint' }).click();
+    await expect(editor).toHaveCount(0);
+    const remote = page.getByRole('listitem', { name: 'Remote' });
+    await expect(remote).toContainText('no key · remote');
+    await expect(remote).toContainText('without an Authorization header');
 
     await add('Local model', open.url, 'local-mini');
     const local = page.getByRole('listitem', { name: 'Local model' });

@@ -259,7 +259,8 @@ export const apiMethods = {
         runIds: z.array(runId).min(2).max(8),
         baselineRunId: runId,
         metric: metricIdSchema.default('officialF1'),
-        format: z.enum(['json', 'csv']),
+        /** html: the self-contained report (src-shared/htmlReport.ts), as `cli report --html`. */
+        format: z.enum(['json', 'csv', 'html']),
       })
       .strict(),
   ),

@@ -292,6 +292,29 @@ describe('reduceProgress', () => {
     expect(testCounts(run)).toEqual({ done: 1, total: 3 });
   });
 
+  it("keeps a resume's finished samples on the card instead of restarting at 0%", () => {
+    const state = replay([
+      ev({
+        type: 'run-started',
+        runId: R,
+        at: 5000,
+        samples: ['b'],
+        totalPackets: 1,
+        totalTests: 1,
+        resumed: true,
+        finished: [{ sampleId: 'a', totalPackets: 2, plannedTests: 2 }],
+      }),
+    ]);
+    const run = state[R]!;
+    expect(run.sampleIds).toEqual(['a', 'b']);
+    expect(run.samples['a']).toMatchObject({ status: 'completed', packetsInserted: 2 });
+    expect(run.totalPackets).toBe(3);
+    expect(totalPacketsInserted(run)).toBe(2);
+    expect(testCounts(run)).toEqual({ done: 2, total: 3 });
+    // a's 2 packets and 2 tests of 3 packets and 3 tests.
+    expect(overallFraction(run)).toBeCloseTo(4 / 6);
+  });
+
   it('failure keeps its message', () => {
     const run = replay([
       ...START,

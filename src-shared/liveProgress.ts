@@ -183,15 +183,31 @@ function applyEvent(run: RunProgress, event: ProgressEvent): RunProgress {
   const at = { lastEventAt: event.at };
   switch (event.type) {
     case 'run-started': {
-      // A resume starts a fresh attempt: the counters restart, the samples are re-announced.
+      // A resume starts a fresh attempt: the counters restart, the samples are re-announced,
+      // and the samples an earlier attempt finished stay on the card as done.
       const fresh = emptyRun(event.runId);
+      const finished = event.finished ?? [];
       return {
         ...fresh,
         ...at,
         resumed: event.resumed,
-        sampleIds: event.samples,
-        samples: Object.fromEntries(event.samples.map((id) => [id, emptySample(id)])),
-        totalPackets: event.totalPackets,
+        sampleIds: [...finished.map((s) => s.sampleId), ...event.samples],
+        samples: Object.fromEntries([
+          ...finished.map((s): [string, SampleProgress] => [
+            s.sampleId,
+            {
+              ...emptySample(s.sampleId),
+              status: 'completed',
+              totalPackets: s.totalPackets,
+              packetsInserted: s.totalPackets,
+              plannedTests: s.plannedTests,
+              testsCommitted: s.plannedTests,
+              skippedTests: s.plannedTests,
+            },
+          ]),
+          ...event.samples.map((id) => [id, emptySample(id)]),
+        ]),
+        totalPackets: event.totalPackets + finished.reduce((sum, s) => sum + s.totalPackets, 0),
         totalTests: event.totalTests,
         startedAt: event.at,
       };
@@ -441,9 +457,12 @@ export function reduceProgress(state: ProgressState, action: ProgressAction): Pr
  */
 export function overallFraction(run: RunProgress): number {
   if (run.status === 'completed') return 1;
-  const total = run.totalPackets + run.totalTests;
+  // Tests an earlier attempt committed (resume) are done work too: the card does not restart at 0.
+  let skipped = 0;
+  for (const id of run.sampleIds) skipped += run.samples[id]?.skippedTests ?? 0;
+  const total = run.totalPackets + run.totalTests + skipped;
   if (total === 0) return 0;
-  const done = Math.min(totalPacketsInserted(run), run.totalPackets) + run.testsCommitted;
+  const done = Math.min(totalPacketsInserted(run), run.totalPackets) + run.testsCommitted + skipped;
   return Math.min(1, done / total);
 }
 

@@ -18,7 +18,7 @@ export const apiKeyEnvSchema = z
 
 export const endpointIdSchema = z.string().regex(ENDPOINT_ID, 'must be an endpoint id');
 
-/** Whether a base URL points at this machine (a local server, which needs no key). */
+/** Whether a base URL points at this machine (a local server, which usually needs no key). */
 export function isLoopbackUrl(baseUrl: string): boolean {
   try {
     const host = new URL(baseUrl).hostname;
@@ -28,21 +28,31 @@ export function isLoopbackUrl(baseUrl: string): boolean {
   }
 }
 
+/**
+ * A key-less endpoint on another machine is allowed (the README's vLLM or gateway), but it is
+ * also what a forgotten key variable looks like: the form and the endpoint's card say so.
+ */
+export function keylessRemoteWarning(endpoint: {
+  baseUrl: string;
+  apiKeyEnv?: string | undefined;
+}): string | null {
+  if (endpoint.apiKeyEnv !== undefined || isLoopbackUrl(endpoint.baseUrl)) return null;
+  return 'No key variable: requests go to this server on another machine without an Authorization header. Fine for a server that needs no key; if it needs one, name its variable.';
+}
+
 /** What the Models form sends: without `id` a new endpoint, with it a replacement. */
-export const ModelEndpointInputSchema = z
-  .strictObject({
-    id: endpointIdSchema.optional(),
-    name: z.string().trim().min(1, 'must not be empty').max(MAX_ENDPOINT_NAME),
-    baseUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
-    model: z.string().trim().min(1, 'must not be empty').max(200),
-    /** No key variable: the call goes without a key (allowed for a local server only). */
-    apiKeyEnv: apiKeyEnvSchema.optional(),
-    prices: LlmPricesSchema.optional(),
-  })
-  .refine((e) => e.apiKeyEnv !== undefined || isLoopbackUrl(e.baseUrl), {
-    path: ['apiKeyEnv'],
-    message: 'is needed for a server on another machine (only a local server may go without a key)',
-  });
+export const ModelEndpointInputSchema = z.strictObject({
+  id: endpointIdSchema.optional(),
+  name: z.string().trim().min(1, 'must not be empty').max(MAX_ENDPOINT_NAME),
+  baseUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
+  model: z.string().trim().min(1, 'must not be empty').max(200),
+  /**
+   * No key variable: the call goes without an Authorization header, to a local server or to a
+   * remote one that needs none (a vLLM on the LAN, an internal gateway); see keylessRemoteWarning.
+   */
+  apiKeyEnv: apiKeyEnvSchema.optional(),
+  prices: LlmPricesSchema.optional(),
+});
 export type ModelEndpointInput = z.input<typeof ModelEndpointInputSchema>;
 
 export interface ModelEndpoint {

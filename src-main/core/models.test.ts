@@ -6,6 +6,7 @@ import {
   startFakeOpenAIServer,
   type FakeOpenAIServer,
 } from '../../tests/support/fake-openai-server';
+import { isLoopbackUrl } from '../../src-shared/models';
 import { ApiKeySource, KeyEnvPolicy } from './keys';
 import { MODELS_FILE, ModelsService, type KeyStore } from './models';
 import { TEST_PROMPT } from './pipeline/preflight';
@@ -289,10 +290,20 @@ describe('ModelsService: a local server without a key, and what to check when a 
     expect(open.requests.slice(before).map((r) => r.headers.authorization)).toEqual([undefined]);
   });
 
-  it('refuses an endpoint on another machine without a key variable, naming the field', () => {
-    expect(() => service().save({ ...noKey, baseUrl: 'https://api.example.com/v1' })).toThrow(
-      /apiKeyEnv.*needed for a server on another machine/,
-    );
+  it('saves a key-less endpoint on another machine and calls it without an Authorization header', async () => {
+    const models = service();
+    const gateway = { ...noKey, name: 'Gateway', baseUrl: 'https://llm.internal.example/v1' };
+    expect(models.save(gateway).apiKeyEnv).toBeUndefined();
+    // The fake listens on 127.0.0.1; its IPv4-mapped IPv6 form reaches it under a host name
+    // that is not loopback, as a vLLM on the LAN would be.
+    const remote = open.url.replace('127.0.0.1', '[::ffff:127.0.0.1]');
+    expect(isLoopbackUrl(remote)).toBe(false);
+    const saved = models.save({ ...noKey, name: 'LAN vLLM', baseUrl: remote });
+    const before = open.requests.length;
+    expect(await models.test(saved.id)).toMatchObject({ ok: true, reply: 'pong' });
+    const sent = open.requests.slice(before);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]?.headers.authorization).toBeUndefined();
   });
 
   it('says the port is refused when nothing listens there', async () => {

@@ -16,6 +16,8 @@ export type ProgressEvent =
       totalPackets: number;
       totalTests: number;
       resumed: boolean;
+      /** A resume's samples an earlier attempt finished: not run again, still part of the run. */
+      finished?: Array<{ sampleId: string; totalPackets: number; plannedTests: number }>;
     })
   | (EventBase & {
       type: 'sample-started';

@@ -126,6 +126,8 @@ export interface RunContext {
   /** Samples run at once (lanes). */
   parallel: number;
   resumed: boolean;
+  /** A resume's samples an earlier attempt finished (announced so progress keeps them). */
+  finished?: Array<{ sampleId: string; totalPackets: number; plannedTests: number }>;
   executor: SampleExecutor;
   options: RunOptions;
 }

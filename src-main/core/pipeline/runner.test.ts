@@ -9,6 +9,7 @@ import { RecencyMemory, type RecencyConfig } from '../../../tests/fixtures/exper
 import type { Answerer } from '../answer/types';
 import { ExtractiveAnswerer } from '../answer/extractive';
 import { table2Columns } from '../../../src-shared/compare';
+import { overallFraction, reduceProgress, testCounts } from '../../../src-shared/liveProgress';
 import { loadDatasetFile } from '../dataset/load';
 import { planTests } from '../dataset/testPlan';
 import { RunStore } from '../runs/store';
@@ -25,6 +26,26 @@ let counter = 0;
 function world(): { store: RunStore; dataDir: string } {
   const dataDir = join(root, `w${++counter}`);
   return { store: RunStore.open(join(root, `runs-${counter}.db`)), dataDir };
+}
+
+/** A run of mini.json with the recency preset, cancelled at the first event `stopAt` accepts. */
+async function cancelledRun(
+  { store, dataDir }: { store: RunStore; dataDir: string },
+  stopAt: (event: ProgressEvent) => boolean,
+) {
+  const stop = new AbortController();
+  return startExperiment(
+    { datasetPath: mini, memory: { preset: 'test-recency' } },
+    {
+      store,
+      dataDir,
+      executor: recency(),
+      signal: stop.signal,
+      onProgress: (e) => {
+        if (stopAt(e)) stop.abort();
+      },
+    },
+  );
 }
 
 const recencyMemory = async (ctx: MemoryServiceContext) => new RecencyMemory(ctx);
@@ -196,6 +217,36 @@ describe('experiment runner (inline executor, real SQLite)', () => {
     expect(resumed.notAsked).toBe(expected);
   });
 
+  it("announces a resume's finished samples, so its progress card starts where the run stopped", async () => {
+    const { store, dataDir } = world();
+    const handle = await cancelledRun(
+      { store, dataDir },
+      (e) => e.type === 'sample-finished' && e.sampleId === 'mini-1',
+    );
+    expect((await handle.done).status).toBe('cancelled');
+    const done = store.getRun(handle.runId).sampleInfo.find((s) => s.sampleId === 'mini-1')!;
+    expect(done.status).toBe('completed');
+
+    const events: ProgressEvent[] = [];
+    const resumed = await resumeExperiment(handle.runId, {
+      store,
+      dataDir,
+      executor: recency(),
+      onProgress: (e) => events.push(e),
+    });
+    expect((await resumed.done).status).toBe('completed');
+    // The card as it is right after run-started: mini-1 done, not back to 0%.
+    const card = reduceProgress({}, { type: 'event', event: events[0]! })[handle.runId]!;
+    expect(card.sampleIds).toEqual(['mini-1', 'mini-2']);
+    expect(card.samples['mini-1']).toMatchObject({
+      status: 'completed',
+      packetsInserted: done.totalPackets,
+      testsCommitted: done.plannedTests,
+    });
+    expect(overallFraction(card)).toBeGreaterThan(0.5);
+    expect(testCounts(card).done).toBe(done.plannedTests);
+  });
+
   it('says why an answer failed and who cancelled the run, in the events', async () => {
     const { store, dataDir } = world();
     const events: ProgressEvent[] = [];
@@ -324,19 +375,7 @@ describe('experiment runner (inline executor, real SQLite)', () => {
 
   it('keeps the token totals of a run made before the call ledger when it is resumed', async () => {
     const { store, dataDir } = world();
-    const stop = new AbortController();
-    const handle = await startExperiment(
-      { datasetPath: mini, memory: { preset: 'test-recency' } },
-      {
-        store,
-        dataDir,
-        executor: recency(),
-        signal: stop.signal,
-        onProgress: (e) => {
-          if (e.type === 'test-committed') stop.abort();
-        },
-      },
-    );
+    const handle = await cancelledRun({ store, dataDir }, (e) => e.type === 'test-committed');
     expect((await handle.done).status).toBe('cancelled');
     // What an older build left: totals in the manifest only, no ledger rows.
     store.db.prepare('DELETE FROM llm_calls WHERE run_id = ?').run(handle.runId);

@@ -292,6 +292,13 @@ export async function resumeExperiment(
     planned,
     parallel: lanesFor(executor, config, planned.length, dataset),
     resumed: true,
+    finished: run.sampleInfo
+      .filter((info) => info.status === 'completed')
+      .map((info) => ({
+        sampleId: info.sampleId,
+        totalPackets: info.totalPackets,
+        plannedTests: info.plannedTests,
+      })),
     executor,
     options,
   };
@@ -400,6 +407,7 @@ async function execute(
     totalPackets,
     totalTests: planned.reduce((sum, p) => sum + p.plan.tests.length - p.skipTests.size, 0),
     resumed,
+    ...(context.finished && context.finished.length > 0 ? { finished: context.finished } : {}),
   });
 
   const forward = (event: SampleEvent): void => {

@@ -17,6 +17,7 @@ import { EXPORT_MIME_TYPES, csvField, exportRun } from './export';
 import type { RunReader } from './reader';
 import { distinctRunNames } from '../../../src-shared/compareTable';
 import { runLabel } from '../../../src-shared/runs';
+import { compareReportHtml } from '../../../src-shared/htmlReport';
 
 /**
  * The API's read views of the runs database, each a pure function of a RunReader. They are what
@@ -148,6 +149,13 @@ export function runQueries(reader: RunReader): RunQueries {
           filename: `${stem}.json`,
           mimeType: 'application/json',
           content: JSON.stringify(result, null, 2),
+        };
+      }
+      if (format === 'html') {
+        return {
+          filename: `${stem}.html`,
+          mimeType: EXPORT_MIME_TYPES.html,
+          content: compareReportHtml(result),
         };
       }
       return {

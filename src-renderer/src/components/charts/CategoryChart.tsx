@@ -1,3 +1,4 @@
+import { CHART_COLORS } from './chartColors';
 import {
   Bar,
   BarChart,
@@ -84,7 +85,7 @@ export function CategoryChart({
             barGap={2}
             accessibilityLayer={false}
           >
-            <CartesianGrid strokeDasharray="3 3" vertical={false} stroke="#e6e9ef" />
+            <CartesianGrid strokeDasharray="3 3" vertical={false} stroke={CHART_COLORS.grid} />
             <XAxis
               dataKey={(row: CategoryChartRow) => categoryTickLabel(row)}
               interval={0}
@@ -97,7 +98,7 @@ export function CategoryChart({
               ticks={[0, 0.25, 0.5, 0.75, 1]}
               width={44}
               tickFormatter={(v: number) => v.toFixed(2)}
-              tick={{ fontSize: 12, fill: '#5f6b7a' }}
+              tick={{ fontSize: 12, fill: CHART_COLORS.muted }}
               axisLine={false}
               tickLine={false}
             />
@@ -135,13 +136,13 @@ export function CategoryChart({
                   }}
                   width={6}
                   strokeWidth={1.5}
-                  stroke="#1d2330"
+                  stroke={CHART_COLORS.ink}
                   direction="y"
                 />
                 <LabelList
                   position="top"
                   fontSize={11}
-                  fill="#1d2330"
+                  fill={CHART_COLORS.ink}
                   formatter={(v: unknown) => (typeof v === 'number' ? v.toFixed(2) : '')}
                 />
               </Bar>
@@ -197,11 +198,11 @@ function CategoryTick({ x = 0, y = 0, payload }: TickProps) {
   const tail = split > 0 ? text.slice(split + 1) : '';
   return (
     <g transform={`translate(${x},${y})`}>
-      <text className="category-tick" textAnchor="middle" fontSize={12} fill="#1d2330">
+      <text className="category-tick" textAnchor="middle" fontSize={12} fill={CHART_COLORS.ink}>
         <tspan x={0} dy={14}>
           {head}
         </tspan>
-        <tspan x={0} dy={15} fill="#5f6b7a">
+        <tspan x={0} dy={15} fill={CHART_COLORS.muted}>
           {tail}
         </tspan>
       </text>

@@ -1,12 +1,13 @@
 import { useState, type RefObject } from 'react';
 import { downloadBlob } from '../../lib/download';
+import { withLightChartColors } from './chartColors';
 
 /** PNGs at twice the on-screen size: sharp in a paper's two-column figure. */
 const PNG_SCALE = 2;
 
 /**
- * The chart's SVG as a standalone file: its size, a white background and the app's font set on
- * the root, so it looks the same outside the page (XMLSerializer writes the namespace itself; a
+ * The chart's SVG as a standalone file: its size, a white background, the light theme's colours
+ * and the app's font set on the root, so it looks the same outside the page (XMLSerializer writes the namespace itself; a
  * second xmlns attribute would make the file unreadable).
  */
 function standaloneSvg(svg: SVGSVGElement): { text: string; width: number; height: number } {
@@ -20,7 +21,8 @@ function standaloneSvg(svg: SVGSVGElement): { text: string; width: number; heigh
   background.setAttribute('height', '100%');
   background.setAttribute('fill', '#ffffff');
   copy.insertBefore(background, copy.firstChild);
-  return { text: new XMLSerializer().serializeToString(copy), width, height };
+  const text = withLightChartColors(new XMLSerializer().serializeToString(copy));
+  return { text, width, height };
 }
 
 async function pngOf(svg: { text: string; width: number; height: number }): Promise<Blob> {

@@ -1,10 +1,11 @@
-import { memo, useMemo, useState } from 'react';
+import { memo, useEffect, useMemo, useState } from 'react';
 import type { CompareMetric, QuestionSets, RunComparison } from '@shared/compare';
 import { schemeLabelOf, type BenchmarkProfile, type SchemeId } from '@shared/benchmarks';
 import { compareCategoryCsv, compareTable, distinctRunNames } from '@shared/compareTable';
 import type { FairnessWarning } from '@shared/fairness';
 import { downloadFile } from '../../lib/download';
 import { CategoryChart, type CategoryChartSeries } from '../../components/charts/CategoryChart';
+import type { CategoryChartRow } from '../../components/charts/categoryRows';
 import { RunTag } from './RunPicker';
 import {
   BOOTSTRAP_RESAMPLES,
@@ -18,6 +19,7 @@ import {
   runColor,
   runLetter,
   shortRunLabel,
+  withCompareIntervals,
 } from './shape';
 
 /** Per-category means side by side, deltas against the baseline with their intervals, and a chart. */
@@ -46,6 +48,19 @@ export const CategoryPanel = memo(function CategoryPanel({
     () => compareChartRows(comparison, scheme, profile),
     [comparison, scheme, profile],
   );
+  // Bars first, whiskers a moment later: their bootstrap takes a few hundred ms at LoCoMo's size.
+  const [whiskered, setWhiskered] = useState<{
+    of: readonly CategoryChartRow[];
+    rows: CategoryChartRow[];
+  } | null>(null);
+  useEffect(() => {
+    const timer = setTimeout(
+      () => setWhiskered({ of: chartRows, rows: withCompareIntervals(chartRows, comparison) }),
+      0,
+    );
+    return () => clearTimeout(timer);
+  }, [chartRows, comparison]);
+  const shownChartRows = whiskered?.of === chartRows ? whiskered.rows : chartRows;
   const base = comparison.baselineIndex;
   const series = useMemo(
     () =>
@@ -194,7 +209,7 @@ export const CategoryPanel = memo(function CategoryPanel({
           </table>
         </div>
         <CategoryChart
-          rows={chartRows}
+          rows={shownChartRows}
           series={series}
           metricLabel={`Mean ${metricLabel}`}
           schemeLabel={schemeLabelOf(profile, scheme)}

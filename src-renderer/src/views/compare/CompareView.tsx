@@ -22,6 +22,7 @@ import {
   useCompareExport,
   useCompareParams,
   useComparison,
+  type CompareExportFormat,
   type ExportState,
 } from './hooks';
 import { QuestionTable } from './QuestionTable';
@@ -242,19 +243,28 @@ function ExportButtons({
 }: {
   disabled: boolean;
   state: ExportState;
-  onExport: (format: 'csv' | 'json') => void;
+  onExport: (format: CompareExportFormat) => void;
 }) {
   const busy = state.status === 'exporting';
   return (
     <div className="export-buttons" role="group" aria-label="Export comparison">
-      {(['csv', 'json'] as const).map((format) => (
+      {(['csv', 'json', 'html'] as const).map((format) => (
         <button
           key={format}
           type="button"
           disabled={disabled || busy}
           onClick={() => onExport(format)}
+          title={
+            format === 'html'
+              ? 'One self-contained HTML file: the headline, per-category table and chart'
+              : undefined
+          }
         >
-          {busy && state.format === format ? 'Exporting…' : `Export ${format.toUpperCase()}`}
+          {busy && state.format === format
+            ? 'Exporting…'
+            : format === 'html'
+              ? 'Export report'
+              : `Export ${format.toUpperCase()}`}
         </button>
       ))}
     </div>

@@ -1,9 +1,9 @@
-import { memo } from 'react';
+import { memo, type CSSProperties } from 'react';
 import type { CompareMetric } from '@shared/compare';
 import { ErrorView } from '../../components/ErrorView';
 import { useApi } from '../../hooks/useApi';
 import { useRunSample } from '../runs/hooks';
-import { flipSides, type FlipSide } from './flipDetail';
+import { flipSides, rankMoveMark, type FlipSide } from './flipDetail';
 import { RunTag } from './RunPicker';
 import { METRIC_LABELS, formatScore, formatSigned, runLetter } from './shape';
 import './flipDetail.css';
@@ -37,8 +37,14 @@ export const FlipDetail = memo(function FlipDetail({
     data?.runs.find((r) => r.datasetSha256)?.datasetSha256 ??
     null;
   const source = useRunSample(data ? sha : null, sampleId);
-  const sides = data ? flipSides(data, source.sample, metric, baselineIndex) : [];
+  // The answers wait for the turns they cite: evidence never reads "unknown" while they load.
+  const sampleSettled =
+    source.dataset === null || source.sample !== null || source.error !== undefined;
+  const ready = data !== undefined && sampleSettled;
+  const sides = ready ? flipSides(data, source.sample, metric, baselineIndex) : [];
   const first = data?.runs.find((r) => r.answer !== null)?.answer ?? null;
+  // Rows shared by every side, so rank i of each retrieved list sits on one line (subgrid).
+  const ranks = Math.max(1, ...sides.map((side) => side.retrieved.length));
 
   return (
     <section
@@ -46,10 +52,10 @@ export const FlipDetail = memo(function FlipDetail({
       aria-label={`Why did it flip: ${sampleId} question ${questionIndex}`}
     >
       {result.error ? <ErrorView error={result.error} title="Could not read the answers" /> : null}
-      {data === undefined ? (
+      {!ready ? (
         result.error ? null : (
           <p className="muted" role="status">
-            Loading the answers…
+            Loading the answers and the turns they cite…
           </p>
         )
       ) : (
@@ -66,7 +72,12 @@ export const FlipDetail = memo(function FlipDetail({
           ) : null}
           <div
             className="flip-sides"
-            style={{ gridTemplateColumns: `repeat(${sides.length}, minmax(300px, 1fr))` }}
+            style={
+              {
+                gridTemplateColumns: `repeat(${sides.length}, minmax(300px, 1fr))`,
+                '--flip-ranks': ranks,
+              } as CSSProperties
+            }
           >
             {sides.map((side, i) => (
               <SideColumn key={side.runId} side={side} index={i} metric={metric} />
@@ -130,16 +141,24 @@ function SideColumn({
             </dd>
             <dt>Evidence</dt>
             <dd className="evidence-ids">
-              {side.evidence === null ? <span className="muted">unknown</span> : null}
+              {side.evidence === null ? (
+                <span className="muted">not known: the runs’ dataset is not open</span>
+              ) : null}
               {side.evidence?.length === 0 ? <span className="muted">none</span> : null}
               {side.evidence?.map((e) => (
-                <code
-                  key={e.diaId}
-                  className={e.rank === null ? 'dia-id missed' : 'dia-id hit'}
-                  title={e.rank === null ? 'not retrieved' : `retrieved at rank ${e.rank}`}
-                >
-                  {e.diaId} {e.rank === null ? 'missed' : `found #${e.rank}`}
-                </code>
+                <span key={e.diaId} className="evidence-hit">
+                  <code
+                    className={e.rank === null ? 'dia-id missed' : 'dia-id hit'}
+                    title={e.rank === null ? 'not retrieved' : `retrieved at rank ${e.rank}`}
+                  >
+                    {e.diaId} {e.rank === null ? 'missed' : `found #${e.rank}`}
+                  </code>
+                  {e.rank === null && e.turn ? (
+                    <q className="missed-turn" aria-label={`${e.diaId} text`}>
+                      <span className="speaker">{e.turn.speaker}:</span> {e.turn.text}
+                    </q>
+                  ) : null}
+                </span>
               ))}
             </dd>
             <dt>Judge</dt>
@@ -168,7 +187,11 @@ function SideColumn({
               )}
             </dd>
           </dl>
-          <RetrievedList rows={side.retrieved} label={`Run ${letter} retrieved memories`} />
+          <RetrievedList
+            rows={side.retrieved}
+            label={`Run ${letter} retrieved memories`}
+            mark={(row) => rankMoveMark(row.move, side.isBaseline)}
+          />
         </>
       )}
     </section>

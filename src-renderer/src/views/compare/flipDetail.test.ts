@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import type { QuestionAcrossRuns } from '@shared/api';
 import type { AnswerRecord } from '@shared/experiment';
 import type { Sample } from '@shared/dataset/types';
-import { flipKeyAction, flipSides, openKey, parseOpenKey, stepOpen } from './flipDetail';
+import {
+  flipKeyAction,
+  flipSides,
+  openKey,
+  parseOpenKey,
+  rankMoveMark,
+  stepOpen,
+} from './flipDetail';
 
 const answer = (over: Partial<AnswerRecord>): AnswerRecord => ({
   sampleId: 's1',
@@ -83,14 +90,15 @@ describe('flipSides', () => {
   it("shows each run's evidence found (with rank) or missed, and score and recall against the baseline", () => {
     const [a, b, c] = flipSides(data, sample, 'officialF1', 0);
     expect(a).toMatchObject({ isBaseline: true, scoreDelta: null, recallDelta: null, k: 5 });
+    // A missed turn comes with its text: what the run lost, not just an id.
     expect(a?.evidence).toEqual([
-      { diaId: 'D1:2', rank: null },
-      { diaId: 'D1:3', rank: null },
+      { diaId: 'D1:2', rank: null, turn: { speaker: 'Ann', text: 'I moved to Paris' } },
+      { diaId: 'D1:3', rank: null, turn: { speaker: 'Bob', text: 'Nice' } },
     ]);
     expect(b).toMatchObject({ score: 1, scoreDelta: 1, recall: 0.5, recallDelta: 0.5 });
     expect(b?.evidence).toEqual([
-      { diaId: 'D1:2', rank: 2 },
-      { diaId: 'D1:3', rank: null },
+      { diaId: 'D1:2', rank: 2, turn: { speaker: 'Ann', text: 'I moved to Paris' } },
+      { diaId: 'D1:3', rank: null, turn: { speaker: 'Bob', text: 'Nice' } },
     ]);
     expect(b?.retrieved.map((r) => [r.rank, r.isEvidence, r.turn?.text])).toEqual([
       [1, false, 'Hi'],
@@ -124,9 +132,9 @@ describe('flipSides', () => {
       ],
     };
     const [only] = flipSides(chunked, sample, 'officialF1', 0);
-    expect(only?.evidence).toEqual([
-      { diaId: 'D1:2', rank: 2 },
-      { diaId: 'D1:3', rank: 2 },
+    expect(only?.evidence?.map((e) => [e.diaId, e.rank])).toEqual([
+      ['D1:2', 2],
+      ['D1:3', 2],
     ]);
     expect(only?.retrieved.map((r) => r.isEvidence)).toEqual([false, true]);
   });
@@ -135,6 +143,61 @@ describe('flipSides', () => {
     const [a, b] = flipSides(data, null, 'officialF1', 1);
     expect(a).toMatchObject({ scoreDelta: -1, recallDelta: -0.5, evidence: null });
     expect(b).toMatchObject({ isBaseline: true, scoreDelta: null });
+  });
+});
+
+describe('rank moves between the lists', () => {
+  // A retrieves D1:1, D1:2, D1:3; B retrieves D1:3 first (A's #3), D1:1 second (A's #1), D1:4
+  // third (A never did). Ids differ between runs' collections: the turn is what matches.
+  const moved: QuestionAcrossRuns = {
+    sampleId: 's1',
+    questionIndex: 0,
+    runs: [
+      side(
+        'a',
+        answer({
+          retrieved: [
+            { id: 'a1', diaId: 'D1:1', score: 0.9 },
+            { id: 'a2', diaId: 'D1:2', score: 0.8 },
+            { id: 'a3', diaId: 'D1:3', score: 0.7 },
+          ],
+        }),
+      ),
+      side(
+        'b',
+        answer({
+          retrieved: [
+            { id: 'b1', diaId: 'D1:3', score: 0.9 },
+            { id: 'b2', diaId: 'D1:1', score: 0.8 },
+            { id: 'b3', diaId: 'D1:4', score: 0.7 },
+          ],
+        }),
+      ),
+    ],
+  };
+
+  it("marks each memory with its rank in the other run's list", () => {
+    const [a, b] = flipSides(moved, sample, 'officialF1', 0);
+    const marks = (s: typeof a) =>
+      s?.retrieved.map((r) => rankMoveMark(r.move, s.isBaseline)?.text ?? null);
+    expect(marks(b)).toEqual(['↑2 was #3', '↓1 was #1', 'not in A']);
+    expect(marks(a)).toEqual(['B #2 ↓1', 'not in B', 'B #1 ↑2']);
+  });
+
+  it('leaves a memory that kept its rank unmarked, and a run without the question unmarked', () => {
+    const same: QuestionAcrossRuns = {
+      ...moved,
+      runs: [moved.runs[0]!, { ...moved.runs[0]!, runId: 'b' }],
+    };
+    const [, b] = flipSides(same, sample, 'officialF1', 0);
+    expect(b?.retrieved.map((r) => rankMoveMark(r.move, false))).toEqual([null, null, null]);
+    const [a] = flipSides(
+      { ...moved, runs: [moved.runs[0]!, side('b', null)] },
+      sample,
+      'officialF1',
+      0,
+    );
+    expect(a?.retrieved.every((r) => r.move === null)).toBe(true);
   });
 });
 

@@ -1,7 +1,8 @@
 import type { QuestionAcrossRuns } from '@shared/api';
 import type { CompareMetric } from '@shared/compare';
 import type { Sample } from '@shared/dataset/types';
-import { retrievedView, type RetrievedRow } from '../runs/shape';
+import { retrievedView, turnsById, type RetrievedRow } from '../runs/shape';
+import { runLetter } from './shape';
 import { stepKey } from '../../lib/rowKeys';
 
 /**
@@ -14,7 +15,25 @@ export interface EvidenceHit {
   diaId: string;
   /** 1-based rank among the run's retrieved memories; null: not retrieved (missed). */
   rank: number | null;
+  /** The turn as the dataset has it (a missed turn's text says what the run lost). */
+  turn: { speaker: string; text: string } | null;
 }
+
+/**
+ * Where a retrieved memory stands in the other run's list: the baseline for every other run,
+ * the first other run for the baseline. Memories are matched by the turn they hold (item ids
+ * differ between runs' collections), or by id where they hold no turn.
+ */
+export interface RankMove {
+  /** The other run's letter (A, B, ...). */
+  other: string;
+  /** 1-based rank in the other run's list; null: not retrieved there. */
+  otherRank: number | null;
+  /** Places it moved from the baseline's list to the other run's (positive: up); null: absent. */
+  shift: number | null;
+}
+
+export type FlipRetrievedRow = RetrievedRow & { move: RankMove | null };
 
 export interface JudgeView {
   /** J: the share of repeats labelled CORRECT; null when the judge failed. */
@@ -42,7 +61,7 @@ export interface FlipSide {
   recallDelta: number | null;
   /** The question's evidence turns (null while the sample is unknown), found or missed. */
   evidence: EvidenceHit[] | null;
-  retrieved: RetrievedRow[];
+  retrieved: FlipRetrievedRow[];
   judge: JudgeView | null;
   retrieveMs: number | null;
   answerMs: number | null;
@@ -52,6 +71,77 @@ const delta = (value: number | null, base: number | null): number | null =>
   value === null || base === null ? null : value - base;
 
 export function flipSides(
+  data: QuestionAcrossRuns,
+  sample: Sample | null,
+  metric: CompareMetric,
+  baselineIndex: number,
+): FlipSide[] {
+  return withRankMoves(sidesOf(data, sample, metric, baselineIndex), baselineIndex);
+}
+
+const memoryKey = (row: RetrievedRow): string =>
+  row.diaId !== null ? `turn:${row.diaId}` : `id:${row.id}`;
+
+/** Marks each retrieved memory with its rank in the other list (see RankMove). */
+function withRankMoves(sides: FlipSide[], baselineIndex: number): FlipSide[] {
+  const rankMaps = sides.map((side) => {
+    const ranks = new Map<string, number>();
+    for (const row of side.retrieved) {
+      const key = memoryKey(row);
+      if (!ranks.has(key)) ranks.set(key, row.rank);
+    }
+    return ranks;
+  });
+  const firstOther = sides.findIndex((s, i) => i !== baselineIndex && s.answered);
+  return sides.map((side, i) => {
+    const other = i === baselineIndex ? firstOther : baselineIndex;
+    const otherRanks = rankMaps[other];
+    if (!side.answered || other < 0 || !sides[other]?.answered || !otherRanks) return side;
+    return {
+      ...side,
+      retrieved: side.retrieved.map((row) => {
+        const otherRank = otherRanks.get(memoryKey(row)) ?? null;
+        const shift =
+          otherRank === null
+            ? null
+            : i === baselineIndex
+              ? row.rank - otherRank
+              : otherRank - row.rank;
+        return { ...row, move: { other: runLetter(other), otherRank, shift } };
+      }),
+    };
+  });
+}
+
+export interface RankMoveMark {
+  /** "↑3 was #7" (B against A), "B #3 ↑4" (A's memory in B), "not in B". */
+  text: string;
+  title: string;
+  tone: 'up' | 'down' | 'absent';
+}
+
+/** The mark beside a memory that moved between the lists; null where it kept its rank. */
+export function rankMoveMark(move: RankMove | null, isBaseline: boolean): RankMoveMark | null {
+  if (move === null) return null;
+  if (move.otherRank === null || move.shift === null) {
+    return {
+      text: `not in ${move.other}`,
+      title: `run ${move.other} did not retrieve this memory`,
+      tone: 'absent',
+    };
+  }
+  if (move.shift === 0) return null;
+  const arrow = `${move.shift > 0 ? '↑' : '↓'}${Math.abs(move.shift)}`;
+  return {
+    text: isBaseline
+      ? `${move.other} #${move.otherRank} ${arrow}`
+      : `${arrow} was #${move.otherRank}`,
+    title: `rank ${move.otherRank} in run ${move.other}`,
+    tone: move.shift > 0 ? 'up' : 'down',
+  };
+}
+
+function sidesOf(
   data: QuestionAcrossRuns,
   sample: Sample | null,
   metric: CompareMetric,
@@ -84,6 +174,7 @@ export function flipSides(
       };
     }
     const view = retrievedView(answer, sample);
+    const turns = turnsById(sample);
     const ranks = new Map<string, number>();
     for (const row of view.rows)
       for (const diaId of row.diaIds) if (!ranks.has(diaId)) ranks.set(diaId, row.rank);
@@ -104,8 +195,15 @@ export function flipSides(
       evidence:
         view.evidence === null
           ? null
-          : view.evidence.map((diaId) => ({ diaId, rank: ranks.get(diaId) ?? null })),
-      retrieved: view.rows,
+          : view.evidence.map((diaId) => {
+              const turn = turns.get(diaId);
+              return {
+                diaId,
+                rank: ranks.get(diaId) ?? null,
+                turn: turn ? { speaker: turn.speaker, text: turn.text } : null,
+              };
+            }),
+      retrieved: view.rows.map((row) => ({ ...row, move: null })),
       judge:
         answer.judge === null
           ? null

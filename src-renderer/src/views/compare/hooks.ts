@@ -108,15 +108,18 @@ export function useComparison(
   return { ...state, requested: request !== null };
 }
 
+/** csv and json: the comparison's data; html: the shareable report. */
+export type CompareExportFormat = 'csv' | 'json' | 'html';
+
 export type ExportState =
   | { status: 'idle' }
-  | { status: 'exporting'; format: 'csv' | 'json' }
+  | { status: 'exporting'; format: CompareExportFormat }
   | { status: 'error'; error: ErrorPayload };
 
 /** Asks the engine for the comparison file (it owns the CSV/JSON layout) and saves it. */
 export function useCompareExport(params: Pick<CompareParams, 'runs' | 'baseline' | 'metric'>): {
   state: ExportState;
-  exportAs: (format: 'csv' | 'json') => Promise<void>;
+  exportAs: (format: CompareExportFormat) => Promise<void>;
   dismiss: () => void;
 } {
   const client = useClient();
@@ -127,7 +130,7 @@ export function useCompareExport(params: Pick<CompareParams, 'runs' | 'baseline'
   const key = request === null ? null : JSON.stringify(request);
 
   const exportAs = useCallback(
-    async (format: 'csv' | 'json') => {
+    async (format: CompareExportFormat) => {
       if (key === null) return;
       const { runIds, baselineRunId, metric } = JSON.parse(key) as NonNullable<
         ReturnType<typeof compareRequest>

@@ -8,6 +8,7 @@ import {
   categoryCounts,
   categoryTableRows,
   compareChartRows,
+  withCompareIntervals,
   applyComparePatch,
   compareParamsToRecord,
   compareRequest,
@@ -309,6 +310,15 @@ describe('category table and chart', () => {
       values: { run0: null, run1: 1, run2: null },
       ns: { run0: 0, run1: 1, run2: 0 },
     });
+  });
+
+  it("gives each run's bar the 95% interval of its mean, as whiskers, where it has scores", () => {
+    const comparison = threeRuns();
+    const chart = withCompareIntervals(compareChartRows(comparison, 'mem0'), comparison);
+    // Temporal: A scored 1 and 0.5, B 0 and 0.5: the interval spans the scores' range.
+    expect(chart[1]?.intervals).toEqual({ run0: [0.5, 1], run1: [0, 0.5], run2: [0.5, 1] });
+    // One question: no spread. No question in a run: no whisker.
+    expect(chart[2]?.intervals).toEqual({ run1: [1, 1] });
   });
 });
 

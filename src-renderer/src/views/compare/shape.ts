@@ -19,6 +19,7 @@ import { ERROR_PREDICTION } from '@shared/experiment';
 import { metricIds, metricList } from '@shared/metrics';
 import type { RunListItem } from '@shared/runs';
 import { finite } from '@shared/compareTable';
+import { bootstrapMeanCI } from '@shared/scoring/stats';
 import type { CategoryChartRow } from '../../components/charts/categoryRows';
 
 /** Every registered benchmark's category numbers: the URL's category is read before the runs are. */
@@ -285,6 +286,32 @@ export function compareChartRows(
         ns,
       },
     ];
+  });
+}
+
+/**
+ * The chart's whiskers: each run's 95% interval of its category mean, by the run view's bootstrap
+ * (same seed and resamples as the table's deltas), over the questions this comparison holds.
+ * Apart from compareChartRows because at LoCoMo's size it costs a few hundred ms: the view draws
+ * the bars first and the whiskers after.
+ */
+export function withCompareIntervals(
+  chart: readonly CategoryChartRow[],
+  comparison: RunComparison,
+): CategoryChartRow[] {
+  return chart.map((row) => {
+    const inCategory = comparison.rows.filter((r) => r.category === row.category);
+    const intervals: Record<string, readonly [number, number]> = {};
+    comparison.runs.forEach((_, i) => {
+      const scores = inCategory.flatMap((r) => {
+        const score = r.cells[i]?.score;
+        return typeof score === 'number' ? [score] : [];
+      });
+      if (scores.length === 0) return;
+      const ci = bootstrapMeanCI(scores, { resamples: BOOTSTRAP_RESAMPLES, seed: BOOTSTRAP_SEED });
+      intervals[chartKey(i)] = [ci.low, ci.high];
+    });
+    return { ...row, intervals };
   });
 }
 

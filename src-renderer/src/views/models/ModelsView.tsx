@@ -1,5 +1,10 @@
 import { useId, useState, type FormEvent } from 'react';
-import type { KeyStatus, ModelEndpoint, ModelTestResult } from '@shared/models';
+import {
+  keylessRemoteWarning,
+  type KeyStatus,
+  type ModelEndpoint,
+  type ModelTestResult,
+} from '@shared/models';
 import { toErrorPayload, type ErrorPayload } from '@shared/errors';
 import { useClient } from '../../api/context';
 import { ErrorView } from '../../components/ErrorView';
@@ -142,6 +147,7 @@ function EndpointCard({
   onKeyChanged: () => void;
 }) {
   const titleId = useId();
+  const keylessWarning = keylessRemoteWarning(endpoint);
   return (
     <li className="endpoint-card" aria-labelledby={titleId}>
       <div className="endpoint-head">
@@ -150,7 +156,9 @@ function EndpointCard({
         {endpoint.apiKeyEnv !== undefined ? (
           <KeyBadge status={keyStatus} />
         ) : (
-          <span className="status-badge">no key · local</span>
+          <span className="status-badge">
+            {keylessWarning ? 'no key · remote' : 'no key · local'}
+          </span>
         )}
         <span className="push-right endpoint-actions">
           <button type="button" onClick={onTest} disabled={test?.pending === true}>
@@ -173,6 +181,8 @@ function EndpointCard({
         <dd>
           {endpoint.apiKeyEnv !== undefined ? (
             <code>{endpoint.apiKeyEnv}</code>
+          ) : keylessWarning ? (
+            'none: no key is sent'
           ) : (
             'none: no key is sent (local server)'
           )}
@@ -184,6 +194,7 @@ function EndpointCard({
             : 'not set (no cost shown)'}
         </dd>
       </dl>
+      {keylessWarning ? <p className="notice">{keylessWarning}</p> : null}
       {endpoint.apiKeyEnv !== undefined ? (
         <KeyControl
           apiKeyEnv={endpoint.apiKeyEnv}
@@ -311,6 +322,7 @@ function EndpointEditor({
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ErrorPayload | null>(null);
   const result = endpointInput(form, endpoint?.id);
+  const keylessWarning = result.ok ? keylessRemoteWarning(result.input) : null;
   const field = (name: keyof EndpointForm) => ({
     value: form[name],
     onChange: (event: React.ChangeEvent<HTMLInputElement>) => {
@@ -351,7 +363,7 @@ function EndpointEditor({
         <label className="field">
           <span className="field-label">Key environment variable</span>
           <input {...field('apiKeyEnv')} placeholder="OPENAI_API_KEY" />
-          <span className="field-hint">Leave empty for a local server that needs no key.</span>
+          <span className="field-hint">Leave empty for a server that needs no key.</span>
         </label>
         <label className="field">
           <span className="field-label">Input price (USD / 1M tokens)</span>
@@ -362,6 +374,11 @@ function EndpointEditor({
           <input {...field('outputPrice')} inputMode="decimal" placeholder="optional" />
         </label>
       </div>
+      {keylessWarning ? (
+        <p className="notice" role="note" aria-label="Key warning">
+          {keylessWarning}
+        </p>
+      ) : null}
       {touched && !result.ok ? (
         <ul className="form-problems" aria-live="polite">
           {result.problems.map((p) => (

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { keylessRemoteWarning } from '@shared/models';
 import {
   EMPTY_FORM,
   UNSAVED_EMBEDDER,
@@ -48,6 +49,25 @@ describe('endpointInput', () => {
         'Prices must both be numbers (USD per million tokens), or both empty.',
       ],
     });
+  });
+
+  it('accepts a server on another machine without a key variable, and says it sends none', () => {
+    const result = endpointInput(
+      { ...form, baseUrl: 'https://gateway.internal/v1', apiKeyEnv: ' ' },
+      undefined,
+    );
+    expect(result).toEqual({
+      ok: true,
+      input: { name: 'Fake', baseUrl: 'https://gateway.internal/v1', model: 'tiny' },
+    });
+    expect(result.ok && keylessRemoteWarning(result.input)).toMatch(
+      /^No key variable: requests go to this server on another machine without an Authorization header/,
+    );
+    // A local server without a key is the usual case: no warning.
+    expect(keylessRemoteWarning({ baseUrl: 'http://127.0.0.1:8000/v1' })).toBeNull();
+    expect(
+      keylessRemoteWarning({ baseUrl: 'https://x/v1', apiKeyEnv: 'OPENAI_API_KEY' }),
+    ).toBeNull();
   });
 
   it('round-trips a saved endpoint through the form', () => {

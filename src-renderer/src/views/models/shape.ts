@@ -1,6 +1,6 @@
 import { WINK_EMBEDDER, type EmbedderChoice } from '@shared/embedders';
 import type { ModelEndpoint, ModelEndpointInput } from '@shared/models';
-import { API_KEY_ENV_PATTERN, isLoopbackUrl } from '@shared/models';
+import { API_KEY_ENV_PATTERN } from '@shared/models';
 
 /** Pure helpers of the Models view: the endpoint form's text fields to an API input. */
 
@@ -50,12 +50,8 @@ export function endpointInput(
     problems.push('Base URL must be an http(s) URL.');
   if (form.model.trim() === '') problems.push('Model must not be empty.');
   const keyEnv = form.apiKeyEnv.trim();
-  if (keyEnv === '') {
-    if (!isLoopbackUrl(form.baseUrl.trim()))
-      problems.push(
-        'Key variable is needed for a server on another machine (only a local server may go without a key).',
-      );
-  } else if (!API_KEY_ENV_PATTERN.test(keyEnv))
+  // Empty is fine anywhere: a key-less remote server gets a warning (keylessRemoteWarning).
+  if (keyEnv !== '' && !API_KEY_ENV_PATTERN.test(keyEnv))
     problems.push('Key variable must be an environment variable name (A-Z, 0-9 and _).');
   const hasPrices = form.inputPrice.trim() !== '' || form.outputPrice.trim() !== '';
   const input = price(form.inputPrice);

@@ -1,3 +1,4 @@
+import { CHART_COLORS } from '../../components/charts/chartColors';
 import {
   CartesianGrid,
   Legend,
@@ -49,19 +50,19 @@ export function CurveChart({ view }: { view: CurveView }) {
         <ResponsiveContainer width="100%" height="100%">
           {/* aria-hidden above, so no Tab stop either (recharts' keyboard layer is on by default). */}
           <LineChart margin={{ top: 8, right: 16, bottom: 18, left: 0 }} accessibilityLayer={false}>
-            <CartesianGrid strokeDasharray="3 3" stroke="#e6e9ef" />
+            <CartesianGrid strokeDasharray="3 3" stroke={CHART_COLORS.grid} />
             <XAxis
               type="number"
               dataKey="x"
               domain={['dataMin', 'dataMax']}
               allowDecimals={false}
-              tick={{ fontSize: 12, fill: '#5f6b7a' }}
+              tick={{ fontSize: 12, fill: CHART_COLORS.muted }}
               label={{
                 value: xLabel,
                 position: 'insideBottom',
                 offset: -10,
                 fontSize: 12,
-                fill: '#5f6b7a',
+                fill: CHART_COLORS.muted,
               }}
             />
             <YAxis
@@ -69,7 +70,7 @@ export function CurveChart({ view }: { view: CurveView }) {
               ticks={[0, 0.25, 0.5, 0.75, 1]}
               width={44}
               tickFormatter={(v: number) => v.toFixed(2)}
-              tick={{ fontSize: 12, fill: '#5f6b7a' }}
+              tick={{ fontSize: 12, fill: CHART_COLORS.muted }}
             />
             <Tooltip
               formatter={(value, name) => [

@@ -362,12 +362,18 @@ export interface RetrievedView {
 }
 
 /** Retrieved memories in rank order, each marked when it is one of the question's evidence turns. */
+/** A sample's turns by dia_id; empty while the sample is unknown. */
+export function turnsById(sample: Sample | null): Map<string, Turn> {
+  const turns = new Map<string, Turn>();
+  if (sample) for (const s of sample.sessions) for (const t of s.turns) turns.set(t.diaId, t);
+  return turns;
+}
+
 export function retrievedView(answer: AnswerRecord, sample: Sample | null): RetrievedView {
   const qa = sample?.qa.find((q) => q.index === answer.questionIndex) ?? null;
   const evidence = qa ? qa.evidence : null;
   const evidenceSet = new Set(evidence ?? []);
-  const turns = new Map<string, Turn>();
-  if (sample) for (const s of sample.sessions) for (const t of s.turns) turns.set(t.diaId, t);
+  const turns = turnsById(sample);
   const rows = answer.retrieved.map((r, i) => ({
     rank: i + 1,
     id: r.id,

@@ -1,0 +1,25 @@
+/**
+ * The charts' chrome (ink, tick labels, grid) in CSS variables, so recharts draws in the app's
+ * theme (styles.css defines them for light and dark). The series colours stay fixed: they are
+ * chosen to read on both backgrounds.
+ */
+export const CHART_COLORS = {
+  ink: 'var(--chart-ink)',
+  muted: 'var(--muted)',
+  grid: 'var(--chart-grid)',
+} as const;
+
+/**
+ * The light theme's values of those variables: a saved figure goes on a white page whatever the
+ * app's theme, and a standalone SVG has no stylesheet to resolve a variable against.
+ */
+const LIGHT_VALUES: Readonly<Record<string, string>> = {
+  'var(--chart-ink)': '#1d2330',
+  'var(--muted)': '#5f6b7a',
+  'var(--chart-grid)': '#e6e9ef',
+};
+
+/** The serialised chart with every chrome variable replaced by its light-theme colour. */
+export function withLightChartColors(svgText: string): string {
+  return svgText.replace(/var\(--[\w-]+\)/g, (found) => LIGHT_VALUES[found] ?? found);
+}
