@@ -3,6 +3,7 @@ import type { RunComparisonResult, RunDetail } from './api';
 import { scoreOf, type CompareRow } from './compare';
 import type { AnswerRecord } from './experiment';
 import { metricList, metricOf } from './metrics';
+import { runColor, runLetter } from './runPalette';
 import { bootstrapMeanCI } from './scoring/stats';
 
 /**
@@ -80,7 +81,8 @@ export function compareReportHtml(result: RunComparisonResult): string {
   const { comparison } = result;
   const profile = result.benchmark ?? LOCOMO_PROFILE;
   const metric = metricOf(comparison.metric).label;
-  const labels = comparison.runs.map((r) => r.label);
+  // Lettered as the Compare view letters them, so a bar's "B" names a column of the tables.
+  const labels = comparison.runs.map((r, i) => `${runLetter(i)} · ${r.label}`);
   const title = `Comparison: ${labels.join(' vs ')}`;
   const categoryName = (id: number | null): string =>
     id === null ? 'overall' : `${id} ${categoryLabel(profile, id, 'official')}`;
@@ -107,8 +109,9 @@ export function compareReportHtml(result: RunComparisonResult): string {
       .filter((c) => c.category !== null)
       .flatMap((c) =>
         c.perRun.map((m, i) => ({
-          label: `${categoryName(c.category)} · run ${i + 1}`,
+          label: `${categoryName(c.category)} · ${runLetter(i)}`,
           value: m.mean,
+          color: runColor(i),
         })),
       ),
     `${metric} per category and run`,
@@ -168,14 +171,17 @@ export function escapeHtml(text: string): string {
 
 const num = (value: number | null): string => (value === null ? '–' : value.toFixed(3));
 
-function barChart(bars: ReadonlyArray<{ label: string; value: number | null }>, title: string) {
+function barChart(
+  bars: ReadonlyArray<{ label: string; value: number | null; color?: string }>,
+  title: string,
+) {
   const rowHeight = 22;
   const height = bars.length * rowHeight + 10;
   const body = bars
     .map((bar, i) => {
       const y = i * rowHeight + 5;
       const width = Math.round((bar.value ?? 0) * 300);
-      return `<text x="0" y="${y + 15}">${escapeHtml(bar.label)}</text><rect x="230" y="${y + 3}" width="${width}" height="15" fill="#2f6fdf"/><text x="${236 + width}" y="${y + 15}">${num(bar.value)}</text>`;
+      return `<text x="0" y="${y + 15}">${escapeHtml(bar.label)}</text><rect x="230" y="${y + 3}" width="${width}" height="15" fill="${bar.color ?? '#2f6fdf'}"/><text x="${236 + width}" y="${y + 15}">${num(bar.value)}</text>`;
     })
     .join('');
   return `<figure><svg role="img" aria-label="${escapeHtml(title)}" width="600" height="${height}" font-size="12" font-family="sans-serif">${body}</svg><figcaption>${escapeHtml(title)}</figcaption></figure>`;

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runColor } from '../../src-shared/runPalette';
 import { REPO, runCli } from '../support/cli';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '../support/fake-openai-server';
 
@@ -75,6 +76,13 @@ describe('cli report --html', () => {
     expect(page).toContain('&lt;img src=x onerror=alert(1)&gt;');
     expect(page).toMatch(/<b>improved<\/b>/);
     expect(page).toMatch(/Δ [+-]\d\.\d{3}, 95% CI \[/);
+    // Runs are lettered and coloured as in the Compare view: each bar names its run's column.
+    expect(page).toMatch(
+      new RegExp(`<title>Comparison: A · [^<]*${runId} vs B · [^<]*${otherId}</title>`),
+    );
+    expect(page).toContain(`fill="${runColor(0)}"`);
+    expect(page).toContain(`fill="${runColor(1)}"`);
+    expect(page).toMatch(/<text[^>]*>[^<]* · B<\/text>/);
     expect(page).not.toContain(HOSTILE);
     expect(page).not.toMatch(/<script|(src|href)\s*=\s*["']?\s*https?:/i);
 

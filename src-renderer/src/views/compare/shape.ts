@@ -200,11 +200,6 @@ export function compareRequest(
   };
 }
 
-/** A, B, …: short tags that tie a run's columns, bars and config values together. */
-export function runLetter(index: number): string {
-  return String.fromCharCode(65 + index);
-}
-
 /**
  * The engine labels runs "preset · run id"; the id is in the tables already, and a legend with
  * it would wrap over the bars.
@@ -214,21 +209,7 @@ export function shortRunLabel(label: string): string {
   return cut > 0 ? label.slice(0, cut) : label;
 }
 
-/** Eight colours that stay distinguishable side by side (Tableau 10, minus the two greys). */
-export const RUN_COLORS = [
-  '#4e79a7',
-  '#f28e2b',
-  '#59a14f',
-  '#b07aa1',
-  '#e15759',
-  '#76b7b2',
-  '#edc948',
-  '#9c755f',
-] as const;
-
-export function runColor(index: number): string {
-  return RUN_COLORS[index % RUN_COLORS.length] ?? RUN_COLORS[0];
-}
+export { RUN_COLORS, runColor, runLetter } from '../../../../src-shared/runPalette';
 
 // ---------------------------------------------------------------------------------------------
 // Numbers (the shared formatting lives in src-shared/compareTable.ts, which the CLI prints too)
