@@ -41,6 +41,7 @@ const CORE_BASE_FILES = [
   'atomic-file',
   'canonical-hash',
   'dispatch',
+  'handlers',
   'keys',
   'provenance',
   'sqlite',

@@ -9,6 +9,7 @@ import { WorkbenchError } from '../../src-shared/errors';
 import { benchmarkProfile } from '../../src-shared/benchmarks';
 import { writeFileAtomic } from './atomic-file';
 import { fromSystemError } from './system-errors';
+import type { DomainHandlers } from './handlers';
 import { resolveInsideFolders } from './trust';
 import {
   DatasetStatsTally,
@@ -287,4 +288,23 @@ export async function listDatasetFolderFiles(
     }
   }
   return files;
+}
+
+/**
+ * The datasets domain's handlers. `folders`: browser mode's `serve --dataset-dir` folders, the only
+ * ones its `datasets.open` may read and what `datasets.folderFiles` lists; null for the desktop
+ * app, which opens whatever its user picked in its own dialog and has no folders to list.
+ */
+export function datasetsHandlers(
+  datasets: DatasetStore,
+  folders: readonly string[] | null,
+): DomainHandlers<'datasets'> {
+  return {
+    'datasets.list': () => datasets.list(),
+    'datasets.open': async ({ path }) =>
+      datasets.openPath(folders ? resolveInsideDatasetDirs(path, folders) : path, basename(path)),
+    'datasets.folderFiles': async () => (folders ? listDatasetFolderFiles(folders) : []),
+    'datasets.upload': ({ name, content }) => datasets.upload(name, content),
+    'datasets.sample': ({ datasetId, sampleId }) => datasets.sample(datasetId, sampleId),
+  };
 }

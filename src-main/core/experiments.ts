@@ -2,14 +2,13 @@ import { join } from 'node:path';
 import type {
   ActiveRun,
   ApiEvent,
-  ApiHandlers,
   ApiOutput,
   ApiParsedInput,
   ExperimentEstimate,
   MemoryPresetInfo,
 } from '../../src-shared/api';
 import type { DatasetLoadResult } from '../../src-shared/dataset';
-import { WorkbenchError, parseOrThrow } from '../../src-shared/errors';
+import { parseOrThrow } from '../../src-shared/errors';
 import type { RunIdentity } from '../../src-shared/runs';
 import {
   DEFAULT_MEMORY_PRESET,
@@ -20,6 +19,8 @@ import {
 } from '../../src-shared/experiment';
 import { reduceProgress, type RunProgress } from '../../src-shared/liveProgress';
 import { ApiKeySource } from './keys';
+import type { OpenDataset } from './datasets';
+import { handlersVia, unlessRunning, type DomainHandlers } from './handlers';
 import type { JsonBytes, SerializedHandlers } from './dispatch';
 import {
   memoryConfigProblems,
@@ -33,7 +34,7 @@ import { launchRun, resumeRun, type LaunchSurface } from './launch/launch';
 import type { ExperimentHandle } from './pipeline/runner';
 import { READ_METHODS, runQueries, type ReadMethod, type RunQueries } from './runs/queries';
 import { DEFAULT_READ_WORKERS, RunReadWorkers } from './runs/readWorkers';
-import { runWrites, type RunWriteMethod, type RunWrites } from './runs/handlers';
+import { runWrites, type RunWrites } from './runs/handlers';
 import { RunStore } from './runs/store';
 import { planRun } from './pipeline/plan';
 import type { CallerTrust } from './trust';
@@ -141,9 +142,6 @@ export class ExperimentManager {
   }
 
   async resume(runId: string): Promise<{ runId: string }> {
-    if (this.active.has(runId)) {
-      throw new WorkbenchError('CONFLICT', `run ${runId} is already running`, { path: ['runId'] });
-    }
     await loadMemoryPresets();
     const handle = await resumeRun({ runId }, this.surface());
     this.track(handle);
@@ -206,34 +204,66 @@ export class ExperimentManager {
   }
 
   /**
-   * The `runs.*` writes, each behind the guard its method needs: a run's name, tags and notes may
-   * change while it runs (they are not its config); a running run is neither deleted nor rescored.
+   * The experiments and memory domains: runs started, estimated, cancelled and resumed on the
+   * dataset `openDataset` finds by id, their live state, and the memory presets.
    */
-  writeHandlers(): Pick<ApiHandlers, RunWriteMethod> {
-    const writes = (): RunWrites => runWrites(this.runs(), this.apiKeys);
+  experimentHandlers(
+    openDataset: (datasetId: string) => Promise<OpenDataset>,
+  ): DomainHandlers<'experiments' | 'memory'> {
+    const opened = async (datasetId: string) => {
+      const { summary, loaded } = await openDataset(datasetId);
+      return { datasetPath: summary.path, file: { sha256: summary.sha256, loaded } };
+    };
     return {
-      'runs.setIdentity': (input) => writes()['runs.setIdentity'](input),
-      'runs.delete': this.unlessRunning('cancel it before deleting', (input) =>
-        writes()['runs.delete'](input),
+      'memory.presets': () => this.presets(),
+      'memory.checkConfig': ({ preset, config }) => this.checkConfig(preset, config),
+      'experiments.start': async ({ datasetId, identity, responseCache, ...config }) => {
+        const { datasetPath, file } = await opened(datasetId);
+        return this.start({ ...config, datasetPath }, file, identity, {
+          ...(responseCache ? { responseCache } : {}),
+        });
+      },
+      'experiments.estimate': async ({
+        datasetId,
+        identity: _identity,
+        responseCache: _responseCache,
+        ...config
+      }) => {
+        const { datasetPath, file } = await opened(datasetId);
+        return this.estimate({ ...config, datasetPath }, file);
+      },
+      'experiments.cancel': async ({ runId }) => ({ cancelled: this.cancel(runId) }),
+      'experiments.resume': this.unlessRunning(
+        (runId) => `run ${runId} is already running`,
+        ({ runId }) => this.resume(runId),
       ),
-      // Yields between samples (core/runs/rescore.ts).
-      'runs.rescore': this.unlessRunning('rescore it when it ends', (input) =>
-        writes()['runs.rescore'](input),
-      ),
+      'experiments.active': async () => this.activeRuns(),
+      'experiments.live': async () => this.liveRuns(),
     };
   }
 
-  /** The read views (runs/queries.ts READ_METHODS), each served by `read`. */
-  readHandlers(): Pick<ApiHandlers, ReadMethod> {
-    const handler =
-      <K extends ReadMethod>(method: K) =>
-      (input: ApiParsedInput<K>) =>
-        this.read(method, input);
-    // Object.fromEntries forgets which key holds which method's handler; `handler` kept them paired.
-    return Object.fromEntries(READ_METHODS.map((m) => [m, handler(m)])) as Pick<
-      ApiHandlers,
-      ReadMethod
-    >;
+  /**
+   * The runs and sweeps domains: the read views (runs/queries.ts READ_METHODS) served by the read
+   * pool (`read`), never on this thread; the writes on this thread, the runs DB's only writer,
+   * each behind the guard it needs: a run's name, tags and notes may change while it runs (they
+   * are not its config); a running run is neither deleted nor rescored.
+   */
+  runsHandlers(): DomainHandlers<'runs' | 'sweeps'> {
+    const reads = handlersVia(READ_METHODS, (method, input) => this.read(method, input));
+    const writes = (): RunWrites => runWrites(this.runs(), this.apiKeys);
+    return {
+      ...reads,
+      'runs.setIdentity': (input) => writes()['runs.setIdentity'](input),
+      'runs.delete': this.unlessRunning(
+        (runId) => `run ${runId} is running; cancel it before deleting`,
+        (input) => writes()['runs.delete'](input),
+      ),
+      // Yields between samples (core/runs/rescore.ts).
+      'runs.rescore': this.unlessRunning(
+        (runId) => `run ${runId} is running; rescore it when it ends`,
+        (input) => writes()['runs.rescore'](input),
+      ),
+    };
   }
 
   /** The read views again, as JSON bytes serialised where they were computed (`readJson`). */
@@ -261,19 +291,12 @@ export class ExperimentManager {
     return { store: this.runs(), dataDir: this.dataDir, apiKeys: this.apiKeys };
   }
 
-  /** `handler`, refused with CONFLICT while the run it names is running. */
+  /** `handler`, refused with CONFLICT while the run its input names is running on this manager. */
   private unlessRunning<I extends { runId: string }, O>(
-    advice: string,
+    refusal: (runId: string) => string,
     handler: (input: I) => Promise<O>,
   ): (input: I) => Promise<O> {
-    return async (input) => {
-      if (this.active.has(input.runId)) {
-        throw new WorkbenchError('CONFLICT', `run ${input.runId} is running; ${advice}`, {
-          path: ['runId'],
-        });
-      }
-      return handler(input);
-    };
+    return unlessRunning((runId) => this.active.has(runId), refusal, handler);
   }
 
   private readPool(file: string): RunReadWorkers {

@@ -15,6 +15,7 @@ import {
 import { LlmClient } from './answer/llm-client';
 import { endpointHint } from './http/endpointHints';
 import { TEST_PROMPT } from './pipeline/preflight';
+import type { DomainHandlers } from './handlers';
 import { ApiKeySource, type KeyLookup } from './keys';
 
 /**
@@ -252,4 +253,20 @@ export class ModelsService {
     }
     this.endpoints = endpoints;
   }
+}
+
+/** The Models view's handlers: keys are never returned, logged or stored in a file. */
+export function modelsHandlers(models: ModelsService): DomainHandlers<'models'> {
+  return {
+    'models.list': async () => models.list(),
+    'models.save': async ({ endpoint }) => models.save(endpoint),
+    'models.delete': async ({ endpointId }) => ({ deleted: models.delete(endpointId) }),
+    'models.test': ({ endpointId }) => models.test(endpointId),
+    'models.keyStatus': async () => models.keyStatus(),
+    'models.setKey': async ({ apiKeyEnv, key }) => {
+      models.setKey(apiKeyEnv, key);
+      return { set: true };
+    },
+    'models.clearKey': async ({ apiKeyEnv }) => ({ cleared: models.clearKey(apiKeyEnv) }),
+  };
 }

@@ -1,13 +1,12 @@
-import { reproducePacks, reproducePlan, reproduceRun } from './reproduce/service';
-import { basename } from 'node:path';
 import type { ApiEvent, ApiHandlers } from '../../src-shared/api';
-import { DatasetStore, listDatasetFolderFiles, resolveInsideDatasetDirs } from './datasets';
+import { DatasetStore, datasetsHandlers } from './datasets';
 import type { SerializedHandlers } from './dispatch';
-import { DesignsService } from './designs';
+import { DesignsService, designsHandlers } from './designs';
 import { ExperimentManager } from './experiments';
 import { ApiKeySource, type KeyEnvPolicy } from './keys';
-import { ModelsService, type KeyStore } from './models';
+import { ModelsService, modelsHandlers, type KeyStore } from './models';
 import { appVersion, gitCommit } from './provenance';
+import { reproduceHandlers } from './reproduce/service';
 import { installPunktModel } from './scoring/punktModel';
 import { LOCAL_USER } from './trust';
 
@@ -79,9 +78,11 @@ export function createService(options: ServiceOptions): Service {
     (datasetId, sampleId) => datasets.sample(datasetId, sampleId),
     apiKeys,
   );
-  // ---- Models view ----
   const models = new ModelsService(options.dataDir, { keyStore: options.keyStore, apiKeys });
+  const datasetPath = async (datasetId: string) => (await datasets.get(datasetId)).summary.path;
 
+  // One map per domain, each declared beside its engine with its guards; the type asks for every
+  // method of the contract.
   const handlers: ApiHandlers = {
     'app.info': async () => ({
       name: 'Memory Workbench',
@@ -90,85 +91,15 @@ export function createService(options: ServiceOptions): Service {
       transport: options.transport,
       dataDir: options.dataDir,
     }),
-    'datasets.list': () => datasets.list(),
-    'datasets.open': async ({ path }) =>
-      datasets.openPath(
-        options.transport === 'http'
-          ? resolveInsideDatasetDirs(path, options.datasetDirs ?? [])
-          : path,
-        basename(path),
-      ),
-    // The desktop app picks files in its own dialog; only browser mode has folders to list.
-    'datasets.folderFiles': async () =>
-      options.transport === 'http' ? listDatasetFolderFiles(options.datasetDirs ?? []) : [],
-    'datasets.upload': ({ name, content }) => datasets.upload(name, content),
-    'datasets.sample': ({ datasetId, sampleId }) => datasets.sample(datasetId, sampleId),
-
-    'memory.presets': () => experiments.presets(),
-    'memory.checkConfig': ({ preset, config }) => experiments.checkConfig(preset, config),
-    'experiments.start': async ({ datasetId, identity, responseCache, ...config }) => {
-      const { summary, loaded } = await datasets.get(datasetId);
-      const opened = { sha256: summary.sha256, loaded };
-      return experiments.start({ ...config, datasetPath: summary.path }, opened, identity, {
-        ...(responseCache ? { responseCache } : {}),
-      });
-    },
-    'experiments.estimate': async ({
-      datasetId,
-      identity: _identity,
-      responseCache: _responseCache,
-      ...config
-    }) => {
-      const { summary, loaded } = await datasets.get(datasetId);
-      return experiments.estimate(
-        { ...config, datasetPath: summary.path },
-        { sha256: summary.sha256, loaded },
-      );
-    },
-    'experiments.cancel': async ({ runId }) => ({ cancelled: experiments.cancel(runId) }),
-    'experiments.resume': ({ runId }) => experiments.resume(runId),
-    'experiments.active': async () => experiments.activeRuns(),
-    'experiments.live': async () => experiments.liveRuns(),
-
-    // Read views run in the runs read worker (core/runs/queries.ts): never on this thread.
-    ...experiments.readHandlers(),
-    // Writes: on this thread, the runs DB's only writer, guarded against a running run.
-    ...experiments.writeHandlers(),
-
-    // ---- Reproduce view (core/reproduce) ----
-    'reproduce.packs': () => reproducePacks(),
-    'reproduce.plan': async (input) =>
-      reproducePlan(input, (await datasets.get(input.datasetId)).summary.path),
-    'reproduce.run': async (input) =>
-      reproduceRun(
-        input,
-        (await datasets.get(input.datasetId)).summary.path,
-        experiments.packRunOptions(),
-      ),
-
-    // ---- Collections view (core/designs) ----
-    'designs.list': async () => designs.list(),
-    'designs.save': async ({ design }) => designs.save(design),
-    'designs.delete': async ({ name }) => ({ deleted: designs.delete(name) }),
-    'designs.fromPreset': async ({ preset }) => designs.fromPreset(preset),
-    'playground.build': ({ datasetId, sampleId, design }) =>
-      designs.build(datasetId, sampleId, design),
-    'playground.query': ({ playgroundId, query, topK }) => designs.query(playgroundId, query, topK),
-    'playground.dispose': async ({ playgroundId }) => ({
-      disposed: designs.dispose(playgroundId),
-    }),
-
-    // ---- Models view (core/models): keys are never returned, logged or stored in a file ----
-    'models.list': async () => models.list(),
-    'models.save': async ({ endpoint }) => models.save(endpoint),
-    'models.delete': async ({ endpointId }) => ({ deleted: models.delete(endpointId) }),
-    'models.test': ({ endpointId }) => models.test(endpointId),
-    'models.keyStatus': async () => models.keyStatus(),
-    'models.setKey': async ({ apiKeyEnv, key }) => {
-      models.setKey(apiKeyEnv, key);
-      return { set: true };
-    },
-    'models.clearKey': async ({ apiKeyEnv }) => ({ cleared: models.clearKey(apiKeyEnv) }),
+    ...datasetsHandlers(
+      datasets,
+      options.transport === 'http' ? (options.datasetDirs ?? []) : null,
+    ),
+    ...experiments.experimentHandlers((datasetId) => datasets.get(datasetId)),
+    ...experiments.runsHandlers(),
+    ...reproduceHandlers(datasetPath, () => experiments.packRunOptions()),
+    ...designsHandlers(designs),
+    ...modelsHandlers(models),
   };
   const serialized = experiments.serializedReadHandlers();
   return {

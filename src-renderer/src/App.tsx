@@ -1,20 +1,15 @@
 import styles from './App.module.css';
 import { useApi } from './hooks/useApi';
-import { useMenuDatasets } from './hooks/useMenuDatasets';
-import { useRoute, VIEWS, type ViewId } from './router';
-import { CollectionsView } from './views/collections/CollectionsView';
-import { CompareView } from './views/compare/CompareView';
-import { DatasetsView } from './views/datasets/DatasetsView';
-import { ExperimentsView } from './views/experiments/ExperimentsView';
-import { ModelsView } from './views/models/ModelsView';
-import { RunsView } from './views/runs/RunsView';
-import { SweepsView } from './views/sweeps/SweepsView';
-import { ReproduceView } from './views/reproduce/ReproduceView';
+import { MenuDatasetsContext, useMenuDatasets } from './hooks/useMenuDatasets';
+import { useRoute } from './router';
+import { VIEWS } from './views';
 
 export function App() {
   const [route, navigate] = useRoute();
   const info = useApi('app.info', {});
   const menuOpen = useMenuDatasets();
+  const shown = VIEWS.find((view) => view.id === route.view) ?? VIEWS[0];
+  const View = shown.component;
 
   return (
     <div className={styles.shell}>
@@ -36,7 +31,7 @@ export function App() {
             <li key={view.id}>
               <a
                 href={`#/${view.id}`}
-                aria-current={view.id === route.view ? 'page' : undefined}
+                aria-current={view.id === shown.id ? 'page' : undefined}
                 onClick={(event) => {
                   event.preventDefault();
                   navigate(view.id);
@@ -56,32 +51,10 @@ export function App() {
         </footer>
       </nav>
       <main id="main-content" className={styles.content} tabIndex={-1}>
-        {route.view === 'datasets' ? (
-          <DatasetsView menuError={menuOpen.error} onDismissMenuError={menuOpen.dismiss} />
-        ) : (
-          <OtherView view={route.view} />
-        )}
+        <MenuDatasetsContext.Provider value={menuOpen}>
+          <View />
+        </MenuDatasetsContext.Provider>
       </main>
     </div>
   );
-}
-
-/** Every view but Datasets; exhaustive, so a new view id fails the type check until it has a view. */
-function OtherView({ view }: { view: Exclude<ViewId, 'datasets'> }) {
-  switch (view) {
-    case 'collections':
-      return <CollectionsView />;
-    case 'experiments':
-      return <ExperimentsView />;
-    case 'runs':
-      return <RunsView />;
-    case 'compare':
-      return <CompareView />;
-    case 'sweeps':
-      return <SweepsView />;
-    case 'reproduce':
-      return <ReproduceView />;
-    case 'models':
-      return <ModelsView />;
-  }
 }

@@ -9,7 +9,8 @@ import { ExperimentManager } from '../../src-main/core/experiments';
 import { MemoryProtocolClient, openTransport } from '../../src-main/core/memory/external/client';
 import { runConformance } from '../../src-main/core/memory/external/conformance';
 import { prepareMemoryPreset } from '../../src-main/core/memory/registry';
-import '../../src-main/core/memory/presets/external';
+// Registers the built-in presets, external among them.
+import '../../src-main/core/memory/presets';
 import {
   FAKE_HELLO,
   PYTHON,

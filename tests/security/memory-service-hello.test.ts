@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_HELLO_CHARS } from '../../src-shared/memory-protocol';
 import { prepareMemoryPreset } from '../../src-main/core/memory/registry';
-import '../../src-main/core/memory/presets/external';
+// Registers the built-in presets, external among them.
+import '../../src-main/core/memory/presets';
 import { FAKE_HELLO, startFakeService, type RunningService } from '../support/memory-services';
 
 /**

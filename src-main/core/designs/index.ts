@@ -7,6 +7,7 @@ import type {
   PlaygroundResult,
   SavedDesign,
 } from '../../../src-shared/designs';
+import type { DomainHandlers } from '../handlers';
 import type { ApiKeySource } from '../keys';
 import { PlaygroundManager } from './playground';
 import { designFromPreset } from './presetDesigns';
@@ -68,4 +69,20 @@ export class DesignsService {
   close(): void {
     this.playgrounds.close();
   }
+}
+
+/** The Collections view's handlers: saved designs and playgrounds. */
+export function designsHandlers(designs: DesignsService): DomainHandlers<'designs' | 'playground'> {
+  return {
+    'designs.list': async () => designs.list(),
+    'designs.save': async ({ design }) => designs.save(design),
+    'designs.delete': async ({ name }) => ({ deleted: designs.delete(name) }),
+    'designs.fromPreset': async ({ preset }) => designs.fromPreset(preset),
+    'playground.build': ({ datasetId, sampleId, design }) =>
+      designs.build(datasetId, sampleId, design),
+    'playground.query': ({ playgroundId, query, topK }) => designs.query(playgroundId, query, topK),
+    'playground.dispose': async ({ playgroundId }) => ({
+      disposed: designs.dispose(playgroundId),
+    }),
+  };
 }

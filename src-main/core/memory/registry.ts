@@ -5,8 +5,8 @@ import type { CallerTrust } from '../trust';
 import type { MemoryService, MemoryServiceContext } from './types';
 
 /**
- * Memory presets by name. Each factory validates its own config (zod, with defaults) and returns a
- * service that owns one HybridCollection in `ctx.dir`.
+ * Memory presets by name, each one `MemoryPresetDefinition`. A factory validates its own config
+ * (zod, with defaults) and returns a service that owns one HybridCollection in `ctx.dir`.
  */
 export type MemoryServiceFactory = (
   config: unknown,
@@ -42,7 +42,15 @@ export type MemoryPresetPrepare = (
 /** Refuses, with a coded error, a config this caller may not use; touches nothing. */
 export type MemoryPresetCheck = (config: unknown, caller: CallerTrust) => void;
 
-export interface MemoryPresetOptions {
+/**
+ * Everything the workbench knows of one memory preset, in one object: each preset's module exports
+ * its definition and `presets/index.ts` lists them (a test walks the list for completeness).
+ */
+export interface MemoryPresetDefinition {
+  /** `memory.preset` in a run's config. */
+  name: string;
+  /** Validates its own config (zod, with defaults) and returns a service owning `ctx.dir`. */
+  create: MemoryServiceFactory;
   /**
    * The preset's config (`memory.config`) schema. Checked before a run row exists, so a bad
    * config is refused at the door instead of failing every sample of a run that can never finish.
@@ -62,47 +70,33 @@ export interface MemoryPresetOptions {
   prepare?: MemoryPresetPrepare;
 }
 
-const presets = new Map<string, MemoryServiceFactory>();
-const configSchemas = new Map<string, z.ZodType>();
-const llmStages = new Map<string, string>();
-const withEmbedder = new Set<string>();
-const prepares = new Map<string, MemoryPresetPrepare>();
-const checks = new Map<string, MemoryPresetCheck>();
-const requiresLlm = new Map<string, () => WorkbenchError>();
+/** The registered presets by name, in registration order (the order the UI lists them). */
+const definitions = new Map<string, MemoryPresetDefinition>();
 
-export function registerMemoryPreset(
-  name: string,
-  factory: MemoryServiceFactory,
-  options: MemoryPresetOptions,
-): void {
-  presets.set(name, factory);
-  configSchemas.set(name, options.configSchema);
-  if (options.llmStage) llmStages.set(name, options.llmStage);
-  else llmStages.delete(name);
-  if (options.embedder) withEmbedder.add(name);
-  else withEmbedder.delete(name);
-  if (options.prepare) prepares.set(name, options.prepare);
-  else prepares.delete(name);
-  if (options.check) checks.set(name, options.check);
-  else checks.delete(name);
-  if (options.requiresLlm) requiresLlm.set(name, options.requiresLlm);
-  else requiresLlm.delete(name);
+/** Registers a preset, replacing one of the same name (a test's own, say). */
+export function registerMemoryPreset(definition: MemoryPresetDefinition): void {
+  definitions.set(definition.name, definition);
+}
+
+/** Every registered preset's definition, in registration order. */
+export function memoryPresetDefinitions(): MemoryPresetDefinition[] {
+  return [...definitions.values()];
 }
 
 /** Whether the preset refuses to run without a memory LLM. */
 export function memoryPresetRequiresLlm(name: string): boolean {
-  return requiresLlm.has(name);
+  return definitions.get(name)?.requiresLlm !== undefined;
 }
 
 /** Refuses a run of a preset that needs a memory LLM when the config gives none. */
 export function assertMemoryLlm(name: string, llm: unknown): void {
-  const refusal = requiresLlm.get(name);
+  const refusal = definitions.get(name)?.requiresLlm;
   if (refusal && (llm === undefined || llm === null)) throw refusal();
 }
 
 /** Whether the preset's config takes an `embedder`. */
 export function memoryPresetTakesEmbedder(name: string): boolean {
-  return withEmbedder.has(name);
+  return definitions.get(name)?.embedder === true;
 }
 
 function unknownPreset(preset: string): WorkbenchError {
@@ -113,14 +107,18 @@ function unknownPreset(preset: string): WorkbenchError {
   );
 }
 
+function definitionOf(preset: string): MemoryPresetDefinition {
+  const definition = definitions.get(preset);
+  if (!definition) throw unknownPreset(preset);
+  return definition;
+}
+
 /**
  * Checks a preset name and its config against the preset's schema; the error's path starts at the
  * experiment config (`memory.config.topK`), so every caller (CLI, service, UI) can point at it.
  */
 export function validateMemoryConfig(preset: string, config: unknown, what: string): void {
-  const schema = configSchemas.get(preset);
-  if (!schema) throw unknownPreset(preset);
-  const result = schema.safeParse(config ?? {});
+  const result = definitionOf(preset).configSchema.safeParse(config ?? {});
   if (!result.success) throw zodError(result.error, what, ['memory', 'config']);
 }
 
@@ -132,9 +130,7 @@ export function memoryConfigProblems(
   preset: string,
   config: unknown,
 ): Array<{ path: string; message: string }> {
-  const schema = configSchemas.get(preset);
-  if (!schema) throw unknownPreset(preset);
-  const result = schema.safeParse(config ?? {});
+  const result = definitionOf(preset).configSchema.safeParse(config ?? {});
   if (result.success) return [];
   return result.error.issues.map((issue) => ({
     path: ['memory', 'config', ...issue.path.map(String)].join('.'),
@@ -148,7 +144,7 @@ export function memoryConfigProblems(
  * preset's schema check names them.
  */
 export function checkMemoryCaller(name: string, config: unknown, caller: CallerTrust): void {
-  checks.get(name)?.(config, caller);
+  definitions.get(name)?.check?.(config, caller);
 }
 
 /** The preset's pre-run check and provenance; null for presets without one (or unknown ones). */
@@ -158,17 +154,17 @@ export async function prepareMemoryPreset(
   caller: MemoryCaller,
 ): Promise<MemoryServiceRecord | null> {
   checkMemoryCaller(name, config, caller);
-  const prepare = prepares.get(name);
+  const prepare = definitions.get(name)?.prepare;
   return prepare ? prepare(config, caller) : null;
 }
 
 export function memoryPresetNames(): string[] {
-  return [...presets.keys()];
+  return [...definitions.keys()];
 }
 
 /** The preset's LLM stage, or null when it has none (a memory LLM would go unused). */
 export function memoryPresetLlmStage(name: string): string | null {
-  return llmStages.get(name) ?? null;
+  return definitions.get(name)?.llmStage ?? null;
 }
 
 export async function createMemoryService(
@@ -176,7 +172,5 @@ export async function createMemoryService(
   config: unknown,
   ctx: MemoryServiceContext,
 ): Promise<MemoryService> {
-  const factory = presets.get(preset);
-  if (!factory) throw unknownPreset(preset);
-  return factory(config, ctx);
+  return definitionOf(preset).create(config, ctx);
 }

@@ -1,5 +1,6 @@
 import type { ApiInput } from '../../../src-shared/api';
 import type { PackListItem, PackRun } from '../../../src-shared/reproduce';
+import type { DomainHandlers } from '../handlers';
 import { loadMemoryPresets } from '../pipeline/loadPresets';
 import type { SweepRunOptions } from '../sweeps/run';
 import { listPacks, loadPack, type PackRunSettings } from './packs';
@@ -62,5 +63,21 @@ export async function reproduceRun(
     repeats,
     plan,
     ...result,
+  };
+}
+
+/**
+ * The Reproduce view's handlers. `datasetPath`: the file of an opened dataset, by id;
+ * `runOptions`: the runs DB and keys a pack's runs write with (the service's one writer).
+ */
+export function reproduceHandlers(
+  datasetPath: (datasetId: string) => Promise<string>,
+  runOptions: () => Pick<SweepRunOptions, 'store' | 'dataDir' | 'apiKeys'>,
+): DomainHandlers<'reproduce'> {
+  return {
+    'reproduce.packs': () => reproducePacks(),
+    'reproduce.plan': async (input) => reproducePlan(input, await datasetPath(input.datasetId)),
+    'reproduce.run': async (input) =>
+      reproduceRun(input, await datasetPath(input.datasetId), runOptions()),
   };
 }

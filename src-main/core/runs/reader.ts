@@ -20,7 +20,8 @@ import {
 import type { ProtocolJudgeSummary } from '../../../src-shared/rescore';
 import { SweepTagSchema, type SweepRunRow } from '../../../src-shared/sweeps';
 import { openSqlite, type SqliteDatabase } from '../sqlite';
-import { RUNS_APPLICATION_ID, RUNS_DB_BUSY_TIMEOUT_MS, RUNS_SCHEMA_VERSION } from './db';
+import { RUNS_APPLICATION_ID, RUNS_DB_BUSY_TIMEOUT_MS } from './db';
+import { RUNS_SCHEMA_VERSION } from './migrations';
 import {
   answerKey,
   countFinalAnswers,

@@ -1,7 +1,20 @@
-import { useCallback, useEffect, useState } from 'react';
+import { createContext, useCallback, useContext, useEffect, useState } from 'react';
 import type { ErrorPayload } from '@shared/errors';
 import { useClient } from '../api/context';
 import { useRoute } from '../router';
+
+/** A file the desktop menu could not open, until dismissed. */
+export interface MenuDatasets {
+  error: ErrorPayload | null;
+  dismiss: () => void;
+}
+
+/** App's `useMenuDatasets`, for the Datasets view to show (views take no props). */
+export const MenuDatasetsContext = createContext<MenuDatasets>({ error: null, dismiss: () => {} });
+
+export function useMenuDatasetsError(): MenuDatasets {
+  return useContext(MenuDatasetsContext);
+}
 
 /**
  * The desktop menu (File → Open Dataset…, Open Recent) opens files in the main process and
@@ -9,7 +22,7 @@ import { useRoute } from '../router';
  * with the opened dataset selected, or with the error that says what is wrong with the file.
  * In browser mode nothing sends these events and this does nothing.
  */
-export function useMenuDatasets(): { error: ErrorPayload | null; dismiss: () => void } {
+export function useMenuDatasets(): MenuDatasets {
   const client = useClient();
   const [, navigate] = useRoute();
   const [error, setError] = useState<ErrorPayload | null>(null);

@@ -9,7 +9,7 @@ import { CollectionDesignSchema, DESIGNED_PRESET } from '../../../../src-shared/
 import { embedderName } from '../../../../src-shared/embedders';
 import type { MemoryHit } from '../request';
 import { DesignedCollection } from '../../designs/engine';
-import { registerMemoryPreset, type MemoryServiceFactory } from '../registry';
+import type { MemoryPresetDefinition, MemoryServiceFactory } from '../registry';
 import type { MemoryService } from '../types';
 import { parsePresetConfig } from './shared';
 
@@ -80,4 +80,8 @@ export const designedPreset: MemoryServiceFactory = async (config, ctx) => {
   return new DesignedMemory(engine);
 };
 
-registerMemoryPreset(DESIGNED_PRESET, designedPreset, { configSchema: CollectionDesignSchema });
+export const designedPresetDefinition: MemoryPresetDefinition = {
+  name: DESIGNED_PRESET,
+  create: designedPreset,
+  configSchema: CollectionDesignSchema,
+};

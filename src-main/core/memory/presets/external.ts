@@ -25,7 +25,7 @@ import {
   checkServiceUrl,
 } from '../external/transport';
 import { assertKeyTransport, type ApiKeys } from '../../keys';
-import { registerMemoryPreset, type MemoryServiceFactory } from '../registry';
+import type { MemoryPresetDefinition, MemoryServiceFactory } from '../registry';
 import type { MemoryService, RetrieveContext } from '../types';
 import { confinedTo, isLocalUser, resolveInsideFolders, type CallerTrust } from '../../trust';
 
@@ -352,7 +352,9 @@ function checkCaller(config: ExternalPresetConfig, caller: CallerTrust): void {
   }
 }
 
-registerMemoryPreset(EXTERNAL_PRESET, externalPreset, {
+export const externalPresetDefinition: MemoryPresetDefinition = {
+  name: EXTERNAL_PRESET,
+  create: externalPreset,
   configSchema: externalPresetConfigSchema,
   check(config, caller) {
     checkCaller(parseOrThrow(externalPresetConfigSchema, config ?? {}, WHAT), caller);
@@ -366,4 +368,4 @@ registerMemoryPreset(EXTERNAL_PRESET, externalPreset, {
     usesServiceAnswers(parsed, record.hello);
     return record;
   },
-});
+};

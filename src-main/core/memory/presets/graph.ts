@@ -23,8 +23,7 @@ import {
   type HybridCollection,
   type MultiQuery,
 } from '../../collection';
-import { registerMemoryPreset } from '../registry';
-import type { MemoryServiceFactory } from '../registry';
+import type { MemoryPresetDefinition, MemoryServiceFactory } from '../registry';
 import { stripQuestionWords } from '../retrieval/query';
 import type { MemoryService, MemoryServiceContext } from '../types';
 import {
@@ -236,4 +235,8 @@ export class GraphMemory implements MemoryService {
 export const graphPreset: MemoryServiceFactory = async (config, ctx) =>
   GraphMemory.open(parsePresetConfig(GRAPH_PRESET, graphPresetConfigSchema, config), ctx);
 
-registerMemoryPreset(GRAPH_PRESET, graphPreset, { configSchema: graphPresetConfigSchema });
+export const graphPresetDefinition: MemoryPresetDefinition = {
+  name: GRAPH_PRESET,
+  create: graphPreset,
+  configSchema: graphPresetConfigSchema,
+};

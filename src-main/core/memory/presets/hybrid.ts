@@ -1,7 +1,6 @@
 /** `hybrid` (the default preset): BM25 and SIF vectors fused by weight, then neighbour context. */
 import { parseOrThrow } from '../../../../src-shared/errors';
-import { registerMemoryPreset } from '../registry';
-import type { MemoryServiceFactory } from '../registry';
+import type { MemoryPresetDefinition, MemoryServiceFactory } from '../registry';
 import { hybridPresetConfigSchema } from '../retrieval/config';
 import { TurnRetrievalService, hybridSettings } from '../retrieval/service';
 
@@ -14,7 +13,9 @@ export const hybridPreset: MemoryServiceFactory = async (config, ctx) => {
   return TurnRetrievalService.open(hybridSettings(parsed), ctx);
 };
 
-registerMemoryPreset('hybrid', hybridPreset, {
+export const hybridPresetDefinition: MemoryPresetDefinition = {
+  name: 'hybrid',
+  create: hybridPreset,
   configSchema: hybridPresetConfigSchema,
   embedder: true,
-});
+};

@@ -28,7 +28,7 @@ import {
   HybridCollection,
 } from '../../collection';
 import type { Embedder } from '../../embed';
-import { registerMemoryPreset, type MemoryServiceFactory } from '../registry';
+import type { MemoryPresetDefinition } from '../registry';
 import { embedderCounters, openServiceEmbedder } from '../retrieval/embedder';
 import type { MemoryService, MemoryServiceContext } from '../types';
 import { sessionDates } from '../retrieval/turns';
@@ -285,15 +285,17 @@ export class LocomoRagMemory implements MemoryService {
   }
 }
 
-for (const db of LOCOMO_RAG_DATABASES) {
-  const factory: MemoryServiceFactory = async (config, ctx) =>
-    LocomoRagMemory.open(
-      db,
-      parsePresetConfig(locomoRagPresetName(db), locomoRagPresetConfigSchema, config),
-      ctx,
-    );
-  registerMemoryPreset(locomoRagPresetName(db), factory, {
+/** One preset per LoCoMo RAG database: `locomo-rag-dialog`, `-observation` and `-summary`. */
+export const locomoRagPresetDefinitions: MemoryPresetDefinition[] = LOCOMO_RAG_DATABASES.map(
+  (db) => ({
+    name: locomoRagPresetName(db),
+    create: async (config, ctx) =>
+      LocomoRagMemory.open(
+        db,
+        parsePresetConfig(locomoRagPresetName(db), locomoRagPresetConfigSchema, config),
+        ctx,
+      ),
     configSchema: locomoRagPresetConfigSchema,
     embedder: true,
-  });
-}
+  }),
+);

@@ -22,7 +22,7 @@ import {
   HybridCollection,
 } from '../../collection';
 import type { Embedder } from '../../embed';
-import { registerMemoryPreset, type MemoryServiceFactory } from '../registry';
+import type { MemoryPresetDefinition, MemoryServiceFactory } from '../registry';
 import { embedderCounters, openServiceEmbedder } from '../retrieval/embedder';
 import { sessionDates } from '../retrieval/turns';
 import type { MemoryService, MemoryServiceContext } from '../types';
@@ -240,7 +240,9 @@ export class Mem0RagMemory implements MemoryService {
 export const mem0RagPreset: MemoryServiceFactory = async (config, ctx) =>
   Mem0RagMemory.open(parsePresetConfig(MEM0_RAG_PRESET, mem0RagPresetConfigSchema, config), ctx);
 
-registerMemoryPreset(MEM0_RAG_PRESET, mem0RagPreset, {
+export const mem0RagPresetDefinition: MemoryPresetDefinition = {
+  name: MEM0_RAG_PRESET,
+  create: mem0RagPreset,
   configSchema: mem0RagPresetConfigSchema,
   embedder: true,
-});
+};

@@ -38,7 +38,7 @@ import { WorkbenchError } from '../../../../src-shared/errors';
 import type { Embedder } from '../../embed';
 import type { MemoryHit } from '../request';
 import {
-  registerMemoryPreset,
+  type MemoryPresetDefinition,
   type MemoryPresetPrepare,
   type MemoryServiceFactory,
   type MemoryServiceRecord,
@@ -404,10 +404,12 @@ function noMemoryLlm(): WorkbenchError {
 const createMem0: MemoryServiceFactory = async (config, ctx) =>
   Mem0LibraryMemory.open(parsePresetConfig(MEM0_PRESET, mem0PresetConfigSchema, config), ctx);
 
-registerMemoryPreset(MEM0_PRESET, createMem0, {
+export const mem0PresetDefinition: MemoryPresetDefinition = {
+  name: MEM0_PRESET,
+  create: createMem0,
   configSchema: mem0PresetConfigSchema,
   llmStage: "Mem0's own fact extraction (mem0ai/oss), every add",
   requiresLlm: noMemoryLlm,
   embedder: true,
   prepare: prepareMem0,
-});
+};

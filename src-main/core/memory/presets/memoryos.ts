@@ -35,8 +35,7 @@ import { z } from 'zod';
 import type { Packet } from '../../../../src-shared/dataset';
 import type { MemoryHit } from '../request';
 import type { HybridCollection } from '../../collection';
-import { registerMemoryPreset } from '../registry';
-import type { MemoryServiceFactory } from '../registry';
+import type { MemoryPresetDefinition, MemoryServiceFactory } from '../registry';
 import { stripQuestionWords } from '../retrieval/query';
 import type { MemoryService, MemoryServiceContext } from '../types';
 import { LlmNotes } from './llm-notes';
@@ -521,7 +520,9 @@ function meanOf(s: SegmentState): Float32Array {
 export const memoryosPreset: MemoryServiceFactory = async (config, ctx) =>
   MemoryosMemory.open(parsePresetConfig(MEMORYOS_PRESET, memoryosPresetConfigSchema, config), ctx);
 
-registerMemoryPreset(MEMORYOS_PRESET, memoryosPreset, {
+export const memoryosPresetDefinition: MemoryPresetDefinition = {
+  name: MEMORYOS_PRESET,
+  create: memoryosPreset,
   configSchema: memoryosPresetConfigSchema,
   llmStage: 'long-term facts',
-});
+};

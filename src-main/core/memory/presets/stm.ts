@@ -15,8 +15,7 @@ import { z } from 'zod';
 import type { Packet } from '../../../../src-shared/dataset';
 import type { MemoryHit } from '../request';
 import { fuse, type HybridCollection, type RankedList } from '../../collection';
-import { registerMemoryPreset } from '../registry';
-import type { MemoryServiceFactory } from '../registry';
+import type { MemoryPresetDefinition, MemoryServiceFactory } from '../registry';
 import { stripQuestionWords } from '../retrieval/query';
 import type { MemoryService } from '../types';
 import { TurnEncoder, openPresetCollection, parsePresetConfig, turnHit } from './shared';
@@ -163,4 +162,8 @@ export class StmMemory implements MemoryService {
 export const stmPreset: MemoryServiceFactory = async (config, ctx) =>
   StmMemory.open(parsePresetConfig(STM_PRESET, stmPresetConfigSchema, config), ctx);
 
-registerMemoryPreset(STM_PRESET, stmPreset, { configSchema: stmPresetConfigSchema });
+export const stmPresetDefinition: MemoryPresetDefinition = {
+  name: STM_PRESET,
+  create: stmPreset,
+  configSchema: stmPresetConfigSchema,
+};

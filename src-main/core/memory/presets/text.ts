@@ -1,7 +1,6 @@
 /** `text`: one item per turn, flexsearch candidates ranked by BM25 over Porter stems. */
 import { parseOrThrow } from '../../../../src-shared/errors';
-import { registerMemoryPreset } from '../registry';
-import type { MemoryServiceFactory } from '../registry';
+import type { MemoryPresetDefinition, MemoryServiceFactory } from '../registry';
 import { textPresetConfigSchema } from '../retrieval/config';
 import { TurnRetrievalService, textSettings } from '../retrieval/service';
 
@@ -10,4 +9,8 @@ export const textPreset: MemoryServiceFactory = async (config, ctx) => {
   return TurnRetrievalService.open(textSettings(parsed), ctx);
 };
 
-registerMemoryPreset('text', textPreset, { configSchema: textPresetConfigSchema });
+export const textPresetDefinition: MemoryPresetDefinition = {
+  name: 'text',
+  create: textPreset,
+  configSchema: textPresetConfigSchema,
+};

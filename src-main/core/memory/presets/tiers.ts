@@ -27,8 +27,7 @@ import { z } from 'zod';
 import type { Packet } from '../../../../src-shared/dataset';
 import type { MemoryHit } from '../request';
 import { fuse, type Hit, type HybridCollection, type RankedList } from '../../collection';
-import { registerMemoryPreset } from '../registry';
-import type { MemoryServiceFactory } from '../registry';
+import type { MemoryPresetDefinition, MemoryServiceFactory } from '../registry';
 import { mentionedSpeakers, stripQuestionWords } from '../retrieval/query';
 import { asTurnMetadata } from '../retrieval/turns';
 import type { MemoryService, MemoryServiceContext } from '../types';
@@ -402,7 +401,9 @@ export function summaryPrompt(speakers: readonly string[], maxLines: number): st
 export const tiersPreset: MemoryServiceFactory = async (config, ctx) =>
   TiersMemory.open(parsePresetConfig(TIERS_PRESET, tiersPresetConfigSchema, config), ctx);
 
-registerMemoryPreset(TIERS_PRESET, tiersPreset, {
+export const tiersPresetDefinition: MemoryPresetDefinition = {
+  name: TIERS_PRESET,
+  create: tiersPreset,
   configSchema: tiersPresetConfigSchema,
   llmStage: 'summaries',
-});
+};

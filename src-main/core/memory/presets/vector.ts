@@ -1,7 +1,6 @@
 /** `vector`: one item per turn, hnsw (cosine) over SIF vectors of the turn and the turn before it. */
 import { parseOrThrow } from '../../../../src-shared/errors';
-import { registerMemoryPreset } from '../registry';
-import type { MemoryServiceFactory } from '../registry';
+import type { MemoryPresetDefinition, MemoryServiceFactory } from '../registry';
 import { vectorPresetConfigSchema } from '../retrieval/config';
 import { TurnRetrievalService, vectorSettings } from '../retrieval/service';
 
@@ -14,7 +13,9 @@ export const vectorPreset: MemoryServiceFactory = async (config, ctx) => {
   return TurnRetrievalService.open(vectorSettings(parsed), ctx);
 };
 
-registerMemoryPreset('vector', vectorPreset, {
+export const vectorPresetDefinition: MemoryPresetDefinition = {
+  name: 'vector',
+  create: vectorPreset,
   configSchema: vectorPresetConfigSchema,
   embedder: true,
-});
+};

@@ -1,25 +1,20 @@
 import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent } from 'react';
 import type { DatasetSummary } from '@shared/api';
-import type { ErrorPayload } from '@shared/errors';
 import { benchmarkProfile, schemeLabelOf } from '@shared/benchmarks';
 import { EmptyState } from '../../components/EmptyState/EmptyState';
 import { ErrorView } from '../../components/ErrorView';
 import { SchemeToggle } from '../../components/SchemeToggle/SchemeToggle';
 import { useApi } from '../../hooks/useApi';
+import { useMenuDatasetsError } from '../../hooks/useMenuDatasets';
 import { EvidenceProblems } from './EvidenceProblems';
 import { useDatasetsParams, useOpenDataset, useSampleSpeakers, type OpenStatus } from './hooks';
 import { SampleDetail } from './SampleDetail';
 import { SamplesTable, type SampleRow } from './SamplesTable';
 import { formatBytes, formatCount, mergeDatasets, pickDataset, plural } from './shape';
 
-export function DatasetsView({
-  menuError = null,
-  onDismissMenuError,
-}: {
-  /** A file the desktop menu could not open (see useMenuDatasets). */
-  menuError?: ErrorPayload | null;
-  onDismissMenuError?: () => void;
-}) {
+export function DatasetsView() {
+  // A file the desktop menu could not open (see useMenuDatasets).
+  const { error: menuError, dismiss: onDismissMenuError } = useMenuDatasetsError();
   const [params, update] = useDatasetsParams();
   const list = useApi('datasets.list', {});
   const reloadList = list.reload;
