@@ -26,6 +26,7 @@ import {
   type SampleOutcome,
 } from './runSample';
 import { startExperimentWorker } from './workerUrl';
+import { loadWordVectorImage, type WordVectorRequest } from '../embed/winkVectors';
 import { SlotLender } from './remoteGate';
 import type { Worker } from 'node:worker_threads';
 
@@ -178,6 +179,24 @@ export function workerExecutor(options: WorkerExecutorOptions = {}): SampleExecu
 }
 
 /**
+ * The word vectors a worker asks for, read and checked once by this thread and shared with every
+ * worker (each used to read and check its own 140 MB copy). Null: the worker loads them itself
+ * and reports the failure in its own words.
+ */
+async function sharedWordVectors(request: WordVectorRequest): Promise<SharedArrayBuffer | null> {
+  try {
+    const image = await loadWordVectorImage(request);
+    const whole =
+      image.buffer instanceof SharedArrayBuffer &&
+      image.byteOffset === 0 &&
+      image.byteLength === image.buffer.byteLength;
+    return whole ? (image.buffer as SharedArrayBuffer) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * Ends a worker that may be mid-sample, and the memory services it started: its own close path
  * dies with it. Killed again once it is gone, for a start announced just before the end.
  */
@@ -263,6 +282,13 @@ function runInWorker(
           case 'slot-release':
             lender.handle(message);
             break;
+          case 'word-vectors-acquire': {
+            const { id } = message;
+            void sharedWordVectors(message.request).then((image) => {
+              if (!settled) worker.postMessage(stamp({ type: 'word-vectors', id, image }));
+            });
+            break;
+          }
           case 'done':
             settle(() => resolve(message.outcome), message.outcome.status === 'completed');
             break;

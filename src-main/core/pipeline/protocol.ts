@@ -8,6 +8,7 @@ import {
   type TestRecord,
 } from '../../../src-shared/experiment';
 import { LLM_CALL_ROLES, type LlmCallRecord } from '../../../src-shared/runs';
+import { wordVectorRequestSchema } from '../embed/winkVectors';
 import type { LogLevel, SampleEvent, SampleOutcome } from './runSample';
 
 /**
@@ -16,11 +17,11 @@ import type { LogLevel, SampleEvent, SampleOutcome } from './runSample';
  * receiver fails the sample rather than guess.
  *
  * main -> worker: start (once), cancel (graceful: finish the question in flight, drop a half test),
- * slot-granted (a request slot of the run's shared budget).
+ * slot-granted (a request slot of the run's shared budget), word-vectors (the process's copy).
  * worker -> main: progress, test-result (main commits it in one transaction), calls (main files them
  * in the call ledger), log (warnings from the memory service and its collection: the run's manifest
- * records them), slot-acquire / slot-release (the run's request budget), then exactly one of
- * done | error.
+ * records them), slot-acquire / slot-release (the run's request budget), word-vectors-acquire,
+ * then exactly one of done | error.
  */
 
 /**
@@ -207,6 +208,16 @@ export const workerInSchema = z.discriminatedUnion('type', [
     type: z.literal('slot-granted'),
     id: z.number().int().positive(),
   }),
+  /**
+   * The word-vector cache file the worker asked for, checked, in the process's shared memory (read
+   * once per process, not per worker); null: the worker reads it itself, and reports what fails.
+   */
+  z.object({
+    seq: z.number().int().positive(),
+    type: z.literal('word-vectors'),
+    id: z.number().int().positive(),
+    image: z.instanceof(SharedArrayBuffer).nullable(),
+  }),
 ]);
 /** Messages are built and read as the parsed shape (config with defaults, typed sample). */
 export type WorkerIn = z.output<typeof workerInSchema>;
@@ -247,6 +258,13 @@ export const workerOutSchema = z.discriminatedUnion('type', [
     retryAfterMs: z.number().nonnegative().optional(),
     /** The tokens the reply reported, replacing the estimate in a tokens-per-minute window. */
     tokens: z.number().int().nonnegative().optional(),
+  }),
+  /** Asks for the process's word vectors (main answers `word-vectors`). */
+  z.object({
+    seq: z.number().int().positive(),
+    type: z.literal('word-vectors-acquire'),
+    id: z.number().int().positive(),
+    request: wordVectorRequestSchema,
   }),
   z.object({ seq: z.number().int().positive(), type: z.literal('done'), outcome: outcomeSchema }),
   z.object({

@@ -13,6 +13,9 @@ import { loadDatasetFile } from '../dataset/load';
 import { planTests } from '../dataset/testPlan';
 import { RunStore } from '../runs/store';
 import { inlineExecutor, workerExecutor } from './executors';
+import { clearWinkVectorsCache, loadWordVectorImage } from '../embed/winkVectors';
+import { parseCache } from '../embed/winkFormat';
+import { writeWinkFixture } from '../embed/winkFixture';
 import { resumeExperiment, startExperiment } from './runner';
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
@@ -432,6 +435,32 @@ describe('experiment runner (worker threads)', () => {
           `${id}: HybridCollection '${id}': index 'vec': the index file is missing; rebuilt 1 vectors from collection.db`,
       ),
     );
+    store.close();
+  });
+
+  it('gives every worker the word vectors the main thread read, in shared memory, not a copy each', async () => {
+    const { store, dataDir } = world();
+    const cacheDir = join(root, `vectors-${++counter}`);
+    const sourcePath = await writeWinkFixture(join(root, `wink-${counter}`));
+    const image = await loadWordVectorImage({ cacheDir, sourcePath });
+    const matrix = new Float32Array(image.buffer, parseCache(image).header.matrix.offset, 1);
+    // A value the file does not hold: a worker that read the file itself would report the file's.
+    matrix[0] = 42;
+    const handle = await startExperiment(
+      {
+        datasetPath: mini,
+        memory: { preset: 'test-word-vectors', config: { cacheDir, sourcePath } },
+        parallel: 2,
+      },
+      { store, dataDir, executor: workerExecutor({ presetModules: [presetsModule] }) },
+    );
+    expect((await handle.done).status).toBe('completed');
+    const warnings = [...(store.getRun(handle.runId).manifest.warnings ?? [])].sort();
+    expect(warnings).toEqual([
+      'mini-1: row 0 starts 42; shared true',
+      'mini-2: row 0 starts 42; shared true',
+    ]);
+    clearWinkVectorsCache();
     store.close();
   });
 

@@ -25,6 +25,7 @@ import {
 } from './runSample';
 import { RemoteCallGate } from './remoteGate';
 import { installPunktModel } from '../scoring/punktModel';
+import { shareWordVectorsFrom } from '../embed/winkVectors';
 
 function errorMessage(error: unknown): Extract<WorkerOut, { type: 'error' }>['error'] {
   const payload = toErrorPayload(error);
@@ -41,6 +42,16 @@ function serve(port: NonNullable<typeof parentPort>, init: unknown): void {
   let busy = false;
   // The run's request budget lives in the main thread; slots are asked for by message.
   const gate = new RemoteCallGate((request) => send(request));
+  // The word vectors are the process's, read once by the main thread and shared, not per worker.
+  const vectorReplies = new Map<number, (image: SharedArrayBuffer | null) => void>();
+  shareWordVectorsFrom(
+    (request) =>
+      new Promise((resolve) => {
+        const id = vectorReplies.size + 1;
+        vectorReplies.set(id, (image) => resolve(image === null ? null : new Uint8Array(image)));
+        send({ type: 'word-vectors-acquire', id, request });
+      }),
+  );
   // Extra presets are the worker's, given once when it was started; a bad list fails every sample.
   const presetsLoaded = (async () => {
     const parsed = workerInitSchema.safeParse(init);
@@ -121,6 +132,10 @@ function serve(port: NonNullable<typeof parentPort>, init: unknown): void {
     }
     if (message.type === 'slot-granted') {
       gate.granted(message.id);
+      return;
+    }
+    if (message.type === 'word-vectors') {
+      vectorReplies.get(message.id)?.(message.image);
       return;
     }
     if (busy) {
