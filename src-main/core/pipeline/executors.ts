@@ -15,6 +15,7 @@ import {
   workerOutSchema,
   type WorkerIn,
   type WorkerInit,
+  type WorkerReport,
 } from './protocol';
 import {
   answererMeter,
@@ -158,8 +159,16 @@ class WorkerPool {
   }
 }
 
+/** What the main thread received from an executor's workers: messages, and the reports in them. */
+export interface WorkerTraffic {
+  messages: number;
+  reports: number;
+}
+
 /** Samples run in worker threads (reused across samples); the main thread commits what they send. */
-export function workerExecutor(options: WorkerExecutorOptions = {}): SampleExecutor {
+export function workerExecutor(
+  options: WorkerExecutorOptions = {},
+): SampleExecutor & { readonly traffic: WorkerTraffic } {
   const presetModules = options.presetModules ?? extraPresetModules();
   const grace = options.cancelGraceMs ?? 30_000;
   const pool = new WorkerPool(options.idleMs ?? 10_000, {
@@ -168,13 +177,15 @@ export function workerExecutor(options: WorkerExecutorOptions = {}): SampleExecu
   });
   // The workers' services are killed from here when the process ends or is signalled.
   watchServiceChildren();
+  const traffic: WorkerTraffic = { messages: 0, reports: 0 };
   return {
     kind: 'worker',
+    traffic,
     async prepare(config) {
       // The worker creates the service from this same registry: what passes here, it can open.
       await checkMemoryConfig(config, 'experiment config', presetModules);
     },
-    run: (job, hooks, signal) => runInWorker(pool, job, hooks, signal, grace),
+    run: (job, hooks, signal) => runInWorker(pool, job, hooks, signal, grace, traffic),
   };
 }
 
@@ -211,6 +222,7 @@ function runInWorker(
   hooks: SampleHooks,
   signal: AbortSignal,
   graceMs: number,
+  traffic: WorkerTraffic,
 ): Promise<SampleOutcome> {
   const where = `sample ${job.sample.sampleId}`;
   const pooled = pool.acquire(`experiment worker ${job.runId}`);
@@ -248,6 +260,25 @@ function runInWorker(
       );
     }
 
+    // The reports of a batch, in the order the worker made them.
+    const take = (report: WorkerReport): void => {
+      switch (report.type) {
+        case 'progress':
+          hooks.emit(report.event);
+          break;
+        case 'test-result':
+          // Synchronous commit: the next report is handled only after this test is on disk.
+          void hooks.commitTest(report.test);
+          break;
+        case 'calls':
+          hooks.recordCalls(report.record);
+          break;
+        case 'log':
+          hooks.log?.(report.level, report.message);
+          break;
+      }
+    };
+
     worker.on('message', (raw: unknown) => {
       if (settled) return;
       const parsed = workerOutSchema.safeParse(raw);
@@ -258,6 +289,8 @@ function runInWorker(
         return;
       }
       const message = parsed.data;
+      traffic.messages++;
+      if (message.type === 'batch') traffic.reports += message.reports.length;
       const gap = checkSeq(message.seq);
       if (gap !== null) {
         fail(new WorkbenchError('INTERNAL', gap));
@@ -265,18 +298,11 @@ function runInWorker(
       }
       try {
         switch (message.type) {
-          case 'progress':
-            hooks.emit(message.event);
-            break;
-          case 'test-result':
-            // Synchronous commit: the next message is handled only after this test is on disk.
-            void hooks.commitTest(message.test);
-            break;
-          case 'calls':
-            hooks.recordCalls(message.record);
-            break;
-          case 'log':
-            hooks.log?.(message.level, message.message);
+          case 'batch':
+            for (const report of message.reports) {
+              if (settled) break;
+              take(report);
+            }
             break;
           case 'slot-acquire':
           case 'slot-release':

@@ -9,6 +9,7 @@ import { adoptServiceChildTable } from '../memory/external/children';
 import { createMemoryService } from '../memory/registry';
 import { loadMemoryPresets } from './loadPresets';
 import {
+  ReportOutbox,
   sequenceChecker,
   sequencer,
   workerInSchema,
@@ -36,7 +37,12 @@ function serve(port: NonNullable<typeof parentPort>, init: unknown): void {
   // Answers are scored here; BLEU-1 tokenises with NLTK's Punkt model when it is installed.
   installPunktModel();
   const stamp = sequencer<WorkerOut>();
-  const send = (message: Parameters<typeof stamp>[0]): void => port.postMessage(stamp(message));
+  const outbox = new ReportOutbox((reports) => port.postMessage(stamp({ type: 'batch', reports })));
+  // Reports wait in the outbox; any other message sends them first, so the order holds.
+  const send = (message: Parameters<typeof stamp>[0]): void => {
+    outbox.flush();
+    port.postMessage(stamp(message));
+  };
   const checkSeq = sequenceChecker('experiment worker');
   let cancel = new AbortController();
   let busy = false;
@@ -87,10 +93,10 @@ function serve(port: NonNullable<typeof parentPort>, init: unknown): void {
     };
     const cache = openResponseCache(job);
     const hooks: SampleHooks = {
-      emit: (event) => send({ type: 'progress', event }),
-      commitTest: (test) => send({ type: 'test-result', test }),
-      recordCalls: (record) => send({ type: 'calls', record }),
-      log: (level, message) => send({ type: 'log', level, message }),
+      emit: (event) => outbox.add({ type: 'progress', event }),
+      commitTest: (test) => outbox.add({ type: 'test-result', test }),
+      recordCalls: (record) => outbox.add({ type: 'calls', record }),
+      log: (level, message) => outbox.add({ type: 'log', level, message }),
     };
     const outcome = await runSample(job, hooks, {
       createMemory: (ctx) => createMemoryService(config.memory.preset, config.memory.config, ctx),
