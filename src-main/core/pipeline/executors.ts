@@ -92,6 +92,8 @@ export interface WorkerExecutorOptions {
   cancelGraceMs?: number;
   /** How long an idle worker waits for another sample before it ends. */
   idleMs?: number;
+  /** Progress events carry the worker thread's CPU time (`threadCpuMs`): for benchmarks. */
+  stampThreadCpu?: boolean;
 }
 
 /** A worker with the sequence state that lives as long as it does. */
@@ -174,6 +176,7 @@ export function workerExecutor(
   const pool = new WorkerPool(options.idleMs ?? 10_000, {
     presetModules,
     serviceChildren: serviceChildTable(),
+    ...(options.stampThreadCpu === true ? { threadCpu: true } : {}),
   });
   // The workers' services are killed from here when the process ends or is signalled.
   watchServiceChildren();

@@ -35,6 +35,11 @@ export const workerInitSchema = z
     presetModules: z.array(z.string()),
     /** The main thread's table of memory-service children (memory/external/children.ts). */
     serviceChildren: z.instanceof(SharedArrayBuffer),
+    /**
+     * Stamp each progress event with the worker thread's CPU time so far (`threadCpuMs`), for
+     * `bench pipeline`'s CPU per stage; off by default (a /proc read per event).
+     */
+    threadCpu: z.boolean().optional(),
   })
   .strict();
 export type WorkerInit = z.output<typeof workerInitSchema>;

@@ -27,6 +27,7 @@ import {
 import { RemoteCallGate } from './remoteGate';
 import { installPunktModel } from '../scoring/punktModel';
 import { shareWordVectorsFrom } from '../embed/winkVectors';
+import { threadCpuMs } from './threadCpu';
 
 function errorMessage(error: unknown): Extract<WorkerOut, { type: 'error' }>['error'] {
   const payload = toErrorPayload(error);
@@ -48,6 +49,7 @@ function serve(port: NonNullable<typeof parentPort>, init: unknown): void {
   let busy = false;
   // The run's request budget lives in the main thread; slots are asked for by message.
   const gate = new RemoteCallGate((request) => send(request));
+  let stampCpu = false;
   // The word vectors are the process's, read once by the main thread and shared, not per worker.
   const vectorReplies = new Map<number, (image: SharedArrayBuffer | null) => void>();
   shareWordVectorsFrom(
@@ -68,6 +70,7 @@ function serve(port: NonNullable<typeof parentPort>, init: unknown): void {
       );
     }
     adoptServiceChildTable(parsed.data.serviceChildren);
+    stampCpu = parsed.data.threadCpu === true;
     await loadMemoryPresets(parsed.data.presetModules);
   })();
   // Reported by the first start; not an unhandled rejection before it.
@@ -93,7 +96,12 @@ function serve(port: NonNullable<typeof parentPort>, init: unknown): void {
     };
     const cache = openResponseCache(job);
     const hooks: SampleHooks = {
-      emit: (event) => outbox.add({ type: 'progress', event }),
+      emit: (event) =>
+        outbox.add({
+          type: 'progress',
+          // An extra field the envelope's loose schema carries through to onProgress.
+          event: stampCpu ? Object.assign({ ...event }, { threadCpuMs: threadCpuMs() }) : event,
+        }),
       commitTest: (test) => outbox.add({ type: 'test-result', test }),
       recordCalls: (record) => outbox.add({ type: 'calls', record }),
       log: (level, message) => outbox.add({ type: 'log', level, message }),
