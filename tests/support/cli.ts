@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * The real CLI as a user runs it (`npm run -s cli -- …` is `node --import tsx src-main/cli/main.ts`),
- * in a child process, for the integration tests that assert its output and exit code.
+ * The real CLI from its sources through tsx (`npm run -s cli -- …` runs the same code as built
+ * JavaScript, out/cli/main.js; tests/integration/cli-bundle.test.ts runs that), in a child process,
+ * for the integration tests that assert its output and exit code.
  */
 export const REPO = fileURLToPath(new URL('../../', import.meta.url));
 export const CLI_ARGS: readonly string[] = ['--import', 'tsx', join(REPO, 'src-main/cli/main.ts')];

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { promises as fsp } from 'node:fs';
+import { closeSync, fstatSync, openSync, promises as fsp, readSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -76,11 +76,18 @@ function payloadCrc(matrix: Uint8Array, vocab: Uint8Array): number {
 }
 
 /**
- * Validates and views a cache file read into memory. The returned matrix is a view on `buf`
- * (no copy) whenever `buf` is 4-byte aligned, which `fs.readFileSync` buffers of this size are.
+ * Validates and views a cache file read into memory. The returned matrix is a view on `bytes`
+ * (no copy) whenever they are 4-byte aligned, which `readCacheImage` and `fs.readFileSync` buffers
+ * of this size are: a matrix over shared memory stays shared.
  */
-export function parseCache(buf: Buffer, options: { verifyChecksum?: boolean } = {}): CacheContents {
+export function parseCache(
+  bytes: Uint8Array,
+  options: { verifyChecksum?: boolean } = {},
+): CacheContents {
   assertLittleEndian();
+  const buf = Buffer.isBuffer(bytes)
+    ? bytes
+    : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (buf.length < PREFIX_BYTES || buf.toString('latin1', 0, 8) !== CACHE_MAGIC) {
     throw new CacheInvalidError('bad magic (not a word-vector cache)');
   }
@@ -130,18 +137,14 @@ export interface CacheInput {
 }
 
 /**
- * Writes a cache file atomically: a uniquely named temp file in the same directory, then rename,
- * so a crash or a second process converting at the same time never leaves a half-written cache
- * under the real name. No fsync: a cache torn by power loss fails its size or checksum check and
- * is rebuilt.
+ * The whole cache file in memory, on a SharedArrayBuffer: what `writeCacheImage` writes and what
+ * a process hands its worker threads without a copy.
  */
-export async function writeCacheAtomic(file: string, input: CacheInput): Promise<CacheHeader> {
+export function encodeCache(input: CacheInput): { header: CacheHeader; image: Uint8Array } {
   assertLittleEndian();
   const { dim, count, matrix, vocab } = input;
   if (matrix.length !== dim * count) {
-    throw new Error(
-      `writeCacheAtomic: matrix has ${matrix.length} floats, expected ${dim * count}`,
-    );
+    throw new Error(`encodeCache: matrix has ${matrix.length} floats, expected ${dim * count}`);
   }
   const matrixBytes = new Uint8Array(matrix.buffer, matrix.byteOffset, matrix.byteLength);
   const crc32 = payloadCrc(matrixBytes, vocab);
@@ -166,24 +169,61 @@ export async function writeCacheAtomic(file: string, input: CacheInput): Promise
   header = draft(json.length + 64);
   const headerJson = Buffer.from(JSON.stringify(header), 'utf8');
   const headerBytes = header.matrix.offset - PREFIX_BYTES;
-  if (headerJson.length > headerBytes) throw new Error('writeCacheAtomic: header layout overflow');
-  const head = Buffer.alloc(header.matrix.offset, 0x20);
+  if (headerJson.length > headerBytes) throw new Error('encodeCache: header layout overflow');
+  const image = new Uint8Array(new SharedArrayBuffer(header.vocab.offset + header.vocab.bytes));
+  const head = Buffer.from(image.buffer, 0, header.matrix.offset);
+  head.fill(0x20);
   head.write(CACHE_MAGIC, 0, 'latin1');
   head.writeUInt32LE(CACHE_FORMAT_VERSION, 8);
   head.writeUInt32LE(headerBytes, 12);
   headerJson.copy(head, PREFIX_BYTES);
+  image.set(matrixBytes, header.matrix.offset);
+  image.set(vocab, header.vocab.offset);
+  return { header, image };
+}
 
+/**
+ * Writes a cache file atomically: a uniquely named temp file in the same directory, then rename,
+ * so a crash or a second process converting at the same time never leaves a half-written cache
+ * under the real name. No fsync: a cache torn by power loss fails its size or checksum check and
+ * is rebuilt.
+ */
+export async function writeCacheImage(file: string, image: Uint8Array): Promise<void> {
   await fsp.mkdir(path.dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
     // writeFile loops over short writes, which a single FileHandle.write does not.
-    await fsp.writeFile(tmp, [head, matrixBytes, vocab]);
+    await fsp.writeFile(tmp, image);
     await fsp.rename(tmp, file);
   } catch (error) {
     await fsp.rm(tmp, { force: true });
     throw error;
   }
+}
+
+export async function writeCacheAtomic(file: string, input: CacheInput): Promise<CacheHeader> {
+  const { header, image } = encodeCache(input);
+  await writeCacheImage(file, image);
   return header;
+}
+
+/** Reads a cache file into shared memory (unchecked: `parseCache` checks it). */
+export function readCacheImage(file: string): Uint8Array {
+  const fd = openSync(file, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const image = new Uint8Array(new SharedArrayBuffer(size));
+    let read = 0;
+    while (read < size) {
+      const n = readSync(fd, image, read, size - read, read);
+      if (n === 0)
+        throw new CacheInvalidError(`truncated while reading (${read} of ${size} bytes)`);
+      read += n;
+    }
+    return image;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function align(n: number, to: number): number {

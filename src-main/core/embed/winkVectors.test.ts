@@ -7,7 +7,13 @@ import { WorkbenchError } from '../../../src-shared/errors';
 import { convertWinkJson, type ConvertProgress } from './winkConvert';
 import { FIXTURE_DIM, FIXTURE_WORDS, fixtureVector, writeWinkFixture } from './winkFixture';
 import { CACHE_MAGIC, parseCache } from './winkFormat';
-import { cacheFileFor, clearWinkVectorsCache, loadWinkVectors } from './winkVectors';
+import {
+  cacheFileFor,
+  clearWinkVectorsCache,
+  loadWinkVectors,
+  loadWordVectorImage,
+  shareWordVectorsFrom,
+} from './winkVectors';
 
 let dir: string;
 let source: string;
@@ -21,6 +27,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
+  shareWordVectorsFrom(null);
   clearWinkVectorsCache();
   await fsp.rm(dir, { recursive: true, force: true });
 });
@@ -201,5 +208,71 @@ describe('loadWinkVectors', () => {
       source: { package: 'fake-wink', version: 'unversioned' },
     });
     expect(header.matrix.offset % 64).toBe(0);
+  });
+
+  // A fixed, whole-second time: utimes sets it exactly, so a rewrite can keep the stamped version.
+  const longAgo = new Date('2020-01-01T00:00:00Z');
+  const flipLastMatrixByte = (b: Buffer): Buffer => (
+    b.writeUInt8(b.readUInt8(b.length - 200) ^ 0xff, b.length - 200),
+    b
+  );
+
+  it('checks the crc32 once per file version: a version it stamped is read without the check', async () => {
+    const original = await loadWinkVectors({ cacheDir, sourcePath: source });
+    const file = cacheFileFor(cacheDir, source);
+    await fsp.utimes(file, longAgo, longAgo);
+    clearWinkVectorsCache();
+    await loadWinkVectors({ cacheDir, sourcePath: source }); // checks and stamps this version
+    expect(JSON.parse(readFileSync(`${file}.checked`, 'utf8'))).toMatchObject({ version: 1 });
+
+    // The same version (size, inode, time) is trusted: a flip that kept all three goes unread.
+    await fsp.writeFile(file, flipLastMatrixByte(await fsp.readFile(file)));
+    await fsp.utimes(file, longAgo, longAgo);
+    clearWinkVectorsCache();
+    const r = recorder();
+    const trusted = await loadWinkVectors({ cacheDir, sourcePath: source, ...r });
+    expect(r.warnings).toEqual([]);
+    expect(trusted.matrix).not.toEqual(original.matrix);
+
+    // Any other version is checked again.
+    await fsp.utimes(file, new Date('2021-01-01T00:00:00Z'), new Date('2021-01-01T00:00:00Z'));
+    clearWinkVectorsCache();
+    const again = recorder();
+    const rebuilt = await loadWinkVectors({ cacheDir, sourcePath: source, ...again });
+    expect(again.warnings[0]).toMatch(/checksum mismatch/);
+    expect(rebuilt.matrix).toEqual(original.matrix);
+  });
+
+  it('does not stamp a file written moments ago (its time may not change on the next write)', async () => {
+    await loadWinkVectors({ cacheDir, sourcePath: source });
+    clearWinkVectorsCache();
+    await loadWinkVectors({ cacheDir, sourcePath: source });
+    await expect(fsp.stat(`${cacheFileFor(cacheDir, source)}.checked`)).rejects.toThrow(/ENOENT/);
+  });
+
+  it('holds the file in shared memory, and the matrix views it without a copy', async () => {
+    const image = await loadWordVectorImage({ cacheDir, sourcePath: source });
+    expect(image.buffer).toBeInstanceOf(SharedArrayBuffer);
+    const vectors = await loadWinkVectors({ cacheDir, sourcePath: source });
+    expect(vectors.matrix.buffer).toBe(image.buffer);
+  });
+
+  it('takes the image its process shares instead of reading the file', async () => {
+    const image = await loadWordVectorImage({ cacheDir, sourcePath: source });
+    const original = await loadWinkVectors({ cacheDir, sourcePath: source });
+    clearWinkVectorsCache();
+    await fsp.rm(cacheDir, { recursive: true });
+    await fsp.rm(source);
+    const asked: unknown[] = [];
+    shareWordVectorsFrom((request) => {
+      asked.push(request);
+      return Promise.resolve(image);
+    });
+    const shared = await loadWinkVectors({ cacheDir, sourcePath: source });
+    expect(asked).toEqual([{ cacheDir, sourcePath: source }]);
+    expect(shared.matrix.buffer).toBe(image.buffer);
+    const word = (FIXTURE_WORDS[1] as readonly [string, string])[0];
+    expect(shared.lookup(word)).toBe(original.lookup(word));
+    expect(shared.lookup(word)).toBe(1);
   });
 });

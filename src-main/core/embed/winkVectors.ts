@@ -1,10 +1,18 @@
-import { readFileSync, statSync, existsSync } from 'node:fs';
+import { readFileSync, statSync, existsSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import { z } from 'zod';
 import { WorkbenchError } from '../../../src-shared/errors';
 import { convertWinkJson, type ConvertProgress } from './winkConvert';
-import { CacheInvalidError, parseCache, writeCacheAtomic, type CacheSource } from './winkFormat';
+import {
+  CacheInvalidError,
+  encodeCache,
+  parseCache,
+  readCacheImage,
+  writeCacheImage,
+  type CacheSource,
+} from './winkFormat';
 
 /**
  * Word vectors in memory: one Float32 matrix, and a vocabulary index that looks words up by char
@@ -157,7 +165,10 @@ export interface WinkLoadOptions {
   onProgress?: (progress: ConvertProgress) => void;
   /** Stale or corrupt caches are rebuilt with a warning. Default: console.warn. */
   onWarning?: (message: string) => void;
-  /** Check the cache's crc32 on load (about 0.1 s for the real file). Default true. */
+  /**
+   * Check the cache's crc32 on load (about 0.1 s for the real file). Default: once per file
+   * version (a stamp beside the cache records the version a process checked).
+   */
   verifyChecksum?: boolean;
 }
 
@@ -201,42 +212,160 @@ export function cacheFileFor(cacheDir: string, sourcePath: string): string {
   return path.join(cacheDir, `${path.basename(sourcePath, '.json')}.f32.mwvec`);
 }
 
+/** The checked cache file in shared memory, per (cacheDir, source): what worker threads share. */
+const images = new Map<string, Promise<Uint8Array>>();
 const loaders = new Map<string, Promise<WordVectors>>();
 
+/** Which word vectors a worker thread asks its process for. */
+export const wordVectorRequestSchema = z
+  .object({ cacheDir: z.string().min(1), sourcePath: z.string().min(1) })
+  .strict();
+export type WordVectorRequest = z.infer<typeof wordVectorRequestSchema>;
+
 /**
- * Loads word vectors once per process per (cacheDir, source): later callers share the promise
- * (their `onProgress` is not called; the first caller's is). A failed load is forgotten so the
- * next call tries again.
+ * Where this thread gets a cache image its process already holds (a worker thread asks the main
+ * thread); null (or a failure): it reads the file itself.
  */
-export function loadWinkVectors(options: WinkLoadOptions = {}): Promise<WordVectors> {
+export type WordVectorImageSource = (request: WordVectorRequest) => Promise<Uint8Array | null>;
+let imageSource: WordVectorImageSource | null = null;
+
+/** Worker threads: take the word vectors from `source` instead of reading the file per thread. */
+export function shareWordVectorsFrom(source: WordVectorImageSource | null): void {
+  imageSource = source;
+}
+
+interface ResolvedLoad {
+  key: string;
+  cacheDir: string;
+  sourcePath: string;
+}
+
+function resolveLoad(options: WinkLoadOptions): ResolvedLoad {
   const cacheDir = path.resolve(options.cacheDir ?? defaultCacheDir());
   const sourcePath = options.sourcePath ?? defaultWinkSourcePath();
   if (sourcePath === null) {
-    return Promise.reject(
-      new WorkbenchError('NOT_FOUND', `wink vectors: package ${WINK_PACKAGE} is not installed`),
-    );
+    throw new WorkbenchError('NOT_FOUND', `wink vectors: package ${WINK_PACKAGE} is not installed`);
   }
   const resolvedSource = path.resolve(sourcePath);
-  const key = `${cacheDir}\u0000${resolvedSource}`;
-  let loading = loaders.get(key);
+  return { key: `${cacheDir}\u0000${resolvedSource}`, cacheDir, sourcePath: resolvedSource };
+}
+
+/** Shares one promise per key; a failed load is forgotten so the next call tries again. */
+function once<T>(cache: Map<string, Promise<T>>, key: string, load: () => Promise<T>): Promise<T> {
+  let loading = cache.get(key);
   if (loading === undefined) {
-    loading = loadUncached(cacheDir, resolvedSource, options);
-    loaders.set(key, loading);
-    loading.catch(() => loaders.delete(key));
+    loading = load();
+    cache.set(key, loading);
+    loading.catch(() => cache.delete(key));
   }
   return loading;
 }
 
+/**
+ * The cache file, converted first if needed and checked, on a SharedArrayBuffer: read once per
+ * process per (cacheDir, source) and handed to worker threads as it is.
+ */
+export function loadWordVectorImage(options: WinkLoadOptions = {}): Promise<Uint8Array> {
+  let load: ResolvedLoad;
+  try {
+    load = resolveLoad(options);
+  } catch (error) {
+    return Promise.reject(error as Error);
+  }
+  return once(images, load.key, () => loadImage(load.cacheDir, load.sourcePath, options));
+}
+
+/**
+ * Loads word vectors once per process per (cacheDir, source): later callers share the promise
+ * (their `onProgress` is not called; the first caller's is). A failed load is forgotten so the
+ * next call tries again. A worker thread takes its process's image (`shareWordVectorsFrom`).
+ */
+export function loadWinkVectors(options: WinkLoadOptions = {}): Promise<WordVectors> {
+  let load: ResolvedLoad;
+  try {
+    load = resolveLoad(options);
+  } catch (error) {
+    return Promise.reject(error as Error);
+  }
+  return once(loaders, load.key, async () => {
+    const shared = imageSource
+      ? await imageSource({ cacheDir: load.cacheDir, sourcePath: load.sourcePath }).catch(
+          () => null,
+        )
+      : null;
+    // A shared image was checked by the thread that read it.
+    return vectorsFromImage(shared ?? (await loadWordVectorImage(options)));
+  });
+}
+
 /** Forgets every loaded vector set (tests; freeing memory). */
 export function clearWinkVectorsCache(): void {
+  images.clear();
   loaders.clear();
 }
 
-async function loadUncached(
+/** Vectors viewing `image` (shared memory stays shared); the image must have been checked. */
+export function vectorsFromImage(image: Uint8Array): WordVectors {
+  const { header, matrix, vocab } = parseCache(image, { verifyChecksum: false });
+  return new WordVectors({
+    dim: header.dim,
+    count: header.count,
+    matrix,
+    vocabText: vocab.toString('utf8'),
+    source: header.source,
+  });
+}
+
+/**
+ * The cache file version a process checked the crc32 of, beside the cache: later loads of the same
+ * version skip the check. A rewrite in place, a copy or a new conversion changes it.
+ */
+const checkedStampSchema = z
+  .object({ version: z.literal(1), size: z.number(), ino: z.number(), mtimeNs: z.string() })
+  .strict();
+type CheckedStamp = z.infer<typeof checkedStampSchema>;
+
+/** File times tick coarsely (a few ms): a version younger than this may still be changing. */
+const RACY_MS = 2_000;
+
+function fileVersion(file: string): CheckedStamp | null {
+  const stat = statSync(file, { throwIfNoEntry: false, bigint: true });
+  if (!stat) return null;
+  return {
+    version: 1,
+    size: Number(stat.size),
+    ino: Number(stat.ino),
+    mtimeNs: stat.mtimeNs.toString(),
+  };
+}
+
+function checkedBefore(file: string): boolean {
+  try {
+    const stored = checkedStampSchema.safeParse(
+      JSON.parse(readFileSync(`${file}.checked`, 'utf8')),
+    );
+    return stored.success && JSON.stringify(stored.data) === JSON.stringify(fileVersion(file));
+  } catch {
+    return false;
+  }
+}
+
+function stampChecked(file: string): void {
+  const version = fileVersion(file);
+  // A write within the clock's tick after this one would keep the same time: trust only older files.
+  if (!version || Date.now() - Number(BigInt(version.mtimeNs) / 1_000_000n) < RACY_MS) return;
+  try {
+    writeFileSync(`${file}.checked`, JSON.stringify(version));
+  } catch {
+    // A read-only cache folder: the next process checks again.
+  }
+}
+
+async function loadImage(
   cacheDir: string,
   sourcePath: string,
   options: WinkLoadOptions,
-): Promise<WordVectors> {
+): Promise<Uint8Array> {
   const warn = options.onWarning ?? ((message: string) => console.warn(message));
   const progress = options.onProgress;
   const file = cacheFileFor(cacheDir, sourcePath);
@@ -248,21 +377,27 @@ async function loadUncached(
   if (existsSync(file)) {
     try {
       progress?.({ phase: 'load', fraction: 0 });
-      const vectors = readCacheFile(file, options.verifyChecksum !== false);
+      const checked = options.verifyChecksum === undefined && checkedBefore(file);
+      const image = readCacheImage(file);
+      const { header } = parseCache(image, {
+        verifyChecksum: options.verifyChecksum ?? !checked,
+      });
+      if (options.verifyChecksum === undefined && !checked) stampChecked(file);
       // Without the source (an install that ships only the cache) a structurally valid cache is
       // all there is to trust; with it, the cache must have been built from this very file.
+      const built = header.source;
       if (
         expected !== null &&
-        (vectors.source.package !== expected.package ||
-          vectors.source.version !== expected.version ||
-          vectors.source.size !== expected.size)
+        (built.package !== expected.package ||
+          built.version !== expected.version ||
+          built.size !== expected.size)
       ) {
         throw new CacheInvalidError(
-          `built from ${vectors.source.package}@${vectors.source.version} (${vectors.source.size} bytes), source is ${expected.package}@${expected.version} (${expected.size} bytes)`,
+          `built from ${built.package}@${built.version} (${built.size} bytes), source is ${expected.package}@${expected.version} (${expected.size} bytes)`,
         );
       }
       progress?.({ phase: 'load', fraction: 1 });
-      return vectors;
+      return image;
     } catch (error) {
       if (!(error instanceof CacheInvalidError)) throw error;
       warn(`wink vectors: cache ${file} is stale or corrupt (${error.message}); rebuilding`);
@@ -289,23 +424,19 @@ async function loadUncached(
   }
   for (const message of converted.warnings) warn(message);
   const { dim, count, matrix } = converted;
-  const vocabText = converted.words.join('\n');
-  converted.words.length = 0; // let the 341k word strings go before the matrix is written
+  const vocab = Buffer.from(converted.words.join('\n'), 'utf8');
+  converted.words.length = 0; // let the 341k word strings go before the image is built
   const source: CacheSource = {
     package: expected.package,
     version: expected.version,
     sha256: converted.sha256,
     size: converted.size,
   };
+  // The image is checked as it is built (its crc32 computed from these very bytes).
+  const { image } = encodeCache({ dim, count, matrix, vocab, source });
   progress?.({ phase: 'write', fraction: 0 });
   try {
-    await writeCacheAtomic(file, {
-      dim,
-      count,
-      matrix,
-      vocab: Buffer.from(vocabText, 'utf8'),
-      source,
-    });
+    await writeCacheImage(file, image);
   } catch (error) {
     // A read-only cache folder costs the next process a conversion, not this one its vectors.
     warn(
@@ -313,16 +444,5 @@ async function loadUncached(
     );
   }
   progress?.({ phase: 'write', fraction: 1 });
-  return new WordVectors({ dim, count, matrix, vocabText, source });
-}
-
-function readCacheFile(file: string, verifyChecksum: boolean): WordVectors {
-  const { header, matrix, vocab } = parseCache(readFileSync(file), { verifyChecksum });
-  return new WordVectors({
-    dim: header.dim,
-    count: header.count,
-    matrix,
-    vocabText: vocab.toString('utf8'),
-    source: header.source,
-  });
+  return image;
 }

@@ -15,6 +15,7 @@ import {
   workerOutSchema,
   type WorkerIn,
   type WorkerInit,
+  type WorkerReport,
 } from './protocol';
 import {
   answererMeter,
@@ -26,6 +27,7 @@ import {
   type SampleOutcome,
 } from './runSample';
 import { startExperimentWorker } from './workerUrl';
+import { loadWordVectorImage, type WordVectorRequest } from '../embed/winkVectors';
 import { SlotLender } from './remoteGate';
 import type { Worker } from 'node:worker_threads';
 
@@ -90,6 +92,8 @@ export interface WorkerExecutorOptions {
   cancelGraceMs?: number;
   /** How long an idle worker waits for another sample before it ends. */
   idleMs?: number;
+  /** Progress events carry the worker thread's CPU time (`threadCpuMs`): for benchmarks. */
+  stampThreadCpu?: boolean;
 }
 
 /** A worker with the sequence state that lives as long as it does. */
@@ -157,24 +161,53 @@ class WorkerPool {
   }
 }
 
+/** What the main thread received from an executor's workers: messages, and the reports in them. */
+export interface WorkerTraffic {
+  messages: number;
+  reports: number;
+}
+
 /** Samples run in worker threads (reused across samples); the main thread commits what they send. */
-export function workerExecutor(options: WorkerExecutorOptions = {}): SampleExecutor {
+export function workerExecutor(
+  options: WorkerExecutorOptions = {},
+): SampleExecutor & { readonly traffic: WorkerTraffic } {
   const presetModules = options.presetModules ?? extraPresetModules();
   const grace = options.cancelGraceMs ?? 30_000;
   const pool = new WorkerPool(options.idleMs ?? 10_000, {
     presetModules,
     serviceChildren: serviceChildTable(),
+    ...(options.stampThreadCpu === true ? { threadCpu: true } : {}),
   });
   // The workers' services are killed from here when the process ends or is signalled.
   watchServiceChildren();
+  const traffic: WorkerTraffic = { messages: 0, reports: 0 };
   return {
     kind: 'worker',
+    traffic,
     async prepare(config) {
       // The worker creates the service from this same registry: what passes here, it can open.
       await checkMemoryConfig(config, 'experiment config', presetModules);
     },
-    run: (job, hooks, signal) => runInWorker(pool, job, hooks, signal, grace),
+    run: (job, hooks, signal) => runInWorker(pool, job, hooks, signal, grace, traffic),
   };
+}
+
+/**
+ * The word vectors a worker asks for, read and checked once by this thread and shared with every
+ * worker (each used to read and check its own 140 MB copy). Null: the worker loads them itself
+ * and reports the failure in its own words.
+ */
+async function sharedWordVectors(request: WordVectorRequest): Promise<SharedArrayBuffer | null> {
+  try {
+    const image = await loadWordVectorImage(request);
+    const whole =
+      image.buffer instanceof SharedArrayBuffer &&
+      image.byteOffset === 0 &&
+      image.byteLength === image.buffer.byteLength;
+    return whole ? (image.buffer as SharedArrayBuffer) : null;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -192,6 +225,7 @@ function runInWorker(
   hooks: SampleHooks,
   signal: AbortSignal,
   graceMs: number,
+  traffic: WorkerTraffic,
 ): Promise<SampleOutcome> {
   const where = `sample ${job.sample.sampleId}`;
   const pooled = pool.acquire(`experiment worker ${job.runId}`);
@@ -229,6 +263,25 @@ function runInWorker(
       );
     }
 
+    // The reports of a batch, in the order the worker made them.
+    const take = (report: WorkerReport): void => {
+      switch (report.type) {
+        case 'progress':
+          hooks.emit(report.event);
+          break;
+        case 'test-result':
+          // Synchronous commit: the next report is handled only after this test is on disk.
+          void hooks.commitTest(report.test);
+          break;
+        case 'calls':
+          hooks.recordCalls(report.record);
+          break;
+        case 'log':
+          hooks.log?.(report.level, report.message);
+          break;
+      }
+    };
+
     worker.on('message', (raw: unknown) => {
       if (settled) return;
       const parsed = workerOutSchema.safeParse(raw);
@@ -239,6 +292,8 @@ function runInWorker(
         return;
       }
       const message = parsed.data;
+      traffic.messages++;
+      if (message.type === 'batch') traffic.reports += message.reports.length;
       const gap = checkSeq(message.seq);
       if (gap !== null) {
         fail(new WorkbenchError('INTERNAL', gap));
@@ -246,23 +301,23 @@ function runInWorker(
       }
       try {
         switch (message.type) {
-          case 'progress':
-            hooks.emit(message.event);
-            break;
-          case 'test-result':
-            // Synchronous commit: the next message is handled only after this test is on disk.
-            void hooks.commitTest(message.test);
-            break;
-          case 'calls':
-            hooks.recordCalls(message.record);
-            break;
-          case 'log':
-            hooks.log?.(message.level, message.message);
+          case 'batch':
+            for (const report of message.reports) {
+              if (settled) break;
+              take(report);
+            }
             break;
           case 'slot-acquire':
           case 'slot-release':
             lender.handle(message);
             break;
+          case 'word-vectors-acquire': {
+            const { id } = message;
+            void sharedWordVectors(message.request).then((image) => {
+              if (!settled) worker.postMessage(stamp({ type: 'word-vectors', id, image }));
+            });
+            break;
+          }
           case 'done':
             settle(() => resolve(message.outcome), message.outcome.status === 'completed');
             break;

@@ -8,6 +8,7 @@ import {
   type TestRecord,
 } from '../../../src-shared/experiment';
 import { LLM_CALL_ROLES, type LlmCallRecord } from '../../../src-shared/runs';
+import { wordVectorRequestSchema } from '../embed/winkVectors';
 import type { LogLevel, SampleEvent, SampleOutcome } from './runSample';
 
 /**
@@ -16,11 +17,12 @@ import type { LogLevel, SampleEvent, SampleOutcome } from './runSample';
  * receiver fails the sample rather than guess.
  *
  * main -> worker: start (once), cancel (graceful: finish the question in flight, drop a half test),
- * slot-granted (a request slot of the run's shared budget).
- * worker -> main: progress, test-result (main commits it in one transaction), calls (main files them
- * in the call ledger), log (warnings from the memory service and its collection: the run's manifest
- * records them), slot-acquire / slot-release (the run's request budget), then exactly one of
- * done | error.
+ * slot-granted (a request slot of the run's shared budget), word-vectors (the process's copy).
+ * worker -> main: batches of reports (progress; test-result, which main commits in one transaction;
+ * calls, which main files in the call ledger; log, warnings from the memory service and its
+ * collection that the run's manifest records), slot-acquire / slot-release (the run's request
+ * budget), word-vectors-acquire, then exactly one of done | error. Every message but a batch goes
+ * out at once, after the reports before it.
  */
 
 /**
@@ -33,6 +35,11 @@ export const workerInitSchema = z
     presetModules: z.array(z.string()),
     /** The main thread's table of memory-service children (memory/external/children.ts). */
     serviceChildren: z.instanceof(SharedArrayBuffer),
+    /**
+     * Stamp each progress event with the worker thread's CPU time so far (`threadCpuMs`), for
+     * `bench pipeline`'s CPU per stage; off by default (a /proc read per event).
+     */
+    threadCpu: z.boolean().optional(),
   })
   .strict();
 export type WorkerInit = z.output<typeof workerInitSchema>;
@@ -207,26 +214,43 @@ export const workerInSchema = z.discriminatedUnion('type', [
     type: z.literal('slot-granted'),
     id: z.number().int().positive(),
   }),
+  /**
+   * The word-vector cache file the worker asked for, checked, in the process's shared memory (read
+   * once per process, not per worker); null: the worker reads it itself, and reports what fails.
+   */
+  z.object({
+    seq: z.number().int().positive(),
+    type: z.literal('word-vectors'),
+    id: z.number().int().positive(),
+    image: z.instanceof(SharedArrayBuffer).nullable(),
+  }),
 ]);
 /** Messages are built and read as the parsed shape (config with defaults, typed sample). */
 export type WorkerIn = z.output<typeof workerInSchema>;
 
+/**
+ * What a worker reports that the main thread only has to take in order: sent in batches (one
+ * `batch` message per BATCH_MS or per test, in the order they happened), where each used to be its
+ * own message (~19k in a full LoCoMo run, mostly per-packet and per-answer progress).
+ */
+const workerReportSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('progress'), event: sampleEventSchema }),
+  z.object({ type: z.literal('test-result'), test: testRecordSchema }),
+  /** An LLM request sent or ended: main adds it to the run's call ledger (filed in batches). */
+  z.object({ type: z.literal('calls'), record: callRecordSchema }),
+  z.object({
+    type: z.literal('log'),
+    level: z.enum(['info', 'warn', 'error']) satisfies z.ZodType<LogLevel>,
+    message: z.string(),
+  }),
+]);
+export type WorkerReport = z.output<typeof workerReportSchema>;
+
 export const workerOutSchema = z.discriminatedUnion('type', [
   z.object({
     seq: z.number().int().positive(),
-    type: z.literal('progress'),
-    event: sampleEventSchema,
-  }),
-  z.object({
-    seq: z.number().int().positive(),
-    type: z.literal('test-result'),
-    test: testRecordSchema,
-  }),
-  /** An LLM request sent or ended: main adds it to the run's call ledger (filed in batches). */
-  z.object({
-    seq: z.number().int().positive(),
-    type: z.literal('calls'),
-    record: callRecordSchema,
+    type: z.literal('batch'),
+    reports: z.array(workerReportSchema).min(1),
   }),
   /** Asks the run's request budget for a slot of `endpoint`; main answers `slot-granted`. */
   z.object({
@@ -248,17 +272,18 @@ export const workerOutSchema = z.discriminatedUnion('type', [
     /** The tokens the reply reported, replacing the estimate in a tokens-per-minute window. */
     tokens: z.number().int().nonnegative().optional(),
   }),
+  /** Asks for the process's word vectors (main answers `word-vectors`). */
+  z.object({
+    seq: z.number().int().positive(),
+    type: z.literal('word-vectors-acquire'),
+    id: z.number().int().positive(),
+    request: wordVectorRequestSchema,
+  }),
   z.object({ seq: z.number().int().positive(), type: z.literal('done'), outcome: outcomeSchema }),
   z.object({
     seq: z.number().int().positive(),
     type: z.literal('error'),
     error: errorPayloadSchema,
-  }),
-  z.object({
-    seq: z.number().int().positive(),
-    type: z.literal('log'),
-    level: z.enum(['info', 'warn', 'error']) satisfies z.ZodType<LogLevel>,
-    message: z.string(),
   }),
 ]);
 /** Outgoing messages are built as the parsed shape (events typed, not loose). */
@@ -282,4 +307,42 @@ export function sequenceChecker(side: string): (seq: number) => string | null {
     expected++;
     return null;
   };
+}
+
+/** How long a report waits for others before its batch goes out: progress stays smooth. */
+export const BATCH_MS = 25;
+
+/**
+ * Collects a worker's reports into batches: one goes out when its first report is BATCH_MS old
+ * (checked on each report, and by a timer when none follows), at a test's result (the main thread
+ * commits it at once), or before any other message (`flush`), so the order is kept.
+ */
+export class ReportOutbox {
+  private reports: WorkerReport[] = [];
+  private since = 0;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    private readonly post: (reports: WorkerReport[]) => void,
+    private readonly batchMs = BATCH_MS,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  add(report: WorkerReport): void {
+    if (this.reports.length === 0) {
+      this.since = this.now();
+      this.timer = setTimeout(() => this.flush(), this.batchMs);
+    }
+    this.reports.push(report);
+    if (report.type === 'test-result' || this.now() - this.since >= this.batchMs) this.flush();
+  }
+
+  flush(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.reports.length === 0) return;
+    const reports = this.reports;
+    this.reports = [];
+    this.post(reports);
+  }
 }

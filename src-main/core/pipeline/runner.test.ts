@@ -14,6 +14,9 @@ import { loadDatasetFile } from '../dataset/load';
 import { planTests } from '../dataset/testPlan';
 import { RunStore } from '../runs/store';
 import { inlineExecutor, workerExecutor } from './executors';
+import { clearWinkVectorsCache, loadWordVectorImage } from '../embed/winkVectors';
+import { parseCache } from '../embed/winkFormat';
+import { writeWinkFixture } from '../embed/winkFixture';
 import { resumeExperiment, startExperiment } from './runner';
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
@@ -471,6 +474,85 @@ describe('experiment runner (worker threads)', () => {
           `${id}: HybridCollection '${id}': index 'vec': the index file is missing; rebuilt 1 vectors from collection.db`,
       ),
     );
+    store.close();
+  });
+
+  it("sends reports in batches, every sample's events in the order an inline run makes them", async () => {
+    const { store, dataDir } = world();
+    const events: ProgressEvent[] = [];
+    const executor = workerExecutor({ presetModules: [presetsModule] });
+    const handle = await startExperiment(
+      { datasetPath: mini, memory: { preset: 'test-recency' }, parallel: 2 },
+      { store, dataDir, executor, onProgress: (e) => events.push(e) },
+    );
+    expect((await handle.done).status).toBe('completed');
+    const { store: inlineStore, dataDir: inlineDir } = world();
+    const inlineEvents: ProgressEvent[] = [];
+    const inline = await startExperiment(
+      { datasetPath: mini, memory: { preset: 'test-recency' } },
+      {
+        store: inlineStore,
+        dataDir: inlineDir,
+        executor: recency(),
+        onProgress: (e) => inlineEvents.push(e),
+      },
+    );
+    await inline.done;
+    // Per sample (two samples run at once in workers), without times, estimates and run ids.
+    const bySample = (list: ProgressEvent[]) => {
+      const out = new Map<string, unknown[]>();
+      for (const e of list) {
+        if (!('sampleId' in e)) continue;
+        const kept = Object.entries(e).filter(
+          ([k]) => k !== 'at' && k !== 'runId' && !k.endsWith('Ms'),
+        );
+        out.set(e.sampleId, [...(out.get(e.sampleId) ?? []), Object.fromEntries(kept)]);
+      }
+      return out;
+    };
+    expect(bySample(events)).toEqual(bySample(inlineEvents));
+    // Every event a sample makes and every test crossed over, in batches (how many batches is the
+    // clock's: see protocol.test.ts).
+    const fromSamples = new Set([
+      'sample-started',
+      'packet',
+      'test-started',
+      'question-answered',
+      'test-committed',
+    ]);
+    const sampleEvents = events.filter((e) => fromSamples.has(e.type));
+    const committed = sampleEvents.filter((e) => e.type === 'test-committed').length;
+    expect(committed).toBe(5);
+    expect(executor.traffic.reports).toBe(sampleEvents.length + committed);
+    // Besides the batches: one word-vectors ask and one done per sample at most.
+    expect(executor.traffic.messages).toBeLessThanOrEqual(executor.traffic.reports + 4);
+    store.close();
+    inlineStore.close();
+  });
+
+  it('gives every worker the word vectors the main thread read, in shared memory, not a copy each', async () => {
+    const { store, dataDir } = world();
+    const cacheDir = join(root, `vectors-${++counter}`);
+    const sourcePath = await writeWinkFixture(join(root, `wink-${counter}`));
+    const image = await loadWordVectorImage({ cacheDir, sourcePath });
+    const matrix = new Float32Array(image.buffer, parseCache(image).header.matrix.offset, 1);
+    // A value the file does not hold: a worker that read the file itself would report the file's.
+    matrix[0] = 42;
+    const handle = await startExperiment(
+      {
+        datasetPath: mini,
+        memory: { preset: 'test-word-vectors', config: { cacheDir, sourcePath } },
+        parallel: 2,
+      },
+      { store, dataDir, executor: workerExecutor({ presetModules: [presetsModule] }) },
+    );
+    expect((await handle.done).status).toBe('completed');
+    const warnings = [...(store.getRun(handle.runId).manifest.warnings ?? [])].sort();
+    expect(warnings).toEqual([
+      'mini-1: row 0 starts 42; shared true',
+      'mini-2: row 0 starts 42; shared true',
+    ]);
+    clearWinkVectorsCache();
     store.close();
   });
 

@@ -9,6 +9,7 @@ import { adoptServiceChildTable } from '../memory/external/children';
 import { createMemoryService } from '../memory/registry';
 import { loadMemoryPresets } from './loadPresets';
 import {
+  ReportOutbox,
   sequenceChecker,
   sequencer,
   workerInSchema,
@@ -25,6 +26,8 @@ import {
 } from './runSample';
 import { RemoteCallGate } from './remoteGate';
 import { installPunktModel } from '../scoring/punktModel';
+import { shareWordVectorsFrom } from '../embed/winkVectors';
+import { threadCpuMs } from './threadCpu';
 
 function errorMessage(error: unknown): Extract<WorkerOut, { type: 'error' }>['error'] {
   const payload = toErrorPayload(error);
@@ -35,12 +38,28 @@ function serve(port: NonNullable<typeof parentPort>, init: unknown): void {
   // Answers are scored here; BLEU-1 tokenises with NLTK's Punkt model when it is installed.
   installPunktModel();
   const stamp = sequencer<WorkerOut>();
-  const send = (message: Parameters<typeof stamp>[0]): void => port.postMessage(stamp(message));
+  const outbox = new ReportOutbox((reports) => port.postMessage(stamp({ type: 'batch', reports })));
+  // Reports wait in the outbox; any other message sends them first, so the order holds.
+  const send = (message: Parameters<typeof stamp>[0]): void => {
+    outbox.flush();
+    port.postMessage(stamp(message));
+  };
   const checkSeq = sequenceChecker('experiment worker');
   let cancel = new AbortController();
   let busy = false;
   // The run's request budget lives in the main thread; slots are asked for by message.
   const gate = new RemoteCallGate((request) => send(request));
+  let stampCpu = false;
+  // The word vectors are the process's, read once by the main thread and shared, not per worker.
+  const vectorReplies = new Map<number, (image: SharedArrayBuffer | null) => void>();
+  shareWordVectorsFrom(
+    (request) =>
+      new Promise((resolve) => {
+        const id = vectorReplies.size + 1;
+        vectorReplies.set(id, (image) => resolve(image === null ? null : new Uint8Array(image)));
+        send({ type: 'word-vectors-acquire', id, request });
+      }),
+  );
   // Extra presets are the worker's, given once when it was started; a bad list fails every sample.
   const presetsLoaded = (async () => {
     const parsed = workerInitSchema.safeParse(init);
@@ -51,6 +70,7 @@ function serve(port: NonNullable<typeof parentPort>, init: unknown): void {
       );
     }
     adoptServiceChildTable(parsed.data.serviceChildren);
+    stampCpu = parsed.data.threadCpu === true;
     await loadMemoryPresets(parsed.data.presetModules);
   })();
   // Reported by the first start; not an unhandled rejection before it.
@@ -76,10 +96,15 @@ function serve(port: NonNullable<typeof parentPort>, init: unknown): void {
     };
     const cache = openResponseCache(job);
     const hooks: SampleHooks = {
-      emit: (event) => send({ type: 'progress', event }),
-      commitTest: (test) => send({ type: 'test-result', test }),
-      recordCalls: (record) => send({ type: 'calls', record }),
-      log: (level, message) => send({ type: 'log', level, message }),
+      emit: (event) =>
+        outbox.add({
+          type: 'progress',
+          // An extra field the envelope's loose schema carries through to onProgress.
+          event: stampCpu ? Object.assign({ ...event }, { threadCpuMs: threadCpuMs() }) : event,
+        }),
+      commitTest: (test) => outbox.add({ type: 'test-result', test }),
+      recordCalls: (record) => outbox.add({ type: 'calls', record }),
+      log: (level, message) => outbox.add({ type: 'log', level, message }),
     };
     const outcome = await runSample(job, hooks, {
       createMemory: (ctx) => createMemoryService(config.memory.preset, config.memory.config, ctx),
@@ -121,6 +146,10 @@ function serve(port: NonNullable<typeof parentPort>, init: unknown): void {
     }
     if (message.type === 'slot-granted') {
       gate.granted(message.id);
+      return;
+    }
+    if (message.type === 'word-vectors') {
+      vectorReplies.get(message.id)?.(message.image);
       return;
     }
     if (busy) {
