@@ -5,7 +5,7 @@ import {
 } from '../../../src-shared/compareTable';
 import { JSON_OPTION, RUNS_DB_OPTIONS, SCHEME_OPTION, UsageError, defineCommand } from '../command';
 import { withRunsApi } from '../runsApi';
-import { parseScheme } from './experiment';
+import { parseScheme } from '../request';
 
 const USAGE = `usage: npm run -s cli -- compare <run id> <run id> [<run id> ...] [options]
 

@@ -1,32 +1,14 @@
-import { mkdirSync, readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import {
-  DEFAULT_SCHEME,
-  allSchemeIds,
-  benchmarkProfile,
-  categoryLabel,
-  isCategoryNumber,
-  isSchemeId,
-  schemeOf,
-  type SchemeId,
-} from '../../../src-shared/benchmarks';
-import { coverageNote } from '../../../src-shared/coverage';
-import { WorkbenchError, parseOrThrow, zodError } from '../../../src-shared/errors';
-import { RunIdentitySchema, type RunManifest } from '../../../src-shared/runs';
+import { resolve } from 'node:path';
+import { DEFAULT_SCHEME, isCategoryNumber } from '../../../src-shared/benchmarks';
+import { parseOrThrow, zodError } from '../../../src-shared/errors';
+import { RunIdentitySchema } from '../../../src-shared/runs';
 import {
   ANSWER_PROTOCOLS,
   ExperimentConfigSchema,
   JUDGE_PROTOCOLS,
-  type ExperimentConfig,
-  type ProgressEvent,
 } from '../../../src-shared/experiment';
-import type { ExperimentHandle, RunOutcome } from '../../core/pipeline/runner';
 import { launchRun } from '../../core/launch/launch';
-import { estimateOf, planRun } from '../../core/pipeline/plan';
-import { defaultDataDir, defaultRunsDbPath } from '../../core/runs/paths';
-import { formatDuration, skippedReport, summaryTable } from '../../core/runs/report';
-import { RunStore } from '../../core/runs/store';
-import type { CliIO } from '../command';
+import { estimateOf } from '../../core/pipeline/plan';
 import {
   JSON_OPTION,
   RUNS_DB_OPTIONS,
@@ -41,9 +23,11 @@ import { ApiKeySource } from '../../core/keys';
 import { ALLOW_KEY_ENV_OPTION, keyPolicyFromArgs } from '../keyPolicy';
 import { LAUNCH_OPTIONS, launchCallsFromFlags } from '../launchOptions';
 import { ensureWordVectorCache } from '../wordVectors';
-import { runRepeats } from './repeats';
+import { runRepeats } from '../repeats';
 import { readErrataFile } from '../../core/dataset/errata';
-import { errataReport, type ReportExtra } from './errata';
+import { dryRun, errataReport, progressReporter, reportOutcome, superviseRun } from '../runOutput';
+import { parseScheme, readConfigFile } from '../request';
+import { openStore } from '../runsApi';
 
 const USAGE = `usage: npm run -s cli -- experiment --data <file> [options]
 
@@ -147,227 +131,6 @@ Ctrl-C cancels gracefully (committed tests stay; "resume <id>" continues); a sec
 exit codes: 0 completed, 1 failed (or an error before the run), 2 usage error, 3 degraded (too many
 errored answers), 4 paused by the circuit breaker (resume once the endpoint works), 130 cancelled.
 `;
-
-/** Exit codes of `experiment` and `resume` (documented in the usage text and the README). */
-export const EXIT_CODES = {
-  completed: 0,
-  failed: 1,
-  degraded: 3,
-  paused: 4,
-  cancelled: 130,
-} as const;
-
-export function parseScheme(value: string | undefined): SchemeId {
-  const scheme = value ?? DEFAULT_SCHEME;
-  if (!isSchemeId(scheme)) {
-    throw new UsageError(`--scheme must be one of ${allSchemeIds().join(', ')} (got "${scheme}")`);
-  }
-  return scheme;
-}
-
-/** The planned run's LLM calls, tokens and cost (the sweep planner's estimate for one cell). */
-async function dryRun(config: ExperimentConfig, json: boolean, io: CliIO): Promise<number> {
-  const totals = await planRun(config);
-  if (json) {
-    io.stdout(`${JSON.stringify({ dryRun: true, estimate: totals })}\n`);
-    return 0;
-  }
-  const n = (x: number): string => x.toLocaleString('en-US');
-  io.stdout(
-    `dry run: ${n(totals.samples)} samples, ${n(totals.tests)} tests, ${n(totals.questions)} answers\n` +
-      `LLM calls: ${n(totals.answerCalls)} answer + ${n(totals.judgeCalls)} judge (upper bound; the response cache and the judge cache save some)\n` +
-      `tokens (estimate): ${n(totals.promptTokens)} prompt, ${n(totals.completionTokens)} completion (at most)\n` +
-      `cost (estimate): ${totals.cost === null ? 'unknown (no prices in the config)' : `$${totals.cost.toFixed(2)}`}\n`,
-  );
-  return 0;
-}
-
-/** Reads a config file; a bad one fails naming the file and the field. */
-export function readConfigFile(file: string): Record<string, unknown> {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new WorkbenchError(
-      'NOT_FOUND',
-      `config file ${file}: cannot read it (${(error as Error).message})`,
-      {
-        where: file,
-      },
-    );
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new WorkbenchError(
-      'INVALID_INPUT',
-      `config file ${file}: not valid JSON (${(error as Error).message})`,
-      {
-        where: file,
-      },
-    );
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new WorkbenchError('INVALID_INPUT', `config file ${file}: must hold a JSON object`, {
-      where: file,
-    });
-  }
-  return value as Record<string, unknown>;
-}
-
-export interface Stores {
-  store: RunStore;
-  dataDir: string;
-}
-
-export function openStore(runsDb: string | undefined, dataDirFlag: string | undefined): Stores {
-  const dataDir = resolve(dataDirFlag ?? defaultDataDir());
-  const file = resolve(runsDb ?? defaultRunsDbPath(dataDir));
-  mkdirSync(dirname(file), { recursive: true });
-  return { store: RunStore.open(file), dataDir };
-}
-
-/** Live progress: a redrawn bar on a terminal, occasional plain lines otherwise. */
-export function progressReporter(io: CliIO, tty: boolean): (event: ProgressEvent) => void {
-  let totalPackets = 0;
-  let totalTests = 0;
-  let testsDone = 0;
-  let packets = 0;
-  const perSample = new Map<string, number>();
-  let lastDraw = 0;
-  let lastEta: number | null = null;
-  const draw = (force = false): void => {
-    const now = Date.now();
-    if (!force && now - lastDraw < 100) return;
-    lastDraw = now;
-    const share = totalPackets === 0 ? 0 : packets / totalPackets;
-    const width = 30;
-    const filled = Math.round(share * width);
-    const eta = lastEta === null ? '' : `  ETA ${formatDuration(lastEta)}`;
-    io.stderr(
-      `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${(share * 100).toFixed(0).padStart(3)}%  packets ${packets}/${totalPackets}  tests ${testsDone}/${totalTests}${eta}\u001b[K`,
-    );
-  };
-  const line = (text: string): void => {
-    if (tty) io.stderr(`\r\u001b[K${text}\n`);
-    else io.stderr(`${text}\n`);
-    if (tty) draw(true);
-  };
-  return (event) => {
-    switch (event.type) {
-      case 'run-started':
-        totalPackets = event.totalPackets;
-        totalTests = event.totalTests;
-        line(
-          `run ${event.runId}${event.resumed ? ' (resumed)' : ''}: ${event.samples.length} samples, ${event.totalTests} tests to run`,
-        );
-        break;
-      case 'packet':
-        packets += event.inserted - (perSample.get(event.sampleId) ?? 0);
-        perSample.set(event.sampleId, event.inserted);
-        lastEta = event.etaMs;
-        if (tty) draw();
-        break;
-      case 'test-committed':
-        testsDone++;
-        if (tty) draw(true);
-        else
-          line(
-            `${event.sampleId}: test ${event.testIndex} committed (${testsDone}/${totalTests}, mean F1 ${event.meanF1 === null ? '-' : event.meanF1.toFixed(3)}${event.errors > 0 ? `, ${event.errors} errors` : ''})`,
-          );
-        break;
-      case 'sample-finished':
-        line(
-          `${event.sampleId}: ${event.status}${event.insertErrors > 0 ? `, ${event.insertErrors} insert errors` : ''}${event.answerErrors > 0 ? `, ${event.answerErrors} answer errors` : ''}`,
-        );
-        break;
-      case 'run-finished':
-      case 'run-cancelled':
-      case 'run-failed':
-      case 'run-paused':
-        if (tty) io.stderr('\r\u001b[K');
-        break;
-      default:
-        break;
-    }
-  };
-}
-
-/** Waits for a run while Ctrl-C cancels it gracefully (twice: exit now). */
-export async function superviseRun(handle: ExperimentHandle, io: CliIO): Promise<RunOutcome> {
-  let interrupts = 0;
-  const onSigint = (): void => {
-    interrupts++;
-    if (interrupts === 1) {
-      io.stderr(
-        `\ncancelling run ${handle.runId}: finishing the question in flight (Ctrl-C again to exit now)\n`,
-      );
-      handle.cancel('cancelled with Ctrl-C');
-    } else {
-      process.exit(130);
-    }
-  };
-  process.on('SIGINT', onSigint);
-  try {
-    return await handle.done;
-  } finally {
-    process.off('SIGINT', onSigint);
-  }
-}
-
-export function reportOutcome(
-  outcome: RunOutcome,
-  config: Pick<ExperimentConfig, 'memory'>,
-  scheme: SchemeId,
-  json: boolean,
-  io: CliIO,
-  manifest?: Pick<RunManifest, 'coverage' | 'skippedSamples'> &
-    Partial<Pick<RunManifest, 'dataset'>>,
-  extra?: ReportExtra | null,
-): number {
-  const coverage = manifest ? coverageNote(manifest, outcome.summary) : null;
-  // The run's own benchmark names its categories (LongMemEval's question types).
-  const profile = benchmarkProfile(manifest?.dataset?.format);
-  if (json) {
-    io.stdout(
-      `${JSON.stringify({
-        runId: outcome.runId,
-        status: outcome.status,
-        error: outcome.error,
-        elapsedMs: outcome.elapsedMs,
-        notAsked: outcome.notAsked,
-        skippedSamples: outcome.skippedSamples,
-        coverage,
-        preset: config.memory.preset,
-        scheme: schemeOf(profile, scheme),
-        categoryNames: Object.fromEntries(
-          profile.categories.map((c) => [c.id, categoryLabel(profile, c.id, scheme)]),
-        ),
-        summary: outcome.summary,
-        ...extra?.json,
-      })}\n`,
-    );
-  } else {
-    io.stdout(summaryTable(outcome.summary, scheme, profile));
-    io.stdout(skippedReport(outcome.skippedSamples));
-    if (coverage) io.stdout(`${coverage.text}\n`);
-    if (extra) io.stdout(`\n${extra.text}`);
-    io.stdout(
-      `\nrun ${outcome.runId} ${outcome.status} in ${formatDuration(outcome.elapsedMs)} (preset ${config.memory.preset})\n`,
-    );
-    if (outcome.error)
-      io.stdout(`${outcome.status === 'degraded' ? 'degraded' : 'error'}: ${outcome.error}\n`);
-    if (outcome.tooManyErrors) {
-      io.stdout(
-        `the answers' errors say why (npm run -s cli -- runs show ${outcome.runId}); fix the cause and start a new run\n`,
-      );
-    } else if (outcome.status !== 'completed') {
-      io.stdout(`continue it with: npm run -s cli -- resume ${outcome.runId}\n`);
-    }
-  }
-  return EXIT_CODES[outcome.status];
-}
 
 type FlagValues = Record<string, string | string[] | boolean | undefined>;
 

@@ -14,8 +14,8 @@ import { protocolJudgeTable, summaryTable, table2Line } from '../../core/runs/re
 import { RUNS_DB_OPTIONS, SCHEME_OPTION, UsageError, defineCommand } from '../command';
 import { writeOutput } from '../output';
 import { withRunsApi } from '../runsApi';
-import { errataExtra } from './errata';
-import { parseScheme } from './experiment';
+import { errataExtra } from '../runOutput';
+import { parseScheme } from '../request';
 
 const USAGE = `usage: npm run -s cli -- report <run id> [--format locomo|mem0|longmemeval [--as md|latex]] [options]
        npm run -s cli -- report <run id> --html [--out <file>]

@@ -25,7 +25,7 @@ import type { CliIO } from '../command';
 import { JSON_OPTION, RUNS_DB_OPTIONS, UsageError, defineCommand } from '../command';
 import { ALLOW_KEY_ENV_OPTION, keyPolicyFromArgs } from '../keyPolicy';
 import { ensureWordVectorCache } from '../wordVectors';
-import { openStore } from './experiment';
+import { openStore } from '../runsApi';
 
 const USAGE = `usage: npm run -s cli -- reproduce list
        npm run -s cli -- reproduce <pack> --data <locomo10.json> [options]

@@ -6,7 +6,7 @@ import type { RunStore } from '../../core/runs/store';
 import { ALLOW_KEY_ENV_OPTION, keyPolicyFromArgs } from '../keyPolicy';
 import { JSON_OPTION, RUNS_DB_OPTIONS, SCHEME_OPTION, UsageError, defineCommand } from '../command';
 import { withRunsApi } from '../runsApi';
-import { parseScheme } from './experiment';
+import { parseScheme } from '../request';
 import { judgeProtocolFlags } from '../judgeOptions';
 
 const USAGE = `usage: npm run -s cli -- rescore <run id> [--metrics id,id] [--judge <protocol>] [options]

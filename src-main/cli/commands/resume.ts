@@ -1,12 +1,8 @@
 import { resumeRun } from '../../core/launch/launch';
 import { JSON_OPTION, RUNS_DB_OPTIONS, SCHEME_OPTION, UsageError, defineCommand } from '../command';
-import {
-  openStore,
-  parseScheme,
-  progressReporter,
-  reportOutcome,
-  superviseRun,
-} from './experiment';
+import { progressReporter, reportOutcome, superviseRun } from '../runOutput';
+import { parseScheme } from '../request';
+import { openStore } from '../runsApi';
 import { ApiKeySource } from '../../core/keys';
 import { ALLOW_KEY_ENV_OPTION, keyPolicyFromArgs } from '../keyPolicy';
 import { LAUNCH_OPTIONS, launchCallsFromFlags } from '../launchOptions';

@@ -14,7 +14,7 @@ import { retrieveSample, type QuestionRetrieval } from '../../core/memory/retrie
 import { createMemoryService, memoryPresetNames } from '../../core/memory/registry';
 import { extraPresetModules, loadMemoryPresets } from '../../core/pipeline/loadPresets';
 import { JSON_OPTION, SCHEME_OPTION, UsageError, defineCommand } from '../command';
-import { parseScheme, readConfigFile } from './experiment';
+import { parseScheme, readConfigFile } from '../request';
 import { ensureWordVectorCache } from '../wordVectors';
 
 const DEFAULT_K = 10;

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import {
@@ -36,7 +35,8 @@ import { checkMem0Parity, type Mem0Parity } from '../../core/scoring/mem0Parity'
 import { installPunktModel } from '../../core/scoring/punktModel';
 import { ALLOW_KEY_ENV_OPTION, keyPolicyFromArgs } from '../keyPolicy';
 import { JSON_OPTION, RUNS_DB_OPTIONS, SCHEME_OPTION, UsageError, defineCommand } from '../command';
-import { openStore, parseScheme } from './experiment';
+import { parseScheme, readJsonFile } from '../request';
+import { openStore } from '../runsApi';
 import { JUDGE_OPTIONS, judgeFlags } from '../judgeOptions';
 
 const USAGE = `usage: npm run -s cli -- score --data <file> --predictions <file.json> [options]
@@ -227,28 +227,6 @@ export function summarizeScores(
   };
 }
 
-function readJson(file: string, what: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new WorkbenchError(
-      'NOT_FOUND',
-      `${what} ${file}: cannot read it (${(error as Error).message})`,
-      { where: file },
-    );
-  }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (error) {
-    throw new WorkbenchError(
-      'INVALID_INPUT',
-      `${what} ${file}: not valid JSON (${(error as Error).message})`,
-      { where: file },
-    );
-  }
-}
-
 const fmt = (m: MeanN | number | undefined): string =>
   m === undefined || typeof m === 'number' || m.mean === null ? '-' : m.mean.toFixed(3);
 
@@ -319,7 +297,7 @@ export const scoreCommand = defineCommand({
       throw new UsageError(`score takes no positional arguments (got "${positionals[0]}")`);
     if (values['mem0-eval'] !== undefined) {
       const file = resolve(values['mem0-eval']);
-      const report = checkMem0Parity(readJson(file, 'Mem0 evaluation file'), file);
+      const report = checkMem0Parity(readJsonFile(file, 'Mem0 evaluation file'), file);
       io.stdout(values.json ? `${JSON.stringify(report)}\n` : mem0ParityText(report));
       return 0;
     }
@@ -351,7 +329,7 @@ export const scoreCommand = defineCommand({
 
     const dataset = await loadDatasetFile(resolve(values.data));
     const predictions = parsePredictions(
-      readJson(resolve(values.predictions), 'predictions file'),
+      readJsonFile(resolve(values.predictions), 'predictions file'),
       dataset.samples,
     );
     const profile = benchmarkProfile(dataset.info.format);

@@ -11,7 +11,7 @@ import type { DatasetStats, EvidenceProblemDetail } from '../../../src-shared/da
 import type { DatasetLoadResult } from '../../../src-shared/dataset/types';
 import { datasetStats, loadDatasetFile } from '../../core/dataset/index';
 import { JSON_OPTION, SCHEME_OPTION, UsageError, defineCommand } from '../command';
-import { parseScheme } from './experiment';
+import { parseScheme } from '../request';
 
 const USAGE = `usage: npm run -s cli -- stats <file> [options]
 

@@ -10,7 +10,7 @@ import type { CliCommand, CliIO } from '../command';
 import { UsageError } from '../command';
 import { ALLOW_KEY_ENV_OPTION, keyPolicyFromArgs } from '../keyPolicy';
 import { ensureWordVectorCache } from '../wordVectors';
-import { openStore } from './experiment';
+import { openStore } from '../runsApi';
 
 const USAGE = `usage: npm run -s cli -- sweep plan <spec.yaml|spec.json> [--json]
        npm run -s cli -- sweep run <spec.yaml|spec.json> [options]
