@@ -31,18 +31,6 @@ type OptionsConfig = NonNullable<ParseArgsConfig['options']>;
 /** `-h/--help`: every command takes it and answers with its usage. */
 const HELP_OPTION = { help: { type: 'boolean', short: 'h', default: false } } as const;
 
-/** Where the runs database is: `--runs-db <path>` or `<--data-dir>/runs.db`. */
-export const RUNS_DB_OPTIONS = {
-  'runs-db': { type: 'string' },
-  'data-dir': { type: 'string' },
-} as const;
-
-/** `--json`: exactly one JSON object on stdout instead of the human report. */
-export const JSON_OPTION = { json: { type: 'boolean', default: false } } as const;
-
-/** `--scheme <official|mem0>`: category names in tables (parsed by parseScheme). */
-export const SCHEME_OPTION = { scheme: { type: 'string' } } as const;
-
 /** A flag's value as a positive integer; a bad one is a usage error naming the flag. */
 export function positiveIntFlag(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -61,6 +49,9 @@ type ParserConfig<O extends OptionsConfig> = {
 
 /** What a command's `run` receives: node:util parseArgs' values (typed by its options) and positionals. */
 export type ParsedArgs<O extends OptionsConfig> = ReturnType<typeof parseArgs<ParserConfig<O>>>;
+
+/** The values a command with options O receives (request.ts reads option groups through it). */
+export type FlagValues<O extends OptionsConfig> = ParsedArgs<O>['values'];
 
 export interface CommandSpec<O extends OptionsConfig> {
   summary: string;

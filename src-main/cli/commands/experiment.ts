@@ -1,33 +1,27 @@
-import { resolve } from 'node:path';
-import { DEFAULT_SCHEME, isCategoryNumber } from '../../../src-shared/benchmarks';
-import { parseOrThrow, zodError } from '../../../src-shared/errors';
-import { RunIdentitySchema } from '../../../src-shared/runs';
-import {
-  ANSWER_PROTOCOLS,
-  ExperimentConfigSchema,
-  JUDGE_PROTOCOLS,
-} from '../../../src-shared/experiment';
+import { DEFAULT_SCHEME } from '../../../src-shared/benchmarks';
+import { ANSWER_PROTOCOLS, JUDGE_PROTOCOLS } from '../../../src-shared/experiment';
 import { launchRun } from '../../core/launch/launch';
 import { estimateOf } from '../../core/pipeline/plan';
+import { UsageError, defineCommand } from '../command';
+import { helpList } from '../helpList';
 import {
+  EXPERIMENT_OPTIONS,
   JSON_OPTION,
+  KEY_ENV_OPTION,
+  LAUNCH_OPTIONS,
   RUNS_DB_OPTIONS,
   SCHEME_OPTION,
-  UsageError,
-  defineCommand,
-  positiveIntFlag,
-} from '../command';
-import { JUDGE_OPTIONS, judgeFlags } from '../judgeOptions';
-import { helpList } from '../helpList';
-import { ApiKeySource } from '../../core/keys';
-import { ALLOW_KEY_ENV_OPTION, keyPolicyFromArgs } from '../keyPolicy';
-import { LAUNCH_OPTIONS, launchCallsFromFlags } from '../launchOptions';
-import { ensureWordVectorCache } from '../wordVectors';
+} from '../options';
 import { runRepeats } from '../repeats';
-import { readErrataFile } from '../../core/dataset/errata';
+import {
+  apiKeysFromFlags,
+  experimentRequestFromFlags,
+  launchCallsFromFlags,
+  parseScheme,
+} from '../request';
 import { dryRun, errataReport, progressReporter, reportOutcome, superviseRun } from '../runOutput';
-import { parseScheme, readConfigFile } from '../request';
 import { openStore } from '../runsApi';
+import { ensureWordVectorCache } from '../wordVectors';
 
 const USAGE = `usage: npm run -s cli -- experiment --data <file> [options]
 
@@ -132,180 +126,13 @@ exit codes: 0 completed, 1 failed (or an error before the run), 2 usage error, 3
 errored answers), 4 paused by the circuit breaker (resume once the endpoint works), 130 cancelled.
 `;
 
-type FlagValues = Record<string, string | string[] | boolean | undefined>;
-
-const asObject = (v: unknown): Record<string, unknown> =>
-  v !== null && typeof v === 'object' && !Array.isArray(v) ? { ...(v as object) } : {};
-
-/** `--answerer llm --base-url ... --model ...` over the config file's answerer; the schema checks it. */
-function answererFlags(values: FlagValues, fromFile: unknown): Record<string, unknown> | undefined {
-  const flags: Array<[string, string]> = [
-    ['base-url', 'baseUrl'],
-    ['model', 'model'],
-    ['prompt-style', 'promptStyle'],
-    ['answer-protocol', 'answerProtocol'],
-    ['category5-mapping', 'category5Mapping'],
-    ['context-tokens', 'contextTokens'],
-    ['batch-size', 'batchSize'],
-    ['api-key-env', 'apiKeyEnv'],
-  ];
-  const kind = values['answerer'];
-  const given = flags.filter(([flag]) => values[flag] !== undefined);
-  if (kind === undefined && given.length === 0) return undefined;
-  const base = asObject(fromFile);
-  // Another kind's fields would not validate: a --answerer flag starts from that kind's defaults.
-  const out: Record<string, unknown> =
-    typeof kind === 'string' && base['kind'] !== kind ? { kind } : { ...base };
-  // `--answer-protocol` alone: the offline answerer standing in for that protocol.
-  if (out['kind'] === undefined && given.every(([flag]) => flag === 'answer-protocol'))
-    out['kind'] = 'extractive';
-  if (out['kind'] === undefined) {
-    throw new UsageError(
-      `${given.map(([f]) => `--${f}`).join(', ')} need${given.length === 1 ? 's' : ''} --answerer llm`,
-    );
-  }
-  for (const [flag, field] of given) out[field] = values[flag];
-  const contextTokens = positiveIntFlag(
-    '--context-tokens',
-    values['context-tokens'] as string | undefined,
-  );
-  if (contextTokens !== undefined) out['contextTokens'] = contextTokens;
-  const batchSize = positiveIntFlag('--batch-size', values['batch-size'] as string | undefined);
-  if (batchSize !== undefined) out['batchSize'] = batchSize;
-  return out;
-}
-
-/** `--memory-base-url/--memory-model/--memory-api-key-env` over the config file's `memory.llm`. */
-function memoryLlmFlags(
-  values: FlagValues,
-  fromFile: unknown,
-): Record<string, unknown> | undefined {
-  const flags: Array<[string, string]> = [
-    ['memory-base-url', 'baseUrl'],
-    ['memory-model', 'model'],
-    ['memory-api-key-env', 'apiKeyEnv'],
-  ];
-  const given = flags.filter(([flag]) => values[flag] !== undefined);
-  if (given.length === 0) return undefined;
-  const out = asObject(fromFile);
-  for (const [flag, field] of given) out[field] = values[flag];
-  return out;
-}
-
-/**
- * `--embedder-base-url/--embedder-model/...` become the preset config's `embedder` (vector and
- * hybrid presets); given over a config file's OpenAI embedder, they change its fields.
- */
-function embedderFlags(values: FlagValues, fromFile: unknown): Record<string, unknown> | undefined {
-  const flags: Array<[string, string]> = [
-    ['embedder-base-url', 'baseUrl'],
-    ['embedder-model', 'model'],
-    ['embedder-api-key-env', 'apiKeyEnv'],
-  ];
-  const dimensions = positiveIntFlag(
-    '--embedder-dimensions',
-    values['embedder-dimensions'] as string | undefined,
-  );
-  const given = flags.filter(([flag]) => values[flag] !== undefined);
-  if (given.length === 0 && dimensions === undefined) return undefined;
-  const base = asObject(fromFile);
-  const out: Record<string, unknown> = base['kind'] === 'openai' ? base : { kind: 'openai' };
-  for (const [flag, field] of given) out[field] = values[flag];
-  if (dimensions !== undefined) out['dimensions'] = dimensions;
-  return out;
-}
-
-/** `--preset`, its alias `--memory`, and `external` implied by a service flag. */
-function presetFlag(values: FlagValues): string | undefined {
-  const named = values['preset'] ?? values['memory'];
-  if (
-    values['preset'] !== undefined &&
-    values['memory'] !== undefined &&
-    values['preset'] !== values['memory']
-  )
-    throw new UsageError('--preset and --memory name the same thing; give one');
-  const service = values['memory-url'] !== undefined || values['memory-command'] !== undefined;
-  if (!service) return named as string | undefined;
-  if (named !== undefined && named !== 'external') {
-    throw new UsageError(
-      `--memory-url and --memory-command run preset external, not "${String(named)}"`,
-    );
-  }
-  return 'external';
-}
-
-/** `--memory-url/--memory-command/--memory-allow-remote` over the config file's external config. */
-function externalServiceFlags(
-  values: FlagValues,
-  fromFile: unknown,
-): Record<string, unknown> | undefined {
-  const url = values['memory-url'];
-  const command = values['memory-command'];
-  if (url !== undefined && command !== undefined)
-    throw new UsageError('give --memory-url or --memory-command, not both');
-  if (url === undefined && command === undefined) {
-    if (values['memory-allow-remote'])
-      throw new UsageError('--memory-allow-remote needs --memory-url');
-    return undefined;
-  }
-  const out = asObject(fromFile);
-  delete out['url'];
-  delete out['command'];
-  if (url !== undefined) out['url'] = url;
-  if (command !== undefined) out['command'] = command;
-  if (values['memory-allow-remote']) out['allowRemote'] = true;
-  return out;
-}
-
 export const experimentCommand = defineCommand({
   summary: 'run a memory preset over a dataset, score it and record the run',
   usage: USAGE,
   options: {
-    data: { type: 'string' },
-    samples: { type: 'string' },
-    'question-categories': { type: 'string' },
-    preset: { type: 'string' },
-    memory: { type: 'string' },
-    'memory-url': { type: 'string' },
-    'memory-command': { type: 'string' },
-    'memory-allow-remote': { type: 'boolean', default: false },
-    config: { type: 'string' },
-    parallel: { type: 'string' },
-    concurrency: { type: 'string' },
-    'max-consecutive-failures': { type: 'string' },
-    'top-k': { type: 'string' },
-    'context-words': { type: 'string' },
-    seed: { type: 'string' },
-    name: { type: 'string' },
-    tag: { type: 'string', multiple: true },
-    notes: { type: 'string' },
-    repeats: { type: 'string' },
-    errata: { type: 'string' },
-    'exclude-no-evidence': { type: 'boolean', default: false },
-    mode: { type: 'string' },
-    // The default since issue 11; still accepted so existing scripts keep working.
-    'include-no-evidence': { type: 'boolean', default: false },
-    'max-error-share': { type: 'string' },
-    'skip-invalid': { type: 'boolean', default: false },
-    answerer: { type: 'string' },
-    'base-url': { type: 'string' },
-    model: { type: 'string' },
-    'prompt-style': { type: 'string' },
-    'answer-protocol': { type: 'string' },
-    'category5-mapping': { type: 'string' },
-    'context-tokens': { type: 'string' },
-    'batch-size': { type: 'string' },
-    'api-key-env': { type: 'string' },
-    ...JUDGE_OPTIONS,
-    'memory-base-url': { type: 'string' },
-    'memory-model': { type: 'string' },
-    'memory-api-key-env': { type: 'string' },
-    'embedder-base-url': { type: 'string' },
-    'embedder-model': { type: 'string' },
-    'embedder-dimensions': { type: 'string' },
-    'embedder-api-key-env': { type: 'string' },
+    ...EXPERIMENT_OPTIONS,
     'dry-run': { type: 'boolean', default: false },
-    'allow-key-env': ALLOW_KEY_ENV_OPTION,
+    ...KEY_ENV_OPTION,
     ...RUNS_DB_OPTIONS,
     ...LAUNCH_OPTIONS,
     ...SCHEME_OPTION,
@@ -315,109 +142,13 @@ export const experimentCommand = defineCommand({
     if (positionals.length > 0)
       throw new UsageError(`experiment takes no positional arguments (got "${positionals[0]}")`);
     const scheme = parseScheme(values.scheme);
-    const file = values.config === undefined ? {} : readConfigFile(values.config);
-    const data =
-      values.data ?? (typeof file['datasetPath'] === 'string' ? file['datasetPath'] : undefined);
-    if (data === undefined) throw new UsageError('experiment needs --data <file>');
-    const merged: Record<string, unknown> = { ...file, datasetPath: resolve(data) };
-    const memory = { ...((file['memory'] as Record<string, unknown> | undefined) ?? {}) };
-    const preset = presetFlag(values);
-    if (preset !== undefined) {
-      // Another preset's config would not validate; a --preset flag starts from that preset's defaults.
-      if (memory['preset'] !== preset) delete memory['config'];
-      memory['preset'] = preset;
-    }
-    const service = externalServiceFlags(values, memory['config']);
-    if (service !== undefined) memory['config'] = service;
-    const memoryLlm = memoryLlmFlags(values, memory['llm']);
-    if (memoryLlm !== undefined) memory['llm'] = memoryLlm;
-    const presetConfig = asObject(memory['config']);
-    const embedder = embedderFlags(values, presetConfig['embedder']);
-    if (embedder !== undefined) memory['config'] = { ...presetConfig, embedder };
-    merged['memory'] = memory;
-    if (values.samples !== undefined)
-      merged['samples'] = values.samples
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean);
-    const parallel = positiveIntFlag('--parallel', values.parallel);
-    if (parallel !== undefined) merged['parallel'] = parallel;
-    const concurrency = positiveIntFlag('--concurrency', values.concurrency);
-    if (concurrency !== undefined) merged['concurrency'] = concurrency;
-    const maxFailures = positiveIntFlag(
-      '--max-consecutive-failures',
-      values['max-consecutive-failures'],
-    );
-    if (maxFailures !== undefined) merged['maxConsecutiveFailures'] = maxFailures;
-    const topK = positiveIntFlag('--top-k', values['top-k']);
-    const contextWords = positiveIntFlag('--context-words', values['context-words']);
-    if (topK !== undefined || contextWords !== undefined)
-      merged['retrieval'] = {
-        ...((file['retrieval'] as object | undefined) ?? {}),
-        ...(topK !== undefined ? { topK } : {}),
-        ...(contextWords !== undefined ? { contextWords } : {}),
-      };
-    if (values.seed !== undefined) {
-      const seed = Number(values.seed);
-      if (!Number.isInteger(seed))
-        throw new UsageError(`--seed must be an integer (got "${values.seed}")`);
-      merged['seed'] = seed;
-    }
-    if (values['include-no-evidence'] && values['exclude-no-evidence'])
-      throw new UsageError('--include-no-evidence and --exclude-no-evidence contradict each other');
-    if (values['question-categories'] !== undefined)
-      merged['questionCategories'] = values['question-categories'].split(',').map((part) => {
-        const category = Number(part.trim());
-        if (part.trim() === '' || !isCategoryNumber(category))
-          throw new UsageError(
-            `--question-categories must be positive category numbers separated by commas (got "${values['question-categories']}")`,
-          );
-        return category;
-      });
-    if (values['include-no-evidence']) merged['includeNoEvidence'] = true;
-    if (values['exclude-no-evidence']) merged['includeNoEvidence'] = false;
-    if (values.mode !== undefined) merged['mode'] = values.mode;
-    if (values['max-error-share'] !== undefined) {
-      const share = Number(values['max-error-share']);
-      if (values['max-error-share'].trim() === '' || !(share >= 0 && share <= 1))
-        throw new UsageError(
-          `--max-error-share must be a number from 0 to 1 (got "${values['max-error-share']}")`,
-        );
-      merged['maxErrorShare'] = share;
-    }
-    if (values['skip-invalid']) merged['skipInvalid'] = true;
-    const answerer = answererFlags(values, file['answerer']);
-    if (answerer !== undefined) merged['answerer'] = answerer;
-    const judge = judgeFlags(values, file['judge']);
-    if (judge !== undefined) merged['judge'] = judge;
-    const parsed = ExperimentConfigSchema.safeParse(merged);
-    if (!parsed.success) {
-      throw zodError(
-        parsed.error,
-        values.config === undefined ? 'experiment config' : `config file ${values.config}`,
-      );
-    }
-    const config = parsed.data;
-    // Not config: a run's name and tags do not change what it measures (or its config hash).
-    const identity = parseOrThrow(
-      RunIdentitySchema,
-      {
-        ...(values.name !== undefined ? { name: values.name } : {}),
-        ...(values.tag !== undefined ? { tags: values.tag } : {}),
-        ...(values.notes !== undefined ? { notes: values.notes } : {}),
-      },
-      '--name/--tag/--notes',
-    );
-    const repeats = positiveIntFlag('--repeats', values.repeats);
-    const errata = values.errata === undefined ? undefined : readErrataFile(values.errata);
+    const { config, identity, repeats, errata } = experimentRequestFromFlags(values);
     if (values['dry-run']) return dryRun(config, values.json, io);
 
     await ensureWordVectorCache(io);
     const { store, dataDir } = openStore(values['runs-db'], values['data-dir']);
     try {
-      const apiKeys = new ApiKeySource({
-        policy: keyPolicyFromArgs(values['allow-key-env'], 'pass'),
-      });
+      const apiKeys = apiKeysFromFlags(values['allow-key-env']);
       const calls = launchCallsFromFlags(values);
       if (repeats !== undefined) {
         // Planned once: the repeats differ only by seed.

@@ -30,14 +30,18 @@ import {
 import { answerableLabel, schemeLabel } from '../../core/runs/report';
 import { LlmJudge, judgeAnswer, MemoryJudgeCache } from '../../core/answer/judge';
 import { loadDatasetFile } from '../../core/dataset/load';
-import { ApiKeySource } from '../../core/keys';
 import { checkMem0Parity, type Mem0Parity } from '../../core/scoring/mem0Parity';
 import { installPunktModel } from '../../core/scoring/punktModel';
-import { ALLOW_KEY_ENV_OPTION, keyPolicyFromArgs } from '../keyPolicy';
-import { JSON_OPTION, RUNS_DB_OPTIONS, SCHEME_OPTION, UsageError, defineCommand } from '../command';
-import { parseScheme, readJsonFile } from '../request';
+import { UsageError, defineCommand } from '../command';
+import { apiKeysFromFlags, judgeFlags, parseScheme, readJsonFile } from '../request';
 import { openStore } from '../runsApi';
-import { JUDGE_OPTIONS, judgeFlags } from '../judgeOptions';
+import {
+  JSON_OPTION,
+  JUDGE_OPTIONS,
+  KEY_ENV_OPTION,
+  RUNS_DB_OPTIONS,
+  SCHEME_OPTION,
+} from '../options';
 
 const USAGE = `usage: npm run -s cli -- score --data <file> --predictions <file.json> [options]
        npm run -s cli -- score --mem0-eval <evaluation_metrics.json> [--json]
@@ -286,7 +290,7 @@ export const scoreCommand = defineCommand({
     predictions: { type: 'string' },
     'mem0-eval': { type: 'string' },
     ...JUDGE_OPTIONS,
-    'allow-key-env': ALLOW_KEY_ENV_OPTION,
+    ...KEY_ENV_OPTION,
     'no-judge-cache': { type: 'boolean', default: false },
     ...RUNS_DB_OPTIONS,
     ...SCHEME_OPTION,
@@ -316,9 +320,7 @@ export const scoreCommand = defineCommand({
     const judgeConfig = wantsJudge ? JudgeConfigSchema.safeParse(judgeFlags(values, {})) : null;
     if (judgeConfig && !judgeConfig.success) throw zodError(judgeConfig.error, 'judge');
     const judgeEnv = judgeConfig?.data.apiKeyEnv;
-    const apiKeys = new ApiKeySource({
-      policy: keyPolicyFromArgs(values['allow-key-env'], 'pass'),
-    });
+    const apiKeys = apiKeysFromFlags(values['allow-key-env']);
     const judgeKeys = apiKeys.keysFor(judgeEnv, 'judge', ['judge', 'apiKeyEnv']);
     if (judgeEnv !== undefined && judgeKeys[judgeEnv] === undefined) {
       throw new WorkbenchError(

@@ -6,10 +6,10 @@ import type { CliCommand, CliIO } from '../command';
 import { appRoot } from '../../core/provenance';
 import { defaultDataDir } from '../../core/runs/paths';
 import { createService } from '../../core/service';
-import { ALLOW_KEY_ENV_OPTION, keyPolicyFromArgs } from '../keyPolicy';
-import { DATASET_DIR_OPTION, datasetDirsFromArgs } from '../datasetDirs';
 import { errnoCode, fromSystemError } from '../../core/system-errors';
 import { startServer, type RunningServer } from '../../server/server';
+import { DATASET_DIR_OPTION, KEY_ENV_OPTION } from '../options';
+import { datasetDirsFromArgs, keyPolicyFromArgs } from '../request';
 
 const SERVE_USAGE = `usage: npm run -s cli -- serve [--port n] [--data-dir dir] [--dataset-dir dir]... [--static dir] [--allow-key-env NAME]...
   Serves the workbench UI and API on 127.0.0.1 only, with a per-launch token in the printed URL.
@@ -28,9 +28,9 @@ async function runServe(argv: string[], io: CliIO): Promise<number> {
     options: {
       port: { type: 'string', default: '5174' },
       'data-dir': { type: 'string' },
-      'dataset-dir': DATASET_DIR_OPTION,
+      ...DATASET_DIR_OPTION,
       static: { type: 'string' },
-      'allow-key-env': ALLOW_KEY_ENV_OPTION,
+      ...KEY_ENV_OPTION,
       help: { type: 'boolean', short: 'h' },
     },
     allowPositionals: false,

@@ -1,6 +1,5 @@
 import { parseArgs } from 'node:util';
 import { axisValueLabel } from '../../../src-shared/sweeps';
-import { ApiKeySource } from '../../core/keys';
 import type { SampleExecutor } from '../../core/pipeline/executors';
 import { checkMemoryConfig } from '../../core/pipeline/loadPresets';
 import { planSweep, type CellPlan, type SweepPlan } from '../../core/pipeline/plan';
@@ -8,9 +7,10 @@ import { runSweep } from '../../core/sweeps/run';
 import { readSweepFile } from '../../core/sweeps/spec';
 import type { CliCommand, CliIO } from '../command';
 import { UsageError } from '../command';
-import { ALLOW_KEY_ENV_OPTION, keyPolicyFromArgs } from '../keyPolicy';
 import { ensureWordVectorCache } from '../wordVectors';
 import { openStore } from '../runsApi';
+import { KEY_ENV_OPTION } from '../options';
+import { apiKeysFromFlags } from '../request';
 
 const USAGE = `usage: npm run -s cli -- sweep plan <spec.yaml|spec.json> [--json]
        npm run -s cli -- sweep run <spec.yaml|spec.json> [options]
@@ -85,7 +85,7 @@ function parse(args: string[]) {
       'cells-at-once': { type: 'string' },
       'runs-db': { type: 'string' },
       'data-dir': { type: 'string' },
-      'allow-key-env': ALLOW_KEY_ENV_OPTION,
+      ...KEY_ENV_OPTION,
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -164,7 +164,7 @@ async function run(
       dataDir,
       cellsAtOnce,
       signal: controller.signal,
-      apiKeys: new ApiKeySource({ policy: keyPolicyFromArgs(values['allow-key-env'], 'pass') }),
+      apiKeys: apiKeysFromFlags(values['allow-key-env']),
       ...(distributed ? { executor: distributed.executor } : {}),
       onCell: (e) => {
         if (e.status === undefined && e.action !== 'skipped') {

@@ -1,12 +1,11 @@
 import { parseArgs } from 'node:util';
 import type { CliCommand } from '../command';
 import { UsageError } from '../command';
-import { ApiKeySource } from '../../core/keys';
 import { defaultDataDir } from '../../core/runs/paths';
-import { ALLOW_KEY_ENV_OPTION, keyPolicyFromArgs } from '../keyPolicy';
-import { DATASET_DIR_OPTION, datasetDirsFromArgs } from '../datasetDirs';
 import { ensureWordVectorCache } from '../wordVectors';
 import { resolve } from 'node:path';
+import { DATASET_DIR_OPTION, KEY_ENV_OPTION } from '../options';
+import { apiKeysFromFlags, datasetDirsFromArgs } from '../request';
 
 const USAGE = `usage: npm run -s cli -- worker --redis <url> --dataset-dir <dir> [options]
 
@@ -68,9 +67,9 @@ export const workerCommand: CliCommand = {
         'stalled-check-ms': { type: 'string' },
         limit: { type: 'string' },
         'calls-per-minute': { type: 'string' },
-        'dataset-dir': DATASET_DIR_OPTION,
+        ...DATASET_DIR_OPTION,
         'allow-memory-command': { type: 'boolean', default: false },
-        'allow-key-env': ALLOW_KEY_ENV_OPTION,
+        ...KEY_ENV_OPTION,
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -103,7 +102,7 @@ export const workerCommand: CliCommand = {
       concurrency: positive('--concurrency', values.concurrency) ?? 1,
       dataDir: resolve(values['data-dir'] ?? defaultDataDir()),
       trust: { allowMemoryCommand: values['allow-memory-command'], datasetDirs },
-      apiKeys: new ApiKeySource({ policy: keyPolicyFromArgs(values['allow-key-env'], 'pass') }),
+      apiKeys: apiKeysFromFlags(values['allow-key-env']),
       ...(lockMs !== undefined ? { lockDurationMs: lockMs } : {}),
       ...(stalledMs !== undefined ? { stalledIntervalMs: stalledMs } : {}),
       ...(limit ? { limit } : {}),

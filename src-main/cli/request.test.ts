@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from './command';
-import { LAUNCH_OPTIONS, launchCallsFromFlags } from './launchOptions';
+import { LAUNCH_OPTIONS } from './options';
+import { launchCallsFromFlags } from './request';
 
 const calls = (args: string[]) =>
   launchCallsFromFlags(parseArgs({ args, options: LAUNCH_OPTIONS, strict: true }).values);
