@@ -17,6 +17,8 @@ export interface CliCommand {
   summary: string;
   /** Full help text for `<command> --help`. */
   usage: string;
+  /** Every option it takes, by long name (`-h/--help` included), so a test can hold usage to them. */
+  flags: readonly string[];
   /** Receives the arguments after the command name; returns the exit code. */
   run(args: string[], io: CliIO): Promise<number>;
 }
@@ -58,6 +60,8 @@ export interface CommandSpec<O extends OptionsConfig> {
   usage: string;
   /** The command's options; `-h/--help` is added. Unknown options are usage errors (strict). */
   options: O;
+  /** false: any positional argument is a usage error (parseArgs' own message); default true. */
+  positionals?: boolean;
   run(parsed: ParsedArgs<O>, io: CliIO): Promise<number>;
 }
 
@@ -69,6 +73,7 @@ export function defineCommand<const O extends OptionsConfig>(spec: CommandSpec<O
   return {
     summary: spec.summary,
     usage: spec.usage,
+    flags: Object.keys({ ...spec.options, ...HELP_OPTION }),
     async run(args, io) {
       const config: ParserConfig<O> = {
         args,
@@ -77,6 +82,12 @@ export function defineCommand<const O extends OptionsConfig>(spec: CommandSpec<O
         options: { ...spec.options, ...HELP_OPTION },
       };
       const parsed = parseArgs(config);
+      const [extra] = parsed.positionals;
+      // In the words of parseArgs' own refusal (allowPositionals: false), before --help as it is.
+      if (spec.positionals === false && extra !== undefined)
+        throw new UsageError(
+          `Unexpected argument '${extra}'. This command does not take positional arguments`,
+        );
       if ((parsed.values as { help?: boolean }).help === true) {
         io.stdout(spec.usage);
         return 0;

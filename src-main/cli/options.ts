@@ -4,11 +4,11 @@
  * request.ts's; a command spreads the groups it takes into its `options`.
  */
 
+/** `--data-dir <dir>`: the workbench's data (default $MEMORY_WORKBENCH_DATA or ~/.memory-workbench). */
+export const DATA_DIR_OPTION = { 'data-dir': { type: 'string' } } as const;
+
 /** Where the runs database is: `--runs-db <path>` or `<--data-dir>/runs.db` (runsApi's openStore). */
-export const RUNS_DB_OPTIONS = {
-  'runs-db': { type: 'string' },
-  'data-dir': { type: 'string' },
-} as const;
+export const RUNS_DB_OPTIONS = { 'runs-db': { type: 'string' }, ...DATA_DIR_OPTION } as const;
 
 /** `--json`: exactly one JSON object on stdout instead of the human report. */
 export const JSON_OPTION = { json: { type: 'boolean', default: false } } as const;
