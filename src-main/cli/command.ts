@@ -53,7 +53,7 @@ type ParserConfig<O extends OptionsConfig> = {
 export type ParsedArgs<O extends OptionsConfig> = ReturnType<typeof parseArgs<ParserConfig<O>>>;
 
 /** The values a command with options O receives (request.ts reads option groups through it). */
-export type FlagValues<O extends OptionsConfig> = ParsedArgs<O>['values'];
+export type FlagValues<O extends OptionsConfig> = Omit<ParsedArgs<O>['values'], 'help'>;
 
 export interface CommandSpec<O extends OptionsConfig> {
   summary: string;

@@ -1,8 +1,11 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { UsageError } from './command';
-import { LAUNCH_OPTIONS } from './options';
-import { launchCallsFromFlags } from './request';
+import { EXPERIMENT_OPTIONS, LAUNCH_OPTIONS } from './options';
+import { experimentRequestFromFlags, launchCallsFromFlags } from './request';
 
 const calls = (args: string[]) =>
   launchCallsFromFlags(parseArgs({ args, options: LAUNCH_OPTIONS, strict: true }).values);
@@ -23,5 +26,57 @@ describe('launch flags', () => {
     expect(() => calls(['--no-cache', '--cache-only'])).toThrow(
       new UsageError('--no-cache and --cache-only contradict each other'),
     );
+  });
+});
+
+describe('experiment flags', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'workbench-request-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const request = (args: string[]) =>
+    experimentRequestFromFlags(
+      parseArgs({ args, options: EXPERIMENT_OPTIONS, strict: true }).values,
+    );
+
+  it('override a --config file field by field, and a new --preset starts from its defaults', () => {
+    const file = join(dir, 'config.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        datasetPath: 'data.json',
+        seed: 7,
+        retrieval: { topK: 5, contextWords: 100 },
+        memory: { preset: 'text', config: { bogus: true } },
+      }),
+    );
+    const { config, identity } = request([
+      '--config',
+      file,
+      '--top-k',
+      '3',
+      '--preset',
+      'hybrid',
+      '--tag',
+      'a',
+      '--tag',
+      'b',
+    ]);
+    expect(config.datasetPath).toBe(resolve('data.json'));
+    expect(config.seed).toBe(7);
+    expect(config.retrieval).toMatchObject({ topK: 3, contextWords: 100 });
+    // text's config would not validate as hybrid's: the flag drops it.
+    expect(config.memory.preset).toBe('hybrid');
+    expect(identity).toMatchObject({ tags: ['a', 'b'] });
+  });
+
+  it('name the flag a bad value came from', () => {
+    expect(() => request(['--data', 'd.json', '--question-categories', '1,x'])).toThrow(
+      new UsageError(
+        '--question-categories must be positive category numbers separated by commas (got "1,x")',
+      ),
+    );
+    expect(() => request(['--data', 'd.json', '--model', 'm'])).toThrow(
+      new UsageError('--model needs --answerer llm'),
+    );
+    expect(() => request([])).toThrow(new UsageError('experiment needs --data <file>'));
   });
 });
