@@ -117,6 +117,10 @@ function existingFolder(dir: string, command: string): string {
   return real;
 }
 
+/** A config file's object field as a copy flags can change; anything else as none. */
+const asObject = (v: unknown): Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) ? { ...(v as object) } : {};
+
 type JudgeFlagValues = Partial<Record<keyof typeof JUDGE_OPTIONS, string | undefined>>;
 
 /** `--judge-protocol-file`: the template as a custom protocol named after the file. */
@@ -170,10 +174,7 @@ export function judgeFlags(
   if (given.length === 0 && values['judge-repeats'] === undefined && !protocolGiven) {
     return undefined;
   }
-  const out: Record<string, unknown> =
-    fromFile !== null && typeof fromFile === 'object' && !Array.isArray(fromFile)
-      ? { ...fromFile }
-      : {};
+  const out = asObject(fromFile);
   for (const [flag, field] of given) out[field] = values[flag];
   Object.assign(out, judgeProtocolFlags(values['judge-protocol'], file));
   const repeats = positiveIntFlag('--judge-repeats', values['judge-repeats']);
@@ -196,9 +197,6 @@ export function launchCallsFromFlags(values: LaunchFlags): Required<LaunchCallCh
 }
 
 type LooseFlags = Record<string, string | string[] | boolean | undefined>;
-
-const asObject = (v: unknown): Record<string, unknown> =>
-  v !== null && typeof v === 'object' && !Array.isArray(v) ? { ...(v as object) } : {};
 
 /** `--answerer llm --base-url ... --model ...` over the config file's answerer; the schema checks it. */
 function answererFlags(values: LooseFlags, fromFile: unknown): Record<string, unknown> | undefined {
