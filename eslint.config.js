@@ -83,22 +83,20 @@ function importOf(folders, allowed = []) {
   return `^(\\.\\.\\/)+${except}(${targets.join('|')})`;
 }
 
-function layerRule(files, folders, message, allowed, ignores = []) {
+/** The engine's patterns and one more restriction, for `files` but not `ignores`. */
+function restrictImports(files, ignores, pattern) {
   return {
     files,
     ignores,
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            ...enginePatterns,
-            { regex: importOf(folders, allowed), message: `${message} (core layering)` },
-          ],
-        },
-      ],
-    },
+    rules: { 'no-restricted-imports': ['error', { patterns: [...enginePatterns, pattern] }] },
   };
+}
+
+function layerRule(files, folders, message, allowed, ignores = []) {
+  return restrictImports(files, ignores, {
+    regex: importOf(folders, allowed),
+    message: `${message} (core layering)`,
+  });
 }
 
 /**
@@ -254,4 +252,19 @@ export default tseslint.config(
   },
   // Core layering (DESIGN, issue 10): each engine folder imports only the layers below it.
   ...coreLayering,
+  // A CLI command is a leaf (issue 24 step 5): what commands share lives in cli/ or core, so only
+  // the dispatcher's command list (cli/main.ts) imports a command file.
+  ...[
+    { files: ['src-main/cli/commands/**/*.ts'], ignores: [], regex: '^\\.\\/' },
+    {
+      files: ['src-main/cli/*.ts'],
+      ignores: ['src-main/cli/main.ts'],
+      regex: '(^|\\/)commands\\/',
+    },
+  ].map(({ files, ignores, regex }) =>
+    restrictImports(files, ignores, {
+      regex,
+      message: 'only cli/main.ts imports a command; move what is shared to cli/ or core',
+    }),
+  ),
 );

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { JSON_OPTION, RUNS_DB_OPTIONS, defineCommand, type CliIO } from './command';
+import { defineCommand, type CliIO } from './command';
+import { JSON_OPTION, RUNS_DB_OPTIONS } from './options';
 
 function capture(): CliIO & { out: string[] } {
   const out: string[] = [];

@@ -17,6 +17,8 @@ export interface CliCommand {
   summary: string;
   /** Full help text for `<command> --help`. */
   usage: string;
+  /** Every option it takes, by long name (`-h/--help` included), so a test can hold usage to them. */
+  flags: readonly string[];
   /** Receives the arguments after the command name; returns the exit code. */
   run(args: string[], io: CliIO): Promise<number>;
 }
@@ -30,18 +32,6 @@ type OptionsConfig = NonNullable<ParseArgsConfig['options']>;
 
 /** `-h/--help`: every command takes it and answers with its usage. */
 const HELP_OPTION = { help: { type: 'boolean', short: 'h', default: false } } as const;
-
-/** Where the runs database is: `--runs-db <path>` or `<--data-dir>/runs.db`. */
-export const RUNS_DB_OPTIONS = {
-  'runs-db': { type: 'string' },
-  'data-dir': { type: 'string' },
-} as const;
-
-/** `--json`: exactly one JSON object on stdout instead of the human report. */
-export const JSON_OPTION = { json: { type: 'boolean', default: false } } as const;
-
-/** `--scheme <official|mem0>`: category names in tables (parsed by parseScheme). */
-export const SCHEME_OPTION = { scheme: { type: 'string' } } as const;
 
 /** A flag's value as a positive integer; a bad one is a usage error naming the flag. */
 export function positiveIntFlag(flag: string, value: string | undefined): number | undefined {
@@ -62,11 +52,16 @@ type ParserConfig<O extends OptionsConfig> = {
 /** What a command's `run` receives: node:util parseArgs' values (typed by its options) and positionals. */
 export type ParsedArgs<O extends OptionsConfig> = ReturnType<typeof parseArgs<ParserConfig<O>>>;
 
+/** The values a command with options O receives (request.ts reads option groups through it). */
+export type FlagValues<O extends OptionsConfig> = Omit<ParsedArgs<O>['values'], 'help'>;
+
 export interface CommandSpec<O extends OptionsConfig> {
   summary: string;
   usage: string;
   /** The command's options; `-h/--help` is added. Unknown options are usage errors (strict). */
   options: O;
+  /** false: any positional argument is a usage error (parseArgs' own message); default true. */
+  positionals?: boolean;
   run(parsed: ParsedArgs<O>, io: CliIO): Promise<number>;
 }
 
@@ -78,6 +73,7 @@ export function defineCommand<const O extends OptionsConfig>(spec: CommandSpec<O
   return {
     summary: spec.summary,
     usage: spec.usage,
+    flags: Object.keys({ ...spec.options, ...HELP_OPTION }),
     async run(args, io) {
       const config: ParserConfig<O> = {
         args,
@@ -86,6 +82,12 @@ export function defineCommand<const O extends OptionsConfig>(spec: CommandSpec<O
         options: { ...spec.options, ...HELP_OPTION },
       };
       const parsed = parseArgs(config);
+      const [extra] = parsed.positionals;
+      // In the words of parseArgs' own refusal (allowPositionals: false), before --help as it is.
+      if (spec.positionals === false && extra !== undefined)
+        throw new UsageError(
+          `Unexpected argument '${extra}'. This command does not take positional arguments`,
+        );
       if ((parsed.values as { help?: boolean }).help === true) {
         io.stdout(spec.usage);
         return 0;

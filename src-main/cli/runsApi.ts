@@ -1,3 +1,5 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import {
   apiMethods,
   type ApiInput,
@@ -6,9 +8,22 @@ import {
 } from '../../src-shared/api';
 import { zodError } from '../../src-shared/errors';
 import { runsHandlers, type RunsMethod } from '../core/runs/handlers';
-import type { RunStore } from '../core/runs/store';
+import { defaultDataDir, defaultRunsDbPath } from '../core/runs/paths';
+import { RunStore } from '../core/runs/store';
 import type { ApiKeySource } from '../core/keys';
-import { openStore } from './commands/experiment';
+
+export interface Stores {
+  store: RunStore;
+  dataDir: string;
+}
+
+/** The runs database named by `--runs-db`, or `<--data-dir>/runs.db`, and the data directory. */
+export function openStore(runsDb: string | undefined, dataDirFlag: string | undefined): Stores {
+  const dataDir = resolve(dataDirFlag ?? defaultDataDir());
+  const file = resolve(runsDb ?? defaultRunsDbPath(dataDir));
+  mkdirSync(dirname(file), { recursive: true });
+  return { store: RunStore.open(file), dataDir };
+}
 
 /**
  * The runs database as the CLI sees it: the API's `runs.*` methods (core/runs/handlers.ts, what

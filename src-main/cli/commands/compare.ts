@@ -3,9 +3,10 @@ import {
   compareTable,
   type CompareMarkup,
 } from '../../../src-shared/compareTable';
-import { JSON_OPTION, RUNS_DB_OPTIONS, SCHEME_OPTION, UsageError, defineCommand } from '../command';
+import { UsageError, defineCommand } from '../command';
 import { withRunsApi } from '../runsApi';
-import { parseScheme } from './experiment';
+import { parseScheme } from '../request';
+import { JSON_OPTION, RUNS_DB_OPTIONS, SCHEME_OPTION } from '../options';
 
 const USAGE = `usage: npm run -s cli -- compare <run id> <run id> [<run id> ...] [options]
 

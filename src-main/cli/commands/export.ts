@@ -1,7 +1,8 @@
 import { EXPORT_FORMATS, type ExportFormat } from '../../core/runs/export';
 import { writeOutput } from '../output';
-import { RUNS_DB_OPTIONS, UsageError, defineCommand } from '../command';
+import { UsageError, defineCommand } from '../command';
 import { withRunsApi } from '../runsApi';
+import { OUT_OPTION, RUNS_DB_OPTIONS } from '../options';
 
 const USAGE = `usage: npm run -s cli -- export <run id> --format json|csv|html [options]
 
@@ -26,7 +27,7 @@ export const exportCommand = defineCommand({
   usage: USAGE,
   options: {
     format: { type: 'string' },
-    out: { type: 'string' },
+    ...OUT_OPTION,
     ...RUNS_DB_OPTIONS,
   },
   async run({ values, positionals }, io) {

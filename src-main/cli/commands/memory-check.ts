@@ -4,7 +4,8 @@ import {
   DEFAULT_INSERT_TIMEOUT_MS,
 } from '../../../src-shared/experiment';
 import { formatConformance, runConformance } from '../../core/memory/external/conformance';
-import { JSON_OPTION, UsageError, defineCommand, positiveIntFlag } from '../command';
+import { UsageError, defineCommand, positiveIntFlag } from '../command';
+import { JSON_OPTION } from '../options';
 
 const USAGE = `usage: npm run -s cli -- memory-check <url> [options]
        npm run -s cli -- memory-check --command "<cmd>" [options]

@@ -11,11 +11,12 @@ import { table2Columns } from '../../../src-shared/compare';
 import { finalAnswersOf } from '../../../src-shared/experiment';
 import { compareReportHtml } from '../../../src-shared/htmlReport';
 import { protocolJudgeTable, summaryTable, table2Line } from '../../core/runs/report';
-import { RUNS_DB_OPTIONS, SCHEME_OPTION, UsageError, defineCommand } from '../command';
+import { UsageError, defineCommand } from '../command';
 import { writeOutput } from '../output';
 import { withRunsApi } from '../runsApi';
-import { errataExtra } from './errata';
-import { parseScheme } from './experiment';
+import { errataExtra } from '../runOutput';
+import { parseScheme } from '../request';
+import { OUT_OPTION, RUNS_DB_OPTIONS, SCHEME_OPTION } from '../options';
 
 const USAGE = `usage: npm run -s cli -- report <run id> [--format locomo|mem0|longmemeval [--as md|latex]] [options]
        npm run -s cli -- report <run id> --html [--out <file>]
@@ -64,7 +65,7 @@ export const reportCommand = defineCommand({
     format: { type: 'string' },
     as: { type: 'string' },
     html: { type: 'boolean' },
-    out: { type: 'string' },
+    ...OUT_OPTION,
     ...SCHEME_OPTION,
     ...RUNS_DB_OPTIONS,
   },

@@ -10,7 +10,6 @@ import {
 import { categoryLabel, LOCOMO_PROFILE } from '../../../src-shared/benchmarks';
 import { metricOf } from '../../../src-shared/metrics';
 import { formatMeanStd } from '../../../src-shared/repeats';
-import { ApiKeySource } from '../../core/keys';
 import '../../core/pipeline/loadPresets';
 import {
   listPacks,
@@ -22,10 +21,11 @@ import {
 import { packGroups, runPack, settingOf, type Prices } from '../../core/reproduce/run';
 import { planSweep } from '../../core/pipeline/plan';
 import type { CliIO } from '../command';
-import { JSON_OPTION, RUNS_DB_OPTIONS, UsageError, defineCommand } from '../command';
-import { ALLOW_KEY_ENV_OPTION, keyPolicyFromArgs } from '../keyPolicy';
+import { UsageError, defineCommand } from '../command';
 import { ensureWordVectorCache } from '../wordVectors';
-import { openStore } from './experiment';
+import { openStore } from '../runsApi';
+import { JSON_OPTION, KEY_ENV_OPTION, RUNS_DB_OPTIONS } from '../options';
+import { apiKeysFromFlags } from '../request';
 
 const USAGE = `usage: npm run -s cli -- reproduce list
        npm run -s cli -- reproduce <pack> --data <locomo10.json> [options]
@@ -139,7 +139,7 @@ export const reproduceCommand = defineCommand({
     prices: { type: 'string' },
     repeats: { type: 'string' },
     plan: { type: 'boolean', default: false },
-    'allow-key-env': ALLOW_KEY_ENV_OPTION,
+    ...KEY_ENV_OPTION,
     ...RUNS_DB_OPTIONS,
     ...JSON_OPTION,
   },
@@ -209,9 +209,7 @@ export const reproduceCommand = defineCommand({
     const { store, dataDir } = openStore(values['runs-db'], values['data-dir']);
     let result: Awaited<ReturnType<typeof runPack>>;
     try {
-      const apiKeys = new ApiKeySource({
-        policy: keyPolicyFromArgs(values['allow-key-env'], 'pass'),
-      });
+      const apiKeys = apiKeysFromFlags(values['allow-key-env']);
       result = await runPack(pack, groups, {
         store,
         dataDir,

@@ -3,11 +3,10 @@ import type { JudgeConfigInput } from '../../../src-shared/experiment';
 import { ApiKeySource } from '../../core/keys';
 import { protocolJudgeTable, summaryTable } from '../../core/runs/report';
 import type { RunStore } from '../../core/runs/store';
-import { ALLOW_KEY_ENV_OPTION, keyPolicyFromArgs } from '../keyPolicy';
-import { JSON_OPTION, RUNS_DB_OPTIONS, SCHEME_OPTION, UsageError, defineCommand } from '../command';
+import { UsageError, defineCommand } from '../command';
 import { withRunsApi } from '../runsApi';
-import { parseScheme } from './experiment';
-import { judgeProtocolFlags } from '../judgeOptions';
+import { judgeProtocolFlags, keyPolicyFromArgs, parseScheme } from '../request';
+import { JSON_OPTION, KEY_ENV_OPTION, RUNS_DB_OPTIONS, SCHEME_OPTION } from '../options';
 
 const USAGE = `usage: npm run -s cli -- rescore <run id> [--metrics id,id] [--judge <protocol>] [options]
 
@@ -48,7 +47,7 @@ export const rescoreCommand = defineCommand({
     'judge-base-url': { type: 'string' },
     'judge-model': { type: 'string' },
     'judge-api-key-env': { type: 'string' },
-    'allow-key-env': ALLOW_KEY_ENV_OPTION,
+    ...KEY_ENV_OPTION,
     ...SCHEME_OPTION,
     ...JSON_OPTION,
     ...RUNS_DB_OPTIONS,

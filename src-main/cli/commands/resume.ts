@@ -1,16 +1,16 @@
 import { resumeRun } from '../../core/launch/launch';
-import { JSON_OPTION, RUNS_DB_OPTIONS, SCHEME_OPTION, UsageError, defineCommand } from '../command';
-import {
-  openStore,
-  parseScheme,
-  progressReporter,
-  reportOutcome,
-  superviseRun,
-} from './experiment';
-import { ApiKeySource } from '../../core/keys';
-import { ALLOW_KEY_ENV_OPTION, keyPolicyFromArgs } from '../keyPolicy';
-import { LAUNCH_OPTIONS, launchCallsFromFlags } from '../launchOptions';
+import { UsageError, defineCommand } from '../command';
+import { progressReporter, reportOutcome, superviseRun } from '../runOutput';
+import { apiKeysFromFlags, launchCallsFromFlags, parseScheme } from '../request';
+import { openStore } from '../runsApi';
 import { ensureWordVectorCache } from '../wordVectors';
+import {
+  JSON_OPTION,
+  KEY_ENV_OPTION,
+  LAUNCH_OPTIONS,
+  RUNS_DB_OPTIONS,
+  SCHEME_OPTION,
+} from '../options';
 
 const USAGE = `usage: npm run -s cli -- resume <run id> [options]
 
@@ -42,7 +42,7 @@ export const resumeCommand = defineCommand({
   options: {
     ...RUNS_DB_OPTIONS,
     ...LAUNCH_OPTIONS,
-    'allow-key-env': ALLOW_KEY_ENV_OPTION,
+    ...KEY_ENV_OPTION,
     ...SCHEME_OPTION,
     ...JSON_OPTION,
   },
@@ -60,7 +60,7 @@ export const resumeCommand = defineCommand({
           dataDir,
           keepCollections: values['keep-collections'],
           onProgress: progressReporter(io, process.stderr.isTTY === true),
-          apiKeys: new ApiKeySource({ policy: keyPolicyFromArgs(values['allow-key-env'], 'pass') }),
+          apiKeys: apiKeysFromFlags(values['allow-key-env']),
           mayStartProcesses: true,
         },
       );

@@ -13,9 +13,10 @@ import { loadDatasetFile, sampleById } from '../../core/dataset/index';
 import { retrieveSample, type QuestionRetrieval } from '../../core/memory/retrieval/evaluate';
 import { createMemoryService, memoryPresetNames } from '../../core/memory/registry';
 import { extraPresetModules, loadMemoryPresets } from '../../core/pipeline/loadPresets';
-import { JSON_OPTION, SCHEME_OPTION, UsageError, defineCommand } from '../command';
-import { parseScheme, readConfigFile } from './experiment';
+import { UsageError, defineCommand } from '../command';
+import { parseScheme, readConfigFile } from '../request';
 import { ensureWordVectorCache } from '../wordVectors';
+import { JSON_OPTION, SCHEME_OPTION } from '../options';
 
 const DEFAULT_K = 10;
 

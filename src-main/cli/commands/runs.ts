@@ -4,10 +4,11 @@ import { repairRunsDb, type TableRepair } from '../../core/runs/repair';
 import { defaultDataDir, defaultRunsDbPath } from '../../core/runs/paths';
 import { skippedReport, summaryTable } from '../../core/runs/report';
 import type { CliIO } from '../command';
-import { JSON_OPTION, RUNS_DB_OPTIONS, SCHEME_OPTION, UsageError, defineCommand } from '../command';
+import { UsageError, defineCommand } from '../command';
 import { withRunsApi } from '../runsApi';
-import { parseScheme } from './experiment';
+import { parseScheme } from '../request';
 import type { RunManifest } from '../../../src-shared/runs';
+import { JSON_OPTION, RUNS_DB_OPTIONS, SCHEME_OPTION } from '../options';
 
 const USAGE = `usage: npm run -s cli -- runs <list | show <id> | delete <id> | repair> [options]
 

@@ -1,43 +1,40 @@
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { z } from 'zod';
 import {
-  LOCOMO_PROFILE,
-  answerableKeyOf,
   benchmarkProfile,
   categoryLabel,
   type BenchmarkProfile,
-  type CategoryId,
 } from '../../../src-shared/benchmarks';
-import type { Sample } from '../../../src-shared/dataset';
-import { WorkbenchError, formatPath, zodError } from '../../../src-shared/errors';
+import { WorkbenchError, zodError } from '../../../src-shared/errors';
 import {
   JudgeConfigSchema,
-  judgeConfigFor,
-  answerScores,
   JUDGE_PROTOCOLS,
   answerableOf,
-  summarizeAnswers,
-  type JudgeScore,
   type MeanN,
-  type ScorePair,
 } from '../../../src-shared/experiment';
-import {
-  metricList,
-  type MetricDefinition,
-  type MetricMean,
-  type Scores,
-} from '../../../src-shared/metrics';
-import { answerableLabel, schemeLabel } from '../../core/runs/report';
-import { LlmJudge, judgeAnswer, MemoryJudgeCache } from '../../core/answer/judge';
+import type { MetricDefinition } from '../../../src-shared/metrics';
+import { MemoryJudgeCache } from '../../core/answer/judge';
+import { judgePredictions, type PredictionJudgeReport } from '../../core/answer/judgePredictions';
 import { loadDatasetFile } from '../../core/dataset/load';
-import { ApiKeySource } from '../../core/keys';
+import { answerableLabel, schemeLabel } from '../../core/runs/report';
 import { checkMem0Parity, type Mem0Parity } from '../../core/scoring/mem0Parity';
 import { installPunktModel } from '../../core/scoring/punktModel';
-import { ALLOW_KEY_ENV_OPTION, keyPolicyFromArgs } from '../keyPolicy';
-import { JSON_OPTION, RUNS_DB_OPTIONS, SCHEME_OPTION, UsageError, defineCommand } from '../command';
-import { openStore, parseScheme } from './experiment';
-import { JUDGE_OPTIONS, judgeFlags } from '../judgeOptions';
+import {
+  parsePredictions,
+  scoredMetrics,
+  scorePredictions,
+  summarizeScores,
+  type ScoreGroup,
+} from '../../core/scoring/predictions';
+import { UsageError, defineCommand } from '../command';
+import {
+  JSON_OPTION,
+  JUDGE_OPTIONS,
+  KEY_ENV_OPTION,
+  RUNS_DB_OPTIONS,
+  SCHEME_OPTION,
+} from '../options';
+import { apiKeysFromFlags, judgeFlags, parseScheme, readJsonFile } from '../request';
+import { openStore } from '../runsApi';
 
 const USAGE = `usage: npm run -s cli -- score --data <file> --predictions <file.json> [options]
        npm run -s cli -- score --mem0-eval <evaluation_metrics.json> [--json]
@@ -69,185 +66,6 @@ options:
   --json                      print one JSON object: {"items", "byCategory", "overall", ...}
   -h, --help                  show this help
 `;
-
-export const PredictionSchema = z.object({
-  sampleId: z.string().min(1),
-  questionIndex: z.number().int().nonnegative(),
-  prediction: z.string(),
-});
-export type Prediction = z.output<typeof PredictionSchema>;
-
-const MAX_REPORTED = 20;
-
-/**
- * Validates a predictions array against a dataset: each entry's shape, that its sample and
- * question exist, and that no question is predicted twice. Every bad entry is reported with its
- * index, not just the first.
- */
-export function parsePredictions(value: unknown, samples: readonly Sample[]): Prediction[] {
-  if (!Array.isArray(value)) {
-    throw new WorkbenchError(
-      'INVALID_INPUT',
-      'predictions: must be a JSON array of {sampleId, questionIndex, prediction}',
-    );
-  }
-  const questions = new Map<string, Set<number>>();
-  for (const s of samples) questions.set(s.sampleId, new Set(s.qa.map((q) => q.index)));
-  const problems: string[] = [];
-  const seen = new Map<string, number>();
-  const out: Prediction[] = [];
-  value.forEach((entry, i) => {
-    const parsed = PredictionSchema.safeParse(entry);
-    if (!parsed.success) {
-      problems.push(zodError(parsed.error, 'predictions', [i]).message);
-      return;
-    }
-    const p = parsed.data;
-    const known = questions.get(p.sampleId);
-    if (!known) {
-      problems.push(`predictions: ${formatPath([i, 'sampleId'])}: no sample "${p.sampleId}"`);
-      return;
-    }
-    if (!known.has(p.questionIndex)) {
-      problems.push(
-        `predictions: ${formatPath([i, 'questionIndex'])}: sample ${p.sampleId} has no question ${p.questionIndex}`,
-      );
-      return;
-    }
-    const key = `${p.sampleId}\u0000${p.questionIndex}`;
-    const first = seen.get(key);
-    if (first !== undefined) {
-      problems.push(
-        `predictions: ${formatPath([i])}: ${p.sampleId} question ${p.questionIndex} is already predicted at [${first}]`,
-      );
-      return;
-    }
-    seen.set(key, i);
-    out.push(p);
-  });
-  if (problems.length > 0) {
-    const shown = problems.slice(0, MAX_REPORTED);
-    const more =
-      problems.length > shown.length ? `\n(and ${problems.length - shown.length} more)` : '';
-    throw new WorkbenchError(
-      'INVALID_INPUT',
-      `${problems.length} bad prediction${problems.length === 1 ? '' : 's'}:\n${shown.join('\n')}${more}`,
-      { where: 'predictions' },
-    );
-  }
-  return out;
-}
-
-export interface ScoredItem {
-  sampleId: string;
-  questionIndex: number;
-  category: CategoryId;
-  /** Every metric that needs no retrieval; `judge` once a judge ran. */
-  scores: Scores;
-  /** Present when a judge ran: null for questions it does not judge (category 5). */
-  judge?: JudgeScore | null;
-}
-
-/** What `score` reports: metrics computed from the answer alone, and the judge's when it ran. */
-function scoredMetrics(judged: boolean): MetricDefinition[] {
-  return metricList().filter((m) => m.source === 'answer' || (judged && m.source === 'judge'));
-}
-
-/** The scores of each prediction, in the order given; the same formulas the pipeline uses. */
-export function scorePredictions(
-  samples: readonly Sample[],
-  predictions: readonly Prediction[],
-  profile: BenchmarkProfile = LOCOMO_PROFILE,
-): Array<ScoredItem & { question: string; gold: string | null; prediction: string }> {
-  const bySample = new Map(
-    samples.map((s) => [s.sampleId, new Map(s.qa.map((q) => [q.index, q]))]),
-  );
-  const kept = new Set(scoredMetrics(false).map((m) => m.id));
-  return predictions.map((p) => {
-    const qa = bySample.get(p.sampleId)?.get(p.questionIndex);
-    if (!qa) throw new Error(`score: ${p.sampleId} question ${p.questionIndex} vanished`);
-    const all = answerScores(
-      { prediction: p.prediction, gold: qa.answer, category: qa.category },
-      profile,
-    );
-    return {
-      sampleId: p.sampleId,
-      questionIndex: p.questionIndex,
-      category: qa.category,
-      scores: Object.fromEntries(Object.entries(all).filter(([id]) => kept.has(id))),
-      question: qa.question,
-      gold: qa.answer,
-      prediction: p.prediction,
-    };
-  });
-}
-
-/** n and each reported metric's mean, by metric id. */
-export type ScoreGroup = { n: number } & Record<string, MetricMean | number>;
-
-function group(pair: ScorePair, n: number, judged: boolean): ScoreGroup {
-  const out: ScoreGroup = { n };
-  for (const m of scoredMetrics(judged)) if (pair[m.id]) out[m.id] = pair[m.id]!;
-  return out;
-}
-
-/** Per category and both overall conventions (all categories; the non-adversarial ones). */
-export function summarizeScores(
-  items: readonly ScoredItem[],
-  judged: boolean,
-  profile: BenchmarkProfile = LOCOMO_PROFILE,
-): {
-  byCategory: Record<CategoryId, ScoreGroup>;
-  overall: { all: ScoreGroup; categories1to4?: ScoreGroup; answerable?: ScoreGroup };
-} {
-  const answers = items.map((i) => ({
-    category: i.category,
-    scores: i.scores,
-    judge: i.judge ?? null,
-    error: null,
-  }));
-  const summary = summarizeAnswers(answers, profile);
-  const adversarial = new Set(profile.categories.filter((c) => c.adversarial).map((c) => c.id));
-  const byCategory: Record<CategoryId, ScoreGroup> = {};
-  for (const c of profile.categories) {
-    const n = items.filter((i) => i.category === c.id).length;
-    byCategory[c.id] = group(summary.byCategory[c.id]!, n, judged);
-  }
-  return {
-    byCategory,
-    overall: {
-      all: group(summary.overall.all, items.length, judged),
-      // Under the profile's own key, as the run summary has it.
-      [answerableKeyOf(profile)]: group(
-        answerableOf(summary),
-        items.filter((i) => !adversarial.has(i.category)).length,
-        judged,
-      ),
-    },
-  };
-}
-
-function readJson(file: string, what: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new WorkbenchError(
-      'NOT_FOUND',
-      `${what} ${file}: cannot read it (${(error as Error).message})`,
-      { where: file },
-    );
-  }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (error) {
-    throw new WorkbenchError(
-      'INVALID_INPUT',
-      `${what} ${file}: not valid JSON (${(error as Error).message})`,
-      { where: file },
-    );
-  }
-}
 
 const fmt = (m: MeanN | number | undefined): string =>
   m === undefined || typeof m === 'number' || m.mean === null ? '-' : m.mean.toFixed(3);
@@ -287,19 +105,6 @@ function table(
   return `Scores, categories named by ${schemeLabel(profile, scheme)} scheme\n${rows.map(line).join('\n')}\n`;
 }
 
-async function judgeItems(
-  items: Array<ScoredItem & { question: string; gold: string | null; prediction: string }>,
-  judge: LlmJudge,
-  profile: BenchmarkProfile,
-): Promise<void> {
-  await Promise.all(
-    items.map(async (item) => {
-      item.judge = await judgeAnswer(judge, { ...item, error: null }, undefined, profile);
-      item.scores = { ...item.scores, judge: item.judge?.mean ?? null };
-    }),
-  );
-}
-
 export const scoreCommand = defineCommand({
   summary: 'score a predictions file against a dataset (official F1, set F1, BLEU-1, judge)',
   usage: USAGE,
@@ -308,7 +113,7 @@ export const scoreCommand = defineCommand({
     predictions: { type: 'string' },
     'mem0-eval': { type: 'string' },
     ...JUDGE_OPTIONS,
-    'allow-key-env': ALLOW_KEY_ENV_OPTION,
+    ...KEY_ENV_OPTION,
     'no-judge-cache': { type: 'boolean', default: false },
     ...RUNS_DB_OPTIONS,
     ...SCHEME_OPTION,
@@ -319,7 +124,7 @@ export const scoreCommand = defineCommand({
       throw new UsageError(`score takes no positional arguments (got "${positionals[0]}")`);
     if (values['mem0-eval'] !== undefined) {
       const file = resolve(values['mem0-eval']);
-      const report = checkMem0Parity(readJson(file, 'Mem0 evaluation file'), file);
+      const report = checkMem0Parity(readJsonFile(file, 'Mem0 evaluation file'), file);
       io.stdout(values.json ? `${JSON.stringify(report)}\n` : mem0ParityText(report));
       return 0;
     }
@@ -338,9 +143,7 @@ export const scoreCommand = defineCommand({
     const judgeConfig = wantsJudge ? JudgeConfigSchema.safeParse(judgeFlags(values, {})) : null;
     if (judgeConfig && !judgeConfig.success) throw zodError(judgeConfig.error, 'judge');
     const judgeEnv = judgeConfig?.data.apiKeyEnv;
-    const apiKeys = new ApiKeySource({
-      policy: keyPolicyFromArgs(values['allow-key-env'], 'pass'),
-    });
+    const apiKeys = apiKeysFromFlags(values['allow-key-env']);
     const judgeKeys = apiKeys.keysFor(judgeEnv, 'judge', ['judge', 'apiKeyEnv']);
     if (judgeEnv !== undefined && judgeKeys[judgeEnv] === undefined) {
       throw new WorkbenchError(
@@ -351,36 +154,23 @@ export const scoreCommand = defineCommand({
 
     const dataset = await loadDatasetFile(resolve(values.data));
     const predictions = parsePredictions(
-      readJson(resolve(values.predictions), 'predictions file'),
+      readJsonFile(resolve(values.predictions), 'predictions file'),
       dataset.samples,
     );
     const profile = benchmarkProfile(dataset.info.format);
     const items = scorePredictions(dataset.samples, predictions, profile);
 
-    let judgeInfo: Record<string, unknown> | null = null;
+    let judgeInfo: PredictionJudgeReport | null = null;
     if (judgeConfig?.success) {
       const stores = values['no-judge-cache']
         ? null
         : openStore(values['runs-db'], values['data-dir']);
       try {
-        const { config: judged, warning } = judgeConfigFor(judgeConfig.data, profile);
-        if (warning) io.stderr(`warning: ${warning}\n`);
-        const judge = new LlmJudge(judged, {
+        judgeInfo = await judgePredictions(items, judgeConfig.data, profile, {
           cache: stores ? stores.store.judgeCache() : new MemoryJudgeCache(),
           keys: judgeKeys,
+          onWarning: (warning) => io.stderr(`warning: ${warning}\n`),
         });
-        await judgeItems(items, judge, profile);
-        judgeInfo = {
-          model: judge.model,
-          repeats: judge.repeats,
-          protocol: judge.prompt.style,
-          promptSha256: judge.prompt.sha256,
-          unparseableReplies: judge.stats.unparseableReplies,
-          calls: judge.stats.calls,
-          cacheHits: judge.stats.cacheHits,
-          errors: judge.stats.errors,
-          usage: judge.client.totals(),
-        };
       } finally {
         stores?.store.close();
       }
@@ -412,7 +202,7 @@ export const scoreCommand = defineCommand({
       io.stdout(`predictions ${items.length}\n`);
       if (judgeInfo)
         io.stdout(
-          `judge ${String(judgeInfo['model'])} (protocol ${String(judgeInfo['protocol'])}): ${String(judgeInfo['calls'])} calls, ${String(judgeInfo['cacheHits'])} from cache, ${String(judgeInfo['errors'])} errors, ${String(judgeInfo['unparseableReplies'])} unreadable replies\n`,
+          `judge ${judgeInfo.model} (protocol ${judgeInfo.protocol}): ${judgeInfo.calls} calls, ${judgeInfo.cacheHits} from cache, ${judgeInfo.errors} errors, ${judgeInfo.unparseableReplies} unreadable replies\n`,
         );
     }
     return 0;

@@ -1,15 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { WorkbenchError } from '../../../src-shared/errors';
-import type { CliCommand, CliIO } from '../command';
+import { defineCommand } from '../command';
 import { appRoot } from '../../core/provenance';
 import { defaultDataDir } from '../../core/runs/paths';
 import { createService } from '../../core/service';
-import { ALLOW_KEY_ENV_OPTION, keyPolicyFromArgs } from '../keyPolicy';
-import { DATASET_DIR_OPTION, datasetDirsFromArgs } from '../datasetDirs';
 import { errnoCode, fromSystemError } from '../../core/system-errors';
 import { startServer, type RunningServer } from '../../server/server';
+import { DATA_DIR_OPTION, DATASET_DIR_OPTION, KEY_ENV_OPTION } from '../options';
+import { datasetDirsFromArgs, keyPolicyFromArgs } from '../request';
 
 const SERVE_USAGE = `usage: npm run -s cli -- serve [--port n] [--data-dir dir] [--dataset-dir dir]... [--static dir] [--allow-key-env NAME]...
   Serves the workbench UI and API on 127.0.0.1 only, with a per-launch token in the printed URL.
@@ -18,87 +17,82 @@ const SERVE_USAGE = `usage: npm run -s cli -- serve [--port n] [--data-dir dir] 
                      external memory service url may name (repeatable); without one, datasets
                      come in by upload only and no socket is reachable.
   API keys are read only from variables ending in _API_KEY or _TOKEN; --allow-key-env NAME
-  (repeatable) lets the UI use another variable as a key.`;
+  (repeatable) lets the UI use another variable as a key.
+  -h, --help         show this help
+`;
 
 export { defaultDataDir };
 
-async function runServe(argv: string[], io: CliIO): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      port: { type: 'string', default: '5174' },
-      'data-dir': { type: 'string' },
-      'dataset-dir': DATASET_DIR_OPTION,
-      static: { type: 'string' },
-      'allow-key-env': ALLOW_KEY_ENV_OPTION,
-      help: { type: 'boolean', short: 'h' },
-    },
-    allowPositionals: false,
-  });
-  if (values.help) {
-    io.stdout(`${SERVE_USAGE}\n`);
-    return 0;
-  }
-  const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new WorkbenchError('INVALID_INPUT', `serve: --port must be 0-65535, got ${values.port}`);
-  }
-  const dataDir = resolve(values['data-dir'] ?? defaultDataDir());
-  mkdirSync(dataDir, { recursive: true });
-  const staticDir = resolve(values.static ?? join(appRoot(), 'out', 'renderer'));
-  const datasetDirs = datasetDirsFromArgs(values['dataset-dir'], 'serve');
-
-  // The service exists before the server that relays its events, hence the late-bound target.
-  const relay: { server?: RunningServer } = {};
-  const service = createService({
-    dataDir,
-    transport: 'http',
-    datasetDirs,
-    emit: (event) => relay.server?.broadcast(event),
-    keyPolicy: keyPolicyFromArgs(values['allow-key-env'], 'start serve with'),
-  });
-  let server: RunningServer;
-  try {
-    server = await startServer({
-      handlers: service.handlers,
-      serialized: service.serialized,
-      staticDir,
-      port,
-    });
-  } catch (error) {
-    await service.close();
-    if (errnoCode(error) === 'EADDRINUSE') {
-      throw new WorkbenchError(
-        'CONFLICT',
-        `serve: port ${port} on 127.0.0.1 is already in use; choose another with --port (0 picks a free one)`,
-        { cause: error },
-      );
-    }
-    throw fromSystemError(error, `serve: cannot listen on 127.0.0.1:${port}`) ?? error;
-  }
-  relay.server = server;
-  service.warm();
-  // Tests and scripts read this exact line to find the URL.
-  io.stdout(`Memory Workbench is serving at ${server.url}\n`);
-  io.stdout(`data: ${dataDir}\n`);
-  io.stdout(
-    datasetDirs.length === 0
-      ? 'datasets: upload only (--dataset-dir <folder> lets the page open files in it by path)\n'
-      : `datasets: upload, or open by path in ${datasetDirs.join(', ')}\n`,
-  );
-
-  await new Promise<void>((resolveStop) => {
-    const stop = () => resolveStop();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
-  await service.close();
-  await server.close();
-  return 0;
-}
-
-export const serveCommand: CliCommand = {
+export const serveCommand = defineCommand({
   summary: 'serve the workbench UI and API on 127.0.0.1 (browser mode)',
   usage: SERVE_USAGE,
-  run: runServe,
-};
+  options: {
+    port: { type: 'string', default: '5174' },
+    ...DATA_DIR_OPTION,
+    ...DATASET_DIR_OPTION,
+    static: { type: 'string' },
+    ...KEY_ENV_OPTION,
+  },
+  positionals: false,
+  async run({ values }, io) {
+    const port = Number(values.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) {
+      throw new WorkbenchError(
+        'INVALID_INPUT',
+        `serve: --port must be 0-65535, got ${values.port}`,
+      );
+    }
+    const dataDir = resolve(values['data-dir'] ?? defaultDataDir());
+    mkdirSync(dataDir, { recursive: true });
+    const staticDir = resolve(values.static ?? join(appRoot(), 'out', 'renderer'));
+    const datasetDirs = datasetDirsFromArgs(values['dataset-dir'], 'serve');
+
+    // The service exists before the server that relays its events, hence the late-bound target.
+    const relay: { server?: RunningServer } = {};
+    const service = createService({
+      dataDir,
+      transport: 'http',
+      datasetDirs,
+      emit: (event) => relay.server?.broadcast(event),
+      keyPolicy: keyPolicyFromArgs(values['allow-key-env'], 'start serve with'),
+    });
+    let server: RunningServer;
+    try {
+      server = await startServer({
+        handlers: service.handlers,
+        serialized: service.serialized,
+        staticDir,
+        port,
+      });
+    } catch (error) {
+      await service.close();
+      if (errnoCode(error) === 'EADDRINUSE') {
+        throw new WorkbenchError(
+          'CONFLICT',
+          `serve: port ${port} on 127.0.0.1 is already in use; choose another with --port (0 picks a free one)`,
+          { cause: error },
+        );
+      }
+      throw fromSystemError(error, `serve: cannot listen on 127.0.0.1:${port}`) ?? error;
+    }
+    relay.server = server;
+    service.warm();
+    // Tests and scripts read this exact line to find the URL.
+    io.stdout(`Memory Workbench is serving at ${server.url}\n`);
+    io.stdout(`data: ${dataDir}\n`);
+    io.stdout(
+      datasetDirs.length === 0
+        ? 'datasets: upload only (--dataset-dir <folder> lets the page open files in it by path)\n'
+        : `datasets: upload, or open by path in ${datasetDirs.join(', ')}\n`,
+    );
+
+    await new Promise<void>((resolveStop) => {
+      const stop = () => resolveStop();
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+    await service.close();
+    await server.close();
+    return 0;
+  },
+});

@@ -10,8 +10,9 @@ import {
 import type { DatasetStats, EvidenceProblemDetail } from '../../../src-shared/dataset/stats';
 import type { DatasetLoadResult } from '../../../src-shared/dataset/types';
 import { datasetStats, loadDatasetFile } from '../../core/dataset/index';
-import { JSON_OPTION, SCHEME_OPTION, UsageError, defineCommand } from '../command';
-import { parseScheme } from './experiment';
+import { UsageError, defineCommand } from '../command';
+import { parseScheme } from '../request';
+import { JSON_OPTION, SCHEME_OPTION } from '../options';
 
 const USAGE = `usage: npm run -s cli -- stats <file> [options]
 

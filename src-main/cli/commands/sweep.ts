@@ -1,16 +1,20 @@
-import { parseArgs } from 'node:util';
 import { axisValueLabel } from '../../../src-shared/sweeps';
-import { ApiKeySource } from '../../core/keys';
 import type { SampleExecutor } from '../../core/pipeline/executors';
 import { checkMemoryConfig } from '../../core/pipeline/loadPresets';
 import { planSweep, type CellPlan, type SweepPlan } from '../../core/pipeline/plan';
 import { runSweep } from '../../core/sweeps/run';
 import { readSweepFile } from '../../core/sweeps/spec';
-import type { CliCommand, CliIO } from '../command';
-import { UsageError } from '../command';
-import { ALLOW_KEY_ENV_OPTION, keyPolicyFromArgs } from '../keyPolicy';
+import {
+  UsageError,
+  defineCommand,
+  positiveIntFlag,
+  type CliIO,
+  type FlagValues,
+} from '../command';
 import { ensureWordVectorCache } from '../wordVectors';
-import { openStore } from './experiment';
+import { openStore } from '../runsApi';
+import { JSON_OPTION, KEY_ENV_OPTION, RUNS_DB_OPTIONS } from '../options';
+import { apiKeysFromFlags } from '../request';
 
 const USAGE = `usage: npm run -s cli -- sweep plan <spec.yaml|spec.json> [--json]
        npm run -s cli -- sweep run <spec.yaml|spec.json> [options]
@@ -74,23 +78,14 @@ function planTable(plan: SweepPlan): string {
   return [line(header), ...rows.map(line)].join('\n');
 }
 
-function parse(args: string[]) {
-  return parseArgs({
-    args,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      redis: { type: 'string' },
-      queue: { type: 'string' },
-      'cells-at-once': { type: 'string' },
-      'runs-db': { type: 'string' },
-      'data-dir': { type: 'string' },
-      'allow-key-env': ALLOW_KEY_ENV_OPTION,
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-  });
-}
+const SWEEP_OPTIONS = {
+  redis: { type: 'string' },
+  queue: { type: 'string' },
+  'cells-at-once': { type: 'string' },
+  ...RUNS_DB_OPTIONS,
+  ...KEY_ENV_OPTION,
+  ...JSON_OPTION,
+} as const;
 
 async function plan(file: string, json: boolean, io: CliIO): Promise<number> {
   const sweep = readSweepFile(file);
@@ -133,18 +128,13 @@ async function distributedExecutor(
 
 async function run(
   file: string,
-  values: ReturnType<typeof parse>['values'],
+  values: FlagValues<typeof SWEEP_OPTIONS>,
   io: CliIO,
 ): Promise<number> {
   const sweep = readSweepFile(file);
   const redis = values.redis;
   const cellsAtOnce =
-    values['cells-at-once'] === undefined ? (redis ? 8 : 1) : Number(values['cells-at-once']);
-  if (!Number.isInteger(cellsAtOnce) || cellsAtOnce < 1) {
-    throw new UsageError(
-      `--cells-at-once must be a positive integer (got "${values['cells-at-once']}")`,
-    );
-  }
+    positiveIntFlag('--cells-at-once', values['cells-at-once']) ?? (redis ? 8 : 1);
   await ensureWordVectorCache(io);
   const { store, dataDir } = openStore(values['runs-db'], values['data-dir']);
   const distributed = redis ? await distributedExecutor(redis, values.queue) : null;
@@ -164,7 +154,7 @@ async function run(
       dataDir,
       cellsAtOnce,
       signal: controller.signal,
-      apiKeys: new ApiKeySource({ policy: keyPolicyFromArgs(values['allow-key-env'], 'pass') }),
+      apiKeys: apiKeysFromFlags(values['allow-key-env']),
       ...(distributed ? { executor: distributed.executor } : {}),
       onCell: (e) => {
         if (e.status === undefined && e.action !== 'skipped') {
@@ -197,15 +187,11 @@ async function run(
   }
 }
 
-export const sweepCommand: CliCommand = {
+export const sweepCommand = defineCommand({
   summary: 'plan or run a grid of experiments (locally, or on BullMQ workers with --redis)',
   usage: USAGE,
-  async run(args, io) {
-    const { values, positionals } = parse(args);
-    if (values.help) {
-      io.stdout(USAGE);
-      return 0;
-    }
+  options: SWEEP_OPTIONS,
+  async run({ values, positionals }, io) {
     const [action, file, ...extra] = positionals;
     if (action !== 'plan' && action !== 'run') {
       throw new UsageError(
@@ -217,4 +203,4 @@ export const sweepCommand: CliCommand = {
     if (action === 'plan') return plan(file, values.json, io);
     return run(file, values, io);
   },
-};
+});

@@ -1,12 +1,9 @@
-import { parseArgs } from 'node:util';
-import type { CliCommand } from '../command';
-import { UsageError } from '../command';
-import { ApiKeySource } from '../../core/keys';
+import { UsageError, defineCommand, positiveIntFlag } from '../command';
 import { defaultDataDir } from '../../core/runs/paths';
-import { ALLOW_KEY_ENV_OPTION, keyPolicyFromArgs } from '../keyPolicy';
-import { DATASET_DIR_OPTION, datasetDirsFromArgs } from '../datasetDirs';
 import { ensureWordVectorCache } from '../wordVectors';
 import { resolve } from 'node:path';
+import { DATA_DIR_OPTION, DATASET_DIR_OPTION, KEY_ENV_OPTION } from '../options';
+import { apiKeysFromFlags, datasetDirsFromArgs } from '../request';
 
 const USAGE = `usage: npm run -s cli -- worker --redis <url> --dataset-dir <dir> [options]
 
@@ -43,41 +40,24 @@ options:
   -h, --help                show this help
 `;
 
-function positive(flag: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1)
-    throw new UsageError(`${flag} must be a positive integer (got "${value}")`);
-  return n;
-}
-
-export const workerCommand: CliCommand = {
+export const workerCommand = defineCommand({
   summary: 'process distributed sweep samples from BullMQ on Redis',
   usage: USAGE,
-  async run(args, io) {
-    const { values } = parseArgs({
-      args,
-      allowPositionals: false,
-      strict: true,
-      options: {
-        redis: { type: 'string' },
-        queue: { type: 'string' },
-        concurrency: { type: 'string' },
-        'data-dir': { type: 'string' },
-        'lock-ms': { type: 'string' },
-        'stalled-check-ms': { type: 'string' },
-        limit: { type: 'string' },
-        'calls-per-minute': { type: 'string' },
-        'dataset-dir': DATASET_DIR_OPTION,
-        'allow-memory-command': { type: 'boolean', default: false },
-        'allow-key-env': ALLOW_KEY_ENV_OPTION,
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-    if (values.help) {
-      io.stdout(USAGE);
-      return 0;
-    }
+  options: {
+    redis: { type: 'string' },
+    queue: { type: 'string' },
+    concurrency: { type: 'string' },
+    ...DATA_DIR_OPTION,
+    'lock-ms': { type: 'string' },
+    'stalled-check-ms': { type: 'string' },
+    limit: { type: 'string' },
+    'calls-per-minute': { type: 'string' },
+    ...DATASET_DIR_OPTION,
+    'allow-memory-command': { type: 'boolean', default: false },
+    ...KEY_ENV_OPTION,
+  },
+  positionals: false,
+  async run({ values }, io) {
     if (values.redis === undefined) throw new UsageError('worker needs --redis <url>');
     let limit: { max: number; durationMs: number } | undefined;
     if (values.limit !== undefined) {
@@ -85,9 +65,9 @@ export const workerCommand: CliCommand = {
       if (!m) throw new UsageError(`--limit must look like 10/1000 (got "${values.limit}")`);
       limit = { max: Number(m[1]), durationMs: Number(m[2]) };
     }
-    const callsPerMinute = positive('--calls-per-minute', values['calls-per-minute']);
-    const lockMs = positive('--lock-ms', values['lock-ms']);
-    const stalledMs = positive('--stalled-check-ms', values['stalled-check-ms']);
+    const callsPerMinute = positiveIntFlag('--calls-per-minute', values['calls-per-minute']);
+    const lockMs = positiveIntFlag('--lock-ms', values['lock-ms']);
+    const stalledMs = positiveIntFlag('--stalled-check-ms', values['stalled-check-ms']);
     const datasetDirs = datasetDirsFromArgs(values['dataset-dir'], 'worker');
     // A worker without folders would refuse every job: say so now, not once per job.
     if (datasetDirs.length === 0) {
@@ -100,10 +80,10 @@ export const workerCommand: CliCommand = {
     const worker = await startSampleWorker({
       redisUrl: values.redis,
       ...(values.queue !== undefined ? { queue: values.queue } : {}),
-      concurrency: positive('--concurrency', values.concurrency) ?? 1,
+      concurrency: positiveIntFlag('--concurrency', values.concurrency) ?? 1,
       dataDir: resolve(values['data-dir'] ?? defaultDataDir()),
       trust: { allowMemoryCommand: values['allow-memory-command'], datasetDirs },
-      apiKeys: new ApiKeySource({ policy: keyPolicyFromArgs(values['allow-key-env'], 'pass') }),
+      apiKeys: apiKeysFromFlags(values['allow-key-env']),
       ...(lockMs !== undefined ? { lockDurationMs: lockMs } : {}),
       ...(stalledMs !== undefined ? { stalledIntervalMs: stalledMs } : {}),
       ...(limit ? { limit } : {}),
@@ -127,4 +107,4 @@ export const workerCommand: CliCommand = {
     await worker.close();
     return 0;
   },
-};
+});

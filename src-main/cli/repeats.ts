@@ -1,15 +1,15 @@
-import type { SchemeId } from '../../../src-shared/benchmarks';
-import type { ExperimentConfig } from '../../../src-shared/experiment';
-import type { RunIdentity } from '../../../src-shared/runs';
-import type { LoadedErrata } from '../../core/dataset/errata';
-import type { RunOptions } from '../../core/pipeline/runner';
-import type { ApiKeySource } from '../../core/keys';
-import { repeatGroup, runRepeatGroup } from '../../core/sweeps/repeats';
-import { repeatTable } from '../../core/runs/report';
-import type { RunStore } from '../../core/runs/store';
-import type { CliIO } from '../command';
-import { runErrata } from '../../core/runs/queries';
-import { errataExtra } from './errata';
+import type { SchemeId } from '../../src-shared/benchmarks';
+import type { ExperimentConfig } from '../../src-shared/experiment';
+import type { RunIdentity } from '../../src-shared/runs';
+import type { LoadedErrata } from '../core/dataset/errata';
+import type { RunOptions } from '../core/pipeline/runner';
+import type { ApiKeySource } from '../core/keys';
+import { repeatGroup, runRepeatGroup } from '../core/sweeps/repeats';
+import { repeatTable } from '../core/runs/report';
+import type { RunStore } from '../core/runs/store';
+import type { CliIO } from './command';
+import { runErrata } from '../core/runs/queries';
+import { errataExtra } from './runOutput';
 
 /**
  * `experiment --repeats N`: the N runs of one repeat group, then each metric as mean ± std over the
