@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from '@playwright/test';
-import { REPO, fmt, machineLine, writeSection } from './common';
+import { REPO, fmt, machineLine, median, writeSection } from './common';
 import { uiBudget } from './uiBudget';
 
 /** Issue 15 item 12's target: a run started from the Experiments view within 1.2× the CLI. */
@@ -125,14 +125,6 @@ async function uiRun(data: string): Promise<UiResult> {
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
-
-const median = (xs: readonly number[]): number => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-};
 
 /**
  * A full run from the Experiments view in real Chromium against `cli serve`, versus the same run

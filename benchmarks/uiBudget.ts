@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type JSHandle, type Page } from '@playwright/test';
-import { REPO, fmt, machineLine } from './common';
+import { REPO, fmt, machineLine, median } from './common';
 import { buildManyRunsDb, MANY_RUNS } from './manyRuns';
 
 /** Issue 26's performance budget, ms. */
@@ -228,14 +228,6 @@ async function run(args: string[], what: string): Promise<void> {
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   if (code !== 0) throw new Error(`bench ui: ${what} exited with ${code}`);
 }
-
-const median = (xs: readonly number[]): number => {
-  const sorted = [...xs].sort((x, y) => x - y);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-};
 
 const load = (): string =>
   loadavg()
