@@ -39,6 +39,8 @@ export function RunsView() {
     reloadList();
   }, [reloadList, update]);
   const actions = useRunActions(onDeleted);
+  const onSelectRun = useCallback((run: string) => update({ run, question: null }), [update]);
+  const onRunSort = useCallback((runSort: string | null) => update({ runSort }), [update]);
 
   return (
     <section className="runs-view" aria-labelledby="view-title">
@@ -89,9 +91,9 @@ export function RunsView() {
           <RunsTable
             rows={rows}
             selected={selectedId}
-            onSelect={(run) => update({ run, question: null })}
+            onSelect={onSelectRun}
             sort={params.runSort}
-            onSortChange={(runSort) => update({ runSort })}
+            onSortChange={onRunSort}
             search={params.runSearch}
           />
         </section>
