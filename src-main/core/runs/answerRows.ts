@@ -43,10 +43,14 @@ export interface AnswerReadOptions {
   retrieved?: boolean;
 }
 
-/** The answers table's columns (AnswerRow), each prefixed with `alias.`; see AnswerReadOptions. */
+/**
+ * The answers columns to select under `alias`; see AnswerReadOptions. A full read stays `alias.*`:
+ * migration 10's backfill reads answers at schema 10, before later migrations added columns.
+ */
 export function answerColumns(alias: string, { retrieved = true }: AnswerReadOptions = {}): string {
+  if (retrieved) return `${alias}.*`;
   return ANSWER_COLUMNS.map((c) =>
-    c === 'retrieved' && !retrieved ? "'[]' AS retrieved" : `${alias}.${c}`,
+    c === 'retrieved' ? "'[]' AS retrieved" : `${alias}.${c}`,
   ).join(', ');
 }
 
