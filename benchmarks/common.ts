@@ -58,6 +58,15 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[i] as number;
 }
 
+/** The middle value (the mean of the two middle ones for an even count). */
+export const median = (xs: readonly number[]): number => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+};
+
 export const fmt = (x: number, digits = 3): string =>
   Number.isFinite(x) ? x.toFixed(digits) : '-';
 

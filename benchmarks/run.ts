@@ -9,7 +9,9 @@
  *   runsdb     corruption checks and repair on a ~100 MB runs database (no dataset needed)
  *   server     light API calls' latency while the local server serves a heavy read mix
  *   llm        a full LLM run at 1 s per call under a rate limit: concurrency, cache, rate
- *   ui         a full run from the Experiments view in Chromium vs the same run from the CLI
+ *   ui         a full run from the Experiments view in Chromium vs the same run from the CLI, then
+ *              issue 26's budget over 200 runs (--budget-only: the budget alone; --full-run-db <file>:
+ *              a runs DB holding one full run to build from, instead of running one)
  *   longmemeval  M-scale ingest (streamed, one memory per question): turns/s, peak RSS, wall time
  *   dataset-open  datasets.open of a ~400 MB file: app.info latency meanwhile, peak RSS, main vs worker
  *   mem0       the released Mem0 library as a preset: ingest calls, tokens and wall per conversation
@@ -46,7 +48,7 @@ const SUITES: Record<string, (data: string, write: boolean, extra: string[]) => 
   mem0: mem0Suite,
 };
 
-const USAGE = `usage: npm run bench -- <${Object.keys(SUITES).join('|')}> [--data <file>] [--no-write] [--no-ablation]\n`;
+const USAGE = `usage: npm run bench -- <${Object.keys(SUITES).join('|')}> [--data <file>] [--no-write] [--no-ablation] [--budget-only] [--full-run-db <file>]\n`;
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -56,6 +58,8 @@ async function main(): Promise<number> {
       data: { type: 'string' },
       'no-write': { type: 'boolean', default: false },
       'no-ablation': { type: 'boolean', default: false },
+      'budget-only': { type: 'boolean', default: false },
+      'full-run-db': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -77,7 +81,12 @@ async function main(): Promise<number> {
       : name === 'longmemeval'
         ? (values.data ?? '')
         : resolveDataset(values.data);
-  await suite(data, !values['no-write'], values['no-ablation'] ? ['no-ablation'] : []);
+  const extra = [
+    ...(values['no-ablation'] ? ['no-ablation'] : []),
+    ...(values['budget-only'] ? ['budget-only'] : []),
+    ...(values['full-run-db'] === undefined ? [] : [`full-run-db=${values['full-run-db']}`]),
+  ];
+  await suite(data, !values['no-write'], extra);
   return 0;
 }
 

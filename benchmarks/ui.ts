@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from '@playwright/test';
-import { REPO, fmt, machineLine, writeSection } from './common';
+import { REPO, fmt, machineLine, median, writeSection } from './common';
+import { uiBudget } from './uiBudget';
 
 /** Issue 15 item 12's target: a run started from the Experiments view within 1.2× the CLI. */
 const TARGET_RATIO = 1.2;
@@ -125,19 +126,20 @@ async function uiRun(data: string): Promise<UiResult> {
   }
 }
 
-const median = (xs: readonly number[]): number => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-};
-
 /**
  * A full run from the Experiments view in real Chromium against `cli serve`, versus the same run
- * from the CLI, alternating ROUNDS times. Needs `npm run build` first (serve hosts out/renderer).
+ * from the CLI, alternating ROUNDS times; then issue 26's budget over 200 runs (uiBudget.ts), alone
+ * with `budget-only`. Needs `npm run build` first (serve hosts out/renderer).
  */
-export async function uiSuite(data: string, write: boolean, _extra: string[]): Promise<void> {
+export async function uiSuite(data: string, write: boolean, extra: string[]): Promise<void> {
+  if (!extra.includes('budget-only')) await runFromUiSuite(data, write);
+  const fullRunDb = extra.find((x) => x.startsWith('full-run-db='))?.slice('full-run-db='.length);
+  const budget = await uiBudget(data, serve, CHROMIUM, fullRunDb);
+  process.stdout.write(`${budget}\n`);
+  if (write) await writeSection('ui-budget', budget);
+}
+
+async function runFromUiSuite(data: string, write: boolean): Promise<void> {
   const loadBefore = loadavg()
     .map((x) => x.toFixed(1))
     .join(' ');

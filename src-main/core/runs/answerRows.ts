@@ -34,6 +34,46 @@ export interface AnswerRow {
   memory_tokens: number | null;
 }
 
+/**
+ * What a read of answers needs: `retrieved: false` reads every column but the retrieved memories,
+ * as an empty list. They are most of a run's bytes (3.3 KB an answer, 11.5k answers in a full
+ * LoCoMo run), and the scoring reads (the curve, the bootstrap intervals) never look at them.
+ */
+export interface AnswerReadOptions {
+  retrieved?: boolean;
+}
+
+/**
+ * The answers columns to select under `alias`; see AnswerReadOptions. A full read stays `alias.*`:
+ * migration 10's backfill reads answers at schema 10, before later migrations added columns.
+ */
+export function answerColumns(alias: string, { retrieved = true }: AnswerReadOptions = {}): string {
+  if (retrieved) return `${alias}.*`;
+  return ANSWER_COLUMNS.map((c) =>
+    c === 'retrieved' ? "'[]' AS retrieved" : `${alias}.${c}`,
+  ).join(', ');
+}
+
+export const ANSWER_COLUMNS = [
+  'sample_id',
+  'test_index',
+  'question_index',
+  'category',
+  'question',
+  'gold',
+  'prediction',
+  'retrieved',
+  'retrieve_ms',
+  'answer_ms',
+  'error',
+  'judge_std',
+  'judge_labels',
+  'judge_error',
+  'prompt_tokens',
+  'completion_tokens',
+  'memory_tokens',
+] as const satisfies ReadonlyArray<keyof AnswerRow>;
+
 export interface ScoreRow {
   sample_id: string;
   test_index: number;
@@ -150,8 +190,9 @@ export function readFinalAnswers(
   runId: string,
   profile: BenchmarkProfile,
   page: { offset: number; limit: number } = { offset: 0, limit: -1 },
+  options: AnswerReadOptions = {},
 ): AnswerRecord[] {
-  const pageRows = `SELECT a.* FROM answers a
+  const pageRows = `SELECT ${answerColumns('a', options)} FROM answers a
     JOIN (${FINAL_ANSWER_KEYS}) f
       ON a.sample_id = f.sample_id AND a.question_index = f.question_index AND a.test_index = f.last_test
     WHERE a.run_id = ?

@@ -95,7 +95,7 @@ export function runQueries(reader: RunReader): RunQueries {
       curve: reader.curve(runId),
       judgeProtocols: reader.protocolJudges(runId),
       errata: runErrata(reader, runId),
-      intervals: scoreIntervals(reader.finalAnswers(runId)),
+      intervals: scoreIntervals(reader.finalAnswers(runId, { retrieved: false })),
     }),
     // The live card's refetch: the detail without its costly parts, the curve and the bootstrap
     // intervals (2,000 resamples over every final answer), which the run view asks for once.

@@ -5,6 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { WorkbenchError } from '../../../src-shared/errors';
 import { fixtureManifest, writeFixtureRun } from '../../../tests/support/runs-fixture';
 import { openSqlite } from '../sqlite';
+import { ANSWER_COLUMNS } from './answerRows';
+import { runQueries } from './queries';
 import { SqliteRunReader } from './reader';
 import { RunStore } from './store';
 
@@ -120,5 +122,39 @@ describe('RunReader headline SQL (finalAnswers)', () => {
     expect((error as WorkbenchError).code).toBe('RUNS_DB');
     const missing = join(dir, 'missing.db');
     expect(() => SqliteRunReader.openReadOnly(missing)).toThrow(/cannot open for reading/);
+  });
+});
+
+describe("the run view's scoring reads (curve, intervals) skip the retrieved memories", () => {
+  it('runs.get gives the same curve and intervals without reading a retrieved column', () => {
+    const f = file();
+    const store = RunStore.open(f);
+    writeFixtureRun(store, { runId: 'r1', samples: 2, tests: 3, step: 4 });
+    store.close();
+    const before = SqliteRunReader.openReadOnly(f);
+    const expected = runQueries(before)['runs.get']({ runId: 'r1' });
+    before.close();
+    // Unreadable memories: any read of them fails, so a read that succeeds never touched them.
+    const db = openSqlite(f);
+    db.prepare("UPDATE answers SET retrieved = 'not json'").run();
+    db.close();
+
+    const reader = SqliteRunReader.openReadOnly(f);
+    const detail = runQueries(reader)['runs.get']({ runId: 'r1' });
+    expect(detail.curve).toEqual(expected.curve);
+    expect(detail.intervals).toEqual(expected.intervals);
+    expect(detail.curve.length).toBeGreaterThan(0);
+    // The answers table still reads (and checks) them.
+    expect(() => reader.finalAnswers('r1')).toThrow(/retrieved/);
+    reader.close();
+  });
+
+  it('ANSWER_COLUMNS names every column of the answers table', () => {
+    const store = RunStore.open(file());
+    const columns = (
+      store.db.prepare('PRAGMA table_info(answers)').all() as Array<{ name: string }>
+    ).map((c) => c.name);
+    store.close();
+    expect([...ANSWER_COLUMNS, 'run_id'].sort()).toEqual(columns.sort());
   });
 });

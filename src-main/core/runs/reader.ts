@@ -23,12 +23,14 @@ import { openSqlite, type SqliteDatabase } from '../sqlite';
 import { RUNS_APPLICATION_ID, RUNS_DB_BUSY_TIMEOUT_MS } from './db';
 import { RUNS_SCHEMA_VERSION } from './migrations';
 import {
+  answerColumns,
   answerKey,
   countFinalAnswers,
   groupScores,
   readFinalAnswers,
   runProfile,
   toAnswer,
+  type AnswerReadOptions,
   type AnswerRow,
   type ScoreRow,
 } from './answerRows';
@@ -49,9 +51,13 @@ export interface RunReader {
   /** Test indices already committed for a sample (resume skips answering them). */
   committedTests(runId: string, sampleId: string): number[];
   /** Every answer of every test, by sample, test, question. */
-  answersByTest(runId: string, filter?: { sampleId?: string; testIndex?: number }): AnswerRecord[];
+  answersByTest(
+    runId: string,
+    filter?: { sampleId?: string; testIndex?: number },
+    options?: AnswerReadOptions,
+  ): AnswerRecord[];
   /** The headline: each question's answer at the last test that asked it. */
-  finalAnswers(runId: string): AnswerRecord[];
+  finalAnswers(runId: string, options?: AnswerReadOptions): AnswerRecord[];
   /** A slice of `finalAnswers`' order, with how many there are in all. */
   finalAnswersPage(
     runId: string,
@@ -212,11 +218,12 @@ export class SqliteRunReader implements RunReader {
   answersByTest(
     runId: string,
     filter: { sampleId?: string; testIndex?: number } = {},
+    options: AnswerReadOptions = {},
   ): AnswerRecord[] {
     this.requireRun(runId);
     const rows = this.db
       .prepare(
-        `SELECT * FROM answers WHERE run_id = ?
+        `SELECT ${answerColumns('answers', options)} FROM answers WHERE run_id = ?
            AND (? IS NULL OR sample_id = ?) AND (? IS NULL OR test_index = ?)
          ORDER BY sample_id, test_index, question_index`,
       )
@@ -293,9 +300,9 @@ export class SqliteRunReader implements RunReader {
     return [...byProtocol.values()];
   }
 
-  finalAnswers(runId: string): AnswerRecord[] {
+  finalAnswers(runId: string, options: AnswerReadOptions = {}): AnswerRecord[] {
     this.requireRun(runId);
-    return readFinalAnswers(this.db, this.file, runId, this.profileOf(runId));
+    return readFinalAnswers(this.db, this.file, runId, this.profileOf(runId), undefined, options);
   }
 
   finalAnswersPage(
@@ -424,7 +431,7 @@ export class SqliteRunReader implements RunReader {
     const tests = this.db
       .prepare('SELECT * FROM tests WHERE run_id = ? ORDER BY sample_id, test_index')
       .all(runId) as TestRow[];
-    const answers = this.answersByTest(runId);
+    const answers = this.answersByTest(runId, {}, { retrieved: false });
     const byTest = new Map<string, AnswerRecord[]>();
     for (const a of answers) {
       const key = `${a.sampleId}\u0000${a.testIndex}`;

@@ -11,7 +11,7 @@ import {
   XAxis,
   YAxis,
 } from 'recharts';
-import { useRef } from 'react';
+import { memo, useRef } from 'react';
 import { categoryTickLabel, formatScore, type CategoryChartRow } from './categoryRows';
 import { SaveFigure } from './SaveFigure';
 
@@ -56,11 +56,31 @@ export function seriesColor(series: CategoryChartSeries, index: number): string 
 }
 
 /**
+ * The same chart: every prop the same, the series compared by what they draw (callers pass a
+ * fresh array literal). A sort or filter of the answers below re-renders the run view, and
+ * redrawing an unchanged chart took most of that render.
+ */
+function sameChart(a: CategoryChartProps, b: CategoryChartProps): boolean {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)] as Array<keyof CategoryChartProps>);
+  return [...keys].every((key) =>
+    key === 'series'
+      ? a.series.length === b.series.length &&
+        a.series.every(
+          (s, i) =>
+            s.key === b.series[i]?.key &&
+            s.label === b.series[i]?.label &&
+            s.color === b.series[i]?.color,
+        )
+      : Object.is(a[key], b[key]),
+  );
+}
+
+/**
  * Per-category bar chart. It says what it shows (DESIGN §4, STYLE "Charts say what they show"):
  * the metric, the naming scheme and the answers in a caption, and n under every category name.
  * A visually hidden table carries the same numbers for screen readers.
  */
-export function CategoryChart({
+export const CategoryChart = memo(function CategoryChart({
   rows,
   series,
   metricLabel,
@@ -182,7 +202,7 @@ export function CategoryChart({
       </table>
     </figure>
   );
-}
+}, sameChart);
 
 interface TickProps {
   x?: number | string;

@@ -183,13 +183,16 @@ export function AnswersTable({
   sort: string | null;
   onSortChange: (sort: string | null) => void;
 }) {
+  // Keyed by the metrics' names, not the array: the caller derives a fresh one each render, and
+  // new columns make the table rebuild every row (a sort of 1,986 answers did, twice over).
+  const metricsKey = metrics.join('\n');
   const columns = useMemo(() => {
-    const shown = new Set(metrics);
+    const shown = new Set(metricsKey.split('\n'));
     const kept = after.filter(
       (c) => c.id === undefined || !METRIC_IDS.has(c.id) || shown.has(c.id),
     );
     return [...before, categoryColumn(scheme, profile), ...kept];
-  }, [scheme, profile, metrics]);
+  }, [scheme, profile, metricsKey]);
   return (
     <Table
       label="Questions"

@@ -9,7 +9,7 @@ import {
   XAxis,
   YAxis,
 } from 'recharts';
-import { useRef } from 'react';
+import { memo, useRef } from 'react';
 import { SERIES_COLORS } from '../../components/charts/CategoryChart';
 import { SaveFigure } from '../../components/charts/SaveFigure';
 import { lineStyle } from '../../components/charts/lineStyles';
@@ -22,7 +22,8 @@ const metricName = (metric: ChartMetric): string => `mean ${METRIC_LABELS[metric
  * Accuracy as the conversation grows: per-test means (every question visible at that test, not
  * only final answers), so it is a different population from the headline and says so.
  */
-export function CurveChart({ view }: { view: CurveView }) {
+// Memoised: the run view re-renders on every sort or filter of its answers; the curve is the same.
+export const CurveChart = memo(function CurveChart({ view }: { view: CurveView }) {
   const xLabel = view.x === 'dialogs' ? 'dialogs inserted' : 'test # (samples averaged)';
   const lines = view.lines.flatMap((line, i) =>
     view.metrics.map((metric) => ({
@@ -108,4 +109,4 @@ export function CurveChart({ view }: { view: CurveView }) {
       <SaveFigure plot={plot} name="Accuracy as the conversation grows" />
     </figure>
   );
-}
+});

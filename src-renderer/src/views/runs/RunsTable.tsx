@@ -1,3 +1,4 @@
+import { memo } from 'react';
 import { createColumnHelper, type ColumnDef } from '@tanstack/react-table';
 import type { RunSummary } from '@shared/experiment';
 import type { RunListItem } from '@shared/runs';
@@ -119,7 +120,9 @@ const columns = [
 const haystack = (row: RunRow) =>
   [row.id, row.name, ...row.tags, row.preset, row.status, row.answerer ?? ''].join(' ');
 
-export function RunsTable({
+// Memoised (with the view's stable callbacks): a sort or filter of the answers below re-renders
+// the run view, not the list of runs.
+export const RunsTable = memo(function RunsTable({
   rows,
   selected,
   onSelect,
@@ -152,4 +155,4 @@ export function RunsTable({
       estimateRowHeight={40}
     />
   );
-}
+});

@@ -5,7 +5,7 @@ import { useApi } from '../../hooks/useApi';
 import { useRoute } from '../../router';
 import { StatusBadge } from '../experiments/RunCard';
 import { ConfirmDialog } from './ConfirmDialog';
-import { useRunActions, useRunSummaries, useRunsParams } from './hooks';
+import { usePrefetchFirstAnswers, useRunActions, useRunSummaries, useRunsParams } from './hooks';
 import { RunDetail } from './RunDetail';
 import { RunIdentityEditor } from './RunIdentity';
 import { RunScoreActions } from './RunScoreActions';
@@ -29,6 +29,7 @@ export function RunsView() {
   // The newest run is shown until one is picked; the URL only records an explicit choice.
   const selectedId = rows.some((r) => r.id === params.run) ? params.run : (rows[0]?.id ?? null);
   const detail = useApi('runs.get', selectedId === null ? null : { runId: selectedId });
+  usePrefetchFirstAnswers(selectedId);
   const shown = detail.data && detail.data.info.id === selectedId ? detail.data : undefined;
 
   const [confirming, setConfirming] = useState(false);
@@ -39,6 +40,8 @@ export function RunsView() {
     reloadList();
   }, [reloadList, update]);
   const actions = useRunActions(onDeleted);
+  const onSelectRun = useCallback((run: string) => update({ run, question: null }), [update]);
+  const onRunSort = useCallback((runSort: string | null) => update({ runSort }), [update]);
 
   return (
     <section className="runs-view" aria-labelledby="view-title">
@@ -89,9 +92,9 @@ export function RunsView() {
           <RunsTable
             rows={rows}
             selected={selectedId}
-            onSelect={(run) => update({ run, question: null })}
+            onSelect={onSelectRun}
             sort={params.runSort}
-            onSortChange={(runSort) => update({ runSort })}
+            onSortChange={onRunSort}
             search={params.runSearch}
           />
         </section>

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import { MAX_ANSWERS_PAGE } from '@shared/api';
+import { MAX_ANSWERS_PAGE, type ApiClient, type ApiOutput } from '@shared/api';
 import type { AnswerRecord, RunSummary } from '@shared/experiment';
 import type { RunListItem } from '@shared/runs';
 import { toErrorPayload, type ErrorPayload } from '@shared/errors';
@@ -92,6 +92,45 @@ export function useRunSummaries(
 /** The first page is small so a full run's first rows show at once; the rest come in big ones. */
 const FIRST_ANSWERS_PAGE = 100;
 
+/** The selected run's first answers page, asked for beside its runs.get (one at a time). */
+let prefetched: {
+  client: ApiClient;
+  runId: string;
+  page: Promise<ApiOutput<'runs.answersPage'>>;
+} | null = null;
+
+/**
+ * Asks for the selected run's first answers page at once, beside its runs.get, so the first rows
+ * do not wait for the run to load, render and only then ask (useFinalAnswers takes the page).
+ * The selection changing or the view closing drops a page nobody took.
+ */
+export function usePrefetchFirstAnswers(runId: string | null): void {
+  const client = useClient();
+  useEffect(() => {
+    if (runId === null) return undefined;
+    const page = client.call('runs.answersPage', { runId, offset: 0, limit: FIRST_ANSWERS_PAGE });
+    // Not seen here: useFinalAnswers shows the error if it takes this page.
+    page.catch(() => undefined);
+    const mine = { client, runId, page };
+    prefetched = mine;
+    return () => {
+      if (prefetched === mine) prefetched = null;
+    };
+  }, [client, runId]);
+}
+
+/** The prefetched first page of this run, once. */
+function takePrefetched(
+  client: ApiClient,
+  runId: string,
+): Promise<ApiOutput<'runs.answersPage'>> | null {
+  if (prefetched === null || prefetched.client !== client || prefetched.runId !== runId)
+    return null;
+  const { page } = prefetched;
+  prefetched = null;
+  return page;
+}
+
 interface AnswersSettled {
   runId: string;
   answers: AnswerRecord[];
@@ -117,13 +156,12 @@ export function useFinalAnswers(runId: string): {
     void (async () => {
       let answers: AnswerRecord[] = [];
       let limit = FIRST_ANSWERS_PAGE;
+      let first = takePrefetched(client, runId);
       try {
         for (;;) {
-          const page = await client.call('runs.answersPage', {
-            runId,
-            offset: answers.length,
-            limit,
-          });
+          const page = await (first ??
+            client.call('runs.answersPage', { runId, offset: answers.length, limit }));
+          first = null;
           if (cancelled) return;
           answers = [...answers, ...page.answers];
           setSettled({ runId, answers, total: page.total });
