@@ -3,8 +3,6 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Packet, Sample, TestPlan } from '../../../src-shared/dataset';
 import { WorkbenchError } from '../../../src-shared/errors';
 import {
-  DEFAULT_LLM_CONCURRENCY,
-  DEFAULT_RUN_CONCURRENCY,
   ERROR_PREDICTION,
   MAX_ANSWER_CHARS,
   answerScores,
@@ -21,7 +19,7 @@ import type { LlmCallRecord, LlmCallRole } from '../../../src-shared/runs';
 import { benchmarkCategory, benchmarkProfile } from '../../../src-shared/benchmarks';
 import { trimToWordBudget } from '../../../src-shared/fairness';
 import { LlmClient, type CallMeter } from '../answer/llm-client';
-import type { CallBudget, CallGate, EndpointLimits } from '../http/callBudget';
+import type { CallBudget, CallGate } from '../http/callBudget';
 import { ResponseCache } from '../answer/responseCache';
 import { Semaphore } from '../http/retry';
 import type {
@@ -35,6 +33,7 @@ import type { ApiKeys } from '../keys';
 import { packetsOf } from '../dataset/packets';
 import type { MemoryService, MemoryServiceContext } from '../memory/types';
 import { streamThrough } from './queue';
+import { runConcurrency } from './runLimits';
 import { TestBatcher } from './testBatcher';
 import { describeError, withTimeout } from './timeout';
 
@@ -389,68 +388,6 @@ export async function runSample(
     memoryCache?.close();
   }
   return outcome;
-}
-
-/**
- * The run's requests in flight per endpoint (and questions of a test answered at once):
- * `concurrency`, or DEFAULT_RUN_CONCURRENCY when the answerer is an LLM; undefined: one at a time.
- */
-export function runConcurrency(config: ExperimentConfig): number | undefined {
-  if (config.concurrency !== undefined) return config.concurrency;
-  return answersRemotely(config) ? DEFAULT_RUN_CONCURRENCY : undefined;
-}
-
-/** The run's answers wait on an endpoint, not on this machine's cores. */
-export function answersRemotely(config: ExperimentConfig): boolean {
-  return config.answerer.kind === 'llm';
-}
-
-/**
- * Requests in flight per endpoint for the run's shared budget: `runConcurrency`, or the default
- * client concurrency when only a requests-per-minute cap asks for one; undefined: no budget.
- */
-export function runBudgetLimit(config: ExperimentConfig): number | undefined {
-  const concurrency = runConcurrency(config);
-  if (concurrency !== undefined) return concurrency;
-  const capped = (e: EndpointCaps | undefined): boolean =>
-    e?.requestsPerMinute !== undefined || e?.tokensPerMinute !== undefined;
-  return capped(config.answerer.kind === 'llm' ? config.answerer : undefined) ||
-    capped(config.memory.llm)
-    ? DEFAULT_LLM_CONCURRENCY
-    : undefined;
-}
-
-type EndpointCaps = { baseUrl: string } & EndpointLimits;
-
-/**
- * Each endpoint's requests- and tokens-per-minute caps by base URL (the lower one when two roles
- * share it).
- */
-export function endpointLimitsOf(config: ExperimentConfig): Map<string, EndpointLimits> {
-  return endpointLimitsFor([
-    config.answerer.kind === 'llm' ? config.answerer : undefined,
-    config.memory.llm,
-  ]);
-}
-
-/** The caps of the given endpoints by base URL; two roles at one URL get the lower of each. */
-export function endpointLimitsFor(
-  endpoints: ReadonlyArray<EndpointCaps | undefined>,
-): Map<string, EndpointLimits> {
-  const limits = new Map<string, EndpointLimits>();
-  const lower = (a: number | undefined, b: number | undefined): number | undefined =>
-    a === undefined ? b : b === undefined ? a : Math.min(a, b);
-  for (const e of endpoints) {
-    if (!e || (e.requestsPerMinute === undefined && e.tokensPerMinute === undefined)) continue;
-    const before = limits.get(e.baseUrl);
-    const rpm = lower(before?.requestsPerMinute, e.requestsPerMinute);
-    const tpm = lower(before?.tokensPerMinute, e.tokensPerMinute);
-    limits.set(e.baseUrl, {
-      ...(rpm !== undefined ? { requestsPerMinute: rpm } : {}),
-      ...(tpm !== undefined ? { tokensPerMinute: tpm } : {}),
-    });
-  }
-  return limits;
 }
 
 /** The job's response cache, opened for one sample (the caller closes it); undefined when off. */

@@ -32,7 +32,8 @@ import { CallBudget } from '../http/callBudget';
 import { CallTally } from './callTally';
 import { CircuitBreaker } from './circuitBreaker';
 import { preflight } from './preflight';
-import { answersRemotely, endpointLimitsOf, runBudgetLimit, type SampleEvent } from './runSample';
+import { answersRemotely, endpointLimitsOf, runBudgetLimit } from './runLimits';
+import type { SampleEvent } from './runSample';
 import { installPunktModel } from '../scoring/punktModel';
 import { errataRecord } from '../dataset/errata';
 import {
