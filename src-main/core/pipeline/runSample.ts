@@ -2,36 +2,23 @@ import { setMaxListeners } from 'node:events';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Packet, Sample, TestPlan } from '../../../src-shared/dataset';
 import { WorkbenchError } from '../../../src-shared/errors';
-import {
-  ERROR_PREDICTION,
-  MAX_ANSWER_CHARS,
-  answerScores,
-  retrievedContext,
-  retrievedTurnIds,
-  type AnswerRecord,
-  type AnswererConfig,
-  type ExperimentConfig,
-  type ProgressEvent,
-  type RetrievedRef,
-  type TestRecord,
+import type {
+  AnswerRecord,
+  AnswererConfig,
+  ExperimentConfig,
+  ProgressEvent,
+  TestRecord,
 } from '../../../src-shared/experiment';
 import type { LlmCallRecord, LlmCallRole } from '../../../src-shared/runs';
-import { benchmarkCategory, benchmarkProfile } from '../../../src-shared/benchmarks';
-import { trimToWordBudget } from '../../../src-shared/fairness';
 import { LlmClient, type CallMeter } from '../answer/llm-client';
 import type { CallBudget, CallGate } from '../http/callBudget';
 import { ResponseCache } from '../answer/responseCache';
 import { Semaphore } from '../http/retry';
-import type {
-  AnswerRequest,
-  AnswerResult,
-  Answerer,
-  ConversationSession,
-  MemoryHit,
-} from '../answer/types';
+import type { Answerer } from '../answer/types';
 import type { ApiKeys } from '../keys';
 import { packetsOf } from '../dataset/packets';
 import type { MemoryService, MemoryServiceContext } from '../memory/types';
+import { askQuestion, type TestAsk } from './askQuestion';
 import { streamThrough } from './queue';
 import { runConcurrency } from './runLimits';
 import { TestBatcher } from './testBatcher';
@@ -144,18 +131,6 @@ export interface SampleOutcome {
   insertErrors: number;
   insertErrorMessages: string[];
   answerErrors: number;
-}
-
-const elapsed = (start: number): number => Math.round((performance.now() - start) * 100) / 100;
-
-function toRefs(hits: readonly MemoryHit[]): RetrievedRef[] {
-  return hits.map((h) => ({
-    id: h.id,
-    diaId: h.diaId,
-    score: h.score,
-    ...(h.source ? { context: [...h.source.contextIds] } : {}),
-    ...(h.diaIds && h.diaIds.length > 1 ? { diaIds: [...h.diaIds] } : {}),
-  }));
 }
 
 export async function runSample(
@@ -296,6 +271,15 @@ export async function runSample(
       // A batch asks once its questions are all in: the window holds `concurrency` batches.
       const window = batcher ? questionWindow * (deps.answerer.batchSize ?? 1) : questionWindow;
       const slotOf = new Map(test.questionIndices.map((q, i) => [q, i]));
+      const ask: TestAsk = {
+        memory,
+        memoryLock,
+        answerer: deps.answerer,
+        job,
+        test,
+        cancel: deps.signal,
+        batcher,
+      };
       let launched = 0;
       let done = 0;
       for (const questionIndex of batcher
@@ -310,16 +294,7 @@ export async function runSample(
           throw new Error(`test plan names question ${questionIndex}, absent from ${sampleId}`);
         launched++;
         const slot = slotOf.get(questionIndex) as number;
-        const asked = askOne(
-          memory,
-          memoryLock,
-          deps.answerer,
-          job,
-          test,
-          qa,
-          deps.signal,
-          batcher,
-        ).then((record) => {
+        const asked = askQuestion(ask, qa).then((record) => {
           // An answer the cancel stopped is no error of the endpoint, and its test is dropped.
           if (record === null) return;
           answers[slot] = record;
@@ -422,179 +397,4 @@ function safe<T>(fn: () => T, fallback: T): T {
   } catch {
     return fallback;
   }
-}
-
-async function askOne(
-  memory: MemoryService,
-  memoryLock: Semaphore,
-  answerer: Answerer,
-  job: SampleJob,
-  test: { testIndex: number; dialogsInserted: number },
-  qa: Sample['qa'][number],
-  cancel: AbortSignal | undefined,
-  batcher: TestBatcher | null = null,
-): Promise<AnswerRecord | null> {
-  const { config, sample } = job;
-  const { testIndex } = test;
-  const topK = config.retrieval.topK;
-  const base = {
-    sampleId: sample.sampleId,
-    testIndex,
-    questionIndex: qa.index,
-    category: qa.category,
-    question: qa.question,
-    gold: qa.answer,
-  };
-  let hits: MemoryHit[] = [];
-  let retrieveMs = 0;
-  let answerMs = 0;
-  let stage = 'retrieve';
-  let t0 = performance.now();
-  const request = (memories: MemoryHit[]): AnswerRequest => ({
-    sampleId: sample.sampleId,
-    questionIndex: qa.index,
-    question: qa.question,
-    category: qa.category,
-    speakers: sample.speakers,
-    memories,
-    seed: config.seed,
-    adversarialAnswer: qa.adversarialAnswer,
-    adversarial: benchmarkCategory(benchmarkProfile(job.benchmark), qa.category).adversarial,
-    ...(qa.questionDate !== undefined ? { questionDate: qa.questionDate } : {}),
-    ...(qa.questionDateText !== undefined ? { questionDateText: qa.questionDateText } : {}),
-    benchmark: job.benchmark,
-    ...(answerer.needsConversation
-      ? { conversation: conversationSoFar(sample, test.dialogsInserted) }
-      : {}),
-  });
-  try {
-    let result: AnswerResult;
-    const serviceAnswer = memory.answer?.bind(memory);
-    if (serviceAnswer) {
-      // A service that answers itself retrieves inside that call: all of it is answer time.
-      stage = 'answer';
-      const answered = await memoryLock.run(() =>
-        withTimeout(
-          `answer to question ${qa.index}`,
-          config.timeouts.answerMs,
-          (signal) => serviceAnswer(request([]), topK, signal),
-          cancel,
-        ),
-      );
-      hits = answered.hits;
-      result = { answer: answered.answer };
-    } else {
-      hits = await memoryLock.run(() => {
-        // Waiting for the lock is not retrieval time.
-        t0 = performance.now();
-        return withTimeout(`retrieve for question ${qa.index}`, config.timeouts.answerMs, () =>
-          memory.retrieve(qa.question, topK, { questionDate: qa.questionDate ?? null }),
-        );
-      });
-      const budget = config.retrieval.contextWords;
-      if (budget !== undefined) hits = trimToWordBudget(hits, budget);
-      retrieveMs = elapsed(t0);
-      stage = 'answer';
-      t0 = performance.now();
-      result = await withTimeout(
-        `answer to question ${qa.index}`,
-        config.timeouts.answerMs,
-        (signal) =>
-          batcher ? batcher.answer(request(hits)) : answerer.answer(request(hits), signal),
-        cancel,
-      );
-    }
-    answerMs = elapsed(t0);
-    if (result.answer.length > MAX_ANSWER_CHARS) {
-      throw new WorkbenchError(
-        'LLM_REPLY_TOO_LARGE',
-        `${answerer.name}: answer to question ${qa.index} is ${result.answer.length} characters, more than the ${MAX_ANSWER_CHARS} a run stores`,
-      );
-    }
-    const refs = toRefs(hits);
-    const context = retrievedContext(refs, topK);
-    return {
-      ...base,
-      prediction: result.answer,
-      retrieved: refs,
-      scores: answerScores(
-        {
-          prediction: result.answer,
-          gold: qa.answer,
-          category: qa.category,
-          evidence: qa.evidence,
-          evidenceRaw: qa.evidenceRaw,
-          retrieved: retrievedTurnIds(refs, topK),
-          topK,
-          ...(qa.retrievalCorpus ? { retrievalCorpus: qa.retrievalCorpus } : {}),
-          ...(context ? { context } : {}),
-        },
-        benchmarkProfile(job.benchmark),
-      ),
-      retrieveMs,
-      answerMs,
-      error: null,
-      // The judge runs after the run, on the main thread, where its cache lives.
-      judge: null,
-      usage: result.usage ?? null,
-      memoryTokens: result.memoryTokens ?? null,
-    };
-  } catch (error) {
-    // Failed before it asked: its batch goes without it rather than wait for it.
-    if (batcher && stage === 'retrieve') batcher.withdraw(qa.index);
-    if (cancel?.aborted && error instanceof WorkbenchError && error.code === 'CANCELLED') {
-      return null;
-    }
-    if (stage === 'retrieve') retrieveMs = elapsed(t0);
-    else answerMs = elapsed(t0);
-    const refs = toRefs(hits);
-    const context = stage === 'answer' ? retrievedContext(refs, topK) : undefined;
-    return {
-      ...base,
-      prediction: ERROR_PREDICTION,
-      retrieved: refs,
-      // What retrieval found still counts when only the answerer failed.
-      scores: answerScores(
-        {
-          prediction: ERROR_PREDICTION,
-          gold: qa.answer,
-          category: qa.category,
-          evidence: qa.evidence,
-          // A failed retrieval has no context to score LoCoMo's way (it would count 1 there).
-          ...(stage === 'answer' ? { evidenceRaw: qa.evidenceRaw } : {}),
-          retrieved: stage === 'answer' ? retrievedTurnIds(refs, topK) : [],
-          topK,
-          ...(qa.retrievalCorpus ? { retrievalCorpus: qa.retrievalCorpus } : {}),
-          ...(context ? { context } : {}),
-          errored: true,
-        },
-        benchmarkProfile(job.benchmark),
-      ),
-      judge: null,
-      usage: null,
-      retrieveMs,
-      answerMs,
-      error: `${stage}: ${describeError(error)}`,
-    };
-  }
-}
-
-/** The first `turns` turns of the sample, by session, as the file writes them (full context). */
-function conversationSoFar(sample: Sample, turns: number): ConversationSession[] {
-  const sessions: ConversationSession[] = [];
-  let left = turns;
-  for (const session of sample.sessions) {
-    if (left <= 0) break;
-    const shown = session.turns.slice(0, left);
-    left -= shown.length;
-    sessions.push({
-      dateTimeText: session.dateTimeText ?? '',
-      turns: shown.map((t) => ({
-        speaker: t.speaker,
-        text: t.rawText,
-        ...(t.blipCaption !== undefined ? { blipCaption: t.blipCaption } : {}),
-      })),
-    });
-  }
-  return sessions;
 }
