@@ -13,8 +13,10 @@ import {
   sequenceChecker,
   sequencer,
   workerOutSchema,
+  type WithoutSeq,
   type WorkerIn,
   type WorkerInit,
+  type WorkerOut,
 } from './protocol';
 import {
   answererMeter,
@@ -231,46 +233,20 @@ function runInWorker(
 
     worker.on('message', (raw: unknown) => {
       if (settled) return;
-      const parsed = workerOutSchema.safeParse(raw);
-      if (!parsed.success) {
-        fail(
-          new WorkbenchError('INTERNAL', `${where}: bad worker message: ${parsed.error.message}`),
-        );
-        return;
-      }
-      const message = parsed.data;
-      const gap = checkSeq(message.seq);
-      if (gap !== null) {
-        fail(new WorkbenchError('INTERNAL', gap));
+      const message = checkedMessage(raw, checkSeq, where);
+      if (message instanceof WorkbenchError) {
+        fail(message);
         return;
       }
       try {
-        switch (message.type) {
-          case 'progress':
-            hooks.emit(message.event);
-            break;
-          case 'test-result':
-            // Synchronous commit: the next message is handled only after this test is on disk.
-            void hooks.commitTest(message.test);
-            break;
-          case 'calls':
-            hooks.recordCalls(message.record);
-            break;
-          case 'log':
-            hooks.log?.(message.level, message.message);
-            break;
-          case 'slot-acquire':
-          case 'slot-release':
-            lender.handle(message);
-            break;
-          case 'done':
-            settle(() => resolve(message.outcome), message.outcome.status === 'completed');
-            break;
-          case 'error':
-            fail(
-              WorkbenchError.fromPayload({ ...message.error, where: message.error.where ?? where }),
-            );
-            break;
+        if (message.type === 'done') {
+          settle(() => resolve(message.outcome), message.outcome.status === 'completed');
+        } else if (message.type === 'error') {
+          fail(
+            WorkbenchError.fromPayload({ ...message.error, where: message.error.where ?? where }),
+          );
+        } else {
+          deliver(message, hooks, lender);
         }
       } catch (error) {
         fail(
@@ -296,24 +272,71 @@ function runInWorker(
       ),
     );
 
-    worker.postMessage(
-      stamp({
-        type: 'start',
-        runId: job.runId,
-        sample: job.sample,
-        plan: job.plan,
-        config: job.config,
-        benchmark: job.benchmark,
-        skipTests: [...job.skipTests],
-        collectionDir: job.collectionDir,
-        ...(job.cacheDir !== undefined ? { cacheDir: job.cacheDir } : {}),
-        ...(job.responseCache !== undefined ? { responseCache: job.responseCache } : {}),
-        ...(job.quoteReplies === false ? { quoteReplies: false } : {}),
-        ...(hooks.budget ? { budget: true } : {}),
-        apiKeys: job.apiKeys,
-      }),
-    );
+    worker.postMessage(stamp(startMessage(job, hooks)));
     signal.addEventListener('abort', onAbort, { once: true });
     if (signal.aborted) onAbort();
   });
+}
+
+/** The worker's message, parsed and in sequence; the error to fail the sample with otherwise. */
+function checkedMessage(
+  raw: unknown,
+  checkSeq: PooledWorker['checkSeq'],
+  where: string,
+): WorkerOut | WorkbenchError {
+  const parsed = workerOutSchema.safeParse(raw);
+  if (!parsed.success) {
+    return new WorkbenchError('INTERNAL', `${where}: bad worker message: ${parsed.error.message}`);
+  }
+  const gap = checkSeq(parsed.data.seq);
+  return gap !== null ? new WorkbenchError('INTERNAL', gap) : parsed.data;
+}
+
+/** Hands one of the worker's messages on, other than the sample's end, to the hooks. */
+function deliver(
+  message: Exclude<WorkerOut, { type: 'done' | 'error' }>,
+  hooks: SampleHooks,
+  lender: SlotLender,
+): void {
+  switch (message.type) {
+    case 'progress':
+      hooks.emit(message.event);
+      break;
+    case 'test-result':
+      // Synchronous commit: the next message is handled only after this test is on disk.
+      void hooks.commitTest(message.test);
+      break;
+    case 'calls':
+      hooks.recordCalls(message.record);
+      break;
+    case 'log':
+      hooks.log?.(message.level, message.message);
+      break;
+    case 'slot-acquire':
+    case 'slot-release':
+      lender.handle(message);
+      break;
+  }
+}
+
+/** The message that starts the job's sample in a worker: the job as it crosses the thread. */
+function startMessage(
+  job: SampleJob,
+  hooks: SampleHooks,
+): WithoutSeq<Extract<WorkerIn, { type: 'start' }>> {
+  return {
+    type: 'start',
+    runId: job.runId,
+    sample: job.sample,
+    plan: job.plan,
+    config: job.config,
+    benchmark: job.benchmark,
+    skipTests: [...job.skipTests],
+    collectionDir: job.collectionDir,
+    ...(job.cacheDir !== undefined ? { cacheDir: job.cacheDir } : {}),
+    ...(job.responseCache !== undefined ? { responseCache: job.responseCache } : {}),
+    ...(job.quoteReplies === false ? { quoteReplies: false } : {}),
+    ...(hooks.budget ? { budget: true } : {}),
+    apiKeys: job.apiKeys,
+  };
 }
