@@ -29,6 +29,18 @@ describe('cli dispatcher', () => {
     expect(out).toMatch(/commands:\n {2}stats +validate a dataset file/);
   });
 
+  it('gives every command of the registry a summary in the list and a usage of its own on --help', async () => {
+    // The command list's rows as [name, summary].
+    const rows = (await cli('--help')).out.split('\n').map((line) => line.trim().split(/ {2,}/));
+    for (const [name, command] of Object.entries(commands)) {
+      expect(command.summary.trim(), name).not.toBe('');
+      expect(rows, name).toContainEqual([name, command.summary]);
+      const help = await cli(name, '--help');
+      expect(help.code, name).toBe(0);
+      expect(help.out, name).toContain(`npm run -s cli -- ${name}`);
+    }
+  });
+
   it('lists every answer and judge protocol in experiment --help, and every judge in score --help', async () => {
     const { code, out } = await cli('experiment', '--help');
     expect(code).toBe(0);

@@ -42,6 +42,11 @@ export function registerBenchmarkProfile(profile: BenchmarkProfile): () => void 
   };
 }
 
+/** The registered profiles, built-ins first. */
+export function benchmarkProfiles(): BenchmarkProfile[] {
+  return [...profiles.values()];
+}
+
 /**
  * Every category number any registered profile declares, ascending: what a view's category filter
  * keeps in its URL state before it knows whose dataset it shows (LoCoMo's 1-5 are its first five).

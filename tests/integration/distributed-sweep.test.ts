@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExperimentConfigInput } from '../../src-shared/experiment';
 import { loadDatasetFile } from '../../src-main/core/dataset/load';
@@ -230,7 +231,13 @@ describe('distributed executor (BullMQ on a real Redis, worker processes)', () =
         { datasetPath: mini, memory: { preset: 'text' } },
         { store, dataDir, executor: distributed.executor },
       );
-      await new Promise((r) => setTimeout(r, 300));
+      // The cancel lands once both samples are jobs waiting in the queue, not after a guess.
+      const waiting = new Queue(queue, { connection: { url: redis.url } });
+      try {
+        await expect.poll(() => waiting.getWaitingCount(), { timeout: 30_000 }).toBe(2);
+      } finally {
+        await waiting.close();
+      }
       handle.cancel();
       const cancelled = await handle.done;
       expect(cancelled.status).toBe('cancelled');

@@ -30,3 +30,32 @@ export class CallTally {
     return records;
   }
 }
+
+/**
+ * A run's calls filed through `write` in batches: at the next turn of the event loop after a call
+ * is reported (a burst is one write), and whenever `flush` is called (before a test commits).
+ */
+export class CallFiler {
+  private readonly tally = new CallTally();
+  private scheduled: NodeJS.Immediate | null = null;
+
+  constructor(private readonly write: (records: LlmCallRecord[]) => void) {}
+
+  record(record: LlmCallRecord): void {
+    this.tally.add(record);
+    this.scheduled ??= setImmediate(() => {
+      this.scheduled = null;
+      this.flush();
+    });
+  }
+
+  flush(): void {
+    this.write(this.tally.drain());
+  }
+
+  /** The run's end: what is pending is written now, and no write is left scheduled. */
+  close(): void {
+    if (this.scheduled) clearImmediate(this.scheduled);
+    this.flush();
+  }
+}

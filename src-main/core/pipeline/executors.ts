@@ -13,8 +13,10 @@ import {
   sequenceChecker,
   sequencer,
   workerOutSchema,
+  type WithoutSeq,
   type WorkerIn,
   type WorkerInit,
+  type WorkerOut,
   type WorkerReport,
 } from './protocol';
 import {
@@ -263,69 +265,29 @@ function runInWorker(
       );
     }
 
-    // The reports of a batch, in the order the worker made them.
-    const take = (report: WorkerReport): void => {
-      switch (report.type) {
-        case 'progress':
-          hooks.emit(report.event);
-          break;
-        case 'test-result':
-          // Synchronous commit: the next report is handled only after this test is on disk.
-          void hooks.commitTest(report.test);
-          break;
-        case 'calls':
-          hooks.recordCalls(report.record);
-          break;
-        case 'log':
-          hooks.log?.(report.level, report.message);
-          break;
-      }
-    };
-
     worker.on('message', (raw: unknown) => {
       if (settled) return;
-      const parsed = workerOutSchema.safeParse(raw);
-      if (!parsed.success) {
-        fail(
-          new WorkbenchError('INTERNAL', `${where}: bad worker message: ${parsed.error.message}`),
-        );
+      const message = checkedMessage(raw, checkSeq, where);
+      if (message instanceof WorkbenchError) {
+        fail(message);
         return;
       }
-      const message = parsed.data;
       traffic.messages++;
       if (message.type === 'batch') traffic.reports += message.reports.length;
-      const gap = checkSeq(message.seq);
-      if (gap !== null) {
-        fail(new WorkbenchError('INTERNAL', gap));
-        return;
-      }
       try {
-        switch (message.type) {
-          case 'batch':
-            for (const report of message.reports) {
-              if (settled) break;
-              take(report);
-            }
-            break;
-          case 'slot-acquire':
-          case 'slot-release':
-            lender.handle(message);
-            break;
-          case 'word-vectors-acquire': {
-            const { id } = message;
-            void sharedWordVectors(message.request).then((image) => {
-              if (!settled) worker.postMessage(stamp({ type: 'word-vectors', id, image }));
-            });
-            break;
-          }
-          case 'done':
-            settle(() => resolve(message.outcome), message.outcome.status === 'completed');
-            break;
-          case 'error':
-            fail(
-              WorkbenchError.fromPayload({ ...message.error, where: message.error.where ?? where }),
-            );
-            break;
+        if (message.type === 'done') {
+          settle(() => resolve(message.outcome), message.outcome.status === 'completed');
+        } else if (message.type === 'error') {
+          fail(
+            WorkbenchError.fromPayload({ ...message.error, where: message.error.where ?? where }),
+          );
+        } else if (message.type === 'word-vectors-acquire') {
+          const { id } = message;
+          void sharedWordVectors(message.request).then((image) => {
+            if (!settled) worker.postMessage(stamp({ type: 'word-vectors', id, image }));
+          });
+        } else {
+          deliver(message, hooks, lender, () => settled);
         }
       } catch (error) {
         fail(
@@ -351,24 +313,84 @@ function runInWorker(
       ),
     );
 
-    worker.postMessage(
-      stamp({
-        type: 'start',
-        runId: job.runId,
-        sample: job.sample,
-        plan: job.plan,
-        config: job.config,
-        benchmark: job.benchmark,
-        skipTests: [...job.skipTests],
-        collectionDir: job.collectionDir,
-        ...(job.cacheDir !== undefined ? { cacheDir: job.cacheDir } : {}),
-        ...(job.responseCache !== undefined ? { responseCache: job.responseCache } : {}),
-        ...(job.quoteReplies === false ? { quoteReplies: false } : {}),
-        ...(hooks.budget ? { budget: true } : {}),
-        apiKeys: job.apiKeys,
-      }),
-    );
+    worker.postMessage(stamp(startMessage(job, hooks)));
     signal.addEventListener('abort', onAbort, { once: true });
     if (signal.aborted) onAbort();
   });
+}
+
+/** The worker's message, parsed and in sequence; the error to fail the sample with otherwise. */
+function checkedMessage(
+  raw: unknown,
+  checkSeq: PooledWorker['checkSeq'],
+  where: string,
+): WorkerOut | WorkbenchError {
+  const parsed = workerOutSchema.safeParse(raw);
+  if (!parsed.success) {
+    return new WorkbenchError('INTERNAL', `${where}: bad worker message: ${parsed.error.message}`);
+  }
+  const gap = checkSeq(parsed.data.seq);
+  return gap !== null ? new WorkbenchError('INTERNAL', gap) : parsed.data;
+}
+
+/** Hands one of the worker's messages on, other than the sample's end, to the hooks. */
+function deliver(
+  message: Extract<WorkerOut, { type: 'batch' | 'slot-acquire' | 'slot-release' }>,
+  hooks: SampleHooks,
+  lender: SlotLender,
+  settled: () => boolean,
+): void {
+  switch (message.type) {
+    case 'batch':
+      // The reports of a batch, in the order the worker made them.
+      for (const report of message.reports) {
+        if (settled()) break;
+        deliverReport(report, hooks);
+      }
+      break;
+    case 'slot-acquire':
+    case 'slot-release':
+      lender.handle(message);
+      break;
+  }
+}
+
+function deliverReport(report: WorkerReport, hooks: SampleHooks): void {
+  switch (report.type) {
+    case 'progress':
+      hooks.emit(report.event);
+      break;
+    case 'test-result':
+      // Synchronous commit: the next report is handled only after this test is on disk.
+      void hooks.commitTest(report.test);
+      break;
+    case 'calls':
+      hooks.recordCalls(report.record);
+      break;
+    case 'log':
+      hooks.log?.(report.level, report.message);
+      break;
+  }
+}
+
+/** The message that starts the job's sample in a worker: the job as it crosses the thread. */
+function startMessage(
+  job: SampleJob,
+  hooks: SampleHooks,
+): WithoutSeq<Extract<WorkerIn, { type: 'start' }>> {
+  return {
+    type: 'start',
+    runId: job.runId,
+    sample: job.sample,
+    plan: job.plan,
+    config: job.config,
+    benchmark: job.benchmark,
+    skipTests: [...job.skipTests],
+    collectionDir: job.collectionDir,
+    ...(job.cacheDir !== undefined ? { cacheDir: job.cacheDir } : {}),
+    ...(job.responseCache !== undefined ? { responseCache: job.responseCache } : {}),
+    ...(job.quoteReplies === false ? { quoteReplies: false } : {}),
+    ...(hooks.budget ? { budget: true } : {}),
+    apiKeys: job.apiKeys,
+  };
 }

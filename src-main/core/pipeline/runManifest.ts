@@ -1,4 +1,14 @@
+import { arch, availableParallelism, platform } from 'node:os';
 import type { Sample } from '../../../src-shared/dataset';
+import type { ExperimentConfig, judgeConfigFor } from '../../../src-shared/experiment';
+import type { SkippedSample } from '../../../src-shared/runs';
+import { judgeProtocolOf } from '../answer/judge-protocols';
+import { appVersion, gitCommit } from '../provenance';
+import { configHash, redactSecrets } from '../runs/manifest';
+import { usageOf } from '../runs/usage';
+import { installPunktModel } from '../scoring/punktModel';
+import { answererProvenance } from './answerers';
+import { embeddersOf } from './runTally';
 import type { RunCoverage } from '../../../src-shared/coverage';
 import { WorkbenchError } from '../../../src-shared/errors';
 import type { RunManifest } from '../runs/manifest';
@@ -6,6 +16,73 @@ import type { RunStore } from '../runs/store';
 import type { RunDataset, SampleEntry } from './runDataset';
 
 /** What start and resume record about a run besides its answers: coverage, errata, the ledger. */
+
+/** What a new run's manifest is made of, decided by startExperiment before the run exists. */
+export interface NewRun {
+  runId: string;
+  config: ExperimentConfig;
+  dataset: RunDataset;
+  samples: ReadonlyArray<Pick<SampleEntry, 'sampleId'>>;
+  planned: ReadonlyArray<Pick<SampleEntry, 'questions' | 'otherCategories' | 'plan'>>;
+  /** The external memory service's hello, when the preset is one. */
+  service: RunManifest['memory']['service'] | null | undefined;
+  judged: ReturnType<typeof judgeConfigFor> | null;
+  parallel: number;
+  startedAt: number;
+  skipped: SkippedSample[];
+  errata: RunManifest['errata'] | null;
+  options: { sweep?: RunManifest['sweep']; estimate?: RunManifest['estimate'] };
+}
+
+/** A new run's manifest: its config (secrets removed), dataset, provenance and plan's coverage. */
+export function newRunManifest(run: NewRun): RunManifest {
+  const { runId, config, dataset, samples, planned, service, judged, parallel, startedAt } = run;
+  const { skipped, errata, options } = run;
+  const stored = redactSecrets(config);
+  return {
+    manifestVersion: 1,
+    runId,
+    config: stored,
+    configHash: configHash(stored),
+    dataset: {
+      path: config.datasetPath,
+      sha256: dataset.info.sha256,
+      bytes: dataset.info.bytes,
+      format: dataset.info.format,
+    },
+    samples: samples.map((s) => s.sampleId),
+    app: { version: appVersion(), gitCommit: gitCommit() },
+    memory: { preset: config.memory.preset, notes: [], ...(service ? { service } : {}) },
+    embedder: embeddersOf(config)[0]?.name ?? null,
+    answerer: answererProvenance(config.answerer),
+    judge: judged
+      ? {
+          model: judged.config.model,
+          repeats: judged.config.repeats,
+          prompt: judgeProtocolOf(judged.config.protocol).record,
+        }
+      : null,
+    usage: usageOf(config, [], null),
+    seed: config.seed,
+    parallel,
+    host: {
+      platform: platform(),
+      arch: arch(),
+      node: process.version,
+      cores: availableParallelism(),
+    },
+    startedAt: new Date(startedAt).toISOString(),
+    endedAt: null,
+    errors: { insert: 0, answer: 0 },
+    scoring: { punktModelSha256: installPunktModel().sha256 },
+    ...(skipped.length > 0 ? { skippedSamples: skipped } : {}),
+    ...(options.sweep ? { sweep: options.sweep } : {}),
+    ...(errata ? { errata } : {}),
+    ...(options.estimate ? { estimate: options.estimate } : {}),
+    ...(judged?.warning ? { warnings: [judged.warning] } : {}),
+    coverage: coverageOf(dataset.entries, planned),
+  };
+}
 
 /** The counts behind the headline's n: the file's questions, and those the config leaves out. */
 export function coverageOf(

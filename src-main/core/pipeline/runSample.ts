@@ -2,39 +2,25 @@ import { setMaxListeners } from 'node:events';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Packet, Sample, TestPlan } from '../../../src-shared/dataset';
 import { WorkbenchError } from '../../../src-shared/errors';
-import {
-  DEFAULT_LLM_CONCURRENCY,
-  DEFAULT_RUN_CONCURRENCY,
-  ERROR_PREDICTION,
-  MAX_ANSWER_CHARS,
-  answerScores,
-  retrievedContext,
-  retrievedTurnIds,
-  type AnswerRecord,
-  type AnswererConfig,
-  type ExperimentConfig,
-  type ProgressEvent,
-  type RetrievedRef,
-  type TestRecord,
+import type {
+  AnswerRecord,
+  AnswererConfig,
+  ExperimentConfig,
+  ProgressEvent,
+  TestRecord,
 } from '../../../src-shared/experiment';
 import type { LlmCallRecord, LlmCallRole } from '../../../src-shared/runs';
-import { benchmarkCategory, benchmarkProfile } from '../../../src-shared/benchmarks';
-import { trimToWordBudget } from '../../../src-shared/fairness';
 import { LlmClient, type CallMeter } from '../answer/llm-client';
-import type { CallBudget, CallGate, EndpointLimits } from '../http/callBudget';
+import type { CallBudget, CallGate } from '../http/callBudget';
 import { ResponseCache } from '../answer/responseCache';
 import { Semaphore } from '../http/retry';
-import type {
-  AnswerRequest,
-  AnswerResult,
-  Answerer,
-  ConversationSession,
-  MemoryHit,
-} from '../answer/types';
+import type { Answerer } from '../answer/types';
 import type { ApiKeys } from '../keys';
 import { packetsOf } from '../dataset/packets';
 import type { MemoryService, MemoryServiceContext } from '../memory/types';
+import { askQuestion, type TestAsk } from './askQuestion';
 import { streamThrough } from './queue';
+import { runConcurrency } from './runLimits';
 import { TestBatcher } from './testBatcher';
 import { describeError, withTimeout } from './timeout';
 
@@ -147,17 +133,26 @@ export interface SampleOutcome {
   answerErrors: number;
 }
 
-const elapsed = (start: number): number => Math.round((performance.now() - start) * 100) / 100;
-
-function toRefs(hits: readonly MemoryHit[]): RetrievedRef[] {
-  return hits.map((h) => ({
-    id: h.id,
-    diaId: h.diaId,
-    score: h.score,
-    ...(h.source ? { context: [...h.source.contextIds] } : {}),
-    ...(h.diaIds && h.diaIds.length > 1 ? { diaIds: [...h.diaIds] } : {}),
-  }));
+/** One sample's run as its pieces share it. */
+interface SampleRun {
+  job: SampleJob;
+  hooks: SampleHooks;
+  deps: SampleDeps;
+  memory: MemoryService;
+  /**
+   * Retrieval (and a service's own answering) touches the memory one question at a time, in
+   * question order: services need not be re-entrant, and retrieval order stays deterministic.
+   */
+  memoryLock: Semaphore;
+  /** Questions of a test in flight at once. */
+  questionWindow: number;
+  qaByIndex: Map<number, Sample['qa'][number]>;
+  outcome: SampleOutcome;
+  now: () => number;
+  cancelled: () => boolean;
 }
+
+type PlannedTest = TestPlan['tests'][number];
 
 export async function runSample(
   job: SampleJob,
@@ -169,21 +164,7 @@ export async function runSample(
   const sampleId = sample.sampleId;
   const packets = packetsOf(sample);
   const testsByPacket = new Map(plan.tests.map((t) => [t.packetIdx, t]));
-  const qaByIndex = new Map(sample.qa.map((q) => [q.index, q]));
-  const outcome: SampleOutcome = {
-    sampleId,
-    status: 'completed',
-    preset: config.memory.preset,
-    notes: [],
-    embedder: null,
-    stats: {},
-    testsCommitted: 0,
-    testsSkipped: 0,
-    insertErrors: 0,
-    insertErrorMessages: [],
-    answerErrors: 0,
-  };
-  const cancelled = (): boolean => deps.signal?.aborted === true;
+  const outcome = emptyOutcome(sampleId, config.memory.preset);
 
   hooks.emit({
     type: 'sample-started',
@@ -195,6 +176,77 @@ export async function runSample(
     skippedTests: plan.tests.filter((t) => job.skipTests.has(t.testIndex)).length,
   });
 
+  const { memory, memoryCache } = await openMemory(job, hooks, deps);
+  outcome.preset = memory.preset;
+  const run: SampleRun = {
+    job,
+    hooks,
+    deps,
+    memory,
+    memoryLock: new Semaphore(1),
+    questionWindow: runConcurrency(config) ?? 1,
+    qaByIndex: new Map(sample.qa.map((q) => [q.index, q])),
+    outcome,
+    now,
+    cancelled: () => deps.signal?.aborted === true,
+  };
+  // Each question in flight listens to the run's signal until it ends (timeout.ts), up to the
+  // window per lane: many listeners by design, not a leak.
+  if (deps.signal) setMaxListeners(0, deps.signal);
+  const { queue, produced } = streamThrough<Packet>(
+    packets,
+    deps.queueCapacity ?? DEFAULT_QUEUE_CAPACITY,
+  );
+  try {
+    for await (const packet of queue) {
+      // Offline inserts settle in microtasks, so without a turn of the event loop per packet the
+      // worker's cancel message (a task) could not run until the whole sample had been inserted.
+      await yieldToEventLoop();
+      if (run.cancelled()) break;
+      await insertPacket(run, packet, packets.length);
+
+      const test = testsByPacket.get(packet.packet_idx);
+      if (!test) continue;
+      if (job.skipTests.has(test.testIndex)) {
+        outcome.testsSkipped++;
+        continue;
+      }
+      if (run.cancelled()) break;
+      if (!(await runTest(run, test))) break;
+    }
+    if (run.cancelled()) outcome.status = 'cancelled';
+    // Only tests that ran their course count as errors above; a cancelled half test does not.
+  } finally {
+    queue.cancel();
+    await produced.catch(() => undefined);
+    await closeMemory(run, memoryCache);
+  }
+  return outcome;
+}
+
+function emptyOutcome(sampleId: string, preset: string): SampleOutcome {
+  return {
+    sampleId,
+    status: 'completed',
+    preset,
+    notes: [],
+    embedder: null,
+    stats: {},
+    testsCommitted: 0,
+    testsSkipped: 0,
+    insertErrors: 0,
+    insertErrorMessages: [],
+    answerErrors: 0,
+  };
+}
+
+/** The sample's memory service, and the memory LLM's response cache when it has one. */
+async function openMemory(
+  job: SampleJob,
+  hooks: SampleHooks,
+  deps: SampleDeps,
+): Promise<{ memory: MemoryService; memoryCache: ResponseCache | undefined }> {
+  const { sample, config } = job;
   // The memory LLM's requests go through the response cache as the answerer's do (its own
   // connection, its own hit counts), so a memory service that calls an LLM replays under
   // --cache-only too.
@@ -232,225 +284,163 @@ export async function runSample(
       memoryCache?.close();
       throw error;
     });
-  outcome.preset = memory.preset;
-  // Retrieval (and a service's own answering) touches the memory one question at a time, in
-  // question order: services need not be re-entrant, and retrieval order stays deterministic.
-  const memoryLock = new Semaphore(1);
-  const questionWindow = runConcurrency(config) ?? 1;
-  // Each question in flight listens to the run's signal until it ends (timeout.ts), up to the
-  // window per lane: many listeners by design, not a leak.
-  if (deps.signal) setMaxListeners(0, deps.signal);
-  const { queue, produced } = streamThrough<Packet>(
-    packets,
-    deps.queueCapacity ?? DEFAULT_QUEUE_CAPACITY,
-  );
+  return { memory, memoryCache };
+}
+
+/** Inserts one packet; a failure is counted in the outcome and the run goes on. */
+async function insertPacket(run: SampleRun, packet: Packet, totalPackets: number): Promise<void> {
+  const { job, outcome } = run;
   try {
-    for await (const packet of queue) {
-      // Offline inserts settle in microtasks, so without a turn of the event loop per packet the
-      // worker's cancel message (a task) could not run until the whole sample had been inserted.
-      await yieldToEventLoop();
-      if (cancelled()) break;
-      try {
-        await withTimeout(
-          `insert of packet ${packet.packet_idx} (${packet.dialog_id})`,
-          config.timeouts.insertMs,
-          (signal) => memory.insert(packet, signal),
-        );
-      } catch (error) {
-        // DESIGN §3: a failed insert is recorded and the run goes on; the questions whose evidence
-        // it carried will show it in their scores.
-        outcome.insertErrors++;
-        if (outcome.insertErrorMessages.length < MAX_INSERT_ERROR_MESSAGES) {
-          outcome.insertErrorMessages.push(`packet ${packet.packet_idx}: ${describeError(error)}`);
-        }
-      }
-      hooks.emit({
-        type: 'packet',
-        runId,
-        at: now(),
-        sampleId,
-        inserted: packet.packet_idx + 1,
-        total: packets.length,
-        etaMs: null,
-      });
-
-      const test = testsByPacket.get(packet.packet_idx);
-      if (!test) continue;
-      if (job.skipTests.has(test.testIndex)) {
-        outcome.testsSkipped++;
-        continue;
-      }
-      if (cancelled()) break;
-      hooks.emit({
-        type: 'test-started',
-        runId,
-        at: now(),
-        sampleId,
-        testIndex: test.testIndex,
-        questions: test.questionIndices.length,
-      });
-      // Up to `concurrency` questions of the test in flight (they all see the same memory state);
-      // the answers are kept in question order whatever order they finish in.
-      const answers: AnswerRecord[] = [];
-      const inFlight = new Set<Promise<void>>();
-      const batcher = testBatcherFor(deps.answerer, memory, test.questionIndices, deps.signal);
-      // A batch asks once its questions are all in: the window holds `concurrency` batches.
-      const window = batcher ? questionWindow * (deps.answerer.batchSize ?? 1) : questionWindow;
-      const slotOf = new Map(test.questionIndices.map((q, i) => [q, i]));
-      let launched = 0;
-      let done = 0;
-      for (const questionIndex of batcher
-        ? TestBatcher.launchOrder(test.questionIndices)
-        : test.questionIndices) {
-        // A cancel stops the questions in flight and drops this half test uncommitted; offline
-        // answers settle in microtasks, so the turn lets a cancel message run between questions.
-        await yieldToEventLoop();
-        if (cancelled()) break;
-        const qa = qaByIndex.get(questionIndex);
-        if (!qa)
-          throw new Error(`test plan names question ${questionIndex}, absent from ${sampleId}`);
-        launched++;
-        const slot = slotOf.get(questionIndex) as number;
-        const asked = askOne(
-          memory,
-          memoryLock,
-          deps.answerer,
-          job,
-          test,
-          qa,
-          deps.signal,
-          batcher,
-        ).then((record) => {
-          // An answer the cancel stopped is no error of the endpoint, and its test is dropped.
-          if (record === null) return;
-          answers[slot] = record;
-          done++;
-          if (record.error !== null) outcome.answerErrors++;
-          hooks.emit({
-            type: 'question-answered',
-            runId,
-            at: now(),
-            sampleId,
-            testIndex: test.testIndex,
-            questionIndex,
-            done,
-            total: test.questionIndices.length,
-            error: record.error !== null,
-            ...(record.error !== null ? { errorMessage: record.error } : {}),
-          });
-        });
-        inFlight.add(asked);
-        void asked.finally(() => inFlight.delete(asked));
-        if (inFlight.size >= window) await Promise.race(inFlight);
-      }
-      await Promise.all(inFlight);
-      // A cancel stops the answers in flight (an LLM call can wait minutes for a rate limit), so
-      // a test cancelled after its last launch is half answered too: dropped, not committed.
-      if (launched < test.questionIndices.length || cancelled()) break;
-      await hooks.commitTest({
-        sampleId,
-        testIndex: test.testIndex,
-        packetIdx: test.packetIdx,
-        dialogsInserted: test.dialogsInserted,
-        visibleCount: test.visibleCount,
-        questionIndices: test.questionIndices,
-        answers,
-      });
-      outcome.testsCommitted++;
-      let f1 = 0;
-      for (const a of answers) f1 += a.scores['officialF1'] ?? 0;
-      hooks.emit({
-        type: 'test-committed',
-        runId,
-        at: now(),
-        sampleId,
-        testIndex: test.testIndex,
-        meanF1: answers.length > 0 ? f1 / answers.length : null,
-        errors: answers.filter((a) => a.error !== null).length,
-      });
+    await withTimeout(
+      `insert of packet ${packet.packet_idx} (${packet.dialog_id})`,
+      job.config.timeouts.insertMs,
+      (signal) => run.memory.insert(packet, signal),
+    );
+  } catch (error) {
+    // DESIGN §3: a failed insert is recorded and the run goes on; the questions whose evidence
+    // it carried will show it in their scores.
+    outcome.insertErrors++;
+    if (outcome.insertErrorMessages.length < MAX_INSERT_ERROR_MESSAGES) {
+      outcome.insertErrorMessages.push(`packet ${packet.packet_idx}: ${describeError(error)}`);
     }
-    if (cancelled()) outcome.status = 'cancelled';
-    // Only tests that ran their course count as errors above; a cancelled half test does not.
-  } finally {
-    queue.cancel();
-    await produced.catch(() => undefined);
-    outcome.notes = safe(() => memory.notes(), []);
-    outcome.embedder = memory.embedderName;
-    outcome.stats = safe(() => memory.stats(), {});
-    if (deps.responseCache) {
-      outcome.stats[ANSWER_CACHE_HITS] = deps.responseCache.stats.hits;
-      outcome.stats[ANSWER_CACHE_MISSES] = deps.responseCache.stats.misses;
-    }
-    if (memoryCache) {
-      outcome.stats[MEMORY_CACHE_HITS] = memoryCache.stats.hits;
-      outcome.stats[MEMORY_CACHE_MISSES] = memoryCache.stats.misses;
-    }
-    await memory.close();
-    memoryCache?.close();
   }
-  return outcome;
+  run.hooks.emit({
+    type: 'packet',
+    runId: job.runId,
+    at: run.now(),
+    sampleId: job.sample.sampleId,
+    inserted: packet.packet_idx + 1,
+    total: totalPackets,
+    etaMs: null,
+  });
 }
 
 /**
- * The run's requests in flight per endpoint (and questions of a test answered at once):
- * `concurrency`, or DEFAULT_RUN_CONCURRENCY when the answerer is an LLM; undefined: one at a time.
+ * Asks the test's questions and commits the test; false when a cancel left it half answered
+ * (dropped, not committed) and the sample stops.
  */
-export function runConcurrency(config: ExperimentConfig): number | undefined {
-  if (config.concurrency !== undefined) return config.concurrency;
-  return answersRemotely(config) ? DEFAULT_RUN_CONCURRENCY : undefined;
-}
-
-/** The run's answers wait on an endpoint, not on this machine's cores. */
-export function answersRemotely(config: ExperimentConfig): boolean {
-  return config.answerer.kind === 'llm';
+async function runTest(run: SampleRun, test: PlannedTest): Promise<boolean> {
+  const { job, hooks } = run;
+  hooks.emit({
+    type: 'test-started',
+    runId: job.runId,
+    at: run.now(),
+    sampleId: job.sample.sampleId,
+    testIndex: test.testIndex,
+    questions: test.questionIndices.length,
+  });
+  const { answers, launched } = await answerTest(run, test);
+  // A cancel stops the answers in flight (an LLM call can wait minutes for a rate limit), so
+  // a test cancelled after its last launch is half answered too: dropped, not committed.
+  if (launched < test.questionIndices.length || run.cancelled()) return false;
+  await hooks.commitTest({
+    sampleId: job.sample.sampleId,
+    testIndex: test.testIndex,
+    packetIdx: test.packetIdx,
+    dialogsInserted: test.dialogsInserted,
+    visibleCount: test.visibleCount,
+    questionIndices: test.questionIndices,
+    answers,
+  });
+  run.outcome.testsCommitted++;
+  let f1 = 0;
+  for (const a of answers) f1 += a.scores['officialF1'] ?? 0;
+  hooks.emit({
+    type: 'test-committed',
+    runId: job.runId,
+    at: run.now(),
+    sampleId: job.sample.sampleId,
+    testIndex: test.testIndex,
+    meanF1: answers.length > 0 ? f1 / answers.length : null,
+    errors: answers.filter((a) => a.error !== null).length,
+  });
+  return true;
 }
 
 /**
- * Requests in flight per endpoint for the run's shared budget: `runConcurrency`, or the default
- * client concurrency when only a requests-per-minute cap asks for one; undefined: no budget.
+ * Up to `concurrency` questions of the test in flight (they all see the same memory state); the
+ * answers are kept in question order whatever order they finish in. `launched` falls short of the
+ * test's questions when a cancel stopped the launches.
  */
-export function runBudgetLimit(config: ExperimentConfig): number | undefined {
-  const concurrency = runConcurrency(config);
-  if (concurrency !== undefined) return concurrency;
-  const capped = (e: EndpointCaps | undefined): boolean =>
-    e?.requestsPerMinute !== undefined || e?.tokensPerMinute !== undefined;
-  return capped(config.answerer.kind === 'llm' ? config.answerer : undefined) ||
-    capped(config.memory.llm)
-    ? DEFAULT_LLM_CONCURRENCY
-    : undefined;
-}
-
-type EndpointCaps = { baseUrl: string } & EndpointLimits;
-
-/**
- * Each endpoint's requests- and tokens-per-minute caps by base URL (the lower one when two roles
- * share it).
- */
-export function endpointLimitsOf(config: ExperimentConfig): Map<string, EndpointLimits> {
-  return endpointLimitsFor([
-    config.answerer.kind === 'llm' ? config.answerer : undefined,
-    config.memory.llm,
-  ]);
-}
-
-/** The caps of the given endpoints by base URL; two roles at one URL get the lower of each. */
-export function endpointLimitsFor(
-  endpoints: ReadonlyArray<EndpointCaps | undefined>,
-): Map<string, EndpointLimits> {
-  const limits = new Map<string, EndpointLimits>();
-  const lower = (a: number | undefined, b: number | undefined): number | undefined =>
-    a === undefined ? b : b === undefined ? a : Math.min(a, b);
-  for (const e of endpoints) {
-    if (!e || (e.requestsPerMinute === undefined && e.tokensPerMinute === undefined)) continue;
-    const before = limits.get(e.baseUrl);
-    const rpm = lower(before?.requestsPerMinute, e.requestsPerMinute);
-    const tpm = lower(before?.tokensPerMinute, e.tokensPerMinute);
-    limits.set(e.baseUrl, {
-      ...(rpm !== undefined ? { requestsPerMinute: rpm } : {}),
-      ...(tpm !== undefined ? { tokensPerMinute: tpm } : {}),
+async function answerTest(
+  run: SampleRun,
+  test: PlannedTest,
+): Promise<{ answers: AnswerRecord[]; launched: number }> {
+  const { job, deps } = run;
+  const answers: AnswerRecord[] = [];
+  const inFlight = new Set<Promise<void>>();
+  const batcher = testBatcherFor(deps.answerer, run.memory, test.questionIndices, deps.signal);
+  // A batch asks once its questions are all in: the window holds `concurrency` batches.
+  const window = batcher ? run.questionWindow * (deps.answerer.batchSize ?? 1) : run.questionWindow;
+  const slotOf = new Map(test.questionIndices.map((q, i) => [q, i]));
+  const ask: TestAsk = {
+    memory: run.memory,
+    memoryLock: run.memoryLock,
+    answerer: deps.answerer,
+    job,
+    test,
+    cancel: deps.signal,
+    batcher,
+  };
+  let launched = 0;
+  let done = 0;
+  for (const questionIndex of batcher
+    ? TestBatcher.launchOrder(test.questionIndices)
+    : test.questionIndices) {
+    // A cancel stops the questions in flight and drops this half test uncommitted; offline
+    // answers settle in microtasks, so the turn lets a cancel message run between questions.
+    await yieldToEventLoop();
+    if (run.cancelled()) break;
+    const qa = run.qaByIndex.get(questionIndex);
+    if (!qa)
+      throw new Error(
+        `test plan names question ${questionIndex}, absent from ${job.sample.sampleId}`,
+      );
+    launched++;
+    const slot = slotOf.get(questionIndex) as number;
+    const asked = askQuestion(ask, qa).then((record) => {
+      // An answer the cancel stopped is no error of the endpoint, and its test is dropped.
+      if (record === null) return;
+      answers[slot] = record;
+      done++;
+      if (record.error !== null) run.outcome.answerErrors++;
+      run.hooks.emit({
+        type: 'question-answered',
+        runId: job.runId,
+        at: run.now(),
+        sampleId: job.sample.sampleId,
+        testIndex: test.testIndex,
+        questionIndex,
+        done,
+        total: test.questionIndices.length,
+        error: record.error !== null,
+        ...(record.error !== null ? { errorMessage: record.error } : {}),
+      });
     });
+    inFlight.add(asked);
+    void asked.finally(() => inFlight.delete(asked));
+    if (inFlight.size >= window) await Promise.race(inFlight);
   }
-  return limits;
+  await Promise.all(inFlight);
+  return { answers, launched };
+}
+
+/** Fills the outcome with what the memory and the caches report, then closes them. */
+async function closeMemory(run: SampleRun, memoryCache: ResponseCache | undefined): Promise<void> {
+  const { memory, outcome, deps } = run;
+  outcome.notes = safe(() => memory.notes(), []);
+  outcome.embedder = memory.embedderName;
+  outcome.stats = safe(() => memory.stats(), {});
+  if (deps.responseCache) {
+    outcome.stats[ANSWER_CACHE_HITS] = deps.responseCache.stats.hits;
+    outcome.stats[ANSWER_CACHE_MISSES] = deps.responseCache.stats.misses;
+  }
+  if (memoryCache) {
+    outcome.stats[MEMORY_CACHE_HITS] = memoryCache.stats.hits;
+    outcome.stats[MEMORY_CACHE_MISSES] = memoryCache.stats.misses;
+  }
+  await memory.close();
+  memoryCache?.close();
 }
 
 /** The job's response cache, opened for one sample (the caller closes it); undefined when off. */
@@ -485,179 +475,4 @@ function safe<T>(fn: () => T, fallback: T): T {
   } catch {
     return fallback;
   }
-}
-
-async function askOne(
-  memory: MemoryService,
-  memoryLock: Semaphore,
-  answerer: Answerer,
-  job: SampleJob,
-  test: { testIndex: number; dialogsInserted: number },
-  qa: Sample['qa'][number],
-  cancel: AbortSignal | undefined,
-  batcher: TestBatcher | null = null,
-): Promise<AnswerRecord | null> {
-  const { config, sample } = job;
-  const { testIndex } = test;
-  const topK = config.retrieval.topK;
-  const base = {
-    sampleId: sample.sampleId,
-    testIndex,
-    questionIndex: qa.index,
-    category: qa.category,
-    question: qa.question,
-    gold: qa.answer,
-  };
-  let hits: MemoryHit[] = [];
-  let retrieveMs = 0;
-  let answerMs = 0;
-  let stage = 'retrieve';
-  let t0 = performance.now();
-  const request = (memories: MemoryHit[]): AnswerRequest => ({
-    sampleId: sample.sampleId,
-    questionIndex: qa.index,
-    question: qa.question,
-    category: qa.category,
-    speakers: sample.speakers,
-    memories,
-    seed: config.seed,
-    adversarialAnswer: qa.adversarialAnswer,
-    adversarial: benchmarkCategory(benchmarkProfile(job.benchmark), qa.category).adversarial,
-    ...(qa.questionDate !== undefined ? { questionDate: qa.questionDate } : {}),
-    ...(qa.questionDateText !== undefined ? { questionDateText: qa.questionDateText } : {}),
-    benchmark: job.benchmark,
-    ...(answerer.needsConversation
-      ? { conversation: conversationSoFar(sample, test.dialogsInserted) }
-      : {}),
-  });
-  try {
-    let result: AnswerResult;
-    const serviceAnswer = memory.answer?.bind(memory);
-    if (serviceAnswer) {
-      // A service that answers itself retrieves inside that call: all of it is answer time.
-      stage = 'answer';
-      const answered = await memoryLock.run(() =>
-        withTimeout(
-          `answer to question ${qa.index}`,
-          config.timeouts.answerMs,
-          (signal) => serviceAnswer(request([]), topK, signal),
-          cancel,
-        ),
-      );
-      hits = answered.hits;
-      result = { answer: answered.answer };
-    } else {
-      hits = await memoryLock.run(() => {
-        // Waiting for the lock is not retrieval time.
-        t0 = performance.now();
-        return withTimeout(`retrieve for question ${qa.index}`, config.timeouts.answerMs, () =>
-          memory.retrieve(qa.question, topK, { questionDate: qa.questionDate ?? null }),
-        );
-      });
-      const budget = config.retrieval.contextWords;
-      if (budget !== undefined) hits = trimToWordBudget(hits, budget);
-      retrieveMs = elapsed(t0);
-      stage = 'answer';
-      t0 = performance.now();
-      result = await withTimeout(
-        `answer to question ${qa.index}`,
-        config.timeouts.answerMs,
-        (signal) =>
-          batcher ? batcher.answer(request(hits)) : answerer.answer(request(hits), signal),
-        cancel,
-      );
-    }
-    answerMs = elapsed(t0);
-    if (result.answer.length > MAX_ANSWER_CHARS) {
-      throw new WorkbenchError(
-        'LLM_REPLY_TOO_LARGE',
-        `${answerer.name}: answer to question ${qa.index} is ${result.answer.length} characters, more than the ${MAX_ANSWER_CHARS} a run stores`,
-      );
-    }
-    const refs = toRefs(hits);
-    const context = retrievedContext(refs, topK);
-    return {
-      ...base,
-      prediction: result.answer,
-      retrieved: refs,
-      scores: answerScores(
-        {
-          prediction: result.answer,
-          gold: qa.answer,
-          category: qa.category,
-          evidence: qa.evidence,
-          evidenceRaw: qa.evidenceRaw,
-          retrieved: retrievedTurnIds(refs, topK),
-          topK,
-          ...(qa.retrievalCorpus ? { retrievalCorpus: qa.retrievalCorpus } : {}),
-          ...(context ? { context } : {}),
-        },
-        benchmarkProfile(job.benchmark),
-      ),
-      retrieveMs,
-      answerMs,
-      error: null,
-      // The judge runs after the run, on the main thread, where its cache lives.
-      judge: null,
-      usage: result.usage ?? null,
-      memoryTokens: result.memoryTokens ?? null,
-    };
-  } catch (error) {
-    // Failed before it asked: its batch goes without it rather than wait for it.
-    if (batcher && stage === 'retrieve') batcher.withdraw(qa.index);
-    if (cancel?.aborted && error instanceof WorkbenchError && error.code === 'CANCELLED') {
-      return null;
-    }
-    if (stage === 'retrieve') retrieveMs = elapsed(t0);
-    else answerMs = elapsed(t0);
-    const refs = toRefs(hits);
-    const context = stage === 'answer' ? retrievedContext(refs, topK) : undefined;
-    return {
-      ...base,
-      prediction: ERROR_PREDICTION,
-      retrieved: refs,
-      // What retrieval found still counts when only the answerer failed.
-      scores: answerScores(
-        {
-          prediction: ERROR_PREDICTION,
-          gold: qa.answer,
-          category: qa.category,
-          evidence: qa.evidence,
-          // A failed retrieval has no context to score LoCoMo's way (it would count 1 there).
-          ...(stage === 'answer' ? { evidenceRaw: qa.evidenceRaw } : {}),
-          retrieved: stage === 'answer' ? retrievedTurnIds(refs, topK) : [],
-          topK,
-          ...(qa.retrievalCorpus ? { retrievalCorpus: qa.retrievalCorpus } : {}),
-          ...(context ? { context } : {}),
-          errored: true,
-        },
-        benchmarkProfile(job.benchmark),
-      ),
-      judge: null,
-      usage: null,
-      retrieveMs,
-      answerMs,
-      error: `${stage}: ${describeError(error)}`,
-    };
-  }
-}
-
-/** The first `turns` turns of the sample, by session, as the file writes them (full context). */
-function conversationSoFar(sample: Sample, turns: number): ConversationSession[] {
-  const sessions: ConversationSession[] = [];
-  let left = turns;
-  for (const session of sample.sessions) {
-    if (left <= 0) break;
-    const shown = session.turns.slice(0, left);
-    left -= shown.length;
-    sessions.push({
-      dateTimeText: session.dateTimeText ?? '',
-      turns: shown.map((t) => ({
-        speaker: t.speaker,
-        text: t.rawText,
-        ...(t.blipCaption !== undefined ? { blipCaption: t.blipCaption } : {}),
-      })),
-    });
-  }
-  return sessions;
 }

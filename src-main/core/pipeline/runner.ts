@@ -1,5 +1,5 @@
 import { mkdirSync, rmSync } from 'node:fs';
-import { arch, availableParallelism, platform } from 'node:os';
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { benchmarkProfile } from '../../../src-shared/benchmarks';
 import type { DatasetLoadResult, Sample } from '../../../src-shared/dataset';
@@ -19,21 +19,19 @@ import {
 } from '../../../src-shared/experiment';
 import { assertMemoryLlm, prepareMemoryPreset } from '../memory/registry';
 import { runDatasetFor, selectFrom, type RunDataset } from './runDataset';
-import { appVersion, gitCommit } from '../provenance';
-import type { LlmCallRecord, SkippedSample } from '../../../src-shared/runs';
-import { configHash, newRunId, redactSecrets, type RunManifest } from '../runs/manifest';
-import { judgeConfigAsSent, judgeProtocolOf } from '../answer/judge-protocols';
+import type { SkippedSample } from '../../../src-shared/runs';
+import { newRunId } from '../runs/manifest';
+import { judgeConfigAsSent } from '../answer/judge-protocols';
 import { ApiKeySource, experimentApiKeys } from '../keys';
 import { usageOf } from '../runs/usage';
-import { answererProvenance } from './answerers';
 import { workerExecutor, type SampleExecutor } from './executors';
 import { judgeRun } from './judgeRun';
 import { CallBudget } from '../http/callBudget';
-import { CallTally } from './callTally';
+import { CallFiler } from './callTally';
 import { CircuitBreaker } from './circuitBreaker';
 import { preflight } from './preflight';
-import { answersRemotely, endpointLimitsOf, runBudgetLimit, type SampleEvent } from './runSample';
-import { installPunktModel } from '../scoring/punktModel';
+import { answersRemotely, endpointLimitsOf, runBudgetLimit } from './runLimits';
+import type { SampleEvent } from './runSample';
 import { errataRecord } from '../dataset/errata';
 import {
   callerTrust,
@@ -46,7 +44,6 @@ import {
   type RunOutcome,
 } from './runContext';
 import {
-  embeddersOf,
   emptyTally,
   manifestWithTally,
   reduceTally,
@@ -54,7 +51,7 @@ import {
   type TallyAction,
 } from './runTally';
 import { finishEvent, stoppedStatus } from './runVerdict';
-import { coverageOf, errataSamples, notAskedOf, seedLedger } from './runManifest';
+import { errataSamples, newRunManifest, notAskedOf, seedLedger } from './runManifest';
 
 export { type ExperimentHandle, type RunOptions, type RunOutcome };
 
@@ -100,14 +97,11 @@ export function selectSamples(
   return selectFrom(dataset.samples, dataset.problems, config);
 }
 
-/** Validates, loads and plans, creates the run, and starts it. Resolves once the run exists. */
-export async function startExperiment(
-  input: ExperimentConfigInput | ExperimentConfig,
-  options: RunOptions,
-): Promise<ExperimentHandle> {
-  const parsed = parseOrThrow(ExperimentConfigSchema, input, 'experiment config');
-  // Stored absolute: a relative path would mean another file once the cwd changes (resume, UI).
-  const config = { ...parsed, datasetPath: resolve(parsed.datasetPath) };
+/**
+ * What start and resume check and open before they read the dataset: the keys, the preflight
+ * (when asked), the executor, and the memory preset (an external service says hello here).
+ */
+async function prepareLaunch(config: ExperimentConfig, options: RunOptions) {
   const apiKeys = experimentApiKeys(config, options.apiKeys ?? new ApiKeySource());
   const preflightCalls = options.preflight ? await preflight(config, apiKeys, options.signal) : [];
   const executor = options.executor ?? workerExecutor();
@@ -117,6 +111,18 @@ export async function startExperiment(
     ...callerTrust(options),
     apiKeys,
   });
+  return { apiKeys, preflightCalls, executor, service };
+}
+
+/** Validates, loads and plans, creates the run, and starts it. Resolves once the run exists. */
+export async function startExperiment(
+  input: ExperimentConfigInput | ExperimentConfig,
+  options: RunOptions,
+): Promise<ExperimentHandle> {
+  const parsed = parseOrThrow(ExperimentConfigSchema, input, 'experiment config');
+  // Stored absolute: a relative path would mean another file once the cwd changes (resume, UI).
+  const config = { ...parsed, datasetPath: resolve(parsed.datasetPath) };
+  const { apiKeys, preflightCalls, executor, service } = await prepareLaunch(config, options);
   const dataset = await runDatasetFor(
     config.datasetPath,
     config,
@@ -135,50 +141,20 @@ export async function startExperiment(
   const now = options.now ?? Date.now;
   const runId = newRunId(now());
   const planned: PlannedSample[] = samples.map((entry) => ({ ...entry, skipTests: new Set() }));
-  const stored = redactSecrets(config);
-  const manifest: RunManifest = {
-    manifestVersion: 1,
+  const manifest = newRunManifest({
     runId,
-    config: stored,
-    configHash: configHash(stored),
-    dataset: {
-      path: config.datasetPath,
-      sha256: dataset.info.sha256,
-      bytes: dataset.info.bytes,
-      format: dataset.info.format,
-    },
-    samples: samples.map((s) => s.sampleId),
-    app: { version: appVersion(), gitCommit: gitCommit() },
-    memory: { preset: config.memory.preset, notes: [], ...(service ? { service } : {}) },
-    embedder: embeddersOf(config)[0]?.name ?? null,
-    answerer: answererProvenance(config.answerer),
-    judge: judged
-      ? {
-          model: judged.config.model,
-          repeats: judged.config.repeats,
-          prompt: judgeProtocolOf(judged.config.protocol).record,
-        }
-      : null,
-    usage: usageOf(config, [], null),
-    seed: config.seed,
+    config,
+    dataset,
+    samples,
+    planned,
+    service,
+    judged,
     parallel: lanesFor(executor, config, samples.length, dataset),
-    host: {
-      platform: platform(),
-      arch: arch(),
-      node: process.version,
-      cores: availableParallelism(),
-    },
-    startedAt: new Date(now()).toISOString(),
-    endedAt: null,
-    errors: { insert: 0, answer: 0 },
-    scoring: { punktModelSha256: installPunktModel().sha256 },
-    ...(skipped.length > 0 ? { skippedSamples: skipped } : {}),
-    ...(options.sweep ? { sweep: options.sweep } : {}),
-    ...(errata ? { errata } : {}),
-    ...(options.estimate ? { estimate: options.estimate } : {}),
-    ...(judged?.warning ? { warnings: [judged.warning] } : {}),
-    coverage: coverageOf(dataset.entries, planned),
-  };
+    startedAt: now(),
+    skipped,
+    errata,
+    options,
+  });
   options.store.createRun(
     manifest,
     planned.map(({ sampleId, packets, plan }) => ({
@@ -230,15 +206,7 @@ export async function resumeExperiment(
     );
   }
   const config = parseOrThrow(ExperimentConfigSchema, run.manifest.config, `run ${runId} config`);
-  const apiKeys = experimentApiKeys(config, options.apiKeys ?? new ApiKeySource());
-  const preflightCalls = options.preflight ? await preflight(config, apiKeys, options.signal) : [];
-  const executor = options.executor ?? workerExecutor();
-  await executor.prepare(config);
-  assertMemoryLlm(config.memory.preset, config.memory.llm);
-  const service = await prepareMemoryPreset(config.memory.preset, config.memory.config, {
-    ...callerTrust(options),
-    apiKeys,
-  });
+  const { apiKeys, preflightCalls, executor, service } = await prepareLaunch(config, options);
   const dataset = await runDatasetFor(config.datasetPath, config);
   if (run.manifest.dataset.sha256 !== null && dataset.info.sha256 !== run.manifest.dataset.sha256) {
     throw new WorkbenchError(
@@ -343,9 +311,8 @@ interface Lanes {
   fold(action: TallyAction): void;
   tally(): RunTally;
   budget: CallBudget | undefined;
-  /** Files an LLM call's counts: summed with the others that arrive in the same turn (callTally.ts). */
-  recordCall(record: LlmCallRecord): void;
-  fileCalls(): void;
+  /** Files LLM calls' counts: summed with the others that arrive in the same turn (callTally.ts). */
+  calls: CallFiler;
   /** Collection directories made so far (removed at the end unless kept). */
   dirs: string[];
   now(): number;
@@ -355,7 +322,7 @@ async function execute(
   context: RunContext,
   cancelSignal: AbortSignal,
 ): Promise<Omit<RunOutcome, 'notAsked' | 'skippedSamples'>> {
-  const { runId, config, apiKeys, dataset, planned, parallel, resumed, options } = context;
+  const { runId, config, dataset, planned, resumed, options } = context;
   const { store } = options;
   // The circuit breaker stops the run like a cancel does (committed work stays, a half test is
   // dropped), but the run ends `paused` with the breaker's reason, resumable.
@@ -378,8 +345,6 @@ async function execute(
     }
   };
   const totalPackets = planned.reduce((sum, p) => sum + p.packets, 0);
-  const packetsDone = new Map<string, number>();
-  let donePackets = 0;
   const answerErrorsBefore = store.getRun(runId).answerErrors;
   // One request budget per run: every sample and worker shares it (http/callBudget.ts).
   const budgetLimit = runBudgetLimit(config);
@@ -388,16 +353,7 @@ async function execute(
   // The ledger is filed in batches (callTally.ts): the calls reported in one turn of the event loop
   // go in one transaction at the next, so a burst of answers costs one write, and a kill -9 loses
   // no more than the old write per call did (what was reported but not yet handled).
-  const callTally = new CallTally();
-  const fileCalls = (): void => store.recordCallBatch(runId, callTally.drain());
-  let fileScheduled: NodeJS.Immediate | null = null;
-  const recordCall = (record: LlmCallRecord): void => {
-    callTally.add(record);
-    fileScheduled ??= setImmediate(() => {
-      fileScheduled = null;
-      fileCalls();
-    });
-  };
+  const calls = new CallFiler((records) => store.recordCallBatch(runId, records));
 
   emit({
     type: 'run-started',
@@ -410,11 +366,10 @@ async function execute(
     ...(context.finished && context.finished.length > 0 ? { finished: context.finished } : {}),
   });
 
+  const etaOf = packetEta(totalPackets, startedAt, now);
   const forward = (event: SampleEvent): void => {
     if (event.type === 'packet') {
-      donePackets += event.inserted - (packetsDone.get(event.sampleId) ?? 0);
-      packetsDone.set(event.sampleId, event.inserted);
-      emit({ ...event, etaMs: estimateRemainingMs(now() - startedAt, donePackets, totalPackets) });
+      emit({ ...event, etaMs: etaOf(event) });
     } else {
       if (event.type === 'question-answered') {
         fold({ type: 'answered', error: event.error, errorMessage: event.errorMessage });
@@ -431,38 +386,16 @@ async function execute(
     fold,
     tally: () => tally,
     budget,
-    recordCall,
-    fileCalls,
+    calls,
     dirs: [],
     now,
   };
 
-  let status: RunOutcome['status'] = 'completed';
-  let error: string | null = null;
+  let stopped: { status: RunOutcome['status']; error: string | null };
   try {
-    await runLanes(lanes, parallel);
-    // The judge scores a finished run only: a resumed run is judged when it completes.
-    if (!signal.aborted && tally.failures.length === 0 && config.judge) {
-      try {
-        await judgeRun(store, runId, config.judge, { signal, keys: apiKeys });
-      } catch (error) {
-        // A cancel stops the pass: verdicts already saved stay, resume judges the rest.
-        if (!signal.aborted) throw error;
-      }
-    }
-    ({ status, error } = stoppedStatus({
-      runId,
-      breakerTripped: breaker.tripped,
-      cancelled: cancelSignal.aborted,
-      aborted: signal.aborted,
-      failures: tally.failures,
-    }));
-  } catch (caught) {
-    status = 'failed';
-    error = caught instanceof Error ? caught.message : String(caught);
+    stopped = await runAndJudge(lanes, breaker, cancelSignal);
   } finally {
-    if (fileScheduled) clearImmediate(fileScheduled);
-    fileCalls();
+    calls.close();
     // Closes a streamed file's reader (a cancel can stop before its last question).
     await dataset.close().catch(() => undefined);
     if (!options.keepCollections) {
@@ -471,7 +404,53 @@ async function execute(
     }
   }
 
-  return finishRun(lanes, { status, error }, now() - startedAt, answerErrorsBefore);
+  return finishRun(lanes, stopped, now() - startedAt, answerErrorsBefore);
+}
+
+/** The time left by the packets inserted so far, over every sample of the launch. */
+function packetEta(
+  totalPackets: number,
+  startedAt: number,
+  now: () => number,
+): (event: Extract<SampleEvent, { type: 'packet' }>) => number | null {
+  const packetsDone = new Map<string, number>();
+  let donePackets = 0;
+  return (event) => {
+    donePackets += event.inserted - (packetsDone.get(event.sampleId) ?? 0);
+    packetsDone.set(event.sampleId, event.inserted);
+    return estimateRemainingMs(now() - startedAt, donePackets, totalPackets);
+  };
+}
+
+/** Runs the lanes, then the judge on a run that ran its course; how the run stopped. */
+async function runAndJudge(
+  lanes: Lanes,
+  breaker: CircuitBreaker,
+  cancelSignal: AbortSignal,
+): Promise<{ status: RunOutcome['status']; error: string | null }> {
+  const { context, signal } = lanes;
+  const { runId, config, apiKeys, parallel, options } = context;
+  try {
+    await runLanes(lanes, parallel);
+    // The judge scores a finished run only: a resumed run is judged when it completes.
+    if (!signal.aborted && lanes.tally().failures.length === 0 && config.judge) {
+      try {
+        await judgeRun(options.store, runId, config.judge, { signal, keys: apiKeys });
+      } catch (error) {
+        // A cancel stops the pass: verdicts already saved stay, resume judges the rest.
+        if (!signal.aborted) throw error;
+      }
+    }
+    return stoppedStatus({
+      runId,
+      breakerTripped: breaker.tripped,
+      cancelled: cancelSignal.aborted,
+      aborted: signal.aborted,
+      failures: lanes.tally().failures,
+    });
+  } catch (caught) {
+    return { status: 'failed', error: caught instanceof Error ? caught.message : String(caught) };
+  }
 }
 
 /**
@@ -559,10 +538,10 @@ async function runOneSample(lanes: Lanes, p: PlannedSample): Promise<void> {
         emit: lanes.forward,
         commitTest: (test) => {
           // A committed test's calls are in the ledger before it: a kill loses neither.
-          lanes.fileCalls();
+          lanes.calls.flush();
           return store.commitTest(runId, test);
         },
-        recordCalls: (record) => lanes.recordCall(record),
+        recordCalls: (record) => lanes.calls.record(record),
         log: (level, message) => {
           if (level !== 'info') fold({ type: 'warning', sampleId, message });
         },

@@ -22,12 +22,8 @@ import {
   testPlanSchema,
   testRecordSchema,
 } from '../pipeline/protocol';
-import {
-  endpointLimitsOf,
-  runBudgetLimit,
-  type LogLevel,
-  type SampleOutcome,
-} from '../pipeline/runSample';
+import { endpointLimitsOf, runBudgetLimit } from '../pipeline/runLimits';
+import type { LogLevel, SampleOutcome } from '../pipeline/runSample';
 import { CallBudget } from '../http/callBudget';
 import { RedisTokenBucket } from '../http/redisTokenBucket';
 

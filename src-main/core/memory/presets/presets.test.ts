@@ -193,7 +193,13 @@ describe('preset config validation', () => {
   it('accepts an empty or missing config (every field has a default)', async () => {
     for (const config of [{}, undefined]) {
       const service = await createMemoryService('hybrid', config, ctx());
-      await service.close();
+      try {
+        // A service built on the defaults opens and answers a search of its empty memory.
+        expect(service.preset).toBe('hybrid');
+        expect(await service.retrieve('where?', 3, { questionDate: null })).toEqual([]);
+      } finally {
+        await service.close();
+      }
     }
   });
 });

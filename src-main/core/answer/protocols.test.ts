@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { ANSWER_PROTOCOLS } from '../../../src-shared/experiment';
+import { answerProtocol } from './protocols';
+import type { AnswerRequest } from './types';
+
+/**
+ * The answer protocol registry's contract: every name the config schema accepts resolves to a
+ * complete protocol that builds a prompt. Each protocol's prompts are pinned byte for byte in the
+ * golden tests; this one walks them all, so a new protocol needs no edit here.
+ */
+describe('answer protocol registry', () => {
+  const request: AnswerRequest = {
+    sampleId: 's',
+    questionIndex: 0,
+    question: 'Where did Caroline go in May?',
+    category: 4,
+    speakers: ['Caroline', 'Melanie'],
+    memories: [
+      {
+        id: 'm1',
+        diaId: 'D1:1',
+        text: 'Caroline: I went to Sweden.',
+        speaker: 'Caroline',
+        score: 1,
+        sessionDateTime: '2023-05-08T13:56:00',
+      },
+    ],
+    seed: 42,
+    conversation: [
+      {
+        dateTimeText: '1:56 pm on 8 May, 2023',
+        turns: [{ speaker: 'Caroline', text: 'I went to Sweden.' }],
+      },
+    ],
+    questionDate: '2023-05-20T10:00:00',
+    questionDateText: '2023/05/20 (Sat) 10:00',
+  };
+
+  it.each(ANSWER_PROTOCOLS)('%s resolves to a complete protocol that builds a prompt', (name) => {
+    const protocol = answerProtocol(name);
+    expect(protocol.name).toBe(name);
+    expect(protocol.record.style).not.toBe('');
+    expect(protocol.record.sha256).toMatch(/^[0-9a-f]{64}$/);
+    if (protocol.maxTokens !== null) expect(protocol.maxTokens).toBeGreaterThan(0);
+    const built = protocol.build(request, { contextTokens: 1000 });
+    expect(built.messages.length).toBeGreaterThan(0);
+    const sent = built.messages.map((m) => m.content).join('\n');
+    expect(sent).toContain('Where did Caroline go in May?');
+    // The context it reads (memories or the conversation), whose memory tokens the run stores.
+    expect(built.context).toContain('Sweden');
+  });
+});
