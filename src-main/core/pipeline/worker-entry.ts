@@ -34,6 +34,38 @@ function errorMessage(error: unknown): Extract<WorkerOut, { type: 'error' }>['er
   return { ...payload, path: payload.path ? [...payload.path] : undefined };
 }
 
+/** The sample job a start message carries, as the worker runs it. */
+function jobOf(message: Extract<WorkerIn, { type: 'start' }>): SampleJob {
+  return {
+    runId: message.runId,
+    sample: message.sample,
+    plan: message.plan,
+    config: message.config,
+    benchmark: message.benchmark,
+    skipTests: new Set(message.skipTests),
+    collectionDir: message.collectionDir,
+    ...(message.cacheDir !== undefined ? { cacheDir: message.cacheDir } : {}),
+    ...(message.responseCache !== undefined ? { responseCache: message.responseCache } : {}),
+    ...(message.quoteReplies === false ? { quoteReplies: false } : {}),
+    apiKeys: message.apiKeys,
+  };
+}
+
+/** A sample's hooks in the worker: every report waits in the outbox for the next batch. */
+function outboxHooks(outbox: ReportOutbox, stampCpu: boolean): SampleHooks {
+  return {
+    emit: (event) =>
+      outbox.add({
+        type: 'progress',
+        // An extra field the envelope's loose schema carries through to onProgress.
+        event: stampCpu ? Object.assign({ ...event }, { threadCpuMs: threadCpuMs() }) : event,
+      }),
+    commitTest: (test) => outbox.add({ type: 'test-result', test }),
+    recordCalls: (record) => outbox.add({ type: 'calls', record }),
+    log: (level, message) => outbox.add({ type: 'log', level, message }),
+  };
+}
+
 function serve(port: NonNullable<typeof parentPort>, init: unknown): void {
   // Answers are scored here; BLEU-1 tokenises with NLTK's Punkt model when it is installed.
   installPunktModel();
@@ -79,33 +111,11 @@ function serve(port: NonNullable<typeof parentPort>, init: unknown): void {
   const start = async (message: Extract<WorkerIn, { type: 'start' }>): Promise<void> => {
     cancel = new AbortController();
     await presetsLoaded;
-    const { sample, plan, config } = message;
+    const { config } = message;
     const budget = message.budget === true ? gate : undefined;
-    const job: SampleJob = {
-      runId: message.runId,
-      sample,
-      plan,
-      config,
-      benchmark: message.benchmark,
-      skipTests: new Set(message.skipTests),
-      collectionDir: message.collectionDir,
-      ...(message.cacheDir !== undefined ? { cacheDir: message.cacheDir } : {}),
-      ...(message.responseCache !== undefined ? { responseCache: message.responseCache } : {}),
-      ...(message.quoteReplies === false ? { quoteReplies: false } : {}),
-      apiKeys: message.apiKeys,
-    };
+    const job = jobOf(message);
     const cache = openResponseCache(job);
-    const hooks: SampleHooks = {
-      emit: (event) =>
-        outbox.add({
-          type: 'progress',
-          // An extra field the envelope's loose schema carries through to onProgress.
-          event: stampCpu ? Object.assign({ ...event }, { threadCpuMs: threadCpuMs() }) : event,
-        }),
-      commitTest: (test) => outbox.add({ type: 'test-result', test }),
-      recordCalls: (record) => outbox.add({ type: 'calls', record }),
-      log: (level, message) => outbox.add({ type: 'log', level, message }),
-    };
+    const hooks = outboxHooks(outbox, stampCpu);
     const outcome = await runSample(job, hooks, {
       createMemory: (ctx) => createMemoryService(config.memory.preset, config.memory.config, ctx),
       answerer: createAnswerer(
