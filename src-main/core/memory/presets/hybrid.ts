@@ -2,7 +2,7 @@
 import { parseOrThrow } from '../../../../src-shared/errors';
 import { registerMemoryPreset } from '../registry';
 import type { MemoryServiceFactory } from '../registry';
-import { hybridPresetConfigSchema } from '../retrieval/config';
+import { hybridContextPresetConfigSchema, hybridPresetConfigSchema } from '../retrieval/config';
 import { TurnRetrievalService, hybridSettings } from '../retrieval/service';
 
 export const hybridPreset: MemoryServiceFactory = async (config, ctx) => {
@@ -16,5 +16,20 @@ export const hybridPreset: MemoryServiceFactory = async (config, ctx) => {
 
 registerMemoryPreset('hybrid', hybridPreset, {
   configSchema: hybridPresetConfigSchema,
+  embedder: true,
+});
+
+/** `hybrid-context`: hybrid with the turn before and the session's month in BM25, session scores. */
+export const hybridContextPreset: MemoryServiceFactory = async (config, ctx) => {
+  const parsed = parseOrThrow(
+    hybridContextPresetConfigSchema,
+    config ?? {},
+    'memory preset "hybrid-context" config',
+  );
+  return TurnRetrievalService.open(hybridSettings(parsed, 'hybrid-context'), ctx);
+};
+
+registerMemoryPreset('hybrid-context', hybridContextPreset, {
+  configSchema: hybridContextPresetConfigSchema,
   embedder: true,
 });

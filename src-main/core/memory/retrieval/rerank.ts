@@ -3,6 +3,8 @@ export interface RerankWeights {
   previousTurnScore: number;
   nextTurnScore: number;
   speakerBoost: number;
+  /** A turn gains this times the best candidate score of its session (0 or absent: off). */
+  sessionScore?: number;
 }
 
 export interface RerankedTurn {
@@ -73,6 +75,15 @@ export class TurnOrder {
       if (next !== null) pool.add(next);
     }
     const boostedSpeakers = new Set(named);
+    const sessionWeight = weights.sessionScore ?? 0;
+    const sessionBest = new Map<number, number>();
+    if (sessionWeight > 0) {
+      for (const [id, score] of scored) {
+        const session = this.slots.get(id)?.session;
+        if (session === undefined) continue;
+        sessionBest.set(session, Math.max(sessionBest.get(session) ?? 0, score));
+      }
+    }
     const out: Array<RerankedTurn & { pos: number }> = [];
     for (const id of pool) {
       const slot = this.slots.get(id);
@@ -82,6 +93,7 @@ export class TurnOrder {
       const next = this.neighbour(id, 1);
       if (prev !== null) score += weights.previousTurnScore * (base.get(prev) ?? 0);
       if (next !== null) score += weights.nextTurnScore * (base.get(next) ?? 0);
+      score += sessionWeight * (sessionBest.get(slot.session) ?? 0);
       const boosted = boostedSpeakers.has(slot.speaker);
       if (boosted) score *= 1 + weights.speakerBoost;
       out.push({ id, score, base: base.get(id) ?? null, boosted, pos: slot.pos });
