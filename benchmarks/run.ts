@@ -46,7 +46,7 @@ const SUITES: Record<string, (data: string, write: boolean, extra: string[]) => 
   mem0: mem0Suite,
 };
 
-const USAGE = `usage: npm run bench -- <${Object.keys(SUITES).join('|')}> [--data <file>] [--no-write] [--no-ablation]\n`;
+const USAGE = `usage: npm run bench -- <${Object.keys(SUITES).join('|')}> [--data <file>] [--no-write] [--no-ablation] [--samples <tune|held-out|ids>]\n`;
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -56,6 +56,7 @@ async function main(): Promise<number> {
       data: { type: 'string' },
       'no-write': { type: 'boolean', default: false },
       'no-ablation': { type: 'boolean', default: false },
+      samples: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -77,7 +78,11 @@ async function main(): Promise<number> {
       : name === 'longmemeval'
         ? (values.data ?? '')
         : resolveDataset(values.data);
-  await suite(data, !values['no-write'], values['no-ablation'] ? ['no-ablation'] : []);
+  const extra = [
+    ...(values['no-ablation'] ? ['no-ablation'] : []),
+    ...(values.samples !== undefined ? [`samples=${values.samples}`] : []),
+  ];
+  await suite(data, !values['no-write'], extra);
   return 0;
 }
 
