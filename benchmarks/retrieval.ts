@@ -259,7 +259,17 @@ const ABLATION: Array<{ label: string; preset: string; config: Record<string, un
       config: { textWindow: 1, dateWords: true, sessionScore: 0.6 },
     },
     {
-      label: '+ neighbour scores prev 0.2, next 0.5 = hybrid-context',
+      label: '+ neighbour scores prev 0.2, next 0.5',
+      preset: 'hybrid-context',
+      config: { sessionScore: 0.6, timeBoost: 0 },
+    },
+    {
+      label: '+ time boost x2 for "when" questions',
+      preset: 'hybrid-context',
+      config: { sessionScore: 0.6 },
+    },
+    {
+      label: '+ session score 0.8 instead of 0.6 = hybrid-context',
       preset: 'hybrid-context',
       config: {},
     },

@@ -40,6 +40,8 @@ const shared = {
    * in the session a question is about, even in turns that share no word with it.
    */
   sessionScore: z.number().min(0).max(10).default(0),
+  /** For a "when" question, turns that mention a time ("last Friday", "2022") get x(1 + this). */
+  timeBoost: z.number().min(0).max(10).default(0),
 };
 
 /** hnsw over sentence vectors of the turns (SIF over wink word vectors unless configured). */
@@ -87,12 +89,14 @@ export const hybridPresetConfigSchema = z.strictObject({
 /**
  * `hybrid-context`: hybrid with the context measured in docs/benchmarks.md ("Issue 28: the
  * default preset's recall"): the previous turn and the session's month in each BM25 document, a
- * share of the session's best score, and stronger neighbour scores. Only the defaults differ.
+ * share of the session's best score, stronger neighbour scores, and for "when" questions a boost
+ * of the turns that mention a time. Only the defaults differ.
  */
 export const hybridContextPresetConfigSchema = hybridPresetConfigSchema.extend({
   textWindow: hybridPresetConfigSchema.shape.textWindow.removeDefault().default(1),
   dateWords: hybridPresetConfigSchema.shape.dateWords.removeDefault().default(true),
-  sessionScore: hybridPresetConfigSchema.shape.sessionScore.removeDefault().default(0.6),
+  sessionScore: hybridPresetConfigSchema.shape.sessionScore.removeDefault().default(0.8),
+  timeBoost: hybridPresetConfigSchema.shape.timeBoost.removeDefault().default(1),
   previousTurnScore: hybridPresetConfigSchema.shape.previousTurnScore.removeDefault().default(0.2),
   nextTurnScore: hybridPresetConfigSchema.shape.nextTurnScore.removeDefault().default(0.5),
 });

@@ -6,7 +6,7 @@ import type { Sample, Session, Turn } from '../../../../src-shared/dataset';
 import { packetsOf } from '../../dataset/packets';
 import { createMemoryService } from '../registry';
 import type { MemoryService } from '../types';
-import { TurnOrder } from './rerank';
+import { TurnOrder, asksWhen, mentionsTime } from './rerank';
 import { dateWords } from './service';
 import '../presets';
 
@@ -157,6 +157,27 @@ describe('session score', () => {
   });
 });
 
+describe('time boost', () => {
+  it('lifts turns that mention a time, for questions that ask when only', () => {
+    const order = new TurnOrder();
+    order.place('plain', 1, 'Ann', mentionsTime('I finished a blue bowl.'));
+    order.place('timed', 1, 'Ann', mentionsTime('Last Saturday I finished a bowl.'));
+    const scored = [
+      ['plain', 1],
+      ['timed', 0.8],
+    ] as const;
+    const weights = { previousTurnScore: 0, nextTurnScore: 0, speakerBoost: 0, timeBoost: 1 };
+    const ids = (aboutTime: boolean) =>
+      order.rerank(scored, [], weights, aboutTime).map((t) => t.id);
+    // timed: 0.8 x 2 = 1.6 > 1 when the question asks when; otherwise scores stand.
+    expect(ids(true)).toEqual(['timed', 'plain']);
+    expect(ids(false)).toEqual(['plain', 'timed']);
+    expect(asksWhen('When did Ann finish the bowl?')).toBe(true);
+    expect(asksWhen('What did Ann make?')).toBe(false);
+    expect(mentionsTime('We met in 2022.')).toBe(true);
+  });
+});
+
 describe('hybrid-context preset', () => {
   it('is hybrid with the measured context settings on, and says so in its notes', async () => {
     const service = await createMemoryService(
@@ -170,11 +191,13 @@ describe('hybrid-context preset', () => {
     for (const packet of packetsOf(SAMPLE)) await service.insert(packet);
     expect(service.preset).toBe('hybrid-context');
     const found = await service.retrieve('When did Ann go to the pottery class?', 2);
-    // The answer (Ann's turn) now holds "pottery" through its window and Ann is named, so it
-    // comes before Bob's question; plain hybrid ranks the question first.
-    expect(found.map((h) => h.diaId)).toEqual(['D1:5', 'D1:4']);
+    // The answer (Ann's turn) holds "pottery" through its window, Ann is named and it mentions a
+    // time ("Last Saturday") in a "when" question, so it comes first; plain hybrid ranks Bob's
+    // question first.
+    expect(found[0]?.diaId).toBe('D1:5');
     expect(found[0]?.text).toBe('Ann: Yes! Last Saturday, and I finally finished a blue bowl.');
     expect(service.notes().join(' ')).toContain('BM25 window 1 turn');
+    expect(service.notes().join(' ')).toContain('time boost 1');
     await service.close();
   });
 });

@@ -7,7 +7,7 @@ import type { MemoryService, MemoryServiceContext } from '../types';
 import type { HybridPresetConfig, TextPresetConfig, VectorPresetConfig } from './config';
 import { embedderCounters, openServiceEmbedder } from './embedder';
 import { mentionedSpeakers, stripQuestionWords } from './query';
-import { TurnOrder } from './rerank';
+import { TurnOrder, asksWhen, mentionsTime } from './rerank';
 import { asTurnMetadata, packetItems, sessionDates, type TurnMetadata } from './turns';
 
 /** Index names inside a turn collection. */
@@ -42,6 +42,7 @@ export interface TurnRetrievalSettings {
   nextTurnScore: number;
   speakerBoost: number;
   sessionScore: number;
+  timeBoost: number;
   dropQuestionWords: boolean;
 }
 
@@ -103,6 +104,7 @@ function common(c: TextPresetConfig | VectorPresetConfig) {
     nextTurnScore: c.nextTurnScore,
     speakerBoost: c.speakerBoost,
     sessionScore: c.sessionScore,
+    timeBoost: c.timeBoost,
     dropQuestionWords: c.dropQuestionWords,
   };
 }
@@ -203,7 +205,7 @@ export class TurnRetrievalService implements MemoryService {
     }
     await this.collection.insert(items);
     for (const turn of packet.dialogs)
-      this.turns.place(turn.diaId, turn.sessionIndex, turn.speaker);
+      this.turns.place(turn.diaId, turn.sessionIndex, turn.speaker, mentionsTime(turn.text));
   }
 
   async retrieve(question: string, topK: number): Promise<MemoryHit[]> {
@@ -231,6 +233,7 @@ export class TurnRetrievalService implements MemoryService {
         fused.map((h) => [h.id, h.score] as const),
         mentionedSpeakers(question, this.sample.speakers),
         s,
+        s.timeBoost > 0 && asksWhen(question),
       )
       .slice(0, topK);
     const stored = this.collection.get(ranked.map((r) => r.id));
@@ -284,7 +287,7 @@ export class TurnRetrievalService implements MemoryService {
     items.forEach((item, i) => {
       if (!item) return;
       const meta = asTurnMetadata(item.metadata, ids[i] as string);
-      this.turns.place(item.id, meta.sessionIndex, meta.speaker);
+      this.turns.place(item.id, meta.sessionIndex, meta.speaker, mentionsTime(item.text));
       this.pushWindow(item.text, meta.sessionIndex, this.settings.text?.textWindow ?? 0);
       if (i === items.length - 1) lastItem = { text: item.text, session: meta.sessionIndex };
     });
@@ -315,6 +318,7 @@ export class TurnRetrievalService implements MemoryService {
       context.push(`BM25 window ${s.text.textWindow} turn(s) before`);
     if (s.text?.dateWords) context.push('session month in BM25');
     if (s.sessionScore > 0) context.push(`session score ${s.sessionScore}`);
+    if (s.timeBoost > 0) context.push(`time boost ${s.timeBoost} for "when" questions`);
     if (s.vector) {
       parts.push(
         `vector hnsw cosine over ${this.embedder?.name ?? 'no embedder'} (previous-turn mix ${s.vector.previousTurnVector}) weight ${s.vector.weight}`,
