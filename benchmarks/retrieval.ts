@@ -241,19 +241,80 @@ const ABLATION: Array<{ label: string; preset: string; config: Record<string, un
     { label: '+ named-speaker boost (x1.4) = hybrid default', preset: 'hybrid', config: {} },
     { label: 'hybrid default without stemming', preset: 'hybrid', config: { stem: false } },
     { label: 'text preset default (all ideas, no vectors)', preset: 'text', config: {} },
+    // Issue 28 item 4, each step on top of the hybrid default; the last is hybrid-context.
+    {
+      label: 'hybrid + previous turn in the BM25 document',
+      preset: 'hybrid',
+      config: { textWindow: 1 },
+    },
+    { label: 'hybrid + two previous turns instead', preset: 'hybrid', config: { textWindow: 2 } },
+    {
+      label: 'hybrid + previous turn + session month in BM25',
+      preset: 'hybrid',
+      config: { textWindow: 1, dateWords: true },
+    },
+    {
+      label: '+ session score 0.6',
+      preset: 'hybrid',
+      config: { textWindow: 1, dateWords: true, sessionScore: 0.6 },
+    },
+    {
+      label: '+ neighbour scores prev 0.2, next 0.5',
+      preset: 'hybrid-context',
+      config: { sessionScore: 0.6, timeBoost: 0 },
+    },
+    {
+      label: '+ time boost x2 for "when" questions',
+      preset: 'hybrid-context',
+      config: { sessionScore: 0.6 },
+    },
+    {
+      label: '+ session score 0.8 instead of 0.6 = hybrid-context',
+      preset: 'hybrid-context',
+      config: {},
+    },
+    {
+      label: 'hybrid-context with RRF fusion instead',
+      preset: 'hybrid-context',
+      config: { fusion: 'rrf' },
+    },
   ];
 })();
+
+/**
+ * `--samples tune`, `held-out` or comma-separated ids (passed on as `samples=<value>`): explore
+ * on one half at a time on a shared machine.
+ */
+function chosenSamples(all: Sample[], extra: string[]): Sample[] {
+  const value = extra.find((e) => e.startsWith('samples='))?.slice('samples='.length);
+  if (value === undefined) return all;
+  const wanted =
+    value === 'tune'
+      ? TUNE_SAMPLES
+      : value === 'held-out'
+        ? HELD_OUT_SAMPLES
+        : new Set(value.split(',').map((id) => id.trim()));
+  const chosen = all.filter((s) => wanted.has(s.sampleId));
+  if (chosen.length === 0) {
+    throw new Error(
+      `bench retrieval: --samples ${value} matches no sample (samples: ${all.map((s) => s.sampleId).join(', ')})`,
+    );
+  }
+  return chosen;
+}
 
 export async function retrievalSuite(data: string, write: boolean, extra: string[]): Promise<void> {
   const started = performance.now();
   const dataset = await loadDatasetFile(data);
-  const samples = dataset.samples;
+  const samples = chosenSamples(dataset.samples, extra);
+  // A section measured on part of the samples must not replace the full one in the docs.
+  if (samples.length !== dataset.samples.length) write = false;
   const tune = (a: Answer) => TUNE_SAMPLES.has(a.sampleId);
   const held = (a: Answer) => HELD_OUT_SAMPLES.has(a.sampleId);
   process.stderr.write(`retrieval bench on ${data}: ${samples.length} samples\n`);
 
   const systems: SystemResult[] = [];
-  for (const preset of ['vector', 'text', 'hybrid'])
+  for (const preset of ['vector', 'text', 'hybrid', 'hybrid-context'])
     systems.push(await runSystem(preset, presetRetriever(preset), samples));
   systems.push(await runSystem('MiniSearch BM25+ (reference)', miniSearch, samples));
   systems.push(await runSystem('exact cosine, SIF (reference)', exactCosine, samples));

@@ -369,6 +369,58 @@ describe('text index', () => {
     ]);
     expect((await c.retrieve('pre', 'walk')).map((h) => h.id).sort()).toEqual(['a', 'b']);
   });
+
+  it('indexes an item under its index text while storing and returning its own text', async () => {
+    const c = open(temp.make());
+    c.createIndex('text', { type: 'text' });
+    c.createIndex('plain', { type: 'text' });
+    await c.insert([
+      { id: 'q', text: 'Melanie: did you go to the pottery class?' },
+      // The answer shares no word with a question about pottery; its index text carries the
+      // turn it answers, for 'text' only.
+      {
+        id: 'a',
+        text: 'Caroline: yes, last Friday!',
+        indexTexts: {
+          text: 'Melanie: did you go to the pottery class? Caroline: yes, last Friday!',
+        },
+      },
+    ]);
+    const hits = await c.retrieve('text', 'pottery');
+    expect(hits.map((h) => h.id).sort()).toEqual(['a', 'q']);
+    expect(hits.find((h) => h.id === 'a')?.text).toBe('Caroline: yes, last Friday!');
+    expect(c.get(['a'])[0]?.text).toBe('Caroline: yes, last Friday!');
+    // Words only the index text holds match nothing elsewhere: not in 'plain', not by the item.
+    expect((await c.retrieve('plain', 'pottery')).map((h) => h.id)).toEqual(['q']);
+    expect((await c.retrieve('text', 'friday')).map((h) => h.id)).toEqual(['a']);
+
+    const again = reopen(c);
+    expect((await again.retrieve('text', 'pottery')).map((h) => h.id).sort()).toEqual(['a', 'q']);
+    expect((await again.retrieve('plain', 'pottery')).map((h) => h.id)).toEqual(['q']);
+    expect(again.checkIntegrity()).toEqual([]);
+  });
+
+  it('refuses an index text for an index that takes none, or a bad one, storing nothing', async () => {
+    const c = open(temp.make());
+    c.createIndex('text', { type: 'text' });
+    c.createIndex('recent', { type: 'fifo', capacity: 5 });
+    await expectError(
+      c.insert({ id: 'x', text: 'hello', indexTexts: { recent: 'hello there' } }),
+      'INVALID_INPUT',
+      "HybridCollection 'conv-26': item 'x': an index text was given for index 'recent', which is a fifo index",
+    );
+    await expectError(
+      c.insert({ id: 'x', text: 'hello', indexTexts: { text: '   ' } }),
+      'INVALID_INPUT',
+      "HybridCollection 'conv-26': item 'x': indexTexts.text is empty",
+    );
+    await expectError(
+      c.insert({ id: 'x', text: 'hello', indexTexts: { nope: 'hi' } }),
+      'NOT_FOUND',
+      "HybridCollection 'conv-26': no index named 'nope' (indexes: text, recent)",
+    );
+    expect(c.count()).toBe(0);
+  });
 });
 
 describe('fifo index', () => {

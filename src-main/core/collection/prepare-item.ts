@@ -80,8 +80,9 @@ export function prepareItem(
       ['items', i, 'metadata'],
     );
   }
-  // Every given vector is checked (in the caller's order) before any index prepares the item.
-  const givenVectors = new Map<Runtime, unknown>();
+  // Every given vector and index text is checked (in the caller's order) before any index
+  // prepares the item.
+  const given = new Map<Runtime, unknown>();
   for (const [indexName, value] of Object.entries(item.vectors ?? options.vectors ?? {})) {
     const rt = ctx.runtime(indexName);
     if (!rt.handle.acceptVector) {
@@ -91,7 +92,34 @@ export function prepareItem(
       );
     }
     if (!targets.includes(rt)) continue;
-    givenVectors.set(rt, rt.handle.acceptVector(value, label));
+    given.set(rt, rt.handle.acceptVector(value, label));
+  }
+  const indexTexts: unknown = item.indexTexts ?? {};
+  if (!isPlainObject(indexTexts)) {
+    throw ctx.error(
+      'INVALID_INPUT',
+      `${label}: indexTexts must be an object of text per index name, got ${describe(indexTexts)}`,
+      ['items', i, 'indexTexts'],
+    );
+  }
+  for (const [indexName, value] of Object.entries(indexTexts)) {
+    const rt = ctx.runtime(indexName);
+    if (!rt.handle.acceptIndexText) {
+      throw ctx.error(
+        'INVALID_INPUT',
+        `${label}: an index text was given for index '${indexName}', which is a ${rt.kind.type} index`,
+        ['items', i, 'indexTexts', indexName],
+      );
+    }
+    const textIssue = textProblem(value, `${label}: indexTexts.${indexName}`);
+    if (textIssue || typeof value !== 'string') {
+      throw ctx.error(
+        'INVALID_INPUT',
+        textIssue ?? `${label}: indexTexts.${indexName} must be a string`,
+        ['items', i, 'indexTexts', indexName],
+      );
+    }
+    if (targets.includes(rt)) given.set(rt, rt.handle.acceptIndexText(value, label));
   }
   const incoming: IncomingItem = { label, id: item.id, text: item.text, metadata };
   const payloads = new Map<Runtime, unknown>();
@@ -102,8 +130,8 @@ export function prepareItem(
       skipped.push({ id: item.id ?? label, index: rt.name, reason: prepared.skip });
       continue;
     }
-    // A caller's vector wins over what the kind prepared.
-    const payload = givenVectors.has(rt) ? givenVectors.get(rt) : prepared.payload;
+    // A caller's vector or index text wins over what the kind prepared.
+    const payload = given.has(rt) ? given.get(rt) : prepared.payload;
     if (payload !== undefined) payloads.set(rt, payload);
     joined.push(rt);
   }

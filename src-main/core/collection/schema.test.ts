@@ -121,7 +121,7 @@ describe('schema migrations', () => {
     c.close();
 
     const after = new Database(join(dir, DB_FILE));
-    expect(readSchemaVersion(after)).toBe(3);
+    expect(readSchemaVersion(after)).toBe(SCHEMA_VERSION);
     const ids = after.prepare('SELECT name, index_id FROM indexes ORDER BY index_id').all();
     expect(ids).toEqual([
       { name: 'words', index_id: 1 },
@@ -137,13 +137,51 @@ describe('schema migrations', () => {
     after.close();
   });
 
+  it('migration 4 gives text members an index text; members from before keep the item text', async () => {
+    const dir = temp.make();
+    const db = new Database(join(dir, DB_FILE));
+    migrate(db, 3);
+    const item = db.prepare(
+      'INSERT INTO items (id, text, created_at, text_hash) VALUES (?, ?, 1, ?)',
+    );
+    for (const [id, text] of [
+      ['a', 'I adopted a dog'],
+      ['b', 'we went hiking'],
+    ] as const) {
+      item.run(id, text, textHash(text));
+    }
+    db.exec(`
+      INSERT INTO indexes (name, type, config, created_at) VALUES ('words', 'text', '{"type":"text"}', 1);
+      INSERT INTO text_members (item_seq, index_id) VALUES (1, 1), (2, 1);
+    `);
+    db.close();
+
+    const c = HybridCollection.open(dir, { name: 'v3' });
+    expect((await c.retrieve('words', 'dog')).map((h) => h.id)).toEqual(['a']);
+    await c.insert({ id: 'c', text: 'yes, a puppy', indexTexts: { words: 'a dog? yes, a puppy' } });
+    expect((await c.retrieve('words', 'dog')).map((h) => h.id).sort()).toEqual(['a', 'c']);
+    expect(c.checkIntegrity()).toEqual([]);
+    c.close();
+
+    const after = new Database(join(dir, DB_FILE));
+    expect(readSchemaVersion(after)).toBe(4);
+    expect(
+      after.prepare('SELECT item_seq, index_text FROM text_members ORDER BY item_seq').all(),
+    ).toEqual([
+      { item_seq: 1, index_text: null },
+      { item_seq: 2, index_text: null },
+      { item_seq: 3, index_text: 'a dog? yes, a puppy' },
+    ]);
+    after.close();
+  });
+
   it('refuses a database from a newer version, naming both versions', () => {
     const dir = temp.make();
     const db = new Database(join(dir, DB_FILE));
     db.pragma('user_version = 99');
     db.close();
     expect(() => HybridCollection.open(dir, { name: 'future' })).toThrow(
-      "HybridCollection 'future': collection.db has schema version 99, newer than this build supports (3); open it with a newer Memory Workbench",
+      "HybridCollection 'future': collection.db has schema version 99, newer than this build supports (4); open it with a newer Memory Workbench",
     );
   });
 });

@@ -134,6 +134,15 @@ export const MIGRATIONS: readonly Migration[] = [
       }
     },
   },
+  {
+    version: 4,
+    description:
+      'text_members.index_text: the text a text index indexes for a member when it is not the item text',
+    up(db) {
+      // NULL for every existing member: they keep indexing the item's own text.
+      db.exec('ALTER TABLE text_members ADD COLUMN index_text TEXT');
+    },
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

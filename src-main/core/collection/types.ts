@@ -39,6 +39,11 @@ export interface ItemInput {
   metadata?: Metadata;
   /** Vector per vector-index name; missing ones are embedded with the collection's embedder. */
   vectors?: Record<string, VectorInput>;
+  /**
+   * Text per text-index name, indexed there instead of `text` (a turn with the turn before it,
+   * say); `text` stays what is stored and returned. Same rules as `text`; persisted.
+   */
+  indexTexts?: Record<string, string>;
   /** Edges from this item, added to every graph index the item joins. */
   edges?: readonly EdgeInput[];
 }

@@ -162,6 +162,11 @@ export interface IndexHandle<P = unknown> {
   prepare?(item: IncomingItem, explicit: boolean): Preparation<P>;
   /** Turns a caller's `vectors[index]` into the payload; absent = the index takes no vectors. */
   acceptVector?(value: unknown, context: string): P;
+  /**
+   * Turns a caller's `indexTexts[index]` (already checked as a text) into the payload; absent =
+   * the index indexes no text of its own choosing.
+   */
+  acceptIndexText?(text: string, context: string): P;
   /** Fills missing payloads before the transaction (async work such as embedding). */
   complete?(items: Array<PendingItem<P>>): Promise<void>;
   /** Writes one membership; returns false when the index refuses it (a full 'reject' fifo). */

@@ -14,8 +14,9 @@ import {
 } from './kind';
 
 /**
- * BM25 over flexsearch candidates (text-index.ts). Only membership is stored (`text_members`);
- * the index is rebuilt from the items' text on open.
+ * BM25 over flexsearch candidates (text-index.ts). Membership is stored (`text_members`), with
+ * the member's own index text when the caller gave one (`indexTexts`); the index is rebuilt on
+ * open from that text, or the item's text when there is none.
  */
 export const textKind = defineIndexKind({
   type: textFace.type,
@@ -24,7 +25,8 @@ export const textKind = defineIndexKind({
   open: (ctx, index) => new TextHandle(ctx, index),
 });
 
-class TextHandle implements IndexHandle<never> {
+/** The payload: the text indexed instead of the item's, when the caller gave one. */
+class TextHandle implements IndexHandle<string> {
   private readonly id: number;
   private readonly name: string;
   private readonly index: TextIndex;
@@ -39,17 +41,21 @@ class TextHandle implements IndexHandle<never> {
     if (opened.fresh) return;
     const rows = ctx.db
       .prepare(
-        'SELECT t.item_seq AS seq, i.text AS text FROM text_members t JOIN items i ON i.seq = t.item_seq WHERE t.index_id = ? ORDER BY t.item_seq',
+        'SELECT t.item_seq AS seq, COALESCE(t.index_text, i.text) AS text FROM text_members t JOIN items i ON i.seq = t.item_seq WHERE t.index_id = ? ORDER BY t.item_seq',
       )
       .iterate(this.id) as Iterable<{ seq: number; text: string }>;
     for (const row of rows) this.index.add(row.seq, row.text);
   }
 
-  addTx(tx: IndexTx, item: AddedItem<never>): boolean {
+  acceptIndexText(text: string): string {
+    return text;
+  }
+
+  addTx(tx: IndexTx, item: AddedItem<string>): boolean {
     this.ctx
-      .stmt('INSERT INTO text_members (item_seq, index_id) VALUES (?, ?)')
-      .run(item.seq, this.id);
-    tx.after(() => this.index.add(item.seq, item.text));
+      .stmt('INSERT INTO text_members (item_seq, index_id, index_text) VALUES (?, ?, ?)')
+      .run(item.seq, this.id, item.payload ?? null);
+    tx.after(() => this.index.add(item.seq, item.payload ?? item.text));
     return true;
   }
 

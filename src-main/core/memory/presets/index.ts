@@ -7,7 +7,7 @@ import { registerMemoryPreset, type MemoryPresetDefinition } from '../registry';
 import { designedPresetDefinition } from './designed';
 import { externalPresetDefinition } from './external';
 import { graphPresetDefinition } from './graph';
-import { hybridPresetDefinition } from './hybrid';
+import { hybridContextPresetDefinition, hybridPresetDefinition } from './hybrid';
 import { locomoRagPresetDefinitions } from './locomo-rag';
 import { mem0PresetDefinition } from './mem0';
 import { mem0RagPresetDefinition } from './mem0-rag';
@@ -22,6 +22,8 @@ export const BUILTIN_MEMORY_PRESETS: readonly MemoryPresetDefinition[] = [
   vectorPresetDefinition,
   textPresetDefinition,
   hybridPresetDefinition,
+  // hybrid with context in its BM25 documents and session scores (docs/benchmarks.md).
+  hybridContextPresetDefinition,
   // Structured presets (see each file's header): a fifo window, MemoryOS-style short/mid-term,
   // tiered memory with migration, and a turn graph.
   stmPresetDefinition,

@@ -35,6 +35,13 @@ const shared = {
   speakerBoost: z.number().min(0).max(10).default(DEFAULT_SPEAKER_BOOST),
   /** Drop question boilerplate ("what kind of", "when did") from the text query. */
   dropQuestionWords: z.boolean().default(true),
+  /**
+   * A turn also gains sessionScore x the best candidate score of its session: evidence clusters
+   * in the session a question is about, even in turns that share no word with it.
+   */
+  sessionScore: z.number().min(0).max(10).default(0),
+  /** For a "when" question, turns that mention a time ("last Friday", "2022") get x(1 + this). */
+  timeBoost: z.number().min(0).max(10).default(0),
 };
 
 /** hnsw over sentence vectors of the turns (SIF over wink word vectors unless configured). */
@@ -56,6 +63,14 @@ const textFields = {
   k1: z.number().min(0).max(10).default(1.2),
   b: z.number().min(0).max(1).default(0.75),
   stem: z.boolean().default(true),
+  /**
+   * How many turns before a turn (in its session) its BM25 document holds besides the turn: the
+   * question an answer replies to shares the words the answer lacks. The stored turn, which the
+   * answerer reads, stays the turn alone.
+   */
+  textWindow: z.number().int().min(0).max(5).default(0),
+  /** The session's month and year ("May 2023") in each turn's BM25 document. */
+  dateWords: z.boolean().default(false),
 };
 
 export const vectorPresetConfigSchema = z.strictObject({ ...shared, ...vectorFields });
@@ -69,6 +84,21 @@ export const hybridPresetConfigSchema = z.strictObject({
   textWeight: z.number().min(0).max(100).default(DEFAULT_TEXT_WEIGHT),
   vectorWeight: z.number().min(0).max(100).default(DEFAULT_VECTOR_WEIGHT),
   rrfK: z.number().min(0).max(1_000_000).default(60),
+});
+
+/**
+ * `hybrid-context`: hybrid with the context measured in docs/benchmarks.md ("Issue 28: the
+ * default preset's recall"): the previous turn and the session's month in each BM25 document, a
+ * share of the session's best score, stronger neighbour scores, and for "when" questions a boost
+ * of the turns that mention a time. Only the defaults differ.
+ */
+export const hybridContextPresetConfigSchema = hybridPresetConfigSchema.extend({
+  textWindow: hybridPresetConfigSchema.shape.textWindow.removeDefault().default(1),
+  dateWords: hybridPresetConfigSchema.shape.dateWords.removeDefault().default(true),
+  sessionScore: hybridPresetConfigSchema.shape.sessionScore.removeDefault().default(0.8),
+  timeBoost: hybridPresetConfigSchema.shape.timeBoost.removeDefault().default(1),
+  previousTurnScore: hybridPresetConfigSchema.shape.previousTurnScore.removeDefault().default(0.2),
+  nextTurnScore: hybridPresetConfigSchema.shape.nextTurnScore.removeDefault().default(0.5),
 });
 
 export type VectorPresetConfig = z.output<typeof vectorPresetConfigSchema>;

@@ -3,6 +3,10 @@ export interface RerankWeights {
   previousTurnScore: number;
   nextTurnScore: number;
   speakerBoost: number;
+  /** A turn gains this times the best candidate score of its session (0 or absent: off). */
+  sessionScore?: number;
+  /** For a question about time, turns that mention a time get x(1 + timeBoost) (0/absent: off). */
+  timeBoost?: number;
 }
 
 export interface RerankedTurn {
@@ -17,6 +21,7 @@ interface TurnSlot {
   pos: number;
   session: number;
   speaker: string;
+  timed: boolean;
 }
 
 /**
@@ -36,9 +41,9 @@ export class TurnOrder {
   }
 
   /** Appends a turn; a turn placed before keeps its first place. */
-  place(id: string, session: number, speaker: string): void {
+  place(id: string, session: number, speaker: string, timed = false): void {
     if (this.slots.has(id)) return;
-    this.slots.set(id, { pos: this.order.length, session, speaker });
+    this.slots.set(id, { pos: this.order.length, session, speaker, timed });
     this.order.push(id);
   }
 
@@ -60,6 +65,7 @@ export class TurnOrder {
     scored: ReadonlyArray<readonly [string, number]>,
     named: readonly string[],
     weights: RerankWeights,
+    aboutTime = false,
   ): RerankedTurn[] {
     const base = new Map<string, number>(scored);
     const pool = new Set<string>();
@@ -73,6 +79,15 @@ export class TurnOrder {
       if (next !== null) pool.add(next);
     }
     const boostedSpeakers = new Set(named);
+    const sessionWeight = weights.sessionScore ?? 0;
+    const sessionBest = new Map<number, number>();
+    if (sessionWeight > 0) {
+      for (const [id, score] of scored) {
+        const session = this.slots.get(id)?.session;
+        if (session === undefined) continue;
+        sessionBest.set(session, Math.max(sessionBest.get(session) ?? 0, score));
+      }
+    }
     const out: Array<RerankedTurn & { pos: number }> = [];
     for (const id of pool) {
       const slot = this.slots.get(id);
@@ -82,11 +97,27 @@ export class TurnOrder {
       const next = this.neighbour(id, 1);
       if (prev !== null) score += weights.previousTurnScore * (base.get(prev) ?? 0);
       if (next !== null) score += weights.nextTurnScore * (base.get(next) ?? 0);
+      score += sessionWeight * (sessionBest.get(slot.session) ?? 0);
       const boosted = boostedSpeakers.has(slot.speaker);
       if (boosted) score *= 1 + weights.speakerBoost;
+      if (aboutTime && slot.timed) score *= 1 + (weights.timeBoost ?? 0);
       out.push({ id, score, base: base.get(id) ?? null, boosted, pos: slot.pos });
     }
     out.sort((a, b) => b.score - a.score || a.pos - b.pos);
     return out.map(({ id, score, base: own, boosted }) => ({ id, score, base: own, boosted }));
   }
+}
+
+const TIME_WORDS =
+  /\b(yesterday|today|tonight|tomorrow|ago|last|next|this (?:week|weekend|month|year|morning|summer|spring|fall|winter)|(?:mon|tues|wednes|thurs|fri|satur|sun)day|weekend|january|february|march|april|may|june|july|august|september|october|november|december|\d{4})\b/i;
+const TIME_QUESTION = /^\s*when\b|\bwhat (?:year|month|date|day)\b|\bhow long ago\b/i;
+
+/** Whether a turn's text mentions a time ("last Friday", "yesterday", "2022"). */
+export function mentionsTime(text: string): boolean {
+  return TIME_WORDS.test(text);
+}
+
+/** Whether a question asks when something happened. */
+export function asksWhen(question: string): boolean {
+  return TIME_QUESTION.test(question);
 }

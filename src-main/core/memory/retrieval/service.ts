@@ -7,7 +7,7 @@ import type { MemoryService, MemoryServiceContext } from '../types';
 import type { HybridPresetConfig, TextPresetConfig, VectorPresetConfig } from './config';
 import { embedderCounters, openServiceEmbedder } from './embedder';
 import { mentionedSpeakers, stripQuestionWords } from './query';
-import { TurnOrder } from './rerank';
+import { TurnOrder, asksWhen, mentionsTime } from './rerank';
 import { asTurnMetadata, packetItems, sessionDates, type TurnMetadata } from './turns';
 
 /** Index names inside a turn collection. */
@@ -27,13 +27,22 @@ export interface TurnRetrievalSettings {
     efConstruction: number;
     ef: number;
   } | null;
-  text: { weight: number; k1: number; b: number; stem: boolean } | null;
+  text: {
+    weight: number;
+    k1: number;
+    b: number;
+    stem: boolean;
+    textWindow: number;
+    dateWords: boolean;
+  } | null;
   fusion: 'weighted' | 'rrf';
   rrfK: number;
   candidates: number;
   previousTurnScore: number;
   nextTurnScore: number;
   speakerBoost: number;
+  sessionScore: number;
+  timeBoost: number;
   dropQuestionWords: boolean;
 }
 
@@ -59,7 +68,7 @@ export function textSettings(c: TextPresetConfig, preset = 'text'): TurnRetrieva
   return {
     preset,
     vector: null,
-    text: { weight: 1, k1: c.k1, b: c.b, stem: c.stem },
+    text: { weight: 1, ...textIndexSettings(c) },
     fusion: 'weighted',
     rrfK: 60,
     ...common(c),
@@ -77,11 +86,15 @@ export function hybridSettings(c: HybridPresetConfig, preset = 'hybrid'): TurnRe
       efConstruction: c.efConstruction,
       ef: c.ef,
     },
-    text: { weight: c.textWeight, k1: c.k1, b: c.b, stem: c.stem },
+    text: { weight: c.textWeight, ...textIndexSettings(c) },
     fusion: c.fusion,
     rrfK: c.rrfK,
     ...common(c),
   };
+}
+
+function textIndexSettings(c: TextPresetConfig | HybridPresetConfig) {
+  return { k1: c.k1, b: c.b, stem: c.stem, textWindow: c.textWindow, dateWords: c.dateWords };
 }
 
 function common(c: TextPresetConfig | VectorPresetConfig) {
@@ -90,6 +103,8 @@ function common(c: TextPresetConfig | VectorPresetConfig) {
     previousTurnScore: c.previousTurnScore,
     nextTurnScore: c.nextTurnScore,
     speakerBoost: c.speakerBoost,
+    sessionScore: c.sessionScore,
+    timeBoost: c.timeBoost,
     dropQuestionWords: c.dropQuestionWords,
   };
 }
@@ -110,6 +125,8 @@ export class TurnRetrievalService implements MemoryService {
   private readonly dates: Map<number, string | null>;
   /** Raw vector of the last inserted turn, for the next turn's context vector. */
   private last: { session: number; vector: Float32Array } | null = null;
+  /** The last turns' texts of the current session, oldest first, for the BM25 context window. */
+  private window: { session: number; texts: string[] } = { session: -1, texts: [] };
   private closed = false;
 
   private constructor(
@@ -179,9 +196,16 @@ export class TurnRetrievalService implements MemoryService {
         this.last = { session: turn.sessionIndex, vector: own };
       });
     }
+    if (this.settings.text) {
+      packet.dialogs.forEach((turn, i) => {
+        const item = items[i] as (typeof items)[number];
+        const indexText = this.indexText(item.text, turn.sessionIndex);
+        if (indexText !== item.text) item.indexTexts = { [TEXT_INDEX]: indexText };
+      });
+    }
     await this.collection.insert(items);
     for (const turn of packet.dialogs)
-      this.turns.place(turn.diaId, turn.sessionIndex, turn.speaker);
+      this.turns.place(turn.diaId, turn.sessionIndex, turn.speaker, mentionsTime(turn.text));
   }
 
   async retrieve(question: string, topK: number): Promise<MemoryHit[]> {
@@ -209,6 +233,7 @@ export class TurnRetrievalService implements MemoryService {
         fused.map((h) => [h.id, h.score] as const),
         mentionedSpeakers(question, this.sample.speakers),
         s,
+        s.timeBoost > 0 && asksWhen(question),
       )
       .slice(0, topK);
     const stored = this.collection.get(ranked.map((r) => r.id));
@@ -229,6 +254,29 @@ export class TurnRetrievalService implements MemoryService {
     return hits;
   }
 
+  /**
+   * The turn's BM25 document: the session's last `textWindow` turns, the turn, and the session's
+   * month and year when `dateWords` is on. Moves the window on to this turn.
+   */
+  private indexText(text: string, session: number): string {
+    const settings = this.settings.text;
+    if (!settings) return text;
+    const window = this.pushWindow(text, session, settings.textWindow);
+    const parts = [...window, text];
+    if (settings.dateWords) parts.push(dateWords(this.dates.get(session) ?? null));
+    return parts.filter((p) => p !== '').join('\n');
+  }
+
+  /** The turns before `text` in its session (at most `size`), then `text` joins the window. */
+  private pushWindow(text: string, session: number, size: number): string[] {
+    if (size === 0) return [];
+    if (this.window.session !== session) this.window = { session, texts: [] };
+    const before = this.window.texts.slice();
+    this.window.texts.push(text);
+    if (this.window.texts.length > size) this.window.texts.shift();
+    return before;
+  }
+
   /** Rebuilds the turn order (and the last turn's vector) from a reopened collection. */
   private async restore(): Promise<void> {
     const index = this.settings.text ? TEXT_INDEX : VECTOR_INDEX;
@@ -239,7 +287,8 @@ export class TurnRetrievalService implements MemoryService {
     items.forEach((item, i) => {
       if (!item) return;
       const meta = asTurnMetadata(item.metadata, ids[i] as string);
-      this.turns.place(item.id, meta.sessionIndex, meta.speaker);
+      this.turns.place(item.id, meta.sessionIndex, meta.speaker, mentionsTime(item.text));
+      this.pushWindow(item.text, meta.sessionIndex, this.settings.text?.textWindow ?? 0);
       if (i === items.length - 1) lastItem = { text: item.text, session: meta.sessionIndex };
     });
     const last = lastItem as { text: string; session: number } | null;
@@ -263,6 +312,13 @@ export class TurnRetrievalService implements MemoryService {
     const s = this.settings;
     const parts: string[] = [];
     if (s.text) parts.push(`text BM25 (k1 ${s.text.k1}, b ${s.text.b}) weight ${s.text.weight}`);
+    // Said only when on, so the notes of configs without them read as before.
+    const context: string[] = [];
+    if (s.text && s.text.textWindow > 0)
+      context.push(`BM25 window ${s.text.textWindow} turn(s) before`);
+    if (s.text?.dateWords) context.push('session month in BM25');
+    if (s.sessionScore > 0) context.push(`session score ${s.sessionScore}`);
+    if (s.timeBoost > 0) context.push(`time boost ${s.timeBoost} for "when" questions`);
     if (s.vector) {
       parts.push(
         `vector hnsw cosine over ${this.embedder?.name ?? 'no embedder'} (previous-turn mix ${s.vector.previousTurnVector}) weight ${s.vector.weight}`,
@@ -271,7 +327,8 @@ export class TurnRetrievalService implements MemoryService {
     return [
       `${s.preset}: one item per turn; ${parts.join(' + ')}; fusion ${s.fusion}; ` +
         `neighbour scores prev ${s.previousTurnScore} next ${s.nextTurnScore}; ` +
-        `named-speaker boost ${s.speakerBoost}; question words ${s.dropQuestionWords ? 'dropped' : 'kept'}`,
+        `named-speaker boost ${s.speakerBoost}; question words ${s.dropQuestionWords ? 'dropped' : 'kept'}` +
+        context.map((c) => `; ${c}`).join(''),
     ];
   }
 
@@ -284,6 +341,29 @@ export class TurnRetrievalService implements MemoryService {
   private assertOpen(): void {
     if (this.closed) throw new Error(`memory preset ${this.preset}: used after close`);
   }
+}
+
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
+
+/** "May 2023" from a session's ISO date-time (`2023-05-08T13:56`); '' when there is none. */
+export function dateWords(isoDateTime: string | null): string {
+  const match = isoDateTime === null ? null : /^(\d{4})-(\d{2})/.exec(isoDateTime);
+  if (!match) return '';
+  const month = MONTHS[Number(match[2]) - 1];
+  return month === undefined ? '' : `${month} ${match[1]}`;
 }
 
 /** normalise(own + weight * prev); `own` itself when there is no previous turn. */
