@@ -55,7 +55,7 @@ test.describe(() => {
     const form = page.getByRole('form', { name: 'New experiment' });
     // Every sample is chosen by default; the engine's default preset is marked.
     await expect(form.getByRole('checkbox', { name: /mini-2/ })).toBeChecked();
-    await expect(form.getByLabel('Memory preset')).toHaveValue('hybrid');
+    await expect(form.getByLabel('Memory preset')).toHaveValue('hybrid-context');
     await expect(form.getByLabel('Answerer')).toHaveValue('extractive');
     await expect(form.getByLabel('Answerer').locator('option')).toHaveText([
       'Extractive (offline)',

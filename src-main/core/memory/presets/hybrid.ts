@@ -1,4 +1,4 @@
-/** `hybrid` (the default preset): BM25 and SIF vectors fused by weight, then neighbour context. */
+/** `hybrid` and `hybrid-context` (the default preset): BM25 and SIF vectors fused by weight, then neighbour context. */
 import { parseOrThrow } from '../../../../src-shared/errors';
 import type { MemoryPresetDefinition, MemoryServiceFactory } from '../registry';
 import { hybridContextPresetConfigSchema, hybridPresetConfigSchema } from '../retrieval/config';

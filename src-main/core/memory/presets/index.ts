@@ -18,7 +18,8 @@ import { tiersPresetDefinition } from './tiers';
 import { vectorPresetDefinition } from './vector';
 
 export const BUILTIN_MEMORY_PRESETS: readonly MemoryPresetDefinition[] = [
-  // Turn retrieval (one collection item per turn): vector, text and hybrid (the default).
+  // Turn retrieval (one collection item per turn): vector, text, hybrid and hybrid-context (the
+  // default).
   vectorPresetDefinition,
   textPresetDefinition,
   hybridPresetDefinition,
