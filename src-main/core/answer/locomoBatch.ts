@@ -5,13 +5,13 @@ import {
   LOCOMO_PER_QA_TOKEN_BUDGET,
   LOCOMO_QA_PROMPT_BATCH,
   estimateTokens,
-  formatPositional,
   locomoCategory5Answer,
   locomoConversationContext,
   locomoOptionsOf,
   locomoQuestion,
   type TokenCounter,
 } from './protocols';
+import { formatPositional } from './prompts';
 import type { AnswerRequest } from './types';
 
 /**

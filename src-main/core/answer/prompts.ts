@@ -312,3 +312,23 @@ export function interpretAnswer(raw: string, built: Pick<BuiltPrompt, 'options'>
   }
   return answer;
 }
+
+/** Python `str.format` with positional `{}` slots, one pass (values are not re-read). */
+export function formatPositional(template: string, ...values: string[]): string {
+  let i = 0;
+  return template.replace(/\{\}/g, () => values[i++] ?? '');
+}
+
+/** Python `json.dumps(value)` of a string (ensure_ascii: everything outside ' '..'~' escaped). */
+export function pyJsonString(value: string): string {
+  return JSON.stringify(value).replace(
+    /[^\x20-\x7e]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+/** Python `json.dumps(list_of_strings, indent=4)`. */
+export function pyJsonDumpsStrings(values: readonly string[]): string {
+  if (values.length === 0) return '[]';
+  return `[\n${values.map((v) => `    ${pyJsonString(v)}`).join(',\n')}\n]`;
+}
