@@ -198,9 +198,10 @@ export class LlmClient {
     messages: readonly ChatMessage[],
     options: ChatCallOptions = {},
   ): Promise<ChatCompletion> {
-    const { signal } = options;
     const cacheKey = this.cache ? requestKey(this.requestBody(messages, options)) : null;
     if (this.cache && cacheKey) {
+      const shared = this.cache.underWay(cacheKey);
+      if (shared) return { ...(await shared), latencyMs: 0, attempts: 0 };
       const hit = this.cache.get(cacheKey);
       if (hit) return { ...hit, latencyMs: 0, attempts: 0 };
       if (this.cache.mode === 'only') {
@@ -211,7 +212,20 @@ export class LlmClient {
           { where: this.cache.file },
         );
       }
+      const reply = this.ask(messages, options, cacheKey);
+      this.cache.asked(cacheKey, reply);
+      return reply;
     }
+    return this.ask(messages, options, null);
+  }
+
+  /** The request sent (retried, gated, metered), and its reply stored when the cache is on. */
+  private async ask(
+    messages: readonly ChatMessage[],
+    options: ChatCallOptions,
+    cacheKey: Buffer | null,
+  ): Promise<ChatCompletion> {
+    const { signal } = options;
     const key = this.apiKey();
     const started = performance.now();
     const policy = {
