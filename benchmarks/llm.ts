@@ -220,7 +220,7 @@ export async function llmSuite(data: string, write: boolean, _extra: string[]): 
     const lines = [
       '## LLM runs at scale (concurrency, rate limit, response cache)',
       '',
-      'Reproduce: `npm run bench -- llm` (same dataset resolution as above; `BENCH_LLM_LATENCY_MS`, `BENCH_LLM_CONCURRENCY`, `BENCH_LLM_RPM` override the defaults).',
+      'Reproduce: `npm run bench -- llm` (same dataset resolution as above; `BENCH_LLM_LATENCY_MS` (a comma-separated list, default 1000,100), `BENCH_LLM_CONCURRENCY`, `BENCH_LLM_RPM` override the defaults).',
       '',
       ...SETUPS.map(
         (setup, i) =>
