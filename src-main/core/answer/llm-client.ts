@@ -128,8 +128,17 @@ export function endedDelta(
  * token over the messages, plus the answer allowance. The reply's reported usage replaces it.
  */
 export function estimatedTokens(messages: readonly ChatMessage[], maxTokens: number): number {
-  const chars = messages.reduce((sum, m) => sum + m.content.length, 0);
-  return Math.ceil(chars / 4) + maxTokens;
+  return tokensOfChars(promptChars(messages)) + maxTokens;
+}
+
+/** The characters of a request's messages, what `tokensOfChars` counts. */
+export function promptChars(messages: readonly ChatMessage[]): number {
+  return messages.reduce((sum, m) => sum + m.content.length, 0);
+}
+
+/** Prompt tokens before a tokenizer has seen them: about four characters a token. */
+export function tokensOfChars(chars: number): number {
+  return Math.ceil(chars / 4);
 }
 
 /**

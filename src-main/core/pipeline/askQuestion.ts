@@ -134,6 +134,23 @@ async function retrieveAndAnswer(ask: TestAsk, qa: Qa, attempt: Attempt): Promis
 function answerRequest(ask: TestAsk, qa: Qa, memories: MemoryHit[]): AnswerRequest {
   const { job, answerer, test } = ask;
   const { sample, config } = job;
+  return answerRequestOf(
+    sample,
+    qa,
+    { seed: config.seed, benchmark: job.benchmark },
+    memories,
+    answerer.needsConversation ? conversationSoFar(sample, test.dialogsInserted) : undefined,
+  );
+}
+
+/** What a question's answer is asked with: the run's request, and the planner's model of it. */
+export function answerRequestOf(
+  sample: Sample,
+  qa: Qa,
+  run: { seed: number; benchmark: string },
+  memories: readonly MemoryHit[],
+  conversation?: ConversationSession[],
+): AnswerRequest {
   return {
     sampleId: sample.sampleId,
     questionIndex: qa.index,
@@ -141,15 +158,13 @@ function answerRequest(ask: TestAsk, qa: Qa, memories: MemoryHit[]): AnswerReque
     category: qa.category,
     speakers: sample.speakers,
     memories,
-    seed: config.seed,
+    seed: run.seed,
     adversarialAnswer: qa.adversarialAnswer,
-    adversarial: benchmarkCategory(benchmarkProfile(job.benchmark), qa.category).adversarial,
+    adversarial: benchmarkCategory(benchmarkProfile(run.benchmark), qa.category).adversarial,
     ...(qa.questionDate !== undefined ? { questionDate: qa.questionDate } : {}),
     ...(qa.questionDateText !== undefined ? { questionDateText: qa.questionDateText } : {}),
-    benchmark: job.benchmark,
-    ...(answerer.needsConversation
-      ? { conversation: conversationSoFar(sample, test.dialogsInserted) }
-      : {}),
+    benchmark: run.benchmark,
+    ...(conversation ? { conversation } : {}),
   };
 }
 
@@ -249,7 +264,7 @@ function toRefs(hits: readonly MemoryHit[]): RetrievedRef[] {
 }
 
 /** The first `turns` turns of the sample, by session, as the file writes them (full context). */
-function conversationSoFar(sample: Sample, turns: number): ConversationSession[] {
+export function conversationSoFar(sample: Sample, turns: number): ConversationSession[] {
   const sessions: ConversationSession[] = [];
   let left = turns;
   for (const session of sample.sessions) {
