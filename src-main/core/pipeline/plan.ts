@@ -190,16 +190,14 @@ class AnswerPrompts {
       this.#meanHit = null;
       return;
     }
-    // Weighted by length: a retriever matches more of a question's words in a longer turn, so a
-    // retrieved turn is longer than the sample's average one.
+    // A retriever matches more of a question's words in a longer turn, so a retrieved turn is
+    // longer than the average one, though not as long as a pick in proportion to length: halfway
+    // between the two means (on LoCoMo's default preset the estimate is then what
+    // runs send within 2%; either mean alone is 7% off).
     const lengths = turns.map(({ t }) => turnText(t).length);
-    const meanChars = Math.round(
-      lengths.reduce((sum, n) => sum + n * n, 0) /
-        Math.max(
-          1,
-          lengths.reduce((sum, n) => sum + n, 0),
-        ),
-    );
+    const total = lengths.reduce((sum, n) => sum + n, 0);
+    const weighted = lengths.reduce((sum, n) => sum + n * n, 0) / Math.max(1, total);
+    const meanChars = Math.round((total / lengths.length + weighted) / 2);
     this.#meanHit = {
       id: 'mean',
       diaId: first.t.diaId,
