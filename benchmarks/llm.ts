@@ -1,7 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_RUN_CONCURRENCY } from '../src-shared/experiment';
+import {
+  DEFAULT_RUN_CONCURRENCY,
+  ExperimentConfigSchema,
+  type ExperimentConfigInput,
+} from '../src-shared/experiment';
+import { estimateOf } from '../src-main/core/pipeline/plan';
 import { startExperiment } from '../src-main/core/pipeline/runner';
 import { workerExecutor } from '../src-main/core/pipeline/executors';
 import { RunStore } from '../src-main/core/runs/store';
@@ -14,17 +19,25 @@ import { machineLine, peakRssMb, writeSection } from './common';
 
 /**
  * Full LoCoMo stream runs with the default preset against a local OpenAI-compatible server that
- * takes LATENCY_MS per call and enforces RATE_LIMIT_RPM (a 429 with Retry-After beyond it): the
- * default command and `--parallel 2 --concurrency CONCURRENCY`, each with the response cache on
- * (fresh) and the endpoint's
- * requestsPerMinute set to the server's limit. The server counts what the targets are about:
- * requests in flight, request starts per 60 s window, 429s.
+ * takes a fixed latency per call (1 s, where the per-test barrier shows, and 0.1 s, where the
+ * per-call CPU does) and enforces a rate limit (a 429 with Retry-After beyond it): the default
+ * command and `--parallel 2 --concurrency CONCURRENCY`, each with the response cache on (fresh)
+ * and the endpoint's requestsPerMinute set to the server's limit. The server counts what the
+ * targets are about: requests in flight, request starts per 60 s window, 429s.
  *
- * BENCH_LLM_LATENCY_MS / BENCH_LLM_CONCURRENCY / BENCH_LLM_RPM override the defaults.
+ * BENCH_LLM_LATENCY_MS (comma-separated) / BENCH_LLM_CONCURRENCY / BENCH_LLM_RPM override the
+ * defaults.
  */
-const LATENCY_MS = Number(process.env['BENCH_LLM_LATENCY_MS'] ?? 1000);
+const LATENCIES_MS = (process.env['BENCH_LLM_LATENCY_MS'] ?? '1000,100')
+  .split(',')
+  .map((ms) => Number(ms.trim()));
 const CONCURRENCY = Number(process.env['BENCH_LLM_CONCURRENCY'] ?? 32);
-const RATE_LIMIT_RPM = Number(process.env['BENCH_LLM_RPM'] ?? 3000);
+/**
+ * 3000 a minute at 1 s, scaled with the request rate: 32 in flight at 1 s start 1,920 a minute,
+ * so the limit is felt without binding, and at 0.1 s it would bind long before the pipeline does.
+ */
+const rateLimitFor = (latencyMs: number): number =>
+  Number(process.env['BENCH_LLM_RPM'] ?? Math.round((3000 * 1000) / latencyMs));
 const WINDOW_MS = 60_000;
 
 interface ServerCounts {
@@ -35,17 +48,23 @@ interface ServerCounts {
   starts: number[];
   /** Milliseconds with at least one request in flight. */
   busyMs: number;
+  /** Characters of the messages of the requests answered (what the dry run estimates / 4). */
+  promptChars: number;
   busySince: number;
 }
 
-function startServer(counts: ServerCounts): Promise<FakeOpenAIServer> {
+function startServer(
+  counts: ServerCounts,
+  latencyMs: number,
+  rateLimitRpm: number,
+): Promise<FakeOpenAIServer> {
   return startFakeOpenAIServer({
     chat: async (chat) => {
       const now = Date.now();
       while (counts.starts.length > 0 && (counts.starts[0] as number) <= now - WINDOW_MS) {
         counts.starts.shift();
       }
-      if (counts.starts.length >= RATE_LIMIT_RPM) {
+      if (counts.starts.length >= rateLimitRpm) {
         counts.throttled++;
         const wait = (counts.starts[0] as number) + WINDOW_MS - now;
         return {
@@ -56,9 +75,10 @@ function startServer(counts: ServerCounts): Promise<FakeOpenAIServer> {
       }
       counts.starts.push(now);
       counts.requests++;
+      counts.promptChars += chat.messages.reduce((n, m) => n + m.content.length, 0);
       if (counts.inFlight++ === 0) counts.busySince = now;
       counts.peakInFlight = Math.max(counts.peakInFlight, counts.inFlight);
-      await new Promise((resolve) => setTimeout(resolve, LATENCY_MS));
+      await new Promise((resolve) => setTimeout(resolve, latencyMs));
       if (--counts.inFlight === 0) counts.busyMs += Date.now() - counts.busySince;
       return defaultChatReply(chat);
     },
@@ -69,10 +89,28 @@ function startServer(counts: ServerCounts): Promise<FakeOpenAIServer> {
  * The two commands the docs name: the default (one lane, the run's default concurrency) and two
  * lanes at CONCURRENCY. Reporting only the second hid the default's per-test barrier.
  */
-const SETUPS: readonly { label: string; parallel: number; concurrency?: number }[] = [
+const COMMANDS: readonly { label: string; parallel: number; concurrency?: number }[] = [
   { label: 'default (`--parallel 1`, no `--concurrency`)', parallel: 1 },
   { label: `\`--parallel 2 --concurrency ${CONCURRENCY}\``, parallel: 2, concurrency: CONCURRENCY },
 ];
+
+interface Setup {
+  label: string;
+  parallel: number;
+  concurrency?: number;
+  latencyMs: number;
+  rateLimitRpm: number;
+}
+
+/** Each command at each latency, the slow endpoint first. */
+const SETUPS: readonly Setup[] = LATENCIES_MS.flatMap((latencyMs) =>
+  COMMANDS.map((command) => ({
+    ...command,
+    label: `${command.label}, ${latencyMs / 1000} s`,
+    latencyMs,
+    rateLimitRpm: rateLimitFor(latencyMs),
+  })),
+);
 
 interface LlmRunMeasure {
   answers: number;
@@ -86,13 +124,11 @@ interface LlmRunMeasure {
   peakWindow: number;
   throttled: number;
   samples: number;
+  /** The dry run's prompt tokens per answer call over the prompt characters / 4 per request sent. */
+  estimateRatio: number;
 }
 
-async function measureRun(
-  data: string,
-  dir: string,
-  setup: (typeof SETUPS)[number],
-): Promise<LlmRunMeasure> {
+async function measureRun(data: string, dir: string, setup: Setup): Promise<LlmRunMeasure> {
   const counts: ServerCounts = {
     requests: 0,
     inFlight: 0,
@@ -101,33 +137,38 @@ async function measureRun(
     starts: [],
     busyMs: 0,
     busySince: 0,
+    promptChars: 0,
   };
   /** Most request starts in any 60 s window, checked as each request starts. */
   let peakWindow = 0;
-  const server = await startServer(counts);
+  const server = await startServer(counts, setup.latencyMs, setup.rateLimitRpm);
   const watch = setInterval(() => {
     peakWindow = Math.max(peakWindow, counts.starts.length);
   }, 50);
   const runDir = mkdtempSync(join(dir, 'run-'));
   const store = RunStore.open(join(runDir, 'runs.db'));
   try {
-    const t0 = performance.now();
-    const handle = await startExperiment(
-      {
-        datasetPath: data,
-        parallel: setup.parallel,
-        ...(setup.concurrency !== undefined ? { concurrency: setup.concurrency } : {}),
-        answerer: {
-          kind: 'llm',
-          baseUrl: server.url,
-          model: 'bench-chat',
-          requestsPerMinute: RATE_LIMIT_RPM,
-          timeoutMs: 120_000,
-        },
-        timeouts: { answerMs: 600_000 },
+    const config: ExperimentConfigInput = {
+      datasetPath: data,
+      parallel: setup.parallel,
+      ...(setup.concurrency !== undefined ? { concurrency: setup.concurrency } : {}),
+      answerer: {
+        kind: 'llm',
+        baseUrl: server.url,
+        model: 'bench-chat',
+        requestsPerMinute: setup.rateLimitRpm,
+        timeoutMs: 120_000,
       },
-      { store, dataDir: runDir, executor: workerExecutor(), responseCache: 'on' },
-    );
+      timeouts: { answerMs: 600_000 },
+    };
+    const estimate = await estimateOf(ExperimentConfigSchema.parse(config));
+    const t0 = performance.now();
+    const handle = await startExperiment(config, {
+      store,
+      dataDir: runDir,
+      executor: workerExecutor(),
+      responseCache: 'on',
+    });
     const outcome = await handle.done;
     const wallMs = performance.now() - t0;
     if (outcome.status !== 'completed')
@@ -141,12 +182,18 @@ async function measureRun(
       misses: cache.misses,
       requests: counts.requests,
       wallMs,
-      idealMs: (cache.misses * LATENCY_MS) / concurrency,
+      idealMs: (cache.misses * setup.latencyMs) / concurrency,
       busyMs: counts.busyMs,
       peakInFlight: counts.peakInFlight,
       peakWindow,
       throttled: counts.throttled,
       samples: run.sampleInfo.length,
+      estimateRatio:
+        estimate && estimate.answerCalls > 0 && counts.requests > 0
+          ? estimate.promptTokens /
+            estimate.answerCalls /
+            (counts.promptChars / 4 / counts.requests)
+          : Number.NaN,
     };
   } finally {
     clearInterval(watch);
@@ -173,14 +220,14 @@ export async function llmSuite(data: string, write: boolean, _extra: string[]): 
     const lines = [
       '## LLM runs at scale (concurrency, rate limit, response cache)',
       '',
-      'Reproduce: `npm run bench -- llm` (same dataset resolution as above; `BENCH_LLM_LATENCY_MS`, `BENCH_LLM_CONCURRENCY`, `BENCH_LLM_RPM` override the defaults).',
+      'Reproduce: `npm run bench -- llm` (same dataset resolution as above; `BENCH_LLM_LATENCY_MS` (a comma-separated list, default 1000,100), `BENCH_LLM_CONCURRENCY`, `BENCH_LLM_RPM` override the defaults).',
       '',
       ...SETUPS.map(
         (setup, i) =>
           `Measured ${new Date().toISOString().slice(0, 10)} on ${machines[i] ?? ''} (${setup.label}).`,
       ),
       '',
-      `A full stream run (${first.samples} samples, default preset \`hybrid\`, worker threads) with the LLM answerer against a local OpenAI-compatible server that takes ${LATENCY_MS} ms per call and answers 429 + Retry-After beyond ${RATE_LIMIT_RPM} request starts per 60 s; each run has \`requestsPerMinute\` ${RATE_LIMIT_RPM}, a fresh response cache and a fresh server. The default run's concurrency is ${DEFAULT_RUN_CONCURRENCY}.`,
+      `A full stream run (${first.samples} samples, default preset \`hybrid\`, worker threads) with the LLM answerer against a local OpenAI-compatible server that takes ${LATENCIES_MS.map((ms) => `${ms} ms`).join(' or ')} per call and answers 429 + Retry-After beyond ${LATENCIES_MS.map((ms) => rateLimitFor(ms)).join(' or ')} request starts per 60 s (the same headroom over 32 requests in flight at each latency); each run has that \`requestsPerMinute\`, a fresh response cache and a fresh server. The default run's concurrency is ${DEFAULT_RUN_CONCURRENCY}.`,
       '',
       `| measure | ${SETUPS.map((s) => s.label).join(' | ')} | target |`,
       `|---|${SETUPS.map(() => '---|').join('')}---|`,
@@ -197,7 +244,7 @@ export async function llmSuite(data: string, write: boolean, _extra: string[]): 
         (m) => `${(m.wallMs / 1000).toFixed(1)} s`,
       ),
       row(
-        `ideal answering time: misses x ${LATENCY_MS} ms / concurrency`,
+        'ideal answering time: misses x latency / concurrency',
         (m) => `${(m.idealMs / 1000).toFixed(1)} s`,
       ),
       row('wall / ideal', (m) => ratio(m.wallMs, m.idealMs), '<= 1.1 at 1 s, <= 1.3 at 0.1 s'),
@@ -206,12 +253,17 @@ export async function llmSuite(data: string, write: boolean, _extra: string[]): 
       row(
         'most request starts in any 60 s window',
         (m) => String(m.peakWindow),
-        `<= ${RATE_LIMIT_RPM}`,
+        `<= ${LATENCIES_MS.map((ms) => rateLimitFor(ms)).join(' / ')}`,
       ),
       row(
         '429s sent by the server',
         (m) => String(m.throttled),
         '0 expected with requestsPerMinute set',
+      ),
+      row(
+        'dry-run prompt tokens per call / sent prompt characters ÷ 4 per request',
+        (m) => m.estimateRatio.toFixed(3),
+        '1 within a few %',
       ),
       `| peak RSS of the bench process (VmHWM; worker threads share it) | ${rss === null ? 'n/a' : `${rss.toFixed(0)} MB`} | | <= 1,024 MB |`,
     ];

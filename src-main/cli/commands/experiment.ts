@@ -39,10 +39,12 @@ options:
                             speaking JSON lines on stdio, e.g. "python3 my_memory.py"
   --memory-allow-remote     let --memory-url name a host other than this machine
   --config <file.json>      experiment config (any ExperimentConfig fields); flags override it
-  --parallel <n>            samples at once, one worker thread each (default 1, at most the cores)
+  --parallel <n>            samples at once, one worker thread each (default 1; at most the
+                            cores unless the answerer is an LLM, whose lanes wait on the endpoint)
   --concurrency <n>         LLM requests in flight per endpoint, one budget for the whole run
                             (all samples and workers); a test's questions are then answered
-                            concurrently, committed in question order (default: one at a time)
+                            concurrently, committed in question order (default: 32 with the LLM
+                            answerer, else one at a time)
   --max-consecutive-failures <n>  pause the run after n LLM answers failing in a row (default 20);
                             \`cli resume <run id>\` continues it once the endpoint is fixed
   --top-k <n>               memories retrieved per question (default 10)

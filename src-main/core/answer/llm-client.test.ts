@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WorkbenchError } from '../../../src-shared/errors';
 import {
@@ -6,6 +9,7 @@ import {
 } from '../../../tests/support/fake-openai-server';
 import type { LlmCallDelta } from '../../../src-shared/runs';
 import { LlmClient, estimatedTokens, type LlmClientConfig } from './llm-client';
+import { ResponseCache } from './responseCache';
 
 const KEY_ENV = 'MW_TEST_LLM_CLIENT_API_KEY';
 const KEY = 'sk-test-llm-client-0123456789';
@@ -314,5 +318,45 @@ describe('LlmClient rate limits outside a run', () => {
 
   it('estimates a request at about four characters a token plus its answer allowance', () => {
     expect(estimatedTokens([{ role: 'user', content: 'x'.repeat(401) }], 32)).toBe(101 + 32);
+  });
+});
+
+describe('LlmClient response cache', () => {
+  it('shares a request under way with an identical one asked meanwhile: one request, one hit', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'workbench-llm-client-cache-'));
+    const cache = ResponseCache.open(dir, 'on');
+    try {
+      const cached = new LlmClient(
+        {
+          baseUrl: server.url,
+          model: 'fake-chat',
+          temperature: 0,
+          maxTokens: 32,
+          apiKeyEnv: KEY_ENV,
+          timeoutMs: 2_000,
+          maxRetries: 0,
+          concurrency: 4,
+          baseDelayMs: 1,
+        },
+        { [KEY_ENV]: KEY },
+        Math.random,
+        undefined,
+        undefined,
+        cache,
+      );
+      // The first is still at the server when the second is asked.
+      server.setFault({ kind: 'delay', ms: 200 });
+      const [first, second] = await Promise.all([cached.complete(ask), cached.complete(ask)]);
+      expect(server.requests).toHaveLength(1);
+      expect(second.content).toBe(first.content);
+      expect(cache.stats).toEqual({ hits: 1, misses: 1 });
+      // Settled: the next identical request reads the stored reply.
+      await cached.complete(ask);
+      expect(server.requests).toHaveLength(1);
+      expect(cache.stats).toEqual({ hits: 2, misses: 1 });
+    } finally {
+      cache.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -128,8 +128,17 @@ export function endedDelta(
  * token over the messages, plus the answer allowance. The reply's reported usage replaces it.
  */
 export function estimatedTokens(messages: readonly ChatMessage[], maxTokens: number): number {
-  const chars = messages.reduce((sum, m) => sum + m.content.length, 0);
-  return Math.ceil(chars / 4) + maxTokens;
+  return tokensOfChars(promptChars(messages)) + maxTokens;
+}
+
+/** The characters of a request's messages, what `tokensOfChars` counts. */
+export function promptChars(messages: readonly ChatMessage[]): number {
+  return messages.reduce((sum, m) => sum + m.content.length, 0);
+}
+
+/** Prompt tokens before a tokenizer has seen them: about four characters a token. */
+export function tokensOfChars(chars: number): number {
+  return Math.ceil(chars / 4);
 }
 
 /**
@@ -198,9 +207,10 @@ export class LlmClient {
     messages: readonly ChatMessage[],
     options: ChatCallOptions = {},
   ): Promise<ChatCompletion> {
-    const { signal } = options;
     const cacheKey = this.cache ? requestKey(this.requestBody(messages, options)) : null;
     if (this.cache && cacheKey) {
+      const shared = this.cache.underWay(cacheKey);
+      if (shared) return { ...(await shared), latencyMs: 0, attempts: 0 };
       const hit = this.cache.get(cacheKey);
       if (hit) return { ...hit, latencyMs: 0, attempts: 0 };
       if (this.cache.mode === 'only') {
@@ -211,7 +221,20 @@ export class LlmClient {
           { where: this.cache.file },
         );
       }
+      const reply = this.ask(messages, options, cacheKey);
+      this.cache.asked(cacheKey, reply);
+      return reply;
     }
+    return this.ask(messages, options, null);
+  }
+
+  /** The request sent (retried, gated, metered), and its reply stored when the cache is on. */
+  private async ask(
+    messages: readonly ChatMessage[],
+    options: ChatCallOptions,
+    cacheKey: Buffer | null,
+  ): Promise<ChatCompletion> {
+    const { signal } = options;
     const key = this.apiKey();
     const started = performance.now();
     const policy = {

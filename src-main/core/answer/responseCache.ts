@@ -77,6 +77,30 @@ export class ResponseCache {
     return new ResponseCache(file, mode, db);
   }
 
+  /** Replies being asked for, by key (hex): see `underWay`. */
+  private readonly asking = new Map<string, Promise<CachedReply>>();
+
+  /**
+   * The reply to an identical request already under way, counted as a hit: a run asks a test's
+   * questions while the last test's are still out, and a question whose prompt has not changed
+   * shares that request as it would have read its stored reply a moment later. A failure is
+   * shared too.
+   */
+  underWay(key: Buffer): Promise<CachedReply> | undefined {
+    const asking = this.asking.get(key.toString('hex'));
+    if (asking) this.stats.hits++;
+    return asking;
+  }
+
+  /** Marks `reply` as the request under way for `key` until it settles. */
+  asked(key: Buffer, reply: Promise<CachedReply>): void {
+    const hex = key.toString('hex');
+    const shared = reply.finally(() => this.asking.delete(hex));
+    // The asker handles the failure; a request nobody shares must not be an unhandled one.
+    shared.catch(() => undefined);
+    this.asking.set(hex, shared);
+  }
+
   /** The stored reply to this exact request body, counted as a hit or a miss. */
   get(key: Buffer): CachedReply | undefined {
     const row = this.select.get(key);

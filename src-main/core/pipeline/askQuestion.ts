@@ -56,8 +56,16 @@ interface Attempt {
 
 const elapsed = (start: number): number => Math.round((performance.now() - start) * 100) / 100;
 
-/** The question's answer record; null when the run's cancel stopped it. */
-export async function askQuestion(ask: TestAsk, qa: Qa): Promise<AnswerRecord | null> {
+/**
+ * The question's answer record; null when the run's cancel stopped it. `memoryRead` is called
+ * once the question is done with the memory (its retrieval, or a service's whole answer), so the
+ * sample may insert the next packet while this answer is still at the endpoint.
+ */
+export async function askQuestion(
+  ask: TestAsk,
+  qa: Qa,
+  memoryRead: () => void = () => undefined,
+): Promise<AnswerRecord | null> {
   const attempt: Attempt = {
     stage: 'retrieve',
     hits: [],
@@ -66,7 +74,7 @@ export async function askQuestion(ask: TestAsk, qa: Qa): Promise<AnswerRecord | 
     t0: performance.now(),
   };
   try {
-    const result = await retrieveAndAnswer(ask, qa, attempt);
+    const result = await retrieveAndAnswer(ask, qa, attempt, memoryRead);
     attempt.answerMs = elapsed(attempt.t0);
     if (result.answer.length > MAX_ANSWER_CHARS) {
       throw new WorkbenchError(
@@ -88,7 +96,12 @@ export async function askQuestion(ask: TestAsk, qa: Qa): Promise<AnswerRecord | 
 }
 
 /** Runs the question's stages, recording in `attempt` where it is. */
-async function retrieveAndAnswer(ask: TestAsk, qa: Qa, attempt: Attempt): Promise<AnswerResult> {
+async function retrieveAndAnswer(
+  ask: TestAsk,
+  qa: Qa,
+  attempt: Attempt,
+  memoryRead: () => void,
+): Promise<AnswerResult> {
   const { memory, memoryLock, answerer, job, cancel, batcher } = ask;
   const { config } = job;
   const topK = config.retrieval.topK;
@@ -96,24 +109,28 @@ async function retrieveAndAnswer(ask: TestAsk, qa: Qa, attempt: Attempt): Promis
   if (serviceAnswer) {
     // A service that answers itself retrieves inside that call: all of it is answer time.
     attempt.stage = 'answer';
-    const answered = await memoryLock.run(() =>
-      withTimeout(
-        `answer to question ${qa.index}`,
-        config.timeouts.answerMs,
-        (signal) => serviceAnswer(answerRequest(ask, qa, []), topK, signal),
-        cancel,
-      ),
-    );
+    const answered = await memoryLock
+      .run(() =>
+        withTimeout(
+          `answer to question ${qa.index}`,
+          config.timeouts.answerMs,
+          (signal) => serviceAnswer(answerRequest(ask, qa, []), topK, signal),
+          cancel,
+        ),
+      )
+      .finally(memoryRead);
     attempt.hits = answered.hits;
     return { answer: answered.answer };
   }
-  let hits = await memoryLock.run(() => {
-    // Waiting for the lock is not retrieval time.
-    attempt.t0 = performance.now();
-    return withTimeout(`retrieve for question ${qa.index}`, config.timeouts.answerMs, () =>
-      memory.retrieve(qa.question, topK, { questionDate: qa.questionDate ?? null }),
-    );
-  });
+  let hits = await memoryLock
+    .run(() => {
+      // Waiting for the lock is not retrieval time.
+      attempt.t0 = performance.now();
+      return withTimeout(`retrieve for question ${qa.index}`, config.timeouts.answerMs, () =>
+        memory.retrieve(qa.question, topK, { questionDate: qa.questionDate ?? null }),
+      );
+    })
+    .finally(memoryRead);
   attempt.hits = hits;
   const budget = config.retrieval.contextWords;
   if (budget !== undefined) hits = attempt.hits = trimToWordBudget(hits, budget);
@@ -134,6 +151,23 @@ async function retrieveAndAnswer(ask: TestAsk, qa: Qa, attempt: Attempt): Promis
 function answerRequest(ask: TestAsk, qa: Qa, memories: MemoryHit[]): AnswerRequest {
   const { job, answerer, test } = ask;
   const { sample, config } = job;
+  return answerRequestOf(
+    sample,
+    qa,
+    { seed: config.seed, benchmark: job.benchmark },
+    memories,
+    answerer.needsConversation ? conversationSoFar(sample, test.dialogsInserted) : undefined,
+  );
+}
+
+/** What a question's answer is asked with: the run's request, and the planner's model of it. */
+export function answerRequestOf(
+  sample: Sample,
+  qa: Qa,
+  run: { seed: number; benchmark: string },
+  memories: readonly MemoryHit[],
+  conversation?: ConversationSession[],
+): AnswerRequest {
   return {
     sampleId: sample.sampleId,
     questionIndex: qa.index,
@@ -141,15 +175,13 @@ function answerRequest(ask: TestAsk, qa: Qa, memories: MemoryHit[]): AnswerReque
     category: qa.category,
     speakers: sample.speakers,
     memories,
-    seed: config.seed,
+    seed: run.seed,
     adversarialAnswer: qa.adversarialAnswer,
-    adversarial: benchmarkCategory(benchmarkProfile(job.benchmark), qa.category).adversarial,
+    adversarial: benchmarkCategory(benchmarkProfile(run.benchmark), qa.category).adversarial,
     ...(qa.questionDate !== undefined ? { questionDate: qa.questionDate } : {}),
     ...(qa.questionDateText !== undefined ? { questionDateText: qa.questionDateText } : {}),
-    benchmark: job.benchmark,
-    ...(answerer.needsConversation
-      ? { conversation: conversationSoFar(sample, test.dialogsInserted) }
-      : {}),
+    benchmark: run.benchmark,
+    ...(conversation ? { conversation } : {}),
   };
 }
 
@@ -249,7 +281,7 @@ function toRefs(hits: readonly MemoryHit[]): RetrievedRef[] {
 }
 
 /** The first `turns` turns of the sample, by session, as the file writes them (full context). */
-function conversationSoFar(sample: Sample, turns: number): ConversationSession[] {
+export function conversationSoFar(sample: Sample, turns: number): ConversationSession[] {
   const sessions: ConversationSession[] = [];
   let left = turns;
   for (const session of sample.sessions) {

@@ -2,11 +2,23 @@ import { benchmarkCategory, benchmarkProfile } from '../../../src-shared/benchma
 import type { Sample } from '../../../src-shared/dataset';
 import { metricOf, metricScores } from '../../../src-shared/metrics';
 import type { DatasetLoadResult } from '../../../src-shared/dataset/types';
-import type { ExperimentConfig, LlmAnswererConfig } from '../../../src-shared/experiment';
+import {
+  answerProtocolOf,
+  type ExperimentConfig,
+  type LlmAnswererConfig,
+} from '../../../src-shared/experiment';
 import type { ExperimentEstimate, RunEstimate } from '../../../src-shared/runs';
 import type { AxisValue, SweepCell } from '../../../src-shared/sweeps';
-import { ANSWER_TEMPLATES, JUDGE_TEMPLATE } from '../answer/prompts';
-import { LOCOMO_PER_QA_TOKEN_BUDGET } from '../answer/protocols';
+import { JUDGE_TEMPLATE } from '../answer/prompts';
+import { promptChars, tokensOfChars } from '../answer/llm-client';
+import { buildLocomoBatchPrompt } from '../answer/locomoBatch';
+import {
+  LOCOMO_PER_QA_TOKEN_BUDGET,
+  answerProtocol,
+  type AnswerProtocol,
+} from '../answer/protocols';
+import type { AnswerRequest, MemoryHit } from '../answer/types';
+import { turnText } from '../memory/retrieval/turns';
 import { costOf } from '../http/pricing';
 import { loadDatasetFile } from '../dataset/load';
 import {
@@ -17,6 +29,7 @@ import {
 } from '../dataset/longmemevalFile';
 import { selectSamples } from './runner';
 import { selectFrom, testPlanOf } from './runDataset';
+import { answerRequestOf, conversationSoFar } from './askQuestion';
 
 /**
  * What a sweep will ask of its LLM endpoints before anything runs: per cell, the answer calls
@@ -24,9 +37,6 @@ import { selectFrom, testPlanOf } from './runDataset';
  * repeats: an upper bound, identical rows are judged once) and a token and cost estimate from the
  * prices the config carries. Memory-LLM calls depend on the preset and are not estimated.
  */
-
-/** Words per token for English text (the usual rule of thumb for BPE tokenizers). */
-const WORDS_PER_TOKEN = 0.75;
 
 /** One cell's estimate (tokens over its answer and judge calls; cost null without prices). */
 export interface CellPlan extends ExperimentEstimate {
@@ -41,63 +51,76 @@ export interface SweepPlan {
   totals: Omit<CellPlan, 'index' | 'key' | 'values' | 'repeat'>;
 }
 
-const words = (text: string): number => text.split(/\s+/).filter(Boolean).length;
-const tokens = (wordCount: number): number => Math.ceil(wordCount / WORDS_PER_TOKEN);
+/**
+ * The retrieved memories of a test's questions: as many as were inserted by then (a top-k larger
+ * than that gets fewer), each adding `charsPerHit` to each of the `questions` prompts.
+ */
+interface HitSlots {
+  available: number;
+  questions: number;
+  charsPerHit: number;
+}
 
 /**
  * A cell's plan summed over its samples one at a time, so a streamed file (a LongMemEval M file)
- * is planned without holding its samples: every sum is additive, the mean turn length included.
+ * is planned without holding its samples: every sum is additive.
+ *
+ * Answer prompts are the ones the run builds (the answerer's protocol over `answerRequestOf`,
+ * the conversation so far where the protocol reads it), counted in characters as the client's
+ * own estimate counts them (`tokensOfChars`). Only the retrieved memories are modelled: each is
+ * the sample's mean turn, and a question at a test gets `min(topK, turns inserted)` of them.
  */
 class CellTally {
   readonly #config: ExperimentConfig;
   readonly #format: string;
-  readonly #answerTemplate: number;
-  readonly #judgeTemplate = words(JUDGE_TEMPLATE);
   readonly #judge = metricOf('judge');
   samples = 0;
-  #turns = 0;
-  #turnWords = 0;
   #tests = 0;
   #questions = 0;
   /** Answer calls: one a question, or one a batch of a test's questions (LoCoMo's batch prompt). */
   #answerCalls = 0;
   #judgeable = 0;
-  /** The answer prompts' words without the retrieved turns (topK mean turns each, added at the end). */
-  #answerPromptWords = 0;
-  #judgePromptWords = 0;
+  /** The answer prompts' characters without their retrieved memories (added by `plan`). */
+  #answerPromptChars = 0;
+  readonly #hitSlots: HitSlots[] = [];
+  #judgePromptChars = 0;
 
   constructor(config: ExperimentConfig, format: string) {
     this.#config = config;
     this.#format = format;
-    this.#answerTemplate = words(Object.values(ANSWER_TEMPLATES[promptStyleOf(config)]).join(' '));
   }
 
   add(sample: Sample): void {
     this.samples++;
-    for (const session of sample.sessions) {
-      for (const turn of session.turns) {
-        this.#turns++;
-        this.#turnWords += words(turn.text) + 2; // the speaker's name and a date prefix
-      }
-    }
     // The categories a judge scores come from the dataset's benchmark profile (LoCoMo: 1-4).
     const profile = benchmarkProfile(this.#format);
     const plan = testPlanOf(sample, this.#config);
     const byIndex = new Map(sample.qa.map((q) => [q.index, q]));
     this.#tests += plan.tests.length;
-    const batchSize =
-      this.#config.answerer.kind === 'llm' ? (this.#config.answerer.batchSize ?? 1) : 1;
+    const answerer = this.#config.answerer.kind === 'llm' ? this.#config.answerer : null;
+    const batchSize = answerer?.batchSize ?? 1;
+    const prompts = answerer
+      ? new AnswerPrompts(answerer, sample, { seed: this.#config.seed, benchmark: this.#format })
+      : null;
     for (const test of plan.tests) {
       this.#answerCalls += Math.ceil(test.questionIndices.length / batchSize);
-      for (const qi of test.questionIndices) {
-        const qa = byIndex.get(qi);
-        if (!qa) continue;
+      const asked = test.questionIndices.flatMap((qi) => byIndex.get(qi) ?? []);
+      if (prompts) {
+        const { chars, charsPerHit } = prompts.ofTest(asked, test.dialogsInserted);
+        this.#answerPromptChars += chars;
+        this.#hitSlots.push({
+          available: test.dialogsInserted,
+          questions: asked.length,
+          charsPerHit,
+        });
+      }
+      for (const qa of asked) {
         this.#questions++;
-        this.#answerPromptWords += this.#answerTemplate + words(qa.question);
         if (metricScores(this.#judge, benchmarkCategory(profile, qa.category))) {
           this.#judgeable++;
-          this.#judgePromptWords +=
-            this.#judgeTemplate + words(qa.question) + words(qa.answer ?? '');
+          // The generated answer is about as long as the gold one.
+          this.#judgePromptChars +=
+            JUDGE_TEMPLATE.length + qa.question.length + 2 * (qa.answer ?? '').length;
         }
       }
     }
@@ -106,19 +129,21 @@ class CellTally {
   /** `cell.config` may differ from the tally's in what `tallyKey` leaves out (top-k, models, prices). */
   plan(cell: SweepCell): CellPlan {
     const { config } = cell;
-    const turnWords = this.#turns === 0 ? 0 : this.#turnWords / this.#turns;
-    const answerPromptWords =
-      this.#answerPromptWords + this.#questions * config.retrieval.topK * turnWords;
+    const topK = config.retrieval.topK;
+    let answerPromptChars = this.#answerPromptChars;
+    for (const slots of this.#hitSlots) {
+      answerPromptChars += Math.min(topK, slots.available) * slots.questions * slots.charsPerHit;
+    }
     const answerer = config.answerer.kind === 'llm' ? config.answerer : null;
     const answerCalls = answerer ? this.#answerCalls : 0;
     const judgeCalls = config.judge ? this.#judgeable * config.judge.repeats : 0;
     // Completions: the answer's token cap (an upper bound) and a short JSON verdict for the judge.
     const answerUsage = {
-      promptTokens: answerer ? tokens(answerPromptWords) : 0,
+      promptTokens: answerer ? tokensOfChars(answerPromptChars) : 0,
       completionTokens: answerer ? answerCalls * answerMaxTokens(answerer) : 0,
     };
     const judgeUsage = {
-      promptTokens: config.judge ? tokens(this.#judgePromptWords) * config.judge.repeats : 0,
+      promptTokens: config.judge ? tokensOfChars(this.#judgePromptChars) * config.judge.repeats : 0,
       completionTokens: judgeCalls * 40,
     };
     return {
@@ -138,6 +163,84 @@ class CellTally {
         config.judge ? costOf(judgeUsage, config.judge.prices) : 0,
       ]),
     };
+  }
+}
+
+/** One sample's answer prompts as its run builds them, measured per test. */
+class AnswerPrompts {
+  readonly #answerer: LlmAnswererConfig;
+  readonly #sample: Sample;
+  readonly #run: { seed: number; benchmark: string };
+  readonly #protocol: AnswerProtocol;
+  /** The sample's mean turn as a retrieved memory; null for a sample without turns. */
+  readonly #meanHit: MemoryHit | null;
+
+  constructor(
+    answerer: LlmAnswererConfig,
+    sample: Sample,
+    run: { seed: number; benchmark: string },
+  ) {
+    this.#answerer = answerer;
+    this.#sample = sample;
+    this.#run = run;
+    this.#protocol = answerProtocol(answerProtocolOf(answerer));
+    const turns = sample.sessions.flatMap((s) => s.turns.map((t) => ({ t, s })));
+    const first = turns[0];
+    if (!first) {
+      this.#meanHit = null;
+      return;
+    }
+    // A retriever matches more of a question's words in a longer turn, so a retrieved turn is
+    // longer than the average one, though not as long as a pick in proportion to length: halfway
+    // between the two means (on LoCoMo's default preset the estimate is then what
+    // runs send within 2%; either mean alone is 7% off).
+    const lengths = turns.map(({ t }) => turnText(t).length);
+    const total = lengths.reduce((sum, n) => sum + n, 0);
+    const weighted = lengths.reduce((sum, n) => sum + n * n, 0) / Math.max(1, total);
+    const meanChars = Math.round((total / lengths.length + weighted) / 2);
+    this.#meanHit = {
+      id: 'mean',
+      diaId: first.t.diaId,
+      text: turnText(first.t).padEnd(meanChars, ' ').slice(0, meanChars),
+      speaker: first.t.speaker,
+      score: 0,
+      sessionDateTime: first.s.dateTime,
+    };
+  }
+
+  /**
+   * The test's prompts' characters without memories, and what one more memory adds to a
+   * question's prompt (measured on its first question: two memories less none, halved).
+   */
+  ofTest(
+    asked: readonly Sample['qa'][number][],
+    dialogsInserted: number,
+  ): { chars: number; charsPerHit: number } {
+    const batchSize = this.#answerer.batchSize ?? 1;
+    const { contextTokens } = this.#answerer;
+    const conversation =
+      this.#protocol.needsConversation || batchSize > 1
+        ? conversationSoFar(this.#sample, dialogsInserted)
+        : undefined;
+    const request = (qa: Sample['qa'][number], memories: readonly MemoryHit[]): AnswerRequest =>
+      answerRequestOf(this.#sample, qa, this.#run, memories, conversation);
+    let chars = 0;
+    if (batchSize > 1) {
+      // LoCoMo's batch prompt reads the conversation, never the memories.
+      const sorted = [...asked].sort((a, b) => a.index - b.index);
+      for (let start = 0; start < sorted.length; start += batchSize) {
+        const chunk = sorted.slice(start, start + batchSize).map((qa) => request(qa, []));
+        chars += promptChars(buildLocomoBatchPrompt(chunk, batchSize, contextTokens).messages);
+      }
+      return { chars, charsPerHit: 0 };
+    }
+    const built = (qa: Sample['qa'][number], memories: readonly MemoryHit[]): number =>
+      promptChars(this.#protocol.build(request(qa, memories), { contextTokens }).messages);
+    for (const qa of asked) chars += built(qa, []);
+    const first = asked[0];
+    const hit = this.#meanHit;
+    if (!first || !hit) return { chars, charsPerHit: 0 };
+    return { chars, charsPerHit: (built(first, [hit, hit]) - built(first, [])) / 2 };
   }
 }
 
@@ -167,8 +270,15 @@ function tallyKey(config: ExperimentConfig): string {
     config.mode ?? null,
     config.haystackCurvePoints ?? null,
     config.questionCategories ?? null,
-    config.answerer.kind === 'llm' ? (config.answerer.batchSize ?? 1) : 1,
-    promptStyleOf(config),
+    config.answerer.kind === 'llm'
+      ? [
+          config.answerer.batchSize ?? 1,
+          answerProtocolOf(config.answerer),
+          config.answerer.contextTokens,
+        ]
+      : null,
+    // The two-option order: the same characters either way, but the prompts are the run's.
+    config.seed,
   ]);
 }
 
@@ -219,11 +329,6 @@ async function planStreamedCell(cell: SweepCell): Promise<CellPlan> {
     config,
   );
   return tally.plan(cell);
-}
-
-function promptStyleOf(config: ExperimentConfig): keyof typeof ANSWER_TEMPLATES {
-  // An estimate: the workbench templates stand in for every answer protocol's prompt.
-  return config.answerer.kind === 'llm' ? (config.answerer.promptStyle ?? 'locomo') : 'locomo';
 }
 
 function sumCosts(costs: ReadonlyArray<number | null>): number | null {

@@ -6,6 +6,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ExperimentConfigSchema } from '../../../src-shared/experiment';
 import type { Sample } from '../../../src-shared/dataset/types';
 import { RecencyMemory } from '../../../tests/fixtures/experiment/test-presets';
+import type { Packet } from '../../../src-shared/dataset';
+import type { AnswerRequest, AnswerResult } from '../answer/types';
 import { ExtractiveAnswerer } from '../answer/extractive';
 import { loadDatasetFile } from '../dataset/load';
 import { packetCount } from '../dataset/packets';
@@ -76,5 +78,92 @@ describe('runSample', () => {
     // Ordering, not time: the cancel ran before the next packet's insert.
     expect(insertedAtCancel).toBe(CANCEL_AT);
     expect(inserted - CANCEL_AT).toBeLessThanOrEqual(1);
+  });
+
+  it("inserts the next packets while a test's last answer is in flight, after every question of the test has read the memory", async () => {
+    const { samples } = await loadDatasetFile(mini);
+    const sample = samples[0] as Sample;
+    const plan = planTests(sample);
+    expect(plan.tests.length).toBeGreaterThanOrEqual(2);
+    const first = plan.tests[0] as (typeof plan.tests)[number];
+    const lastOfFirst = first.questionIndices.at(-1) as number;
+    // What the memory saw, in order: an insert names its packet, a read is one question's retrieval.
+    const seen: string[] = [];
+    let nextInsertSeen = (): void => undefined;
+    const nextInsert = new Promise<void>((resolve) => (nextInsertSeen = resolve));
+    class WatchedMemory extends RecencyMemory {
+      override async insert(packet: Packet): Promise<void> {
+        seen.push(`insert ${packet.packet_idx}`);
+        if (packet.packet_idx > first.packetIdx) nextInsertSeen();
+        return super.insert(packet);
+      }
+      override async retrieve(question: string, topK: number) {
+        seen.push('read');
+        return super.retrieve(question, topK);
+      }
+    }
+    const extractive = new ExtractiveAnswerer();
+    let tailOutlivedInsert: boolean | null = null;
+    let answering = 0;
+    let mostAnswering = 0;
+    const answerer = {
+      name: 'held-tail',
+      async answer(request: AnswerRequest): Promise<AnswerResult> {
+        mostAnswering = Math.max(mostAnswering, ++answering);
+        if (tailOutlivedInsert === null && request.questionIndex === lastOfFirst) {
+          // Held until the next packet's insert starts; the fallback only stops the barrier of
+          // the old loop (which inserts after the answer) from waiting forever.
+          const fallback = new Promise<false>((resolve) => setTimeout(() => resolve(false), 5000));
+          tailOutlivedInsert = await Promise.race([nextInsert.then(() => true), fallback]);
+        }
+        // A turn of the event loop: the answers of a test overlap as an endpoint's would.
+        await new Promise((resolve) => setImmediate(resolve));
+        answering--;
+        return extractive.answer(request);
+      },
+    };
+    const committed: { testIndex: number; answers: number }[] = [];
+    const outcome = await runSample(
+      {
+        runId: 'r',
+        sample,
+        plan,
+        config: ExperimentConfigSchema.parse({
+          datasetPath: mini,
+          memory: { preset: 'test-recency' },
+          concurrency: 4,
+        }),
+        benchmark: 'locomo',
+        skipTests: new Set(),
+        collectionDir: join(root, 'tail'),
+        apiKeys: {},
+      },
+      {
+        emit: () => undefined,
+        commitTest: (test) => {
+          committed.push({ testIndex: test.testIndex, answers: test.answers.length });
+        },
+        recordCalls: () => undefined,
+      },
+      { createMemory: async (ctx) => new WatchedMemory(ctx), answerer },
+    );
+    expect(outcome.status).toBe('completed');
+    expect(tailOutlivedInsert).toBe(true);
+    // Answers overlap, within the window (`concurrency`), which counts the last test's tail too.
+    expect(mostAnswering).toBeGreaterThan(1);
+    expect(mostAnswering).toBeLessThanOrEqual(4);
+    // Every test committed, in order, with every answer.
+    expect(committed).toEqual(
+      plan.tests.map((t) => ({ testIndex: t.testIndex, answers: t.questionIndices.length })),
+    );
+    // The seeds' order: a test's questions all read the memory right after its packet's insert,
+    // before the next insert, so they all see the same memory.
+    for (const test of plan.tests) {
+      const at = seen.indexOf(`insert ${test.packetIdx}`);
+      const reads = seen.slice(at + 1, at + 1 + test.questionIndices.length);
+      expect(reads, `test ${test.testIndex}`).toEqual(test.questionIndices.map(() => 'read'));
+      const after = seen[at + 1 + test.questionIndices.length];
+      if (after !== undefined) expect(after).toBe(`insert ${test.packetIdx + 1}`);
+    }
   });
 });

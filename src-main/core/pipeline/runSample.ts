@@ -150,6 +150,16 @@ interface SampleRun {
   outcome: SampleOutcome;
   now: () => number;
   cancelled: () => boolean;
+  /**
+   * Answers in flight across tests: a test waits for its questions' memory reads, not their
+   * answers, so the next packets are inserted (and the next test asked) while its tail is still
+   * at the endpoint. The question window counts them all.
+   */
+  inFlight: Set<Promise<void>>;
+  /** The tests' commits, chained so they happen in test order once each test is answered. */
+  commits: Promise<void>;
+  /** A commit failed: the sample stops at the next packet and the failure is thrown. */
+  commitFailed: boolean;
 }
 
 type PlannedTest = TestPlan['tests'][number];
@@ -189,6 +199,9 @@ export async function runSample(
     outcome,
     now,
     cancelled: () => deps.signal?.aborted === true,
+    inFlight: new Set(),
+    commits: Promise.resolve(),
+    commitFailed: false,
   };
   // Each question in flight listens to the run's signal until it ends (timeout.ts), up to the
   // window per lane: many listeners by design, not a leak.
@@ -202,7 +215,7 @@ export async function runSample(
       // Offline inserts settle in microtasks, so without a turn of the event loop per packet the
       // worker's cancel message (a task) could not run until the whole sample had been inserted.
       await yieldToEventLoop();
-      if (run.cancelled()) break;
+      if (run.cancelled() || run.commitFailed) break;
       await insertPacket(run, packet, packets.length);
 
       const test = testsByPacket.get(packet.packet_idx);
@@ -214,6 +227,8 @@ export async function runSample(
       if (run.cancelled()) break;
       if (!(await runTest(run, test))) break;
     }
+    await Promise.all(run.inFlight);
+    await run.commits;
     if (run.cancelled()) outcome.status = 'cancelled';
     // Only tests that ran their course count as errors above; a cancelled half test does not.
   } finally {
@@ -316,8 +331,9 @@ async function insertPacket(run: SampleRun, packet: Packet, totalPackets: number
 }
 
 /**
- * Asks the test's questions and commits the test; false when a cancel left it half answered
- * (dropped, not committed) and the sample stops.
+ * Asks the test's questions and, once they are answered, commits the test after the tests
+ * before it; returns once every question has read the memory. False when a cancel left the test
+ * half asked (dropped, not committed) and the sample stops.
  */
 async function runTest(run: SampleRun, test: PlannedTest): Promise<boolean> {
   const { job, hooks } = run;
@@ -329,10 +345,26 @@ async function runTest(run: SampleRun, test: PlannedTest): Promise<boolean> {
     testIndex: test.testIndex,
     questions: test.questionIndices.length,
   });
-  const { answers, launched } = await answerTest(run, test);
+  const { answers, launched, answered } = await askTest(run, test);
   // A cancel stops the answers in flight (an LLM call can wait minutes for a rate limit), so
   // a test cancelled after its last launch is half answered too: dropped, not committed.
   if (launched < test.questionIndices.length || run.cancelled()) return false;
+  run.commits = run.commits.then(async () => {
+    await answered;
+    if (run.cancelled()) return;
+    await commitAnswered(run, test, answers);
+  });
+  // A failed commit stops the sample at the next packet; `runSample` throws it.
+  run.commits.catch(() => (run.commitFailed = true));
+  return true;
+}
+
+async function commitAnswered(
+  run: SampleRun,
+  test: PlannedTest,
+  answers: AnswerRecord[],
+): Promise<void> {
+  const { job, hooks } = run;
   await hooks.commitTest({
     sampleId: job.sample.sampleId,
     testIndex: test.testIndex,
@@ -354,21 +386,21 @@ async function runTest(run: SampleRun, test: PlannedTest): Promise<boolean> {
     meanF1: answers.length > 0 ? f1 / answers.length : null,
     errors: answers.filter((a) => a.error !== null).length,
   });
-  return true;
 }
 
 /**
- * Up to `concurrency` questions of the test in flight (they all see the same memory state); the
- * answers are kept in question order whatever order they finish in. `launched` falls short of the
- * test's questions when a cancel stopped the launches.
+ * Launches the test's questions, up to the window in flight (counting earlier tests' tails),
+ * and returns once each has read the memory: the memory may change after that. `answered`
+ * settles when every answer is in, kept in question order whatever order they finish in.
  */
-async function answerTest(
+async function askTest(
   run: SampleRun,
   test: PlannedTest,
-): Promise<{ answers: AnswerRecord[]; launched: number }> {
+): Promise<{ answers: AnswerRecord[]; launched: number; answered: Promise<unknown> }> {
   const { job, deps } = run;
   const answers: AnswerRecord[] = [];
-  const inFlight = new Set<Promise<void>>();
+  const asked: Array<Promise<void>> = [];
+  const reads: Array<Promise<void>> = [];
   const batcher = testBatcherFor(deps.answerer, run.memory, test.questionIndices, deps.signal);
   // A batch asks once its questions are all in: the window holds `concurrency` batches.
   const window = batcher ? run.questionWindow * (deps.answerer.batchSize ?? 1) : run.questionWindow;
@@ -390,6 +422,9 @@ async function answerTest(
     // A cancel stops the questions in flight and drops this half test uncommitted; offline
     // answers settle in microtasks, so the turn lets a cancel message run between questions.
     await yieldToEventLoop();
+    // The window counts the tail of the last test too; it waits before a launch, so no test's
+    // first question goes over it.
+    while (run.inFlight.size >= window) await Promise.race(run.inFlight);
     if (run.cancelled()) break;
     const qa = run.qaByIndex.get(questionIndex);
     if (!qa)
@@ -398,7 +433,9 @@ async function answerTest(
       );
     launched++;
     const slot = slotOf.get(questionIndex) as number;
-    const asked = askQuestion(ask, qa).then((record) => {
+    let memoryRead = (): void => undefined;
+    reads.push(new Promise<void>((resolve) => (memoryRead = resolve)));
+    const answered = askQuestion(ask, qa, memoryRead).then((record) => {
       // An answer the cancel stopped is no error of the endpoint, and its test is dropped.
       if (record === null) return;
       answers[slot] = record;
@@ -417,15 +454,20 @@ async function answerTest(
         ...(record.error !== null ? { errorMessage: record.error } : {}),
       });
     });
-    inFlight.add(asked);
-    void asked.finally(() => inFlight.delete(asked));
-    if (inFlight.size >= window) await Promise.race(inFlight);
+    // However it ends, a question that settled holds no read.
+    void answered.then(memoryRead, memoryRead);
+    asked.push(answered);
+    run.inFlight.add(answered);
+    void answered.finally(() => run.inFlight.delete(answered)).catch(() => undefined);
   }
-  await Promise.all(inFlight);
-  return { answers, launched };
+  // The memory may change once every question of the test has read it.
+  await Promise.all(reads);
+  const answered = Promise.all(asked);
+  // Awaited by the test's commit, later: handled now, so a failure waits for it there.
+  answered.catch(() => undefined);
+  return { answers, launched, answered };
 }
 
-/** Fills the outcome with what the memory and the caches report, then closes them. */
 async function closeMemory(run: SampleRun, memoryCache: ResponseCache | undefined): Promise<void> {
   const { memory, outcome, deps } = run;
   outcome.notes = safe(() => memory.notes(), []);
