@@ -51,6 +51,13 @@ function world(): { store: RunStore; dataDir: string; file: string } {
   return { store: RunStore.open(file), dataDir: join(root, `w${counter}`), file };
 }
 
+/**
+ * Each attempt's deadline. The fake server runs on this process's event loop beside the run, so
+ * a normal reply waits for the run's own work; at 250 ms a reply on a loaded machine sometimes
+ * missed it and counted as one more failed call (21 calls and 5 failures instead of 20 and 4).
+ */
+const ATTEMPT_TIMEOUT_MS = 1000;
+
 function llmConfig(extra: Partial<ExperimentConfigInput> = {}): ExperimentConfigInput {
   return {
     datasetPath: mini,
@@ -60,7 +67,7 @@ function llmConfig(extra: Partial<ExperimentConfigInput> = {}): ExperimentConfig
       baseUrl: server.url,
       model: 'fake-chat',
       apiKeyEnv: KEY_ENV,
-      timeoutMs: 250,
+      timeoutMs: ATTEMPT_TIMEOUT_MS,
       maxRetries: 2,
       baseDelayMs: 1,
       prices: { inputPerMillion: 1, outputPerMillion: 2 },
@@ -89,7 +96,7 @@ describe('LLM experiments against the fake server', () => {
   it('records faults as [ERROR] answers, scores every metric, judges, and keeps the key out', async () => {
     const { store, dataDir, file } = world();
     server.requests.length = 0;
-    // The first question: a 429 (honoured), then three hangs past the 250 ms attempt timeout.
+    // The first question: a 429 (honoured), then three hangs past the attempt timeout.
     server.setFault({ kind: 'rateLimit', retryAfter: 0.05 }, { path: '/v1/chat/completions' });
     server.setFault({ kind: 'hang' }, { path: '/v1/chat/completions', times: 3 });
     const config = llmConfig({
@@ -118,7 +125,9 @@ describe('LLM experiments against the fake server', () => {
       usage: null,
     });
     expect(errored[0]?.error).toMatch(
-      /^answer: TIMEOUT: .*timed out after 250 ms \(after 3 attempts\)$/,
+      new RegExp(
+        `^answer: TIMEOUT: .*timed out after ${ATTEMPT_TIMEOUT_MS} ms \\(after 3 attempts\\)$`,
+      ),
     );
     // An errored answer of categories 1-4 is judged WRONG without a call.
     expect(errored[0]?.judge).toEqual({ mean: 0, std: 0, labels: [0, 0], error: null });
