@@ -59,7 +59,7 @@ describe('ExperimentConfigSchema', () => {
   it('fills every default from just a dataset path', () => {
     expect(ExperimentConfigSchema.parse({ datasetPath: 'x.json' })).toEqual({
       datasetPath: 'x.json',
-      memory: { preset: 'hybrid', config: {} },
+      memory: { preset: 'hybrid-context', config: {} },
       answerer: { kind: 'extractive' },
       retrieval: { topK: 10 },
       seed: 42,
