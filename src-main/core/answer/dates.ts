@@ -4,20 +4,8 @@
  * "The sunday before 25 May 2023"). Pure functions over zone-less ISO dates.
  */
 
-const MONTHS = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
+import { MONTH_NAMES, monthYear } from '../../../src-shared/calendar';
+
 const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 const NUMBER_WORDS: Record<string, number> = {
   a: 1,
@@ -70,11 +58,11 @@ function addMonths(date: CalendarDate, months: number): { year: number; month: n
 
 /** "7 May 2023", the dataset's day format. */
 export function formatDay(date: CalendarDate): string {
-  return `${date.day} ${MONTHS[date.month - 1]} ${date.year}`;
+  return `${date.day} ${MONTH_NAMES[date.month - 1]} ${date.year}`;
 }
 
 export function formatMonth(year: number, month: number): string {
-  return `${MONTHS[month - 1]} ${year}`;
+  return monthYear(year, month);
 }
 
 function count(word: string): number | null {
@@ -157,7 +145,7 @@ const RELATIVE_PATTERNS: Array<{
 ];
 
 const MONTH_PATTERN = new RegExp(
-  `\\b(?:(\\d{1,2})(?:st|nd|rd|th)? )?(${MONTHS.join('|')})(?:,? (\\d{4}))?\\b`,
+  `\\b(?:(\\d{1,2})(?:st|nd|rd|th)? )?(${MONTH_NAMES.join('|')})(?:,? (\\d{4}))?\\b`,
   'i',
 );
 
@@ -177,7 +165,7 @@ export function findDateMentions(text: string, base: CalendarDate | null): DateM
   }
   const month = MONTH_PATTERN.exec(text);
   if (month) {
-    const name = MONTHS.find((m) => m.toLowerCase() === month[2]!.toLowerCase())!;
+    const name = MONTH_NAMES.find((m) => m.toLowerCase() === month[2]!.toLowerCase())!;
     const year = month[3] ?? (base ? String(base.year) : '');
     const answer = month[1] ? `${Number(month[1])} ${name} ${year}` : `${name} ${year}`;
     mentions.push({ phrase: month[0], answer: answer.trim(), relative: false });

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { MONTH_NAMES } from '../../../src-shared/calendar';
 import type { PromptStyle } from '../../../src-shared/experiment';
 import type { PromptRecord } from '../../../src-shared/runs';
 import { mulberry32 } from '../../../src-shared/scoring';
@@ -121,21 +122,6 @@ export function fill(template: string, values: Readonly<Record<string, string>>)
   });
 }
 
-const MONTHS = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
-
 /**
  * A session's zone-less ISO date-time in LoCoMo's own words (`1:56 pm on 8 May, 2023`), so the
  * model reads dates the way the questions and gold answers write them.
@@ -145,7 +131,7 @@ export function formatSessionDateTime(iso: string | null): string {
   const m = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2}))?/.exec(iso);
   if (!m) return iso;
   const [, y, mo, d, h, mi] = m;
-  const date = `${Number(d)} ${MONTHS[Number(mo) - 1] ?? mo}, ${y}`;
+  const date = `${Number(d)} ${MONTH_NAMES[Number(mo) - 1] ?? mo}, ${y}`;
   if (h === undefined || mi === undefined) return date;
   const hour = Number(h);
   const h12 = hour % 12 === 0 ? 12 : hour % 12;

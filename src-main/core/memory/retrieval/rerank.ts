@@ -1,3 +1,5 @@
+import { MONTH_NAMES } from '../../../../src-shared/calendar';
+
 /** Weights of the turn re-ranking (the turn presets' and collection designs' shared fields). */
 export interface RerankWeights {
   previousTurnScore: number;
@@ -108,8 +110,11 @@ export class TurnOrder {
   }
 }
 
-const TIME_WORDS =
-  /\b(yesterday|today|tonight|tomorrow|ago|last|next|this (?:week|weekend|month|year|morning|summer|spring|fall|winter)|(?:mon|tues|wednes|thurs|fri|satur|sun)day|weekend|january|february|march|april|may|june|july|august|september|october|november|december|\d{4})\b/i;
+const TIME_WORDS = new RegExp(
+  '\\b(yesterday|today|tonight|tomorrow|ago|last|next|this (?:week|weekend|month|year|morning|summer|spring|fall|winter)|(?:mon|tues|wednes|thurs|fri|satur|sun)day|weekend|' +
+    `${MONTH_NAMES.join('|')}|\\d{4})\\b`,
+  'i',
+);
 const TIME_QUESTION = /^\s*when\b|\bwhat (?:year|month|date|day)\b|\bhow long ago\b/i;
 
 /** Whether a turn's text mentions a time ("last Friday", "yesterday", "2022"). */

@@ -1,3 +1,4 @@
+import { monthYear } from '../../../../src-shared/calendar';
 import type { Packet, Sample } from '../../../../src-shared/dataset';
 import type { MemoryHit } from '../request';
 import { HybridCollection, type MultiQuery } from '../../collection';
@@ -343,27 +344,12 @@ export class TurnRetrievalService implements MemoryService {
   }
 }
 
-const MONTHS = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
-
 /** "May 2023" from a session's ISO date-time (`2023-05-08T13:56`); '' when there is none. */
 export function dateWords(isoDateTime: string | null): string {
   const match = isoDateTime === null ? null : /^(\d{4})-(\d{2})/.exec(isoDateTime);
   if (!match) return '';
-  const month = MONTHS[Number(match[2]) - 1];
-  return month === undefined ? '' : `${month} ${match[1]}`;
+  const month = Number(match[2]);
+  return month >= 1 && month <= 12 ? monthYear(match[1] as string, month) : '';
 }
 
 /** normalise(own + weight * prev); `own` itself when there is no previous turn. */
