@@ -1,8 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Sample, Session, Turn } from '../../../../src-shared/dataset';
+import type { Sample } from '../../../../src-shared/dataset';
+import { sample, session, tempDirs } from '../presets/fixtures';
 import { packetsOf } from '../../dataset/packets';
 import { createMemoryService } from '../registry';
 import type { MemoryService } from '../types';
@@ -15,43 +13,24 @@ import '../presets';
  * session-level score, on a curated conversation with real SQLite. What is indexed must never
  * become what the answerer reads: hits carry the turn alone.
  */
-const root = mkdtempSync(join(tmpdir(), 'mw-context-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
-let dirs = 0;
-const freshDir = (): string => join(root, `c${dirs++}`);
+const dirs = tempDirs('context');
+afterAll(() => dirs.cleanup());
+const freshDir = (): string => dirs.make();
 
-function session(index: number, dateTime: string, lines: Array<[string, string]>): Session {
-  const turns: Turn[] = lines.map(([speaker, text], i) => ({
-    diaId: `D${index}:${i + 1}`,
-    speaker,
-    text,
-    rawText: text,
-    sessionIndex: index,
-    turnIndex: i,
-  }));
-  return { index, dateTimeText: null, dateTime, turns };
-}
-
-const SAMPLE: Sample = {
-  sampleId: 'curated',
-  speakers: ['Ann', 'Bob'],
-  sessions: [
-    session(1, '2023-05-08T13:56:00', [
-      ['Ann', 'Guess what, I moved to Paris last month for the new job.'],
-      ['Bob', 'Wow, congratulations! How is the weather there?'],
-      ['Ann', 'Rainy, but I love the cafes.'],
-      ['Bob', 'Did you ever go back to the pottery class?'],
-      ['Ann', 'Yes! Last Saturday, and I finally finished a blue bowl.'],
-      ['Bob', 'I adopted a puppy from the shelter on Friday.'],
-    ]),
-    session(2, '2023-06-01T09:00:00', [
-      ['Ann', 'I love hiking in the mountains on weekends.'],
-      ['Bob', 'Hiking sounds great.'],
-    ]),
-  ],
-  qa: [],
-  aux: { eventSummary: null, observation: null, sessionSummary: null },
-};
+const SAMPLE: Sample = sample([
+  session(1, '2023-05-08T13:56:00', [
+    ['Ann', 'Guess what, I moved to Paris last month for the new job.'],
+    ['Bob', 'Wow, congratulations! How is the weather there?'],
+    ['Ann', 'Rainy, but I love the cafes.'],
+    ['Bob', 'Did you ever go back to the pottery class?'],
+    ['Ann', 'Yes! Last Saturday, and I finally finished a blue bowl.'],
+    ['Bob', 'I adopted a puppy from the shelter on Friday.'],
+  ]),
+  session(2, '2023-06-01T09:00:00', [
+    ['Ann', 'I love hiking in the mountains on weekends.'],
+    ['Bob', 'Hiking sounds great.'],
+  ]),
+]);
 
 /** BM25 alone: no neighbour scores, no speaker boost, so only the indexed text decides. */
 const BM25_ONLY = { previousTurnScore: 0, nextTurnScore: 0, speakerBoost: 0 };
