@@ -1,4 +1,4 @@
-import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import {
   DEFAULT_SCHEME,
@@ -14,6 +14,7 @@ import { RunIdentitySchema, type RunIdentity } from '../../src-shared/runs';
 import type { LaunchCallChoices } from '../core/launch/launch';
 import { readErrataFile, type LoadedErrata } from '../core/dataset/errata';
 import { ApiKeySource, KeyEnvPolicy } from '../core/keys';
+import { readJsonFile, readUserFile } from '../core/structured-file';
 import { fromSystemError } from '../core/system-errors';
 import { UsageError, positiveIntFlag, type FlagValues } from './command';
 import type { EXPERIMENT_OPTIONS, JUDGE_OPTIONS, LAUNCH_OPTIONS } from './options';
@@ -31,29 +32,6 @@ export function parseScheme(value: string | undefined): SchemeId {
     throw new UsageError(`--scheme must be one of ${allSchemeIds().join(', ')} (got "${scheme}")`);
   }
   return scheme;
-}
-
-/** A JSON file a flag names; `what` starts the error messages ("config file", "predictions file"). */
-export function readJsonFile(file: string, what: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new WorkbenchError(
-      'NOT_FOUND',
-      `${what} ${file}: cannot read it (${(error as Error).message})`,
-      { where: file },
-    );
-  }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (error) {
-    throw new WorkbenchError(
-      'INVALID_INPUT',
-      `${what} ${file}: not valid JSON (${(error as Error).message})`,
-      { where: file },
-    );
-  }
 }
 
 /** Reads a config file; a bad one fails naming the file and the field. */
@@ -125,16 +103,7 @@ type JudgeFlagValues = Partial<Record<keyof typeof JUDGE_OPTIONS, string | undef
 
 /** `--judge-protocol-file`: the template as a custom protocol named after the file. */
 export function readJudgeProtocolFile(file: string): Record<string, unknown> {
-  let template: string;
-  try {
-    template = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new WorkbenchError(
-      'NOT_FOUND',
-      `judge protocol file ${file}: cannot read it (${(error as Error).message})`,
-      { where: file },
-    );
-  }
+  const template = readUserFile(file, 'judge protocol file').toString('utf8');
   const name = basename(file)
     .replace(/\.[^.]*$/, '')
     .replace(/[^A-Za-z0-9._-]+/g, '-')

@@ -33,7 +33,8 @@ import {
   RUNS_DB_OPTIONS,
   SCHEME_OPTION,
 } from '../options';
-import { apiKeysFromFlags, judgeFlags, parseScheme, readJsonFile } from '../request';
+import { readJsonFile } from '../../core/structured-file';
+import { apiKeysFromFlags, judgeFlags, parseScheme } from '../request';
 import { openStore } from '../runsApi';
 
 const USAGE = `usage: npm run -s cli -- score --data <file> --predictions <file.json> [options]

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
   ErrataFileSchema,
@@ -8,8 +7,8 @@ import {
   type ErrataRecord,
 } from '../../../src-shared/errata';
 import type { Sample } from '../../../src-shared/dataset/types';
-import { WorkbenchError, parseOrThrow } from '../../../src-shared/errors';
-import { parseYamlOrJson } from '../structured-file';
+import { parseOrThrow } from '../../../src-shared/errors';
+import { parseYamlOrJson, readUserFile } from '../structured-file';
 
 /** An errata file as read from disk: validated, with the sha256 of its bytes. */
 export interface LoadedErrata {
@@ -21,16 +20,7 @@ export interface LoadedErrata {
 /** Reads and validates an errata file (YAML, or JSON by extension); errors name the file and field. */
 export function readErrataFile(file: string): LoadedErrata {
   const path = resolve(file);
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(path);
-  } catch (error) {
-    throw new WorkbenchError(
-      'NOT_FOUND',
-      `errata file ${file}: cannot read it (${(error as Error).message})`,
-      { where: file },
-    );
-  }
+  const bytes = readUserFile(file, 'errata file');
   const value = parseYamlOrJson(file, bytes.toString('utf8'), 'errata file');
   const errata = parseOrThrow(ErrataFileSchema, value, `errata file ${file}`);
   return { file: path, sha256: createHash('sha256').update(bytes).digest('hex'), errata };

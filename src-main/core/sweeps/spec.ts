@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { WorkbenchError, parseOrThrow } from '../../../src-shared/errors';
+import { parseOrThrow } from '../../../src-shared/errors';
 import {
   SweepSpecSchema,
   expandSweep,
@@ -8,7 +7,7 @@ import {
   type SweepSpec,
 } from '../../../src-shared/sweeps';
 import { canonicalJson, sha256Hex } from '../canonical-hash';
-import { parseYamlOrJson } from '../structured-file';
+import { parseYamlOrJson, readUserFile } from '../structured-file';
 
 /**
  * Reads a sweep spec (YAML, or JSON, which is YAML too), validates it and expands it. Dataset
@@ -36,15 +35,6 @@ export function loadSweep(value: unknown, file: string, baseDir: string): Loaded
 }
 
 export function readSweepFile(file: string): LoadedSweep {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new WorkbenchError(
-      'NOT_FOUND',
-      `sweep spec ${file}: cannot read it (${(error as Error).message})`,
-      { where: file },
-    );
-  }
+  const text = readUserFile(file, 'sweep spec').toString('utf8');
   return loadSweep(parseYamlOrJson(file, text), file, dirname(resolve(file)));
 }
