@@ -1,4 +1,10 @@
-import type { ProgressEvent, RunSummary, SampleStatus } from './experiment';
+import {
+  RUN_STATUSES,
+  type ProgressEvent,
+  type RunStatus,
+  type RunSummary,
+  type SampleStatus,
+} from './experiment';
 import type { RunInfo } from './runs';
 
 /**
@@ -6,15 +12,8 @@ import type { RunInfo } from './runs';
  * Pure (no clock, no React) so a recorded sequence of events can be replayed in a test.
  */
 
-export type LiveStatus =
-  | 'running'
-  | 'cancelling'
-  | 'completed'
-  | 'degraded'
-  | 'cancelled'
-  | 'failed'
-  | 'interrupted'
-  | 'paused';
+/** A run's stored statuses, plus the window's own "cancel asked, not yet stopped". */
+export type LiveStatus = RunStatus | 'cancelling';
 
 export interface SampleProgress {
   sampleId: string;
@@ -104,14 +103,10 @@ export type ProgressAction =
   /** The engine no longer lists the run as active and its stored status says how it ended. */
   | { type: 'settled'; info: RunInfo };
 
-export const TERMINAL: ReadonlySet<LiveStatus> = new Set([
-  'completed',
-  'degraded',
-  'cancelled',
-  'failed',
-  'interrupted',
-  'paused',
-]);
+/** Every stored status but `running` is how a run ended (or stopped for now: `paused`). */
+export const TERMINAL: ReadonlySet<LiveStatus> = new Set(
+  RUN_STATUSES.filter((status) => status !== 'running'),
+);
 
 export function isActive(run: RunProgress): boolean {
   return !TERMINAL.has(run.status);

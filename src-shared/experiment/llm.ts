@@ -27,6 +27,14 @@ export const DEFAULT_LLM_BASE_DELAY_MS = 500;
  */
 export const DEFAULT_LLM_MAX_REPLY_BYTES = 4 * 1024 * 1024;
 
+/** A reply body cap an endpoint's config may set, LLM or embeddings (1 KiB to 256 MiB). */
+export const maxReplyBytesSchema = z
+  .number()
+  .int()
+  .min(1024)
+  .max(256 * 1024 * 1024)
+  .default(DEFAULT_LLM_MAX_REPLY_BYTES);
+
 /** USD per million tokens; with them a run's manifest carries its cost. */
 export const LlmPricesSchema = z
   .object({
@@ -57,12 +65,7 @@ export function llmEndpointShape(defaultMaxTokens: number) {
     /** Backoff: min(20 s, baseDelayMs * 2^attempt) times a jitter in [0.5, 1); Retry-After wins. */
     baseDelayMs: z.number().nonnegative().default(DEFAULT_LLM_BASE_DELAY_MS),
     /** Reply bodies over this many bytes are refused (LLM_REPLY_TOO_LARGE) without reading the rest. */
-    maxReplyBytes: z
-      .number()
-      .int()
-      .min(1024)
-      .max(256 * 1024 * 1024)
-      .default(DEFAULT_LLM_MAX_REPLY_BYTES),
+    maxReplyBytes: maxReplyBytesSchema,
     prices: LlmPricesSchema.optional(),
     /**
      * Request starts allowed per minute at this endpoint (its rate limit), enforced by the run's

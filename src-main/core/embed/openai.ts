@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { openAIEmbedderEndpointShape } from '../../../src-shared/embedders';
 import { WorkbenchError, parseOrThrow } from '../../../src-shared/errors';
-import { DEFAULT_LLM_MAX_REPLY_BYTES, timeoutMsSchema } from '../../../src-shared/experiment';
+import { maxReplyBytesSchema, timeoutMsSchema } from '../../../src-shared/experiment';
 import { endedDelta, type CallMeter } from '../answer/llm-client';
 import { excerpt, postJson, redact, withRetries, type Attempt } from '../http/retry';
 import { assertKeyTransport, type ApiKeys } from '../keys';
@@ -36,12 +36,7 @@ export const openAIEmbedderConfigSchema = z
     /** A 429 asking to wait longer than this fails instead of stalling the run. */
     maxRetryAfterMs: z.number().nonnegative().default(60_000),
     /** Reply bodies over this many bytes fail with LLM_REPLY_TOO_LARGE without being read whole. */
-    maxReplyBytes: z
-      .number()
-      .int()
-      .min(1024)
-      .max(256 * 1024 * 1024)
-      .default(DEFAULT_LLM_MAX_REPLY_BYTES),
+    maxReplyBytes: maxReplyBytesSchema,
   })
   // Strict, so a literal `apiKey` in a config file is refused instead of silently ignored.
   .strict();

@@ -27,6 +27,7 @@ import {
   type SampleHooks,
   type SampleJob,
   type SampleOutcome,
+  sampleJobWire,
 } from './runSample';
 import { startExperimentWorker } from './workerUrl';
 import { loadWordVectorImage, type WordVectorRequest } from '../embed/winkVectors';
@@ -380,12 +381,7 @@ function startMessage(
 ): WithoutSeq<Extract<WorkerIn, { type: 'start' }>> {
   return {
     type: 'start',
-    runId: job.runId,
-    sample: job.sample,
-    plan: job.plan,
-    config: job.config,
-    benchmark: job.benchmark,
-    skipTests: [...job.skipTests],
+    ...sampleJobWire(job),
     collectionDir: job.collectionDir,
     ...(job.cacheDir !== undefined ? { cacheDir: job.cacheDir } : {}),
     ...(job.responseCache !== undefined ? { responseCache: job.responseCache } : {}),

@@ -74,6 +74,21 @@ export interface SampleJob {
   quoteReplies?: boolean;
 }
 
+/**
+ * What of a job crosses to another thread or machine as plain data (a worker's start message, a
+ * queue job): the sample and how to run it. Folders, keys and caches are the receiver's own.
+ */
+export function sampleJobWire(job: SampleJob) {
+  return {
+    runId: job.runId,
+    sample: job.sample,
+    plan: job.plan,
+    config: job.config,
+    benchmark: job.benchmark,
+    skipTests: [...job.skipTests],
+  };
+}
+
 export interface SampleHooks {
   emit(event: SampleEvent): void;
   /** Called once per complete test, in test order; never with a partial test. */

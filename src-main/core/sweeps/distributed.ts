@@ -23,7 +23,7 @@ import {
   testRecordSchema,
 } from '../pipeline/protocol';
 import { endpointLimitsOf, runBudgetLimit } from '../pipeline/runLimits';
-import type { LogLevel, SampleOutcome } from '../pipeline/runSample';
+import { sampleJobWire, type LogLevel, type SampleOutcome } from '../pipeline/runSample';
 import { CallBudget } from '../http/callBudget';
 import { RedisTokenBucket } from '../http/redisTokenBucket';
 
@@ -253,14 +253,7 @@ export async function bullmqExecutor(options: BullmqExecutorOptions): Promise<Di
       if (existing && (state === 'completed' || state === 'failed')) await existing.remove();
       // A resumed run runs a sample whose earlier run was cancelled.
       await redis.del(cancelKey(name, jobId));
-      const data = {
-        runId: job.runId,
-        sample: job.sample,
-        plan: job.plan,
-        config: job.config,
-        benchmark: job.benchmark,
-        skipTests: [...job.skipTests],
-      };
+      const data = sampleJobWire(job);
       const added =
         existing && state !== 'completed' && state !== 'failed'
           ? existing
