@@ -4,6 +4,9 @@
 // build read, this script or package.json is newer than that build, or out/cli is missing; the
 // check reads a few hundred file times. `--out <dir>` builds elsewhere (a test runs the bundle in a
 // folder without the sources). Build messages go to stderr: a command's stdout stays its own.
+// `--run <args...>` (what `npm run cli` ends with) then runs the built CLI with the args after it in
+// this same process: one node start per command instead of two (~0.06 s of a `--help`'s 0.3 s).
+// Only the flags before `--run` are this script's: a command's own `--out` stays the command's.
 import {
   existsSync,
   mkdirSync,
@@ -15,13 +18,16 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
+const runFlag = process.argv.indexOf('--run');
+/** This script's own flags: those before `--run`; the rest belong to the command it runs. */
+const ownArgs = runFlag >= 0 ? process.argv.slice(0, runFlag) : process.argv;
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const outFlag = process.argv.indexOf('--out');
+const outFlag = ownArgs.indexOf('--out');
 const outDir =
-  outFlag >= 0 && process.argv[outFlag + 1] !== undefined
-    ? resolve(process.argv[outFlag + 1])
+  outFlag >= 0 && ownArgs[outFlag + 1] !== undefined
+    ? resolve(ownArgs[outFlag + 1])
     : join(root, 'out', 'cli');
 /** What the last build read, and when it started: the staleness check's input. */
 const inputsFile = join(outDir, 'inputs.json');
@@ -124,6 +130,12 @@ async function buildCli(reason) {
   process.stderr.write(`built the CLI in ${((Date.now() - startedAt) / 1000).toFixed(1)} s\n`);
 }
 
-const ifStale = process.argv.includes('--if-stale');
+const ifStale = ownArgs.includes('--if-stale');
 const reason = ifStale ? staleReason() : 'asked';
 if (reason !== null) await buildCli(reason);
+if (runFlag >= 0) {
+  // main.js runs when it is argv[1] (its isEntryPoint check), as under `node out/cli/main.js`.
+  const main = join(outDir, 'main.js');
+  process.argv = [process.argv[0], main, ...process.argv.slice(runFlag + 1)];
+  await import(pathToFileURL(main).href);
+}

@@ -42,6 +42,23 @@ describe('the CLI as built JavaScript', () => {
     expect(help.code).toBe(0);
     expect(help.out).toMatch(/^Memory Workbench command line\n/);
 
+    // `npm run cli` is `build-cli.mjs --if-stale --run`: the command runs in the same process, and
+    // a flag after `--run` is the command's, even one the build script also knows (`--out`).
+    const viaRun = node([
+      join(repo, 'scripts/build-cli.mjs'),
+      '--if-stale',
+      '--out',
+      out,
+      '--run',
+      'export',
+      '--out',
+      join(app, 'elsewhere'),
+      '--help',
+    ]);
+    expect(viaRun.err).toBe('');
+    expect(viaRun.code).toBe(0);
+    expect(viaRun.out).toMatch(/^usage: npm run -s cli -- export /);
+
     // Two samples in two worker threads, each started from out/cli/worker.js.
     const run = node(
       [
