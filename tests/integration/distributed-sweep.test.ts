@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExperimentConfigInput } from '../../src-shared/experiment';
 import { loadDatasetFile } from '../../src-main/core/dataset/load';
@@ -270,18 +271,33 @@ describe('distributed executor (BullMQ on a real Redis, worker processes)', () =
     const chats = (): number =>
       llm.requests.filter((r) => r.path === '/v1/chat/completions').length;
     const before = chats();
+    // Every take of the shared rate budget (redisTokenBucket.ts's script on its key), by the
+    // Redis connection that made it: the test waits on these instead of sleeping.
+    const watcher = new Redis(redis.url);
+    const monitor = await watcher.monitor();
+    const takes: string[] = [];
+    monitor.on('monitor', (_time: string, args: string[], source: string) => {
+      if (args[0]?.toLowerCase() === 'eval' && args[3]?.startsWith(`${queue}:llm-rate:`)) {
+        takes.push(source);
+      }
+    });
     try {
       const handle = await startExperiment(config(), {
         store,
         dataDir: join(root, `coord-data-${counter}`),
         executor: distributed.executor,
       });
-      // Both samples are taken (one per process) and ask for their first answers.
+      // Both samples are taken (one per process) and ask for their first answers: wait until
+      // both processes have asked the shared bucket and it has refused at least two takes (three
+      // takes, one token), then no second request may have reached the server.
       const deadline = Date.now() + 20_000;
-      while (chats() === before && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 100));
+      while (
+        (takes.length < 3 || new Set(takes).size < 2 || chats() === before) &&
+        Date.now() < deadline
+      ) {
+        await new Promise((r) => setTimeout(r, 50));
       }
-      await new Promise((r) => setTimeout(r, 4_000));
+      expect(new Set(takes).size).toBe(2);
       expect(chats() - before).toBe(1);
       // The samples are active on the workers: the cancel reaches them there, promptly (each
       // waits 30 s for its next request otherwise).
@@ -293,6 +309,8 @@ describe('distributed executor (BullMQ on a real Redis, worker processes)', () =
       first.kill('SIGKILL');
       second.kill('SIGKILL');
     } finally {
+      monitor.disconnect();
+      watcher.disconnect();
       await distributed.close();
       store.close();
     }
