@@ -214,6 +214,11 @@ export default tseslint.config(
               group: ['**/src-main/**', '**/src-renderer/**', 'react', 'react-dom'],
               message: 'src-shared imports nothing from the processes.',
             },
+            {
+              group: ['better-sqlite3', 'hnswlib-node', 'flexsearch'],
+              message:
+                "src-shared loads in the browser: an index kind's engine reaches SQLite, hnswlib and flexsearch through its KindContext's ports (core/collection/kind-ports.ts).",
+            },
           ],
         },
       ],

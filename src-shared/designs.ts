@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { formatPath, type ErrorPath } from './errors';
 import { DESIGN_INDEX_NAME_PATTERN, flag, int, num, oneOf } from './index-kinds/fields';
-import { INDEX_KIND_FACES, findIndexKindFace, type FaceType } from './index-kinds/registry';
+import { INDEX_KINDS, findIndexKindFace, type FaceType } from './index-kinds/registry';
 
 /**
  * Collection designs: a memory collection described as data (its indexes, how their hits are
@@ -24,8 +24,8 @@ export type DesignBasePreset = (typeof DESIGN_BASE_PRESETS)[number];
  * designer's order. Nothing here is per kind: a kind's design schema, fields and defaults live in
  * its face.
  */
-export const DESIGN_INDEX_TYPES = INDEX_KIND_FACES.map((f) => f.type) as unknown as TypesOf<
-  typeof INDEX_KIND_FACES
+export const DESIGN_INDEX_TYPES = INDEX_KINDS.map((f) => f.type) as unknown as TypesOf<
+  typeof INDEX_KINDS
 >;
 export type DesignIndexType = FaceType;
 
@@ -46,9 +46,7 @@ type DesignSchemasOf<F extends readonly unknown[]> = {
 /** One design index: the union of every face's design schema, told apart by `type`. */
 export const designIndexSchema = z.discriminatedUnion(
   'type',
-  INDEX_KIND_FACES.map((f) => f.design.schema) as unknown as DesignSchemasOf<
-    typeof INDEX_KIND_FACES
-  >,
+  INDEX_KINDS.map((f) => f.design.schema) as unknown as DesignSchemasOf<typeof INDEX_KINDS>,
   { error: `type must be one of ${DESIGN_INDEX_TYPES.join(', ')}` },
 );
 

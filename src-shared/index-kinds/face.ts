@@ -3,9 +3,8 @@ import type { FieldSpec } from './fields';
 
 /**
  * The browser-safe face of an index kind: everything about the kind that the design schema, the
- * Collections view and the designs engine need, and nothing that needs Node. The kind's engine
- * (src-main/core/collection/kinds/<type>.ts) takes its `type` and `configSchema` from here, so the
- * two halves cannot disagree about either.
+ * Collections view and the designs engine need. A kind (kind.ts) is its face and its engine in
+ * one object, so `type` and `configSchema` serve both.
  */
 export interface IndexKindFace<
   T extends string = string,
@@ -68,12 +67,3 @@ export interface DesignQuery {
 
 /** Any kind's face, whatever its types. */
 export type AnyIndexKindFace = IndexKindFace<string, z.ZodType<{ type: string }>, z.ZodObject>;
-
-/** Lets TypeScript infer a face's type literal and schemas from one object literal. */
-export function defineIndexKindFace<
-  const T extends string,
-  C extends z.ZodType<{ type: T }>,
-  D extends z.ZodObject,
->(face: IndexKindFace<T, C, D>): IndexKindFace<T, C, D> {
-  return face;
-}

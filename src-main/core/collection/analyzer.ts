@@ -1,12 +1,7 @@
+import type { AnalyzerOptions } from '../../../src-shared/index-kinds/engine';
 import { porterStem } from './stemmer';
 
-/** Options that decide how text becomes index terms. Stored with a text index's config. */
-export interface AnalyzerOptions {
-  lowercase: boolean;
-  foldAccents: boolean;
-  stopWords: boolean;
-  stem: boolean;
-}
+export type { AnalyzerOptions };
 
 /**
  * A small English stop list (articles, pronouns, auxiliaries, prepositions, conjunctions). Kept

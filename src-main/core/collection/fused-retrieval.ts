@@ -2,10 +2,10 @@ import { z } from 'zod';
 import { parseOrThrow } from '../../../src-shared/errors';
 import type { ErrorCode, ErrorPath, WorkbenchError } from '../../../src-shared/errors';
 import { DEFAULT_RRF_K, fuse, type FusedEntry } from './fusion';
-import type { ScoredSeq } from './kinds/kind';
+import type { ScoredSeq } from '../../../src-shared/index-kinds/engine';
 import type { Runtime } from './tx-context';
-import type { MultiQuery, RetrieveMultiOptions, RetrieveQuery } from './types';
-import { describe } from './validate';
+import type { MultiQuery, RetrieveMultiOptions } from './types';
+import { describe } from '../../../src-shared/index-kinds/validate';
 
 /** Retrieval's options and the search behind `retrieve` and the fused `retrieveMulti`/`rankMulti`. */
 
@@ -39,7 +39,7 @@ const multiOptionsSchema = z.strictObject({
 export async function searchIndex(
   ctx: Pick<RetrievalContext, 'assertOpen'>,
   rt: Runtime,
-  query: RetrieveQuery,
+  query: unknown,
   opts: ParsedRetrieveOptions,
 ): Promise<ScoredSeq[]> {
   let hits = await rt.handle.search(query, opts);
@@ -55,7 +55,7 @@ export async function searchIndex(
 export function searchNamedIndex(
   ctx: RetrievalContext,
   name: string,
-  query: RetrieveQuery,
+  query: unknown,
   options: unknown,
   what: string,
 ): Promise<ScoredSeq[]> {

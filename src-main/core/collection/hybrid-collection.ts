@@ -1,4 +1,4 @@
-import { basename, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
 import { WorkbenchError, parseOrThrow } from '../../../src-shared/errors';
 import type { ErrorCode, ErrorPath } from '../../../src-shared/errors';
@@ -23,7 +23,8 @@ import {
   type StoredRow,
   type WrittenItems,
 } from './item-rows';
-import type { KindContext } from './kinds/kind';
+import type { KindContext } from '../../../src-shared/index-kinds/engine';
+import { TEXT_INDEXES, VECTOR_INDEXES } from './kind-ports';
 import { findIndexKind, indexKindTypes } from './kinds/registry';
 import { openCollectionDatabase } from './open-database';
 import {
@@ -55,7 +56,7 @@ import type {
   StoredItem,
   VectorInput,
 } from './types';
-import { describe, isPlainObject } from './validate';
+import { describe, isPlainObject } from '../../../src-shared/index-kinds/validate';
 import { WriteBatch } from './write-batch';
 
 export { DB_FILE };
@@ -120,9 +121,14 @@ export class HybridCollection {
     this.kindContext = {
       collectionName: this.name,
       dir: this.dir,
-      db: this.db,
+      databaseFile: DB_FILE,
+      pathOf: (fileName) => join(this.dir, fileName),
+      // One-off statements (an index's load); stmt() caches the ones used again.
+      db: { prepare: (sql) => this.db.prepare<unknown[]>(sql) },
       logger: this.logger,
       embedder: options.embedder,
+      textIndexes: TEXT_INDEXES,
+      vectorIndexes: VECTOR_INDEXES,
       stmt: this.stmt,
       error: (code, message, path) => this.error(code, message, path),
       parse: (schema, value, what) =>

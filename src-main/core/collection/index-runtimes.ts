@@ -1,10 +1,10 @@
 import type Database from 'better-sqlite3';
 import type { ErrorCode, WorkbenchError } from '../../../src-shared/errors';
-import type { AnyIndexKind, KindContext } from './kinds/kind';
+import type { AnyIndexEngine, KindContext } from '../../../src-shared/index-kinds/engine';
 import { findIndexKind, indexKindTypes } from './kinds/registry';
 import type { Statements } from './item-rows';
 import type { Runtime } from './tx-context';
-import { sameSet } from './validate';
+import { sameSet } from '../../../src-shared/index-kinds/validate';
 
 /** Opening the collection's indexes: each stored index's kind, config and members. */
 
@@ -14,7 +14,7 @@ export function openRuntime(
   kindContext: KindContext,
   id: number,
   name: string,
-  kind: AnyIndexKind,
+  kind: AnyIndexEngine,
   config: { type: string },
   fresh: boolean,
 ): Runtime {

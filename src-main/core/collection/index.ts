@@ -4,7 +4,7 @@ export * from './config';
 export { fuse, DEFAULT_RRF_K } from './fusion';
 export type { RankedList, FusedEntry } from './fusion';
 export { MIGRATIONS, SCHEMA_VERSION } from './schema';
-export { MAX_TEXT_BYTES } from './validate';
+export { MAX_TEXT_BYTES } from '../../../src-shared/index-kinds/validate';
 export { porterStem } from './stemmer';
 export { createAnalyzer, ENGLISH_STOP_WORDS } from './analyzer';
 export type { AnalyzerOptions } from './analyzer';

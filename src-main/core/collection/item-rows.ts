@@ -1,10 +1,10 @@
 import type Database from 'better-sqlite3';
 import type { ErrorCode, WorkbenchError } from '../../../src-shared/errors';
-import type { ScoredSeq } from './kinds/kind';
+import type { ScoredSeq } from '../../../src-shared/index-kinds/engine';
 import type { PreparedItem } from './prepare-item';
 import type { TxContext } from './tx-context';
 import type { Hit, InsertResult, Metadata, StoredItem } from './types';
-import { describe } from './validate';
+import { describe } from '../../../src-shared/index-kinds/validate';
 
 /** The `items` table: one row per stored item, read and written through cached statements. */
 

@@ -1,6 +1,6 @@
 import type { ErrorCode, ErrorPath, WorkbenchError } from '../../../src-shared/errors';
 import { textHash } from './hash';
-import type { IncomingItem, PendingItem } from './kinds/kind';
+import type { IncomingItem, PendingItem } from '../../../src-shared/index-kinds/engine';
 import type { Runtime } from './tx-context';
 import type {
   EdgeInput,
@@ -10,7 +10,13 @@ import type {
   Metadata,
   SkippedMembership,
 } from './types';
-import { describe, idProblem, isPlainObject, textProblem, weightProblem } from './validate';
+import {
+  describe,
+  idProblem,
+  isPlainObject,
+  textProblem,
+  weightProblem,
+} from '../../../src-shared/index-kinds/validate';
 
 /**
  * Checking an item to insert and preparing what each target index takes of it, before the write

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createAnalyzer } from './analyzer';
-import { TextIndex, type TextIndexSettings } from './text-index';
+import type { TextIndexSettings } from '../../../src-shared/index-kinds/engine';
+import { TextIndex } from './text-index';
 
 const SETTINGS: TextIndexSettings = {
   lowercase: true,

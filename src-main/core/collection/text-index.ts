@@ -1,18 +1,11 @@
 import { Index } from 'flexsearch';
-import { createAnalyzer, type AnalyzerOptions } from './analyzer';
+import type { FullTextIndex, TextIndexSettings } from '../../../src-shared/index-kinds/engine';
+import { createAnalyzer } from './analyzer';
 import { selectTop } from './top-k';
 
 interface DocStats {
   length: number;
   tf: Map<string, number>;
-}
-
-/** The text settings of a text index's config (kinds/text.ts). */
-export interface TextIndexSettings extends AnalyzerOptions {
-  /** A query term also matches longer words that start with it (flexsearch `forward`). */
-  prefix: boolean;
-  k1: number;
-  b: number;
 }
 
 export interface TextHit {
@@ -33,7 +26,7 @@ export interface TextHit {
  * so the index and the statistics agree on what a term is. Nothing is persisted: the collection
  * rebuilds this from SQLite on open.
  */
-export class TextIndex {
+export class TextIndex implements FullTextIndex {
   readonly analyze: (text: string) => string[];
   private readonly fx: Index;
   private readonly docs = new Map<number, DocStats>();

@@ -1,11 +1,11 @@
-import type { AnyIndexKind, IndexHandle, IndexTx } from './kinds/kind';
+import type { AnyIndexEngine, IndexHandle, IndexTx } from '../../../src-shared/index-kinds/engine';
 import type { FifoOverflow } from './types';
 
 /** One open index: what the collection keeps (identity, members) around the kind's handle. */
 export interface Runtime {
   id: number;
   name: string;
-  kind: AnyIndexKind;
+  kind: AnyIndexEngine;
   config: { type: string };
   /** Item seqs that are members, mirrored from SQLite (the durable truth). */
   members: Set<number>;

@@ -1,12 +1,14 @@
 import type { Embedder } from './embedder';
 
-export type VectorInput = readonly number[] | Float32Array;
-export type Metadata = Record<string, unknown>;
+import type {
+  CollectionLogger,
+  FifoOverflow,
+  Metadata,
+} from '../../../src-shared/index-kinds/engine';
+import type { VectorInput } from '../../../src-shared/index-kinds/validate';
 
-export interface CollectionLogger {
-  warn(message: string): void;
-  info?(message: string): void;
-}
+// Declared beside the index kinds' engine contract, which every kind's file reads.
+export type { CollectionLogger, FifoOverflow, Metadata, VectorInput };
 
 export interface HybridCollectionOptions {
   /** Used in every error message; defaults to the directory's base name. */
@@ -57,15 +59,6 @@ export interface InsertOptions {
   vectors?: Record<string, VectorInput>;
   metadata?: Metadata;
   edges?: readonly EdgeInput[];
-}
-
-export interface FifoOverflow {
-  index: string;
-  policy: 'evict-oldest' | 'reject';
-  /** Entries removed from the fifo index (oldest first); the items remain stored. */
-  evicted: string[];
-  /** Items that were not added to the fifo index because it was full (policy 'reject'). */
-  rejected: string[];
 }
 
 export interface SkippedMembership {

@@ -2,20 +2,10 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type * as Hnsw from 'hnswlib-node';
+import type { AnnIndex, HnswSettings } from '../../../src-shared/index-kinds/engine';
 
 // hnswlib-node is a CommonJS native addon whose named exports Node's ESM loader cannot detect.
 const hnswlib = createRequire(import.meta.url)('hnswlib-node') as typeof Hnsw;
-
-/** The hnsw settings of a vector index's config (kinds/vector.ts). */
-export interface HnswSettings {
-  space: 'cosine' | 'ip' | 'l2';
-  dim: number;
-  M: number;
-  efConstruction: number;
-  ef: number;
-  initialCapacity: number;
-  seed: number;
-}
 
 export interface VectorHit {
   label: number;
@@ -27,7 +17,7 @@ export function vectorToBlob(vector: Float32Array): Buffer {
   return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
 }
 
-export function blobToVector(blob: Buffer): Float32Array {
+export function blobToVector(blob: Uint8Array): Float32Array {
   // Copy: a Buffer from SQLite may sit at an offset that is not 4-byte aligned.
   const bytes = new Uint8Array(blob.byteLength);
   bytes.set(blob);
@@ -47,7 +37,7 @@ export function fileChecksum(path: string): string {
  * ip -> 1 - distance (= the dot product); l2 -> -distance, where hnswlib's l2 distance is the
  * SQUARED Euclidean distance.
  */
-export class VectorIndex {
+export class VectorIndex implements AnnIndex {
   private hnsw: Hnsw.HierarchicalNSW;
   /** Labels currently searchable (not marked deleted). */
   readonly live = new Set<number>();

@@ -9,31 +9,31 @@ import {
   type DesignIndex,
 } from '../../../src-shared/designs';
 import { numberBounds } from '../../../src-shared/index-kinds/fields';
-import { INDEX_KIND_FACES } from '../../../src-shared/index-kinds/registry';
+import { INDEX_KINDS } from '../../../src-shared/index-kinds/registry';
 import { findIndexKind, indexKindTypes } from '../collection/kinds/registry';
 import { makeTempDirs } from '../collection/test-helpers';
 import { DesignedCollection, collectionConfig } from './engine';
 
 /**
- * The contract between an index kind's two halves and every list derived from them: the engine
- * registry (src-main/core/collection/kinds/registry.ts), the face registry
- * (src-shared/index-kinds/registry.ts), the design schema, and the designs engine. It walks the
- * registries rather than naming kinds, so a new kind is checked by adding it, not by editing
- * this file.
+ * The contract between the index kinds (src-shared/index-kinds/registry.ts, face and engine in
+ * one object each) and every list derived from them: the collection's kind registry
+ * (src-main/core/collection/kinds/registry.ts), the design schema, and the designs engine. It
+ * walks the registry rather than naming kinds, so a new kind is checked by adding it, not by
+ * editing this file.
  */
 
 const temp = makeTempDirs();
 afterEach(() => temp.cleanup());
 
-const faceTypes = INDEX_KIND_FACES.map((f) => f.type);
+const faceTypes = INDEX_KINDS.map((f) => f.type);
 
 describe('index kind faces', () => {
-  it('pair with the engine registered for their type, and every design list agrees', () => {
-    // Every built-in engine has a face and every face an engine, in the same order.
+  it('are the engines the collection runs, and every design list agrees', () => {
+    // The collection registers every kind, in the designer's order, and nothing else.
     expect(indexKindTypes()).toEqual(faceTypes);
-    for (const face of INDEX_KIND_FACES) {
-      // The engine validates createIndex with the schema the face declares (not a copy).
-      expect(findIndexKind(face.type)?.configSchema, face.type).toBe(face.configSchema);
+    for (const kind of INDEX_KINDS) {
+      // The engine the collection runs is the kind's own object: one config schema, one type.
+      expect(findIndexKind(kind.type), kind.type).toBe(kind);
     }
     expect([...DESIGN_INDEX_TYPES]).toEqual(faceTypes);
     expect(designIndexSchema.options.map((o) => o.shape.type.value)).toEqual(faceTypes);
@@ -42,7 +42,7 @@ describe('index kind faces', () => {
     );
   });
 
-  it.each(INDEX_KIND_FACES.map((face) => [face.type, face] as const))(
+  it.each(INDEX_KINDS.map((face) => [face.type, face] as const))(
     'the %s face is complete',
     (type, face) => {
       expect(face.description.trim()).not.toBe('');

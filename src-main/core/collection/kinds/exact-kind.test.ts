@@ -7,7 +7,7 @@ import { DB_FILE } from '../schema';
 import { makeTempDirs } from '../test-helpers';
 import type { RetrieveQuery } from '../types';
 import {
-  defineIndexKind,
+  defineIndexEngine,
   type AddedItem,
   type IndexHandle,
   type IndexTx,
@@ -15,7 +15,7 @@ import {
   type OpenedIndex,
   type ScoredSeq,
   type SearchOptions,
-} from './kind';
+} from '../../../../src-shared/index-kinds/engine';
 import { indexKindTypes, registerIndexKind } from './registry';
 
 /**
@@ -32,7 +32,7 @@ const exactConfigSchema = z.strictObject({
 });
 type ExactConfig = z.output<typeof exactConfigSchema>;
 
-const exactKind = defineIndexKind({
+const exactKind = defineIndexEngine({
   type: 'exact',
   configSchema: exactConfigSchema,
   memberTable: 'exact_members',

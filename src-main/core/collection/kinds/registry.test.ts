@@ -4,15 +4,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { HybridCollection } from '../hybrid-collection';
 import { DB_FILE } from '../schema';
 import { makeTempDirs } from '../test-helpers';
-import { fifoKind } from './fifo';
-import type { AnyIndexKind } from './kind';
+import { fifoKind } from '../../../../src-shared/index-kinds/fifo';
+import type { AnyIndexEngine } from '../../../../src-shared/index-kinds/engine';
 import { findIndexKind, indexKindTypes, registerIndexKind } from './registry';
 
 const temp = makeTempDirs();
 afterEach(() => temp.cleanup());
 
 /** A copy of a built-in kind under another type (or member table). */
-function kindLike(type: string, memberTable = 'some_members'): AnyIndexKind {
+function kindLike(type: string, memberTable = 'some_members'): AnyIndexEngine {
   return { ...fifoKind, type, memberTable };
 }
 

@@ -1,19 +1,9 @@
 import { WorkbenchError } from '../../../../src-shared/errors';
-import { fifoKind } from './fifo';
-import { graphKind } from './graph';
-import type { AnyIndexKind } from './kind';
-import { sortedKind } from './sorted';
-import { textKind } from './text';
-import { vectorKind } from './vector';
+import type { AnyIndexEngine } from '../../../../src-shared/index-kinds/engine';
+import { INDEX_KINDS, type IndexKinds } from '../../../../src-shared/index-kinds/registry';
 
-/**
- * The built-in index kinds, in the designer's order: the one place they are registered (each
- * kind's browser-safe face is listed in src-shared/index-kinds/registry.ts, and
- * core/designs/kinds-contract.test.ts checks that the two lists agree).
- */
-const BUILT_IN_KINDS = [vectorKind, textKind, fifoKind, sortedKind, graphKind] as const;
-
-type BuiltInKindMap = { [K in (typeof BUILT_IN_KINDS)[number] as K['type']]: K };
+/** The built-in kinds: every kind in src-shared/index-kinds/registry.ts (face and engine). */
+type BuiltInKindMap = { [K in IndexKinds[number] as K['type']]: K };
 
 /**
  * The index kinds a collection knows, by `type`, for typed configs: the built-ins, plus any kind
@@ -23,13 +13,13 @@ type BuiltInKindMap = { [K in (typeof BUILT_IN_KINDS)[number] as K['type']]: K }
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- open for declaration merging
 export interface IndexKindMap extends BuiltInKindMap {}
 
-const kinds = new Map<string, AnyIndexKind>();
+const kinds = new Map<string, AnyIndexEngine>();
 
 const KIND_TYPE_PATTERN = /^[a-z][a-z0-9-]{0,31}$/;
 const SQL_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
 /** Makes a kind available to every collection opened afterwards in this process. */
-export function registerIndexKind(kind: AnyIndexKind): void {
+export function registerIndexKind(kind: AnyIndexEngine): void {
   const existing = kinds.get(kind.type);
   if (existing === kind) return;
   if (existing) {
@@ -51,10 +41,10 @@ export function registerIndexKind(kind: AnyIndexKind): void {
   kinds.set(kind.type, kind);
 }
 
-for (const kind of BUILT_IN_KINDS) registerIndexKind(kind);
+for (const kind of INDEX_KINDS) registerIndexKind(kind);
 
 /** The kind registered for `type`, or undefined. */
-export function findIndexKind(type: string): AnyIndexKind | undefined {
+export function findIndexKind(type: string): AnyIndexEngine | undefined {
   return kinds.get(type);
 }
 

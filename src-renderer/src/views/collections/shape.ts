@@ -20,7 +20,7 @@ import {
   type FieldSpec,
   type NumberBounds,
 } from '@shared/index-kinds/fields';
-import { INDEX_KIND_FACES } from '@shared/index-kinds/registry';
+import { INDEX_KINDS } from '@shared/index-kinds/registry';
 
 /**
  * Pure shaping for the Collections view: URL params, the design editor's state changes, field
@@ -148,12 +148,12 @@ export type { FieldSpec, NumberBounds };
 
 /** The parameters of each index type, in display order: each kind's face declares its own. */
 export const INDEX_FIELDS = Object.fromEntries(
-  INDEX_KIND_FACES.map((f) => [f.type, f.design.fields]),
+  INDEX_KINDS.map((f) => [f.type, f.design.fields]),
 ) as Record<DesignIndexType, readonly FieldSpec[]>;
 
 /** One line per index type, shown beside it in the designer. */
 export const INDEX_TYPE_HINTS = Object.fromEntries(
-  INDEX_KIND_FACES.map((f) => [f.type, f.description]),
+  INDEX_KINDS.map((f) => [f.type, f.description]),
 ) as Record<DesignIndexType, string>;
 
 const fShape = designFusionSchema.shape;

@@ -1,4 +1,10 @@
-import type { VectorInput } from './types';
+/**
+ * Input checks shared by the collection (items, ids, edges) and the index kinds' engines
+ * (vectors, queries). Pure, so a kind's one file in this folder can use them.
+ */
+
+/** A vector as a caller gives it. */
+export type VectorInput = readonly number[] | Float32Array;
 
 /** Largest accepted item text, in UTF-8 bytes. */
 export const MAX_TEXT_BYTES = 1_048_576;
@@ -21,7 +27,8 @@ export function textProblem(text: unknown, what: string): string | null {
   if (text.trim() === '') return `${what} is empty`;
   // Cheap upper bound first: UTF-8 needs at most 3 bytes per UTF-16 code unit.
   if (text.length * 3 > MAX_TEXT_BYTES) {
-    const bytes = Buffer.byteLength(text, 'utf8');
+    // TextEncoder counts a lone surrogate as U+FFFD (3 bytes), as Buffer.byteLength does.
+    const bytes = new TextEncoder().encode(text).byteLength;
     if (bytes > MAX_TEXT_BYTES) {
       return `${what} is ${bytes} bytes, over the 1 MB (${MAX_TEXT_BYTES}-byte) limit`;
     }

@@ -1,16 +1,17 @@
-import type Database from 'better-sqlite3';
 import type { z } from 'zod';
-import type { ErrorCode, ErrorPath, WorkbenchError } from '../../../../src-shared/errors';
-import type { Embedder } from '../embedder';
-import type { CollectionLogger, FifoOverflow, Metadata, RetrieveQuery } from '../types';
+import type { ErrorCode, ErrorPath, WorkbenchError } from '../errors';
 
 /**
- * The contract between HybridCollection and an index kind. The collection owns the items, the
- * `indexes` registry table, transactions, member sets and fusion; a kind owns its config schema,
- * its tables, its in-memory structure and its query. One kind per file in this folder; see
- * README.md ("Adding an index kind") for the recipe.
+ * The contract between HybridCollection (src-main/core/collection) and an index kind's engine.
+ * The collection owns the items, the `indexes` registry table, transactions, member sets and
+ * fusion; an engine owns its config schema, its tables, its in-memory structure and its query.
+ *
+ * An engine lives in its kind's one file in this folder, so it is written against ports the
+ * collection lends it at run time (`KindContext`): a SQL handle, full-text and vector index
+ * factories, the collection folder's paths, the embedder and the logger. Nothing here imports
+ * Node, SQLite or hnswlib; the core implements the ports (core/collection/kind-ports.ts).
  */
-export interface IndexKind<
+export interface IndexEngine<
   T extends string = string,
   S extends z.ZodType<{ type: T }> = z.ZodType<{ type: T }>,
   P = unknown,
@@ -37,14 +38,18 @@ export interface IndexKind<
   open(ctx: KindContext, index: OpenedIndex<z.output<S>>): IndexHandle<P>;
 }
 
-/** Any registered kind, whatever its config and payload types. */
-export type AnyIndexKind = IndexKind<string, z.ZodType<{ type: string }>, unknown>;
+/** Any engine, whatever its config and payload types. */
+export type AnyIndexEngine = IndexEngine<string, z.ZodType<{ type: string }>, unknown>;
 
-/** Lets TypeScript infer a kind's type literal, schema and payload from one object literal. */
-export function defineIndexKind<const T extends string, S extends z.ZodType<{ type: T }>, P>(
-  kind: IndexKind<T, S, P>,
-): IndexKind<T, S, P> {
-  return kind;
+/**
+ * Lets TypeScript infer an engine's type literal, schema and payload from one object literal:
+ * for a kind only the collection uses (registered with core's registerIndexKind); a kind with a
+ * face uses defineIndexKind (kind.ts).
+ */
+export function defineIndexEngine<const T extends string, S extends z.ZodType<{ type: T }>, P>(
+  engine: IndexEngine<T, S, P>,
+): IndexEngine<T, S, P> {
+  return engine;
 }
 
 export interface OpenedIndex<C> {
@@ -58,16 +63,27 @@ export interface OpenedIndex<C> {
   members: ReadonlySet<number>;
 }
 
-/** What the collection lends a kind: its database and a few helpers, never another index. */
+/**
+ * What the collection lends a kind: its database, the structures core builds, and a few helpers;
+ * never another index.
+ */
 export interface KindContext {
   readonly collectionName: string;
   /** The collection directory (files beside the database live here). */
   readonly dir: string;
-  readonly db: Database.Database;
+  /** The database's file name in `dir`, for messages. */
+  readonly databaseFile: string;
+  /** The path of the file `fileName` beside the database. */
+  pathOf(fileName: string): string;
+  readonly db: SqlDatabase;
   readonly logger: CollectionLogger;
   readonly embedder: Embedder | undefined;
+  /** Full-text indexes (flexsearch candidates ranked by BM25). */
+  readonly textIndexes: TextIndexFactory;
+  /** Approximate nearest-neighbour indexes (hnswlib) and their vectors' SQLite form. */
+  readonly vectorIndexes: VectorIndexFactory;
   /** A prepared statement, cached for the collection's lifetime. */
-  stmt(sql: string): Database.Statement;
+  stmt(sql: string): SqlStatement;
   /** An error whose message starts with `HybridCollection '<name>': `. */
   error(code: ErrorCode, message: string, path?: ErrorPath): WorkbenchError;
   /** zod parse; a failure is INVALID_INPUT naming the collection, `what` and the bad field. */
@@ -80,12 +96,7 @@ export interface KindContext {
    * Hits of another index of the collection (a graph takes its start nodes from one). `options`
    * are retrieve options, validated by the collection; `what` names them in errors.
    */
-  searchIndex(
-    name: string,
-    query: RetrieveQuery,
-    options: unknown,
-    what: string,
-  ): Promise<ScoredSeq[]>;
+  searchIndex(name: string, query: unknown, options: unknown, what: string): Promise<ScoredSeq[]>;
 }
 
 /** A search result before the collection hydrates it: item seq, score (higher is better). */
@@ -177,7 +188,8 @@ export interface IndexHandle<P = unknown> {
   forget?(seq: number): void;
   /** Runs at the end of an insert/insertToIndex transaction that added to this index. */
   finishTx?(tx: IndexTx): void;
-  search(query: RetrieveQuery, options: SearchOptions): ScoredSeq[] | Promise<ScoredSeq[]>;
+  /** `query` is the caller's, unchecked: the kind validates it and names what it expects. */
+  search(query: unknown, options: SearchOptions): ScoredSeq[] | Promise<ScoredSeq[]>;
   /** Problems between the in-memory structure and the stored members (empty when consistent). */
   checkIntegrity?(stored: ReadonlySet<number>): string[];
   /** Adds (or re-weights) an edge from a member; the collection validates the weight's shape. */
@@ -190,4 +202,133 @@ export interface IndexHandle<P = unknown> {
   close?(): void;
   /** Removes what the index keeps outside SQLite, once its rows are deleted. */
   drop?(): void;
+}
+
+/** An item's metadata: a JSON object. */
+export type Metadata = Record<string, unknown>;
+
+export interface CollectionLogger {
+  warn(message: string): void;
+  info?(message: string): void;
+}
+
+/** A fifo index's overflow in one write call (the insert result reports it). */
+export interface FifoOverflow {
+  index: string;
+  policy: 'evict-oldest' | 'reject';
+  /** Entries removed from the fifo index (oldest first); the items remain stored. */
+  evicted: string[];
+  /** Items that were not added to the fifo index because it was full (policy 'reject'). */
+  rejected: string[];
+}
+
+/**
+ * An embedder turns texts into fixed-size vectors. Collections and memory services depend on
+ * this interface only, so the offline word-vector embedder and HTTP embedders are interchangeable.
+ */
+export interface Embedder {
+  /** Stable identifier recorded in run manifests, e.g. `wink-sif-100d` or `openai:text-embedding-3-small`. */
+  readonly name: string;
+  readonly dim: number;
+  /**
+   * One vector per text, in order. Vectors are L2-normalised unless the embedder says otherwise.
+   * `signal` stops slow work (an HTTP embedder's requests) when the caller gives up.
+   */
+  embed(texts: readonly string[], options?: { signal?: AbortSignal }): Promise<Float32Array[]>;
+}
+
+/** A value SQLite binds: a BLOB is a byte array. */
+export type SqlValue = number | string | bigint | Uint8Array | null;
+
+/** The part of a prepared statement (better-sqlite3's) an engine uses. */
+export interface SqlStatement {
+  run(...params: SqlValue[]): unknown;
+  /** The first row, or undefined. */
+  get(...params: SqlValue[]): unknown;
+  all(...params: SqlValue[]): unknown[];
+  iterate(...params: SqlValue[]): Iterable<unknown>;
+}
+
+/** The part of the collection's database (better-sqlite3's) an engine uses. */
+export interface SqlDatabase {
+  prepare(sql: string): SqlStatement;
+}
+
+/** Options that decide how text becomes index terms. Stored with a text index's config. */
+export interface AnalyzerOptions {
+  lowercase: boolean;
+  foldAccents: boolean;
+  stopWords: boolean;
+  stem: boolean;
+}
+
+/** The text settings of a text index's config. */
+export interface TextIndexSettings extends AnalyzerOptions {
+  /** A query term also matches longer words that start with it (flexsearch `forward`). */
+  prefix: boolean;
+  k1: number;
+  b: number;
+}
+
+/** An in-memory full-text index over item seqs (core/collection/text-index.ts). */
+export interface FullTextIndex {
+  readonly size: number;
+  has(seq: number): boolean;
+  /** Indexes `text` for `seq`, replacing what it held. */
+  add(seq: number, text: string): void;
+  remove(seq: number): void;
+  /** The best `topK` documents for `query`, best first. */
+  search(query: string, topK: number): ScoredSeq[];
+}
+
+export interface TextIndexFactory {
+  create(settings: TextIndexSettings): FullTextIndex;
+}
+
+/** The hnsw settings of a vector index's config. */
+export interface HnswSettings {
+  space: 'cosine' | 'ip' | 'l2';
+  dim: number;
+  M: number;
+  efConstruction: number;
+  ef: number;
+  initialCapacity: number;
+  seed: number;
+}
+
+/** An approximate nearest-neighbour index over labels (core/collection/vector-index.ts). */
+export interface AnnIndex {
+  /** Labels currently searchable. */
+  readonly live: ReadonlySet<number>;
+  add(label: number, vector: Float32Array): void;
+  remove(label: number): void;
+  /** The nearest `topK` labels, best first (score: higher is better). */
+  search(query: Float32Array, topK: number): Array<{ label: number; score: number }>;
+  /** Writes the index to `path` atomically; returns the checksum of what was written. */
+  write(path: string): string;
+}
+
+export interface VectorIndexFactory {
+  empty(settings: HnswSettings): AnnIndex;
+  /**
+   * Reads an index written to `path`; a reason string instead when the file cannot be trusted
+   * (missing, unrecorded or mismatched checksum, other dimension, a label missing).
+   */
+  load(
+    settings: HnswSettings,
+    path: string,
+    checksum: string | null,
+    labels: readonly number[],
+  ): AnnIndex | string;
+  /** An index holding `rows`, sized for `count` of them. */
+  rebuild(
+    settings: HnswSettings,
+    rows: Iterable<{ label: number; vector: Float32Array }>,
+    count: number,
+  ): AnnIndex;
+  /** Deletes the index file at `path` (and its temp file), if present. */
+  removeFile(path: string): void;
+  /** A vector as the BLOB SQLite stores, and back. */
+  toBlob(vector: Float32Array): Uint8Array;
+  fromBlob(blob: Uint8Array): Float32Array;
 }
