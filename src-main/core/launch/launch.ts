@@ -30,7 +30,7 @@ import { estimateOf } from '../pipeline/plan';
  *   repeat never replays another repeat's replies (a sweep's repeats even share the seed, so their
  *   requests are byte-identical), while a replay (`only`) of a repeat replays its own. A
  *   distributed executor's workers (other machines, fed by a Redis job) have no cache of this
- *   process: the cache is off for them, and a replay on them is refused before anything runs.
+ *   machine: the cache is off for them, and a replay on them is refused before anything runs.
  * - **Preflight**: one real call to each endpoint (pipeline/preflight.ts) before the run is created
  *   or resumed, unless the request opts out (`--no-preflight`). A replay (`only`) never calls an
  *   endpoint, so it is never preflighted: it runs with the endpoint down. Each cell of a sweep is
@@ -43,7 +43,8 @@ import { estimateOf } from '../pipeline/plan';
  *   `responseCache`), sweeps, repeat groups and reproduce packs pass the caller's choices through
  *   or leave them out; no surface has a default of its own.
  * - **Estimate**: a new run keeps the planner's estimate beside its usage (pipeline/plan.ts), unless
- *   the request brings one already or asks for none (`null`).
+ *   the request brings one already or asks for none (`null`: a sweep's cell without its caller's,
+ *   whose figures `sweep plan` printed for the whole grid).
  * - **Processes**: only a surface whose input is the local user's (CLI flags, the desktop app) may
  *   start processes (an external memory service's `command`); the browser API, a Redis job and a
  *   reproduce pack may not. The surface says which in its `LaunchSurface.mayStartProcesses`, and
