@@ -126,7 +126,7 @@ export const MAX_ANSWERS_PAGE = 1000;
  * `--cache-only` say it; absent: the launcher's policy (src-main/core/launch/launch.ts), the same
  * from every surface.
  */
-const launchCallChoices = {
+const launchCallFields = {
   /** `false` skips the preflight; a replay (`only`) is never preflighted. */
   preflight: z.boolean().optional(),
   /** The LLM response cache for this run (default `on`). */
@@ -138,7 +138,7 @@ const experimentInput = ExperimentConfigSchema.omit({ datasetPath: true })
   .extend({
     datasetId,
     identity: RunIdentitySchema.optional(),
-    ...launchCallChoices,
+    ...launchCallFields,
   })
   .strict();
 const playgroundId = z.string().regex(/^pg-[0-9a-z-]{1,64}$/, 'must be a playground id');
@@ -180,7 +180,7 @@ export const apiMethods = {
   'experiments.estimate': method<ExperimentEstimate>()(experimentInput),
   'experiments.cancel': method<{ cancelled: boolean }>()(z.object({ runId }).strict()),
   'experiments.resume': method<{ runId: string }>()(
-    z.object({ runId, ...launchCallChoices }).strict(),
+    z.object({ runId, ...launchCallFields }).strict(),
   ),
   /** Runs executing in this engine now, with their latest progress event. */
   'experiments.active': method<ActiveRun[]>()(z.object({}).strict()),

@@ -29,7 +29,13 @@ import {
   memoryPresetNames,
 } from './memory/registry';
 import { loadMemoryPresets } from './pipeline/loadPresets';
-import { launchCallChoices, launchRun, resumeRun, type LaunchSurface } from './launch/launch';
+import {
+  launchCallChoices,
+  launchRun,
+  resumeRun,
+  type LaunchSurface,
+  type StatedCallChoices,
+} from './launch/launch';
 import type { ExperimentHandle } from './pipeline/runner';
 import { READ_METHODS, runQueries, type ReadMethod, type RunQueries } from './runs/queries';
 import { DEFAULT_READ_WORKERS, RunReadWorkers } from './runs/readWorkers';
@@ -123,7 +129,7 @@ export class ExperimentManager {
     config: ExperimentConfigInput,
     opened?: OpenedFile,
     identity?: RunIdentity,
-    calls: Parameters<typeof launchCallChoices>[0] = {},
+    calls: StatedCallChoices = {},
   ): Promise<{ runId: string }> {
     await loadMemoryPresets();
     const dataset = opened?.loaded ?? undefined;
@@ -140,10 +146,7 @@ export class ExperimentManager {
     return { runId: handle.runId };
   }
 
-  async resume(
-    runId: string,
-    calls: Parameters<typeof launchCallChoices>[0] = {},
-  ): Promise<{ runId: string }> {
+  async resume(runId: string, calls: StatedCallChoices = {}): Promise<{ runId: string }> {
     await loadMemoryPresets();
     const handle = await resumeRun({ runId, ...launchCallChoices(calls) }, this.surface());
     this.track(handle);

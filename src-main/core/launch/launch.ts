@@ -72,11 +72,14 @@ export interface LaunchCallChoices {
   responseCache?: ResponseCacheMode;
 }
 
-/** The choices an input states, as it parsed (an absent field may be `undefined`). */
-export function launchCallChoices(input: {
+/** Call choices as an input parsed them: a field left out may be there as `undefined`. */
+export interface StatedCallChoices {
   preflight?: boolean | undefined;
   responseCache?: ResponseCacheMode | undefined;
-}): LaunchCallChoices {
+}
+
+/** The choices an input states, without its `undefined` fields. */
+export function launchCallChoices(input: StatedCallChoices): LaunchCallChoices {
   return {
     ...(input.preflight !== undefined ? { preflight: input.preflight } : {}),
     ...(input.responseCache !== undefined ? { responseCache: input.responseCache } : {}),
