@@ -121,14 +121,24 @@ const reproduceInput = z
 const MAX_UPLOAD_CHARS = 256 * 1024 * 1024;
 /** The most answers one `runs.answersPage` call returns. */
 export const MAX_ANSWERS_PAGE = 1000;
+/**
+ * How a start or resume calls its endpoints, as the CLI's `--no-preflight`, `--no-cache` and
+ * `--cache-only` say it; absent: the launcher's policy (src-main/core/launch/launch.ts), the same
+ * from every surface.
+ */
+const launchCallFields = {
+  /** `false` skips the preflight; a replay (`only`) is never preflighted. */
+  preflight: z.boolean().optional(),
+  /** The LLM response cache for this run (default `on`). */
+  responseCache: z.enum(RESPONSE_CACHE_MODES).optional(),
+};
 /** A run as the Experiments form sends it: the config with an open dataset instead of a path. */
 const experimentInput = ExperimentConfigSchema.omit({ datasetPath: true })
   // The run's name, tags and notes: kept beside the run, not in its config or hash.
   .extend({
     datasetId,
     identity: RunIdentitySchema.optional(),
-    /** The LLM response cache for this run (default `on`, as in the CLI). */
-    responseCache: z.enum(RESPONSE_CACHE_MODES).optional(),
+    ...launchCallFields,
   })
   .strict();
 const playgroundId = z.string().regex(/^pg-[0-9a-z-]{1,64}$/, 'must be a playground id');
@@ -169,7 +179,9 @@ export const apiMethods = {
    */
   'experiments.estimate': method<ExperimentEstimate>()(experimentInput),
   'experiments.cancel': method<{ cancelled: boolean }>()(z.object({ runId }).strict()),
-  'experiments.resume': method<{ runId: string }>()(z.object({ runId }).strict()),
+  'experiments.resume': method<{ runId: string }>()(
+    z.object({ runId, ...launchCallFields }).strict(),
+  ),
   /** Runs executing in this engine now, with their latest progress event. */
   'experiments.active': method<ActiveRun[]>()(z.object({}).strict()),
   /**

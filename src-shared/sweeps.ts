@@ -61,6 +61,17 @@ export interface SweepTag {
   repeat: number;
 }
 
+/**
+ * The cache scope of a run's LLM replies and judge verdicts: repeat r > 0 of a sweep or repeat
+ * group is an independent run of the same config (measuring variance), so it reads and writes its
+ * own entries instead of replaying repeat 0's; repeat 0 and a run of no sweep share the unscoped
+ * ones (an identical request). Undefined: unscoped.
+ */
+export function repeatCacheScope(tag: Pick<SweepTag, 'repeat'> | undefined): string | undefined {
+  const repeat = tag?.repeat ?? 0;
+  return repeat > 0 ? `repeat ${repeat}` : undefined;
+}
+
 /** The tag as a stored manifest carries it (checked when a run is read back). */
 export const SweepTagSchema = z
   .object({

@@ -41,13 +41,29 @@ export const JUDGE_OPTIONS = {
   'judge-protocol-file': { type: 'string' },
 } as const;
 
-/** How a run is launched, `experiment` and `resume` (request.ts's launchCallsFromFlags). */
+/**
+ * How runs are launched, `experiment` (`--repeats` too), `resume`, `sweep run` and `reproduce`
+ * (request.ts's launchCallsFromFlags); what a flag leaves unsaid is the launcher's policy
+ * (core/launch/launch.ts), the same for each.
+ */
 export const LAUNCH_OPTIONS = {
   'keep-collections': { type: 'boolean', default: false },
   'no-preflight': { type: 'boolean', default: false },
   'no-cache': { type: 'boolean', default: false },
   'cache-only': { type: 'boolean', default: false },
 } as const;
+
+/** LAUNCH_OPTIONS' help lines, the same in every command that takes them. */
+export const LAUNCH_OPTIONS_HELP = `  --keep-collections        keep each sample's collection directory after the run
+  --no-preflight            skip the one real call to each LLM and embeddings endpoint that
+                            otherwise refuses a run whose endpoint is down, unknown or refuses the
+                            key (every run is preflighted: each cell of a sweep, each repeat)
+  --no-cache                ask the answerer's endpoint even for a request an earlier run made
+                            (by default identical requests are answered from
+                            <data dir>/cache/llm-responses.sqlite and counted as cache hits; a
+                            repeat after the first keeps its own replies, never another repeat's)
+  --cache-only              never call the answerer's endpoint: replay an earlier run's answers
+                            from the cache, byte for byte (a request not in it is an error)`;
 
 /**
  * What a run measures and how it is named, as `experiment` takes it over a `--config` file

@@ -2,6 +2,7 @@ import type { SchemeId } from '../../src-shared/benchmarks';
 import type { ExperimentConfig } from '../../src-shared/experiment';
 import type { RunIdentity } from '../../src-shared/runs';
 import type { LoadedErrata } from '../core/dataset/errata';
+import { launchCallChoices, type LaunchCallChoices } from '../core/launch/launch';
 import type { RunOptions } from '../core/pipeline/runner';
 import type { ApiKeySource } from '../core/keys';
 import { repeatGroup, runRepeatGroup } from '../core/sweeps/repeats';
@@ -31,7 +32,8 @@ export async function runRepeats(
     errata?: LoadedErrata;
     /** Every repeat's name, tags and notes (each run also carries its repeat tag). */
     identity?: RunIdentity;
-  } & Pick<RunOptions, 'preflight' | 'responseCache' | 'estimate'>,
+  } & LaunchCallChoices &
+    Pick<RunOptions, 'estimate'>,
 ): Promise<number> {
   const { store, io } = options;
   const group = repeatGroup(config, repeats);
@@ -43,8 +45,7 @@ export async function runRepeats(
     mayStartProcesses: true,
     ...(options.errata ? { errata: options.errata } : {}),
     ...(options.identity ? { identity: options.identity } : {}),
-    ...(options.preflight !== undefined ? { preflight: options.preflight } : {}),
-    ...(options.responseCache !== undefined ? { responseCache: options.responseCache } : {}),
+    ...launchCallChoices(options),
     ...(options.estimate ? { estimate: options.estimate } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     onCell: (event) => {

@@ -11,15 +11,19 @@ const calls = (args: string[]) =>
   launchCallsFromFlags(parseArgs({ args, options: LAUNCH_OPTIONS, strict: true }).values);
 
 describe('launch flags', () => {
-  it('leave the launch policy its defaults: preflight, response cache on', () => {
-    expect(calls([])).toEqual({ preflight: true, responseCache: 'on' });
+  it('leave the launch policy its defaults: no flag, no choice of their own', () => {
+    expect(calls([])).toEqual({});
   });
 
   it('turn --no-preflight, --no-cache and --cache-only into the call choices', () => {
-    expect(calls(['--no-preflight'])).toEqual({ preflight: false, responseCache: 'on' });
-    expect(calls(['--no-cache'])).toEqual({ preflight: true, responseCache: 'off' });
-    // Asked for, the preflight still is; the launcher leaves it out of a replay.
-    expect(calls(['--cache-only'])).toEqual({ preflight: true, responseCache: 'only' });
+    expect(calls(['--no-preflight'])).toEqual({ preflight: false });
+    expect(calls(['--no-cache'])).toEqual({ responseCache: 'off' });
+    // The launcher leaves the preflight out of a replay.
+    expect(calls(['--cache-only'])).toEqual({ responseCache: 'only' });
+    expect(calls(['--no-preflight', '--no-cache'])).toEqual({
+      preflight: false,
+      responseCache: 'off',
+    });
   });
 
   it('refuse --no-cache with --cache-only as a usage error', () => {

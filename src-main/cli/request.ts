@@ -11,7 +11,7 @@ import { WorkbenchError, parseOrThrow, zodError } from '../../src-shared/errors'
 import { ExperimentConfigSchema, type ExperimentConfig } from '../../src-shared/experiment';
 import { API_KEY_ENV_PATTERN } from '../../src-shared/models';
 import { RunIdentitySchema, type RunIdentity } from '../../src-shared/runs';
-import type { LaunchCallChoices } from '../core/launch/launch';
+import { launchCallChoices, type LaunchCallChoices } from '../core/launch/launch';
 import { readErrataFile, type LoadedErrata } from '../core/dataset/errata';
 import { ApiKeySource, KeyEnvPolicy } from '../core/keys';
 import { readJsonFile, readUserFile } from '../core/structured-file';
@@ -153,16 +153,19 @@ export function judgeFlags(
 
 type LaunchFlags = Record<keyof typeof LAUNCH_OPTIONS, boolean | undefined>;
 
-/** `--no-preflight`, `--no-cache` and `--cache-only` as the launch's call choices. */
-export function launchCallsFromFlags(values: LaunchFlags): Required<LaunchCallChoices> {
+/**
+ * `--no-preflight`, `--no-cache` and `--cache-only` as the launch's call choices: only what a flag
+ * asks, so what none asks is the launcher's default (launch/launch.ts), as from every surface.
+ */
+export function launchCallsFromFlags(values: LaunchFlags): LaunchCallChoices {
   const noCache = values['no-cache'] === true;
   const cacheOnly = values['cache-only'] === true;
   if (noCache && cacheOnly)
     throw new UsageError('--no-cache and --cache-only contradict each other');
-  return {
-    preflight: values['no-preflight'] !== true,
-    responseCache: noCache ? 'off' : cacheOnly ? 'only' : 'on',
-  };
+  return launchCallChoices({
+    preflight: values['no-preflight'] === true ? false : undefined,
+    responseCache: noCache ? 'off' : cacheOnly ? 'only' : undefined,
+  });
 }
 
 type LooseFlags = Record<string, string | string[] | boolean | undefined>;

@@ -15,7 +15,6 @@ import {
   ExperimentConfigSchema,
   type ExperimentConfigInput,
   type ProgressEvent,
-  type ResponseCacheMode,
 } from '../../src-shared/experiment';
 import { reduceProgress, type RunProgress } from '../../src-shared/liveProgress';
 import { ApiKeySource } from './keys';
@@ -30,7 +29,13 @@ import {
   memoryPresetNames,
 } from './memory/registry';
 import { loadMemoryPresets } from './pipeline/loadPresets';
-import { launchRun, resumeRun, type LaunchSurface } from './launch/launch';
+import {
+  launchCallChoices,
+  launchRun,
+  resumeRun,
+  type LaunchSurface,
+  type StatedCallChoices,
+} from './launch/launch';
 import type { ExperimentHandle } from './pipeline/runner';
 import { READ_METHODS, runQueries, type ReadMethod, type RunQueries } from './runs/queries';
 import { DEFAULT_READ_WORKERS, RunReadWorkers } from './runs/readWorkers';
@@ -124,7 +129,7 @@ export class ExperimentManager {
     config: ExperimentConfigInput,
     opened?: OpenedFile,
     identity?: RunIdentity,
-    options: { responseCache?: ResponseCacheMode } = {},
+    calls: StatedCallChoices = {},
   ): Promise<{ runId: string }> {
     await loadMemoryPresets();
     const dataset = opened?.loaded ?? undefined;
@@ -133,7 +138,7 @@ export class ExperimentManager {
         config,
         ...(dataset ? { dataset } : opened ? { datasetSha256: opened.sha256 } : {}),
         ...(identity ? { identity } : {}),
-        ...(options.responseCache ? { responseCache: options.responseCache } : {}),
+        ...launchCallChoices(calls),
       },
       this.surface(),
     );
@@ -141,9 +146,9 @@ export class ExperimentManager {
     return { runId: handle.runId };
   }
 
-  async resume(runId: string): Promise<{ runId: string }> {
+  async resume(runId: string, calls: StatedCallChoices = {}): Promise<{ runId: string }> {
     await loadMemoryPresets();
-    const handle = await resumeRun({ runId }, this.surface());
+    const handle = await resumeRun({ runId, ...launchCallChoices(calls) }, this.surface());
     this.track(handle);
     return { runId: handle.runId };
   }
@@ -217,15 +222,14 @@ export class ExperimentManager {
     return {
       'memory.presets': () => this.presets(),
       'memory.checkConfig': ({ preset, config }) => this.checkConfig(preset, config),
-      'experiments.start': async ({ datasetId, identity, responseCache, ...config }) => {
+      'experiments.start': async ({ datasetId, identity, preflight, responseCache, ...config }) => {
         const { datasetPath, file } = await opened(datasetId);
-        return this.start({ ...config, datasetPath }, file, identity, {
-          ...(responseCache ? { responseCache } : {}),
-        });
+        return this.start({ ...config, datasetPath }, file, identity, { preflight, responseCache });
       },
       'experiments.estimate': async ({
         datasetId,
         identity: _identity,
+        preflight: _preflight,
         responseCache: _responseCache,
         ...config
       }) => {
@@ -235,7 +239,7 @@ export class ExperimentManager {
       'experiments.cancel': async ({ runId }) => ({ cancelled: this.cancel(runId) }),
       'experiments.resume': this.unlessRunning(
         (runId) => `run ${runId} is already running`,
-        ({ runId }) => this.resume(runId),
+        ({ runId, ...calls }) => this.resume(runId, calls),
       ),
       'experiments.active': async () => this.activeRuns(),
       'experiments.live': async () => this.liveRuns(),

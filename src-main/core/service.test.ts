@@ -393,4 +393,29 @@ describe('service: estimate and preflight before an LLM run', () => {
       await fake.close();
     }
   });
+
+  it("takes the CLI's --no-preflight as preflight: false, on a start and on a resume", async () => {
+    const { datasetId } = await upload();
+    const gone = await startFakeOpenAIServer({});
+    const goneUrl = gone.url;
+    await gone.close();
+    const down = {
+      ...run(datasetId, { kind: 'llm', baseUrl: goneUrl, model: 'm', maxRetries: 0 }),
+      // The first failed answer pauses the run, which can then be resumed.
+      maxConsecutiveFailures: 1,
+    };
+    const refused = { code: 'UPSTREAM', message: expect.stringMatching(/^preflight: /) };
+    await expect(api['experiments.start'](down)).rejects.toMatchObject(refused);
+    // Not preflighted: the run starts, and its answers fail against the endpoint.
+    const { runId } = await api['experiments.start']({ ...down, preflight: false });
+    const stopped = /^run-(paused|failed)$/;
+    expect((await finished(runId)).type).toMatch(stopped);
+    await expect(api['experiments.resume']({ runId })).rejects.toMatchObject(refused);
+    const from = events.length;
+    await api['experiments.resume']({ runId, preflight: false });
+    expect((await runEnded(events, runId, from)).type).toMatch(stopped);
+    // Neither launch sent a preflight: the ledger has none.
+    const { info } = await api['runs.get']({ runId });
+    expect(info.manifest.usage?.preflight).toBeUndefined();
+  });
 });

@@ -7,6 +7,8 @@ import type { ExperimentConfigInput } from '../../src-shared/experiment';
 import { inlineExecutor, workerExecutor } from '../../src-main/core/pipeline/executors';
 import { startExperiment, type RunOptions } from '../../src-main/core/pipeline/runner';
 import { RunStore } from '../../src-main/core/runs/store';
+import { runSweep } from '../../src-main/core/sweeps/run';
+import { loadSweep } from '../../src-main/core/sweeps/spec';
 import { RecencyMemory } from '../fixtures/experiment/test-presets';
 import {
   defaultChatReply,
@@ -17,7 +19,8 @@ import {
 /**
  * The answerer's response cache: a second run of the same config is answered from the cache
  * (counted as hits, no request sent); `only` replays it with the endpoint gone, byte for byte;
- * `off` asks again; a request the cache lacks fails in `only` mode instead of calling out.
+ * `off` asks again; a request the cache lacks fails in `only` mode instead of calling out. A
+ * sweep's repeats are independent runs: each asks the endpoint, and a replay replays each its own.
  */
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const mini = join(repo, 'tests/fixtures/locomo/mini.json');
@@ -112,5 +115,54 @@ describe('LLM response cache', () => {
     expect(store.getRun(fresh).manifest.answerCache).toBeUndefined();
     expect(predictions(store, fresh)).not.toEqual(predictions(store, first));
     store.close();
+  });
+});
+
+describe('LLM response cache of repeats', () => {
+  it("a sweep's repeat asks the endpoint rather than replay another repeat's replies, and replays its own", async () => {
+    const store = RunStore.open(join(root, 'repeats.db'));
+    const dataDir = join(root, 'repeats');
+    // A sweep's repeats share the seed, so their requests are byte for byte the same; one
+    // request in flight, so each distinct request is one miss and the counts are exact.
+    const base = { ...config(), concurrency: 1 };
+    const sweepOf = (name: string) => loadSweep({ name, base, repeats: 2 }, `${name}.json`, root);
+    const options = {
+      store,
+      dataDir,
+      executor: workerExecutor({ presetModules: [presetsModule] }),
+    };
+    try {
+      const before = chatCalls();
+      const ran = await runSweep(sweepOf('independent'), {
+        ...options,
+        preflight: false,
+        responseCache: 'on',
+      });
+      expect(ran.cells.map((c) => c.status)).toEqual(['completed', 'completed']);
+      const [first, second] = ran.cells.map((c) => c.runId as string) as [string, string];
+      const firstCache = store.getRun(first).manifest.answerCache;
+      expect(firstCache).toMatchObject({ mode: 'on' });
+      expect(firstCache?.misses).toBeGreaterThan(0);
+      // Repeat 1 was asked afresh: as many misses as repeat 0, every one a request sent.
+      expect(store.getRun(second).manifest.answerCache).toEqual(firstCache);
+      expect(chatCalls() - before).toBe(2 * (firstCache?.misses ?? 0));
+      // The server numbers its replies: no answer of repeat 1 is one of repeat 0's.
+      const replyNumbers = (runId: string) =>
+        new Set(predictions(store, runId).map((p) => p.replace(/^.*#/, '')));
+      const shared = [...replyNumbers(second)].filter((n) => replyNumbers(first).has(n));
+      expect(shared).toEqual([]);
+
+      // With the endpoint gone, a replay of the same grid gives each repeat its own answers.
+      server.setFault({ kind: 'drop' }, { times: Infinity });
+      const calls = chatCalls();
+      const replay = await runSweep(sweepOf('replay'), { ...options, responseCache: 'only' });
+      expect(chatCalls()).toBe(calls);
+      expect(replay.cells.map((c) => c.status)).toEqual(['completed', 'completed']);
+      const replayed = replay.cells.map((c) => predictions(store, c.runId as string));
+      expect(replayed).toEqual([predictions(store, first), predictions(store, second)]);
+    } finally {
+      server.setFault(null);
+      store.close();
+    }
   });
 });

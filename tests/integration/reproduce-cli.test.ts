@@ -71,6 +71,12 @@ function finishedRuns(
   }
 }
 const online = () => ['--base-url', server.url, '--api-key-env', KEY_ENV];
+/**
+ * Every planned answer call reaches the server, for tests that count them against the plan:
+ * without the response cache (on mini-1, rows whose context holds the whole conversation send the
+ * same prompt, which the cache would answer) and without the runs' preflight calls.
+ */
+const asPlanned = ['--no-cache', '--no-preflight'];
 
 describe('cli reproduce', () => {
   it('mem0-table1 against an OpenAI-compatible server: plan first, then paper vs ours per cell', async () => {
@@ -153,7 +159,14 @@ describe('cli reproduce', () => {
 
   it('locomo-table2 runs each context budget and gpt-4-turbo, online and offline', async () => {
     server.requests.length = 0;
-    const run = await cli(['reproduce', 'locomo-table2', ...data, ...online(), '--json']);
+    const run = await cli([
+      'reproduce',
+      'locomo-table2',
+      ...data,
+      ...online(),
+      ...asPlanned,
+      '--json',
+    ]);
     expect(run.code, run.err).toBe(0);
     const report = JSON.parse(run.out) as Report;
     const rows = [
@@ -210,7 +223,7 @@ describe('cli reproduce', () => {
 
   it('locomo-table3 runs every database and k, online as planned and offline', async () => {
     server.requests.length = 0;
-    const args = ['reproduce', 'locomo-table3', ...data, ...online()];
+    const args = ['reproduce', 'locomo-table3', ...data, ...online(), ...asPlanned];
     const plan = JSON.parse((await cli([...args, '--plan', '--json'])).out) as Report;
     expect(server.requests).toHaveLength(0);
     const run = await cli([...args, '--json']);
@@ -280,7 +293,15 @@ describe('cli reproduce', () => {
 
   it('mem0-table2 runs its 14 RAG rows and the full-context row, online as planned and offline', async () => {
     server.requests.length = 0;
-    const args = ['reproduce', 'mem0-table2', ...chunksData, ...online(), '--repeats', '1'];
+    const args = [
+      'reproduce',
+      'mem0-table2',
+      ...chunksData,
+      ...online(),
+      ...asPlanned,
+      '--repeats',
+      '1',
+    ];
     const plan = JSON.parse((await cli([...args, '--plan', '--json'])).out) as Report;
     const run = await cli([...args, '--json']);
     expect(run.code, run.err).toBe(0);

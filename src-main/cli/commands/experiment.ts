@@ -9,6 +9,7 @@ import {
   JSON_OPTION,
   KEY_ENV_OPTION,
   LAUNCH_OPTIONS,
+  LAUNCH_OPTIONS_HELP,
   RUNS_DB_OPTIONS,
   SCHEME_OPTION,
 } from '../options';
@@ -107,17 +108,10 @@ ${helpList(ANSWER_PROTOCOLS, 28)}
                             names ending in _API_KEY or _TOKEN are read)
   --runs-db <path>          runs database (default: <data dir>/runs.db)
   --data-dir <dir>          data directory (default: $MEMORY_WORKBENCH_DATA or ~/.memory-workbench)
-  --keep-collections        keep each sample's collection directory after the run
-  --no-preflight            skip the one real call to each LLM and embeddings endpoint that
-                            otherwise refuses a run whose endpoint is down, unknown or refuses the key
+${LAUNCH_OPTIONS_HELP}
   --dry-run                 print what the run would ask of its LLM endpoints (answer and judge
                             calls, estimated prompt/completion tokens, cost at the configured
                             prices) and stop; nothing is called or written
-  --no-cache                ask the answerer's endpoint even for a request an earlier run made
-                            (by default identical requests are answered from
-                            <data dir>/cache/llm-responses.sqlite and counted as cache hits)
-  --cache-only              never call the answerer's endpoint: replay an earlier run's answers
-                            from the cache, byte for byte (a request not in it is an error)
   --scheme <official|mem0>  category names in the table (default: ${DEFAULT_SCHEME})
   --json                    print exactly one JSON object (run id, status, summary) on stdout
   -h, --help                show this help

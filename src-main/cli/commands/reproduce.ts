@@ -24,8 +24,14 @@ import type { CliIO } from '../command';
 import { UsageError, defineCommand } from '../command';
 import { ensureWordVectorCache } from '../wordVectors';
 import { openStore } from '../runsApi';
-import { JSON_OPTION, KEY_ENV_OPTION, RUNS_DB_OPTIONS } from '../options';
-import { apiKeysFromFlags } from '../request';
+import {
+  JSON_OPTION,
+  KEY_ENV_OPTION,
+  LAUNCH_OPTIONS,
+  LAUNCH_OPTIONS_HELP,
+  RUNS_DB_OPTIONS,
+} from '../options';
+import { apiKeysFromFlags, launchCallsFromFlags } from '../request';
 
 const USAGE = `usage: npm run -s cli -- reproduce list
        npm run -s cli -- reproduce <pack> --data <locomo10.json> [options]
@@ -50,6 +56,7 @@ options:
   --prices <in,out>         USD per million prompt and completion tokens, for the estimate
   --repeats <n>             complete runs per row instead of the paper's count (said in the report)
   --plan                    print the plan and the estimate, run nothing
+${LAUNCH_OPTIONS_HELP}
   --allow-key-env <NAME>    also read an API key from NAME (repeatable)
   --runs-db <path>          runs database (default: <data dir>/runs.db)
   --data-dir <dir>          data directory (default: $MEMORY_WORKBENCH_DATA or ~/.memory-workbench)
@@ -139,6 +146,7 @@ export const reproduceCommand = defineCommand({
     prices: { type: 'string' },
     repeats: { type: 'string' },
     plan: { type: 'boolean', default: false },
+    ...LAUNCH_OPTIONS,
     ...KEY_ENV_OPTION,
     ...RUNS_DB_OPTIONS,
     ...JSON_OPTION,
@@ -165,6 +173,7 @@ export const reproduceCommand = defineCommand({
           ...(values['judge-api-key-env'] ? { judgeApiKeyEnv: values['judge-api-key-env'] } : {}),
         };
     const prices = parsePrices(values.prices);
+    const calls = launchCallsFromFlags(values);
     const samples = values.samples
       ?.split(',')
       .map((s) => s.trim())
@@ -215,6 +224,8 @@ export const reproduceCommand = defineCommand({
         dataDir,
         apiKeys,
         mayStartProcesses: false,
+        keepCollections: values['keep-collections'],
+        ...calls,
         onCell: (row, e) => {
           if (e.status !== undefined || e.action === 'skipped')
             io.stderr(

@@ -8,6 +8,7 @@ import {
   JSON_OPTION,
   KEY_ENV_OPTION,
   LAUNCH_OPTIONS,
+  LAUNCH_OPTIONS_HELP,
   RUNS_DB_OPTIONS,
   SCHEME_OPTION,
 } from '../options';
@@ -21,14 +22,7 @@ are. With a deterministic preset and answerer the final answers equal those of a
 options:
   --runs-db <path>          runs database (default: <data dir>/runs.db)
   --data-dir <dir>          data directory (default: $MEMORY_WORKBENCH_DATA or ~/.memory-workbench)
-  --keep-collections        keep each sample's collection directory after the run
-  --no-preflight            skip the one real call to each LLM and embeddings endpoint that
-                            otherwise refuses a run whose endpoint is down, unknown or refuses the key
-  --no-cache                ask the answerer's endpoint even for a request an earlier run made
-                            (by default identical requests are answered from
-                            <data dir>/cache/llm-responses.sqlite and counted as cache hits)
-  --cache-only              never call the answerer's endpoint: replay an earlier run's answers
-                            from the cache, byte for byte (a request not in it is an error)
+${LAUNCH_OPTIONS_HELP}
   --allow-key-env <NAME>    also read an API key from NAME (repeatable; by default only
                             names ending in _API_KEY or _TOKEN are read)
   --scheme <official|mem0>  category names in the table (default: official)

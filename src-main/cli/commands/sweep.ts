@@ -13,8 +13,14 @@ import {
 } from '../command';
 import { ensureWordVectorCache } from '../wordVectors';
 import { openStore } from '../runsApi';
-import { JSON_OPTION, KEY_ENV_OPTION, RUNS_DB_OPTIONS } from '../options';
-import { apiKeysFromFlags } from '../request';
+import {
+  JSON_OPTION,
+  KEY_ENV_OPTION,
+  LAUNCH_OPTIONS,
+  LAUNCH_OPTIONS_HELP,
+  RUNS_DB_OPTIONS,
+} from '../options';
+import { apiKeysFromFlags, launchCallsFromFlags } from '../request';
 
 const USAGE = `usage: npm run -s cli -- sweep plan <spec.yaml|spec.json> [--json]
        npm run -s cli -- sweep run <spec.yaml|spec.json> [options]
@@ -31,6 +37,9 @@ options (run):
                             (redis://host:6379); "cli worker --redis <url>" processes them
   --queue <name>            BullMQ queue (default mw-samples; the workers' --queue must match)
   --cells-at-once <n>       cells running at once (default 1; with --redis default 8)
+${LAUNCH_OPTIONS_HELP}
+                            (with --redis the workers have no response cache: it is off, and
+                            --cache-only is refused)
   --runs-db <path>          runs database (default: <data dir>/runs.db)
   --data-dir <dir>          data directory (default: $MEMORY_WORKBENCH_DATA or ~/.memory-workbench)
   --allow-key-env <NAME>    also read an API key from NAME (repeatable)
@@ -82,6 +91,7 @@ const SWEEP_OPTIONS = {
   redis: { type: 'string' },
   queue: { type: 'string' },
   'cells-at-once': { type: 'string' },
+  ...LAUNCH_OPTIONS,
   ...RUNS_DB_OPTIONS,
   ...KEY_ENV_OPTION,
   ...JSON_OPTION,
@@ -132,6 +142,7 @@ async function run(
   io: CliIO,
 ): Promise<number> {
   const sweep = readSweepFile(file);
+  const calls = launchCallsFromFlags(values);
   const redis = values.redis;
   const cellsAtOnce =
     positiveIntFlag('--cells-at-once', values['cells-at-once']) ?? (redis ? 8 : 1);
@@ -155,6 +166,8 @@ async function run(
       cellsAtOnce,
       signal: controller.signal,
       apiKeys: apiKeysFromFlags(values['allow-key-env']),
+      keepCollections: values['keep-collections'],
+      ...calls,
       ...(distributed ? { executor: distributed.executor } : {}),
       onCell: (e) => {
         if (e.status === undefined && e.action !== 'skipped') {

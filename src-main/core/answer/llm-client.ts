@@ -15,7 +15,7 @@ import {
 } from '../http/retry';
 import { CallBudget, type CallGate } from '../http/callBudget';
 import { costOf } from '../http/pricing';
-import { requestKey, type ResponseCache } from './responseCache';
+import type { ResponseCache } from './responseCache';
 
 /**
  * A client for any OpenAI-compatible `POST {baseUrl}/chat/completions` (OpenAI, vLLM, Ollama,
@@ -207,7 +207,7 @@ export class LlmClient {
     messages: readonly ChatMessage[],
     options: ChatCallOptions = {},
   ): Promise<ChatCompletion> {
-    const cacheKey = this.cache ? requestKey(this.requestBody(messages, options)) : null;
+    const cacheKey = this.cache ? this.cache.keyOf(this.requestBody(messages, options)) : null;
     if (this.cache && cacheKey) {
       const shared = this.cache.underWay(cacheKey);
       if (shared) return { ...(await shared), latencyMs: 0, attempts: 0 };

@@ -12,6 +12,10 @@ import type { ResponseCacheMode } from '../../../src-shared/experiment';
  *
  * Modes: `on` asks the endpoint on a miss and stores the reply; `only` never calls the endpoint (a
  * miss is an error), which replays an earlier run offline with byte-identical answers.
+ *
+ * A scope (src-shared/sweeps.ts repeatCacheScope: a sweep's repeat r > 0) keys the replies apart
+ * from every other scope's, so an independent repeat never replays another repeat's replies and a
+ * replay of it replays its own.
  */
 
 export const RESPONSE_CACHE_FILE = 'llm-responses.sqlite';
@@ -25,8 +29,11 @@ export interface CachedReply {
   usage: TokenCounts | null;
 }
 
-export function requestKey(body: unknown): Buffer {
-  return createHash('sha256').update(JSON.stringify(body), 'utf8').digest();
+function requestKey(body: unknown, scope?: string): Buffer {
+  const hash = createHash('sha256').update(JSON.stringify(body), 'utf8');
+  // Unscoped keys stay the plain body's hash, so caches filled before scopes still answer.
+  if (scope !== undefined) hash.update(`\u0000${JSON.stringify(scope)}`, 'utf8');
+  return hash.digest();
 }
 
 export class ResponseCache {
@@ -49,6 +56,7 @@ export class ResponseCache {
     readonly file: string,
     readonly mode: Exclude<ResponseCacheMode, 'off'>,
     private readonly db: SqliteDatabase,
+    readonly scope: string | undefined,
   ) {
     this.select = db.prepare(
       'SELECT content, reply_model, prompt_tokens, completion_tokens FROM responses WHERE key = ?',
@@ -58,8 +66,8 @@ export class ResponseCache {
     );
   }
 
-  /** Opens (creating) `<dir>/llm-responses.sqlite`. */
-  static open(dir: string, mode: Exclude<ResponseCacheMode, 'off'>): ResponseCache {
+  /** Opens (creating) `<dir>/llm-responses.sqlite`; `scope`: see the file's comment. */
+  static open(dir: string, mode: Exclude<ResponseCacheMode, 'off'>, scope?: string): ResponseCache {
     const { db, file } = openCacheDb({
       dir,
       fileName: RESPONSE_CACHE_FILE,
@@ -74,7 +82,12 @@ export class ResponseCache {
         completion_tokens INTEGER
       ) WITHOUT ROWID`,
     });
-    return new ResponseCache(file, mode, db);
+    return new ResponseCache(file, mode, db, scope);
+  }
+
+  /** The key of this request body in this cache's scope. */
+  keyOf(body: unknown): Buffer {
+    return requestKey(body, this.scope);
   }
 
   /** Replies being asked for, by key (hex): see `underWay`. */

@@ -385,6 +385,7 @@ function startMessage(
     collectionDir: job.collectionDir,
     ...(job.cacheDir !== undefined ? { cacheDir: job.cacheDir } : {}),
     ...(job.responseCache !== undefined ? { responseCache: job.responseCache } : {}),
+    ...(job.responseCacheScope !== undefined ? { responseCacheScope: job.responseCacheScope } : {}),
     ...(job.quoteReplies === false ? { quoteReplies: false } : {}),
     ...(hooks.budget ? { budget: true } : {}),
     apiKeys: job.apiKeys,

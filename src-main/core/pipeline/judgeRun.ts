@@ -6,6 +6,7 @@ import {
   type JudgeScore,
 } from '../../../src-shared/experiment';
 import type { RunManifest, TokenTotals } from '../../../src-shared/runs';
+import { repeatCacheScope } from '../../../src-shared/sweeps';
 import { LlmJudge, judgeAnswer } from '../answer/judge';
 import { LlmClient } from '../answer/llm-client';
 import type { ApiKeys } from '../keys';
@@ -54,10 +55,10 @@ export async function judgeRun(
   const profile = store.profileOf(runId);
   // A protocol the config leaves open is the run's benchmark's own judge.
   const { config } = judgeConfigFor(named, profile);
-  const repeat = store.getRun(runId).manifest.sweep?.repeat ?? 0;
+  const cacheScope = repeatCacheScope(store.getRun(runId).manifest.sweep);
   const judge = new LlmJudge(config, {
     cache: store.judgeCache(),
-    ...(repeat > 0 ? { cacheScope: `repeat ${repeat}` } : {}),
+    ...(cacheScope !== undefined ? { cacheScope } : {}),
     client:
       options.client ??
       new LlmClient(config, options.keys ?? {}, Math.random, (delta) =>

@@ -197,6 +197,7 @@ export const workerInSchema = z.discriminatedUnion('type', [
     collectionDir: z.string(),
     cacheDir: z.string().optional(),
     responseCache: z.enum(['on', 'only']).optional(),
+    responseCacheScope: z.string().min(1).max(100).optional(),
     /** False: a config from the network, whose errors never quote a service's replies. */
     quoteReplies: z.boolean().optional(),
     /** The run has a shared request budget: ask it for a slot before every LLM request. */

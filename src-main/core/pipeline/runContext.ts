@@ -75,6 +75,8 @@ export interface RunOptions {
    * identical requests from it, `only` never calls the endpoint (offline replay). Default off.
    */
   responseCache?: ResponseCacheMode;
+  /** The cache's scope (answer/responseCache.ts): a sweep's repeat r > 0 keeps its own replies. */
+  responseCacheScope?: string;
   /** The planner's estimate for this run (pipeline/plan.ts), kept in the manifest beside `usage`. */
   estimate?: RunEstimate;
   now?: () => number;
@@ -162,7 +164,12 @@ export function sampleJobOf(
     cacheDir: dataCacheDir(options.dataDir),
     apiKeys,
     ...(options.responseCache !== undefined && options.responseCache !== 'off'
-      ? { responseCache: options.responseCache }
+      ? {
+          responseCache: options.responseCache,
+          ...(options.responseCacheScope !== undefined
+            ? { responseCacheScope: options.responseCacheScope }
+            : {}),
+        }
       : {}),
     ...(isLocalUser(callerTrust(options)) ? {} : { quoteReplies: false }),
   };

@@ -70,6 +70,8 @@ export interface SampleJob {
   apiKeys: ApiKeys;
   /** The answerer's LLM response cache in `cacheDir` (answer/responseCache.ts); absent: off. */
   responseCache?: 'on' | 'only';
+  /** The response cache's scope (answer/responseCache.ts); absent: unscoped. */
+  responseCacheScope?: string;
   /** False for a config from the network: see MemoryServiceContext.quoteReplies. */
   quoteReplies?: boolean;
 }
@@ -282,7 +284,7 @@ async function openMemory(
   // --cache-only too.
   const memoryCache =
     config.memory.llm && job.responseCache !== undefined && job.cacheDir !== undefined
-      ? ResponseCache.open(job.cacheDir, job.responseCache)
+      ? ResponseCache.open(job.cacheDir, job.responseCache, job.responseCacheScope)
       : undefined;
   const memory = await deps
     .createMemory({
@@ -506,7 +508,7 @@ export function openResponseCache(job: SampleJob): ResponseCache | undefined {
   if (job.cacheDir === undefined) {
     throw new WorkbenchError('INTERNAL', 'the LLM response cache needs a cache folder (cacheDir)');
   }
-  return ResponseCache.open(job.cacheDir, job.responseCache);
+  return ResponseCache.open(job.cacheDir, job.responseCache, job.responseCacheScope);
 }
 
 /** The test's batcher when the answerer asks several questions to a call; null otherwise. */

@@ -46,6 +46,9 @@ function jobOf(message: Extract<WorkerIn, { type: 'start' }>): SampleJob {
     collectionDir: message.collectionDir,
     ...(message.cacheDir !== undefined ? { cacheDir: message.cacheDir } : {}),
     ...(message.responseCache !== undefined ? { responseCache: message.responseCache } : {}),
+    ...(message.responseCacheScope !== undefined
+      ? { responseCacheScope: message.responseCacheScope }
+      : {}),
     ...(message.quoteReplies === false ? { quoteReplies: false } : {}),
     apiKeys: message.apiKeys,
   };

@@ -1,6 +1,12 @@
 import type { ProgressEvent, RunStatus } from '../../../src-shared/experiment';
 import type { SweepCell, SweepRunRow, SweepTag } from '../../../src-shared/sweeps';
-import { launchRun, resumeRun, type LaunchSurface } from '../launch/launch';
+import {
+  launchCallChoices,
+  launchRun,
+  resumeRun,
+  type LaunchCallChoices,
+  type LaunchSurface,
+} from '../launch/launch';
 import type { ExperimentHandle, RunOptions } from '../pipeline/runner';
 import type { LoadedSweep } from './spec';
 
@@ -8,10 +14,17 @@ import type { LoadedSweep } from './spec';
  * Runs a sweep's cells as ordinary runs tagged with the sweep. Resumable: a rerun of the same spec
  * skips completed cells, resumes interrupted, cancelled or failed ones, and starts the rest. The
  * executor in `options` decides where samples run (worker threads here, or BullMQ workers). Each
- * cell is started or resumed through the launcher (launch/launch.ts).
+ * cell is started or resumed through the launcher (launch/launch.ts), with the caller's call
+ * choices as they are: preflight and cache are the launcher's policy, a cell's repeat included.
  */
 
-export interface SweepRunOptions extends Omit<RunOptions, 'sweep' | 'onProgress' | 'signal'> {
+export interface SweepRunOptions
+  extends
+    Omit<
+      RunOptions,
+      'sweep' | 'onProgress' | 'signal' | 'preflight' | 'responseCache' | 'responseCacheScope'
+    >,
+    LaunchCallChoices {
   /** Cells running at once (default 1; a distributed executor wants more to keep workers busy). */
   cellsAtOnce?: number;
   onProgress?: (cell: SweepCell, event: ProgressEvent) => void;
@@ -109,12 +122,7 @@ export async function runSweep(
       ...(options.now ? { now: options.now } : {}),
       ...(signal ? { signal } : {}),
     };
-    // A sweep's cells are preflighted and cached only when its caller asks (as `experiment
-    // --repeats` does); a cell keeps the caller's estimate, or none.
-    const calls = {
-      preflight: options.preflight === true,
-      responseCache: options.responseCache ?? 'off',
-    };
+    const calls = launchCallChoices(options);
     let handle: ExperimentHandle;
     let action: SweepCellAction;
     try {
@@ -126,6 +134,8 @@ export async function runSweep(
           {
             config: cell.config,
             sweep: tagOf(sweep, cell),
+            // A cell keeps the caller's estimate, or none: planning each cell again costs a pass
+            // over the dataset for a figure `sweep plan` already showed.
             estimate: options.estimate ?? null,
             ...(options.identity ? { identity: options.identity } : {}),
             ...(options.errata ? { errata: options.errata } : {}),
