@@ -1,0 +1,48 @@
+/**
+ * Memoised pure functions of strings. A run re-asks every visible question at each later test
+ * (about six times on LoCoMo) and re-reads the same retrieved turns, so tokenising, stemming and
+ * scoring the same strings again is most of the work a cache can save. Each cache holds at most
+ * `limit` entries and is emptied when full: bounded memory, no bookkeeping per hit.
+ */
+
+export const DEFAULT_MEMO_LIMIT = 50_000;
+
+/** A memoised function and the way to empty its cache. */
+export type Memoized<F extends (...args: never[]) => unknown> = F & {
+  /** Forgets every entry: for a cache whose function read state that has since changed. */
+  clear(): void;
+};
+
+/** `compute` memoised by its one string argument. */
+export function memoizeString<R>(
+  compute: (key: string) => R,
+  limit = DEFAULT_MEMO_LIMIT,
+): Memoized<(key: string) => R> {
+  const cache = new Map<string, R>();
+  const memoized = (key: string): R => {
+    if (cache.has(key)) return cache.get(key) as R;
+    const value = compute(key);
+    if (cache.size >= limit) cache.clear();
+    cache.set(key, value);
+    return value;
+  };
+  return Object.assign(memoized, { clear: () => cache.clear() });
+}
+
+/** `compute` memoised by its two string arguments. */
+export function memoizeStringPair<R>(
+  compute: (a: string, b: string) => R,
+  limit = DEFAULT_MEMO_LIMIT,
+): Memoized<(a: string, b: string) => R> {
+  const cache = new Map<string, R>();
+  const memoized = (a: string, b: string): R => {
+    // The length prefix keeps ("ab", "c") and ("a", "bc") apart whatever characters they hold.
+    const key = `${a.length}:${a}${b}`;
+    if (cache.has(key)) return cache.get(key) as R;
+    const value = compute(a, b);
+    if (cache.size >= limit) cache.clear();
+    cache.set(key, value);
+    return value;
+  };
+  return Object.assign(memoized, { clear: () => cache.clear() });
+}
