@@ -1,3 +1,4 @@
+import { memoizeString } from '../../../src-shared/memo';
 import { porterStem } from './stemmer';
 
 /** Options that decide how text becomes index terms. Stored with a text index's config. */
@@ -28,20 +29,9 @@ const POSSESSIVE = /['\u2019][sS]\b/g;
 const APOSTROPHE = /['\u2019]/g;
 const COMBINING_MARKS = /\p{M}+/gu;
 
-const STEM_CACHE_LIMIT = 50_000;
-
 /** Returns a function text -> terms (in order, repeats kept) for the given options. */
 export function createAnalyzer(options: AnalyzerOptions): (text: string) => string[] {
-  const stemCache = new Map<string, string>();
-  const stem = (word: string): string => {
-    let out = stemCache.get(word);
-    if (out === undefined) {
-      out = porterStem(word);
-      if (stemCache.size >= STEM_CACHE_LIMIT) stemCache.clear();
-      stemCache.set(word, out);
-    }
-    return out;
-  };
+  const stem = memoizeString(porterStem);
   return (text: string): string[] => {
     let s = text;
     if (options.foldAccents) s = s.normalize('NFKD').replace(COMBINING_MARKS, '');

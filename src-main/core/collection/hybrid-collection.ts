@@ -83,6 +83,11 @@ export class HybridCollection {
   private readonly context: PrepareContext & RetrievalContext;
   private readonly itemWriter: ItemWriter;
   private nextSeq: number;
+  /**
+   * Item ids by seq as `rankMulti` read them: a seq names one item for good (seqs are never
+   * reused and an item's id never changes), so only a delete makes an entry stale.
+   */
+  private readonly idBySeq = new Map<number, string>();
   private closed = false;
 
   private constructor(
@@ -340,6 +345,7 @@ export class HybridCollection {
         }
         // ON DELETE CASCADE removes whatever else a kind keyed on the item.
         this.stmt('DELETE FROM items WHERE seq = ?').run(row.seq);
+        this.idBySeq.delete(row.seq);
         deleted.push(id);
       }
     });
@@ -474,13 +480,24 @@ export class HybridCollection {
     options: Omit<RetrieveMultiOptions, 'withMetadata'> = {},
   ): Promise<RankedHit[]> {
     const { fused } = await fuseQueries(this.context, queries, options, 'rankMulti');
-    const idOf = this.stmt('SELECT id FROM items WHERE seq = ?');
     const ranked: RankedHit[] = [];
     for (const f of fused) {
-      const row = idOf.get(f.key) as { id: string } | undefined;
-      if (row) ranked.push({ id: row.id, score: f.score, contributions: f.contributions });
+      const id = this.idOf(f.key);
+      if (id !== undefined) ranked.push({ id, score: f.score, contributions: f.contributions });
     }
     return ranked;
+  }
+
+  private idOf(seq: number): string | undefined {
+    let id = this.idBySeq.get(seq);
+    if (id === undefined) {
+      const row = this.stmt('SELECT id FROM items WHERE seq = ?').get(seq) as
+        { id: string } | undefined;
+      if (row === undefined) return undefined;
+      id = row.id;
+      this.idBySeq.set(seq, id);
+    }
+    return id;
   }
 
   /**

@@ -24,6 +24,9 @@ interface TurnSlot {
   session: number;
   speaker: string;
   timed: boolean;
+  /** The turns before and after in the same session: kept so a re-ranking looks nothing up. */
+  prev: string | null;
+  next: string | null;
 }
 
 /**
@@ -45,7 +48,11 @@ export class TurnOrder {
   /** Appends a turn; a turn placed before keeps its first place. */
   place(id: string, session: number, speaker: string, timed = false): void {
     if (this.slots.has(id)) return;
-    this.slots.set(id, { pos: this.order.length, session, speaker, timed });
+    const lastId = this.order[this.order.length - 1];
+    const last = lastId === undefined ? undefined : this.slots.get(lastId);
+    const prev = last !== undefined && last.session === session ? (lastId as string) : null;
+    if (last !== undefined && prev !== null) last.next = id;
+    this.slots.set(id, { pos: this.order.length, session, speaker, timed, prev, next: null });
     this.order.push(id);
   }
 
@@ -53,9 +60,7 @@ export class TurnOrder {
   neighbour(id: string, step: -1 | 1): string | null {
     const slot = this.slots.get(id);
     if (!slot) return null;
-    const other = this.order[slot.pos + step];
-    if (other === undefined) return null;
-    return this.slots.get(other)?.session === slot.session ? other : null;
+    return step === -1 ? slot.prev : slot.next;
   }
 
   /**
@@ -75,10 +80,9 @@ export class TurnOrder {
     for (const [id] of scored) {
       pool.add(id);
       if (!withNeighbours) continue;
-      const prev = this.neighbour(id, -1);
-      const next = this.neighbour(id, 1);
-      if (prev !== null) pool.add(prev);
-      if (next !== null) pool.add(next);
+      const slot = this.slots.get(id);
+      if (slot?.prev != null) pool.add(slot.prev);
+      if (slot?.next != null) pool.add(slot.next);
     }
     const boostedSpeakers = new Set(named);
     const sessionWeight = weights.sessionScore ?? 0;
@@ -94,16 +98,15 @@ export class TurnOrder {
     for (const id of pool) {
       const slot = this.slots.get(id);
       if (!slot) continue;
-      let score = base.get(id) ?? 0;
-      const prev = this.neighbour(id, -1);
-      const next = this.neighbour(id, 1);
-      if (prev !== null) score += weights.previousTurnScore * (base.get(prev) ?? 0);
-      if (next !== null) score += weights.nextTurnScore * (base.get(next) ?? 0);
+      const own = base.get(id);
+      let score = own ?? 0;
+      if (slot.prev !== null) score += weights.previousTurnScore * (base.get(slot.prev) ?? 0);
+      if (slot.next !== null) score += weights.nextTurnScore * (base.get(slot.next) ?? 0);
       score += sessionWeight * (sessionBest.get(slot.session) ?? 0);
       const boosted = boostedSpeakers.has(slot.speaker);
       if (boosted) score *= 1 + weights.speakerBoost;
       if (aboutTime && slot.timed) score *= 1 + (weights.timeBoost ?? 0);
-      out.push({ id, score, base: base.get(id) ?? null, boosted, pos: slot.pos });
+      out.push({ id, score, base: own ?? null, boosted, pos: slot.pos });
     }
     out.sort((a, b) => b.score - a.score || a.pos - b.pos);
     return out.map(({ id, score, base: own, boosted }) => ({ id, score, base: own, boosted }));
