@@ -53,4 +53,23 @@ describe('memoizeStringPair', () => {
     expect(join('ab', 'c')).toBe('ab|c');
     expect(seen).toHaveLength(4);
   });
+
+  it('empties the cache when it reaches its limit, and on clear()', () => {
+    let calls = 0;
+    const pair = memoizeStringPair((a: string, b: string) => {
+      calls++;
+      return a + b;
+    }, 2);
+    pair('a', 'x');
+    pair('a', 'y');
+    pair('a', 'x');
+    expect(calls).toBe(2);
+    // Full: ('b', 'x') empties it, so ('a', 'x') is computed again.
+    pair('b', 'x');
+    pair('a', 'x');
+    expect(calls).toBe(4);
+    pair.clear();
+    expect(pair('b', 'x')).toBe('bx');
+    expect(calls).toBe(5);
+  });
 });

@@ -34,15 +34,32 @@ export function memoizeStringPair<R>(
   compute: (a: string, b: string) => R,
   limit = DEFAULT_MEMO_LIMIT,
 ): Memoized<(a: string, b: string) => R> {
-  const cache = new Map<string, R>();
+  // Nested by the first argument rather than keyed by a joined string: a joined key is a new
+  // string whose hash is computed on every call, while the arguments are usually strings the
+  // caller holds (a stored turn's text), whose hash V8 keeps.
+  let cache = new Map<string, Map<string, R>>();
+  let size = 0;
   const memoized = (a: string, b: string): R => {
-    // The length prefix keeps ("ab", "c") and ("a", "bc") apart whatever characters they hold.
-    const key = `${a.length}:${a}${b}`;
-    if (cache.has(key)) return cache.get(key) as R;
+    let inner = cache.get(a);
+    if (inner?.has(b)) return inner.get(b) as R;
     const value = compute(a, b);
-    if (cache.size >= limit) cache.clear();
-    cache.set(key, value);
+    if (size >= limit) {
+      cache = new Map();
+      size = 0;
+      inner = undefined;
+    }
+    if (inner === undefined) {
+      inner = new Map();
+      cache.set(a, inner);
+    }
+    inner.set(b, value);
+    size++;
     return value;
   };
-  return Object.assign(memoized, { clear: () => cache.clear() });
+  return Object.assign(memoized, {
+    clear: () => {
+      cache = new Map();
+      size = 0;
+    },
+  });
 }

@@ -248,14 +248,13 @@ export class TurnRetrievalService implements MemoryService {
       fusion: s.fusion,
       rrfK: s.rrfK,
     });
-    const ranked = this.turns
-      .rerank(
-        fused.map((h) => [h.id, h.score] as const),
-        asked.named,
-        s,
-        asked.aboutTime,
-      )
-      .slice(0, topK);
+    const ranked = this.turns.rerank(
+      fused.map((h) => [h.id, h.score] as const),
+      asked.named,
+      s,
+      asked.aboutTime,
+      topK,
+    );
     const hits: MemoryHit[] = [];
     for (const { id, score } of ranked) {
       const turn = this.shown.get(id);
