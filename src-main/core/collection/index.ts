@@ -7,5 +7,4 @@ export { MIGRATIONS, SCHEMA_VERSION } from './schema';
 export { MAX_TEXT_BYTES } from './validate';
 export { porterStem } from './stemmer';
 export { createAnalyzer, ENGLISH_STOP_WORDS } from './analyzer';
-export { selectTop } from './top-k';
 export type { AnalyzerOptions } from './analyzer';

@@ -1,5 +1,5 @@
 import { MONTH_NAMES } from '../../../../src-shared/calendar';
-import { selectTop } from '../../collection';
+import { selectTop } from '../../collection/top-k';
 
 /** Weights of the turn re-ranking (the turn presets' and collection designs' shared fields). */
 export interface RerankWeights {

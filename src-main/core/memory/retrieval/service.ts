@@ -3,7 +3,7 @@ import { memoizeString } from '../../../../src-shared/memo';
 import type { Packet, Sample } from '../../../../src-shared/dataset';
 import type { MemoryHit } from '../request';
 import { HybridCollection, type MultiQuery } from '../../collection';
-import type { EmbedderChoice } from '../../../../src-shared/embedders';
+import { WINK_EMBEDDER, type EmbedderChoice } from '../../../../src-shared/embedders';
 import type { Embedder } from '../../embed';
 import type { MemoryService, MemoryServiceContext } from '../types';
 import type { HybridPresetConfig, TextPresetConfig, VectorPresetConfig } from './config';
@@ -135,6 +135,11 @@ export class TurnRetrievalService implements MemoryService {
     named: mentionedSpeakers(question, this.sample.speakers),
     aboutTime: this.settings.timeBoost > 0 && asksWhen(question),
   }));
+  /**
+   * Question vectors of the offline embedder, which is deterministic and counts nothing (the
+   * turn presets never fit it); an endpoint's are asked for each time, as its cache counts hits.
+   */
+  private readonly questionVectors: Map<string, Float32Array> | null;
   private readonly dates: Map<number, string | null>;
   /** Raw vector of the last inserted turn, for the next turn's context vector. */
   private last: { session: number; vector: Float32Array } | null = null;
@@ -150,6 +155,7 @@ export class TurnRetrievalService implements MemoryService {
   ) {
     this.preset = settings.preset;
     this.dates = sessionDates(sample);
+    this.questionVectors = settings.vector?.embedder === WINK_EMBEDDER ? new Map() : null;
   }
 
   static async open(
@@ -238,7 +244,7 @@ export class TurnRetrievalService implements MemoryService {
     const queries: MultiQuery[] = [];
     if (s.text) queries.push({ index: TEXT_INDEX, query: asked.textQuery, weight: s.text.weight });
     if (s.vector && this.embedder) {
-      const vector = (await this.embedder.embed([question]))[0] as Float32Array;
+      const vector = await this.questionVector(question, this.embedder);
       queries.push({ index: VECTOR_INDEX, query: vector, weight: s.vector.weight });
     }
     // Fused over ids: only the turns that survive the re-ranking have their texts read.
@@ -269,6 +275,18 @@ export class TurnRetrievalService implements MemoryService {
       });
     }
     return hits;
+  }
+
+  private async questionVector(question: string, embedder: Embedder): Promise<Float32Array> {
+    const known = this.questionVectors?.get(question);
+    if (known) return known;
+    const vector = (await embedder.embed([question]))[0] as Float32Array;
+    if (this.questionVectors) {
+      // A service answers one sample's questions; the bound is for a caller that asks many more.
+      if (this.questionVectors.size >= 10_000) this.questionVectors.clear();
+      this.questionVectors.set(question, vector);
+    }
+    return vector;
   }
 
   /**
