@@ -13,16 +13,39 @@ export type Memoized<F extends (...args: never[]) => unknown> = F & {
   clear(): void;
 };
 
+/** A string-keyed cache of at most `limit` entries, emptied when a new entry finds it full. */
+export class BoundedCache<V> {
+  private readonly entries = new Map<string, V>();
+
+  constructor(private readonly limit = DEFAULT_MEMO_LIMIT) {}
+
+  has(key: string): boolean {
+    return this.entries.has(key);
+  }
+
+  get(key: string): V | undefined {
+    return this.entries.get(key);
+  }
+
+  set(key: string, value: V): void {
+    if (this.entries.size >= this.limit && !this.entries.has(key)) this.entries.clear();
+    this.entries.set(key, value);
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}
+
 /** `compute` memoised by its one string argument. */
 export function memoizeString<R>(
   compute: (key: string) => R,
   limit = DEFAULT_MEMO_LIMIT,
 ): Memoized<(key: string) => R> {
-  const cache = new Map<string, R>();
+  const cache = new BoundedCache<R>(limit);
   const memoized = (key: string): R => {
     if (cache.has(key)) return cache.get(key) as R;
     const value = compute(key);
-    if (cache.size >= limit) cache.clear();
     cache.set(key, value);
     return value;
   };

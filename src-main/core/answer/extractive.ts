@@ -1,4 +1,4 @@
-import { memoizeStringPair } from '../../../src-shared/memo';
+import { BoundedCache, memoizeStringPair } from '../../../src-shared/memo';
 import { createCachedStemmer } from '../../../src-shared/scoring/porter';
 import { findDateMentions, formatDay, parseIsoDate } from './dates';
 import { memoryTokensOfLines } from './protocols';
@@ -64,6 +64,9 @@ function sentences(text: string): string[] {
     .filter((s) => s.length > 0);
 }
 
+/** The retrieved memories an answer reads, best first; the rest are ignored. */
+const MEMORIES_READ = 12;
+
 interface AnalysedSentence {
   sentence: string;
   stems: ReadonlySet<string>;
@@ -114,7 +117,7 @@ function rankSentences(
   questionStems: ReadonlySet<string>,
 ): ScoredSentence[] {
   const ranked: ScoredSentence[] = [];
-  request.memories.slice(0, 12).forEach((memory, rank) => {
+  request.memories.slice(0, MEMORIES_READ).forEach((memory, rank) => {
     for (const { sentence, stems } of analysedSentences(memory.speaker ?? '', memory.text)) {
       let overlap = 0;
       for (const stem of questionStems) if (stems.has(stem)) overlap += 1;
@@ -207,13 +210,34 @@ export function extractiveAnswer(request: AnswerRequest): string {
   return novelSpan(best.sentence, questionWords);
 }
 
+/** Everything of a request that `extractiveAnswer` reads, as one string. */
+function answerKey(request: AnswerRequest): string {
+  return JSON.stringify([
+    request.question,
+    request.speakers,
+    isAdversarialRequest(request),
+    request.memories.slice(0, MEMORIES_READ).map((m) => [m.text, m.speaker, m.sessionDateTime]),
+  ]);
+}
+
 export class ExtractiveAnswerer implements Answerer {
   readonly name = 'extractive-v1';
+  /**
+   * Answers by what they were worked out from: a question re-asked at a later test often
+   * retrieves the same memories, and the answer is a pure function of them.
+   */
+  private readonly answers = new BoundedCache<string>(10_000);
 
   async answer(request: AnswerRequest): Promise<AnswerResult> {
+    const key = answerKey(request);
+    let answer = this.answers.get(key);
+    if (answer === undefined) {
+      answer = extractiveAnswer(request);
+      this.answers.set(key, answer);
+    }
     // It reads the retrieved texts alone, one per line.
     return {
-      answer: extractiveAnswer(request),
+      answer,
       memoryTokens: memoryTokensOfLines(request.memories.map((m) => m.text)),
     };
   }
