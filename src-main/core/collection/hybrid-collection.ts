@@ -13,6 +13,7 @@ import {
 } from './fused-retrieval';
 import { integrityProblems, loadRuntimes, openRuntime } from './index-runtimes';
 import {
+  IdsBySeq,
   hydrate,
   storedItem,
   requireItemRow,
@@ -83,11 +84,7 @@ export class HybridCollection {
   private readonly context: PrepareContext & RetrievalContext;
   private readonly itemWriter: ItemWriter;
   private nextSeq: number;
-  /**
-   * Item ids by seq as `rankMulti` read them: a seq names one item for good (seqs are never
-   * reused and an item's id never changes), so only a delete makes an entry stale.
-   */
-  private readonly idBySeq = new Map<number, string>();
+  private readonly ids = new IdsBySeq((sql) => this.stmt(sql));
   private closed = false;
 
   private constructor(
@@ -345,7 +342,7 @@ export class HybridCollection {
         }
         // ON DELETE CASCADE removes whatever else a kind keyed on the item.
         this.stmt('DELETE FROM items WHERE seq = ?').run(row.seq);
-        this.idBySeq.delete(row.seq);
+        this.ids.forget(row.seq);
         deleted.push(id);
       }
     });
@@ -482,22 +479,10 @@ export class HybridCollection {
     const { fused } = await fuseQueries(this.context, queries, options, 'rankMulti');
     const ranked: RankedHit[] = [];
     for (const f of fused) {
-      const id = this.idOf(f.key);
+      const id = this.ids.get(f.key);
       if (id !== undefined) ranked.push({ id, score: f.score, contributions: f.contributions });
     }
     return ranked;
-  }
-
-  private idOf(seq: number): string | undefined {
-    let id = this.idBySeq.get(seq);
-    if (id === undefined) {
-      const row = this.stmt('SELECT id FROM items WHERE seq = ?').get(seq) as
-        { id: string } | undefined;
-      if (row === undefined) return undefined;
-      id = row.id;
-      this.idBySeq.set(seq, id);
-    }
-    return id;
   }
 
   /**
