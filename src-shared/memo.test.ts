@@ -73,3 +73,39 @@ describe('memoizeStringPair', () => {
     expect(calls).toBe(5);
   });
 });
+
+describe('the key-character budget', () => {
+  it('keeps no key longer than the budget and empties the cache when the keys would pass it', () => {
+    const seen: string[] = [];
+    const id = memoizeString(
+      (s: string) => {
+        seen.push(s);
+        return s;
+      },
+      { maxChars: 5 },
+    );
+    // 'abcdef' is over the budget: computed each time, never kept.
+    for (const key of ['abcdef', 'abcdef', 'ab', 'cd', 'ab', 'ef', 'ab']) id(key);
+    // 'ef' would make 6 characters with 'ab' and 'cd': the cache was emptied for it.
+    expect(seen).toEqual(['abcdef', 'abcdef', 'ab', 'cd', 'ef', 'ab']);
+  });
+
+  it('bounds all the pairs of a two-string cache together', () => {
+    let calls = 0;
+    const pair = memoizeStringPair(
+      (a: string, b: string) => {
+        calls++;
+        return a + b;
+      },
+      { maxChars: 6 },
+    );
+    pair('ab', 'c');
+    pair('de', 'f');
+    pair('ab', 'c');
+    expect(calls).toBe(2);
+    // 3 + 3 characters kept; one more pair empties the cache, whichever first string it has.
+    pair('gh', 'i');
+    pair('ab', 'c');
+    expect(calls).toBe(4);
+  });
+});
