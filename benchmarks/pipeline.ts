@@ -3,6 +3,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { ProgressEvent } from '../src-shared/experiment';
+import { DEFAULT_MEMORY_PRESET } from '../src-shared/experiment/config';
 import { startExperiment } from '../src-main/core/pipeline/runner';
 import { workerExecutor } from '../src-main/core/pipeline/executors';
 import { RunStore } from '../src-main/core/runs/store';
@@ -146,7 +147,7 @@ export async function pipelineSuite(data: string, write: boolean, _extra: string
     lines.push(`Measured ${new Date().toISOString().slice(0, 10)} on ${machineLine()}.`);
     lines.push('');
     lines.push(
-      `\`startExperiment\` with the worker executor, parallel ${PARALLEL}, preset \`hybrid\` (defaults), extractive answerer, a temporary runs DB; ${times.size} samples, ${sums.n.toLocaleString('en-US')} answers over all tests (every test re-asks the visible questions).`,
+      `\`startExperiment\` with the worker executor, parallel ${PARALLEL}, preset \`${DEFAULT_MEMORY_PRESET}\` (the default), extractive answerer, a temporary runs DB; ${times.size} samples, ${sums.n.toLocaleString('en-US')} answers over all tests (every test re-asks the visible questions).`,
     );
     lines.push('');
     lines.push('| measure | value | target |');

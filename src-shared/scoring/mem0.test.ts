@@ -6,8 +6,10 @@ import {
   modifiedPrecision,
   sentenceBleu,
   setF1,
+  setMem0SentenceSplitter,
   simpleTokenize,
 } from './mem0';
+import { EMPTY_PUNKT_PARAMETERS } from './punkt';
 
 describe('simpleTokenize', () => {
   it('lowercases and turns . , ! ? into spaces, keeping other punctuation', () => {
@@ -86,5 +88,23 @@ describe('bleu1', () => {
     expect(bleu1('x', 'y')).toBe(0);
     expect(bleu1('', 'y')).toBe(0);
     expect(bleu1('y', '')).toBe(0);
+  });
+
+  it('scores again with a newly installed sentence splitter (its results are cached)', () => {
+    // Without "dr" as an abbreviation "dr." ends a sentence and its period becomes a token of its
+    // own; with it, "dr." stays one token that the gold's "dr" does not match.
+    const prediction = 'Dr. Smith came';
+    const gold = 'dr smith came';
+    setMem0SentenceSplitter(EMPTY_PUNKT_PARAMETERS);
+    const plain = bleu1(prediction, gold);
+    try {
+      setMem0SentenceSplitter({ ...EMPTY_PUNKT_PARAMETERS, abbrevTypes: new Set(['dr']) });
+      const withAbbreviation = bleu1(prediction, gold);
+      expect(withAbbreviation).not.toBe(plain);
+      expect(withAbbreviation).toBeCloseTo(2 / 3, 10);
+    } finally {
+      setMem0SentenceSplitter(EMPTY_PUNKT_PARAMETERS);
+    }
+    expect(bleu1(prediction, gold)).toBe(plain);
   });
 });

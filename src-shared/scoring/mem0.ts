@@ -15,6 +15,7 @@
  */
 import { EMPTY_PUNKT_PARAMETERS, PunktSentenceTokenizer, type PunktParameters } from './punkt';
 import { pySplit, pyStrip } from './pytext';
+import { memoizeStringPair } from '../memo';
 import { nltkWordTokenize } from './treebank';
 
 /** mem0 `simple_tokenize`. */
@@ -26,7 +27,7 @@ export function simpleTokenize(text: string): string[] {
  * mem0 `calculate_metrics(...)['f1']`: set-based token F1. An empty prediction or gold (before
  * stripping, as mem0 checks `not prediction`) scores 0, as does one with no tokens.
  */
-export function setF1(prediction: string, gold: string): number {
+export const setF1 = memoizeStringPair(function setF1(prediction: string, gold: string): number {
   if (prediction === '' || gold === '') return 0;
   const predTokens = new Set(simpleTokenize(pyStrip(prediction)));
   const goldTokens = new Set(simpleTokenize(pyStrip(gold)));
@@ -36,7 +37,7 @@ export function setF1(prediction: string, gold: string): number {
   const precision = common / predTokens.size;
   const recall = common / goldTokens.size;
   return precision + recall > 0 ? (2 * precision * recall) / (precision + recall) : 0;
-}
+});
 
 /** NLTK `modified_precision` as [numerator, denominator]: clipped n-gram matches over hypothesis n-grams (denominator at least 1). */
 export function modifiedPrecision(
@@ -137,6 +138,8 @@ let sentenceSplitter = new PunktSentenceTokenizer(EMPTY_PUNKT_PARAMETERS);
 /** Installs Punkt's parameters for `mem0WordTokenize` (NLTK's English model, found by src-main). */
 export function setMem0SentenceSplitter(params: PunktParameters): void {
   sentenceSplitter = new PunktSentenceTokenizer(params);
+  // Its scores were tokenised with the splitter this replaces.
+  bleu1.clear();
 }
 
 /** `nltk.word_tokenize(text)` with the installed Punkt parameters. */
@@ -150,15 +153,18 @@ const BLEU1 = { weights: [1, 0, 0, 0] } as const;
  * Mem0's BLEU-1 for one answer, as `calculate_bleu_scores(...)['bleu1']`: `sentence_bleu` with
  * weights (1, 0, 0, 0) and method1 smoothing over `nltk.word_tokenize(text.lower())`.
  */
-export function bleu1(prediction: string, gold: string): number {
+export const bleu1 = memoizeStringPair(function bleu1(prediction: string, gold: string): number {
   return sentenceBleu(
     [mem0WordTokenize(gold.toLowerCase())],
     mem0WordTokenize(prediction.toLowerCase()),
     BLEU1,
   );
-}
+});
 
 /** The same BLEU-1 on `simple_tokenize` tokens: the variant earlier runs reported. */
-export function bleu1Simple(prediction: string, gold: string): number {
+export const bleu1Simple = memoizeStringPair(function bleu1Simple(
+  prediction: string,
+  gold: string,
+): number {
   return sentenceBleu([simpleTokenize(gold)], simpleTokenize(prediction), BLEU1);
-}
+});

@@ -4,6 +4,7 @@
  * and the per-category dispatch of `eval_question_answering`. Golden values produced by the
  * Python reference live in `tests/fixtures/golden/scores.json`.
  */
+import { memoizeStringPair } from '../memo';
 import { createCachedStemmer } from './porter';
 import { pySplit, pyStrip, regexReplaceWholeWords, removeAsciiPunctuation } from './pytext';
 
@@ -56,9 +57,12 @@ export function multisetF1(
 }
 
 /** `f1_score(prediction, ground_truth)`. */
-export function f1Score(prediction: string, gold: string): number {
+export const f1Score = memoizeStringPair(function f1Score(
+  prediction: string,
+  gold: string,
+): number {
   return multisetF1(officialTokens(prediction), officialTokens(gold));
-}
+});
 
 /**
  * `f1(prediction, ground_truth)`, used for category 1 (multi-hop): both sides are split on commas;

@@ -8,6 +8,7 @@
  * an array of code points throughout: `len(word)`, `word[-1]` and slicing then mean what they mean
  * in Python even for words that hold emoji or other astral characters.
  */
+import { DEFAULT_MEMO_LIMIT, memoizeString } from '../memo';
 
 type Chars = readonly string[];
 
@@ -277,14 +278,6 @@ export function porterStem(word: string): string {
 }
 
 /** A memoising wrapper: LoCoMo scoring stems the same few thousand words over and over. */
-export function createCachedStemmer(limit = 50_000): (word: string) => string {
-  const cache = new Map<string, string>();
-  return (word) => {
-    const hit = cache.get(word);
-    if (hit !== undefined) return hit;
-    const stem = porterStem(word);
-    if (cache.size >= limit) cache.clear();
-    cache.set(word, stem);
-    return stem;
-  };
+export function createCachedStemmer(limit = DEFAULT_MEMO_LIMIT): (word: string) => string {
+  return memoizeString(porterStem, limit);
 }

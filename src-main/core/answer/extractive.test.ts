@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { officialF1 } from '../../../src-shared/scoring/official';
-import { extractiveAnswer } from './extractive';
+import { ExtractiveAnswerer, extractiveAnswer } from './extractive';
 import { NOT_MENTIONED, type AnswerRequest, type MemoryHit } from './types';
 
 function memory(speaker: string, text: string, dateTime = '2023-05-08T13:56:00'): MemoryHit {
@@ -87,5 +87,31 @@ describe('extractive answerer', () => {
         memory('Melanie', 'We would not go camping again after that storm.'),
       ]),
     ).toBe('No');
+  });
+});
+
+describe('ExtractiveAnswerer', () => {
+  it('answers a re-asked question from what it retrieved this time, not what it answered before', async () => {
+    const answerer = new ExtractiveAnswerer();
+    const request = (memories: MemoryHit[], dateTime?: string) => ({
+      sampleId: 's',
+      questionIndex: 0,
+      question: 'When did Melanie sign up for pottery?',
+      category: 2 as const,
+      speakers: ['Caroline', 'Melanie'] as [string, string],
+      memories: memories.map((m) => (dateTime ? { ...m, sessionDateTime: dateTime } : m)),
+      seed: 1,
+    });
+    const first = [
+      memory('Melanie', 'I just signed up for a pottery class!', '2023-07-03T10:00:00'),
+    ];
+    expect((await answerer.answer(request(first))).answer).toBe('3 July 2023');
+    expect((await answerer.answer(request(first))).answer).toBe('3 July 2023');
+    // The same turn in another session: the answer follows the session date.
+    expect((await answerer.answer(request(first, '2023-08-14T10:00:00'))).answer).toBe(
+      '14 August 2023',
+    );
+    const other = [memory('Melanie', 'I signed up for pottery last week.', '2023-07-03T10:00:00')];
+    expect((await answerer.answer(request(other))).answer).toBe(extractiveAnswer(request(other)));
   });
 });

@@ -1,6 +1,7 @@
+import { BoundedCache, memoizeStringPair } from '../../../src-shared/memo';
 import { createCachedStemmer } from '../../../src-shared/scoring/porter';
 import { findDateMentions, formatDay, parseIsoDate } from './dates';
-import { memoryTokensOf } from './protocols';
+import { memoryTokensOfLines } from './protocols';
 import {
   NOT_MENTIONED,
   isAdversarialRequest,
@@ -63,6 +64,32 @@ function sentences(text: string): string[] {
     .filter((s) => s.length > 0);
 }
 
+/** The retrieved memories an answer reads, best first; the rest are ignored. */
+const MEMORIES_READ = 12;
+
+interface AnalysedSentence {
+  sentence: string;
+  stems: ReadonlySet<string>;
+}
+
+/**
+ * A memory's sentences (its speaker prefix dropped) with their content stems. The same turns are
+ * retrieved for question after question and test after test, so each is analysed once.
+ */
+const analysedSentences = memoizeStringPair(
+  (speaker: string, text: string): readonly AnalysedSentence[] =>
+    sentences(stripSpeaker(text, speaker === '' ? null : speaker)).map((sentence) => ({
+      sentence,
+      stems: new Set(contentStems(sentence)),
+    })),
+);
+
+/** The question's content stems, the speakers' names left out; a question is asked at every test. */
+const questionStemsOf = memoizeStringPair(
+  (speakerNamesJson: string, question: string): ReadonlySet<string> =>
+    new Set(contentStems(question, new Set(JSON.parse(speakerNamesJson) as string[]))),
+);
+
 type QuestionKind = 'when' | 'how-many' | 'yes-no' | 'open';
 
 function questionKind(question: string): QuestionKind {
@@ -90,9 +117,8 @@ function rankSentences(
   questionStems: ReadonlySet<string>,
 ): ScoredSentence[] {
   const ranked: ScoredSentence[] = [];
-  request.memories.slice(0, 12).forEach((memory, rank) => {
-    for (const sentence of sentences(stripSpeaker(memory.text, memory.speaker))) {
-      const stems = new Set(contentStems(sentence));
+  request.memories.slice(0, MEMORIES_READ).forEach((memory, rank) => {
+    for (const { sentence, stems } of analysedSentences(memory.speaker ?? '', memory.text)) {
       let overlap = 0;
       for (const stem of questionStems) if (stems.has(stem)) overlap += 1;
       // Retrieval order breaks ties and nudges towards what the retriever trusted most.
@@ -148,7 +174,7 @@ function premiseUnsupported(
 
 export function extractiveAnswer(request: AnswerRequest): string {
   const speakerNames = new Set(request.speakers.map((s) => s.toLowerCase()));
-  const questionStems = new Set(contentStems(request.question, speakerNames));
+  const questionStems = questionStemsOf(JSON.stringify([...speakerNames]), request.question);
   const ranked = rankSentences(request, questionStems);
   const best = ranked[0];
 
@@ -184,14 +210,35 @@ export function extractiveAnswer(request: AnswerRequest): string {
   return novelSpan(best.sentence, questionWords);
 }
 
+/** Everything of a request that `extractiveAnswer` reads, as one string. */
+function answerKey(request: AnswerRequest): string {
+  return JSON.stringify([
+    request.question,
+    request.speakers,
+    isAdversarialRequest(request),
+    request.memories.slice(0, MEMORIES_READ).map((m) => [m.text, m.speaker, m.sessionDateTime]),
+  ]);
+}
+
 export class ExtractiveAnswerer implements Answerer {
   readonly name = 'extractive-v1';
+  /**
+   * Answers by what they were worked out from: a question re-asked at a later test often
+   * retrieves the same memories, and the answer is a pure function of them.
+   */
+  private readonly answers = new BoundedCache<string>(10_000);
 
   async answer(request: AnswerRequest): Promise<AnswerResult> {
+    const key = answerKey(request);
+    let answer = this.answers.get(key);
+    if (answer === undefined) {
+      answer = extractiveAnswer(request);
+      this.answers.set(key, answer);
+    }
     // It reads the retrieved texts alone, one per line.
     return {
-      answer: extractiveAnswer(request),
-      memoryTokens: memoryTokensOf(request.memories.map((m) => m.text).join('\n')),
+      answer,
+      memoryTokens: memoryTokensOfLines(request.memories.map((m) => m.text)),
     };
   }
 }

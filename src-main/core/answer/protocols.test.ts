@@ -1,6 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ANSWER_PROTOCOLS } from '../../../src-shared/experiment';
-import { answerProtocol } from './protocols';
+import { answerProtocol, memoryTokensOf, memoryTokensOfLines } from './protocols';
 import type { AnswerRequest } from './types';
 
 /**
@@ -48,5 +49,21 @@ describe('answer protocol registry', () => {
     expect(sent).toContain('Where did Caroline go in May?');
     // The context it reads (memories or the conversation), whose memory tokens the run stores.
     expect(built.context).toContain('Sweden');
+  });
+});
+
+describe('memoryTokensOfLines', () => {
+  it('counts the texts as memoryTokensOf counts them joined by newlines', () => {
+    // Digit runs count in threes and symbols one each: a text ending in "12" and one starting with
+    // "3" must not be counted as the run "123".
+    const texts = ['Caroline: I ran 12', '345 km!', '', 'Mélanie: ¿qué?', '12'];
+    expect(memoryTokensOfLines(texts)).toBe(memoryTokensOf(texts.join('\n')));
+    fc.assert(
+      fc.property(fc.array(fc.string({ unit: 'grapheme-composite' })), (lines) => {
+        expect(memoryTokensOfLines(lines)).toBe(memoryTokensOf(lines.join('\n')));
+        // Asked again, from the cache: the same.
+        expect(memoryTokensOfLines(lines)).toBe(memoryTokensOf(lines.join('\n')));
+      }),
+    );
   });
 });

@@ -1,5 +1,6 @@
 import type { AnswerProtocolName, Category5Mapping } from '../../../src-shared/experiment';
 import type { PromptRecord } from '../../../src-shared/runs';
+import { memoizeString } from '../../../src-shared/memo';
 import { pyStrip } from '../../../src-shared/scoring/pytext';
 import {
   ANSWER_TEMPLATES,
@@ -160,6 +161,19 @@ export const estimateTokens: TokenCounter = Object.assign(
  */
 export function memoryTokensOf(context: string): number {
   return estimateTokens(context);
+}
+
+const cachedTokens = memoizeString(estimateTokens);
+
+/**
+ * `memoryTokensOf(texts.join('\n'))` without recounting a text seen before: no token spans the
+ * newline (`splitsOnWhitespace`), so the count is the sum of each text's, and the same retrieved
+ * turns come back at every test.
+ */
+export function memoryTokensOfLines(texts: readonly string[]): number {
+  let total = 0;
+  for (const text of texts) total += cachedTokens(text);
+  return total;
 }
 
 function locomoTurn(turn: ConversationSession['turns'][number]): string {

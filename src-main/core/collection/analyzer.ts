@@ -1,4 +1,5 @@
 import type { AnalyzerOptions } from '../../../src-shared/index-kinds/engine';
+import { memoizeString } from '../../../src-shared/memo';
 import { porterStem } from './stemmer';
 
 export type { AnalyzerOptions };
@@ -23,20 +24,9 @@ const POSSESSIVE = /['\u2019][sS]\b/g;
 const APOSTROPHE = /['\u2019]/g;
 const COMBINING_MARKS = /\p{M}+/gu;
 
-const STEM_CACHE_LIMIT = 50_000;
-
 /** Returns a function text -> terms (in order, repeats kept) for the given options. */
 export function createAnalyzer(options: AnalyzerOptions): (text: string) => string[] {
-  const stemCache = new Map<string, string>();
-  const stem = (word: string): string => {
-    let out = stemCache.get(word);
-    if (out === undefined) {
-      out = porterStem(word);
-      if (stemCache.size >= STEM_CACHE_LIMIT) stemCache.clear();
-      stemCache.set(word, out);
-    }
-    return out;
-  };
+  const stem = memoizeString(porterStem);
   return (text: string): string[] => {
     let s = text;
     if (options.foldAccents) s = s.normalize('NFKD').replace(COMBINING_MARKS, '');

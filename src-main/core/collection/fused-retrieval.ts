@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseOrThrow } from '../../../src-shared/errors';
+import { BoundedCache } from '../../../src-shared/memo';
 import type { ErrorCode, ErrorPath, WorkbenchError } from '../../../src-shared/errors';
 import { DEFAULT_RRF_K, fuse, type FusedEntry } from './fusion';
 import type { ScoredSeq } from '../../../src-shared/index-kinds/engine';
@@ -68,6 +69,30 @@ export function searchNamedIndex(
   return searchIndex(ctx, rt, query, opts);
 }
 
+/**
+ * The parsed options of a fused query's sub-queries that give none of their own, by candidate
+ * count: a turn preset asks the same way for every question, and parsing cost about as much as fusing.
+ * Frozen, as every query of that count shares the object.
+ */
+const plainSubOptions = new BoundedCache<ParsedRetrieveOptions>(64);
+
+function subOptions(
+  ctx: RetrievalContext,
+  candidates: number,
+  own: MultiQuery['options'],
+  what: string,
+): ParsedRetrieveOptions {
+  const known = own === undefined ? plainSubOptions.get(String(candidates)) : undefined;
+  if (known) return known;
+  const parsed = parseOrThrow(
+    retrieveOptionsSchema,
+    { topK: candidates, ...(own ?? {}) },
+    `HybridCollection '${ctx.name}': ${what}`,
+  );
+  if (own === undefined) plainSubOptions.set(String(candidates), Object.freeze(parsed));
+  return parsed;
+}
+
 /** Each query's candidates from its index, fused and cut to top-k (best first). */
 export async function fuseQueries(
   ctx: RetrievalContext,
@@ -95,10 +120,11 @@ export async function fuseQueries(
           `queries[${i}] (index '${q.index}'): weight must be a finite number >= 0, got ${describe(weight)}`,
         );
       }
-      const sub = parseOrThrow(
-        retrieveOptionsSchema,
-        { topK: candidates, ...(q.options ?? {}) },
-        `HybridCollection '${ctx.name}': ${method} queries[${i}] options for index '${q.index}'`,
+      const sub = subOptions(
+        ctx,
+        candidates,
+        q.options,
+        `${method} queries[${i}] options for index '${q.index}'`,
       );
       const hits = await searchIndex(ctx, rt, q.query, sub);
       return { index: q.index, weight, hits: hits.map((h) => ({ key: h.seq, score: h.score })) };

@@ -668,6 +668,39 @@ describe('retrieveMulti', () => {
     expect(ranked[0]).not.toHaveProperty('text');
     await expect(c.rankMulti([])).rejects.toThrow(/rankMulti needs at least one query/);
   });
+
+  it("a sub-query's own options apply after queries of the same candidate count gave none", async () => {
+    const c = open(temp.make());
+    c.createIndex('text', { type: 'text' });
+    await c.insert([
+      { id: 'p', text: 'pottery class' },
+      { id: 'q', text: 'pottery pottery pottery' },
+      { id: 'r', text: 'camping trip' },
+    ]);
+    const plain = [{ index: 'text', query: 'pottery camping' }];
+    expect((await c.rankMulti(plain, { candidates: 5 })).map((h) => h.id)).toHaveLength(3);
+    // The plain sub-options were cached for 5 candidates; these must not be answered from there.
+    const own = [{ index: 'text', query: 'pottery camping', options: { topK: 1 } }];
+    // One candidate: the camping turn, as the rarer word (one document of three) weighs most.
+    expect((await c.rankMulti(own, { candidates: 5 })).map((h) => h.id)).toEqual(['r']);
+    expect((await c.rankMulti(plain, { candidates: 5 })).map((h) => h.id)).toHaveLength(3);
+  });
+
+  it('rankMulti names the live item after its id was deleted and stored again', async () => {
+    const c = open(temp.make());
+    c.createIndex('text', { type: 'text' });
+    await c.insert([
+      { id: 'p', text: 'pottery class' },
+      { id: 'q', text: 'camping trip' },
+    ]);
+    const query = [{ index: 'text', query: 'pottery camping' }];
+    expect((await c.rankMulti(query)).map((h) => h.id).sort()).toEqual(['p', 'q']);
+    // The ids rankMulti remembered by seq must follow the delete: 'q' comes back as a new item.
+    c.delete(['p', 'q']);
+    await c.insert([{ id: 'q', text: 'pottery glaze' }]);
+    expect((await c.rankMulti(query)).map((h) => h.id)).toEqual(['q']);
+    expect(c.get(['q'])[0]?.text).toBe('pottery glaze');
+  });
 });
 
 describe('closing and reopening', () => {

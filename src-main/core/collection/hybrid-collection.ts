@@ -13,6 +13,7 @@ import {
 } from './fused-retrieval';
 import { integrityProblems, loadRuntimes, openRuntime } from './index-runtimes';
 import {
+  IdsBySeq,
   hydrate,
   storedItem,
   requireItemRow,
@@ -84,6 +85,7 @@ export class HybridCollection {
   private readonly context: PrepareContext & RetrievalContext;
   private readonly itemWriter: ItemWriter;
   private nextSeq: number;
+  private readonly ids = new IdsBySeq((sql) => this.stmt(sql));
   private closed = false;
 
   private constructor(
@@ -346,6 +348,7 @@ export class HybridCollection {
         }
         // ON DELETE CASCADE removes whatever else a kind keyed on the item.
         this.stmt('DELETE FROM items WHERE seq = ?').run(row.seq);
+        this.ids.forget(row.seq);
         deleted.push(id);
       }
     });
@@ -480,11 +483,10 @@ export class HybridCollection {
     options: Omit<RetrieveMultiOptions, 'withMetadata'> = {},
   ): Promise<RankedHit[]> {
     const { fused } = await fuseQueries(this.context, queries, options, 'rankMulti');
-    const idOf = this.stmt('SELECT id FROM items WHERE seq = ?');
     const ranked: RankedHit[] = [];
     for (const f of fused) {
-      const row = idOf.get(f.key) as { id: string } | undefined;
-      if (row) ranked.push({ id: row.id, score: f.score, contributions: f.contributions });
+      const id = this.ids.get(f.key);
+      if (id !== undefined) ranked.push({ id, score: f.score, contributions: f.contributions });
     }
     return ranked;
   }

@@ -31,6 +31,30 @@ export function storedItem(row: StoredRow | undefined): StoredItem | null {
   };
 }
 
+/**
+ * Item ids by seq, each read from SQLite once (rankMulti names every fused candidate): a seq names
+ * one item for good (seqs are never reused, an item's id never changes), so only a delete makes an
+ * entry stale.
+ */
+export class IdsBySeq {
+  private readonly ids = new Map<number, string>();
+
+  constructor(private readonly stmt: Statements) {}
+
+  get(seq: number): string | undefined {
+    const known = this.ids.get(seq);
+    if (known !== undefined) return known;
+    const row = this.stmt('SELECT id FROM items WHERE seq = ?').get(seq) as
+      { id: string } | undefined;
+    if (row !== undefined) this.ids.set(seq, row.id);
+    return row?.id;
+  }
+
+  forget(seq: number): void {
+    this.ids.delete(seq);
+  }
+}
+
 /** The stored item with this id; `notFound` makes the error when there is none. */
 export function requireItemRow(
   stmt: Statements,

@@ -1,7 +1,15 @@
 import { Index } from 'flexsearch';
 import type { FullTextIndex, TextIndexSettings } from '../../../src-shared/index-kinds/engine';
+import { memoizeString } from '../../../src-shared/memo';
 import { createAnalyzer } from './analyzer';
-import { selectTop } from './top-k';
+import { KthBest, selectTop } from './top-k';
+
+/** A query term the index knows, with its idf and the most it can add to a document's score. */
+interface WeightedTerm {
+  term: string;
+  idf: number;
+  bound: number;
+}
 
 interface DocStats {
   length: number;
@@ -41,6 +49,11 @@ export class TextIndex implements FullTextIndex {
   private minLength = Infinity;
   /** Documents the last search scored (for tests and diagnostics: pruning keeps it small). */
   lastScored = 0;
+  /** A query's distinct terms: the same questions come back at every test of a run. */
+  private readonly queryTerms = memoizeString(
+    (query: string): readonly string[] => [...new Set(this.analyze(query))],
+    10_000,
+  );
 
   constructor(private readonly config: TextIndexSettings) {
     this.analyze = createAnalyzer(config);
@@ -97,7 +110,7 @@ export class TextIndex implements FullTextIndex {
     const n = this.docs.size;
     this.lastScored = 0;
     if (n === 0 || topK <= 0) return [];
-    const terms = [...new Set(this.analyze(query))];
+    const terms = this.queryTerms(query);
     if (terms.length === 0) return [];
     const avgLength = this.totalLength / n || 1;
     const scores = this.config.prefix
@@ -119,14 +132,14 @@ export class TextIndex implements FullTextIndex {
    * order, by the same formula as before, so the ranking (ties included) is unchanged.
    */
   private scoreExact(
-    terms: string[],
+    terms: readonly string[],
     n: number,
     avgLength: number,
     topK: number,
   ): Map<number, number> {
     const { k1, b } = this.config;
     const shortestNorm = k1 * (1 - b + (b * Math.min(this.minLength, avgLength)) / avgLength);
-    const weighted: Array<{ term: string; idf: number; bound: number }> = [];
+    const weighted: WeightedTerm[] = [];
     for (const term of terms) {
       const df = this.df.get(term);
       if (df === undefined) continue;
@@ -134,41 +147,36 @@ export class TextIndex implements FullTextIndex {
       const tf = this.maxTf.get(term) ?? 1;
       weighted.push({ term, idf, bound: (idf * tf * (k1 + 1)) / (tf + shortestNorm) });
     }
-    const idfOf = new Map(weighted.map((w) => [w.term, w.idf]));
     const byBound = [...weighted].sort((x, y) => y.bound - x.bound);
     let rest = byBound.reduce((sum, w) => sum + w.bound, 0);
     const scores = new Map<number, number>();
+    const best = new KthBest(topK);
     for (const { term, bound } of byBound) {
       // flexsearch 0.8 was seen returning undefined for some terms after removals (conv-26 turns
       // added and removed in batches); treat that as no candidates rather than crash the query.
       const candidates = (this.fx.search(term, { limit: n }) as number[] | undefined) ?? [];
       for (const seq of candidates) {
         if (scores.has(seq)) continue;
-        const score = this.scoreDoc(seq, terms, idfOf, avgLength);
-        if (score !== null) scores.set(seq, score);
+        const score = this.scoreDoc(seq, weighted, avgLength);
+        if (score === null) continue;
+        scores.set(seq, score);
+        best.add(score);
       }
       rest -= bound;
       // A small margin keeps the bound safe against rounding in the sums.
-      if (scores.size >= topK && rest * (1 + 1e-9) < kthBest(scores, topK)) break;
+      if (best.full && rest * (1 + 1e-9) < best.kth) break;
     }
     return scores;
   }
 
-  /** A document's BM25 score over the query's terms in query order; null when none occurs. */
-  private scoreDoc(
-    seq: number,
-    terms: readonly string[],
-    idfOf: ReadonlyMap<string, number>,
-    avgLength: number,
-  ): number | null {
+  /** A document's BM25 score over the query's known terms in query order; null when none occurs. */
+  private scoreDoc(seq: number, terms: readonly WeightedTerm[], avgLength: number): number | null {
     const doc = this.docs.get(seq);
     if (!doc) return null;
     const { k1, b } = this.config;
     const norm = k1 * (1 - b + (b * doc.length) / avgLength);
     let score: number | null = null;
-    for (const term of terms) {
-      const idf = idfOf.get(term);
-      if (idf === undefined) continue;
+    for (const { term, idf } of terms) {
       const tf = doc.tf.get(term) ?? 0;
       if (tf === 0) continue;
       score = (score ?? 0) + (idf * tf * (k1 + 1)) / (tf + norm);
@@ -177,7 +185,7 @@ export class TextIndex implements FullTextIndex {
   }
 
   /** Prefix terms: each term's df is what flexsearch finds, so every candidate list is read. */
-  private scorePrefix(terms: string[], n: number, avgLength: number): Map<number, number> {
+  private scorePrefix(terms: readonly string[], n: number, avgLength: number): Map<number, number> {
     const { k1, b } = this.config;
     const scores = new Map<number, number>();
     for (const term of terms) {
@@ -205,12 +213,6 @@ function bm25Idf(n: number, df: number): number {
 }
 
 const byScoreThenSeq = (x: TextHit, y: TextHit) => y.score - x.score || x.seq - y.seq;
-
-/** The k-th best of the scores (k <= scores.size). */
-function kthBest(scores: ReadonlyMap<number, number>, k: number): number {
-  const top = selectTop(scores.values(), k, (x, y) => y - x);
-  return top[top.length - 1] as number;
-}
 
 function prefixFrequency(tf: Map<string, number>, prefix: string): number {
   let total = 0;

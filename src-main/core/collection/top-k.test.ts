@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { selectTop } from './top-k';
+import { KthBest, selectTop } from './top-k';
 
 interface Scored {
   seq: number;
@@ -52,5 +52,26 @@ describe('selectTop', () => {
     // Five items tie at the cut of k = 3: the three smallest seqs win, in seq order.
     const items = [9, 4, 7, 1, 5].map((seq) => ({ seq, score: 1 }));
     expect(selectTop(items, 3, byScoreThenSeq).map((x) => x.seq)).toEqual([1, 4, 5]);
+  });
+});
+
+describe('KthBest', () => {
+  it('after every add, is full once k numbers came and then holds the k-th largest so far', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom(0, 0.5, 1, 1.5, 2, -1, 1e-9, 3.25, 7), { maxLength: 120 }),
+        fc.integer({ min: 0, max: 40 }),
+        (values, k) => {
+          const best = new KthBest(k);
+          values.forEach((value, i) => {
+            best.add(value);
+            const seen = values.slice(0, i + 1).sort((x, y) => y - x);
+            expect(best.full).toBe(k > 0 && seen.length >= k);
+            if (best.full) expect(best.kth).toBe(seen[k - 1]);
+          });
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });

@@ -47,3 +47,54 @@ export function selectTop<T>(items: Iterable<T>, k: number, compare: (a: T, b: T
   }
   return heap.sort(compare);
 }
+
+/**
+ * The k-th best of the numbers added so far, kept as they come (a bounded min-heap of the k best):
+ * a ranker that prunes by "can this still reach the top k" asks after every batch of documents,
+ * and selecting over all scores each time cost as much as scoring them.
+ */
+export class KthBest {
+  private readonly heap: number[] = [];
+
+  constructor(private readonly k: number) {}
+
+  /** Whether k numbers have been added (before that there is no k-th best). */
+  get full(): boolean {
+    return this.k > 0 && this.heap.length >= this.k;
+  }
+
+  /** The k-th best added; meaningful once `full`. */
+  get kth(): number {
+    return this.heap[0] as number;
+  }
+
+  add(value: number): void {
+    const heap = this.heap;
+    if (this.k <= 0) return;
+    if (heap.length < this.k) {
+      heap.push(value);
+      let i = heap.length - 1;
+      while (i > 0) {
+        const parent = (i - 1) >> 1;
+        if ((heap[parent] as number) <= value) break;
+        heap[i] = heap[parent] as number;
+        i = parent;
+      }
+      heap[i] = value;
+      return;
+    }
+    if (value <= (heap[0] as number)) return;
+    // Replace the smallest kept and sift it down.
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= heap.length) break;
+      const r = l + 1;
+      const child = r < heap.length && (heap[r] as number) < (heap[l] as number) ? r : l;
+      if ((heap[child] as number) >= value) break;
+      heap[i] = heap[child] as number;
+      i = child;
+    }
+    heap[i] = value;
+  }
+}

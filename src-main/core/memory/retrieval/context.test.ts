@@ -180,3 +180,30 @@ describe('hybrid-context preset', () => {
     await service.close();
   });
 });
+
+describe('neighbour re-ranking', () => {
+  it('pulls in same-session neighbours, forgets the last call and cuts to the limit', () => {
+    const order = new TurnOrder();
+    order.place('a1', 1, 'Ann');
+    order.place('b1', 1, 'Bob');
+    order.place('a2', 1, 'Ann');
+    order.place('b2', 2, 'Bob');
+    expect([order.neighbour('a2', -1), order.neighbour('a2', 1)]).toEqual(['b1', null]);
+    const weights = { previousTurnScore: 0.5, nextTurnScore: 0.25, speakerBoost: 1 };
+    // b1: 1 + 0.25 x 0 (a2 unscored) + 0.5 x 0 (a1 unscored); a2 and a1 come in as neighbours
+    // (a2: 0.5 x 1; a1: 0.25 x 1); b2 is another session's turn, never a neighbour of b1.
+    expect(order.rerank([['b1', 1]], [], weights).map((t) => [t.id, t.score, t.base])).toEqual([
+      ['b1', 1, 1],
+      ['a2', 0.5, null],
+      ['a1', 0.25, null],
+    ]);
+    // A second call must not see the first one's scores: b1 is now only a neighbour of a2.
+    const again = order.rerank([['a2', 2]], ['Bob'], weights);
+    expect(again.map((t) => [t.id, t.score, t.boosted])).toEqual([
+      ['a2', 2, false],
+      // (0 + 0.25 x 2) x (1 + 1): Bob is named.
+      ['b1', 1, true],
+    ]);
+    expect(order.rerank([['a2', 2]], ['Bob'], weights, false, 1)).toEqual([again[0]]);
+  });
+});

@@ -1,4 +1,5 @@
 import { MONTH_NAMES } from '../../../../src-shared/calendar';
+import { selectTop } from '../../collection/top-k';
 
 /** Weights of the turn re-ranking (the turn presets' and collection designs' shared fields). */
 export interface RerankWeights {
@@ -20,10 +21,18 @@ export interface RerankedTurn {
 }
 
 interface TurnSlot {
+  id: string;
   pos: number;
   session: number;
   speaker: string;
   timed: boolean;
+  /** The turns before and after in the same session: kept so a re-ranking looks nothing up. */
+  prev: TurnSlot | null;
+  next: TurnSlot | null;
+  /** Scratch of one re-ranking, valid while `round` is the order's current round. */
+  round: number;
+  inPool: boolean;
+  base: number | undefined;
 }
 
 /**
@@ -31,11 +40,13 @@ interface TurnSlot {
  * re-ranking needs to find a turn's neighbours within its session.
  */
 export class TurnOrder {
-  private readonly order: string[] = [];
   private readonly slots = new Map<string, TurnSlot>();
+  private last: TurnSlot | null = null;
+  /** Counts re-rankings: a slot's scratch belongs to the round that wrote it. */
+  private round = 0;
 
   get size(): number {
-    return this.order.length;
+    return this.slots.size;
   }
 
   has(id: string): boolean {
@@ -45,40 +56,77 @@ export class TurnOrder {
   /** Appends a turn; a turn placed before keeps its first place. */
   place(id: string, session: number, speaker: string, timed = false): void {
     if (this.slots.has(id)) return;
-    this.slots.set(id, { pos: this.order.length, session, speaker, timed });
-    this.order.push(id);
+    const last = this.last;
+    const prev = last !== null && last.session === session ? last : null;
+    const slot: TurnSlot = {
+      id,
+      pos: this.slots.size,
+      session,
+      speaker,
+      timed,
+      prev,
+      next: null,
+      round: 0,
+      inPool: false,
+      base: undefined,
+    };
+    if (prev !== null) prev.next = slot;
+    this.slots.set(id, slot);
+    this.last = slot;
   }
 
   /** The turn before (-1) or after (1) `id` in the same session, or null. */
   neighbour(id: string, step: -1 | 1): string | null {
     const slot = this.slots.get(id);
     if (!slot) return null;
-    const other = this.order[slot.pos + step];
-    if (other === undefined) return null;
-    return this.slots.get(other)?.session === slot.session ? other : null;
+    return (step === -1 ? slot.prev : slot.next)?.id ?? null;
   }
 
   /**
    * final(t) = (s(t) + p * s(prev t) + n * s(next t)) * (1 + boost if t's speaker is named),
    * over the candidates and their neighbours (a turn that matched nothing can still be the answer
-   * to the turn before it). Ties keep conversation order, so results are deterministic.
+   * to the turn before it). Ties keep conversation order, so results are deterministic. The best
+   * `limit` (default all), best first.
    */
   rerank(
     scored: ReadonlyArray<readonly [string, number]>,
     named: readonly string[],
     weights: RerankWeights,
     aboutTime = false,
+    limit = Infinity,
   ): RerankedTurn[] {
-    const base = new Map<string, number>(scored);
-    const pool = new Set<string>();
+    // Each call runs to its end without yielding, so one set of scratch fields per slot serves.
+    const round = ++this.round;
+    const scratch = (slot: TurnSlot): TurnSlot => {
+      if (slot.round !== round) {
+        slot.round = round;
+        slot.inPool = false;
+        slot.base = undefined;
+      }
+      return slot;
+    };
+    const baseOf = (slot: TurnSlot | null): number =>
+      slot !== null && slot.round === round ? (slot.base ?? 0) : 0;
+    const candidates: TurnSlot[] = [];
+    for (const [id, score] of scored) {
+      const slot = this.slots.get(id);
+      if (!slot) continue;
+      // A repeated id keeps its last score, as a map built from the list would.
+      scratch(slot).base = score;
+      candidates.push(slot);
+    }
+    const pool: TurnSlot[] = [];
+    const join = (slot: TurnSlot | null) => {
+      if (slot === null || scratch(slot).inPool) return;
+      slot.inPool = true;
+      pool.push(slot);
+    };
     const withNeighbours = weights.previousTurnScore > 0 || weights.nextTurnScore > 0;
-    for (const [id] of scored) {
-      pool.add(id);
+    for (const slot of candidates) {
+      join(slot);
       if (!withNeighbours) continue;
-      const prev = this.neighbour(id, -1);
-      const next = this.neighbour(id, 1);
-      if (prev !== null) pool.add(prev);
-      if (next !== null) pool.add(next);
+      join(slot.prev);
+      join(slot.next);
     }
     const boostedSpeakers = new Set(named);
     const sessionWeight = weights.sessionScore ?? 0;
@@ -91,22 +139,19 @@ export class TurnOrder {
       }
     }
     const out: Array<RerankedTurn & { pos: number }> = [];
-    for (const id of pool) {
-      const slot = this.slots.get(id);
-      if (!slot) continue;
-      let score = base.get(id) ?? 0;
-      const prev = this.neighbour(id, -1);
-      const next = this.neighbour(id, 1);
-      if (prev !== null) score += weights.previousTurnScore * (base.get(prev) ?? 0);
-      if (next !== null) score += weights.nextTurnScore * (base.get(next) ?? 0);
+    for (const slot of pool) {
+      const own = slot.base;
+      let score = own ?? 0;
+      if (slot.prev !== null) score += weights.previousTurnScore * baseOf(slot.prev);
+      if (slot.next !== null) score += weights.nextTurnScore * baseOf(slot.next);
       score += sessionWeight * (sessionBest.get(slot.session) ?? 0);
       const boosted = boostedSpeakers.has(slot.speaker);
       if (boosted) score *= 1 + weights.speakerBoost;
       if (aboutTime && slot.timed) score *= 1 + (weights.timeBoost ?? 0);
-      out.push({ id, score, base: base.get(id) ?? null, boosted, pos: slot.pos });
+      out.push({ id: slot.id, score, base: own ?? null, boosted, pos: slot.pos });
     }
-    out.sort((a, b) => b.score - a.score || a.pos - b.pos);
-    return out.map(({ id, score, base: own, boosted }) => ({ id, score, base: own, boosted }));
+    const best = selectTop(out, limit, (a, b) => b.score - a.score || a.pos - b.pos);
+    return best.map(({ id, score, base: own, boosted }) => ({ id, score, base: own, boosted }));
   }
 }
 

@@ -1,8 +1,9 @@
 import { monthYear } from '../../../../src-shared/calendar';
+import { memoizeString } from '../../../../src-shared/memo';
 import type { Packet, Sample } from '../../../../src-shared/dataset';
 import type { MemoryHit } from '../request';
 import { HybridCollection, type MultiQuery } from '../../collection';
-import type { EmbedderChoice } from '../../../../src-shared/embedders';
+import { WINK_EMBEDDER, type EmbedderChoice } from '../../../../src-shared/embedders';
 import type { Embedder } from '../../embed';
 import type { MemoryService, MemoryServiceContext } from '../types';
 import type { HybridPresetConfig, TextPresetConfig, VectorPresetConfig } from './config';
@@ -123,6 +124,22 @@ export class TurnRetrievalService implements MemoryService {
     return this.embedder?.name ?? null;
   }
   private readonly turns = new TurnOrder();
+  /**
+   * What a hit shows of each stored turn, kept as inserted: the collection never changes a
+   * stored item, and the hits of every question would otherwise be read back from SQLite.
+   */
+  private readonly shown = new Map<string, { text: string; meta: TurnMetadata }>();
+  /** What retrieval needs of a question, worked out once: each one is asked at every test. */
+  private readonly analyse = memoizeString((question: string) => ({
+    textQuery: this.settings.dropQuestionWords ? stripQuestionWords(question) : question,
+    named: mentionedSpeakers(question, this.sample.speakers),
+    aboutTime: this.settings.timeBoost > 0 && asksWhen(question),
+  }));
+  /**
+   * Question vectors of the offline embedder, which is deterministic and counts nothing (the
+   * turn presets never fit it); an endpoint's are asked for each time, as its cache counts hits.
+   */
+  private readonly questionVectors: Map<string, Float32Array> | null;
   private readonly dates: Map<number, string | null>;
   /** Raw vector of the last inserted turn, for the next turn's context vector. */
   private last: { session: number; vector: Float32Array } | null = null;
@@ -138,6 +155,7 @@ export class TurnRetrievalService implements MemoryService {
   ) {
     this.preset = settings.preset;
     this.dates = sessionDates(sample);
+    this.questionVectors = settings.vector?.embedder === WINK_EMBEDDER ? new Map() : null;
   }
 
   static async open(
@@ -205,21 +223,28 @@ export class TurnRetrievalService implements MemoryService {
       });
     }
     await this.collection.insert(items);
-    for (const turn of packet.dialogs)
-      this.turns.place(turn.diaId, turn.sessionIndex, turn.speaker, mentionsTime(turn.text));
+    packet.dialogs.forEach((turn, i) => {
+      const item = items[i] as (typeof items)[number];
+      this.remember(turn.diaId, item.text, item.metadata ?? {});
+    });
+  }
+
+  /** Places a stored turn in the turn order and keeps what its hits show. */
+  private remember(id: string, text: string, metadata: Record<string, unknown>): void {
+    const meta = asTurnMetadata(metadata, id);
+    this.turns.place(id, meta.sessionIndex, meta.speaker, mentionsTime(text));
+    if (!this.shown.has(id)) this.shown.set(id, { text, meta });
   }
 
   async retrieve(question: string, topK: number): Promise<MemoryHit[]> {
     this.assertOpen();
     if (this.turns.size === 0 || topK <= 0) return [];
     const s = this.settings;
+    const asked = this.analyse(question);
     const queries: MultiQuery[] = [];
-    if (s.text) {
-      const textQuery = s.dropQuestionWords ? stripQuestionWords(question) : question;
-      queries.push({ index: TEXT_INDEX, query: textQuery, weight: s.text.weight });
-    }
+    if (s.text) queries.push({ index: TEXT_INDEX, query: asked.textQuery, weight: s.text.weight });
     if (s.vector && this.embedder) {
-      const vector = (await this.embedder.embed([question]))[0] as Float32Array;
+      const vector = await this.questionVector(question, this.embedder);
       queries.push({ index: VECTOR_INDEX, query: vector, weight: s.vector.weight });
     }
     // Fused over ids: only the turns that survive the re-ranking have their texts read.
@@ -229,30 +254,39 @@ export class TurnRetrievalService implements MemoryService {
       fusion: s.fusion,
       rrfK: s.rrfK,
     });
-    const ranked = this.turns
-      .rerank(
-        fused.map((h) => [h.id, h.score] as const),
-        mentionedSpeakers(question, this.sample.speakers),
-        s,
-        s.timeBoost > 0 && asksWhen(question),
-      )
-      .slice(0, topK);
-    const stored = this.collection.get(ranked.map((r) => r.id));
+    const ranked = this.turns.rerank(
+      fused.map((h) => [h.id, h.score] as const),
+      asked.named,
+      s,
+      asked.aboutTime,
+      topK,
+    );
     const hits: MemoryHit[] = [];
-    ranked.forEach(({ id, score }, i) => {
-      const item = stored[i];
-      if (!item) return;
-      const meta: TurnMetadata = asTurnMetadata(item.metadata, id);
+    for (const { id, score } of ranked) {
+      const turn = this.shown.get(id);
+      if (!turn) continue;
       hits.push({
         id,
-        diaId: meta.diaId,
-        text: item.text,
-        speaker: meta.speaker || null,
+        diaId: turn.meta.diaId,
+        text: turn.text,
+        speaker: turn.meta.speaker || null,
         score,
-        sessionDateTime: meta.sessionDateTime,
+        sessionDateTime: turn.meta.sessionDateTime,
       });
-    });
+    }
     return hits;
+  }
+
+  private async questionVector(question: string, embedder: Embedder): Promise<Float32Array> {
+    const known = this.questionVectors?.get(question);
+    if (known) return known;
+    const vector = (await embedder.embed([question]))[0] as Float32Array;
+    if (this.questionVectors) {
+      // A service answers one sample's questions; the bound is for a caller that asks many more.
+      if (this.questionVectors.size >= 10_000) this.questionVectors.clear();
+      this.questionVectors.set(question, vector);
+    }
+    return vector;
   }
 
   /**
@@ -288,7 +322,7 @@ export class TurnRetrievalService implements MemoryService {
     items.forEach((item, i) => {
       if (!item) return;
       const meta = asTurnMetadata(item.metadata, ids[i] as string);
-      this.turns.place(item.id, meta.sessionIndex, meta.speaker, mentionsTime(item.text));
+      this.remember(item.id, item.text, item.metadata);
       this.pushWindow(item.text, meta.sessionIndex, this.settings.text?.textWindow ?? 0);
       if (i === items.length - 1) lastItem = { text: item.text, session: meta.sessionIndex };
     });
