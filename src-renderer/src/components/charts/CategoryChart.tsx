@@ -1,4 +1,4 @@
-import { CHART_COLORS } from './chartColors';
+import { CHART_COLORS, legendText } from './chartColors';
 import {
   Bar,
   BarChart,
@@ -136,7 +136,9 @@ export const CategoryChart = memo(function CategoryChart({
                 />
               )}
             />
-            {multi ? <Legend verticalAlign="top" height={28} iconType="square" /> : null}
+            {multi ? (
+              <Legend verticalAlign="top" height={28} iconType="square" formatter={legendText} />
+            ) : null}
             {series.map((s, i) => (
               <Bar
                 key={s.key}

@@ -1,4 +1,4 @@
-import { CHART_COLORS } from '../../components/charts/chartColors';
+import { CHART_COLORS, legendText } from '../../components/charts/chartColors';
 import {
   CartesianGrid,
   Legend,
@@ -81,7 +81,13 @@ export const CurveChart = memo(function CurveChart({ view }: { view: CurveView }
               labelFormatter={(label) => `${xLabel}: ${String(label)}`}
             />
             {/* Plain lines, wide enough to show each sample's dash pattern, not just its colour. */}
-            <Legend verticalAlign="top" height={28} iconType="plainline" iconSize={24} />
+            <Legend
+              verticalAlign="top"
+              height={28}
+              iconType="plainline"
+              iconSize={24}
+              formatter={legendText}
+            />
             {lines.map((l) => (
               <Line
                 key={l.key}
