@@ -13,7 +13,7 @@ async function contrastOf(locator: Locator): Promise<{ ratio: number; background
   return locator.evaluate((outer) => {
     // The colour that paints the text is the innermost wrapper's (a legend entry's text sits in
     // a span inside recharts' coloured one).
-    let element = outer;
+    let element: Element = outer;
     while (
       element.children.length === 1 &&
       element.children[0]?.textContent === element.textContent
