@@ -50,18 +50,52 @@ interface StepResult {
   ms: number;
   /** The longest main-thread task overlapping the step (PerformanceObserver 'longtask'); 0: none over 50 ms. */
   longTaskMs: number;
+  /**
+   * What ran in the longest animation frame overlapping the step ('long-animation-frame' with
+   * its scripts): where a long task comes from, without a trace; '' when none.
+   */
+  longestFrame: string;
+}
+
+/** A long animation frame as the page records it: start, duration, its scripts in words. */
+type Frame = [number, number, string];
+interface BenchState {
+  longTasks: Array<[number, number]>;
+  frames: Frame[];
+  lastClick: number;
 }
 type Round = Record<Step, StepResult>;
 
 /** Before the app's scripts: long tasks and the last click's time, read back by `timed`. */
 function instrument(): void {
-  const w = window as unknown as {
-    __bench: { longTasks: Array<[number, number]>; lastClick: number };
-  };
-  w.__bench = { longTasks: [], lastClick: 0 };
+  const w = window as unknown as { __bench: BenchState };
+  w.__bench = { longTasks: [], frames: [], lastClick: 0 };
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) w.__bench.longTasks.push([e.startTime, e.duration]);
   }).observe({ type: 'longtask', buffered: true });
+  // Chromium's Long Animation Frames name the scripts behind a long frame (file, entry point,
+  // time, forced layout); the type is newer than TypeScript's DOM library.
+  interface FrameScript {
+    sourceURL: string;
+    invoker: string;
+    duration: number;
+    forcedStyleAndLayoutDuration: number;
+  }
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries() as unknown as Array<
+      PerformanceEntry & { scripts: FrameScript[] }
+    >) {
+      const scripts = [...e.scripts]
+        .sort((a, b) => b.duration - a.duration)
+        .slice(0, 2)
+        .map(
+          (x) =>
+            `${x.sourceURL.replace(/.*\//, '') || '(page)'} ${x.invoker.replace(/^https?:\/\/\S*\//, '')} ` +
+            `${Math.round(x.duration)} ms (forced layout ${Math.round(x.forcedStyleAndLayoutDuration)})`,
+        );
+      w.__bench.frames.push([e.startTime, e.duration, scripts.join('; ') || 'rendering only']);
+    }
+  }).observe({ type: 'long-animation-frame', buffered: true });
   // The event's own time stamp: when the input reached the page, before any handler ran.
   document.addEventListener('click', (event) => (w.__bench.lastClick = event.timeStamp), true);
 }
@@ -94,16 +128,16 @@ async function timed(
   }
   return page.evaluate(
     ([stop, fromStart]) => {
-      const b = (
-        window as unknown as {
-          __bench: { longTasks: Array<[number, number]>; lastClick: number };
-        }
-      ).__bench;
+      const b = (window as unknown as { __bench: BenchState }).__bench;
       const start = fromStart ? 0 : b.lastClick;
       const overlapping = b.longTasks.filter(([s, d]) => s < stop && s + d > start);
+      const frame = b.frames
+        .filter(([s, d]) => s < stop && s + d > start)
+        .sort((x, y) => y[1] - x[1])[0];
       return {
         ms: stop - start,
         longTaskMs: Math.max(0, ...overlapping.map(([, d]) => d)),
+        longestFrame: frame ? `${Math.round(frame[1])} ms frame: ${frame[2]}` : '',
       };
     },
     [endMs, fromNavigation] as const,
@@ -343,6 +377,14 @@ export async function uiBudget(
       ...STEPS.map(row),
       '',
       `Longest-task budget: ${BUDGET.longTask} ms in every step.`,
+      '',
+      "Where each step's longest task came from (its longest animation frame in the round with " +
+        "the longest task, Chromium's Long Animation Frames: script file, entry point, time):",
+      '',
+      ...STEPS.map(({ step }) => {
+        const worst = [...rounds].sort((a, b) => b[step].longTaskMs - a[step].longTaskMs)[0];
+        return `- ${step}: ${worst?.[step].longestFrame || 'no frame over 50 ms'}`;
+      }),
     ].join('\n');
   } finally {
     rmSync(work, { recursive: true, force: true });
