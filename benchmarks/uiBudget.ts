@@ -51,8 +51,8 @@ interface StepResult {
   /** The longest main-thread task overlapping the step (PerformanceObserver 'longtask'); 0: none over 50 ms. */
   longTaskMs: number;
   /**
-   * What ran in the longest animation frame overlapping the step ('long-animation-frame' with
-   * its scripts): where a long task comes from, without a trace; '' when none.
+   * What ran in the animation frame of the step's longest task ('long-animation-frame' with its
+   * scripts): where a long task comes from, without a trace; '' when none.
    */
   longestFrame: string;
 }
@@ -131,12 +131,15 @@ async function timed(
       const b = (window as unknown as { __bench: BenchState }).__bench;
       const start = fromStart ? 0 : b.lastClick;
       const overlapping = b.longTasks.filter(([s, d]) => s < stop && s + d > start);
-      const frame = b.frames
-        .filter(([s, d]) => s < stop && s + d > start)
-        .sort((x, y) => y[1] - x[1])[0];
+      const longest = [...overlapping].sort((x, y) => y[1] - x[1])[0];
+      // The frame the longest task ran in (a frame also counts the idle time between its tasks).
+      const frame =
+        longest === undefined
+          ? undefined
+          : b.frames.find(([s, d]) => s <= longest[0] && longest[0] < s + d);
       return {
         ms: stop - start,
-        longTaskMs: Math.max(0, ...overlapping.map(([, d]) => d)),
+        longTaskMs: longest?.[1] ?? 0,
         longestFrame: frame ? `${Math.round(frame[1])} ms frame: ${frame[2]}` : '',
       };
     },
@@ -378,12 +381,12 @@ export async function uiBudget(
       '',
       `Longest-task budget: ${BUDGET.longTask} ms in every step.`,
       '',
-      "Where each step's longest task came from (its longest animation frame in the round with " +
-        "the longest task, Chromium's Long Animation Frames: script file, entry point, time):",
+      "Where each step's longest task came from (the animation frame it ran in, in the round with " +
+        "the longest task; Chromium's Long Animation Frames: script file, entry point, time):",
       '',
       ...STEPS.map(({ step }) => {
         const worst = [...rounds].sort((a, b) => b[step].longTaskMs - a[step].longTaskMs)[0];
-        return `- ${step}: ${worst?.[step].longestFrame || 'no frame over 50 ms'}`;
+        return `- ${step}: ${worst?.[step].longestFrame || 'no task over 50 ms'}`;
       }),
     ].join('\n');
   } finally {
