@@ -140,7 +140,11 @@ async function timed(
       return {
         ms: stop - start,
         longTaskMs: longest?.[1] ?? 0,
-        longestFrame: frame ? `${Math.round(frame[1])} ms frame: ${frame[2]}` : '',
+        longestFrame: frame
+          ? `${Math.round(frame[1])} ms frame: ${frame[2]}`
+          : longest === undefined
+            ? ''
+            : `${Math.round(longest[1])} ms task outside any long animation frame (a script's load or a timer)`,
       };
     },
     [endMs, fromNavigation] as const,
