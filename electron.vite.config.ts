@@ -39,6 +39,8 @@ export default defineConfig({
     plugins: [react()],
     build: {
       outDir: resolve(__dirname, 'out/renderer'),
+      // electron-vite leaves the renderer unminified: 2.4 MB of source parsed on every first load.
+      minify: true,
       rollupOptions: { input: resolve(__dirname, 'src-renderer/index.html') },
     },
   },

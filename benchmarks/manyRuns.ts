@@ -72,8 +72,17 @@ export function buildManyRunsDb(src: string, out: string): ManyRuns {
         id,
       );
       const t = performance.now();
-      if (id !== base.id) writeRunSummary(db, out, id);
+      const summary = id === base.id ? null : writeRunSummary(db, out, id);
       summariesMs += performance.now() - t;
+      // A one-sample copy left the other samples out by choice: its manifest says so, or the run
+      // view would flag the missing questions as never answered, as after a crash.
+      if (summary !== null && !full) {
+        db.prepare(
+          `UPDATE runs SET manifest = json_set(manifest, '$.coverage.notSelected',
+             json_extract(manifest, '$.coverage.datasetQuestions')
+             - json_extract(manifest, '$.coverage.noEvidenceExcluded') - ?) WHERE id = ?`,
+        ).run(summary.questions, id);
+      }
     }
   })();
   db.close();

@@ -48,7 +48,7 @@ const SUITES: Record<string, (data: string, write: boolean, extra: string[]) => 
   mem0: mem0Suite,
 };
 
-const USAGE = `usage: npm run bench -- <${Object.keys(SUITES).join('|')}> [--data <file>] [--no-write] [--no-ablation] [--budget-only] [--full-run-db <file>] [--samples <tune|held-out|ids>]\n`;
+const USAGE = `usage: npm run bench -- <${Object.keys(SUITES).join('|')}> [--data <file>] [--no-write] [--no-ablation] [--budget-only] [--full-run-db <file>] [--baseline-renderer <dir>] [--samples <tune|held-out|ids>]\n`;
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -60,6 +60,7 @@ async function main(): Promise<number> {
       'no-ablation': { type: 'boolean', default: false },
       'budget-only': { type: 'boolean', default: false },
       'full-run-db': { type: 'string' },
+      'baseline-renderer': { type: 'string' },
       samples: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -86,6 +87,9 @@ async function main(): Promise<number> {
     ...(values['no-ablation'] ? ['no-ablation'] : []),
     ...(values['budget-only'] ? ['budget-only'] : []),
     ...(values['full-run-db'] === undefined ? [] : [`full-run-db=${values['full-run-db']}`]),
+    ...(values['baseline-renderer'] === undefined
+      ? []
+      : [`baseline-renderer=${values['baseline-renderer']}`]),
     ...(values.samples !== undefined ? [`samples=${values.samples}`] : []),
   ];
   await suite(data, !values['no-write'], extra);

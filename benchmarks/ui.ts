@@ -55,8 +55,14 @@ async function cliRun(data: string): Promise<CliResult> {
   }
 }
 
-async function serve(dataDir: string): Promise<{ url: string; stop: () => void }> {
-  const child = spawn(process.execPath, tsxArgs(['serve', '--port', '0', '--data-dir', dataDir]), {
+/** `cli serve` of `dataDir`, hosting out/renderer or the renderer build in `staticDir`. */
+async function serve(
+  dataDir: string,
+  staticDir?: string,
+): Promise<{ url: string; stop: () => void }> {
+  const args = ['serve', '--port', '0', '--data-dir', dataDir];
+  if (staticDir !== undefined) args.push('--static', staticDir);
+  const child = spawn(process.execPath, tsxArgs(args), {
     cwd: REPO,
     stdio: ['ignore', 'pipe', 'ignore'],
   });
@@ -133,8 +139,12 @@ async function uiRun(data: string): Promise<UiResult> {
  */
 export async function uiSuite(data: string, write: boolean, extra: string[]): Promise<void> {
   if (!extra.includes('budget-only')) await runFromUiSuite(data, write);
-  const fullRunDb = extra.find((x) => x.startsWith('full-run-db='))?.slice('full-run-db='.length);
-  const budget = await uiBudget(data, serve, CHROMIUM, fullRunDb);
+  const option = (name: string): string | undefined =>
+    extra.find((x) => x.startsWith(`${name}=`))?.slice(name.length + 1);
+  const budget = await uiBudget(data, serve, CHROMIUM, {
+    fullRunDb: option('full-run-db'),
+    baselineRenderer: option('baseline-renderer'),
+  });
   process.stdout.write(`${budget}\n`);
   if (write) await writeSection('ui-budget', budget);
 }

@@ -50,18 +50,52 @@ interface StepResult {
   ms: number;
   /** The longest main-thread task overlapping the step (PerformanceObserver 'longtask'); 0: none over 50 ms. */
   longTaskMs: number;
+  /**
+   * What ran in the animation frame of the step's longest task ('long-animation-frame' with its
+   * scripts): where a long task comes from, without a trace; '' when none.
+   */
+  longestFrame: string;
+}
+
+/** A long animation frame as the page records it: start, duration, its scripts in words. */
+type Frame = [number, number, string];
+interface BenchState {
+  longTasks: Array<[number, number]>;
+  frames: Frame[];
+  lastClick: number;
 }
 type Round = Record<Step, StepResult>;
 
 /** Before the app's scripts: long tasks and the last click's time, read back by `timed`. */
 function instrument(): void {
-  const w = window as unknown as {
-    __bench: { longTasks: Array<[number, number]>; lastClick: number };
-  };
-  w.__bench = { longTasks: [], lastClick: 0 };
+  const w = window as unknown as { __bench: BenchState };
+  w.__bench = { longTasks: [], frames: [], lastClick: 0 };
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) w.__bench.longTasks.push([e.startTime, e.duration]);
   }).observe({ type: 'longtask', buffered: true });
+  // Chromium's Long Animation Frames name the scripts behind a long frame (file, entry point,
+  // time, forced layout); the type is newer than TypeScript's DOM library.
+  interface FrameScript {
+    sourceURL: string;
+    invoker: string;
+    duration: number;
+    forcedStyleAndLayoutDuration: number;
+  }
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries() as unknown as Array<
+      PerformanceEntry & { scripts: FrameScript[] }
+    >) {
+      const scripts = [...e.scripts]
+        .sort((a, b) => b.duration - a.duration)
+        .slice(0, 2)
+        .map(
+          (x) =>
+            `${x.sourceURL.replace(/.*\//, '') || '(page)'} ${x.invoker.replace(/^https?:\/\/\S*\//, '')} ` +
+            `${Math.round(x.duration)} ms (forced layout ${Math.round(x.forcedStyleAndLayoutDuration)})`,
+        );
+      w.__bench.frames.push([e.startTime, e.duration, scripts.join('; ') || 'rendering only']);
+    }
+  }).observe({ type: 'long-animation-frame', buffered: true });
   // The event's own time stamp: when the input reached the page, before any handler ran.
   document.addEventListener('click', (event) => (w.__bench.lastClick = event.timeStamp), true);
 }
@@ -94,16 +128,23 @@ async function timed(
   }
   return page.evaluate(
     ([stop, fromStart]) => {
-      const b = (
-        window as unknown as {
-          __bench: { longTasks: Array<[number, number]>; lastClick: number };
-        }
-      ).__bench;
+      const b = (window as unknown as { __bench: BenchState }).__bench;
       const start = fromStart ? 0 : b.lastClick;
       const overlapping = b.longTasks.filter(([s, d]) => s < stop && s + d > start);
+      const longest = [...overlapping].sort((x, y) => y[1] - x[1])[0];
+      // The frame the longest task ran in (a frame also counts the idle time between its tasks).
+      const frame =
+        longest === undefined
+          ? undefined
+          : b.frames.find(([s, d]) => s <= longest[0] && longest[0] < s + d);
       return {
         ms: stop - start,
-        longTaskMs: Math.max(0, ...overlapping.map(([, d]) => d)),
+        longTaskMs: longest?.[1] ?? 0,
+        longestFrame: frame
+          ? `${Math.round(frame[1])} ms frame: ${frame[2]}`
+          : longest === undefined
+            ? ''
+            : `${Math.round(longest[1])} ms task outside any long animation frame (a script's load or a timer)`,
       };
     },
     [endMs, fromNavigation] as const,
@@ -234,6 +275,18 @@ const load = (): string =>
     .map((x) => x.toFixed(1))
     .join(' ');
 
+type Serve = (dataDir: string, staticDir?: string) => Promise<{ url: string; stop: () => void }>;
+
+export interface UiBudgetOptions {
+  /** A runs DB holding one full offline run; made with `cli experiment` when not given. */
+  fullRunDb?: string | undefined;
+  /**
+   * Another renderer build (a copy of an older out/renderer): its rounds alternate with this
+   * build's against the same runs DB and server code, so the machine's load hits both alike.
+   */
+  baselineRenderer?: string | undefined;
+}
+
 /**
  * Issue 26's budget in real Chromium against `cli serve`: a runs DB of MANY_RUNS runs (made from
  * one full offline run of `data`, or `fullRunDb` when given), BUDGET_ROUNDS fresh browser
@@ -242,9 +295,9 @@ const load = (): string =>
  */
 export async function uiBudget(
   data: string,
-  serve: (dataDir: string) => Promise<{ url: string; stop: () => void }>,
+  serve: Serve,
   chromiumPath: string,
-  fullRunDb: string | undefined,
+  { fullRunDb, baselineRenderer }: UiBudgetOptions = {},
 ): Promise<string> {
   const work = mkdtempSync(join(tmpdir(), 'mw-bench-budget-'));
   try {
@@ -261,15 +314,23 @@ export async function uiBudget(
     const built = buildManyRunsDb(source, join(dataDir, 'runs.db'));
     const loadBefore = load();
     const server = await serve(dataDir);
+    const baseline = baselineRenderer === undefined ? null : await serve(dataDir, baselineRenderer);
     const browser = await chromium.launch({
       executablePath: chromiumPath,
       args: ['--no-sandbox', '--disable-gpu'],
     });
     const rounds: Array<Round & { load: string }> = [];
+    const baselineRounds: Round[] = [];
     try {
       // A first visit warms the server's read workers and the OS file cache; it is not counted.
       await round(browser, server.url, built.fullRunIds);
+      if (baseline) await round(browser, baseline.url, built.fullRunIds);
       for (let i = 0; i < BUDGET_ROUNDS; i++) {
+        if (baseline) {
+          const before = await round(browser, baseline.url, built.fullRunIds);
+          baselineRounds.push(before);
+          process.stderr.write(`bench ui: baseline round ${i + 1}: ${JSON.stringify(before)}\n`);
+        }
         const result = await round(browser, server.url, built.fullRunIds);
         rounds.push({ ...result, load: load() });
         process.stderr.write(`bench ui: budget round ${i + 1}: ${JSON.stringify(result)}\n`);
@@ -277,22 +338,36 @@ export async function uiBudget(
     } finally {
       await browser.close();
       server.stop();
+      baseline?.stop();
     }
+    const cells = (of: Round[], step: Step): string => {
+      const ms = of.map((r) => r[step].ms);
+      const long = of.map((r) => r[step].longTaskMs);
+      return `${fmt(median(ms), 0)} | ${fmt(Math.max(...ms), 0)} | ${fmt(Math.max(...long), 0)}`;
+    };
     const row = ({ step, what, budget }: (typeof STEPS)[number]): string => {
       const ms = rounds.map((r) => r[step].ms);
       const long = rounds.map((r) => r[step].longTaskMs);
       const held = Math.max(...ms) <= budget && Math.max(...long) <= BUDGET.longTask;
-      return (
-        `| ${what} | ${budget} | ${fmt(median(ms), 0)} | ${fmt(Math.max(...ms), 0)} | ` +
-        `${fmt(Math.max(...long), 0)} | ${held ? 'yes' : '**no**'} |`
-      );
+      const before = baseline ? ` ${cells(baselineRounds, step)} |` : '';
+      return `| ${what} | ${budget} |${before} ${cells(rounds, step)} | ${held ? 'yes' : '**no**'} |`;
     };
+    const header = baseline
+      ? [
+          '| step | budget ms | baseline median ms | baseline max ms | baseline longest task ms | median ms | max ms | longest task ms | holds |',
+          '|---|---|---|---|---|---|---|---|---|',
+        ]
+      : [
+          '| step | budget ms | median ms | max ms | longest task ms | holds |',
+          '|---|---|---|---|---|---|',
+        ];
     return [
       '## UI budget (issue 26: 200 runs in Chromium)',
       '',
       'Reproduce: `npm run build && npm run bench -- ui --budget-only` (the full `ui` suite runs it ' +
         'after the run-from-the-UI rounds; `--full-run-db <runs.db>` reuses a runs DB holding one ' +
-        'full offline run instead of making one).',
+        'full offline run instead of making one; `--baseline-renderer <dir>` alternates each round ' +
+        'with one of an older renderer build, a copy of its out/renderer, served by the same server code).',
       '',
       `Measured ${new Date().toISOString().slice(0, 10)} on ${machineLine()}; load average before ` +
         `${loadBefore}, after each round ${rounds.map((r) => r.load.split(' ')[0]).join(', ')}.`,
@@ -302,13 +377,21 @@ export async function uiBudget(
         `Chromium at 1400x900, ${BUDGET_ROUNDS} rounds in fresh browser contexts after one uncounted ` +
         "warm-up. Times run from the click (the event's time stamp) or the navigation start to the " +
         "first frame where the result shows; long tasks are the page's PerformanceObserver " +
-        "'longtask' entries overlapping the step (0: none over 50 ms).",
+        "'longtask' entries overlapping the step (0: none over 50 ms)." +
+        (baseline ? ` Baseline: ${baselineRenderer}, its round just before each counted one.` : ''),
       '',
-      '| step | budget ms | median ms | max ms | longest task ms | holds |',
-      '|---|---|---|---|---|---|',
+      ...header,
       ...STEPS.map(row),
       '',
       `Longest-task budget: ${BUDGET.longTask} ms in every step.`,
+      '',
+      "Where each step's longest task came from (the animation frame it ran in, in the round with " +
+        "the longest task; Chromium's Long Animation Frames: script file, entry point, time):",
+      '',
+      ...STEPS.map(({ step }) => {
+        const worst = [...rounds].sort((a, b) => b[step].longTaskMs - a[step].longTaskMs)[0];
+        return `- ${step}: ${worst?.[step].longestFrame || 'no task over 50 ms'}`;
+      }),
     ].join('\n');
   } finally {
     rmSync(work, { recursive: true, force: true });

@@ -10,7 +10,15 @@ import { api, expect, MINI, screenshotPath, test } from './fixtures';
 
 /** WCAG contrast of an element's text against the first opaque background behind it. */
 async function contrastOf(locator: Locator): Promise<{ ratio: number; background: number }> {
-  return locator.evaluate((element) => {
+  return locator.evaluate((outer) => {
+    // The colour that paints the text is the innermost wrapper's (a legend entry's text sits in
+    // a span inside recharts' coloured one).
+    let element: Element = outer;
+    while (
+      element.children.length === 1 &&
+      element.children[0]?.textContent === element.textContent
+    )
+      element = element.children[0] as Element;
     const rgb = (value: string): [number, number, number, number] => {
       const parts = value.match(/[\d.]+/g)?.map(Number) ?? [0, 0, 0];
       return [parts[0] ?? 0, parts[1] ?? 0, parts[2] ?? 0, parts[3] ?? 1];
@@ -36,6 +44,15 @@ async function contrastOf(locator: Locator): Promise<{ ratio: number; background
       background: back,
     };
   });
+}
+
+/** Every legend entry's text in `chart` (recharts writes it in its series' colour). */
+async function expectLegendReadable(page: Page, dark: boolean, chart: Locator) {
+  const entries = await chart.locator('.recharts-legend-item-text').all();
+  expect(entries.length, 'legend entries').toBeGreaterThan(0);
+  for (const entry of entries) {
+    await expectReadable(page, dark, { [`legend "${await entry.textContent()}"`]: entry });
+  }
 }
 
 async function expectReadable(page: Page, dark: boolean, locators: Record<string, Locator>) {
@@ -93,6 +110,11 @@ for (const colorScheme of ['dark', 'light'] as const) {
         questionsHeading: page.getByRole('heading', { name: /Questions/ }),
         answerCell: page.getByRole('table').last().getByRole('cell'),
       });
+      await expectLegendReadable(
+        page,
+        colorScheme === 'dark',
+        page.getByRole('figure', { name: 'Accuracy as the conversation grows' }),
+      );
       // The chart's tick labels are drawn in the theme's ink, not a fixed dark grey.
       const tickFill = await chart
         .locator('.recharts-cartesian-axis-tick-value')
@@ -132,6 +154,7 @@ for (const colorScheme of ['dark', 'light'] as const) {
           exportButton: page.getByRole('button', { name: 'Export report' }),
           questionCount: questions.getByText(/of \d+ questions/),
         });
+        await expectLegendReadable(page, colorScheme === 'dark', categories);
         await page.screenshot({ path: screenshotPath(`compare-view-${colorScheme}-${width}`) });
         await categories.screenshot({
           path: screenshotPath(`compare-categories-${colorScheme}-${width}`),

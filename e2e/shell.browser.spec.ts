@@ -64,3 +64,39 @@ test('the page cannot be framed by another site', async ({ request, workbench })
   expect(page.headers()['x-frame-options']).toBe('DENY');
   expect(page.headers()['content-security-policy']).toContain("frame-ancestors 'none'");
 });
+
+test("a view's code loads when the view is first shown, not with the shell", async ({
+  page,
+  workbench,
+}) => {
+  const scripts: string[] = [];
+  page.on('request', (request) => {
+    if (request.resourceType() === 'script') scripts.push(new URL(request.url()).pathname);
+  });
+  await page.goto(`${workbench.url}#/runs`);
+  await expect(page.getByRole('heading', { level: 1, name: 'Runs' })).toBeVisible();
+  // One script holding every view made the first load one long main-thread task (issue 26).
+  expect(scripts.filter((path) => /RunsView-[\w-]+\.js$/.test(path))).toHaveLength(1);
+  expect(scripts.filter((path) => /CompareView/.test(path))).toEqual([]);
+
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  await nav.getByRole('link', { name: 'Compare' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Compare' })).toBeVisible();
+  expect(scripts.filter((path) => /CompareView-[\w-]+\.js$/.test(path))).toHaveLength(1);
+});
+
+test('a view whose code cannot load says so, and the other views still work', async ({
+  page,
+  workbench,
+}) => {
+  // As if the server stopped or a rebuild replaced the files after the page loaded.
+  await page.route(/\/assets\/ModelsView-[\w-]+\.js$/, (route) => route.abort());
+  await page.goto(`${workbench.url}#/runs`);
+  await expect(page.getByRole('heading', { level: 1, name: 'Runs' })).toBeVisible();
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  await nav.getByRole('link', { name: 'Models' }).click();
+  await expect(page.getByRole('alert')).toContainText('Could not show the Models view');
+  await expect(page.getByRole('button', { name: 'Reload' })).toBeVisible();
+  await nav.getByRole('link', { name: 'Datasets' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Datasets' })).toBeVisible();
+});

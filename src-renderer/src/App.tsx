@@ -1,4 +1,5 @@
 import styles from './App.module.css';
+import { ViewBoundary } from './components/ViewBoundary';
 import { useApi } from './hooks/useApi';
 import { MenuDatasetsContext, useMenuDatasets } from './hooks/useMenuDatasets';
 import { useRoute } from './router';
@@ -32,6 +33,9 @@ export function App() {
               <a
                 href={`#/${view.id}`}
                 aria-current={view.id === shown.id ? 'page' : undefined}
+                // Fetch the view's chunk as the pointer or focus nears it, before the click.
+                onPointerEnter={() => void view.component.load().catch(() => undefined)}
+                onFocus={() => void view.component.load().catch(() => undefined)}
                 onClick={(event) => {
                   event.preventDefault();
                   navigate(view.id);
@@ -52,7 +56,9 @@ export function App() {
       </nav>
       <main id="main-content" className={styles.content} tabIndex={-1}>
         <MenuDatasetsContext.Provider value={menuOpen}>
-          <View />
+          <ViewBoundary key={shown.id} label={shown.label}>
+            <View />
+          </ViewBoundary>
         </MenuDatasetsContext.Provider>
       </main>
     </div>

@@ -1,12 +1,11 @@
-import {
-  parseApiEvent,
-  type ApiClient,
-  type ApiEvent,
-  type ApiInput,
-  type ApiName,
-  type ApiOutput,
-  type ApiResponse,
-  type WorkbenchBridge,
+import type {
+  ApiClient,
+  ApiEvent,
+  ApiInput,
+  ApiName,
+  ApiOutput,
+  ApiResponse,
+  WorkbenchBridge,
 } from '@shared/api';
 import { HTTP_ROUTES } from '@shared/channels';
 import { WorkbenchError, type Result } from '@shared/errors';
@@ -17,6 +16,26 @@ declare global {
   interface Window {
     workbench?: WorkbenchBridge;
   }
+}
+
+type EventParser = (raw: unknown) => ApiEvent | null;
+let eventParser: Promise<EventParser> | undefined;
+
+/**
+ * The events' check (parseApiEvent) is a chunk of its own: it needs every API schema, and
+ * building them (zod, 40-100 ms) was part of the first load's one long task, before any call
+ * could start. The client starts loading it when it is made, so the schemas build in their own
+ * task while the first view's chunk is on its way, and that chunk finds them built.
+ */
+function loadEventParser(): Promise<EventParser> {
+  return (eventParser ??= import('@shared/api').then((api) => api.parseApiEvent));
+}
+
+/** Each event waits on the same promise, so events keep their order. */
+function withEventParser(use: (parse: EventParser) => void): void {
+  loadEventParser().then(use, (error: unknown) =>
+    console.warn(`workbench: cannot check events, ignored one: ${String(error)}`),
+  );
 }
 
 function unwrap<T>(result: Result<T>): T {
@@ -30,11 +49,13 @@ export function electronClient(bridge: WorkbenchBridge): ApiClient {
       return unwrap(await bridge.call(name, input));
     },
     onEvent: (listener) =>
-      bridge.onEvent((raw) => {
-        const event = parseApiEvent(raw);
-        if (event === null) console.warn('workbench: ignored a malformed event from the app');
-        else listener(event);
-      }),
+      bridge.onEvent((raw) =>
+        withEventParser((parse) => {
+          const event = parse(raw);
+          if (event === null) console.warn('workbench: ignored a malformed event from the app');
+          else listener(event);
+        }),
+      ),
   };
 }
 
@@ -42,7 +63,7 @@ export function electronClient(bridge: WorkbenchBridge): ApiClient {
  * The events of one socket message: one event, or an array of them (the server batches progress
  * events); anything that is not an event is dropped with a warning.
  */
-function parseEvents(text: string): ApiEvent[] {
+function parseEvents(text: string, parse: EventParser): ApiEvent[] {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -51,7 +72,7 @@ function parseEvents(text: string): ApiEvent[] {
   }
   const events: ApiEvent[] = [];
   for (const item of Array.isArray(raw) ? raw : [raw]) {
-    const event = parseApiEvent(item);
+    const event = parse(item);
     if (event === null) console.warn(`workbench: ignored a malformed event: ${text.slice(0, 200)}`);
     else events.push(event);
   }
@@ -72,9 +93,12 @@ export function httpClient(baseUrl: string): ApiClient {
     wsUrl.protocol = wsUrl.protocol === 'https:' ? 'wss:' : 'ws:';
     socket = new WebSocket(wsUrl);
     socket.onmessage = (message) => {
-      for (const event of parseEvents(String(message.data))) {
-        for (const listener of listeners) listener(event);
-      }
+      const text = String(message.data);
+      withEventParser((parse) => {
+        for (const event of parseEvents(text, parse)) {
+          for (const listener of listeners) listener(event);
+        }
+      });
     };
     socket.onclose = () => {
       socket = null;
@@ -106,6 +130,8 @@ export function httpClient(baseUrl: string): ApiClient {
 }
 
 export function createClient(): ApiClient {
+  // Not awaited: calls need no schema, only events do (see loadEventParser).
+  void loadEventParser().catch(() => undefined);
   if (window.workbench) return electronClient(window.workbench);
   return httpClient(window.location.origin);
 }

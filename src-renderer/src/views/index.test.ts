@@ -11,8 +11,17 @@ describe('the view registry', () => {
       expect(view, view.id).toMatchObject({
         id: expect.stringMatching(/^[a-z]+$/),
         label: expect.stringMatching(/^[A-Z]/),
-        component: expect.any(Function),
       });
+    }
+  });
+
+  it("loads each view's code on demand, once, as the component its module exports", async () => {
+    for (const view of VIEWS) {
+      const first = view.component.load();
+      expect(view.component.load(), view.id).toBe(first);
+      const component = await first;
+      expect(component, view.id).toEqual(expect.any(Function));
+      expect(component.name, view.id).toBe(`${view.label}View`);
     }
   });
 });

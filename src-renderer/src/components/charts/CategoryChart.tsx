@@ -1,4 +1,5 @@
-import { CHART_COLORS } from './chartColors';
+import { CHART_COLORS, legendText } from './chartColors';
+import { useDrawnLater } from './drawLater';
 import {
   Bar,
   BarChart,
@@ -93,82 +94,87 @@ export const CategoryChart = memo(function CategoryChart({
   const byTick = new Map(rows.map((r) => [categoryTickLabel(r), r]));
   const multi = series.length > 1;
   const plot = useRef<HTMLDivElement>(null);
+  const drawn = useDrawnLater();
   return (
     <figure className="category-chart" aria-label={name}>
       <div ref={plot} className="category-chart-plot" style={{ height }} aria-hidden="true">
-        <ResponsiveContainer width="100%" height="100%">
-          {/* No keyboard layer: the plot is aria-hidden (the table below speaks for it), so it
+        {drawn ? (
+          <ResponsiveContainer width="100%" height="100%">
+            {/* No keyboard layer: the plot is aria-hidden (the table below speaks for it), so it
               must not take a Tab stop either. */}
-          <BarChart
-            data={rows}
-            margin={{ top: 22, right: 12, bottom: 8, left: 0 }}
-            barGap={2}
-            accessibilityLayer={false}
-          >
-            <CartesianGrid strokeDasharray="3 3" vertical={false} stroke={CHART_COLORS.grid} />
-            <XAxis
-              dataKey={(row: CategoryChartRow) => categoryTickLabel(row)}
-              interval={0}
-              height={44}
-              tickLine={false}
-              tick={CategoryTick}
-            />
-            <YAxis
-              domain={[0, 1]}
-              ticks={[0, 0.25, 0.5, 0.75, 1]}
-              width={44}
-              tickFormatter={(v: number) => v.toFixed(2)}
-              tick={{ fontSize: 12, fill: CHART_COLORS.muted }}
-              axisLine={false}
-              tickLine={false}
-            />
-            <Tooltip
-              cursor={{ fill: 'rgb(47 111 222 / 6%)' }}
-              content={(props) => (
-                <CategoryTooltip
-                  row={
-                    props.active && typeof props.label === 'string'
-                      ? byTick.get(props.label)
-                      : undefined
-                  }
-                  series={series}
-                  metricLabel={metricLabel}
-                />
-              )}
-            />
-            {multi ? <Legend verticalAlign="top" height={28} iconType="square" /> : null}
-            {series.map((s, i) => (
-              <Bar
-                key={s.key}
-                name={s.label}
-                dataKey={(row: CategoryChartRow) => row.values[s.key] ?? null}
-                fill={seriesColor(s, i)}
-                radius={[3, 3, 0, 0]}
-                maxBarSize={multi ? 36 : 64}
-                isAnimationActive={false}
-              >
-                {/* The 95% interval as a whisker; the gap to the mean on each side, as recharts wants. */}
-                <ErrorBar
-                  dataKey={(row: CategoryChartRow) => {
-                    const ci = row.intervals?.[s.key];
-                    const mean = row.values[s.key];
-                    return ci && typeof mean === 'number' ? [mean - ci[0], ci[1] - mean] : [0, 0];
-                  }}
-                  width={6}
-                  strokeWidth={1.5}
-                  stroke={CHART_COLORS.ink}
-                  direction="y"
-                />
-                <LabelList
-                  position="top"
-                  fontSize={11}
-                  fill={CHART_COLORS.ink}
-                  formatter={(v: unknown) => (typeof v === 'number' ? v.toFixed(2) : '')}
-                />
-              </Bar>
-            ))}
-          </BarChart>
-        </ResponsiveContainer>
+            <BarChart
+              data={rows}
+              margin={{ top: 22, right: 12, bottom: 8, left: 0 }}
+              barGap={2}
+              accessibilityLayer={false}
+            >
+              <CartesianGrid strokeDasharray="3 3" vertical={false} stroke={CHART_COLORS.grid} />
+              <XAxis
+                dataKey={(row: CategoryChartRow) => categoryTickLabel(row)}
+                interval={0}
+                height={44}
+                tickLine={false}
+                tick={CategoryTick}
+              />
+              <YAxis
+                domain={[0, 1]}
+                ticks={[0, 0.25, 0.5, 0.75, 1]}
+                width={44}
+                tickFormatter={(v: number) => v.toFixed(2)}
+                tick={{ fontSize: 12, fill: CHART_COLORS.muted }}
+                axisLine={false}
+                tickLine={false}
+              />
+              <Tooltip
+                cursor={{ fill: 'rgb(47 111 222 / 6%)' }}
+                content={(props) => (
+                  <CategoryTooltip
+                    row={
+                      props.active && typeof props.label === 'string'
+                        ? byTick.get(props.label)
+                        : undefined
+                    }
+                    series={series}
+                    metricLabel={metricLabel}
+                  />
+                )}
+              />
+              {multi ? (
+                <Legend verticalAlign="top" height={28} iconType="square" formatter={legendText} />
+              ) : null}
+              {series.map((s, i) => (
+                <Bar
+                  key={s.key}
+                  name={s.label}
+                  dataKey={(row: CategoryChartRow) => row.values[s.key] ?? null}
+                  fill={seriesColor(s, i)}
+                  radius={[3, 3, 0, 0]}
+                  maxBarSize={multi ? 36 : 64}
+                  isAnimationActive={false}
+                >
+                  {/* The 95% interval as a whisker; the gap to the mean on each side, as recharts wants. */}
+                  <ErrorBar
+                    dataKey={(row: CategoryChartRow) => {
+                      const ci = row.intervals?.[s.key];
+                      const mean = row.values[s.key];
+                      return ci && typeof mean === 'number' ? [mean - ci[0], ci[1] - mean] : [0, 0];
+                    }}
+                    width={6}
+                    strokeWidth={1.5}
+                    stroke={CHART_COLORS.ink}
+                    direction="y"
+                  />
+                  <LabelList
+                    position="top"
+                    fontSize={11}
+                    fill={CHART_COLORS.ink}
+                    formatter={(v: unknown) => (typeof v === 'number' ? v.toFixed(2) : '')}
+                  />
+                </Bar>
+              ))}
+            </BarChart>
+          </ResponsiveContainer>
+        ) : null}
       </div>
       <figcaption className="chart-caption">
         <strong>{metricLabel}</strong> per category, mean over {subject}; categories named by the{' '}

@@ -19,7 +19,7 @@ import {
   runColor,
   runLetter,
   shortRunLabel,
-  withCompareIntervals,
+  compareIntervalSteps,
 } from './shape';
 
 /** Per-category means side by side, deltas against the baseline with their intervals, and a chart. */
@@ -54,10 +54,15 @@ export const CategoryPanel = memo(function CategoryPanel({
     rows: CategoryChartRow[];
   } | null>(null);
   useEffect(() => {
-    const timer = setTimeout(
-      () => setWhiskered({ of: chartRows, rows: withCompareIntervals(chartRows, comparison) }),
-      0,
-    );
+    const steps = compareIntervalSteps(chartRows, comparison);
+    let timer: ReturnType<typeof setTimeout>;
+    // One bootstrap per task, so a click or a key is never kept waiting behind all of them.
+    const next = (): void => {
+      const step = steps.next();
+      if (step.done) setWhiskered({ of: chartRows, rows: step.value });
+      else timer = setTimeout(next, 0);
+    };
+    timer = setTimeout(next, 0);
     return () => clearTimeout(timer);
   }, [chartRows, comparison]);
   const shownChartRows = whiskered?.of === chartRows ? whiskered.rows : chartRows;

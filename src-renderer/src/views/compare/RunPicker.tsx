@@ -3,11 +3,12 @@ import type { ComparableRun } from './hooks';
 import '../runs/runIdentity.css';
 import { MAX_COMPARED_RUNS, formatCount, pickerRuns, runColor, runLetter } from './shape';
 
+// Made once: toLocaleString with options builds a formatter per call, once per listed run.
+const DATE_TIME = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short' });
+
 function formatDate(iso: string): string {
   const date = new Date(iso);
-  return Number.isNaN(date.getTime())
-    ? iso
-    : date.toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short' });
+  return Number.isNaN(date.getTime()) ? iso : DATE_TIME.format(date);
 }
 
 export function RunTag({ index }: { index: number }) {

@@ -9,6 +9,7 @@ import {
   categoryTableRows,
   compareChartRows,
   withCompareIntervals,
+  compareIntervalSteps,
   applyComparePatch,
   compareParamsToRecord,
   compareRequest,
@@ -319,6 +320,20 @@ describe('category table and chart', () => {
     expect(chart[1]?.intervals).toEqual({ run0: [0.5, 1], run1: [0, 0.5], run2: [0.5, 1] });
     // One question: no spread. No question in a run: no whisker.
     expect(chart[2]?.intervals).toEqual({ run1: [1, 1] });
+  });
+
+  it('computes the whiskers one bootstrap per step, to the same rows as all at once', () => {
+    const comparison = threeRuns();
+    const bars = compareChartRows(comparison, 'mem0');
+    const steps = compareIntervalSteps(bars, comparison);
+    let paused = 0;
+    let step = steps.next();
+    for (; !step.done; step = steps.next()) paused++;
+    // One pause per bootstrap: each run's category that has scores.
+    expect(paused).toBe(
+      bars.reduce((n, row) => n + Object.values(row.ns).filter((k) => k > 0).length, 0),
+    );
+    expect(step.value).toEqual(withCompareIntervals(bars, comparison));
   });
 });
 

@@ -10,6 +10,7 @@ import { WINK_EMBEDDER, type EmbedderChoice } from '@shared/embedders';
 import type { ErrorPayload } from '@shared/errors';
 import { ExperimentConfigSchema } from '@shared/experiment/config';
 import { numberBoundsAt, type NumberBounds } from '@shared/schemaBounds';
+import { formatCount as count } from '../../lib/format';
 
 /** Pure helpers of the Experiments view: time formatting and the run form's choices. */
 
@@ -250,5 +251,3 @@ export function estimateLine(estimate: ExperimentEstimate): string {
     `${count(estimate.judgeCalls)} judge), ~${count(tokens)} tokens, ${cost}`
   );
 }
-
-const count = (n: number): string => n.toLocaleString('en-US');

@@ -17,11 +17,10 @@ import {
   type ReproducePack,
 } from '@shared/reproduce';
 import { useClient } from '../../api/context';
+import { formatCount as fmtInt } from '../../lib/format';
 import { ErrorView } from '../../components/ErrorView';
 import { useApi } from '../../hooks/useApi';
 import { useRoute } from '../../router';
-
-const fmtInt = (n: number): string => n.toLocaleString('en-US');
 
 function cellName(pack: ReproducePack, cell: string): string {
   if (cell === 'overall') return 'overall';

@@ -1,4 +1,4 @@
-import { CHART_COLORS } from '../../components/charts/chartColors';
+import { CHART_COLORS, legendText } from '../../components/charts/chartColors';
 import {
   CartesianGrid,
   Legend,
@@ -12,6 +12,7 @@ import {
 import { memo, useRef } from 'react';
 import { SERIES_COLORS } from '../../components/charts/CategoryChart';
 import { SaveFigure } from '../../components/charts/SaveFigure';
+import { useDrawnLater } from '../../components/charts/drawLater';
 import { lineStyle } from '../../components/charts/lineStyles';
 import { METRIC_LABELS, formatScore, type ChartMetric } from '../../components/charts/categoryRows';
 import type { CurveLinePoint, CurveView } from './shape';
@@ -45,59 +46,71 @@ export const CurveChart = memo(function CurveChart({ view }: { view: CurveView }
     })),
   );
   const plot = useRef<HTMLDivElement>(null);
+  const drawn = useDrawnLater();
   return (
     <figure className="curve-chart" aria-label="Accuracy as the conversation grows">
       <div ref={plot} className="curve-plot" aria-hidden="true">
-        <ResponsiveContainer width="100%" height="100%">
-          {/* aria-hidden above, so no Tab stop either (recharts' keyboard layer is on by default). */}
-          <LineChart margin={{ top: 8, right: 16, bottom: 18, left: 0 }} accessibilityLayer={false}>
-            <CartesianGrid strokeDasharray="3 3" stroke={CHART_COLORS.grid} />
-            <XAxis
-              type="number"
-              dataKey="x"
-              domain={['dataMin', 'dataMax']}
-              allowDecimals={false}
-              tick={{ fontSize: 12, fill: CHART_COLORS.muted }}
-              label={{
-                value: xLabel,
-                position: 'insideBottom',
-                offset: -10,
-                fontSize: 12,
-                fill: CHART_COLORS.muted,
-              }}
-            />
-            <YAxis
-              domain={[0, 1]}
-              ticks={[0, 0.25, 0.5, 0.75, 1]}
-              width={44}
-              tickFormatter={(v: number) => v.toFixed(2)}
-              tick={{ fontSize: 12, fill: CHART_COLORS.muted }}
-            />
-            <Tooltip
-              formatter={(value, name) => [
-                typeof value === 'number' ? formatScore(value) : '–',
-                name,
-              ]}
-              labelFormatter={(label) => `${xLabel}: ${String(label)}`}
-            />
-            {/* Plain lines, wide enough to show each sample's dash pattern, not just its colour. */}
-            <Legend verticalAlign="top" height={28} iconType="plainline" iconSize={24} />
-            {lines.map((l) => (
-              <Line
-                key={l.key}
-                data={l.points}
-                dataKey={(p: CurveLinePoint) => p[l.metric]}
-                name={l.name}
-                stroke={l.color}
-                strokeWidth={2}
-                strokeDasharray={l.dash}
-                dot={{ r: 3 }}
-                connectNulls
-                isAnimationActive={false}
+        {drawn ? (
+          <ResponsiveContainer width="100%" height="100%">
+            {/* aria-hidden above, so no Tab stop either (recharts' keyboard layer is on by default). */}
+            <LineChart
+              margin={{ top: 8, right: 16, bottom: 18, left: 0 }}
+              accessibilityLayer={false}
+            >
+              <CartesianGrid strokeDasharray="3 3" stroke={CHART_COLORS.grid} />
+              <XAxis
+                type="number"
+                dataKey="x"
+                domain={['dataMin', 'dataMax']}
+                allowDecimals={false}
+                tick={{ fontSize: 12, fill: CHART_COLORS.muted }}
+                label={{
+                  value: xLabel,
+                  position: 'insideBottom',
+                  offset: -10,
+                  fontSize: 12,
+                  fill: CHART_COLORS.muted,
+                }}
               />
-            ))}
-          </LineChart>
-        </ResponsiveContainer>
+              <YAxis
+                domain={[0, 1]}
+                ticks={[0, 0.25, 0.5, 0.75, 1]}
+                width={44}
+                tickFormatter={(v: number) => v.toFixed(2)}
+                tick={{ fontSize: 12, fill: CHART_COLORS.muted }}
+              />
+              <Tooltip
+                formatter={(value, name) => [
+                  typeof value === 'number' ? formatScore(value) : '–',
+                  name,
+                ]}
+                labelFormatter={(label) => `${xLabel}: ${String(label)}`}
+              />
+              {/* Plain lines, wide enough to show each sample's dash pattern, not just its colour. */}
+              <Legend
+                verticalAlign="top"
+                height={28}
+                iconType="plainline"
+                iconSize={24}
+                formatter={legendText}
+              />
+              {lines.map((l) => (
+                <Line
+                  key={l.key}
+                  data={l.points}
+                  dataKey={(p: CurveLinePoint) => p[l.metric]}
+                  name={l.name}
+                  stroke={l.color}
+                  strokeWidth={2}
+                  strokeDasharray={l.dash}
+                  dot={{ r: 3 }}
+                  connectNulls
+                  isAnimationActive={false}
+                />
+              ))}
+            </LineChart>
+          </ResponsiveContainer>
+        ) : null}
       </div>
       <figcaption className="chart-caption">
         Per-test means over every question visible at that test (re-asked each time), by{' '}

@@ -110,9 +110,7 @@ export function formatCost(cost: number | null | undefined): string {
   return cost < 0.01 ? `$${cost.toPrecision(2)}` : `$${cost.toFixed(2)}`;
 }
 
-export function formatTokens(n: number): string {
-  return n.toLocaleString('en-US');
-}
+export { formatCount as formatTokens } from '../../lib/format';
 
 export function parseRunsParams(params: URLSearchParams): RunsParams {
   const scheme = params.get('scheme');
