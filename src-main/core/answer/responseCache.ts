@@ -25,8 +25,9 @@ export interface CachedReply {
   usage: TokenCounts | null;
 }
 
-export function requestKey(body: unknown): Buffer {
-  return createHash('sha256').update(JSON.stringify(body), 'utf8').digest();
+/** The key of a request body, given as the JSON text that is sent. */
+export function requestKey(json: string): Buffer {
+  return createHash('sha256').update(json, 'utf8').digest();
 }
 
 export class ResponseCache {
