@@ -230,13 +230,12 @@ function exchange(
 ): Promise<Exchange> {
   return new Promise((resolve) => {
     const https = target.protocol === 'https:';
-    const payload = Buffer.from(json, 'utf8');
     const request = (https ? httpsRequest : httpRequest)(target, {
       method: 'POST',
       agent: poolFor(target.protocol),
       headers: {
         'content-type': 'application/json',
-        'content-length': String(payload.byteLength),
+        'content-length': String(Buffer.byteLength(json, 'utf8')),
         ...headers,
       },
     });
@@ -290,7 +289,8 @@ function exchange(
         if (!response.complete) stop({ kind: 'network', error: prematureClose() });
       });
     });
-    request.end(payload);
+    // A string body goes out with the headers in one write (a Buffer would be a second chunk).
+    request.end(json, 'utf8');
   });
 }
 
