@@ -254,7 +254,7 @@ export async function llmSuite(data: string, write: boolean, _extra: string[]): 
     const lines = [
       '## LLM runs at scale (concurrency, rate limit, response cache)',
       '',
-      'Reproduce: `npm run bench -- llm` (same dataset resolution as above; `BENCH_LLM_LATENCY_MS` (a comma-separated list, default 1000,100), `BENCH_LLM_CONCURRENCY`, `BENCH_LLM_RPM` override the defaults).',
+      'Reproduce: `npm run bench -- llm` (same dataset resolution as above; `BENCH_LLM_LATENCY_MS` (a comma-separated list, default 1000,100), `BENCH_LLM_CONCURRENCY`, `BENCH_LLM_RPM` override the defaults; `BENCH_LLM_PARALLEL=1` or `=2` runs one of the two commands).',
       '',
       ...SETUPS.map(
         (setup, i) =>
