@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  DEFAULT_MEMORY_PRESET,
   DEFAULT_RUN_CONCURRENCY,
   ExperimentConfigSchema,
   type ExperimentConfigInput,
@@ -261,7 +262,7 @@ export async function llmSuite(data: string, write: boolean, _extra: string[]): 
           `Measured ${new Date().toISOString().slice(0, 10)} on ${machines[i] ?? ''} (${setup.label}).`,
       ),
       '',
-      `A full stream run (${first.samples} samples, default preset \`hybrid\`, worker threads) with the LLM answerer against a local OpenAI-compatible server that takes ${LATENCIES_MS.map((ms) => `${ms} ms`).join(' or ')} per call and answers 429 + Retry-After beyond ${LATENCIES_MS.map((ms) => rateLimitFor(ms)).join(' or ')} request starts per 60 s (the same headroom over 32 requests in flight at each latency); each run has that \`requestsPerMinute\`, a fresh response cache and a fresh server. The default run's concurrency is ${DEFAULT_RUN_CONCURRENCY}.`,
+      `A full stream run (${first.samples} samples, default preset \`${DEFAULT_MEMORY_PRESET}\`, worker threads) with the LLM answerer against a local OpenAI-compatible server that takes ${LATENCIES_MS.map((ms) => `${ms} ms`).join(' or ')} per call and answers 429 + Retry-After beyond ${LATENCIES_MS.map((ms) => rateLimitFor(ms)).join(' or ')} request starts per 60 s (the same headroom over 32 requests in flight at each latency); each run has that \`requestsPerMinute\`, a fresh response cache and a fresh server. The default run's concurrency is ${DEFAULT_RUN_CONCURRENCY}.`,
       '',
       `| measure | ${SETUPS.map((s) => s.label).join(' | ')} | target |`,
       `|---|${SETUPS.map(() => '---|').join('')}---|`,
