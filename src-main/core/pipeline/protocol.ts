@@ -316,15 +316,18 @@ export const BATCH_MS = 25;
 /**
  * Collects a worker's reports into batches: one goes out when its first report is BATCH_MS old
  * (checked on each report, and by a timer when none follows), at a test's result (the main thread
- * commits it at once), at the end of the event loop's turn when it holds a slot request (a request
- * waits on its answer: the asks and releases of one turn share a message, where each was one or two
- * of its own, ~4 per LLM request), or before any other message (`flush`), so the order is kept.
+ * commits it at once), once the microtasks queued before it have run when it holds a slot request
+ * (a request waits on its answer, and a release frees a slot another lane may be waiting for: not
+ * at the end of the event loop's turn, which a test's retrievals can make long; the asks and
+ * releases of one moment share a message with the reports before them, where each was one or two
+ * of its own), or before any other message (`flush`), so the order is kept.
  */
 export class ReportOutbox {
   private reports: WorkerReport[] = [];
   private since = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
-  private soon: ReturnType<typeof setImmediate> | undefined;
+  /** A flush is queued for the end of the current microtasks (a slot request waits on it). */
+  private soon = false;
 
   constructor(
     private readonly post: (reports: WorkerReport[]) => void,
@@ -340,15 +343,17 @@ export class ReportOutbox {
     this.reports.push(report);
     if (report.type === 'test-result' || this.now() - this.since >= this.batchMs) this.flush();
     else if ((report.type === 'slot-acquire' || report.type === 'slot-release') && !this.soon) {
-      this.soon = setImmediate(() => this.flush());
+      this.soon = true;
+      queueMicrotask(() => {
+        if (this.soon) this.flush();
+      });
     }
   }
 
   flush(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
-    clearImmediate(this.soon);
-    this.soon = undefined;
+    this.soon = false;
     if (this.reports.length === 0) return;
     const reports = this.reports;
     this.reports = [];
