@@ -2,9 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  DEFAULT_MEMORY_PRESET,
   DEFAULT_RUN_CONCURRENCY,
   ExperimentConfigSchema,
   type ExperimentConfigInput,
+  type ProgressEvent,
 } from '../src-shared/experiment';
 import { estimateOf } from '../src-main/core/pipeline/plan';
 import { startExperiment } from '../src-main/core/pipeline/runner';
@@ -26,7 +28,11 @@ import { machineLine, peakRssMb, writeSection } from './common';
  * targets are about: requests in flight, request starts per 60 s window, 429s.
  *
  * BENCH_LLM_LATENCY_MS (comma-separated) / BENCH_LLM_CONCURRENCY / BENCH_LLM_RPM override the
- * defaults.
+ * defaults; BENCH_LLM_PARALLEL=1 or =2 runs only that command (to alternate builds by hand).
+ *
+ * Besides wall time, each run reports CPU time (the lanes' worker threads, stamped on their progress
+ * events, and the whole process): wall / ideal at 0.1 s is CPU-bound and moves with the machine's
+ * load, CPU per call much less.
  */
 const LATENCIES_MS = (process.env['BENCH_LLM_LATENCY_MS'] ?? '1000,100')
   .split(',')
@@ -89,10 +95,14 @@ function startServer(
  * The two commands the docs name: the default (one lane, the run's default concurrency) and two
  * lanes at CONCURRENCY. Reporting only the second hid the default's per-test barrier.
  */
-const COMMANDS: readonly { label: string; parallel: number; concurrency?: number }[] = [
+const ALL_COMMANDS: readonly { label: string; parallel: number; concurrency?: number }[] = [
   { label: 'default (`--parallel 1`, no `--concurrency`)', parallel: 1 },
   { label: `\`--parallel 2 --concurrency ${CONCURRENCY}\``, parallel: 2, concurrency: CONCURRENCY },
 ];
+const ONLY_PARALLEL = process.env['BENCH_LLM_PARALLEL'];
+const COMMANDS = ALL_COMMANDS.filter(
+  (c) => ONLY_PARALLEL === undefined || String(c.parallel) === ONLY_PARALLEL,
+);
 
 interface Setup {
   label: string;
@@ -126,7 +136,17 @@ interface LlmRunMeasure {
   samples: number;
   /** The dry run's prompt tokens per answer call over the prompt characters / 4 per request sent. */
   estimateRatio: number;
+  /** CPU time of the lanes' worker threads over their samples (start-up excluded), ms. */
+  laneCpuMs: number;
+  /** CPU time of the whole process over the run (lanes, main thread, the fake server), ms. */
+  processCpuMs: number;
 }
+
+/** The CPU stamp a worker adds to each progress event (`stampThreadCpu`). */
+const cpuOf = (e: ProgressEvent): number | undefined => {
+  const stamp = (e as { threadCpuMs?: unknown }).threadCpuMs;
+  return typeof stamp === 'number' ? stamp : undefined;
+};
 
 async function measureRun(data: string, dir: string, setup: Setup): Promise<LlmRunMeasure> {
   const counts: ServerCounts = {
@@ -162,15 +182,28 @@ async function measureRun(data: string, dir: string, setup: Setup): Promise<LlmR
       timeouts: { answerMs: 600_000 },
     };
     const estimate = await estimateOf(ExperimentConfigSchema.parse(config));
+    // Each sample runs on one worker thread: its CPU is its last stamp less its first.
+    const sampleCpu = new Map<string, { first: number; last: number }>();
+    const onProgress = (e: ProgressEvent): void => {
+      const cpu = cpuOf(e);
+      const sampleId = (e as { sampleId?: unknown }).sampleId;
+      if (cpu === undefined || typeof sampleId !== 'string') return;
+      const seen = sampleCpu.get(sampleId);
+      if (seen) seen.last = cpu;
+      else sampleCpu.set(sampleId, { first: cpu, last: cpu });
+    };
+    const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     const handle = await startExperiment(config, {
       store,
       dataDir: runDir,
-      executor: workerExecutor(),
+      executor: workerExecutor({ stampThreadCpu: true }),
       responseCache: 'on',
+      onProgress,
     });
     const outcome = await handle.done;
     const wallMs = performance.now() - t0;
+    const cpu = process.cpuUsage(cpu0);
     if (outcome.status !== 'completed')
       throw new Error(`bench: run ${outcome.status}: ${outcome.error ?? ''}`);
     const run = store.getRun(handle.runId);
@@ -194,6 +227,8 @@ async function measureRun(data: string, dir: string, setup: Setup): Promise<LlmR
             estimate.answerCalls /
             (counts.promptChars / 4 / counts.requests)
           : Number.NaN,
+      laneCpuMs: [...sampleCpu.values()].reduce((sum, c) => sum + c.last - c.first, 0),
+      processCpuMs: (cpu.user + cpu.system) / 1000,
     };
   } finally {
     clearInterval(watch);
@@ -220,14 +255,14 @@ export async function llmSuite(data: string, write: boolean, _extra: string[]): 
     const lines = [
       '## LLM runs at scale (concurrency, rate limit, response cache)',
       '',
-      'Reproduce: `npm run bench -- llm` (same dataset resolution as above; `BENCH_LLM_LATENCY_MS` (a comma-separated list, default 1000,100), `BENCH_LLM_CONCURRENCY`, `BENCH_LLM_RPM` override the defaults).',
+      'Reproduce: `npm run bench -- llm` (same dataset resolution as above; `BENCH_LLM_LATENCY_MS` (a comma-separated list, default 1000,100), `BENCH_LLM_CONCURRENCY`, `BENCH_LLM_RPM` override the defaults; `BENCH_LLM_PARALLEL=1` or `=2` runs one of the two commands).',
       '',
       ...SETUPS.map(
         (setup, i) =>
           `Measured ${new Date().toISOString().slice(0, 10)} on ${machines[i] ?? ''} (${setup.label}).`,
       ),
       '',
-      `A full stream run (${first.samples} samples, default preset \`hybrid\`, worker threads) with the LLM answerer against a local OpenAI-compatible server that takes ${LATENCIES_MS.map((ms) => `${ms} ms`).join(' or ')} per call and answers 429 + Retry-After beyond ${LATENCIES_MS.map((ms) => rateLimitFor(ms)).join(' or ')} request starts per 60 s (the same headroom over 32 requests in flight at each latency); each run has that \`requestsPerMinute\`, a fresh response cache and a fresh server. The default run's concurrency is ${DEFAULT_RUN_CONCURRENCY}.`,
+      `A full stream run (${first.samples} samples, default preset \`${DEFAULT_MEMORY_PRESET}\`, worker threads) with the LLM answerer against a local OpenAI-compatible server that takes ${LATENCIES_MS.map((ms) => `${ms} ms`).join(' or ')} per call and answers 429 + Retry-After beyond ${LATENCIES_MS.map((ms) => rateLimitFor(ms)).join(' or ')} request starts per 60 s (the same headroom over 32 requests in flight at each latency); each run has that \`requestsPerMinute\`, a fresh response cache and a fresh server. The default run's concurrency is ${DEFAULT_RUN_CONCURRENCY}.`,
       '',
       `| measure | ${SETUPS.map((s) => s.label).join(' | ')} | target |`,
       `|---|${SETUPS.map(() => '---|').join('')}---|`,
@@ -249,6 +284,18 @@ export async function llmSuite(data: string, write: boolean, _extra: string[]): 
       ),
       row('wall / ideal', (m) => ratio(m.wallMs, m.idealMs), '<= 1.1 at 1 s, <= 1.3 at 0.1 s'),
       row('server busy (>= 1 request in flight) / ideal', (m) => ratio(m.busyMs, m.idealMs)),
+      row(
+        'CPU of the lanes (worker threads, over their samples)',
+        (m) => `${(m.laneCpuMs / 1000).toFixed(1)} s`,
+      ),
+      row(
+        'lanes CPU per answer call asked',
+        (m) => `${(m.laneCpuMs / Math.max(1, m.answers)).toFixed(2)} ms`,
+      ),
+      row(
+        'CPU of the whole process (lanes, main thread, fake server)',
+        (m) => `${(m.processCpuMs / 1000).toFixed(1)} s`,
+      ),
       row('most requests in flight at the server', (m) => String(m.peakInFlight), '<= concurrency'),
       row(
         'most request starts in any 60 s window',

@@ -207,7 +207,9 @@ export class LlmClient {
     messages: readonly ChatMessage[],
     options: ChatCallOptions = {},
   ): Promise<ChatCompletion> {
-    const cacheKey = this.cache ? this.cache.keyOf(this.requestBody(messages, options)) : null;
+    // Serialised once: the cache's key and the bytes sent are the same string.
+    const json = JSON.stringify(this.requestBody(messages, options));
+    const cacheKey = this.cache ? this.cache.keyOf(json) : null;
     if (this.cache && cacheKey) {
       const shared = this.cache.underWay(cacheKey);
       if (shared) return { ...(await shared), latencyMs: 0, attempts: 0 };
@@ -221,16 +223,17 @@ export class LlmClient {
           { where: this.cache.file },
         );
       }
-      const reply = this.ask(messages, options, cacheKey);
+      const reply = this.ask(messages, json, options, cacheKey);
       this.cache.asked(cacheKey, reply);
       return reply;
     }
-    return this.ask(messages, options, null);
+    return this.ask(messages, json, options, null);
   }
 
   /** The request sent (retried, gated, metered), and its reply stored when the cache is on. */
   private async ask(
     messages: readonly ChatMessage[],
+    json: string,
     options: ChatCallOptions,
     cacheKey: Buffer | null,
   ): Promise<ChatCompletion> {
@@ -250,7 +253,7 @@ export class LlmClient {
         ? () =>
             budget.run(
               this.config.baseUrl,
-              () => this.attempt(messages, options, key),
+              () => this.attempt(json, options, key),
               signal,
               (result) => {
                 const usage = result.ok ? result.value.usage : null;
@@ -267,7 +270,7 @@ export class LlmClient {
               },
               estimate,
             )
-        : () => this.attempt(messages, options, key);
+        : () => this.attempt(json, options, key);
       const retried = (): ReturnType<
         typeof withRetries<Omit<ChatCompletion, 'latencyMs' | 'attempts'>>
       > =>
@@ -312,15 +315,15 @@ export class LlmClient {
 
   /** One HTTP request, metered: counted when sent, its failure or tokens when it ends. */
   private async attempt(
-    messages: readonly ChatMessage[],
+    json: string,
     options: ChatCallOptions,
     key: string | undefined,
   ): Promise<Attempt<Omit<ChatCompletion, 'latencyMs' | 'attempts'>>> {
-    if (!this.meter) return this.send(messages, options, key);
+    if (!this.meter) return this.send(json, options, key);
     this.meter(SENT);
     let result: Attempt<Omit<ChatCompletion, 'latencyMs' | 'attempts'>> | undefined;
     try {
-      result = await this.send(messages, options, key);
+      result = await this.send(json, options, key);
       return result;
     } finally {
       // No result: the request was cancelled under way, which is a failed call too.
@@ -329,7 +332,7 @@ export class LlmClient {
     }
   }
 
-  /** The request body as sent; the response cache is keyed on exactly these bytes. */
+  /** The request body as sent (serialised once); the response cache is keyed on those bytes. */
   private requestBody(
     messages: readonly ChatMessage[],
     options: ChatCallOptions,
@@ -347,13 +350,12 @@ export class LlmClient {
   }
 
   private async send(
-    messages: readonly ChatMessage[],
+    json: string,
     options: ChatCallOptions,
     key: string | undefined,
   ): Promise<Attempt<Omit<ChatCompletion, 'latencyMs' | 'attempts'>>> {
     const { model, timeoutMs, baseUrl } = this.config;
-    const body = this.requestBody(messages, options);
-    const sent = await postJson(this.url, body, {
+    const sent = await postJson(this.url, json, {
       headers: key ? { authorization: `Bearer ${key}` } : {},
       timeoutMs,
       label: this.label,
@@ -370,13 +372,13 @@ export class LlmClient {
         where: baseUrl,
       }),
     });
-    let json: unknown;
+    let reply: unknown;
     try {
-      json = JSON.parse(sent.value.text);
+      reply = JSON.parse(sent.value.text);
     } catch {
       return fail(`response is not JSON: ${excerpt(sent.value.text)}`);
     }
-    const parsed = responseSchema.safeParse(json);
+    const parsed = responseSchema.safeParse(reply);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       return fail(

@@ -1,7 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ANSWER_PROTOCOLS } from '../../../src-shared/experiment';
-import { answerProtocol, memoryTokensOf, memoryTokensOfLines } from './protocols';
+import {
+  ESTIMATE_TOKEN_PATTERN,
+  answerProtocol,
+  estimateTokens,
+  memoryTokensOf,
+  memoryTokensOfLines,
+} from './protocols';
 import type { AnswerRequest } from './types';
 
 /**
@@ -64,6 +70,54 @@ describe('memoryTokensOfLines', () => {
         // Asked again, from the cache: the same.
         expect(memoryTokensOfLines(lines)).toBe(memoryTokensOf(lines.join('\n')));
       }),
+    );
+  });
+});
+
+describe('estimateTokens', () => {
+  const byPattern = (text: string): number => text.match(ESTIMATE_TOKEN_PATTERN)?.length ?? 0;
+
+  it('counts words, digit runs of up to three and each other symbol', () => {
+    expect(estimateTokens('')).toBe(0);
+    // caroline | 's | 2023 -> 202 3 | , | 100 | % | café | 😀 | ½ (a number, alone)
+    expect(estimateTokens("Caroline's 2023, 100% café 😀 ½")).toBe(11);
+    expect(estimateTokens('a1b 1234567\n\t x')).toBe(7);
+  });
+
+  it('counts what its pattern matches, on any string (astral, lone surrogates, marks, spaces)', () => {
+    const pieces = fc.constantFrom(
+      'a',
+      'Z',
+      '7',
+      ' ',
+      '\n',
+      '\u00a0',
+      '\u2028',
+      '\ufeff',
+      '\u001f',
+      '_',
+      '"',
+      'é',
+      'e\u0301',
+      '½',
+      'Ⅻ',
+      '٣',
+      '😀',
+      '𝟘',
+      '𐐀',
+      '\ud800',
+      '\udc00',
+      '中',
+    );
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(pieces, fc.string({ unit: 'binary' })), { maxLength: 40 }),
+        (parts) => {
+          const text = parts.join('');
+          expect(estimateTokens(text)).toBe(byPattern(text));
+        },
+      ),
+      { numRuns: 2000 },
     );
   });
 });

@@ -29,8 +29,9 @@ export interface CachedReply {
   usage: TokenCounts | null;
 }
 
-function requestKey(body: unknown, scope?: string): Buffer {
-  const hash = createHash('sha256').update(JSON.stringify(body), 'utf8');
+/** The key of a request body, given as the JSON text that is sent, in `scope` (see above). */
+export function requestKey(json: string, scope?: string): Buffer {
+  const hash = createHash('sha256').update(json, 'utf8');
   // Unscoped keys stay the plain body's hash, so caches filled before scopes still answer.
   if (scope !== undefined) hash.update(`\u0000${JSON.stringify(scope)}`, 'utf8');
   return hash.digest();
@@ -85,9 +86,9 @@ export class ResponseCache {
     return new ResponseCache(file, mode, db, scope);
   }
 
-  /** The key of this request body in this cache's scope. */
-  keyOf(body: unknown): Buffer {
-    return requestKey(body, this.scope);
+  /** The key of this request body (the JSON text sent) in this cache's scope. */
+  keyOf(json: string): Buffer {
+    return requestKey(json, this.scope);
   }
 
   /** Replies being asked for, by key (hex): see `underWay`. */

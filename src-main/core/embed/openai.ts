@@ -203,7 +203,9 @@ export class OpenAIEmbedder implements Embedder {
     this.stats.requests++;
     const sent = await postJson(
       this.url,
-      dimensions === undefined ? { model, input: texts } : { model, input: texts, dimensions },
+      JSON.stringify(
+        dimensions === undefined ? { model, input: texts } : { model, input: texts, dimensions },
+      ),
       {
         headers: key ? { authorization: `Bearer ${key}` } : {},
         timeoutMs,

@@ -1,3 +1,7 @@
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { Transform } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { WorkbenchError } from '../../../src-shared/errors';
 import { DEFAULT_LLM_MAX_REPLY_BYTES } from '../../../src-shared/experiment';
 
@@ -106,67 +110,47 @@ export interface HttpText {
 }
 
 /**
- * One POST. Resolves to the 2xx body, or to a classified failure: 429 (with its Retry-After), 5xx,
- * timeouts and network errors are retryable; other statuses are not. Rejects only when `signal`
- * aborts (CANCELLED).
+ * One POST of `json` (the body, already serialised: the response cache keys the same bytes).
+ * Resolves to the 2xx body, or to a classified failure: 429 (with its Retry-After), 5xx, timeouts
+ * and network errors are retryable; other statuses are not. Rejects only when `signal` aborts
+ * (CANCELLED).
  */
 export async function postJson(
   url: string,
-  body: unknown,
+  json: string,
   options: PostJsonOptions,
 ): Promise<Attempt<HttpText>> {
   const { label, where, secret, timeoutMs, signal } = options;
   const maxReplyBytes = options.maxReplyBytes ?? DEFAULT_LLM_MAX_REPLY_BYTES;
-  const controller = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort();
-  }, timeoutMs);
-  const onAbort = (): void => controller.abort();
-  signal?.addEventListener('abort', onAbort, { once: true });
-  if (signal?.aborted) controller.abort();
-  let status: number;
-  let text: string | null;
-  let retryAfter: string | null;
-  try {
-    // The body is read under the same timer: a server that sends headers and then stalls is as
-    // stuck as one that never answers.
-    const response = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...options.headers },
-      body: JSON.stringify(body),
-      signal: controller.signal,
-    });
-    status = response.status;
-    retryAfter = response.headers.get('retry-after');
-    text = await readCapped(response, maxReplyBytes);
-    // Closes the connection: the rest of an oversized body is never read.
-    if (text === null) controller.abort();
-  } catch (error) {
-    if (signal?.aborted) throw cancelledError(label, signal);
-    if (timedOut) {
-      return {
-        ok: false,
-        retryable: true,
-        error: new WorkbenchError('TIMEOUT', `${label} timed out after ${timeoutMs} ms`, {
-          where,
-        }),
-      };
-    }
+  if (signal?.aborted) throw cancelledError(label, signal);
+  const outcome = await exchange(
+    new URL(url),
+    json,
+    options.headers,
+    timeoutMs,
+    maxReplyBytes,
+    signal,
+  );
+  if (outcome.kind === 'cancelled') throw cancelledError(label, signal);
+  if (outcome.kind === 'timeout') {
+    return {
+      ok: false,
+      retryable: true,
+      error: new WorkbenchError('TIMEOUT', `${label} timed out after ${timeoutMs} ms`, { where }),
+    };
+  }
+  if (outcome.kind === 'network') {
     return {
       ok: false,
       retryable: true,
       error: new WorkbenchError(
         'UPSTREAM',
-        redact(`${label} failed: ${networkReason(error)}`, secret),
-        { where, cause: error },
+        redact(`${label} failed: ${networkReason(outcome.error)}`, secret),
+        { where, cause: outcome.error },
       ),
     };
-  } finally {
-    clearTimeout(timer);
-    signal?.removeEventListener('abort', onAbort);
   }
+  const { status, text, retryAfter } = outcome;
   if (text === null) {
     return {
       ok: false,
@@ -192,31 +176,128 @@ export async function postJson(
     : { ok: false, retryable, error, retryAfterMs, throttled };
 }
 
+/** How one request ended; `text` is null when the body passed the cap (the rest was not read). */
+type Exchange =
+  | { kind: 'reply'; status: number; retryAfter: string | null; text: string | null }
+  | { kind: 'timeout' }
+  | { kind: 'cancelled' }
+  | { kind: 'network'; error: Error };
+
 /**
- * The body as UTF-8, read chunk by chunk; null as soon as it passes `maxBytes` (a declared
- * Content-Length over the cap is refused before reading anything). The caller aborts the request.
+ * Idle connections kept for the next request, one pool per protocol for the whole thread: at 0.1 s
+ * a call, a new connection (or fetch's web streams) per request was a tenth of a run's CPU. How many
+ * are in flight is the callers' gates' business (a client's concurrency, a run's budget), so the
+ * pool has no cap of its own. An idle socket is closed after 4 s, before the 5 s keep-alive most
+ * servers (Node, uvicorn) allow, so a request is rarely written to a socket the server is closing.
  */
-export async function readCapped(response: Response, maxBytes: number): Promise<string | null> {
-  const declared = Number(response.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    await response.body?.cancel().catch(() => undefined);
-    return null;
-  }
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let bytes = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    bytes += value.byteLength;
-    if (bytes > maxBytes) {
-      await reader.cancel().catch(() => undefined);
+const IDLE_SOCKET_MS = 4_000;
+let pools: { http: HttpAgent; https: HttpsAgent } | undefined;
+function poolFor(protocol: string): HttpAgent {
+  pools ??= {
+    http: new HttpAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
+    https: new HttpsAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
+  };
+  return protocol === 'https:' ? pools.https : pools.http;
+}
+
+/** A decoder for a body the server compressed although it was not asked to (fetch decoded it too). */
+function decoderFor(encoding: string | undefined): Transform | null {
+  switch (encoding?.trim().toLowerCase()) {
+    case 'gzip':
+    case 'x-gzip':
+      return createGunzip();
+    case 'deflate':
+      return createInflate();
+    case 'br':
+      return createBrotliDecompress();
+    default:
       return null;
-    }
-    chunks.push(value);
   }
-  return Buffer.concat(chunks, bytes).toString('utf8');
+}
+
+/**
+ * The request and its reply under one timer: a server that sends headers and then stalls is as
+ * stuck as one that never answers. The body is read chunk by chunk and dropped with its connection
+ * as soon as it passes `maxBytes` (a declared Content-Length over the cap, before reading anything).
+ */
+function exchange(
+  target: URL,
+  json: string,
+  headers: Record<string, string>,
+  timeoutMs: number,
+  maxBytes: number,
+  signal: AbortSignal | undefined,
+): Promise<Exchange> {
+  return new Promise((resolve) => {
+    const https = target.protocol === 'https:';
+    const request = (https ? httpsRequest : httpRequest)(target, {
+      method: 'POST',
+      agent: poolFor(target.protocol),
+      headers: {
+        'content-type': 'application/json',
+        'content-length': String(Buffer.byteLength(json, 'utf8')),
+        ...headers,
+      },
+    });
+    let settled = false;
+    const finish = (outcome: Exchange): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      resolve(outcome);
+    };
+    // Ends the exchange and closes its connection (the rest of the reply is never read).
+    const stop = (outcome: Exchange): void => {
+      finish(outcome);
+      request.destroy();
+    };
+    const timer = setTimeout(() => stop({ kind: 'timeout' }), timeoutMs);
+    const onAbort = (): void => stop({ kind: 'cancelled' });
+    signal?.addEventListener('abort', onAbort, { once: true });
+    request.on('error', (error) => finish({ kind: 'network', error }));
+    request.on('response', (response) => {
+      const status = response.statusCode ?? 0;
+      const retryAfterHeader = response.headers['retry-after'];
+      const retryAfter = retryAfterHeader === undefined ? null : retryAfterHeader;
+      const tooLarge: Exchange = { kind: 'reply', status, retryAfter, text: null };
+      const declared = Number(response.headers['content-length']);
+      if (Number.isFinite(declared) && declared > maxBytes) {
+        stop(tooLarge);
+        return;
+      }
+      const decoder = decoderFor(response.headers['content-encoding']);
+      const body = decoder ? response.pipe(decoder) : response;
+      const chunks: Buffer[] = [];
+      let bytes = 0;
+      body.on('data', (chunk: Buffer) => {
+        bytes += chunk.byteLength;
+        if (bytes > maxBytes) stop(tooLarge);
+        else chunks.push(chunk);
+      });
+      body.on('end', () =>
+        finish({
+          kind: 'reply',
+          status,
+          retryAfter,
+          text: Buffer.concat(chunks, bytes).toString('utf8'),
+        }),
+      );
+      body.on('error', (error) => stop({ kind: 'network', error }));
+      // A connection dropped mid-body ends the reply without an 'end'.
+      response.on('close', () => {
+        if (!response.complete) stop({ kind: 'network', error: prematureClose() });
+      });
+    });
+    // A string body goes out with the headers in one write (a Buffer would be a second chunk).
+    request.end(json, 'utf8');
+  });
+}
+
+function prematureClose(): Error {
+  return Object.assign(new Error('the connection closed before the reply ended'), {
+    code: 'ECONNRESET',
+  });
 }
 
 const EXCERPT_CHARS = 200;
@@ -240,7 +321,6 @@ export function redact(message: string, secret: string | undefined): string {
   return secret && secret.length >= 4 ? message.split(secret).join('[redacted]') : message;
 }
 
-/** undici reports "fetch failed" with the useful part in `cause`. */
 /** Network errors that mean no connection was made: the request never reached an endpoint. */
 const NOT_CONNECTED = new Set([
   'ECONNREFUSED',
@@ -260,17 +340,28 @@ const NOT_CONNECTED = new Set([
 export function requestWasSent(error: unknown): boolean {
   if (!(error instanceof WorkbenchError)) return true;
   if (error.code === 'INVALID_INPUT') return false;
-  const code = (error.cause as { cause?: { code?: unknown } } | undefined)?.cause?.code;
-  return !(typeof code === 'string' && NOT_CONNECTED.has(code));
+  const code = networkError(error.cause)?.code;
+  return !(code !== undefined && NOT_CONNECTED.has(code));
 }
 
+/**
+ * The system error under a failed request: the error itself (node:http's, `connect ECONNREFUSED
+ * ...` with its code) or its `cause` (fetch's "fetch failed" keeps the useful part there).
+ */
+function networkError(error: unknown): { code?: string; message: string } | undefined {
+  const withCode = (e: unknown): { code?: string; message: string } | undefined => {
+    const { code, message } = (e ?? {}) as { code?: unknown; message?: unknown };
+    if (typeof code !== 'string') return undefined;
+    return { code, message: typeof message === 'string' ? message : '' };
+  };
+  return withCode(error) ?? withCode((error as { cause?: unknown } | null)?.cause);
+}
+
+/** A network failure in words, its code first: `ECONNREFUSED connect ECONNREFUSED 127.0.0.1:9`. */
 export function networkReason(error: unknown): string {
-  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
-  const parts: string[] = [];
-  if (typeof cause?.code === 'string') parts.push(cause.code);
-  if (typeof cause?.message === 'string') parts.push(cause.message);
-  if (parts.length === 0) parts.push(error instanceof Error ? error.message : String(error));
-  return parts.join(' ');
+  const system = networkError(error);
+  if (system) return [system.code, system.message].filter((part) => part !== '').join(' ');
+  return error instanceof Error ? error.message : String(error);
 }
 
 /** Retry-After is seconds or an HTTP date. Fractional seconds are accepted (some proxies send them). */

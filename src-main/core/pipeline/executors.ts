@@ -233,8 +233,8 @@ function runInWorker(
   const where = `sample ${job.sample.sampleId}`;
   const pooled = pool.acquire(`experiment worker ${job.runId}`);
   const { worker, stamp, checkSeq } = pooled;
-  const lender = new SlotLender(hooks.budget, (id) =>
-    worker.postMessage(stamp({ type: 'slot-granted', id })),
+  const lender = new SlotLender(hooks.budget, (ids) =>
+    worker.postMessage(stamp({ type: 'slot-granted', ids })),
   );
   return new Promise<SampleOutcome>((resolve, reject) => {
     let settled = false;
@@ -336,28 +336,24 @@ function checkedMessage(
 
 /** Hands one of the worker's messages on, other than the sample's end, to the hooks. */
 function deliver(
-  message: Extract<WorkerOut, { type: 'batch' | 'slot-acquire' | 'slot-release' }>,
+  message: Extract<WorkerOut, { type: 'batch' }>,
   hooks: SampleHooks,
   lender: SlotLender,
   settled: () => boolean,
 ): void {
-  switch (message.type) {
-    case 'batch':
-      // The reports of a batch, in the order the worker made them.
-      for (const report of message.reports) {
-        if (settled()) break;
-        deliverReport(report, hooks);
-      }
-      break;
-    case 'slot-acquire':
-    case 'slot-release':
-      lender.handle(message);
-      break;
+  // The reports of a batch, in the order the worker made them.
+  for (const report of message.reports) {
+    if (settled()) break;
+    deliverReport(report, hooks, lender);
   }
 }
 
-function deliverReport(report: WorkerReport, hooks: SampleHooks): void {
+function deliverReport(report: WorkerReport, hooks: SampleHooks, lender: SlotLender): void {
   switch (report.type) {
+    case 'slot-acquire':
+    case 'slot-release':
+      lender.handle(report);
+      break;
     case 'progress':
       hooks.emit(report.event);
       break;

@@ -62,6 +62,20 @@ describe('ReportOutbox', () => {
     expect(sent).toHaveLength(1);
   });
 
+  it('sends a slot request once the microtasks before it have run, with the reports before it, in one message', async () => {
+    const ask: WorkerReport = { type: 'slot-acquire', id: 1, endpoint: 'http://e' };
+    const release: WorkerReport = { type: 'slot-release', id: 2 };
+    outbox.add(log('a'));
+    outbox.add(ask);
+    outbox.add(release);
+    // A request waits on its slot: not for 25 ms, but not one message per ask either.
+    expect(sent).toEqual([]);
+    await Promise.resolve();
+    expect(sent).toEqual([[log('a'), ask, release]]);
+    vi.advanceTimersByTime(100);
+    expect(sent).toHaveLength(1);
+  });
+
   it('flush sends what waits (before any other message), and nothing when empty', () => {
     outbox.flush();
     expect(sent).toEqual([]);

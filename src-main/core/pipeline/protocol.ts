@@ -17,10 +17,10 @@ import type { LogLevel, SampleEvent, SampleOutcome } from './runSample';
  * receiver fails the sample rather than guess.
  *
  * main -> worker: start (once), cancel (graceful: finish the question in flight, drop a half test),
- * slot-granted (a request slot of the run's shared budget), word-vectors (the process's copy).
+ * slot-granted (request slots of the run's shared budget), word-vectors (the process's copy).
  * worker -> main: batches of reports (progress; test-result, which main commits in one transaction;
  * calls, which main files in the call ledger; log, warnings from the memory service and its
- * collection that the run's manifest records), slot-acquire / slot-release (the run's request
+ * collection that the run's manifest records; slot-acquire / slot-release, the run's request
  * budget), word-vectors-acquire, then exactly one of done | error. Every message but a batch goes
  * out at once, after the reports before it.
  */
@@ -209,11 +209,14 @@ export const workerInSchema = z.discriminatedUnion('type', [
     apiKeys: z.record(z.string(), z.string()),
   }),
   z.object({ seq: z.number().int().positive(), type: z.literal('cancel') }),
-  /** A slot of the run's request budget the worker asked for is its own (see remoteGate.ts). */
+  /**
+   * Slots of the run's request budget the worker asked for are its own (see remoteGate.ts): the
+   * grants of one turn of the main thread's event loop in one message.
+   */
   z.object({
     seq: z.number().int().positive(),
     type: z.literal('slot-granted'),
-    id: z.number().int().positive(),
+    ids: z.array(z.number().int().positive()).min(1),
   }),
   /**
    * The word-vector cache file the worker asked for, checked, in the process's shared memory (read
@@ -236,6 +239,24 @@ export type WorkerIn = z.output<typeof workerInSchema>;
  */
 const workerReportSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('progress'), event: sampleEventSchema }),
+  /** Asks the run's request budget for a slot of `endpoint`; main answers `slot-granted`. */
+  z.object({
+    type: z.literal('slot-acquire'),
+    id: z.number().int().positive(),
+    endpoint: z.string().min(1),
+    /** The request's estimated tokens (a tokens-per-minute cap reserves them). */
+    tokens: z.number().int().nonnegative().optional(),
+  }),
+  /** Gives a granted slot back, or withdraws an ask not yet granted (its request was cancelled). */
+  z.object({
+    type: z.literal('slot-release'),
+    id: z.number().int().positive(),
+    /** The request was throttled (429): the budget slows the endpoint down. */
+    throttled: z.boolean().optional(),
+    retryAfterMs: z.number().nonnegative().optional(),
+    /** The tokens the reply reported, replacing the estimate in a tokens-per-minute window. */
+    tokens: z.number().int().nonnegative().optional(),
+  }),
   z.object({ type: z.literal('test-result'), test: testRecordSchema }),
   /** An LLM request sent or ended: main adds it to the run's call ledger (filed in batches). */
   z.object({ type: z.literal('calls'), record: callRecordSchema }),
@@ -252,26 +273,6 @@ export const workerOutSchema = z.discriminatedUnion('type', [
     seq: z.number().int().positive(),
     type: z.literal('batch'),
     reports: z.array(workerReportSchema).min(1),
-  }),
-  /** Asks the run's request budget for a slot of `endpoint`; main answers `slot-granted`. */
-  z.object({
-    seq: z.number().int().positive(),
-    type: z.literal('slot-acquire'),
-    id: z.number().int().positive(),
-    endpoint: z.string().min(1),
-    /** The request's estimated tokens (a tokens-per-minute cap reserves them). */
-    tokens: z.number().int().nonnegative().optional(),
-  }),
-  /** Gives a granted slot back, or withdraws an ask not yet granted (its request was cancelled). */
-  z.object({
-    seq: z.number().int().positive(),
-    type: z.literal('slot-release'),
-    id: z.number().int().positive(),
-    /** The request was throttled (429): the budget slows the endpoint down. */
-    throttled: z.boolean().optional(),
-    retryAfterMs: z.number().nonnegative().optional(),
-    /** The tokens the reply reported, replacing the estimate in a tokens-per-minute window. */
-    tokens: z.number().int().nonnegative().optional(),
   }),
   /** Asks for the process's word vectors (main answers `word-vectors`). */
   z.object({
@@ -316,12 +317,18 @@ export const BATCH_MS = 25;
 /**
  * Collects a worker's reports into batches: one goes out when its first report is BATCH_MS old
  * (checked on each report, and by a timer when none follows), at a test's result (the main thread
- * commits it at once), or before any other message (`flush`), so the order is kept.
+ * commits it at once), once the microtasks queued before it have run when it holds a slot request
+ * (a request waits on its answer, and a release frees a slot another lane may be waiting for: not
+ * at the end of the event loop's turn, which a test's retrievals can make long; the asks and
+ * releases of one moment share a message with the reports before them, where each was one or two
+ * of its own), or before any other message (`flush`), so the order is kept.
  */
 export class ReportOutbox {
   private reports: WorkerReport[] = [];
   private since = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** A flush is queued for the end of the current microtasks (a slot request waits on it). */
+  private soon = false;
 
   constructor(
     private readonly post: (reports: WorkerReport[]) => void,
@@ -336,11 +343,18 @@ export class ReportOutbox {
     }
     this.reports.push(report);
     if (report.type === 'test-result' || this.now() - this.since >= this.batchMs) this.flush();
+    else if ((report.type === 'slot-acquire' || report.type === 'slot-release') && !this.soon) {
+      this.soon = true;
+      queueMicrotask(() => {
+        if (this.soon) this.flush();
+      });
+    }
   }
 
   flush(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
+    this.soon = false;
     if (this.reports.length === 0) return;
     const reports = this.reports;
     this.reports = [];

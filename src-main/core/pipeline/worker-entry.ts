@@ -82,8 +82,8 @@ function serve(port: NonNullable<typeof parentPort>, init: unknown): void {
   const checkSeq = sequenceChecker('experiment worker');
   let cancel = new AbortController();
   let busy = false;
-  // The run's request budget lives in the main thread; slots are asked for by message.
-  const gate = new RemoteCallGate((request) => send(request));
+  // The run's request budget lives in the main thread; slots are asked for in the outbox's batches.
+  const gate = new RemoteCallGate((request) => outbox.add(request));
   let stampCpu = false;
   // The word vectors are the process's, read once by the main thread and shared, not per worker.
   const vectorReplies = new Map<number, (image: SharedArrayBuffer | null) => void>();
@@ -158,7 +158,7 @@ function serve(port: NonNullable<typeof parentPort>, init: unknown): void {
       return;
     }
     if (message.type === 'slot-granted') {
-      gate.granted(message.id);
+      for (const id of message.ids) gate.granted(id);
       return;
     }
     if (message.type === 'word-vectors') {
