@@ -7,6 +7,7 @@ import '../src-main/core/memory/presets';
 import { retrieveSample } from '../src-main/core/memory/retrieval/evaluate';
 import { fmt, machineLine, percentile, writeSection } from './common';
 import { readRawSample, repeatSample } from './repeat-sample';
+import { DEFAULT_MEMORY_PRESET } from '../src-shared/experiment';
 
 const SAMPLE = 'conv-26';
 const REPEATS = [1, 4, 16] as const;
@@ -47,7 +48,7 @@ export async function growthSuite(data: string, write: boolean): Promise<void> {
       const r = await retrieveSample(
         sample,
         async (ctx) => {
-          const service = await createMemoryService('hybrid', {}, ctx);
+          const service = await createMemoryService(DEFAULT_MEMORY_PRESET, {}, ctx);
           const retrieve = service.retrieve.bind(service);
           service.retrieve = async (question, k) => {
             const before = process.cpuUsage();
@@ -86,7 +87,7 @@ export async function growthSuite(data: string, write: boolean): Promise<void> {
   lines.push('## Retrieval growth with conversation length');
   lines.push('');
   lines.push(
-    `Reproduce: \`npm run bench -- growth\` (${SAMPLE} repeated with \`benchmarks/repeat-sample.ts\`; default \`hybrid\` preset, k ${K}; questions repeated with the turns; CPU time of this process, as the machine is shared).`,
+    `Reproduce: \`npm run bench -- growth\` (${SAMPLE} repeated with \`benchmarks/repeat-sample.ts\`; the default preset \`${DEFAULT_MEMORY_PRESET}\`, k ${K}; questions repeated with the turns; CPU time of this process, as the machine is shared).`,
   );
   lines.push('');
   lines.push(`Measured ${new Date().toISOString().slice(0, 10)} on ${machineLine()}.`);
