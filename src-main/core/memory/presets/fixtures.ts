@@ -37,6 +37,19 @@ export function sample(sessions: Session[], speakers: [string, string] = ['Ann',
 }
 
 /** Eight turns, one topic each, over two dated sessions: a question finds exactly one of them. */
+/**
+ * Ann's move to Paris, her pottery and Bob's puppy: the first session of the curated conversations
+ * the preset and context tests rank over (each adds sessions of its own after it).
+ */
+export const PARIS_SESSION: Session = session(1, '2023-05-08T13:56:00', [
+  ['Ann', 'Guess what, I moved to Paris last month for the new job.'],
+  ['Bob', 'Wow, congratulations! How is the weather there?'],
+  ['Ann', 'Rainy, but I love the cafes.'],
+  ['Bob', 'Did you ever go back to the pottery class?'],
+  ['Ann', 'Yes! Last Saturday, and I finally finished a blue bowl.'],
+  ['Bob', 'I adopted a puppy from the shelter on Friday.'],
+]);
+
 export const EIGHT_TOPICS: Sample = sample([
   session(1, '2023-05-08T13:56:00', [
     ['Ann', 'I finished a blue pottery bowl in my ceramics class.'],

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Sample } from '../../../../src-shared/dataset';
-import { sample, session, tempDirs } from '../presets/fixtures';
+import { PARIS_SESSION, sample, session, tempDirs } from '../presets/fixtures';
 import { packetsOf } from '../../dataset/packets';
 import { createMemoryService } from '../registry';
 import type { MemoryService } from '../types';
@@ -18,14 +18,7 @@ afterAll(() => dirs.cleanup());
 const freshDir = (): string => dirs.make();
 
 const SAMPLE: Sample = sample([
-  session(1, '2023-05-08T13:56:00', [
-    ['Ann', 'Guess what, I moved to Paris last month for the new job.'],
-    ['Bob', 'Wow, congratulations! How is the weather there?'],
-    ['Ann', 'Rainy, but I love the cafes.'],
-    ['Bob', 'Did you ever go back to the pottery class?'],
-    ['Ann', 'Yes! Last Saturday, and I finally finished a blue bowl.'],
-    ['Bob', 'I adopted a puppy from the shelter on Friday.'],
-  ]),
+  PARIS_SESSION,
   session(2, '2023-06-01T09:00:00', [
     ['Ann', 'I love hiking in the mountains on weekends.'],
     ['Bob', 'Hiking sounds great.'],
