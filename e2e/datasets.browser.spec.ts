@@ -1,10 +1,6 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
 import type { Page } from '@playwright/test';
-import { api, expect, MINI, screenshotPath, test } from './fixtures';
-
-// The real corpus sits beside the repository on machines that have it; it is not committed.
-const LOCOMO10 = resolve('../shared/datasets/locomo10.json');
+import { api, expect, MINI, LOCOMO10, screenshotPath, skipWithoutCorpus, test } from './fixtures';
 
 async function openFile(page: Page, path: string): Promise<void> {
   // The input is hidden behind the "Open dataset…" button; Playwright can still set its files.
@@ -153,7 +149,7 @@ test('locomo10.json: 10 samples, 1,986 QA, and a late question scrolls conv-41 t
   page,
   workbench,
 }) => {
-  test.skip(!existsSync(LOCOMO10), `the LoCoMo corpus is not at ${LOCOMO10}`);
+  skipWithoutCorpus();
   await page.goto(workbench.url);
   await openFile(page, LOCOMO10);
 

@@ -1,6 +1,6 @@
 import { test as base, expect, type APIRequestContext, type Page } from '@playwright/test';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -73,6 +73,18 @@ export function screenshotPath(name: string): string {
 
 /** The small fixture dataset most specs run on (two samples; mini-1 has 8 turns, 5 packets). */
 export const MINI = resolve('tests/fixtures/locomo/mini.json');
+
+/** The real corpus, beside the repository on machines that have it; it is never committed. */
+export const LOCOMO10 = resolve('../shared/datasets/locomo10.json');
+
+/**
+ * Skips a full-size spec where the corpus is absent (a fresh clone alone; `.ci/run` says so when
+ * it runs without it). What such a spec checks at full size also has a check on the fixtures that
+ * runs everywhere: the mini datasets specs, and the cancel-and-resume spec on mini.
+ */
+export function skipWithoutCorpus(): void {
+  test.skip(!existsSync(LOCOMO10), `the LoCoMo corpus is not at ${LOCOMO10}`);
+}
 
 /** Opens the app and uploads mini.json in the Datasets view, as a new user does first. */
 export async function openWithMini(page: Page, workbench: WorkbenchServer): Promise<void> {
