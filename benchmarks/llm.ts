@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { performance as perfHooks } from 'node:perf_hooks';
 import {
   DEFAULT_MEMORY_PRESET,
   DEFAULT_RUN_CONCURRENCY,
@@ -57,6 +58,19 @@ interface ServerCounts {
   /** Characters of the messages of the requests answered (what the dry run estimates / 4). */
   promptChars: number;
   busySince: number;
+  /** Wall time by requests in flight: index 0 = none, `concurrency` = all slots used. */
+  msAtLevel: number[];
+  /** When the level last changed, and when the first request started and the last one ended. */
+  levelSince: number;
+  firstStart: number;
+  lastEnd: number;
+}
+
+/** Files the time since the last change under the current number of requests in flight. */
+function levelChange(counts: ServerCounts, now: number): void {
+  const level = Math.min(counts.inFlight, counts.msAtLevel.length - 1);
+  counts.msAtLevel[level] = (counts.msAtLevel[level] ?? 0) + now - counts.levelSince;
+  counts.levelSince = now;
 }
 
 function startServer(
@@ -82,10 +96,15 @@ function startServer(
       counts.starts.push(now);
       counts.requests++;
       counts.promptChars += chat.messages.reduce((n, m) => n + m.content.length, 0);
+      if (counts.firstStart === 0) counts.firstStart = now;
+      levelChange(counts, now);
       if (counts.inFlight++ === 0) counts.busySince = now;
       counts.peakInFlight = Math.max(counts.peakInFlight, counts.inFlight);
       await new Promise((resolve) => setTimeout(resolve, latencyMs));
-      if (--counts.inFlight === 0) counts.busyMs += Date.now() - counts.busySince;
+      const end = Date.now();
+      levelChange(counts, end);
+      counts.lastEnd = end;
+      if (--counts.inFlight === 0) counts.busyMs += end - counts.busySince;
       return defaultChatReply(chat);
     },
   });
@@ -140,6 +159,16 @@ interface LlmRunMeasure {
   laneCpuMs: number;
   /** CPU time of the whole process over the run (lanes, main thread, the fake server), ms. */
   processCpuMs: number;
+  /** Wall time before the first request and after the last reply (inserts, start-up, finish). */
+  beforeFirstMs: number;
+  afterLastMs: number;
+  /** Between the first request and the last reply: time with every slot in use, and with none. */
+  fullMs: number;
+  idleMs: number;
+  /** Mean requests in flight between the first request and the last reply. */
+  meanInFlight: number;
+  /** The main thread's event-loop utilisation over the run (it grants slots and commits tests). */
+  mainLoopBusy: number;
 }
 
 /** The CPU stamp a worker adds to each progress event (`stampThreadCpu`). */
@@ -158,6 +187,10 @@ async function measureRun(data: string, dir: string, setup: Setup): Promise<LlmR
     busyMs: 0,
     busySince: 0,
     promptChars: 0,
+    msAtLevel: new Array<number>((setup.concurrency ?? DEFAULT_RUN_CONCURRENCY) + 1).fill(0),
+    levelSince: Date.now(),
+    firstStart: 0,
+    lastEnd: 0,
   };
   /** Most request starts in any 60 s window, checked as each request starts. */
   let peakWindow = 0;
@@ -193,6 +226,8 @@ async function measureRun(data: string, dir: string, setup: Setup): Promise<LlmR
       else sampleCpu.set(sampleId, { first: cpu, last: cpu });
     };
     const cpu0 = process.cpuUsage();
+    const loop0 = perfHooks.eventLoopUtilization();
+    const wall0 = Date.now();
     const t0 = performance.now();
     const handle = await startExperiment(config, {
       store,
@@ -203,7 +238,9 @@ async function measureRun(data: string, dir: string, setup: Setup): Promise<LlmR
     });
     const outcome = await handle.done;
     const wallMs = performance.now() - t0;
+    const wallEnd = Date.now();
     const cpu = process.cpuUsage(cpu0);
+    const mainLoopBusy = perfHooks.eventLoopUtilization(loop0).utilization;
     if (outcome.status !== 'completed')
       throw new Error(`bench: run ${outcome.status}: ${outcome.error ?? ''}`);
     const run = store.getRun(handle.runId);
@@ -229,6 +266,14 @@ async function measureRun(data: string, dir: string, setup: Setup): Promise<LlmR
           : Number.NaN,
       laneCpuMs: [...sampleCpu.values()].reduce((sum, c) => sum + c.last - c.first, 0),
       processCpuMs: (cpu.user + cpu.system) / 1000,
+      beforeFirstMs: counts.firstStart - wall0,
+      afterLastMs: wallEnd - counts.lastEnd,
+      fullMs: counts.msAtLevel.at(-1) ?? 0,
+      idleMs: counts.msAtLevel[0] ?? 0,
+      meanInFlight:
+        counts.msAtLevel.reduce((sum, ms, level) => sum + ms * level, 0) /
+        Math.max(1, counts.lastEnd - counts.firstStart),
+      mainLoopBusy,
     };
   } finally {
     clearInterval(watch);
@@ -284,6 +329,19 @@ export async function llmSuite(data: string, write: boolean, _extra: string[]): 
       ),
       row('wall / ideal', (m) => ratio(m.wallMs, m.idealMs), '<= 1.1 at 1 s, <= 1.3 at 0.1 s'),
       row('server busy (>= 1 request in flight) / ideal', (m) => ratio(m.busyMs, m.idealMs)),
+      row(
+        'before the first request / after the last reply',
+        (m) => `${(m.beforeFirstMs / 1000).toFixed(1)} s / ${(m.afterLastMs / 1000).toFixed(1)} s`,
+      ),
+      row(
+        'between them: every slot in use / none in use',
+        (m) => `${(m.fullMs / 1000).toFixed(1)} s / ${(m.idleMs / 1000).toFixed(1)} s`,
+      ),
+      row('mean requests in flight between them', (m) => m.meanInFlight.toFixed(1)),
+      row(
+        "main thread's event-loop utilisation (grants slots, commits tests, runs the fake server)",
+        (m) => `${(100 * m.mainLoopBusy).toFixed(0)}%`,
+      ),
       row(
         'CPU of the lanes (worker threads, over their samples)',
         (m) => `${(m.laneCpuMs / 1000).toFixed(1)} s`,
