@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import {
   DEFAULT_RUN_CONCURRENCY,
   type ExperimentConfigInput,
+  type ProgressEvent,
   type TestRecord,
 } from '../../src-shared/experiment';
 import {
@@ -14,6 +15,7 @@ import {
   type SampleExecutor,
 } from '../../src-main/core/pipeline/executors';
 import { SlotLender } from '../../src-main/core/pipeline/remoteGate';
+import { QUESTIONS_PER_BUDGET_SLOT } from '../../src-main/core/pipeline/runSample';
 import { effectiveParallel, startExperiment } from '../../src-main/core/pipeline/runner';
 import { CallBudget } from '../../src-main/core/http/callBudget';
 import { RunStore } from '../../src-main/core/runs/store';
@@ -79,6 +81,38 @@ function committed(store: RunStore, runId: string): unknown[] {
   return store.answersByTest(runId).map((a) => ({ ...a, retrieveMs: 0, answerMs: 0 }));
 }
 
+/**
+ * One sample whose single packet carries the evidence of every question, so the first test asks
+ * them all at once.
+ */
+function oneTestFile(name: string, questions: number): string {
+  const file = join(root, name);
+  writeFileSync(
+    file,
+    JSON.stringify([
+      {
+        sample_id: 'wide',
+        conversation: {
+          speaker_a: 'Ann',
+          speaker_b: 'Bob',
+          session_1_date_time: '1:56 pm on 8 May, 2023',
+          session_1: [
+            { speaker: 'Ann', dia_id: 'D1:1', text: 'I adopted a cat named Miso.' },
+            { speaker: 'Bob', dia_id: 'D1:2', text: 'Lovely.' },
+          ],
+        },
+        qa: Array.from({ length: questions }, (_, i) => ({
+          question: `What is the cat called? (${i})`,
+          answer: 'Miso',
+          evidence: ['D1:1'],
+          category: 4,
+        })),
+      },
+    ]),
+  );
+  return file;
+}
+
 async function run(
   concurrency: number,
   executor: SampleExecutor,
@@ -136,32 +170,8 @@ describe('concurrent answering under one request budget per run', () => {
   });
 
   it('keeps DEFAULT_RUN_CONCURRENCY requests in flight when the config sets no concurrency', async () => {
-    // One packet carries the evidence of every question, so the first test asks them all at once.
     const questions = DEFAULT_RUN_CONCURRENCY + 4;
-    const file = join(root, 'one-test.json');
-    writeFileSync(
-      file,
-      JSON.stringify([
-        {
-          sample_id: 'wide',
-          conversation: {
-            speaker_a: 'Ann',
-            speaker_b: 'Bob',
-            session_1_date_time: '1:56 pm on 8 May, 2023',
-            session_1: [
-              { speaker: 'Ann', dia_id: 'D1:1', text: 'I adopted a cat named Miso.' },
-              { speaker: 'Bob', dia_id: 'D1:2', text: 'Lovely.' },
-            ],
-          },
-          qa: Array.from({ length: questions }, (_, i) => ({
-            question: `What is the cat called? (${i})`,
-            answer: 'Miso',
-            evidence: ['D1:1'],
-            category: 4,
-          })),
-        },
-      ]),
-    );
+    const file = oneTestFile('one-test.json', questions);
     // Replies are held until DEFAULT_RUN_CONCURRENCY requests are open at once, then all go: a
     // run that keeps fewer in flight never gets a reply (the old default, one, hung here).
     let open = 0;
@@ -216,6 +226,67 @@ describe('concurrent answering under one request budget per run', () => {
       expect(store.getRun(handle.runId).manifest.usage?.answer?.calls).toBe(chats);
       expect(ledgerWrites).toBeLessThan(chats);
     } finally {
+      store.close();
+      await holding.close();
+    }
+  });
+
+  it('lets the next questions read the memory while every slot is at the endpoint', async () => {
+    // Concurrency 2, one test of 8 questions. Replies are held until the lane has retrieved for
+    // QUESTIONS_PER_BUDGET_SLOT x 2 questions: the ones past 2 wait for a slot with their memory
+    // already read, so a freed slot is used at once. (A window of 2 questions, the old one, read
+    // the memory for only 2: released 10 s after the first reply was held all the same, it fails
+    // below instead of hanging.)
+    const window = 2 * QUESTIONS_PER_BUDGET_SLOT;
+    let retrieved = 0;
+    let retrievedWhenReleased = 0;
+    let open = 0;
+    let widest = 0;
+    const held: (() => void)[] = [];
+    const release = (): void => {
+      retrievedWhenReleased ||= retrieved;
+      for (const go of held.splice(0)) go();
+    };
+    let fallback: ReturnType<typeof setTimeout> | undefined;
+    const holding = await startFakeOpenAIServer({
+      chat: async (chat) => {
+        open++;
+        widest = Math.max(widest, open);
+        fallback ??= setTimeout(release, 10_000);
+        if (retrievedWhenReleased === 0) await new Promise<void>((go) => held.push(go));
+        open--;
+        return defaultChatReply(chat);
+      },
+    });
+    class CountingMemory extends RecencyMemory {
+      override async retrieve(question: string, topK: number) {
+        if (++retrieved === window) release();
+        return super.retrieve(question, topK);
+      }
+    }
+    const { store, dataDir } = world();
+    try {
+      const handle = await startExperiment(
+        {
+          datasetPath: oneTestFile('window.json', 8),
+          memory: { preset: 'test-recency' },
+          answerer: { kind: 'llm', baseUrl: holding.url, model: 'fake-chat', baseDelayMs: 1 },
+          concurrency: 2,
+        },
+        {
+          store,
+          dataDir,
+          executor: inlineExecutor({ createMemory: async (ctx) => new CountingMemory(ctx) }),
+        },
+      );
+      expect((await handle.done).status).toBe('completed');
+      expect(retrievedWhenReleased).toBe(window);
+      // The endpoint still sees at most `concurrency`: the run's budget binds, not the window.
+      expect(widest).toBe(2);
+      expect(store.answersByTest(handle.runId).filter((a) => a.error !== null)).toEqual([]);
+    } finally {
+      clearTimeout(fallback);
+      release();
       store.close();
       await holding.close();
     }
@@ -318,5 +389,115 @@ describe('concurrent answering under one request budget per run', () => {
       store.close();
       await slow.close();
     }
+  });
+});
+
+/**
+ * One lane, three samples: a lane starts its next sample once the last one's memory work is done,
+ * so that sample's answers still at the endpoint overlap the next one's inserts; and it keeps at
+ * most one such tail, so the third sample waits for the first to finish.
+ */
+describe("a lane overlaps a sample's tail of answers with the next sample", () => {
+  const threeSamples = join(root, 'three-samples.json');
+  beforeAll(() => {
+    const [first, second] = JSON.parse(readFileSync(mini, 'utf8')) as Array<{ sample_id: string }>;
+    writeFileSync(threeSamples, JSON.stringify([first, second, { ...first, sample_id: 'mini-3' }]));
+  });
+
+  /** Sample starts and ends in the order the run reported them, e.g. `+mini-1`, `-mini-1`. */
+  async function laneRun(
+    executor: SampleExecutor,
+    answerer: ExperimentConfigInput['answerer'] | undefined,
+    onEvent: (event: ProgressEvent) => void = () => undefined,
+  ): Promise<{ order: string[]; answers: unknown[] }> {
+    const { store, dataDir } = world();
+    const order: string[] = [];
+    const handle = await startExperiment(
+      {
+        datasetPath: threeSamples,
+        memory: { preset: 'test-recency' },
+        ...(answerer ? { answerer } : {}),
+        parallel: 1,
+      },
+      {
+        store,
+        dataDir,
+        executor,
+        onProgress: (event) => {
+          if (event.type === 'sample-started') order.push(`+${event.sampleId}`);
+          if (event.type === 'sample-finished') order.push(`-${event.sampleId}`);
+          onEvent(event);
+        },
+      },
+    );
+    const outcome = await handle.done;
+    expect(outcome.error).toBeNull();
+    expect(outcome.status).toBe('completed');
+    const answers = committed(store, handle.runId).sort((a, b) =>
+      JSON.stringify(a).localeCompare(JSON.stringify(b)),
+    );
+    store.close();
+    return { order, answers };
+  }
+
+  async function overlapped(executor: SampleExecutor): Promise<void> {
+    // Replies to the first sample are held until the second has finished: the first can only end
+    // after the second ran in its lane. (Released 15 s after the first reply was held all the same,
+    // so a lane that waits for them fails on the order below instead of hanging.)
+    let secondStarted = false;
+    const held: (() => void)[] = [];
+    const release = (): void => {
+      for (const go of held.splice(0)) go();
+    };
+    let fallback: ReturnType<typeof setTimeout> | undefined;
+    const holding = await startFakeOpenAIServer({
+      chat: async (chat) => {
+        fallback ??= setTimeout(() => {
+          secondStarted = true;
+          release();
+        }, 15_000);
+        if (!secondStarted) await new Promise<void>((go) => held.push(go));
+        return defaultChatReply(chat);
+      },
+    });
+    try {
+      const answerer = { kind: 'llm' as const, baseUrl: holding.url, model: 'fake-chat' };
+      const heldFirst = await laneRun(executor, answerer, (event) => {
+        if (event.type === 'sample-started' && event.sampleId === 'mini-2') secondStarted = true;
+        if (event.type === 'sample-finished' && event.sampleId === 'mini-2') release();
+      });
+      expect(heldFirst.order).toEqual([
+        '+mini-1',
+        '+mini-2',
+        '-mini-2',
+        '-mini-1',
+        '+mini-3',
+        '-mini-3',
+      ]);
+      // The same answers as a run whose replies come at once.
+      const prompt = await laneRun(executor, answerer);
+      expect(heldFirst.answers).toEqual(prompt.answers);
+      expect(heldFirst.answers.length).toBeGreaterThan(0);
+    } finally {
+      clearTimeout(fallback);
+      release();
+      await holding.close();
+    }
+  }
+
+  it('on the inline executor', async () => {
+    await overlapped(inlineExecutor({ createMemory: async (ctx) => new RecencyMemory(ctx) }));
+  });
+
+  it('on worker threads, told by the worker that the memory work is done', async () => {
+    await overlapped(workerExecutor({ presetModules: [presetsModule] }));
+  });
+
+  it('not when the answers are offline: the next sample starts once the last has finished', async () => {
+    const { order } = await laneRun(
+      inlineExecutor({ createMemory: async (ctx) => new RecencyMemory(ctx) }),
+      undefined,
+    );
+    expect(order).toEqual(['+mini-1', '-mini-1', '+mini-2', '-mini-2', '+mini-3', '-mini-3']);
   });
 });

@@ -41,7 +41,8 @@ options:
   --memory-allow-remote     let --memory-url name a host other than this machine
   --config <file.json>      experiment config (any ExperimentConfig fields); flags override it
   --parallel <n>            samples at once, one worker thread each (default 1; at most the
-                            cores unless the answerer is an LLM, whose lanes wait on the endpoint)
+                            cores unless the answerer is an LLM, whose lanes wait on the endpoint;
+                            an LLM lane starts its next sample while the last one's answers end)
   --concurrency <n>         LLM requests in flight per endpoint, one budget for the whole run
                             (all samples and workers); a test's questions are then answered
                             concurrently, committed in question order (default: 32 with the LLM

@@ -361,6 +361,9 @@ function deliverReport(report: WorkerReport, hooks: SampleHooks, lender: SlotLen
       // Synchronous commit: the next report is handled only after this test is on disk.
       void hooks.commitTest(report.test);
       break;
+    case 'memory-done':
+      hooks.memoryDone?.();
+      break;
     case 'calls':
       hooks.recordCalls(report.record);
       break;

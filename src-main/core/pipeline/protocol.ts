@@ -258,6 +258,8 @@ const workerReportSchema = z.discriminatedUnion('type', [
     tokens: z.number().int().nonnegative().optional(),
   }),
   z.object({ type: z.literal('test-result'), test: testRecordSchema }),
+  /** The sample's memory work is over; only answers are in flight (SampleHooks.memoryDone). */
+  z.object({ type: z.literal('memory-done') }),
   /** An LLM request sent or ended: main adds it to the run's call ledger (filed in batches). */
   z.object({ type: z.literal('calls'), record: callRecordSchema }),
   z.object({
@@ -342,7 +344,13 @@ export class ReportOutbox {
       this.timer = setTimeout(() => this.flush(), this.batchMs);
     }
     this.reports.push(report);
-    if (report.type === 'test-result' || this.now() - this.since >= this.batchMs) this.flush();
+    // A lane waits on `memory-done` to start its next sample: sent at once, like a test.
+    if (
+      report.type === 'test-result' ||
+      report.type === 'memory-done' ||
+      this.now() - this.since >= this.batchMs
+    )
+      this.flush();
     else if ((report.type === 'slot-acquire' || report.type === 'slot-release') && !this.soon) {
       this.soon = true;
       queueMicrotask(() => {

@@ -39,6 +39,13 @@ export const MEMORY_CACHE_MISSES = 'memory.cacheMisses';
 
 /** Packets buffered ahead of the caller. Small: packets are cheap, memory services are not. */
 export const DEFAULT_QUEUE_CAPACITY = 8;
+/**
+ * Questions in flight per request the run's budget lets through, when there is a budget. A
+ * question is at the endpoint for only part of its time (it also retrieves, waits for its slot's
+ * grant and is scored), so a window of exactly `concurrency` questions left a sixth of the slots
+ * idle at 0.1 s latency; with a wider window the budget is what binds.
+ */
+export const QUESTIONS_PER_BUDGET_SLOT = 2;
 /** Insert failures kept verbatim per sample (all are counted). */
 const MAX_INSERT_ERROR_MESSAGES = 20;
 
@@ -99,6 +106,12 @@ export interface SampleHooks {
   log?(level: LogLevel, message: string): void;
   /** Every LLM request as it is sent and as it ends (the run's call ledger). */
   recordCalls(record: LlmCallRecord): void;
+  /**
+   * Called once when the sample no longer needs the memory: every packet is inserted and every
+   * question has read it, so only answers in flight remain. A lane may start its next sample then
+   * (runner.ts), and this sample's tail of answers overlaps that sample's inserts.
+   */
+  memoryDone?(): void;
   /**
    * The run's shared LLM request budget (when the config sets `concurrency`): an inline executor
    * hands it to the clients, a worker executor grants its slots to the worker by message.
@@ -211,7 +224,7 @@ export async function runSample(
     deps,
     memory,
     memoryLock: new Semaphore(1),
-    questionWindow: runConcurrency(config) ?? 1,
+    questionWindow: questionWindowOf(config, deps.budget !== undefined),
     qaByIndex: new Map(sample.qa.map((q) => [q.index, q])),
     outcome,
     now,
@@ -244,6 +257,7 @@ export async function runSample(
       if (run.cancelled()) break;
       if (!(await runTest(run, test))) break;
     }
+    hooks.memoryDone?.();
     await Promise.all(run.inFlight);
     await run.commits;
     if (run.cancelled()) outcome.status = 'cancelled';
@@ -254,6 +268,16 @@ export async function runSample(
     await closeMemory(run, memoryCache);
   }
   return outcome;
+}
+
+/**
+ * Questions of a test in flight at once: the run's concurrency, widened when the run's request
+ * budget (not the window) holds the endpoint to it. Without a budget the answerer's client keeps
+ * its own gate, and the window is the run's concurrency as configured.
+ */
+export function questionWindowOf(config: ExperimentConfig, budgeted: boolean): number {
+  const concurrency = runConcurrency(config) ?? 1;
+  return budgeted ? concurrency * QUESTIONS_PER_BUDGET_SLOT : concurrency;
 }
 
 function emptyOutcome(sampleId: string, preset: string): SampleOutcome {

@@ -523,7 +523,10 @@ describe('experiment runner (worker threads)', () => {
     const sampleEvents = events.filter((e) => fromSamples.has(e.type));
     const committed = sampleEvents.filter((e) => e.type === 'test-committed').length;
     expect(committed).toBe(5);
-    expect(executor.traffic.reports).toBe(sampleEvents.length + committed);
+    // Besides the events and tests: each sample's memory-done (a lane may start its next sample).
+    const samples = new Set(sampleEvents.map((e) => ('sampleId' in e ? e.sampleId : ''))).size;
+    expect(samples).toBe(2);
+    expect(executor.traffic.reports).toBe(sampleEvents.length + committed + samples);
     // Besides the batches: one word-vectors ask and one done per sample at most.
     expect(executor.traffic.messages).toBeLessThanOrEqual(executor.traffic.reports + 4);
     store.close();

@@ -503,21 +503,39 @@ function finishRun(
   return { runId, status, summary, elapsedMs, error, tooManyErrors };
 }
 
-/** Runs the planned samples `parallel` at a time, in file order (a streamed file is read forward once). */
+/**
+ * Runs the planned samples `parallel` at a time, in file order (a streamed file is read forward
+ * once). When the answers are remote, a lane starts its next sample as soon as the last one's
+ * memory work is done (`memoryDone`), not once its last answers are in: that sample's tail of
+ * answers at the endpoint overlaps the next one's inserts, where one lane used to sit idle at every
+ * sample's end. At most one such tail per lane, so `parallel` still bounds the memories being built.
+ */
 async function runLanes(lanes: Lanes, parallel: number): Promise<void> {
   const queue = [...lanes.context.planned].sort((a, b) => a.position - b.position);
+  const overlapTails = answersRemotely(lanes.context.config);
   await Promise.all(
     Array.from({ length: Math.min(parallel, Math.max(queue.length, 1)) }, async () => {
+      let tail: Promise<void> = Promise.resolve();
       for (let next = queue.shift(); next; next = queue.shift()) {
-        if (lanes.signal.aborted) return;
-        await runOneSample(lanes, next);
+        if (lanes.signal.aborted) break;
+        let memoryDone = (): void => undefined;
+        const freed = new Promise<void>((resolve) => (memoryDone = resolve));
+        const finished = runOneSample(lanes, next, overlapTails ? memoryDone : undefined);
+        await Promise.race([freed, finished]);
+        await tail;
+        tail = finished;
       }
+      await tail;
     }),
   );
 }
 
 /** One sample on the executor, from a fresh collection to its status in the runs DB. */
-async function runOneSample(lanes: Lanes, p: PlannedSample): Promise<void> {
+async function runOneSample(
+  lanes: Lanes,
+  p: PlannedSample,
+  memoryDone?: () => void,
+): Promise<void> {
   const { context, signal, emit, fold, budget, now } = lanes;
   const { runId, dataset, executor, options } = context;
   const { store } = options;
@@ -545,6 +563,7 @@ async function runOneSample(lanes: Lanes, p: PlannedSample): Promise<void> {
         log: (level, message) => {
           if (level !== 'info') fold({ type: 'warning', sampleId, message });
         },
+        ...(memoryDone ? { memoryDone } : {}),
         ...(budget ? { budget } : {}),
       },
       signal,

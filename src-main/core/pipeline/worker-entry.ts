@@ -64,6 +64,7 @@ function outboxHooks(outbox: ReportOutbox, stampCpu: boolean): SampleHooks {
         event: stampCpu ? Object.assign({ ...event }, { threadCpuMs: threadCpuMs() }) : event,
       }),
     commitTest: (test) => outbox.add({ type: 'test-result', test }),
+    memoryDone: () => outbox.add({ type: 'memory-done' }),
     recordCalls: (record) => outbox.add({ type: 'calls', record }),
     log: (level, message) => outbox.add({ type: 'log', level, message }),
   };
