@@ -12,7 +12,7 @@ import { ExtractiveAnswerer } from '../answer/extractive';
 import { loadDatasetFile } from '../dataset/load';
 import { packetCount } from '../dataset/packets';
 import { planTests } from '../dataset/testPlan';
-import { runSample } from './runSample';
+import { QUESTIONS_PER_BUDGET_SLOT, questionWindowOf, runSample } from './runSample';
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
 const mini = join(repo, 'tests/fixtures/locomo/mini.json');
@@ -165,5 +165,23 @@ describe('runSample', () => {
       const after = seen[at + 1 + test.questionIndices.length];
       if (after !== undefined) expect(after).toBe(`insert ${test.packetIdx + 1}`);
     }
+  });
+});
+
+describe('the question window', () => {
+  const llm = { kind: 'llm' as const, baseUrl: 'http://127.0.0.1:9/v1', model: 'm' };
+  const config = (extra: object) => ExperimentConfigSchema.parse({ datasetPath: mini, ...extra });
+
+  it('is wider than the budget for an LLM answerer held to `concurrency` by the run budget', () => {
+    expect(questionWindowOf(config({ answerer: llm, concurrency: 8 }), true)).toBe(
+      8 * QUESTIONS_PER_BUDGET_SLOT,
+    );
+    // No run budget: the client's own gate holds the endpoint, and the window is the limit.
+    expect(questionWindowOf(config({ answerer: llm, concurrency: 8 }), false)).toBe(8);
+  });
+
+  it('is the configured concurrency when the answers are offline, budget or not', () => {
+    expect(questionWindowOf(config({ concurrency: 3 }), true)).toBe(3);
+    expect(questionWindowOf(config({}), true)).toBe(1);
   });
 });

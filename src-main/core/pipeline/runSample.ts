@@ -20,7 +20,7 @@ import { packetsOf } from '../dataset/packets';
 import type { MemoryService, MemoryServiceContext } from '../memory/types';
 import { askQuestion, type TestAsk } from './askQuestion';
 import { streamThrough } from './queue';
-import { runConcurrency } from './runLimits';
+import { answersRemotely, runConcurrency } from './runLimits';
 import { TestBatcher } from './testBatcher';
 import { describeError, withTimeout } from './timeout';
 
@@ -271,13 +271,15 @@ export async function runSample(
 }
 
 /**
- * Questions of a test in flight at once: the run's concurrency, widened when the run's request
- * budget (not the window) holds the endpoint to it. Without a budget the answerer's client keeps
- * its own gate, and the window is the run's concurrency as configured.
+ * Questions of a test in flight at once: the run's concurrency, widened for an LLM answerer when
+ * the run's request budget (not the window) holds the endpoint to it. Without a budget the
+ * answerer's client keeps its own gate, and the window is the run's concurrency as configured.
  */
 export function questionWindowOf(config: ExperimentConfig, budgeted: boolean): number {
   const concurrency = runConcurrency(config) ?? 1;
-  return budgeted ? concurrency * QUESTIONS_PER_BUDGET_SLOT : concurrency;
+  return budgeted && answersRemotely(config)
+    ? concurrency * QUESTIONS_PER_BUDGET_SLOT
+    : concurrency;
 }
 
 function emptyOutcome(sampleId: string, preset: string): SampleOutcome {
