@@ -180,6 +180,10 @@ describe('the question window', () => {
     expect(questionWindowOf(config({ answerer: llm, concurrency: 8 }), false)).toBe(8);
   });
 
+  it('keeps `concurrency: 1` one question at a time', () => {
+    expect(questionWindowOf(config({ answerer: llm, concurrency: 1 }), true)).toBe(1);
+  });
+
   it('is the configured concurrency when the answers are offline, budget or not', () => {
     expect(questionWindowOf(config({ concurrency: 3 }), true)).toBe(3);
     expect(questionWindowOf(config({}), true)).toBe(1);

@@ -272,12 +272,14 @@ export async function runSample(
 
 /**
  * Questions of a test in flight at once: the run's concurrency, widened for an LLM answerer when
- * the run's request budget (not the window) holds the endpoint to it. Without a budget the
+ * the run's request budget (not the window) holds the endpoint to a concurrency above one. Without a budget the
  * answerer's client keeps its own gate, and the window is the run's concurrency as configured.
  */
 export function questionWindowOf(config: ExperimentConfig, budgeted: boolean): number {
   const concurrency = runConcurrency(config) ?? 1;
-  return budgeted && answersRemotely(config)
+  // `concurrency: 1` keeps its plain meaning, one question at a time (faults and retries land on
+  // the question that is asking, in order).
+  return budgeted && answersRemotely(config) && concurrency > 1
     ? concurrency * QUESTIONS_PER_BUDGET_SLOT
     : concurrency;
 }
