@@ -1,4 +1,4 @@
-import { CHART_COLORS, legendText } from './chartColors';
+import { CHART_COLORS, SCORE_AXIS, legendText } from './chartColors';
 import { useDrawnLater } from './drawLater';
 import {
   Bar,
@@ -116,15 +116,7 @@ export const CategoryChart = memo(function CategoryChart({
                 tickLine={false}
                 tick={CategoryTick}
               />
-              <YAxis
-                domain={[0, 1]}
-                ticks={[0, 0.25, 0.5, 0.75, 1]}
-                width={44}
-                tickFormatter={(v: number) => v.toFixed(2)}
-                tick={{ fontSize: 12, fill: CHART_COLORS.muted }}
-                axisLine={false}
-                tickLine={false}
-              />
+              <YAxis {...SCORE_AXIS} axisLine={false} tickLine={false} />
               <Tooltip
                 cursor={{ fill: 'rgb(47 111 222 / 6%)' }}
                 content={(props) => (

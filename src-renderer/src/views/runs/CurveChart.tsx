@@ -1,4 +1,4 @@
-import { CHART_COLORS, legendText } from '../../components/charts/chartColors';
+import { CHART_COLORS, SCORE_AXIS, legendText } from '../../components/charts/chartColors';
 import {
   CartesianGrid,
   Legend,
@@ -72,13 +72,7 @@ export const CurveChart = memo(function CurveChart({ view }: { view: CurveView }
                   fill: CHART_COLORS.muted,
                 }}
               />
-              <YAxis
-                domain={[0, 1]}
-                ticks={[0, 0.25, 0.5, 0.75, 1]}
-                width={44}
-                tickFormatter={(v: number) => v.toFixed(2)}
-                tick={{ fontSize: 12, fill: CHART_COLORS.muted }}
-              />
+              <YAxis {...SCORE_AXIS} />
               <Tooltip
                 formatter={(value, name) => [
                   typeof value === 'number' ? formatScore(value) : '–',
