@@ -102,6 +102,8 @@ const sourced = (items: readonly MemoryItem[], diaId: string): MemoryItem | unde
 
 /** Above this p50 a loopback call is slow: a plain in-process call takes well under 1 ms. */
 export const SLOW_LOOPBACK_P50_MS = 10;
+/** How long the lag check waits for an inserted fact to be retrievable (`--lag-limit-ms`). */
+export const DEFAULT_LAG_LIMIT_MS = 10_000;
 
 /**
  * A reply the client refused (it did not match the schema, or was too large): every later call of
@@ -131,7 +133,7 @@ export async function runConformance(
 ): Promise<ConformanceReport> {
   const insertMs = options.insertTimeoutMs ?? DEFAULT_INSERT_TIMEOUT_MS;
   const answerMs = options.answerTimeoutMs ?? DEFAULT_ANSWER_TIMEOUT_MS;
-  const lagLimitMs = options.lagLimitMs ?? 10_000;
+  const lagLimitMs = options.lagLimitMs ?? DEFAULT_LAG_LIMIT_MS;
   const concurrency = options.concurrency ?? 16;
   const slowCallMs = options.slowCallMs ?? SLOW_LOOPBACK_P50_MS;
   const now = options.now ?? (() => performance.now());
