@@ -1,4 +1,5 @@
 import { WorkbenchError } from '../errors';
+import { BEAM_PROFILE } from './beam';
 import { LOCOMO_PROFILE } from './locomo';
 import { LONGMEMEVAL_PROFILE, currentDateQuestion } from './longmemeval';
 import type { BenchmarkCategory, BenchmarkProfile, SchemeId } from './types';
@@ -17,6 +18,7 @@ export type {
 } from './types';
 export { LOCOMO_PROFILE } from './locomo';
 export { LONGMEMEVAL_PROFILE } from './longmemeval';
+export { BEAM_PROFILE } from './beam';
 
 export const DEFAULT_BENCHMARK = LOCOMO_PROFILE.id;
 
@@ -26,6 +28,7 @@ export const DEFAULT_SCHEME: SchemeId = 'official';
 const profiles = new Map<string, BenchmarkProfile>([
   [LOCOMO_PROFILE.id, LOCOMO_PROFILE],
   [LONGMEMEVAL_PROFILE.id, LONGMEMEVAL_PROFILE],
+  [BEAM_PROFILE.id, BEAM_PROFILE],
 ]);
 
 /**
