@@ -61,6 +61,24 @@ export const BEAM_PROFILE: BenchmarkProfile = {
   // profile names `beam-rubric` here once that branch registers it. Until then an LLM-judged BEAM
   // run falls back to an existing protocol, which is not BEAM's rubric scoring.
   defaultJudgeProtocol: 'mem0',
-  // `report --format beam` (beam-score): the ten abilities as report_results.py prints them.
-  reportFormats: ['beam'],
+  reportFormats: [
+    {
+      // TODO(beam-score): owns this format, its layout and goldens (report_results.py: per ability
+      // the mean over chats of per-chat means, tau_norm for event ordering, the rubric judge).
+      id: 'beam',
+      label: 'BEAM table',
+      help: 'BEAM by ability: the ten abilities and overall, judge score and lexical rubric coverage (not official)',
+      layout: {
+        scheme: 'official',
+        groups: [...BEAM_ABILITIES, null],
+        metrics: [
+          { id: 'judge', sub: 'J' },
+          { id: 'rubricCoverageLexical', sub: 'lex' },
+        ],
+        decimals: 3,
+        caption:
+          'mean over questions per ability; "lex" is a word match against the rubric, not BEAM\'s LLM rubric judge',
+      },
+    },
+  ],
 };
