@@ -246,3 +246,50 @@ describe('BEAM in memory', () => {
     expect(fromValue.samples).toEqual(fromFolder.samples);
   });
 });
+
+describe('a 10M chat, streamed', () => {
+  /** A generated 10M chat: plan-0 of many batches, far larger than the whole-file limit given. */
+  function generated10M(): { root: string; planBytes: number } {
+    const root = join(scratch, 'generated', '10M', '7');
+    cpSync(join(FIXTURES, '10M', '1'), root, { recursive: true });
+    const batches = Array.from({ length: 300 }, (_, b) => ({
+      batch_number: b + 1,
+      time_anchor: null,
+      turns: [
+        [
+          {
+            role: 'user',
+            id: 2 * b,
+            time_anchor: 'May-01-2025',
+            content: `question ${b} `.repeat(20),
+          },
+          { role: 'assistant', id: 2 * b + 1, content: `answer ${b} `.repeat(20) },
+        ],
+      ],
+    }));
+    const text = JSON.stringify(batches);
+    writeFileSync(join(root, 'plan-0', 'chat.json'), text);
+    return { root, planBytes: text.length };
+  }
+
+  it('reads sub-chats a batch at a time, so none is held whole (the whole-file limit does not apply)', async () => {
+    const { root, planBytes } = generated10M();
+    const questionsBytes = readFileSync(
+      join(root, 'probing_questions', 'probing_questions.json'),
+    ).length;
+    const maxBytes = questionsBytes + 1;
+    expect(planBytes).toBeGreaterThan(10 * maxBytes);
+    const { samples, problems } = await loadDatasetFile(root, { maxBytes });
+    expect(problems).toEqual([]);
+    const [chat] = samples;
+    expect(chat?.sessions).toHaveLength(302);
+    // plan-1 numbers on after plan-0's last id (599).
+    expect(chat?.sessions[300]?.turns[0]?.diaId).toBe('D301:600');
+    // A single-file chat of the same size is read whole, so the limit refuses it.
+    const single = join(scratch, 'generated-single', '100K', '1');
+    cpSync(join(FIXTURES, '100K', '1'), single, { recursive: true });
+    cpSync(join(root, 'plan-0', 'chat.json'), join(single, 'chat.json'));
+    const refused = await loadDatasetFile(single, { maxBytes }).catch((e: unknown) => e);
+    expect(String(refused)).toMatch(/chat\.json: chat "100K-1": .*larger than the limit/);
+  });
+});
