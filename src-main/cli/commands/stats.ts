@@ -33,6 +33,53 @@ function describeProblem(d: EvidenceProblemDetail): string {
   return `${d.sampleId} qa[${d.qaIndex}]  ${JSON.stringify(d.raw)}${part}  ${d.problem}${outcome}`;
 }
 
+/** Questions per category and group (BEAM: per ability and size), when the dataset groups samples. */
+function groupTable(stats: DatasetStats, profile: BenchmarkProfile, scheme: SchemeId): string[] {
+  const groups = stats.totals.byGroup;
+  if (!groups) return [];
+  const names = profile.categories.map((c) => categoryLabel(profile, c.id, scheme));
+  const width = Math.max(12, ...names.map((name) => name.length));
+  const cols = groups.map((g) => Math.max(8, g.group.length));
+  const row = (label: string, cells: string[]): string =>
+    `  ${label.padEnd(width + 3)} ${cells.map((c, i) => c.padStart(cols[i] ?? 8)).join(' ')}`;
+  const out = [`Samples and questions by ${profile.sampleGroup ?? 'group'}`];
+  out.push(
+    row(
+      '',
+      groups.map((g) => g.group),
+    ),
+  );
+  out.push(
+    row(
+      'samples',
+      groups.map((g) => n(g.samples)),
+    ),
+  );
+  out.push(
+    row(
+      'turns',
+      groups.map((g) => n(g.turns)),
+    ),
+  );
+  out.push(
+    row(
+      'questions',
+      groups.map((g) => n(g.qa)),
+    ),
+  );
+  profile.categories.forEach((c, i) => {
+    const id = String(c.id).padStart(String(profile.categories.length).length);
+    out.push(
+      row(
+        `${id} ${names[i] as string}`,
+        groups.map((g) => n(g.byCategory[c.id] ?? 0)),
+      ),
+    );
+  });
+  out.push('');
+  return out;
+}
+
 function humanReport(
   result: DatasetLoadResult,
   stats: DatasetStats,
@@ -84,6 +131,7 @@ function humanReport(
     );
   });
   out.push('');
+  out.push(...groupTable(stats, profile, scheme));
 
   const e = stats.evidence;
   out.push('Evidence ids (qa[i] is the 0-based question index)');
