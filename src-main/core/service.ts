@@ -25,7 +25,7 @@ export interface ServiceOptions {
   /** Models view: the OS keychain for API keys (desktop app only; browser mode has none). */
   keyStore?: KeyStore;
   /**
-   * Which variables may hold API keys (default: names ending in _API_KEY or _TOKEN). API inputs
+   * Which variables may hold API keys (default: core/keys.ts KEY_ENV_RULE). API inputs
    * name the variable, so this bounds what a caller can read (core/keys.ts).
    */
   keyPolicy?: KeyEnvPolicy;

@@ -106,7 +106,7 @@ ${helpList(ANSWER_PROTOCOLS, 28)}
   --embedder-dimensions <n> embedder: ask for n-dimensional vectors (text-embedding-3 models)
   --embedder-api-key-env <NAME>  embedder: environment variable holding its API key
   --allow-key-env <NAME>    also read an API key from NAME (repeatable; by default only
-                            names ending in _API_KEY or _TOKEN are read)
+                            names ending in _API_KEY, _API_TOKEN, HF_TOKEN are read)
   --runs-db <path>          runs database (default: <data dir>/runs.db)
   --data-dir <dir>          data directory (default: $MEMORY_WORKBENCH_DATA or ~/.memory-workbench)
 ${LAUNCH_OPTIONS_HELP}

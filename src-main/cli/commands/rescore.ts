@@ -29,7 +29,7 @@ options:
   --judge-model <name>      judge model
   --judge-api-key-env <NAME>  environment variable holding the judge's API key
   --allow-key-env <NAME>    also read an API key from NAME (repeatable; by default only
-                            names ending in _API_KEY or _TOKEN are read)
+                            names ending in _API_KEY, _API_TOKEN, HF_TOKEN are read)
   --scheme <official|mem0>  category names of the table (default: official)
   --json                    print exactly one JSON object
   --runs-db <path>          runs database (default: <data dir>/runs.db)

@@ -24,7 +24,7 @@ options:
   --data-dir <dir>          data directory (default: $MEMORY_WORKBENCH_DATA or ~/.memory-workbench)
 ${LAUNCH_OPTIONS_HELP}
   --allow-key-env <NAME>    also read an API key from NAME (repeatable; by default only
-                            names ending in _API_KEY or _TOKEN are read)
+                            names ending in _API_KEY, _API_TOKEN, HF_TOKEN are read)
   --scheme <official|mem0>  category names in the table (default: official)
   --json                    print exactly one JSON object on stdout
   -h, --help                show this help

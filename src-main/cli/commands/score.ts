@@ -59,7 +59,7 @@ options:
   --judge-protocol <name>     one of ${JUDGE_PROTOCOLS.join(', ')} (default: the benchmark's own)
   --judge-protocol-file <file>  your own judge prompt ({{question}}, {{gold}}, {{answer}})
   --allow-key-env <NAME>      also read an API key from NAME (repeatable; by default only
-                              names ending in _API_KEY or _TOKEN are read)
+                              names ending in _API_KEY, _API_TOKEN, HF_TOKEN are read)
   --no-judge-cache            do not use the runs database's judge cache
   --runs-db <path>            runs database holding the judge cache (default: <data dir>/runs.db)
   --data-dir <dir>            data directory (default: $MEMORY_WORKBENCH_DATA or ~/.memory-workbench)

@@ -16,7 +16,7 @@ const SERVE_USAGE = `usage: npm run -s cli -- serve [--port n] [--data-dir dir] 
   --dataset-dir dir  a folder whose files the page may open by path, and whose unix sockets an
                      external memory service url may name (repeatable); without one, datasets
                      come in by upload only and no socket is reachable.
-  API keys are read only from variables ending in _API_KEY or _TOKEN; --allow-key-env NAME
+  API keys are read only from variables ending in _API_KEY or _API_TOKEN (or HF_TOKEN); --allow-key-env NAME
   (repeatable) lets the UI use another variable as a key.
   -h, --help         show this help
 `;
