@@ -7,7 +7,7 @@ import {
   DEFAULT_MAX_DELAY_MS,
   DEFAULT_MAX_RETRY_AFTER_MS,
   Semaphore,
-  excerpt,
+  describeReply,
   postJson,
   redact,
   withRetries,
@@ -49,6 +49,11 @@ export interface LlmClientConfig {
   /** Reply bodies over this many bytes fail with LLM_REPLY_TOO_LARGE (default 4 MiB). */
   maxReplyBytes?: number | undefined;
   prices?: LlmPrices | undefined;
+  /**
+   * False when the endpoint came from the network (core/trust.ts isLocalUser): errors never quote
+   * its replies (http/retry.ts PostJsonOptions.quoteReplies). Absent: they may.
+   */
+  quoteReplies?: boolean | undefined;
   /** The endpoint's rate limits, kept by a budget of the client's own outside a run's. */
   requestsPerMinute?: number | undefined;
   tokensPerMinute?: number | undefined;
@@ -362,6 +367,7 @@ export class LlmClient {
       where: baseUrl,
       secret: key,
       maxReplyBytes: this.config.maxReplyBytes,
+      quoteReplies: this.config.quoteReplies,
       ...(options.signal ? { signal: options.signal } : {}),
     });
     if (!sent.ok) return sent;
@@ -376,7 +382,10 @@ export class LlmClient {
     try {
       reply = JSON.parse(sent.value.text);
     } catch {
-      return fail(`response is not JSON: ${excerpt(sent.value.text)}`);
+      const { text, contentType } = sent.value;
+      return fail(
+        `response is not JSON: ${describeReply(text, contentType, this.config.quoteReplies !== false)}`,
+      );
     }
     const parsed = responseSchema.safeParse(reply);
     if (!parsed.success) {

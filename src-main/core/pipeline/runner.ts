@@ -36,6 +36,7 @@ import { errataRecord } from '../dataset/errata';
 import {
   callerTrust,
   collectionDirFor,
+  repliesQuotable,
   sampleJobOf,
   type ExperimentHandle,
   type PlannedSample,
@@ -103,7 +104,10 @@ export function selectSamples(
  */
 async function prepareLaunch(config: ExperimentConfig, options: RunOptions) {
   const apiKeys = experimentApiKeys(config, options.apiKeys ?? new ApiKeySource());
-  const preflightCalls = options.preflight ? await preflight(config, apiKeys, options.signal) : [];
+  const quotes = repliesQuotable(options);
+  const preflightCalls = options.preflight
+    ? await preflight(config, apiKeys, options.signal, quotes)
+    : [];
   const executor = options.executor ?? workerExecutor();
   await executor.prepare(config);
   assertMemoryLlm(config.memory.preset, config.memory.llm);
@@ -435,7 +439,11 @@ async function runAndJudge(
     // The judge scores a finished run only: a resumed run is judged when it completes.
     if (!signal.aborted && lanes.tally().failures.length === 0 && config.judge) {
       try {
-        await judgeRun(options.store, runId, config.judge, { signal, keys: apiKeys });
+        await judgeRun(options.store, runId, config.judge, {
+          signal,
+          keys: apiKeys,
+          quoteReplies: repliesQuotable(options),
+        });
       } catch (error) {
         // A cancel stops the pass: verdicts already saved stay, resume judges the rest.
         if (!signal.aborted) throw error;

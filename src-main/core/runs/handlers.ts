@@ -19,8 +19,15 @@ export type RunWrites = {
 
 export type RunsHandlers = RunQueries & RunWrites;
 
-/** `apiKeys`: where a rescore's judge reads its key (the caller's key policy). */
-export function runWrites(store: RunStore, apiKeys = new ApiKeySource()): RunWrites {
+/**
+ * `apiKeys`: where a rescore's judge reads its key (the caller's key policy); `quoteReplies`
+ * false: the caller is not the local user, so the judge's errors never quote its replies.
+ */
+export function runWrites(
+  store: RunStore,
+  apiKeys = new ApiKeySource(),
+  quoteReplies = true,
+): RunWrites {
   return {
     'runs.delete': async ({ runId }) => ({ deleted: store.deleteRun(runId) }),
     'runs.setIdentity': async ({ runId, ...patch }) => store.setRunIdentity(runId, patch),
@@ -31,6 +38,7 @@ export function runWrites(store: RunStore, apiKeys = new ApiKeySource()): RunWri
           ? {
               judge,
               keys: apiKeys.keysFor(judge.apiKeyEnv, 'rescore judge', ['judge', 'apiKeyEnv']),
+              quoteReplies,
             }
           : {}),
       }),

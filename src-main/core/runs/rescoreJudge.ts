@@ -25,6 +25,8 @@ export interface RescoreJudgeOptions {
   /** Replaces the HTTP client (tests). */
   client?: LlmClient;
   signal?: AbortSignal;
+  /** False for a caller from the network (core/trust.ts isLocalUser): replies are not quoted. */
+  quoteReplies?: boolean;
 }
 
 export async function rescoreJudge(
@@ -38,7 +40,9 @@ export async function rescoreJudge(
   const { config } = judgeConfigFor(named, profile);
   const judge = new LlmJudge(config, {
     cache: store.judgeCache(),
-    client: options.client ?? new LlmClient(config, options.keys ?? {}),
+    client:
+      options.client ??
+      new LlmClient({ ...config, quoteReplies: options.quoteReplies }, options.keys ?? {}),
   });
   const judgeMetric = metricOf('judge');
   const judged = new Set(
