@@ -76,7 +76,7 @@ async function testCall(api: ApiHandlers, status: 200 | 400 | 500): Promise<stri
   });
   const result = await api['models.test']({ endpointId: saved.id });
   expect(result.ok).toBe(false);
-  return result.ok ? '' : result.error;
+  return result.error ?? '';
 }
 
 function run(datasetId: string, baseUrl: string, extra: Record<string, unknown> = {}) {
@@ -143,7 +143,7 @@ describe('errors about an endpoint the browser API chose never quote its reply',
     const rescored = await api['runs.rescore']({
       runId,
       judge: { baseUrl: baseUrlFor(200), model: 'm', maxRetries: 0 },
-    });
+    } as Parameters<ApiHandlers['runs.rescore']>[0]);
     expect(JSON.stringify(rescored)).not.toContain(SECRET);
     const detail = await api['runs.get']({ runId });
     expect(JSON.stringify(detail)).not.toContain(SECRET);

@@ -3,7 +3,14 @@ import { openAIEmbedderEndpointShape } from '../../../src-shared/embedders';
 import { WorkbenchError, parseOrThrow } from '../../../src-shared/errors';
 import { maxReplyBytesSchema, timeoutMsSchema } from '../../../src-shared/experiment';
 import { endedDelta, type CallMeter } from '../answer/llm-client';
-import { describeReply, postJson, redact, withRetries, type Attempt } from '../http/retry';
+import {
+  DEFAULT_MAX_RETRY_AFTER_MS,
+  describeReply,
+  postJson,
+  redact,
+  withRetries,
+  type Attempt,
+} from '../http/retry';
 import { assertKeyTransport, type ApiKeys } from '../keys';
 import type { Embedder } from './types';
 import { normalizeInPlace } from './vectorMath';
@@ -34,7 +41,7 @@ export const openAIEmbedderConfigSchema = z
     baseDelayMs: z.number().nonnegative().default(500),
     maxDelayMs: z.number().nonnegative().default(20_000),
     /** A 429 asking to wait longer than this fails instead of stalling the run. */
-    maxRetryAfterMs: z.number().nonnegative().default(60_000),
+    maxRetryAfterMs: z.number().nonnegative().default(DEFAULT_MAX_RETRY_AFTER_MS),
     /** Reply bodies over this many bytes fail with LLM_REPLY_TOO_LARGE without being read whole. */
     maxReplyBytes: maxReplyBytesSchema,
   })

@@ -25,7 +25,17 @@ export interface RetryPolicy {
 }
 
 export const DEFAULT_MAX_DELAY_MS = 20_000;
+/**
+ * The longest wait a server may ask for (Retry-After), one owner for every wait it can ask: a
+ * client's retry fails rather than wait longer (RetryPolicy.maxRetryAfterMs), and a run's request
+ * budget pauses its endpoint no longer (http/callBudget.ts).
+ */
 export const DEFAULT_MAX_RETRY_AFTER_MS = 60_000;
+
+/** A wait as errors and a run's warnings say it: whole seconds, or milliseconds under one. */
+export function spokenWait(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${Math.round(ms / 1000)} s`;
+}
 
 export type Attempt<T> =
   | { ok: true; value: T }
@@ -81,7 +91,7 @@ export async function withRetries<T>(
       if (result.retryAfterMs > policy.maxRetryAfterMs) {
         throw new WorkbenchError(
           'UPSTREAM',
-          `${result.error.message} (server asked to retry after ${Math.round(result.retryAfterMs / 1000)} s, more than maxRetryAfterMs)`,
+          `${result.error.message} (server asked to wait ${spokenWait(result.retryAfterMs)}, more than the cap of ${spokenWait(policy.maxRetryAfterMs)} (maxRetryAfterMs): not retried)`,
           { where: options.where },
         );
       }

@@ -26,11 +26,11 @@ import { ApiKeySource, experimentApiKeys } from '../keys';
 import { usageOf } from '../runs/usage';
 import { workerExecutor, type SampleExecutor } from './executors';
 import { judgeRun } from './judgeRun';
-import { CallBudget } from '../http/callBudget';
 import { CallFiler } from './callTally';
 import { CircuitBreaker } from './circuitBreaker';
 import { preflight } from './preflight';
-import { answersRemotely, endpointLimitsOf, runBudgetLimit } from './runLimits';
+import type { CallBudget } from '../http/callBudget';
+import { answersRemotely, runBudgetOf } from './runLimits';
 import type { SampleEvent } from './runSample';
 import { errataRecord } from '../dataset/errata';
 import {
@@ -351,9 +351,9 @@ async function execute(
   const totalPackets = planned.reduce((sum, p) => sum + p.packets, 0);
   const answerErrorsBefore = store.getRun(runId).answerErrors;
   // One request budget per run: every sample and worker shares it (http/callBudget.ts).
-  const budgetLimit = runBudgetLimit(config);
-  const budget =
-    budgetLimit !== undefined ? new CallBudget(budgetLimit, endpointLimitsOf(config)) : undefined;
+  const budget = runBudgetOf(config, (message) =>
+    fold({ type: 'warning', sampleId: 'request budget', message }),
+  );
   // The ledger is filed in batches (callTally.ts): the calls reported in one turn of the event loop
   // go in one transaction at the next, so a burst of answers costs one write, and a kill -9 loses
   // no more than the old write per call did (what was reported but not yet handled).
