@@ -15,7 +15,7 @@ import {
 } from '../http/retry';
 import { CallBudget, type CallGate } from '../http/callBudget';
 import { costOf } from '../http/pricing';
-import type { ResponseCache } from './responseCache';
+import { chatUrlOf, type CacheKey, type ResponseCache } from './responseCache';
 
 /**
  * A client for any OpenAI-compatible `POST {baseUrl}/chat/completions` (OpenAI, vLLM, Ollama,
@@ -191,7 +191,7 @@ export class LlmClient {
   ) {
     this.config = config;
     this.model = config.model;
-    this.url = `${config.baseUrl.replace(/\/+$/, '')}/chat/completions`;
+    this.url = chatUrlOf(config.baseUrl);
     this.label = `LlmClient: POST ${this.url}`;
     this.gate = new Semaphore(config.concurrency);
     this.budget = budget ?? ownRateBudget(config);
@@ -214,7 +214,7 @@ export class LlmClient {
   ): Promise<ChatCompletion> {
     // Serialised once: the cache's key and the bytes sent are the same string.
     const json = JSON.stringify(this.requestBody(messages, options));
-    const cacheKey = this.cache ? this.cache.keyOf(json) : null;
+    const cacheKey = this.cache ? this.cache.keyOf(this.url, json) : null;
     if (this.cache && cacheKey) {
       const shared = this.cache.underWay(cacheKey);
       if (shared) return { ...(await shared), latencyMs: 0, attempts: 0 };
@@ -240,7 +240,7 @@ export class LlmClient {
     messages: readonly ChatMessage[],
     json: string,
     options: ChatCallOptions,
-    cacheKey: Buffer | null,
+    cacheKey: CacheKey | null,
   ): Promise<ChatCompletion> {
     const { signal } = options;
     const key = this.apiKey();

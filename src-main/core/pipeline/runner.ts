@@ -29,6 +29,7 @@ import { judgeRun } from './judgeRun';
 import { CallFiler } from './callTally';
 import { CircuitBreaker } from './circuitBreaker';
 import { preflight } from './preflight';
+import { adoptLegacyResponses } from './legacyResponses';
 import type { CallBudget } from '../http/callBudget';
 import { answersRemotely, runBudgetOf } from './runLimits';
 import type { SampleEvent } from './runSample';
@@ -104,6 +105,7 @@ export function selectSamples(
  */
 async function prepareLaunch(config: ExperimentConfig, options: RunOptions) {
   const apiKeys = experimentApiKeys(config, options.apiKeys ?? new ApiKeySource());
+  adoptLegacyResponses(options);
   const quotes = repliesQuotable(options);
   const preflightCalls = options.preflight
     ? await preflight(config, apiKeys, options.signal, quotes)
