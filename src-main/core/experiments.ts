@@ -254,7 +254,8 @@ export class ExperimentManager {
    */
   runsHandlers(): DomainHandlers<'runs' | 'sweeps'> {
     const reads = handlersVia(READ_METHODS, (method, input) => this.read(method, input));
-    const writes = (): RunWrites => runWrites(this.runs(), this.apiKeys, isLocalUser(this.trust));
+    const writes = (): RunWrites =>
+      runWrites(this.runs(), this.apiKeys, { quoteReplies: isLocalUser(this.trust) });
     return {
       ...reads,
       'runs.setIdentity': (input) => writes()['runs.setIdentity'](input),

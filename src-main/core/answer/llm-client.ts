@@ -54,6 +54,8 @@ export interface LlmClientConfig {
    * its replies (http/retry.ts PostJsonOptions.quoteReplies). Absent: they may.
    */
   quoteReplies?: boolean | undefined;
+  /** Told before each retry's wait: how long, and the failure it retries (a rescore says it). */
+  onRetry?: ((delayMs: number, error: WorkbenchError) => void) | undefined;
   /** The endpoint's rate limits, kept by a budget of the client's own outside a run's. */
   requestsPerMinute?: number | undefined;
   tokensPerMinute?: number | undefined;
@@ -283,7 +285,10 @@ export class LlmClient {
           where: this.config.baseUrl,
           random: this.random,
           ...(signal ? { signal } : {}),
-          onRetry: () => void this.stats.retries++,
+          onRetry: (delayMs, error) => {
+            this.stats.retries++;
+            this.config.onRetry?.(delayMs, error);
+          },
         });
       const { value, attempts } = budget
         ? await retried()
