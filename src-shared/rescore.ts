@@ -30,6 +30,15 @@ export interface RescoreJudgeResult {
   unparseable: number;
   calls: number;
   cacheHits: number;
+  /**
+   * Why the pass stopped before judging every answer (the run's circuit breaker: its judge
+   * failed `maxConsecutiveFailures` answers in a row); null: it asked about every one.
+   */
+  stopped?: string | null;
+  /** Final answers not asked about because the pass stopped. */
+  notJudged?: number;
+  /** The last judge error, when `errors` > 0. */
+  lastError?: string | null;
 }
 
 export interface RescoreResult {

@@ -13,6 +13,7 @@ import {
   answerProtocolOf,
 } from '../../src-shared/experiment';
 import { DEFAULT_RESPONSE_CACHE } from '../core/launch/launch';
+import { KEY_ENV_RULE } from '../core/keys';
 import { DATA_DIR_ENV, HOME_DATA_DIR, RUNS_DB_FILE } from '../core/runs/paths';
 import type { CliOption, OptionsDecl } from './command';
 
@@ -113,7 +114,7 @@ export const KEY_ENV_OPTION = {
     type: 'string',
     multiple: true,
     value: '<NAME>',
-    help: 'also read an API key from NAME (repeatable; otherwise only names ending in _API_KEY or _TOKEN are read)',
+    help: `also read an API key from NAME (repeatable; otherwise only ${KEY_ENV_RULE} is read)`,
   },
 } as const satisfies OptionsDecl;
 

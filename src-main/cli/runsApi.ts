@@ -43,9 +43,11 @@ export async function withRunsApi<T>(
   flags: { 'runs-db'?: string | undefined; 'data-dir'?: string | undefined },
   use: (api: RunsApi) => Promise<T>,
   apiKeys?: ApiKeySource,
+  /** Hears what a write is doing as it goes (a rescore's judge retries): the command's stderr. */
+  log?: (message: string) => void,
 ): Promise<T> {
   const { store } = openStore(flags['runs-db'], flags['data-dir']);
-  const handlers = runsHandlers(store, apiKeys);
+  const handlers = runsHandlers(store, apiKeys, log ? { log } : {});
   const api: RunsApi = {
     store,
     async call(name, input) {

@@ -42,7 +42,7 @@ import { DEFAULT_READ_WORKERS, RunReadWorkers } from './runs/readWorkers';
 import { runWrites, type RunWrites } from './runs/handlers';
 import { RunStore } from './runs/store';
 import { planRun } from './pipeline/plan';
-import type { CallerTrust } from './trust';
+import { isLocalUser, type CallerTrust } from './trust';
 
 /** Ended runs 'experiments.live' still lists; older ones are in the Runs view. */
 const MAX_ENDED_LIVE_RUNS = 20;
@@ -254,7 +254,8 @@ export class ExperimentManager {
    */
   runsHandlers(): DomainHandlers<'runs' | 'sweeps'> {
     const reads = handlersVia(READ_METHODS, (method, input) => this.read(method, input));
-    const writes = (): RunWrites => runWrites(this.runs(), this.apiKeys);
+    const writes = (): RunWrites =>
+      runWrites(this.runs(), this.apiKeys, { quoteReplies: isLocalUser(this.trust) });
     return {
       ...reads,
       'runs.setIdentity': (input) => writes()['runs.setIdentity'](input),

@@ -12,10 +12,32 @@ import {
 describe('KeyEnvPolicy', () => {
   const policy = new KeyEnvPolicy();
 
-  it('allows names ending in _API_KEY or _TOKEN', () => {
-    for (const name of ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'HF_TOKEN', 'MY_LLM_2_API_KEY']) {
+  it('allows names ending in _API_KEY or _API_TOKEN, and providers’ own bare token names', () => {
+    for (const name of [
+      'OPENAI_API_KEY',
+      'ANTHROPIC_API_KEY',
+      'MY_LLM_2_API_KEY',
+      'REPLICATE_API_TOKEN',
+      'HF_TOKEN',
+      'HUGGING_FACE_HUB_TOKEN',
+    ]) {
       expect(policy.permits(name), name).toBe(true);
     }
+  });
+
+  it('refuses general secrets that merely end in _TOKEN, naming the variable and the rule', () => {
+    for (const name of ['VAULT_TOKEN', 'SLACK_BOT_TOKEN', 'DISCORD_TOKEN', 'SESSION_TOKEN']) {
+      expect(policy.permits(name), name).toBe(false);
+    }
+    expect(() => policy.check('VAULT_TOKEN', 'answerer', ['apiKeyEnv'])).toThrow(
+      'answerer: apiKeyEnv "VAULT_TOKEN" is not a key variable; use a name ending in _API_KEY or _API_TOKEN (or HF_TOKEN, HUGGING_FACE_HUB_TOKEN), or pass --allow-key-env VAULT_TOKEN',
+    );
+    // The source never reads such a variable, even when it is set.
+    const source = new ApiKeySource({ env: { SLACK_BOT_TOKEN: 'xoxb-secret' } });
+    expect(source.sourceOf('SLACK_BOT_TOKEN')).toBeNull();
+    expect(() => source.keysFor('SLACK_BOT_TOKEN', 'judge', ['judge', 'apiKeyEnv'])).toThrow(
+      /SLACK_BOT_TOKEN" is not a key variable/,
+    );
   });
 
   it('refuses process-control variables, other names and other services’ credentials', () => {
@@ -52,7 +74,7 @@ describe('KeyEnvPolicy', () => {
     expect(declared.permits('GITHUB_TOKEN')).toBe(true);
     expect(declared.permits('LLM_SECRET')).toBe(true);
     expect(() => declared.check('HOME', 'models', ['apiKeyEnv'])).toThrow(
-      'models: apiKeyEnv "HOME" is not a key variable; use a name ending in _API_KEY or _TOKEN, or start serve with --allow-key-env HOME',
+      'models: apiKeyEnv "HOME" is not a key variable; use a name ending in _API_KEY or _API_TOKEN (or HF_TOKEN, HUGGING_FACE_HUB_TOKEN), or start serve with --allow-key-env HOME',
     );
   });
 
@@ -101,7 +123,7 @@ describe('ApiKeySource', () => {
       judge: { ...config.judge, apiKeyEnv: 'HOME' },
     });
     expect(() => experimentApiKeys(home, new ApiKeySource({ env }))).toThrow(
-      'judge: apiKeyEnv "HOME" is not a key variable; use a name ending in _API_KEY or _TOKEN, or pass --allow-key-env HOME',
+      'judge: apiKeyEnv "HOME" is not a key variable; use a name ending in _API_KEY or _API_TOKEN (or HF_TOKEN, HUGGING_FACE_HUB_TOKEN), or pass --allow-key-env HOME',
     );
   });
 });

@@ -11,9 +11,11 @@ import type { KeySource } from '../../src-shared/models';
  * place the key is sent (`baseUrl`), so without limits they could send `Bearer $ANY_VARIABLE` to any
  * host. Hence:
  *
- * - A variable is read only when it is meant to hold a key: its name follows the convention
- *   (`..._API_KEY` or `..._TOKEN`) and is not a known non-LLM credential or one of this app's own
- *   variables, or the user declared it when starting the process (`--allow-key-env NAME`, or
+ * - A variable is read only when it is meant to hold a key: its name has the shape of an API key
+ *   (`..._API_KEY`, `..._API_TOKEN`, or a provider's own bare token name such as `HF_TOKEN`) and is
+ *   not a known non-LLM credential or one of this app's own variables (an allow-list shape: a bare
+ *   `..._TOKEN` such as `VAULT_TOKEN` or `SLACK_BOT_TOKEN` is a general secret, not an API key), or
+ *   the user declared it when starting the process (`--allow-key-env NAME`, or
  *   `MEMORY_WORKBENCH_ALLOW_KEY_ENV` for the desktop app). Explicit declarations win over the
  *   denylist (e.g. `GITHUB_TOKEN` for GitHub Models).
  * - A key is sent only over https, or over plain http to a loopback host (a local server or an
@@ -25,8 +27,17 @@ import type { KeySource } from '../../src-shared/models';
  * endpoints are arbitrary https URLs; binding keys to hosts is future work.
  */
 
-/** Names meant for keys: upper-case, ending in _API_KEY or _TOKEN. */
-export const KEY_ENV_CONVENTION = /^[A-Z][A-Z0-9_]*_(API_KEY|TOKEN)$/;
+/** Names meant for keys: upper-case, ending in _API_KEY or _API_TOKEN. */
+export const KEY_ENV_CONVENTION = /^[A-Z][A-Z0-9_]*_API_(KEY|TOKEN)$/;
+
+/**
+ * LLM providers' own key variables that do not follow the convention (Hugging Face's). A bare
+ * `..._TOKEN` is otherwise refused: it is as often a vault, chat or CI credential as a key.
+ */
+export const PROVIDER_KEY_ENVS: readonly string[] = ['HF_TOKEN', 'HUGGING_FACE_HUB_TOKEN'];
+
+/** The rule in words, for errors and help: what `KeyEnvPolicy` permits without a declaration. */
+export const KEY_ENV_RULE = `a name ending in _API_KEY or _API_TOKEN (or ${PROVIDER_KEY_ENVS.join(', ')})`;
 
 /**
  * Credentials that follow the convention but belong to other services (CI, package registries,
@@ -71,19 +82,21 @@ export class KeyEnvPolicy {
   permits(name: string): boolean {
     if (this.declared.has(name)) return true;
     return (
-      KEY_ENV_CONVENTION.test(name) && !DENIED_KEY_ENV_PREFIXES.some((p) => name.startsWith(p))
+      (KEY_ENV_CONVENTION.test(name) || PROVIDER_KEY_ENVS.includes(name)) &&
+      !DENIED_KEY_ENV_PREFIXES.some((p) => name.startsWith(p))
     );
   }
 
   /** Throws INVALID_INPUT naming the variable and how to allow it. */
   check(name: string, where: string, path: ErrorPath): void {
     if (this.permits(name)) return;
-    const why = KEY_ENV_CONVENTION.test(name)
-      ? 'is reserved for another service'
-      : 'is not a key variable';
+    const why =
+      KEY_ENV_CONVENTION.test(name) || PROVIDER_KEY_ENVS.includes(name)
+        ? 'is reserved for another service'
+        : 'is not a key variable';
     throw new WorkbenchError(
       'INVALID_INPUT',
-      `${where}: apiKeyEnv ${JSON.stringify(name)} ${why}; use a name ending in _API_KEY or _TOKEN, or ${this.howToAllow(name)}`,
+      `${where}: apiKeyEnv ${JSON.stringify(name)} ${why}; use ${KEY_ENV_RULE}, or ${this.howToAllow(name)}`,
       { path },
     );
   }

@@ -156,7 +156,7 @@ describe('ModelsService keys', () => {
     const pathBefore = process.env.PATH;
     for (const name of ['PATH', 'NODE_OPTIONS', 'LD_PRELOAD', 'MEMORY_WORKBENCH_SQLITE_BINDING']) {
       expect(() => models.setKey(name, '/tmp/evil')).toThrow(
-        `models: apiKeyEnv "${name}" is not a key variable; use a name ending in _API_KEY or _TOKEN, or pass --allow-key-env ${name}`,
+        `models: apiKeyEnv "${name}" is not a key variable; use a name ending in _API_KEY or _API_TOKEN (or HF_TOKEN, HUGGING_FACE_HUB_TOKEN), or pass --allow-key-env ${name}`,
       );
     }
     expect(store.keys.size).toBe(0);
@@ -167,11 +167,11 @@ describe('ModelsService keys', () => {
   it('refuses to save an endpoint whose key variable is not a key variable, saying how to allow it', () => {
     const models = service();
     expect(() => models.save({ ...endpoint, apiKeyEnv: 'HOME' })).toThrow(
-      'models: apiKeyEnv "HOME" is not a key variable; use a name ending in _API_KEY or _TOKEN, or pass --allow-key-env HOME',
+      'models: apiKeyEnv "HOME" is not a key variable; use a name ending in _API_KEY or _API_TOKEN (or HF_TOKEN, HUGGING_FACE_HUB_TOKEN), or pass --allow-key-env HOME',
     );
     // Key-like, but another service's credential.
     expect(() => models.save({ ...endpoint, apiKeyEnv: 'GITHUB_TOKEN' })).toThrow(
-      'models: apiKeyEnv "GITHUB_TOKEN" is reserved for another service; use a name ending in _API_KEY or _TOKEN, or pass --allow-key-env GITHUB_TOKEN',
+      'models: apiKeyEnv "GITHUB_TOKEN" is not a key variable; use a name ending in _API_KEY or _API_TOKEN (or HF_TOKEN, HUGGING_FACE_HUB_TOKEN), or pass --allow-key-env GITHUB_TOKEN',
     );
     expect(models.list()).toEqual([]);
     // Declared at startup (serve --allow-key-env): accepted.
@@ -235,7 +235,7 @@ describe('ModelsService.test', () => {
     expect(result).toMatchObject({
       ok: false,
       error:
-        'models: apiKeyEnv "SECRET" is not a key variable; use a name ending in _API_KEY or _TOKEN, or pass --allow-key-env SECRET',
+        'models: apiKeyEnv "SECRET" is not a key variable; use a name ending in _API_KEY or _API_TOKEN (or HF_TOKEN, HUGGING_FACE_HUB_TOKEN), or pass --allow-key-env SECRET',
     });
     expect(fake.requests.slice(before)).toEqual([]);
   });

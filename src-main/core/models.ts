@@ -68,6 +68,11 @@ export interface ModelsServiceOptions {
   keyStore?: KeyStore | undefined;
   /** Where keys are read (default: the environment and `keyStore`, key-like names only). */
   apiKeys?: ApiKeySource | undefined;
+  /**
+   * False when the API's caller is not the local user (core/trust.ts isLocalUser): a test call's
+   * error then never quotes the endpoint's reply, whose URL the caller chose. Absent: quoted.
+   */
+  quoteReplies?: boolean | undefined;
   now?: () => Date;
   newId?: () => string;
 }
@@ -77,6 +82,7 @@ export class ModelsService {
   private readonly file: string;
   private readonly keyStore: KeyStore | undefined;
   private readonly apiKeys: ApiKeySource;
+  private readonly quoteReplies: boolean;
   private readonly now: () => Date;
   private readonly newId: () => string;
 
@@ -84,6 +90,7 @@ export class ModelsService {
     this.file = join(dataDir, MODELS_FILE);
     this.keyStore = options.keyStore;
     this.apiKeys = options.apiKeys ?? new ApiKeySource({ keychain: options.keyStore });
+    this.quoteReplies = options.quoteReplies !== false;
     this.now = options.now ?? (() => new Date());
     this.newId = options.newId ?? (() => `ep-${randomUUID().slice(0, 8)}`);
   }
@@ -183,6 +190,7 @@ export class ModelsService {
           maxRetries: 0,
           concurrency: 1,
           baseDelayMs: 0,
+          quoteReplies: this.quoteReplies,
         },
         keys,
       );

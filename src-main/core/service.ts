@@ -8,7 +8,7 @@ import { ModelsService, modelsHandlers, type KeyStore } from './models';
 import { appVersion, gitCommit } from './provenance';
 import { reproduceHandlers } from './reproduce/service';
 import { installPunktModel } from './scoring/punktModel';
-import { LOCAL_USER } from './trust';
+import { LOCAL_USER, isLocalUser, type CallerTrust } from './trust';
 
 export interface ServiceOptions {
   /** Where runs, collections and uploaded datasets live. */
@@ -25,7 +25,7 @@ export interface ServiceOptions {
   /** Models view: the OS keychain for API keys (desktop app only; browser mode has none). */
   keyStore?: KeyStore;
   /**
-   * Which variables may hold API keys (default: names ending in _API_KEY or _TOKEN). API inputs
+   * Which variables may hold API keys (default: core/keys.ts KEY_ENV_RULE). API inputs
    * name the variable, so this bounds what a caller can read (core/keys.ts).
    */
   keyPolicy?: KeyEnvPolicy;
@@ -61,24 +61,31 @@ export function createService(options: ServiceOptions): Service {
     ...(options.keyPolicy ? { policy: options.keyPolicy } : {}),
     ...(options.keyStore ? { keychain: options.keyStore } : {}),
   });
+  // The desktop app's user typed the config; a browser page must not start programs here, reaches
+  // unix sockets only in the folders `serve` was given, and never reads an endpoint's reply.
+  const trust: CallerTrust =
+    options.transport === 'electron'
+      ? LOCAL_USER
+      : { mayStartProcesses: false, allowedDirs: options.datasetDirs ?? [] };
   const experiments = new ExperimentManager(
     options.dataDir,
     (event) => options.emit?.(event),
     apiKeys,
     options.readWorkers,
-    // The desktop app's user typed the config; a browser page must not start programs here, and
-    // reaches unix sockets only in the folders `serve` was given.
-    options.transport === 'electron'
-      ? LOCAL_USER
-      : { mayStartProcesses: false, allowedDirs: options.datasetDirs ?? [] },
+    trust,
   );
   const designs = new DesignsService(
     options.dataDir,
     (event) => options.emit?.(event),
     (datasetId, sampleId) => datasets.sample(datasetId, sampleId),
     apiKeys,
+    isLocalUser(trust),
   );
-  const models = new ModelsService(options.dataDir, { keyStore: options.keyStore, apiKeys });
+  const models = new ModelsService(options.dataDir, {
+    keyStore: options.keyStore,
+    apiKeys,
+    quoteReplies: isLocalUser(trust),
+  });
   const datasetPath = async (datasetId: string) => (await datasets.get(datasetId)).summary.path;
 
   // One map per domain, each declared beside its engine with its guards; the type asks for every

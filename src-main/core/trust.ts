@@ -36,6 +36,14 @@ export function isLocalUser(trust: CallerTrust): boolean {
 }
 
 /**
+ * Said in place of a reply a caller from the network may not read (isLocalUser is false): an
+ * endpoint or memory service URL it names could be any local service, and its reply is not the
+ * caller's to read. Status, content type and length are still said.
+ */
+export const NOT_QUOTED =
+  "(the reply is not quoted: this config came from the browser-mode API or a queue job, and the URL could be any local service's)";
+
+/**
  * `path` resolved (symlinks too, when it exists) if it lies strictly inside one of `folders`,
  * else null. A missing path is judged by where it would be, so the answer is the same whether a
  * file outside exists or not.

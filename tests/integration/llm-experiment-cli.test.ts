@@ -190,7 +190,7 @@ describe('cli experiment with an LLM', () => {
     const refused = await cli(args);
     expect(refused.code).not.toBe(0);
     expect(refused.err).toContain(
-      'answerer: apiKeyEnv "MW_CLI_LLM_SECRET" is not a key variable; use a name ending in _API_KEY or _TOKEN, or pass --allow-key-env MW_CLI_LLM_SECRET',
+      'answerer: apiKeyEnv "MW_CLI_LLM_SECRET" is not a key variable; use a name ending in _API_KEY or _API_TOKEN (or HF_TOKEN, HUGGING_FACE_HUB_TOKEN), or pass --allow-key-env MW_CLI_LLM_SECRET',
     );
     expect(server.requests).toEqual([]);
 

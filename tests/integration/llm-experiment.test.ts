@@ -353,7 +353,7 @@ describe('LLM experiments against the fake server', () => {
     const error = await startWithAnswerKey('HOME', store, dataDir);
     expect(error).toBeInstanceOf(WorkbenchError);
     expect((error as WorkbenchError).message).toBe(
-      'answerer: apiKeyEnv "HOME" is not a key variable; use a name ending in _API_KEY or _TOKEN, or pass --allow-key-env HOME',
+      'answerer: apiKeyEnv "HOME" is not a key variable; use a name ending in _API_KEY or _API_TOKEN (or HF_TOKEN, HUGGING_FACE_HUB_TOKEN), or pass --allow-key-env HOME',
     );
     expect(server.requests).toEqual([]);
     expect(store.listRuns()).toEqual([]);

@@ -278,7 +278,7 @@ describe('an experiment through a service the test writes', () => {
       return {};
     });
     const { store, dataDir } = world();
-    process.env['MEMSVC_TEST_TOKEN'] = 's3cret-token';
+    process.env['MEMSVC_TEST_API_TOKEN'] = 's3cret-token';
     try {
       const handle = await startExperiment(
         {
@@ -286,7 +286,7 @@ describe('an experiment through a service the test writes', () => {
           samples: ['mini-1'],
           memory: {
             preset: 'external',
-            config: { url: service.url, tokenEnv: 'MEMSVC_TEST_TOKEN' },
+            config: { url: service.url, tokenEnv: 'MEMSVC_TEST_API_TOKEN' },
           },
         },
         { store, dataDir },
@@ -295,10 +295,10 @@ describe('an experiment through a service the test writes', () => {
       // Every call, from the main thread's hello to the worker's close, carried the token.
       expect([...seen]).toEqual(['Bearer s3cret-token']);
       const stored = JSON.stringify(store.getRun(handle.runId).manifest);
-      expect(stored).toContain('MEMSVC_TEST_TOKEN');
+      expect(stored).toContain('MEMSVC_TEST_API_TOKEN');
       expect(stored).not.toContain('s3cret-token');
     } finally {
-      delete process.env['MEMSVC_TEST_TOKEN'];
+      delete process.env['MEMSVC_TEST_API_TOKEN'];
       store.close();
       await service.stop();
     }

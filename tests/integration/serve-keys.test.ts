@@ -80,7 +80,7 @@ describe('serve and API keys', () => {
     });
     expect(saved.ok).toBe(false);
     expect(saved.error?.message).toBe(
-      'models: apiKeyEnv "SECRET" is not a key variable; use a name ending in _API_KEY or _TOKEN, or start serve with --allow-key-env SECRET',
+      'models: apiKeyEnv "SECRET" is not a key variable; use a name ending in _API_KEY or _API_TOKEN (or HF_TOKEN, HUGGING_FACE_HUB_TOKEN), or start serve with --allow-key-env SECRET',
     );
     const uploaded = await call('datasets.upload', {
       name: 'mini.json',
@@ -93,7 +93,7 @@ describe('serve and API keys', () => {
     });
     expect(started.ok).toBe(false);
     expect(started.error?.message).toBe(
-      'answerer: apiKeyEnv "SECRET" is not a key variable; use a name ending in _API_KEY or _TOKEN, or start serve with --allow-key-env SECRET',
+      'answerer: apiKeyEnv "SECRET" is not a key variable; use a name ending in _API_KEY or _API_TOKEN (or HF_TOKEN, HUGGING_FACE_HUB_TOKEN), or start serve with --allow-key-env SECRET',
     );
     expect(fake.requests.some((r) => JSON.stringify(r.headers).includes(NOT_A_KEY))).toBe(false);
   });

@@ -3,7 +3,9 @@ import { JUDGE_PROTOCOLS, type JudgeConfigInput } from '../../../src-shared/expe
 import { ApiKeySource } from '../../core/keys';
 import { protocolJudgeTable, summaryTable } from '../../core/runs/report';
 import type { RunStore } from '../../core/runs/store';
-import { UsageError, defineCommand } from '../command';
+import type { RescoreJudgeResult } from '../../../src-shared/rescore';
+import { UsageError, defineCommand, type CliIO } from '../command';
+import { EXIT_CODES } from '../runOutput';
 import { withRunsApi } from '../runsApi';
 import { judgeProtocolFlags, keyPolicyFromArgs, parseScheme } from '../request';
 import {
@@ -85,7 +87,7 @@ export const rescoreCommand = defineCommand({
         });
         if (values.json) {
           io.stdout(`${JSON.stringify(result)}\n`);
-          return 0;
+          return missingVerdicts(result.judge, io);
         }
         io.stdout(
           `rescored run ${runId}: ${result.answers} answers × ${result.metrics.length} metric(s) ` +
@@ -102,9 +104,10 @@ export const rescoreCommand = defineCommand({
           );
           io.stdout(protocolJudgeTable(api.store.protocolJudges(runId), scheme, profile));
         }
-        return 0;
+        return missingVerdicts(result.judge, io);
       },
       apiKeys,
+      (message) => io.stderr(`rescore: ${message}\n`),
     );
   },
 });
@@ -139,4 +142,19 @@ function judgeOf(
     ...(apiKeyEnv !== undefined ? { apiKeyEnv } : {}),
     protocol: protocol as JudgeConfigInput['protocol'],
   };
+}
+
+/**
+ * A judge pass that left final answers without a verdict is not a success: says how many and why
+ * on stderr, and exits paused (4) when the circuit breaker stopped it, degraded (3) otherwise.
+ */
+function missingVerdicts(judge: RescoreJudgeResult | undefined, io: CliIO): number {
+  if (!judge) return EXIT_CODES.completed;
+  const missing = judge.errors + (judge.notJudged ?? 0);
+  if (missing === 0) return EXIT_CODES.completed;
+  const why = judge.stopped
+    ? `the pass stopped early (${judge.stopped}); ${judge.notJudged ?? 0} were not asked`
+    : `the judge failed on them (last: ${judge.lastError ?? 'unknown error'})`;
+  io.stderr(`rescore: ${missing} final answers have no verdict under ${judge.protocol}: ${why}\n`);
+  return judge.stopped ? EXIT_CODES.paused : EXIT_CODES.degraded;
 }

@@ -48,6 +48,8 @@ export class LlmAnswerer implements Answerer {
       client?: LlmClient;
       budget?: CallGate;
       cache?: ResponseCache;
+      /** False for a run from the network: errors never quote the endpoint's replies. */
+      quoteReplies?: boolean;
     } = {},
   ) {
     this.model = config.model;
@@ -67,7 +69,7 @@ export class LlmAnswerer implements Answerer {
     this.client =
       options.client ??
       new LlmClient(
-        { ...config, maxTokens },
+        { ...config, maxTokens, quoteReplies: options.quoteReplies },
         options.keys,
         Math.random,
         options.meter,

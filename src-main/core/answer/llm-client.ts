@@ -7,7 +7,7 @@ import {
   DEFAULT_MAX_DELAY_MS,
   DEFAULT_MAX_RETRY_AFTER_MS,
   Semaphore,
-  excerpt,
+  describeReply,
   postJson,
   redact,
   withRetries,
@@ -15,7 +15,7 @@ import {
 } from '../http/retry';
 import { CallBudget, type CallGate } from '../http/callBudget';
 import { costOf } from '../http/pricing';
-import type { ResponseCache } from './responseCache';
+import { chatUrlOf, type CacheKey, type ResponseCache } from './responseCache';
 
 /**
  * A client for any OpenAI-compatible `POST {baseUrl}/chat/completions` (OpenAI, vLLM, Ollama,
@@ -49,6 +49,13 @@ export interface LlmClientConfig {
   /** Reply bodies over this many bytes fail with LLM_REPLY_TOO_LARGE (default 4 MiB). */
   maxReplyBytes?: number | undefined;
   prices?: LlmPrices | undefined;
+  /**
+   * False when the endpoint came from the network (core/trust.ts isLocalUser): errors never quote
+   * its replies (http/retry.ts PostJsonOptions.quoteReplies). Absent: they may.
+   */
+  quoteReplies?: boolean | undefined;
+  /** Told before each retry's wait: how long, and the failure it retries (a rescore says it). */
+  onRetry?: ((delayMs: number, error: WorkbenchError) => void) | undefined;
   /** The endpoint's rate limits, kept by a budget of the client's own outside a run's. */
   requestsPerMinute?: number | undefined;
   tokensPerMinute?: number | undefined;
@@ -186,7 +193,7 @@ export class LlmClient {
   ) {
     this.config = config;
     this.model = config.model;
-    this.url = `${config.baseUrl.replace(/\/+$/, '')}/chat/completions`;
+    this.url = chatUrlOf(config.baseUrl);
     this.label = `LlmClient: POST ${this.url}`;
     this.gate = new Semaphore(config.concurrency);
     this.budget = budget ?? ownRateBudget(config);
@@ -209,7 +216,7 @@ export class LlmClient {
   ): Promise<ChatCompletion> {
     // Serialised once: the cache's key and the bytes sent are the same string.
     const json = JSON.stringify(this.requestBody(messages, options));
-    const cacheKey = this.cache ? this.cache.keyOf(json) : null;
+    const cacheKey = this.cache ? this.cache.keyOf(this.url, json) : null;
     if (this.cache && cacheKey) {
       const shared = this.cache.underWay(cacheKey);
       if (shared) return { ...(await shared), latencyMs: 0, attempts: 0 };
@@ -235,7 +242,7 @@ export class LlmClient {
     messages: readonly ChatMessage[],
     json: string,
     options: ChatCallOptions,
-    cacheKey: Buffer | null,
+    cacheKey: CacheKey | null,
   ): Promise<ChatCompletion> {
     const { signal } = options;
     const key = this.apiKey();
@@ -278,7 +285,10 @@ export class LlmClient {
           where: this.config.baseUrl,
           random: this.random,
           ...(signal ? { signal } : {}),
-          onRetry: () => void this.stats.retries++,
+          onRetry: (delayMs, error) => {
+            this.stats.retries++;
+            this.config.onRetry?.(delayMs, error);
+          },
         });
       const { value, attempts } = budget
         ? await retried()
@@ -362,6 +372,7 @@ export class LlmClient {
       where: baseUrl,
       secret: key,
       maxReplyBytes: this.config.maxReplyBytes,
+      quoteReplies: this.config.quoteReplies,
       ...(options.signal ? { signal: options.signal } : {}),
     });
     if (!sent.ok) return sent;
@@ -376,7 +387,10 @@ export class LlmClient {
     try {
       reply = JSON.parse(sent.value.text);
     } catch {
-      return fail(`response is not JSON: ${excerpt(sent.value.text)}`);
+      const { text, contentType } = sent.value;
+      return fail(
+        `response is not JSON: ${describeReply(text, contentType, this.config.quoteReplies !== false)}`,
+      );
     }
     const parsed = responseSchema.safeParse(reply);
     if (!parsed.success) {

@@ -68,6 +68,8 @@ export interface DesignedCollectionOptions {
   apiKeys?: ApiKeys | undefined;
   /** Files embedding requests in a run's call ledger, by model; absent: not metered. */
   embedderMeter?: ((model: string) => CallMeter) | undefined;
+  /** False for a design from the network: errors never quote an embedder's replies. */
+  quoteReplies?: boolean | undefined;
 }
 
 export class DesignedCollection {
@@ -125,6 +127,7 @@ export class DesignedCollection {
           logger: options.logger,
           apiKeys: options.apiKeys,
           meter: options.embedderMeter,
+          quoteReplies: options.quoteReplies,
         });
         byChoice.set(key, embedder);
       }

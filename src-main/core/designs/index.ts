@@ -28,9 +28,11 @@ export class DesignsService {
     emit: (event: ApiEvent) => void,
     private readonly sampleOf: (datasetId: string, sampleId: string) => Promise<Sample>,
     apiKeys?: ApiKeySource,
+    /** False when designs come from the network (core/trust.ts isLocalUser). */
+    quoteReplies = true,
   ) {
     this.store = new DesignStore(dataDir);
-    this.playgrounds = new PlaygroundManager(dataDir, emit, apiKeys);
+    this.playgrounds = new PlaygroundManager(dataDir, emit, apiKeys, quoteReplies);
   }
 
   list(): DesignList {

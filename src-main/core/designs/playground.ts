@@ -43,6 +43,8 @@ export class PlaygroundManager {
     private readonly emit: (event: ApiEvent) => void,
     /** Where the keys of the designs' OpenAI embedders come from (see core/keys.ts). */
     private readonly apiKeys: ApiKeySource = new ApiKeySource(),
+    /** False when designs come from the network (core/trust.ts isLocalUser): see NOT_QUOTED. */
+    private readonly quoteReplies = true,
   ) {
     this.root = join(dataDir, 'playground');
     this.cacheDir = dataCacheDir(dataDir);
@@ -130,6 +132,7 @@ export class PlaygroundManager {
         name: `playground "${design.name}" ${sample.sampleId}`,
         cacheDir: this.cacheDir,
         apiKeys: designApiKeys(design as unknown as Record<string, unknown>, this.apiKeys),
+        quoteReplies: this.quoteReplies,
       });
       playground.collection = collection;
       if (playground.disposed) {

@@ -3,7 +3,14 @@ import { openAIEmbedderEndpointShape } from '../../../src-shared/embedders';
 import { WorkbenchError, parseOrThrow } from '../../../src-shared/errors';
 import { maxReplyBytesSchema, timeoutMsSchema } from '../../../src-shared/experiment';
 import { endedDelta, type CallMeter } from '../answer/llm-client';
-import { excerpt, postJson, redact, withRetries, type Attempt } from '../http/retry';
+import {
+  DEFAULT_MAX_RETRY_AFTER_MS,
+  describeReply,
+  postJson,
+  redact,
+  withRetries,
+  type Attempt,
+} from '../http/retry';
 import { assertKeyTransport, type ApiKeys } from '../keys';
 import type { Embedder } from './types';
 import { normalizeInPlace } from './vectorMath';
@@ -34,7 +41,7 @@ export const openAIEmbedderConfigSchema = z
     baseDelayMs: z.number().nonnegative().default(500),
     maxDelayMs: z.number().nonnegative().default(20_000),
     /** A 429 asking to wait longer than this fails instead of stalling the run. */
-    maxRetryAfterMs: z.number().nonnegative().default(60_000),
+    maxRetryAfterMs: z.number().nonnegative().default(DEFAULT_MAX_RETRY_AFTER_MS),
     /** Reply bodies over this many bytes fail with LLM_REPLY_TOO_LARGE without being read whole. */
     maxReplyBytes: maxReplyBytesSchema,
   })
@@ -80,12 +87,14 @@ export class OpenAIEmbedder implements Embedder {
 
   /**
    * `keys`: API keys by variable name; only `config.apiKeyEnv`'s entry is used. `meter` is told
-   * about every request (see CallMeter), for a run's call ledger.
+   * about every request (see CallMeter), for a run's call ledger. `quoteReplies` false: errors
+   * never quote the endpoint's replies (it came from the network, core/trust.ts isLocalUser).
    */
   constructor(
     config: OpenAIEmbedderConfig,
     keys: ApiKeys = {},
     private readonly meter?: CallMeter,
+    private readonly quoteReplies = true,
   ) {
     this.config = parseOrThrow(openAIEmbedderConfigSchema, config, 'OpenAIEmbedder config');
     const { apiKeyEnv, model, dimensions } = this.config;
@@ -214,10 +223,11 @@ export class OpenAIEmbedder implements Embedder {
         secret: key,
         signal,
         maxReplyBytes,
+        quoteReplies: this.quoteReplies,
       },
     );
     if (!sent.ok) return sent;
-    const text = sent.value.text;
+    const { text, contentType } = sent.value;
 
     const fail = (message: string): Attempt<never> => ({
       ok: false,
@@ -228,7 +238,7 @@ export class OpenAIEmbedder implements Embedder {
     try {
       json = JSON.parse(text);
     } catch {
-      return fail(`response is not JSON: ${excerpt(text)}`);
+      return fail(`response is not JSON: ${describeReply(text, contentType, this.quoteReplies)}`);
     }
     const parsed = responseSchema.safeParse(json);
     if (!parsed.success) {

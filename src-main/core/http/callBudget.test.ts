@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CallBudget, type Release } from './callBudget';
+import { DEFAULT_MAX_RETRY_AFTER_MS } from './retry';
 
 const EP = 'http://127.0.0.1:1/v1';
 
@@ -28,6 +29,29 @@ describe('CallBudget', () => {
     await vi.advanceTimersByTimeAsync(0);
     expect(granted).toHaveLength(4);
     expect(budget.stats()[EP]).toMatchObject({ active: 3, peak: 3, limit: 3 });
+  });
+
+  it('pauses an endpoint no longer than the retry policy cap, whatever Retry-After asks, and says so', async () => {
+    vi.useFakeTimers();
+    const capped: Array<[string, number, number]> = [];
+    const budget = new CallBudget(2, new Map(), Date.now, undefined, {
+      onCapped: (...args) => capped.push(args),
+    });
+    const [first] = await grab(budget, 1);
+    // Retry-After: 100000 (seconds), as a server once sent.
+    first?.({ throttled: true, retryAfterMs: 100_000_000 });
+    expect(capped).toEqual([[EP, 100_000_000, DEFAULT_MAX_RETRY_AFTER_MS]]);
+    const waiting = await grab(budget, 1);
+    await vi.advanceTimersByTimeAsync(DEFAULT_MAX_RETRY_AFTER_MS - 1);
+    expect(waiting).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(waiting).toHaveLength(1);
+    // A wait under the cap is the server's own, and nothing is said.
+    waiting[0]?.({ throttled: true, retryAfterMs: 1_000 });
+    const next = await grab(budget, 1);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(next).toHaveLength(1);
+    expect(capped).toHaveLength(1);
   });
 
   it('halves the limit on a 429, waits out Retry-After, then adds a slot back per `limit` successes', async () => {

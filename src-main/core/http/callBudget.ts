@@ -1,4 +1,5 @@
 import { WorkbenchError } from '../../../src-shared/errors';
+import { DEFAULT_MAX_RETRY_AFTER_MS, spokenWait } from './retry';
 
 /**
  * A run's LLM request budget: at most `limit` HTTP requests in flight per endpoint, shared by every
@@ -11,7 +12,8 @@ import { WorkbenchError } from '../../../src-shared/errors';
  * A grant costs one message each way, microseconds against an LLM call.
  *
  * Adaptive (AIMD): a 429 halves the endpoint's limit and, with Retry-After, holds every new
- * request until then; each run of `limit` successes adds one slot back, up to the configured
+ * request until then, but never longer than the retry policy's cap (`PauseCap`: a server cannot
+ * hold a run for a day); each run of `limit` successes adds one slot back, up to the configured
  * limit. A requests-per-minute cap is a sliding window: never more than `rpm` request starts in
  * any 60 s. A tokens-per-minute cap is one too: a request reserves its estimated tokens (prompt
  * plus its answer allowance) when it starts, the reservation becomes the reply's reported usage
@@ -40,6 +42,20 @@ export interface CallGate {
 export type SlotOutcome =
   | { throttled: false; tokens?: number }
   | { throttled: true; retryAfterMs?: number; tokens?: number };
+
+/**
+ * The longest pause a 429's Retry-After may impose on an endpoint (default: the retry policy's
+ * cap, http/retry.ts DEFAULT_MAX_RETRY_AFTER_MS), and who hears of a pause it cut short.
+ */
+export interface PauseCap {
+  maxMs?: number;
+  onCapped?: (endpoint: string, askedMs: number, capMs: number) => void;
+}
+
+/** What a run's warnings say when a pause was cut to the cap. */
+export function cappedPauseMessage(endpoint: string, askedMs: number, capMs: number): string {
+  return `${endpoint}: server asked to wait ${spokenWait(askedMs)}; waiting the cap of ${spokenWait(capMs)}`;
+}
 
 /** Gives a slot back; calling it again does nothing. */
 export type Release = (outcome?: SlotOutcome) => void;
@@ -79,6 +95,7 @@ class EndpointGate {
     private readonly rpm: number | undefined,
     private readonly tpm: number | undefined,
     private readonly now: () => number,
+    private readonly capped: (askedMs: number) => number,
   ) {
     this.limit = maxLimit;
   }
@@ -126,7 +143,8 @@ class EndpointGate {
       this.successes = 0;
       this.limit = Math.max(1, Math.floor(this.limit / 2));
       if (outcome.retryAfterMs !== undefined) {
-        this.pausedUntil = Math.max(this.pausedUntil, this.now() + outcome.retryAfterMs);
+        const pause = this.capped(outcome.retryAfterMs);
+        this.pausedUntil = Math.max(this.pausedUntil, this.now() + pause);
       }
       return;
     }
@@ -219,6 +237,7 @@ export class CallBudget implements CallGate {
      * process (http/redisTokenBucket.ts). A rejection gives the slot back.
      */
     private readonly beforeStart?: (endpoint: string, signal?: AbortSignal) => Promise<void>,
+    private readonly pauseCap: PauseCap = {},
   ) {
     if (!Number.isInteger(limit) || limit < 1) {
       throw new WorkbenchError(
@@ -237,6 +256,12 @@ export class CallBudget implements CallGate {
         limits?.requestsPerMinute,
         limits?.tokensPerMinute,
         this.now,
+        (askedMs) => {
+          const capMs = this.pauseCap.maxMs ?? DEFAULT_MAX_RETRY_AFTER_MS;
+          if (askedMs <= capMs) return askedMs;
+          this.pauseCap.onCapped?.(endpoint, askedMs, capMs);
+          return capMs;
+        },
       );
       this.gates.set(endpoint, gate);
     }

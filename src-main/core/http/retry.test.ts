@@ -49,7 +49,10 @@ describe('postJson', () => {
     try {
       for (let i = 0; i < 5; i++) {
         const sent = await postJson(server.url, `{"n":${i}}`, options);
-        expect(sent).toEqual({ ok: true, value: { status: 200, text: `{"echo":{"n":${i}}}` } });
+        expect(sent).toEqual({
+          ok: true,
+          value: { status: 200, text: `{"echo":{"n":${i}}}`, contentType: 'application/json' },
+        });
       }
       expect(server.connections()).toBe(1);
     } finally {

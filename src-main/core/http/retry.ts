@@ -4,6 +4,7 @@ import type { Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { WorkbenchError } from '../../../src-shared/errors';
 import { DEFAULT_LLM_MAX_REPLY_BYTES } from '../../../src-shared/experiment';
+import { NOT_QUOTED } from '../trust';
 
 /**
  * The HTTP plumbing OpenAI-compatible clients share: one JSON POST under a per-attempt timeout
@@ -24,7 +25,17 @@ export interface RetryPolicy {
 }
 
 export const DEFAULT_MAX_DELAY_MS = 20_000;
+/**
+ * The longest wait a server may ask for (Retry-After), one owner for every wait it can ask: a
+ * client's retry fails rather than wait longer (RetryPolicy.maxRetryAfterMs), and a run's request
+ * budget pauses its endpoint no longer (http/callBudget.ts).
+ */
 export const DEFAULT_MAX_RETRY_AFTER_MS = 60_000;
+
+/** A wait as errors and a run's warnings say it: whole seconds, or milliseconds under one. */
+export function spokenWait(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${Math.round(ms / 1000)} s`;
+}
 
 export type Attempt<T> =
   | { ok: true; value: T }
@@ -80,7 +91,7 @@ export async function withRetries<T>(
       if (result.retryAfterMs > policy.maxRetryAfterMs) {
         throw new WorkbenchError(
           'UPSTREAM',
-          `${result.error.message} (server asked to retry after ${Math.round(result.retryAfterMs / 1000)} s, more than maxRetryAfterMs)`,
+          `${result.error.message} (server asked to wait ${spokenWait(result.retryAfterMs)}, more than the cap of ${spokenWait(policy.maxRetryAfterMs)} (maxRetryAfterMs): not retried)`,
           { where: options.where },
         );
       }
@@ -102,11 +113,27 @@ export interface PostJsonOptions {
   secret?: string | undefined;
   /** Reply bodies longer than this fail with LLM_REPLY_TOO_LARGE (default 4 MiB). */
   maxReplyBytes?: number | undefined;
+  /**
+   * False when the endpoint came from the network (core/trust.ts isLocalUser): errors then say a
+   * reply's status, content type and length, never its text. Absent: an excerpt is quoted.
+   */
+  quoteReplies?: boolean | undefined;
 }
 
 export interface HttpText {
   status: number;
   text: string;
+  contentType: string | null;
+}
+
+/**
+ * A reply body in an error: an excerpt for the local user, else only its content type and length
+ * (`quote` false, see PostJsonOptions.quoteReplies), as memory-service replies are treated.
+ */
+export function describeReply(text: string, contentType: string | null, quote: boolean): string {
+  if (quote) return excerpt(text);
+  const bytes = Buffer.byteLength(text, 'utf8');
+  return `${bytes} bytes of ${contentType ?? 'no content type'} ${NOT_QUOTED}`;
 }
 
 /**
@@ -150,7 +177,7 @@ export async function postJson(
       ),
     };
   }
-  const { status, text, retryAfter } = outcome;
+  const { status, text, retryAfter, contentType } = outcome;
   if (text === null) {
     return {
       ok: false,
@@ -162,10 +189,11 @@ export async function postJson(
       ),
     };
   }
-  if (status >= 200 && status < 300) return { ok: true, value: { status, text } };
+  if (status >= 200 && status < 300) return { ok: true, value: { status, text, contentType } };
+  const said = describeReply(text, contentType, options.quoteReplies !== false);
   const error = new WorkbenchError(
     'UPSTREAM',
-    redact(`${label} -> HTTP ${status}: ${excerpt(text)}`, secret),
+    redact(`${label} -> HTTP ${status}: ${said}`, secret),
     { where },
   );
   const retryable = status === 429 || status >= 500;
@@ -178,7 +206,13 @@ export async function postJson(
 
 /** How one request ended; `text` is null when the body passed the cap (the rest was not read). */
 type Exchange =
-  | { kind: 'reply'; status: number; retryAfter: string | null; text: string | null }
+  | {
+      kind: 'reply';
+      status: number;
+      retryAfter: string | null;
+      contentType: string | null;
+      text: string | null;
+    }
   | { kind: 'timeout' }
   | { kind: 'cancelled' }
   | { kind: 'network'; error: Error };
@@ -260,7 +294,8 @@ function exchange(
       const status = response.statusCode ?? 0;
       const retryAfterHeader = response.headers['retry-after'];
       const retryAfter = retryAfterHeader === undefined ? null : retryAfterHeader;
-      const tooLarge: Exchange = { kind: 'reply', status, retryAfter, text: null };
+      const contentType = response.headers['content-type'] ?? null;
+      const tooLarge: Exchange = { kind: 'reply', status, retryAfter, contentType, text: null };
       const declared = Number(response.headers['content-length']);
       if (Number.isFinite(declared) && declared > maxBytes) {
         stop(tooLarge);
@@ -280,6 +315,7 @@ function exchange(
           kind: 'reply',
           status,
           retryAfter,
+          contentType,
           text: Buffer.concat(chunks, bytes).toString('utf8'),
         }),
       );

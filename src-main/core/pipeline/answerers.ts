@@ -21,6 +21,8 @@ export function createAnswerer(
   budget?: CallGate,
   /** The data folder's LLM response cache (answer/responseCache.ts); absent: no cache. */
   cache?: ResponseCache,
+  /** False for a run from the network (core/trust.ts isLocalUser): errors never quote replies. */
+  quoteReplies = true,
 ): Answerer {
   switch (config.kind) {
     case 'extractive':
@@ -31,6 +33,7 @@ export function createAnswerer(
         ...(meter ? { meter } : {}),
         ...(budget ? { budget } : {}),
         ...(cache ? { cache } : {}),
+        quoteReplies,
       });
   }
 }

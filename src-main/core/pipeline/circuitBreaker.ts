@@ -7,7 +7,11 @@ export class CircuitBreaker {
   private streak = 0;
   private reason: string | null = null;
 
-  constructor(readonly limit: number) {}
+  constructor(
+    readonly limit: number,
+    /** What is counted, in the reason: a run's answers, a rescore's judge calls. */
+    private readonly counted = 'answers',
+  ) {}
 
   /** Counts one answer; returns the reason when this answer trips the breaker, else null. */
   record(failed: boolean, message: string | undefined): string | null {
@@ -19,7 +23,7 @@ export class CircuitBreaker {
     this.streak++;
     if (this.streak < this.limit) return null;
     this.reason =
-      `paused by the circuit breaker: ${this.streak} answers in a row failed ` +
+      `paused by the circuit breaker: ${this.streak} ${this.counted} in a row failed ` +
       `(maxConsecutiveFailures ${this.limit}), last: ${message ?? 'unknown error'}`;
     return this.reason;
   }

@@ -76,6 +76,7 @@ export function inlineExecutor(options: InlineExecutorOptions): SampleExecutor {
               answererMeter(job.config.answerer, hooks),
               hooks.budget,
               cache,
+              job.quoteReplies !== false,
             ),
           ...(hooks.budget ? { budget: hooks.budget } : {}),
           ...(cache ? { responseCache: cache } : {}),

@@ -28,6 +28,8 @@ export interface JudgePassOptions {
   client?: LlmClient;
   /** The judge's API key by variable name (see core/keys.ts). */
   keys?: ApiKeys;
+  /** False for a run from the network (core/trust.ts isLocalUser): errors never quote replies. */
+  quoteReplies?: boolean;
 }
 
 export interface JudgePassResult {
@@ -61,8 +63,11 @@ export async function judgeRun(
     ...(cacheScope !== undefined ? { cacheScope } : {}),
     client:
       options.client ??
-      new LlmClient(config, options.keys ?? {}, Math.random, (delta) =>
-        store.recordCalls(runId, { role: 'judge', model: config.model, ...delta }),
+      new LlmClient(
+        { ...config, quoteReplies: options.quoteReplies },
+        options.keys ?? {},
+        Math.random,
+        (delta) => store.recordCalls(runId, { role: 'judge', model: config.model, ...delta }),
       ),
   });
   const groups = new Map<string, AnswerRecord[]>();

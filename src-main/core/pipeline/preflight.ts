@@ -62,6 +62,7 @@ async function call(
   endpoint: PreflightEndpoint,
   keys: ApiKeys,
   meter: CallMeter,
+  quoteReplies: boolean,
   signal?: AbortSignal,
 ): Promise<void> {
   const options = signal ? { signal } : {};
@@ -77,6 +78,7 @@ async function call(
       },
       keys,
       meter,
+      quoteReplies,
     );
     await embedder.embed(['preflight'], options);
     return;
@@ -92,6 +94,7 @@ async function call(
       maxRetries: 0,
       concurrency: 1,
       baseDelayMs: 0,
+      quoteReplies,
     },
     keys,
     Math.random,
@@ -108,6 +111,8 @@ export async function preflight(
   config: ExperimentConfig,
   keys: ApiKeys,
   signal?: AbortSignal,
+  /** False for a config from the network (core/trust.ts isLocalUser): replies are not quoted. */
+  quoteReplies = true,
 ): Promise<LlmCallRecord[]> {
   const endpoints = endpointsOf(config);
   const records = endpoints.map((e): LlmCallRecord => ({
@@ -127,7 +132,7 @@ export async function preflight(
         record.promptTokens += delta.promptTokens;
         record.completionTokens += delta.completionTokens;
       };
-      return call(e, keys, meter, signal);
+      return call(e, keys, meter, quoteReplies, signal);
     }),
   );
   const problems: string[] = [];

@@ -147,6 +147,11 @@ export function callerTrust(options: RunOptions): CallerTrust {
   };
 }
 
+/** Whether errors may quote what the run's endpoints and services replied (core/trust.ts). */
+export function repliesQuotable(options: RunOptions): boolean {
+  return isLocalUser(callerTrust(options));
+}
+
 /** The job that crosses to the executor (a worker thread) for one sample of the run. */
 export function sampleJobOf(
   context: RunContext,
@@ -173,6 +178,6 @@ export function sampleJobOf(
             : {}),
         }
       : {}),
-    ...(isLocalUser(callerTrust(options)) ? {} : { quoteReplies: false }),
+    ...(repliesQuotable(options) ? {} : { quoteReplies: false }),
   };
 }

@@ -3,7 +3,7 @@ import {
   DEFAULT_RUN_CONCURRENCY,
   type ExperimentConfig,
 } from '../../../src-shared/experiment';
-import type { EndpointLimits } from '../http/callBudget';
+import { CallBudget, cappedPauseMessage, type EndpointLimits } from '../http/callBudget';
 
 /**
  * How much of the run's LLM work may be in flight at once, read from its config: the questions a
@@ -71,4 +71,19 @@ export function endpointLimitsFor(
     });
   }
   return limits;
+}
+
+/**
+ * The run's one request budget (absent when nothing answers remotely). A Retry-After longer than
+ * the retry policy's cap pauses its endpoint for the cap, and `warn` says so (the run's warnings).
+ */
+export function runBudgetOf(
+  config: ExperimentConfig,
+  warn: (message: string) => void,
+): CallBudget | undefined {
+  const limit = runBudgetLimit(config);
+  if (limit === undefined) return undefined;
+  return new CallBudget(limit, endpointLimitsOf(config), Date.now, undefined, {
+    onCapped: (endpoint, askedMs, capMs) => warn(cappedPauseMessage(endpoint, askedMs, capMs)),
+  });
 }

@@ -322,7 +322,7 @@ async function openMemory(
       // unless the run has a shared budget.
       llm: config.memory.llm
         ? new LlmClient(
-            config.memory.llm,
+            { ...config.memory.llm, quoteReplies: job.quoteReplies !== false },
             job.apiKeys,
             Math.random,
             callMeter(hooks, 'memory', config.memory.llm.model),

@@ -26,16 +26,18 @@ import { ApiKeySource, experimentApiKeys } from '../keys';
 import { usageOf } from '../runs/usage';
 import { workerExecutor, type SampleExecutor } from './executors';
 import { judgeRun } from './judgeRun';
-import { CallBudget } from '../http/callBudget';
 import { CallFiler } from './callTally';
 import { CircuitBreaker } from './circuitBreaker';
 import { preflight } from './preflight';
-import { answersRemotely, endpointLimitsOf, runBudgetLimit } from './runLimits';
+import { adoptLegacyResponses } from './legacyResponses';
+import type { CallBudget } from '../http/callBudget';
+import { answersRemotely, runBudgetOf } from './runLimits';
 import type { SampleEvent } from './runSample';
 import { errataRecord } from '../dataset/errata';
 import {
   callerTrust,
   collectionDirFor,
+  repliesQuotable,
   sampleJobOf,
   type ExperimentHandle,
   type PlannedSample,
@@ -103,7 +105,11 @@ export function selectSamples(
  */
 async function prepareLaunch(config: ExperimentConfig, options: RunOptions) {
   const apiKeys = experimentApiKeys(config, options.apiKeys ?? new ApiKeySource());
-  const preflightCalls = options.preflight ? await preflight(config, apiKeys, options.signal) : [];
+  adoptLegacyResponses(options);
+  const quotes = repliesQuotable(options);
+  const preflightCalls = options.preflight
+    ? await preflight(config, apiKeys, options.signal, quotes)
+    : [];
   const executor = options.executor ?? workerExecutor();
   await executor.prepare(config);
   assertMemoryLlm(config.memory.preset, config.memory.llm);
@@ -347,9 +353,9 @@ async function execute(
   const totalPackets = planned.reduce((sum, p) => sum + p.packets, 0);
   const answerErrorsBefore = store.getRun(runId).answerErrors;
   // One request budget per run: every sample and worker shares it (http/callBudget.ts).
-  const budgetLimit = runBudgetLimit(config);
-  const budget =
-    budgetLimit !== undefined ? new CallBudget(budgetLimit, endpointLimitsOf(config)) : undefined;
+  const budget = runBudgetOf(config, (message) =>
+    fold({ type: 'warning', sampleId: 'request budget', message }),
+  );
   // The ledger is filed in batches (callTally.ts): the calls reported in one turn of the event loop
   // go in one transaction at the next, so a burst of answers costs one write, and a kill -9 loses
   // no more than the old write per call did (what was reported but not yet handled).
@@ -435,7 +441,11 @@ async function runAndJudge(
     // The judge scores a finished run only: a resumed run is judged when it completes.
     if (!signal.aborted && lanes.tally().failures.length === 0 && config.judge) {
       try {
-        await judgeRun(options.store, runId, config.judge, { signal, keys: apiKeys });
+        await judgeRun(options.store, runId, config.judge, {
+          signal,
+          keys: apiKeys,
+          quoteReplies: repliesQuotable(options),
+        });
       } catch (error) {
         // A cancel stops the pass: verdicts already saved stay, resume judges the rest.
         if (!signal.aborted) throw error;

@@ -128,6 +128,7 @@ function serve(port: NonNullable<typeof parentPort>, init: unknown): void {
         answererMeter(config.answerer, hooks),
         budget,
         cache,
+        job.quoteReplies !== false,
       ),
       ...(budget ? { budget } : {}),
       ...(cache ? { responseCache: cache } : {}),

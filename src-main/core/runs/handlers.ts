@@ -19,8 +19,20 @@ export type RunWrites = {
 
 export type RunsHandlers = RunQueries & RunWrites;
 
+/** How a rescore's judge behaves for its caller. */
+export interface RunWriteOptions {
+  /** False: the caller is not the local user, so the judge's errors never quote its replies. */
+  quoteReplies?: boolean;
+  /** Hears what a rescore's judge pass is doing (retries, an early stop): the CLI's stderr. */
+  log?: (message: string) => void;
+}
+
 /** `apiKeys`: where a rescore's judge reads its key (the caller's key policy). */
-export function runWrites(store: RunStore, apiKeys = new ApiKeySource()): RunWrites {
+export function runWrites(
+  store: RunStore,
+  apiKeys = new ApiKeySource(),
+  { quoteReplies = true, log }: RunWriteOptions = {},
+): RunWrites {
   return {
     'runs.delete': async ({ runId }) => ({ deleted: store.deleteRun(runId) }),
     'runs.setIdentity': async ({ runId, ...patch }) => store.setRunIdentity(runId, patch),
@@ -31,12 +43,18 @@ export function runWrites(store: RunStore, apiKeys = new ApiKeySource()): RunWri
           ? {
               judge,
               keys: apiKeys.keysFor(judge.apiKeyEnv, 'rescore judge', ['judge', 'apiKeyEnv']),
+              quoteReplies,
+              ...(log ? { log } : {}),
             }
           : {}),
       }),
   };
 }
 
-export function runsHandlers(store: RunStore, apiKeys?: ApiKeySource): RunsHandlers {
-  return { ...runQueries(store), ...runWrites(store, apiKeys) };
+export function runsHandlers(
+  store: RunStore,
+  apiKeys?: ApiKeySource,
+  options?: RunWriteOptions,
+): RunsHandlers {
+  return { ...runQueries(store), ...runWrites(store, apiKeys, options) };
 }

@@ -8,6 +8,8 @@ import { metricOf, metricScores } from '../../../src-shared/metrics';
 import type { RescoreJudgeResult } from '../../../src-shared/rescore';
 import { LlmJudge, judgeAnswer } from '../answer/judge';
 import { LlmClient } from '../answer/llm-client';
+import { CircuitBreaker } from '../pipeline/circuitBreaker';
+import { DEFAULT_MAX_CONSECUTIVE_FAILURES } from '../../../src-shared/experiment';
 import type { ApiKeys } from '../keys';
 import type { RunStore } from './store';
 
@@ -25,6 +27,10 @@ export interface RescoreJudgeOptions {
   /** Replaces the HTTP client (tests). */
   client?: LlmClient;
   signal?: AbortSignal;
+  /** False for a caller from the network (core/trust.ts isLocalUser): replies are not quoted. */
+  quoteReplies?: boolean;
+  /** Hears each retry (and why) and an early stop as they happen (the CLI's stderr). */
+  log?: (message: string) => void;
 }
 
 export async function rescoreJudge(
@@ -36,10 +42,24 @@ export async function rescoreJudge(
   const profile = store.profileOf(runId);
   // A protocol the request leaves open is the run's benchmark's own judge.
   const { config } = judgeConfigFor(named, profile);
+  const log = options.log;
+  const onRetry = log
+    ? (delayMs: number, error: Error) =>
+        log(`judge: retrying in ${(delayMs / 1000).toFixed(1)} s after: ${error.message}`)
+    : undefined;
   const judge = new LlmJudge(config, {
     cache: store.judgeCache(),
-    client: options.client ?? new LlmClient(config, options.keys ?? {}),
+    client:
+      options.client ??
+      new LlmClient({ ...config, quoteReplies: options.quoteReplies, onRetry }, options.keys ?? {}),
   });
+  // A dead endpoint stops the pass as it pauses a run: the run's own consecutive-failures rule.
+  const breaker = new CircuitBreaker(
+    store.getRun(runId).manifest.config.maxConsecutiveFailures ?? DEFAULT_MAX_CONSECUTIVE_FAILURES,
+    'judge calls',
+  );
+  const stop = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
   const judgeMetric = metricOf('judge');
   const judged = new Set(
     profile.categories.filter((c) => metricScores(judgeMetric, c)).map((c) => c.id),
@@ -58,6 +78,9 @@ export async function rescoreJudge(
     unparseable: 0,
     calls: 0,
     cacheHits: 0,
+    stopped: null,
+    notJudged: 0,
+    lastError: null,
   };
   const identity = {
     protocol: judge.protocol.name,
@@ -68,8 +91,22 @@ export async function rescoreJudge(
   await Promise.all(
     [...groups.values()].map(async (rows) => {
       const first = rows[0] as AnswerRecord;
-      const score: JudgeScore | null = await judgeAnswer(judge, first, options.signal, profile);
+      let score: JudgeScore | null;
+      try {
+        score = await judgeAnswer(judge, first, signal, profile);
+      } catch (error) {
+        // Stopped by the breaker: these rows were never asked about. A user's cancel rejects.
+        if (options.signal?.aborted || !stop.signal.aborted) throw error;
+        result.notJudged = (result.notJudged ?? 0) + rows.length;
+        return;
+      }
       if (score === null) return;
+      const tripped = breaker.record(score.error !== null, score.error ?? undefined);
+      if (tripped !== null) {
+        result.stopped = tripped;
+        log?.(`judge: stopped early, ${result.stopped}`);
+        stop.abort();
+      }
       store.saveProtocolJudgeScores(
         runId,
         identity,
@@ -81,7 +118,10 @@ export async function rescoreJudge(
         })),
       );
       result.judged += rows.length;
-      if (score.error !== null) result.errors += rows.length;
+      if (score.error !== null) {
+        result.errors += rows.length;
+        result.lastError = score.error;
+      }
       if ((score.unparseable ?? 0) > 0) result.unparseable += rows.length;
     }),
   );

@@ -24,7 +24,7 @@ import {
 } from '../pipeline/protocol';
 import { endpointLimitsOf, runBudgetLimit } from '../pipeline/runLimits';
 import { sampleJobWire, type LogLevel, type SampleOutcome } from '../pipeline/runSample';
-import { CallBudget } from '../http/callBudget';
+import { CallBudget, cappedPauseMessage } from '../http/callBudget';
 import { RedisTokenBucket } from '../http/redisTokenBucket';
 import { DEFAULT_LOCK_MS, DEFAULT_QUEUE, DEFAULT_STALLED_CHECK_MS } from './queueDefaults';
 
@@ -418,6 +418,14 @@ export async function startSampleWorker(options: SampleWorkerOptions): Promise<S
                   endpointLimitsOf(config),
                   Date.now,
                   (endpoint, signal) => bucket.take(endpoint, signal),
+                  {
+                    onCapped: (endpoint, askedMs, capMs) =>
+                      report({
+                        type: 'log',
+                        level: 'warn',
+                        message: cappedPauseMessage(endpoint, askedMs, capMs),
+                      }),
+                  },
                 ),
               }
             : {}),

@@ -9,6 +9,7 @@ import {
 } from '../../../../src-shared/memory-protocol';
 import { isLoopbackHostname } from '../../keys';
 import { killProcessGroup, spawnServiceChild } from './children';
+import { NOT_QUOTED } from '../../trust';
 
 /**
  * The two ways the workbench reaches a memory service (docs/memory-protocol.md): HTTP on a
@@ -41,9 +42,11 @@ function serviceFailure(
   });
 }
 
-/** Where a reply is not quoted: says so, so nobody mistakes the silence for an empty reply. */
-export const NOT_QUOTED =
-  "(the reply is not quoted: this config came from the browser-mode API or a queue job, and the URL could be any local service's)";
+/**
+ * Where a reply is not quoted: says so, so nobody mistakes the silence for an empty reply (one
+ * sentence, core/trust.ts, for memory services and LLM endpoints alike).
+ */
+export { NOT_QUOTED };
 
 function cancelled(where: string, method: string, signal: AbortSignal): WorkbenchError {
   if (signal.reason instanceof WorkbenchError) return signal.reason;

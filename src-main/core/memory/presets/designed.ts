@@ -76,6 +76,7 @@ export const designedPreset: MemoryServiceFactory = async (config, ctx) => {
     ...(ctx.logger ? { logger: ctx.logger } : {}),
     apiKeys: ctx.apiKeys,
     embedderMeter: ctx.embedderMeter,
+    quoteReplies: ctx.quoteReplies,
   });
   return new DesignedMemory(engine);
 };

@@ -55,7 +55,7 @@ export const externalPresetConfigSchema = z
     service: z.record(z.string(), z.unknown()).default({}),
     /**
      * The environment variable holding a token sent as `Authorization: Bearer …` (HTTP only;
-     * read under the key policy of core/keys.ts: names ending in _API_KEY or _TOKEN).
+     * read under the key policy of core/keys.ts, KEY_ENV_RULE).
      */
     tokenEnv: z
       .string()

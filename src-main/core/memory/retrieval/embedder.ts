@@ -35,6 +35,8 @@ export interface EmbedderContext {
   apiKeys?: ApiKeys | undefined;
   /** Files the endpoint's requests in a run's call ledger, by model; absent: not metered. */
   meter?: ((model: string) => CallMeter) | undefined;
+  /** False for a config from the network: errors never quote the endpoint's replies. */
+  quoteReplies?: boolean | undefined;
 }
 
 /** One connection per cache file per process (per worker thread), kept for the process's life. */
@@ -60,7 +62,12 @@ export async function openEmbedder(
 ): Promise<Embedder> {
   if (choice === WINK_EMBEDDER) return sharedWinkEmbedder();
   const { kind: _kind, ...endpoint } = choice;
-  const remote = new OpenAIEmbedder(endpoint, ctx.apiKeys, ctx.meter?.(choice.model));
+  const remote = new OpenAIEmbedder(
+    endpoint,
+    ctx.apiKeys,
+    ctx.meter?.(choice.model),
+    ctx.quoteReplies !== false,
+  );
   if (ctx.cacheDir === undefined) {
     await remote.resolveDim();
     return remote;
@@ -116,5 +123,6 @@ export function openServiceEmbedder(
     logger: ctx.logger,
     apiKeys: ctx.apiKeys,
     meter: ctx.embedderMeter,
+    quoteReplies: ctx.quoteReplies,
   });
 }
