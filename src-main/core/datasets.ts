@@ -278,13 +278,14 @@ export async function listDatasetFolderFiles(
     } catch (error) {
       throw fromSystemError(error, `datasets.folderFiles: ${folder}`) ?? error;
     }
-    for (const name of names.filter((entry) => entry.toLowerCase().endsWith('.json')).sort()) {
-      const path = join(folder, name);
+    // Names read from the folder itself, not ids: each is checked to lie inside it just below.
+    for (const entry of names.filter((n) => n.toLowerCase().endsWith('.json')).sort()) {
+      const path = join(folder, entry);
       const inside = resolveInsideFolders(path, datasetDirs);
       if (inside === null) continue;
       // A file removed since the listing, or a folder named *.json, is not a dataset to offer.
       const found = await stat(inside).catch(() => null);
-      if (found?.isFile()) files.push({ path, name, folder, bytes: found.size });
+      if (found?.isFile()) files.push({ path, name: entry, folder, bytes: found.size });
     }
   }
   return files;

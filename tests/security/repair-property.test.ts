@@ -66,22 +66,21 @@ function cleanRows(): TableRows[] {
 
 const CLEAN = cleanRows();
 
-const statements = new WeakMap<
-  SqliteDatabase,
-  Map<string, ReturnType<SqliteDatabase['prepare']>>
->();
+type Lookup = (...key: unknown[]) => unknown;
+const statements = new WeakMap<SqliteDatabase, Map<string, Lookup>>();
 
 function lookup(db: SqliteDatabase, t: TableRows, row: Record<string, unknown>): unknown {
-  const byTable = statements.get(db) ?? new Map<string, ReturnType<SqliteDatabase['prepare']>>();
+  const byTable = statements.get(db) ?? new Map<string, Lookup>();
   statements.set(db, byTable);
   let statement = byTable.get(t.table);
   if (statement === undefined) {
     const select = t.key[0] === 'rowid' ? 'rowid, *' : '*';
     const where = t.key.map((c) => `"${c}" = ?`).join(' AND ');
-    statement = db.prepare(`SELECT ${select} FROM "${t.table}" WHERE ${where}`);
+    const prepared = db.prepare(`SELECT ${select} FROM "${t.table}" WHERE ${where}`);
+    statement = (...key: unknown[]) => prepared.get(...key);
     byTable.set(t.table, statement);
   }
-  return statement.get(...t.key.map((c) => row[c]));
+  return statement(...t.key.map((c) => row[c]));
 }
 
 /** Each clean row that SQLite reads back unchanged, by its key alone, from `file`. */

@@ -1,6 +1,6 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { benchmarkProfile } from '../../../src-shared/benchmarks';
 import type { DatasetLoadResult, Sample } from '../../../src-shared/dataset';
 import { WorkbenchError, parseOrThrow } from '../../../src-shared/errors';
@@ -36,6 +36,7 @@ import { errataRecord } from '../dataset/errata';
 import {
   callerTrust,
   collectionDirFor,
+  runCollectionsDir,
   sampleJobOf,
   type ExperimentHandle,
   type PlannedSample,
@@ -400,7 +401,7 @@ async function execute(
     await dataset.close().catch(() => undefined);
     if (!options.keepCollections) {
       for (const dir of lanes.dirs) rmSync(dir, { recursive: true, force: true });
-      rmSync(join(options.dataDir, 'collections', runId), { recursive: true, force: true });
+      rmSync(runCollectionsDir(options.dataDir, runId), { recursive: true, force: true });
     }
   }
 
