@@ -33,8 +33,8 @@ describe('pathComponentOf (issue 39 item 3)', () => {
       'conv.1',
       'conv/1',
       'conv-1 ',
-      'x'.repeat(64),
-      'x'.repeat(65),
+      'x'.repeat(72),
+      'x'.repeat(73),
     ];
     expect(new Set(lookAlikes.map(pathComponentOf)).size).toBe(lookAlikes.length);
   });

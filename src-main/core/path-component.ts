@@ -6,7 +6,7 @@ import { sha256Hex } from './canonical-hash';
  * collection name) becomes part of a path: `pathComponentOf(id)` is one folder name, never `.`,
  * `..`, empty or over 72 characters, and distinct ids always give distinct names.
  *
- * An id of 1 to 64 characters from `[a-z0-9_-]` (not a Windows device name) is its own name, so
+ * An id of 1 to 72 characters from `[a-z0-9_-]` (not a Windows device name) is its own name, so
  * the folders of ordinary ids stay readable. Any other id becomes its allowed characters (the rest
  * as `_`, lower case, at most 40) + `.` + 24 hex digits of its sha256: a plain name never holds a
  * `.`, so it cannot equal a hashed one, and two hashed names differ when their ids do (unless
@@ -14,7 +14,7 @@ import { sha256Hex } from './canonical-hash';
  * a case-insensitive disk (macOS, Windows).
  */
 
-const PLAIN = /^[a-z0-9_-]{1,64}$/;
+const PLAIN = /^[a-z0-9_-]{1,72}$/;
 const DEVICE_NAMES = /^(con|prn|aux|nul|com\d|lpt\d)$/;
 
 export function pathComponentOf(id: string): string {
