@@ -5,6 +5,7 @@ import { defaultDataDir, defaultRunsDbPath } from '../../core/runs/paths';
 import { skippedReport, summaryTable } from '../../core/runs/report';
 import type { CliIO } from '../command';
 import { UsageError, defineCommand } from '../command';
+import { printable } from '../output';
 import { withRunsApi } from '../runsApi';
 import { parseScheme } from '../request';
 import type { RunManifest } from '../../../src-shared/runs';
@@ -57,7 +58,7 @@ export const runsCommand = defineCommand({
                   ? `  errors ${r.insertErrors}+${r.answerErrors}`
                   : '';
               io.stdout(
-                `${r.id}  ${r.status.padEnd(11)}  ${r.preset.padEnd(12)}  ${r.samples} samples  ${r.datasetPath}${errors}\n`,
+                `${printable(r.id)}  ${r.status.padEnd(11)}  ${printable(r.preset).padEnd(12)}  ${r.samples} samples  ${printable(r.datasetPath)}${errors}\n`,
               );
             }
           }
