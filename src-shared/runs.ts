@@ -493,6 +493,11 @@ export interface RunListItem {
    * after a change to its scores until the next write (fetch `runs.summary` then).
    */
   summary: RunSummary | null;
+  /**
+   * What of the run's stored row cannot be read (`manifest: not valid JSON …`, `summary: …`);
+   * absent when nothing is damaged. `runs repair` lists these runs; `rescore` rebuilds a summary.
+   */
+  damaged?: string;
 }
 
 export interface RunInfo extends RunListItem {
