@@ -43,6 +43,7 @@ const CORE_BASE_FILES = [
   'dispatch',
   'handlers',
   'keys',
+  'path-component',
   'provenance',
   'sqlite',
   'structured-file',

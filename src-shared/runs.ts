@@ -359,15 +359,27 @@ export const ManifestListViewSchema = z
 export const MAX_RUN_NAME = 120;
 export const MAX_RUN_TAGS = 20;
 export const MAX_RUN_NOTES = 10_000;
+/**
+ * Control characters (C0, DEL, C1) and the bidirectional overrides: in a name printed to a
+ * terminal they move the cursor, recolour, or forge a line of the output around them.
+ */
+export const CONTROL_CHARACTERS = /[\p{Cc}\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+const NO_CONTROL_CHARACTERS = new RegExp(`^(?:(?!${CONTROL_CHARACTERS.source}).)*$`, 'su');
 export const runTagSchema = z
   .string()
   .trim()
   .min(1, 'must not be empty')
   .max(40)
-  .regex(/^[^,]+$/, 'must not contain a comma');
+  .regex(/^[^,]+$/, 'must not contain a comma')
+  .regex(NO_CONTROL_CHARACTERS, 'must not contain control characters');
 export const RunIdentitySchema = z
   .object({
-    name: z.string().trim().max(MAX_RUN_NAME).default(''),
+    name: z
+      .string()
+      .trim()
+      .max(MAX_RUN_NAME)
+      .regex(NO_CONTROL_CHARACTERS, 'must not contain control characters')
+      .default(''),
     tags: z
       .array(runTagSchema)
       .max(MAX_RUN_TAGS)
@@ -481,6 +493,11 @@ export interface RunListItem {
    * after a change to its scores until the next write (fetch `runs.summary` then).
    */
   summary: RunSummary | null;
+  /**
+   * What of the run's stored row cannot be read (`manifest: not valid JSON …`, `summary: …`);
+   * absent when nothing is damaged. `runs repair` lists these runs; `rescore` rebuilds a summary.
+   */
+  damaged?: string;
 }
 
 export interface RunInfo extends RunListItem {

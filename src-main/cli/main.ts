@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { WorkbenchError } from '../../src-shared/errors';
 import { errnoCode, errnoReason, fromSystemError } from '../core/system-errors';
 import type { CliCommand, CliIO } from './command';
+import { terminalSafe } from './output';
 import { UsageError } from './command';
 import { serveCommand } from './commands/serve';
 import { compareCommand } from './commands/compare';
@@ -156,8 +157,8 @@ if (isEntryPoint()) {
   watch('stdout');
   watch('stderr');
   const io: CliIO = {
-    stdout: (text) => void (closed.stdout || process.stdout.write(text)),
-    stderr: (text) => void (closed.stderr || process.stderr.write(text)),
+    stdout: (text) => void (closed.stdout || process.stdout.write(terminalSafe(text))),
+    stderr: (text) => void (closed.stderr || process.stderr.write(terminalSafe(text))),
   };
   // exitCode, not exit(): lets piped stdout drain (a large --json would otherwise be cut off).
   const code = await runCli(process.argv.slice(2), io);

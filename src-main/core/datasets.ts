@@ -56,13 +56,29 @@ export class DatasetStore {
      * (the old behaviour, for the benchmark's comparison).
      */
     private readonly offThreadFromBytes: number = OFF_THREAD_LOAD_BYTES,
+    /**
+     * Browser mode's `--dataset-dir` folders: a remembered dataset outside them and outside the
+     * uploads is neither restored nor served, checked again on every read (a restart may have
+     * narrowed them); null (the desktop app) serves whatever its user opened.
+     */
+    private readonly readableFolders: readonly string[] | null = null,
   ) {
     this.recentFile = join(dataDir, 'datasets.json');
   }
 
   async list(): Promise<DatasetSummary[]> {
     await this.restore();
-    return [...this.open.values()].map((d) => d.summary);
+    return [...this.open.values()]
+      .filter((d) => this.readable(d.summary.path))
+      .map((d) => d.summary);
+  }
+
+  /** Whether this server may serve the file at `path` now: an upload, or inside its folders. */
+  private readable(path: string): boolean {
+    if (this.readableFolders === null) return true;
+    return (
+      resolveInsideFolders(path, [join(this.dataDir, 'datasets'), ...this.readableFolders]) !== null
+    );
   }
 
   async openPath(path: string, name = basename(path)): Promise<DatasetSummary> {
@@ -143,7 +159,8 @@ export class DatasetStore {
   async get(datasetId: string): Promise<OpenDataset> {
     await this.restore();
     const dataset = this.open.get(datasetId);
-    if (!dataset) {
+    // Outside the folders answers as "not open", as for any id this server does not serve.
+    if (!dataset || !this.readable(dataset.summary.path)) {
       throw new WorkbenchError('NOT_FOUND', `dataset ${datasetId.slice(0, 12)}… is not open`, {
         path: ['datasetId'],
       });
@@ -219,7 +236,7 @@ export class DatasetStore {
       return;
     }
     for (const entry of recent) {
-      if (this.open.has(entry.sha256)) continue;
+      if (this.open.has(entry.sha256) || !this.readable(entry.path)) continue;
       try {
         await this.openPath(entry.path, entry.name);
       } catch {
@@ -278,13 +295,14 @@ export async function listDatasetFolderFiles(
     } catch (error) {
       throw fromSystemError(error, `datasets.folderFiles: ${folder}`) ?? error;
     }
-    for (const name of names.filter((entry) => entry.toLowerCase().endsWith('.json')).sort()) {
-      const path = join(folder, name);
+    // Names read from the folder itself, not ids: each is checked to lie inside it just below.
+    for (const entry of names.filter((n) => n.toLowerCase().endsWith('.json')).sort()) {
+      const path = join(folder, entry);
       const inside = resolveInsideFolders(path, datasetDirs);
       if (inside === null) continue;
       // A file removed since the listing, or a folder named *.json, is not a dataset to offer.
       const found = await stat(inside).catch(() => null);
-      if (found?.isFile()) files.push({ path, name, folder, bytes: found.size });
+      if (found?.isFile()) files.push({ path, name: entry, folder, bytes: found.size });
     }
   }
   return files;

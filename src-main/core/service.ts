@@ -55,7 +55,12 @@ export interface Service {
 /** Implements the API contract on top of core/. Both transports call exactly this. */
 export function createService(options: ServiceOptions): Service {
   installPunktModel();
-  const datasets = new DatasetStore(options.dataDir, options.datasetWorkerFromBytes);
+  const datasetFolders = options.transport === 'http' ? (options.datasetDirs ?? []) : null;
+  const datasets = new DatasetStore(
+    options.dataDir,
+    options.datasetWorkerFromBytes,
+    datasetFolders,
+  );
   // The one place keys are read, for the Models view and for experiments alike.
   const apiKeys = new ApiKeySource({
     ...(options.keyPolicy ? { policy: options.keyPolicy } : {}),
@@ -98,10 +103,7 @@ export function createService(options: ServiceOptions): Service {
       transport: options.transport,
       dataDir: options.dataDir,
     }),
-    ...datasetsHandlers(
-      datasets,
-      options.transport === 'http' ? (options.datasetDirs ?? []) : null,
-    ),
+    ...datasetsHandlers(datasets, datasetFolders),
     ...experiments.experimentHandlers((datasetId) => datasets.get(datasetId)),
     ...experiments.runsHandlers(),
     ...reproduceHandlers(datasetPath, () => experiments.packRunOptions()),

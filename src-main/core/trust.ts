@@ -1,5 +1,5 @@
 import { realpathSync } from 'node:fs';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
 /**
  * Who a config came from decides what it may make this machine do (DESIGN.md §7): the local user
@@ -56,8 +56,20 @@ export function resolveInsideFolders(path: string, folders: readonly string[]): 
       const rel = relative(root, candidate);
       return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
     });
-  const candidate = realpathOr(path) ?? resolve(path);
+  const candidate = realpathOr(path) ?? wouldBe(resolve(path));
   return inside(candidate) ? candidate : null;
+}
+
+/**
+ * Where a missing path would be once created: its nearest existing ancestor resolved (symlinks
+ * too) and the rest appended. So `<folder>/link-out/missing` is judged where `link-out` leads,
+ * the same as `<folder>/link-out/existing`: a refusal never tells whether a file exists.
+ */
+function wouldBe(path: string): string {
+  const parent = dirname(path);
+  if (parent === path) return path;
+  const real = realpathOr(parent);
+  return join(real ?? wouldBe(parent), basename(path));
 }
 
 function realpathOr(path: string): string | null {

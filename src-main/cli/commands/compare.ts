@@ -6,6 +6,7 @@ import {
 import { DEFAULT_COMPARE_METRIC, DEFAULT_COMPARE_SEED } from '../../../src-shared/compare';
 import { metricIds } from '../../../src-shared/metrics';
 import { UsageError, defineCommand } from '../command';
+import { printable } from '../output';
 import { withRunsApi } from '../runsApi';
 import { parseScheme } from '../request';
 import { JSON_OPTION, RUNS_DB_OPTIONS, SCHEME_OPTION } from '../options';
@@ -88,7 +89,9 @@ export const compareCommand = defineCommand({
         return 0;
       }
       const named = new Map((await api.call('runs.list', {})).map((run) => [run.id, run.name]));
-      const names = result.comparison.runs.map((run) => named.get(run.runId) || run.label);
+      const names = result.comparison.runs.map((run) =>
+        printable(named.get(run.runId) || run.label),
+      );
       io.stdout(compareTable(result, { markup: format as CompareMarkup, scheme, names }));
       return 0;
     });

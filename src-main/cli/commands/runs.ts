@@ -1,10 +1,12 @@
 import { resolve } from 'node:path';
 import { coverageNote } from '../../../src-shared/coverage';
+import { SqliteRunReader } from '../../core/runs/reader';
 import { repairRunsDb, type TableRepair } from '../../core/runs/repair';
 import { defaultDataDir, defaultRunsDbPath } from '../../core/runs/paths';
 import { skippedReport, summaryTable } from '../../core/runs/report';
 import type { CliIO } from '../command';
 import { UsageError, defineCommand } from '../command';
+import { printable } from '../output';
 import { withRunsApi } from '../runsApi';
 import { parseScheme } from '../request';
 import type { RunManifest } from '../../../src-shared/runs';
@@ -47,8 +49,12 @@ export const runsCommand = defineCommand({
                 r.insertErrors + r.answerErrors > 0
                   ? `  errors ${r.insertErrors}+${r.answerErrors}`
                   : '';
+              if (r.damaged !== undefined) {
+                io.stdout(`${printable(r.id)}  damaged: ${printable(r.damaged)}\n`);
+                continue;
+              }
               io.stdout(
-                `${r.id}  ${r.status.padEnd(11)}  ${r.preset.padEnd(12)}  ${r.samples} samples  ${r.datasetPath}${errors}\n`,
+                `${printable(r.id)}  ${r.status.padEnd(11)}  ${printable(r.preset).padEnd(12)}  ${r.samples} samples  ${printable(r.datasetPath)}${errors}\n`,
               );
             }
           }
@@ -118,12 +124,16 @@ function repair(
   const report = repairRunsDb(file);
   // Recovering nothing is a failure: the damaged file was left in place and no data came back.
   const code = report.outcome === 'nothing-recovered' ? 1 : 0;
+  const damagedRuns = report.outcome === 'nothing-recovered' ? [] : damagedRunsIn(file);
   if (json) {
-    io.stdout(`${JSON.stringify(report)}\n`);
+    io.stdout(`${JSON.stringify({ ...report, damagedRuns })}\n`);
     return code;
   }
   if (report.outcome === 'intact') {
-    io.stdout(`${file}: integrity_check found no damage; nothing was changed\n`);
+    io.stdout(
+      `${file}: integrity_check found no damage; nothing was changed${damagedRuns.length > 0 ? '' : '\n'}`,
+    );
+    if (damagedRuns.length > 0) io.stdout(`, but ${damagedRunsText(damagedRuns)}`);
     return code;
   }
   io.stdout(`${file} was damaged: ${report.problems.slice(0, 3).join('; ')}\n`);
@@ -141,7 +151,25 @@ function repair(
   io.stdout(
     `${report.recovered} row(s) recovered; ${report.runs.length} run(s) in the repaired database\n`,
   );
+  if (damagedRuns.length > 0) io.stdout(damagedRunsText(damagedRuns));
   return code;
+}
+
+/** Runs whose stored manifest, tags or summary SQLite reads but the product cannot parse. */
+function damagedRunsIn(file: string): Array<{ runId: string; damaged: string }> {
+  const reader = SqliteRunReader.openReadOnly(file);
+  try {
+    return reader
+      .listRuns()
+      .flatMap((r) => (r.damaged === undefined ? [] : [{ runId: r.id, damaged: r.damaged }]));
+  } finally {
+    reader.close();
+  }
+}
+
+function damagedRunsText(runs: ReadonlyArray<{ runId: string; damaged: string }>): string {
+  const lines = runs.map((r) => `  run ${printable(r.runId)}: damaged: ${printable(r.damaged)}\n`);
+  return `${runs.length} run(s) hold a stored value that cannot be read (a summary is rebuilt by \`rescore <run id>\`; a run without its manifest can only be deleted):\n${lines.join('')}`;
 }
 
 /** One table's line: rows recovered, and what was lost (rowid or key ranges), or "complete". */

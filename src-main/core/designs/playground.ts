@@ -8,6 +8,7 @@ import { WorkbenchError, toErrorPayload } from '../../../src-shared/errors';
 import { DesignedCollection } from './engine';
 import { dataCacheDir } from '../embed/cache';
 import { ApiKeySource, designApiKeys } from '../keys';
+import { joinIds } from '../path-component';
 
 /** Turns inserted between two yields to the event loop (and two progress events). */
 export const PLAYGROUND_BATCH = 64;
@@ -66,7 +67,7 @@ export class PlaygroundManager {
     const turns = sample.sessions.flatMap((s) => s.turns);
     const playground: Playground = {
       id,
-      dir: join(this.root, id),
+      dir: joinIds(this.root, id),
       total: turns.length,
       inserted: 0,
       collection: null,

@@ -11,6 +11,7 @@ import type { SweepTag } from '../../../src-shared/sweeps';
 import type { ResponseCacheMode } from '../answer/responseCache';
 import type { LoadedErrata } from '../dataset/errata';
 import { dataCacheDir } from '../embed/cache';
+import { joinIds } from '../path-component';
 import type { ApiKeySource, ApiKeys } from '../keys';
 import type { RunStore } from '../runs/store';
 import { isLocalUser, type CallerTrust } from '../trust';
@@ -137,7 +138,12 @@ export interface RunContext {
 }
 
 export function collectionDirFor(dataDir: string, runId: string, sampleId: string): string {
-  return join(dataDir, 'collections', runId, sampleId.replace(/[^A-Za-z0-9._-]/g, '_'));
+  return joinIds(runCollectionsDir(dataDir, runId), sampleId);
+}
+
+/** The folder of a run's collections (removed whole when the run does not keep them). */
+export function runCollectionsDir(dataDir: string, runId: string): string {
+  return joinIds(join(dataDir, 'collections'), runId);
 }
 
 export function callerTrust(options: RunOptions): CallerTrust {

@@ -1,6 +1,6 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { benchmarkProfile } from '../../../src-shared/benchmarks';
 import type { DatasetLoadResult, Sample } from '../../../src-shared/dataset';
 import { WorkbenchError, parseOrThrow } from '../../../src-shared/errors';
@@ -38,6 +38,7 @@ import {
   callerTrust,
   collectionDirFor,
   repliesQuotable,
+  runCollectionsDir,
   sampleJobOf,
   type ExperimentHandle,
   type PlannedSample,
@@ -406,7 +407,7 @@ async function execute(
     await dataset.close().catch(() => undefined);
     if (!options.keepCollections) {
       for (const dir of lanes.dirs) rmSync(dir, { recursive: true, force: true });
-      rmSync(join(options.dataDir, 'collections', runId), { recursive: true, force: true });
+      rmSync(runCollectionsDir(options.dataDir, runId), { recursive: true, force: true });
     }
   }
 

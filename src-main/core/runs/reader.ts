@@ -130,7 +130,15 @@ export class SqliteRunReader implements RunReader {
          FROM runs r ORDER BY r.id DESC`,
       )
       .all() as RunRow[];
-    return rows.map((r) => this.listItem(r));
+    // One damaged run is named in its row; it must not hide every other run.
+    return rows.map((r) => {
+      try {
+        return this.listItem(r);
+      } catch (error) {
+        if (!(error instanceof WorkbenchError) || error.code !== 'RUNS_DB') throw error;
+        return damagedListItem(r, this.damage(r.id, error));
+      }
+    });
   }
 
   judgeVerdicts(keys: readonly string[]): Map<string, { label: string; reason: string }> {
@@ -460,6 +468,11 @@ export class SqliteRunReader implements RunReader {
     }
   }
 
+  /** What is damaged, without the database and run the row already names. */
+  private damage(runId: string, error: WorkbenchError): string {
+    return error.message.replace(`runs database ${this.file}: run ${runId} `, '');
+  }
+
   protected listItem(r: RunRow): RunListItem {
     const where = `runs database ${this.file}: run ${r.id} manifest`;
     const manifest = parseStoredJson(ManifestListViewSchema, r.manifest, where);
@@ -492,9 +505,45 @@ export class SqliteRunReader implements RunReader {
       insertErrors: r.insert_errors,
       answerErrors: r.answer_errors,
       resumes: r.resumes,
-      summary: parseStoredSummary(this.file, r.id, r.summary),
+      ...this.storedSummary(r),
     };
   }
+
+  /** A broken stored summary is no summary (rescore rebuilds it from the answers), and is said. */
+  private storedSummary(r: RunRow): Pick<RunListItem, 'summary' | 'damaged'> {
+    try {
+      return { summary: parseStoredSummary(this.file, r.id, r.summary) };
+    } catch (error) {
+      if (!(error instanceof WorkbenchError) || error.code !== 'RUNS_DB') throw error;
+      return { summary: null, damaged: this.damage(r.id, error) };
+    }
+  }
+}
+
+/** A run whose manifest or tags cannot be read: what its row still says, and what is damaged. */
+function damagedListItem(r: RunRow, damaged: string): RunListItem {
+  return {
+    id: r.id,
+    name: r.name,
+    tags: [],
+    notes: r.notes,
+    status: r.status,
+    preset: r.preset,
+    topK: null,
+    seed: null,
+    answerer: null,
+    judgeProtocol: null,
+    questions: r.question_count,
+    datasetPath: '',
+    samples: r.sample_count,
+    createdAt: r.created_at,
+    endedAt: r.ended_at,
+    insertErrors: r.insert_errors,
+    answerErrors: r.answer_errors,
+    resumes: r.resumes,
+    summary: null,
+    damaged,
+  };
 }
 
 interface RunRow {

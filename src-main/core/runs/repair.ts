@@ -2,6 +2,7 @@ import { existsSync, renameSync, rmSync } from 'node:fs';
 import { WorkbenchError } from '../../../src-shared/errors';
 import { openSqlite, type SqliteDatabase } from '../sqlite';
 import { integrityProblems, isCorruptionError, openRunsDb } from './db';
+import { btreeKeys, PageSource, type KeyValue } from './pageWalk';
 
 /**
  * `runs repair`: rebuilds a damaged runs database from every row SQLite can still read.
@@ -12,6 +13,11 @@ import { integrityProblems, isCorruptionError, openRunsDb } from './db';
  * only its own rows: a rowid table searches rowids (exponential then binary); a WITHOUT ROWID
  * table (answer_scores, protocol_judge_scores) seeks to the next key of its parent rows already
  * copied (the answers its scores belong to).
+ * A scan still follows one cursor, and a garbage key on a damaged page can send it past every row
+ * after it; so each table's b-tree is then walked page by page from the file's bytes
+ * (./pageWalk.ts) and every key found there that the copy lacks is read by its key. The ranges
+ * reported unreadable are the walk's: the pages it could not read, and keys it found whose row
+ * SQLite could not read.
  * The copy is built in a temporary file; only when it holds at least one row is the damaged file
  * (with its -wal/-shm) renamed to `<file>.corrupt-<timestamp>` and the copy put in its place.
  * When nothing at all could be read (a destroyed header or schema page), the file is left as it
@@ -166,7 +172,12 @@ function primaryKey(db: SqliteDatabase, table: string): string[] {
 const quoted = (columns: readonly string[]): string => columns.map((c) => `"${c}"`).join(', ');
 const placeholders = (n: number): string => Array.from({ length: n }, () => '?').join(', ');
 
-function copyTable(source: SqliteDatabase, target: SqliteDatabase, table: string): TableRepair {
+function copyTable(
+  source: SqliteDatabase,
+  target: SqliteDatabase,
+  table: string,
+  pages: PageSource | null,
+): TableRepair {
   const result: TableRepair = {
     table,
     recovered: 0,
@@ -198,6 +209,7 @@ function copyTable(source: SqliteDatabase, target: SqliteDatabase, table: string
   const copy: TableCopy = { source, target, table, columns, result, put };
   if (keyed) copyByKey(copy);
   else copyByRowid(copy);
+  if (pages) copyByPages(copy, pages, keyed ? primaryKey(target, table) : null);
   return result;
 }
 
@@ -259,6 +271,93 @@ function copyByRowid({ source, target, table, columns, result, put }: TableCopy)
       stuckAt = after;
       after = next - 1;
     }
+  }
+}
+
+/**
+ * Reads by its key every row whose key the page walk found and the copy lacks, and replaces the
+ * scan's unreadable ranges with the walk's (finer: it knows which pages it could not read).
+ * Nothing changes when the table's root page cannot be named (its schema row is unreadable).
+ */
+function copyByPages(
+  { source, target, table, columns, result, put }: TableCopy,
+  pages: PageSource,
+  key: readonly string[] | null,
+): void {
+  let root: number | undefined;
+  try {
+    root = (
+      source
+        .prepare("SELECT rootpage FROM sqlite_master WHERE type = 'table' AND name = ?")
+        .get(table) as { rootpage: number } | undefined
+    )?.rootpage;
+  } catch (error) {
+    if (!isCorruptionError(error)) throw error;
+  }
+  if (root === undefined) return;
+  const list = quoted(columns);
+  const where = key === null ? 'rowid = ?' : `(${quoted(key)}) = (${placeholders(key.length)})`;
+  const read = source.prepare(`SELECT ${list} FROM "${table}" WHERE ${where}`);
+  const have = target.prepare(`SELECT 1 FROM "${table}" WHERE ${where}`);
+  const insert = target.prepare(
+    key === null
+      ? `INSERT INTO "${table}" (rowid, ${list}) VALUES (?, ${placeholders(columns.length)})`
+      : `INSERT INTO "${table}" (${list}) VALUES (${placeholders(columns.length)})`,
+  );
+  // A WITHOUT ROWID table's entries hold its columns in this order: the key, then the rest.
+  const entryColumns =
+    key === null
+      ? []
+      : (
+          source
+            .prepare(
+              `SELECT name FROM pragma_index_xinfo((SELECT name FROM pragma_index_list(?) WHERE origin = 'pk')) ORDER BY seqno`,
+            )
+            .all(table) as Array<{ name: string }>
+        ).map((c) => c.name);
+  const walk = btreeKeys<number | bigint | KeyValue[]>(
+    pages,
+    root,
+    key === null ? null : { keyColumns: key.length, columns: entryColumns.length },
+  );
+  const failed: Array<number | bigint | KeyValue[]> = [];
+  for (const found of walk.keys) {
+    const at = Array.isArray(found) ? found.slice(0, key?.length) : [found];
+    if (have.get(...at) !== undefined) continue;
+    let row: Record<string, unknown> | undefined;
+    try {
+      row = read.get(...at) as Record<string, unknown> | undefined;
+    } catch (error) {
+      if (!isCorruptionError(error)) throw error;
+      // SQLite's way to the entry passes a bad page; the entry itself was read whole on its own.
+      if (Array.isArray(found) && found.length === entryColumns.length) {
+        row = Object.fromEntries(entryColumns.map((c, i) => [c, found[i]]));
+      } else {
+        failed.push(Array.isArray(found) ? at : found);
+        continue;
+      }
+    }
+    // A key from garbage names no row: nothing to copy, nothing lost.
+    if (row === undefined) continue;
+    const values = columns.map((c) => row[c]);
+    put(() => (key === null ? insert.run(found, ...values) : insert.run(...values)));
+  }
+  if (key === null) {
+    const asRowid = (k: unknown): number => Number(k);
+    result.unreadable = [
+      ...walk.unreadable.map(({ after, upTo }): [number, number | null] => [
+        after === null ? MIN_ROWID : asRowid(after) + 1,
+        upTo === null ? null : asRowid(upTo),
+      ]),
+      ...failed.map((k): [number, number] => [asRowid(k), asRowid(k)]),
+    ].sort((x, y) => x[0] - y[0]);
+  } else {
+    const asKey = (k: unknown): SqlValue[] | null => (k === null ? null : (k as SqlValue[]));
+    result.unreadableKeys = [
+      ...walk.unreadable.map(({ after, upTo }) => ({ after: asKey(after), before: asKey(upTo) })),
+      // `after` = `before`: that one key was found on its page but its row could not be read.
+      ...failed.map((k) => ({ after: asKey(k), before: asKey(k) })),
+    ];
   }
 }
 
@@ -388,6 +487,16 @@ function firstReachable(
   return found === 'bad' ? null : found;
 }
 
+/** The file's pages for the walk, or null when even its page size cannot be read. */
+function openPages(source: SqliteDatabase, file: string): PageSource | null {
+  try {
+    return PageSource.open(file, source.pragma('page_size', { simple: true }) as number);
+  } catch (error) {
+    if (!isCorruptionError(error)) throw error;
+    return null;
+  }
+}
+
 function moveWithJournal(from: string, to: string): void {
   renameSync(from, to);
   for (const suffix of ['-wal', '-shm']) {
@@ -431,12 +540,14 @@ export function repairRunsDb(file: string, options: RepairOptions = {}): RepairR
     if (report.problems.length === 0 && options.force !== true) return report;
     rmSync(temp, { force: true });
     const target = openRunsDb(temp, { skipIntegrityCheck: true });
+    let pages: PageSource | null = null;
     try {
+      pages = openPages(source, file);
       // Rows whose parent was lost are still readable data: keep them, list them below.
       target.pragma('foreign_keys = OFF');
       target.transaction(() => {
         for (const table of schemaTables(target))
-          report.tables.push(copyTable(source, target, table));
+          report.tables.push(copyTable(source, target, table, pages));
       })();
       report.recovered = report.tables.reduce((sum, t) => sum + t.recovered, 0);
       report.runs = (
@@ -446,6 +557,7 @@ export function repairRunsDb(file: string, options: RepairOptions = {}): RepairR
         report.orphans[row.table] = (report.orphans[row.table] ?? 0) + 1;
       }
     } finally {
+      pages?.close();
       target.close();
     }
   } catch (error) {

@@ -10,6 +10,7 @@ import {
   type TestRecord,
 } from '../../../src-shared/experiment';
 import { sha256Hex } from '../canonical-hash';
+import { joinIds } from '../path-component';
 import { dataCacheDir } from '../embed/cache';
 import { checkMemoryCaller } from '../memory/registry';
 import { resolveInsideFolders } from '../trust';
@@ -83,7 +84,7 @@ export function jobIdOf(runId: string, sampleId: string): string {
  * queue holds (`../../victim`), the folder is one fresh name under <dataDir>/collections/.
  */
 export function jobCollectionDir(dataDir: string, jobId: string): string {
-  return join(dataDir, 'collections', `job-${sha256Hex(jobId)}`);
+  return joinIds(join(dataDir, 'collections'), `job-${sha256Hex(jobId)}`);
 }
 
 /** What a worker's operator allows the queue's jobs (`cli worker` flags): see core/trust.ts. */

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Sample } from '../../../../src-shared/dataset';
 import { packetsOf } from '../../dataset/packets';
 import type { MemoryService, MemoryServiceContext } from '../types';
+import { pathComponentOf } from '../../path-component';
 
 /**
  * Retrieval over a whole sample, the way `cli retrieve` and the benchmarks measure it: every turn
@@ -37,7 +38,8 @@ export async function retrieveSample(
   options: { dir?: string } = {},
 ): Promise<SampleRetrieval> {
   const owned = options.dir === undefined;
-  const dir = options.dir ?? mkdtempSync(join(tmpdir(), `mw-retrieve-${sample.sampleId}-`));
+  const dir =
+    options.dir ?? mkdtempSync(join(tmpdir(), `mw-retrieve-${pathComponentOf(sample.sampleId)}-`));
   const service = await create({ sample, dir });
   try {
     const packets = packetsOf(sample);
