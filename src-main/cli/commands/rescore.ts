@@ -1,5 +1,5 @@
 import { metricOf } from '../../../src-shared/metrics';
-import type { JudgeConfigInput } from '../../../src-shared/experiment';
+import { JUDGE_PROTOCOLS, type JudgeConfigInput } from '../../../src-shared/experiment';
 import { ApiKeySource } from '../../core/keys';
 import { protocolJudgeTable, summaryTable } from '../../core/runs/report';
 import type { RunStore } from '../../core/runs/store';
@@ -23,7 +23,7 @@ own judge unless --judge-base-url/--judge-model say otherwise. Alone, --judge re
 
 options:
   --metrics <ids>           comma-separated metric ids (default: every registered metric)
-  --judge <protocol>        mem0, strict or workbench-v1: run this judge protocol
+  --judge <protocol>        ${JUDGE_PROTOCOLS.join(', ')}: run this judge protocol
   --judge-protocol-file <file>  your own judge prompt ({{question}}, {{gold}}, {{answer}})
   --judge-base-url <url>    OpenAI-compatible endpoint of the judge (with /v1)
   --judge-model <name>      judge model
