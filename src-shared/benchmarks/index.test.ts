@@ -143,7 +143,12 @@ describe('benchmark profile registry', () => {
     expect(() => validateBenchmarkProfile(profile, others)).not.toThrow();
     expect(profile.schemes[0].id).toBe(DEFAULT_SCHEME);
     for (const category of profile.categories) {
-      for (const metric of category.metrics ?? []) expect(isMetricId(metric), metric).toBe(true);
+      const named = [
+        ...(category.metrics ?? []),
+        ...(category.ownMetrics ?? []),
+        ...(category.withoutMetrics ?? []),
+      ];
+      for (const metric of named) expect(isMetricId(metric), metric).toBe(true);
     }
     for (const format of profile.reportFormats) {
       for (const metric of format.layout.metrics)

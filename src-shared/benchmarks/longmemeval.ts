@@ -31,14 +31,11 @@ export function isAbstentionId(questionId: string): boolean {
   return questionId.includes('_abs');
 }
 
-/** The judge, the answer-level text metrics and the retrieval metrics; abstention: the judge only. */
-const ANSWERABLE_METRICS = [
-  'officialF1',
-  'evidenceRecall',
-  'setF1',
-  'bleu1',
-  'judge',
-  'bleu1Simple',
+/**
+ * LongMemEval's own retrieval metrics (lmeRetrieval.ts), scored on every question type beside
+ * each general metric whose rule takes an answerable category.
+ */
+const OWN_METRICS = [
   'lmeTurnRecall',
   'lmeSessionRecall',
   'lmeTurnRecallAny',
@@ -51,7 +48,9 @@ const typeCategories: BenchmarkCategory[] = LONGMEMEVAL_QUESTION_TYPES.map((type
   id: i + 1,
   names: { official: type },
   adversarial: false,
-  metrics: ANSWERABLE_METRICS,
+  ownMetrics: OWN_METRICS,
+  // LoCoMo's recall reads LoCoMo's dia ids; LongMemEval's evidence is its own (OWN_METRICS).
+  withoutMetrics: ['locomoRecall'],
 }));
 
 const abstentionCategories: BenchmarkCategory[] = LONGMEMEVAL_QUESTION_TYPES.map((type, i) => ({

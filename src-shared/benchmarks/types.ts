@@ -24,6 +24,13 @@ export interface BenchmarkCategory {
   /** Overrides the metrics' own rules: exactly these metric ids score the category. */
   metrics?: readonly string[];
   /**
+   * The benchmark's own metrics (a metric whose rule is `declared`) that score this category, on
+   * top of every general metric whose rule takes it: a new general metric needs no line here.
+   */
+  ownMetrics?: readonly string[];
+  /** General metrics that mean nothing for this category (LoCoMo's dia-id recall elsewhere). */
+  withoutMetrics?: readonly string[];
+  /**
    * The category whose task this one's answers also count for in a task-averaged mean
    * (LongMemEval files abstention questions apart, but averages them into their question type).
    */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ProtocolFace } from './judge';
 import { llmEndpointShape } from './llm';
 
 /**
@@ -11,24 +12,63 @@ export const PROMPT_STYLES = ['locomo', 'mem0'] as const;
 export type PromptStyle = (typeof PROMPT_STYLES)[number];
 
 /**
- * Named answer protocols (core/answer/protocols.ts has the bytes). `locomo-full-context`, `mem0`
- * and the `longmemeval` readers copy the papers' evaluation code byte for byte; the `workbench-*` ones are the
- * workbench's earlier prompts, kept under their own names so older runs stay interpretable.
+ * Named answer protocols, one entry each (core/answer/protocols.ts has the bytes, typed by these
+ * names). `locomo-full-context`, `mem0` and the `longmemeval` readers copy the papers'
+ * evaluation code byte for byte; the `workbench-*` ones are the workbench's earlier prompts, kept
+ * under their own names so older runs stay interpretable.
  */
-export const ANSWER_PROTOCOLS = [
-  'workbench-locomo',
-  'workbench-mem0',
-  'locomo-full-context',
-  'locomo-rag',
-  'mem0',
-  'mem0-rag',
-  'mem0-full-context',
-  'longmemeval',
-  'longmemeval-direct',
-  'longmemeval-con-separate',
-  'longmemeval-full-context',
-] as const;
-export type AnswerProtocolName = (typeof ANSWER_PROTOCOLS)[number];
+export const ANSWER_PROTOCOL_FACES = {
+  'workbench-locomo': {
+    label: 'Workbench, LoCoMo-style (retrieved memories)',
+    help: "the workbench's LoCoMo-style prompt over the retrieved memories",
+  },
+  'workbench-mem0': {
+    label: 'Workbench, Mem0-style (retrieved memories)',
+    help: "the workbench's Mem0-style prompt over the retrieved memories",
+  },
+  'locomo-full-context': {
+    label: 'LoCoMo full context (paper, byte-exact)',
+    help: "LoCoMo's full-conversation prompt, cut to --context-tokens",
+  },
+  'locomo-rag': {
+    label: 'LoCoMo RAG (paper, byte-exact; locomo-rag-* presets)',
+    help: "LoCoMo's RAG prompt over retrieved turns, observations or summaries",
+  },
+  mem0: {
+    label: 'Mem0 (paper, byte-exact)',
+    help: "Mem0's answer prompt over both speakers' memories",
+  },
+  'mem0-rag': {
+    label: "Mem0's RAG baseline (paper, byte-exact; mem0-rag-chunks preset)",
+    help: "Mem0's RAG baseline prompt over retrieved chunks",
+  },
+  'mem0-full-context': {
+    label: "Mem0's full-context baseline (paper, byte-exact)",
+    help: "Mem0's full-context baseline prompt over the whole chat history",
+  },
+  longmemeval: {
+    label: 'LongMemEval reader, chain-of-note (paper, byte-exact)',
+    help: "LongMemEval's chain-of-note reader over the retrieved history",
+  },
+  'longmemeval-direct': {
+    label: 'LongMemEval reader, direct (paper, byte-exact)',
+    help: "LongMemEval's direct reader over the retrieved history",
+  },
+  'longmemeval-con-separate': {
+    label: 'LongMemEval reading notes per retrieved round, then chain-of-note (paper, byte-exact)',
+    help: "LongMemEval's separate reading notes per round, then its chain-of-note reader",
+  },
+  'longmemeval-full-context': {
+    label: 'LongMemEval full history, chain-of-note (paper, byte-exact)',
+    help: "LongMemEval's chain-of-note reader over the whole history",
+  },
+} as const satisfies Readonly<Record<string, ProtocolFace>>;
+export type AnswerProtocolName = keyof typeof ANSWER_PROTOCOL_FACES;
+/** The names, in the order selects and help list them. */
+export const ANSWER_PROTOCOLS = Object.keys(ANSWER_PROTOCOL_FACES) as [
+  AnswerProtocolName,
+  ...AnswerProtocolName[],
+];
 const LEGACY_PROMPT_STYLE: Record<PromptStyle, AnswerProtocolName> = {
   locomo: 'workbench-locomo',
   mem0: 'workbench-mem0',

@@ -9,17 +9,64 @@ export const DEFAULT_JUDGE_MAX_TOKENS = 256;
 export const DEFAULT_JUDGE_REPEATS = 1;
 
 /**
- * Named judge protocols (core/answer/judge-protocols.ts has the bytes): `mem0` is Mem0's
- * ACCURACY_PROMPT and parsing exactly; `strict` asks for the same fact, not the same topic;
+ * A named protocol's face: what the run form, the Models view and the CLI's help and errors show,
+ * browser-safe. Its engine (the prompt bytes and parsing) is core/answer's entry of the same name;
+ * the engine maps are typed by these names, so a face without an engine does not compile.
+ */
+export interface ProtocolFace {
+  /** How a select names it. */
+  readonly label: string;
+  /** One line for `--help`: what it asks and whose code it copies. */
+  readonly help: string;
+}
+
+export interface JudgeProtocolFace extends ProtocolFace {
+  /** Defined at temperature 0 by its paper: a config with another temperature is refused. */
+  readonly temperatureZero: boolean;
+}
+
+/**
+ * Named judge protocols, one entry each (core/answer/judge-protocols.ts has the bytes).
  * `workbench-v1` is the workbench's earlier judge prompt, kept so older runs stay interpretable.
  */
-export const JUDGE_PROTOCOLS = ['mem0', 'strict', 'workbench-v1', 'longmemeval'] as const;
-export type JudgeProtocolName = (typeof JUDGE_PROTOCOLS)[number];
+export const JUDGE_PROTOCOL_FACES = {
+  mem0: {
+    label: 'Mem0 (paper, byte-exact)',
+    help: "Mem0's ACCURACY_PROMPT and its parsing, exactly",
+    temperatureZero: true,
+  },
+  strict: {
+    label: 'Strict (same fact)',
+    help: 'asks for the same fact, not the same topic',
+    temperatureZero: false,
+  },
+  'workbench-v1': {
+    label: 'Workbench v1',
+    help: "the workbench's earlier judge prompt, for older runs",
+    temperatureZero: false,
+  },
+  longmemeval: {
+    label: 'LongMemEval (paper, byte-exact, per question type)',
+    help: "LongMemEval's evaluate_qa.py prompts, one per question type and for abstention",
+    temperatureZero: true,
+  },
+} as const satisfies Readonly<Record<string, JudgeProtocolFace>>;
+export type JudgeProtocolName = keyof typeof JUDGE_PROTOCOL_FACES;
+/** The names, in the order selects and help list them. */
+export const JUDGE_PROTOCOLS = Object.keys(JUDGE_PROTOCOL_FACES) as [
+  JudgeProtocolName,
+  ...JudgeProtocolName[],
+];
+
+/** Whether a string names a built-in judge protocol. */
+export function isJudgeProtocolName(value: unknown): value is JudgeProtocolName {
+  return typeof value === 'string' && Object.hasOwn(JUDGE_PROTOCOL_FACES, value);
+}
 
 /** The benchmark's own judge protocol (its profile's `defaultJudgeProtocol`) as a built-in name. */
 export function ownJudgeProtocol(profile: BenchmarkProfile): JudgeProtocolName {
-  const own = JUDGE_PROTOCOLS.find((p) => p === profile.defaultJudgeProtocol);
-  if (!own) {
+  const own = profile.defaultJudgeProtocol;
+  if (!isJudgeProtocolName(own)) {
     throw new WorkbenchError(
       'INVALID_INPUT',
       `benchmark ${profile.id}: judge protocol "${profile.defaultJudgeProtocol}" is not one of ${JUDGE_PROTOCOLS.join(', ')}`,
@@ -72,14 +119,17 @@ export const JudgeConfigSchema = z
     parseRetries: z.number().int().min(0).max(10).default(DEFAULT_JUDGE_PARSE_RETRIES),
   })
   .strict()
-  // Absent counts as mem0 here: every profile's own judge (mem0, longmemeval) is defined at 0.
-  .refine((c) => (c.protocol ?? 'mem0') !== 'mem0' || c.temperature === 0, {
-    message: 'the mem0 judge protocol is defined at temperature 0',
-    path: ['temperature'],
-  })
-  .refine((c) => c.protocol !== 'longmemeval' || c.temperature === 0, {
-    message: 'the longmemeval judge protocol is defined at temperature 0',
-    path: ['temperature'],
+  // Absent: the benchmark's own judge, and every profile's own (mem0, longmemeval) is defined at 0.
+  .superRefine((c, ctx) => {
+    const name = c.protocol ?? 'mem0';
+    if (!isJudgeProtocolName(name) || !JUDGE_PROTOCOL_FACES[name].temperatureZero) return;
+    if (c.temperature !== 0) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `the ${name} judge protocol is defined at temperature 0`,
+        path: ['temperature'],
+      });
+    }
   });
 export type JudgeConfigInput = z.input<typeof JudgeConfigSchema>;
 export type JudgeConfig = z.output<typeof JudgeConfigSchema>;

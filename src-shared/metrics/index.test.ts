@@ -42,7 +42,9 @@ describe('metrics registry', () => {
 
   it("scores a benchmark's own metric only where a profile names it", () => {
     const named = new Set(
-      benchmarkProfiles().flatMap((p) => p.categories.flatMap((c) => c.metrics ?? [])),
+      benchmarkProfiles().flatMap((p) =>
+        p.categories.flatMap((c) => [...(c.metrics ?? []), ...(c.ownMetrics ?? [])]),
+      ),
     );
     for (const m of metrics.filter((m) => m.categories === 'declared')) {
       expect(named.has(m.id), m.id).toBe(true);

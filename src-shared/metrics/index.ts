@@ -66,14 +66,21 @@ export function registerMetric(metric: MetricDefinition): () => void {
  */
 export function metricsOf(profile: BenchmarkProfile): MetricDefinition[] {
   return metricList().filter(
-    (m) => m.categories !== 'declared' || profile.categories.some((c) => c.metrics?.includes(m.id)),
+    (m) =>
+      m.categories !== 'declared' ||
+      profile.categories.some((c) => c.metrics?.includes(m.id) || c.ownMetrics?.includes(m.id)),
   );
 }
 
-/** Whether a metric scores answers of a category: the profile's list, else the metric's rule. */
+/**
+ * Whether a metric scores answers of a category: the category's exact list where it has one,
+ * else the metric's rule, minus what the category leaves out, plus the benchmark's own metrics
+ * it declares.
+ */
 export function metricScores(metric: MetricDefinition, category: BenchmarkCategory): boolean {
   if (category.metrics) return category.metrics.includes(metric.id);
-  if (metric.categories === 'declared') return false;
+  if (metric.categories === 'declared') return category.ownMetrics?.includes(metric.id) ?? false;
+  if (category.withoutMetrics?.includes(metric.id)) return false;
   return metric.categories === 'all' || !category.adversarial;
 }
 

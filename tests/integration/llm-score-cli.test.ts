@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { JUDGE_PROTOCOLS } from '../../src-shared/experiment';
 
 /**
  * `cli score` as a user runs it, on a dataset built from the golden fixture (one question per
@@ -151,7 +152,7 @@ describe('cli score', () => {
     const unknown = cli(...base, '--judge-protocol', 'lenient');
     expect(unknown.code).toBe(1);
     expect(unknown.err).toContain(
-      'judge: protocol: must be one of mem0, strict, workbench-v1, longmemeval, or a custom protocol {name, template}',
+      `judge: protocol: must be one of ${JUDGE_PROTOCOLS.join(', ')}, or a custom protocol {name, template}`,
     );
     const slots = cli(...base, '--judge-protocol-file', template);
     expect(slots.code).toBe(1);

@@ -16,16 +16,19 @@ export type {
   MemorySource,
 } from '../memory/request';
 
-/** Whether a request is an adversarial question (LoCoMo category 5 unless the request says). */
-export function isAdversarialRequest(
-  request: Pick<AnswerRequest, 'category' | 'adversarial'>,
-): boolean {
-  return request.adversarial ?? isAdversarial(LOCOMO_PROFILE, request.category);
-}
-
 /** The request's benchmark profile (LoCoMo's when the request names none). */
 function requestProfile(request: Pick<AnswerRequest, 'benchmark'>): BenchmarkProfile {
   return benchmarkProfile(request.benchmark ?? LOCOMO_PROFILE.id);
+}
+
+/**
+ * Whether a request is an adversarial question: as the request says, else as its benchmark's
+ * profile flags the category (LongMemEval's abstention categories, LoCoMo's 5).
+ */
+export function isAdversarialRequest(
+  request: Pick<AnswerRequest, 'category' | 'adversarial' | 'benchmark'>,
+): boolean {
+  return request.adversarial ?? isAdversarial(requestProfile(request), request.category);
 }
 
 /** Whether LoCoMo's answer protocols add their date hint to the question (its temporal category). */

@@ -1,14 +1,11 @@
-import { JUDGE_PROTOCOLS, type JudgeProtocolName } from '@shared/experiment';
+import { JUDGE_PROTOCOL_FACES, JUDGE_PROTOCOLS, type JudgeProtocolName } from '@shared/experiment';
 import type { ModelEndpoint } from '@shared/models';
 import { endpointLabel } from './shape';
 
 /** The judge protocols as offered in a select (Experiments' run form, Runs' judge rescore). */
-export const JUDGE_PROTOCOL_LABELS: Record<JudgeProtocolName, string> = {
-  mem0: 'Mem0 (paper, byte-exact)',
-  strict: 'Strict (same fact)',
-  'workbench-v1': 'Workbench v1',
-  longmemeval: 'LongMemEval (paper, byte-exact, per question type)',
-};
+export const JUDGE_PROTOCOL_LABELS: Record<JudgeProtocolName, string> = Object.fromEntries(
+  JUDGE_PROTOCOLS.map((name) => [name, JUDGE_PROTOCOL_FACES[name].label]),
+) as Record<JudgeProtocolName, string>;
 
 /**
  * A saved endpoint (Models view) or the offline choice `none`. Full width once endpoints are
