@@ -9,6 +9,7 @@ import {
 } from '../../core/sweeps/queueDefaults';
 import { DATA_DIR_OPTION, DATASET_DIR_OPTION, KEY_ENV_OPTION } from '../options';
 import { apiKeysFromFlags, datasetDirsFromArgs } from '../request';
+import { REDIS_PASSWORD_ENV, checkRedisAccess, redisAccess } from '../../core/sweeps/redisAccess';
 
 /** Samples a worker runs at once unless told otherwise. */
 const DEFAULT_WORKER_CONCURRENCY = 1;
@@ -23,14 +24,24 @@ Anyone who can write to the Redis can submit jobs, so a job is untrusted input: 
 lie in a --dataset-dir folder, its external memory service must be on a loopback address or a
 unix socket in a --dataset-dir folder, and it may not start a program unless this worker is
 started with --allow-memory-command. Lock the Redis down (README, "Sweeps"): an ACL user with a
-password, TLS (rediss://), a private network.`;
+password, TLS (rediss://), a private network.
+
+The Redis password: in $${REDIS_PASSWORD_ENV} or a file (--redis-password-file), not in the
+--redis URL, where every user of this machine can read it in the process list (it still works
+there, with a warning). A password Redis refuses, or a Redis that cannot be reached, ends the
+worker at once with an error naming the URL without its password.`;
 
 export const workerCommand = defineCommand({
   summary: 'process distributed sweep samples from BullMQ on Redis',
   usage: 'usage: npm run -s cli -- worker --redis <url> --dataset-dir <dir> [options]',
   description: DESCRIPTION,
   options: {
-    redis: { type: 'string', value: '<url>', help: 'Redis URL (redis://host:6379)' },
+    redis: { type: 'string', value: '<url>', help: 'Redis URL (redis://[user@]host:6379)' },
+    'redis-password-file': {
+      type: 'string',
+      value: '<file>',
+      help: 'read the Redis password from this file (its first line)',
+    },
     queue: {
       type: 'string',
       value: '<name>',
@@ -96,10 +107,14 @@ export const workerCommand = defineCommand({
         "worker needs --dataset-dir <folder>: a job's dataset must lie in a folder this worker was given",
       );
     }
+    const access = redisAccess(values.redis, values['redis-password-file']);
+    if (access.warning !== null) io.stderr(`warning: ${access.warning}\n`);
+    // Before the word vectors and BullMQ: a wrong password must not wait for either.
+    await checkRedisAccess(access.url);
     await ensureWordVectorCache(io);
     const { displayRedisUrl, startSampleWorker } = await import('../../core/sweeps/distributed');
     const worker = await startSampleWorker({
-      redisUrl: values.redis,
+      redisUrl: access.url,
       ...(values.queue !== undefined ? { queue: values.queue } : {}),
       concurrency:
         positiveIntFlag('--concurrency', values.concurrency) ?? DEFAULT_WORKER_CONCURRENCY,
@@ -116,7 +131,7 @@ export const workerCommand = defineCommand({
     io.stderr(
       `jobs may read datasets in: ${datasetDirs.join(', ')}; memory commands: ${values['allow-memory-command'] ? 'allowed' : 'refused'}\n`,
     );
-    io.stderr(`worker ready on ${displayRedisUrl(values.redis)} (pid ${process.pid})\n`);
+    io.stderr(`worker ready on ${displayRedisUrl(access.url)} (pid ${process.pid})\n`);
     await new Promise<void>((done) => {
       process.once('SIGINT', done);
       process.once('SIGTERM', done);
