@@ -273,4 +273,25 @@ export default tseslint.config(
       message: 'only cli/main.ts imports a command; move what is shared to cli/ or core',
     }),
   ),
+  // Size guards (issue 34): no source file over 600 lines (tests and the tests/ folder aside: a
+  // test file grows with its cases), no function over 120 lines in the pipeline. Split by concept.
+  {
+    files: [
+      'src-main/**/*.{ts,tsx}',
+      'src-shared/**/*.ts',
+      'src-renderer/**/*.{ts,tsx}',
+      'scripts/**/*.{ts,mjs}',
+      'benchmarks/**/*.ts',
+      'e2e/**/*.ts',
+    ],
+    ignores: ['**/*.test.{ts,tsx}', '**/*.spec.ts'],
+    rules: { 'max-lines': ['error', { max: 600, skipBlankLines: false, skipComments: false }] },
+  },
+  {
+    files: ['src-main/core/pipeline/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'max-lines-per-function': ['error', { max: 120, skipBlankLines: false, skipComments: false }],
+    },
+  },
 );

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { loadDatasetFile } from '../src-main/core/dataset/index';
 import { createMemoryService } from '../src-main/core/memory/registry';
 import '../src-main/core/memory/presets';
-import { retrieveSample } from '../src-main/core/memory/retrieval/evaluate';
+import { evaluateRetrieval } from '../src-main/core/memory/retrieval/evaluate';
 import { fmt, machineLine, percentile, writeSection } from './common';
 import { readRawSample, repeatSample } from './repeat-sample';
 import { DEFAULT_MEMORY_PRESET } from '../src-shared/experiment';
@@ -45,8 +45,8 @@ export async function growthSuite(data: string, write: boolean): Promise<void> {
       // count as a slow query.
       const queryCpu: number[] = [];
       const cpu0 = process.cpuUsage();
-      const r = await retrieveSample(
-        sample,
+      const r = await evaluateRetrieval(
+        [sample],
         async (ctx) => {
           const service = await createMemoryService(DEFAULT_MEMORY_PRESET, {}, ctx);
           const retrieve = service.retrieve.bind(service);

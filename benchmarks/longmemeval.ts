@@ -6,7 +6,7 @@ import { createMemoryService } from '../src-main/core/memory/registry';
 import '../src-main/core/memory/presets';
 import { jsonArrayElements } from '../src-main/core/dataset/jsonArrayStream';
 import { readLongMemEvalQuestion } from '../src-main/core/dataset/longmemeval';
-import { retrieveSample } from '../src-main/core/memory/retrieval/evaluate';
+import { evaluateRetrieval } from '../src-main/core/memory/retrieval/evaluate';
 import { REPO, fmt, machineLine, peakRssMb, writeSection } from './common';
 
 interface CliRun {
@@ -98,7 +98,11 @@ export async function longMemEvalSuite(data: string, write: boolean): Promise<vo
     problems += read.problems.filter((p) => p.severity === 'error').length;
     const sample = read.sample;
     if (!sample) continue;
-    const r = await retrieveSample(sample, (ctx) => createMemoryService('hybrid', {}, ctx), 10);
+    const r = await evaluateRetrieval(
+      [sample],
+      (ctx) => createMemoryService('hybrid', {}, ctx),
+      10,
+    );
     questions++;
     turns += r.turns;
     sessions += sample.sessions.length;

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import MiniSearch from 'minisearch';
 import { CATEGORY_IDS, categoryName, type CategoryId } from '../src-shared/dataset/categories';
 import type { Sample } from '../src-shared/dataset/types';
-import { evidenceRecallAtK } from '../src-shared/scoring';
 import { HybridCollection } from '../src-main/core/collection';
 import { loadDatasetFile } from '../src-main/core/dataset/index';
 import { createMemoryService } from '../src-main/core/memory/registry';
@@ -15,7 +14,7 @@ import {
   sharedWinkEmbedder,
   turnText,
 } from '../src-main/core/memory/retrieval';
-import { retrieveSample } from '../src-main/core/memory/retrieval/evaluate';
+import { evaluateRetrieval, recallAtK } from '../src-main/core/memory/retrieval/evaluate';
 import {
   HELD_OUT_SAMPLES,
   TUNE_SAMPLES,
@@ -50,31 +49,14 @@ type Retriever = (
   sample: Sample,
 ) => Promise<{ answers: Answer[]; turns: number; ingestMs: number | null }>;
 
-function toAnswers(
-  sample: Sample,
-  results: Array<{ questionIndex: number; retrieved: string[]; ms: number }>,
-): Answer[] {
-  const qa = new Map(sample.qa.map((q) => [q.index, q]));
-  return results.flatMap((r) => {
-    const q = qa.get(r.questionIndex);
-    return q
-      ? [
-          {
-            sampleId: sample.sampleId,
-            category: q.category,
-            evidence: q.evidence,
-            retrieved: r.retrieved,
-            ms: r.ms,
-          },
-        ]
-      : [];
-  });
-}
-
 function presetRetriever(preset: string, config: Record<string, unknown> = {}): Retriever {
   return async (sample) => {
-    const r = await retrieveSample(sample, (ctx) => createMemoryService(preset, config, ctx), K);
-    return { answers: toAnswers(sample, r.questions), turns: r.turns, ingestMs: r.insertMs };
+    const r = await evaluateRetrieval(
+      [sample],
+      (ctx) => createMemoryService(preset, config, ctx),
+      K,
+    );
+    return { answers: r.questions, turns: r.turns, ingestMs: r.insertMs };
   };
 }
 
@@ -188,10 +170,7 @@ async function runSystem(
 }
 
 function meanRecall(answers: readonly Answer[], k: number): number {
-  if (answers.length === 0) return Number.NaN;
-  let sum = 0;
-  for (const a of answers) sum += evidenceRecallAtK(a.evidence, a.retrieved, k) ?? 0;
-  return sum / answers.length;
+  return recallAtK(answers, k).mean;
 }
 
 function hitAt(answers: readonly Answer[], k: number): number {

@@ -3,7 +3,6 @@ import {
   categoryLabel,
   schemeLabelOf,
   type BenchmarkProfile,
-  type CategoryId,
   type SchemeId,
 } from '../../../src-shared/benchmarks';
 import type { Sample } from '../../../src-shared/dataset/types';
@@ -13,9 +12,12 @@ import {
   ExperimentConfigSchema,
 } from '../../../src-shared/experiment';
 import { numberBoundsAt } from '../../../src-shared/schemaBounds';
-import { evidenceRecallAtK, meanEvidenceRecall } from '../../../src-shared/scoring';
 import { loadDatasetFile, sampleById } from '../../core/dataset/index';
-import { retrieveSample, type QuestionRetrieval } from '../../core/memory/retrieval/evaluate';
+import {
+  evaluateRetrieval,
+  recallAtK,
+  type EvaluatedQuestion,
+} from '../../core/memory/retrieval/evaluate';
 import { createMemoryService, memoryPresetNames } from '../../core/memory/registry';
 import { extraPresetModules, loadMemoryPresets } from '../../core/pipeline/loadPresets';
 import { UsageError, defineCommand } from '../command';
@@ -50,18 +52,13 @@ function recallLine(
   width: number,
 ): string {
   const cells = ks.map((k) => {
-    const { mean } = meanEvidenceRecall(
-      rows.map((r) => evidenceRecallAtK(r.evidence, r.retrieved, k)),
-    );
+    const { mean } = recallAtK(rows, k);
     return `${Number.isNaN(mean) ? '    -' : mean.toFixed(3)}`.padStart(8);
   });
   return `  ${label.padEnd(width)}${String(rows.length).padStart(6)}${cells.join('')}`;
 }
 
-interface Row extends QuestionRetrieval {
-  evidence: string[];
-  category: CategoryId;
-}
+type Row = EvaluatedQuestion;
 
 /** The dataset benchmark's categories that have rows, each labelled in the chosen scheme. */
 function categoryGroups(
@@ -123,24 +120,12 @@ export const retrieveCommand = defineCommand({
     const dataset = await loadDatasetFile(values.data);
     const samples = selectSamples(dataset.samples, values.samples);
     await ensureWordVectorCache(io);
-    const rows: Row[] = [];
-    let turns = 0;
-    let insertMs = 0;
     const started = performance.now();
-    for (const sample of samples) {
-      const result = await retrieveSample(
-        sample,
-        (ctx) => createMemoryService(preset, config, ctx),
-        k,
-      );
-      turns += result.turns;
-      insertMs += result.insertMs;
-      const qa = new Map(sample.qa.map((q) => [q.index, q]));
-      for (const q of result.questions) {
-        const item = qa.get(q.questionIndex);
-        if (item) rows.push({ ...q, evidence: item.evidence, category: item.category });
-      }
-    }
+    const {
+      questions: rows,
+      turns,
+      insertMs,
+    } = await evaluateRetrieval(samples, (ctx) => createMemoryService(preset, config, ctx), k);
     const totalMs = performance.now() - started;
 
     if (values.json) {

@@ -3,7 +3,10 @@ import {
   DEFAULT_RUN_CONCURRENCY,
   type ExperimentConfig,
 } from '../../../src-shared/experiment';
+import { availableParallelism } from 'node:os';
 import { CallBudget, cappedPauseMessage, type EndpointLimits } from '../http/callBudget';
+import type { SampleExecutor } from './executors';
+import type { RunDataset } from './runDataset';
 
 /**
  * How much of the run's LLM work may be in flight at once, read from its config: the questions a
@@ -86,4 +89,31 @@ export function runBudgetOf(
   return new CallBudget(limit, endpointLimitsOf(config), Date.now, undefined, {
     onCapped: (endpoint, askedMs, capMs) => warn(cappedPauseMessage(endpoint, askedMs, capMs)),
   });
+}
+
+/**
+ * Samples run at once: what the config asks, at most one per sample, and at most one per core
+ * unless the answers are remote (an LLM run's lanes wait on the endpoint, not on a core).
+ */
+export function effectiveParallel(requested: number, samples: number, remote = false): number {
+  const cores = remote ? requested : availableParallelism();
+  return Math.max(1, Math.min(requested, cores, samples));
+}
+
+/**
+ * Samples handed out at once. A streamed file's samples are in memory (or in Redis) while they
+ * run, so an executor that takes every sample at once (distributed) gets as many as the config's
+ * `parallel` or this machine's cores there, not the whole file.
+ */
+export function lanesFor(
+  executor: SampleExecutor,
+  config: ExperimentConfig,
+  samples: number,
+  dataset: RunDataset,
+): number {
+  const lanes = executor.parallelFor
+    ? executor.parallelFor(config.parallel, samples)
+    : effectiveParallel(config.parallel, samples, answersRemotely(config));
+  if (dataset.samples !== null) return lanes;
+  return Math.min(lanes, Math.max(config.parallel, availableParallelism()));
 }

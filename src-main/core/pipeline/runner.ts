@@ -1,5 +1,4 @@
 import { mkdirSync, rmSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { benchmarkProfile } from '../../../src-shared/benchmarks';
 import type { DatasetLoadResult, Sample } from '../../../src-shared/dataset';
@@ -18,20 +17,20 @@ import {
   type RunSummary,
 } from '../../../src-shared/experiment';
 import { assertMemoryLlm, prepareMemoryPreset } from '../memory/registry';
-import { runDatasetFor, selectFrom, type RunDataset } from './runDataset';
+import { runDatasetFor, selectFrom } from './runDataset';
 import type { SkippedSample } from '../../../src-shared/runs';
 import { newRunId } from '../runs/manifest';
 import { judgeConfigAsSent } from '../answer/judge-protocols';
 import { ApiKeySource, experimentApiKeys } from '../keys';
 import { usageOf } from '../runs/usage';
-import { workerExecutor, type SampleExecutor } from './executors';
+import { workerExecutor } from './executors';
 import { judgeRun } from './judgeRun';
 import { CallFiler } from './callTally';
 import { CircuitBreaker } from './circuitBreaker';
 import { preflight } from './preflight';
 import { adoptLegacyResponses } from './legacyResponses';
 import type { CallBudget } from '../http/callBudget';
-import { answersRemotely, runBudgetOf } from './runLimits';
+import { answersRemotely, lanesFor, runBudgetOf } from './runLimits';
 import type { SampleEvent } from './runSample';
 import { errataRecord } from '../dataset/errata';
 import {
@@ -57,6 +56,7 @@ import { finishEvent, stoppedStatus } from './runVerdict';
 import { errataSamples, newRunManifest, notAskedOf, seedLedger } from './runManifest';
 
 export { type ExperimentHandle, type RunOptions, type RunOutcome };
+export { effectiveParallel } from './runLimits';
 
 /**
  * The main-thread side of an experiment: load and plan, create the run, hand samples to an
@@ -64,33 +64,6 @@ export { type ExperimentHandle, type RunOptions, type RunOutcome };
  * (the runs DB has one writer: this thread), and finish the run as completed, degraded (too many
  * errored final answers), cancelled or failed.
  */
-
-/**
- * Samples run at once: what the config asks, at most one per sample, and at most one per core
- * unless the answers are remote (an LLM run's lanes wait on the endpoint, not on a core).
- */
-export function effectiveParallel(requested: number, samples: number, remote = false): number {
-  const cores = remote ? requested : availableParallelism();
-  return Math.max(1, Math.min(requested, cores, samples));
-}
-
-/**
- * Samples handed out at once. A streamed file's samples are in memory (or in Redis) while they
- * run, so an executor that takes every sample at once (distributed) gets as many as the config's
- * `parallel` or this machine's cores there, not the whole file.
- */
-function lanesFor(
-  executor: SampleExecutor,
-  config: ExperimentConfig,
-  samples: number,
-  dataset: RunDataset,
-): number {
-  const lanes = executor.parallelFor
-    ? executor.parallelFor(config.parallel, samples)
-    : effectiveParallel(config.parallel, samples, answersRemotely(config));
-  if (dataset.samples !== null) return lanes;
-  return Math.min(lanes, Math.max(config.parallel, availableParallelism()));
-}
 
 /** The samples a run takes (runDataset.ts: invalid samples are refused or recorded, never dropped). */
 export function selectSamples(

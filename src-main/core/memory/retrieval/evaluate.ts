@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Sample } from '../../../../src-shared/dataset';
+import { evidenceRecallAtK, meanEvidenceRecall } from '../../../../src-shared/scoring';
 import { packetsOf } from '../../dataset/packets';
 import type { MemoryService, MemoryServiceContext } from '../types';
 import { pathComponentOf } from '../../path-component';
@@ -65,4 +66,59 @@ export async function retrieveSample(
     await service.close();
     if (owned) rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** One question's retrieval with what recall is measured against: its evidence and category. */
+export interface EvaluatedQuestion extends QuestionRetrieval {
+  evidence: string[];
+  category: number;
+}
+
+export interface RetrievalEvaluation {
+  /** Every question with evidence, sample by sample, in question order. */
+  questions: EvaluatedQuestion[];
+  turns: number;
+  /** Wall time of all inserts, ms. */
+  insertMs: number;
+  /** Each sample's own retrieval (its turns, insert time and questions). */
+  samples: SampleRetrieval[];
+}
+
+/**
+ * Retrieval evaluation, the one entry `cli retrieve`, the benchmarks and the playground share:
+ * each sample retrieved as `retrieveSample` does (a fresh service from `create`, top k), its
+ * questions joined to their evidence and category so recall@k can be read at any k <= `k`.
+ */
+export async function evaluateRetrieval(
+  samples: readonly Sample[],
+  create: ServiceFactory,
+  k: number,
+  options: { onSample?: (result: SampleRetrieval) => void } = {},
+): Promise<RetrievalEvaluation> {
+  const out: RetrievalEvaluation = { questions: [], turns: 0, insertMs: 0, samples: [] };
+  for (const sample of samples) {
+    const result = await retrieveSample(sample, create, k);
+    out.samples.push(result);
+    out.turns += result.turns;
+    out.insertMs += result.insertMs;
+    const qa = new Map(sample.qa.map((q) => [q.index, q]));
+    for (const q of result.questions) {
+      const item = qa.get(q.questionIndex);
+      if (item) out.questions.push({ ...q, evidence: item.evidence, category: item.category });
+    }
+    options.onSample?.(result);
+  }
+  return out;
+}
+
+/**
+ * Mean evidence recall@k over questions (src-shared/scoring's definition; a question without
+ * evidence is left out, n counts the rest): the number `cli retrieve`, the benchmarks and the
+ * playground report.
+ */
+export function recallAtK(
+  questions: ReadonlyArray<Pick<EvaluatedQuestion, 'evidence' | 'retrieved'>>,
+  k: number,
+): { mean: number; n: number } {
+  return meanEvidenceRecall(questions.map((q) => evidenceRecallAtK(q.evidence, q.retrieved, k)));
 }
