@@ -109,6 +109,7 @@ export const EXPERIMENT_OPTIONS = {
   'memory-base-url': { type: 'string' },
   'memory-model': { type: 'string' },
   'memory-api-key-env': { type: 'string' },
+  'memory-llm-max-tokens': { type: 'string' },
   'embedder-base-url': { type: 'string' },
   'embedder-model': { type: 'string' },
   'embedder-dimensions': { type: 'string' },

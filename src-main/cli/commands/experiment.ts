@@ -1,5 +1,9 @@
 import { DEFAULT_SCHEME } from '../../../src-shared/benchmarks';
-import { ANSWER_PROTOCOLS, JUDGE_PROTOCOLS } from '../../../src-shared/experiment';
+import {
+  ANSWER_PROTOCOLS,
+  DEFAULT_MEMORY_LLM_MAX_TOKENS,
+  JUDGE_PROTOCOLS,
+} from '../../../src-shared/experiment';
 import { launchRun } from '../../core/launch/launch';
 import { estimateOf } from '../../core/pipeline/plan';
 import { UsageError, defineCommand } from '../command';
@@ -99,6 +103,8 @@ ${helpList(ANSWER_PROTOCOLS, 28)}
   --memory-base-url <url>   memory LLM (memoryos long-term facts, tiers summaries): endpoint, with /v1
   --memory-model <name>     memory LLM: chat model
   --memory-api-key-env <NAME>  memory LLM: environment variable holding its API key
+  --memory-llm-max-tokens <n>  memory LLM: max_tokens of each reply (default ${DEFAULT_MEMORY_LLM_MAX_TOKENS}); a reply
+                            cut off there is a warning, a memory left empty fails the run
   --embedder-base-url <url> vector/hybrid presets: OpenAI-compatible /v1/embeddings endpoint, with /v1
                             (default embedder: wink-sif-100d, offline); vectors are cached in
                             <data dir>/cache/embeddings.sqlite, so a rerun never re-embeds a text
