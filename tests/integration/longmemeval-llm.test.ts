@@ -5,6 +5,10 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnswerProtocolName, ExperimentConfigInput } from '../../src-shared/experiment';
 import { LOCOMO_DATE_HINT } from '../../src-main/core/answer/protocols';
+import {
+  LONGMEMEVAL_CON_TOKENS,
+  LONGMEMEVAL_READER_CON,
+} from '../../src-main/core/answer/longmemeval-reader';
 import { inlineExecutor } from '../../src-main/core/pipeline/executors';
 import { startExperiment } from '../../src-main/core/pipeline/runner';
 import { RunStore } from '../../src-main/core/runs/store';
@@ -113,6 +117,31 @@ describe('a LongMemEval LLM run', () => {
       store.close();
     },
   );
+
+  it('reads with the reference reader when no protocol is named, and records it', async () => {
+    const { store, dataDir } = world();
+    server.requests.length = 0;
+    const { answerProtocol: _none, ...named } = config('longmemeval').answerer as Record<
+      string,
+      unknown
+    >;
+    const handle = await startExperiment(
+      { ...config('longmemeval'), answerer: named as ExperimentConfigInput['answerer'] },
+      { store, dataDir, executor: recency },
+    );
+    expect((await handle.done).status).toBe('completed');
+    const { manifest } = store.getRun(handle.runId);
+    // The profile's reader, as the judge is the profile's judge: settled in the stored config.
+    expect(manifest.config.answerer).toMatchObject({ answerProtocol: 'longmemeval' });
+    expect(manifest.answerer.prompts?.style).toBe('longmemeval');
+    const sent = calls('fake-chat');
+    expect(sent.length).toBeGreaterThan(0);
+    for (const r of sent) {
+      expect((r.body as { max_tokens?: number }).max_tokens).toBe(LONGMEMEVAL_CON_TOKENS);
+      expect(promptOf(r)).toContain(LONGMEMEVAL_READER_CON.slice(0, 40));
+    }
+    store.close();
+  });
 
   it('keeps an explicitly named judge of another benchmark, with a warning in the manifest', async () => {
     const { store, dataDir } = world();

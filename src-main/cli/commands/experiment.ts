@@ -82,7 +82,8 @@ options:
   --model <name>            LLM answerer: chat model
   --answer-protocol <name> LLM answerer, one of:
 ${helpList(ANSWER_PROTOCOLS, 28)}
-                            (default workbench-locomo; locomo-*, mem0* and longmemeval* are the
+                            (default: the dataset's own reader, longmemeval on LongMemEval, else
+                            workbench-locomo; locomo-*, mem0* and longmemeval* are the
                             papers' own prompts, byte for byte); without --answerer llm the
                             extractive answerer runs offline and the manifest records the protocol
   --prompt-style <locomo|mem0>  older name for --answer-protocol workbench-locomo|workbench-mem0

@@ -183,7 +183,9 @@ class AnswerPrompts {
     this.#answerer = answerer;
     this.#sample = sample;
     this.#run = run;
-    this.#protocol = answerProtocol(answerProtocolOf(answerer));
+    this.#protocol = answerProtocol(
+      answerProtocolOf(answerer, benchmarkProfile(run.benchmark).defaultAnswerProtocol),
+    );
     const turns = sample.sessions.flatMap((s) => s.turns.map((t) => ({ t, s })));
     const first = turns[0];
     if (!first) {

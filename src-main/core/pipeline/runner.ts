@@ -5,6 +5,7 @@ import { benchmarkProfile } from '../../../src-shared/benchmarks';
 import type { DatasetLoadResult, Sample } from '../../../src-shared/dataset';
 import { WorkbenchError, parseOrThrow } from '../../../src-shared/errors';
 import {
+  answererFor,
   ExperimentConfigSchema,
   estimateRemainingMs,
   DEFAULT_MAX_ERROR_SHARE,
@@ -135,6 +136,8 @@ export async function startExperiment(
     : null;
   // Recorded as sent: a protocol's fixed max_tokens, not the endpoint default it overrides.
   if (judged) config.judge = judgeConfigAsSent(judged.config);
+  // The reader likewise: the protocol named, else the benchmark's own (LongMemEval's reader).
+  config.answerer = answererFor(config.answerer, benchmarkProfile(dataset.info.format));
   const { samples, skipped } = selectFrom(dataset.entries, dataset.problems, config);
   // A bad entry is refused before the run exists.
   const errata = options.errata ? errataRecord(options.errata, errataSamples(dataset)) : null;
