@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnswerProtocolName, ExperimentConfigInput } from '../../src-shared/experiment';
+import {
+  ExperimentConfigSchema,
+  type AnswerProtocolName,
+  type ExperimentConfigInput,
+} from '../../src-shared/experiment';
+import { estimateOf } from '../../src-main/core/pipeline/plan';
 import { LOCOMO_DATE_HINT } from '../../src-main/core/answer/protocols';
 import {
   LONGMEMEVAL_CON_TOKENS,
@@ -142,6 +147,28 @@ describe('a LongMemEval LLM run', () => {
     }
     store.close();
   });
+
+  it.each<AnswerProtocolName>(['longmemeval-con-separate', 'longmemeval-direct'])(
+    'estimates (as --dry-run prints) every call %s makes, notes stage included, at its max_tokens',
+    async (protocol) => {
+      const { store, dataDir } = world();
+      const { judge: _judge, ...input } = config(protocol);
+      const parsed = ExperimentConfigSchema.parse(input);
+      const estimate = await estimateOf(parsed);
+      server.requests.length = 0;
+      const handle = await startExperiment(input, { store, dataDir, executor: recency });
+      expect((await handle.done).status).toBe('completed');
+      const sent = calls('fake-chat');
+      expect(estimate?.answerCalls).toBe(sent.length);
+      // Completions at their cap: each request's own max_tokens, summed.
+      const caps = sent.reduce(
+        (n, r) => n + ((r.body as { max_tokens: number }).max_tokens ?? 0),
+        0,
+      );
+      expect(estimate?.completionTokens).toBe(caps);
+      store.close();
+    },
+  );
 
   it('keeps an explicitly named judge of another benchmark, with a warning in the manifest', async () => {
     const { store, dataDir } = world();

@@ -16,7 +16,7 @@ import {
   readLocomoBatchReply,
 } from './locomoBatch';
 import {
-  LOCOMO_PER_QA_TOKEN_BUDGET,
+  answerMaxTokensOf,
   answerProtocol,
   interpretReply,
   memoryTokensOf,
@@ -60,10 +60,7 @@ export class LlmAnswerer implements Answerer {
     this.batchSize = config.batchSize ?? 1;
     // A protocol that fixes the answer length (LoCoMo: 32 tokens) overrides the config's; a
     // LoCoMo batch has 50 tokens per question of the batch size, as the reference asks.
-    const maxTokens =
-      this.batchSize > 1
-        ? LOCOMO_PER_QA_TOKEN_BUDGET * this.batchSize
-        : (this.protocol.maxTokens ?? config.maxTokens);
+    const maxTokens = answerMaxTokensOf(config, this.protocol);
     this.client =
       options.client ??
       new LlmClient(

@@ -562,6 +562,20 @@ export function answerProtocol(name: AnswerProtocolName): AnswerProtocol {
 }
 
 /**
+ * The max_tokens an answer request sends: a LoCoMo batch's 50 per question of the batch size, else
+ * the protocol's fixed length (LoCoMo 32, LongMemEval 800/500), else the config's `maxTokens`.
+ */
+export function answerMaxTokensOf(
+  config: { maxTokens: number; batchSize?: number | undefined },
+  protocol: AnswerProtocol,
+): number {
+  const batchSize = config.batchSize ?? 1;
+  return batchSize > 1
+    ? LOCOMO_PER_QA_TOKEN_BUDGET * batchSize
+    : (protocol.maxTokens ?? config.maxTokens);
+}
+
+/**
  * LoCoMo `get_cat_5_answer`, exactly: the reply stripped and lowercased; one character picks (a)
  * if it is `a`, else (b); three characters pick (a) if they are `(a)`, else (b); anything else is
  * returned lowercased. Lengths are in code points, as Python counts them.
