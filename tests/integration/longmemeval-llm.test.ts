@@ -144,7 +144,13 @@ describe('a LongMemEval LLM run', () => {
     for (const r of sent) {
       expect((r.body as { max_tokens?: number }).max_tokens).toBe(LONGMEMEVAL_CON_TOKENS);
       expect(promptOf(r)).toContain(LONGMEMEVAL_READER_CON.slice(0, 40));
+      // run_generation.py sends n, temperature and max_tokens: no seed.
+      expect(r.body).not.toHaveProperty('seed');
     }
+    const judged = calls('fake-judge');
+    expect(judged.length).toBeGreaterThan(0);
+    // evaluate_qa.py neither.
+    for (const r of judged) expect(r.body).not.toHaveProperty('seed');
     store.close();
   });
 
@@ -166,6 +172,8 @@ describe('a LongMemEval LLM run', () => {
         0,
       );
       expect(estimate?.completionTokens).toBe(caps);
+      // The notes and the answers, as the reference sends them: no seed.
+      for (const r of sent) expect(r.body).not.toHaveProperty('seed');
       store.close();
     },
   );

@@ -74,7 +74,11 @@ export class LlmAnswerer implements Answerer {
   }
 
   async answer(request: AnswerRequest, signal?: AbortSignal): Promise<AnswerResult> {
-    const call = { seed: request.seed, ...(signal ? { signal } : {}) };
+    // The notes and the answer send a seed only where the protocol's reference does.
+    const call = {
+      ...(this.protocol.sendsSeed === false ? {} : { seed: request.seed }),
+      ...(signal ? { signal } : {}),
+    };
     const { notes } = this.protocol;
     // A notes stage's requests go through the same client (limits, cache, ledger) as the answer.
     const noteCompletions = notes
