@@ -109,4 +109,19 @@ describe('manifestWithTally', () => {
       before.answerCache,
     );
   });
+
+  it("counts embedding requests from the ledger, a killed launch's included, not from this launch's tally", () => {
+    const config = ExperimentConfigSchema.parse({ datasetPath: '/data/x.json' });
+    // A launch killed with -9 never folded its tally in: the stored manifest has none of it.
+    const killed = {
+      config,
+      memory: { preset: 'hybrid', notes: [] },
+      embedder: null,
+    } as unknown as RunManifest;
+    const resumed = fold([
+      { type: 'sample-finished', outcome: outcome({ stats: { 'embed.requests': 324 } }) },
+    ]);
+    const after = manifestWithTally(killed, resumed, config, undefined, undefined, 613);
+    expect(after.embedding?.requests).toBe(613);
+  });
 });

@@ -144,6 +144,8 @@ export function manifestWithTally(
   config: ExperimentConfig,
   usage: RunManifest['usage'],
   responseCache: ResponseCacheMode | undefined,
+  /** Embedding requests in the call ledger, every launch's (a killed one never adds its tally). */
+  ledgerEmbedderCalls = 0,
 ): RunManifest {
   const { embedder, embedCounts, answerCache } = tally;
   return {
@@ -154,7 +156,11 @@ export function manifestWithTally(
     embedder: m.embedder ?? embedder,
     embedding: {
       embedders: m.embedding?.embedders ?? embeddersOf(config, embedder),
-      requests: (m.embedding?.requests ?? 0) + embedCounts.requests,
+      // The ledger, where it has them, is every launch's; the tally only this launch's.
+      requests:
+        ledgerEmbedderCalls > 0
+          ? ledgerEmbedderCalls
+          : (m.embedding?.requests ?? 0) + embedCounts.requests,
       cacheHits: (m.embedding?.cacheHits ?? 0) + embedCounts.cacheHits,
       cacheMisses: (m.embedding?.cacheMisses ?? 0) + embedCounts.cacheMisses,
     },

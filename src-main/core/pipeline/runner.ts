@@ -24,7 +24,7 @@ import type { SkippedSample } from '../../../src-shared/runs';
 import { newRunId } from '../runs/manifest';
 import { judgeConfigAsSent } from '../answer/judge-protocols';
 import { ApiKeySource, experimentApiKeys } from '../keys';
-import { usageOf } from '../runs/usage';
+import { ledgerTotals, usageOf } from '../runs/usage';
 import { workerExecutor, type SampleExecutor } from './executors';
 import { judgeRun } from './judgeRun';
 import { CallBudget } from '../http/callBudget';
@@ -488,14 +488,17 @@ function finishRun(
     }
     store.finishRun(runId, status, {
       error,
-      manifest: (m) =>
-        manifestWithTally(
+      manifest: (m) => {
+        const ledger = store.callLedger(runId);
+        return manifestWithTally(
           m,
           lanes.tally(),
           config,
-          usageOf(config, store.callLedger(runId), m.judge?.model ?? null),
+          usageOf(config, ledger, m.judge?.model ?? null),
           options.responseCache,
-        ),
+          ledgerTotals(ledger, 'embedder', undefined).calls,
+        );
+      },
     });
   } catch (caught) {
     status = 'failed';
