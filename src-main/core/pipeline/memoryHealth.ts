@@ -6,7 +6,7 @@ import type { MemoryLlm } from '../memory/types';
 
 /**
  * What a sample's memory did beside what it was asked to do: the memory LLM's replies (cut off at
- * max_tokens, unreadable as the JSON they were asked for, served from the cache) and the memories
+ * max_tokens, unreadable as the JSON they were asked for) and the memories
  * the preset stored, judged against what the preset declares a healthy run looks like
  * (`MemoryPresetDefinition.health`). A departure is a warning in the run's manifest; a sample
  * whose memory stored nothing from the turns it was given fails with MEMORY_EMPTY, since every
@@ -18,14 +18,13 @@ export const MEMORY_LLM_STATS = {
   replies: 'memoryLlm.replies',
   truncated: 'memoryLlm.truncated',
   unparsable: 'memoryLlm.unparsable',
-  cacheHits: 'memoryLlm.cacheHits',
 } as const;
 
 type Counts = Record<keyof typeof MEMORY_LLM_STATS, number>;
 
 /** Counts a memory LLM's replies as they pass; everything else goes through untouched. */
 export class MemoryLlmWatch implements MemoryLlm {
-  readonly counts: Counts = { replies: 0, truncated: 0, unparsable: 0, cacheHits: 0 };
+  readonly counts: Counts = { replies: 0, truncated: 0, unparsable: 0 };
 
   constructor(
     private readonly llm: MemoryLlm,
@@ -43,8 +42,6 @@ export class MemoryLlmWatch implements MemoryLlm {
   ): Promise<ChatCompletion> {
     const reply = await this.llm.complete(messages, options);
     this.counts.replies++;
-    // The client answers a cached request with zero attempts.
-    if (reply.attempts === 0) this.counts.cacheHits++;
     if (cutOff(reply, options.maxTokens ?? this.maxTokens)) this.counts.truncated++;
     if (options.responseFormat?.type === 'json_object' && !readsAsJson(reply.content))
       this.counts.unparsable++;
