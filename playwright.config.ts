@@ -6,6 +6,7 @@ const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export default defineConfig({
   testDir: 'e2e',
   globalSetup: './e2e/global-setup.ts',
+  globalTeardown: './e2e/global-teardown.ts',
   outputDir: 'test-results/playwright',
   timeout: 120_000,
   workers: 1,

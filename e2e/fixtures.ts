@@ -1,8 +1,12 @@
 import { test as base, expect, type APIRequestContext, type Page } from '@playwright/test';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { SERVE_PIDS_ENV } from './serve-pids';
+
+/** How long a `serve` gets to exit after SIGTERM before it is killed (it stops itself in 5 s). */
+const SERVE_EXIT_WAIT_MS = 15_000;
 
 export interface WorkbenchServer {
   url: string;
@@ -23,6 +27,11 @@ async function startServe(
     ],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...extraEnv, FORCE_COLOR: '0' } },
   );
+  const pids = process.env[SERVE_PIDS_ENV];
+  if (pids !== undefined && child.pid !== undefined) {
+    mkdirSync(pids, { recursive: true });
+    writeFileSync(join(pids, String(child.pid)), dataDir);
+  }
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`serve did not start:\n${output}`)), 60_000);
@@ -40,8 +49,42 @@ async function startServe(
       clearTimeout(timer);
       reject(new Error(`serve exited with ${code}:\n${output}`));
     });
+  }).catch(async (error: unknown) => {
+    await stopServe(child);
+    throw error;
   });
   return { child, url };
+}
+
+/**
+ * SIGTERM, then waits for the exit; a `serve` still running after SERVE_EXIT_WAIT_MS is killed
+ * and the test fails: serve must end on its first SIGTERM. Its pid record goes once it is gone.
+ */
+async function stopServe(child: ChildProcess): Promise<void> {
+  const gone = (): boolean => child.exitCode !== null || child.signalCode !== null;
+  const exited = new Promise<void>((resolve) => {
+    if (gone()) resolve();
+    else child.once('exit', () => resolve());
+  });
+  let killed = false;
+  if (!gone()) {
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => {
+      killed = true;
+      child.kill('SIGKILL');
+    }, SERVE_EXIT_WAIT_MS);
+    await exited;
+    clearTimeout(timer);
+  }
+  const pids = process.env[SERVE_PIDS_ENV];
+  if (pids !== undefined && child.pid !== undefined) {
+    rmSync(join(pids, String(child.pid)), { force: true });
+  }
+  if (killed) {
+    throw new Error(
+      `serve (pid ${child.pid}) did not exit within ${SERVE_EXIT_WAIT_MS} ms of SIGTERM; it was killed`,
+    );
+  }
 }
 
 export const test = base.extend<{
@@ -59,8 +102,12 @@ export const test = base.extend<{
     try {
       await use({ url, dataDir });
     } finally {
-      child.kill('SIGTERM');
-      rmSync(dataDir, { recursive: true, force: true });
+      // Its data folder goes only once it has exited: a live server must not lose it under it.
+      try {
+        await stopServe(child);
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
     }
   },
 });

@@ -5,7 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { RunStatus } from '../../src-shared/experiment';
-import { workerExecutor } from '../../src-main/core/pipeline/executors';
+import {
+  SERVICE_CANCEL_GRACE_MS,
+  SERVICE_TERM_GRACE_MS,
+  workerExecutor,
+} from '../../src-main/core/pipeline/executors';
 import { startExperiment } from '../../src-main/core/pipeline/runner';
 import { RunStore } from '../../src-main/core/runs/store';
 import { CLI_ARGS, REPO } from '../support/cli';
@@ -13,7 +17,7 @@ import { CLI_ARGS, REPO } from '../support/cli';
 /**
  * A memory service that will not leave (it ignores the end of its stdin and SIGTERM, and starts a
  * helper process) must still be gone, with its helper, when the run that started it ends, however
- * it ends. Real worker threads, real child processes; leftovers are found in /proc by a marker
+ * it ends, and when the CLI that started it is killed with SIGKILL (no handler of its own runs). Real worker threads, real child processes; leftovers are found in /proc by a marker
  * unique to each test in their argv.
  */
 
@@ -145,8 +149,9 @@ describe('memory-service processes end with the CLI', () => {
   /** Starts `cli experiment` with the stubborn service, waits for it and its helper, signals the CLI. */
   async function signalMidRun(
     signals: NodeJS.Signals[],
-  ): Promise<{ code: number | null; signal: string | null; err: string }> {
-    const command = serviceCommand('close-hangs');
+    hangs = 'close-hangs',
+  ): Promise<{ code: number | null; signal: string | null; err: string; signalledAt: number }> {
+    const command = serviceCommand(hangs);
     const cli = spawn(
       process.execPath,
       [
@@ -193,7 +198,8 @@ describe('memory-service processes end with the CLI', () => {
         );
       cli.kill(signal);
     }
-    return { ...(await ended), err };
+    const signalledAt = Date.now();
+    return { ...(await ended), err, signalledAt };
   }
 
   it('SIGTERM: the CLI dies as told and takes the service and its helper with it', async () => {
@@ -204,6 +210,27 @@ describe('memory-service processes end with the CLI', () => {
 
   it('Ctrl-C twice: the CLI exits at once and leaves nothing behind', async () => {
     const ended = await signalMidRun(['SIGINT', 'SIGINT']);
+    expect(ended.code).toBe(130);
+    await expectNothingLeft();
+  });
+
+  it('SIGKILL: no handler runs, yet the watchdog kills the service and its helper', async () => {
+    const ended = await signalMidRun(['SIGKILL'], 'insert-hangs');
+    expect(ended.signal).toBe('SIGKILL');
+    await expectNothingLeft();
+  });
+
+  it('Ctrl-C once with the service hung in open: SIGTERM, then SIGKILL, and the run ends cancelled', async () => {
+    // The worker's open of a service cannot be cancelled: only stopping the service ends it.
+    const ended = await signalMidRun(['SIGINT'], 'open-hangs');
+    // Not a speed target: before, the cancel waited out the worker's whole grace (30 s), so the
+    // bound only has to lie well below that and above the services' two graces.
+    const CANCEL_WORKER_GRACE_MS = 30_000;
+    expect(Date.now() - ended.signalledAt).toBeLessThan(CANCEL_WORKER_GRACE_MS / 2);
+    expect(SERVICE_CANCEL_GRACE_MS + SERVICE_TERM_GRACE_MS).toBeLessThan(
+      CANCEL_WORKER_GRACE_MS / 4,
+    );
+    expect(ended.err).toContain('mini-1: cancelled');
     expect(ended.code).toBe(130);
     await expectNothingLeft();
   });

@@ -29,7 +29,8 @@ export function redisServerAvailable(): boolean {
   return spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
 }
 
-export async function startRedis(): Promise<TestRedis> {
+/** `password`: the server requires it (`requirepass`); the URL stays without it. */
+export async function startRedis(options: { password?: string } = {}): Promise<TestRedis> {
   if (!redisServerAvailable()) {
     throw new Error(
       'redis-server is not installed: the distributed sweep tests need it (apt-get install redis-server)',
@@ -38,7 +39,10 @@ export async function startRedis(): Promise<TestRedis> {
   const port = await freePort();
   const child: ChildProcess = spawn(
     'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    [
+      ...['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      ...(options.password !== undefined ? ['--requirepass', options.password] : []),
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';

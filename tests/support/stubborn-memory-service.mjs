@@ -2,7 +2,7 @@
 // the end of its stdin and SIGINT/SIGTERM/SIGHUP, and it starts a helper process of its own. Only
 // SIGKILL to its process group ends both. Plain Node (no tsx) so it starts fast.
 //
-// argv: <marker> [open-fails] [retrieve-fails] [close-hangs]
+// argv: <marker> [open-fails] [retrieve-fails] [<method>-hangs: hello, open, insert, retrieve, close]
 // The marker is in this process's argv and its helper's, so a test finds both in /proc.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -25,6 +25,7 @@ const hello = {
 
 createInterface({ input: process.stdin }).on('line', (line) => {
   const { id, method } = JSON.parse(line);
+  if (faults.includes(`${method}-hangs`)) return;
   if (method === 'hello') reply(id, { result: hello });
   else if (method === 'open') {
     if (faults.includes('open-fails')) {
@@ -35,7 +36,6 @@ createInterface({ input: process.stdin }).on('line', (line) => {
     if (faults.includes('retrieve-fails')) {
       reply(id, { error: { code: 'SERVICE_ERROR', message: 'retrieval is down' } });
     } else reply(id, { result: { items: [] } });
-  } else if (method === 'close') {
-    if (!faults.includes('close-hangs')) reply(id, { result: {} });
-  } else reply(id, { error: { code: 'UNSUPPORTED', message: method } });
+  } else if (method === 'close') reply(id, { result: {} });
+  else reply(id, { error: { code: 'UNSUPPORTED', message: method } });
 });

@@ -91,8 +91,46 @@ export const serveCommand = defineCommand({
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
     });
-    await service.close();
-    await server.close();
-    return 0;
+    // A second signal ends it at once.
+    const now = (): never => process.exit(130);
+    process.once('SIGINT', now);
+    process.once('SIGTERM', now);
+    return stopServing(server, service, io);
   },
 });
+
+/** How long the stop after a signal may take before the process exits anyway. */
+export const SERVE_STOP_GRACE_MS = 5000;
+
+/**
+ * Ends `serve` on its first signal, whatever is going on. Work a request started (a judge rescore
+ * retrying an endpoint that does not answer) is not a run the service cancels, and it kept the
+ * process alive after the server had closed: so once the server and the service are closed (or
+ * the grace is over) the process exits, instead of returning and waiting for the event loop.
+ */
+async function stopServing(
+  server: RunningServer,
+  service: ReturnType<typeof createService>,
+  io: { stderr(text: string): void },
+): Promise<number> {
+  const overdue = setTimeout(() => {
+    io.stderr(`serve: did not stop within ${SERVE_STOP_GRACE_MS} ms; exiting anyway\n`);
+    process.exit(1);
+  }, SERVE_STOP_GRACE_MS);
+  let code = 0;
+  try {
+    // The server first: no request starts anything while the runs are being cancelled.
+    await server.close();
+    await service.close();
+  } catch (error) {
+    io.stderr(
+      `serve: stopping failed: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
+    code = 1;
+  } finally {
+    clearTimeout(overdue);
+  }
+  // Whatever is still pending (a request's own work) does not keep the process: it is over.
+  setImmediate(() => process.exit(code)).unref();
+  return code;
+}

@@ -4,6 +4,7 @@ import { ensureWordVectorCache } from '../wordVectors';
 import { resolve } from 'node:path';
 import { DATA_DIR_OPTION, DATASET_DIR_OPTION, KEY_ENV_OPTION } from '../options';
 import { apiKeysFromFlags, datasetDirsFromArgs } from '../request';
+import { REDIS_PASSWORD_ENV, checkRedisAccess, redisAccess } from '../../core/sweeps/redisAccess';
 
 const USAGE = `usage: npm run -s cli -- worker --redis <url> --dataset-dir <dir> [options]
 
@@ -19,8 +20,15 @@ unix socket in a --dataset-dir folder, and it may not start a program unless thi
 started with --allow-memory-command. Lock the Redis down (README, "Sweeps"): an ACL user with a
 password, TLS (rediss://), a private network.
 
+The Redis password: in $${REDIS_PASSWORD_ENV} or a file (--redis-password-file), not in the
+--redis URL, where every user of this machine can read it in the process list (it still works
+there, with a warning). A password Redis refuses, or a Redis that cannot be reached, ends the
+worker at once with an error naming the URL without its password.
+
 options:
-  --redis <url>             Redis URL (redis://host:6379)
+  --redis <url>             Redis URL (redis://[user@]host:6379)
+  --redis-password-file <file>
+                            read the Redis password from this file (its first line)
   --queue <name>            BullMQ queue name (default mw-samples; the same on coordinator and workers)
   --concurrency <n>         samples at once, one worker thread each (default 1)
   --data-dir <dir>          where collections in progress live (default: $MEMORY_WORKBENCH_DATA
@@ -45,6 +53,7 @@ export const workerCommand = defineCommand({
   usage: USAGE,
   options: {
     redis: { type: 'string' },
+    'redis-password-file': { type: 'string' },
     queue: { type: 'string' },
     concurrency: { type: 'string' },
     ...DATA_DIR_OPTION,
@@ -75,10 +84,14 @@ export const workerCommand = defineCommand({
         "worker needs --dataset-dir <folder>: a job's dataset must lie in a folder this worker was given",
       );
     }
+    const access = redisAccess(values.redis, values['redis-password-file']);
+    if (access.warning !== null) io.stderr(`warning: ${access.warning}\n`);
+    // Before the word vectors and BullMQ: a wrong password must not wait for either.
+    await checkRedisAccess(access.url);
     await ensureWordVectorCache(io);
     const { displayRedisUrl, startSampleWorker } = await import('../../core/sweeps/distributed');
     const worker = await startSampleWorker({
-      redisUrl: values.redis,
+      redisUrl: access.url,
       ...(values.queue !== undefined ? { queue: values.queue } : {}),
       concurrency: positiveIntFlag('--concurrency', values.concurrency) ?? 1,
       dataDir: resolve(values['data-dir'] ?? defaultDataDir()),
@@ -94,7 +107,7 @@ export const workerCommand = defineCommand({
     io.stderr(
       `jobs may read datasets in: ${datasetDirs.join(', ')}; memory commands: ${values['allow-memory-command'] ? 'allowed' : 'refused'}\n`,
     );
-    io.stderr(`worker ready on ${displayRedisUrl(values.redis)} (pid ${process.pid})\n`);
+    io.stderr(`worker ready on ${displayRedisUrl(access.url)} (pid ${process.pid})\n`);
     await new Promise<void>((done) => {
       process.once('SIGINT', done);
       process.once('SIGTERM', done);

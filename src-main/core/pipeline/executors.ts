@@ -3,6 +3,7 @@ import type { ExperimentConfig } from '../../../src-shared/experiment';
 import type { Answerer } from '../answer/types';
 import {
   killServiceChildrenOf,
+  signalServiceChildrenOf,
   serviceChildTable,
   watchServiceChildren,
 } from '../memory/external/children';
@@ -222,6 +223,26 @@ function terminate({ worker, threadId }: PooledWorker): void {
   void worker.terminate().then(() => setImmediate(() => killServiceChildrenOf(threadId)));
 }
 
+/**
+ * After a cancel, how long the worker's memory services get to answer the call in flight (the
+ * question it belongs to is dropped either way), and then how long a SIGTERM gets before SIGKILL.
+ * A hung service's call fails once it is gone, so a cancel takes about their sum, not the
+ * worker's whole grace.
+ */
+export const SERVICE_CANCEL_GRACE_MS = 500;
+export const SERVICE_TERM_GRACE_MS = 1000;
+
+/** Starts the SIGTERM-then-SIGKILL of a cancelled sample's services; returns its stop. */
+function stopServicesAfterCancel(threadId: number, onStop: () => void): () => void {
+  let timer = setTimeout(() => {
+    onStop();
+    signalServiceChildrenOf(threadId, 'SIGTERM');
+    timer = setTimeout(() => killServiceChildrenOf(threadId), SERVICE_TERM_GRACE_MS);
+  }, SERVICE_CANCEL_GRACE_MS);
+  // Settled first: a reused worker's next sample has services of its own.
+  return () => clearTimeout(timer);
+}
+
 function runInWorker(
   pool: WorkerPool,
   job: SampleJob,
@@ -239,6 +260,8 @@ function runInWorker(
   return new Promise<SampleOutcome>((resolve, reject) => {
     let settled = false;
     let graceTimer: ReturnType<typeof setTimeout> | undefined;
+    let stopServices: (() => void) | undefined;
+    let servicesStopped = false;
     // Only a worker that finished its sample cleanly is reused; after any failure or cancel it
     // may be mid-question or broken, so it is terminated.
     const settle = (fn: () => void, reusable: boolean): void => {
@@ -246,6 +269,7 @@ function runInWorker(
       settled = true;
       lender.close();
       clearTimeout(graceTimer);
+      stopServices?.();
       signal.removeEventListener('abort', onAbort);
       fn();
       if (reusable) pool.release(pooled);
@@ -254,6 +278,7 @@ function runInWorker(
     const fail = (error: WorkbenchError): void => settle(() => reject(error), false);
     function onAbort(): void {
       worker.postMessage(stamp({ type: 'cancel' }));
+      stopServices = stopServicesAfterCancel(pooled.threadId, () => (servicesStopped = true));
       graceTimer = setTimeout(
         () =>
           fail(
@@ -279,8 +304,17 @@ function runInWorker(
         if (message.type === 'done') {
           settle(() => resolve(message.outcome), message.outcome.status === 'completed');
         } else if (message.type === 'error') {
+          // A sample whose services the cancel stopped fails for that reason: it was cancelled.
           fail(
-            WorkbenchError.fromPayload({ ...message.error, where: message.error.where ?? where }),
+            servicesStopped
+              ? new WorkbenchError(
+                  'CANCELLED',
+                  `${where}: cancelled, its memory service stopped (${message.error.message})`,
+                )
+              : WorkbenchError.fromPayload({
+                  ...message.error,
+                  where: message.error.where ?? where,
+                }),
           );
         } else if (message.type === 'word-vectors-acquire') {
           const { id } = message;

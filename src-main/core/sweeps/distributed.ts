@@ -45,33 +45,9 @@ import { RedisTokenBucket } from '../http/redisTokenBucket';
 
 export const DEFAULT_QUEUE = 'mw-samples';
 
-/** Only redis:// and rediss:// URLs; the host is the operator's choice (loopback in tests). */
-export function parseRedisUrl(url: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new WorkbenchError('INVALID_INPUT', '--redis: not a URL (expected redis://host:6379)');
-  }
-  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
-    throw new WorkbenchError(
-      'INVALID_INPUT',
-      `--redis: must be a redis:// or rediss:// URL (got ${parsed.protocol})`,
-    );
-  }
-  return url;
-}
+import { displayRedisUrl, parseRedisUrl } from './redisAccess';
 
-/** The URL as it may be printed: any password replaced, so logs do not carry it. */
-export function displayRedisUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '(invalid URL)';
-  }
-}
+export { displayRedisUrl, parseRedisUrl };
 
 const jobDataSchema = z.object({
   runId: z.string().min(1),

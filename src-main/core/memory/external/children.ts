@@ -1,4 +1,5 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { Writable } from 'node:stream';
 import { isMainThread, threadId } from 'node:worker_threads';
 import { WorkbenchError } from '../../../../src-shared/errors';
 
@@ -11,6 +12,8 @@ import { WorkbenchError } from '../../../../src-shared/errors';
  * in shared memory that the main thread reads: the main thread kills a terminated worker's groups,
  * and every group when the process ends or is told to (SIGINT, SIGTERM, SIGHUP). Shared memory
  * rather than a message, so a signal that arrives right after a spawn still finds the child.
+ * A process killed with SIGKILL runs none of that: each group also has a watchdog (below) that
+ * kills it when this process is gone, however it went.
  */
 
 /** Children alive at once, per process: far above any run's parallelism. */
@@ -54,13 +57,41 @@ function unregister(pid: number): void {
   }
 }
 
-/** SIGKILL to a child's whole process group; a group already gone is fine. */
-export function killProcessGroup(pid: number): void {
+/** A signal (SIGKILL unless told) to a child's whole process group; a group already gone is fine. */
+export function killProcessGroup(pid: number, signal: NodeJS.Signals = 'SIGKILL'): void {
   try {
-    process.kill(-pid, 'SIGKILL');
+    process.kill(-pid, signal);
   } catch {
     // ESRCH: nothing left in the group.
   }
+}
+
+/**
+ * SIGKILL ends this process without a word to its children, and Node cannot ask the kernel to
+ * signal them when it dies (prctl PR_SET_PDEATHSIG). So beside each service runs a watchdog, a
+ * shell in a group of its own whose stdin is a pipe from this process: nothing is ever written to
+ * it, and the read returns only when the pipe's only writer, this process, has closed it (exit,
+ * any signal, a terminated worker thread). Then it kills the service's group. The service's own
+ * exit ends its watchdog first. POSIX only: the process groups above are too.
+ */
+const WATCHDOG_SCRIPT = 'read -r line || :; kill -s KILL -- "-$1" 2>/dev/null';
+
+function startWatchdog(group: number): ChildProcess | null {
+  if (process.platform === 'win32') return null;
+  const watchdog = spawn(
+    '/bin/sh',
+    ['-c', WATCHDOG_SCRIPT, 'memory-service-watchdog', `${group}`],
+    {
+      stdio: ['pipe', 'ignore', 'ignore'],
+      detached: true,
+    },
+  );
+  watchdog.on('error', () => undefined);
+  watchdog.stdin?.on('error', () => undefined);
+  // It must never keep this process alive: it lives exactly as long as this process does.
+  watchdog.unref();
+  (watchdog.stdin as (Writable & { unref?: () => void }) | null)?.unref?.();
+  return watchdog;
 }
 
 function killWhere(owned: (thread: number) => boolean): void {
@@ -69,6 +100,17 @@ function killWhere(owned: (thread: number) => boolean): void {
     if (pid === 0 || !owned(Atomics.load(table, slot * 2 + 1))) continue;
     killProcessGroup(pid);
     Atomics.compareExchange(table, slot * 2, pid, 0);
+  }
+}
+
+/**
+ * Asks every service child started by `thread` to stop (SIGTERM to its group) and leaves it
+ * registered: the SIGKILL that follows a grace still finds it.
+ */
+export function signalServiceChildrenOf(thread: number, signal: NodeJS.Signals): void {
+  for (let slot = 0; slot < SLOTS; slot++) {
+    const pid = Atomics.load(table, slot * 2);
+    if (pid !== 0 && Atomics.load(table, slot * 2 + 1) === thread) killProcessGroup(pid, signal);
   }
 }
 
@@ -140,10 +182,12 @@ export function spawnServiceChild(
       register(pid);
       // Forked while the main thread was killing every child: it may have missed this one.
       if (Atomics.load(table, DYING) === 1) killProcessGroup(pid);
+      const watchdog = startWatchdog(pid);
       // What the service started dies with it, even when the service itself exited cleanly.
       child.once('exit', () => {
         killProcessGroup(pid);
         unregister(pid);
+        if (watchdog?.pid !== undefined) killProcessGroup(watchdog.pid);
       });
     }
     return child;
