@@ -27,6 +27,8 @@ export const ERROR_CODES = [
   'IO',
   /** An LLM or embeddings endpoint sent a reply body larger than the client's cap. */
   'LLM_REPLY_TOO_LARGE',
+  /** A run's memory stored nothing from the turns it was given: its scores would mean nothing. */
+  'MEMORY_EMPTY',
   'INTERNAL',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -119,6 +119,11 @@ export interface RunManifest {
    * requests it served (hits) or had to send (misses). Absent when the cache was off.
    */
   answerCache?: { mode: 'on' | 'only'; hits: number; misses: number };
+  /**
+   * The memory LLM's requests answered from the response cache beside those sent (`usage.memory`
+   * counts only the sent ones), summed over launches; absent without a memory LLM or cache.
+   */
+  memoryCache?: { hits: number; misses: number };
   /** What the plan said the run would ask of its endpoints before it started (`usage` is actual). */
   estimate?: RunEstimate;
   embedding?: {
@@ -297,6 +302,7 @@ export const RunManifestSchema = z
       )
       .optional(),
     warnings: z.array(z.string()).optional(),
+    memoryCache: z.object({ hits: count, misses: count }).loose().optional(),
     answerCache: z
       .object({ mode: z.enum(['on', 'only']), hits: count, misses: count })
       .loose()

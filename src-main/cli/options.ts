@@ -6,6 +6,7 @@ import {
   CATEGORY5_MAPPINGS,
   DEFAULT_MAX_CONSECUTIVE_FAILURES,
   DEFAULT_MAX_ERROR_SHARE,
+  DEFAULT_MEMORY_LLM_MAX_TOKENS,
   DEFAULT_RUN_CONCURRENCY,
   ExperimentConfigSchema,
   JUDGE_PROTOCOLS,
@@ -382,6 +383,12 @@ export const EXPERIMENT_OPTIONS = {
     type: 'string',
     value: '<NAME>',
     help: 'memory LLM: environment variable holding its API key',
+  },
+  'memory-llm-max-tokens': {
+    type: 'string',
+    value: '<n>',
+    help: 'memory LLM: max_tokens of each reply; a reply cut off there is a warning, a memory left empty fails the run',
+    absent: DEFAULT_MEMORY_LLM_MAX_TOKENS,
   },
   'embedder-base-url': {
     type: 'string',

@@ -208,7 +208,10 @@ function answererFlags(values: LooseFlags, fromFile: unknown): Record<string, un
   return out;
 }
 
-/** `--memory-base-url/--memory-model/--memory-api-key-env` over the config file's `memory.llm`. */
+/**
+ * `--memory-base-url/--memory-model/--memory-api-key-env/--memory-llm-max-tokens` over the config
+ * file's `memory.llm`.
+ */
 function memoryLlmFlags(
   values: LooseFlags,
   fromFile: unknown,
@@ -218,10 +221,15 @@ function memoryLlmFlags(
     ['memory-model', 'model'],
     ['memory-api-key-env', 'apiKeyEnv'],
   ];
+  const maxTokens = positiveIntFlag(
+    '--memory-llm-max-tokens',
+    values['memory-llm-max-tokens'] as string | undefined,
+  );
   const given = flags.filter(([flag]) => values[flag] !== undefined);
-  if (given.length === 0) return undefined;
+  if (given.length === 0 && maxTokens === undefined) return undefined;
   const out = asObject(fromFile);
   for (const [flag, field] of given) out[field] = values[flag];
+  if (maxTokens !== undefined) out['maxTokens'] = maxTokens;
   return out;
 }
 

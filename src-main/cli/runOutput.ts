@@ -142,10 +142,12 @@ export function reportOutcome(
   json: boolean,
   io: CliIO,
   manifest?: Pick<RunManifest, 'coverage' | 'skippedSamples'> &
-    Partial<Pick<RunManifest, 'dataset'>>,
+    Partial<Pick<RunManifest, 'dataset' | 'warnings'>>,
   extra?: ReportExtra | null,
 ): number {
   const coverage = manifest ? coverageNote(manifest, outcome.summary) : null;
+  // What the run departed from (a memory LLM's replies cut off, say): never a silent "completed".
+  const warnings = manifest?.warnings ?? [];
   // The run's own benchmark names its categories (LongMemEval's question types).
   const profile = benchmarkProfile(manifest?.dataset?.format);
   if (json) {
@@ -164,6 +166,7 @@ export function reportOutcome(
           profile.categories.map((c) => [c.id, categoryLabel(profile, c.id, scheme)]),
         ),
         summary: outcome.summary,
+        warnings,
         ...extra?.json,
       })}\n`,
     );
@@ -173,8 +176,9 @@ export function reportOutcome(
     if (coverage) io.stdout(`${coverage.text}\n`);
     if (extra) io.stdout(`\n${extra.text}`);
     io.stdout(
-      `\nrun ${outcome.runId} ${outcome.status} in ${formatDuration(outcome.elapsedMs)} (preset ${config.memory.preset})\n`,
+      `\nrun ${outcome.runId} ${outcome.status}${warnings.length > 0 ? ` with ${warnings.length} warning${warnings.length === 1 ? '' : 's'}` : ''} in ${formatDuration(outcome.elapsedMs)} (preset ${config.memory.preset})\n`,
     );
+    for (const warning of warnings) io.stdout(`warning: ${warning}\n`);
     if (outcome.error)
       io.stdout(`${outcome.status === 'degraded' ? 'degraded' : 'error'}: ${outcome.error}\n`);
     if (outcome.tooManyErrors) {

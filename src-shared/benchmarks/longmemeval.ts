@@ -70,6 +70,7 @@ export const LONGMEMEVAL_PROFILE: BenchmarkProfile = {
   categories: [...typeCategories, ...abstentionCategories],
   taskAveraged: true,
   defaultJudgeProtocol: 'longmemeval',
+  defaultAnswerProtocol: 'longmemeval',
   readerDate: true,
   abstentionAccuracy: true,
   reportFormats: [

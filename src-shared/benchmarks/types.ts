@@ -1,3 +1,4 @@
+import type { AnswerProtocolName } from '../experiment/answerer';
 import type { OfficialRule } from '../scoring/official';
 
 /** A category as a dataset stores it; its profile says what it is. */
@@ -98,6 +99,11 @@ export interface BenchmarkProfile {
    * named: the benchmark's own judge. Naming another one is allowed, and warned about.
    */
   defaultJudgeProtocol: string;
+  /**
+   * The answer protocol an LLM reader of this benchmark gets when the config names none (its
+   * reference's reader: LongMemEval's `longmemeval`); absent: the workbench's own, workbench-locomo.
+   */
+  defaultAnswerProtocol?: AnswerProtocolName;
   /**
    * The reader is told when the question is asked (LongMemEval's `Current Date:`, from the
    * dataset's `question_date`); `readerQuestion` in index.ts writes it.

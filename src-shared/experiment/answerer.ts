@@ -149,11 +149,17 @@ export const LlmAnswererConfigSchema = z
   );
 export type LlmAnswererConfig = z.output<typeof LlmAnswererConfigSchema>;
 
-/** The answer protocol a config asks for: `answerProtocol`, else the legacy `promptStyle`. */
+/**
+ * The answer protocol a config asks for: `answerProtocol`, else the legacy `promptStyle`, else
+ * the benchmark's own reader (`BenchmarkProfile.defaultAnswerProtocol`), else workbench-locomo.
+ */
 export function answerProtocolOf(
   config: Pick<LlmAnswererConfig, 'answerProtocol' | 'promptStyle'>,
+  benchmarkDefault?: AnswerProtocolName,
 ): AnswerProtocolName {
-  return config.answerProtocol ?? LEGACY_PROMPT_STYLE[config.promptStyle ?? 'locomo'];
+  if (config.answerProtocol !== undefined) return config.answerProtocol;
+  if (config.promptStyle !== undefined) return LEGACY_PROMPT_STYLE[config.promptStyle];
+  return benchmarkDefault ?? LEGACY_PROMPT_STYLE.locomo;
 }
 
 /** Every consumer's `switch (kind)` must handle each member (answerers.ts is exhaustive). */
@@ -162,6 +168,20 @@ export const AnswererConfigSchema = z.discriminatedUnion('kind', [
   LlmAnswererConfigSchema,
 ]);
 export type AnswererConfig = z.output<typeof AnswererConfigSchema>;
+
+/**
+ * The answerer with its protocol settled for a benchmark: an LLM reader that names none gets the
+ * benchmark's own (`BenchmarkProfile.defaultAnswerProtocol`), so the run records what it sends.
+ */
+export function answererFor(
+  answerer: AnswererConfig,
+  profile: { defaultAnswerProtocol?: AnswerProtocolName },
+): AnswererConfig {
+  const own = profile.defaultAnswerProtocol;
+  if (answerer.kind !== 'llm' || own === undefined) return answerer;
+  if (answerer.answerProtocol !== undefined || answerer.promptStyle !== undefined) return answerer;
+  return { ...answerer, answerProtocol: own };
+}
 
 /**
  * The answerer's LLM response cache: `on` answers identical requests from it, `off` always asks the

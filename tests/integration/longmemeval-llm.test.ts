@@ -3,8 +3,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnswerProtocolName, ExperimentConfigInput } from '../../src-shared/experiment';
+import {
+  ExperimentConfigSchema,
+  type AnswerProtocolName,
+  type ExperimentConfigInput,
+} from '../../src-shared/experiment';
+import { estimateOf } from '../../src-main/core/pipeline/plan';
 import { LOCOMO_DATE_HINT } from '../../src-main/core/answer/protocols';
+import {
+  LONGMEMEVAL_CON_TOKENS,
+  LONGMEMEVAL_READER_CON,
+} from '../../src-main/core/answer/longmemeval-reader';
 import { inlineExecutor } from '../../src-main/core/pipeline/executors';
 import { startExperiment } from '../../src-main/core/pipeline/runner';
 import { RunStore } from '../../src-main/core/runs/store';
@@ -110,6 +119,61 @@ describe('a LongMemEval LLM run', () => {
       expect(judged.length).toBeGreaterThan(0);
       // LongMemEval's get_anscheck_prompt, not Mem0's ACCURACY_PROMPT.
       for (const p of judged) expect(p).toContain('Answer yes or no only.');
+      store.close();
+    },
+  );
+
+  it('reads with the reference reader when no protocol is named, and records it', async () => {
+    const { store, dataDir } = world();
+    server.requests.length = 0;
+    const { answerProtocol: _none, ...named } = config('longmemeval').answerer as Record<
+      string,
+      unknown
+    >;
+    const handle = await startExperiment(
+      { ...config('longmemeval'), answerer: named as ExperimentConfigInput['answerer'] },
+      { store, dataDir, executor: recency },
+    );
+    expect((await handle.done).status).toBe('completed');
+    const { manifest } = store.getRun(handle.runId);
+    // The profile's reader, as the judge is the profile's judge: settled in the stored config.
+    expect(manifest.config.answerer).toMatchObject({ answerProtocol: 'longmemeval' });
+    expect(manifest.answerer.prompts?.style).toBe('longmemeval');
+    const sent = calls('fake-chat');
+    expect(sent.length).toBeGreaterThan(0);
+    for (const r of sent) {
+      expect((r.body as { max_tokens?: number }).max_tokens).toBe(LONGMEMEVAL_CON_TOKENS);
+      expect(promptOf(r)).toContain(LONGMEMEVAL_READER_CON.slice(0, 40));
+      // run_generation.py sends n, temperature and max_tokens: no seed.
+      expect(r.body).not.toHaveProperty('seed');
+    }
+    const judged = calls('fake-judge');
+    expect(judged.length).toBeGreaterThan(0);
+    // evaluate_qa.py neither.
+    for (const r of judged) expect(r.body).not.toHaveProperty('seed');
+    store.close();
+  });
+
+  it.each<AnswerProtocolName>(['longmemeval-con-separate', 'longmemeval-direct'])(
+    'estimates (as --dry-run prints) every call %s makes, notes stage included, at its max_tokens',
+    async (protocol) => {
+      const { store, dataDir } = world();
+      const { judge: _judge, ...input } = config(protocol);
+      const parsed = ExperimentConfigSchema.parse(input);
+      const estimate = await estimateOf(parsed);
+      server.requests.length = 0;
+      const handle = await startExperiment(input, { store, dataDir, executor: recency });
+      expect((await handle.done).status).toBe('completed');
+      const sent = calls('fake-chat');
+      expect(estimate?.answerCalls).toBe(sent.length);
+      // Completions at their cap: each request's own max_tokens, summed.
+      const caps = sent.reduce(
+        (n, r) => n + ((r.body as { max_tokens: number }).max_tokens ?? 0),
+        0,
+      );
+      expect(estimate?.completionTokens).toBe(caps);
+      // The notes and the answers, as the reference sends them: no seed.
+      for (const r of sent) expect(r.body).not.toHaveProperty('seed');
       store.close();
     },
   );

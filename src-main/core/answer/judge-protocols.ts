@@ -97,6 +97,11 @@ export interface JudgeProtocol {
   readonly maxTokens?: number;
   /** Has a prompt per task: the judge pass fills the item's `task` and `abstention`. */
   readonly readsTask?: boolean;
+  /**
+   * False: the reference this protocol mirrors sends no `seed`, so its first repeat sends none
+   * (a later repeat still sends its number, which is what makes it another sample).
+   */
+  readonly sendsSeed?: boolean;
   messages(item: JudgeItem): ChatMessage[];
   /** The verdict in a reply; throws UNPARSEABLE_JUDGE_REPLY when there is none to read. */
   parse(content: string): JudgeVerdict;
@@ -279,9 +284,10 @@ const longMemEvalProtocol: JudgeProtocol = {
   record: promptRecordOf('longmemeval', { ...LONGMEMEVAL_ANSCHECK_TEMPLATES }),
   jsonMode: false,
   unparseableIsWrong: true,
-  // evaluate_qa.py: n=1, temperature 0 (the config refuses another), max_tokens 10.
+  // evaluate_qa.py: n=1, temperature 0 (the config refuses another), max_tokens 10, no seed.
   maxTokens: 10,
   readsTask: true,
+  sendsSeed: false,
   messages: (item) => [{ role: 'user', content: longMemEvalPrompt(item) }],
   parse: parseLongMemEvalVerdict,
 };

@@ -176,7 +176,7 @@ export class LlmJudge {
       let completion: ChatCompletion;
       try {
         completion = await this.client.complete(messages, {
-          seed: repeat,
+          ...(this.protocol.sendsSeed === false && repeat === 0 ? {} : { seed: repeat }),
           ...(this.protocol.jsonMode ? { responseFormat: { type: 'json_object' as const } } : {}),
           ...(this.protocol.maxTokens !== undefined ? { maxTokens: this.protocol.maxTokens } : {}),
           ...(signal ? { signal } : {}),

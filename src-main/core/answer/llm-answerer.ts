@@ -16,7 +16,7 @@ import {
   readLocomoBatchReply,
 } from './locomoBatch';
 import {
-  LOCOMO_PER_QA_TOKEN_BUDGET,
+  answerMaxTokensOf,
   answerProtocol,
   interpretReply,
   memoryTokensOf,
@@ -62,10 +62,7 @@ export class LlmAnswerer implements Answerer {
     this.batchSize = config.batchSize ?? 1;
     // A protocol that fixes the answer length (LoCoMo: 32 tokens) overrides the config's; a
     // LoCoMo batch has 50 tokens per question of the batch size, as the reference asks.
-    const maxTokens =
-      this.batchSize > 1
-        ? LOCOMO_PER_QA_TOKEN_BUDGET * this.batchSize
-        : (this.protocol.maxTokens ?? config.maxTokens);
+    const maxTokens = answerMaxTokensOf(config, this.protocol);
     this.client =
       options.client ??
       new LlmClient(
@@ -79,7 +76,11 @@ export class LlmAnswerer implements Answerer {
   }
 
   async answer(request: AnswerRequest, signal?: AbortSignal): Promise<AnswerResult> {
-    const call = { seed: request.seed, ...(signal ? { signal } : {}) };
+    // The notes and the answer send a seed only where the protocol's reference does.
+    const call = {
+      ...(this.protocol.sendsSeed === false ? {} : { seed: request.seed }),
+      ...(signal ? { signal } : {}),
+    };
     const { notes } = this.protocol;
     // A notes stage's requests go through the same client (limits, cache, ledger) as the answer.
     const noteCompletions = notes

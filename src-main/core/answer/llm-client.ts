@@ -79,6 +79,11 @@ export interface ChatCompletion {
   /** Wall time of the whole call, retries and waits included. */
   latencyMs: number;
   attempts: number;
+  /**
+   * The server's `finish_reason` ("length": cut off at max_tokens); null when it sent none or the
+   * reply came from the response cache, which does not keep it.
+   */
+  finishReason?: string | null;
 }
 
 export interface LlmClientStats {
@@ -100,6 +105,7 @@ const responseSchema = z.object({
             .string({ error: 'must be a string' })
             .refine((t) => t.trim() !== '', 'is empty'),
         }),
+        finish_reason: z.string().nullish(),
       }),
     )
     .min(1, 'is empty'),
@@ -400,11 +406,13 @@ export class LlmClient {
       );
     }
     const { choices, usage } = parsed.data;
-    const content = (choices[0] as (typeof choices)[number]).message.content;
+    const choice = choices[0] as (typeof choices)[number];
+    const content = choice.message.content;
     return {
       ok: true,
       value: {
         content,
+        finishReason: choice.finish_reason ?? null,
         model: parsed.data.model ?? model,
         usage:
           usage && (usage.prompt_tokens !== undefined || usage.completion_tokens !== undefined)

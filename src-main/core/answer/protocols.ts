@@ -431,6 +431,8 @@ export interface AnswerProtocol {
   readonly maxTokens: number | null;
   /** The answerer needs the conversation so far, not only the retrieved memories. */
   readonly needsConversation: boolean;
+  /** False: the reference sends no `seed` (LongMemEval's run_generation.py), so none is sent. */
+  readonly sendsSeed?: boolean;
   /**
    * The answer prompt. A protocol with `notes` builds it from the notes' replies instead; its
    * `build` is the prompt over the raw memories, for estimates only.
@@ -522,6 +524,7 @@ const PROTOCOLS: Readonly<Record<AnswerProtocolName, AnswerProtocol>> = {
     maxTokens: LONGMEMEVAL_CON_TOKENS,
     // The round of a retrieved turn reads the next turn of its session.
     needsConversation: true,
+    sendsSeed: false,
     build: (request) => buildLongMemEvalPrompt(request, LONGMEMEVAL_READER_CON),
   },
   'longmemeval-direct': {
@@ -529,6 +532,7 @@ const PROTOCOLS: Readonly<Record<AnswerProtocolName, AnswerProtocol>> = {
     record: longMemEvalRecord('longmemeval-direct', LONGMEMEVAL_READER_DIRECT),
     maxTokens: LONGMEMEVAL_DIRECT_TOKENS,
     needsConversation: true,
+    sendsSeed: false,
     build: (request) => buildLongMemEvalPrompt(request, LONGMEMEVAL_READER_DIRECT),
   },
   'longmemeval-con-separate': {
@@ -541,6 +545,7 @@ const PROTOCOLS: Readonly<Record<AnswerProtocolName, AnswerProtocol>> = {
     }),
     maxTokens: LONGMEMEVAL_CON_TOKENS,
     needsConversation: true,
+    sendsSeed: false,
     build: (request) => buildLongMemEvalPrompt(request, LONGMEMEVAL_READER_CON),
     notes: {
       maxTokens: LONGMEMEVAL_NOTE_TOKENS,
@@ -553,12 +558,27 @@ const PROTOCOLS: Readonly<Record<AnswerProtocolName, AnswerProtocol>> = {
     record: longMemEvalRecord('longmemeval-full-context', LONGMEMEVAL_READER_CON),
     maxTokens: LONGMEMEVAL_CON_TOKENS,
     needsConversation: true,
+    sendsSeed: false,
     build: buildLongMemEvalFullContextPrompt,
   },
 };
 
 export function answerProtocol(name: AnswerProtocolName): AnswerProtocol {
   return PROTOCOLS[name];
+}
+
+/**
+ * The max_tokens an answer request sends: a LoCoMo batch's 50 per question of the batch size, else
+ * the protocol's fixed length (LoCoMo 32, LongMemEval 800/500), else the config's `maxTokens`.
+ */
+export function answerMaxTokensOf(
+  config: { maxTokens: number; batchSize?: number | undefined },
+  protocol: AnswerProtocol,
+): number {
+  const batchSize = config.batchSize ?? 1;
+  return batchSize > 1
+    ? LOCOMO_PER_QA_TOKEN_BUDGET * batchSize
+    : (protocol.maxTokens ?? config.maxTokens);
 }
 
 /**

@@ -68,6 +68,24 @@ export interface MemoryPresetDefinition {
   /** What the caller may ask of the preset: run before `prepare`, and by `cli worker` per job. */
   check?: MemoryPresetCheck;
   prepare?: MemoryPresetPrepare;
+  /** What a healthy run of the preset looks like, checked as each sample closes. */
+  health?: MemoryHealthExpectation;
+}
+
+/**
+ * A healthy run stores memories from the turns it is given: a sample that stored none fails with
+ * MEMORY_EMPTY (pipeline/memoryHealth.ts). The memory LLM's replies are watched for every preset.
+ */
+export interface MemoryHealthExpectation {
+  /** The `stats()` key that counts the memories the service stored. */
+  storedStat: string;
+  /** What they are called in messages ("Mem0 memories"). */
+  stored: string;
+}
+
+/** The preset's health expectation; undefined for an unknown preset or one that declares none. */
+export function memoryPresetHealth(name: string): MemoryHealthExpectation | undefined {
+  return definitions.get(name)?.health;
 }
 
 /** The registered presets by name, in registration order (the order the UI lists them). */

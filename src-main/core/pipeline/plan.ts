@@ -12,11 +12,7 @@ import type { AxisValue, SweepCell } from '../../../src-shared/sweeps';
 import { JUDGE_TEMPLATE } from '../answer/prompts';
 import { promptChars, tokensOfChars } from '../answer/llm-client';
 import { buildLocomoBatchPrompt } from '../answer/locomoBatch';
-import {
-  LOCOMO_PER_QA_TOKEN_BUDGET,
-  answerProtocol,
-  type AnswerProtocol,
-} from '../answer/protocols';
+import { answerMaxTokensOf, answerProtocol, type AnswerProtocol } from '../answer/protocols';
 import type { AnswerRequest, MemoryHit } from '../answer/types';
 import { turnText } from '../memory/retrieval/turns';
 import { costOf } from '../http/pricing';
@@ -59,6 +55,8 @@ interface HitSlots {
   available: number;
   questions: number;
   charsPerHit: number;
+  /** A notes stage's prompt for one memory (longmemeval-con-separate); null: no notes stage. */
+  charsPerNote: number | null;
 }
 
 /**
@@ -84,10 +82,18 @@ class CellTally {
   #answerPromptChars = 0;
   readonly #hitSlots: HitSlots[] = [];
   #judgePromptChars = 0;
+  /** The answer protocol's, when the answerer is an LLM (what its requests send). */
+  readonly #protocol: AnswerProtocol | null;
 
   constructor(config: ExperimentConfig, format: string) {
     this.#config = config;
     this.#format = format;
+    this.#protocol =
+      config.answerer.kind === 'llm'
+        ? answerProtocol(
+            answerProtocolOf(config.answerer, benchmarkProfile(format).defaultAnswerProtocol),
+          )
+        : null;
   }
 
   add(sample: Sample): void {
@@ -112,6 +118,7 @@ class CellTally {
           available: test.dialogsInserted,
           questions: asked.length,
           charsPerHit,
+          charsPerNote: prompts.charsPerNote(asked[0]),
         });
       }
       for (const qa of asked) {
@@ -131,16 +138,25 @@ class CellTally {
     const { config } = cell;
     const topK = config.retrieval.topK;
     let answerPromptChars = this.#answerPromptChars;
+    // A protocol with a notes stage (longmemeval-con-separate) asks once per retrieved memory too.
+    let noteCalls = 0;
     for (const slots of this.#hitSlots) {
-      answerPromptChars += Math.min(topK, slots.available) * slots.questions * slots.charsPerHit;
+      const hits = Math.min(topK, slots.available) * slots.questions;
+      answerPromptChars += hits * slots.charsPerHit;
+      if (slots.charsPerNote === null) continue;
+      noteCalls += hits;
+      answerPromptChars += hits * slots.charsPerNote;
     }
     const answerer = config.answerer.kind === 'llm' ? config.answerer : null;
-    const answerCalls = answerer ? this.#answerCalls : 0;
+    const answerCalls = answerer ? this.#answerCalls + noteCalls : 0;
     const judgeCalls = config.judge ? this.#judgeable * config.judge.repeats : 0;
     // Completions: the answer's token cap (an upper bound) and a short JSON verdict for the judge.
     const answerUsage = {
       promptTokens: answerer ? tokensOfChars(answerPromptChars) : 0,
-      completionTokens: answerer ? answerCalls * answerMaxTokens(answerer) : 0,
+      completionTokens: answerer
+        ? this.#answerCalls * answerMaxTokens(answerer, this.#protocol) +
+          noteCalls * (this.#protocol?.notes?.maxTokens ?? 0)
+        : 0,
     };
     const judgeUsage = {
       promptTokens: config.judge ? tokensOfChars(this.#judgePromptChars) * config.judge.repeats : 0,
@@ -183,7 +199,9 @@ class AnswerPrompts {
     this.#answerer = answerer;
     this.#sample = sample;
     this.#run = run;
-    this.#protocol = answerProtocol(answerProtocolOf(answerer));
+    this.#protocol = answerProtocol(
+      answerProtocolOf(answerer, benchmarkProfile(run.benchmark).defaultAnswerProtocol),
+    );
     const turns = sample.sessions.flatMap((s) => s.turns.map((t) => ({ t, s })));
     const first = turns[0];
     if (!first) {
@@ -206,6 +224,16 @@ class AnswerPrompts {
       score: 0,
       sessionDateTime: first.s.dateTime,
     };
+  }
+
+  /** A notes stage's prompt for one mean memory of the question; null without a notes stage. */
+  charsPerNote(qa: Sample['qa'][number] | undefined): number | null {
+    const notes = this.#protocol.notes;
+    const hit = this.#meanHit;
+    if (!notes || !qa || !hit) return notes ? 0 : null;
+    const whole = conversationSoFar(this.#sample, Number.MAX_SAFE_INTEGER);
+    const request = answerRequestOf(this.#sample, qa, this.#run, [hit], whole);
+    return notes.prompts(request).reduce((n, p) => n + p.length, 0);
   }
 
   /**
@@ -244,10 +272,9 @@ class AnswerPrompts {
   }
 }
 
-/** The answer's token cap: a LoCoMo batch asks 50 tokens per question of the batch size. */
-function answerMaxTokens(answerer: LlmAnswererConfig): number {
-  const batchSize = answerer.batchSize ?? 1;
-  return batchSize > 1 ? LOCOMO_PER_QA_TOKEN_BUDGET * batchSize : answerer.maxTokens;
+/** The answer's token cap, as the answerer sends it. */
+function answerMaxTokens(answerer: LlmAnswererConfig, protocol: AnswerProtocol | null): number {
+  return protocol ? answerMaxTokensOf(answerer, protocol) : answerer.maxTokens;
 }
 
 export function planCell(cell: SweepCell, dataset: DatasetLoadResult): CellPlan {

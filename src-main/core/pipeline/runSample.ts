@@ -19,6 +19,7 @@ import type { ApiKeys } from '../keys';
 import { packetsOf } from '../dataset/packets';
 import type { MemoryService, MemoryServiceContext } from '../memory/types';
 import { askQuestion, type TestAsk } from './askQuestion';
+import { checkSampleHealth, MemoryLlmWatch } from './memoryHealth';
 import { streamThrough } from './queue';
 import { answersRemotely, runConcurrency } from './runLimits';
 import { TestBatcher } from './testBatcher';
@@ -190,6 +191,8 @@ interface SampleRun {
   commits: Promise<void>;
   /** A commit failed: the sample stops at the next packet and the failure is thrown. */
   commitFailed: boolean;
+  /** Turns of the packets inserted without error: what the memory was given to store. */
+  turnsInserted: number;
 }
 
 type PlannedTest = TestPlan['tests'][number];
@@ -216,7 +219,7 @@ export async function runSample(
     skippedTests: plan.tests.filter((t) => job.skipTests.has(t.testIndex)).length,
   });
 
-  const { memory, memoryCache } = await openMemory(job, hooks, deps);
+  const { memory, memoryCache, llmWatch } = await openMemory(job, hooks, deps);
   outcome.preset = memory.preset;
   const run: SampleRun = {
     job,
@@ -232,6 +235,7 @@ export async function runSample(
     inFlight: new Set(),
     commits: Promise.resolve(),
     commitFailed: false,
+    turnsInserted: 0,
   };
   // Each question in flight listens to the run's signal until it ends (timeout.ts), up to the
   // window per lane: many listeners by design, not a leak.
@@ -265,8 +269,10 @@ export async function runSample(
   } finally {
     queue.cancel();
     await produced.catch(() => undefined);
-    await closeMemory(run, memoryCache);
+    await closeMemory(run, memoryCache, llmWatch);
   }
+  if (outcome.status === 'completed')
+    checkSampleHealth(config, outcome.stats, run.turnsInserted, (w) => hooks.log?.('warn', w));
   return outcome;
 }
 
@@ -305,7 +311,11 @@ async function openMemory(
   job: SampleJob,
   hooks: SampleHooks,
   deps: SampleDeps,
-): Promise<{ memory: MemoryService; memoryCache: ResponseCache | undefined }> {
+): Promise<{
+  memory: MemoryService;
+  memoryCache: ResponseCache | undefined;
+  llmWatch: MemoryLlmWatch | null;
+}> {
   const { sample, config } = job;
   // The memory LLM's requests go through the response cache as the answerer's do (its own
   // connection, its own hit counts), so a memory service that calls an LLM replays under
@@ -314,22 +324,26 @@ async function openMemory(
     config.memory.llm && job.responseCache !== undefined && job.cacheDir !== undefined
       ? ResponseCache.open(job.cacheDir, job.responseCache, job.responseCacheScope)
       : undefined;
+  // One client per sample: its retries are this sample's own, and so is its concurrency limit
+  // unless the run has a shared budget. The watch counts its cut-off and unreadable replies.
+  const llmWatch = config.memory.llm
+    ? new MemoryLlmWatch(
+        new LlmClient(
+          { ...config.memory.llm, quoteReplies: job.quoteReplies !== false },
+          job.apiKeys,
+          Math.random,
+          callMeter(hooks, 'memory', config.memory.llm.model),
+          deps.budget,
+          memoryCache,
+        ),
+        config.memory.llm.maxTokens,
+      )
+    : null;
   const memory = await deps
     .createMemory({
       sample,
       dir: job.collectionDir,
-      // One client per sample: its retries are this sample's own, and so is its concurrency limit
-      // unless the run has a shared budget.
-      llm: config.memory.llm
-        ? new LlmClient(
-            { ...config.memory.llm, quoteReplies: job.quoteReplies !== false },
-            job.apiKeys,
-            Math.random,
-            callMeter(hooks, 'memory', config.memory.llm.model),
-            deps.budget,
-            memoryCache,
-          )
-        : null,
+      llm: llmWatch,
       seed: config.seed,
       ...(job.cacheDir !== undefined ? { cacheDir: job.cacheDir } : {}),
       apiKeys: job.apiKeys,
@@ -344,7 +358,7 @@ async function openMemory(
       memoryCache?.close();
       throw error;
     });
-  return { memory, memoryCache };
+  return { memory, memoryCache, llmWatch };
 }
 
 /** Inserts one packet; a failure is counted in the outcome and the run goes on. */
@@ -356,6 +370,7 @@ async function insertPacket(run: SampleRun, packet: Packet, totalPackets: number
       job.config.timeouts.insertMs,
       (signal) => run.memory.insert(packet, signal),
     );
+    run.turnsInserted += packet.dialogs.length;
   } catch (error) {
     // DESIGN §3: a failed insert is recorded and the run goes on; the questions whose evidence
     // it carried will show it in their scores.
@@ -520,11 +535,15 @@ async function askTest(
   return { answers, launched, answered };
 }
 
-async function closeMemory(run: SampleRun, memoryCache: ResponseCache | undefined): Promise<void> {
+async function closeMemory(
+  run: SampleRun,
+  memoryCache: ResponseCache | undefined,
+  llmWatch: MemoryLlmWatch | null,
+): Promise<void> {
   const { memory, outcome, deps } = run;
   outcome.notes = safe(() => memory.notes(), []);
   outcome.embedder = memory.embedderName;
-  outcome.stats = safe(() => memory.stats(), {});
+  outcome.stats = { ...safe(() => memory.stats(), {}), ...llmWatch?.stats() };
   if (deps.responseCache) {
     outcome.stats[ANSWER_CACHE_HITS] = deps.responseCache.stats.hits;
     outcome.stats[ANSWER_CACHE_MISSES] = deps.responseCache.stats.misses;

@@ -109,4 +109,45 @@ describe('manifestWithTally', () => {
       before.answerCache,
     );
   });
+
+  it("adds the memory LLM's cache hits beside its sent calls, over launches", () => {
+    const config = ExperimentConfigSchema.parse({
+      datasetPath: '/data/x.json',
+      memory: { preset: 'hybrid', llm: { baseUrl: 'http://127.0.0.1:1/v1', model: 'mem' } },
+    });
+    const before = {
+      config,
+      memory: { preset: 'hybrid', notes: [] },
+      embedder: null,
+      memoryCache: { hits: 78, misses: 0 },
+    } as unknown as RunManifest;
+    const tally = fold([
+      {
+        type: 'sample-finished',
+        outcome: outcome({ stats: { 'memory.cacheHits': 2, 'memory.cacheMisses': 324 } }),
+      },
+    ]);
+    expect(manifestWithTally(before, tally, config, undefined, 'on').memoryCache).toEqual({
+      hits: 80,
+      misses: 324,
+    });
+    expect(manifestWithTally(before, tally, config, undefined, 'off').memoryCache).toEqual(
+      before.memoryCache,
+    );
+  });
+
+  it("counts embedding requests from the ledger, a killed launch's included, not from this launch's tally", () => {
+    const config = ExperimentConfigSchema.parse({ datasetPath: '/data/x.json' });
+    // A launch killed with -9 never folded its tally in: the stored manifest has none of it.
+    const killed = {
+      config,
+      memory: { preset: 'hybrid', notes: [] },
+      embedder: null,
+    } as unknown as RunManifest;
+    const resumed = fold([
+      { type: 'sample-finished', outcome: outcome({ stats: { 'embed.requests': 324 } }) },
+    ]);
+    const after = manifestWithTally(killed, resumed, config, undefined, undefined, 613);
+    expect(after.embedding?.requests).toBe(613);
+  });
 });

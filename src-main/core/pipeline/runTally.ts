@@ -7,7 +7,13 @@ import type { ExperimentConfig } from '../../../src-shared/experiment';
 import { MAX_MANIFEST_WARNINGS } from '../../../src-shared/runs';
 import type { ResponseCacheMode } from '../answer/responseCache';
 import type { RunManifest } from '../runs/manifest';
-import { ANSWER_CACHE_HITS, ANSWER_CACHE_MISSES, type SampleOutcome } from './runSample';
+import {
+  ANSWER_CACHE_HITS,
+  ANSWER_CACHE_MISSES,
+  MEMORY_CACHE_HITS,
+  MEMORY_CACHE_MISSES,
+  type SampleOutcome,
+} from './runSample';
 
 /**
  * What a launch's samples add up to on the main thread, folded one fact at a time (as
@@ -21,6 +27,8 @@ export interface RunTally {
   embedder: string | null;
   embedCounts: { requests: number; cacheHits: number; cacheMisses: number };
   answerCache: { hits: number; misses: number };
+  /** The memory LLM's response-cache hits and misses (mem0's library calls included). */
+  memoryCache: { hits: number; misses: number };
   warnings: string[];
   warningsDropped: number;
   /** `<sampleId>: <message>` of each sample that failed (a hard cancel is not a failure). */
@@ -50,6 +58,7 @@ export function emptyTally(): RunTally {
     embedder: null,
     embedCounts: { requests: 0, cacheHits: 0, cacheMisses: 0 },
     answerCache: { hits: 0, misses: 0 },
+    memoryCache: { hits: 0, misses: 0 },
     warnings: [],
     warningsDropped: 0,
     failures: [],
@@ -85,6 +94,10 @@ export function reduceTally(tally: RunTally, action: TallyAction): RunTally {
         answerCache: {
           hits: tally.answerCache.hits + (outcome.stats[ANSWER_CACHE_HITS] ?? 0),
           misses: tally.answerCache.misses + (outcome.stats[ANSWER_CACHE_MISSES] ?? 0),
+        },
+        memoryCache: {
+          hits: tally.memoryCache.hits + (outcome.stats[MEMORY_CACHE_HITS] ?? 0),
+          misses: tally.memoryCache.misses + (outcome.stats[MEMORY_CACHE_MISSES] ?? 0),
         },
       };
     }
@@ -144,8 +157,10 @@ export function manifestWithTally(
   config: ExperimentConfig,
   usage: RunManifest['usage'],
   responseCache: ResponseCacheMode | undefined,
+  /** Embedding requests in the call ledger, every launch's (a killed one never adds its tally). */
+  ledgerEmbedderCalls = 0,
 ): RunManifest {
-  const { embedder, embedCounts, answerCache } = tally;
+  const { embedder, embedCounts, answerCache, memoryCache } = tally;
   return {
     ...m,
     memory: { ...m.memory, notes: [...new Set([...m.memory.notes, ...tally.notes])] },
@@ -154,11 +169,23 @@ export function manifestWithTally(
     embedder: m.embedder ?? embedder,
     embedding: {
       embedders: m.embedding?.embedders ?? embeddersOf(config, embedder),
-      requests: (m.embedding?.requests ?? 0) + embedCounts.requests,
+      // The ledger, where it has them, is every launch's; the tally only this launch's.
+      requests:
+        ledgerEmbedderCalls > 0
+          ? ledgerEmbedderCalls
+          : (m.embedding?.requests ?? 0) + embedCounts.requests,
       cacheHits: (m.embedding?.cacheHits ?? 0) + embedCounts.cacheHits,
       cacheMisses: (m.embedding?.cacheMisses ?? 0) + embedCounts.cacheMisses,
     },
     usage,
+    ...(responseCache !== undefined && responseCache !== 'off' && config.memory.llm
+      ? {
+          memoryCache: {
+            hits: (m.memoryCache?.hits ?? 0) + memoryCache.hits,
+            misses: (m.memoryCache?.misses ?? 0) + memoryCache.misses,
+          },
+        }
+      : {}),
     ...(responseCache !== undefined && responseCache !== 'off' && config.answerer.kind === 'llm'
       ? {
           // A resumed run adds this launch's hits to the earlier ones.

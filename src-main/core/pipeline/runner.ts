@@ -4,6 +4,7 @@ import { benchmarkProfile } from '../../../src-shared/benchmarks';
 import type { DatasetLoadResult, Sample } from '../../../src-shared/dataset';
 import { WorkbenchError, parseOrThrow } from '../../../src-shared/errors';
 import {
+  answererFor,
   ExperimentConfigSchema,
   estimateRemainingMs,
   DEFAULT_MAX_ERROR_SHARE,
@@ -22,7 +23,7 @@ import type { SkippedSample } from '../../../src-shared/runs';
 import { newRunId } from '../runs/manifest';
 import { judgeConfigAsSent } from '../answer/judge-protocols';
 import { ApiKeySource, experimentApiKeys } from '../keys';
-import { usageOf } from '../runs/usage';
+import { ledgerTotals, usageOf } from '../runs/usage';
 import { workerExecutor } from './executors';
 import { judgeRun } from './judgeRun';
 import { CallFiler } from './callTally';
@@ -115,6 +116,8 @@ export async function startExperiment(
     : null;
   // Recorded as sent: a protocol's fixed max_tokens, not the endpoint default it overrides.
   if (judged) config.judge = judgeConfigAsSent(judged.config);
+  // The reader likewise: the protocol named, else the benchmark's own (LongMemEval's reader).
+  config.answerer = answererFor(config.answerer, benchmarkProfile(dataset.info.format));
   const { samples, skipped } = selectFrom(dataset.entries, dataset.problems, config);
   // A bad entry is refused before the run exists.
   const errata = options.errata ? errataRecord(options.errata, errataSamples(dataset)) : null;
@@ -469,14 +472,17 @@ function finishRun(
     }
     store.finishRun(runId, status, {
       error,
-      manifest: (m) =>
-        manifestWithTally(
+      manifest: (m) => {
+        const ledger = store.callLedger(runId);
+        return manifestWithTally(
           m,
           lanes.tally(),
           config,
-          usageOf(config, store.callLedger(runId), m.judge?.model ?? null),
+          usageOf(config, ledger, m.judge?.model ?? null),
           options.responseCache,
-        ),
+          ledgerTotals(ledger, 'embedder', undefined).calls,
+        );
+      },
     });
   } catch (caught) {
     status = 'failed';

@@ -1,4 +1,8 @@
-import type { AnswerRecord, RunStatus } from '../../../src-shared/experiment';
+import {
+  retrievedTurnIds,
+  type AnswerRecord,
+  type RunStatus,
+} from '../../../src-shared/experiment';
 import { LOCOMO_PROFILE, type BenchmarkProfile } from '../../../src-shared/benchmarks';
 import { csvField } from '../../../src-shared/csv';
 import { runReportHtml } from '../../../src-shared/htmlReport';
@@ -42,6 +46,11 @@ export interface ExportedAnswer {
   completionTokens: number | null;
   /** Tokens of the retrieved context the answerer was given; null on runs from before they were counted. */
   memoryTokens: number | null;
+  /**
+   * Every turn id the retrieved memories cite, best first (a memory citing several turns gives
+   * each): what evidence recall is measured on, where `retrieved` names each memory once.
+   */
+  retrievedTurnIds: string[];
 }
 
 export interface RunExport {
@@ -65,10 +74,11 @@ const FIXED: Readonly<Record<string, (a: AnswerRecord) => Cell>> = {
   promptTokens: (a) => a.usage?.promptTokens ?? null,
   completionTokens: (a) => a.usage?.completionTokens ?? null,
   memoryTokens: (a) => a.memoryTokens ?? null,
+  retrievedTurnIds: (a) => retrievedTurnIds(a.retrieved, a.retrieved.length),
 };
 
 /** Columns added after the metrics' ones, last, so every earlier column keeps its position. */
-const APPENDED_COLUMNS = ['memoryTokens'] as const;
+const APPENDED_COLUMNS = ['memoryTokens', 'retrievedTurnIds'] as const;
 
 /**
  * The columns exports had before the metrics registry, in their order: CSV readers of the

@@ -144,7 +144,8 @@ export class Mem0Loopback {
             {
               index: 0,
               message: { role: 'assistant', content: completion.content },
-              finish_reason: 'stop',
+              // The endpoint's own: a reply cut off at max_tokens says so to the library too.
+              finish_reason: completion.finishReason ?? 'stop',
             },
           ],
           usage: {

@@ -49,6 +49,8 @@ import { LOOPBACK_API_KEY, Mem0Loopback, sha256 } from './mem0-loopback';
 import { parsePresetConfig } from './shared';
 
 export const MEM0_PRESET = 'mem0';
+/** The stat counting the memories the library's adds stored (the preset's health measure). */
+const MEM0_MEMORIES_STAT = 'mem0.memories';
 /** The one mem0ai release this preset runs (package.json pins it). */
 export const MEM0_LIBRARY_VERSION = '3.3.1';
 /**
@@ -177,6 +179,8 @@ interface Mem0Memory {
   ): Promise<unknown>;
 }
 
+const addReplySchema = z.object({ results: z.array(z.unknown()) });
+
 const searchReplySchema = z.object({
   results: z.array(
     z.object({
@@ -207,7 +211,7 @@ export class Mem0LibraryMemory implements MemoryService {
   private readonly userIds: readonly [string, string];
   private readonly sessions: Map<number, { text: string; iso: string | null }>;
   private insertSignal: AbortSignal | undefined;
-  private readonly counters = { adds: 0, searches: 0 };
+  private readonly counters = { adds: 0, searches: 0, memories: 0 };
   private closed = false;
 
   get embedderName(): string {
@@ -321,7 +325,12 @@ export class Mem0LibraryMemory implements MemoryService {
         this.memory.add(forA, { userId: this.userIds[0], metadata }),
         this.memory.add(forB, { userId: this.userIds[1], metadata }),
       ]);
-      this.counters.adds += added.filter((r) => r.status === 'fulfilled').length;
+      for (const r of added) {
+        if (r.status !== 'fulfilled') continue;
+        this.counters.adds++;
+        // What the add stored: `{ results: [...] }`, one entry per memory written.
+        this.counters.memories += addReplySchema.safeParse(r.value).data?.results.length ?? 0;
+      }
       for (const r of added) if (r.status === 'rejected') throw r.reason;
     } finally {
       this.insertSignal = undefined;
@@ -366,6 +375,7 @@ export class Mem0LibraryMemory implements MemoryService {
     const { counts } = this.loopback;
     return {
       'mem0.adds': this.counters.adds,
+      [MEM0_MEMORIES_STAT]: this.counters.memories,
       'mem0.searches': this.counters.searches,
       'mem0.llmRequests': counts.chatRequests,
       'mem0.embeddingRequests': counts.embeddingRequests,
@@ -412,4 +422,5 @@ export const mem0PresetDefinition: MemoryPresetDefinition = {
   requiresLlm: noMemoryLlm,
   embedder: true,
   prepare: prepareMem0,
+  health: { storedStat: MEM0_MEMORIES_STAT, stored: 'Mem0 memories' },
 };
