@@ -12,13 +12,14 @@ const USAGE = `usage: npm run -s cli -- memory-check <url> [options]
        npm run -s cli -- memory-check --schema
 
 Checks a memory service against the memory protocol (docs/memory-protocol.md) on a small synthetic
-conversation: does it honour top_k, keep both speakers' turns, return items best first, date
-memories by the session date-times rather than the wall clock, cite dia_ids that exist, survive
-concurrent retrieves, keep within the deadlines; how soon is an inserted fact retrievable
-(indexing lag, also allowed before the content checks); and, over HTTP on this machine, is a call
-slow (p50 over 10 ms) or are parallel calls served one at a time (a warning with the fix). A reply
-that breaks the schema fails the first check that gets it; the checks after it are skipped with
-that cause. Exits 1 when a check fails.
+conversation: does it honour top_k, keep both speakers' turns, return items best first and in the
+same order when asked again, date memories by the session date-times rather than the wall clock,
+cite dia_ids that exist, survive concurrent retrieves, keep within the deadlines, answer an
+unknown session with UNKNOWN_SESSION; how soon is an inserted fact retrievable (indexing lag, also
+allowed before the content checks); and, on this machine (HTTP or stdio), is a call slow (p50 over
+10 ms) or are parallel HTTP calls served one at a time (a warning with the fix). One cause is one
+FAIL with a hint naming the fix: the checks that depend on it are skipped with that cause. Exits 1
+when a check fails.
 
 options:
   --command "<cmd>"         start the service as a process speaking JSON lines on stdio
