@@ -13,6 +13,7 @@ import {
   type RunCost,
 } from './compare';
 import {
+  DEFAULT_TOP_K,
   ExperimentConfigSchema,
   JudgeConfigSchema,
   LlmPricesSchema,
@@ -40,6 +41,7 @@ import {
   CollectionDesignSchema,
   DESIGN_BASE_PRESETS,
   MAX_DESIGN_NAME,
+  PLAYGROUND_MAX_TOP_K,
   type CollectionDesign,
   type DesignList,
   type PlaygroundResult,
@@ -317,7 +319,7 @@ export const apiMethods = {
       .object({
         playgroundId,
         query: z.string().trim().min(1, 'must not be empty').max(2000),
-        topK: z.number().int().min(1).max(100).default(10),
+        topK: z.number().int().min(1).max(PLAYGROUND_MAX_TOP_K).default(DEFAULT_TOP_K),
       })
       .strict(),
   ),

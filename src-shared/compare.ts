@@ -157,11 +157,15 @@ export function onSharedQuestions(runs: readonly RunAnswers[]): {
   };
 }
 
+/** The metric and the bootstrap seed of a comparison that names none (the Compare view's). */
+export const DEFAULT_COMPARE_METRIC = 'officialF1';
+export const DEFAULT_COMPARE_SEED = 0;
+
 export function compareRuns(
   runs: readonly RunAnswers[],
   options: CompareOptions = {},
 ): RunComparison {
-  const metric = options.metric ?? 'officialF1';
+  const metric = options.metric ?? DEFAULT_COMPARE_METRIC;
   const baselineIndex = options.baselineIndex ?? 0;
   if (runs.length < 2)
     throw new WorkbenchError('INVALID_INPUT', 'compare: needs at least two runs');
@@ -230,7 +234,7 @@ export function compareRuns(
     const scores = runs.map((_, index) => inCategory.map((row) => row.cells[index]?.score ?? null));
     const conversations = inCategory.map((row) => row.sampleId);
     const baseline = scores[baselineIndex]!;
-    const seed = options.seed ?? 0;
+    const seed = options.seed ?? DEFAULT_COMPARE_SEED;
     const resamples = options.resamples ? { resamples: options.resamples } : {};
     return {
       category,
@@ -254,7 +258,7 @@ export function compareRuns(
         index === baselineIndex
           ? null
           : pairedBootstrapCI(scores[baselineIndex]!, candidate, {
-              seed: options.seed ?? 0,
+              seed: options.seed ?? DEFAULT_COMPARE_SEED,
               ...(options.resamples ? { resamples: options.resamples } : {}),
             }),
       ),
@@ -446,11 +450,11 @@ export interface ScoreIntervals {
  */
 export function scoreIntervals(
   answers: readonly AnswerRecord[],
-  metric: CompareMetric = 'officialF1',
+  metric: CompareMetric = DEFAULT_COMPARE_METRIC,
   options: { resamples?: number; seed?: number } = {},
 ): ScoreIntervals {
   const resamples = options.resamples ?? defaultBootstrapResamples;
-  const seed = options.seed ?? 0;
+  const seed = options.seed ?? DEFAULT_COMPARE_SEED;
   const scored = (list: readonly AnswerRecord[]) =>
     list.map((a) => scoreOf(a, metric)).filter((x): x is number => x !== null);
   const categories = [...new Set(answers.map((a) => a.category))].sort((x, y) => x - y);

@@ -34,6 +34,8 @@ export { TURN_SORT_FIELDS, type TurnSortField } from './index-kinds/sorted';
 
 export const MAX_DESIGN_INDEXES = 12;
 export const MAX_DESIGN_NAME = 80;
+/** The most hits a playground query shows per index (a run's top_k goes higher). */
+export const PLAYGROUND_MAX_TOP_K = 100;
 
 // Mapped over a type parameter, so a tuple of faces maps to a tuple (the union needs one).
 type TypesOf<F extends readonly unknown[]> = {

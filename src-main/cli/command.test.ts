@@ -11,8 +11,9 @@ describe('defineCommand', () => {
   const seen: Array<{ values: unknown; positionals: string[] }> = [];
   const command = defineCommand({
     summary: 'test',
-    usage: 'usage: test\n',
-    options: { ...RUNS_DB_OPTIONS, ...JSON_OPTION, k: { type: 'string' } },
+    usage: 'usage: test',
+    description: 'Tests.',
+    options: { ...RUNS_DB_OPTIONS, ...JSON_OPTION, k: { type: 'string', help: 'k' } },
     async run({ values, positionals }) {
       seen.push({ values: { ...values }, positionals });
       return values.json ? 7 : 0;
@@ -23,9 +24,41 @@ describe('defineCommand', () => {
     for (const flag of ['--help', '-h']) {
       const io = capture();
       expect(await command.run(['x', flag, '--k', '3'], io)).toBe(0);
-      expect(io.out).toEqual(['usage: test\n']);
+      expect(io.out).toEqual([command.usage]);
     }
     expect(seen).toEqual([]);
+  });
+
+  it('writes help from the declarations: usage, description, each option with its default and names', () => {
+    const help = defineCommand({
+      summary: 'test',
+      usage: 'usage: test',
+      description: 'Tests.',
+      options: {
+        k: { type: 'string', value: '<n>', help: 'results', absent: 7 },
+        kind: { type: 'string', help: 'which', choices: () => ['a', 'b'] },
+        old: { type: 'boolean', help: 'kept for old scripts', hidden: true },
+      },
+      epilogue: 'The end.',
+      async run() {
+        return 0;
+      },
+    }).usage;
+    expect(help).toBe(
+      [
+        'usage: test',
+        '',
+        'Tests.',
+        '',
+        'options:',
+        '  --k <n>                   results (default: 7)',
+        '  --kind <a|b>              which',
+        '  -h, --help                show this help',
+        '',
+        'The end.',
+        '',
+      ].join('\n'),
+    );
   });
 
   it('passes typed values, defaults and positionals to run', async () => {

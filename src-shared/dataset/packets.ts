@@ -42,6 +42,8 @@ export interface TestPlanOptions {
  */
 export const PROTOCOL_MODES = ['stream', 'ingest-all'] as const;
 export type ProtocolMode = (typeof PROTOCOL_MODES)[number];
+/** A config without `mode` streams. */
+export const DEFAULT_PROTOCOL_MODE: ProtocolMode = 'stream';
 
 export interface PlannedTest {
   /** 0-based. */

@@ -3,53 +3,69 @@ import {
   compareTable,
   type CompareMarkup,
 } from '../../../src-shared/compareTable';
+import { DEFAULT_COMPARE_METRIC, DEFAULT_COMPARE_SEED } from '../../../src-shared/compare';
+import { metricIds } from '../../../src-shared/metrics';
 import { UsageError, defineCommand } from '../command';
 import { withRunsApi } from '../runsApi';
 import { parseScheme } from '../request';
 import { JSON_OPTION, RUNS_DB_OPTIONS, SCHEME_OPTION } from '../options';
 
-const USAGE = `usage: npm run -s cli -- compare <run id> <run id> [<run id> ...] [options]
-
-Compares 2 to 8 runs question by question, as the Compare view does (the same runs.compare
+const DESCRIPTION = `Compares 2 to 8 runs question by question, as the Compare view does (the same runs.compare
 call): per category each run's mean and, against the baseline, the delta with its paired
 bootstrap 95% interval, the interval with whole conversations resampled, McNemar's exact test,
 the smallest difference this n detects; then the flips per run and the warnings when the runs
 are not compared on equal terms (top_k, context size, question sets). Runs are named by their
-names (\`experiment --name\`), else by preset and id.
+names (\`experiment --name\`), else by preset and id.`;
 
-options:
-  --baseline <run id>       the run the others are measured against (default: the first)
-  --metric <id>             officialF1 (default), setF1, bleu1, judge, evidenceRecall, ...
-  --seed <n>                the bootstrap's seed (default 0, as in the Compare view)
-  --format <text|md|latex>  a terminal table (default), Markdown, or a LaTeX tabular (booktabs)
-  --scheme <official|mem0>  category names (default: official)
-  --json                    print the runs.compare result the Compare view renders, as JSON
-  --runs-db <path>          runs database (default: <data dir>/runs.db)
-  --data-dir <dir>          data directory (default: $MEMORY_WORKBENCH_DATA or ~/.memory-workbench)
-  -h, --help                show this help
-`;
+/** The terminal table, unless --format asks for markup. */
+const DEFAULT_COMPARE_MARKUP: CompareMarkup = 'text';
 
 function parseSeed(value: string | undefined): number {
-  if (value === undefined) return 0;
+  if (value === undefined) return DEFAULT_COMPARE_SEED;
   if (!/^-?\d+$/.test(value)) throw new UsageError(`--seed must be an integer (got "${value}")`);
   return Number(value);
 }
 
 export const compareCommand = defineCommand({
   summary: 'compare runs per category: deltas with intervals, McNemar, flips, fairness warnings',
-  usage: USAGE,
+  usage: 'usage: npm run -s cli -- compare <run id> <run id> [<run id> ...] [options]',
+  description: DESCRIPTION,
   options: {
-    baseline: { type: 'string' },
-    metric: { type: 'string' },
-    seed: { type: 'string' },
-    format: { type: 'string' },
+    baseline: {
+      type: 'string',
+      value: '<run id>',
+      help: 'the run the others are measured against',
+      absent: 'the first',
+    },
+    metric: {
+      type: 'string',
+      value: '<id>',
+      help: 'the metric compared',
+      choices: metricIds,
+      absent: DEFAULT_COMPARE_METRIC,
+    },
+    seed: {
+      type: 'string',
+      value: '<n>',
+      help: "the bootstrap's seed, as in the Compare view",
+      absent: DEFAULT_COMPARE_SEED,
+    },
+    format: {
+      type: 'string',
+      help: 'a terminal table, Markdown, or a LaTeX tabular (booktabs)',
+      choices: () => COMPARE_MARKUPS,
+      absent: DEFAULT_COMPARE_MARKUP,
+    },
     ...SCHEME_OPTION,
-    ...JSON_OPTION,
+    json: {
+      ...JSON_OPTION.json,
+      help: 'print the runs.compare result the Compare view renders, as JSON',
+    },
     ...RUNS_DB_OPTIONS,
   },
   async run({ values, positionals }, io) {
     if (positionals.length < 2) throw new UsageError('compare takes at least two run ids');
-    const format = values.format ?? 'text';
+    const format = values.format ?? DEFAULT_COMPARE_MARKUP;
     if (!(COMPARE_MARKUPS as readonly string[]).includes(format))
       throw new UsageError(
         `--format must be one of ${COMPARE_MARKUPS.join(', ')} (got "${format}")`,

@@ -4,19 +4,9 @@ import { UsageError, defineCommand } from '../command';
 import { withRunsApi } from '../runsApi';
 import { OUT_OPTION, RUNS_DB_OPTIONS } from '../options';
 
-const USAGE = `usage: npm run -s cli -- export <run id> --format json|csv|html [options]
-
-Writes a run's results. JSON: {"run": manifest + status, "answers": each question's final answer,
+const DESCRIPTION = `Writes a run's results. JSON: {"run": manifest + status, "answers": each question's final answer,
 "testAnswers": every answer of every test}. CSV: the final answers, one row per question. HTML:
-the run as one self-contained report to share.
-
-options:
-  --format <json|csv|html>  output format (required; html: the report of \`report --html\`)
-  --out <file>         write to a file instead of stdout
-  --runs-db <path>     runs database (default: <data dir>/runs.db)
-  --data-dir <dir>     data directory (default: $MEMORY_WORKBENCH_DATA or ~/.memory-workbench)
-  -h, --help           show this help
-`;
+the run as one self-contained report to share.`;
 
 function isFormat(value: string): value is ExportFormat {
   return (EXPORT_FORMATS as readonly string[]).includes(value);
@@ -24,9 +14,14 @@ function isFormat(value: string): value is ExportFormat {
 
 export const exportCommand = defineCommand({
   summary: "write a run's answers as JSON or CSV",
-  usage: USAGE,
+  usage: 'usage: npm run -s cli -- export <run id> --format <format> [options]',
+  description: DESCRIPTION,
   options: {
-    format: { type: 'string' },
+    format: {
+      type: 'string',
+      help: 'output format, required (html: the report of `report --html`)',
+      choices: () => EXPORT_FORMATS,
+    },
     ...OUT_OPTION,
     ...RUNS_DB_OPTIONS,
   },

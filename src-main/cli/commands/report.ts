@@ -25,12 +25,7 @@ const formatLines = (): string =>
     .map((f) => `  ${f.id.padEnd(12)} ${f.help}`)
     .join('\n');
 
-const usage =
-  (): string => `usage: npm run -s cli -- report <run id> [--format ${formatIds()} [--as md|latex]] [options]
-       npm run -s cli -- report <run id> --html [--out <file>]
-       npm run -s cli -- report <baseline run id> <run id>... --html [--out <file>]
-
-Prints a run's final scores. Without --format: the per-category table of every metric, and why
+const DESCRIPTION = `Prints a run's final scores. Without --format: the per-category table of every metric, and why
 n differs from the dataset's question count when it does. With --format: the run as one row of
 a paper's table, to paste beside it:
 ${formatLines()}
@@ -43,18 +38,10 @@ original and the corrected gold with the per-category ceiling when the run appli
 bootstrap intervals, per-category table and chart, curve, low-scored answers, the manifest),
 readable offline with no script and no external link. With two to eight runs and --html: their
 comparison against the first (per-category deltas with paired bootstrap intervals, the flipped
-questions with every run's prediction, the config differences).
+questions with every run's prediction, the config differences).`;
 
-options:
-  --format <${formatIds()}>  a paper's table layout
-  --html                    a self-contained HTML report instead of text (official category names)
-  --out <file>              with --html: write it to <file> (default: stdout)
-  --as <md|latex>           Markdown (default) or a LaTeX tabular (needs booktabs)
-  --scheme <official|mem0>  category names of the plain table (default: official)
-  --runs-db <path>          runs database (default: <data dir>/runs.db)
-  --data-dir <dir>          data directory (default: $MEMORY_WORKBENCH_DATA or ~/.memory-workbench)
-  -h, --help                show this help
-`;
+/** A paper's row as Markdown unless --as says LaTeX. */
+const DEFAULT_MARKUP: PaperMarkup = 'md';
 
 function oneOf<T extends string>(flag: string, allowed: readonly T[], value: string): T {
   if ((allowed as readonly string[]).includes(value)) return value as T;
@@ -63,12 +50,27 @@ function oneOf<T extends string>(flag: string, allowed: readonly T[], value: str
 
 export const reportCommand = defineCommand({
   summary: "print a run's scores, plain or in the LoCoMo / Mem0 papers' table formats",
-  usage: usage(),
+  usage: `usage: npm run -s cli -- report <run id> [--format <format> [--as <markup>]] [options]
+       npm run -s cli -- report <run id> --html [--out <file>]
+       npm run -s cli -- report <baseline run id> <run id>... --html [--out <file>]`,
+  description: DESCRIPTION,
   options: {
-    format: { type: 'string' },
-    as: { type: 'string' },
-    html: { type: 'boolean' },
-    ...OUT_OPTION,
+    format: {
+      type: 'string',
+      help: "a paper's table layout",
+      choices: () => allReportFormats().map((f) => f.id),
+    },
+    html: {
+      type: 'boolean',
+      help: 'a self-contained HTML report instead of text (official category names)',
+    },
+    out: { ...OUT_OPTION.out, help: 'with --html: write it to a file', absent: 'stdout' },
+    as: {
+      type: 'string',
+      help: 'with --format: Markdown or a LaTeX tabular (needs booktabs)',
+      choices: () => PAPER_MARKUPS,
+      absent: DEFAULT_MARKUP,
+    },
     ...SCHEME_OPTION,
     ...RUNS_DB_OPTIONS,
   },
@@ -90,7 +92,7 @@ export const reportCommand = defineCommand({
       throw new UsageError('--html and --format are two layouts: give one');
     if (values.out !== undefined && values.html !== true)
       throw new UsageError('--out needs --html');
-    const as = oneOf<PaperMarkup>('--as', PAPER_MARKUPS, values.as ?? 'md');
+    const as = oneOf<PaperMarkup>('--as', PAPER_MARKUPS, values.as ?? DEFAULT_MARKUP);
     const scheme = parseScheme(values.scheme);
     return withRunsApi(values, async (api) => {
       if (comparing) {

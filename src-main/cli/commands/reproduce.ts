@@ -25,44 +25,22 @@ import { UsageError, defineCommand } from '../command';
 import { ensureWordVectorCache } from '../wordVectors';
 import { openStore } from '../runsApi';
 import {
+  EXPERIMENT_OPTIONS,
   JSON_OPTION,
+  JUDGE_ENDPOINT_OPTIONS,
   KEY_ENV_OPTION,
   LAUNCH_OPTIONS,
-  LAUNCH_OPTIONS_HELP,
   RUNS_DB_OPTIONS,
 } from '../options';
 import { apiKeysFromFlags, launchCallsFromFlags } from '../request';
 
-const USAGE = `usage: npm run -s cli -- reproduce list
-       npm run -s cli -- reproduce <pack> --data <locomo10.json> [options]
-
-Runs a paper's table as a reproduce pack: the paper's answer protocol, answerer and judge models,
+const DESCRIPTION = `Runs a paper's table as a reproduce pack: the paper's answer protocol, answerer and judge models,
 question set and repeat count, one repeat group per row whose memory preset the workbench has,
 then prints the paper's published figure beside ours for every cell, with the difference. Before
 anything runs it prints the LLM calls, the estimated tokens and the cost.
 
 Without --base-url it runs offline with the extractive answerer and no judge, and says that this
-is not the paper's setting (metrics that need the judge stay empty).
-
-options:
-  --data <file>             dataset file (the paper's: locomo10.json)
-  --samples <ids>           comma-separated sample ids (default: all; the paper used all)
-  --base-url <url>          answerer endpoint, OpenAI-compatible, with /v1 (default: offline)
-  --model <name>            answerer model for every row (default: the paper's, per row)
-  --api-key-env <NAME>      environment variable holding the answerer's (and judge's) API key
-  --judge-base-url <url>    judge endpoint (default: --base-url)
-  --judge-model <name>      judge model (default: the paper's)
-  --judge-api-key-env <NAME>  environment variable holding the judge's API key
-  --prices <in,out>         USD per million prompt and completion tokens, for the estimate
-  --repeats <n>             complete runs per row instead of the paper's count (said in the report)
-  --plan                    print the plan and the estimate, run nothing
-${LAUNCH_OPTIONS_HELP}
-  --allow-key-env <NAME>    also read an API key from NAME (repeatable)
-  --runs-db <path>          runs database (default: <data dir>/runs.db)
-  --data-dir <dir>          data directory (default: $MEMORY_WORKBENCH_DATA or ~/.memory-workbench)
-  --json                    print exactly one JSON object on stdout
-  -h, --help                show this help
-`;
+is not the paper's setting (metrics that need the judge stay empty).`;
 
 const fmtInt = (n: number): string => n.toLocaleString('en-US');
 
@@ -133,19 +111,43 @@ function table2Table(cells: readonly PackTable2Cell[]): string {
 export const reproduceCommand = defineCommand({
   summary:
     "run a paper's table (protocol, models, questions, repeats) and compare with its figures",
-  usage: USAGE,
+  usage: `usage: npm run -s cli -- reproduce list
+       npm run -s cli -- reproduce <pack> --data <locomo10.json> [options]`,
+  description: DESCRIPTION,
   options: {
-    data: { type: 'string' },
-    samples: { type: 'string' },
-    'base-url': { type: 'string' },
-    model: { type: 'string' },
-    'api-key-env': { type: 'string' },
-    'judge-base-url': { type: 'string' },
-    'judge-model': { type: 'string' },
-    'judge-api-key-env': { type: 'string' },
-    prices: { type: 'string' },
-    repeats: { type: 'string' },
-    plan: { type: 'boolean', default: false },
+    data: { ...EXPERIMENT_OPTIONS.data, help: "dataset file (the paper's: locomo10.json)" },
+    samples: {
+      ...EXPERIMENT_OPTIONS.samples,
+      help: 'comma-separated sample ids (the paper used all)',
+    },
+    'base-url': {
+      ...EXPERIMENT_OPTIONS['base-url'],
+      help: 'answerer endpoint, OpenAI-compatible, with /v1',
+      absent: 'offline',
+    },
+    model: {
+      ...EXPERIMENT_OPTIONS.model,
+      help: 'answerer model for every row',
+      absent: "the paper's, per row",
+    },
+    'api-key-env': {
+      ...EXPERIMENT_OPTIONS['api-key-env'],
+      help: "environment variable holding the answerer's (and judge's) API key",
+    },
+    'judge-base-url': { ...JUDGE_ENDPOINT_OPTIONS['judge-base-url'], absent: '--base-url' },
+    'judge-model': { ...JUDGE_ENDPOINT_OPTIONS['judge-model'], absent: "the paper's" },
+    'judge-api-key-env': JUDGE_ENDPOINT_OPTIONS['judge-api-key-env'],
+    prices: {
+      type: 'string',
+      value: '<in,out>',
+      help: 'USD per million prompt and completion tokens, for the estimate',
+    },
+    repeats: {
+      type: 'string',
+      value: '<n>',
+      help: "complete runs per row instead of the paper's count (said in the report)",
+    },
+    plan: { type: 'boolean', default: false, help: 'print the plan and the estimate, run nothing' },
     ...LAUNCH_OPTIONS,
     ...KEY_ENV_OPTION,
     ...RUNS_DB_OPTIONS,

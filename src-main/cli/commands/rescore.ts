@@ -1,16 +1,21 @@
-import { metricOf } from '../../../src-shared/metrics';
-import type { JudgeConfigInput } from '../../../src-shared/experiment';
+import { metricIds, metricOf } from '../../../src-shared/metrics';
+import { JUDGE_PROTOCOLS, type JudgeConfigInput } from '../../../src-shared/experiment';
 import { ApiKeySource } from '../../core/keys';
 import { protocolJudgeTable, summaryTable } from '../../core/runs/report';
 import type { RunStore } from '../../core/runs/store';
 import { UsageError, defineCommand } from '../command';
 import { withRunsApi } from '../runsApi';
 import { judgeProtocolFlags, keyPolicyFromArgs, parseScheme } from '../request';
-import { JSON_OPTION, KEY_ENV_OPTION, RUNS_DB_OPTIONS, SCHEME_OPTION } from '../options';
+import {
+  JSON_OPTION,
+  JUDGE_ENDPOINT_OPTIONS,
+  JUDGE_PROTOCOL_FILE_OPTION,
+  KEY_ENV_OPTION,
+  RUNS_DB_OPTIONS,
+  SCHEME_OPTION,
+} from '../options';
 
-const USAGE = `usage: npm run -s cli -- rescore <run id> [--metrics id,id] [--judge <protocol>] [options]
-
-Scores a stored run again under registered metrics, without running memory or answers: every
+const DESCRIPTION = `Scores a stored run again under registered metrics, without running memory or answers: every
 answer of every test gets the metrics' values written into the runs database (rerunning it
 rewrites the same values), then the new headline table is printed. Retrieval metrics read the
 evidence from the run's dataset file (it must be unchanged). Judge metrics need an LLM and are
@@ -19,34 +24,29 @@ skipped, with the reason printed.
 With --judge, a judge protocol is run over the run's final answers (an LLM call per distinct
 answer; the runs DB's judge cache makes a repeat free) and its J is stored under the protocol's
 name, beside the run's own J: answers and their scores are not touched. The endpoint is the run's
-own judge unless --judge-base-url/--judge-model say otherwise. Alone, --judge rescores no metric.
-
-options:
-  --metrics <ids>           comma-separated metric ids (default: every registered metric)
-  --judge <protocol>        mem0, strict or workbench-v1: run this judge protocol
-  --judge-protocol-file <file>  your own judge prompt ({{question}}, {{gold}}, {{answer}})
-  --judge-base-url <url>    OpenAI-compatible endpoint of the judge (with /v1)
-  --judge-model <name>      judge model
-  --judge-api-key-env <NAME>  environment variable holding the judge's API key
-  --allow-key-env <NAME>    also read an API key from NAME (repeatable; by default only
-                            names ending in _API_KEY or _TOKEN are read)
-  --scheme <official|mem0>  category names of the table (default: official)
-  --json                    print exactly one JSON object
-  --runs-db <path>          runs database (default: <data dir>/runs.db)
-  --data-dir <dir>          data directory (default: $MEMORY_WORKBENCH_DATA or ~/.memory-workbench)
-  -h, --help                show this help
-`;
+own judge unless --judge-base-url/--judge-model say otherwise. Alone, --judge rescores no metric.`;
 
 export const rescoreCommand = defineCommand({
   summary: 'score a stored run again under any registered metric, offline',
-  usage: USAGE,
+  usage:
+    'usage: npm run -s cli -- rescore <run id> [--metrics id,id] [--judge <protocol>] [options]',
+  description: DESCRIPTION,
   options: {
-    metrics: { type: 'string' },
-    judge: { type: 'string' },
-    'judge-protocol-file': { type: 'string' },
-    'judge-base-url': { type: 'string' },
-    'judge-model': { type: 'string' },
-    'judge-api-key-env': { type: 'string' },
+    metrics: {
+      type: 'string',
+      value: '<ids>',
+      help: 'comma-separated metric ids',
+      choices: metricIds,
+      absent: 'every registered metric',
+    },
+    judge: {
+      type: 'string',
+      value: '<protocol>',
+      help: 'run this judge protocol',
+      choices: () => JUDGE_PROTOCOLS,
+    },
+    ...JUDGE_PROTOCOL_FILE_OPTION,
+    ...JUDGE_ENDPOINT_OPTIONS,
     ...KEY_ENV_OPTION,
     ...SCHEME_OPTION,
     ...JSON_OPTION,

@@ -8,31 +8,18 @@ import {
   JSON_OPTION,
   KEY_ENV_OPTION,
   LAUNCH_OPTIONS,
-  LAUNCH_OPTIONS_HELP,
   RUNS_DB_OPTIONS,
   SCHEME_OPTION,
 } from '../options';
 
-const USAGE = `usage: npm run -s cli -- resume <run id> [options]
-
-Continues an interrupted, cancelled, failed or paused run. Each unfinished sample is replayed from
+const DESCRIPTION = `Continues an interrupted, cancelled, failed or paused run. Each unfinished sample is replayed from
 its first packet in a fresh collection; tests already committed are not answered again, the rest
-are. With a deterministic preset and answerer the final answers equal those of an uninterrupted run.
-
-options:
-  --runs-db <path>          runs database (default: <data dir>/runs.db)
-  --data-dir <dir>          data directory (default: $MEMORY_WORKBENCH_DATA or ~/.memory-workbench)
-${LAUNCH_OPTIONS_HELP}
-  --allow-key-env <NAME>    also read an API key from NAME (repeatable; by default only
-                            names ending in _API_KEY or _TOKEN are read)
-  --scheme <official|mem0>  category names in the table (default: official)
-  --json                    print exactly one JSON object on stdout
-  -h, --help                show this help
-`;
+are. With a deterministic preset and answerer the final answers equal those of an uninterrupted run.`;
 
 export const resumeCommand = defineCommand({
   summary: 'continue an interrupted, cancelled, failed or paused run',
-  usage: USAGE,
+  usage: 'usage: npm run -s cli -- resume <run id> [options]',
+  description: DESCRIPTION,
   options: {
     ...RUNS_DB_OPTIONS,
     ...LAUNCH_OPTIONS,

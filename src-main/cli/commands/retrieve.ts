@@ -7,7 +7,12 @@ import {
   type SchemeId,
 } from '../../../src-shared/benchmarks';
 import type { Sample } from '../../../src-shared/dataset/types';
-import { DEFAULT_MEMORY_PRESET } from '../../../src-shared/experiment';
+import {
+  DEFAULT_MEMORY_PRESET,
+  DEFAULT_TOP_K,
+  ExperimentConfigSchema,
+} from '../../../src-shared/experiment';
+import { numberBoundsAt } from '../../../src-shared/schemaBounds';
 import { evidenceRecallAtK, meanEvidenceRecall } from '../../../src-shared/scoring';
 import { loadDatasetFile, sampleById } from '../../core/dataset/index';
 import { retrieveSample, type QuestionRetrieval } from '../../core/memory/retrieval/evaluate';
@@ -16,28 +21,12 @@ import { extraPresetModules, loadMemoryPresets } from '../../core/pipeline/loadP
 import { UsageError, defineCommand } from '../command';
 import { parseScheme, readConfigFile } from '../request';
 import { ensureWordVectorCache } from '../wordVectors';
-import { JSON_OPTION, SCHEME_OPTION } from '../options';
+import { EXPERIMENT_OPTIONS, JSON_OPTION, SCHEME_OPTION } from '../options';
 
-const DEFAULT_K = 10;
-
-const USAGE = `usage: npm run -s cli -- retrieve --data <file> [options]
-
-Evidence retrieval without an answerer: inserts every turn of each sample into a fresh collection
+const DESCRIPTION = `Evidence retrieval without an answerer: inserts every turn of each sample into a fresh collection
 of the memory preset, then retrieves the top k memories for every question that has evidence.
 Prints evidence recall@k (the share of a question's evidence turns among the first k retrieved),
-overall, per category and per sample.
-
-options:
-  --data <file>             dataset file (LoCoMo or LongMemEval JSON)
-  --preset <name>           memory preset (default: ${DEFAULT_MEMORY_PRESET})
-  --config <file.json>      the preset's config (JSON object; defaults fill the rest)
-  --samples <ids>           comma-separated sample ids (default: all)
-  --k <n>                   memories retrieved per question (default ${DEFAULT_K})
-  --scheme <official|mem0>  category names in the report (default: official)
-  --json                    print {"results":[{"sampleId","questionIndex","retrieved":[...]}]}
-                            (turn ids, best first) instead of the report
-  -h, --help                show this help
-`;
+overall, per category and per sample.`;
 
 function selectSamples(all: Sample[], ids: string | undefined): Sample[] {
   if (ids === undefined) return all;
@@ -90,24 +79,36 @@ function categoryGroups(
 
 export const retrieveCommand = defineCommand({
   summary: 'insert every turn into a memory preset and report evidence recall@k per question',
-  usage: USAGE,
+  usage: 'usage: npm run -s cli -- retrieve --data <file> [options]',
+  description: DESCRIPTION,
   options: {
-    data: { type: 'string' },
-    preset: { type: 'string' },
-    config: { type: 'string' },
-    samples: { type: 'string' },
-    k: { type: 'string' },
+    data: EXPERIMENT_OPTIONS.data,
+    preset: { ...EXPERIMENT_OPTIONS.preset, help: 'memory preset' },
+    config: {
+      type: 'string',
+      value: '<file.json>',
+      help: "the preset's config (JSON object; a field it leaves out keeps the preset's value)",
+    },
+    samples: EXPERIMENT_OPTIONS.samples,
+    k: { ...EXPERIMENT_OPTIONS['top-k'], help: 'memories retrieved per question' },
     ...SCHEME_OPTION,
-    ...JSON_OPTION,
+    json: {
+      ...JSON_OPTION.json,
+      help: 'print {"results":[{"sampleId","questionIndex","retrieved":[...]}]} (turn ids, best first) instead of the report',
+    },
   },
   async run({ values, positionals }, io) {
     if (positionals.length > 0) {
       throw new UsageError(`unexpected argument "${positionals[0]}" (the dataset goes in --data)`);
     }
     if (values.data === undefined) throw new UsageError('retrieve needs --data <file>');
-    const k = values.k === undefined ? DEFAULT_K : Number(values.k);
-    if (!Number.isInteger(k) || k < 1 || k > 1000) {
-      throw new UsageError(`--k must be an integer from 1 to 1000 (got "${values.k}")`);
+    const k = values.k === undefined ? DEFAULT_TOP_K : Number(values.k);
+    // The bounds a run's top_k takes, read from the config schema.
+    const bounds = numberBoundsAt(ExperimentConfigSchema, ['retrieval', 'topK']);
+    if (!Number.isInteger(k) || k < bounds.min || k > bounds.max) {
+      throw new UsageError(
+        `--k must be an integer from ${bounds.min} to ${bounds.max} (got "${values.k}")`,
+      );
     }
     const scheme = parseScheme(values.scheme);
     const preset = values.preset ?? DEFAULT_MEMORY_PRESET;

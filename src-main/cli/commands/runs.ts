@@ -10,28 +10,19 @@ import { parseScheme } from '../request';
 import type { RunManifest } from '../../../src-shared/runs';
 import { JSON_OPTION, RUNS_DB_OPTIONS, SCHEME_OPTION } from '../options';
 
-const USAGE = `usage: npm run -s cli -- runs <list | show <id> | delete <id> | repair> [options]
-
-  list         every run, newest first
+const DESCRIPTION = `  list         every run, newest first
   show <id>    a run's manifest, samples and final-answer table
   delete <id>  delete a run and everything it recorded
   repair       check the runs database (full integrity_check); if it is damaged, copy every
                readable row of every table into a fresh file and keep the damaged one as
                runs.db.corrupt-<time>. Prints per table the rows recovered and the rowid or key
                ranges lost. When not one row can be read (a destroyed header), the file is left
-               as it was and the exit status is 1.
-
-options:
-  --runs-db <path>          runs database (default: <data dir>/runs.db)
-  --data-dir <dir>          data directory (default: $MEMORY_WORKBENCH_DATA or ~/.memory-workbench)
-  --scheme <official|mem0>  category names (default: official)
-  --json                    print exactly one JSON object on stdout
-  -h, --help                show this help
-`;
+               as it was and the exit status is 1.`;
 
 export const runsCommand = defineCommand({
   summary: 'list, show or delete recorded runs',
-  usage: USAGE,
+  usage: 'usage: npm run -s cli -- runs <list | show <id> | delete <id> | repair> [options]',
+  description: DESCRIPTION,
   options: { ...RUNS_DB_OPTIONS, ...SCHEME_OPTION, ...JSON_OPTION },
   async run({ values, positionals }, io) {
     const scheme = parseScheme(values.scheme);

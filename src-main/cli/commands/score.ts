@@ -5,12 +5,7 @@ import {
   type BenchmarkProfile,
 } from '../../../src-shared/benchmarks';
 import { WorkbenchError, zodError } from '../../../src-shared/errors';
-import {
-  JudgeConfigSchema,
-  JUDGE_PROTOCOLS,
-  answerableOf,
-  type MeanN,
-} from '../../../src-shared/experiment';
+import { JudgeConfigSchema, answerableOf, type MeanN } from '../../../src-shared/experiment';
 import type { MetricDefinition } from '../../../src-shared/metrics';
 import { MemoryJudgeCache } from '../../core/answer/judge';
 import { judgePredictions, type PredictionJudgeReport } from '../../core/answer/judgePredictions';
@@ -37,36 +32,13 @@ import { readJsonFile } from '../../core/structured-file';
 import { apiKeysFromFlags, judgeFlags, parseScheme } from '../request';
 import { openStore } from '../runsApi';
 
-const USAGE = `usage: npm run -s cli -- score --data <file> --predictions <file.json> [options]
-       npm run -s cli -- score --mem0-eval <evaluation_metrics.json> [--json]
-
-Scores predictions against a dataset's gold answers, without running anything: official LoCoMo
+const DESCRIPTION = `Scores predictions against a dataset's gold answers, without running anything: official LoCoMo
 F1 on every question, Mem0-style set F1 and BLEU-1 on categories 1-4 and, with a judge, the LLM
 judge J. The predictions file is a JSON array of {"sampleId", "questionIndex", "prediction"}.
 
 With --mem0-eval, re-scores a file written by Mem0's own evaluation/evals.py and reports how many of
 its per-item set F1 and BLEU-1 values this build reproduces (BLEU-1 is exact only when NLTK's
-English punkt_tab model is installed: python -m nltk.downloader punkt_tab).
-
-options:
-  --mem0-eval <file.json>     Mem0 evals.py output to check against
-  --data <file>               dataset file (LoCoMo JSON)
-  --predictions <file.json>   predictions to score
-  --judge-base-url <url>      OpenAI-compatible endpoint of the judge (with /v1)
-  --judge-model <name>        judge model (judging needs both judge flags)
-  --judge-repeats <n>         judge each answer n times; J is reported as mean and std (default 1)
-  --judge-api-key-env <NAME>  environment variable holding the judge's API key
-  --judge-protocol <name>     one of ${JUDGE_PROTOCOLS.join(', ')} (default: the benchmark's own)
-  --judge-protocol-file <file>  your own judge prompt ({{question}}, {{gold}}, {{answer}})
-  --allow-key-env <NAME>      also read an API key from NAME (repeatable; by default only
-                              names ending in _API_KEY or _TOKEN are read)
-  --no-judge-cache            do not use the runs database's judge cache
-  --runs-db <path>            runs database holding the judge cache (default: <data dir>/runs.db)
-  --data-dir <dir>            data directory (default: $MEMORY_WORKBENCH_DATA or ~/.memory-workbench)
-  --scheme <official|mem0>    category names (default: official)
-  --json                      print one JSON object: {"items", "byCategory", "overall", ...}
-  -h, --help                  show this help
-`;
+English punkt_tab model is installed: python -m nltk.downloader punkt_tab).`;
 
 const fmt = (m: MeanN | number | undefined): string =>
   m === undefined || typeof m === 'number' || m.mean === null ? '-' : m.mean.toFixed(3);
@@ -108,17 +80,30 @@ function table(
 
 export const scoreCommand = defineCommand({
   summary: 'score a predictions file against a dataset (official F1, set F1, BLEU-1, judge)',
-  usage: USAGE,
+  usage: `usage: npm run -s cli -- score --data <file> --predictions <file.json> [options]
+       npm run -s cli -- score --mem0-eval <evaluation_metrics.json> [--json]`,
+  description: DESCRIPTION,
   options: {
-    data: { type: 'string' },
-    predictions: { type: 'string' },
-    'mem0-eval': { type: 'string' },
+    'mem0-eval': {
+      type: 'string',
+      value: '<file.json>',
+      help: 'Mem0 evals.py output to check against',
+    },
+    data: { type: 'string', value: '<file>', help: 'dataset file' },
+    predictions: { type: 'string', value: '<file.json>', help: 'predictions to score' },
     ...JUDGE_OPTIONS,
     ...KEY_ENV_OPTION,
-    'no-judge-cache': { type: 'boolean', default: false },
+    'no-judge-cache': {
+      type: 'boolean',
+      default: false,
+      help: "do not use the runs database's judge cache",
+    },
     ...RUNS_DB_OPTIONS,
     ...SCHEME_OPTION,
-    ...JSON_OPTION,
+    json: {
+      ...JSON_OPTION.json,
+      help: 'print one JSON object: {"items", "byCategory", "overall", ...}',
+    },
   },
   async run({ values, positionals }, io) {
     if (positionals.length > 0)

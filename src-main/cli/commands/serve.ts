@@ -10,27 +10,33 @@ import { startServer, type RunningServer } from '../../server/server';
 import { DATA_DIR_OPTION, DATASET_DIR_OPTION, KEY_ENV_OPTION } from '../options';
 import { datasetDirsFromArgs, keyPolicyFromArgs } from '../request';
 
-const SERVE_USAGE = `usage: npm run -s cli -- serve [--port n] [--data-dir dir] [--dataset-dir dir]... [--static dir] [--allow-key-env NAME]...
-  Serves the workbench UI and API on 127.0.0.1 only, with a per-launch token in the printed URL.
-  Reach it from another machine through an SSH tunnel (ssh -L 5174:127.0.0.1:5174 host).
-  --dataset-dir dir  a folder whose files the page may open by path, and whose unix sockets an
-                     external memory service url may name (repeatable); without one, datasets
-                     come in by upload only and no socket is reachable.
-  API keys are read only from variables ending in _API_KEY or _TOKEN; --allow-key-env NAME
-  (repeatable) lets the UI use another variable as a key.
-  -h, --help         show this help
-`;
+const DESCRIPTION = `Serves the workbench UI and API on 127.0.0.1 only, with a per-launch token in the printed URL.
+Reach it from another machine through an SSH tunnel (ssh -L <port>:127.0.0.1:<port> host).`;
 
 export { defaultDataDir };
 
+/** The port `serve` listens on unless told otherwise. */
+const DEFAULT_PORT = '5174';
+
 export const serveCommand = defineCommand({
   summary: 'serve the workbench UI and API on 127.0.0.1 (browser mode)',
-  usage: SERVE_USAGE,
+  usage: 'usage: npm run -s cli -- serve [options]',
+  description: DESCRIPTION,
   options: {
-    port: { type: 'string', default: '5174' },
+    port: {
+      type: 'string',
+      default: DEFAULT_PORT,
+      value: '<n>',
+      help: 'the port on 127.0.0.1 (0 picks a free one)',
+    },
     ...DATA_DIR_OPTION,
     ...DATASET_DIR_OPTION,
-    static: { type: 'string' },
+    static: {
+      type: 'string',
+      value: '<dir>',
+      help: "the UI's built files",
+      absent: 'out/renderer in the app',
+    },
     ...KEY_ENV_OPTION,
   },
   positionals: false,

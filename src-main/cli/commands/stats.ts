@@ -1,5 +1,4 @@
 import {
-  DEFAULT_SCHEME,
   benchmarkProfile,
   categoryLabel,
   schemeLabelOf,
@@ -12,22 +11,10 @@ import type { DatasetLoadResult } from '../../../src-shared/dataset/types';
 import { datasetStats, loadDatasetFile } from '../../core/dataset/index';
 import { UsageError, defineCommand } from '../command';
 import { parseScheme } from '../request';
-import { JSON_OPTION, SCHEME_OPTION } from '../options';
+import { EXPERIMENT_OPTIONS, JSON_OPTION, SCHEME_OPTION } from '../options';
 
-const USAGE = `usage: npm run -s cli -- stats <file> [options]
-
-Loads a dataset file, validates it and prints what a run over it would see: sessions, turns,
-packets, questions per category, evidence repairs and the tests each sample will trigger.
-
-options:
-  --scheme <official|mem0>  category names to print (default: ${DEFAULT_SCHEME})
-  --json                    print exactly one JSON object instead of the report
-  --format <name>           dataset format (default: detected from the content)
-  --strict                  fail on the first malformed sample instead of skipping it
-  --exclude-no-evidence     plan without the questions that have no usable evidence (a run asks
-                            them at the last packet by default)
-  -h, --help                show this help
-`;
+const DESCRIPTION = `Loads a dataset file, validates it and prints what a run over it would see: sessions, turns,
+packets, questions per category, evidence repairs and the tests each sample will trigger.`;
 
 /** Evidence details beyond this go to --json only; a person reads the first ones. */
 const MAX_DETAIL_LINES = 40;
@@ -46,11 +33,59 @@ function describeProblem(d: EvidenceProblemDetail): string {
   return `${d.sampleId} qa[${d.qaIndex}]  ${JSON.stringify(d.raw)}${part}  ${d.problem}${outcome}`;
 }
 
+/** Questions per category and group (BEAM: per ability and size), when the dataset groups samples. */
+function groupTable(stats: DatasetStats, profile: BenchmarkProfile, scheme: SchemeId): string[] {
+  const groups = stats.totals.byGroup;
+  if (!groups) return [];
+  const names = profile.categories.map((c) => categoryLabel(profile, c.id, scheme));
+  const width = Math.max(12, ...names.map((name) => name.length));
+  const cols = groups.map((g) => Math.max(8, g.group.length));
+  const row = (label: string, cells: string[]): string =>
+    `  ${label.padEnd(width + 3)} ${cells.map((c, i) => c.padStart(cols[i] ?? 8)).join(' ')}`;
+  const out = [`Samples and questions by ${profile.sampleGroup ?? 'group'}`];
+  out.push(
+    row(
+      '',
+      groups.map((g) => g.group),
+    ),
+  );
+  out.push(
+    row(
+      'samples',
+      groups.map((g) => n(g.samples)),
+    ),
+  );
+  out.push(
+    row(
+      'turns',
+      groups.map((g) => n(g.turns)),
+    ),
+  );
+  out.push(
+    row(
+      'questions',
+      groups.map((g) => n(g.qa)),
+    ),
+  );
+  profile.categories.forEach((c, i) => {
+    const id = String(c.id).padStart(String(profile.categories.length).length);
+    out.push(
+      row(
+        `${id} ${names[i] as string}`,
+        groups.map((g) => n(g.byCategory[c.id] ?? 0)),
+      ),
+    );
+  });
+  out.push('');
+  return out;
+}
+
 function humanReport(
   result: DatasetLoadResult,
   stats: DatasetStats,
   scheme: SchemeId,
   profile: BenchmarkProfile,
+  includeNoEvidence: boolean,
 ): string {
   const out: string[] = [];
   const { info } = result;
@@ -96,6 +131,7 @@ function humanReport(
     );
   });
   out.push('');
+  out.push(...groupTable(stats, profile, scheme));
 
   const e = stats.evidence;
   out.push('Evidence ids (qa[i] is the 0-based question index)');
@@ -103,7 +139,9 @@ function humanReport(
     `  repaired ${e.repaired}  unresolved ${e.unresolved}  duplicates dropped ${e.duplicates}  questions without usable evidence ${e.questionsWithoutEvidence}${
       // A haystack benchmark (LongMemEval) asks every question after its haystack.
       e.questionsWithoutEvidence > 0 && result.samples.some((s) => s.askAfter !== 'haystack')
-        ? ' (excluded from tests)'
+        ? includeNoEvidence
+          ? ' (asked at the last packet)'
+          : ' (excluded from tests)'
         : ''
     }`,
   );
@@ -152,15 +190,27 @@ function jsonReport(
 
 export const statsCommand = defineCommand({
   summary: 'validate a dataset file and print its sessions, packets, categories and test plan',
-  usage: USAGE,
+  usage: 'usage: npm run -s cli -- stats <file> [options]',
+  description: DESCRIPTION,
   options: {
     ...SCHEME_OPTION,
-    ...JSON_OPTION,
-    format: { type: 'string' },
-    strict: { type: 'boolean', default: false },
-    'exclude-no-evidence': { type: 'boolean', default: false },
-    // The default since issue 11; still accepted.
-    'include-no-evidence': { type: 'boolean', default: false },
+    json: { ...JSON_OPTION.json, help: 'print exactly one JSON object instead of the report' },
+    format: {
+      type: 'string',
+      value: '<name>',
+      help: 'dataset format',
+      absent: 'detected from the content',
+    },
+    strict: {
+      type: 'boolean',
+      default: false,
+      help: 'fail on the first malformed sample instead of skipping it',
+    },
+    'exclude-no-evidence': {
+      ...EXPERIMENT_OPTIONS['exclude-no-evidence'],
+      help: 'plan without the questions that have no usable evidence (otherwise asked at the last packet)',
+    },
+    'include-no-evidence': EXPERIMENT_OPTIONS['include-no-evidence'],
   },
   async run({ values, positionals }, io) {
     const scheme = parseScheme(values.scheme);
@@ -177,15 +227,12 @@ export const statsCommand = defineCommand({
       ...(values.format !== undefined ? { format: values.format } : {}),
     });
     const profile = benchmarkProfile(result.info.format);
-    const stats = datasetStats(
-      result.samples,
-      { includeNoEvidence: !values['exclude-no-evidence'] },
-      profile,
-    );
+    const includeNoEvidence = !values['exclude-no-evidence'];
+    const stats = datasetStats(result.samples, { includeNoEvidence }, profile);
     io.stdout(
       values.json
         ? jsonReport(result, stats, scheme, profile)
-        : humanReport(result, stats, scheme, profile),
+        : humanReport(result, stats, scheme, profile, includeNoEvidence),
     );
     return 0;
   },

@@ -4,6 +4,7 @@ import { checkMemoryConfig } from '../../core/pipeline/loadPresets';
 import { planSweep, type CellPlan, type SweepPlan } from '../../core/pipeline/plan';
 import { runSweep } from '../../core/sweeps/run';
 import { readSweepFile } from '../../core/sweeps/spec';
+import { DEFAULT_QUEUE } from '../../core/sweeps/queueDefaults';
 import {
   UsageError,
   defineCommand,
@@ -13,47 +14,23 @@ import {
 } from '../command';
 import { ensureWordVectorCache } from '../wordVectors';
 import { openStore } from '../runsApi';
-import {
-  JSON_OPTION,
-  KEY_ENV_OPTION,
-  LAUNCH_OPTIONS,
-  LAUNCH_OPTIONS_HELP,
-  RUNS_DB_OPTIONS,
-} from '../options';
+import { JSON_OPTION, KEY_ENV_OPTION, LAUNCH_OPTIONS, RUNS_DB_OPTIONS } from '../options';
 import { apiKeysFromFlags, launchCallsFromFlags } from '../request';
 
-const USAGE = `usage: npm run -s cli -- sweep plan <spec.yaml|spec.json> [--json]
-       npm run -s cli -- sweep run <spec.yaml|spec.json> [options]
-
-A sweep is a base experiment config plus axes (dotted config paths and their values); its grid
+const DESCRIPTION = `A sweep is a base experiment config plus axes (dotted config paths and their values); its grid
 is the cartesian product of the axes, each cell "repeats" times. Every cell is validated before
 anything runs, and each becomes an ordinary run in the runs database tagged with the sweep.
 
   plan   prints the grid, the LLM calls it will make (answers, judge) and a cost estimate
-  run    runs the grid; running the same spec again skips completed cells and resumes the rest
+  run    runs the grid; running the same spec again skips completed cells and resumes the rest`;
 
-options (run):
-  --redis <url>             distributed: enqueue samples on BullMQ at this Redis
-                            (redis://host:6379); "cli worker --redis <url>" processes them
-  --queue <name>            BullMQ queue (default mw-samples; the workers' --queue must match)
-  --cells-at-once <n>       cells running at once (default 1; with --redis default 8)
-${LAUNCH_OPTIONS_HELP}
-                            (with --redis the workers have no response cache: it is off, and
-                            --cache-only is refused)
-  --runs-db <path>          runs database (default: <data dir>/runs.db)
-  --data-dir <dir>          data directory (default: $MEMORY_WORKBENCH_DATA or ~/.memory-workbench)
-  --allow-key-env <NAME>    also read an API key from NAME (repeatable)
-  --json                    print exactly one JSON object on stdout
-  -h, --help                show this help
-
-spec example (YAML):
+const EPILOGUE = `spec example (YAML):
   name: topk-ablation
   base: { datasetPath: ../datasets/locomo10.json, samples: [conv-26] }
   axes:
     memory.preset: [hybrid, text]
     retrieval.topK: [5, 10, 25]
-  repeats: 1
-`;
+  repeats: 1`;
 
 const fmtInt = (n: number): string => n.toLocaleString('en-US');
 /** Cents for real sweeps, more digits for the tiny ones (a fixture costs fractions of a cent). */
@@ -87,11 +64,32 @@ function planTable(plan: SweepPlan): string {
   return [line(header), ...rows.map(line)].join('\n');
 }
 
+/** Cells at once: one locally, more when BullMQ workers run the samples. */
+const CELLS_AT_ONCE = { local: 1, distributed: 8 } as const;
+
 const SWEEP_OPTIONS = {
-  redis: { type: 'string' },
-  queue: { type: 'string' },
-  'cells-at-once': { type: 'string' },
+  redis: {
+    type: 'string',
+    value: '<url>',
+    help: 'distributed: enqueue samples on BullMQ at this Redis (redis://host:6379); "cli worker --redis <url>" processes them',
+  },
+  queue: {
+    type: 'string',
+    value: '<name>',
+    help: "BullMQ queue (the workers' --queue must match)",
+    absent: DEFAULT_QUEUE,
+  },
+  'cells-at-once': {
+    type: 'string',
+    value: '<n>',
+    help: 'cells running at once',
+    absent: `${CELLS_AT_ONCE.local}; with --redis ${CELLS_AT_ONCE.distributed}`,
+  },
   ...LAUNCH_OPTIONS,
+  'cache-only': {
+    ...LAUNCH_OPTIONS['cache-only'],
+    help: `${LAUNCH_OPTIONS['cache-only'].help} (with --redis the workers have no response cache: it is off, and --cache-only is refused)`,
+  },
   ...RUNS_DB_OPTIONS,
   ...KEY_ENV_OPTION,
   ...JSON_OPTION,
@@ -145,7 +143,8 @@ async function run(
   const calls = launchCallsFromFlags(values);
   const redis = values.redis;
   const cellsAtOnce =
-    positiveIntFlag('--cells-at-once', values['cells-at-once']) ?? (redis ? 8 : 1);
+    positiveIntFlag('--cells-at-once', values['cells-at-once']) ??
+    (redis ? CELLS_AT_ONCE.distributed : CELLS_AT_ONCE.local);
   await ensureWordVectorCache(io);
   const { store, dataDir } = openStore(values['runs-db'], values['data-dir']);
   const distributed = redis ? await distributedExecutor(redis, values.queue) : null;
@@ -202,7 +201,11 @@ async function run(
 
 export const sweepCommand = defineCommand({
   summary: 'plan or run a grid of experiments (locally, or on BullMQ workers with --redis)',
-  usage: USAGE,
+  usage: `usage: npm run -s cli -- sweep plan <spec.yaml|spec.json> [--json]
+       npm run -s cli -- sweep run <spec.yaml|spec.json> [options]`,
+  description: DESCRIPTION,
+  epilogue: EPILOGUE,
+  optionsHeading: 'options (run)',
   options: SWEEP_OPTIONS,
   async run({ values, positionals }, io) {
     const [action, file, ...extra] = positionals;

@@ -2,13 +2,19 @@ import { UsageError, defineCommand, positiveIntFlag } from '../command';
 import { defaultDataDir } from '../../core/runs/paths';
 import { ensureWordVectorCache } from '../wordVectors';
 import { resolve } from 'node:path';
+import {
+  DEFAULT_LOCK_MS,
+  DEFAULT_QUEUE,
+  DEFAULT_STALLED_CHECK_MS,
+} from '../../core/sweeps/queueDefaults';
 import { DATA_DIR_OPTION, DATASET_DIR_OPTION, KEY_ENV_OPTION } from '../options';
 import { apiKeysFromFlags, datasetDirsFromArgs } from '../request';
 import { REDIS_PASSWORD_ENV, checkRedisAccess, redisAccess } from '../../core/sweeps/redisAccess';
 
-const USAGE = `usage: npm run -s cli -- worker --redis <url> --dataset-dir <dir> [options]
+/** Samples a worker runs at once unless told otherwise. */
+const DEFAULT_WORKER_CONCURRENCY = 1;
 
-Processes the samples of distributed sweeps ("sweep run … --redis <url>") on this machine: takes
+const DESCRIPTION = `Processes the samples of distributed sweeps ("sweep run … --redis <url>") on this machine: takes
 jobs from BullMQ at the given Redis, runs each sample in a worker thread with the same engine as a
 local run and reports every committed test to the coordinator, which records it. Runs until
 Ctrl-C (or SIGTERM), finishing the samples in progress first; a second signal exits at once.
@@ -23,46 +29,63 @@ password, TLS (rediss://), a private network.
 The Redis password: in $${REDIS_PASSWORD_ENV} or a file (--redis-password-file), not in the
 --redis URL, where every user of this machine can read it in the process list (it still works
 there, with a warning). A password Redis refuses, or a Redis that cannot be reached, ends the
-worker at once with an error naming the URL without its password.
-
-options:
-  --redis <url>             Redis URL (redis://[user@]host:6379)
-  --redis-password-file <file>
-                            read the Redis password from this file (its first line)
-  --queue <name>            BullMQ queue name (default mw-samples; the same on coordinator and workers)
-  --concurrency <n>         samples at once, one worker thread each (default 1)
-  --data-dir <dir>          where collections in progress live (default: $MEMORY_WORKBENCH_DATA
-                            or ~/.memory-workbench)
-  --dataset-dir <dir>       a folder jobs' dataset paths and memory sockets may be in (required,
-                            repeatable: the coordinator's dataset folder as the coordinator names it)
-  --allow-memory-command    let jobs start an external memory service's command (memory.config.
-                            command) as this worker's user: only when every writer to the Redis
-                            may run programs here
-  --lock-ms <ms>            job lock duration: a dead worker's sample is retried after it (default 30000)
-  --stalled-check-ms <ms>   how often stalled jobs are looked for (default 30000)
-  --limit <n>/<ms>          at most n samples started per ms across all workers of the queue
-  --calls-per-minute <n>    at most n LLM requests started per minute per endpoint across all
-                            workers sharing the Redis (a token bucket in Redis; the endpoint's
-                            rate limit as one budget)
-  --allow-key-env <NAME>    also read an API key from NAME (repeatable)
-  -h, --help                show this help
-`;
+worker at once with an error naming the URL without its password.`;
 
 export const workerCommand = defineCommand({
   summary: 'process distributed sweep samples from BullMQ on Redis',
-  usage: USAGE,
+  usage: 'usage: npm run -s cli -- worker --redis <url> --dataset-dir <dir> [options]',
+  description: DESCRIPTION,
   options: {
-    redis: { type: 'string' },
-    'redis-password-file': { type: 'string' },
-    queue: { type: 'string' },
-    concurrency: { type: 'string' },
-    ...DATA_DIR_OPTION,
-    'lock-ms': { type: 'string' },
-    'stalled-check-ms': { type: 'string' },
-    limit: { type: 'string' },
-    'calls-per-minute': { type: 'string' },
-    ...DATASET_DIR_OPTION,
-    'allow-memory-command': { type: 'boolean', default: false },
+    redis: { type: 'string', value: '<url>', help: 'Redis URL (redis://[user@]host:6379)' },
+    'redis-password-file': {
+      type: 'string',
+      value: '<file>',
+      help: 'read the Redis password from this file (its first line)',
+    },
+    queue: {
+      type: 'string',
+      value: '<name>',
+      help: 'BullMQ queue name (the same on coordinator and workers)',
+      absent: DEFAULT_QUEUE,
+    },
+    concurrency: {
+      type: 'string',
+      value: '<n>',
+      help: 'samples at once, one worker thread each',
+      absent: DEFAULT_WORKER_CONCURRENCY,
+    },
+    'data-dir': { ...DATA_DIR_OPTION['data-dir'], help: 'where collections in progress live' },
+    'dataset-dir': {
+      ...DATASET_DIR_OPTION['dataset-dir'],
+      help: "a folder jobs' dataset paths and memory sockets may be in (required, repeatable: the coordinator's dataset folder as the coordinator names it)",
+    },
+    'allow-memory-command': {
+      type: 'boolean',
+      default: false,
+      help: "let jobs start an external memory service's command (memory.config.command) as this worker's user: only when every writer to the Redis may run programs here",
+    },
+    'lock-ms': {
+      type: 'string',
+      value: '<ms>',
+      help: "job lock duration: a dead worker's sample is retried after it",
+      absent: DEFAULT_LOCK_MS,
+    },
+    'stalled-check-ms': {
+      type: 'string',
+      value: '<ms>',
+      help: 'how often stalled jobs are looked for',
+      absent: DEFAULT_STALLED_CHECK_MS,
+    },
+    limit: {
+      type: 'string',
+      value: '<n>/<ms>',
+      help: 'at most n samples started per ms across all workers of the queue',
+    },
+    'calls-per-minute': {
+      type: 'string',
+      value: '<n>',
+      help: "at most n LLM requests started per minute per endpoint across all workers sharing the Redis (a token bucket in Redis; the endpoint's rate limit as one budget)",
+    },
     ...KEY_ENV_OPTION,
   },
   positionals: false,
@@ -93,7 +116,8 @@ export const workerCommand = defineCommand({
     const worker = await startSampleWorker({
       redisUrl: access.url,
       ...(values.queue !== undefined ? { queue: values.queue } : {}),
-      concurrency: positiveIntFlag('--concurrency', values.concurrency) ?? 1,
+      concurrency:
+        positiveIntFlag('--concurrency', values.concurrency) ?? DEFAULT_WORKER_CONCURRENCY,
       dataDir: resolve(values['data-dir'] ?? defaultDataDir()),
       trust: { allowMemoryCommand: values['allow-memory-command'], datasetDirs },
       apiKeys: apiKeysFromFlags(values['allow-key-env']),

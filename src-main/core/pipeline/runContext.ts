@@ -72,7 +72,9 @@ export interface RunOptions {
   preflight?: boolean;
   /**
    * The answerer's LLM response cache in the data folder (answer/responseCache.ts): `on` answers
-   * identical requests from it, `only` never calls the endpoint (offline replay). Default off.
+   * identical requests from it, `only` never calls the endpoint (offline replay). Absent: no
+   * cache; a run's default is the launcher's decision (launch.ts's DEFAULT_RESPONSE_CACHE), which
+   * always sets it.
    */
   responseCache?: ResponseCacheMode;
   /** The cache's scope (answer/responseCache.ts): a sweep's repeat r > 0 keeps its own replies. */

@@ -26,6 +26,7 @@ import { endpointLimitsOf, runBudgetLimit } from '../pipeline/runLimits';
 import { sampleJobWire, type LogLevel, type SampleOutcome } from '../pipeline/runSample';
 import { CallBudget } from '../http/callBudget';
 import { RedisTokenBucket } from '../http/redisTokenBucket';
+import { DEFAULT_LOCK_MS, DEFAULT_QUEUE, DEFAULT_STALLED_CHECK_MS } from './queueDefaults';
 
 /**
  * The distributed executor: BullMQ on Redis. The coordinator (the process that owns the runs DB)
@@ -43,7 +44,7 @@ import { RedisTokenBucket } from '../http/redisTokenBucket';
  * its own ApiKeySource.
  */
 
-export const DEFAULT_QUEUE = 'mw-samples';
+export { DEFAULT_QUEUE };
 
 import { displayRedisUrl, parseRedisUrl } from './redisAccess';
 
@@ -447,8 +448,8 @@ export async function startSampleWorker(options: SampleWorkerOptions): Promise<S
   const worker = new Worker(name, processor, {
     connection: connectionOf(options.redisUrl),
     concurrency: options.concurrency ?? 1,
-    lockDuration: options.lockDurationMs ?? 30_000,
-    stalledInterval: options.stalledIntervalMs ?? 30_000,
+    lockDuration: options.lockDurationMs ?? DEFAULT_LOCK_MS,
+    stalledInterval: options.stalledIntervalMs ?? DEFAULT_STALLED_CHECK_MS,
     maxStalledCount: 3,
     ...(options.limit
       ? { limiter: { max: options.limit.max, duration: options.limit.durationMs } }

@@ -57,10 +57,13 @@ export interface ConformanceOptions {
 const sourced = (items: readonly MemoryItem[], diaId: string): MemoryItem | undefined =>
   items.find((item) => item.dia_ids.includes(diaId));
 
-/** The first failure later checks depend on: they are skipped with it, not failed again. */
+/** How long the lag check waits for an inserted fact to be retrievable (`--lag-limit-ms`). */
+export const DEFAULT_LAG_LIMIT_MS = 10_000;
 /** Identical retrieves compared, and how many items each ranks (a ranking, not one hit). */
 const ASK_AGAIN = 3;
 const STABLE_TOP_K = 8;
+
+/** The first failure later checks depend on: they are skipped with it, not failed again. */
 
 interface RootCause {
   check: string;
@@ -73,7 +76,7 @@ export async function runConformance(
 ): Promise<ConformanceReport> {
   const insertMs = options.insertTimeoutMs ?? DEFAULT_INSERT_TIMEOUT_MS;
   const answerMs = options.answerTimeoutMs ?? DEFAULT_ANSWER_TIMEOUT_MS;
-  const lagLimitMs = options.lagLimitMs ?? 10_000;
+  const lagLimitMs = options.lagLimitMs ?? DEFAULT_LAG_LIMIT_MS;
   const concurrency = options.concurrency ?? 16;
   const slowCallMs = options.slowCallMs ?? SLOW_LOOPBACK_P50_MS;
   const now = options.now ?? (() => performance.now());

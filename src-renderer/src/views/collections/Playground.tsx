@@ -1,6 +1,7 @@
 import { useId, useState } from 'react';
 import type { DatasetSummary } from '@shared/api';
-import type { CollectionDesign } from '@shared/designs';
+import { PLAYGROUND_MAX_TOP_K, type CollectionDesign } from '@shared/designs';
+import { DEFAULT_TOP_K } from '@shared/experiment';
 import { ErrorView } from '../../components/ErrorView';
 import { useApi } from '../../hooks/useApi';
 import { usePlayground, usePlaygroundQuery } from './hooks';
@@ -12,8 +13,6 @@ import {
   sameDesign,
   type PlaygroundQuestionState,
 } from './shape';
-
-const DEFAULT_TOP_K = 10;
 
 /**
  * Try the design: build it over one sample's turns, then ask it things. A question picked from
@@ -231,11 +230,15 @@ export function Playground({
               id={ids.topK}
               type="number"
               min={1}
-              max={100}
+              max={PLAYGROUND_MAX_TOP_K}
               value={topK}
               onChange={(event) => {
                 const k = Math.round(Number(event.currentTarget.value));
-                setTopK(Number.isFinite(k) ? Math.min(100, Math.max(1, k)) : DEFAULT_TOP_K);
+                setTopK(
+                  Number.isFinite(k)
+                    ? Math.min(PLAYGROUND_MAX_TOP_K, Math.max(1, k))
+                    : DEFAULT_TOP_K,
+                );
               }}
             />
           </div>
