@@ -90,6 +90,8 @@ export interface RunComparison {
   rows: CompareRow[];
   categories: CategoryComparison[];
   flipCounts: Array<Record<Flip, number>>;
+  /** Resamples behind every bootstrap interval above (paired and by conversation). */
+  resamples: number;
 }
 
 export interface CompareOptions {
@@ -270,6 +272,7 @@ export function compareRuns(
     rows,
     categories: categories.filter((c) => c.perRun.some((m) => m.n > 0)),
     flipCounts,
+    resamples: options.resamples ?? defaultBootstrapResamples,
   };
 }
 

@@ -61,21 +61,21 @@ describe('the per-category table for a paper (the same compareTable `cli compare
   const input = { comparison, fairness: [], questionSets: { shared: 4, perRun: [4, 4] } };
   const names = distinctRunNames(comparison.runs);
 
-  it('Markdown: runs headed by name, each Δ with its interval, never a run id', () => {
+  it('Markdown: runs headed by name, Δ and its interval in cells of their own, never a run id', () => {
     const md = compareTable(input, { markup: 'md', scheme: 'official', names });
     const lines = md.split('\n');
     expect(lines[0]).toMatch(
-      /^\| category \| n \| BM25 & co \(baseline\) \| hybrid \| Δ hybrid \[95% CI\] \|/,
+      /^\| category \| BM25 & co \(baseline\) \| hybrid \| n \| Δ \| 95% CI \|/,
     );
     const temporal = lines.find((line) => line.startsWith('| 2 temporal |'));
-    expect(temporal).toContain('| 0.000 | 1.000 | +1.000 [+1.000, +1.000]');
+    expect(temporal).toContain('| 0.000 | 1.000 | 2 | +1.000 | [+1.000, +1.000] |');
     expect(md).not.toContain('r-1');
   });
 
   it('LaTeX: a complete tabular with escaped names and Δ in math mode', () => {
     const tex = compareTable(input, { markup: 'latex', scheme: 'official', names });
     expect(tex.startsWith('\\begin{tabular}{l')).toBe(true);
-    expect(tex).toContain('BM25 \\& co (baseline) & hybrid & $\\Delta$ hybrid [95\\% CI]');
+    expect(tex).toContain('BM25 \\& co (baseline) & hybrid & n & $\\Delta$ & 95\\% CI');
     expect(tex.trimEnd().endsWith('\\end{tabular}')).toBe(true);
   });
 

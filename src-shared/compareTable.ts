@@ -6,12 +6,19 @@ import {
   type CategoryId,
   type SchemeId,
 } from './benchmarks';
-import type { CategoryComparison, Flip, QuestionSets, RunComparison } from './compare';
+import {
+  CORRECT_AT,
+  type CategoryComparison,
+  type Flip,
+  type QuestionSets,
+  type RunComparison,
+} from './compare';
 import { csvField } from './csv';
 import type { MeanN } from './experiment';
 import type { FairnessWarning } from './fairness';
 import { METRICS } from './metrics';
 import { latexEscape } from './paperTables';
+import { MDE_DEFAULTS } from './scoring/significance';
 import type { BootstrapResult } from './scoring/stats';
 
 /**
@@ -69,8 +76,9 @@ export interface DeltaExtras {
   minimumDetectable?: number | null;
 }
 
+/** "p<0.001" or "p=0.031": the relation belongs to the number. */
 function formatP(p: number): string {
-  return p < 0.001 ? '<0.001' : p.toFixed(3);
+  return p < 0.001 ? 'p<0.001' : `p=${p.toFixed(3)}`;
 }
 
 export function formatDelta(
@@ -95,7 +103,7 @@ export function formatDelta(
       ? `[${formatSigned(cluster.low)}, ${formatSigned(cluster.high)}] by ${cluster.clusters} conversation${cluster.clusters === 1 ? '' : 's'}`
       : '';
   const mcnemarText = mcnemar
-    ? `McNemar p=${formatP(mcnemar.pValue)} (${mcnemar.candidateOnly} up, ${mcnemar.baselineOnly} down)`
+    ? `McNemar ${formatP(mcnemar.pValue)} (${mcnemar.candidateOnly} up, ${mcnemar.baselineOnly} down)`
     : '';
   const detectable =
     minimumDetectable !== null && minimumDetectable !== undefined && finite(minimumDetectable)
@@ -242,9 +250,84 @@ export function compareTable(result: CompareTableInput, options: CompareTableOpt
     ...questionSetsNote(result.questionSets, comparison.runs.length, name),
     ...result.fairness.map((w) => `not on equal terms: ${w.message}`),
   ];
-  if (options.markup === 'md') return markdownTable(header, rows, [caption, ...notes]);
-  if (options.markup === 'latex') return latexTable(header, rows, [caption, ...notes]);
+  if (options.markup !== 'text') {
+    const paper = paperTable(comparison, options.scheme, profile, name, others);
+    const lines = [paper.caption, ...notes];
+    return options.markup === 'md'
+      ? markdownTable(paper.header, paper.rows, lines)
+      : latexTable(paper.header, paper.rows, lines);
+  }
   return plainTable(header, rows, [caption, ...notes]);
+}
+
+/** Fewer conversations than this make a cluster interval too rough to hold its coverage. */
+export const FEW_CONVERSATIONS = 5;
+const FEW_MARK = '†';
+
+/**
+ * The table for a paper: one statistic per cell, n the questions both runs scored for this metric
+ * (per compared run), and a caption naming each test with its settings, so the table stands alone.
+ */
+function paperTable(
+  comparison: RunComparison,
+  scheme: SchemeId,
+  profile: BenchmarkProfile,
+  name: (i: number) => string,
+  others: readonly number[],
+): { header: string[]; rows: string[][]; caption: string } {
+  const base = comparison.baselineIndex;
+  const of = (i: number): string => (others.length > 1 ? ` ${name(i)}` : '');
+  const header = [
+    'category',
+    ...comparison.runs.map((_, i) => (i === base ? `${name(i)} (baseline)` : name(i))),
+    ...others.flatMap((i) => [
+      `n${of(i)}`,
+      `Δ${of(i)}`,
+      `95% CI${of(i)}`,
+      `CI by conversation${of(i)}`,
+      `McNemar p${of(i)}`,
+      `MDE${of(i)}`,
+    ]),
+  ];
+  let fewConversations = false;
+  const rows = comparison.categories.map((c) => [
+    categoryLabel(c.category, scheme, profile),
+    ...c.perRun.map((m) => formatScore(m.mean)),
+    ...others.flatMap((i) => {
+      const d = c.deltas[i];
+      if (!d || d.n === 0 || !finite(d.meanDiff)) return ['0', '—', '', '', '', ''];
+      const cluster = c.clusterDeltas[i];
+      const few = cluster !== null && cluster !== undefined && cluster.clusters < FEW_CONVERSATIONS;
+      fewConversations ||= few;
+      const mcnemar = c.mcnemar[i];
+      const mde = c.minimumDetectable[i];
+      return [
+        d.n.toLocaleString('en-US'),
+        formatSigned(d.meanDiff),
+        `[${formatSigned(d.low)}, ${formatSigned(d.high)}]`,
+        cluster && finite(cluster.low) && finite(cluster.high)
+          ? `[${formatSigned(cluster.low)}, ${formatSigned(cluster.high)}]${few ? FEW_MARK : ''}`
+          : '',
+        mcnemar ? formatP(mcnemar.pValue).replace(/^p=/, '') : '',
+        mde !== null && mde !== undefined && finite(mde) ? `±${mde.toFixed(3)}` : '',
+      ];
+    }),
+  ]);
+  const metric = METRICS.get(comparison.metric)?.label ?? comparison.metric;
+  const { alpha, power } = MDE_DEFAULTS;
+  const caption = [
+    `${metric}, mean per run over the questions it scored; categories named by the ${schemeLabelOf(profile, scheme)} scheme.`,
+    `n: questions both runs scored for this metric (the pairs every statistic after it uses).`,
+    `Δ = run − baseline; 95% CI by paired bootstrap over questions (${comparison.resamples.toLocaleString('en-US')} resamples), and by conversation (whole conversations resampled, same count).`,
+    `McNemar p: exact two-sided McNemar test on correct/wrong flips, a score ≥ ${CORRECT_AT} counting as correct.`,
+    `MDE: the smallest Δ (either sign) a paired two-sided test detects at alpha ${alpha} with power ${power} at this n.`,
+    ...(fewConversations
+      ? [
+          `${FEW_MARK} fewer than ${FEW_CONVERSATIONS} conversations: an interval from so few clusters does not hold its 95% coverage, read it as indicative only.`,
+        ]
+      : []),
+  ].join(' ');
+  return { header, rows, caption };
 }
 
 function questionSetsNote(sets: QuestionSets, runs: number, name: (i: number) => string): string[] {
@@ -286,6 +369,9 @@ function latexTable(header: string[], rows: string[][], notes: string[]): string
       .replace(/Δ/g, '$\\Delta$')
       .replace(/−/g, '$-$')
       .replace(/±/g, '$\\pm$')
+      .replace(/≥/g, '$\\geq$')
+      .replace(/†/g, '$^\\dagger$')
+      .replace(/</g, '$<$')
       .replace(/—/g, '--');
   const line = (r: string[]): string => `${r.map(tex).join(' & ')} \\\\`;
   return `${[
@@ -295,7 +381,10 @@ function latexTable(header: string[], rows: string[][], notes: string[]): string
     '\\midrule',
     ...rows.map(line),
     '\\bottomrule',
-    ...notes.map((n) => `\\multicolumn{${header.length}}{l}{\\footnotesize ${tex(n)}} \\\\`),
+    // Wrapped to the line: the caption is a paragraph, not a row as wide as the page.
+    ...notes.map(
+      (n) => `\\multicolumn{${header.length}}{p{\\linewidth}}{\\footnotesize ${tex(n)}} \\\\`,
+    ),
     '\\end{tabular}',
   ].join('\n')}\n`;
 }

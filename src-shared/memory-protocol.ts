@@ -63,7 +63,10 @@ export const MEMORY_REPLY_LIMITS = {
 /** A zone-less ISO date-time (`2023-05-08T13:56:00`), as LoCoMo session times are stored. */
 const dateTime = z
   .string()
-  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/, 'must be an ISO date-time');
+  .regex(
+    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/,
+    "must be a zone-less ISO date-time (YYYY-MM-DDTHH:MM[:SS], no Z or UTC offset: the session's own clock)",
+  );
 
 // ---- hello -------------------------------------------------------------------------------------
 

@@ -286,6 +286,9 @@ export function normalTestPower(d: number, n: number, alpha = 0.05, ratio = 0): 
   return normalCdf(shift - critical) + normalCdf(-shift - critical);
 }
 
+/** The alpha and power a minimum detectable effect is solved for unless told otherwise. */
+export const MDE_DEFAULTS = { alpha: 0.05, power: 0.8 } as const;
+
 export interface MdeOptions {
   alpha?: number;
   power?: number;
@@ -300,8 +303,8 @@ export interface MdeOptions {
  * (independent) to get it in score units.
  */
 export function minimumDetectableEffect(n: number, options: MdeOptions = {}): number {
-  const alpha = options.alpha ?? 0.05;
-  const power = options.power ?? 0.8;
+  const alpha = options.alpha ?? MDE_DEFAULTS.alpha;
+  const power = options.power ?? MDE_DEFAULTS.power;
   const ratio = options.ratio ?? 0;
   if (!(Number.isInteger(n) && n > 0)) {
     throw new WorkbenchError(

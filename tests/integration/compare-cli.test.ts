@@ -95,7 +95,7 @@ describe('cli compare', () => {
     ]);
     expect(md.code).toBe(0);
     expect(md.out).toMatch(
-      /^\| category \| n \| bm25 baseline \| chunked memory \(baseline\) \| Δ bm25 baseline \[95% CI\] \|/,
+      /^\| category \| bm25 baseline \| chunked memory \(baseline\) \| n \| Δ \| 95% CI \|/,
     );
     const reversed = await service.handlers['runs.compare']({
       runIds: ['run-base', 'run-new'],
@@ -105,7 +105,7 @@ describe('cli compare', () => {
     });
     const all = categoryTableRows(reversed.comparison, 'official').find((r) => r.label === 'All');
     expect(md.out.split('\n').find((l) => l.startsWith('| All |'))).toContain(
-      `| ${all?.deltas[0]?.diff} ${all?.deltas[0]?.interval} |`,
+      `| ${all?.deltas[0]?.diff} | ${all?.deltas[0]?.interval} |`,
     );
 
     const latex = await runCli([
@@ -119,7 +119,7 @@ describe('cli compare', () => {
     ]);
     expect(latex.code).toBe(0);
     expect(latex.out).toMatch(
-      /^\\begin\{tabular\}\{lrrrrrrr\}\n\\toprule\ncategory & n & bm25 baseline \(baseline\) & chunked memory & \$\\Delta\$ chunked memory/,
+      /^\\begin\{tabular\}\{lrrrrrrrr\}\n\\toprule\ncategory & bm25 baseline \(baseline\) & chunked memory & n & \$\\Delta\$ & 95\\% CI/,
     );
     expect(latex.out.trimEnd().endsWith('\\end{tabular}')).toBe(true);
   }, 60_000);

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { Bm25Memory, type TurnIn } from '../../examples/memory-service-ts/bm25';
 import {
   runConformance,
   type ConformanceReport,
 } from '../../src-main/core/memory/external/conformance';
-import { FAKE_HELLO, PYTHON, startFakeService, startHttpService } from '../support/memory-services';
+import { bm25Service } from '../support/bm25-service';
+import { PYTHON, startHttpService } from '../support/memory-services';
 import { REPO } from '../support/cli';
 
 /**
@@ -12,33 +12,6 @@ import { REPO } from '../support/cli';
  * purpose: results in no order, a reply that breaks the schema once and for all, indexing in the
  * background within the allowed lag, and a plain Python http.server that is slow for known reasons.
  */
-
-type Wire = { turns: TurnIn[]; date_time: string | null };
-
-/** A BM25 service (the TypeScript reference's ranker) whose retrieve the test can bend. */
-function bm25Service(options: {
-  order?: (items: ReturnType<Bm25Memory['retrieve']>) => unknown[];
-  indexAfterMs?: number;
-}) {
-  const memory = new Bm25Memory();
-  return startFakeService((method, params) => {
-    if (method === 'hello') return { ...FAKE_HELLO, capabilities: { ...FAKE_HELLO.capabilities } };
-    if (method === 'open') return { session: 's1' };
-    if (method === 'insert') {
-      const packet = params['packet'] as Wire;
-      if (options.indexAfterMs === undefined) memory.insert(packet.turns, packet.date_time);
-      else setTimeout(() => memory.insert(packet.turns, packet.date_time), options.indexAfterMs);
-      return {};
-    }
-    if (method === 'retrieve') {
-      if (params['session'] !== 's1')
-        return { error: { code: 'UNKNOWN_SESSION', message: 'no such session' } };
-      const items = memory.retrieve(params['question'] as string, params['top_k'] as number);
-      return { items: options.order ? options.order(items) : items };
-    }
-    return {};
-  });
-}
 
 const statusOf = (report: ConformanceReport): Record<string, string> =>
   Object.fromEntries(report.checks.map((c) => [c.id, c.status]));

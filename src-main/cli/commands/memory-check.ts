@@ -9,13 +9,14 @@ import { UsageError, defineCommand, positiveIntFlag } from '../command';
 import { JSON_OPTION, configOption } from '../options';
 
 const DESCRIPTION = `Checks a memory service against the memory protocol (docs/memory-protocol.md) on a small synthetic
-conversation: does it honour top_k, keep both speakers' turns, return items best first, date
-memories by the session date-times rather than the wall clock, cite dia_ids that exist, survive
-concurrent retrieves, keep within the deadlines; how soon is an inserted fact retrievable
-(indexing lag, also allowed before the content checks); and, over HTTP on this machine, is a call
-slow (p50 over ${SLOW_LOOPBACK_P50_MS} ms) or are parallel calls served one at a time (a warning with the fix). A reply
-that breaks the schema fails the first check that gets it; the checks after it are skipped with
-that cause. Exits 1 when a check fails.`;
+conversation: does it honour top_k, keep both speakers' turns, return items best first and in the
+same order when asked again, date memories by the session date-times rather than the wall clock,
+cite dia_ids that exist, survive concurrent retrieves, keep within the deadlines, answer an
+unknown session with UNKNOWN_SESSION; how soon is an inserted fact retrievable (indexing lag, also
+allowed before the content checks); and, on this machine (HTTP or stdio), is a call slow (p50 over
+${SLOW_LOOPBACK_P50_MS} ms) or are parallel HTTP calls served one at a time (a warning with the fix). One
+cause is one FAIL with a hint naming the fix: the checks that depend on it are skipped with that
+cause. Exits 1 when a check fails.`;
 
 export const memoryCheckCommand = defineCommand({
   summary: 'check your own memory service against the memory protocol (conformance report)',

@@ -3,8 +3,27 @@ import {
   DEFAULT_INSERT_TIMEOUT_MS,
 } from '../../../../src-shared/experiment';
 import { WorkbenchError } from '../../../../src-shared/errors';
-import type { HelloResult, MemoryItem, WirePacket } from '../../../../src-shared/memory-protocol';
+import type { HelloResult, MemoryItem } from '../../../../src-shared/memory-protocol';
 import { describeError, withTimeout } from '../../timeout';
+import {
+  isReplyRefused,
+  percentile,
+  SLOW_LOOPBACK_P50_MS,
+  speedVerdict,
+  withHint,
+  type CheckResult,
+  type CheckStatus,
+  type ConformanceReport,
+} from './conformance-verdicts';
+import {
+  lagPacket,
+  SESSION_1,
+  SESSION_2,
+  SMALL_TOP_K,
+  SPEAKERS,
+  syntheticPackets,
+  WEATHER_TURNS,
+} from './conformance-conversation';
 import {
   DEFAULT_CONTROL_TIMEOUT_MS,
   MemoryProtocolClient,
@@ -20,23 +39,8 @@ import {
  * and how soon is an inserted fact retrievable?
  */
 
-export type CheckStatus = 'pass' | 'fail' | 'warn' | 'skip';
-
-export interface CheckResult {
-  id: string;
-  title: string;
-  status: CheckStatus;
-  detail: string;
-}
-
-export interface ConformanceReport {
-  where: string;
-  hello: HelloResult | null;
-  checks: CheckResult[];
-  /** Milliseconds until a freshly inserted fact was retrievable; null when it never was. */
-  indexingLagMs: number | null;
-  passed: boolean;
-}
+export type { CheckResult, CheckStatus, ConformanceReport } from './conformance-verdicts';
+export { formatConformance, SLOW_LOOPBACK_P50_MS } from './conformance-verdicts';
 
 export interface ConformanceOptions {
   insertTimeoutMs?: number;
@@ -50,81 +54,20 @@ export interface ConformanceOptions {
   now?: () => number;
 }
 
-const SPEAKERS: [string, string] = ['Alice', 'Bob'];
-/** Deliberately long ago: a service that stamps memories with the wall clock shows it. */
-const SESSION_1 = { at: '2019-03-14T10:00:00', text: '10:00 am on 14 March, 2019' };
-const SESSION_2 = { at: '2019-04-02T18:30:00', text: '6:30 pm on 2 April, 2019' };
-/** More turns than the top_k asked for mention the weather. */
-const WEATHER_TURNS = 12;
-const SMALL_TOP_K = 3;
-
-function syntheticPackets(): WirePacket[] {
-  const turns: Array<{ speaker: string; text: string }> = [
-    { speaker: 'Alice', text: 'I adopted a parrot named Zephyrine last week.' },
-    { speaker: 'Bob', text: 'My sister Marguerite plays the violin in an orchestra in Vienna.' },
-  ];
-  for (let i = 0; i < WEATHER_TURNS; i++) {
-    turns.push({
-      speaker: SPEAKERS[i % 2] as string,
-      text: `The weather was rainy again on day ${i + 1}, weather like that keeps us indoors.`,
-    });
-  }
-  const packets: WirePacket[] = [];
-  for (let i = 0; i < turns.length; i += 2) {
-    packets.push({
-      session_index: 1,
-      date_time: SESSION_1.at,
-      date_time_text: SESSION_1.text,
-      packet_idx: packets.length,
-      total_packets: turns.length / 2 + 1,
-      turns: turns.slice(i, i + 2).map((t, j) => ({ ...t, dia_id: `D1:${i + j + 1}` })),
-    });
-  }
-  return packets;
-}
-
-/** Session 2: inserted last, for the indexing-lag probe. */
-function lagPacket(index: number, total: number): WirePacket {
-  return {
-    session_index: 2,
-    date_time: SESSION_2.at,
-    date_time_text: SESSION_2.text,
-    packet_idx: index,
-    total_packets: total,
-    turns: [
-      { dia_id: 'D2:1', speaker: 'Bob', text: 'The password for the boathouse is quixotrombone.' },
-    ],
-  };
-}
-
 const sourced = (items: readonly MemoryItem[], diaId: string): MemoryItem | undefined =>
   items.find((item) => item.dia_ids.includes(diaId));
 
-/** Above this p50 a loopback call is slow: a plain in-process call takes well under 1 ms. */
-export const SLOW_LOOPBACK_P50_MS = 10;
 /** How long the lag check waits for an inserted fact to be retrievable (`--lag-limit-ms`). */
 export const DEFAULT_LAG_LIMIT_MS = 10_000;
+/** Identical retrieves compared, and how many items each ranks (a ranking, not one hit). */
+const ASK_AGAIN = 3;
+const STABLE_TOP_K = 8;
 
-/**
- * A reply the client refused (it did not match the schema, or was too large): every later call of
- * the same method fails the same way, so the checks after the first report it once, not again.
- */
+/** The first failure later checks depend on: they are skipped with it, not failed again. */
+
 interface RootCause {
   check: string;
   reason: string;
-}
-
-function isReplyRefused(error: unknown): boolean {
-  // A refused reply names the bad field after the method; a service's own coded error only the method.
-  return (
-    error instanceof WorkbenchError && error.code === 'UPSTREAM' && (error.path?.length ?? 0) > 1
-  );
-}
-
-function percentile(values: number[], p: number): number {
-  if (values.length === 0) return 0;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 }
 
 export async function runConformance(
@@ -149,14 +92,22 @@ export async function runConformance(
     indexingLagMs: null,
     passed: false,
   };
-  let timeouts = 0;
+  /** Checks that failed on a timeout: the deadlines check names them instead of failing again. */
+  const timedOutIn = new Set<string>();
   const insertLatencies: number[] = [];
   const retrieveLatencies: number[] = [];
   /** Calls made one at a time (what a lane waits per call), apart from the concurrent burst. */
   const sequentialLatencies: number[] = [];
-  /** The first check whose retrieve got a refused reply: the root cause later checks point to. */
+  /**
+   * The first failure the later checks depend on (inserts that failed, a retrieve that failed when
+   * asked alone): the checks that read retrieved items are skipped with it, so one cause is one FAIL.
+   */
   // Cast: it is set inside closures, which TypeScript's narrowing of a `let` does not see.
   let brokenRetrieve = null as RootCause | null;
+  /** Concurrent retrieves failed: the speed check cannot judge the burst it never saw. */
+  let brokenBurst = null as RootCause | null;
+  const retrieveMethod = (): string =>
+    result.hello?.capabilities.retrieve ? 'retrieve' : 'answer';
   let currentCheck = '';
   const seenDiaIds = new Set<string>();
   const inserted = new Set<string>();
@@ -207,10 +158,11 @@ export async function runConformance(
         sequentialLatencies.push(now() - t0);
         for (const t of packet.turns) inserted.add(t.dia_id);
       } catch (error) {
-        if (error instanceof WorkbenchError && error.code === 'TIMEOUT') timeouts++;
-        insertFailure ??= describeError(error);
+        if (error instanceof WorkbenchError && error.code === 'TIMEOUT') timedOutIn.add('insert');
+        insertFailure ??= withHint(error, 'insert', insertMs);
       }
     }
+    if (insertFailure !== null) brokenRetrieve = { check: 'insert', reason: insertFailure };
     report(
       'insert',
       `every insert succeeds within the insert deadline (${insertMs} ms)`,
@@ -226,7 +178,9 @@ export async function runConformance(
     ): Promise<MemoryItem[]> => {
       const t0 = now();
       const items = await retrieveOnce(question, topK).catch((error: unknown) => {
-        if (isReplyRefused(error))
+        // Asked alone, a failed retrieve fails every later one the same way; a refused reply too
+        // in a burst. Other failures in a burst are the concurrency check's own finding.
+        if (alone || isReplyRefused(error))
           brokenRetrieve ??= { check: currentCheck, reason: describeError(error) };
         throw error;
       });
@@ -260,6 +214,8 @@ export async function runConformance(
       title: string,
       body: () => Promise<[CheckStatus, string]>,
       readsRetrieved = true,
+      method = retrieveMethod(),
+      deadlineMs = answerMs,
     ): Promise<void> => {
       currentCheck = id;
       const broken = brokenRetrieve;
@@ -271,8 +227,8 @@ export async function runConformance(
         const [status, detail] = await body();
         report(id, title, status, detail);
       } catch (error) {
-        if (error instanceof WorkbenchError && error.code === 'TIMEOUT') timeouts++;
-        report(id, title, 'fail', describeError(error));
+        if (error instanceof WorkbenchError && error.code === 'TIMEOUT') timedOutIn.add(id);
+        report(id, title, 'fail', withHint(error, method, deadlineMs));
       }
     };
     /** Sleeps between polls of a service that indexes in the background. */
@@ -283,10 +239,19 @@ export async function runConformance(
     await guarded('top-k', 'never returns more items than top_k', async () => {
       const counts: string[] = [];
       for (const k of [SMALL_TOP_K, 1]) {
-        const items = await retrieve('How was the weather?', k);
+        // A service indexing in the background returns fewer items at first: an overflow only
+        // shows once the matching turns are in, so ask again until k come back or the lag is over.
+        let items = await retrieve('How was the weather?', k);
+        while (items.length < k && now() - insertsDoneAt <= lagLimitMs) {
+          await pause(50);
+          items = await retrieve('How was the weather?', k);
+        }
         counts.push(`top_k ${k}: ${items.length}`);
         if (items.length > k)
-          return ['fail', `asked for ${k}, got ${items.length} (${WEATHER_TURNS} turns match)`];
+          return [
+            'fail',
+            `asked for ${k}, got ${items.length} (${WEATHER_TURNS} turns match): the run's context budget and every @k metric assume at most top_k. Fix: cut the ranked list to top_k before replying`,
+          ];
       }
       return ['pass', counts.join(', ')];
     });
@@ -346,6 +311,34 @@ export async function runConformance(
       return ['pass', 'scores never rise, and the answering turn comes first'];
     });
 
+    // ---- the same question, the same ranking ----
+    let rankingUnstable = false;
+    await guarded(
+      'stable-ranking',
+      'ranks the same way when asked the same question again',
+      async () => {
+        // The weather turns all match and tie for a sparse retriever: the best-first probes match one
+        // turn each and cannot see a tie broken at random, a ranking over several items can.
+        const asked = ASK_AGAIN;
+        const rankings: string[] = [];
+        for (let i = 0; i < asked; i++)
+          rankings.push(
+            (await retrieve('How was the weather?', STABLE_TOP_K))
+              .map((item) => item.dia_ids.join('+'))
+              .join(', '),
+          );
+        const distinct = new Set(rankings);
+        if (distinct.size === 1)
+          return ['pass', `${asked} times the same ${STABLE_TOP_K} items in the same order`];
+        rankingUnstable = true;
+        const [first, other] = [...distinct];
+        return [
+          'fail',
+          `${asked} identical retrieves gave ${distinct.size} different rankings ([${first}] then [${other}]): equal scores are ordered at random (or the ranker samples), so no run can be repeated and @k metrics move between runs. Fix: break ties by a fixed key (insertion order or dia_id) and seed any sampling`,
+        ];
+      },
+    );
+
     // ---- session dates, not the wall clock ----
     await guarded(
       'dates',
@@ -382,14 +375,40 @@ export async function runConformance(
         await retrieve(questions[0] as string, 5),
         await retrieve(questions[1] as string, 5),
       ];
+      const alone = percentile(sequentialLatencies, 50);
+      const burst = async (): Promise<MemoryItem[][] | [CheckStatus, string]> => {
+        const settled = await Promise.allSettled(questions.map((q) => retrieve(q, 5, false)));
+        const failed = settled.filter((r) => r.status === 'rejected');
+        if (failed.length === 0)
+          return settled.map((r) => (r as PromiseFulfilledResult<MemoryItem[]>).value);
+        const reason: unknown = failed[0]?.reason;
+        const timedOut = reason instanceof WorkbenchError && reason.code === 'TIMEOUT';
+        if (timedOut) timedOutIn.add('concurrency');
+        brokenBurst = { check: 'concurrency', reason: describeError(reason) };
+        return [
+          'fail',
+          `${failed.length} of ${concurrency} concurrent retrieves failed (${describeError(reason)}) while one at a time they answered in ${alone.toFixed(1)} ms (p50)${
+            timedOut && endpoint.url !== undefined
+              ? `: the server serves one connection at a time and keeps the first one alive, so the other lanes wait until their deadline. Fix: serve connections concurrently (Python: ThreadingHTTPServer instead of HTTPServer), or close each connection after its reply (HTTP/1.0)`
+              : `: the service cannot serve --parallel lanes. Fix: serve requests concurrently, or run with --parallel 1`
+          }`,
+        ];
+      };
       // Twice: the first burst opens the connections (a small listen backlog drops some SYNs,
       // retried after 1 s); the second, on kept-alive connections, shows how requests are served.
-      await Promise.all(questions.map((q) => retrieve(q, 5, false)));
+      const warmed = await burst();
+      if (!Array.isArray(warmed[0])) return warmed as [CheckStatus, string];
       const burstStart = now();
-      const parallel = await Promise.all(questions.map((q) => retrieve(q, 5, false)));
+      const parallel = await burst();
+      if (!Array.isArray(parallel[0])) return parallel as [CheckStatus, string];
       burstMs = now() - burstStart;
       const key = (items: MemoryItem[]): string => items.map((i) => i.dia_ids.join('+')).join(',');
-      const differing = parallel.filter(
+      if (rankingUnstable)
+        return [
+          'skip',
+          `${concurrency} at once answered; not compared with one at a time: stable-ranking failed first (the same question asked alone already ranks differently)`,
+        ];
+      const differing = (parallel as MemoryItem[][]).filter(
         (items, i) => key(items) !== key(sequential[i % 2] as MemoryItem[]),
       );
       if (differing.length > 0)
@@ -448,22 +467,34 @@ export async function runConformance(
       );
 
     // ---- deadlines, over everything above ----
+    // Every timeout already failed the check it happened in: named here, not failed again.
     const deadlinesTitle = `answers within the deadlines (insert ${insertMs} ms, retrieve ${answerMs} ms)`;
-    if (timeouts > 0 || !notChecked('deadlines', deadlinesTitle))
+    if (timedOutIn.size > 0 || !notChecked('deadlines', deadlinesTitle))
       report(
         'deadlines',
         deadlinesTitle,
-        timeouts === 0 && retrieveLatencies.length > 0 ? 'pass' : 'fail',
-        `${timeouts > 0 ? `${timeouts} call(s) timed out; ` : ''}insert max ${Math.max(0, ...insertLatencies).toFixed(1)} ms; retrieve p50 ${percentile(retrieveLatencies, 50).toFixed(1)} ms, max ${Math.max(0, ...retrieveLatencies).toFixed(1)} ms over ${retrieveLatencies.length} calls`,
+        timedOutIn.size > 0 ? 'skip' : retrieveLatencies.length > 0 ? 'pass' : 'fail',
+        `${timedOutIn.size > 0 ? `not judged again: calls timed out in ${[...timedOutIn].join(', ')} (FAIL above); ` : ''}insert max ${Math.max(0, ...insertLatencies).toFixed(1)} ms; retrieve p50 ${percentile(retrieveLatencies, 50).toFixed(1)} ms, max ${Math.max(0, ...retrieveLatencies).toFixed(1)} ms over ${retrieveLatencies.length} calls`,
       );
 
     // ---- speed: what a full run pays per call ----
-    if (endpoint.url !== undefined && endpoint.allowRemote !== true && broken === null) {
-      report(
-        'speed',
-        'answers a loopback call quickly and serves parallel lanes side by side',
-        ...speedVerdict(sequentialLatencies, burstMs, concurrency, slowCallMs),
-      );
+    const speedTitle = 'answers a local call quickly and serves parallel lanes side by side';
+    const burstBroken = brokenBurst;
+    if (endpoint.allowRemote !== true && !notChecked('speed', speedTitle)) {
+      if (burstBroken !== null)
+        report('speed', speedTitle, 'skip', `not checked: concurrency failed first`);
+      else
+        report(
+          'speed',
+          speedTitle,
+          ...speedVerdict(
+            endpoint.url !== undefined ? 'http' : 'stdio',
+            sequentialLatencies,
+            burstMs,
+            concurrency,
+            slowCallMs,
+          ),
+        );
     }
 
     // ---- optional capabilities ----
@@ -501,7 +532,14 @@ export async function runConformance(
         } catch (error) {
           // A coded service error reads "<method> failed: <CODE>: …"; a dropped connection does not.
           const text = describeError(error);
-          return text.includes(' failed: ') ? ['pass', text] : ['fail', text];
+          const code = / failed: ([A-Z_]+):/.exec(text)?.[1];
+          if (code === 'UNKNOWN_SESSION') return ['pass', text];
+          return [
+            'fail',
+            code !== undefined
+              ? `${text}. Cause: a session that was never opened got ${code}, not UNKNOWN_SESSION, so a run cannot tell a lost session (a restarted service) from a broken one. Fix: reply {"error": {"code": "UNKNOWN_SESSION", …}} to any call naming a session the service does not hold`
+              : withHint(error, retrieveMethod(), answerMs),
+          ];
         }
       },
       false,
@@ -535,60 +573,4 @@ export async function runConformance(
     result.passed = checks.length > 0 && checks.every((c) => c.status !== 'fail');
   }
   return result;
-}
-
-/**
- * A loopback service is slow for reasons with known fixes: ~40 ms per call is Nagle's algorithm
- * meeting the client's delayed ACK (headers and body written apart), a new connection per call
- * adds more; a single-threaded server answers parallel lanes one at a time.
- */
-function speedVerdict(
-  sequential: readonly number[],
-  burstMs: number | null,
-  concurrency: number,
-  slowCallMs: number,
-): [CheckStatus, string] {
-  const p50 = percentile([...sequential], 50);
-  const problems: string[] = [];
-  if (p50 > slowCallMs) {
-    problems.push(
-      `p50 ${p50.toFixed(1)} ms per call on loopback (over ${slowCallMs} ms; a full LoCoMo run makes ~15,000 calls): usually Nagle's algorithm meeting delayed ACK, or a new connection per call. Set TCP_NODELAY on the socket (Python http.server: disable_nagle_algorithm = True on the handler), keep connections alive (protocol_version = "HTTP/1.1"), or use stdio (--command)`,
-    );
-  }
-  // Lanes served one at a time take about concurrency × one call; side by side, far less.
-  if (burstMs !== null && p50 > 1 && burstMs > 0.5 * concurrency * p50) {
-    problems.push(
-      `${concurrency} concurrent retrieves took ${Math.round(burstMs)} ms against ${p50.toFixed(1)} ms for one, as long as at least half of them one after another: the server answers one request at a time, so --parallel lanes wait for each other. Serve requests concurrently (Python: ThreadingHTTPServer instead of HTTPServer)`,
-    );
-  }
-  if (problems.length > 0) return ['warn', problems.join('; ')];
-  return [
-    'pass',
-    `p50 ${p50.toFixed(1)} ms per call${burstMs !== null ? `; ${concurrency} concurrent retrieves in ${Math.round(burstMs)} ms` : ''}`,
-  ];
-}
-
-/** The readable report: one line per check, then the verdict. */
-export function formatConformance(report: ConformanceReport): string {
-  const mark: Record<CheckStatus, string> = {
-    pass: 'PASS',
-    fail: 'FAIL',
-    warn: 'WARN',
-    skip: 'SKIP',
-  };
-  const lines = [
-    `memory service ${report.where}${report.hello ? `: ${report.hello.name} ${report.hello.version} (${report.hello.protocol})` : ''}`,
-    '',
-  ];
-  for (const c of report.checks) lines.push(`${mark[c.status]}  ${c.title}\n      ${c.detail}`);
-  const failed = report.checks.filter((c) => c.status === 'fail').length;
-  lines.push(
-    '',
-    `indexing lag: ${report.indexingLagMs === null ? 'not measured' : `${report.indexingLagMs} ms`}`,
-    report.passed
-      ? `conformance: passed (${report.checks.length} checks)`
-      : `conformance: FAILED (${failed} of ${report.checks.length} checks failed)`,
-    '',
-  );
-  return lines.join('\n');
 }
