@@ -15,6 +15,7 @@
  *   longmemeval  M-scale ingest (streamed, one memory per question): turns/s, peak RSS, wall time
  *   dataset-open  datasets.open of a ~400 MB file: app.info latency meanwhile, peak RSS, main vs worker
  *   mem0       the released Mem0 library as a preset: ingest calls, tokens and wall per conversation
+ *   beam       BEAM offline: the 20 chats of 100K, and a 10M-token conversation built from them
  *
  * Each suite prints its report and replaces its own section of docs/benchmarks.md.
  */
@@ -32,6 +33,7 @@ import { uiSuite } from './ui';
 import { longMemEvalSuite } from './longmemeval';
 import { datasetOpenSuite } from './dataset-open';
 import { mem0Suite } from './mem0';
+import { beamSuite } from './beam';
 
 const SUITES: Record<string, (data: string, write: boolean, extra: string[]) => Promise<void>> = {
   retrieval: retrievalSuite,
@@ -46,6 +48,7 @@ const SUITES: Record<string, (data: string, write: boolean, extra: string[]) => 
   longmemeval: longMemEvalSuite,
   'dataset-open': datasetOpenSuite,
   mem0: mem0Suite,
+  beam: beamSuite,
 };
 
 const USAGE = `usage: npm run bench -- <${Object.keys(SUITES).join('|')}> [--data <file>] [--no-write] [--no-ablation] [--budget-only] [--full-run-db <file>] [--baseline-renderer <dir>] [--samples <tune|held-out|ids>]\n`;
@@ -75,10 +78,10 @@ async function main(): Promise<number> {
     process.stderr.write(`bench: unknown suite ${JSON.stringify(name ?? '')}\n${USAGE}`);
     return 2;
   }
-  // runsdb builds its own database and needs no LoCoMo file.
+  // runsdb builds its own database and needs no LoCoMo file; beam reads ../shared/datasets/beam.
   // LongMemEval reads the file given with --data (a synthetic M file), never locomo10.json.
   const data =
-    name === 'runsdb'
+    name === 'runsdb' || name === 'beam'
       ? ''
       : name === 'longmemeval'
         ? (values.data ?? '')

@@ -1,4 +1,5 @@
 import { WorkbenchError } from '../errors';
+import { BEAM_PROFILE } from './beam';
 import { LOCOMO_PROFILE } from './locomo';
 import { LONGMEMEVAL_PROFILE, currentDateQuestion } from './longmemeval';
 import type { BenchmarkCategory, BenchmarkProfile, ReportFormat, SchemeId } from './types';
@@ -19,6 +20,7 @@ export type {
 } from './types';
 export { LOCOMO_PROFILE } from './locomo';
 export { LONGMEMEVAL_PROFILE } from './longmemeval';
+export { BEAM_PROFILE } from './beam';
 
 export const DEFAULT_BENCHMARK = LOCOMO_PROFILE.id;
 
@@ -110,7 +112,11 @@ export function registerBenchmarkProfile(profile: BenchmarkProfile): () => void 
 }
 
 /** The built-in profiles, in the order views list them (LoCoMo first). Add a benchmark here. */
-const BUILTIN_PROFILES: readonly BenchmarkProfile[] = [LOCOMO_PROFILE, LONGMEMEVAL_PROFILE];
+const BUILTIN_PROFILES: readonly BenchmarkProfile[] = [
+  LOCOMO_PROFILE,
+  LONGMEMEVAL_PROFILE,
+  BEAM_PROFILE,
+];
 for (const profile of BUILTIN_PROFILES) registerBenchmarkProfile(profile);
 
 /** The registered profiles, built-ins first. */

@@ -106,6 +106,8 @@ export interface BenchmarkProfile {
    * `categories1to4` (Mem0's convention; old runs read back by it); absent: `answerable`.
    */
   answerableKey?: 'categories1to4';
+  /** What a sample's `group` is, for tables that total by it (BEAM: `size`). */
+  sampleGroup?: string;
   /** The `report --format` tables laid out for this benchmark's categories, its own first; at least one. */
   reportFormats: readonly [ReportFormat, ...ReportFormat[]];
 }

@@ -22,6 +22,17 @@ export interface SampleStats {
   sessionTurnCounts: Array<{ session: number; turns: number }>;
   evidenceRepaired: number;
   evidenceUnresolved: number;
+  /** The sample's `group` (BEAM: its size), when the dataset groups its samples. */
+  group?: string;
+}
+
+/** The totals of one group of samples (`Sample.group`: BEAM's sizes). */
+export interface GroupStats {
+  group: string;
+  samples: number;
+  turns: number;
+  qa: number;
+  byCategory: CategoryCounts;
 }
 
 export interface EvidenceProblemDetail {
@@ -44,6 +55,8 @@ export interface DatasetStats {
     questionsWithEvidence: number;
     plannedTests: number;
     byCategory: CategoryCounts;
+    /** Per group, in the order the groups first appear; absent when no sample has a group. */
+    byGroup?: GroupStats[];
   };
   samples: SampleStats[];
   evidence: {

@@ -92,6 +92,10 @@ export interface QA {
    * turns, `process_item_flat_index`); absent where its metrics read no corpus.
    */
   retrievalCorpus?: string[];
+  /** BEAM: the ability the question probes (its `probing_questions.json` key; category = its number). */
+  ability?: string;
+  /** BEAM: the rubric items its answer is judged against, one judge call each. */
+  rubric?: string[];
 }
 
 /** Side material the dataset ships (summaries, observations); kept as-is, loosely typed. */
@@ -113,6 +117,8 @@ export interface Sample {
    * its evidence came; absent: as soon as its evidence is in (LoCoMo, DESIGN §3).
    */
   askAfter?: 'haystack';
+  /** What stats report the sample under beside its own line (BEAM: the chat's size, `100K`). */
+  group?: string;
 }
 
 /**

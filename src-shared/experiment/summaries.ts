@@ -105,6 +105,7 @@ export function answerScores(
     retrieved?: readonly string[];
     topK?: number;
     retrievalCorpus?: readonly string[];
+    rubric?: readonly string[];
     /** LoCoMo-form context ids (`retrievedContext`), when they differ from `retrieved`. */
     context?: readonly string[];
     errored?: boolean;
@@ -121,6 +122,7 @@ export function answerScores(
     ...(answer.context ? { context: answer.context } : {}),
     ...(answer.topK !== undefined ? { topK: answer.topK } : {}),
     ...(answer.retrievalCorpus ? { retrievalCorpus: answer.retrievalCorpus } : {}),
+    ...(answer.rubric ? { rubric: answer.rubric } : {}),
     errored: answer.errored ?? false,
   });
 }

@@ -12,6 +12,7 @@ import {
 } from './lmeRetrieval';
 import { locomoRecallMetric } from './locomoRecall';
 import { officialF1Metric } from './officialF1';
+import { rubricCoverageLexicalMetric } from './rubricCoverageLexical';
 import { setF1Metric } from './setF1';
 import type { MetricDefinition } from './types';
 
@@ -30,4 +31,5 @@ export const BUILTIN_METRICS: readonly MetricDefinition[] = [
   lmeSessionRecallAnyMetric,
   lmeTurnNdcgMetric,
   lmeSessionNdcgMetric,
+  rubricCoverageLexicalMetric,
 ];

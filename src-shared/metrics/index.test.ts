@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LOCOMO_PROFILE, LONGMEMEVAL_PROFILE } from '../benchmarks';
+import { LOCOMO_PROFILE, LONGMEMEVAL_PROFILE, benchmarkProfiles } from '../benchmarks';
 import { METRICS, isMetricId, metricList, metricOf, scoreAnswer } from './index';
 
 /**
@@ -42,9 +42,7 @@ describe('metrics registry', () => {
 
   it("scores a benchmark's own metric only where a profile names it", () => {
     const named = new Set(
-      [LOCOMO_PROFILE, LONGMEMEVAL_PROFILE].flatMap((p) =>
-        p.categories.flatMap((c) => c.metrics ?? []),
-      ),
+      benchmarkProfiles().flatMap((p) => p.categories.flatMap((c) => c.metrics ?? [])),
     );
     for (const m of metrics.filter((m) => m.categories === 'declared')) {
       expect(named.has(m.id), m.id).toBe(true);

@@ -25,6 +25,8 @@ export interface ScoreInput {
   topK?: number;
   /** The turns a benchmark's own retrieval metrics rank (`QA.retrievalCorpus`). */
   retrievalCorpus?: readonly string[];
+  /** The question's rubric items (BEAM `QA.rubric`); absent where the benchmark has none. */
+  rubric?: readonly string[];
   /** The dataset's evidence ids as written (LoCoMo-convention recall); absent where unknown. */
   evidenceRaw?: readonly string[];
   /**

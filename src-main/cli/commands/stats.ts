@@ -46,11 +46,59 @@ function describeProblem(d: EvidenceProblemDetail): string {
   return `${d.sampleId} qa[${d.qaIndex}]  ${JSON.stringify(d.raw)}${part}  ${d.problem}${outcome}`;
 }
 
+/** Questions per category and group (BEAM: per ability and size), when the dataset groups samples. */
+function groupTable(stats: DatasetStats, profile: BenchmarkProfile, scheme: SchemeId): string[] {
+  const groups = stats.totals.byGroup;
+  if (!groups) return [];
+  const names = profile.categories.map((c) => categoryLabel(profile, c.id, scheme));
+  const width = Math.max(12, ...names.map((name) => name.length));
+  const cols = groups.map((g) => Math.max(8, g.group.length));
+  const row = (label: string, cells: string[]): string =>
+    `  ${label.padEnd(width + 3)} ${cells.map((c, i) => c.padStart(cols[i] ?? 8)).join(' ')}`;
+  const out = [`Samples and questions by ${profile.sampleGroup ?? 'group'}`];
+  out.push(
+    row(
+      '',
+      groups.map((g) => g.group),
+    ),
+  );
+  out.push(
+    row(
+      'samples',
+      groups.map((g) => n(g.samples)),
+    ),
+  );
+  out.push(
+    row(
+      'turns',
+      groups.map((g) => n(g.turns)),
+    ),
+  );
+  out.push(
+    row(
+      'questions',
+      groups.map((g) => n(g.qa)),
+    ),
+  );
+  profile.categories.forEach((c, i) => {
+    const id = String(c.id).padStart(String(profile.categories.length).length);
+    out.push(
+      row(
+        `${id} ${names[i] as string}`,
+        groups.map((g) => n(g.byCategory[c.id] ?? 0)),
+      ),
+    );
+  });
+  out.push('');
+  return out;
+}
+
 function humanReport(
   result: DatasetLoadResult,
   stats: DatasetStats,
   scheme: SchemeId,
   profile: BenchmarkProfile,
+  includeNoEvidence: boolean,
 ): string {
   const out: string[] = [];
   const { info } = result;
@@ -96,6 +144,7 @@ function humanReport(
     );
   });
   out.push('');
+  out.push(...groupTable(stats, profile, scheme));
 
   const e = stats.evidence;
   out.push('Evidence ids (qa[i] is the 0-based question index)');
@@ -103,7 +152,9 @@ function humanReport(
     `  repaired ${e.repaired}  unresolved ${e.unresolved}  duplicates dropped ${e.duplicates}  questions without usable evidence ${e.questionsWithoutEvidence}${
       // A haystack benchmark (LongMemEval) asks every question after its haystack.
       e.questionsWithoutEvidence > 0 && result.samples.some((s) => s.askAfter !== 'haystack')
-        ? ' (excluded from tests)'
+        ? includeNoEvidence
+          ? ' (asked at the last packet)'
+          : ' (excluded from tests)'
         : ''
     }`,
   );
@@ -185,7 +236,7 @@ export const statsCommand = defineCommand({
     io.stdout(
       values.json
         ? jsonReport(result, stats, scheme, profile)
-        : humanReport(result, stats, scheme, profile),
+        : humanReport(result, stats, scheme, profile, !values['exclude-no-evidence']),
     );
     return 0;
   },

@@ -3,10 +3,11 @@ import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import type { DatasetLoadResult } from '../../../src-shared/dataset/types';
 import { WorkbenchError } from '../../../src-shared/errors';
+import { beamLoader } from './beamFolder';
 import { parseJsonText } from './jsonText';
 import { locomoLoader } from './locomo';
 import { longMemEvalLoader } from './longmemeval';
-import { DatasetLoaderRegistry } from './registry';
+import { DatasetLoaderRegistry, type LoaderOutput } from './registry';
 
 /**
  * Far above any real LoCoMo-style file (2.8 MB), and kept under V8's longest string (2^29 - 24
@@ -46,7 +47,8 @@ export interface LoadDatasetOptions {
 export function createDefaultRegistry(): DatasetLoaderRegistry {
   return new DatasetLoaderRegistry()
     .register(locomoLoader, { fallback: true })
-    .register(longMemEvalLoader);
+    .register(longMemEvalLoader)
+    .register(beamLoader);
 }
 
 const defaultRegistry = createDefaultRegistry();
@@ -81,6 +83,8 @@ export function readFailure(file: string, error: unknown): WorkbenchError {
  * in chunks: a streamed LongMemEval M file is larger than any Buffer should be.
  */
 export async function datasetFileSha256(file: string): Promise<string> {
+  const folder = await folderSha256(file);
+  if (folder !== null) return folder;
   const hash = createHash('sha256');
   try {
     for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
@@ -88,6 +92,51 @@ export async function datasetFileSha256(file: string): Promise<string> {
     throw readFailure(file, error);
   }
   return hash.digest('hex');
+}
+
+/** A dataset folder's sha256, as the loader that reads it computes it; null for a file. */
+async function folderSha256(path: string): Promise<string | null> {
+  try {
+    if (!(await stat(path)).isDirectory()) return null;
+  } catch (error) {
+    throw readFailure(path, error);
+  }
+  for (const loader of defaultRegistry.list()) {
+    const sha256 = await loader.folderSha256?.(path);
+    if (sha256 !== undefined && sha256 !== null) return sha256;
+  }
+  throw notADatasetFolder(path, defaultRegistry);
+}
+
+function notADatasetFolder(dir: string, registry: DatasetLoaderRegistry): WorkbenchError {
+  const readers = registry
+    .list()
+    .filter((l) => l.readFolder)
+    .map((l) => l.name);
+  return new WorkbenchError(
+    'DATASET_INVALID',
+    `${dir}: a folder in no layout a dataset format reads (formats read from folders: ${readers.join(', ') || 'none'})`,
+    { where: dir },
+  );
+}
+
+/** A folder read by the first loader whose layout it is (or the one named), checked like a file. */
+async function loadDatasetFolder(
+  dir: string,
+  options: LoadDatasetOptions,
+): Promise<DatasetLoadResult> {
+  const registry = options.registry ?? defaultRegistry;
+  const loaders = options.format !== undefined ? [registry.get(options.format)] : registry.list();
+  const maxBytes = options.maxBytes ?? datasetByteLimit();
+  for (const loader of loaders) {
+    const output = await loader.readFolder?.(dir, { source: dir, maxBytes });
+    if (!output) continue;
+    const result = checkedResult(loader.name, output, dir, options);
+    result.info.bytes = output.bytes;
+    result.info.sha256 = output.sha256;
+    return result;
+  }
+  throw notADatasetFolder(dir, registry);
 }
 
 /** Reads, size-checks, decodes and parses a dataset file, then hands it to a loader. */
@@ -99,6 +148,7 @@ export async function loadDatasetFile(
   let size: number;
   try {
     const info = await stat(file);
+    if (info.isDirectory()) return await loadDatasetFolder(file, options);
     if (!info.isFile()) {
       throw new WorkbenchError('DATASET_INVALID', `${file}: not a regular file`, { where: file });
     }
@@ -187,7 +237,16 @@ export function loadDatasetValue(
 ): DatasetLoadResult {
   const registry = options.registry ?? defaultRegistry;
   const loader = registry.resolve(value, options.format);
-  const { samples, problems } = loader.load(value, { source });
+  return checkedResult(loader.name, loader.load(value, { source }), source, options);
+}
+
+/** A loader's output as a result: refused when nothing loaded (or, with `strict`, on any error). */
+function checkedResult(
+  format: string,
+  { samples, problems }: LoaderOutput,
+  source: string,
+  options: LoadDatasetOptions,
+): DatasetLoadResult {
   const errors = problems.filter((p) => p.severity === 'error');
   const first = errors[0];
   if (first && (options.strict === true || samples.length === 0)) {
@@ -199,7 +258,7 @@ export function loadDatasetValue(
     });
   }
   return {
-    info: { format: loader.name, source, bytes: null, sha256: null },
+    info: { format, source, bytes: null, sha256: null },
     samples,
     problems,
   };

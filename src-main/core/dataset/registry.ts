@@ -13,6 +13,17 @@ export interface LoaderOutput {
   problems: DatasetProblem[];
 }
 
+/** A folder's samples, with what the run records about its files. */
+export interface FolderOutput extends LoaderOutput {
+  bytes: number;
+  sha256: string;
+}
+
+/** What a folder reader is told: where it reads, and the largest file it may read whole. */
+export interface FolderContext extends LoadContext {
+  maxBytes: number;
+}
+
 /**
  * One dataset format. Adding a dataset = writing one of these and registering it. A loader
  * throws a WorkbenchError only when the whole input is unusable (wrong top-level shape); a bad
@@ -25,6 +36,12 @@ export interface DatasetLoader {
   /** Cheap structural sniff of parsed JSON: true when this loader should handle it. */
   detect(value: unknown): boolean;
   load(value: unknown, context: LoadContext): LoaderOutput;
+  /**
+   * A format laid out as a folder (BEAM): its samples when `dir` is in its layout, else null.
+   * `folderSha256` hashes the same files the same way, to check a run's copy is current.
+   */
+  readFolder?(dir: string, context: FolderContext): Promise<FolderOutput | null>;
+  folderSha256?(dir: string): Promise<string | null>;
 }
 
 export class DatasetLoaderRegistry {

@@ -3,6 +3,7 @@ import type {
   CategoryCounts,
   DatasetStats,
   EvidenceProblemDetail,
+  GroupStats,
   SampleStats,
 } from '../../../src-shared/dataset/stats';
 import type { Sample } from '../../../src-shared/dataset/types';
@@ -41,6 +42,7 @@ export function sampleStats(
     sessionTurnCounts: sample.sessions.map((s) => ({ session: s.index, turns: s.turns.length })),
     evidenceRepaired: problems.filter(isRepair).length,
     evidenceUnresolved: problems.filter(isUnresolved).length,
+    ...(sample.group !== undefined ? { group: sample.group } : {}),
   };
 }
 
@@ -52,6 +54,28 @@ export function datasetStats(
   const tally = new DatasetStatsTally(options, profile);
   for (const sample of samples) tally.add(sample);
   return tally.stats();
+}
+
+function groupTotals(perSample: readonly SampleStats[], profile: BenchmarkProfile): GroupStats[] {
+  const groups = new Map<string, GroupStats>();
+  for (const s of perSample) {
+    const name = s.group ?? '(none)';
+    const g = groups.get(name) ?? {
+      group: name,
+      samples: 0,
+      turns: 0,
+      qa: 0,
+      byCategory: emptyCounts(profile),
+    };
+    g.samples += 1;
+    g.turns += s.turns;
+    g.qa += s.qa;
+    for (const c of profile.categories) {
+      g.byCategory[c.id] = (g.byCategory[c.id] ?? 0) + (s.byCategory[c.id] ?? 0);
+    }
+    groups.set(name, g);
+  }
+  return [...groups.values()];
 }
 
 /**
@@ -98,6 +122,9 @@ export class DatasetStatsTally {
         questionsWithEvidence: sum((s) => s.questionsWithEvidence),
         plannedTests: sum((s) => s.plannedTests),
         byCategory,
+        ...(perSample.some((s) => s.group !== undefined)
+          ? { byGroup: groupTotals(perSample, profile) }
+          : {}),
       },
       samples: perSample,
       evidence: {

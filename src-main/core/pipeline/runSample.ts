@@ -420,15 +420,22 @@ async function commitAnswered(
     answers,
   });
   run.outcome.testsCommitted++;
+  // Over the answers official F1 scores: none for a benchmark without it (BEAM), so "-", not 0.
   let f1 = 0;
-  for (const a of answers) f1 += a.scores['officialF1'] ?? 0;
+  let scored = 0;
+  for (const a of answers) {
+    const value = a.scores['officialF1'];
+    if (value === null || value === undefined) continue;
+    f1 += value;
+    scored++;
+  }
   hooks.emit({
     type: 'test-committed',
     runId: job.runId,
     at: run.now(),
     sampleId: job.sample.sampleId,
     testIndex: test.testIndex,
-    meanF1: answers.length > 0 ? f1 / answers.length : null,
+    meanF1: scored > 0 ? f1 / scored : null,
     errors: answers.filter((a) => a.error !== null).length,
   });
 }

@@ -11,7 +11,12 @@ import {
 } from '../../../src-shared/experiment';
 import type { ProtocolJudgeSummary } from '../../../src-shared/rescore';
 import type { SkippedSample } from '../../../src-shared/runs';
-import { metricList, type MetricDefinition, type MetricMean } from '../../../src-shared/metrics';
+import {
+  metricList,
+  metricScores,
+  type MetricDefinition,
+  type MetricMean,
+} from '../../../src-shared/metrics';
 import type { ErrataRecord, ErrataScores } from '../../../src-shared/errata';
 import { formatMeanStd, type RepeatPair, type RepeatSummary } from '../../../src-shared/repeats';
 import type { Percentiles, Table2Columns } from '../../../src-shared/compare';
@@ -39,9 +44,16 @@ export function schemeLabel(profile: BenchmarkProfile, scheme: string): string {
   return profile.schemes.find((s) => s.id === scheme)?.label ?? scheme;
 }
 
-/** The table's metrics: all registered, less those hidden while nothing has a value (no judge ran). */
-function shownMetrics(summary: RunSummary): MetricDefinition[] {
-  return metricList().filter((m) => !m.hideWhenEmpty || (summary.overall.all[m.id]?.n ?? 0) > 0);
+/**
+ * The table's metrics: those that score some category of the run's benchmark (BEAM's rubric
+ * questions have no F1 column), less those hidden while nothing has a value (no judge ran).
+ */
+function shownMetrics(summary: RunSummary, profile: BenchmarkProfile): MetricDefinition[] {
+  return metricList().filter(
+    (m) =>
+      profile.categories.some((c) => metricScores(m, c)) &&
+      (!m.hideWhenEmpty || (summary.overall.all[m.id]?.n ?? 0) > 0),
+  );
 }
 
 function metricCells(m: MetricDefinition, s: MetricMean | undefined, withStd: boolean): string[] {
@@ -57,7 +69,7 @@ export function summaryTable(
   scheme: string,
   profile: BenchmarkProfile = LOCOMO_PROFILE,
 ): string {
-  const metrics = shownMetrics(summary);
+  const metrics = shownMetrics(summary, profile);
   // A metric with its own spread (J over repeats) gets a std column.
   const withStd = new Set(
     metrics.filter((m) => summary.overall.all[m.id]?.std !== undefined).map((m) => m.id),

@@ -164,6 +164,7 @@ function scoreOf(
     retrieved,
     topK,
     ...(qa?.retrievalCorpus ? { retrievalCorpus: qa.retrievalCorpus } : {}),
+    ...(qa?.rubric ? { rubric: qa.rubric } : {}),
     ...(context ? { context } : {}),
     errored: answer.error !== null,
   });
