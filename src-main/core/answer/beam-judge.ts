@@ -7,7 +7,7 @@ import {
   rubricMean,
   type EventOrderingScore,
 } from '../../../src-shared/scoring/beam';
-import type { ChatMessage } from './llm-client';
+import type { ChatMessage, LlmClient } from './llm-client';
 import { promptRecordOf } from './prompts';
 
 /**
@@ -216,6 +216,10 @@ export function beamJudgeRecord(protocol: BeamJudgeProtocolName): PromptRecord {
   });
 }
 
+/** The reference's judge: `gpt_llm` in src/llm.py (ChatOpenAI, temperature 0). */
+export const BEAM_JUDGE_MODEL = 'gpt-4.1-mini';
+export const BEAM_JUDGE_TEMPERATURE = 0;
+
 /** Which call a BEAM judge request is, for the ledger. */
 export type BeamCallKind = 'judge' | 'extract-facts' | 'equivalence';
 
@@ -224,6 +228,17 @@ export type BeamCallKind = 'judge' | 'extract-facts' | 'equivalence';
  * reference's parameters: the endpoint's model and temperature, no seed, no response_format.
  */
 export type BeamJudgeModel = (messages: ChatMessage[], kind: BeamCallKind) => Promise<string>;
+
+/**
+ * The judge model over an OpenAI-compatible client (metered in the run's ledger like any call):
+ * the endpoint's model and temperature, one request per call, no seed, no response_format and
+ * no max_tokens, as langchain's ChatOpenAI sends them for the reference.
+ */
+export function beamJudgeModel(client: LlmClient, signal?: AbortSignal): BeamJudgeModel {
+  return async (messages) =>
+    (await client.complete(messages, { omitMaxTokens: true, ...(signal ? { signal } : {}) }))
+      .content;
+}
 
 export interface BeamQuestionInput {
   ability: string;
