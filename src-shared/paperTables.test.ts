@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunSummary, ScorePair } from './experiment';
+import { LOCOMO_PROFILE } from './benchmarks';
 import { paperTable } from './paperTables';
 
 const mean = (m: number | null, n: number) => ({ mean: m, n });
@@ -30,7 +31,14 @@ const summary: RunSummary = {
 
 describe('paper tables', () => {
   it('LoCoMo as Markdown: official names, official F1 ×100, n per column', () => {
-    expect(paperTable(summary, { format: 'locomo', as: 'md', label: 'hybrid · r1' })).toBe(
+    expect(
+      paperTable(summary, {
+        format: 'locomo',
+        as: 'md',
+        label: 'hybrid · r1',
+        profile: LOCOMO_PROFILE,
+      }),
+    ).toBe(
       [
         '| method | single-hop | multi-hop | temporal | open-domain | adversarial | overall |',
         '|:--|--:|--:|--:|--:|--:|--:|',
@@ -44,7 +52,9 @@ describe('paper tables', () => {
   });
 
   it('Mem0 Table 1 as Markdown: Mem0 names, F1 B1 J, "–" where J is missing', () => {
-    expect(paperTable(summary, { format: 'mem0', as: 'md', label: 'r|1' })).toBe(
+    expect(
+      paperTable(summary, { format: 'mem0', as: 'md', label: 'r|1', profile: LOCOMO_PROFILE }),
+    ).toBe(
       [
         '| method | single-hop F1 | single-hop B1 | single-hop J | multi-hop F1 | multi-hop B1 | multi-hop J | ' +
           'open-domain F1 | open-domain B1 | open-domain J | temporal F1 | temporal B1 | temporal J |',
@@ -59,7 +69,14 @@ describe('paper tables', () => {
   });
 
   it('Mem0 Table 1 as LaTeX: grouped header, escaped label, en dash for no data', () => {
-    expect(paperTable(summary, { format: 'mem0', as: 'latex', label: 'my_run' })).toBe(
+    expect(
+      paperTable(summary, {
+        format: 'mem0',
+        as: 'latex',
+        label: 'my_run',
+        profile: LOCOMO_PROFILE,
+      }),
+    ).toBe(
       [
         '\\begin{tabular}{lcccccccccccc}',
         '\\toprule',
@@ -78,7 +95,12 @@ describe('paper tables', () => {
   });
 
   it('LoCoMo as LaTeX: one header row', () => {
-    const latex = paperTable(summary, { format: 'locomo', as: 'latex', label: 'x' });
+    const latex = paperTable(summary, {
+      format: 'locomo',
+      as: 'latex',
+      label: 'x',
+      profile: LOCOMO_PROFILE,
+    });
     expect(latex.split('\n').slice(0, 6)).toEqual([
       '\\begin{tabular}{lcccccc}',
       '\\toprule',

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { allSchemeIds } from '../../src-shared/benchmarks';
 import { ANSWER_PROTOCOLS, JUDGE_PROTOCOLS } from '../../src-shared/experiment';
 import { commands, runCli } from './main';
 
@@ -88,7 +89,7 @@ describe('cli dispatcher', () => {
     expect(unknown.err).toMatch(/^error: Unknown option '--bogus'/);
     expect(await cli('stats', fixture('mini.json'), '--scheme', 'paper')).toMatchObject({
       code: 2,
-      err: 'error: --scheme must be one of official, mem0 (got "paper")\nRun "cli stats --help" for usage.\n',
+      err: `error: --scheme must be one of ${allSchemeIds().join(', ')} (got "paper")\nRun "cli stats --help" for usage.\n`,
     });
     expect((await cli('stats')).err).toContain('error: stats needs a dataset file');
   });

@@ -1,7 +1,7 @@
 import { WorkbenchError } from '../errors';
 import { LOCOMO_PROFILE } from './locomo';
 import { LONGMEMEVAL_PROFILE, currentDateQuestion } from './longmemeval';
-import type { BenchmarkCategory, BenchmarkProfile, SchemeId } from './types';
+import type { BenchmarkCategory, BenchmarkProfile, ReportFormat, SchemeId } from './types';
 
 /**
  * The benchmark profiles, by id. A dataset loader's `format` id names its profile (the LoCoMo
@@ -13,6 +13,8 @@ export type {
   BenchmarkProfile,
   BenchmarkScheme,
   CategoryId,
+  ReportFormat,
+  ReportLayout,
   SchemeId,
 } from './types';
 export { LOCOMO_PROFILE } from './locomo';
@@ -23,24 +25,93 @@ export const DEFAULT_BENCHMARK = LOCOMO_PROFILE.id;
 /** The scheme a view shows before the user picks one: every profile's first is `official`. */
 export const DEFAULT_SCHEME: SchemeId = 'official';
 
-const profiles = new Map<string, BenchmarkProfile>([
-  [LOCOMO_PROFILE.id, LOCOMO_PROFILE],
-  [LONGMEMEVAL_PROFILE.id, LONGMEMEVAL_PROFILE],
-]);
+/**
+ * The rules every profile obeys, checked when it is registered (built-ins at load), so a profile
+ * that breaks one fails with its name and the rule instead of misnaming categories somewhere
+ * downstream: its first scheme is `official` (views open on DEFAULT_SCHEME before they know the
+ * dataset), every category is named in every scheme and numbered once, and it lays out at least
+ * one report, each in a scheme it declares, naming only its own categories and overalls, with an
+ * id no other profile's report uses (`--format` takes it before it knows the run).
+ */
+export function validateBenchmarkProfile(
+  profile: BenchmarkProfile,
+  others: readonly BenchmarkProfile[] = [],
+): void {
+  const fail = (rule: string): never => {
+    throw new WorkbenchError('INVALID_INPUT', `benchmark profile "${profile.id}": ${rule}`, {
+      where: `benchmark profile ${profile.id}`,
+    });
+  };
+  if (profile.id.trim() === '' || profile.label.trim() === '') fail('needs an id and a label');
+  const first = profile.schemes[0]?.id;
+  if (first !== DEFAULT_SCHEME) {
+    fail(
+      `its first naming scheme must be "${DEFAULT_SCHEME}" (got ${first ? `"${first}"` : 'none'})`,
+    );
+  }
+  if (profile.categories.length === 0) fail('declares no category');
+  const seen = new Set<number>();
+  for (const category of profile.categories) {
+    if (!isCategoryNumber(category.id)) fail(`category ${category.id} is not a positive integer`);
+    if (seen.has(category.id)) fail(`category ${category.id} is declared twice`);
+    seen.add(category.id);
+    for (const scheme of profile.schemes) {
+      if (!category.names[scheme.id]?.trim()) {
+        fail(`category ${category.id} has no name in scheme "${scheme.id}"`);
+      }
+    }
+  }
+  if (profile.reportFormats.length === 0) {
+    fail("lays out no report format (reportFormats is empty): give it its paper's table");
+  }
+  const taken = new Map(others.flatMap((p) => p.reportFormats.map((f) => [f.id, p.id] as const)));
+  for (const format of profile.reportFormats) {
+    const where = `report format "${format.id}"`;
+    if (format.id.trim() === '' || format.label.trim() === '' || format.help.trim() === '') {
+      fail(`${where} needs an id, a label and a help line`);
+    }
+    const owner = taken.get(format.id);
+    if (owner !== undefined) fail(`${where} is already benchmark "${owner}"'s`);
+    taken.set(format.id, profile.id);
+    const { layout } = format;
+    if (!profile.schemes.some((s) => s.id === layout.scheme)) {
+      fail(
+        `${where} names categories in scheme "${layout.scheme}", which the profile does not declare`,
+      );
+    }
+    const names = new Set(
+      profile.categories.map((c) => categoryLabel(profile, c.id, layout.scheme)),
+    );
+    for (const group of layout.groups) {
+      if (group !== null && !names.has(group) && layout.overalls?.[group] === undefined) {
+        fail(`${where} has a column "${group}" that is no category in scheme "${layout.scheme}"`);
+      }
+    }
+    if (layout.metrics.length === 0) fail(`${where} shows no metric`);
+  }
+}
+
+const profiles = new Map<string, BenchmarkProfile>();
 
 /**
  * Adds a profile (a dataset format another build or a test brings); returns its removal. A
- * profile whose id is taken is refused, so a built-in can never be replaced by accident.
+ * profile whose id is taken is refused, so a built-in can never be replaced by accident, and so
+ * is one that breaks a rule of `validateBenchmarkProfile`.
  */
 export function registerBenchmarkProfile(profile: BenchmarkProfile): () => void {
   if (profiles.has(profile.id)) {
     throw new WorkbenchError('CONFLICT', `benchmark profile "${profile.id}" is already registered`);
   }
+  validateBenchmarkProfile(profile, [...profiles.values()]);
   profiles.set(profile.id, profile);
   return () => {
     profiles.delete(profile.id);
   };
 }
+
+/** The built-in profiles, in the order views list them (LoCoMo first). Add a benchmark here. */
+const BUILTIN_PROFILES: readonly BenchmarkProfile[] = [LOCOMO_PROFILE, LONGMEMEVAL_PROFILE];
+for (const profile of BUILTIN_PROFILES) registerBenchmarkProfile(profile);
 
 /** The registered profiles, built-ins first. */
 export function benchmarkProfiles(): BenchmarkProfile[] {
@@ -77,6 +148,11 @@ export function schemeOptions(
   profile: BenchmarkProfile,
 ): Array<{ value: SchemeId; label: string }> {
   return profile.schemes.map((s) => ({ value: s.id, label: s.label }));
+}
+
+/** Every registered profile's report formats, in registration order: what `--format` accepts. */
+export function allReportFormats(): ReportFormat[] {
+  return [...profiles.values()].flatMap((p) => [...p.reportFormats]);
 }
 
 /** Whether a number can be a stored category: a positive integer (what it means is the profile's). */

@@ -41,5 +41,35 @@ export const LOCOMO_PROFILE: BenchmarkProfile = {
   ],
   defaultJudgeProtocol: 'mem0',
   answerableKey: 'categories1to4',
-  reportFormats: ['locomo', 'mem0'],
+  reportFormats: [
+    {
+      id: 'locomo',
+      label: 'LoCoMo table',
+      help: "LoCoMo's QA table: single-hop, multi-hop, temporal, open-domain, adversarial, overall (official F1 ×100, LoCoMo's category names)",
+      layout: {
+        scheme: 'official',
+        groups: ['single-hop', 'multi-hop', 'temporal', 'open-domain', 'adversarial', null],
+        metrics: [{ id: 'officialF1', sub: null }],
+        decimals: 1,
+        caption: 'official F1 ×100 (LoCoMo task_eval/evaluation.py); categories named as in LoCoMo',
+      },
+    },
+    {
+      id: 'mem0',
+      label: 'Mem0 Table 1',
+      help: "Mem0's Table 1: single-hop, multi-hop, open-domain, temporal, each F1 (set F1), B1 (BLEU-1) and J (×100, Mem0's category names)",
+      layout: {
+        scheme: 'mem0',
+        groups: ['single-hop', 'multi-hop', 'open-domain', 'temporal'],
+        metrics: [
+          { id: 'setF1', sub: 'F1' },
+          { id: 'bleu1', sub: 'B1' },
+          { id: 'judge', sub: 'J' },
+        ],
+        decimals: 2,
+        caption:
+          'F1 = set F1, B1 = BLEU-1, J = LLM judge, ×100 (Mem0 evaluation/); categories named as in Mem0',
+      },
+    },
+  ],
 };

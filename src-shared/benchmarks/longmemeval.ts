@@ -73,7 +73,34 @@ export const LONGMEMEVAL_PROFILE: BenchmarkProfile = {
   defaultJudgeProtocol: 'longmemeval',
   readerDate: true,
   abstentionAccuracy: true,
-  reportFormats: ['longmemeval'],
+  reportFormats: [
+    {
+      id: 'longmemeval',
+      label: 'LongMemEval accuracy',
+      help: "LongMemEval's QA accuracy (J ×100): the six question types, task-averaged, overall, abstention",
+      layout: {
+        scheme: 'official',
+        // print_qa_metrics.py's order: its type2acc rows, then task-averaged, overall, abstention.
+        groups: [
+          'single-session-user',
+          'single-session-preference',
+          'single-session-assistant',
+          'multi-session',
+          'temporal-reasoning',
+          'knowledge-update',
+          'task-averaged',
+          null,
+          'abstention',
+        ],
+        overalls: { abstention: 'abstention', 'task-averaged': 'taskAveraged' },
+        tasks: true,
+        metrics: [{ id: 'judge', sub: null }],
+        decimals: 1,
+        caption:
+          'QA accuracy ×100 by the LLM judge (LongMemEval print_qa_metrics.py); each question type counts its abstention questions, which "abstention" also scores alone',
+      },
+    },
+  ],
 };
 
 /**

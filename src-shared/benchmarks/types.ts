@@ -41,11 +41,45 @@ export interface BenchmarkScheme {
   label: string;
 }
 
+/**
+ * Where a paper prints a run: the columns of one row of its results table. Data only (a profile
+ * travels as JSON), read by src-shared/paperTables.ts.
+ */
+export interface ReportLayout {
+  /** The profile's scheme whose category names `groups` uses. */
+  scheme: string;
+  /** Category names in `scheme`, an overall's name in `overalls`, or null for every question. */
+  groups: readonly (string | null)[];
+  /** Groups that read a summary overall rather than a category (LongMemEval's task average). */
+  overalls?: Readonly<Record<string, 'taskAveraged' | 'abstention'>>;
+  /** A category reads its task (`RunSummary.byTask`: the categories counting for it included). */
+  tasks?: boolean;
+  /** Metric ids per group, each with its sub-header (Mem0: F1, B1, J) or null. */
+  metrics: ReadonlyArray<{ id: string; sub: string | null }>;
+  decimals: number;
+  /** The footnote's words after the n line: what the cells are and whose code computes them. */
+  caption: string;
+}
+
+/** A `report --format` / "Copy as" table: its id, how menus name it, its one help line, its layout. */
+export interface ReportFormat {
+  /** `--format <id>`; unique over every registered profile. */
+  id: string;
+  /** How "Copy as" and the help name the table: "LoCoMo table". */
+  label: string;
+  /** One line for `report --help`: which columns, which metric. */
+  help: string;
+  layout: ReportLayout;
+}
+
 export interface BenchmarkProfile {
   id: string;
   label: string;
-  /** The first is the default. */
-  schemes: readonly BenchmarkScheme[];
+  /**
+   * The first is the default and is `official` (DEFAULT_SCHEME): views open on it before they know
+   * the dataset. `validateBenchmarkProfile` (index.ts) checks it at registration.
+   */
+  schemes: readonly [BenchmarkScheme & { id: 'official' }, ...BenchmarkScheme[]];
   categories: readonly BenchmarkCategory[];
   /**
    * Also report the mean over tasks of each task's mean (LongMemEval's "task-averaged accuracy"):
@@ -72,6 +106,6 @@ export interface BenchmarkProfile {
    * `categories1to4` (Mem0's convention; old runs read back by it); absent: `answerable`.
    */
   answerableKey?: 'categories1to4';
-  /** The `report --format` tables laid out for this benchmark's categories, its own first. */
-  reportFormats: readonly string[];
+  /** The `report --format` tables laid out for this benchmark's categories, its own first; at least one. */
+  reportFormats: readonly [ReportFormat, ...ReportFormat[]];
 }

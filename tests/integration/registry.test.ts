@@ -143,7 +143,7 @@ describe('a metric and a benchmark profile added in one file each', () => {
       expect(summary.overall.answerable!['exactMatch']).toEqual({ mean: 1 / 3, n: 3 });
       expect(summary.overall.answerable!['officialF1']?.n).toBe(3);
 
-      const table = summaryTable(summary, 'paper', TOYBENCH_PROFILE);
+      const table = summaryTable(summary, 'official', TOYBENCH_PROFILE);
       expect(table).toContain('Final answers, categories named by toy paper scheme');
       expect(table.split('\n')[1]).toMatch(/official F1 +n .* exact match +n$/);
       expect(table).toMatch(/^10 lookup .* 0\.500 +2$/m);

@@ -1,12 +1,7 @@
 import { runTitle } from '../../../src-shared/runs';
 import { coverageNote } from '../../../src-shared/coverage';
-import {
-  PAPER_FORMATS,
-  PAPER_MARKUPS,
-  paperTable,
-  type PaperFormat,
-  type PaperMarkup,
-} from '../../../src-shared/paperTables';
+import { PAPER_MARKUPS, paperTable, type PaperMarkup } from '../../../src-shared/paperTables';
+import { allReportFormats } from '../../../src-shared/benchmarks';
 import { table2Columns } from '../../../src-shared/compare';
 import { finalAnswersOf } from '../../../src-shared/experiment';
 import { compareReportHtml } from '../../../src-shared/htmlReport';
@@ -18,20 +13,28 @@ import { errataExtra } from '../runOutput';
 import { parseScheme } from '../request';
 import { OUT_OPTION, RUNS_DB_OPTIONS, SCHEME_OPTION } from '../options';
 
-const USAGE = `usage: npm run -s cli -- report <run id> [--format locomo|mem0|longmemeval [--as md|latex]] [options]
+/** The registered profiles' report formats (`reportFormats`): the ids `--format` takes. */
+const formatIds = (): string =>
+  allReportFormats()
+    .map((f) => f.id)
+    .join('|');
+
+/** One help line per report format, from its profile's entry (its id, then its own help). */
+const formatLines = (): string =>
+  allReportFormats()
+    .map((f) => `  ${f.id.padEnd(12)} ${f.help}`)
+    .join('\n');
+
+const usage =
+  (): string => `usage: npm run -s cli -- report <run id> [--format ${formatIds()} [--as md|latex]] [options]
        npm run -s cli -- report <run id> --html [--out <file>]
        npm run -s cli -- report <baseline run id> <run id>... --html [--out <file>]
 
 Prints a run's final scores. Without --format: the per-category table of every metric, and why
 n differs from the dataset's question count when it does. With --format: the run as one row of
 a paper's table, to paste beside it:
-  locomo  LoCoMo's QA table: single-hop, multi-hop, temporal, open-domain, adversarial, overall
-          (official F1 ×100, LoCoMo's category names)
-  mem0    Mem0's Table 1: single-hop, multi-hop, open-domain, temporal, each F1 (set F1),
-          B1 (BLEU-1) and J (×100, Mem0's category names)
-  longmemeval  LongMemEval's QA accuracy (J ×100): the six question types, abstention,
-          task-averaged, overall
-A format lays out its own benchmark's categories: locomo and mem0 are LoCoMo runs' only.
+${formatLines()}
+A format lays out its own benchmark's categories: a run takes only its own benchmark's formats.
 Cells without data show "–"; a footnote line gives n per column. The plain table is followed by
 Mem0 Table 2's columns (search and total latency p50/p95, memory tokens per question, memory
 LLM calls and tokens per conversation), J per judge protocol when \`rescore --judge\` ran, and by the scores against the
@@ -43,7 +46,7 @@ comparison against the first (per-category deltas with paired bootstrap interval
 questions with every run's prediction, the config differences).
 
 options:
-  --format <locomo|mem0|longmemeval>  a paper's table layout
+  --format <${formatIds()}>  a paper's table layout
   --html                    a self-contained HTML report instead of text (official category names)
   --out <file>              with --html: write it to <file> (default: stdout)
   --as <md|latex>           Markdown (default) or a LaTeX tabular (needs booktabs)
@@ -60,7 +63,7 @@ function oneOf<T extends string>(flag: string, allowed: readonly T[], value: str
 
 export const reportCommand = defineCommand({
   summary: "print a run's scores, plain or in the LoCoMo / Mem0 papers' table formats",
-  usage: USAGE,
+  usage: usage(),
   options: {
     format: { type: 'string' },
     as: { type: 'string' },
@@ -76,9 +79,13 @@ export const reportCommand = defineCommand({
     const format =
       values.format === undefined
         ? null
-        : oneOf<PaperFormat>('--format', PAPER_FORMATS, values.format);
+        : oneOf(
+            '--format',
+            allReportFormats().map((f) => f.id),
+            values.format,
+          );
     if (format === null && values.as !== undefined)
-      throw new UsageError('--as needs --format locomo|mem0|longmemeval');
+      throw new UsageError(`--as needs --format ${formatIds()}`);
     if (values.html === true && format !== null)
       throw new UsageError('--html and --format are two layouts: give one');
     if (values.out !== undefined && values.html !== true)

@@ -2,26 +2,45 @@ import type { BenchmarkProfile } from '../../../src-shared/benchmarks';
 
 /**
  * A throwaway benchmark profile that exists only for tests: a second dataset's categories, named
- * in two schemes, one adversarial, with numbers LoCoMo does not use. A real dataset adds a loader
- * whose `format` is this id.
+ * in two schemes (the first `official`, as every profile's is), one adversarial, with numbers
+ * LoCoMo does not use, and the one table its paper prints. A real dataset adds a loader whose
+ * `format` is this id.
  */
 export const TOYBENCH_PROFILE: BenchmarkProfile = {
   id: 'toybench',
   label: 'Toy benchmark',
   schemes: [
-    { id: 'paper', label: 'toy paper' },
+    { id: 'official', label: 'toy paper' },
     { id: 'short', label: 'short names' },
   ],
   categories: [
-    { id: 10, names: { paper: 'lookup', short: 'L' }, adversarial: false },
+    { id: 10, names: { official: 'lookup', short: 'L' }, adversarial: false },
     {
       id: 20,
-      names: { paper: 'listing', short: 'LI' },
+      names: { official: 'listing', short: 'LI' },
       adversarial: false,
       officialRule: 'comma-parts',
     },
-    { id: 30, names: { paper: 'trap', short: 'T' }, adversarial: true, officialRule: 'abstain' },
+    {
+      id: 30,
+      names: { official: 'trap', short: 'T' },
+      adversarial: true,
+      officialRule: 'abstain',
+    },
   ],
   defaultJudgeProtocol: 'mem0',
-  reportFormats: [],
+  reportFormats: [
+    {
+      id: 'toybench',
+      label: 'Toy table',
+      help: "the toy paper's table: lookup, listing, overall (official F1 ×100)",
+      layout: {
+        scheme: 'official',
+        groups: ['lookup', 'listing', null],
+        metrics: [{ id: 'officialF1', sub: null }],
+        decimals: 1,
+        caption: 'official F1 ×100; categories named as in the toy paper',
+      },
+    },
+  ],
 };

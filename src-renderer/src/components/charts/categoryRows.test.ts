@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { summarizeAnswers, type AnswerRecord } from '@shared/experiment';
+import type { BenchmarkProfile } from '@shared/benchmarks';
 import { categoryChartRows, categoryTickLabel, formatScore } from './categoryRows';
 
 function answer(category: AnswerRecord['category'], f1: number, recall: number | null) {
@@ -17,7 +18,7 @@ const other = summarizeAnswers([answer(1, 0.5, 0), answer(3, 1, 1)]);
 
 describe('categoryChartRows', () => {
   it("takes the categories and their names from the run's benchmark profile", () => {
-    const benchmark = {
+    const benchmark: BenchmarkProfile = {
       id: 'toy',
       label: 'Toy',
       schemes: [{ id: 'official', label: 'toy names' }],
@@ -26,7 +27,20 @@ describe('categoryChartRows', () => {
         { id: 30, names: { official: 'trap' }, adversarial: true },
       ],
       defaultJudgeProtocol: 'mem0',
-      reportFormats: [],
+      reportFormats: [
+        {
+          id: 'toy',
+          label: 'Toy table',
+          help: 'toy',
+          layout: {
+            scheme: 'official',
+            groups: [null],
+            metrics: [{ id: 'officialF1', sub: null }],
+            decimals: 1,
+            caption: 'toy',
+          },
+        },
+      ],
     };
     const toy = summarizeAnswers([answer(10, 1, 1), answer(30, 0, null)], benchmark);
     const rows = categoryChartRows([{ key: 'run', summary: toy }], {

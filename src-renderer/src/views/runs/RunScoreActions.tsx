@@ -1,20 +1,28 @@
 import { useState } from 'react';
 import type { RunDetail } from '@shared/api';
 import { toErrorPayload, type ErrorPayload } from '@shared/errors';
-import { paperTable, type PaperFormat, type PaperMarkup } from '@shared/paperTables';
+import { PAPER_MARKUPS, paperTable, type PaperMarkup } from '@shared/paperTables';
 import { runTitle } from '@shared/runs';
 import { useClient } from '../../api/context';
 import { ErrorView } from '../../components/ErrorView';
 
-/** The papers' table formats the "Copy as" menu offers (src-shared/paperTables.ts). */
-const COPY_CHOICES: ReadonlyArray<{ format: PaperFormat; as: PaperMarkup; label: string }> = [
-  { format: 'locomo', as: 'md', label: 'LoCoMo table · Markdown' },
-  { format: 'locomo', as: 'latex', label: 'LoCoMo table · LaTeX' },
-  { format: 'mem0', as: 'md', label: 'Mem0 Table 1 · Markdown' },
-  { format: 'mem0', as: 'latex', label: 'Mem0 Table 1 · LaTeX' },
-  { format: 'longmemeval', as: 'md', label: 'LongMemEval accuracy · Markdown' },
-  { format: 'longmemeval', as: 'latex', label: 'LongMemEval accuracy · LaTeX' },
-];
+const MARKUP_LABELS: Record<PaperMarkup, string> = { md: 'Markdown', latex: 'LaTeX' };
+
+interface CopyChoice {
+  format: string;
+  as: PaperMarkup;
+  label: string;
+}
+
+/**
+ * What "Copy as" offers: each of the run's own benchmark's report formats (its profile's
+ * `reportFormats`, named by their labels) in each markup.
+ */
+export function copyChoices(profile: RunDetail['benchmark']): CopyChoice[] {
+  return profile.reportFormats.flatMap((f) =>
+    PAPER_MARKUPS.map((as) => ({ format: f.id, as, label: `${f.label} · ${MARKUP_LABELS[as]}` })),
+  );
+}
 
 /**
  * "Copy as" (the run as a row of a paper's table) and "Rescore" (every registered metric again
@@ -34,10 +42,9 @@ export function RunScoreActions({
   const [error, setError] = useState<ErrorPayload | null>(null);
   const [busy, setBusy] = useState(false);
   const runId = detail.info.id;
-  // Only the tables laid out for the run's own benchmark (its profile's report formats).
-  const choices = COPY_CHOICES.filter((c) => detail.benchmark.reportFormats.includes(c.format));
+  const choices = copyChoices(detail.benchmark);
 
-  const copy = async (choice: (typeof COPY_CHOICES)[number]) => {
+  const copy = async (choice: CopyChoice) => {
     const text = paperTable(detail.summary, {
       format: choice.format,
       as: choice.as,
