@@ -216,6 +216,19 @@ REPAIR_INPUTS = JUDGE_REPLIES + CRASHING_REPLIES + [
     '{"score": 1.0, "items": [1, 2, 3',
     '{"score": -0.0}',
     '{"score": 1e0}',
+    'Text {"score": 1, "reason": "x}y"} more',
+    '{"score": 1.0, "reason": "line1\nline2"}'.replace("\\n", "\n"),
+    '{"score": 1.0, "reason": "raw\nnewline", }',
+    '{"score": 0.0, "reason": "ends with a comma, then more',
+    '{"score": 0.5, "reason": "a brace } inside, unclosed',
+    '{"score": 1.0, "reason": "ok"}}',
+    '{"score": 1.0, "reason": "a", "notes": [1, 2',
+    '{"score": 1.0 "reason": "missing comma"}',
+    '{"score": .5}',
+    'Score: {"score": 1.0, "reason": "colon: inside", "x": {"y": [true, null,]}',
+    '{"score": 1.0, "reason": "unicode \u00e9 escape",}',
+    '{"score": 0.5, "reason": "café — naïve",}',
+    '{"score": 1.0,\n "reason": "multi\nline",\n}',
 ]
 
 

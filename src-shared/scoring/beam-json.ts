@@ -10,8 +10,8 @@ import { PY_WHITESPACE, pyStrip } from './pytext';
  *
  * `parse_json_response` is reproduced exactly. `repair_json` (json_repair 0.44.1) is a large
  * heuristic parser; the workbench reproduces the part of it that judge replies need (one JSON
- * object or array somewhere in the text, with trailing commas, a missing closing quote or
- * missing closing brackets at the end) and refuses the rest rather than guess: such a reply is
+ * object or array somewhere in the text, with trailing commas, a comma missing after a number,
+ * a missing closing quote or missing closing brackets at the end) and refuses the rest rather than guess: such a reply is
  * the question's judge error (`BeamReplyUnread`), never a silent score. Every repair it makes is
  * golden-tested against json_repair itself (tests/fixtures/golden/beam.json).
  */
@@ -158,9 +158,13 @@ class LenientParser {
       this.index++;
       this.skipWhitespace();
       if (this.atEnd || this.text[this.index] === '}') throw unsupported('a key without a value');
+      const isString = this.text[this.index] === '"';
       out[key] = this.value();
       this.skipWhitespace();
       if (this.text[this.index] === ',') this.index++;
+      // json_repair reads the next key after a number, literal or container without a comma
+      // (golden); after a string its quote heuristics decide, which are not reproduced.
+      else if (!isString && this.text[this.index] === '"') continue;
       else if (!this.atEnd && this.text[this.index] !== '}') throw unsupported('a missing comma');
     }
   }

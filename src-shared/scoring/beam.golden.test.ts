@@ -45,9 +45,14 @@ describe('golden: BEAM event_ordering_score', () => {
 
 describe('golden: BEAM judge reply reader', () => {
   // json_repair cases the workbench refuses rather than reproduce (see beam-json.ts).
-  const NOT_REPRODUCED = ["{'score': 1.0, 'reason': 'single quotes'}", '{score: 1.0}'];
+  const NOT_REPRODUCED = [
+    "{'score': 1.0, 'reason': 'single quotes'}",
+    '{score: 1.0}',
+    '{"score": .5}',
+  ];
 
   it('reads every reply as parse_json_response, then json.loads(repair_json(...)), do', () => {
+    const refused: string[] = [];
     for (const c of golden.repair as { reply: string; value?: unknown }[]) {
       let got: unknown;
       try {
@@ -55,13 +60,15 @@ describe('golden: BEAM judge reply reader', () => {
       } catch (error) {
         expect(error, c.reply).toBeInstanceOf(BeamReplyUnread);
         const problem = (error as BeamReplyUnread).problem;
-        if (problem === 'repair-not-reproduced') expect(NOT_REPRODUCED).toContain(c.reply);
+        if (problem === 'repair-not-reproduced') refused.push(c.reply);
         // repair_json's "" for a reply without JSON: the reference's `""['score']` raises.
         else expect(c.value, c.reply).toBe('');
         continue;
       }
       expect(got, c.reply).toEqual(c.value);
     }
+    // Every other case is read as the reference reads it.
+    expect(refused).toEqual(NOT_REPRODUCED);
   });
 });
 
