@@ -8,7 +8,9 @@ import {
 import {
   BEAM_JUDGE_MODEL,
   BEAM_JUDGE_PROMPT,
+  BeamJudgeFailure,
   beamJudgeModel,
+  beamJudgeScore,
   beamJudgePrompt,
   scoreBeamQuestion,
 } from './beam-judge';
@@ -98,5 +100,28 @@ describe('BEAM rubric judge over HTTP', () => {
     const sent = (server.requests[0]?.body as { messages: { content: string }[] }).messages[0];
     expect(sent?.content).toContain('- QUESTION (what the user asked): Sum up?');
     expect(BEAM_JUDGE_PROMPT).toContain('<question>');
+  });
+});
+
+describe('BEAM result as a judge score', () => {
+  const ok = { llm_judge_score: 0.5, llm_judge_responses: [], calls: 2 };
+  it('is the report cell: the rubric mean, tau_norm for event ordering; NaN and failures are errors', () => {
+    expect(beamJudgeScore('beam-rubric', 'summarization', ok)).toMatchObject({
+      mean: 0.5,
+      labels: [0.5],
+      error: null,
+      protocol: 'beam-rubric',
+    });
+    expect(beamJudgeScore('beam-rubric', 'event_ordering', { ...ok, tau_norm: 0.9 }).mean).toBe(
+      0.9,
+    );
+    const nan = beamJudgeScore('beam-rubric', 'event_ordering', { ...ok, tau_norm: NaN });
+    expect(nan.mean).toBeNull();
+    expect(nan.error).toContain('tau_norm is NaN');
+    const failure = new BeamJudgeFailure('beam judge (abstention): reply has no "score"', 1);
+    expect(beamJudgeScore('beam-rubric', 'abstention', failure)).toMatchObject({
+      mean: null,
+      error: 'beam judge (abstention): reply has no "score"',
+    });
   });
 });

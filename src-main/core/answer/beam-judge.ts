@@ -1,8 +1,10 @@
+import type { JudgeScore } from '../../../src-shared/experiment';
 import type { PromptRecord } from '../../../src-shared/runs';
 import { BeamReplyUnread, readBeamReply, scoreOf } from '../../../src-shared/scoring/beam-json';
 import {
   BEAM_EVENT_ORDERING,
   alignWithLlm,
+  beamReportValue,
   eventOrderingScore,
   rubricMean,
   type EventOrderingScore,
@@ -329,4 +331,31 @@ export async function scoreBeamQuestion(
     const why = error instanceof Error ? error.message : String(error);
     throw new BeamJudgeFailure(`beam judge (${input.ability}): ${why}`, calls, error);
   }
+}
+
+/**
+ * A question's BEAM result as the run's judge score, so the `judge` metric, summaries and
+ * `report --format beam` carry it: `mean` is the report's cell for the question (tau_norm for
+ * event ordering, the rubric mean for the rest), one "repeat". A NaN tau_norm (a side all tied)
+ * has no mean here: the reference's ability mean would be NaN, the workbench's leaves the question
+ * out and says why in `error`. A question the reference would stop at is the judge error.
+ */
+export function beamJudgeScore(
+  protocol: BeamJudgeProtocolName,
+  ability: string,
+  outcome: BeamQuestionResult | BeamJudgeFailure,
+): JudgeScore {
+  const failed = (error: string): JudgeScore => ({
+    mean: null,
+    std: null,
+    labels: [],
+    error,
+    protocol,
+  });
+  if (outcome instanceof BeamJudgeFailure) return failed(outcome.message);
+  const value = beamReportValue(ability, outcome);
+  if (Number.isNaN(value)) {
+    return failed(`beam judge (${ability}): tau_norm is NaN (the reference's ability mean is NaN)`);
+  }
+  return { mean: value, std: 0, labels: [value], error: null, protocol };
 }
