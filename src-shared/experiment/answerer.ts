@@ -27,6 +27,7 @@ export const ANSWER_PROTOCOLS = [
   'longmemeval-direct',
   'longmemeval-con-separate',
   'longmemeval-full-context',
+  'beam',
 ] as const;
 export type AnswerProtocolName = (typeof ANSWER_PROTOCOLS)[number];
 const LEGACY_PROMPT_STYLE: Record<PromptStyle, AnswerProtocolName> = {

@@ -77,7 +77,10 @@ export class LlmAnswerer implements Answerer {
   }
 
   async answer(request: AnswerRequest, signal?: AbortSignal): Promise<AnswerResult> {
-    const call = { seed: request.seed, ...(signal ? { signal } : {}) };
+    const call = {
+      ...(this.protocol.plainRequest === true ? { omitMaxTokens: true } : { seed: request.seed }),
+      ...(signal ? { signal } : {}),
+    };
     const { notes } = this.protocol;
     // A notes stage's requests go through the same client (limits, cache, ledger) as the answer.
     const noteCompletions = notes

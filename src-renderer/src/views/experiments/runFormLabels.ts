@@ -16,6 +16,7 @@ export const ANSWER_PROTOCOL_LABELS: Record<AnswerProtocolName, string> = {
   'longmemeval-con-separate':
     'LongMemEval reading notes per retrieved round, then chain-of-note (paper, byte-exact)',
   'longmemeval-full-context': 'LongMemEval full history, chain-of-note (paper, byte-exact)',
+  beam: 'BEAM RAG reader over retrieved messages (paper, byte-exact prompt)',
 };
 
 /** Short: the select sits in half a row; the manifest says what each did. */
