@@ -7,10 +7,9 @@ import type { ReportFormat } from './types';
  * scheme. The reference's table has no overall column, so neither has this one.
  *
  * Each cell is the `judge` metric of the ability's questions as a BEAM judge pass stores it: the
- * question's rubric mean (`llm_judge_score`), `tau_norm` for event ordering. The summary pools
- * the ability's questions over chats; `report_results.py` averages per-chat means, which is the
- * same mean when every chat has the same number of questions of the ability (the released chats:
- * two each). `beamReportRow` (src-shared/scoring/beam.ts) computes the reference's order exactly.
+ * question's rubric mean (`llm_judge_score`), `tau_norm` for event ordering; per ability the mean
+ * over each chat's questions, then over chats (`RunSummary.bySampleMean`), as `report_results.py`
+ * averages. `beamReportRow` (src-shared/scoring/beam.ts) computes the reference's order exactly.
  */
 export const BEAM_REPORT_COLUMNS = [
   'abstention',
@@ -32,9 +31,10 @@ export const BEAM_REPORT_FORMAT: ReportFormat = {
   layout: {
     scheme: 'official',
     groups: BEAM_REPORT_COLUMNS,
+    sampleMeans: true,
     metrics: [{ id: 'judge', sub: null }],
     decimals: 1,
     caption:
-      "BEAM rubric judge ×100 per ability (compute_metrics.py: the mean over a question's rubric items, int() per item; event ordering: tau_norm), mean over the ability's questions (report_results.py)",
+      "BEAM rubric judge ×100 per ability (compute_metrics.py: the mean over a question's rubric items, int() per item; event ordering: tau_norm), mean over a chat's questions, then over chats (report_results.py)",
   },
 };

@@ -11,9 +11,18 @@ export const DEFAULT_JUDGE_REPEATS = 1;
 /**
  * Named judge protocols (core/answer/judge-protocols.ts has the bytes): `mem0` is Mem0's
  * ACCURACY_PROMPT and parsing exactly; `strict` asks for the same fact, not the same topic;
- * `workbench-v1` is the workbench's earlier judge prompt, kept so older runs stay interpretable.
+ * `workbench-v1` is the workbench's earlier judge prompt, kept so older runs stay interpretable;
+ * `beam-rubric` is BEAM's rubric judge (one call per rubric item), `beam-rubric-corrected` its
+ * variant with the question filled in and partial credit kept (core/answer/beam-judge.ts).
  */
-export const JUDGE_PROTOCOLS = ['mem0', 'strict', 'workbench-v1', 'longmemeval'] as const;
+export const JUDGE_PROTOCOLS = [
+  'mem0',
+  'strict',
+  'workbench-v1',
+  'longmemeval',
+  'beam-rubric',
+  'beam-rubric-corrected',
+] as const;
 export type JudgeProtocolName = (typeof JUDGE_PROTOCOLS)[number];
 
 /** The benchmark's own judge protocol (its profile's `defaultJudgeProtocol`) as a built-in name. */

@@ -9,6 +9,7 @@ import type { RescoreJudgeResult } from '../../../src-shared/rescore';
 import { LlmJudge, judgeAnswer } from '../answer/judge';
 import { LlmClient } from '../answer/llm-client';
 import type { ApiKeys } from '../keys';
+import { rubricKey, runRubrics } from './rubrics';
 import type { RunStore } from './store';
 
 /**
@@ -44,10 +45,24 @@ export async function rescoreJudge(
   const judged = new Set(
     profile.categories.filter((c) => metricScores(judgeMetric, c)).map((c) => c.id),
   );
+  // A rubric judge (BEAM) scores each answer against its question's rubric, read from the dataset.
+  const rubrics =
+    judge.protocol.rubric === undefined
+      ? null
+      : await runRubrics(store, runId, judge.protocol.name);
+  const rubricOf = (a: AnswerRecord): readonly string[] | undefined =>
+    rubrics?.get(rubricKey(a.sampleId, a.questionIndex));
   const groups = new Map<string, AnswerRecord[]>();
   for (const a of store.finalAnswers(runId)) {
     if (!judged.has(a.category)) continue;
-    const key = JSON.stringify([a.question, a.gold, a.prediction, a.error !== null]);
+    const rubric = rubricOf(a);
+    const key = JSON.stringify([
+      a.question,
+      a.gold,
+      a.prediction,
+      a.error !== null,
+      rubric ?? null,
+    ]);
     groups.set(key, [...(groups.get(key) ?? []), a]);
   }
   const result: RescoreJudgeResult = {
@@ -68,7 +83,13 @@ export async function rescoreJudge(
   await Promise.all(
     [...groups.values()].map(async (rows) => {
       const first = rows[0] as AnswerRecord;
-      const score: JudgeScore | null = await judgeAnswer(judge, first, options.signal, profile);
+      const rubric = rubricOf(first);
+      const score: JudgeScore | null = await judgeAnswer(
+        judge,
+        rubric === undefined ? first : { ...first, rubric },
+        options.signal,
+        profile,
+      );
       if (score === null) return;
       store.saveProtocolJudgeScores(
         runId,

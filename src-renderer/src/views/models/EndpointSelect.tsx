@@ -8,6 +8,8 @@ export const JUDGE_PROTOCOL_LABELS: Record<JudgeProtocolName, string> = {
   strict: 'Strict (same fact)',
   'workbench-v1': 'Workbench v1',
   longmemeval: 'LongMemEval (paper, byte-exact, per question type)',
+  'beam-rubric': 'BEAM rubric (paper, byte-exact, per rubric item)',
+  'beam-rubric-corrected': 'BEAM rubric, corrected (question filled in, partial credit)',
 };
 
 /**
