@@ -16,6 +16,7 @@ const profile: BenchmarkProfile = {
     adversarial: false,
   })),
   defaultJudgeProtocol: 'mem0',
+  sampleAveraged: true,
   reportFormats: [BEAM_REPORT_FORMAT],
 };
 
@@ -30,7 +31,9 @@ describe('BEAM report format', () => {
     // Category i + 1 scores (i + 1) / 20, so a column out of order shows.
     BEAM_REPORT_COLUMNS.forEach((_, i) => (byCategory[i + 1] = judged((i + 1) / 20, 40)));
     const summary: RunSummary = {
-      byCategory,
+      // The table reads the per-chat means (report_results.py), not the pooled byCategory.
+      byCategory: {},
+      bySampleMean: byCategory,
       overall: { all: judged(0.275, 400) },
       questions: 400,
       errors: 0,

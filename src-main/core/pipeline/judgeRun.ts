@@ -11,7 +11,7 @@ import { LlmJudge, judgeAnswer } from '../answer/judge';
 import { LlmClient } from '../answer/llm-client';
 import type { ApiKeys } from '../keys';
 import type { RunStore } from '../runs/store';
-import { rubricKey, runRubrics } from '../runs/rubrics';
+import { datasetRubrics, rubricKey } from '../dataset/rubrics';
 import { ledgerTotals } from '../runs/usage';
 
 /**
@@ -72,7 +72,7 @@ export async function judgeRun(
   const rubrics =
     judge.protocol.rubric === undefined
       ? null
-      : await runRubrics(store, runId, judge.protocol.name);
+      : await datasetRubrics(store.getRun(runId).manifest.dataset, judge.protocol.name);
   const rubricOf = (a: AnswerRecord): readonly string[] | undefined =>
     rubrics?.get(rubricKey(a.sampleId, a.questionIndex));
   const groups = new Map<string, AnswerRecord[]>();

@@ -47,7 +47,7 @@ function chosenMetrics(
  * LongMemEval file (over the whole-file limit) is read in one pass that hashes it and keeps only
  * the questions, never the haystacks.
  */
-export async function runSamples(
+async function runSamples(
   path: string,
   sha256: string | null,
 ): Promise<{ samples: Map<string, Pick<Sample, 'qa'>> } | { problem: string }> {

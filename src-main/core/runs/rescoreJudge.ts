@@ -9,7 +9,7 @@ import type { RescoreJudgeResult } from '../../../src-shared/rescore';
 import { LlmJudge, judgeAnswer } from '../answer/judge';
 import { LlmClient } from '../answer/llm-client';
 import type { ApiKeys } from '../keys';
-import { rubricKey, runRubrics } from './rubrics';
+import { datasetRubrics, rubricKey } from '../dataset/rubrics';
 import type { RunStore } from './store';
 
 /**
@@ -49,7 +49,7 @@ export async function rescoreJudge(
   const rubrics =
     judge.protocol.rubric === undefined
       ? null
-      : await runRubrics(store, runId, judge.protocol.name);
+      : await datasetRubrics(store.getRun(runId).manifest.dataset, judge.protocol.name);
   const rubricOf = (a: AnswerRecord): readonly string[] | undefined =>
     rubrics?.get(rubricKey(a.sampleId, a.questionIndex));
   const groups = new Map<string, AnswerRecord[]>();
