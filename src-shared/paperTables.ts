@@ -32,7 +32,12 @@ function cellOf(summary: RunSummary, profile: BenchmarkProfile, layout: ReportLa
     (c) => categoryLabel(profile, c.id, layout.scheme) === col.category,
   );
   if (!category) return undefined;
-  const pairs = layout.tasks === true ? summary.byTask : summary.byCategory;
+  const pairs =
+    layout.tasks === true
+      ? summary.byTask
+      : layout.sampleMeans === true
+        ? summary.bySampleMean
+        : summary.byCategory;
   return pairs?.[category.id]?.[col.metric];
 }
 

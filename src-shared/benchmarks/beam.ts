@@ -1,3 +1,4 @@
+import { BEAM_REPORT_FORMAT } from './beamReport';
 import type { BenchmarkCategory, BenchmarkProfile } from './types';
 
 /**
@@ -57,28 +58,9 @@ export const BEAM_PROFILE: BenchmarkProfile = {
   schemes: [{ id: 'official', label: 'BEAM paper' }],
   categories,
   sampleGroup: 'size',
-  // TODO(beam-score): BEAM's own answer and judge protocols are `beam` and `beam-rubric`; the
-  // profile names `beam-rubric` here once that branch registers it. Until then an LLM-judged BEAM
-  // run falls back to an existing protocol, which is not BEAM's rubric scoring.
-  defaultJudgeProtocol: 'mem0',
-  reportFormats: [
-    {
-      // TODO(beam-score): owns this format, its layout and goldens (report_results.py: per ability
-      // the mean over chats of per-chat means, tau_norm for event ordering, the rubric judge).
-      id: 'beam',
-      label: 'BEAM table',
-      help: 'BEAM by ability: the ten abilities and overall, judge score and lexical rubric coverage (not official)',
-      layout: {
-        scheme: 'official',
-        groups: [...BEAM_ABILITIES, null],
-        metrics: [
-          { id: 'judge', sub: 'J' },
-          { id: 'rubricCoverageLexical', sub: 'lex' },
-        ],
-        decimals: 3,
-        caption:
-          'mean over questions per ability; "lex" is a word match against the rubric, not BEAM\'s LLM rubric judge',
-      },
-    },
-  ],
+  // report_results.py: an ability's mean per chat, then over chats (report --format beam).
+  sampleAveraged: true,
+  // BEAM's rubric judge as compute_metrics.py runs it (core/answer/beam-judge.ts).
+  defaultJudgeProtocol: 'beam-rubric',
+  reportFormats: [BEAM_REPORT_FORMAT],
 };

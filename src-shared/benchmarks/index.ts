@@ -90,6 +90,9 @@ export function validateBenchmarkProfile(
       }
     }
     if (layout.metrics.length === 0) fail(`${where} shows no metric`);
+    if (layout.sampleMeans === true && profile.sampleAveraged !== true) {
+      fail(`${where} reads per-sample means, which the profile does not ask for (sampleAveraged)`);
+    }
   }
 }
 

@@ -62,6 +62,8 @@ export interface ReportLayout {
   overalls?: Readonly<Record<string, 'taskAveraged' | 'abstention'>>;
   /** A category reads its task (`RunSummary.byTask`: the categories counting for it included). */
   tasks?: boolean;
+  /** A category reads the mean of its per-sample means (`RunSummary.bySampleMean`; BEAM). */
+  sampleMeans?: boolean;
   /** Metric ids per group, each with its sub-header (Mem0: F1, B1, J) or null. */
   metrics: ReadonlyArray<{ id: string; sub: string | null }>;
   decimals: number;
@@ -94,6 +96,11 @@ export interface BenchmarkProfile {
    * every category is a task, or counts for the one its `task` names.
    */
   taskAveraged?: boolean;
+  /**
+   * Also report per category the mean over samples of each sample's mean (BEAM's
+   * `report_results.py`: per chat, then over chats), for layouts with `sampleMeans`.
+   */
+  sampleAveraged?: boolean;
   /**
    * The judge protocol (core/answer/judge-protocols.ts) a run of this benchmark gets when none is
    * named: the benchmark's own judge. Naming another one is allowed, and warned about.

@@ -62,6 +62,10 @@ export const ANSWER_PROTOCOL_FACES = {
     label: 'LongMemEval full history, chain-of-note (paper, byte-exact)',
     help: "LongMemEval's chain-of-note reader over the whole history",
   },
+  beam: {
+    label: 'BEAM RAG reader over retrieved messages (paper, byte-exact prompt)',
+    help: "BEAM's answer_generation_for_rag prompt over the retrieved messages",
+  },
 } as const satisfies Readonly<Record<string, ProtocolFace>>;
 export type AnswerProtocolName = keyof typeof ANSWER_PROTOCOL_FACES;
 /** The names, in the order selects and help list them. */

@@ -50,6 +50,16 @@ export const JUDGE_PROTOCOL_FACES = {
     help: "LongMemEval's evaluate_qa.py prompts, one per question type and for abstention",
     temperatureZero: true,
   },
+  'beam-rubric': {
+    label: 'BEAM rubric (paper, byte-exact, per rubric item)',
+    help: "BEAM's unified_llm_judge_base_prompt, one call per rubric item, scored as compute_metrics.py",
+    temperatureZero: true,
+  },
+  'beam-rubric-corrected': {
+    label: 'BEAM rubric, corrected (question filled in, partial credit)',
+    help: "BEAM's rubric judge with the question filled in and 0.5 kept as partial credit (not the official figure)",
+    temperatureZero: false,
+  },
 } as const satisfies Readonly<Record<string, JudgeProtocolFace>>;
 export type JudgeProtocolName = keyof typeof JUDGE_PROTOCOL_FACES;
 /** The names, in the order selects and help list them. */

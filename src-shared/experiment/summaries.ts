@@ -48,6 +48,11 @@ export interface RunSummary {
    * `print_qa_metrics.py` prints its per-type rows).
    */
   byTask?: Record<CategoryId, ScorePair>;
+  /**
+   * Profiles with `sampleAveraged` (BEAM): per category, the mean over samples of each sample's
+   * mean, as `report_results.py` averages an ability's per-chat means.
+   */
+  bySampleMean?: Record<CategoryId, ScorePair>;
   overall: {
     /** Official LoCoMo convention: every question. */
     all: ScorePair;
@@ -135,7 +140,9 @@ export function judgeScoreOf(labels: readonly number[]): JudgeScore {
   return { mean: sum / labels.length, std: stdDev(labels), labels: [...labels], error: null };
 }
 
-type Scored = Pick<AnswerRecord, 'category' | 'scores' | 'error'> & AggregateInput;
+type Scored = Pick<AnswerRecord, 'category' | 'scores' | 'error'> &
+  Partial<Pick<AnswerRecord, 'sampleId'>> &
+  AggregateInput;
 
 function presentMean(values: ReadonlyArray<number | null | undefined>): MeanN {
   const present: number[] = [];
@@ -180,14 +187,11 @@ function taskPairs(
 }
 
 /**
- * The mean over tasks of each task's mean ("Task-averaged Accuracy"); tasks where a metric scored
- * nothing are left out of that metric's mean. n counts the answers scored.
+ * The mean over groups of each group's mean (tasks: "Task-averaged Accuracy"; BEAM: chats);
+ * groups where a metric scored nothing are left out of that metric's mean. n counts the answers
+ * scored.
  */
-function taskAveragedPair(
-  tasks: Readonly<Record<CategoryId, ScorePair>>,
-  metrics: readonly MetricDefinition[],
-): ScorePair {
-  const pairs = Object.values(tasks);
+function meanOfMeans(pairs: readonly ScorePair[], metrics: readonly MetricDefinition[]): ScorePair {
   const out: Record<MetricId, MetricMean> = {};
   for (const metric of metrics) {
     const means: number[] = [];
@@ -208,6 +212,29 @@ function taskAveragedPair(
 }
 
 /**
+ * Per category, the mean over samples of each sample's mean (BEAM `report_results.py`: an
+ * ability's mean over a chat's questions, then over chats).
+ */
+function sampleAveragedPairs(
+  answers: readonly Scored[],
+  profile: BenchmarkProfile,
+  metrics: readonly MetricDefinition[],
+): Record<CategoryId, ScorePair> {
+  const out: Record<CategoryId, ScorePair> = {};
+  for (const c of profile.categories) {
+    const bySample = new Map<string, Scored[]>();
+    for (const a of answers) {
+      if (a.category !== c.id) continue;
+      const key = a.sampleId ?? '';
+      bySample.set(key, [...(bySample.get(key) ?? []), a]);
+    }
+    const pairs = [...bySample.values()].map((list) => scorePair(list, metrics));
+    out[c.id] = meanOfMeans(pairs, metrics);
+  }
+  return out;
+}
+
+/**
  * Per-category and overall means over a set of answers. Pass final answers for a run's headline;
  * per-test answers must not be pooled into it (DESIGN §3).
  */
@@ -225,16 +252,19 @@ export function summarizeAnswers(
   }
   const adversarial = new Set(profile.categories.filter((c) => c.adversarial).map((c) => c.id));
   const byTask = profile.taskAveraged === true ? taskPairs(answers, profile, metrics) : null;
+  const bySampleMean =
+    profile.sampleAveraged === true ? sampleAveragedPairs(answers, profile, metrics) : null;
   return {
     byCategory,
     ...(byTask ? { byTask } : {}),
+    ...(bySampleMean ? { bySampleMean } : {}),
     overall: {
       all: scorePair(answers, metrics),
       [answerableKeyOf(profile)]: scorePair(
         answers.filter((a) => !adversarial.has(a.category)),
         metrics,
       ),
-      ...(byTask ? { taskAveraged: taskAveragedPair(byTask, metrics) } : {}),
+      ...(byTask ? { taskAveraged: meanOfMeans(Object.values(byTask), metrics) } : {}),
       ...(profile.abstentionAccuracy === true
         ? {
             abstention: scorePair(

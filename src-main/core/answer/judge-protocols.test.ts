@@ -20,12 +20,18 @@ describe('judge protocol registry', () => {
     expect(typeof protocol.jsonMode).toBe('boolean');
     expect(typeof protocol.unparseableIsWrong).toBe('boolean');
     if (protocol.maxTokens !== undefined) expect(protocol.maxTokens).toBeGreaterThan(0);
-    // Every prompt carries the item it judges.
-    const sent = protocol
-      .messages({ ...item, task: 'single-session-user', abstention: false })
-      .map((m) => m.content)
-      .join('\n');
-    for (const text of Object.values(item)) expect(sent).toContain(text);
+    if (protocol.rubric !== undefined) {
+      // A rubric judge (BEAM) scores rubric items, never a question against a gold.
+      expect(protocol.rubric).toBe(name);
+      expect(() => protocol.messages(item)).toThrow(/rubric/);
+    } else {
+      // Every prompt carries the item it judges.
+      const sent = protocol
+        .messages({ ...item, task: 'single-session-user', abstention: false })
+        .map((m) => m.content)
+        .join('\n');
+      for (const text of Object.values(item)) expect(sent).toContain(text);
+    }
     expect(judgeConfigAsSent({ protocol: name, maxTokens: 64 }).maxTokens).toBe(
       protocol.maxTokens ?? 64,
     );

@@ -6,6 +6,7 @@ import type {
 } from '../../../src-shared/experiment';
 import type { PromptRecord } from '../../../src-shared/runs';
 import { PY_WHITESPACE, pyStrip } from '../../../src-shared/scoring/pytext';
+import { beamJudgeRecord, type BeamJudgeProtocolName } from './beam-judge';
 import type { ChatMessage } from './llm-client';
 import { JUDGE_TEMPLATE, fill, promptRecordOf } from './prompts';
 
@@ -102,6 +103,11 @@ export interface JudgeProtocol {
    * (a later repeat still sends its number, which is what makes it another sample).
    */
   readonly sendsSeed?: boolean;
+  /**
+   * BEAM's rubric judge: an answer is scored against its question's rubric, one call per item
+   * (scoreBeamQuestion), not labelled against a gold; `messages` and `parse` are never used.
+   */
+  readonly rubric?: BeamJudgeProtocolName;
   messages(item: JudgeItem): ChatMessage[];
   /** The verdict in a reply; throws UNPARSEABLE_JUDGE_REPLY when there is none to read. */
   parse(content: string): JudgeVerdict;
@@ -292,12 +298,32 @@ const longMemEvalProtocol: JudgeProtocol = {
   parse: parseLongMemEvalVerdict,
 };
 
+function beamRubricProtocol(name: BeamJudgeProtocolName): JudgeProtocol {
+  const notLabelled = (): never => {
+    throw new WorkbenchError(
+      'INVALID_INPUT',
+      `judge ${name}: scores rubric items (scoreBeamQuestion), not a question against a gold`,
+    );
+  };
+  return {
+    name,
+    record: beamJudgeRecord(name),
+    jsonMode: false,
+    unparseableIsWrong: false,
+    rubric: name,
+    messages: notLabelled,
+    parse: notLabelled,
+  };
+}
+
 const BUILT_IN: Readonly<Record<JudgeProtocolName, JudgeProtocol>> = {
   mem0: mem0Protocol,
   longmemeval: longMemEvalProtocol,
   strict: slotProtocol('strict', STRICT_JUDGE_TEMPLATE, true),
   // Sent as it always was: no response_format.
   'workbench-v1': slotProtocol('workbench-v1', JUDGE_TEMPLATE, false),
+  'beam-rubric': beamRubricProtocol('beam-rubric'),
+  'beam-rubric-corrected': beamRubricProtocol('beam-rubric-corrected'),
 };
 
 /** The protocol a judge config names (built-in by name, or the custom template it carries). */

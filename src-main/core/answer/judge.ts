@@ -26,6 +26,14 @@ import {
   type JudgeVerdict,
 } from './judge-protocols';
 import { requestWasSent } from '../http/retry';
+import {
+  BeamJudgeFailure,
+  beamJudgeModel,
+  beamJudgeScore,
+  scoreBeamQuestion,
+  type BeamJudgeProtocolName,
+  type BeamQuestionResult,
+} from './beam-judge';
 import { LlmClient, type ChatCompletion } from './llm-client';
 
 /**
@@ -226,11 +234,18 @@ export function judgeable(
 /** The judge score of one recorded answer (null: not judged, see `judgeable`). */
 export async function judgeAnswer(
   judge: LlmJudge,
-  answer: Pick<AnswerRecord, 'category' | 'gold' | 'question' | 'prediction' | 'error'>,
+  answer: Pick<AnswerRecord, 'category' | 'gold' | 'question' | 'prediction' | 'error'> & {
+    /** The question's rubric (BEAM `QA.rubric`), which a rubric judge scores against. */
+    rubric?: readonly string[];
+  },
   signal?: AbortSignal,
   profile: BenchmarkProfile = LOCOMO_PROFILE,
 ): Promise<JudgeScore | null> {
   if (!judgeable(answer, profile)) return null;
+  const rubricProtocol = judge.protocol.rubric;
+  if (rubricProtocol !== undefined) {
+    return judgeRubric(judge, rubricProtocol, answer, profile, signal);
+  }
   if (answer.error !== null) {
     return {
       ...judgeScoreOf(new Array<number>(judge.repeats).fill(0)),
@@ -250,4 +265,48 @@ export async function judgeAnswer(
     },
     signal,
   );
+}
+
+/**
+ * BEAM's rubric judge over one answer: `scoreBeamQuestion` through the judge's client (its ledger,
+ * response cache and rate budget), the result stored as the judge score by `beamJudgeScore`. The
+ * ability is the category's official name (the profile's); the rubric comes from the question.
+ * An errored answer is scored as the reference scores any response: its text is what was sent.
+ */
+async function judgeRubric(
+  judge: LlmJudge,
+  protocol: BeamJudgeProtocolName,
+  answer: Pick<AnswerRecord, 'category' | 'question' | 'prediction'> & {
+    rubric?: readonly string[];
+  },
+  profile: BenchmarkProfile,
+  signal: AbortSignal | undefined,
+): Promise<JudgeScore> {
+  const ability = categoryLabel(profile, answer.category, 'official');
+  if (answer.rubric === undefined) {
+    judge.stats.errors++;
+    return {
+      mean: null,
+      std: null,
+      labels: [],
+      error: `judge ${protocol}: the question has no rubric (is the run's dataset BEAM, and readable?)`,
+      protocol,
+    };
+  }
+  let outcome: BeamQuestionResult | BeamJudgeFailure;
+  try {
+    outcome = await scoreBeamQuestion(
+      protocol,
+      { ability, question: answer.question, rubric: answer.rubric, response: answer.prediction },
+      beamJudgeModel(judge.client, signal),
+    );
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    if (!(error instanceof BeamJudgeFailure)) throw error;
+    outcome = error;
+  }
+  judge.stats.calls += outcome.calls;
+  const score = beamJudgeScore(protocol, ability, outcome);
+  if (score.error !== null) judge.stats.errors++;
+  return score;
 }

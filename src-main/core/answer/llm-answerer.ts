@@ -76,9 +76,13 @@ export class LlmAnswerer implements Answerer {
   }
 
   async answer(request: AnswerRequest, signal?: AbortSignal): Promise<AnswerResult> {
-    // The notes and the answer send a seed only where the protocol's reference does.
+    // The notes and the answer send a seed only where the protocol's reference does; a plain
+    // request (BEAM's) sends neither a seed nor max_tokens, as its reference's client does.
     const call = {
-      ...(this.protocol.sendsSeed === false ? {} : { seed: request.seed }),
+      ...(this.protocol.plainRequest === true ? { omitMaxTokens: true } : {}),
+      ...(this.protocol.sendsSeed === false || this.protocol.plainRequest === true
+        ? {}
+        : { seed: request.seed }),
       ...(signal ? { signal } : {}),
     };
     const { notes } = this.protocol;

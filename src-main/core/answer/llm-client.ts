@@ -69,6 +69,8 @@ export interface ChatCallOptions {
   responseFormat?: { type: 'json_object' };
   /** Overrides the endpoint's `maxTokens` (a judge protocol that fixes it, LongMemEval's 10). */
   maxTokens?: number;
+  /** Sends no `max_tokens` (BEAM's judge: langchain's ChatOpenAI sends none by default). */
+  omitMaxTokens?: boolean;
 }
 
 export interface ChatCompletion {
@@ -354,12 +356,8 @@ export class LlmClient {
     options: ChatCallOptions,
   ): Record<string, unknown> {
     const { model, temperature, maxTokens } = this.config;
-    const body: Record<string, unknown> = {
-      model,
-      messages,
-      temperature,
-      max_tokens: options.maxTokens ?? maxTokens,
-    };
+    const body: Record<string, unknown> = { model, messages, temperature };
+    if (options.omitMaxTokens !== true) body['max_tokens'] = options.maxTokens ?? maxTokens;
     if (options.seed !== undefined) body['seed'] = options.seed;
     if (options.responseFormat !== undefined) body['response_format'] = options.responseFormat;
     return body;

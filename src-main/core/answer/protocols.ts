@@ -29,6 +29,7 @@ import {
   longMemEvalNotePrompts,
   longMemEvalRecord,
 } from './longmemeval-reader';
+import { BEAM_ANSWER_PROTOCOL } from './beam-reader';
 import {
   askedQuestion,
   isAdversarialRequest,
@@ -439,6 +440,8 @@ export interface AnswerProtocol {
    */
   build(request: AnswerRequest, options: { contextTokens: number }): BuiltPrompt;
   readonly notes?: AnswerNotesStage;
+  /** Sends no seed and no max_tokens, as the reference's langchain client (BEAM's reader). */
+  readonly plainRequest?: boolean;
 }
 
 const PROTOCOLS: Readonly<Record<AnswerProtocolName, AnswerProtocol>> = {
@@ -561,6 +564,7 @@ const PROTOCOLS: Readonly<Record<AnswerProtocolName, AnswerProtocol>> = {
     sendsSeed: false,
     build: buildLongMemEvalFullContextPrompt,
   },
+  beam: BEAM_ANSWER_PROTOCOL,
 };
 
 export function answerProtocol(name: AnswerProtocolName): AnswerProtocol {

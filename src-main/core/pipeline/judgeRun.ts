@@ -11,6 +11,7 @@ import { LlmJudge, judgeAnswer } from '../answer/judge';
 import { LlmClient } from '../answer/llm-client';
 import type { ApiKeys } from '../keys';
 import type { RunStore } from '../runs/store';
+import { datasetRubrics, rubricKey } from '../dataset/rubrics';
 import { ledgerTotals } from '../runs/usage';
 
 /**
@@ -44,8 +45,10 @@ export interface JudgePassResult {
   usage: TokenTotals;
 }
 
-function groupKey(a: AnswerRecord): string {
-  return JSON.stringify([a.question, a.gold, a.prediction, a.error !== null]);
+function groupKey(a: AnswerRecord, rubric?: readonly string[]): string {
+  const key: unknown[] = [a.question, a.gold, a.prediction, a.error !== null];
+  // Two questions judged against different rubrics are different verdicts.
+  return JSON.stringify(rubric === undefined ? key : [...key, rubric]);
 }
 
 export async function judgeRun(
@@ -70,9 +73,16 @@ export async function judgeRun(
         (delta) => store.recordCalls(runId, { role: 'judge', model: config.model, ...delta }),
       ),
   });
+  // A rubric judge (BEAM) scores each answer against its question's rubric, read from the dataset.
+  const rubrics =
+    judge.protocol.rubric === undefined
+      ? null
+      : await datasetRubrics(store.getRun(runId).manifest.dataset, judge.protocol.name);
+  const rubricOf = (a: AnswerRecord): readonly string[] | undefined =>
+    rubrics?.get(rubricKey(a.sampleId, a.questionIndex));
   const groups = new Map<string, AnswerRecord[]>();
   for (const a of store.answersToJudge(runId, { all: options.all === true })) {
-    const key = groupKey(a);
+    const key = groupKey(a, rubricOf(a));
     const group = groups.get(key);
     if (group) group.push(a);
     else groups.set(key, [a]);
@@ -94,7 +104,13 @@ export async function judgeRun(
   }
   async function judgeGroup(rows: AnswerRecord[]): Promise<void> {
     const first = rows[0] as AnswerRecord;
-    const score: JudgeScore | null = await judgeAnswer(judge, first, local.signal, profile);
+    const rubric = rubricOf(first);
+    const score: JudgeScore | null = await judgeAnswer(
+      judge,
+      rubric === undefined ? first : { ...first, rubric },
+      local.signal,
+      profile,
+    );
     store.saveJudgeScores(
       runId,
       rows.map((r) => ({

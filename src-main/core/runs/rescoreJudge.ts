@@ -11,6 +11,7 @@ import { LlmClient } from '../answer/llm-client';
 import { CircuitBreaker } from '../pipeline/circuitBreaker';
 import { DEFAULT_MAX_CONSECUTIVE_FAILURES } from '../../../src-shared/experiment';
 import type { ApiKeys } from '../keys';
+import { datasetRubrics, rubricKey } from '../dataset/rubrics';
 import type { RunStore } from './store';
 
 /**
@@ -64,10 +65,24 @@ export async function rescoreJudge(
   const judged = new Set(
     profile.categories.filter((c) => metricScores(judgeMetric, c)).map((c) => c.id),
   );
+  // A rubric judge (BEAM) scores each answer against its question's rubric, read from the dataset.
+  const rubrics =
+    judge.protocol.rubric === undefined
+      ? null
+      : await datasetRubrics(store.getRun(runId).manifest.dataset, judge.protocol.name);
+  const rubricOf = (a: AnswerRecord): readonly string[] | undefined =>
+    rubrics?.get(rubricKey(a.sampleId, a.questionIndex));
   const groups = new Map<string, AnswerRecord[]>();
   for (const a of store.finalAnswers(runId)) {
     if (!judged.has(a.category)) continue;
-    const key = JSON.stringify([a.question, a.gold, a.prediction, a.error !== null]);
+    const rubric = rubricOf(a);
+    const key = JSON.stringify([
+      a.question,
+      a.gold,
+      a.prediction,
+      a.error !== null,
+      rubric ?? null,
+    ]);
     groups.set(key, [...(groups.get(key) ?? []), a]);
   }
   const result: RescoreJudgeResult = {
@@ -91,9 +106,15 @@ export async function rescoreJudge(
   await Promise.all(
     [...groups.values()].map(async (rows) => {
       const first = rows[0] as AnswerRecord;
+      const rubric = rubricOf(first);
       let score: JudgeScore | null;
       try {
-        score = await judgeAnswer(judge, first, signal, profile);
+        score = await judgeAnswer(
+          judge,
+          rubric === undefined ? first : { ...first, rubric },
+          signal,
+          profile,
+        );
       } catch (error) {
         // Stopped by the breaker: these rows were never asked about. A user's cancel rejects.
         if (options.signal?.aborted || !stop.signal.aborted) throw error;

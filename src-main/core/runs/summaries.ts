@@ -33,6 +33,7 @@ const ScorePairSchema = z.intersection(
 export const RunSummarySchema = z.object({
   byCategory: z.record(z.string(), ScorePairSchema),
   byTask: z.record(z.string(), ScorePairSchema).optional(),
+  bySampleMean: z.record(z.string(), ScorePairSchema).optional(),
   overall: z.object({
     all: ScorePairSchema,
     categories1to4: ScorePairSchema.optional(),
