@@ -62,5 +62,7 @@ export const BEAM_PROFILE: BenchmarkProfile = {
   sampleAveraged: true,
   // BEAM's rubric judge as compute_metrics.py runs it (core/answer/beam-judge.ts).
   defaultJudgeProtocol: 'beam-rubric',
+  // BEAM's RAG reader (answer_generation_for_rag, core/answer/beam-reader.ts).
+  defaultAnswerProtocol: 'beam',
   reportFormats: [BEAM_REPORT_FORMAT],
 };
