@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ProtocolFace } from './judge';
+import type { ProtocolFace } from './protocolFace';
 import { llmEndpointShape } from './llm';
 
 /**

@@ -2,23 +2,14 @@ import { z } from 'zod';
 import { judgeProtocolFor, LOCOMO_PROFILE, type BenchmarkProfile } from '../benchmarks';
 import { WorkbenchError } from '../errors';
 import { llmEndpointShape } from './llm';
+import type { ProtocolFace } from './protocolFace';
+
+export type { ProtocolFace } from './protocolFace';
 
 /** The LLM judge a run may ask after answering: its named protocols, custom templates and config. */
 
 export const DEFAULT_JUDGE_MAX_TOKENS = 256;
 export const DEFAULT_JUDGE_REPEATS = 1;
-
-/**
- * A named protocol's face: what the run form, the Models view and the CLI's help and errors show,
- * browser-safe. Its engine (the prompt bytes and parsing) is core/answer's entry of the same name;
- * the engine maps are typed by these names, so a face without an engine does not compile.
- */
-export interface ProtocolFace {
-  /** How a select names it. */
-  readonly label: string;
-  /** One line for `--help`: what it asks and whose code it copies. */
-  readonly help: string;
-}
 
 export interface JudgeProtocolFace extends ProtocolFace {
   /** Defined at temperature 0 by its paper: a config with another temperature is refused. */

@@ -1,5 +1,5 @@
 import { promptRecordOf, type BuiltPrompt } from './prompts';
-import type { AnswerProtocol } from './protocols';
+import type { AnswerProtocol } from './answerProtocol';
 import type { AnswerRequest, MemoryHit } from './types';
 
 /**

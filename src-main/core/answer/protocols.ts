@@ -1,5 +1,4 @@
 import type { AnswerProtocolName, Category5Mapping } from '../../../src-shared/experiment';
-import type { PromptRecord } from '../../../src-shared/runs';
 import { pyStrip } from '../../../src-shared/scoring/pytext';
 import {
   ANSWER_TEMPLATES,
@@ -334,30 +333,8 @@ export function buildMem0FullContextPrompt(request: AnswerRequest): BuiltPrompt 
  * Model calls a protocol makes before its answer prompt: one per prompt, each asked for
  * `maxTokens`, whose replies `build` turns into the answer prompt (LongMemEval's reading notes).
  */
-export interface AnswerNotesStage {
-  readonly maxTokens: number;
-  prompts(request: AnswerRequest): string[];
-  build(request: AnswerRequest, replies: readonly string[]): BuiltPrompt;
-}
-
-export interface AnswerProtocol {
-  readonly name: AnswerProtocolName;
-  readonly record: PromptRecord;
-  /** Fixed answer length (LoCoMo: 32 tokens); null keeps the config's `maxTokens`. */
-  readonly maxTokens: number | null;
-  /** The answerer needs the conversation so far, not only the retrieved memories. */
-  readonly needsConversation: boolean;
-  /** False: the reference sends no `seed` (LongMemEval's run_generation.py), so none is sent. */
-  readonly sendsSeed?: boolean;
-  /**
-   * The answer prompt. A protocol with `notes` builds it from the notes' replies instead; its
-   * `build` is the prompt over the raw memories, for estimates only.
-   */
-  build(request: AnswerRequest, options: { contextTokens: number }): BuiltPrompt;
-  readonly notes?: AnswerNotesStage;
-  /** Sends no seed and no max_tokens, as the reference's langchain client (BEAM's reader). */
-  readonly plainRequest?: boolean;
-}
+export type { AnswerNotesStage, AnswerProtocol } from './answerProtocol';
+import type { AnswerProtocol } from './answerProtocol';
 
 const PROTOCOLS: Readonly<Record<AnswerProtocolName, AnswerProtocol>> = {
   'workbench-locomo': {

@@ -5,7 +5,6 @@ import {
 } from '../../../src-shared/experiment';
 import { availableParallelism } from 'node:os';
 import { CallBudget, cappedPauseMessage, type EndpointLimits } from '../http/callBudget';
-import type { SampleExecutor } from './executors';
 import type { RunDataset } from './runDataset';
 
 /**
@@ -106,7 +105,8 @@ export function effectiveParallel(requested: number, samples: number, remote = f
  * `parallel` or this machine's cores there, not the whole file.
  */
 export function lanesFor(
-  executor: SampleExecutor,
+  // Structural, not SampleExecutor: executors.ts reaches this file through runSample (no cycle).
+  executor: { parallelFor?(requested: number, samples: number): number },
   config: ExperimentConfig,
   samples: number,
   dataset: RunDataset,
