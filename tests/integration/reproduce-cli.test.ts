@@ -10,6 +10,7 @@ import type { AnswerRecord, ExperimentConfig } from '../../src-shared/experiment
 import { RunStore } from '../../src-main/core/runs/store';
 import { estimateTokens } from '../../src-main/core/answer/protocols';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '../support/fake-openai-server';
+import { fakeMem0Chat } from '../support/fake-mem0-model';
 
 /**
  * `cli reproduce <pack>` end to end on the mini fixture: against the fake OpenAI-compatible
@@ -23,7 +24,8 @@ const KEY = 'sk-test-reproduce';
 
 let server: FakeOpenAIServer;
 beforeAll(async () => {
-  server = await startFakeOpenAIServer({ apiKey: KEY });
+  // Mem0's extraction requests get the library's JSON (a run that stores nothing now fails).
+  server = await startFakeOpenAIServer({ apiKey: KEY, chat: fakeMem0Chat });
 });
 afterAll(async () => {
   await server.close();

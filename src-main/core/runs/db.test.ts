@@ -688,7 +688,7 @@ describe('RunStore', () => {
     store.close();
   });
 
-  it('reads a manifest stored without a version as version 1 and refuses a newer one by name', () => {
+  it('reads a manifest stored without a version as version 1 and refuses a newer one by name (the list names it damaged)', () => {
     const f = file();
     const store = RunStore.open(f);
     const { manifestVersion: _drop, ...unversioned } = manifest('old');
@@ -703,7 +703,13 @@ describe('RunStore', () => {
       .run(JSON.stringify({ ...manifest('new'), manifestVersion: 2 }), 'new');
     const refused = `runs database ${f}: run new manifest: manifest version 2 is newer than this build reads (1); use a newer Memory Workbench`;
     expect(() => store.getRun('new')).toThrow(refused);
-    expect(() => store.listRuns()).toThrow(refused);
+    // One unreadable run must not hide the others: the list keeps it, named as damaged.
+    const listed = store.listRuns();
+    expect(listed.map((r) => r.id).sort()).toEqual(['new', 'old']);
+    expect(listed.find((r) => r.id === 'new')?.damaged).toContain(
+      'manifest version 2 is newer than this build reads (1)',
+    );
+    expect(listed.find((r) => r.id === 'old')?.damaged).toBeUndefined();
     store.close();
   });
 
