@@ -1,4 +1,4 @@
-import { DEFAULT_SCHEME, allSchemeIds } from '../../src-shared/benchmarks';
+import { DEFAULT_SCHEME, allSchemeIds, benchmarkProfiles } from '../../src-shared/benchmarks';
 import { DEFAULT_PROTOCOL_MODE, PROTOCOL_MODES } from '../../src-shared/dataset/packets';
 import {
   ANSWER_PROTOCOLS,
@@ -344,7 +344,16 @@ export const EXPERIMENT_OPTIONS = {
     value: '<name>',
     help: "LLM answerer's protocol (locomo-*, mem0* and longmemeval* are the papers' own prompts, byte for byte); without --answerer llm the extractive answerer runs offline and the manifest records the protocol",
     choices: () => ANSWER_PROTOCOLS,
-    absent: () => answerProtocolOf({}),
+    // A benchmark whose profile names a reader gets it; the others the workbench's own.
+    absent: () => {
+      const own = benchmarkProfiles().flatMap((p) =>
+        p.defaultAnswerProtocol === undefined ? [] : [`${p.label}: ${p.defaultAnswerProtocol}`],
+      );
+      const fallback = answerProtocolOf({});
+      return own.length === 0
+        ? fallback
+        : `the benchmark's own reader (${own.join(', ')}), else ${fallback}`;
+    },
   },
   'prompt-style': {
     type: 'string',
