@@ -1,3 +1,4 @@
+import { BEAM_ABILITIES } from './beamAbilities';
 import type { ReportFormat } from './types';
 
 /**
@@ -11,18 +12,7 @@ import type { ReportFormat } from './types';
  * over each chat's questions, then over chats (`RunSummary.bySampleMean`), as `report_results.py`
  * averages. `beamReportRow` (src-shared/scoring/beam.ts) computes the reference's order exactly.
  */
-export const BEAM_REPORT_COLUMNS = [
-  'abstention',
-  'contradiction_resolution',
-  'event_ordering',
-  'information_extraction',
-  'instruction_following',
-  'knowledge_update',
-  'multi_session_reasoning',
-  'preference_following',
-  'summarization',
-  'temporal_reasoning',
-] as const;
+export const BEAM_REPORT_COLUMNS = BEAM_ABILITIES;
 
 export const BEAM_REPORT_FORMAT: ReportFormat = {
   id: 'beam',
