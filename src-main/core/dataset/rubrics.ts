@@ -46,3 +46,16 @@ export async function datasetRubrics(
   }
   return rubrics;
 }
+
+/**
+ * Each answer's rubric for a judge pass: read from the run's dataset when the judge is a rubric
+ * judge (BEAM), never otherwise. The run's judge pass and a rescore both ask through this.
+ */
+export async function rubricLookupFor(
+  dataset: { path: string; sha256: string | null },
+  protocol: { name: string; rubric?: unknown },
+): Promise<(answer: { sampleId: string; questionIndex: number }) => readonly string[] | undefined> {
+  if (protocol.rubric === undefined) return () => undefined;
+  const rubrics = await datasetRubrics(dataset, protocol.name);
+  return (answer) => rubrics.get(rubricKey(answer.sampleId, answer.questionIndex));
+}

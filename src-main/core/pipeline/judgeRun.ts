@@ -11,7 +11,7 @@ import { LlmJudge, judgeAnswer } from '../answer/judge';
 import { LlmClient } from '../answer/llm-client';
 import type { ApiKeys } from '../keys';
 import type { RunStore } from '../runs/store';
-import { datasetRubrics, rubricKey } from '../dataset/rubrics';
+import { rubricLookupFor } from '../dataset/rubrics';
 import { ledgerTotals } from '../runs/usage';
 
 /**
@@ -74,12 +74,7 @@ export async function judgeRun(
       ),
   });
   // A rubric judge (BEAM) scores each answer against its question's rubric, read from the dataset.
-  const rubrics =
-    judge.protocol.rubric === undefined
-      ? null
-      : await datasetRubrics(store.getRun(runId).manifest.dataset, judge.protocol.name);
-  const rubricOf = (a: AnswerRecord): readonly string[] | undefined =>
-    rubrics?.get(rubricKey(a.sampleId, a.questionIndex));
+  const rubricOf = await rubricLookupFor(store.getRun(runId).manifest.dataset, judge.protocol);
   const groups = new Map<string, AnswerRecord[]>();
   for (const a of store.answersToJudge(runId, { all: options.all === true })) {
     const key = groupKey(a, rubricOf(a));

@@ -11,7 +11,7 @@ import { LlmClient } from '../answer/llm-client';
 import { CircuitBreaker } from '../pipeline/circuitBreaker';
 import { DEFAULT_MAX_CONSECUTIVE_FAILURES } from '../../../src-shared/experiment';
 import type { ApiKeys } from '../keys';
-import { datasetRubrics, rubricKey } from '../dataset/rubrics';
+import { rubricLookupFor } from '../dataset/rubrics';
 import type { RunStore } from './store';
 
 /**
@@ -66,12 +66,7 @@ export async function rescoreJudge(
     profile.categories.filter((c) => metricScores(judgeMetric, c)).map((c) => c.id),
   );
   // A rubric judge (BEAM) scores each answer against its question's rubric, read from the dataset.
-  const rubrics =
-    judge.protocol.rubric === undefined
-      ? null
-      : await datasetRubrics(store.getRun(runId).manifest.dataset, judge.protocol.name);
-  const rubricOf = (a: AnswerRecord): readonly string[] | undefined =>
-    rubrics?.get(rubricKey(a.sampleId, a.questionIndex));
+  const rubricOf = await rubricLookupFor(store.getRun(runId).manifest.dataset, judge.protocol);
   const groups = new Map<string, AnswerRecord[]>();
   for (const a of store.finalAnswers(runId)) {
     if (!judged.has(a.category)) continue;
