@@ -51,8 +51,9 @@ export function howToAddRows(repo: string): Row[] {
         },
         {
           file: 'src-shared/metrics/builtin.ts',
-          find: '  lmeSessionNdcgMetric,\n];',
-          replace: '  lmeSessionNdcgMetric,\n  toyLengthMetric,\n];',
+          // The list's closing bracket, not its last entry: a metric added later must not move it.
+          find: '\n];',
+          replace: '\n  toyLengthMetric,\n];',
         },
       ],
       tests: [
@@ -166,8 +167,9 @@ export function howToAddRows(repo: string): Row[] {
         },
         {
           file: 'src-main/core/dataset/load.ts',
-          find: '    .register(longMemEvalLoader);',
-          replace: '    .register(longMemEvalLoader)\n    .register(toyQaLoader);',
+          // After the first registration (LoCoMo, the fallback), which a new benchmark never moves.
+          find: '    .register(locomoLoader, { fallback: true })\n',
+          replace: '    .register(locomoLoader, { fallback: true })\n    .register(toyQaLoader)\n',
         },
         {
           file: 'src-shared/benchmarks/index.ts',
@@ -177,8 +179,10 @@ export function howToAddRows(repo: string): Row[] {
         },
         {
           file: 'src-shared/benchmarks/index.ts',
-          find: '[LOCOMO_PROFILE, LONGMEMEVAL_PROFILE];',
-          replace: '[LOCOMO_PROFILE, LONGMEMEVAL_PROFILE, TOYQA_PROFILE];',
+          // After LoCoMo, which stays first: a benchmark added later must not move the anchor.
+          find: 'const BUILTIN_PROFILES: readonly BenchmarkProfile[] = [\n  LOCOMO_PROFILE,\n',
+          replace:
+            'const BUILTIN_PROFILES: readonly BenchmarkProfile[] = [\n  LOCOMO_PROFILE,\n  TOYQA_PROFILE,\n',
         },
       ],
       tests: [
