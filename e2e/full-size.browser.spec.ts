@@ -222,9 +222,9 @@ test('Compare names runs by their names: the per-category table as Markdown and 
   const markdown = await page.evaluate(() => navigator.clipboard.readText());
   // The table `cli compare --format md` prints (src-shared/compareTable.ts), runs by name.
   expect(markdown.split('\n')[0]).toBe(
-    '| category | n | BM25 baseline (baseline) | Hybrid fusion | Δ Hybrid fusion [95% CI] | by conversation | McNemar | detectable |',
+    '| category | BM25 baseline (baseline) | Hybrid fusion | n | Δ | 95% CI | CI by conversation | McNemar p | MDE |',
   );
-  expect(markdown).toMatch(/^\| All \| 7 \| 0\.\d{3} \| 0\.\d{3} \| .*\[.*\].* \|$/m);
+  expect(markdown).toMatch(/^\| All \| 0\.\d{3} \| 0\.\d{3} \| 7 \| .*\[.*\].* \|$/m);
 
   const perCategory = page.waitForEvent('download');
   await categories.getByRole('button', { name: 'Save per-category CSV' }).click();
