@@ -1,3 +1,4 @@
+import { beamFixtureTree } from '../support/beam-fixture';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,7 +19,7 @@ import { startFakeOpenAIServer, type FakeOpenAIServer } from '../support/fake-op
  * report_results.py does, independently of the workbench's scorer.
  */
 
-const FIXTURE = join(REPO, 'tests/fixtures/beam/100K');
+const FIXTURE = join(beamFixtureTree(), '100K');
 const REAL = join(REPO, '../shared/datasets/beam/100K');
 const dir = mkdtempSync(join(tmpdir(), 'workbench-beam-judge-'));
 let server: FakeOpenAIServer;

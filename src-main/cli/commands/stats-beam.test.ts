@@ -1,8 +1,8 @@
-import { fileURLToPath } from 'node:url';
+import { beamFixtureTree } from '../../../tests/support/beam-fixture';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../main';
 
-const BEAM = fileURLToPath(new URL('../../../tests/fixtures/beam', import.meta.url));
+const BEAM = beamFixtureTree();
 
 async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';

@@ -1,7 +1,7 @@
+import { beamFixtureTree } from '../../../tests/support/beam-fixture';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BEAM_ABILITIES, beamCategory } from '../../../src-shared/benchmarks/beam';
 import type { Sample } from '../../../src-shared/dataset/types';
@@ -11,7 +11,7 @@ import { datasetFileSha256, loadDatasetFile, loadDatasetValue } from './load';
 import { packetsOf } from './packets';
 import { questionVisibility } from './visibility';
 
-const FIXTURES = fileURLToPath(new URL('../../../tests/fixtures/beam', import.meta.url));
+const FIXTURES = beamFixtureTree();
 const scratch = mkdtempSync(join(tmpdir(), 'workbench-beam-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
