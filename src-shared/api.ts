@@ -25,6 +25,7 @@ import {
 } from './experiment';
 import type { RunProgress } from './liveProgress';
 import type { ProtocolJudgeSummary, RescoreResult } from './rescore';
+import { MAX_RESCORE_JUDGES } from './judges';
 import type { RunErrata } from './errata';
 import {
   MAX_RUN_TAGS,
@@ -239,8 +240,10 @@ export const apiMethods = {
       .object({
         runId,
         metrics: z.array(metricIdSchema).max(100).optional(),
-        /** Also run this judge over the final answers, stored per protocol (answers untouched). */
+        /** Also run this judge over the final answers, stored per judge (answers untouched). */
         judge: JudgeConfigSchema.optional(),
+        /** More judges, after `judge`: each stored under its identity (src-shared/judges.ts). */
+        judges: z.array(JudgeConfigSchema).min(1).max(MAX_RESCORE_JUDGES).optional(),
       })
       .strict(),
   ),
