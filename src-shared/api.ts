@@ -26,6 +26,7 @@ import {
 import type { RunProgress } from './liveProgress';
 import type { ProtocolJudgeSummary, RescoreResult } from './rescore';
 import { MAX_RESCORE_JUDGES } from './judges';
+import type { JudgePanel } from './judgePanel';
 import type { RunErrata } from './errata';
 import {
   MAX_RUN_TAGS,
@@ -381,6 +382,8 @@ export interface RunDetail {
   errata: RunErrata | null;
   /** Official F1's 95% bootstrap intervals over final answers (absent from older servers). */
   intervals?: ScoreIntervals;
+  /** Every judge's J with its interval and their agreement; null without a judge (absent from older servers). */
+  judgePanel?: JudgePanel | null;
 }
 
 export interface ExportedFile {
