@@ -231,7 +231,15 @@ describe('a run judged by two protocols', () => {
       new RegExp(`^  Krippendorff's α\\s+${escape(interval(agreement.krippendorffAlpha))}`, 'm'),
     );
     expect(judges).toMatch(/^ {2}strict: strict · judge-b · ×3 · .*3 repeats: majority-vote J/m);
-  }, 120_000);
+
+    // The shared HTML report carries the same panel.
+    const html = await cli('report', runId, '--html', '--runs-db', db);
+    expect(html.code, html.err).toBe(0);
+    const section = html.out.slice(html.out.indexOf('<section aria-label="Judges">'));
+    expect(section).toContain(`<td>${interval(own!.headline)}</td>`);
+    expect(section).toContain(`<td>${interval(added!.vsFirst!)}</td>`);
+    expect(section).toContain(`<td>${interval(agreement.krippendorffAlpha)}</td>`);
+  }, 150_000);
 });
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
