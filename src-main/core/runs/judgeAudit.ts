@@ -346,14 +346,11 @@ export async function judgeAuditSet(
     ? (delayMs: number, error: Error) =>
         log(`judge: retrying in ${(delayMs / 1000).toFixed(1)} s after: ${error.message}`)
     : undefined;
-  const endpoint = new URL(config.baseUrl).origin;
+  // The judge cache keys verdicts by endpoint too (answer/judge.ts), so another server of the
+  // same model name is asked, not answered from this one's verdicts.
   const judge = new LlmJudge(config, {
     cache: store.judgeCache(),
     client: options.client ?? new LlmClient({ ...config, onRetry }, options.keys ?? {}),
-    // The judge cache keys a verdict by model and prompt, not by server; an audit measures one
-    // server's judge, so its verdicts are cached per endpoint origin (its identity) and another
-    // server of the same model name is asked, not answered from the first one's verdicts.
-    cacheScope: `judge-audit ${endpoint}`,
   });
   if (judge.protocol.rubric !== undefined) {
     throw new WorkbenchError(
