@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   acceptanceTable,
   buildAuditItems,
+  judgeErrorPhrase,
   judgeIdentityOf,
   sampleAuditQuestions,
   withWrongDate,
@@ -155,5 +156,14 @@ describe('judgeIdentityOf', () => {
     expect(
       judgeIdentityOf({ protocol: 'mem0', model: 'm', baseUrl: 'HTTP://Example.org:8080/v1/' }),
     ).toEqual({ protocol: 'mem0', model: 'm', endpoint: 'http://example.org:8080' });
+  });
+});
+
+describe('judgeErrorPhrase', () => {
+  it('names the false-acceptance rate with its interval and n, or nothing without one', () => {
+    expect(judgeErrorPhrase(wilsonInterval(75, 940))).toBe(
+      'judge accepts 8% [6%, 10%] of known-wrong answers (audit, n = 940)',
+    );
+    expect(judgeErrorPhrase(wilsonInterval(0, 0))).toBeNull();
   });
 });

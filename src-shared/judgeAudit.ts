@@ -329,3 +329,17 @@ export function acceptanceTable(
     missing,
   };
 }
+
+/**
+ * How a headline names its judge's measured error (issue 37 item 4), one wording for every
+ * surface: "judge accepts 8% [5%, 12%] of known-wrong answers (audit, n = 940)". Null when the
+ * audit has no known-wrong verdict for the judge.
+ */
+export function judgeErrorPhrase(falseAcceptance: Proportion): string | null {
+  if (falseAcceptance.n === 0) return null;
+  const pct = (x: number): string => `${Math.round(100 * x)}%`;
+  return (
+    `judge accepts ${pct(falseAcceptance.estimate)} [${pct(falseAcceptance.low)}, ` +
+    `${pct(falseAcceptance.high)}] of known-wrong answers (audit, n = ${falseAcceptance.n})`
+  );
+}

@@ -86,6 +86,9 @@ describe('cli judge-audit', () => {
     expect(row(r.out, 'gold')?.accepted).toBe('100.0%');
     expect(row(r.out, 'verbose')?.accepted).toBe('100.0%');
     expect(row(r.out, 'wrong-date')?.accepted).toBe('0.0%');
+    expect(r.out).toMatch(
+      /^ {2}in a headline: judge accepts \d+% \[\d+%, \d+%\] of known-wrong answers \(audit, n = \d+\)$/m,
+    );
     expect(r.out).toContain('accepted by category (n)');
     expect(r.out).toMatch(/^ {2}gold +100\.0% \(\d+\)/m);
   });

@@ -13,6 +13,7 @@ import {
   DEFAULT_AUDIT_QUESTIONS_PER_CATEGORY,
   DEFAULT_AUDIT_SEED,
   acceptanceTable,
+  judgeErrorPhrase,
   judgeIdentityLabel,
   type AcceptanceTable,
   type JudgeIdentity,
@@ -75,6 +76,8 @@ function judgeTable(
   out.push(
     `  ${'known-wrong'.padEnd(12)} ${'wrong'.padEnd(7)} ${String(far.n).padStart(6)} ${percent(far).padStart(9)}  ${bounds(far)}`,
   );
+  const phrase = judgeErrorPhrase(far);
+  if (phrase !== null) out.push(`  in a headline: ${phrase}`);
   if (table.missing > 0) out.push(`  ${table.missing} answers without a verdict (judge errors)`);
   const categories = [...new Set(table.byClassAndCategory.map((c) => c.category as number))];
   const names = categories.map((id) => `${id} ${categoryLabel(profile, id, scheme)}`);
