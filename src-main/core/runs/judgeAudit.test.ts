@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -204,5 +205,28 @@ describe('judging an audit set with a fake judge that accepts a known fraction p
     expect(
       measuredJudgeError(store, { protocol: 'mem0', model: 'never', endpoint: 'http://x' }),
     ).toBeNull();
+  });
+
+  it('stops at a dead endpoint; answers left without a verdict are missing, never accepted or rejected', async () => {
+    const probe = createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    const { port } = probe.address() as { port: number };
+    await new Promise<void>((r) => probe.close(() => r()));
+    const config = judgeConfigFor(
+      JudgeConfigSchema.parse({
+        baseUrl: `http://127.0.0.1:${port}/v1`,
+        model: 'gone',
+        maxRetries: 0,
+      }),
+      profile,
+    ).config;
+    const pass = await judgeAuditSet(store, set, config, profile);
+    expect(pass.stopped).not.toBeNull();
+    expect(pass.judged + pass.notJudged).toBe(set.items.length);
+    expect(pass.errors).toBe(pass.judged);
+    const identity = judgeIdentityOf({ protocol: 'mem0', model: 'gone', baseUrl: config.baseUrl });
+    const table = acceptanceTable(set.items, auditVerdicts(store, set.id, identity));
+    expect(table.missing).toBe(pass.errors);
+    expect(table.falseAcceptance.n + table.trueAcceptance.n).toBe(0);
   });
 });
