@@ -7,7 +7,8 @@
  */
 import type { JudgeIdentity } from './judges';
 import { agreementReport, type AgreementReport, type Verdict } from './scoring/agreement';
-import { selfConsistency, type SelfConsistency } from './scoring/judgeError';
+import { selfConsistency, type Proportion, type SelfConsistency } from './scoring/judgeError';
+import { judgeErrorPhrase } from './judgeAudit';
 import { clusterBootstrapCI, type ClusterBootstrapResult } from './scoring/significance';
 import type { BootstrapOptions } from './scoring/stats';
 
@@ -26,16 +27,17 @@ export interface JudgePanelInput {
   }>;
 }
 
-/** The share of known-wrong answers a judge accepts, as an audit or human labels measured it. */
+/**
+ * The share of known-wrong answers a judge accepts, as `cli judge-audit` measured it (judge-stats'
+ * measuredJudgeError). Human labels (judge-label's judge-vs-human) are the other source item 4
+ * names; they are not wired here yet (core/runs/judgeErrorLookup.ts).
+ */
 export interface MeasuredJudgeErrorNote {
-  source: 'audit' | 'human';
-  falseAcceptance: { estimate: number; low: number; high: number; n: number };
+  source: 'audit';
+  falseAcceptance: Proportion;
 }
 
-/**
- * Where item 4's measured error comes from: `cli judge-audit`'s store (judge-stats'
- * measuredJudgeError) and human labels (judge-label). Null: this judge was never measured.
- */
+/** Where item 4's measured error comes from. Null: this judge was never measured. */
 export type JudgeErrorLookup = (judge: {
   protocol: string;
   model: string;
@@ -142,13 +144,7 @@ export function formatInterval(
   return `${f(point)} [${f(x.low)}, ${f(x.high)}]`;
 }
 
-/** Item 4's words beside a headline: "judge accepts 8% of known-wrong answers". */
+/** Item 4's words beside a headline, in judge-audit's own wording (judgeErrorPhrase). */
 export function measuredErrorText(note: MeasuredJudgeErrorNote | null): string | null {
-  if (note === null) return null;
-  const share = note.falseAcceptance.estimate;
-  if (!Number.isFinite(share)) return null;
-  const pct = `${Math.round(share * 100)}%`;
-  return note.source === 'audit'
-    ? `judge accepts ${pct} of known-wrong answers (audit, n ${note.falseAcceptance.n})`
-    : `judge accepts ${pct} of answers people labelled wrong (n ${note.falseAcceptance.n})`;
+  return note === null ? null : judgeErrorPhrase(note.falseAcceptance);
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { judgePanelOf, type JudgeErrorLookup } from '@shared/judgePanel';
+import { wilsonInterval } from '@shared/scoring/judgeError';
 import { judgePanelView } from './judgePanelShape';
 
 /**
@@ -37,7 +38,7 @@ const strict = {
 // Only mem0/gpt-a was audited: it accepted 8 of 100 known-wrong answers.
 const audited: JudgeErrorLookup = (j) =>
   j.protocol === 'mem0' && j.model === 'gpt-a' && j.endpoint === 'http://127.0.0.1:1'
-    ? { source: 'audit', falseAcceptance: { estimate: 0.08, low: 0.04, high: 0.15, n: 100 } }
+    ? { source: 'audit', falseAcceptance: wilsonInterval(8, 100) }
     : null;
 
 describe('judgePanelView', () => {
@@ -55,8 +56,8 @@ describe('judgePanelView', () => {
     expect(view.judges[1]?.j).toMatch(/^0\.333 \[/);
     expect(view.judges[0]?.vsFirst).toBe('–');
     expect(view.judges[1]?.vsFirst).toMatch(/^-0\.167 \[/);
-    expect(view.judges[0]?.measuredError).toBe(
-      'judge accepts 8% of known-wrong answers (audit, n 100)',
+    expect(view.judges[0]?.measuredError).toMatch(
+      /^judge accepts 8% \[\d+%, \d+%\] of known-wrong answers \(audit, n = 100\)$/,
     );
     expect(view.judges[1]?.measuredError).toBeNull();
     expect(view.judges[0]?.consistency).toBeNull();
