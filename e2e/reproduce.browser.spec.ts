@@ -77,7 +77,7 @@ test('picks a pack, shows its plan and estimate, runs it offline and shows paper
   const row = (metric: string) =>
     table
       .getByRole('row')
-      .filter({ has: page.getByRole('rowheader', { name: 'mem0', exact: true }) })
+      .filter({ has: page.getByRole('rowheader', { name: 'hybrid-stand-in', exact: true }) })
       .filter({ has: page.getByRole('cell', { name: metric, exact: true }) })
       .filter({ has: page.getByRole('cell', { name: 'overall', exact: true }) });
   // Cells: metric, cell, paper (± its std), ours (± std over runs), ours − paper.
