@@ -380,7 +380,7 @@ export const EXPERIMENT_OPTIONS = {
   },
   'prompt-style': {
     type: 'string',
-    help: 'older name for --answer-protocol workbench-<style>',
+    help: "older name for --answer-protocol workbench-<style>, the workbench's earlier prompts: --prompt-style mem0 is workbench-mem0, not Mem0's own prompt (--answer-protocol mem0)",
     choices: () => PROMPT_STYLES,
   },
   'category5-mapping': configOption('answerer.category5Mapping', {
