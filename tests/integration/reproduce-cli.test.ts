@@ -462,7 +462,12 @@ describe('cli reproduce', () => {
     expect(again.out).toMatch(
       /rag-k2-c8192\s+total p95 \(s\)\s+9\.942\s+\d+\.\d{3}\s+-\d+\.\d{3}\n/,
     );
+  }, 300_000);
 
+  it('mem0-table2 offline runs the rows that need no memory LLM, without a judge', async () => {
+    const rows = [1, 2].flatMap((k) =>
+      [128, 256, 512, 1024, 2048, 4096, 8192].map((c) => `rag-k${k}-c${c}`),
+    );
     const offline = await cli(['reproduce', 'mem0-table2', ...chunksData, '--repeats', '1']);
     expect(offline.code, offline.err).toBe(0);
     expect(offline.out).toContain("This is NOT the paper's setting");
@@ -473,5 +478,11 @@ describe('cli reproduce', () => {
         new RegExp(`${row}\\s+J\\s+overall\\s+\\d+\\.\\d\\d ± \\d\\.\\d\\d\\s+-\\s+-\\n`),
       );
     }
+    // Mem0's row needs a memory LLM: offline it is the paper's figures only.
+    expect(offline.out).toMatch(/mem0-library\s+J\s+overall\s+66\.88 ± 0\.15\s+-\s+-\n/);
+    expect(offline.out).toMatch(/mem0-library\s+search p50 \(s\)\s+0\.148\s+-\s+-\n/);
+    // Without --embedder-* the RAG rows embed offline, and the setting line says so.
+    expect(offline.out).toContain('embedder of rag-k1-c128');
+    expect(offline.out).toContain("wink-sif-100d, the offline word vectors, not the paper's");
   }, 300_000);
 });
