@@ -7,13 +7,11 @@ import {
   packTable2Ours,
   type PackCell,
   type PackFailure,
-  type PackRun,
   type PackTable2,
   type PackTable2Cell,
   type ReproducePack,
 } from '../../../src-shared/reproduce';
 import type { RunStore } from '../runs/store';
-import { planSweep } from '../pipeline/plan';
 import { repeatGroup, runRepeatGroup } from '../sweeps/repeats';
 import type { SweepRunOptions } from '../sweeps/run';
 import type { LoadedSweep } from '../sweeps/spec';
@@ -73,16 +71,6 @@ export function settingOf(pack: ReproducePack, settings: PackRunSettings): strin
   if (!e)
     return `OFFLINE: extractive answerer, no judge. This is NOT the paper's setting (paper: ${paper}); its numbers only show that the pipeline runs.`;
   return `answerer ${e.model ?? models.join(' / ')} (${pack.answerer.protocol} protocol)${pack.judge ? `, judge ${e.judgeModel ?? pack.judge.model} (${pack.judge.protocol})` : ''}`;
-}
-
-export async function planPack(
-  pack: ReproducePack,
-  settings: PackRunSettings,
-  repeats: number,
-  prices?: Prices,
-): Promise<PackRun['plan']> {
-  const groups = packGroups(pack, settings, repeats, prices);
-  return (await planSweep(groups.flatMap((g) => g.group.cells))).totals;
 }
 
 /**
