@@ -316,6 +316,52 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE answers ADD COLUMN memory_tokens INTEGER;
     `,
   },
+  {
+    version: 16,
+    description:
+      'judge audit sets (answers of known truth built from a benchmark) and each judge’s verdicts on them, keyed by protocol, model and endpoint origin',
+    up: `
+      CREATE TABLE judge_audit_sets (
+        id TEXT PRIMARY KEY,
+        created_at TEXT NOT NULL,
+        benchmark TEXT NOT NULL,
+        dataset_source TEXT NOT NULL,
+        dataset_sha256 TEXT NOT NULL,
+        seed INTEGER NOT NULL,
+        per_category INTEGER NOT NULL,
+        builder_version INTEGER NOT NULL
+      );
+      CREATE TABLE judge_audit_items (
+        set_id TEXT NOT NULL REFERENCES judge_audit_sets(id) ON DELETE CASCADE,
+        item_index INTEGER NOT NULL,
+        sample_id TEXT NOT NULL,
+        question_index INTEGER NOT NULL,
+        category INTEGER NOT NULL,
+        answer_class TEXT NOT NULL,
+        question TEXT NOT NULL,
+        gold TEXT NOT NULL,
+        answer TEXT NOT NULL,
+        expected TEXT NOT NULL CHECK (expected IN ('correct','wrong')),
+        PRIMARY KEY (set_id, item_index)
+      );
+      CREATE TABLE judge_audit_verdicts (
+        set_id TEXT NOT NULL,
+        item_index INTEGER NOT NULL,
+        judge_protocol TEXT NOT NULL,
+        judge_model TEXT NOT NULL,
+        judge_endpoint TEXT NOT NULL,
+        prompt_sha256 TEXT NOT NULL,
+        mean REAL,
+        labels TEXT NOT NULL,
+        error TEXT,
+        judged_at TEXT NOT NULL,
+        PRIMARY KEY (set_id, item_index, judge_protocol, judge_model, judge_endpoint),
+        FOREIGN KEY (set_id, item_index) REFERENCES judge_audit_items(set_id, item_index) ON DELETE CASCADE
+      );
+      CREATE INDEX judge_audit_verdicts_by_judge
+        ON judge_audit_verdicts (judge_protocol, judge_model, judge_endpoint);
+    `,
+  },
 ];
 
 export const RUNS_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
