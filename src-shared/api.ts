@@ -324,6 +324,8 @@ export const apiMethods = {
         playgroundId,
         query: z.string().trim().min(1, 'must not be empty').max(2000),
         topK: z.number().int().min(1).max(PLAYGROUND_MAX_TOP_K).default(DEFAULT_TOP_K),
+        /** The sample's question whose evidence the hits are scored against (recall); absent: none. */
+        questionIndex: z.number().int().nonnegative().optional(),
       })
       .strict(),
   ),

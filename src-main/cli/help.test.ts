@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ExperimentConfigSchema } from '../../src-shared/experiment';
+import {
+  ExperimentConfigSchema,
+  PROMPT_STYLES,
+  answerProtocolOf,
+} from '../../src-shared/experiment';
 import { shownDefault, type CliOption } from './command';
 import { commands } from './main';
 import { experimentRequestFromFlags } from './request';
@@ -55,6 +59,13 @@ describe('CLI help from the option declarations', () => {
 
   it("sets, for each experiment flag declared with a config field, that field (the declaration's path is the flag's)", () => {
     const options = commands['experiment']!.options;
+    // Every boolean flag at its declared default, read from the declarations: a new boolean flag
+    // is then covered without editing this file (the scratch-copy test adds one).
+    const booleans = Object.fromEntries(
+      Object.entries(options).flatMap(([flag, option]) =>
+        option.type === 'boolean' ? [[flag, option.default ?? false]] : [],
+      ),
+    );
     for (const [flag, option] of Object.entries(options)) {
       if (option.config === undefined) continue;
       const value = otherValue(option);
@@ -64,14 +75,11 @@ describe('CLI help from the option declarations', () => {
           ? { 'judge-base-url': endpoint.baseUrl, 'judge-model': endpoint.model }
           : {};
       const { config } = experimentRequestFromFlags({
-        'memory-allow-remote': false,
-        'exclude-no-evidence': false,
-        'include-no-evidence': false,
-        'skip-invalid': false,
+        ...booleans,
         data: 'd.json',
         ...extra,
         [flag]: value,
-      });
+      } as Parameters<typeof experimentRequestFromFlags>[0]);
       expect(String(at(config, option.config)), `--${flag} ${value}`).toBe(value);
     }
   });
@@ -119,3 +127,17 @@ function otherValue(option: CliOption): string {
   const n = Number(shown);
   return Number.isFinite(n) && shown !== '' ? String(n + 1) : `${shown}-other`;
 }
+
+describe('--prompt-style, the older name', () => {
+  it("says which protocol each style selects, and that mem0's is not Mem0's own prompt", () => {
+    const help = flat(commands.experiment.options['prompt-style'].help);
+    for (const style of PROMPT_STYLES) {
+      const selected = answerProtocolOf({ promptStyle: style });
+      expect(selected).toBe(`workbench-${style}`);
+      expect(help).toContain('workbench-<style>');
+    }
+    expect(answerProtocolOf({ promptStyle: 'mem0' })).not.toBe('mem0');
+    expect(help).toContain("--prompt-style mem0 is workbench-mem0, not Mem0's own prompt");
+    expect(help).toContain('--answer-protocol mem0');
+  });
+});

@@ -5,7 +5,9 @@ import {
   onSharedQuestions,
   runCost,
   scoreIntervals,
+  table2Columns,
   type RunComparison,
+  type Table2Columns,
 } from '../../../src-shared/compare';
 import type { AnswerRecord } from '../../../src-shared/experiment';
 import { errataScores, type RunErrata } from '../../../src-shared/errata';
@@ -244,4 +246,9 @@ export function comparisonCsv(comparison: RunComparison): string {
     lines.push(fields.map(csvField).join(','));
   }
   return `${lines.join('\r\n')}\r\n`;
+}
+
+/** Mem0 Table 2's columns of one run, over its final answers (what `runs.compare`'s costs hold). */
+export function runTable2(reader: RunReader, runId: string): Table2Columns {
+  return table2Columns(reader.getRun(runId).manifest.usage?.memory, reader.finalAnswers(runId));
 }
