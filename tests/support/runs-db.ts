@@ -90,7 +90,7 @@ export function buildDb(file: string): number {
         // Every table holds rows, so a repair that leaves one out is seen.
         store.saveProtocolJudgeScores(
           runId,
-          { protocol: 'mem0', model: 'judge-model', promptSha256: 'p' },
+          { protocol: 'mem0', model: 'judge-model', origin: '', repeats: 1, promptSha256: 'p' },
           questionIndices.map((questionIndex) => ({
             sampleId,
             testIndex: t,
