@@ -42,6 +42,7 @@ import {
   labelSampleRequestSchema,
   labellerNameSchema,
   type HumanLabelRow,
+  type LabelAgreement,
   type LabelImportResult,
   type LabellingSession,
 } from './labels';
@@ -308,6 +309,8 @@ export const apiMethods = {
       })
       .strict(),
   ),
+  /** Agreement between labellers and each judge of the run against the labels (judge-vs-human). */
+  'labels.agreement': method<LabelAgreement>()(z.object({ runId }).strict()),
   'labels.export': method<ExportedFile>()(z.object({ runId }).strict()),
   /** Imports a labels CSV (all rows or none); an error names the row and column. */
   'labels.import': method<LabelImportResult>()(

@@ -3,6 +3,8 @@ import type { CategoryId } from './benchmarks/types';
 import { csvField } from './csv';
 import { WorkbenchError } from './errors';
 import { CONTROL_CHARACTERS } from './runs';
+import type { AgreementReport } from './scoring/agreement';
+import type { HumanLabel, JudgeVsHuman } from './scoring/judgeError';
 
 /**
  * Human labels of a run's final answers (issue 37 item 2): the labels a person may give, the
@@ -10,9 +12,23 @@ import { CONTROL_CHARACTERS } from './runs';
  * stores them (core/runs/labels.ts); the Runs view's labelling mode and `cli labels` show them.
  */
 
-/** What a labeller may say of an answer; only `correct` and `wrong` count in the statistics. */
-export const HUMAN_LABELS = ['correct', 'wrong', 'unsure', 'skip'] as const;
-export type HumanLabel = (typeof HUMAN_LABELS)[number];
+export type { HumanLabel };
+
+/**
+ * What a labeller may say of an answer, in the order the labelling mode offers them; the type is
+ * scoring/judgeError.ts's, which says that only `correct` and `wrong` count in the statistics.
+ */
+export const HUMAN_LABELS = [
+  'correct',
+  'wrong',
+  'unsure',
+  'skip',
+] as const satisfies readonly HumanLabel[];
+// Every label of the type is offered: a label added there fails to compile here until it is.
+const everyLabelOffered: Exclude<HumanLabel, (typeof HUMAN_LABELS)[number]> extends never
+  ? true
+  : never = true;
+void everyLabelOffered;
 
 /** A label that takes a side: the ones agreement and judge-vs-human figures are computed over. */
 export function definiteLabel(label: HumanLabel): 0 | 1 | null {
@@ -78,6 +94,27 @@ export interface HumanLabelRow extends LabelAnswerKey {
   label: HumanLabel;
   /** ISO 8601 time the label was given. */
   labelledAt: string;
+}
+
+/** A judge of a run whose verdicts can be set against the labels (`id`: RUN_JUDGE or a protocol). */
+export interface JudgeOfRun {
+  id: string;
+  protocol: string;
+  model: string;
+}
+
+/** A run's labels as statistics: the labelling panel's and `cli report`'s figures. */
+export interface LabelAgreement {
+  runId: string;
+  /** Labellers by name; the rater order of `humans`' pairs. */
+  labellers: string[];
+  counts: Record<string, Record<HumanLabel, number>>;
+  /** Answers with at least one label. */
+  labelled: number;
+  /** Agreement between labellers on correct / wrong; null with fewer than two labellers. */
+  humans: AgreementReport | null;
+  /** Each judge of the run with a verdict on the labelled answers, against their majority label. */
+  judges: Array<JudgeOfRun & { vsHuman: JudgeVsHuman }>;
 }
 
 /** What `labels.import` stored. */

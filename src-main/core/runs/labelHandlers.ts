@@ -8,6 +8,7 @@ import {
   saveLabel,
 } from './labels';
 import type { RunStore } from './store';
+import { labelAgreement } from './humanAgreement';
 
 /**
  * The API's `labels.*` methods over one runs database (the app's and the CLI's alike). They run
@@ -19,6 +20,7 @@ export function labelsHandlers(store: () => RunStore): DomainHandlers<'labels'> 
     'labels.createSession': async ({ runId, ...request }) =>
       createLabelSession(store(), runId, request),
     'labels.save': async (input) => saveLabel(store(), input),
+    'labels.agreement': async ({ runId }) => labelAgreement(store(), runId),
     'labels.export': async ({ runId }) => ({
       filename: `labels-${runId}.csv`,
       mimeType: 'text/csv',

@@ -53,19 +53,23 @@ function requireRun(store: RunStore, runId: string, path: Array<string | number>
     throw new WorkbenchError('NOT_FOUND', `run ${runId} is not in ${store.file}`, { path });
 }
 
-/**
- * The answers a labeller may be shown: final answers of the categories the run's judge scores
- * (the profile's rule, as a judge pass reads it), without the errored ones (no prediction to
- * judge: they are wrong for every judge and every person).
- */
-function labelCandidates(store: RunStore, runId: string) {
+/** The categories the run's judge scores (the profile's rule, as a judge pass reads it). */
+export function judgedCategories(store: RunStore, runId: string): Set<number> {
   const judge = metricOf('judge');
-  const judged = new Set(
+  return new Set(
     store
       .profileOf(runId)
       .categories.filter((c) => metricScores(judge, c))
       .map((c) => c.id),
   );
+}
+
+/**
+ * The answers a labeller may be shown: final answers of the categories the run's judge scores,
+ * without the errored ones (no prediction to judge: they are wrong for every judge and person).
+ */
+function labelCandidates(store: RunStore, runId: string) {
+  const judged = judgedCategories(store, runId);
   return store.finalAnswers(runId).filter((a) => judged.has(a.category) && a.error === null);
 }
 
