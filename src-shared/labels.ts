@@ -96,6 +96,9 @@ export interface HumanLabelRow extends LabelAnswerKey {
   labelledAt: string;
 }
 
+/** The id of the judge a run was scored with (its answers' own verdicts), beside rescore protocols. */
+export const RUN_JUDGE = 'run';
+
 /** A judge of a run whose verdicts can be set against the labels (`id`: RUN_JUDGE or a protocol). */
 export interface JudgeOfRun {
   id: string;

@@ -10,6 +10,7 @@ import { compareCommand } from './commands/compare';
 import { experimentCommand } from './commands/experiment';
 import { exportCommand } from './commands/export';
 import { memoryCheckCommand } from './commands/memory-check';
+import { labelsCommand } from './commands/labels';
 import { reportCommand } from './commands/report';
 import { reproduceCommand } from './commands/reproduce';
 import { rescoreCommand } from './commands/rescore';
@@ -36,6 +37,7 @@ export const commands: Readonly<Record<string, CliCommand>> = {
   resume: resumeCommand,
   export: exportCommand,
   report: reportCommand,
+  labels: labelsCommand,
   compare: compareCommand,
   reproduce: reproduceCommand,
   rescore: rescoreCommand,

@@ -1,6 +1,6 @@
 import { parseStoredJson } from './stored';
 import type { HumanLabel } from '../../../src-shared/labels';
-import type { JudgeOfRun, LabelAgreement } from '../../../src-shared/labels';
+import { RUN_JUDGE, type JudgeOfRun, type LabelAgreement } from '../../../src-shared/labels';
 import { agreementReport, type Rating, type Verdict } from '../../../src-shared/scoring/agreement';
 import {
   judgeVsHuman,
@@ -21,8 +21,7 @@ import type { RunStore } from './store';
  * answers' own verdicts), or the protocol name of a `rescore --judge` pass.
  */
 
-/** The identity of the run's own judge (its answers' verdicts), beside `rescore --judge` protocols. */
-export const RUN_JUDGE = 'run';
+export { RUN_JUDGE };
 
 const verdictOf = (label: number): Verdict => (label === 1 ? 'correct' : 'wrong');
 
