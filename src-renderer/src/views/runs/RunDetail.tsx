@@ -32,6 +32,7 @@ import {
   type RunsParamsPatch,
 } from './shape';
 import { AnswersSection } from './AnswersSection';
+import { LabellingPanel } from './LabellingPanel';
 
 export function RunDetail({
   detail,
@@ -200,6 +201,15 @@ export function RunDetail({
         profile={benchmark}
         scheme={params.scheme}
         onRescored={onRescored}
+      />
+      <LabellingPanel
+        runId={info.id}
+        running={info.status === 'running'}
+        datasetSha256={m.dataset.sha256}
+        profile={benchmark}
+        scheme={params.scheme}
+        labelling={params.labelling}
+        setLabelling={(labelling) => update({ labelling })}
       />
       {detail.errata ? (
         <ErrataPanel
