@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import {
   copyFileSync,
   existsSync,
@@ -50,12 +50,21 @@ function writeDataset(file: string): void {
   writeFileSync(file, JSON.stringify([sample(1), sample(2)]));
 }
 
-function cli(args: string[]): string {
-  const run = spawnSync(process.execPath, ['--import', 'tsx', 'src-main/cli/main.ts', ...args], {
-    encoding: 'utf8',
+/**
+ * Runs the CLI without blocking this process: the fake judge answers from this process's event
+ * loop, so a synchronous spawn would leave the rescore waiting on it.
+ */
+async function cli(args: string[]): Promise<string> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src-main/cli/main.ts', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  expect(run.status, run.stderr).toBe(0);
-  return run.stdout;
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  expect(code, stderr).toBe(0);
+  return stdout;
 }
 
 /** Opens a run's labelling mode by URL, as a bookmark or a reload does. */
@@ -73,9 +82,9 @@ test('labelling by keyboard: label 20, reload, resume at 21, export, import into
   writeDataset(dataset);
   // The run and its judge verdicts (the fake judge under the strict protocol), made by the CLI.
   const { runId } = JSON.parse(
-    cli(['experiment', '--data', dataset, '--data-dir', dirA, '--json']),
+    await cli(['experiment', '--data', dataset, '--data-dir', dirA, '--json']),
   ) as { runId: string };
-  cli([
+  await cli([
     ...['rescore', runId, '--judge', 'strict'],
     ...['--judge-base-url', fake.url, '--judge-model', 'fake-judge', '--data-dir', dirA],
   ]);
@@ -131,7 +140,9 @@ test('labelling by keyboard: label 20, reload, resume at 21, export, import into
     await expect(card.getByLabel('Progress')).toHaveText('21 / 40');
     await expect(card.getByLabel('Your label')).toHaveText('—');
     await page.keyboard.press('Escape');
-    await expect(panel.getByRole('list', { name: 'Labellers' })).toContainText(/^ann: /);
+    await expect(panel.getByRole('list', { name: 'Labellers', exact: true })).toContainText(
+      /^ann: /,
+    );
 
     // Export: the CSV holds ann's 20 labels.
     const download = page.waitForEvent('download');
@@ -176,7 +187,9 @@ test('labelling by keyboard: label 20, reload, resume at 21, export, import into
     await expect(figures.getByRole('list', { name: 'Agreement between labellers' })).toContainText(
       /ann – bob: agreement \d\.\d{3} \[/,
     );
-    await expect(figures.getByRole('list', { name: 'Labellers' })).toContainText('bob: 20 correct');
+    await expect(figures.getByRole('list', { name: 'Labellers', exact: true })).toContainText(
+      'bob: 20 correct',
+    );
     const judgeTable = figures.getByRole('table', { name: 'Judge vs human labels' });
     await expect(judgeTable.getByRole('row', { name: /strict · fake-judge/ })).toBeVisible();
     await expect(judgeTable).toContainText('J corrected (Rogan-Gladen)');
