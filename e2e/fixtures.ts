@@ -14,7 +14,7 @@ export interface WorkbenchServer {
 }
 
 /** Starts `cli serve` as a user would, on a free port with its own data folder, for one test. */
-async function startServe(
+export async function startServe(
   dataDir: string,
   extraEnv: Record<string, string>,
   extraArgs: readonly string[],
@@ -60,7 +60,7 @@ async function startServe(
  * SIGTERM, then waits for the exit; a `serve` still running after SERVE_EXIT_WAIT_MS is killed
  * and the test fails: serve must end on its first SIGTERM. Its pid record goes once it is gone.
  */
-async function stopServe(child: ChildProcess): Promise<void> {
+export async function stopServe(child: ChildProcess): Promise<void> {
   const gone = (): boolean => child.exitCode !== null || child.signalCode !== null;
   const exited = new Promise<void>((resolve) => {
     if (gone()) resolve();

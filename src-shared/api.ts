@@ -38,6 +38,16 @@ import {
   type RunListItem,
 } from './runs';
 import type { SweepDetail, SweepListItem } from './sweeps';
+import {
+  answerKeySchema,
+  humanLabelSchema,
+  labelSampleRequestSchema,
+  labellerNameSchema,
+  type HumanLabelRow,
+  type LabelAgreement,
+  type LabelImportResult,
+  type LabellingSession,
+} from './labels';
 import type { PackListItem, PackRun } from './reproduce';
 import {
   CollectionDesignSchema,
@@ -281,6 +291,34 @@ export const apiMethods = {
         format: z.enum(['json', 'csv', 'html']),
       })
       .strict(),
+  ),
+
+  // ---- Human labels of a run's answers (src-main/core/runs/labels.ts, src-shared/labels.ts) ----
+  /** The run's labelling sample with this labeller's labels so far; null before one is drawn. */
+  'labels.session': method<LabellingSession | null>()(
+    z.object({ runId, labeller: labellerNameSchema.optional() }).strict(),
+  ),
+  /** Draws and stores the run's one labelling sample (the same request again returns it). */
+  'labels.createSession': method<LabellingSession>()(
+    labelSampleRequestSchema.extend({ runId }).strict(),
+  ),
+  /** Saves one label at once; a labeller's second label of an answer replaces the first. */
+  'labels.save': method<HumanLabelRow>()(
+    z
+      .object({
+        runId,
+        key: answerKeySchema,
+        labeller: labellerNameSchema,
+        label: humanLabelSchema,
+      })
+      .strict(),
+  ),
+  /** Agreement between labellers and each judge of the run against the labels (judge-vs-human). */
+  'labels.agreement': method<LabelAgreement>()(z.object({ runId }).strict()),
+  'labels.export': method<ExportedFile>()(z.object({ runId }).strict()),
+  /** Imports a labels CSV (all rows or none); an error names the row and column. */
+  'labels.import': method<LabelImportResult>()(
+    z.object({ content: z.string().max(MAX_UPLOAD_CHARS, 'is larger than 256 MB') }).strict(),
   ),
 
   // ---- Collections view: collection designs and the playground (src-main/core/designs) ----

@@ -5,6 +5,7 @@
  * The runs DB stores a set once (core/runs/judgeAudit.ts) and every judge's verdicts on it.
  */
 import { z } from 'zod';
+import { endpointOrigin, type JudgeIdentity as RunJudgeIdentity } from './judges';
 import { mulberry32, randomInt, type Rng } from './scoring/stats';
 import { wilsonInterval, type Proportion } from './scoring/judgeError';
 import type { Verdict } from './scoring/agreement';
@@ -222,17 +223,18 @@ export function buildAuditItems(
 // ---- the judge's identity ----
 
 /**
- * Who judged: protocol, model and the endpoint's origin (scheme, host, port). Verdicts are keyed
- * by it, so two servers of one model, or two prompts on one server, are different judges.
+ * Who judged an audit: a run judge's identity (src-shared/judges.ts) without its repeats, since an
+ * audit set's verdicts are per repeat. Verdicts are keyed by it, so two servers of one model, or
+ * two prompts on one server, are different judges.
  */
 export const JudgeIdentitySchema = z
   .object({
     protocol: z.string().min(1),
     model: z.string().min(1),
-    endpoint: z.string().min(1),
+    origin: z.string().min(1),
   })
   .strict();
-export type JudgeIdentity = z.output<typeof JudgeIdentitySchema>;
+export type JudgeIdentity = Omit<RunJudgeIdentity, 'repeats'>;
 
 /** A judge's identity from its protocol name, model and base URL (whose origin is kept). */
 export function judgeIdentityOf(judge: {
@@ -240,11 +242,11 @@ export function judgeIdentityOf(judge: {
   model: string;
   baseUrl: string;
 }): JudgeIdentity {
-  return { protocol: judge.protocol, model: judge.model, endpoint: new URL(judge.baseUrl).origin };
+  return { protocol: judge.protocol, model: judge.model, origin: endpointOrigin(judge.baseUrl) };
 }
 
 export function judgeIdentityLabel(identity: JudgeIdentity): string {
-  return `${identity.protocol} · ${identity.model} @ ${identity.endpoint}`;
+  return `${identity.protocol} · ${identity.model} @ ${identity.origin}`;
 }
 
 // ---- acceptance tables ----

@@ -38,11 +38,9 @@ export interface MeasuredJudgeErrorNote {
 }
 
 /** Where item 4's measured error comes from. Null: this judge was never measured. */
-export type JudgeErrorLookup = (judge: {
-  protocol: string;
-  model: string;
-  endpoint: string;
-}) => MeasuredJudgeErrorNote | null;
+export type JudgeErrorLookup = (
+  judge: Omit<JudgeIdentity, 'repeats'>,
+) => MeasuredJudgeErrorNote | null;
 
 export interface JudgePanelRow {
   judge: JudgeIdentity;
@@ -110,11 +108,7 @@ export function judgePanelOf(
           : clusterBootstrapCI(first.scores, scores, clusters, options),
       missing: scores.filter((s) => s === null).length,
       selfConsistency: consistency === null ? null : (spread as Omit<SelfConsistency, 'majority'>),
-      measuredError: measuredError({
-        protocol: judge.identity.protocol,
-        model: judge.identity.model,
-        endpoint: judge.identity.origin,
-      }),
+      measuredError: measuredError(judge.identity),
     };
   });
   return {

@@ -11,6 +11,7 @@ import { experimentCommand } from './commands/experiment';
 import { exportCommand } from './commands/export';
 import { judgeAuditCommand } from './commands/judge-audit';
 import { memoryCheckCommand } from './commands/memory-check';
+import { labelsCommand } from './commands/labels';
 import { reportCommand } from './commands/report';
 import { reproduceCommand } from './commands/reproduce';
 import { rescoreCommand } from './commands/rescore';
@@ -37,6 +38,7 @@ export const commands: Readonly<Record<string, CliCommand>> = {
   resume: resumeCommand,
   export: exportCommand,
   report: reportCommand,
+  labels: labelsCommand,
   compare: compareCommand,
   reproduce: reproduceCommand,
   rescore: rescoreCommand,

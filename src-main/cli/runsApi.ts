@@ -8,6 +8,8 @@ import {
 } from '../../src-shared/api';
 import { zodError } from '../../src-shared/errors';
 import { runsHandlers, type RunsMethod } from '../core/runs/handlers';
+import { labelsHandlers } from '../core/runs/labelHandlers';
+import type { DomainMethod } from '../core/handlers';
 import { defaultDataDir, defaultRunsDbPath } from '../core/runs/paths';
 import { RunStore } from '../core/runs/store';
 import type { ApiKeySource } from '../core/keys';
@@ -31,7 +33,10 @@ export function openStore(runsDb: string | undefined, dataDirFlag: string | unde
  * door. The store itself is there for what no API method reports (its file name in messages).
  */
 export interface RunsApi {
-  call<K extends RunsMethod>(name: K, input: ApiInput<K>): Promise<ApiOutput<K>>;
+  call<K extends RunsMethod | DomainMethod<'labels'>>(
+    name: K,
+    input: ApiInput<K>,
+  ): Promise<ApiOutput<K>>;
   store: RunStore;
 }
 
@@ -47,7 +52,10 @@ export async function withRunsApi<T>(
   log?: (message: string) => void,
 ): Promise<T> {
   const { store } = openStore(flags['runs-db'], flags['data-dir']);
-  const handlers = runsHandlers(store, apiKeys, log ? { log } : {});
+  const handlers = {
+    ...runsHandlers(store, apiKeys, log ? { log } : {}),
+    ...labelsHandlers(() => store),
+  };
   const api: RunsApi = {
     store,
     async call(name, input) {

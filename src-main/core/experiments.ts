@@ -40,6 +40,7 @@ import type { ExperimentHandle } from './pipeline/runner';
 import { READ_METHODS, runQueries, type ReadMethod, type RunQueries } from './runs/queries';
 import { DEFAULT_READ_WORKERS, RunReadWorkers } from './runs/readWorkers';
 import { runWrites, type RunWrites } from './runs/handlers';
+import { labelsHandlers } from './runs/labelHandlers';
 import { RunStore } from './runs/store';
 import { planRun } from './pipeline/plan';
 import { isLocalUser, type CallerTrust } from './trust';
@@ -269,6 +270,11 @@ export class ExperimentManager {
         (input) => writes()['runs.rescore'](input),
       ),
     };
+  }
+
+  /** Human labels of runs' answers, written on this thread (the runs DB's writer). */
+  labelsHandlers(): DomainHandlers<'labels'> {
+    return labelsHandlers(() => this.runs());
   }
 
   /** The read views again, as JSON bytes serialised where they were computed (`readJson`). */

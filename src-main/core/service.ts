@@ -106,6 +106,7 @@ export function createService(options: ServiceOptions): Service {
     ...datasetsHandlers(datasets, datasetFolders),
     ...experiments.experimentHandlers((datasetId) => datasets.get(datasetId)),
     ...experiments.runsHandlers(),
+    ...experiments.labelsHandlers(),
     ...reproduceHandlers(datasetPath, () => experiments.packRunOptions()),
     ...designsHandlers(designs),
     ...modelsHandlers(models),

@@ -4,6 +4,7 @@ import { ExperimentConfigSchema, type AnswerRecord } from '../../src-shared/expe
 import { openSqlite } from '../../src-main/core/sqlite';
 import type { RunManifest } from '../../src-main/core/runs/manifest';
 import { RunStore } from '../../src-main/core/runs/store';
+import { createLabelSession, saveLabel } from '../../src-main/core/runs/labels';
 
 /** Real runs databases for corruption tests: several complete runs, and a way to damage one page. */
 
@@ -119,6 +120,9 @@ export function buildDb(file: string): number {
       usage: null,
     });
     store.finishRun(runId, 'completed');
+    // Human labels (their sample and one label), so the label tables hold rows too.
+    const [first] = createLabelSession(store, runId, { perCategory: 2, seed: 0 }).items;
+    if (first) saveLabel(store, { runId, key: first, labeller: 'ann', label: 'correct' });
   }
   // The judge audit's tables (core/runs/judgeAudit.ts): one set, one item, one verdict.
   store.db

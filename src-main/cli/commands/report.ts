@@ -5,6 +5,7 @@ import { allReportFormats } from '../../../src-shared/benchmarks';
 import { table2Columns } from '../../../src-shared/compare';
 import { finalAnswersOf } from '../../../src-shared/experiment';
 import { compareReportHtml } from '../../../src-shared/htmlReport';
+import { labelFiguresText } from '../../../src-shared/labelFigures';
 import { protocolJudgeTable, summaryTable, table2Line } from '../../core/runs/report';
 import { UsageError, defineCommand } from '../command';
 import { writeOutput } from '../output';
@@ -34,7 +35,8 @@ A format lays out its own benchmark's categories: a run takes only its own bench
 Cells without data show "–"; a footnote line gives n per column. The plain table is followed by
 Mem0 Table 2's columns (search and total latency p50/p95, memory tokens per question, memory
 LLM calls and tokens per conversation), J per judge when \`rescore --judge\` ran (each with its
-interval and the judges' agreement), and by the scores against the
+interval and the judges' agreement), the human labels' agreement and each judge against them (with
+J corrected by Rogan-Gladen) when the run has labels (\`labels\`), and by the scores against the
 original and the corrected gold with the per-category ceiling when the run applied errata
 (\`experiment --errata\`). With --html: one self-contained HTML file to share (headline with 95%
 bootstrap intervals, per-category table and chart, curve, low-scored answers, the manifest),
@@ -145,6 +147,7 @@ export const reportCommand = defineCommand({
       io.stdout(protocolJudgeTable(judgeProtocols, scheme, profile));
       // Beside the per-category table: each judge's J with its interval, and their agreement.
       if (judgeProtocols.length > 0) io.stdout(judgePanelTable(judgePanel));
+      io.stdout(labelFiguresText(await api.call('labels.agreement', { runId: run.id })));
       if (errata) io.stdout(errataExtra(errata, scheme, profile).text);
       const coverage = coverageNote(run.manifest, summary);
       if (coverage) io.stdout(`${coverage.text}\n`);

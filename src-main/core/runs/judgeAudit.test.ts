@@ -180,7 +180,7 @@ describe('judging an audit set with a fake judge that accepts a known fraction p
       expect(rejecting.requests.length).toBe(set.items.length);
       const origin = new URL(rejecting.url).origin;
       const judges = auditJudges(store, set.id);
-      expect(judges.map((j) => [j.model, j.endpoint])).toEqual([
+      expect(judges.map((j) => [j.model, j.origin])).toEqual([
         ['judge-a', new URL(server.url).origin],
         ['judge-a', origin],
       ]);
@@ -203,7 +203,7 @@ describe('judging an audit set with a fake judge that accepts a known fraction p
       'judge-b',
     ]);
     expect(
-      measuredJudgeError(store, { protocol: 'mem0', model: 'never', endpoint: 'http://x' }),
+      measuredJudgeError(store, { protocol: 'mem0', model: 'never', origin: 'http://x' }),
     ).toBeNull();
   });
 

@@ -251,7 +251,7 @@ export function auditVerdicts(
       `SELECT item_index, mean FROM judge_audit_verdicts WHERE set_id = ? AND judge_protocol = ?
          AND judge_model = ? AND judge_endpoint = ? ORDER BY item_index`,
     )
-    .all(setId, judge.protocol, judge.model, judge.endpoint)
+    .all(setId, judge.protocol, judge.model, judge.origin)
     .map((r) => {
       const row = parseRow(VerdictRowSchema, r, `judge_audit_verdicts ${setId}`);
       return { itemIndex: row.item_index, accepted: acceptedOf(row.mean) };
@@ -262,7 +262,7 @@ export function auditVerdicts(
 export function auditJudges(store: RunStore, setId: string): JudgeIdentity[] {
   return store.db
     .prepare(
-      `SELECT judge_protocol AS protocol, judge_model AS model, judge_endpoint AS endpoint
+      `SELECT judge_protocol AS protocol, judge_model AS model, judge_endpoint AS origin
          FROM judge_audit_verdicts WHERE set_id = ?
          GROUP BY judge_protocol, judge_model, judge_endpoint ORDER BY MIN(judged_at), protocol, model`,
     )
@@ -294,7 +294,7 @@ export function measuredJudgeError(
       `SELECT set_id FROM judge_audit_verdicts WHERE judge_protocol = ? AND judge_model = ?
          AND judge_endpoint = ? GROUP BY set_id ORDER BY MAX(judged_at) DESC, set_id LIMIT 1`,
     )
-    .get(judge.protocol, judge.model, judge.endpoint) as { set_id: string } | undefined;
+    .get(judge.protocol, judge.model, judge.origin) as { set_id: string } | undefined;
   if (latest === undefined) return null;
   const set = readAuditSet(store, latest.set_id);
   if (set === undefined) return null;
@@ -393,7 +393,7 @@ export async function judgeAuditSet(
           index,
           identity.protocol,
           identity.model,
-          identity.endpoint,
+          identity.origin,
           judge.prompt.sha256,
           score.mean,
           JSON.stringify(score.labels),

@@ -352,6 +352,42 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    version: 15,
+    description:
+      "human labels of a run's final answers (several labellers each) and the run's stored labelling sample",
+    up: `
+      CREATE TABLE label_plans (
+        run_id TEXT PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+        per_category INTEGER NOT NULL,
+        seed INTEGER NOT NULL,
+        created_at TEXT NOT NULL
+      );
+      CREATE TABLE label_sample (
+        run_id TEXT NOT NULL REFERENCES label_plans(run_id) ON DELETE CASCADE,
+        position INTEGER NOT NULL,
+        sample_id TEXT NOT NULL,
+        test_index INTEGER NOT NULL,
+        question_index INTEGER NOT NULL,
+        PRIMARY KEY (run_id, position),
+        UNIQUE (run_id, sample_id, test_index, question_index),
+        FOREIGN KEY (run_id, sample_id, test_index, question_index)
+          REFERENCES answers(run_id, sample_id, test_index, question_index) ON DELETE CASCADE
+      );
+      CREATE TABLE human_labels (
+        run_id TEXT NOT NULL,
+        sample_id TEXT NOT NULL,
+        test_index INTEGER NOT NULL,
+        question_index INTEGER NOT NULL,
+        labeller TEXT NOT NULL,
+        label TEXT NOT NULL CHECK (label IN ('correct','wrong','unsure','skip')),
+        labelled_at TEXT NOT NULL,
+        PRIMARY KEY (run_id, sample_id, test_index, question_index, labeller),
+        FOREIGN KEY (run_id, sample_id, test_index, question_index)
+          REFERENCES answers(run_id, sample_id, test_index, question_index) ON DELETE CASCADE
+      ) WITHOUT ROWID;
+    `,
+  },
+  {
     version: 16,
     description:
       'judge audit sets (answers of known truth built from a benchmark) and each judge’s verdicts on them, keyed by protocol, model and endpoint origin',

@@ -33,6 +33,7 @@ import {
   type RunsParamsPatch,
 } from './shape';
 import { AnswersSection } from './AnswersSection';
+import { LabellingPanel } from './LabellingPanel';
 
 export function RunDetail({
   detail,
@@ -203,6 +204,15 @@ export function RunDetail({
         onRescored={onRescored}
       />
       <JudgePanelSection panel={detail.judgePanel} />
+      <LabellingPanel
+        runId={info.id}
+        running={info.status === 'running'}
+        datasetSha256={m.dataset.sha256}
+        profile={benchmark}
+        scheme={params.scheme}
+        labelling={params.labelling}
+        setLabelling={(labelling) => update({ labelling })}
+      />
       {detail.errata ? (
         <ErrataPanel
           errata={detail.errata}

@@ -37,7 +37,7 @@ const strict = {
 };
 // Only mem0/gpt-a was audited: it accepted 8 of 100 known-wrong answers.
 const audited: JudgeErrorLookup = (j) =>
-  j.protocol === 'mem0' && j.model === 'gpt-a' && j.endpoint === 'http://127.0.0.1:1'
+  j.protocol === 'mem0' && j.model === 'gpt-a' && j.origin === 'http://127.0.0.1:1'
     ? { source: 'audit', falseAcceptance: wilsonInterval(8, 100) }
     : null;
 

@@ -114,6 +114,7 @@ describe('runs URL params', () => {
       sort: 'officialF1.desc',
       runSort: 'createdAt.asc',
       runSearch: 'hybrid',
+      labelling: true,
     };
     const record = runsParamsToRecord(state);
     expect(parseRunsParams(new URLSearchParams(record))).toEqual(state);

@@ -56,6 +56,8 @@ export interface RunsParams {
   /** The run list's sort and text search. */
   runSort: string | null;
   runSearch: string;
+  /** The labelling mode is open (LabellingPanel): a reload resumes it. */
+  labelling: boolean;
 }
 
 export type RunsParamsPatch = Partial<RunsParams>;
@@ -133,6 +135,7 @@ export function parseRunsParams(params: URLSearchParams): RunsParams {
     sort: params.get('sort') || null,
     runSort: params.get('rsort') || null,
     runSearch: params.get('rq') ?? '',
+    labelling: params.get('label') === '1',
   };
 }
 
@@ -154,6 +157,7 @@ export function runsParamsToRecord(state: RunsParams): Record<string, string> {
   if (state.sort) out.sort = state.sort;
   if (state.runSort) out.rsort = state.runSort;
   if (state.runSearch) out.rq = state.runSearch;
+  if (state.labelling) out.label = '1';
   return out;
 }
 
