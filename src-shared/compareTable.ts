@@ -1,5 +1,4 @@
 import {
-  LOCOMO_PROFILE,
   categoryLabel as profileCategoryLabel,
   schemeLabelOf,
   type BenchmarkProfile,
@@ -148,7 +147,7 @@ export interface CategoryTableRow {
 export function categoryLabel(
   category: CategoryId | null,
   scheme: SchemeId,
-  profile: BenchmarkProfile = LOCOMO_PROFILE,
+  profile: BenchmarkProfile,
 ): string {
   return category === null
     ? 'All'
@@ -159,7 +158,7 @@ export function categoryLabel(
 export function categoryTableRows(
   comparison: RunComparison,
   scheme: SchemeId,
-  profile: BenchmarkProfile = LOCOMO_PROFILE,
+  profile: BenchmarkProfile,
 ): CategoryTableRow[] {
   const questions = new Map<CategoryId | null, number>([[null, comparison.rows.length]]);
   for (const row of comparison.rows)
@@ -191,7 +190,7 @@ export interface CompareTableInput {
   comparison: RunComparison;
   fairness: readonly FairnessWarning[];
   questionSets: QuestionSets;
-  benchmark?: BenchmarkProfile;
+  benchmark: BenchmarkProfile;
 }
 
 export interface CompareTableOptions {
@@ -221,7 +220,7 @@ const FLIP_ORDER: readonly Flip[] = ['improved', 'regressed', 'unchanged', 'miss
  */
 export function compareTable(result: CompareTableInput, options: CompareTableOptions): string {
   const { comparison } = result;
-  const profile = result.benchmark ?? LOCOMO_PROFILE;
+  const profile = result.benchmark;
   const { base, name, others } = tableRuns(comparison, options.names);
   const header = [
     'category',
@@ -427,9 +426,9 @@ function csvCells(
  */
 export function compareCategoryCsv(
   comparison: RunComparison,
-  options: { scheme: SchemeId; profile?: BenchmarkProfile; names: readonly string[] },
+  options: { scheme: SchemeId; profile: BenchmarkProfile; names: readonly string[] },
 ): string {
-  const profile = options.profile ?? LOCOMO_PROFILE;
+  const { profile } = options;
   const { base, name, others } = tableRuns(comparison, options.names);
   const header = [
     'category',
