@@ -273,6 +273,22 @@ export default tseslint.config(
       message: 'only cli/main.ts imports a command; move what is shared to cli/ or core',
     }),
   ),
+  // No silent LoCoMo (issue 34 item 3): where rules differ by benchmark the caller passes the run's
+  // own profile, so no parameter (or destructured prop) defaults to a benchmark profile constant.
+  {
+    files: ['src-main/**/*.{ts,tsx}', 'src-shared/**/*.ts', 'src-renderer/**/*.{ts,tsx}'],
+    ignores: ['**/*.test.{ts,tsx}'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'AssignmentPattern > Identifier.right[name=/_PROFILE$/]',
+          message:
+            "a benchmark profile is a required argument: pass the run's own (its manifest's dataset format), never a default",
+        },
+      ],
+    },
+  },
   // Size guards (issue 34): no source file over 600 lines (tests and the tests/ folder aside: a
   // test file grows with its cases), no function over 120 lines in the pipeline. Split by concept.
   {
