@@ -32,9 +32,9 @@ import { readJsonFile } from '../../core/structured-file';
 import { apiKeysFromFlags, judgeFlags, parseScheme } from '../request';
 import { openStore } from '../runsApi';
 
-const DESCRIPTION = `Scores predictions against a dataset's gold answers, without running anything: official LoCoMo
-F1 on every question, Mem0-style set F1 and BLEU-1 on categories 1-4 and, with a judge, the LLM
-judge J. The predictions file is a JSON array of {"sampleId", "questionIndex", "prediction"}.
+const DESCRIPTION = `Scores predictions against a dataset's gold answers, without running anything: every metric of
+the dataset's benchmark that needs no retrieval (official F1 on every question; Mem0-style set F1
+and BLEU-1 on the non-adversarial categories, LoCoMo's 1-4) and, with a judge, the LLM judge J. The predictions file is a JSON array of {"sampleId", "questionIndex", "prediction"}.
 
 With --mem0-eval, re-scores a file written by Mem0's own evaluation/evals.py and reports how many of
 its per-item set F1 and BLEU-1 values this build reproduces (BLEU-1 is exact only when NLTK's
