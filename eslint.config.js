@@ -106,20 +106,37 @@ function layerRule(files, folders, message, allowed, ignores = []) {
  */
 const STACK_TESTS = ['src-main/core/runs/readWorkers.test.ts'];
 
+/**
+ * The launcher's test seam (core/launch/testSeam.ts): the pipeline's and the runs DB's own tests
+ * start runs through it, so their test files (only) may import it from below the launch layer.
+ */
+const LAUNCH_TEST_SEAM = 'launch/testSeam';
+const TEST_FILES = '**/*.test.ts';
+
 const coreLayering = [
-  ...CORE_LAYERS.map((layer, i) =>
-    layerRule(
-      [`src-main/core/${layer}/**/*.ts`],
-      [
-        ...CORE_LAYERS.slice(i + 1),
-        ...(i < CORE_LAYERS.indexOf('memory') ? ['designs'] : []),
-        ...CORE_SERVICE_FILES,
-      ],
-      `core/${layer} must not import a higher layer (${[...CORE_LAYERS.slice(i + 1), 'the service files'].join(', ')})`,
-      LAYER_EXCEPTIONS[layer],
-      STACK_TESTS,
-    ),
-  ),
+  ...CORE_LAYERS.flatMap((layer, i) => {
+    const files = `src-main/core/${layer}/**/*.ts`;
+    const higher = [
+      ...CORE_LAYERS.slice(i + 1),
+      ...(i < CORE_LAYERS.indexOf('memory') ? ['designs'] : []),
+      ...CORE_SERVICE_FILES,
+    ];
+    const message = `core/${layer} must not import a higher layer (${[...CORE_LAYERS.slice(i + 1), 'the service files'].join(', ')})`;
+    const allowed = LAYER_EXCEPTIONS[layer] ?? [];
+    if (i >= CORE_LAYERS.indexOf('launch')) {
+      return [layerRule([files], higher, message, allowed, STACK_TESTS)];
+    }
+    return [
+      layerRule([files], higher, message, allowed, [...STACK_TESTS, TEST_FILES]),
+      layerRule(
+        [`src-main/core/${layer}/${TEST_FILES}`],
+        higher,
+        message,
+        [...allowed, LAUNCH_TEST_SEAM],
+        STACK_TESTS,
+      ),
+    ];
+  }),
   // The leaf helpers directly in core/ import no folder of core and no service file.
   {
     files: CORE_BASE_FILES.map((f) => `src-main/core/${f}.ts`),
@@ -173,6 +190,25 @@ const coreLayering = [
     STACK_TESTS,
   ),
 ];
+
+/** Only core/launch starts or resumes a run (issue 34): the imported names, however reached. */
+const LAUNCHER_ONLY = [
+  'ImportSpecifier[imported.name=/^(startExperiment|resumeExperiment)$/]',
+  'ExportSpecifier[local.name=/^(startExperiment|resumeExperiment)$/]',
+  'MemberExpression[property.name=/^(startExperiment|resumeExperiment)$/]',
+  'VariableDeclarator[init.argument.type="ImportExpression"] Property[key.name=/^(startExperiment|resumeExperiment)$/]',
+].map((selector) => ({
+  selector,
+  message:
+    'only core/launch starts or resumes a run: call launchRun/resumeRun (core/launch/launch.ts), or from a test or benchmark the seam core/launch/testSeam.ts (launcher only)',
+}));
+
+/** No silent LoCoMo (issue 34 item 3): no default parameter or prop is a benchmark profile. */
+const NO_PROFILE_DEFAULT = {
+  selector: 'AssignmentPattern > Identifier.right[name=/_PROFILE$/]',
+  message:
+    "a benchmark profile is a required argument: pass the run's own (its manifest's dataset format), never a default",
+};
 
 export default tseslint.config(
   {
@@ -273,21 +309,33 @@ export default tseslint.config(
       message: 'only cli/main.ts imports a command; move what is shared to cli/ or core',
     }),
   ),
+  // Only the launcher starts or resumes a run (issue 34): core/launch imports the pipeline's
+  // `startExperiment`/`resumeExperiment`; every other file calls `launchRun`/`resumeRun`, or, for
+  // tests and benchmark scripts that drive the pipeline itself, the one seam
+  // core/launch/testSeam.ts. A rule on the imported names rather than a second
+  // `no-restricted-imports` block: in flat config a later block for one rule replaces an earlier
+  // one's options for the files both match, which would drop the layering restrictions above.
+  // A later `no-restricted-syntax` block must repeat LAUNCHER_ONLY (the no-silent-LoCoMo one does).
+  {
+    files: ['**/*.{ts,tsx,mjs,js}'],
+    ignores: ['src-main/core/launch/**'],
+    rules: {
+      'no-restricted-syntax': ['error', ...LAUNCHER_ONLY],
+    },
+  },
   // No silent LoCoMo (issue 34 item 3): where rules differ by benchmark the caller passes the run's
-  // own profile, so no parameter (or destructured prop) defaults to a benchmark profile constant.
+  // own profile, so no parameter (or destructured prop) of non-test source defaults to a benchmark
+  // profile constant. A block of its own (it spares tests), so it repeats the launcher's selectors:
+  // a later block's `no-restricted-syntax` replaces the one above for the files both match.
   {
     files: ['src-main/**/*.{ts,tsx}', 'src-shared/**/*.ts', 'src-renderer/**/*.{ts,tsx}'],
-    ignores: ['**/*.test.{ts,tsx}'],
-    rules: {
-      'no-restricted-syntax': [
-        'error',
-        {
-          selector: 'AssignmentPattern > Identifier.right[name=/_PROFILE$/]',
-          message:
-            "a benchmark profile is a required argument: pass the run's own (its manifest's dataset format), never a default",
-        },
-      ],
-    },
+    ignores: ['**/*.test.{ts,tsx}', 'src-main/core/launch/**'],
+    rules: { 'no-restricted-syntax': ['error', ...LAUNCHER_ONLY, NO_PROFILE_DEFAULT] },
+  },
+  {
+    files: ['src-main/core/launch/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: { 'no-restricted-syntax': ['error', NO_PROFILE_DEFAULT] },
   },
   // Size guards (issue 34): no source file over 600 lines (tests and the tests/ folder aside: a
   // test file grows with its cases), no function over 120 lines in the pipeline. Split by concept.

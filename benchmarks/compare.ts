@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startExperiment } from '../src-main/core/pipeline/runner';
+import { startRunBypassingLauncher } from '../src-main/core/launch/testSeam';
 import { workerExecutor } from '../src-main/core/pipeline/executors';
 import { RunStore } from '../src-main/core/runs/store';
 import { createService } from '../src-main/core/service';
@@ -22,7 +22,7 @@ export async function fullRuns(
   try {
     const runIds: string[] = [];
     for (const preset of ['hybrid', 'text']) {
-      const handle = await startExperiment(
+      const handle = await startRunBypassingLauncher(
         { datasetPath: data, parallel: 2, memory: { preset } },
         { store, dataDir, executor: workerExecutor() },
       );

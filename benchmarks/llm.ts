@@ -10,7 +10,7 @@ import {
   type ProgressEvent,
 } from '../src-shared/experiment';
 import { estimateOf } from '../src-main/core/pipeline/plan';
-import { startExperiment } from '../src-main/core/pipeline/runner';
+import { startRunBypassingLauncher } from '../src-main/core/launch/testSeam';
 import { workerExecutor } from '../src-main/core/pipeline/executors';
 import { RunStore } from '../src-main/core/runs/store';
 import {
@@ -229,7 +229,7 @@ async function measureRun(data: string, dir: string, setup: Setup): Promise<LlmR
     const loop0 = perfHooks.eventLoopUtilization();
     const wall0 = Date.now();
     const t0 = performance.now();
-    const handle = await startExperiment(config, {
+    const handle = await startRunBypassingLauncher(config, {
       store,
       dataDir: runDir,
       executor: workerExecutor({ stampThreadCpu: true }),

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadDatasetFile } from '../src-main/core/dataset/load';
 import { workerExecutor } from '../src-main/core/pipeline/executors';
-import { startExperiment } from '../src-main/core/pipeline/runner';
+import { startRunBypassingLauncher } from '../src-main/core/launch/testSeam';
 import { RunStore } from '../src-main/core/runs/store';
 import { openSqlite } from '../src-main/core/sqlite';
 import { startFakeOpenAIServer } from '../tests/support/fake-openai-server';
@@ -35,7 +35,7 @@ export async function mem0Suite(data: string, write: boolean, _extra: string[]):
   try {
     const samples = (await loadDatasetFile(data)).samples.slice(0, SAMPLES);
     const t0 = performance.now();
-    const handle = await startExperiment(
+    const handle = await startRunBypassingLauncher(
       {
         datasetPath: data,
         samples: samples.map((s) => s.sampleId),

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { ProgressEvent } from '../src-shared/experiment';
 import { DEFAULT_MEMORY_PRESET } from '../src-shared/experiment/config';
-import { startExperiment } from '../src-main/core/pipeline/runner';
+import { startRunBypassingLauncher } from '../src-main/core/launch/testSeam';
 import { workerExecutor } from '../src-main/core/pipeline/executors';
 import { RunStore } from '../src-main/core/runs/store';
 import { threadCpuMs } from '../src-main/core/pipeline/threadCpu';
@@ -96,7 +96,7 @@ export async function pipelineSuite(data: string, write: boolean, _extra: string
   const mainCpu0 = threadCpuMs();
   let runId = '';
   try {
-    const handle = await startExperiment(
+    const handle = await startRunBypassingLauncher(
       { datasetPath: data, parallel: PARALLEL },
       { store, dataDir: dir, executor, onProgress },
     );

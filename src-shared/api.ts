@@ -25,6 +25,8 @@ import {
 } from './experiment';
 import type { RunProgress } from './liveProgress';
 import type { ProtocolJudgeSummary, RescoreResult } from './rescore';
+import { MAX_RESCORE_JUDGES } from './judges';
+import type { JudgePanel } from './judgePanel';
 import type { RunErrata } from './errata';
 import {
   MAX_RUN_TAGS,
@@ -239,8 +241,10 @@ export const apiMethods = {
       .object({
         runId,
         metrics: z.array(metricIdSchema).max(100).optional(),
-        /** Also run this judge over the final answers, stored per protocol (answers untouched). */
+        /** Also run this judge over the final answers, stored per judge (answers untouched). */
         judge: JudgeConfigSchema.optional(),
+        /** More judges, after `judge`: each stored under its identity (src-shared/judges.ts). */
+        judges: z.array(JudgeConfigSchema).min(1).max(MAX_RESCORE_JUDGES).optional(),
       })
       .strict(),
   ),
@@ -320,6 +324,8 @@ export const apiMethods = {
         playgroundId,
         query: z.string().trim().min(1, 'must not be empty').max(2000),
         topK: z.number().int().min(1).max(PLAYGROUND_MAX_TOP_K).default(DEFAULT_TOP_K),
+        /** The sample's question whose evidence the hits are scored against (recall); absent: none. */
+        questionIndex: z.number().int().nonnegative().optional(),
       })
       .strict(),
   ),
@@ -378,6 +384,8 @@ export interface RunDetail {
   errata: RunErrata | null;
   /** Official F1's 95% bootstrap intervals over final answers (absent from older servers). */
   intervals?: ScoreIntervals;
+  /** Every judge's J with its interval and their agreement; null without a judge (absent from older servers). */
+  judgePanel?: JudgePanel | null;
 }
 
 export interface ExportedFile {

@@ -276,10 +276,39 @@ export interface PlaygroundHit {
   rank: number;
 }
 
+/**
+ * Evidence recall of one list of playground hits: the share of the scored question's evidence
+ * turns among them (core/memory/retrieval/evaluate.ts computes it, as for `cli retrieve`).
+ */
+export const PlaygroundRecallSchema = z
+  .object({
+    found: z.number().int().nonnegative(),
+    total: z.number().int().positive(),
+    recall: z.number().min(0).max(1),
+  })
+  .strict()
+  .refine((r) => r.found <= r.total && r.recall === r.found / r.total, {
+    message: 'recall must be found / total',
+  });
+export type PlaygroundRecall = z.output<typeof PlaygroundRecallSchema>;
+
+/** A query's recall, as the playground's result carries it: null without a scored question. */
+export const PlaygroundScoringSchema = z
+  .object({
+    questionIndex: z.number().int().nonnegative().nullable(),
+    fusedRecall: PlaygroundRecallSchema.nullable(),
+    perIndexRecall: z.array(PlaygroundRecallSchema.nullable()),
+  })
+  .refine((s) => s.questionIndex !== null || s.fusedRecall === null, {
+    message: 'a recall needs a scored question',
+  });
+
 export interface PlaygroundIndexHits {
   index: string;
   type: DesignIndexType;
   hits: PlaygroundHit[];
+  /** Recall of these hits against the scored question's evidence; null without one. */
+  recall: PlaygroundRecall | null;
 }
 
 export interface PlaygroundFusedHit extends PlaygroundHit {
@@ -296,6 +325,10 @@ export interface PlaygroundResult {
   topK: number;
   perIndex: PlaygroundIndexHits[];
   fused: PlaygroundFusedHit[];
+  /** The sample's question the hits are scored against (its index); null: none. */
+  questionIndex: number | null;
+  /** Recall of the fused list against that question's evidence; null without one. */
+  fusedRecall: PlaygroundRecall | null;
   /** Speakers the query names (their turns were boosted). */
   namedSpeakers: string[];
   /** Wall time of the query, ms. */

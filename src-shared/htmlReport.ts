@@ -5,6 +5,8 @@ import type { AnswerRecord } from './experiment';
 import { metricList, metricOf } from './metrics';
 import { runColor, runLetter } from './runPalette';
 import { bootstrapMeanCI } from './scoring/stats';
+import { judgeColumnNames, judgeLabel } from './judges';
+import { formatInterval, measuredErrorText, type JudgePanel } from './judgePanel';
 import { TABLE2_HEADER, TABLE2_NOTE, table2Cells } from './table2';
 
 /**
@@ -13,7 +15,7 @@ import { TABLE2_HEADER, TABLE2_NOTE, table2Cells } from './table2';
  * name, predictions, the manifest) is escaped: a report is shared, and a prediction is model text.
  */
 export function runReportHtml(
-  detail: Pick<RunDetail, 'info' | 'summary' | 'benchmark' | 'curve'>,
+  detail: Pick<RunDetail, 'info' | 'summary' | 'benchmark' | 'curve' | 'judgePanel'>,
   answers: readonly AnswerRecord[],
   scheme: string,
 ): string {
@@ -62,7 +64,7 @@ export function runReportHtml(
 <h1>${escapeHtml(title)}</h1>
 <p class="meta">${escapeHtml(info.preset)} · ${escapeHtml(info.status)} · ${summary.questions} questions · ${summary.errors} errors</p>
 <section aria-label="Headline"><h2>Headline</h2><div class="stats">${headline.join('')}</div></section>
-<section aria-label="Per category"><h2>Per category <small>(${escapeHtml(schemeLabelOf(benchmark, scheme))} category names)</small></h2>
+${judgePanelHtml(detail.judgePanel)}<section aria-label="Per category"><h2>Per category <small>(${escapeHtml(schemeLabelOf(benchmark, scheme))} category names)</small></h2>
 <table><thead><tr><th>category</th>${metrics.map((m) => `<th>${escapeHtml(m.label)}</th>`).join('')}<th>n</th></tr></thead><tbody>${rows.join('')}</tbody></table>
 ${bars}</section>
 ${table2Section([{ label: title, columns: table2Columns(info.manifest.usage?.memory, answers) }])}
@@ -176,6 +178,34 @@ function table2Section(runs: ReadonlyArray<{ label: string; columns: Table2Colum
 const signed = (value: number): string => `${value >= 0 ? '+' : ''}${value.toFixed(3)}`;
 
 /** Text made safe for HTML element content and quoted attribute values. */
+/** Each judge's J with its interval and measured error, and the judges' agreement (issue 37). */
+function judgePanelHtml(panel: JudgePanel | null | undefined): string {
+  if (!panel || panel.judges.length < 2) return '';
+  const names = judgeColumnNames(panel.judges.map((j) => j.judge));
+  const rows = panel.judges.map((j, i) => {
+    const note = [measuredErrorText(j.measuredError)].filter((x) => x !== null).join('');
+    return `<tr><th scope="row" title="${escapeHtml(judgeLabel(j.judge))}">${escapeHtml(names[i] ?? '')}${j.own ? ' (run)' : ''}</th><td>${formatInterval(j.headline)}</td><td>${j.vsFirst === null ? '–' : formatInterval(j.vsFirst)}</td><td>${j.headline.n}</td><td>${escapeHtml(note)}</td></tr>`;
+  });
+  const a = panel.agreement;
+  const stats = a
+    ? [
+        ['percent agreement', a.percentAgreement] as const,
+        ["Fleiss' κ", a.fleissKappa] as const,
+        ["Krippendorff's α", a.krippendorffAlpha] as const,
+        ...a.pairs.map(
+          (p) => [`Cohen's κ ${names[p.raterA]} × ${names[p.raterB]}`, p.cohenKappa] as const,
+        ),
+      ].map(
+        ([label, x]) =>
+          `<tr><th scope="row">${escapeHtml(label)}</th><td>${formatInterval(x)}</td><td>${x.n}</td></tr>`,
+      )
+    : [];
+  return `<section aria-label="Judges"><h2>Judges <small>(J over ${panel.questions} judged final answers, 95% intervals over conversations; Δ paired against the first judge)</small></h2>
+<table><thead><tr><th>judge</th><th>J [95%]</th><th>Δ vs first [95%]</th><th>n</th><th>measured error</th></tr></thead><tbody>${rows.join('')}</tbody></table>
+<table><thead><tr><th>agreement</th><th>value [95%]</th><th>n</th></tr></thead><tbody>${stats.join('')}</tbody></table></section>
+`;
+}
+
 export function escapeHtml(text: string): string {
   return text
     .replace(/&/g, '&amp;')

@@ -1,4 +1,5 @@
 import type { RunSummary } from './experiment';
+import type { JudgeIdentity } from './judges';
 
 /** What rescoring a stored run did (core/runs/rescore.ts; `cli rescore`, API `runs.rescore`). */
 
@@ -7,10 +8,8 @@ export interface RescoreSkip {
   reason: string;
 }
 
-/** J of a run's final answers under one judge protocol (`rescore --judge`), per category. */
-export interface ProtocolJudgeSummary {
-  protocol: string;
-  model: string;
+/** J of a run's final answers under one judge (`rescore --judge`), per category. */
+export interface ProtocolJudgeSummary extends JudgeIdentity {
   /** sha256 of the protocol's prompt record (src-shared/runs PromptRecord). */
   promptSha256: string;
   /** Mean verdict and how many answers have one, by category id; categories without any omitted. */
@@ -22,9 +21,7 @@ export interface ProtocolJudgeSummary {
 }
 
 /** What a judge protocol pass of `rescore` did. */
-export interface RescoreJudgeResult {
-  protocol: string;
-  model: string;
+export interface RescoreJudgeResult extends JudgeIdentity {
   judged: number;
   errors: number;
   unparseable: number;
@@ -52,6 +49,8 @@ export interface RescoreResult {
   /** Answers of every test. */
   answers: number;
   summary: RunSummary;
-  /** Present when a judge protocol was run (`judge` input). */
+  /** Present when a judge protocol was run (`judge` input): the first of `judges`. */
   judge?: RescoreJudgeResult;
+  /** Every judge pass, in the order asked (`judge` first, then `judges`). */
+  judges?: RescoreJudgeResult[];
 }

@@ -59,6 +59,13 @@ describe('CLI help from the option declarations', () => {
 
   it("sets, for each experiment flag declared with a config field, that field (the declaration's path is the flag's)", () => {
     const options = commands['experiment']!.options;
+    // Every boolean flag at its declared default, read from the declarations: a new boolean flag
+    // is then covered without editing this file (the scratch-copy test adds one).
+    const booleans = Object.fromEntries(
+      Object.entries(options).flatMap(([flag, option]) =>
+        option.type === 'boolean' ? [[flag, option.default ?? false]] : [],
+      ),
+    );
     for (const [flag, option] of Object.entries(options)) {
       if (option.config === undefined) continue;
       const value = otherValue(option);
@@ -68,14 +75,11 @@ describe('CLI help from the option declarations', () => {
           ? { 'judge-base-url': endpoint.baseUrl, 'judge-model': endpoint.model }
           : {};
       const { config } = experimentRequestFromFlags({
-        'memory-allow-remote': false,
-        'exclude-no-evidence': false,
-        'include-no-evidence': false,
-        'skip-invalid': false,
+        ...booleans,
         data: 'd.json',
         ...extra,
         [flag]: value,
-      });
+      } as Parameters<typeof experimentRequestFromFlags>[0]);
       expect(String(at(config, option.config)), `--${flag} ${value}`).toBe(value);
     }
   });

@@ -9,6 +9,7 @@ import { serveCommand } from './commands/serve';
 import { compareCommand } from './commands/compare';
 import { experimentCommand } from './commands/experiment';
 import { exportCommand } from './commands/export';
+import { judgeAuditCommand } from './commands/judge-audit';
 import { memoryCheckCommand } from './commands/memory-check';
 import { reportCommand } from './commands/report';
 import { reproduceCommand } from './commands/reproduce';
@@ -39,6 +40,7 @@ export const commands: Readonly<Record<string, CliCommand>> = {
   compare: compareCommand,
   reproduce: reproduceCommand,
   rescore: rescoreCommand,
+  'judge-audit': judgeAuditCommand,
   score: scoreCommand,
   serve: serveCommand,
   sweep: sweepCommand,

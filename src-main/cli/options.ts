@@ -1,3 +1,4 @@
+import { MAX_RESCORE_JUDGES } from '../../src-shared/judges';
 import { DEFAULT_SCHEME, allSchemeIds, benchmarkProfiles } from '../../src-shared/benchmarks';
 import { DEFAULT_PROTOCOL_MODE, PROTOCOL_MODES } from '../../src-shared/dataset/packets';
 import {
@@ -171,6 +172,20 @@ export const JUDGE_OPTIONS = {
     choices: () => JUDGE_PROTOCOLS,
   },
   ...JUDGE_PROTOCOL_FILE_OPTION,
+} as const satisfies OptionsDecl;
+
+/**
+ * `--judge protocol[:model[:repeats]]`, repeatable: judges beside the run's own, each a pass over
+ * the final answers stored under its identity (`experiment`, `rescore`; request.ts's judgesFlag).
+ */
+export const JUDGES_OPTION = {
+  judge: {
+    type: 'string',
+    multiple: true,
+    value: '<protocol[:model[:repeats]]>',
+    help: `a judge beside the run's own, on the judge endpoint, with that judge's model and repeats unless named; repeat the flag for up to ${MAX_RESCORE_JUDGES} judges`,
+    choices: () => JUDGE_PROTOCOLS,
+  },
 } as const satisfies OptionsDecl;
 
 /**

@@ -9,7 +9,13 @@ import {
 } from '../../src-shared/benchmarks';
 import { OpenAIEmbedderChoiceSchema, type OpenAIEmbedderChoice } from '../../src-shared/embedders';
 import { WorkbenchError, parseOrThrow, zodError } from '../../src-shared/errors';
-import { ExperimentConfigSchema, type ExperimentConfig } from '../../src-shared/experiment';
+import {
+  ExperimentConfigSchema,
+  JudgeConfigSchema,
+  type ExperimentConfig,
+  type JudgeConfig,
+} from '../../src-shared/experiment';
+import { MAX_RESCORE_JUDGES } from '../../src-shared/judges';
 import { API_KEY_ENV_PATTERN } from '../../src-shared/models';
 import { RunIdentitySchema, type RunIdentity } from '../../src-shared/runs';
 import { launchCallChoices, type LaunchCallChoices } from '../core/launch/launch';
@@ -155,6 +161,41 @@ export function judgeFlags(
   const repeats = positiveIntFlag('--judge-repeats', values['judge-repeats']);
   if (repeats !== undefined) out['repeats'] = repeats;
   return out;
+}
+
+/**
+ * `--judge protocol[:model[:repeats]]` (repeatable) as judge configs over `base` (the judge
+ * endpoint the run or the flags name), each checked by the judge schema with an error naming the
+ * flag. A model may hold colons (`llama3:8b`); a last part of digits, after a model, is repeats.
+ */
+export function judgesFlag(
+  specs: readonly string[] | undefined,
+  base: Record<string, unknown> | undefined,
+): JudgeConfig[] {
+  if (specs === undefined || specs.length === 0) return [];
+  if (specs.length > MAX_RESCORE_JUDGES)
+    throw new UsageError(`--judge: at most ${MAX_RESCORE_JUDGES} judges (got ${specs.length})`);
+  if (base?.['baseUrl'] === undefined || base['model'] === undefined)
+    throw new UsageError('--judge needs a judge endpoint: --judge-base-url and --judge-model');
+  const seen = new Set<string>();
+  return specs.map((spec) => {
+    const parts = spec.split(':');
+    const [protocol = ''] = parts;
+    const last = parts[parts.length - 1] ?? '';
+    const repeats = parts.length >= 3 && /^\d+$/.test(last) ? Number(last) : undefined;
+    const model = parts.slice(1, repeats === undefined ? undefined : -1).join(':');
+    const parsed = JudgeConfigSchema.safeParse({
+      ...base,
+      protocol,
+      ...(model !== '' ? { model } : {}),
+      ...(repeats !== undefined ? { repeats } : {}),
+    });
+    if (!parsed.success) throw new UsageError(zodError(parsed.error, `--judge "${spec}"`).message);
+    const key = JSON.stringify([protocol, parsed.data.model, parsed.data.repeats]);
+    if (seen.has(key)) throw new UsageError(`--judge "${spec}": the same judge is given twice`);
+    seen.add(key);
+    return parsed.data;
+  });
 }
 
 type LaunchFlags = Record<keyof typeof LAUNCH_OPTIONS, boolean | undefined>;

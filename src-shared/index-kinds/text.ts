@@ -49,7 +49,7 @@ const designSchema = z.strictObject({
 });
 
 /**
- * BM25 over the turns' words: flexsearch candidates (the core's text index, ctx.textIndexes).
+ * BM25 over the turns' words (the core's text index, ctx.textIndexes).
  * Membership is stored (`text_members`), with the member's own index text when the caller gave
  * one (`indexTexts`); the index is rebuilt on open from that text, or the item's text when there
  * is none.

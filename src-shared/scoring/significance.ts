@@ -248,28 +248,105 @@ export function clusterBootstrapCI(
   if (k === 0) {
     return { meanDiff: Number.NaN, low: Number.NaN, high: Number.NaN, n: 0, clusters: 0 };
   }
-  const rng = mulberry32(options.seed ?? 0);
   const means = new Float64Array(resamples);
-  for (let r = 0; r < resamples; r++) {
+  forEachClusterResample(k, resamples, options.seed ?? 0, (drawn, r) => {
     let sum = 0;
     let count = 0;
-    for (let j = 0; j < k; j++) {
-      const drawn = clusters[randomInt(rng, k)] as { sum: number; count: number };
-      sum += drawn.sum;
-      count += drawn.count;
+    for (const index of drawn) {
+      const cluster = clusters[index] as { sum: number; count: number };
+      sum += cluster.sum;
+      count += cluster.count;
     }
     means[r] = sum / count;
-  }
+  });
   means.sort();
-  const sorted = Array.from(means);
+  const { low, high } = percentileBounds(Array.from(means), confidence);
+  return { meanDiff: mean(diffs), low, high, n: diffs.length, clusters: k };
+}
+
+/**
+ * The one resampling scheme of every clustered interval: `resamples` times, draw k cluster indices
+ * (k = the number of clusters) with replacement from mulberry32(seed) and hand them to `visit`
+ * (the array is reused between calls). clusterBootstrapCI and the agreement statistics
+ * (agreement.ts) share it, so the same seed draws the same conversations for both.
+ */
+export function forEachClusterResample(
+  k: number,
+  resamples: number,
+  seed: number,
+  visit: (drawn: Int32Array, resample: number) => void,
+): void {
+  const rng = mulberry32(seed);
+  const drawn = new Int32Array(k);
+  for (let r = 0; r < resamples; r++) {
+    for (let j = 0; j < k; j++) drawn[j] = randomInt(rng, k);
+    visit(drawn, r);
+  }
+}
+
+/** Two-sided percentile bounds of sorted resampled values (NumPy's default quantile rule). */
+function percentileBounds(
+  sorted: readonly number[],
+  confidence: number,
+): { low: number; high: number } {
   const alpha = 1 - confidence;
-  return {
-    meanDiff: mean(diffs),
-    low: quantileSorted(sorted, alpha / 2),
-    high: quantileSorted(sorted, 1 - alpha / 2),
-    n: diffs.length,
-    clusters: k,
-  };
+  return { low: quantileSorted(sorted, alpha / 2), high: quantileSorted(sorted, 1 - alpha / 2) };
+}
+
+export interface ClusterStatisticInterval {
+  /** The statistic over every row given (NaN when it is undefined there). */
+  estimate: number;
+  /** Percentile bounds over the resamples where the statistic is defined (NaN if none is). */
+  low: number;
+  high: number;
+  /** Rows (questions) given. */
+  n: number;
+  /** Clusters (conversations) with at least one row. */
+  clusters: number;
+  /**
+   * Resamples where the statistic was undefined (NaN: e.g. κ of a resample where every label is
+   * the same), left out of the percentiles. A large share means the interval is not trustworthy.
+   */
+  undefinedResamples: number;
+}
+
+/**
+ * Percentile bootstrap interval of any statistic of a set of rows (questions), resampling whole
+ * clusters (conversations) with forEachClusterResample. `statistic` receives row indices: all
+ * rows for the estimate, and for each resample the rows of every drawn cluster (a cluster drawn
+ * twice gives its rows twice). Deterministic for a seed.
+ */
+export function clusterBootstrapStatistic(
+  clusterOf: readonly string[],
+  statistic: (rows: readonly number[]) => number,
+  options: BootstrapOptions = {},
+): ClusterStatisticInterval {
+  const { resamples, confidence } = bootstrapSettings('clusterBootstrapStatistic', options);
+  // Rows per cluster, clusters in first-seen order (deterministic).
+  const rowsByCluster = new Map<string, number[]>();
+  clusterOf.forEach((key, row) => {
+    const rows = rowsByCluster.get(key);
+    if (rows) rows.push(row);
+    else rowsByCluster.set(key, [row]);
+  });
+  const clusters = [...rowsByCluster.values()];
+  const k = clusters.length;
+  const all = clusterOf.map((_, row) => row);
+  const estimate = k === 0 ? Number.NaN : statistic(all);
+  const values: number[] = [];
+  let undefinedResamples = 0;
+  if (k > 0) {
+    forEachClusterResample(k, resamples, options.seed ?? 0, (drawn) => {
+      const rows: number[] = [];
+      for (const index of drawn) rows.push(...(clusters[index] as number[]));
+      const value = statistic(rows);
+      if (Number.isNaN(value)) undefinedResamples++;
+      else values.push(value);
+    });
+  }
+  values.sort((a, b) => a - b);
+  const { low, high } = percentileBounds(values, confidence);
+  return { estimate, low, high, n: clusterOf.length, clusters: k, undefinedResamples };
 }
 
 // ---- minimum detectable effect ----

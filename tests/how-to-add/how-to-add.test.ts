@@ -17,14 +17,14 @@ import { howToAddRows, type Row } from './rows';
 /**
  * docs/architecture.md's "How to add" table, performed (issue 34 item 5): a scratch copy of the
  * working tree (node_modules symlinked) gets every row's toy addition (rows.ts: a metric, an index
- * kind, a memory preset, a CLI command, a view, a benchmark, an answer and a judge protocol), each
- * row's touched files are counted against the table, no existing test may be touched, then the
- * copy is type-checked once and the registries' tests run in it.
+ * kind, a memory preset, a CLI command, a view, a benchmark, an answer and a judge protocol, a run
+ * config field), each row's touched files are counted against the table, no existing test may be
+ * touched, then the copy is type-checked once, the toy config field's run is checked to act on it,
+ * and the registries' tests run in it.
  *
  * Not the whole unit suite: with every other test file in CI's 90-minute budget it is too slow to
  * run twice. What runs is each row's `tests`: the registry/contract test that walks the registry
  * the row adds to, and the tests of the surfaces that list it (CLI, views, scoring, runs DB).
- * The run config field row is not performed: see docs/architecture.md.
  */
 
 const repo = resolve(__dirname, '../..');
@@ -123,6 +123,47 @@ describe('the "How to add" table, performed in a scratch copy', () => {
       expect(tsc.status).toBe(0);
     },
     TYPE_CHECK_BUDGET_MS,
+  );
+
+  it(
+    'a run config field is acted on: the toy `--toy-shout` run stores its answers in capitals',
+    () => {
+      const data = join(scratchRoot, 'cli-data');
+      const runsDb = join(data, 'runs.db');
+      const cli = (args: string[]) =>
+        spawnSync(process.execPath, ['scripts/build-cli.mjs', '--if-stale', '--run', ...args], {
+          cwd: scratch,
+          encoding: 'utf8',
+          env: { ...process.env, MEMORY_WORKBENCH_DATA: data, FORCE_COLOR: '0' },
+        });
+      const mini = 'tests/fixtures/locomo/mini.json';
+      const ran = cli(['experiment', '--data', mini, '--toy-shout', '--runs-db', runsDb]);
+      expect(ran.status, ran.stderr).toBe(0);
+      const runId = /run (\S+) completed/.exec(ran.stdout)?.[1];
+      expect(runId, ran.stdout).toBeDefined();
+      const out = join(data, 'export.json');
+      const exported = cli([
+        'export',
+        runId as string,
+        '--format',
+        'json',
+        '--out',
+        out,
+        '--runs-db',
+        runsDb,
+      ]);
+      expect(exported.status, exported.stderr).toBe(0);
+      const { run: manifest, answers } = JSON.parse(readFileSync(out, 'utf8')) as {
+        run: { config: Record<string, unknown> };
+        answers: Array<{ prediction: string; error: string | null }>;
+      };
+      expect(manifest.config['toyShout']).toBe(true);
+      const predictions = answers.filter((a) => a.error === null).map((a) => a.prediction);
+      // The extractive answerer quotes turns: without the field acting, lower case is in them.
+      expect(predictions.some((p) => /[A-Z]/.test(p))).toBe(true);
+      expect(predictions.filter((p) => p !== p.toUpperCase())).toEqual([]);
+    },
+    TESTS_BUDGET_MS,
   );
 
   it(

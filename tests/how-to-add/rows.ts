@@ -244,5 +244,63 @@ export function howToAddRows(repo: string): Row[] {
         'src-renderer/src/views/models',
       ],
     },
+    {
+      // A boolean `toyShout`: the pipeline writes every answer in capitals. Schema, CLI flag and
+      // its reading, the form's control, and the engine line that acts on it: five files.
+      name: 'a run config field',
+      files: 5,
+      create: {},
+      edits: [
+        {
+          file: 'src-shared/experiment/config.ts',
+          find: '    maxConsecutiveFailures: z.number().int().min(1).max(1_000_000).optional(),\n',
+          replace:
+            '    maxConsecutiveFailures: z.number().int().min(1).max(1_000_000).optional(),\n    /** Toy: every answer written in capitals. No default, so configs hash as before. */\n    toyShout: z.boolean().optional(),\n',
+        },
+        {
+          file: 'src-main/cli/options.ts',
+          find: "  'skip-invalid': {\n",
+          replace:
+            "  'toy-shout': { type: 'boolean', default: false, help: 'write every answer in capitals' },\n  'skip-invalid': {\n",
+        },
+        {
+          file: 'src-main/cli/request.ts',
+          find: "  if (values['skip-invalid']) merged['skipInvalid'] = true;\n",
+          replace:
+            "  if (values['skip-invalid']) merged['skipInvalid'] = true;\n  if (values['toy-shout']) merged['toyShout'] = true;\n",
+        },
+        {
+          file: 'src-renderer/src/views/experiments/RunForm.tsx',
+          find: '  const [includeNoEvidence, setIncludeNoEvidence] = useState(SCHEMA_DEFAULTS.includeNoEvidence);\n',
+          replace:
+            '  const [includeNoEvidence, setIncludeNoEvidence] = useState(SCHEMA_DEFAULTS.includeNoEvidence);\n  const [toyShout, setToyShout] = useState(false);\n',
+        },
+        {
+          file: 'src-renderer/src/views/experiments/RunForm.tsx',
+          find: '      includeNoEvidence,\n',
+          replace: '      includeNoEvidence,\n      ...(toyShout ? { toyShout: true } : {}),\n',
+        },
+        {
+          file: 'src-renderer/src/views/experiments/RunForm.tsx',
+          find: '            Ask questions without usable evidence (at the last packet)\n          </span>\n        </label>\n',
+          replace:
+            '            Ask questions without usable evidence (at the last packet)\n          </span>\n        </label>\n        <label className="field field-wide field-check">\n          <span>\n            <input\n              type="checkbox"\n              checked={toyShout}\n              onChange={(event) => setToyShout(event.currentTarget.checked)}\n            />{\' \'}\n            Write every answer in capitals\n          </span>\n        </label>\n',
+        },
+        {
+          file: 'src-main/core/pipeline/askQuestion.ts',
+          // The answered record: where an answer becomes the prediction that is stored and scored.
+          find: '  const refs = toRefs(attempt.hits);\n  const context = retrievedContext(refs, topK);\n',
+          replace:
+            '  if (job.config.toyShout) result = { ...result, answer: result.answer.toUpperCase() };\n  const refs = toRefs(attempt.hits);\n  const context = retrievedContext(refs, topK);\n',
+        },
+      ],
+      tests: [
+        'src-shared/experiment.test.ts',
+        'src-main/cli/help.test.ts',
+        'src-main/cli/main.test.ts',
+        'src-renderer/src/views/experiments',
+        'src-main/core/pipeline/runner.test.ts',
+      ],
+    },
   ];
 }

@@ -10,7 +10,10 @@ import type { ExperimentConfigInput } from '../../src-shared/experiment';
 import { loadDatasetFile } from '../../src-main/core/dataset/load';
 import { planTests } from '../../src-main/core/dataset/testPlan';
 import { workerExecutor } from '../../src-main/core/pipeline/executors';
-import { resumeExperiment, startExperiment } from '../../src-main/core/pipeline/runner';
+import {
+  resumeRunBypassingLauncher,
+  startRunBypassingLauncher,
+} from '../../src-main/core/launch/testSeam';
 import { RunStore } from '../../src-main/core/runs/store';
 import { bullmqExecutor } from '../../src-main/core/sweeps/distributed';
 import {
@@ -102,7 +105,7 @@ async function localRun(
   input: ExperimentConfigInput = config(),
 ): Promise<{ store: RunStore; runId: string }> {
   const store = RunStore.open(join(root, `local-${++counter}.db`));
-  const handle = await startExperiment(input, {
+  const handle = await startRunBypassingLauncher(input, {
     store,
     dataDir: join(root, `local-data-${counter}`),
     executor: workerExecutor(),
@@ -119,7 +122,7 @@ describe('distributed executor (BullMQ on a real Redis, worker processes)', () =
     const store = RunStore.open(join(root, `coord-${++counter}.db`));
     const distributed = await bullmqExecutor({ redisUrl: redis.url, queue });
     try {
-      const handle = await startExperiment(config(), {
+      const handle = await startRunBypassingLauncher(config(), {
         store,
         dataDir: join(root, `coord-data-${counter}`),
         executor: distributed.executor,
@@ -154,7 +157,7 @@ describe('distributed executor (BullMQ on a real Redis, worker processes)', () =
     const planned = new Map(samples.map((s) => [s.sampleId, planTests(s).tests.length]));
     let killedAfter = -1;
     try {
-      const handle = await startExperiment(config(), {
+      const handle = await startRunBypassingLauncher(config(), {
         store,
         dataDir: join(root, `coord-data-${counter}`),
         executor: distributed.executor,
@@ -197,7 +200,7 @@ describe('distributed executor (BullMQ on a real Redis, worker processes)', () =
       // Two runs of two samples: four jobs.
       const handles = await Promise.all(
         [1, 2].map((seed) =>
-          startExperiment(
+          startRunBypassingLauncher(
             { datasetPath: mini, memory: { preset: 'text' }, seed },
             {
               store,
@@ -228,7 +231,7 @@ describe('distributed executor (BullMQ on a real Redis, worker processes)', () =
     const distributed = await bullmqExecutor({ redisUrl: redis.url, queue });
     try {
       // No worker yet: both jobs wait in the queue until the cancel withdraws them.
-      const handle = await startExperiment(
+      const handle = await startRunBypassingLauncher(
         { datasetPath: mini, memory: { preset: 'text' } },
         { store, dataDir, executor: distributed.executor },
       );
@@ -245,7 +248,7 @@ describe('distributed executor (BullMQ on a real Redis, worker processes)', () =
       expect(store.committedTests(handle.runId, 'mini-1')).toEqual([]);
 
       await startWorker(queue);
-      const resumed = await resumeExperiment(handle.runId, {
+      const resumed = await resumeRunBypassingLauncher(handle.runId, {
         store,
         dataDir,
         executor: distributed.executor,
@@ -282,7 +285,7 @@ describe('distributed executor (BullMQ on a real Redis, worker processes)', () =
       }
     });
     try {
-      const handle = await startExperiment(config(), {
+      const handle = await startRunBypassingLauncher(config(), {
         store,
         dataDir: join(root, `coord-data-${counter}`),
         executor: distributed.executor,

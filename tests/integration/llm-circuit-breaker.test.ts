@@ -5,7 +5,10 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExperimentConfigInput } from '../../src-shared/experiment';
 import { inlineExecutor } from '../../src-main/core/pipeline/executors';
-import { resumeExperiment, startExperiment } from '../../src-main/core/pipeline/runner';
+import {
+  resumeRunBypassingLauncher,
+  startRunBypassingLauncher,
+} from '../../src-main/core/launch/testSeam';
 import { RunStore } from '../../src-main/core/runs/store';
 import { RecencyMemory } from '../fixtures/experiment/test-presets';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '../support/fake-openai-server';
@@ -59,7 +62,7 @@ describe('circuit breaker', () => {
       { kind: 'status', status: 401, body: '{"error":{"message":"Incorrect API key"}}' },
       { path: '/v1/chat/completions', times: Infinity },
     );
-    const handle = await startExperiment(config(), { store, dataDir, executor });
+    const handle = await startRunBypassingLauncher(config(), { store, dataDir, executor });
     const paused = await handle.done;
     // Three refused calls, then no more: the dead endpoint is not asked for the whole run.
     expect(chatCalls()).toBe(3);
@@ -81,12 +84,12 @@ describe('circuit breaker', () => {
     expect(run.answerErrors + Number(dropped?.[1] ?? 0)).toBe(3);
 
     server.setFault(null);
-    const resumed = await resumeExperiment(handle.runId, { store, dataDir, executor });
+    const resumed = await resumeRunBypassingLauncher(handle.runId, { store, dataDir, executor });
     const finished = await resumed.done;
     expect(finished.status).toBe('completed');
 
     const clean = world();
-    const reference = await startExperiment(config(), { ...clean, executor });
+    const reference = await startRunBypassingLauncher(config(), { ...clean, executor });
     expect((await reference.done).status).toBe('completed');
     expect(comparable(store, handle.runId)).toEqual(comparable(clean.store, reference.runId));
     store.close();
@@ -105,7 +108,7 @@ describe('circuit breaker', () => {
       },
       { path: '/v1/chat/completions', times: Infinity },
     );
-    const handle = await startExperiment(
+    const handle = await startRunBypassingLauncher(
       { ...config(), maxErrorShare: 1 },
       { store, dataDir, executor },
     );

@@ -16,7 +16,8 @@ import {
 } from '../../src-main/core/pipeline/executors';
 import { SlotLender } from '../../src-main/core/pipeline/remoteGate';
 import { QUESTIONS_PER_BUDGET_SLOT } from '../../src-main/core/pipeline/runSample';
-import { effectiveParallel, startExperiment } from '../../src-main/core/pipeline/runner';
+import { startRunBypassingLauncher } from '../../src-main/core/launch/testSeam';
+import { effectiveParallel } from '../../src-main/core/pipeline/runner';
 import { CallBudget } from '../../src-main/core/http/callBudget';
 import { RunStore } from '../../src-main/core/runs/store';
 import { RecencyMemory } from '../fixtures/experiment/test-presets';
@@ -119,7 +120,7 @@ async function run(
 ): Promise<{ peak: number; answers: unknown[] }> {
   const { store, dataDir } = world();
   peak = 0;
-  const handle = await startExperiment(config(concurrency), { store, dataDir, executor });
+  const handle = await startRunBypassingLauncher(config(concurrency), { store, dataDir, executor });
   const outcome = await handle.done;
   expect(outcome.error).toBeNull();
   expect(outcome.status).toBe('completed');
@@ -201,7 +202,7 @@ describe('concurrent answering under one request budget per run', () => {
       recordCalls(runId, record);
     };
     try {
-      const handle = await startExperiment(
+      const handle = await startRunBypassingLauncher(
         {
           datasetPath: file,
           memory: { preset: 'test-recency' },
@@ -266,7 +267,7 @@ describe('concurrent answering under one request budget per run', () => {
     }
     const { store, dataDir } = world();
     try {
-      const handle = await startExperiment(
+      const handle = await startRunBypassingLauncher(
         {
           datasetPath: oneTestFile('window.json', 8),
           memory: { preset: 'test-recency' },
@@ -330,7 +331,7 @@ describe('concurrent answering under one request budget per run', () => {
     const before = server.requests.length;
     // A 1-token cap: the first request runs alone (an empty window lets one through), and every
     // other request of both workers waits for that minute to pass.
-    const handle = await startExperiment(
+    const handle = await startRunBypassingLauncher(
       {
         ...config(4),
         answerer: { ...(config(4).answerer as object), tokensPerMinute: 1 },
@@ -362,7 +363,7 @@ describe('concurrent answering under one request budget per run', () => {
     });
     const { store, dataDir } = world();
     try {
-      const handle = await startExperiment(
+      const handle = await startRunBypassingLauncher(
         {
           ...config(4),
           answerer: { kind: 'llm', baseUrl: slow.url, model: 'slow-chat', baseDelayMs: 1 },
@@ -412,7 +413,7 @@ describe("a lane overlaps a sample's tail of answers with the next sample", () =
   ): Promise<{ order: string[]; answers: unknown[] }> {
     const { store, dataDir } = world();
     const order: string[] = [];
-    const handle = await startExperiment(
+    const handle = await startRunBypassingLauncher(
       {
         datasetPath: threeSamples,
         memory: { preset: 'test-recency' },

@@ -15,7 +15,7 @@ import { loadDatasetFile } from '../../src-main/core/dataset/load';
 import { inlineExecutor, workerExecutor } from '../../src-main/core/pipeline/executors';
 import { ApiKeySource } from '../../src-main/core/keys';
 import { judgeRun } from '../../src-main/core/pipeline/judgeRun';
-import { startExperiment } from '../../src-main/core/pipeline/runner';
+import { startRunBypassingLauncher } from '../../src-main/core/launch/testSeam';
 import { exportRun } from '../../src-main/core/runs/export';
 import { RunStore } from '../../src-main/core/runs/store';
 import { RecencyMemory } from '../fixtures/experiment/test-presets';
@@ -86,7 +86,7 @@ const judgeCalls = (): number =>
 function startWithAnswerKey(apiKeyEnv: string, store: RunStore, dataDir: string): Promise<unknown> {
   const config = llmConfig();
   const answerer = { ...(config.answerer as object), kind: 'llm', apiKeyEnv };
-  return startExperiment(
+  return startRunBypassingLauncher(
     { ...config, answerer: answerer as ExperimentConfigInput['answerer'] },
     { store, dataDir, executor: recency },
   ).catch((e: unknown) => e);
@@ -112,7 +112,7 @@ describe('LLM experiments against the fake server', () => {
         baseDelayMs: 1,
       },
     });
-    const handle = await startExperiment(config, { store, dataDir, executor: recency });
+    const handle = await startRunBypassingLauncher(config, { store, dataDir, executor: recency });
     const outcome = await handle.done;
     expect(outcome.status).toBe('completed');
 
@@ -248,7 +248,7 @@ describe('LLM experiments against the fake server', () => {
 
   it('judges unreadable replies WRONG under mem0 after retries, and counts them in the manifest', async () => {
     const { store, dataDir } = world();
-    const handle = await startExperiment(llmConfig({ samples: ['mini-1'] }), {
+    const handle = await startRunBypassingLauncher(llmConfig({ samples: ['mini-1'] }), {
       store,
       dataDir,
       executor: recency,
@@ -293,7 +293,7 @@ describe('LLM experiments against the fake server', () => {
   it('runs the LLM answerer inside the experiment worker threads', async () => {
     const { store, dataDir } = world();
     server.requests.length = 0;
-    const handle = await startExperiment(llmConfig({ parallel: 2 }), {
+    const handle = await startRunBypassingLauncher(llmConfig({ parallel: 2 }), {
       store,
       dataDir,
       executor: workerExecutor({ presetModules: [presetsModule] }),
@@ -317,7 +317,7 @@ describe('LLM experiments against the fake server', () => {
     server.requests.length = 0;
     delete process.env[KEY_ENV];
     try {
-      const handle = await startExperiment(
+      const handle = await startRunBypassingLauncher(
         llmConfig({
           samples: ['mini-1'],
           judge: { baseUrl: server.url, model: 'fake-judge', apiKeyEnv: KEY_ENV, baseDelayMs: 1 },
@@ -368,7 +368,7 @@ describe('LLM experiments against the fake server', () => {
       { kind: 'status', status: 500, body: 'boom' },
       { path: '/v1/chat/completions', times: 1 },
     );
-    const handle = await startExperiment(
+    const handle = await startRunBypassingLauncher(
       {
         datasetPath: mini,
         samples: ['mini-1'],

@@ -8,7 +8,8 @@ import type { ExperimentConfigInput } from '../../src-shared/experiment';
 import { RESPONSE_CACHE_FILE, ResponseCache } from '../../src-main/core/answer/responseCache';
 import { dataCacheDir } from '../../src-main/core/embed/cache';
 import { inlineExecutor } from '../../src-main/core/pipeline/executors';
-import { startExperiment, type RunOptions } from '../../src-main/core/pipeline/runner';
+import { startRunBypassingLauncher } from '../../src-main/core/launch/testSeam';
+import type { RunOptions } from '../../src-main/core/pipeline/runner';
 import { RunStore } from '../../src-main/core/runs/store';
 import { RecencyMemory } from '../fixtures/experiment/test-presets';
 import {
@@ -54,7 +55,7 @@ async function run(
   server: FakeOpenAIServer,
   options: Omit<RunOptions, 'store'>,
 ): Promise<string[]> {
-  const handle = await startExperiment(config(server), { store, ...options });
+  const handle = await startRunBypassingLauncher(config(server), { store, ...options });
   await handle.done;
   return store.answersByTest(handle.runId).map((a) => a.prediction);
 }

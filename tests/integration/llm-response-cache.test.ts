@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExperimentConfigInput } from '../../src-shared/experiment';
 import { inlineExecutor, workerExecutor } from '../../src-main/core/pipeline/executors';
-import { startExperiment, type RunOptions } from '../../src-main/core/pipeline/runner';
+import { startRunBypassingLauncher } from '../../src-main/core/launch/testSeam';
+import type { RunOptions } from '../../src-main/core/pipeline/runner';
 import { RunStore } from '../../src-main/core/runs/store';
 import { runSweep } from '../../src-main/core/sweeps/run';
 import { loadSweep } from '../../src-main/core/sweeps/spec';
@@ -58,7 +59,7 @@ async function run(
   options: Omit<RunOptions, 'store'>,
   seed?: number,
 ): Promise<string> {
-  const handle = await startExperiment(config(seed), { store, ...options });
+  const handle = await startRunBypassingLauncher(config(seed), { store, ...options });
   const outcome = await handle.done;
   // Another seed is not in the cache: in cache-only mode every answer of it is an error.
   if (seed === undefined) expect(outcome.error).toBeNull();

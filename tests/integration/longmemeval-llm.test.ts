@@ -15,7 +15,7 @@ import {
   LONGMEMEVAL_READER_CON,
 } from '../../src-main/core/answer/longmemeval-reader';
 import { inlineExecutor } from '../../src-main/core/pipeline/executors';
-import { startExperiment } from '../../src-main/core/pipeline/runner';
+import { startRunBypassingLauncher } from '../../src-main/core/launch/testSeam';
 import { RunStore } from '../../src-main/core/runs/store';
 import { RecencyMemory } from '../fixtures/experiment/test-presets';
 import {
@@ -93,7 +93,11 @@ describe('a LongMemEval LLM run', () => {
     async (protocol) => {
       const { store, dataDir } = world();
       server.requests.length = 0;
-      const handle = await startExperiment(config(protocol), { store, dataDir, executor: recency });
+      const handle = await startRunBypassingLauncher(config(protocol), {
+        store,
+        dataDir,
+        executor: recency,
+      });
       expect((await handle.done).status).toBe('completed');
 
       const prompts = calls('fake-chat').map(promptOf);
@@ -130,7 +134,7 @@ describe('a LongMemEval LLM run', () => {
       string,
       unknown
     >;
-    const handle = await startExperiment(
+    const handle = await startRunBypassingLauncher(
       { ...config('longmemeval'), answerer: named as ExperimentConfigInput['answerer'] },
       { store, dataDir, executor: recency },
     );
@@ -162,7 +166,7 @@ describe('a LongMemEval LLM run', () => {
       const parsed = ExperimentConfigSchema.parse(input);
       const estimate = await estimateOf(parsed);
       server.requests.length = 0;
-      const handle = await startExperiment(input, { store, dataDir, executor: recency });
+      const handle = await startRunBypassingLauncher(input, { store, dataDir, executor: recency });
       expect((await handle.done).status).toBe('completed');
       const sent = calls('fake-chat');
       expect(estimate?.answerCalls).toBe(sent.length);
@@ -180,11 +184,14 @@ describe('a LongMemEval LLM run', () => {
 
   it('keeps an explicitly named judge of another benchmark, with a warning in the manifest', async () => {
     const { store, dataDir } = world();
-    const handle = await startExperiment(config('workbench-locomo', { protocol: 'mem0' }), {
-      store,
-      dataDir,
-      executor: recency,
-    });
+    const handle = await startRunBypassingLauncher(
+      config('workbench-locomo', { protocol: 'mem0' }),
+      {
+        store,
+        dataDir,
+        executor: recency,
+      },
+    );
     expect((await handle.done).status).toBe('completed');
     const { manifest } = store.getRun(handle.runId);
     expect(manifest.judge?.prompt.style).toBe('mem0');

@@ -10,7 +10,10 @@ import type { MemoryHit } from '../../src-main/core/answer/types';
 import { hitsOf, wirePacket } from '../../src-main/core/memory/presets/external';
 import type { MemoryService, MemoryServiceContext } from '../../src-main/core/memory/types';
 import { inlineExecutor } from '../../src-main/core/pipeline/executors';
-import { resumeExperiment, startExperiment } from '../../src-main/core/pipeline/runner';
+import {
+  resumeRunBypassingLauncher,
+  startRunBypassingLauncher,
+} from '../../src-main/core/launch/testSeam';
 import { canonicalJson, sha256Hex } from '../../src-main/core/runs/manifest';
 import { RunStore } from '../../src-main/core/runs/store';
 import { Bm25Memory } from '../../examples/memory-service-ts/bm25';
@@ -81,14 +84,14 @@ async function externalVersusInProcess(datasetPath: string, samples?: string[]) 
     memory: { preset: 'external', config: { command: pythonCommand } },
   };
   const external = world();
-  const handle = await startExperiment(config, { ...external, mayStartProcesses: true });
+  const handle = await startRunBypassingLauncher(config, { ...external, mayStartProcesses: true });
   const outcome = await handle.done;
   expect(outcome.error).toBeNull();
   expect(outcome.status).toBe('completed');
   const run = external.store.getRun(handle.runId);
 
   const local = world();
-  const inProcess = await startExperiment(
+  const inProcess = await startRunBypassingLauncher(
     { ...config, memory: { preset: 'bm25-in-process' } },
     { ...local, executor: inlineExecutor({ createMemory: async (ctx) => new InProcessBm25(ctx) }) },
   );
@@ -173,7 +176,7 @@ describe('an experiment through a service the test writes', () => {
     });
     const { store, dataDir } = world();
     try {
-      const handle = await startExperiment(
+      const handle = await startRunBypassingLauncher(
         {
           datasetPath: mini,
           samples: ['mini-1'],
@@ -213,7 +216,7 @@ describe('an experiment through a service the test writes', () => {
     });
     const { store, dataDir } = world();
     try {
-      const handle = await startExperiment(
+      const handle = await startRunBypassingLauncher(
         {
           datasetPath: mini,
           samples: ['mini-1'],
@@ -248,13 +251,17 @@ describe('an experiment through a service the test writes', () => {
         memory: { preset: 'external', config: { url: service.url } },
       };
       // Cancelled before it starts: a run to resume.
-      const first = await startExperiment(config, { store, dataDir, signal: AbortSignal.abort() });
+      const first = await startRunBypassingLauncher(config, {
+        store,
+        dataDir,
+        signal: AbortSignal.abort(),
+      });
       expect((await first.done).status).toBe('cancelled');
       const recorded = store.getRun(first.runId).manifest.memory.service;
       expect(recorded?.hello).toMatchObject({ version: '1.0.0' });
 
       version = '2.0.0';
-      const resumed = await resumeExperiment(first.runId, { store, dataDir });
+      const resumed = await resumeRunBypassingLauncher(first.runId, { store, dataDir });
       expect((await resumed.done).status).toBe('completed');
       const manifest = store.getRun(first.runId).manifest;
       // The run keeps the hello it started with, and says the service changed.
@@ -280,7 +287,7 @@ describe('an experiment through a service the test writes', () => {
     const { store, dataDir } = world();
     process.env['MEMSVC_TEST_API_TOKEN'] = 's3cret-token';
     try {
-      const handle = await startExperiment(
+      const handle = await startRunBypassingLauncher(
         {
           datasetPath: mini,
           samples: ['mini-1'],
@@ -319,7 +326,7 @@ describe('an experiment through a service the test writes', () => {
     });
     const { store, dataDir } = world();
     try {
-      const handle = await startExperiment(
+      const handle = await startRunBypassingLauncher(
         {
           datasetPath: mini,
           samples: ['mini-1'],
@@ -355,7 +362,7 @@ describe('an experiment through a service the test writes', () => {
     });
     const { store, dataDir } = world();
     try {
-      const handle = await startExperiment(
+      const handle = await startRunBypassingLauncher(
         {
           datasetPath: mini,
           samples: ['mini-1'],

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExperimentConfigInput } from '../../src-shared/experiment';
 import { EmbeddingCache, dataCacheDir } from '../../src-main/core/embed/cache';
 import { workerExecutor } from '../../src-main/core/pipeline/executors';
-import { startExperiment } from '../../src-main/core/pipeline/runner';
+import { startRunBypassingLauncher } from '../../src-main/core/launch/testSeam';
 import { RunStore } from '../../src-main/core/runs/store';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '../support/fake-openai-server';
 
@@ -52,7 +52,11 @@ describe('vector preset with an OpenAI-compatible embedder (worker threads)', ()
       parallel: 2,
     };
     const run = async () => {
-      const handle = await startExperiment(config, { store, dataDir, executor: workerExecutor() });
+      const handle = await startRunBypassingLauncher(config, {
+        store,
+        dataDir,
+        executor: workerExecutor(),
+      });
       const outcome = await handle.done;
       expect(outcome.error).toBeNull();
       expect(outcome.status).toBe('completed');
@@ -98,7 +102,7 @@ describe('vector preset with an OpenAI-compatible embedder (worker threads)', ()
   it('fails before creating a run when the embedder key variable is not set', async () => {
     const store = RunStore.open(join(root, 'runs-nokey.db'));
     await expect(
-      startExperiment(
+      startRunBypassingLauncher(
         {
           datasetPath: mini,
           memory: {

@@ -42,6 +42,9 @@ describe('core layering lint', () => {
     ['src-main/core/pipeline/preflight.ts', '../models', 'core/pipeline'],
     ['src-main/core/reproduce/run.ts', '../experiments', 'core/reproduce'],
     ['src-main/core/keys.ts', './pipeline/runner', 'core/ leaf helpers'],
+    // The launcher's test seam is for the tests below it, not their source.
+    ['src-main/core/pipeline/runner.ts', '../launch/testSeam', 'core/pipeline'],
+    ['src-main/core/pipeline/runner.test.ts', '../launch/launch', 'core/pipeline'],
     ['src-main/core/trust.ts', './service', 'core/ leaf helpers'],
   ])('%s importing %s is refused', async (file, specifier, layer) => {
     const errors = await layeringErrors(file, specifier);
@@ -66,6 +69,10 @@ describe('core layering lint', () => {
     // The named exceptions in eslint.config.js (LAYER_EXCEPTIONS), until those modules move.
     ['src-main/core/memory/types.ts', '../answer/llm-client'],
     ['src-main/core/pipeline/runner.ts', '../runs/store'],
+    ['src-main/core/pipeline/runner.test.ts', '../runs/store'],
+    // Tests below core/launch start runs through its one seam.
+    ['src-main/core/pipeline/runner.test.ts', '../launch/testSeam'],
+    ['src-main/core/runs/export.test.ts', '../launch/testSeam'],
   ])('%s importing %s is allowed', async (file, specifier) => {
     expect(await layeringErrors(file, specifier)).toEqual([]);
   });

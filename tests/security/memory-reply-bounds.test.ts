@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MEMORY_REPLY_LIMITS } from '../../src-shared/memory-protocol';
 import { citedTurns } from '../../src-main/core/memory/presets/external';
-import { startExperiment } from '../../src-main/core/pipeline/runner';
+import { startRunBypassingLauncher } from '../../src-main/core/launch/testSeam';
 import { RunStore } from '../../src-main/core/runs/store';
 import { FAKE_HELLO, startFakeService, type Handler } from '../support/memory-services';
 
@@ -61,7 +61,7 @@ async function runAgainst(handler: Handler) {
   const file = join(root, `runs-${n}.db`);
   const store = RunStore.open(file);
   try {
-    const handle = await startExperiment(
+    const handle = await startRunBypassingLauncher(
       { datasetPath: mini, memory: { preset: 'external', config: { url: service.url } } },
       { store, dataDir: join(root, `data-${n}`) },
     );

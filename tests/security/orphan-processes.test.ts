@@ -10,7 +10,7 @@ import {
   SERVICE_TERM_GRACE_MS,
   workerExecutor,
 } from '../../src-main/core/pipeline/executors';
-import { startExperiment } from '../../src-main/core/pipeline/runner';
+import { startRunBypassingLauncher } from '../../src-main/core/launch/testSeam';
 import { RunStore } from '../../src-main/core/runs/store';
 import { CLI_ARGS, REPO } from '../support/cli';
 
@@ -90,7 +90,7 @@ async function runToEnd(
 ): Promise<RunStatus> {
   const store = RunStore.open(join(root, `${marker}.db`));
   try {
-    const handle = await startExperiment(
+    const handle = await startRunBypassingLauncher(
       {
         datasetPath: mini,
         samples: ['mini-1'],

@@ -11,7 +11,7 @@ import { WorkbenchError } from '../../src-shared/errors';
 import { ExperimentConfigSchema, type ExperimentConfigInput } from '../../src-shared/experiment';
 import { loadDatasetFile } from '../../src-main/core/dataset/load';
 import { planTests } from '../../src-main/core/dataset/testPlan';
-import { startExperiment } from '../../src-main/core/pipeline/runner';
+import { startRunBypassingLauncher } from '../../src-main/core/launch/testSeam';
 import { RunStore } from '../../src-main/core/runs/store';
 import { sha256Hex } from '../../src-main/core/canonical-hash';
 import {
@@ -167,7 +167,7 @@ describe('a job written straight into the Redis queue', () => {
     const store = RunStore.open(join(root, `coord-${counter}.db`));
     const distributed = await bullmqExecutor({ redisUrl: redis.url, queue });
     try {
-      const handle = await startExperiment(
+      const handle = await startRunBypassingLauncher(
         { datasetPath: mini, memory: { preset: 'external', config: { command: pythonCommand } } },
         {
           store,

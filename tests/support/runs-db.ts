@@ -90,7 +90,7 @@ export function buildDb(file: string): number {
         // Every table holds rows, so a repair that leaves one out is seen.
         store.saveProtocolJudgeScores(
           runId,
-          { protocol: 'mem0', model: 'judge-model', promptSha256: 'p' },
+          { protocol: 'mem0', model: 'judge-model', origin: '', repeats: 1, promptSha256: 'p' },
           questionIndices.map((questionIndex) => ({
             sampleId,
             testIndex: t,
@@ -120,6 +120,22 @@ export function buildDb(file: string): number {
     });
     store.finishRun(runId, 'completed');
   }
+  // The judge audit's tables (core/runs/judgeAudit.ts): one set, one item, one verdict.
+  store.db
+    .prepare(
+      "INSERT INTO judge_audit_sets VALUES ('audit-1', 't', 'locomo', 'd.json', 'x', 0, 1, 1)",
+    )
+    .run();
+  store.db
+    .prepare(
+      "INSERT INTO judge_audit_items VALUES ('audit-1', 0, 'conv', 0, 4, 'gold', 'q', 'g', 'g', 'correct')",
+    )
+    .run();
+  store.db
+    .prepare(
+      "INSERT INTO judge_audit_verdicts VALUES ('audit-1', 0, 'mem0', 'judge-model', 'http://127.0.0.1', 'p', 1, '[1]', NULL, 't')",
+    )
+    .run();
   store.close();
   return answers;
 }

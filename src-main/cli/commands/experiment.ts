@@ -1,9 +1,15 @@
 import { launchRun } from '../../core/launch/launch';
 import { estimateOf } from '../../core/pipeline/plan';
-import { UsageError, defineCommand } from '../command';
+import { UsageError, defineCommand, type CliIO } from '../command';
+import type { JudgeConfig } from '../../../src-shared/experiment';
+import { judgeLabel } from '../../../src-shared/judges';
+import type { ApiKeySource } from '../../core/keys';
+import { runWrites } from '../../core/runs/handlers';
+import type { RunStore } from '../../core/runs/store';
 import {
   EXPERIMENT_OPTIONS,
   JSON_OPTION,
+  JUDGES_OPTION,
   KEY_ENV_OPTION,
   LAUNCH_OPTIONS,
   RUNS_DB_OPTIONS,
@@ -13,6 +19,7 @@ import { runRepeats } from '../repeats';
 import {
   apiKeysFromFlags,
   experimentRequestFromFlags,
+  judgesFlag,
   launchCallsFromFlags,
   parseScheme,
 } from '../request';
@@ -41,6 +48,7 @@ export const experimentCommand = defineCommand({
   description: DESCRIPTION,
   options: {
     ...EXPERIMENT_OPTIONS,
+    ...JUDGES_OPTION,
     ...KEY_ENV_OPTION,
     ...RUNS_DB_OPTIONS,
     ...LAUNCH_OPTIONS,
@@ -61,6 +69,10 @@ export const experimentCommand = defineCommand({
       throw new UsageError(`experiment takes no positional arguments (got "${positionals[0]}")`);
     const scheme = parseScheme(values.scheme);
     const { config, identity, repeats, errata } = experimentRequestFromFlags(values);
+    // Checked before the run starts: a bad --judge must not cost a run.
+    const judges = judgesFlag(values.judge, config.judge);
+    if (judges.length > 0 && repeats !== undefined)
+      throw new UsageError('--judge judges one run; with --repeats, rescore each run with --judge');
     if (values['dry-run']) return dryRun(config, values.json, io);
 
     await ensureWordVectorCache(io);
@@ -101,6 +113,8 @@ export const experimentCommand = defineCommand({
       for (const warning of store.getRun(handle.runId).manifest.warnings ?? [])
         io.stderr(`warning: ${warning}\n`);
       const outcome = await superviseRun(handle, io);
+      if (judges.length > 0 && (outcome.status === 'completed' || outcome.status === 'degraded'))
+        await judgeAfterRun(store, apiKeys, outcome.runId, judges, io);
       const { manifest } = store.getRun(outcome.runId);
       return reportOutcome(
         outcome,
@@ -116,3 +130,25 @@ export const experimentCommand = defineCommand({
     }
   },
 });
+
+/**
+ * `--judge`: each judge's pass over the finished run's final answers, as `rescore --judge` runs it
+ * (stored under the judge's identity beside the run's own J); what each did goes to stderr.
+ */
+async function judgeAfterRun(
+  store: RunStore,
+  apiKeys: ApiKeySource,
+  runId: string,
+  judges: JudgeConfig[],
+  io: CliIO,
+): Promise<void> {
+  const rescore = runWrites(store, apiKeys, {
+    log: (message) => io.stderr(`experiment: ${message}\n`),
+  })['runs.rescore'];
+  const result = await rescore({ runId, judges });
+  for (const j of result.judges ?? [])
+    io.stderr(
+      `judged ${j.judged} final answers under ${judgeLabel(j)}: ${j.calls} calls, ` +
+        `${j.cacheHits} cached, ${j.errors} without a verdict\n`,
+    );
+}

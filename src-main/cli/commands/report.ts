@@ -11,7 +11,8 @@ import { writeOutput } from '../output';
 import { withRunsApi } from '../runsApi';
 import { errataExtra } from '../runOutput';
 import { parseScheme } from '../request';
-import { OUT_OPTION, RUNS_DB_OPTIONS, SCHEME_OPTION } from '../options';
+import { JSON_OPTION, OUT_OPTION, RUNS_DB_OPTIONS, SCHEME_OPTION } from '../options';
+import { judgePanelTable } from '../../core/runs/judgePanelReport';
 
 /** The registered profiles' report formats (`reportFormats`): the ids `--format` takes. */
 const formatIds = (): string =>
@@ -32,7 +33,8 @@ ${formatLines()}
 A format lays out its own benchmark's categories: a run takes only its own benchmark's formats.
 Cells without data show "–"; a footnote line gives n per column. The plain table is followed by
 Mem0 Table 2's columns (search and total latency p50/p95, memory tokens per question, memory
-LLM calls and tokens per conversation), J per judge protocol when \`rescore --judge\` ran, and by the scores against the
+LLM calls and tokens per conversation), J per judge when \`rescore --judge\` ran (each with its
+interval and the judges' agreement), and by the scores against the
 original and the corrected gold with the per-category ceiling when the run applied errata
 (\`experiment --errata\`). With --html: one self-contained HTML file to share (headline with 95%
 bootstrap intervals, per-category table and chart, curve, low-scored answers, the manifest),
@@ -72,6 +74,10 @@ export const reportCommand = defineCommand({
       absent: DEFAULT_MARKUP,
     },
     ...SCHEME_OPTION,
+    json: {
+      ...JSON_OPTION.json,
+      help: "print one JSON object: the run's summary, J per judge and the judges' agreement",
+    },
     ...RUNS_DB_OPTIONS,
   },
   async run({ values, positionals }, io) {
@@ -90,6 +96,8 @@ export const reportCommand = defineCommand({
       throw new UsageError(`--as needs --format ${formatIds()}`);
     if (values.html === true && format !== null)
       throw new UsageError('--html and --format are two layouts: give one');
+    if (values.json === true && (values.html === true || format !== null))
+      throw new UsageError('--json is the plain report as JSON: not with --html or --format');
     if (values.out !== undefined && values.html !== true)
       throw new UsageError('--out needs --html');
     const as = oneOf<PaperMarkup>('--as', PAPER_MARKUPS, values.as ?? DEFAULT_MARKUP);
@@ -114,10 +122,17 @@ export const reportCommand = defineCommand({
         summary,
         benchmark: profile,
         judgeProtocols,
+        judgePanel,
         errata,
       } = await api.call('runs.get', {
         runId: positionals[0] as string,
       });
+      if (values.json === true) {
+        io.stdout(
+          `${JSON.stringify({ runId: run.id, summary, judgeProtocols, judgePanel: judgePanel ?? null })}\n`,
+        );
+        return 0;
+      }
       if (format !== null) {
         io.stdout(paperTable(summary, { format, as, label: runTitle(run), profile }));
         return 0;
@@ -128,6 +143,8 @@ export const reportCommand = defineCommand({
       );
       io.stdout(table2Line(table2Columns(run.manifest.usage?.memory, answers)));
       io.stdout(protocolJudgeTable(judgeProtocols, scheme, profile));
+      // Beside the per-category table: each judge's J with its interval, and their agreement.
+      if (judgeProtocols.length > 0) io.stdout(judgePanelTable(judgePanel));
       if (errata) io.stdout(errataExtra(errata, scheme, profile).text);
       const coverage = coverageNote(run.manifest, summary);
       if (coverage) io.stdout(`${coverage.text}\n`);

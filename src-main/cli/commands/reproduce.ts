@@ -10,16 +10,14 @@ import {
 } from '../../../src-shared/reproduce';
 import { metricOf } from '../../../src-shared/metrics';
 import { formatMeanStd } from '../../../src-shared/repeats';
-import '../../core/pipeline/loadPresets';
+import { runnableRows, type PackEndpoints } from '../../core/reproduce/packs';
+import type { Prices } from '../../core/reproduce/run';
 import {
-  listPacks,
-  loadPack,
-  runnableRows,
-  type PackEndpoints,
-  type PackRunSettings,
-} from '../../core/reproduce/packs';
-import { packGroups, runPack, settingOf, type Prices } from '../../core/reproduce/run';
-import { planSweep } from '../../core/pipeline/plan';
+  preparePack,
+  reproducePack,
+  reproducePacks,
+  runPreparedPack,
+} from '../../core/reproduce/service';
 import type { CliIO } from '../command';
 import { UsageError, defineCommand } from '../command';
 import { ensureWordVectorCache } from '../wordVectors';
@@ -45,8 +43,8 @@ is not the paper's setting (metrics that need the judge stay empty).`;
 
 const fmtInt = (n: number): string => n.toLocaleString('en-US');
 
-function printPacks(io: CliIO, json: boolean): number {
-  const packs = listPacks().map((p) => ({
+async function printPacks(io: CliIO, json: boolean): Promise<number> {
+  const packs = (await reproducePacks()).map((p) => ({
     id: p.pack.id,
     title: p.pack.title,
     runnable: p.runnable,
@@ -162,51 +160,50 @@ export const reproduceCommand = defineCommand({
     if (packId === undefined) throw new UsageError('reproduce needs a pack id (or "list")');
     if (rest.length > 0) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`);
     if (packId === 'list') return printPacks(io, values.json);
-    const pack = loadPack(packId);
+    const pack = await reproducePack(packId);
     if (values.data === undefined) throw new UsageError('reproduce needs --data <file>');
-    const repeats = values.repeats === undefined ? pack.repeats : Number(values.repeats);
-    if (!Number.isInteger(repeats) || repeats < 1 || repeats > 100)
+    const repeats = values.repeats === undefined ? undefined : Number(values.repeats);
+    if (repeats !== undefined && (!Number.isInteger(repeats) || repeats < 1 || repeats > 100))
       throw new UsageError(`--repeats must be an integer from 1 to 100 (got "${values.repeats}")`);
-    const offline = values['base-url'] === undefined;
-    const endpoints: PackEndpoints | undefined = offline
-      ? undefined
-      : {
-          baseUrl: values['base-url'] as string,
-          ...(values.model ? { model: values.model } : {}),
-          ...(values['api-key-env'] ? { apiKeyEnv: values['api-key-env'] } : {}),
-          ...(values['judge-base-url'] ? { judgeBaseUrl: values['judge-base-url'] } : {}),
-          ...(values['judge-model'] ? { judgeModel: values['judge-model'] } : {}),
-          ...(values['judge-api-key-env'] ? { judgeApiKeyEnv: values['judge-api-key-env'] } : {}),
-        };
+    const endpoints: PackEndpoints | undefined =
+      values['base-url'] === undefined
+        ? undefined
+        : {
+            baseUrl: values['base-url'],
+            ...(values.model ? { model: values.model } : {}),
+            ...(values['api-key-env'] ? { apiKeyEnv: values['api-key-env'] } : {}),
+            ...(values['judge-base-url'] ? { judgeBaseUrl: values['judge-base-url'] } : {}),
+            ...(values['judge-model'] ? { judgeModel: values['judge-model'] } : {}),
+            ...(values['judge-api-key-env'] ? { judgeApiKeyEnv: values['judge-api-key-env'] } : {}),
+          };
     const prices = parsePrices(values.prices);
     const calls = launchCallsFromFlags(values);
     const samples = values.samples
       ?.split(',')
       .map((s) => s.trim())
       .filter(Boolean);
-    const rows = runnableRows(pack, endpoints !== undefined);
-    const embedder = embedderFromFlags(values);
-    const settings: PackRunSettings = {
-      datasetPath: resolve(values.data as string),
-      ...(samples ? { samples } : {}),
-      ...(endpoints ? { endpoints } : {}),
-      ...(embedder ? { embedder } : {}),
-    };
-    const groups = packGroups(pack, settings, repeats, prices);
-    const plan = await planSweep(groups.flatMap((g) => g.group.cells));
-    const t = plan.totals;
-    const setting = settingOf(pack, settings);
+    const prepared = await preparePack(pack, {
+      datasetPath: resolve(values.data),
+      samples,
+      repeats,
+      prices,
+      endpoints,
+      embedder: embedderFromFlags(values),
+    });
+    const { offline, setting, plan: t } = prepared;
     const repeatNote =
-      repeats === pack.repeats
-        ? `${repeats} complete run(s) per row, as the paper`
-        : `${repeats} complete run(s) per row (the paper: ${pack.repeats})`;
+      prepared.repeats === pack.repeats
+        ? `${prepared.repeats} complete run(s) per row, as the paper`
+        : `${prepared.repeats} complete run(s) per row (the paper: ${pack.repeats})`;
     const estimate = `LLM calls: ${fmtInt(t.answerCalls)} answer + ${fmtInt(t.judgeCalls)} judge (at most); about ${fmtInt(t.promptTokens)} prompt and at most ${fmtInt(t.completionTokens)} completion tokens; estimated cost ${t.cost === null ? 'n/a (give --prices in,out)' : `$${t.cost.toFixed(2)}`}. Memory-LLM calls are not estimated.`;
     if (!values.json) {
       io.stdout(
         `${pack.title}\nsource: ${packSourceLine(pack)}\n${pack.source.note}\nthe paper's questions: ${pack.source.questionSet}\n`,
       );
       io.stdout(
-        `${setting}\n${repeatNote}; rows run: ${rows.map((r) => `${r.id} (${r.label})`).join(', ')}; paper-only rows: ${
+        `${setting}\n${repeatNote}; rows run: ${runnableRows(pack, !offline)
+          .map((r) => `${r.id} (${r.label})`)
+          .join(', ')}; paper-only rows: ${
           pack.rows
             .filter((r) => r.preset === null)
             .map((r) => r.id)
@@ -217,41 +214,40 @@ export const reproduceCommand = defineCommand({
     if (values.plan) {
       if (values.json)
         io.stdout(
-          `${JSON.stringify({ pack: pack.id, offline, repeats, plan: plan.totals, setting })}\n`,
+          `${JSON.stringify({ pack: pack.id, offline, repeats: prepared.repeats, plan: t, setting })}\n`,
         );
       return 0;
     }
 
     await ensureWordVectorCache(io);
     const { store, dataDir } = openStore(values['runs-db'], values['data-dir']);
-    let result: Awaited<ReturnType<typeof runPack>>;
+    let result: Awaited<ReturnType<typeof runPreparedPack>>;
     try {
       const apiKeys = apiKeysFromFlags(values['allow-key-env']);
-      result = await runPack(pack, groups, {
+      result = await runPreparedPack(prepared, {
         store,
         dataDir,
         apiKeys,
-        mayStartProcesses: false,
         keepCollections: values['keep-collections'],
         ...calls,
         onCell: (row, e) => {
           if (e.status !== undefined || e.action === 'skipped')
             io.stderr(
-              `${row} repeat ${e.cell.repeat + 1}/${repeats}: run ${e.runId} ${e.status ?? e.action}${e.error ? ` (${e.error})` : ''}\n`,
+              `${row} repeat ${e.cell.repeat + 1}/${prepared.repeats}: run ${e.runId} ${e.status ?? e.action}${e.error ? ` (${e.error})` : ''}\n`,
             );
         },
       });
     } finally {
       store.close();
     }
-    const { cells, table2, groups: groupIds, incomplete, failures } = result;
+    const { cells, table2, groups, incomplete, failures } = result;
     for (const f of failures)
       io.stderr(
-        `${f.row} repeat ${f.repeat + 1}/${repeats}: not completed${f.runId ? ` (run ${f.runId})` : ''}: ${f.error}\n`,
+        `${f.row} repeat ${f.repeat + 1}/${prepared.repeats}: not completed${f.runId ? ` (run ${f.runId})` : ''}: ${f.error}\n`,
       );
     if (values.json) {
       io.stdout(
-        `${JSON.stringify({ pack: pack.id, offline, setting, repeats, plan: plan.totals, groups: groupIds, cells, table2, failures })}\n`,
+        `${JSON.stringify({ pack: pack.id, offline, setting, repeats: prepared.repeats, plan: t, groups, cells, table2, failures })}\n`,
       );
     } else {
       io.stdout(

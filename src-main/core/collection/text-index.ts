@@ -2,14 +2,8 @@ import { Index } from 'flexsearch';
 import type { FullTextIndex, TextIndexSettings } from '../../../src-shared/index-kinds/engine';
 import { memoizeString } from '../../../src-shared/memo';
 import { createAnalyzer } from './analyzer';
-import { KthBest, selectTop } from './top-k';
-
-/** A query term the index knows, with its idf and the most it can add to a document's score. */
-interface WeightedTerm {
-  term: string;
-  idf: number;
-  bound: number;
-}
+import { ExactPostings, bm25Norm, bm25Part, type WeightedTerm } from './text-postings';
+import { selectTop } from './top-k';
 
 interface DocStats {
   length: number;
@@ -22,31 +16,27 @@ export interface TextHit {
 }
 
 /**
- * Full-text index: flexsearch finds the candidates, BM25 ranks them.
+ * Full-text index: each query term's documents are the candidates, BM25 ranks them.
  *
- * flexsearch's own query requires every term (AND), which on natural-language questions returns
- * almost nothing, and it gives no score. So each distinct query term is looked up on its own (OR
- * semantics) and the union is scored with BM25 (k1, b from the config; Lucene's idf
+ * Each distinct query term is looked up on its own (OR semantics; flexsearch's own query requires
+ * every term, which on natural-language questions returns almost nothing, and gives no score) and
+ * the union is scored with BM25 (k1, b from the config; Lucene's idf
  * ln(1 + (N - df + 0.5) / (df + 0.5)), always positive) from term statistics kept here.
  *
- * Documents are analysed once (our analyzer: accent folding, lowercase, stop words, Porter stem)
- * and flexsearch receives the analysed terms joined by spaces, with an encoder that only splits,
- * so the index and the statistics agree on what a term is. Nothing is persisted: the collection
- * rebuilds this from SQLite on open.
+ * Documents are analysed once (our analyzer: accent folding, lowercase, stop words, Porter stem).
+ * Exact terms find their documents in the index's own postings (text-postings.ts), read once per
+ * query term into one array of scores. Prefix terms ask flexsearch (`forward` tokenizer), which receives the
+ * analysed terms joined by spaces, with an encoder that only splits, so the index and the
+ * statistics agree on what a term is; it is built only for a prefix index. Nothing is persisted:
+ * the collection rebuilds this from SQLite on open.
  */
 export class TextIndex implements FullTextIndex {
   readonly analyze: (text: string) => string[];
-  private readonly fx: Index;
+  private readonly fx: Index | null;
+  private readonly postings = new ExactPostings();
   private readonly docs = new Map<number, DocStats>();
   private readonly df = new Map<string, number>();
   private totalLength = 0;
-  /**
-   * Bounds for pruning, kept safe rather than exact: the most times each term occurs in one
-   * document and the shortest document length ever added. Removals leave them as they are, which
-   * only loosens the bound.
-   */
-  private readonly maxTf = new Map<string, number>();
-  private minLength = Infinity;
   /** Documents the last search scored (for tests and diagnostics: pruning keeps it small). */
   lastScored = 0;
   /** A query's distinct terms: the same questions come back at every test of a run. */
@@ -57,12 +47,14 @@ export class TextIndex implements FullTextIndex {
 
   constructor(private readonly config: TextIndexSettings) {
     this.analyze = createAnalyzer(config);
-    this.fx = new Index({
-      tokenize: config.prefix ? 'forward' : 'strict',
-      encoder: (content: string) => (content === '' ? [] : content.split(' ')),
-      // Keeps a reverse map so remove() does not scan the whole index.
-      fastupdate: true,
-    });
+    this.fx = config.prefix
+      ? new Index({
+          tokenize: 'forward',
+          encoder: (content: string) => (content === '' ? [] : content.split(' ')),
+          // Keeps a reverse map so remove() does not scan the whole index.
+          fastupdate: true,
+        })
+      : null;
   }
 
   get size(): number {
@@ -83,14 +75,12 @@ export class TextIndex implements FullTextIndex {
     const terms = this.analyze(text);
     const tf = new Map<string, number>();
     for (const term of terms) tf.set(term, (tf.get(term) ?? 0) + 1);
-    for (const [term, count] of tf) {
-      this.df.set(term, (this.df.get(term) ?? 0) + 1);
-      if (count > (this.maxTf.get(term) ?? 0)) this.maxTf.set(term, count);
-    }
-    if (terms.length > 0 && terms.length < this.minLength) this.minLength = terms.length;
+    for (const term of tf.keys()) this.df.set(term, (this.df.get(term) ?? 0) + 1);
     this.docs.set(seq, { length: terms.length, tf });
     this.totalLength += terms.length;
-    if (terms.length > 0) this.fx.add(seq, terms.join(' '));
+    if (terms.length === 0) return;
+    if (this.fx) this.fx.add(seq, terms.join(' '));
+    else this.postings.add(seq, terms.length, tf);
   }
 
   remove(seq: number): void {
@@ -103,7 +93,8 @@ export class TextIndex implements FullTextIndex {
     }
     this.totalLength -= doc.length;
     this.docs.delete(seq);
-    this.fx.remove(seq);
+    if (this.fx) this.fx.remove(seq);
+    else this.postings.remove(seq, doc.tf.keys());
   }
 
   search(query: string, topK: number): TextHit[] {
@@ -113,83 +104,35 @@ export class TextIndex implements FullTextIndex {
     const terms = this.queryTerms(query);
     if (terms.length === 0) return [];
     const avgLength = this.totalLength / n || 1;
-    const scores = this.config.prefix
-      ? this.scorePrefix(terms, n, avgLength)
-      : this.scoreExact(terms, n, avgLength, topK);
-    this.lastScored = scores.size;
-    const hits: TextHit[] = [];
-    for (const [seq, score] of scores) hits.push({ seq, score });
-    return selectTop(hits, topK, byScoreThenSeq);
-  }
-
-  /**
-   * Exact terms, pruned the MaxScore way: a term's contribution is at most its value for the
-   * term's largest tf in the shortest document (tf / (tf + norm) grows with tf and shrinks with
-   * length), so once
-   * the documents of the rarest terms are scored, a document holding only the remaining common
-   * terms (a speaker's name is in half of all turns) cannot reach the k-th best score and is never
-   * visited. Every document that can still enter the top k is scored over all terms, in query
-   * order, by the same formula as before, so the ranking (ties included) is unchanged.
-   */
-  private scoreExact(
-    terms: readonly string[],
-    n: number,
-    avgLength: number,
-    topK: number,
-  ): Map<number, number> {
-    const { k1, b } = this.config;
-    const shortestNorm = k1 * (1 - b + (b * Math.min(this.minLength, avgLength)) / avgLength);
+    if (this.fx) {
+      const scores = this.scorePrefix(this.fx, terms, n, avgLength);
+      this.lastScored = scores.size;
+      const hits: TextHit[] = [];
+      for (const [seq, score] of scores) hits.push({ seq, score });
+      return selectTop(hits, topK, byScoreThenSeq);
+    }
     const weighted: WeightedTerm[] = [];
     for (const term of terms) {
       const df = this.df.get(term);
-      if (df === undefined) continue;
-      const idf = bm25Idf(n, df);
-      const tf = this.maxTf.get(term) ?? 1;
-      weighted.push({ term, idf, bound: (idf * tf * (k1 + 1)) / (tf + shortestNorm) });
+      if (df !== undefined) weighted.push({ term, idf: bm25Idf(n, df) });
     }
-    const byBound = [...weighted].sort((x, y) => y.bound - x.bound);
-    let rest = byBound.reduce((sum, w) => sum + w.bound, 0);
-    const scores = new Map<number, number>();
-    const best = new KthBest(topK);
-    for (const { term, bound } of byBound) {
-      // flexsearch 0.8 was seen returning undefined for some terms after removals (conv-26 turns
-      // added and removed in batches); treat that as no candidates rather than crash the query.
-      const candidates = (this.fx.search(term, { limit: n }) as number[] | undefined) ?? [];
-      for (const seq of candidates) {
-        if (scores.has(seq)) continue;
-        const score = this.scoreDoc(seq, weighted, avgLength);
-        if (score === null) continue;
-        scores.set(seq, score);
-        best.add(score);
-      }
-      rest -= bound;
-      // A small margin keeps the bound safe against rounding in the sums.
-      if (best.full && rest * (1 + 1e-9) < best.kth) break;
-    }
-    return scores;
-  }
-
-  /** A document's BM25 score over the query's known terms in query order; null when none occurs. */
-  private scoreDoc(seq: number, terms: readonly WeightedTerm[], avgLength: number): number | null {
-    const doc = this.docs.get(seq);
-    if (!doc) return null;
-    const { k1, b } = this.config;
-    const norm = k1 * (1 - b + (b * doc.length) / avgLength);
-    let score: number | null = null;
-    for (const { term, idf } of terms) {
-      const tf = doc.tf.get(term) ?? 0;
-      if (tf === 0) continue;
-      score = (score ?? 0) + (idf * tf * (k1 + 1)) / (tf + norm);
-    }
-    return score;
+    const { hits, scored } = this.postings.search(weighted, this.config, avgLength, topK);
+    this.lastScored = scored;
+    return hits;
   }
 
   /** Prefix terms: each term's df is what flexsearch finds, so every candidate list is read. */
-  private scorePrefix(terms: readonly string[], n: number, avgLength: number): Map<number, number> {
-    const { k1, b } = this.config;
+  private scorePrefix(
+    fx: Index,
+    terms: readonly string[],
+    n: number,
+    avgLength: number,
+  ): Map<number, number> {
     const scores = new Map<number, number>();
     for (const term of terms) {
-      const candidates = (this.fx.search(term, { limit: n }) as number[] | undefined) ?? [];
+      // flexsearch 0.8 was seen returning undefined for some terms after removals (conv-26 turns
+      // added and removed in batches); treat that as no candidates rather than crash the query.
+      const candidates = (fx.search(term, { limit: n }) as number[] | undefined) ?? [];
       if (candidates.length === 0) continue;
       // With prefix matching a term stands for every word it starts, so its df is the number of
       // documents flexsearch found.
@@ -199,8 +142,8 @@ export class TextIndex implements FullTextIndex {
         if (!doc) continue;
         const tf = prefixFrequency(doc.tf, term);
         if (tf === 0) continue;
-        const norm = k1 * (1 - b + (b * doc.length) / avgLength);
-        scores.set(seq, (scores.get(seq) ?? 0) + (idf * tf * (k1 + 1)) / (tf + norm));
+        const norm = bm25Norm(this.config, doc.length, avgLength);
+        scores.set(seq, (scores.get(seq) ?? 0) + bm25Part(idf, tf, norm, this.config.k1));
       }
     }
     return scores;

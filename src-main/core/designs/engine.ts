@@ -51,7 +51,7 @@ interface TurnSlot {
 export interface DesignedRetrieval {
   fused: PlaygroundFusedHit[];
   /** Each index's own hits (only when asked for: the preset does not need them). */
-  perIndex: PlaygroundIndexHits[];
+  perIndex: Omit<PlaygroundIndexHits, 'recall'>[];
   namedSpeakers: string[];
 }
 
@@ -238,7 +238,7 @@ export class DesignedCollection {
         speakerBoosted: r.boosted,
       });
     });
-    const perIndex: PlaygroundIndexHits[] = [];
+    const perIndex: DesignedRetrieval['perIndex'] = [];
     if (options.perIndex) {
       for (const q of queries) {
         const index = this.design.indexes.find((i) => i.name === q.index) as DesignIndex;

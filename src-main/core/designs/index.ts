@@ -60,8 +60,13 @@ export class DesignsService {
     return this.playgrounds.build(sample, design);
   }
 
-  query(playgroundId: string, query: string, topK: number): Promise<PlaygroundResult> {
-    return this.playgrounds.query(playgroundId, query, topK);
+  query(
+    playgroundId: string,
+    query: string,
+    topK: number,
+    questionIndex: number | null = null,
+  ): Promise<PlaygroundResult> {
+    return this.playgrounds.query(playgroundId, query, topK, questionIndex);
   }
 
   dispose(playgroundId: string): boolean {
@@ -82,7 +87,8 @@ export function designsHandlers(designs: DesignsService): DomainHandlers<'design
     'designs.fromPreset': async ({ preset }) => designs.fromPreset(preset),
     'playground.build': ({ datasetId, sampleId, design }) =>
       designs.build(datasetId, sampleId, design),
-    'playground.query': ({ playgroundId, query, topK }) => designs.query(playgroundId, query, topK),
+    'playground.query': ({ playgroundId, query, topK, questionIndex }) =>
+      designs.query(playgroundId, query, topK, questionIndex ?? null),
     'playground.dispose': async ({ playgroundId }) => ({
       disposed: designs.dispose(playgroundId),
     }),

@@ -121,6 +121,35 @@ describe('playground', () => {
     expect(result.fused.every((h, i) => h.rank === i + 1)).toBe(true);
   });
 
+  it("scores each list against a question's evidence in the engine, and only when asked", async () => {
+    const { playgroundId } = await service.build('ds', 'mini-1', designFromPreset('hybrid'));
+    const qa = (samples.get('mini-1') as Sample).qa;
+    const question = qa.find((q) => q.question === 'When did Ann buy it?');
+    expect(question?.evidence).toEqual(['D2:2', 'D1:3']);
+    const index = question?.index as number;
+    const result = await service.query(playgroundId, 'When did Ann buy it?', 3, index);
+    expect(result.questionIndex).toBe(index);
+    const expected = (hits: ReadonlyArray<{ diaId: string | null }>) => {
+      const found = ['D2:2', 'D1:3'].filter((id) => hits.some((h) => h.diaId === id)).length;
+      return { found, total: 2, recall: found / 2 };
+    };
+    expect(result.fusedRecall).toEqual(expected(result.fused));
+    expect(result.perIndex).toHaveLength(2);
+    for (const column of result.perIndex) expect(column.recall).toEqual(expected(column.hits));
+
+    const unscored = await service.query(playgroundId, 'When did Ann buy it?', 3);
+    expect(unscored.questionIndex).toBeNull();
+    expect(unscored.fusedRecall).toBeNull();
+    expect(unscored.perIndex.map((c) => c.recall)).toEqual([null, null]);
+
+    const noEvidence = qa.find((q) => q.evidence.length === 0)?.index as number;
+    for (const bad of [noEvidence, 999])
+      await expect(service.query(playgroundId, 'cat', 3, bad)).rejects.toMatchObject({
+        code: 'INVALID_INPUT',
+        path: ['questionIndex'],
+      });
+  });
+
   it(`keeps at most ${MAX_PLAYGROUNDS} playgrounds and disposes the oldest`, async () => {
     const design = designFromPreset('text');
     const first = await service.build('ds', 'mini-2', design);

@@ -9,6 +9,7 @@ import { DesignedCollection } from './engine';
 import { dataCacheDir } from '../embed/cache';
 import { ApiKeySource, designApiKeys } from '../keys';
 import { joinIds } from '../path-component';
+import { listEvidenceRecall } from '../memory/retrieval/evaluate';
 
 /** Turns inserted between two yields to the event loop (and two progress events). */
 export const PLAYGROUND_BATCH = 64;
@@ -17,6 +18,8 @@ export const MAX_PLAYGROUNDS = 3;
 
 interface Playground {
   id: string;
+  /** The sample built from: its questions' evidence is what a query is scored against. */
+  sample: Sample;
   dir: string;
   total: number;
   inserted: number;
@@ -67,6 +70,7 @@ export class PlaygroundManager {
     const turns = sample.sessions.flatMap((s) => s.turns);
     const playground: Playground = {
       id,
+      sample,
       dir: joinIds(this.root, id),
       total: turns.length,
       inserted: 0,
@@ -81,8 +85,18 @@ export class PlaygroundManager {
     return { playgroundId: id, total: turns.length };
   }
 
-  async query(playgroundId: string, query: string, topK: number): Promise<PlaygroundResult> {
+  /**
+   * The query's hits, per index and fused; with `questionIndex`, each list's evidence recall
+   * against that question of the playground's sample (the core's recall, as `cli retrieve`'s).
+   */
+  async query(
+    playgroundId: string,
+    query: string,
+    topK: number,
+    questionIndex: number | null = null,
+  ): Promise<PlaygroundResult> {
     const playground = this.require(playgroundId);
+    const evidence = questionIndex === null ? null : evidenceOf(playground.sample, questionIndex);
     await playground.ready;
     const collection = playground.collection;
     if (playground.disposed || collection === null || collection.isClosed) {
@@ -92,7 +106,25 @@ export class PlaygroundManager {
     }
     const t0 = performance.now();
     const result = await collection.retrieve(query, topK, { perIndex: true });
-    return { playgroundId, query, topK, ...result, ms: performance.now() - t0 };
+    const ms = performance.now() - t0;
+    const recallOf = (hits: ReadonlyArray<{ diaId: string | null }>) =>
+      evidence === null
+        ? null
+        : listEvidenceRecall(
+            evidence,
+            hits.flatMap((h) => h.diaId ?? []),
+          );
+    return {
+      playgroundId,
+      query,
+      topK,
+      fused: result.fused,
+      perIndex: result.perIndex.map((column) => ({ ...column, recall: recallOf(column.hits) })),
+      questionIndex,
+      fusedRecall: recallOf(result.fused),
+      namedSpeakers: result.namedSpeakers,
+      ms,
+    };
   }
 
   dispose(playgroundId: string): boolean {
@@ -172,4 +204,17 @@ export class PlaygroundManager {
 
 function yieldToLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** A question's evidence turns, by its index in the sample; refused when it has none. */
+function evidenceOf(sample: Sample, questionIndex: number): string[] {
+  const qa = sample.qa.find((q) => q.index === questionIndex);
+  if (!qa || qa.evidence.length === 0) {
+    throw new WorkbenchError(
+      'INVALID_INPUT',
+      `question ${questionIndex} of sample ${sample.sampleId} ${qa ? 'has no evidence to score against' : 'does not exist'}`,
+      { path: ['questionIndex'] },
+    );
+  }
+  return qa.evidence;
 }

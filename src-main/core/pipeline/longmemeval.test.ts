@@ -9,7 +9,7 @@ import type { MemoryHit } from '../answer/types';
 import type { MemoryServiceContext, RetrieveContext } from '../memory/types';
 import { RunStore } from '../runs/store';
 import { inlineExecutor } from './executors';
-import { startExperiment } from './runner';
+import { startRunBypassingLauncher } from '../launch/testSeam';
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
 const lme = join(repo, 'tests/fixtures/longmemeval/longmemeval_s.json');
@@ -68,7 +68,7 @@ describe('a LongMemEval run', () => {
   it('gives each question its own memory, asks it after its haystack with its question date', async () => {
     const store = RunStore.open(join(root, 'runs-1.db'));
     const lives: Life[] = [];
-    const handle = await startExperiment(
+    const handle = await startRunBypassingLauncher(
       { datasetPath: lme, memory: { preset: 'test-recency' } },
       { store, dataDir: join(root, 'd1'), executor: watched(lives) },
     );
@@ -113,7 +113,7 @@ describe('a LongMemEval run', () => {
   it('with haystackCurvePoints asks each question along its haystack too', async () => {
     const store = RunStore.open(join(root, 'runs-2.db'));
     const lives: Life[] = [];
-    const handle = await startExperiment(
+    const handle = await startRunBypassingLauncher(
       {
         datasetPath: lme,
         samples: ['e47becba'],

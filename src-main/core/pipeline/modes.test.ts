@@ -9,7 +9,7 @@ import { createMemoryService } from '../memory/registry';
 import '../memory/presets';
 import { RunStore } from '../runs/store';
 import { inlineExecutor } from './executors';
-import { startExperiment } from './runner';
+import { startRunBypassingLauncher } from '../launch/testSeam';
 
 /**
  * Protocol modes (issue 12 item 5) through the real runner and runs database: `ingest-all` asks
@@ -32,7 +32,7 @@ async function run(config: ExperimentConfigInput) {
     createMemory: (ctx) =>
       createMemoryService(config.memory?.preset ?? 'memoryos', config.memory?.config ?? {}, ctx),
   });
-  const handle = await startExperiment(config, {
+  const handle = await startRunBypassingLauncher(config, {
     store,
     dataDir: join(root, `w${counter}`),
     executor,

@@ -15,7 +15,7 @@ import { ApiKeySource } from '../keys';
 import { RunStore } from '../runs/store';
 import { inlineExecutor } from './executors';
 import { endpointsOf, preflight } from './preflight';
-import { startExperiment } from './runner';
+import { startRunBypassingLauncher } from '../launch/testSeam';
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
 const mini = join(repo, 'tests/fixtures/locomo/mini.json');
@@ -136,7 +136,7 @@ describe('preflight', () => {
     const executor = inlineExecutor({ createMemory: async (ctx) => new RecencyMemory(ctx) });
     const input = { datasetPath: mini, memory: { preset: 'test-recency' }, answerer: llm(deadUrl) };
     await expect(
-      startExperiment(input, {
+      startRunBypassingLauncher(input, {
         store,
         dataDir: join(root, 'data'),
         executor,

@@ -17,7 +17,7 @@ import { inlineExecutor, workerExecutor } from './executors';
 import { clearWinkVectorsCache, loadWordVectorImage } from '../embed/winkVectors';
 import { parseCache } from '../embed/winkFormat';
 import { writeWinkFixture } from '../embed/winkFixture';
-import { resumeExperiment, startExperiment } from './runner';
+import { resumeRunBypassingLauncher, startRunBypassingLauncher } from '../launch/testSeam';
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
 const mini = join(repo, 'tests/fixtures/locomo/mini.json');
@@ -37,7 +37,7 @@ async function cancelledRun(
   stopAt: (event: ProgressEvent) => boolean,
 ) {
   const stop = new AbortController();
-  return startExperiment(
+  return startRunBypassingLauncher(
     { datasetPath: mini, memory: { preset: 'test-recency' } },
     {
       store,
@@ -62,7 +62,7 @@ describe('experiment runner (inline executor, real SQLite)', () => {
   it('records exactly the tests of the test plan, each with its covered questions', async () => {
     const { store, dataDir } = world();
     const events: ProgressEvent[] = [];
-    const handle = await startExperiment(
+    const handle = await startRunBypassingLauncher(
       { datasetPath: mini, memory: { preset: 'test-recency' } },
       { store, dataDir, executor: recency(), onProgress: (e) => events.push(e) },
     );
@@ -130,7 +130,7 @@ describe('experiment runner (inline executor, real SQLite)', () => {
         }),
       answerer: hanging,
     });
-    const handle = await startExperiment(
+    const handle = await startRunBypassingLauncher(
       {
         datasetPath: mini,
         memory: { preset: 'test-recency' },
@@ -186,7 +186,7 @@ describe('experiment runner (inline executor, real SQLite)', () => {
     // mini-1 holds the questions without usable evidence; cancel once it is done.
     expect(expected).toBeGreaterThan(0);
     const stop = new AbortController();
-    const handle = await startExperiment(
+    const handle = await startRunBypassingLauncher(
       // The opt-out: questions without usable evidence are left out.
       { datasetPath: mini, memory: { preset: 'test-recency' }, includeNoEvidence: false },
       {
@@ -214,7 +214,7 @@ describe('experiment runner (inline executor, real SQLite)', () => {
     ]);
     // The resume replays mini-2 only, and its summary still covers both samples.
     const resumed = await (
-      await resumeExperiment(handle.runId, { store, dataDir, executor: recency() })
+      await resumeRunBypassingLauncher(handle.runId, { store, dataDir, executor: recency() })
     ).done;
     expect(resumed.status).toBe('completed');
     expect(resumed.notAsked).toBe(expected);
@@ -231,7 +231,7 @@ describe('experiment runner (inline executor, real SQLite)', () => {
     expect(done.status).toBe('completed');
 
     const events: ProgressEvent[] = [];
-    const resumed = await resumeExperiment(handle.runId, {
+    const resumed = await resumeRunBypassingLauncher(handle.runId, {
       store,
       dataDir,
       executor: recency(),
@@ -254,7 +254,7 @@ describe('experiment runner (inline executor, real SQLite)', () => {
     const { store, dataDir } = world();
     const events: ProgressEvent[] = [];
     let cancel: (reason: string) => void = () => undefined;
-    const handle = await startExperiment(
+    const handle = await startRunBypassingLauncher(
       { datasetPath: mini, memory: { preset: 'test-recency' } },
       {
         store,
@@ -282,7 +282,7 @@ describe('experiment runner (inline executor, real SQLite)', () => {
     const { store, dataDir } = world();
     const stop = new AbortController();
     const events: ProgressEvent[] = [];
-    const handle = await startExperiment(
+    const handle = await startRunBypassingLauncher(
       { datasetPath: mini, memory: { preset: 'test-recency' } },
       {
         store,
@@ -308,9 +308,13 @@ describe('experiment runner (inline executor, real SQLite)', () => {
     expect(events.at(-1)?.type).toBe('run-cancelled');
 
     // Resume finishes it; the final answers equal an uninterrupted run's.
-    const resumed = await resumeExperiment(handle.runId, { store, dataDir, executor: recency() });
+    const resumed = await resumeRunBypassingLauncher(handle.runId, {
+      store,
+      dataDir,
+      executor: recency(),
+    });
     expect((await resumed.done).status).toBe('completed');
-    const straight = await startExperiment(
+    const straight = await startRunBypassingLauncher(
       { datasetPath: mini, memory: { preset: 'test-recency' } },
       { store, dataDir, executor: recency() },
     );
@@ -318,7 +322,7 @@ describe('experiment runner (inline executor, real SQLite)', () => {
     expect(comparable(store, handle.runId)).toEqual(comparable(store, straight.runId));
     expect(store.getRun(handle.runId).resumes).toBe(1);
     await expect(
-      resumeExperiment(handle.runId, { store, dataDir, executor: recency() }),
+      resumeRunBypassingLauncher(handle.runId, { store, dataDir, executor: recency() }),
     ).rejects.toThrow('is already completed; nothing to resume');
     store.close();
   });
@@ -329,7 +333,7 @@ describe('experiment runner (inline executor, real SQLite)', () => {
       name: 'verbose',
       answer: async () => ({ answer: 'x'.repeat(MAX_ANSWER_CHARS + 1) }),
     };
-    const handle = await startExperiment(
+    const handle = await startRunBypassingLauncher(
       { datasetPath: mini, memory: { preset: 'test-recency' } },
       {
         store,
@@ -355,7 +359,7 @@ describe('experiment runner (inline executor, real SQLite)', () => {
   it('completes a run whose error share is within maxErrorShare, and will not resume a degraded one', async () => {
     const { store, dataDir } = world();
     const failing = (config: { maxErrorShare?: number }) =>
-      startExperiment(
+      startRunBypassingLauncher(
         { datasetPath: mini, memory: { preset: 'test-recency' }, ...config },
         {
           store,
@@ -371,7 +375,7 @@ describe('experiment runner (inline executor, real SQLite)', () => {
     const degraded = await (await failing({})).done;
     expect(degraded.status).toBe('degraded');
     await expect(
-      resumeExperiment(degraded.runId, { store, dataDir, executor: recency() }),
+      resumeRunBypassingLauncher(degraded.runId, { store, dataDir, executor: recency() }),
     ).rejects.toThrow(`run ${degraded.runId} is already degraded; nothing to resume`);
     store.close();
   });
@@ -387,7 +391,11 @@ describe('experiment runner (inline executor, real SQLite)', () => {
       ...m,
       usage: { answer: old, judge: null, memory: null },
     }));
-    const resumed = await resumeExperiment(handle.runId, { store, dataDir, executor: recency() });
+    const resumed = await resumeRunBypassingLauncher(handle.runId, {
+      store,
+      dataDir,
+      executor: recency(),
+    });
     expect((await resumed.done).status).toBe('completed');
     // The extractive answerer called nobody on resume: the old totals stand, not zero.
     expect(store.getRun(handle.runId).manifest.usage?.answer).toEqual({ ...old, failures: 0 });
@@ -396,7 +404,7 @@ describe('experiment runner (inline executor, real SQLite)', () => {
 
   it('stores the dataset path absolute when given a relative one', async () => {
     const { store, dataDir } = world();
-    const handle = await startExperiment(
+    const handle = await startRunBypassingLauncher(
       { datasetPath: relative(process.cwd(), mini), memory: { preset: 'test-recency' } },
       { store, dataDir, executor: recency() },
     );
@@ -411,7 +419,7 @@ describe('experiment runner (inline executor, real SQLite)', () => {
   it('refuses an unknown sample id, naming it', async () => {
     const { store, dataDir } = world();
     await expect(
-      startExperiment(
+      startRunBypassingLauncher(
         { datasetPath: mini, samples: ['mini-9'] },
         { store, dataDir, executor: recency() },
       ),
@@ -424,7 +432,7 @@ describe('experiment runner (inline executor, real SQLite)', () => {
 describe('experiment runner (worker threads)', () => {
   it('runs samples in real workers and commits their tests from the main thread', async () => {
     const { store, dataDir } = world();
-    const handle = await startExperiment(
+    const handle = await startRunBypassingLauncher(
       { datasetPath: mini, memory: { preset: 'test-recency' }, parallel: 2 },
       { store, dataDir, executor: workerExecutor({ presetModules: [presetsModule] }) },
     );
@@ -432,7 +440,7 @@ describe('experiment runner (worker threads)', () => {
     expect(outcome.error).toBeNull();
     expect(outcome.status).toBe('completed');
     const { store: inlineStore, dataDir: inlineDir } = world();
-    const inline = await startExperiment(
+    const inline = await startRunBypassingLauncher(
       { datasetPath: mini, memory: { preset: 'test-recency' } },
       { store: inlineStore, dataDir: inlineDir, executor: recency() },
     );
@@ -444,7 +452,7 @@ describe('experiment runner (worker threads)', () => {
 
   it("stores each answer's memory tokens, the retrieved texts the extractive answerer read, through a real worker", async () => {
     const { store, dataDir } = world();
-    const handle = await startExperiment(
+    const handle = await startRunBypassingLauncher(
       { datasetPath: mini, memory: { preset: 'test-recency' }, retrieval: { topK: 2 } },
       { store, dataDir, executor: workerExecutor({ presetModules: [presetsModule] }) },
     );
@@ -462,7 +470,7 @@ describe('experiment runner (worker threads)', () => {
 
   it('records the warnings a worker logs (an hnsw index rebuilt) in the manifest', async () => {
     const { store, dataDir } = world();
-    const handle = await startExperiment(
+    const handle = await startRunBypassingLauncher(
       { datasetPath: mini, memory: { preset: 'test-rebuilt-hnsw' }, parallel: 2 },
       { store, dataDir, executor: workerExecutor({ presetModules: [presetsModule] }) },
     );
@@ -481,14 +489,14 @@ describe('experiment runner (worker threads)', () => {
     const { store, dataDir } = world();
     const events: ProgressEvent[] = [];
     const executor = workerExecutor({ presetModules: [presetsModule] });
-    const handle = await startExperiment(
+    const handle = await startRunBypassingLauncher(
       { datasetPath: mini, memory: { preset: 'test-recency' }, parallel: 2 },
       { store, dataDir, executor, onProgress: (e) => events.push(e) },
     );
     expect((await handle.done).status).toBe('completed');
     const { store: inlineStore, dataDir: inlineDir } = world();
     const inlineEvents: ProgressEvent[] = [];
-    const inline = await startExperiment(
+    const inline = await startRunBypassingLauncher(
       { datasetPath: mini, memory: { preset: 'test-recency' } },
       {
         store: inlineStore,
@@ -541,7 +549,7 @@ describe('experiment runner (worker threads)', () => {
     const matrix = new Float32Array(image.buffer, parseCache(image).header.matrix.offset, 1);
     // A value the file does not hold: a worker that read the file itself would report the file's.
     matrix[0] = 42;
-    const handle = await startExperiment(
+    const handle = await startRunBypassingLauncher(
       {
         datasetPath: mini,
         memory: { preset: 'test-word-vectors', config: { cacheDir, sourcePath } },
@@ -562,7 +570,7 @@ describe('experiment runner (worker threads)', () => {
   it('fails fast on an unknown preset, before creating a run', async () => {
     const { store, dataDir } = world();
     await expect(
-      startExperiment(
+      startRunBypassingLauncher(
         { datasetPath: mini, memory: { preset: 'no-such-preset' } },
         { store, dataDir, executor: workerExecutor({ presetModules: [presetsModule] }) },
       ),

@@ -8,7 +8,7 @@ import { RecencyMemory } from '../../../tests/fixtures/experiment/test-presets';
 import { MAX_DATASET_BYTES_ENV } from '../dataset/load';
 import { RunStore } from '../runs/store';
 import { inlineExecutor, type SampleExecutor } from './executors';
-import { startExperiment } from './runner';
+import { startRunBypassingLauncher } from '../launch/testSeam';
 
 /**
  * A run over a LongMemEval file above the whole-file limit (lowered here through its environment
@@ -32,7 +32,7 @@ let counter = 0;
 async function run(datasetPath: string, executor: SampleExecutor, parallel = 1) {
   counter++;
   const store = RunStore.open(join(root, `runs-${counter}.db`));
-  const handle = await startExperiment(
+  const handle = await startRunBypassingLauncher(
     { datasetPath, parallel, memory: { preset: 'test-recency' } },
     { store, dataDir: join(root, `data-${counter}`), executor },
   );

@@ -8,13 +8,11 @@ import {
   packTable2Ours,
   type PackCell,
   type PackFailure,
-  type PackRun,
   type PackTable2,
   type PackTable2Cell,
   type ReproducePack,
 } from '../../../src-shared/reproduce';
 import type { RunStore } from '../runs/store';
-import { planSweep } from '../pipeline/plan';
 import { repeatGroup, runRepeatGroup } from '../sweeps/repeats';
 import type { SweepRunOptions } from '../sweeps/run';
 import type { LoadedSweep } from '../sweeps/spec';
@@ -88,16 +86,6 @@ function embedderNote(pack: ReproducePack, settings: PackRunSettings): string {
   return settings.embedder
     ? `embedder of ${ids}: ${used}`
     : `embedder of ${ids}: ${used}, the offline word vectors, not the paper's API embedder`;
-}
-
-export async function planPack(
-  pack: ReproducePack,
-  settings: PackRunSettings,
-  repeats: number,
-  prices?: Prices,
-): Promise<PackRun['plan']> {
-  const groups = packGroups(pack, settings, repeats, prices);
-  return (await planSweep(groups.flatMap((g) => g.group.cells))).totals;
 }
 
 /**

@@ -375,6 +375,105 @@ describe('runs DB migrations', () => {
     store.close();
   });
 
+  it('the by-judge migration keeps every protocol verdict of an older file, readable with its model, its repeats from its labels and its origin unknown', () => {
+    // The number is the list's, not this test's: the lead renumbers migrations at merge.
+    const at = MIGRATIONS.findIndex((m) => m.up.includes('protocol_judge_scores_by_judge'));
+    expect(at).toBeGreaterThan(0);
+    const before = MIGRATIONS[at - 1]!.version;
+    const f = file();
+    const old = openRunsDb(f, { targetVersion: before });
+    old
+      .prepare(
+        "INSERT INTO runs (id, status, created_at, started_at, preset, config_hash, manifest) VALUES ('r1', 'completed', 't', 't', 'p', 'h', ?)",
+      )
+      .run(JSON.stringify(manifest('r1')));
+    old
+      .prepare(
+        "INSERT INTO run_samples (run_id, sample_id, position, status, total_packets, total_questions, threshold, planned_tests) VALUES ('r1', 's', 0, 'completed', 1, 3, 1, 1)",
+      )
+      .run();
+    old
+      .prepare(
+        "INSERT INTO tests (run_id, sample_id, test_index, packet_idx, dialogs_inserted, visible_count, question_indices, committed_at) VALUES ('r1', 's', 0, 0, 2, 3, '[0,1,2]', 't')",
+      )
+      .run();
+    const answer = old.prepare(
+      `INSERT INTO answers (run_id, sample_id, test_index, question_index, category, question, gold, prediction, retrieved, retrieve_ms, answer_ms, error)
+       VALUES ('r1', 's', 0, ?, 4, 'q', 'a', 'a', '[]', 3, 5, NULL)`,
+    );
+    for (const q of [0, 1, 2]) answer.run(q);
+    const verdict = old.prepare(
+      `INSERT INTO protocol_judge_scores (run_id, sample_id, test_index, question_index, protocol, model, prompt_sha256, mean, labels, error, unparseable)
+       VALUES ('r1', 's', 0, ?, ?, ?, 'sha', ?, ?, ?, 0)`,
+    );
+    // mem0 was asked three times per answer (one verdict failed: no labels); strict once.
+    verdict.run(0, 'mem0', 'gpt-old', 2 / 3, '[1,1,0]', null);
+    verdict.run(1, 'mem0', 'gpt-old', null, '[]', 'HTTP 500');
+    verdict.run(2, 'mem0', 'gpt-old', 1, '[1,1,1]', null);
+    verdict.run(0, 'strict', 'other', 0, '[0]', null);
+    old.close();
+
+    const store = RunStore.open(f);
+    const judges = store.protocolJudges('r1');
+    expect(
+      judges.map(({ protocol, model, origin, repeats, overall, errors }) => ({
+        protocol,
+        model,
+        origin,
+        repeats,
+        overall,
+        errors,
+      })),
+    ).toEqual([
+      {
+        protocol: 'mem0',
+        model: 'gpt-old',
+        origin: '',
+        repeats: 3,
+        overall: { mean: (2 / 3 + 1) / 2, n: 2 },
+        errors: 1,
+      },
+      {
+        protocol: 'strict',
+        model: 'other',
+        origin: '',
+        repeats: 1,
+        overall: { mean: 0, n: 1 },
+        errors: 0,
+      },
+    ]);
+    expect(store.judgeVerdictsOf('r1', judges[0]!).map((v) => v.labels)).toEqual([
+      [1, 1, 0],
+      [],
+      [1, 1, 1],
+    ]);
+    // A second judge of the same protocol now sits beside the old one instead of replacing it.
+    store.saveProtocolJudgeScores(
+      'r1',
+      {
+        protocol: 'mem0',
+        model: 'gpt-new',
+        origin: 'http://127.0.0.1:1',
+        repeats: 1,
+        promptSha256: 'sha',
+      },
+      [
+        {
+          sampleId: 's',
+          testIndex: 0,
+          questionIndex: 0,
+          judge: { mean: 0, std: 0, labels: [0], error: null },
+        },
+      ],
+    );
+    expect(store.protocolJudges('r1').map((j) => `${j.protocol}/${j.model}`)).toEqual([
+      'mem0/gpt-new',
+      'mem0/gpt-old',
+      'strict/other',
+    ]);
+    store.close();
+  });
+
   it('migration 8 adds judge verdicts per protocol to a v7 file, leaving its tables as they were', () => {
     const f = file();
     const v7 = openRunsDb(f, { targetVersion: 7 });

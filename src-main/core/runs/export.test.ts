@@ -7,7 +7,7 @@ import { RecencyMemory } from '../../../tests/fixtures/experiment/test-presets';
 import type { MemoryHit } from '../answer/types';
 import { loadDatasetFile } from '../dataset/load';
 import { inlineExecutor } from '../pipeline/executors';
-import { startExperiment } from '../pipeline/runner';
+import { startRunBypassingLauncher } from '../launch/testSeam';
 import { buildRunExport } from './export';
 import { RunStore } from './store';
 
@@ -38,7 +38,7 @@ class TwoTurnMemory extends RecencyMemory {
 describe('export --format json', () => {
   it("lists every turn each retrieved memory cites, so evidence recall recomputes to the run's", async () => {
     const store = RunStore.open(join(root, 'runs.db'));
-    const handle = await startExperiment(
+    const handle = await startRunBypassingLauncher(
       { datasetPath: mini, memory: { preset: 'test-recency' }, retrieval: { topK: 2 } },
       {
         store,

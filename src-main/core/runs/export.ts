@@ -6,6 +6,8 @@ import {
 import { type BenchmarkProfile } from '../../../src-shared/benchmarks';
 import { csvField } from '../../../src-shared/csv';
 import { runReportHtml } from '../../../src-shared/htmlReport';
+import { runJudgePanel } from './judgePanel';
+import { judgeErrorLookupFor } from './judgeErrorLookup';
 import { metricsOf } from '../../../src-shared/metrics';
 import type { RunManifest } from './manifest';
 import type { RunReader } from './reader';
@@ -174,6 +176,7 @@ export function exportRun(store: RunReader, runId: string, format: ExportFormat)
       summary: store.summary(runId),
       benchmark: store.profileOf(runId),
       curve: store.curve(runId),
+      judgePanel: runJudgePanel(store, runId, judgeErrorLookupFor(store)),
     };
     return runReportHtml(detail, store.finalAnswers(runId), 'official');
   }

@@ -36,18 +36,26 @@ export function runWrites(
   return {
     'runs.delete': async ({ runId }) => ({ deleted: store.deleteRun(runId) }),
     'runs.setIdentity': async ({ runId, ...patch }) => store.setRunIdentity(runId, patch),
-    'runs.rescore': ({ runId, metrics, judge }) =>
-      rescoreRun(store, runId, {
+    'runs.rescore': ({ runId, metrics, judge, judges: more }) => {
+      const judges = [...(judge ? [judge] : []), ...(more ?? [])];
+      // One endpoint's key per pass; every judge's variable is checked against the policy.
+      const keys = Object.assign(
+        {},
+        ...judges.map((j, i) =>
+          apiKeys.keysFor(
+            j.apiKeyEnv,
+            'rescore judge',
+            i === 0 && judge
+              ? ['judge', 'apiKeyEnv']
+              : ['judges', i - (judge ? 1 : 0), 'apiKeyEnv'],
+          ),
+        ),
+      );
+      return rescoreRun(store, runId, {
         ...(metrics ? { metrics } : {}),
-        ...(judge
-          ? {
-              judge,
-              keys: apiKeys.keysFor(judge.apiKeyEnv, 'rescore judge', ['judge', 'apiKeyEnv']),
-              quoteReplies,
-              ...(log ? { log } : {}),
-            }
-          : {}),
-      }),
+        ...(judges.length > 0 ? { judges, keys, quoteReplies, ...(log ? { log } : {}) } : {}),
+      });
+    },
   };
 }
 

@@ -316,6 +316,87 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE answers ADD COLUMN memory_tokens INTEGER;
     `,
   },
+  {
+    version: 14,
+    description:
+      'a judge verdict keyed by its whole judge (protocol, model, endpoint origin, repeats), so several judges of one protocol sit side by side; older rows keep their model, origin unknown',
+    // Nothing references this table, so rebuilding it cascades nothing. An older row's repeats are
+    // its pass's (the longest label list of its run and protocol: a failed verdict has none).
+    up: `
+      CREATE TABLE protocol_judge_scores_by_judge (
+        run_id TEXT NOT NULL,
+        sample_id TEXT NOT NULL,
+        test_index INTEGER NOT NULL,
+        question_index INTEGER NOT NULL,
+        protocol TEXT NOT NULL,
+        model TEXT NOT NULL,
+        origin TEXT NOT NULL,
+        repeats INTEGER NOT NULL CHECK (repeats >= 1),
+        prompt_sha256 TEXT NOT NULL,
+        mean REAL,
+        labels TEXT NOT NULL,
+        error TEXT,
+        unparseable INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (run_id, sample_id, test_index, question_index, protocol, model, origin, repeats),
+        FOREIGN KEY (run_id, sample_id, test_index, question_index)
+          REFERENCES answers(run_id, sample_id, test_index, question_index) ON DELETE CASCADE
+      ) WITHOUT ROWID;
+      INSERT INTO protocol_judge_scores_by_judge SELECT p.run_id, p.sample_id, p.test_index,
+        p.question_index, p.protocol, p.model, '',
+        (SELECT MAX(1, MAX(json_array_length(q.labels))) FROM protocol_judge_scores q
+          WHERE q.run_id = p.run_id AND q.protocol = p.protocol),
+        p.prompt_sha256, p.mean, p.labels, p.error, p.unparseable
+        FROM protocol_judge_scores p;
+      DROP TABLE protocol_judge_scores;
+      ALTER TABLE protocol_judge_scores_by_judge RENAME TO protocol_judge_scores;
+    `,
+  },
+  {
+    version: 16,
+    description:
+      'judge audit sets (answers of known truth built from a benchmark) and each judge’s verdicts on them, keyed by protocol, model and endpoint origin',
+    up: `
+      CREATE TABLE judge_audit_sets (
+        id TEXT PRIMARY KEY,
+        created_at TEXT NOT NULL,
+        benchmark TEXT NOT NULL,
+        dataset_source TEXT NOT NULL,
+        dataset_sha256 TEXT NOT NULL,
+        seed INTEGER NOT NULL,
+        per_category INTEGER NOT NULL,
+        builder_version INTEGER NOT NULL
+      );
+      CREATE TABLE judge_audit_items (
+        set_id TEXT NOT NULL REFERENCES judge_audit_sets(id) ON DELETE CASCADE,
+        item_index INTEGER NOT NULL,
+        sample_id TEXT NOT NULL,
+        question_index INTEGER NOT NULL,
+        category INTEGER NOT NULL,
+        answer_class TEXT NOT NULL,
+        question TEXT NOT NULL,
+        gold TEXT NOT NULL,
+        answer TEXT NOT NULL,
+        expected TEXT NOT NULL CHECK (expected IN ('correct','wrong')),
+        PRIMARY KEY (set_id, item_index)
+      );
+      CREATE TABLE judge_audit_verdicts (
+        set_id TEXT NOT NULL,
+        item_index INTEGER NOT NULL,
+        judge_protocol TEXT NOT NULL,
+        judge_model TEXT NOT NULL,
+        judge_endpoint TEXT NOT NULL,
+        prompt_sha256 TEXT NOT NULL,
+        mean REAL,
+        labels TEXT NOT NULL,
+        error TEXT,
+        judged_at TEXT NOT NULL,
+        PRIMARY KEY (set_id, item_index, judge_protocol, judge_model, judge_endpoint),
+        FOREIGN KEY (set_id, item_index) REFERENCES judge_audit_items(set_id, item_index) ON DELETE CASCADE
+      );
+      CREATE INDEX judge_audit_verdicts_by_judge
+        ON judge_audit_verdicts (judge_protocol, judge_model, judge_endpoint);
+    `,
+  },
 ];
 
 export const RUNS_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

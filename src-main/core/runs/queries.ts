@@ -15,6 +15,8 @@ import { judgeCacheKey, legacyJudgeCacheKey } from '../answer/judge';
 import { fairnessWarnings } from '../../../src-shared/fairness';
 import { WorkbenchError } from '../../../src-shared/errors';
 import { listSweeps, sweepDetail } from './sweeps';
+import { runJudgePanel } from './judgePanel';
+import { judgeErrorLookupFor } from './judgeErrorLookup';
 import { EXPORT_MIME_TYPES, csvField, exportRun } from './export';
 import type { RunReader } from './reader';
 import { distinctRunNames } from '../../../src-shared/compareTable';
@@ -99,6 +101,7 @@ export function runQueries(reader: RunReader): RunQueries {
       judgeProtocols: reader.protocolJudges(runId),
       errata: runErrata(reader, runId),
       intervals: scoreIntervals(reader.finalAnswers(runId, { retrieved: false })),
+      judgePanel: runJudgePanel(reader, runId, judgeErrorLookupFor(reader)),
     }),
     // The live card's refetch: the detail without its costly parts, the curve and the bootstrap
     // intervals (2,000 resamples over every final answer), which the run view asks for once.

@@ -18,6 +18,7 @@ import {
   type RunListItem,
 } from '../../../src-shared/runs';
 import type { ProtocolJudgeSummary } from '../../../src-shared/rescore';
+import type { JudgeIdentity } from '../../../src-shared/judges';
 import { SweepTagSchema, type SweepRunRow } from '../../../src-shared/sweeps';
 import { openSqlite, type SqliteDatabase } from '../sqlite';
 import { RUNS_APPLICATION_ID, RUNS_DB_BUSY_TIMEOUT_MS } from './db';
@@ -37,6 +38,7 @@ import {
 import { StringListSchema, parseManifest, parseStoredJson } from './stored';
 import { computeRunSummary, parseStoredSummary } from './summaries';
 import { usageOf } from './usage';
+import { readJudgeVerdicts, readProtocolJudges, type StoredJudgeVerdict } from './judgeReads';
 
 /**
  * The read side of the runs database (Signal's Readable/Writable split): everything the UI, the
@@ -64,8 +66,10 @@ export interface RunReader {
     offset: number,
     limit: number,
   ): { total: number; answers: AnswerRecord[] };
-  /** J under each judge protocol `rescore --judge` ran, oldest protocol name first. */
+  /** J under each judge `rescore --judge` ran (protocol, model, origin, repeats order). */
   protocolJudges(runId: string): ProtocolJudgeSummary[];
+  /** One of those judges' verdicts on the final answers (the run's own J is in the answers). */
+  judgeVerdictsOf(runId: string, judge: JudgeIdentity): StoredJudgeVerdict[];
   /** Categories 1-4 answers a judge pass should score (`all`: every one). */
   answersToJudge(runId: string, options?: { all?: boolean }): AnswerRecord[];
   /** Every (role, model) of the run's LLM call ledger; empty for runs made before the ledger. */
@@ -259,53 +263,14 @@ export class SqliteRunReader implements RunReader {
     return this.toAnswers(runId, rows, scores);
   }
 
-  /** The headline: each question's answer at the last test that asked it. */
   protocolJudges(runId: string): ProtocolJudgeSummary[] {
     this.requireRun(runId);
-    const rows = this.db
-      .prepare(
-        `SELECT p.protocol, MAX(p.model) AS model, MAX(p.prompt_sha256) AS sha, a.category,
-           AVG(p.mean) AS mean, COUNT(p.mean) AS n, SUM(p.error IS NOT NULL) AS errors,
-           SUM(p.unparseable) AS unparseable
-         FROM protocol_judge_scores p
-         JOIN answers a ON a.run_id = p.run_id AND a.sample_id = p.sample_id
-           AND a.test_index = p.test_index AND a.question_index = p.question_index
-         WHERE p.run_id = ? GROUP BY p.protocol, a.category ORDER BY p.protocol, a.category`,
-      )
-      .all(runId) as Array<{
-      protocol: string;
-      model: string;
-      sha: string;
-      category: number;
-      mean: number | null;
-      n: number;
-      errors: number;
-      unparseable: number;
-    }>;
-    const byProtocol = new Map<string, ProtocolJudgeSummary>();
-    for (const r of rows) {
-      let p = byProtocol.get(r.protocol);
-      if (!p) {
-        p = {
-          protocol: r.protocol,
-          model: r.model,
-          promptSha256: r.sha,
-          byCategory: {},
-          overall: { mean: 0, n: 0 },
-          errors: 0,
-          unparseable: 0,
-        };
-        byProtocol.set(r.protocol, p);
-      }
-      if (r.mean !== null && r.n > 0) {
-        p.byCategory[String(r.category)] = { mean: r.mean, n: r.n };
-        const n = p.overall.n + r.n;
-        p.overall = { mean: (p.overall.mean * p.overall.n + r.mean * r.n) / n, n };
-      }
-      p.errors += r.errors;
-      p.unparseable += r.unparseable;
-    }
-    return [...byProtocol.values()];
+    return readProtocolJudges(this.db, runId);
+  }
+
+  judgeVerdictsOf(runId: string, judge: JudgeIdentity): StoredJudgeVerdict[] {
+    this.requireRun(runId);
+    return readJudgeVerdicts(this.db, this.file, runId, judge);
   }
 
   finalAnswers(runId: string, options: AnswerReadOptions = {}): AnswerRecord[] {

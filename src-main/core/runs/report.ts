@@ -5,6 +5,7 @@ import {
 } from '../../../src-shared/benchmarks';
 import type { MeanN, RunSummary, ScorePair } from '../../../src-shared/experiment';
 import type { ProtocolJudgeSummary } from '../../../src-shared/rescore';
+import { judgeColumnNames, judgeLabel } from '../../../src-shared/judges';
 import type { SkippedSample } from '../../../src-shared/runs';
 import {
   metricList,
@@ -118,7 +119,9 @@ export function protocolJudgeTable(
   if (protocols.length === 0) return '';
   const cell = (s: { mean: number; n: number } | undefined): string =>
     s === undefined ? '-' : `${s.mean.toFixed(3)} (${s.n})`;
-  const rows: string[][] = [['category', ...protocols.map((p) => `J ${p.protocol}`)]];
+  const rows: string[][] = [
+    ['category', ...judgeColumnNames(protocols).map((name) => `J ${name}`)],
+  ];
   for (const c of profile.categories) {
     const cells = protocols.map((p) => p.byCategory[String(c.id)]);
     if (cells.some((x) => x !== undefined))
@@ -136,7 +139,7 @@ export function protocolJudgeTable(
       ...(p.unparseable > 0 ? [`${p.unparseable} unreadable replies`] : []),
     ];
     out.push(
-      `  ${p.protocol}: model ${p.model}, prompt sha256 ${p.promptSha256.slice(0, 12)}` +
+      `  ${judgeLabel(p)}: prompt sha256 ${p.promptSha256.slice(0, 12)}` +
         `${notes.length > 0 ? `; ${notes.join(', ')}` : ''}`,
     );
   }

@@ -7,7 +7,7 @@ import {
   type AnswerRecord,
   type JudgeConfig,
 } from '../../../src-shared/experiment';
-import type { RescoreResult, RescoreSkip } from '../../../src-shared/rescore';
+import type { RescoreJudgeResult, RescoreResult, RescoreSkip } from '../../../src-shared/rescore';
 import {
   metricsOf,
   metricOf,
@@ -73,8 +73,8 @@ export async function rescoreRun(
   runId: string,
   options: {
     metrics?: readonly string[];
-    /** Also run this judge protocol over the final answers (rescoreJudge.ts). */
-    judge?: JudgeConfig;
+    /** Also run these judges over the final answers, one after another (rescoreJudge.ts). */
+    judges?: readonly JudgeConfig[];
   } & RescoreJudgeOptions = {},
 ): Promise<RescoreResult> {
   const run = store.getRun(runId);
@@ -88,7 +88,9 @@ export async function rescoreRun(
   const skipped: RescoreSkip[] = [];
   // A judge protocol alone (no metrics named) rescores nothing else.
   const asked =
-    options.judge && !options.metrics?.length ? [] : chosenMetrics(options.metrics, profile);
+    options.judges?.length && !options.metrics?.length
+      ? []
+      : chosenMetrics(options.metrics, profile);
   let metrics = asked.filter((m) => {
     if (m.source === 'judge') skipped.push({ metric: m.id, reason: JUDGE_SKIP });
     else if (!m.score) skipped.push({ metric: m.id, reason: 'it has no per-answer formula' });
@@ -128,7 +130,11 @@ export async function rescoreRun(
     written += rows.length;
     await yieldToEventLoop();
   }
-  const judge = options.judge ? await rescoreJudge(store, runId, options.judge, options) : null;
+  // One pass after another: each has its own breaker, and the client bounds requests in flight.
+  const judges: RescoreJudgeResult[] = [];
+  for (const judge of options.judges ?? [])
+    judges.push(await rescoreJudge(store, runId, judge, options));
+  const [judge] = judges;
   return {
     runId,
     metrics: metrics.map((m) => m.id),
@@ -136,7 +142,7 @@ export async function rescoreRun(
     written,
     answers,
     summary: store.writeSummary(runId),
-    ...(judge ? { judge } : {}),
+    ...(judge ? { judge, judges } : {}),
   };
 }
 

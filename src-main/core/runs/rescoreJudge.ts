@@ -6,6 +6,7 @@ import {
 } from '../../../src-shared/experiment';
 import { metricOf, metricScores } from '../../../src-shared/metrics';
 import type { RescoreJudgeResult } from '../../../src-shared/rescore';
+import { endpointOrigin } from '../../../src-shared/judges';
 import { LlmJudge, judgeAnswer } from '../answer/judge';
 import { LlmClient } from '../answer/llm-client';
 import { CircuitBreaker } from '../pipeline/circuitBreaker';
@@ -16,9 +17,9 @@ import type { RunStore } from './store';
 
 /**
  * A judge protocol over a stored run's final answers, offline from memory and answers (issue 11
- * item 8): the verdicts go to `protocol_judge_scores` under the protocol's name, beside the run's
- * own J; the answers, their scores and the run's manifest and call ledger stay as they were.
- * Identical (question, gold, answer) rows are judged once, and the runs DB's judge cache (keyed by
+ * item 8): the verdicts go to `protocol_judge_scores` under the judge's identity (protocol, model,
+ * endpoint origin, repeats: src-shared/judges.ts), beside the run's own J; the answers, their
+ * scores and the run's manifest and call ledger stay as they were. Identical (question, gold, answer) rows are judged once, and the runs DB's judge cache (keyed by
  * model and prompt) makes a repeat free.
  */
 
@@ -80,9 +81,18 @@ export async function rescoreJudge(
     ]);
     groups.set(key, [...(groups.get(key) ?? []), a]);
   }
-  const result: RescoreJudgeResult = {
+  const identity = {
     protocol: judge.protocol.name,
     model: judge.model,
+    origin: endpointOrigin(config.baseUrl),
+    repeats: config.repeats,
+    promptSha256: judge.prompt.sha256,
+  };
+  const result: RescoreJudgeResult = {
+    protocol: identity.protocol,
+    model: identity.model,
+    origin: identity.origin,
+    repeats: identity.repeats,
     judged: 0,
     errors: 0,
     unparseable: 0,
@@ -91,11 +101,6 @@ export async function rescoreJudge(
     stopped: null,
     notJudged: 0,
     lastError: null,
-  };
-  const identity = {
-    protocol: judge.protocol.name,
-    model: judge.model,
-    promptSha256: judge.prompt.sha256,
   };
   // The client's semaphore bounds requests in flight; every group is queued at once.
   await Promise.all(

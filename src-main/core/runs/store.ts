@@ -1,4 +1,5 @@
 import { WorkbenchError } from '../../../src-shared/errors';
+import type { JudgeIdentity } from '../../../src-shared/judges';
 import type {
   JudgeScore,
   RunStatus,
@@ -81,10 +82,10 @@ export interface RunWriter {
    * this itself; a write path that changes scores of a stopped run (rescore) calls it when done.
    */
   writeSummary(runId: string): RunSummary;
-  /** Records one judge protocol's verdicts beside the run's own J (`rescore --judge`). */
+  /** Records one judge's verdicts beside the run's own J (`rescore --judge`). */
   saveProtocolJudgeScores(
     runId: string,
-    judge: { protocol: string; model: string; promptSha256: string },
+    judge: JudgeIdentity & { promptSha256: string },
     scores: ReadonlyArray<AnswerKey & { judge: JudgeScore }>,
   ): void;
   /** Writes metric values (one row per answer and metric; rewriting one replaces it), in one transaction; the stored summary goes stale. */
@@ -403,18 +404,19 @@ export class RunStore extends SqliteRunReader implements RunReader, RunWriter {
   }
 
   /**
-   * Records one judge protocol's verdicts (`rescore --judge`) beside the run's own J, in one
-   * transaction; a row per (answer, protocol) is replaced, so judging again overwrites.
+   * Records one judge's verdicts (`rescore --judge`) beside the run's own J, in one transaction;
+   * a row per (answer, judge identity) is replaced, so judging again with the same judge
+   * overwrites and another model, endpoint or repeat count adds a judge.
    */
   saveProtocolJudgeScores(
     runId: string,
-    judge: { protocol: string; model: string; promptSha256: string },
+    judge: JudgeIdentity & { promptSha256: string },
     scores: ReadonlyArray<AnswerKey & { judge: JudgeScore }>,
   ): void {
     const put = this.db.prepare(
       `INSERT OR REPLACE INTO protocol_judge_scores (run_id, sample_id, test_index, question_index,
-         protocol, model, prompt_sha256, mean, labels, error, unparseable)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         protocol, model, origin, repeats, prompt_sha256, mean, labels, error, unparseable)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.write(() => {
       for (const { sampleId, testIndex, questionIndex, judge: score } of scores) {
@@ -425,6 +427,8 @@ export class RunStore extends SqliteRunReader implements RunReader, RunWriter {
           questionIndex,
           judge.protocol,
           judge.model,
+          judge.origin,
+          judge.repeats,
           judge.promptSha256,
           score.mean,
           JSON.stringify(score.labels),

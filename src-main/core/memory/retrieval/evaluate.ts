@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Sample } from '../../../../src-shared/dataset';
+import type { PlaygroundRecall } from '../../../../src-shared/designs';
 import { evidenceRecallAtK, meanEvidenceRecall } from '../../../../src-shared/scoring';
 import { packetsOf } from '../../dataset/packets';
 import type { MemoryService, MemoryServiceContext } from '../types';
@@ -121,4 +122,20 @@ export function recallAtK(
   k: number,
 ): { mean: number; n: number } {
   return meanEvidenceRecall(questions.map((q) => evidenceRecallAtK(q.evidence, q.retrieved, k)));
+}
+
+/**
+ * One list's evidence recall with its counts (the playground's badge, `recall@k 0.50 (1/2)`):
+ * `evidenceRecallAtK` over the whole list, as `recallAtK` reads each question. Null without
+ * evidence (nothing to recall).
+ */
+export function listEvidenceRecall(
+  evidence: readonly string[],
+  retrieved: readonly string[],
+): PlaygroundRecall | null {
+  const recall = evidenceRecallAtK(evidence, retrieved);
+  if (recall === undefined) return null;
+  const gold = new Set(evidence);
+  const found = [...gold].filter((id) => retrieved.includes(id)).length;
+  return { found, total: gold.size, recall };
 }

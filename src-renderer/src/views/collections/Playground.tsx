@@ -60,7 +60,9 @@ export function Playground({
 
   const qa = builtSample.data?.qa ?? [];
   const question = qa.find((q) => String(q.index) === picked.scoreAgainst) ?? null;
-  const evidence = new Set(question?.evidence ?? []);
+  // Marked: the evidence of the question the shown hits were scored against (their recall's).
+  const scored = qa.find((q) => q.index === search.result?.questionIndex);
+  const evidence = new Set(scored?.evidence ?? []);
   const stale =
     built !== null &&
     (!sameDesign(built.design, design) ||
@@ -68,8 +70,10 @@ export function Playground({
       built.datasetId !== dataset?.datasetId);
   const percent = playground.progress ? progressPercent(playground.progress) : 0;
 
-  const ask = (text: string) => {
-    if (built && ready && text.trim() !== '') search.run(built.playgroundId, text, topK);
+  const ask = (text: string, scoreAgainst: string) => {
+    if (!built || !ready || text.trim() === '') return;
+    const scored = qa.find((q) => String(q.index) === scoreAgainst);
+    search.run(built.playgroundId, text, topK, scored ? scored.index : null);
   };
 
   return (
@@ -166,7 +170,7 @@ export function Playground({
           className="playground-query"
           onSubmit={(event) => {
             event.preventDefault();
-            ask(query);
+            ask(query, picked.scoreAgainst);
           }}
         >
           <div className="field field-question">
@@ -180,7 +184,7 @@ export function Playground({
                 const chosen = qa.find((q) => String(q.index) === value);
                 if (chosen) {
                   setQuery(chosen.question);
-                  ask(chosen.question);
+                  ask(chosen.question, value);
                 }
               }}
             >
@@ -214,6 +218,8 @@ export function Playground({
               onChange={(event) => {
                 const value = event.currentTarget.value;
                 setPicked((state) => ({ ...state, scoreAgainst: value }));
+                // The engine scores the hits: the shown query is asked again against this question.
+                if (search.result) ask(search.result.query, value);
               }}
             >
               <option value="">(no question: no evidence, no recall)</option>

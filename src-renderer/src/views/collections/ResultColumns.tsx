@@ -1,7 +1,11 @@
 import type { PlaygroundFusedHit, PlaygroundHit, PlaygroundResult } from '@shared/designs';
-import { contributionText, formatRecall, formatScore, hitBody, recallAt } from './shape';
+import type { PlaygroundRecall } from '@shared/designs';
+import { contributionText, formatRecall, formatScore, hitBody } from './shape';
 
-/** The fused list first (what an experiment would get), then one column per index. */
+/**
+ * The fused list first (what an experiment would get), then one column per index, each with the
+ * engine's recall against the scored question's evidence (marked in every column).
+ */
 export function ResultColumns({
   result,
   evidence,
@@ -22,6 +26,7 @@ export function ResultColumns({
           title="Fused"
           subtitle="after fusion, neighbour context and speaker boost"
           hits={result.fused}
+          recall={result.fusedRecall}
           k={result.topK}
           evidence={evidence}
           fused
@@ -32,6 +37,7 @@ export function ResultColumns({
             title={column.index}
             subtitle={`${column.type} index`}
             hits={column.hits}
+            recall={column.recall}
             k={result.topK}
             evidence={evidence}
           />
@@ -45,6 +51,7 @@ function Column({
   title,
   subtitle,
   hits,
+  recall,
   k,
   evidence,
   fused = false,
@@ -52,11 +59,11 @@ function Column({
   title: string;
   subtitle: string;
   hits: ReadonlyArray<PlaygroundHit | PlaygroundFusedHit>;
+  recall: PlaygroundRecall | null;
   k: number;
   evidence: ReadonlySet<string>;
   fused?: boolean;
 }) {
-  const recall = recallAt(hits, evidence);
   return (
     <section
       className={`result-column${fused ? ' result-fused' : ''}`}

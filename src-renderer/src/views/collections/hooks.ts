@@ -4,6 +4,7 @@ import { toErrorPayload, type ErrorPayload } from '@shared/errors';
 import { useClient } from '../../api/context';
 import { useRoute } from '../../router';
 import {
+  checkedPlaygroundResult,
   collectionsParamsToRecord,
   parseCollectionsParams,
   type CollectionsParams,
@@ -137,7 +138,8 @@ export function usePlaygroundQuery(): {
   result: PlaygroundResult | null;
   error: ErrorPayload | null;
   loading: boolean;
-  run: (playgroundId: string, query: string, topK: number) => void;
+  /** `questionIndex`: the sample's question whose evidence the hits are scored against. */
+  run: (playgroundId: string, query: string, topK: number, questionIndex: number | null) => void;
   clear: () => void;
 } {
   const client = useClient();
@@ -146,11 +148,17 @@ export function usePlaygroundQuery(): {
   const counter = useRef(0);
 
   const run = useCallback(
-    (playgroundId: string, query: string, topK: number) => {
+    (playgroundId: string, query: string, topK: number, questionIndex: number | null) => {
       const id = `${++counter.current}`;
       setRequest(id);
       client
-        .call('playground.query', { playgroundId, query, topK })
+        .call('playground.query', {
+          playgroundId,
+          query,
+          topK,
+          ...(questionIndex === null ? {} : { questionIndex }),
+        })
+        .then(checkedPlaygroundResult)
         .then((data) =>
           setSettled((old) => (id === `${counter.current}` ? { request: id, data } : old)),
         )

@@ -6,9 +6,11 @@ import {
   designIndexSchema,
   designIssues,
   type CollectionDesign,
+  type PlaygroundResult,
 } from '@shared/designs';
 import {
   afterQueryEdit,
+  checkedPlaygroundResult,
   INDEX_FIELDS,
   INDEX_TYPE_HINTS,
   RETRIEVAL_FIELDS,
@@ -22,7 +24,6 @@ import {
   parseCollectionsParams,
   progressPercent,
   questionOptions,
-  recallAt,
   reduceDesign,
   sameDesign,
 } from './shape';
@@ -126,13 +127,38 @@ describe('collections shape', () => {
     expect(sameDesign(null, null)).toBe(true);
   });
 
-  it('computes progress and recall@k', () => {
+  it("takes the engine's recall only when it is consistent", () => {
+    const recall = { found: 1, total: 2, recall: 0.5 };
+    const result = {
+      playgroundId: 'pg-1',
+      query: 'q',
+      topK: 3,
+      perIndex: [{ index: 'text', type: 'text', hits: [], recall }],
+      fused: [],
+      questionIndex: 1,
+      fusedRecall: recall,
+      namedSpeakers: [],
+      ms: 1,
+    } as PlaygroundResult;
+    expect(checkedPlaygroundResult(result)).toBe(result);
+    const unscored = { ...result, questionIndex: null, fusedRecall: null, perIndex: [] };
+    expect(checkedPlaygroundResult(unscored)).toBe(unscored);
+    for (const bad of [
+      { ...result, fusedRecall: { found: 3, total: 2, recall: 1.5 } },
+      { ...result, fusedRecall: { found: 1, total: 2, recall: 0.9 } },
+      { ...result, questionIndex: null },
+      {
+        ...result,
+        perIndex: [{ ...result.perIndex[0]!, recall: { found: 1, total: 0, recall: 1 } }],
+      },
+    ])
+      expect(() => checkedPlaygroundResult(bad as PlaygroundResult)).toThrow(/playground result/);
+  });
+
+  it('computes build progress', () => {
     expect(progressPercent({ inserted: 64, total: 419, done: false })).toBe(15);
     expect(progressPercent({ inserted: 419, total: 419, done: true })).toBe(100);
     expect(progressPercent({ inserted: 0, total: 0, done: true })).toBe(100);
-    const hits = [{ diaId: 'D1:1' }, { diaId: 'D2:2' }, { diaId: null }, { diaId: 'D1:1' }];
-    expect(recallAt(hits, new Set(['D2:2', 'D1:3']))).toEqual({ found: 1, total: 2, recall: 0.5 });
-    expect(recallAt(hits, new Set())).toBeNull();
   });
 
   it('offers only questions with evidence and formats scores and contributions', () => {

@@ -13,7 +13,11 @@ import {
   type DesignIssue,
   type FusionContribution,
   type PlaygroundHit,
+  type PlaygroundRecall,
+  type PlaygroundResult,
+  PlaygroundScoringSchema,
 } from '@shared/designs';
+import { parseOrThrow } from '@shared/errors';
 import {
   numberBounds,
   numberField,
@@ -262,23 +266,23 @@ export function afterQueryEdit(
 }
 
 /**
- * Evidence recall@k of one column: the share of the question's evidence turns among its hits.
- * Null without evidence (nothing to recall).
+ * A playground result's recall as it arrives from the engine, checked (PlaygroundScoringSchema):
+ * the view shows the core's recall, the one `cli retrieve` reports, and computes none itself.
  */
-export function recallAt(
-  hits: ReadonlyArray<Pick<PlaygroundHit, 'diaId'>>,
-  evidence: ReadonlySet<string>,
-): { found: number; total: number; recall: number } | null {
-  if (evidence.size === 0) return null;
-  const seen = new Set<string>();
-  for (const h of hits) if (h.diaId !== null && evidence.has(h.diaId)) seen.add(h.diaId);
-  return { found: seen.size, total: evidence.size, recall: seen.size / evidence.size };
+export function checkedPlaygroundResult(result: PlaygroundResult): PlaygroundResult {
+  parseOrThrow(
+    PlaygroundScoringSchema,
+    {
+      questionIndex: result.questionIndex,
+      fusedRecall: result.fusedRecall,
+      perIndexRecall: result.perIndex.map((column) => column.recall),
+    },
+    'playground result',
+  );
+  return result;
 }
 
-export function formatRecall(
-  r: { found: number; total: number; recall: number },
-  k: number,
-): string {
+export function formatRecall(r: PlaygroundRecall, k: number): string {
   return `recall@${k} ${r.recall.toFixed(2)} (${r.found}/${r.total})`;
 }
 

@@ -17,6 +17,7 @@ import { Segmented } from '../../components/Segmented/Segmented';
 import { useApi } from '../../hooks/useApi';
 import { CurveChart } from './CurveChart';
 import { ErrataPanel, JudgeProtocolsPanel } from './ScoreTables';
+import { JudgePanelSection } from './JudgePanelSection';
 import {
   curveSampleIds,
   curveView,
@@ -199,6 +200,7 @@ export function RunDetail({
         scheme={params.scheme}
         onRescored={onRescored}
       />
+      <JudgePanelSection panel={detail.judgePanel} />
       {detail.errata ? (
         <ErrataPanel
           errata={detail.errata}
