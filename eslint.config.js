@@ -191,6 +191,25 @@ const coreLayering = [
   ),
 ];
 
+/** Only core/launch starts or resumes a run (issue 34): the imported names, however reached. */
+const LAUNCHER_ONLY = [
+  'ImportSpecifier[imported.name=/^(startExperiment|resumeExperiment)$/]',
+  'ExportSpecifier[local.name=/^(startExperiment|resumeExperiment)$/]',
+  'MemberExpression[property.name=/^(startExperiment|resumeExperiment)$/]',
+  'VariableDeclarator[init.argument.type="ImportExpression"] Property[key.name=/^(startExperiment|resumeExperiment)$/]',
+].map((selector) => ({
+  selector,
+  message:
+    'only core/launch starts or resumes a run: call launchRun/resumeRun (core/launch/launch.ts), or from a test or benchmark the seam core/launch/testSeam.ts (launcher only)',
+}));
+
+/** No silent LoCoMo (issue 34 item 3): no default parameter or prop is a benchmark profile. */
+const NO_PROFILE_DEFAULT = {
+  selector: 'AssignmentPattern > Identifier.right[name=/_PROFILE$/]',
+  message:
+    "a benchmark profile is a required argument: pass the run's own (its manifest's dataset format), never a default",
+};
+
 export default tseslint.config(
   {
     ignores: [
@@ -296,25 +315,27 @@ export default tseslint.config(
   // core/launch/testSeam.ts. A rule on the imported names rather than a second
   // `no-restricted-imports` block: in flat config a later block for one rule replaces an earlier
   // one's options for the files both match, which would drop the layering restrictions above.
-  // This is the config's only `no-restricted-syntax` block; add selectors here, not another block.
+  // A later `no-restricted-syntax` block must repeat LAUNCHER_ONLY (the no-silent-LoCoMo one does).
   {
     files: ['**/*.{ts,tsx,mjs,js}'],
     ignores: ['src-main/core/launch/**'],
     rules: {
-      'no-restricted-syntax': [
-        'error',
-        ...[
-          'ImportSpecifier[imported.name=/^(startExperiment|resumeExperiment)$/]',
-          'ExportSpecifier[local.name=/^(startExperiment|resumeExperiment)$/]',
-          'MemberExpression[property.name=/^(startExperiment|resumeExperiment)$/]',
-          'VariableDeclarator[init.argument.type="ImportExpression"] Property[key.name=/^(startExperiment|resumeExperiment)$/]',
-        ].map((selector) => ({
-          selector,
-          message:
-            'only core/launch starts or resumes a run: call launchRun/resumeRun (core/launch/launch.ts), or from a test or benchmark the seam core/launch/testSeam.ts (launcher only)',
-        })),
-      ],
+      'no-restricted-syntax': ['error', ...LAUNCHER_ONLY],
     },
+  },
+  // No silent LoCoMo (issue 34 item 3): where rules differ by benchmark the caller passes the run's
+  // own profile, so no parameter (or destructured prop) of non-test source defaults to a benchmark
+  // profile constant. A block of its own (it spares tests), so it repeats the launcher's selectors:
+  // a later block's `no-restricted-syntax` replaces the one above for the files both match.
+  {
+    files: ['src-main/**/*.{ts,tsx}', 'src-shared/**/*.ts', 'src-renderer/**/*.{ts,tsx}'],
+    ignores: ['**/*.test.{ts,tsx}', 'src-main/core/launch/**'],
+    rules: { 'no-restricted-syntax': ['error', ...LAUNCHER_ONLY, NO_PROFILE_DEFAULT] },
+  },
+  {
+    files: ['src-main/core/launch/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: { 'no-restricted-syntax': ['error', NO_PROFILE_DEFAULT] },
   },
   // Size guards (issue 34): no source file over 600 lines (tests and the tests/ folder aside: a
   // test file grows with its cases), no function over 120 lines in the pipeline. Split by concept.

@@ -444,8 +444,8 @@ export interface RunComparisonResult {
    * over the shared ones only.
    */
   questionSets: QuestionSets;
-  /** The baseline run's benchmark profile: the categories' names (absent from older servers). */
-  benchmark?: BenchmarkProfile;
+  /** The baseline run's benchmark profile: the categories' names. */
+  benchmark: BenchmarkProfile;
 }
 
 /** One run's side of a question, for the side-by-side "why did it flip" view. */

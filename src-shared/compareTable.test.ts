@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { LOCOMO_PROFILE } from './benchmarks';
 import { compareRuns, scoreIntervals } from './compare';
 import { compareCategoryCsv, compareTable, distinctRunNames } from './compareTable';
 import type { AnswerRecord } from './experiment';
@@ -58,7 +59,12 @@ describe('run names', () => {
 });
 
 describe('the per-category table for a paper (the same compareTable `cli compare` prints)', () => {
-  const input = { comparison, fairness: [], questionSets: { shared: 4, perRun: [4, 4] } };
+  const input = {
+    comparison,
+    fairness: [],
+    questionSets: { shared: 4, perRun: [4, 4] },
+    benchmark: LOCOMO_PROFILE,
+  };
   const names = distinctRunNames(comparison.runs);
 
   it('Markdown: runs headed by name, Δ and its interval in cells of their own, never a run id', () => {
@@ -80,7 +86,11 @@ describe('the per-category table for a paper (the same compareTable `cli compare
   });
 
   it('CSV: name-headed columns, numbers as numbers', () => {
-    const csv = compareCategoryCsv(comparison, { scheme: 'official', names }).split('\r\n');
+    const csv = compareCategoryCsv(comparison, {
+      scheme: 'official',
+      profile: LOCOMO_PROFILE,
+      names,
+    }).split('\r\n');
     expect(csv[0]).toBe(
       'category,n,mean[BM25 & co],mean[hybrid],delta[hybrid - BM25 & co],ciLow[hybrid - BM25 & co],ciHigh[hybrid - BM25 & co]',
     );

@@ -1,5 +1,4 @@
 import {
-  LOCOMO_PROFILE,
   categoryLabel as profileCategoryLabel,
   schemeLabelOf,
   type BenchmarkProfile,
@@ -150,7 +149,7 @@ export interface CategoryTableRow {
 export function categoryLabel(
   category: CategoryId | null,
   scheme: SchemeId,
-  profile: BenchmarkProfile = LOCOMO_PROFILE,
+  profile: BenchmarkProfile,
 ): string {
   return category === null
     ? 'All'
@@ -161,7 +160,7 @@ export function categoryLabel(
 export function categoryTableRows(
   comparison: RunComparison,
   scheme: SchemeId,
-  profile: BenchmarkProfile = LOCOMO_PROFILE,
+  profile: BenchmarkProfile,
 ): CategoryTableRow[] {
   const questions = new Map<CategoryId | null, number>([[null, comparison.rows.length]]);
   for (const row of comparison.rows)
@@ -193,7 +192,7 @@ export interface CompareTableInput {
   comparison: RunComparison;
   fairness: readonly FairnessWarning[];
   questionSets: QuestionSets;
-  benchmark?: BenchmarkProfile;
+  benchmark: BenchmarkProfile;
   /** Each run's cost and speed: with them, Mem0 Table 2's columns follow the table. */
   costs?: readonly RunCost[];
 }
@@ -225,7 +224,7 @@ const FLIP_ORDER: readonly Flip[] = ['improved', 'regressed', 'unchanged', 'miss
  */
 export function compareTable(result: CompareTableInput, options: CompareTableOptions): string {
   const { comparison } = result;
-  const profile = result.benchmark ?? LOCOMO_PROFILE;
+  const profile = result.benchmark;
   const { base, name, others } = tableRuns(comparison, options.names);
   const header = [
     'category',
@@ -448,9 +447,9 @@ function csvCells(
  */
 export function compareCategoryCsv(
   comparison: RunComparison,
-  options: { scheme: SchemeId; profile?: BenchmarkProfile; names: readonly string[] },
+  options: { scheme: SchemeId; profile: BenchmarkProfile; names: readonly string[] },
 ): string {
-  const profile = options.profile ?? LOCOMO_PROFILE;
+  const { profile } = options;
   const { base, name, others } = tableRuns(comparison, options.names);
   const header = [
     'category',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LOCOMO_PROFILE, isAdversarial, type BenchmarkProfile } from './benchmarks';
+import { isAdversarial, type BenchmarkProfile } from './benchmarks';
 import type { Sample } from './dataset/types';
 import { WorkbenchError } from './errors';
 import {
@@ -167,7 +167,7 @@ const REFUSAL = 'Not mentioned in the conversation';
 export function errataScores(
   answers: readonly FinalAnswer[],
   entries: readonly ResolvedErratum[],
-  profile: BenchmarkProfile = LOCOMO_PROFILE,
+  profile: BenchmarkProfile,
 ): ErrataScores {
   const byKey = new Map(entries.map((e) => [`${e.sampleId}#${e.questionIndex}`, e]));
   const answerMetrics = metricList().filter((m) => m.source === 'answer');

@@ -191,7 +191,7 @@ describe('aggregation', () => {
   });
 
   it('summarises per category and overall both ways; recall skips questions without evidence', () => {
-    const s = summarizeAnswers(finalAnswersOf(answers));
+    const s = summarizeAnswers(finalAnswersOf(answers), LOCOMO_PROFILE);
     // These answers carry only official F1 and recall: every other metric's mean is empty, not
     // zero (whichever metrics are registered), and J's has no spread either.
     const onlyF1AndRecall = (means: Record<string, MetricMean> | undefined) => {
@@ -218,30 +218,33 @@ describe('aggregation', () => {
     });
     expect(s.overall.all.officialF1).toEqual({ mean: 2.5 / 4, n: 4 });
     expect(s.overall.all.evidenceRecall).toEqual({ mean: 2.5 / 3, n: 3 });
-    expect(s.overall.categories1to4!.officialF1).toEqual({ mean: 1.5 / 3, n: 3 });
+    expect(s.overall.answerable!.officialF1).toEqual({ mean: 1.5 / 3, n: 3 });
     expect(s.errors).toBe(1);
     expect(s.questions).toBe(4);
   });
 
   it('draws one curve point per test', () => {
-    const points = curveOf([
-      {
-        sampleId: 's1',
-        testIndex: 1,
-        packetIdx: 9,
-        dialogsInserted: 20,
-        visibleCount: 3,
-        answers: answers.slice(1, 4),
-      },
-      {
-        sampleId: 's1',
-        testIndex: 0,
-        packetIdx: 4,
-        dialogsInserted: 10,
-        visibleCount: 1,
-        answers: answers.slice(0, 1),
-      },
-    ]);
+    const points = curveOf(
+      [
+        {
+          sampleId: 's1',
+          testIndex: 1,
+          packetIdx: 9,
+          dialogsInserted: 20,
+          visibleCount: 3,
+          answers: answers.slice(1, 4),
+        },
+        {
+          sampleId: 's1',
+          testIndex: 0,
+          packetIdx: 4,
+          dialogsInserted: 10,
+          visibleCount: 1,
+          answers: answers.slice(0, 1),
+        },
+      ],
+      LOCOMO_PROFILE,
+    );
     // Only official F1 and recall have values; every other registered metric's mean is null.
     const others = (means: Record<string, number | null>) =>
       Object.entries(means).filter(([id]) => id !== 'officialF1' && id !== 'evidenceRecall');
@@ -265,35 +268,44 @@ describe('aggregation', () => {
 
   it('averages set F1 and BLEU-1 over categories 1-4, and J with its std over repeats', () => {
     const judged = (labels: number[]) => judgeScoreOf(labels);
-    const s = summarizeAnswers([
-      answer({
-        category: 1,
-        scores: answerScores({ prediction: 'Paris', gold: 'Paris', category: 1 }),
-        judge: judged([1, 1, 0]),
-      }),
-      answer({
-        category: 4,
-        scores: answerScores({ prediction: 'Lyon', gold: 'Paris', category: 4 }),
-        judge: judged([0, 1, 0]),
-      }),
-      answer({
-        category: 5,
-        scores: answerScores({ prediction: 'Not mentioned', gold: null, category: 5 }),
-        judge: null,
-      }),
-      answer({
-        category: 2,
-        scores: answerScores({ prediction: '[ERROR]', gold: 'error', category: 2, errored: true }),
-        error: 'answer: TIMEOUT',
-        judge: { mean: null, std: null, labels: [], error: 'judge: UPSTREAM: bad' },
-      }),
-    ]);
+    const s = summarizeAnswers(
+      [
+        answer({
+          category: 1,
+          scores: answerScores({ prediction: 'Paris', gold: 'Paris', category: 1 }, LOCOMO_PROFILE),
+          judge: judged([1, 1, 0]),
+        }),
+        answer({
+          category: 4,
+          scores: answerScores({ prediction: 'Lyon', gold: 'Paris', category: 4 }, LOCOMO_PROFILE),
+          judge: judged([0, 1, 0]),
+        }),
+        answer({
+          category: 5,
+          scores: answerScores(
+            { prediction: 'Not mentioned', gold: null, category: 5 },
+            LOCOMO_PROFILE,
+          ),
+          judge: null,
+        }),
+        answer({
+          category: 2,
+          scores: answerScores(
+            { prediction: '[ERROR]', gold: 'error', category: 2, errored: true },
+            LOCOMO_PROFILE,
+          ),
+          error: 'answer: TIMEOUT',
+          judge: { mean: null, std: null, labels: [], error: 'judge: UPSTREAM: bad' },
+        }),
+      ],
+      LOCOMO_PROFILE,
+    );
     // Category 5 has no set F1 / BLEU-1: "all" counts categories 1-4 for them (n 3, not 4).
     expect(s.overall.all.setF1).toEqual({ mean: 1 / 3, n: 3 });
-    expect(s.overall.categories1to4!.bleu1).toEqual({ mean: 1 / 3, n: 3 });
+    expect(s.overall.answerable!.bleu1).toEqual({ mean: 1 / 3, n: 3 });
     expect(s.overall.all.officialF1).toEqual({ mean: 2 / 4, n: 4 });
     // J: per answer 2/3 and 1/3; per repeat accuracies 0.5, 1, 0 -> mean 0.5, sample std 0.5.
-    expect(s.overall.categories1to4!.judge).toEqual({ mean: 0.5, n: 2, std: 0.5, repeats: 3 });
+    expect(s.overall.answerable!.judge).toEqual({ mean: 0.5, n: 2, std: 0.5, repeats: 3 });
     expect(s.byCategory[2]?.judge.n).toBe(0);
   });
 

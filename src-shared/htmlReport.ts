@@ -1,4 +1,4 @@
-import { LOCOMO_PROFILE, categoryLabel, schemeLabelOf } from './benchmarks';
+import { categoryLabel, schemeLabelOf } from './benchmarks';
 import type { RunComparisonResult, RunDetail } from './api';
 import { scoreOf, table2Columns, type CompareRow, type Table2Columns } from './compare';
 import type { AnswerRecord } from './experiment';
@@ -83,7 +83,7 @@ ${table2Section([{ label: title, columns: table2Columns(info.manifest.usage?.mem
  */
 export function compareReportHtml(result: RunComparisonResult): string {
   const { comparison } = result;
-  const profile = result.benchmark ?? LOCOMO_PROFILE;
+  const profile = result.benchmark;
   const metric = metricOf(comparison.metric).label;
   // Lettered as the Compare view letters them, so a bar's "B" names a column of the tables.
   const labels = comparison.runs.map((r, i) => `${runLetter(i)} · ${r.label}`);

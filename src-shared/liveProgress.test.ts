@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { LOCOMO_PROFILE } from './benchmarks';
 import { summarizeAnswers, type ProgressEvent } from './experiment';
 import type { RunInfo } from './runs';
 import {
@@ -158,7 +159,7 @@ describe('reduceProgress', () => {
   });
 
   it('reaches 100% and keeps the summary when the run finishes', () => {
-    const summary = summarizeAnswers([]);
+    const summary = summarizeAnswers([], LOCOMO_PROFILE);
     const run = replay([
       ...START,
       ev({ type: 'packet', runId: R, at: 1200, sampleId: 'a', inserted: 2, total: 2, etaMs: 10 }),
@@ -217,7 +218,7 @@ describe('reduceProgress', () => {
         type: 'run-finished',
         runId: R,
         at: 1600,
-        summary: summarizeAnswers([]),
+        summary: summarizeAnswers([], LOCOMO_PROFILE),
         elapsedMs: 600,
         status: 'degraded',
         message: '2 of 5 final answers are errors (40%, more than maxErrorShare 10%)',
@@ -387,7 +388,7 @@ describe('reduceProgress', () => {
     // Issue 23 item 10 (the e2e saw "6 / 6" tests where 5 were planned): the engine ends the run,
     // the window's reconcile finds it no longer active and settles it from the stored info, and
     // only then do the run's last events arrive (the server and the page batch them ~100 ms each).
-    const summary = summarizeAnswers([]);
+    const summary = summarizeAnswers([], LOCOMO_PROFILE);
     const beforeEnd = replay([
       ...START,
       ev({

@@ -1,5 +1,5 @@
 import type { CategoryId } from './benchmarks/types';
-import { answerableOf, type RunSummary, type ScorePair } from './experiment';
+import type { RunSummary, ScorePair } from './experiment';
 import { metricList, type MetricId } from './metrics';
 import { mean, stdDev } from './scoring/stats';
 
@@ -37,8 +37,11 @@ export interface RepeatSummary {
   /** Complete runs the statistics are over. */
   runs: number;
   byCategory: Record<CategoryId, RepeatPair>;
-  /** `categories1to4`: the answerable overall (`answerableOf`) of each run, whatever its profile. */
-  overall: { all: RepeatPair; categories1to4: RepeatPair };
+  /**
+   * `answerable`: each run's headline subset (`RunSummary.overall.answerable`), when its profile
+   * names one (`overallNames.answerable`); absent for a benchmark that has none (BEAM).
+   */
+  overall: { all: RepeatPair; answerable?: RepeatPair };
 }
 
 function statOf(pairs: ReadonlyArray<ScorePair | undefined>, metric: MetricId): RepeatStat {
@@ -77,7 +80,9 @@ export function repeatSummary(summaries: readonly RunSummary[]): RepeatSummary {
     byCategory,
     overall: {
       all: pairOf(summaries.map((s) => s.overall.all)),
-      categories1to4: pairOf(summaries.map(answerableOf)),
+      ...(summaries.some((s) => s.overall.answerable)
+        ? { answerable: pairOf(summaries.map((s) => s.overall.answerable)) }
+        : {}),
     },
   };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LOCOMO_PROFILE, isAdversarial } from './benchmarks';
+import { LOCOMO_PROFILE, categoryLabel, isAdversarial, type BenchmarkProfile } from './benchmarks';
 import type { Table2Columns } from './compare';
 import type { RepeatSummary } from './repeats';
 import type { ExperimentEstimate } from './runs';
@@ -13,6 +13,13 @@ import type { ExperimentEstimate } from './runs';
  */
 
 const ID = /^[a-z0-9][a-z0-9-]{0,63}$/;
+
+/**
+ * Every pack is a table of a LoCoMo paper: its `scheme` is one of LoCoMo's and its `categories`
+ * are LoCoMo's numbers, so LoCoMo's profile names its cells and says which overall a cell reads.
+ * A pack of another benchmark would carry its benchmark id in the schema instead.
+ */
+export const PACK_BENCHMARK: BenchmarkProfile = LOCOMO_PROFILE;
 
 /** A table cell: a category number as a string, or `overall`. */
 const CellKey = z.string().regex(/^(overall|\d+)$/, 'a category number or "overall"');
@@ -144,6 +151,13 @@ export interface PackCell {
   diff: number | null;
 }
 
+/** A cell's name in the pack's scheme: "overall", or "2 temporal". */
+export function packCellLabel(pack: Pick<ReproducePack, 'scheme'>, cell: string): string {
+  return cell === 'overall'
+    ? 'overall'
+    : `${cell} ${categoryLabel(PACK_BENCHMARK, Number(cell), pack.scheme)}`;
+}
+
 /** Paper vs ours for every published cell of the rows that ran. */
 export function comparePack(
   pack: ReproducePack,
@@ -159,9 +173,9 @@ export function comparePack(
         const paperStd = row.publishedStd?.[metric]?.[cell] ?? null;
         const stat = summary
           ? cell === 'overall'
-            ? pack.categories.some((c) => isAdversarial(LOCOMO_PROFILE, c))
+            ? pack.categories.some((c) => isAdversarial(PACK_BENCHMARK, c))
               ? summary.overall.all[metric]
-              : summary.overall.categories1to4[metric]
+              : summary.overall.answerable?.[metric]
             : summary.byCategory[Number(cell)]?.[metric]
           : undefined;
         const ours = stat?.mean == null ? null : stat.mean * pack.scale;

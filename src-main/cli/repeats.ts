@@ -80,7 +80,10 @@ export async function runRepeats(
       })}\n`,
     );
   } else {
-    io.stdout(repeatTable(summary, options.scheme));
+    // The repeats' own benchmark names the table's categories and overalls.
+    const started = outcome.cells.find((c) => c.runId !== null)?.runId;
+    if (started) io.stdout(repeatTable(summary, options.scheme, store.profileOf(started)));
+    else io.stdout('no repeat started: nothing to summarise\n');
     for (const { runId, scores } of errata) {
       const { text } = errataExtra(scores, options.scheme, store.profileOf(runId));
       io.stdout(`\nrun ${runId} (seed ${store.getRun(runId).manifest.seed}):\n${text}`);

@@ -147,15 +147,15 @@ export function reportOutcome(
   scheme: SchemeId,
   json: boolean,
   io: CliIO,
-  manifest?: Pick<RunManifest, 'coverage' | 'skippedSamples'> &
-    Partial<Pick<RunManifest, 'dataset' | 'warnings'>>,
+  manifest: Pick<RunManifest, 'coverage' | 'skippedSamples' | 'dataset'> &
+    Partial<Pick<RunManifest, 'warnings'>>,
   extra?: ReportExtra | null,
 ): number {
-  const coverage = manifest ? coverageNote(manifest, outcome.summary) : null;
+  const coverage = coverageNote(manifest, outcome.summary);
   // What the run departed from (a memory LLM's replies cut off, say): never a silent "completed".
-  const warnings = manifest?.warnings ?? [];
+  const warnings = manifest.warnings ?? [];
   // The run's own benchmark names its categories (LongMemEval's question types).
-  const profile = benchmarkProfile(manifest?.dataset?.format);
+  const profile = benchmarkProfile(manifest.dataset.format);
   if (json) {
     io.stdout(
       `${JSON.stringify({

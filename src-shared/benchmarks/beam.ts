@@ -46,5 +46,11 @@ export const BEAM_PROFILE: BenchmarkProfile = {
   defaultJudgeProtocol: 'beam-rubric',
   // BEAM's RAG reader (answer_generation_for_rag, core/answer/beam-reader.ts).
   defaultAnswerProtocol: 'beam',
+  overallNames: {
+    // BEAM's own tables average per chat (bySampleMean, report --format beam), not over questions.
+    all: { label: 'all, pooled', note: "every question pooled; BEAM's tables average per chat" },
+    // Every ability has a real ideal response (abstention included): no subset is left out.
+    answerable: null,
+  },
   reportFormats: [BEAM_REPORT_FORMAT],
 };

@@ -16,6 +16,7 @@ const profile: BenchmarkProfile = {
     adversarial: false,
   })),
   defaultJudgeProtocol: 'mem0',
+  overallNames: { all: { label: 'all', note: 'every question pooled' }, answerable: null },
   sampleAveraged: true,
   reportFormats: [BEAM_REPORT_FORMAT],
 };

@@ -13,6 +13,8 @@ export type {
   BenchmarkCategory,
   BenchmarkProfile,
   BenchmarkScheme,
+  BenchmarkOverallNames,
+  OverallName,
   CategoryId,
   ReportFormat,
   ReportLayout,
@@ -21,8 +23,6 @@ export type {
 export { LOCOMO_PROFILE } from './locomo';
 export { LONGMEMEVAL_PROFILE } from './longmemeval';
 export { BEAM_PROFILE } from './beam';
-
-export const DEFAULT_BENCHMARK = LOCOMO_PROFILE.id;
 
 /** The scheme a view shows before the user picks one: every profile's first is `official`. */
 export const DEFAULT_SCHEME: SchemeId = 'official';
@@ -62,6 +62,10 @@ export function validateBenchmarkProfile(
         fail(`category ${category.id} has no name in scheme "${scheme.id}"`);
       }
     }
+  }
+  const { all, answerable } = profile.overallNames;
+  if ([all, ...(answerable ? [answerable] : [])].some((o) => !o.label.trim() || !o.note.trim())) {
+    fail('names an overall (overallNames) without a label or a note');
   }
   if (profile.reportFormats.length === 0) {
     fail("lays out no report format (reportFormats is empty): give it its paper's table");
@@ -170,7 +174,7 @@ export function isCategoryNumber(value: number): boolean {
 }
 
 /** The profile of a dataset format (a run's `manifest.dataset.format`). */
-export function benchmarkProfile(id: string = DEFAULT_BENCHMARK): BenchmarkProfile {
+export function benchmarkProfile(id: string): BenchmarkProfile {
   const profile = profiles.get(id);
   if (!profile) {
     throw new WorkbenchError(
@@ -253,9 +257,4 @@ export function judgeProtocolFor<P>(
       ? `judge protocol "${String(named)}" is ${otherOwner.label}'s judge; this is a ${profile.label} run, whose own is "${own}"`
       : null,
   };
-}
-
-/** The summary key of the mean over the profile's non-adversarial categories. */
-export function answerableKeyOf(profile: BenchmarkProfile): 'categories1to4' | 'answerable' {
-  return profile.answerableKey ?? 'answerable';
 }

@@ -82,6 +82,25 @@ export interface ReportFormat {
   layout: ReportLayout;
 }
 
+/** One overall of a run's summary as a benchmark names it. */
+export interface OverallName {
+  /** The table row's words: `overall (<label>)` (LoCoMo: "all, official", "categories 1-4"). */
+  label: string;
+  /** Whose convention it is, one line under the view's card ("Mem0 convention, adversarial left out"). */
+  note: string;
+}
+
+export interface BenchmarkOverallNames {
+  /** `overall.all`: the mean over every question. */
+  all: OverallName;
+  /**
+   * `overall.answerable`: the headline subset, the mean over the non-adversarial categories
+   * (LoCoMo: Mem0's categories 1-4). Null when the benchmark has none: no category is
+   * adversarial, so it would repeat `all`, and the summary leaves it out.
+   */
+  answerable: OverallName | null;
+}
+
 export interface BenchmarkProfile {
   id: string;
   label: string;
@@ -121,11 +140,8 @@ export interface BenchmarkProfile {
    * the adversarial categories, as the summary's `overall.abstention`.
    */
   abstentionAccuracy?: boolean;
-  /**
-   * The summary's key for the mean over the non-adversarial categories. LoCoMo's is the stored
-   * `categories1to4` (Mem0's convention; old runs read back by it); absent: `answerable`.
-   */
-  answerableKey?: 'categories1to4';
+  /** How tables and views name the overalls of a run's summary, in this benchmark's words. */
+  overallNames: BenchmarkOverallNames;
   /** What a sample's `group` is, for tables that total by it (BEAM: `size`). */
   sampleGroup?: string;
   /** The `report --format` tables laid out for this benchmark's categories, its own first; at least one. */

@@ -65,7 +65,10 @@ export const ExperimentConfigSchema = z
       .strict()
       .prefault({}),
     answerer: AnswererConfigSchema.prefault({ kind: 'extractive' }),
-    /** When set, every answer of categories 1-4 is judged after the run (cached in the runs DB). */
+    /**
+     * When set, every answer the judge scores under the run's benchmark (LoCoMo: categories 1-4)
+     * is judged after the run (cached in the runs DB).
+     */
     judge: JudgeConfigSchema.optional(),
     retrieval: z
       .object({

@@ -105,7 +105,10 @@ export const CustomJudgeProtocolSchema = z
   .strict();
 export type CustomJudgeProtocol = z.output<typeof CustomJudgeProtocolSchema>;
 
-/** The LLM judge: CORRECT/WRONG per answer, `repeats` times, categories 1-4. */
+/**
+ * The LLM judge: a verdict per answer, `repeats` times, on the categories the run's benchmark has
+ * it score (`judgeable`: LoCoMo's 1-4, every answer with a gold).
+ */
 export const JudgeConfigSchema = z
   .object({
     ...llmEndpointShape(DEFAULT_JUDGE_MAX_TOKENS),

@@ -1,11 +1,5 @@
-import {
-  answerableKeyOf,
-  benchmarkCategory,
-  LOCOMO_PROFILE,
-  type BenchmarkProfile,
-} from '../benchmarks';
+import { benchmarkCategory, type BenchmarkProfile } from '../benchmarks';
 import type { CategoryId } from '../benchmarks/types';
-import { WorkbenchError } from '../errors';
 import {
   metricsOf,
   type MetricDefinition,
@@ -54,14 +48,15 @@ export interface RunSummary {
    */
   bySampleMean?: Record<CategoryId, ScorePair>;
   overall: {
-    /** Official LoCoMo convention: every question. */
+    /** Every question (`overallNames.all` names it: LoCoMo's official convention). */
     all: ScorePair;
     /**
-     * Mem0 convention: LoCoMo's non-adversarial categories 1-4, under the key LoCoMo summaries
-     * have always had. Other profiles name the same mean `answerable`; read it by `answerableOf`.
+     * The headline subset: the non-adversarial categories, for every profile that names one
+     * (`overallNames.answerable`: LoCoMo's "categories 1-4", Mem0's convention; LongMemEval's
+     * non-abstention questions); absent for a profile with none (BEAM). Summaries stored before
+     * it had one key for every benchmark wrote LoCoMo's as `categories1to4`; the runs DB reads
+     * that as this (core/runs/summaries.ts).
      */
-    categories1to4?: ScorePair;
-    /** A non-LoCoMo profile's non-adversarial categories (LongMemEval: every non-abstention question). */
     answerable?: ScorePair;
     /**
      * Profiles with `abstentionAccuracy` (LongMemEval `print_qa_metrics.py` "Abstention
@@ -115,7 +110,7 @@ export function answerScores(
     context?: readonly string[];
     errored?: boolean;
   },
-  profile: BenchmarkProfile = LOCOMO_PROFILE,
+  profile: BenchmarkProfile,
 ): Scores {
   return scoreAnswer({
     prediction: answer.prediction,
@@ -150,10 +145,7 @@ function presentMean(values: ReadonlyArray<number | null | undefined>): MeanN {
   return meanN(present);
 }
 
-function scorePair(
-  answers: readonly Scored[],
-  metrics: readonly MetricDefinition[] = metricsOf(LOCOMO_PROFILE),
-): ScorePair {
+function scorePair(answers: readonly Scored[], metrics: readonly MetricDefinition[]): ScorePair {
   const pair: Record<MetricId, MetricMean> = {};
   for (const metric of metrics) {
     pair[metric.id] = metric.aggregate
@@ -240,7 +232,7 @@ function sampleAveragedPairs(
  */
 export function summarizeAnswers(
   answers: readonly Scored[],
-  profile: BenchmarkProfile = LOCOMO_PROFILE,
+  profile: BenchmarkProfile,
 ): RunSummary {
   const metrics = metricsOf(profile);
   const byCategory: Record<CategoryId, ScorePair> = {};
@@ -260,10 +252,14 @@ export function summarizeAnswers(
     ...(bySampleMean ? { bySampleMean } : {}),
     overall: {
       all: scorePair(answers, metrics),
-      [answerableKeyOf(profile)]: scorePair(
-        answers.filter((a) => !adversarial.has(a.category)),
-        metrics,
-      ),
+      ...(profile.overallNames.answerable !== null
+        ? {
+            answerable: scorePair(
+              answers.filter((a) => !adversarial.has(a.category)),
+              metrics,
+            ),
+          }
+        : {}),
       ...(byTask ? { taskAveraged: meanOfMeans(Object.values(byTask), metrics) } : {}),
       ...(profile.abstentionAccuracy === true
         ? {
@@ -277,18 +273,6 @@ export function summarizeAnswers(
     questions: answers.length,
     errors: answers.filter((a) => a.error !== null).length,
   };
-}
-
-/**
- * The mean over the non-adversarial categories, whatever the profile calls it (LoCoMo's stored
- * `categories1to4`, else `answerable`).
- */
-export function answerableOf<P = ScorePair>(summary: {
-  overall: { categories1to4?: P; answerable?: P };
-}): P {
-  const pair = summary.overall.categories1to4 ?? summary.overall.answerable;
-  if (!pair) throw new WorkbenchError('INTERNAL', 'run summary: no answerable overall');
-  return pair;
 }
 
 type Keyed = Pick<AnswerRecord, 'sampleId' | 'questionIndex' | 'testIndex'>;
@@ -311,7 +295,7 @@ export function finalAnswersOf<T extends Keyed>(answers: readonly T[]): T[] {
 /** One point per committed test: how the scores move as the conversation grows. */
 export function curveOf(
   tests: readonly Omit<TestRecord, 'questionIndices'>[],
-  profile: BenchmarkProfile = LOCOMO_PROFILE,
+  profile: BenchmarkProfile,
 ): CurvePoint[] {
   const metrics = metricsOf(profile);
   return tests

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { LOCOMO_PROFILE } from '../benchmarks';
 import {
   mean,
   mulberry32,
@@ -34,9 +35,9 @@ describe('overall means', () => {
 
   it('reports both overall conventions over questions, not over category means', () => {
     // All: (1 + 0 + 0.5 + 1) / 4 = 0.625; categories 1-4: (1 + 0 + 0.5) / 3 = 0.5.
-    expect(overallMeans(items)).toEqual({
+    expect(overallMeans(items, LOCOMO_PROFILE)).toEqual({
       all: { mean: 0.625, n: 4 },
-      categories1to4: { mean: 0.5, n: 3 },
+      answerable: { mean: 0.5, n: 3 },
     });
   });
 });

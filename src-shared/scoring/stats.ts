@@ -3,7 +3,7 @@
  * deviation, a seeded PRNG and a paired bootstrap confidence interval for comparing two runs.
  * Everything is deterministic for a given seed, so a report can be regenerated bit for bit.
  */
-import { LOCOMO_PROFILE, isAdversarial } from '../benchmarks';
+import { isAdversarial, type BenchmarkProfile } from '../benchmarks';
 import { WorkbenchError } from '../errors';
 import type { LocomoCategory } from './official';
 
@@ -40,21 +40,27 @@ export function stdDev(values: readonly number[], ddof: 0 | 1 = 1): number {
 }
 
 export interface OverallMeans {
-  /** Official LoCoMo convention: every question, categories 1-5 (n = 1,986 on the full set). */
+  /** Every question (LoCoMo's official convention: n = 1,986 on the full set). */
   all: MeanSummary;
-  /** Mem0 convention: categories 1-4 only (n = 1,540 on the full set). */
-  categories1to4: MeanSummary;
+  /**
+   * The profile's non-adversarial categories, its headline subset (`overallNames.answerable`;
+   * LoCoMo: Mem0's categories 1-4, n = 1,540 on the full set).
+   */
+  answerable: MeanSummary;
 }
 
 /** Both overall conventions over per-question scores (never over category means). */
-export function overallMeans(items: readonly ScoredQuestion[]): OverallMeans {
+export function overallMeans(
+  items: readonly ScoredQuestion[],
+  profile: BenchmarkProfile,
+): OverallMeans {
   const all = items.map((item) => item.score);
-  const first4 = items
-    .filter((item) => !isAdversarial(LOCOMO_PROFILE, item.category))
+  const answerable = items
+    .filter((item) => !isAdversarial(profile, item.category))
     .map((item) => item.score);
   return {
     all: { mean: mean(all), n: all.length },
-    categories1to4: { mean: mean(first4), n: first4.length },
+    answerable: { mean: mean(answerable), n: answerable.length },
   };
 }
 

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { LOCOMO_PROFILE } from '../../src-shared/benchmarks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunComparisonResult } from '../../src-shared/api';
 import { categoryTableRows, formatScore } from '../../src-shared/compareTable';
@@ -103,7 +104,9 @@ describe('cli compare', () => {
       metric: 'officialF1',
       seed: 0,
     });
-    const all = categoryTableRows(reversed.comparison, 'official').find((r) => r.label === 'All');
+    const all = categoryTableRows(reversed.comparison, 'official', LOCOMO_PROFILE).find(
+      (r) => r.label === 'All',
+    );
     expect(md.out.split('\n').find((l) => l.startsWith('| All |'))).toContain(
       `| ${all?.deltas[0]?.diff} | ${all?.deltas[0]?.interval} |`,
     );

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { LOCOMO_PROFILE } from '../../src-shared/benchmarks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RUNS, buildDb, corruptAnswersPage } from '../support/runs-db';
 import { checkedStampMatches } from '../../src-main/core/runs/db';
@@ -85,7 +86,7 @@ describe('experiment CLI', () => {
     expect(exported.answers).toHaveLength(8);
     // The columns are the export registry's; the original ones keep their places whatever is
     // added after them (a reader of an old export finds them where they were).
-    const columns = exportColumns();
+    const columns = exportColumns(LOCOMO_PROFILE);
     expect(Object.keys(exported.answers[0] ?? {})).toEqual(columns);
     expect(columns.slice(0, 17)).toEqual([
       'sampleId',

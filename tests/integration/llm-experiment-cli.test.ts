@@ -77,12 +77,12 @@ describe('cli experiment with an LLM', () => {
         questions: number;
         errors: number;
         overall: {
-          categories1to4: Record<'officialF1' | 'setF1' | 'bleu1' | 'judge', { n: number }>;
+          answerable: Record<'officialF1' | 'setF1' | 'bleu1' | 'judge', { n: number }>;
         };
       };
     };
     expect(report).toMatchObject({ status: 'completed', summary: { errors: 0 } });
-    const c14 = report.summary.overall.categories1to4;
+    const c14 = report.summary.overall.answerable;
     expect(c14.officialF1.n).toBeGreaterThan(0);
     for (const metric of ['setF1', 'bleu1', 'judge'] as const)
       expect(c14[metric].n).toBe(c14.officialF1.n);

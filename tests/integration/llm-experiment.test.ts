@@ -154,9 +154,9 @@ describe('LLM experiments against the fake server', () => {
 
     const summary = store.summary(handle.runId);
     expect(outcome.summary).toEqual(summary);
-    expect(summary.overall.categories1to4!.judge.n).toBe(summary.overall.categories1to4!.setF1.n);
-    expect(summary.overall.categories1to4!.judge.repeats).toBe(2);
-    expect(summary.overall.all.setF1.n).toBe(summary.overall.categories1to4!.officialF1.n);
+    expect(summary.overall.answerable!.judge.n).toBe(summary.overall.answerable!.setF1.n);
+    expect(summary.overall.answerable!.judge.repeats).toBe(2);
+    expect(summary.overall.all.setF1.n).toBe(summary.overall.answerable!.officialF1.n);
     expect(summary.byCategory[5]?.bleu1?.n).toBe(0);
     for (const point of store.curve(handle.runId)) {
       expect(point.means['setF1']).not.toBeNull();

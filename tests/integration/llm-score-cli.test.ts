@@ -86,7 +86,7 @@ describe('cli score', () => {
         bleu1: number | null;
       }>;
       byCategory: Record<string, { n: number; officialF1: { n: number } }>;
-      overall: { all: { n: number }; categories1to4: { n: number; setF1: { n: number } } };
+      overall: { all: { n: number }; answerable: { n: number; setF1: { n: number } } };
     };
     expect(report.items).toHaveLength(golden.length);
     report.items.forEach((item, i) => {
@@ -105,8 +105,8 @@ describe('cli score', () => {
     });
     const n5 = golden.filter((g) => g.category === 5).length;
     expect(report.overall.all.n).toBe(golden.length);
-    expect(report.overall.categories1to4.n).toBe(golden.length - n5);
-    expect(report.overall.categories1to4.setF1.n).toBe(golden.length - n5);
+    expect(report.overall.answerable.n).toBe(golden.length - n5);
+    expect(report.overall.answerable.setF1.n).toBe(golden.length - n5);
     expect(report.byCategory['5']?.n).toBe(n5);
   });
 

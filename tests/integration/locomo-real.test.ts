@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { LOCOMO_PROFILE } from '../../src-shared/benchmarks';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { DatasetStats } from '../../src-shared/dataset/stats';
 import type { DatasetLoadResult } from '../../src-shared/dataset/types';
@@ -85,7 +86,7 @@ describe('LoCoMo locomo10.json', () => {
   beforeAll(async () => {
     if (!exists) return;
     result = await loadDatasetFile(file);
-    stats = datasetStats(result.samples);
+    stats = datasetStats(result.samples, {}, LOCOMO_PROFILE);
     raw = JSON.parse(readFileSync(file, 'utf8')) as RawSample[];
   });
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerBenchmarkProfile } from '../../src-shared/benchmarks';
+import { registerBenchmarkProfile, LOCOMO_PROFILE } from '../../src-shared/benchmarks';
 import { compareRuns } from '../../src-shared/compare';
 import {
   ExperimentConfigSchema,
@@ -199,6 +199,7 @@ describe('a metric and a benchmark profile added in one file each', () => {
 describe("the profile's adversarial flag, not LoCoMo's number 5", () => {
   const request = (category: number, adversarial: boolean) => ({
     sampleId: 't1',
+    benchmark: 'locomo',
     questionIndex: 3,
     question: 'Where did Bob move?',
     category,
@@ -224,10 +225,10 @@ describe("the profile's adversarial flag, not LoCoMo's number 5", () => {
 describe('without the registration', () => {
   it('knows neither: the export has no such column and the profile is refused by id', () => {
     for (const undo of unregister.splice(0)) undo();
-    expect(exportColumns()).not.toContain('exactMatch');
+    expect(exportColumns(LOCOMO_PROFILE)).not.toContain('exactMatch');
     expect(isMetricId('exactMatch')).toBe(false);
-    expect(() => answerScores({ prediction: 'x', gold: 'x', category: 10 })).toThrow(
-      'benchmark locomo: no category 10 (it has 1, 2, 3, 4, 5)',
-    );
+    expect(() =>
+      answerScores({ prediction: 'x', gold: 'x', category: 10 }, LOCOMO_PROFILE),
+    ).toThrow('benchmark locomo: no category 10 (it has 1, 2, 3, 4, 5)');
   });
 });

@@ -81,16 +81,16 @@ describe('cli experiment --repeats', () => {
       seeds: number[];
       completed: number;
       runs: Array<{ runId: string; status: string }>;
-      summary: { runs: number; overall: { categories1to4: Record<string, Stat> } };
+      summary: { runs: number; overall: { answerable: Record<string, Stat> } };
     };
     expect(report.seeds).toEqual([7, 8]);
     expect(report.completed).toBe(2);
-    const judge = report.summary.overall.categories1to4['judge']!;
+    const judge = report.summary.overall.answerable['judge']!;
     expect(judge.values).toEqual([1, 0]);
     expect(judge.mean).toBeCloseTo(0.5, 10);
     expect(judge.std).toBeCloseTo(Math.SQRT1_2, 10);
     // The answers are the same in both runs (deterministic model): their F1 spread is 0.
-    const f1 = report.summary.overall.categories1to4['officialF1']!;
+    const f1 = report.summary.overall.answerable['officialF1']!;
     expect(f1.runs).toBe(2);
     expect(f1.std).toBe(0);
 

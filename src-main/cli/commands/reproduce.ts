@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import {
+  packCellLabel,
   packSourceLine,
   signedDiff,
   table2Figure,
@@ -7,7 +8,6 @@ import {
   type PackTable2Cell,
   type ReproducePack,
 } from '../../../src-shared/reproduce';
-import { categoryLabel, LOCOMO_PROFILE } from '../../../src-shared/benchmarks';
 import { metricOf } from '../../../src-shared/metrics';
 import { formatMeanStd } from '../../../src-shared/repeats';
 import { runnableRows, type PackEndpoints } from '../../core/reproduce/packs';
@@ -70,10 +70,7 @@ function parsePrices(value: string | undefined): Prices | undefined {
 /** Paper vs ours, one line per cell, in the pack's category naming. */
 function comparisonTable(pack: ReproducePack, cells: readonly PackCell[]): string {
   const header = ['row', 'metric', 'cell', 'paper', 'ours', 'ours - paper'];
-  const name = (cell: string): string =>
-    cell === 'overall'
-      ? 'overall'
-      : `${cell} ${categoryLabel(LOCOMO_PROFILE, Number(cell), pack.scheme)}`;
+  const name = (cell: string): string => packCellLabel(pack, cell);
   const rows = cells.map((c) => [
     c.row,
     metricOf(c.metric).label,

@@ -5,12 +5,12 @@ import {
   type BenchmarkProfile,
 } from '../../../src-shared/benchmarks';
 import { WorkbenchError, zodError } from '../../../src-shared/errors';
-import { JudgeConfigSchema, answerableOf, type MeanN } from '../../../src-shared/experiment';
+import { JudgeConfigSchema, type MeanN } from '../../../src-shared/experiment';
 import type { MetricDefinition } from '../../../src-shared/metrics';
 import { MemoryJudgeCache } from '../../core/answer/judge';
 import { judgePredictions, type PredictionJudgeReport } from '../../core/answer/judgePredictions';
 import { loadDatasetFile } from '../../core/dataset/load';
-import { answerableLabel, schemeLabel } from '../../core/runs/report';
+import { overallRows, schemeLabel } from '../../core/runs/report';
 import { checkMem0Parity, type Mem0Parity } from '../../core/scoring/mem0Parity';
 import { installPunktModel } from '../../core/scoring/punktModel';
 import {
@@ -32,9 +32,9 @@ import { readJsonFile } from '../../core/structured-file';
 import { apiKeysFromFlags, judgeFlags, parseScheme } from '../request';
 import { openStore } from '../runsApi';
 
-const DESCRIPTION = `Scores predictions against a dataset's gold answers, without running anything: official LoCoMo
-F1 on every question, Mem0-style set F1 and BLEU-1 on categories 1-4 and, with a judge, the LLM
-judge J. The predictions file is a JSON array of {"sampleId", "questionIndex", "prediction"}.
+const DESCRIPTION = `Scores predictions against a dataset's gold answers, without running anything: every metric of
+the dataset's benchmark that needs no retrieval (official F1 on every question; Mem0-style set F1
+and BLEU-1 on the non-adversarial categories, LoCoMo's 1-4) and, with a judge, the LLM judge J. The predictions file is a JSON array of {"sampleId", "questionIndex", "prediction"}.
 
 With --mem0-eval, re-scores a file written by Mem0's own evaluation/evals.py and reports how many of
 its per-item set F1 and BLEU-1 values this build reproduces (BLEU-1 is exact only when NLTK's
@@ -68,8 +68,8 @@ function table(
   const rows = [head];
   for (const c of profile.categories)
     rows.push(row(`${c.id} ${categoryLabel(profile, c.id, scheme)}`, summary.byCategory[c.id]!));
-  rows.push(row('overall (all, official)', summary.overall.all));
-  rows.push(row(`overall (${answerableLabel(profile)})`, answerableOf(summary)));
+  for (const [label, group] of overallRows(summary.overall, profile))
+    if (group) rows.push(row(label, group));
   const widths = head.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
   const line = (r: string[]): string =>
     r

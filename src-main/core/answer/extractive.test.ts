@@ -21,6 +21,7 @@ function ask(
 ): string {
   return extractiveAnswer({
     sampleId: 's',
+    benchmark: 'locomo',
     questionIndex: 0,
     question,
     category,
@@ -95,6 +96,7 @@ describe('ExtractiveAnswerer', () => {
     const answerer = new ExtractiveAnswerer();
     const request = (memories: MemoryHit[], dateTime?: string) => ({
       sampleId: 's',
+      benchmark: 'locomo',
       questionIndex: 0,
       question: 'When did Melanie sign up for pottery?',
       category: 2 as const,

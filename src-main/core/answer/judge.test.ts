@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { LOCOMO_PROFILE } from '../../../src-shared/benchmarks';
 import { JudgeConfigSchema } from '../../../src-shared/experiment';
 import {
   startFakeOpenAIServer,
@@ -138,8 +139,12 @@ describe('LlmJudge', () => {
   it('does not judge category 5, and scores an errored answer WRONG without a call', async () => {
     const judge = new LlmJudge(config(2));
     const base = { question: 'q', gold: 'Paris', prediction: 'Paris', error: null };
-    expect(await judgeAnswer(judge, { ...base, category: 5, gold: null })).toBeNull();
-    expect(await judgeAnswer(judge, { ...base, category: 4, error: 'answer: TIMEOUT' })).toEqual({
+    expect(
+      await judgeAnswer(judge, { ...base, category: 5, gold: null }, LOCOMO_PROFILE),
+    ).toBeNull();
+    expect(
+      await judgeAnswer(judge, { ...base, category: 4, error: 'answer: TIMEOUT' }, LOCOMO_PROFILE),
+    ).toEqual({
       mean: 0,
       std: 0,
       labels: [0, 0],

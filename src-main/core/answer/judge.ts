@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import {
-  LOCOMO_PROFILE,
   benchmarkCategory,
   categoryLabel,
   type BenchmarkProfile,
@@ -263,7 +262,7 @@ export class LlmJudge {
  */
 export function judgeable(
   answer: Pick<AnswerRecord, 'category' | 'gold'>,
-  profile: BenchmarkProfile = LOCOMO_PROFILE,
+  profile: BenchmarkProfile,
 ): answer is Pick<AnswerRecord, 'category'> & { gold: string } {
   return (
     metricScores(metricOf('judge'), benchmarkCategory(profile, answer.category)) &&
@@ -279,8 +278,8 @@ export async function judgeAnswer(
     /** The question's rubric (BEAM `QA.rubric`), which a rubric judge scores against. */
     rubric?: readonly string[];
   },
+  profile: BenchmarkProfile,
   signal?: AbortSignal,
-  profile: BenchmarkProfile = LOCOMO_PROFILE,
 ): Promise<JudgeScore | null> {
   if (!judgeable(answer, profile)) return null;
   const rubricProtocol = judge.protocol.rubric;

@@ -34,7 +34,7 @@ export async function judgePredictions(
   const judge = new LlmJudge(resolved, { cache: options.cache, keys: options.keys });
   await Promise.all(
     items.map(async (item) => {
-      item.judge = await judgeAnswer(judge, { ...item, error: null }, undefined, profile);
+      item.judge = await judgeAnswer(judge, { ...item, error: null }, profile);
       item.scores = { ...item.scores, judge: item.judge?.mean ?? null };
     }),
   );

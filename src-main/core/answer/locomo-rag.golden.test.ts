@@ -51,6 +51,7 @@ function requestFor(sample: Sample, qaIndex: number, memories: MemoryHit[]): Ans
   const qa = sample.qa[qaIndex] as Sample['qa'][number];
   return {
     sampleId: sample.sampleId,
+    benchmark: 'locomo',
     questionIndex: qaIndex,
     question: qa.question,
     category: qa.category,

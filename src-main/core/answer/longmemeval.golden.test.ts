@@ -76,7 +76,6 @@ describe('longmemeval judge over HTTP', () => {
         prediction: 'You never told me about jewelry.',
         error: null,
       },
-      undefined,
       LONGMEMEVAL_PROFILE,
     );
     expect(score?.mean).toBe(1);

@@ -45,6 +45,7 @@ function sessionsOf(conv: Record<string, unknown>): ConversationSession[] {
 function request(question: string, extra: Partial<AnswerRequest>): AnswerRequest {
   return {
     sampleId: 's',
+    benchmark: 'locomo',
     questionIndex: 0,
     question,
     category: 4,

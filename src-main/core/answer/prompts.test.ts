@@ -12,6 +12,7 @@ import { NOT_MENTIONED, type AnswerRequest } from './types';
 function request(partial: Partial<AnswerRequest> = {}): AnswerRequest {
   return {
     sampleId: 'conv-1',
+    benchmark: 'locomo',
     questionIndex: 3,
     question: 'Where did Ann move?',
     category: 4,

@@ -195,6 +195,7 @@ describe('answer protocols against the fake server', () => {
     const conv = golden.locomo.madeUp.conversation;
     const request: AnswerRequest = {
       sampleId: 's',
+      benchmark: 'locomo',
       questionIndex: 0,
       question: golden.locomo.madeUp.qa[0]?.question ?? '',
       category: 4,
@@ -246,6 +247,7 @@ describe('answer protocols against the fake server', () => {
     expect(a.needsConversation).toBe(false);
     const result = await a.answer({
       sampleId: 's',
+      benchmark: 'locomo',
       questionIndex: 0,
       question: c.question,
       category: 2,
@@ -271,6 +273,7 @@ describe('answer protocols against the fake server', () => {
   it('maps a category-5 reply with get_cat_5_answer, or leniently when asked', async () => {
     const request: AnswerRequest = {
       sampleId: 's',
+      benchmark: 'locomo',
       questionIndex: 7,
       question: 'What did Ann adopt?',
       category: 5,

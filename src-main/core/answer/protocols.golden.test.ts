@@ -56,6 +56,7 @@ const DATASET = fileURLToPath(
 function baseRequest(partial: Partial<AnswerRequest>): AnswerRequest {
   return {
     sampleId: 's',
+    benchmark: 'locomo',
     questionIndex: 0,
     question: '',
     category: 4,

@@ -18,6 +18,7 @@ import type { AnswerRequest } from './types';
 describe('answer protocol registry', () => {
   const request: AnswerRequest = {
     sampleId: 's',
+    benchmark: 'locomo',
     questionIndex: 0,
     question: 'Where did Caroline go in May?',
     category: 4,

@@ -11,7 +11,7 @@ describe('isAdversarialRequest', () => {
     expect(isAdversarialRequest({ category: answerable.id, benchmark: 'longmemeval' })).toBe(false);
   });
 
-  it('keeps the flag the request carries, and LoCoMo for a request that names no benchmark', () => {
+  it("keeps the flag the request carries, and reads LoCoMo's 5 by its profile", () => {
     expect(
       isAdversarialRequest({
         category: abstention.id,
@@ -19,6 +19,6 @@ describe('isAdversarialRequest', () => {
         adversarial: false,
       }),
     ).toBe(false);
-    expect(isAdversarialRequest({ category: 5 })).toBe(true);
+    expect(isAdversarialRequest({ category: 5, benchmark: 'locomo' })).toBe(true);
   });
 });

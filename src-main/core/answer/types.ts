@@ -1,5 +1,4 @@
 import {
-  LOCOMO_PROFILE,
   benchmarkProfile,
   isAdversarial,
   readerQuestion,
@@ -16,9 +15,9 @@ export type {
   MemorySource,
 } from '../memory/request';
 
-/** The request's benchmark profile (LoCoMo's when the request names none). */
+/** The request's benchmark profile. */
 function requestProfile(request: Pick<AnswerRequest, 'benchmark'>): BenchmarkProfile {
-  return benchmarkProfile(request.benchmark ?? LOCOMO_PROFILE.id);
+  return benchmarkProfile(request.benchmark);
 }
 
 /**

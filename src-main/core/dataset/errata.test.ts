@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { LOCOMO_PROFILE } from '../../../src-shared/benchmarks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { errataScores, type ResolvedErratum } from '../../../src-shared/errata';
 import { answerScores, type AnswerRecord } from '../../../src-shared/experiment';
@@ -136,7 +137,7 @@ describe('errataScores', () => {
     gold,
     prediction,
     retrieved: [],
-    scores: answerScores({ prediction, gold, category: 4 }),
+    scores: answerScores({ prediction, gold, category: 4 }, LOCOMO_PROFILE),
     judge: null,
     usage: null,
     retrieveMs: 0,
@@ -147,7 +148,7 @@ describe('errataScores', () => {
   it('rescores corrected questions against the corrected gold and gives the ceiling', () => {
     // Question 0's gold is wrong (Paris; truly Lyon) and the system said Lyon; question 1 is right.
     const answers = [answer(0, 'Lyon', 'Paris'), answer(1, 'blue', 'blue')];
-    const s = errataScores(answers, [entry]);
+    const s = errataScores(answers, [entry], LOCOMO_PROFILE);
     expect(s.applied).toBe(1);
     expect(s.original.byCategory[4]!['officialF1']!.mean).toBe(0.5);
     expect(s.corrected.byCategory[4]!['officialF1']!.mean).toBe(1);
@@ -163,9 +164,9 @@ describe('errataScores', () => {
     const adversarial: AnswerRecord = {
       ...answer(2, 'No', 'No'),
       category: 5,
-      scores: answerScores({ prediction: 'No', gold: 'No', category: 5 }),
+      scores: answerScores({ prediction: 'No', gold: 'No', category: 5 }, LOCOMO_PROFILE),
     };
-    const s = errataScores([answer(0, 'Lyon', 'Paris'), adversarial], [entry]);
+    const s = errataScores([answer(0, 'Lyon', 'Paris'), adversarial], [entry], LOCOMO_PROFILE);
     expect(s.ceiling['5']!['officialF1']).toEqual({ mean: 1, n: 1 });
   });
 });

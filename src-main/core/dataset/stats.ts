@@ -7,7 +7,7 @@ import type {
   SampleStats,
 } from '../../../src-shared/dataset/stats';
 import type { Sample } from '../../../src-shared/dataset/types';
-import { LOCOMO_PROFILE, type BenchmarkProfile } from '../../../src-shared/benchmarks';
+import { type BenchmarkProfile } from '../../../src-shared/benchmarks';
 import { isRepair, isUnresolved } from './evidence';
 import { packetCount } from './packets';
 import { planTests } from './testPlan';
@@ -18,8 +18,8 @@ const emptyCounts = (profile: BenchmarkProfile): CategoryCounts =>
 
 export function sampleStats(
   sample: Sample,
-  options: TestPlanOptions = {},
-  profile: BenchmarkProfile = LOCOMO_PROFILE,
+  options: TestPlanOptions,
+  profile: BenchmarkProfile,
 ): SampleStats {
   const turns = sample.sessions.flatMap((s) => s.turns);
   const byCategory = emptyCounts(profile);
@@ -48,8 +48,8 @@ export function sampleStats(
 
 export function datasetStats(
   samples: readonly Sample[],
-  options: TestPlanOptions = {},
-  profile: BenchmarkProfile = LOCOMO_PROFILE,
+  options: TestPlanOptions,
+  profile: BenchmarkProfile,
 ): DatasetStats {
   const tally = new DatasetStatsTally(options, profile);
   for (const sample of samples) tally.add(sample);
@@ -87,8 +87,8 @@ export class DatasetStatsTally {
   readonly #details: EvidenceProblemDetail[] = [];
 
   constructor(
-    private readonly options: TestPlanOptions = {},
-    private readonly profile: BenchmarkProfile = LOCOMO_PROFILE,
+    private readonly options: TestPlanOptions,
+    private readonly profile: BenchmarkProfile,
   ) {}
 
   add(sample: Sample): void {

@@ -64,7 +64,7 @@ export interface AnswerRequest {
   conversation?: readonly ConversationSession[];
   /**
    * The category is adversarial by the dataset's benchmark profile (official answering turns it
-   * into a two-option question); absent means LoCoMo's profile decides (category 5).
+   * into a two-option question); absent: the request's benchmark profile decides.
    */
   adversarial?: boolean;
   /** When the question is asked, where the dataset says (LongMemEval `question_date`, ISO). */
@@ -73,7 +73,7 @@ export interface AnswerRequest {
   questionDateText?: string;
   /**
    * The dataset's benchmark profile id: it decides the question's hints (LoCoMo's date hint,
-   * LongMemEval's current date). Absent: LoCoMo's.
+   * LongMemEval's current date, which category is adversarial).
    */
-  benchmark?: string;
+  benchmark: string;
 }

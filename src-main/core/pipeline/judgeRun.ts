@@ -103,8 +103,8 @@ export async function judgeRun(
     const score: JudgeScore | null = await judgeAnswer(
       judge,
       rubric === undefined ? first : { ...first, rubric },
-      local.signal,
       profile,
+      local.signal,
     );
     store.saveJudgeScores(
       runId,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { LOCOMO_PROFILE } from '../../../src-shared/benchmarks';
 import { WorkbenchError } from '../../../src-shared/errors';
 import { summarizeAnswers } from '../../../src-shared/experiment';
 import { finishEvent, stoppedStatus } from './runVerdict';
@@ -31,7 +32,12 @@ describe('stoppedStatus', () => {
 });
 
 describe('finishEvent', () => {
-  const finish = { runId: 'r1', error: null, summary: summarizeAnswers([]), elapsedMs: 5 };
+  const finish = {
+    runId: 'r1',
+    error: null,
+    summary: summarizeAnswers([], LOCOMO_PROFILE),
+    elapsedMs: 5,
+  };
 
   it("names a cancel's reason only when it is a CANCELLED error", () => {
     const reason = new WorkbenchError('CANCELLED', 'cancelled by the user');

@@ -487,7 +487,8 @@ function finishRun(
   } catch (caught) {
     status = 'failed';
     error = `runs database: ${caught instanceof Error ? caught.message : String(caught)}`;
-    summary = summarizeAnswers([]);
+    // The run's own benchmark from its dataset: the runs database just failed to answer.
+    summary = summarizeAnswers([], benchmarkProfile(context.dataset.info.format));
   }
   emit(finishEvent({ runId, status, error, summary, elapsedMs, reason: signal.reason }, now()));
   return { runId, status, summary, elapsedMs, error, tooManyErrors };

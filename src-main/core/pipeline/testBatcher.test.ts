@@ -4,6 +4,7 @@ import { TestBatcher } from './testBatcher';
 
 const request = (questionIndex: number): AnswerRequest => ({
   sampleId: 's',
+  benchmark: 'locomo',
   questionIndex,
   question: `q${questionIndex}`,
   category: 4,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { LOCOMO_PROFILE } from '../../../src-shared/benchmarks';
 import { WorkbenchError } from '../../../src-shared/errors';
 import { REPRODUCE_PACKS } from '../../../src-shared/reproduce-packs';
 import { comparePack } from '../../../src-shared/reproduce';
@@ -97,9 +98,10 @@ describe('reproduce packs', () => {
     const pack = loadPack('mem0-table1');
     // Two runs of the mem0 row: J on single-hop (stored 1) 0.6 and 0.7 -> 65 ± 7.07 vs 67.13.
     const run = (j: number) =>
-      summarizeAnswers([
-        { category: 1, scores: { judge: j }, error: null, judge: { labels: [j] } },
-      ]);
+      summarizeAnswers(
+        [{ category: 1, scores: { judge: j }, error: null, judge: { labels: [j] } }],
+        LOCOMO_PROFILE,
+      );
     const results = new Map([['hybrid-stand-in', repeatSummary([run(0.6), run(0.7)])]]);
     const cell = comparePack(pack, results).find(
       (c) => c.row === 'hybrid-stand-in' && c.metric === 'judge' && c.cell === '1',

@@ -3,7 +3,7 @@ import {
   type AnswerRecord,
   type RunStatus,
 } from '../../../src-shared/experiment';
-import { LOCOMO_PROFILE, type BenchmarkProfile } from '../../../src-shared/benchmarks';
+import { type BenchmarkProfile } from '../../../src-shared/benchmarks';
 import { csvField } from '../../../src-shared/csv';
 import { runReportHtml } from '../../../src-shared/htmlReport';
 import { runJudgePanel } from './judgePanel';
@@ -113,7 +113,7 @@ function metricColumns(profile: BenchmarkProfile): Map<string, string> {
 }
 
 /** The export's columns: the original ones, then metrics registered since (the benchmark's own). */
-export function exportColumns(profile: BenchmarkProfile = LOCOMO_PROFILE): string[] {
+export function exportColumns(profile: BenchmarkProfile): string[] {
   const original: readonly string[] = ORIGINAL_COLUMNS;
   const added = [...metricColumns(profile).keys()].filter((c) => !original.includes(c));
   return [...original, ...added, ...APPENDED_COLUMNS];
@@ -152,7 +152,7 @@ export function buildRunExport(store: RunReader, runId: string): RunExport {
 
 export function finalAnswersCsv(
   answers: readonly ExportedAnswer[],
-  profile: BenchmarkProfile = LOCOMO_PROFILE,
+  profile: BenchmarkProfile,
 ): string {
   const columns = exportColumns(profile);
   const lines = [columns.map(csvField).join(',')];

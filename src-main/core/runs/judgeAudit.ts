@@ -411,8 +411,8 @@ export async function judgeAuditSet(
           score = await judgeAnswer(
             judge,
             { ...item, prediction: item.answer, error: null },
-            signal,
             profile,
+            signal,
           );
         } catch (error) {
           if (options.signal?.aborted || !stop.signal.aborted) throw error;

@@ -1,14 +1,9 @@
 import {
-  LOCOMO_PROFILE,
   categoryLabel,
   type BenchmarkProfile,
+  type OverallName,
 } from '../../../src-shared/benchmarks';
-import {
-  answerableOf,
-  type MeanN,
-  type RunSummary,
-  type ScorePair,
-} from '../../../src-shared/experiment';
+import type { MeanN, RunSummary, ScorePair } from '../../../src-shared/experiment';
 import type { ProtocolJudgeSummary } from '../../../src-shared/rescore';
 import { judgeColumnNames, judgeLabel } from '../../../src-shared/judges';
 import type { SkippedSample } from '../../../src-shared/runs';
@@ -27,18 +22,23 @@ import type { Percentiles, Table2Columns } from '../../../src-shared/compare';
 const fmt = (m: MeanN | undefined): string =>
   m === undefined || m.mean === null ? '-' : m.mean.toFixed(3);
 
-/** "1-4" for a run of consecutive numbers, else "1, 3, 4". */
-function numberList(ids: readonly number[]): string {
-  const sorted = [...ids].sort((a, b) => a - b);
-  const consecutive = sorted.every((id, i) => i === 0 || id === sorted[i - 1]! + 1);
-  return consecutive && sorted.length > 2
-    ? `${sorted[0]}-${sorted[sorted.length - 1]}`
-    : sorted.join(', ');
+/** An overall's row label in its benchmark's words: "overall (all, official)". */
+export function overallLabel(name: OverallName): string {
+  return `overall (${name.label})`;
 }
 
-/** The label of the overall row over the profile's non-adversarial categories. */
-export function answerableLabel(profile: BenchmarkProfile): string {
-  return `categories ${numberList(profile.categories.filter((c) => !c.adversarial).map((c) => c.id))}`;
+/**
+ * The rows of a summary's overalls the run's benchmark names: every question, then its headline
+ * subset ("overall (categories 1-4)") unless it has none.
+ */
+export function overallRows<P>(
+  overall: { all: P; answerable?: P | undefined },
+  profile: BenchmarkProfile,
+): Array<[label: string, pair: P | undefined]> {
+  const { all, answerable } = profile.overallNames;
+  const rows: Array<[string, P | undefined]> = [[overallLabel(all), overall.all]];
+  if (answerable) rows.push([overallLabel(answerable), overall.answerable]);
+  return rows;
 }
 
 export function schemeLabel(profile: BenchmarkProfile, scheme: string): string {
@@ -68,7 +68,7 @@ function metricCells(m: MetricDefinition, s: MetricMean | undefined, withStd: bo
 export function summaryTable(
   summary: RunSummary,
   scheme: string,
-  profile: BenchmarkProfile = LOCOMO_PROFILE,
+  profile: BenchmarkProfile,
 ): string {
   const metrics = shownMetrics(summary, profile);
   // A metric with its own spread (J over repeats) gets a std column.
@@ -91,9 +91,8 @@ export function summaryTable(
   ];
   for (const c of profile.categories)
     rows.push(row(`${c.id} ${categoryLabel(profile, c.id, scheme)}`, summary.byCategory[c.id]));
-  const { all, taskAveraged, abstention } = summary.overall;
-  rows.push(row('overall (all, official)', all));
-  rows.push(row(`overall (${answerableLabel(profile)})`, answerableOf(summary)));
+  const { taskAveraged, abstention } = summary.overall;
+  for (const [label, pair] of overallRows(summary.overall, profile)) rows.push(row(label, pair));
   if (taskAveraged) rows.push(row('task-averaged (mean over question types)', taskAveraged));
   if (abstention) rows.push(row('abstention (abstention questions only)', abstention));
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
@@ -115,7 +114,7 @@ export function summaryTable(
 export function protocolJudgeTable(
   protocols: readonly ProtocolJudgeSummary[],
   scheme: string,
-  profile: BenchmarkProfile = LOCOMO_PROFILE,
+  profile: BenchmarkProfile,
 ): string {
   if (protocols.length === 0) return '';
   const cell = (s: { mean: number; n: number } | undefined): string =>
@@ -173,7 +172,7 @@ export function skippedReport(skipped: readonly SkippedSample[]): string {
 export function repeatTable(
   summary: RepeatSummary,
   scheme: string,
-  profile: BenchmarkProfile = LOCOMO_PROFILE,
+  profile: BenchmarkProfile,
 ): string {
   const metrics = metricList().filter(
     (m) => !m.hideWhenEmpty || (summary.overall.all[m.id]?.runs ?? 0) > 0,
@@ -194,8 +193,7 @@ export function repeatTable(
   const rows = [header];
   for (const c of profile.categories)
     rows.push(row(`${c.id} ${categoryLabel(profile, c.id, scheme)}`, summary.byCategory[c.id]));
-  rows.push(row('overall (all, official)', summary.overall.all));
-  rows.push(row(`overall (${answerableLabel(profile)})`, answerableOf(summary)));
+  for (const [label, pair] of overallRows(summary.overall, profile)) rows.push(row(label, pair));
   const widths = header.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   const line = (r: string[]): string =>
     r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
@@ -219,7 +217,7 @@ export function errataTable(
   scores: ErrataScores,
   record: Pick<ErrataRecord, 'file' | 'sha256' | 'entries'>,
   scheme: string,
-  profile: BenchmarkProfile = LOCOMO_PROFILE,
+  profile: BenchmarkProfile,
 ): string {
   const metrics = metricList().filter((m) => m.source === 'answer');
   const header = ['category', ...metrics.map((m) => `${m.label} original / corrected / ceiling`)];
@@ -239,7 +237,7 @@ export function errataTable(
     ]);
   }
   rows.push([
-    'overall (all, official)',
+    overallLabel(profile.overallNames.all),
     ...metrics.map((m) =>
       cell(
         scores.original.overall.all[m.id],

@@ -112,8 +112,8 @@ export async function rescoreJudge(
         score = await judgeAnswer(
           judge,
           rubric === undefined ? first : { ...first, rubric },
-          signal,
           profile,
+          signal,
         );
       } catch (error) {
         // Stopped by the breaker: these rows were never asked about. A user's cancel rejects.

@@ -28,19 +28,36 @@ const ScorePairSchema = z.intersection(
     }),
   }),
 );
+/**
+ * The key LoCoMo summaries stored their headline subset under before every benchmark had the one
+ * key `answerable` (Mem0's categories 1-4). Such a summary still reads: its pair is `answerable`.
+ */
+const LEGACY_ANSWERABLE_KEY = 'categories1to4';
+
+/** A stored overall, its legacy key read as `answerable` (a current key wins). */
+function withAnswerableKey(overall: unknown): unknown {
+  if (typeof overall !== 'object' || overall === null || !(LEGACY_ANSWERABLE_KEY in overall)) {
+    return overall;
+  }
+  const { [LEGACY_ANSWERABLE_KEY]: legacy, ...rest } = overall as Record<string, unknown>;
+  return 'answerable' in rest ? rest : { ...rest, answerable: legacy };
+}
+
 // Every field of RunSummary: a key the schema left out would be stripped from a stored summary on
 // read (LongMemEval's `answerable`, `abstention` and `byTask`), and one it required would refuse it.
 export const RunSummarySchema = z.object({
   byCategory: z.record(z.string(), ScorePairSchema),
   byTask: z.record(z.string(), ScorePairSchema).optional(),
   bySampleMean: z.record(z.string(), ScorePairSchema).optional(),
-  overall: z.object({
-    all: ScorePairSchema,
-    categories1to4: ScorePairSchema.optional(),
-    answerable: ScorePairSchema.optional(),
-    abstention: ScorePairSchema.optional(),
-    taskAveraged: ScorePairSchema.optional(),
-  }),
+  overall: z.preprocess(
+    withAnswerableKey,
+    z.object({
+      all: ScorePairSchema,
+      answerable: ScorePairSchema.optional(),
+      abstention: ScorePairSchema.optional(),
+      taskAveraged: ScorePairSchema.optional(),
+    }),
+  ),
   questions: z.number().int().nonnegative(),
   errors: z.number().int().nonnegative(),
 }) satisfies z.ZodType<RunSummary>;

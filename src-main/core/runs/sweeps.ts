@@ -1,4 +1,3 @@
-import { LOCOMO_PROFILE } from '../../../src-shared/benchmarks';
 import { WorkbenchError } from '../../../src-shared/errors';
 import type { RunSummary } from '../../../src-shared/experiment';
 import { metricList } from '../../../src-shared/metrics';
@@ -58,8 +57,9 @@ export function sweepDetail(reader: RunReader, sweepId: string): SweepDetail {
     if (!latest.has(row.tag.cellKey)) latest.set(row.tag.cellKey, row);
   }
   const rows = [...latest.values()].sort((a, b) => a.tag.cellIndex - b.tag.cellIndex);
-  // A sweep varies the config over one dataset, so its first cell's benchmark names them all.
-  const benchmark = rows[0] ? reader.profileOf(rows[0].runId) : LOCOMO_PROFILE;
+  // A sweep varies the config over one dataset, so its first cell's benchmark names them all
+  // (requireSweepRuns refused a sweep without runs).
+  const benchmark = reader.profileOf(rows[0]!.runId);
   const cells: SweepCellRow[] = rows.map((row) => {
     const summary = reader.summary(row.runId);
     return {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { LOCOMO_PROFILE } from '../../../src-shared/benchmarks';
 import type { QA, Sample } from '../../../src-shared/dataset';
 import { parsePredictions, scorePredictions, summarizeScores } from './predictions';
 
@@ -61,7 +62,7 @@ describe('scorePredictions and summarizeScores', () => {
       ],
       [SAMPLE],
     );
-    const items = scorePredictions([SAMPLE], predictions);
+    const items = scorePredictions([SAMPLE], predictions, LOCOMO_PROFILE);
     // In the order given, with the question and gold a judge would read.
     expect(items.map((i) => [i.questionIndex, i.gold, i.scores['officialF1']])).toEqual([
       [0, 'Paris', 1],
@@ -71,11 +72,11 @@ describe('scorePredictions and summarizeScores', () => {
     ]);
     // No judge ran: no judge column.
     expect(items.every((i) => !('judge' in i.scores))).toBe(true);
-    const summary = summarizeScores(items, false);
+    const summary = summarizeScores(items, false, LOCOMO_PROFILE);
     expect(summary.byCategory[4]).toMatchObject({ n: 2, officialF1: { mean: 0.5 } });
     expect(summary.byCategory[5]).toMatchObject({ n: 1, officialF1: { mean: 1 } });
     expect(summary.overall.all).toMatchObject({ n: 4, officialF1: { mean: 0.75 } });
     // Mem0's convention leaves the adversarial category out.
-    expect(summary.overall.categories1to4).toMatchObject({ n: 3, officialF1: { mean: 2 / 3 } });
+    expect(summary.overall.answerable).toMatchObject({ n: 3, officialF1: { mean: 2 / 3 } });
   });
 });

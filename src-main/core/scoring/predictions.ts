@@ -1,15 +1,9 @@
 import { z } from 'zod';
-import {
-  LOCOMO_PROFILE,
-  answerableKeyOf,
-  type BenchmarkProfile,
-  type CategoryId,
-} from '../../../src-shared/benchmarks';
+import type { BenchmarkProfile, CategoryId } from '../../../src-shared/benchmarks';
 import type { Sample } from '../../../src-shared/dataset';
 import { WorkbenchError, formatPath, zodError } from '../../../src-shared/errors';
 import {
   answerScores,
-  answerableOf,
   summarizeAnswers,
   type JudgeScore,
   type ScorePair,
@@ -121,7 +115,7 @@ export function scoredMetrics(judged: boolean): MetricDefinition[] {
 export function scorePredictions(
   samples: readonly Sample[],
   predictions: readonly Prediction[],
-  profile: BenchmarkProfile = LOCOMO_PROFILE,
+  profile: BenchmarkProfile,
 ): ScoredPrediction[] {
   const bySample = new Map(
     samples.map((s) => [s.sampleId, new Map(s.qa.map((q) => [q.index, q]))]),
@@ -159,10 +153,10 @@ function group(pair: ScorePair, n: number, judged: boolean): ScoreGroup {
 export function summarizeScores(
   items: readonly ScoredItem[],
   judged: boolean,
-  profile: BenchmarkProfile = LOCOMO_PROFILE,
+  profile: BenchmarkProfile,
 ): {
   byCategory: Record<CategoryId, ScoreGroup>;
-  overall: { all: ScoreGroup; categories1to4?: ScoreGroup; answerable?: ScoreGroup };
+  overall: { all: ScoreGroup; answerable?: ScoreGroup };
 } {
   const answers = items.map((i) => ({
     category: i.category,
@@ -181,12 +175,16 @@ export function summarizeScores(
     byCategory,
     overall: {
       all: group(summary.overall.all, items.length, judged),
-      // Under the profile's own key, as the run summary has it.
-      [answerableKeyOf(profile)]: group(
-        answerableOf(summary),
-        items.filter((i) => !adversarial.has(i.category)).length,
-        judged,
-      ),
+      // The headline subset, as the run summary has it (none for a profile without one).
+      ...(summary.overall.answerable
+        ? {
+            answerable: group(
+              summary.overall.answerable,
+              items.filter((i) => !adversarial.has(i.category)).length,
+              judged,
+            ),
+          }
+        : {}),
     },
   };
 }

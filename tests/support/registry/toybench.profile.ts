@@ -29,6 +29,11 @@ export const TOYBENCH_PROFILE: BenchmarkProfile = {
     },
   ],
   defaultJudgeProtocol: 'mem0',
+  // Its paper's overalls: every question, and the headline without the trap category.
+  overallNames: {
+    all: { label: 'all, official', note: 'official toy convention' },
+    answerable: { label: 'categories 10, 20', note: 'traps left out' },
+  },
   reportFormats: [
     {
       id: 'toybench',

@@ -1,10 +1,5 @@
 import type { ReactNode } from 'react';
-import {
-  LOCOMO_PROFILE,
-  categoryLabel,
-  type BenchmarkProfile,
-  type SchemeId,
-} from '@shared/benchmarks';
+import { categoryLabel, type BenchmarkProfile, type SchemeId } from '@shared/benchmarks';
 import styles from './Badge.module.css';
 
 export type BadgeTone = 'neutral' | 'warn' | 'danger' | 'ok' | 'accent';
@@ -28,16 +23,16 @@ export function Badge({
 
 /**
  * A question category: its stored number (the colour) and its name in the chosen scheme, as the
- * dataset's benchmark profile names it (LoCoMo's when none is given).
+ * dataset's benchmark profile names it.
  */
 export function CategoryBadge({
   id,
   scheme,
-  profile = LOCOMO_PROFILE,
+  profile,
 }: {
   id: number;
   scheme: SchemeId;
-  profile?: BenchmarkProfile;
+  profile: BenchmarkProfile;
 }) {
   return (
     <span className={`${styles.badge} ${styles[`cat${id}`] ?? ''}`}>

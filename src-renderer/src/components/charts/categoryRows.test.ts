@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { LOCOMO_PROFILE } from '@shared/benchmarks';
 import { summarizeAnswers, type AnswerRecord } from '@shared/experiment';
 import type { BenchmarkProfile } from '@shared/benchmarks';
 import { categoryChartRows, categoryTickLabel, formatScore } from './categoryRows';
@@ -8,13 +9,11 @@ function answer(category: AnswerRecord['category'], f1: number, recall: number |
 }
 
 // Two multi-hop (category 1) answers, one temporal, one single-hop without evidence.
-const summary = summarizeAnswers([
-  answer(1, 1, 1),
-  answer(1, 0, 0.5),
-  answer(2, 0.5, 1),
-  answer(4, 0.25, null),
-]);
-const other = summarizeAnswers([answer(1, 0.5, 0), answer(3, 1, 1)]);
+const summary = summarizeAnswers(
+  [answer(1, 1, 1), answer(1, 0, 0.5), answer(2, 0.5, 1), answer(4, 0.25, null)],
+  LOCOMO_PROFILE,
+);
+const other = summarizeAnswers([answer(1, 0.5, 0), answer(3, 1, 1)], LOCOMO_PROFILE);
 
 describe('categoryChartRows', () => {
   it("takes the categories and their names from the run's benchmark profile", () => {
@@ -27,6 +26,10 @@ describe('categoryChartRows', () => {
         { id: 30, names: { official: 'trap' }, adversarial: true },
       ],
       defaultJudgeProtocol: 'mem0',
+      overallNames: {
+        all: { label: 'all', note: 'every question' },
+        answerable: { label: 'answerable', note: 'traps left out' },
+      },
       reportFormats: [
         {
           id: 'toy',
@@ -58,6 +61,7 @@ describe('categoryChartRows', () => {
     const rows = categoryChartRows([{ key: 'run', summary }], {
       metric: 'officialF1',
       scheme: 'official',
+      benchmark: LOCOMO_PROFILE,
     });
     expect(rows.map((r) => [r.category, r.label, r.n, r.values.run])).toEqual([
       [1, 'multi-hop', 2, 0.5],
@@ -72,6 +76,7 @@ describe('categoryChartRows', () => {
     const rows = categoryChartRows([{ key: 'run', summary }], {
       metric: 'officialF1',
       scheme: 'mem0',
+      benchmark: LOCOMO_PROFILE,
     });
     // Category 1 stays category 1 with the same score; only its name changes.
     expect(rows[0]).toMatchObject({ category: 1, label: 'single-hop', n: 2, values: { run: 0.5 } });
@@ -82,6 +87,7 @@ describe('categoryChartRows', () => {
     const rows = categoryChartRows([{ key: 'run', summary }], {
       metric: 'evidenceRecall',
       scheme: 'official',
+      benchmark: LOCOMO_PROFILE,
     });
     expect(rows[0]).toMatchObject({ n: 2, values: { run: 0.75 } });
     // The single-hop answer had no evidence: no recall, n=0.
@@ -94,7 +100,7 @@ describe('categoryChartRows', () => {
         { key: 'a', summary },
         { key: 'b', summary: other },
       ],
-      { metric: 'officialF1', scheme: 'official', dropEmpty: true },
+      { metric: 'officialF1', scheme: 'official', benchmark: LOCOMO_PROFILE, dropEmpty: true },
     );
     expect(rows.map((r) => r.category)).toEqual([1, 2, 3, 4]);
     expect(rows[0]).toMatchObject({ values: { a: 0.5, b: 0.5 }, ns: { a: 2, b: 1 } });

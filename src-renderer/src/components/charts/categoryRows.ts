@@ -1,6 +1,5 @@
 import type { CompareMetric } from '@shared/compare';
 import {
-  LOCOMO_PROFILE,
   categoryLabel,
   type BenchmarkProfile,
   type CategoryId,
@@ -44,8 +43,8 @@ export interface SummarySeries {
 export interface CategoryRowsOptions {
   metric: ChartMetric;
   scheme: SchemeId;
-  /** The runs' benchmark profile (from the API): its categories and names; LoCoMo's without one. */
-  benchmark?: BenchmarkProfile;
+  /** The runs' benchmark profile (from the API): its categories and names. */
+  benchmark: BenchmarkProfile;
   /**
    * Leave out categories no series has a question in. Category 5 under the Mem0 scheme is
    * "excluded" but still shown when it has data: hiding numbers is the reader's choice.
@@ -55,7 +54,7 @@ export interface CategoryRowsOptions {
 
 export function categoryChartRows(
   series: readonly SummarySeries[],
-  { metric, scheme, benchmark = LOCOMO_PROFILE, dropEmpty = false }: CategoryRowsOptions,
+  { metric, scheme, benchmark, dropEmpty = false }: CategoryRowsOptions,
 ): CategoryChartRow[] {
   const rows = benchmark.categories.map(({ id: category }): CategoryChartRow => {
     const values: Record<string, number | null> = {};

@@ -2,12 +2,7 @@ import { useCallback, useDeferredValue, useEffect, useMemo, useRef } from 'react
 import { isCompareMetric, type Flip, type QuestionSets, type RunComparison } from '@shared/compare';
 import { metricList } from '@shared/metrics';
 import type { FairnessWarning } from '@shared/fairness';
-import {
-  LOCOMO_PROFILE,
-  categoryLabel,
-  type BenchmarkProfile,
-  type SchemeId,
-} from '@shared/benchmarks';
+import { categoryLabel, type BenchmarkProfile, type SchemeId } from '@shared/benchmarks';
 import { ErrorView } from '../../components/ErrorView';
 import { isTypingOrModified } from '../../lib/rowKeys';
 import { SchemeToggle } from '../../components/SchemeToggle/SchemeToggle';
@@ -68,7 +63,7 @@ export function CompareView() {
 
   const comparison = result.data?.comparison ?? null;
   // The baseline run's benchmark names the categories (LongMemEval's question types).
-  const profile = result.data?.benchmark ?? LOCOMO_PROFILE;
+  const profile = result.data?.benchmark ?? null;
   const ready = result.requested && comparison !== null;
 
   return (
@@ -95,11 +90,14 @@ export function CompareView() {
               ))}
             </select>
           </label>
-          <SchemeToggle
-            profile={profile}
-            value={params.scheme}
-            onChange={(scheme) => update({ scheme })}
-          />
+          {/* Its schemes are the compared runs' benchmark's: none to offer before they load. */}
+          {profile ? (
+            <SchemeToggle
+              profile={profile}
+              value={params.scheme}
+              onChange={(scheme) => update({ scheme })}
+            />
+          ) : null}
           <ExportButtons
             disabled={!ready}
             state={exporter.state}
@@ -162,7 +160,7 @@ export function CompareView() {
             by question.
           </p>
         </div>
-      ) : comparison === null ? (
+      ) : comparison === null || profile === null ? (
         result.error ? null : (
           <p className="progress" role="status">
             <span className="spinner" aria-hidden="true" />

@@ -1,7 +1,7 @@
 import { memo, useMemo, type ReactNode } from 'react';
 import { createColumnHelper, type ColumnDef } from '@tanstack/react-table';
 import type { CompareCell, Flip } from '@shared/compare';
-import { LOCOMO_PROFILE, type BenchmarkProfile, type SchemeId } from '@shared/benchmarks';
+import { type BenchmarkProfile, type SchemeId } from '@shared/benchmarks';
 import { CategoryBadge } from '../../components/Badge/Badge';
 import { Table } from '../../components/Table/Table';
 import { formatSort, parseSort } from '../../components/Table/sortParam';
@@ -192,7 +192,7 @@ export const QuestionTable = memo(function QuestionTable({
   runs,
   baselineIndex,
   scheme,
-  profile = LOCOMO_PROFILE,
+  profile,
   metricShort,
   expanded,
   onToggle,
@@ -206,7 +206,7 @@ export const QuestionTable = memo(function QuestionTable({
   baselineIndex: number;
   scheme: SchemeId;
   /** The baseline run's benchmark, which names the categories. */
-  profile?: BenchmarkProfile;
+  profile: BenchmarkProfile;
   metricShort: string;
   /** The open row's key (flipDetail.ts openKey); null: none. */
   expanded: string | null;

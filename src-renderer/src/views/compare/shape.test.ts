@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LONGMEMEVAL_PROFILE } from '@shared/benchmarks';
+import { LONGMEMEVAL_PROFILE, LOCOMO_PROFILE } from '@shared/benchmarks';
 import { compareRuns, type RunComparison } from '@shared/compare';
 import type { CategoryId } from '@shared/dataset/categories';
 import type { AnswerRecord } from '@shared/experiment';
@@ -275,7 +275,7 @@ describe('numbers', () => {
 describe('category table and chart', () => {
   it('labels rows in the chosen scheme, with the questions of each category', () => {
     const comparison = threeRuns();
-    const official = categoryTableRows(comparison, 'official');
+    const official = categoryTableRows(comparison, 'official', LOCOMO_PROFILE);
     expect(official.map((r) => [r.label, r.questions])).toEqual([
       ['All', 6],
       ['1 multi-hop', 1],
@@ -284,7 +284,7 @@ describe('category table and chart', () => {
       ['4 single-hop', 1],
       ['5 adversarial', 1],
     ]);
-    const mem0 = categoryTableRows(comparison, 'mem0');
+    const mem0 = categoryTableRows(comparison, 'mem0', LOCOMO_PROFILE);
     expect(mem0.map((r) => r.label)).toEqual([
       'All',
       '1 single-hop',
@@ -299,7 +299,7 @@ describe('category table and chart', () => {
   });
 
   it('gives the shared chart one row per category with every run’s mean and n', () => {
-    const chart = compareChartRows(threeRuns(), 'mem0');
+    const chart = compareChartRows(threeRuns(), 'mem0', LOCOMO_PROFILE);
     expect(chart.map((r) => [r.category, r.label, r.n])).toEqual([
       [1, 'single-hop', 1],
       [2, 'temporal', 2],
@@ -316,7 +316,10 @@ describe('category table and chart', () => {
 
   it("gives each run's bar the 95% interval of its mean, as whiskers, where it has scores", () => {
     const comparison = threeRuns();
-    const chart = withCompareIntervals(compareChartRows(comparison, 'mem0'), comparison);
+    const chart = withCompareIntervals(
+      compareChartRows(comparison, 'mem0', LOCOMO_PROFILE),
+      comparison,
+    );
     // Temporal: A scored 1 and 0.5, B 0 and 0.5: the interval spans the scores' range.
     expect(chart[1]?.intervals).toEqual({ run0: [0.5, 1], run1: [0, 0.5], run2: [0.5, 1] });
     // One question: no spread. No question in a run: no whisker.
@@ -325,7 +328,7 @@ describe('category table and chart', () => {
 
   it('computes the whiskers one bootstrap per step, to the same rows as all at once', () => {
     const comparison = threeRuns();
-    const bars = compareChartRows(comparison, 'mem0');
+    const bars = compareChartRows(comparison, 'mem0', LOCOMO_PROFILE);
     const steps = compareIntervalSteps(bars, comparison);
     let paused = 0;
     let step = steps.next();
@@ -453,8 +456,8 @@ describe('two full LoCoMo runs', () => {
     );
     const t1 = performance.now();
     // ...and what the view derives when it opens, plus one search keystroke.
-    const table = categoryTableRows(comparison, 'official');
-    compareChartRows(comparison, 'official');
+    const table = categoryTableRows(comparison, 'official', LOCOMO_PROFILE);
+    compareChartRows(comparison, 'official', LOCOMO_PROFILE);
     const rows = buildQuestionRows(comparison);
     flipChipCounts(rows, { category: null, sample: null, search: '' });
     filterQuestionRows(rows, { flips: [], category: null, sample: null, search: '' });
@@ -489,8 +492,8 @@ describe('run statuses in the picker', () => {
 
 describe('categoryCounts', () => {
   it('lists every LoCoMo category by default, 0 where no question falls', () => {
-    expect(categoryCounts([])).toEqual({ 1: 0, 2: 0, 3: 0, 4: 0, 5: 0 });
-    expect(categoryCounts(buildQuestionRows(threeRuns()))).toEqual({
+    expect(categoryCounts([], LOCOMO_PROFILE)).toEqual({ 1: 0, 2: 0, 3: 0, 4: 0, 5: 0 });
+    expect(categoryCounts(buildQuestionRows(threeRuns()), LOCOMO_PROFILE)).toEqual({
       1: 1,
       2: 2,
       3: 1,

@@ -7,7 +7,6 @@ import {
 } from '@shared/compare';
 import {
   DEFAULT_SCHEME,
-  LOCOMO_PROFILE,
   allCategoryIds,
   categoryLabel as profileCategoryLabel,
   isSchemeId,
@@ -263,7 +262,7 @@ export function chartKey(runIndex: number): string {
 export function compareChartRows(
   comparison: RunComparison,
   scheme: SchemeId,
-  profile: BenchmarkProfile = LOCOMO_PROFILE,
+  profile: BenchmarkProfile,
 ): CategoryChartRow[] {
   const base = comparison.baselineIndex;
   return comparison.categories.flatMap((c) => {
@@ -399,7 +398,7 @@ export function flipChipCounts(
 /** Questions per category, every category of the baseline's benchmark listed (0 when it has none). */
 export function categoryCounts(
   rows: readonly QuestionRow[],
-  profile: BenchmarkProfile = LOCOMO_PROFILE,
+  profile: BenchmarkProfile,
 ): Record<CategoryId, number> {
   const out: Record<CategoryId, number> = Object.fromEntries(
     profile.categories.map((c) => [c.id, 0]),

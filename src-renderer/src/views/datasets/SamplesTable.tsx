@@ -1,7 +1,6 @@
 import { useMemo, type ReactNode } from 'react';
 import { createColumnHelper, type ColumnDef } from '@tanstack/react-table';
 import {
-  LOCOMO_PROFILE,
   allCategoryIds,
   categoryLabel,
   type BenchmarkProfile,
@@ -122,7 +121,7 @@ export function SamplesTable({
   rows,
   totals,
   scheme,
-  profile = LOCOMO_PROFILE,
+  profile,
   selected,
   onSelect,
   sort,
@@ -132,7 +131,7 @@ export function SamplesTable({
   totals: Totals;
   scheme: SchemeId;
   /** The dataset's benchmark: one column per category it declares. */
-  profile?: BenchmarkProfile;
+  profile: BenchmarkProfile;
   selected: string | null;
   onSelect: (sampleId: string) => void;
   /** As sortParam writes it. */

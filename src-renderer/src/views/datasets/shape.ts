@@ -1,7 +1,6 @@
 import type { DatasetSummary } from '@shared/api';
 import {
   DEFAULT_SCHEME,
-  LOCOMO_PROFILE,
   allCategoryIds,
   isSchemeId,
   type BenchmarkProfile,
@@ -204,7 +203,7 @@ export function filterQuestions(
 
 export function countByCategory(
   qa: readonly QA[],
-  profile: BenchmarkProfile = LOCOMO_PROFILE,
+  profile: BenchmarkProfile,
 ): Record<CategoryId, number> {
   const out: Record<CategoryId, number> = {};
   for (const c of profile.categories) out[c.id] = 0;

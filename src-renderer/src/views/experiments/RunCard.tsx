@@ -1,5 +1,5 @@
 import { useMemo, useState } from 'react';
-import { DEFAULT_SCHEME, LOCOMO_PROFILE, schemeLabelOf, type SchemeId } from '@shared/benchmarks';
+import { DEFAULT_SCHEME, schemeLabelOf, type SchemeId } from '@shared/benchmarks';
 import type { ErrorPayload } from '@shared/errors';
 import { CategoryChart } from '../../components/charts/CategoryChart';
 import { categoryChartRows, METRIC_LABELS } from '../../components/charts/categoryRows';
@@ -131,13 +131,13 @@ export function RunCard({
   // A finished run's own event carries its final summary; a fetched one may predate it (the
   // fetch is throttled, and a short run ends before the next one is allowed).
   const summary = finished && run.summary ? run.summary : (detail?.summary ?? run.summary);
-  // The run's benchmark names its categories; LoCoMo's until the first summary arrives.
-  const benchmark = detail?.benchmark ?? LOCOMO_PROFILE;
+  // The run's benchmark names its categories: no chart until its detail says which it is.
+  const benchmark = detail?.benchmark ?? null;
   const preset = detail?.info.preset;
   // The chart changes only when a summary does (a committed test), not with every progress event.
   const chart = useMemo(
     () =>
-      summary && summary.questions > 0 ? (
+      benchmark && summary && summary.questions > 0 ? (
         <CategoryChart
           rows={categoryChartRows([{ key: 'run', summary }], {
             metric: 'officialF1',
@@ -314,7 +314,9 @@ export function RunCard({
               {METRIC_LABELS.officialF1} by category{' '}
               <span className="muted">{finished ? '· final' : '· so far'}</span>
             </h4>
-            <SchemeToggle profile={benchmark} value={scheme} onChange={setScheme} small />
+            {benchmark ? (
+              <SchemeToggle profile={benchmark} value={scheme} onChange={setScheme} small />
+            ) : null}
           </div>
           {chart ?? (
             <p className="muted chart-empty">

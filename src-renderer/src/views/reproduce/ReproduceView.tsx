@@ -1,12 +1,12 @@
 import { useCallback, useState } from 'react';
 import type { ApiInput } from '@shared/api';
 import { toErrorPayload, type ErrorPayload } from '@shared/errors';
-import { LOCOMO_PROFILE, categoryLabel } from '@shared/benchmarks';
 import { metricOf } from '@shared/metrics';
 import { formatMeanStd } from '@shared/repeats';
 import {
   comparePack,
   comparePackTable2,
+  packCellLabel,
   packCommand,
   packSourceLine,
   signedDiff,
@@ -21,12 +21,6 @@ import { formatCount as fmtInt } from '../../lib/format';
 import { ErrorView } from '../../components/ErrorView';
 import { useApi } from '../../hooks/useApi';
 import { useRoute } from '../../router';
-
-function cellName(pack: ReproducePack, cell: string): string {
-  if (cell === 'overall') return 'overall';
-  // Every pack reproduces a LoCoMo paper's table, in the scheme that paper names categories by.
-  return `${cell} ${categoryLabel(LOCOMO_PROFILE, Number(cell), pack.scheme)}`;
-}
 
 function PlanPanel({ run }: { run: PackRun }) {
   const p = run.plan;
@@ -71,7 +65,7 @@ function ComparisonTable({
           <tr key={`${c.row}|${c.metric}|${c.cell}`}>
             <th scope="row">{c.row}</th>
             <td>{metricOf(c.metric).label}</td>
-            <td>{cellName(pack, c.cell)}</td>
+            <td>{packCellLabel(pack, c.cell)}</td>
             <td>{formatMeanStd({ mean: c.paper, std: c.paperStd }, pack.decimals, '–')}</td>
             <td>{formatMeanStd({ mean: c.ours, std: c.oursStd }, pack.decimals, '–')}</td>
             <td>{signedDiff(c.diff, pack.decimals)}</td>

@@ -1,6 +1,6 @@
 import { useMemo } from 'react';
 import { createColumnHelper, type ColumnDef } from '@tanstack/react-table';
-import { LOCOMO_PROFILE, type BenchmarkProfile, type SchemeId } from '@shared/benchmarks';
+import { type BenchmarkProfile, type SchemeId } from '@shared/benchmarks';
 import { ERROR_PREDICTION, type AnswerRecord } from '@shared/experiment';
 import { metricList } from '@shared/metrics';
 import { CategoryBadge } from '../../components/Badge/Badge';
@@ -160,7 +160,7 @@ function categoryColumn(
 export function AnswersTable({
   answers,
   scheme,
-  profile = LOCOMO_PROFILE,
+  profile,
   metrics,
   selected,
   onSelect,
@@ -172,7 +172,7 @@ export function AnswersTable({
   answers: AnswerRecord[];
   scheme: SchemeId;
   /** The run's benchmark, which names the categories. */
-  profile?: BenchmarkProfile;
+  profile: BenchmarkProfile;
   /** The metrics the run has; a registered metric not among them gets no column. */
   metrics: readonly string[];
   selected: string | null;

@@ -1,4 +1,4 @@
-import { LOCOMO_PROFILE, type BenchmarkProfile, type SchemeId } from '@shared/benchmarks';
+import { type BenchmarkProfile, type SchemeId } from '@shared/benchmarks';
 import { ERROR_PREDICTION, type AnswerRecord } from '@shared/experiment';
 import { CategoryBadge } from '../../components/Badge/Badge';
 import { formatScore } from '../../components/charts/categoryRows';
@@ -13,7 +13,7 @@ export function RetrievedPanel({
   datasetSha256,
   datasetName,
   scheme,
-  profile = LOCOMO_PROFILE,
+  profile,
   onClose,
 }: {
   answer: AnswerRecord;
@@ -21,7 +21,7 @@ export function RetrievedPanel({
   datasetName: string;
   scheme: SchemeId;
   /** The run's benchmark, which names the category. */
-  profile?: BenchmarkProfile;
+  profile: BenchmarkProfile;
   onClose: () => void;
 }) {
   const source = useRunSample(datasetSha256, answer.sampleId);

@@ -1,9 +1,9 @@
 import { useMemo } from 'react';
 import type { RunDetail as RunDetailData } from '@shared/api';
 import type { ScoreIntervals } from '@shared/compare';
-import { schemeLabelOf, type BenchmarkProfile } from '@shared/benchmarks';
+import { schemeLabelOf, type OverallName } from '@shared/benchmarks';
 import { coverageNote } from '@shared/coverage';
-import { answerableOf, type ScorePair } from '@shared/experiment';
+import type { ScorePair } from '@shared/experiment';
 import type { TokenTotals } from '@shared/runs';
 import { metricList } from '@shared/metrics';
 import { CategoryChart } from '../../components/charts/CategoryChart';
@@ -86,19 +86,17 @@ export function RunDetail({
       <section className="overall-cards" aria-label="Overall scores">
         <Overall
           title={`All categories (n=${summary.overall.all.officialF1.n})`}
-          note={`official ${benchmark.label} convention`}
+          note={benchmark.overallNames.all.note}
           pair={summary.overall.all}
           interval={intervals && intervals.all.n > 0 ? intervals : undefined}
         />
-        <Overall
-          title={`${answerableTitle(benchmark)} (n=${answerableOf(summary).officialF1.n})`}
-          note={
-            benchmark.id === 'locomo'
-              ? 'Mem0 convention, adversarial left out'
-              : 'answerable questions, abstention left out'
-          }
-          pair={answerableOf(summary)}
-        />
+        {benchmark.overallNames.answerable && summary.overall.answerable ? (
+          <Overall
+            title={`${overallTitle(benchmark.overallNames.answerable)} (n=${summary.overall.answerable.officialF1.n})`}
+            note={benchmark.overallNames.answerable.note}
+            pair={summary.overall.answerable}
+          />
+        ) : null}
         {summary.overall.taskAveraged ? (
           <Overall
             title={`Task-averaged (n=${summary.overall.all.officialF1.n})`}
@@ -396,17 +394,16 @@ function Fact({
   );
 }
 
-/** Answer metrics beyond official F1 that skip adversarial questions (Mem0-style), and judges. */
-/** "Categories 1–4": the benchmark's non-adversarial categories, a range when they run on. */
-function answerableTitle(profile: BenchmarkProfile): string {
-  const ids = profile.categories.filter((c) => !c.adversarial).map((c) => c.id);
-  const first = ids[0];
-  const last = ids[ids.length - 1];
-  return first !== undefined && last !== undefined && last - first === ids.length - 1
-    ? `Categories ${first}–${last}`
-    : `Categories ${ids.join(', ')}`;
+/**
+ * A card's title from the benchmark's name of an overall: "categories 1-4" is "Categories 1–4"
+ * (capitalised, a number range set with an en dash as the views print ranges).
+ */
+function overallTitle(name: OverallName): string {
+  const label = name.label.replace(/(\d)-(\d)/g, '$1–$2');
+  return label.charAt(0).toUpperCase() + label.slice(1);
 }
 
+/** Answer metrics beyond official F1 that skip adversarial questions (Mem0-style), and judges. */
 const extra = metricList().filter((m) => m.source === 'answer' && m.categories === 'answerable');
 const judges = metricList().filter((m) => m.source === 'judge');
 
