@@ -34,7 +34,7 @@ import {
   type BeamJudgeProtocolName,
   type BeamQuestionResult,
 } from './beam-judge';
-import { LlmClient, type ChatCompletion } from './llm-client';
+import { LlmClient, NO_CALLS, type CallMeter, type ChatCompletion } from './llm-client';
 
 /**
  * The LLM judge: question, gold and generated answer in, a CORRECT/WRONG label out, `repeats`
@@ -113,6 +113,7 @@ export class LlmJudge {
   readonly stats: LlmJudgeStats = { calls: 0, cacheHits: 0, errors: 0, unparseableReplies: 0 };
   private readonly cache: JudgeCache;
   private readonly cacheScope: string | undefined;
+  private readonly meter: CallMeter | undefined;
 
   constructor(
     /** Runs resolve the protocol against their profile (judgeConfigFor); none named here is LoCoMo's. */
@@ -127,6 +128,8 @@ export class LlmJudge {
        * (which would make the run-to-run std of J zero by construction).
        */
       cacheScope?: string;
+      /** The run's ledger, told each verdict read from the cache as it is read. */
+      meter?: CallMeter;
     } = {},
   ) {
     this.model = config.model;
@@ -137,6 +140,7 @@ export class LlmJudge {
     this.client = options.client ?? new LlmClient(config, options.keys);
     this.cache = options.cache ?? new MemoryJudgeCache();
     this.cacheScope = options.cacheScope;
+    this.meter = options.meter;
   }
 
   /** One answer, every repeat. Never rejects except on cancel: failures are the score's error. */
@@ -177,6 +181,7 @@ export class LlmJudge {
     const cached = this.cache.get(key);
     if (cached) {
       this.stats.cacheHits++;
+      this.meter?.({ ...NO_CALLS, cacheHits: 1 });
       return cached;
     }
     const messages = this.protocol.messages(item);
@@ -184,6 +189,7 @@ export class LlmJudge {
       let completion: ChatCompletion;
       try {
         completion = await this.client.complete(messages, {
+          step: 'judge',
           ...(this.protocol.sendsSeed === false && repeat === 0 ? {} : { seed: repeat }),
           ...(this.protocol.jsonMode ? { responseFormat: { type: 'json_object' as const } } : {}),
           ...(this.protocol.maxTokens !== undefined ? { maxTokens: this.protocol.maxTokens } : {}),
