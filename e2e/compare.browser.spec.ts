@@ -91,6 +91,13 @@ test('compares a hybrid and a text run on mini-1: deltas, flips, config diff and
   // Cost and speed: offline runs use no tokens and have no prices; latencies are measured.
   const cost = page.getByRole('table', { name: 'Cost and speed' });
   await expect(cost.getByRole('row')).toHaveCount(3);
+  // The memory LLM's tokens and the retrieved context per question are told apart by their heads.
+  await expect(
+    cost.getByRole('columnheader', { name: 'Memory LLM tokens (ingest)' }),
+  ).toBeVisible();
+  await expect(
+    cost.getByRole('columnheader', { name: /^Retrieved memory tokens \/ question/ }),
+  ).toBeVisible();
   const costA = cost.getByRole('row', { name: /^A/ }).getByRole('cell');
   await expect(costA.nth(0)).toHaveText('–');
   await expect(costA.nth(3)).toHaveText('–');

@@ -58,6 +58,10 @@ test('picks a pack, shows its plan and estimate, runs it offline and shows paper
   await expect(plan).toContainText(/cost \$\d+\.\d\d/);
   await page.getByLabel(/its model \(gpt-4o-mini\) instead of the paper's/).check();
   await expect(command).toContainText('--model gpt-4o-mini --judge-model gpt-4o-mini');
+  // Each row says what it is: the released library by its pinned version, the stand-in as one.
+  const rowNames = page.getByLabel('Rows', { exact: true });
+  await expect(rowNames).toContainText('mem0-library: Mem0 (mem0ai ');
+  await expect(rowNames).toContainText('hybrid-stand-in: Workbench hybrid preset, a stand-in');
   // Before a run, the paper's figures are there to read, with the paper's ± where it prints one.
   await page.getByText("The paper's figures (ours appear beside them after a run)").click();
   const published = page.getByRole('table', { name: 'Published figures' });
@@ -77,7 +81,7 @@ test('picks a pack, shows its plan and estimate, runs it offline and shows paper
   const row = (metric: string) =>
     table
       .getByRole('row')
-      .filter({ has: page.getByRole('rowheader', { name: 'mem0', exact: true }) })
+      .filter({ has: page.getByRole('rowheader', { name: 'hybrid-stand-in', exact: true }) })
       .filter({ has: page.getByRole('cell', { name: metric, exact: true }) })
       .filter({ has: page.getByRole('cell', { name: 'overall', exact: true }) });
   // Cells: metric, cell, paper (± its std), ours (± std over runs), ours − paper.

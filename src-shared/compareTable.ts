@@ -12,6 +12,7 @@ import {
   type Flip,
   type QuestionSets,
   type RunComparison,
+  type RunCost,
 } from './compare';
 import { csvField } from './csv';
 import type { MeanN } from './experiment';
@@ -20,6 +21,7 @@ import { METRICS } from './metrics';
 import { latexEscape } from './paperTables';
 import { MDE_DEFAULTS } from './scoring/significance';
 import type { BootstrapResult } from './scoring/stats';
+import { TABLE2_HEADER, TABLE2_NOTE, table2Cells } from './table2';
 
 /**
  * A comparison's numbers as text, one definition for the Compare view and `cli compare`: a delta
@@ -192,6 +194,8 @@ export interface CompareTableInput {
   fairness: readonly FairnessWarning[];
   questionSets: QuestionSets;
   benchmark?: BenchmarkProfile;
+  /** Each run's cost and speed: with them, Mem0 Table 2's columns follow the table. */
+  costs?: readonly RunCost[];
 }
 
 export interface CompareTableOptions {
@@ -250,14 +254,31 @@ export function compareTable(result: CompareTableInput, options: CompareTableOpt
     ...questionSetsNote(result.questionSets, comparison.runs.length, name),
     ...result.fairness.map((w) => `not on equal terms: ${w.message}`),
   ];
+  const costs = table2Table(result.costs, name, options.markup);
   if (options.markup !== 'text') {
     const paper = paperTable(comparison, options.scheme, profile, name, others);
     const lines = [paper.caption, ...notes];
-    return options.markup === 'md'
-      ? markdownTable(paper.header, paper.rows, lines)
-      : latexTable(paper.header, paper.rows, lines);
+    return `${
+      options.markup === 'md'
+        ? markdownTable(paper.header, paper.rows, lines)
+        : latexTable(paper.header, paper.rows, lines)
+    }${costs}`;
   }
-  return plainTable(header, rows, [caption, ...notes]);
+  return `${plainTable(header, rows, [caption, ...notes])}${costs}`;
+}
+
+/** Mem0 Table 2's columns, one row per run, after the comparison (empty without costs). */
+function table2Table(
+  costs: readonly RunCost[] | undefined,
+  name: (i: number) => string,
+  markup: CompareMarkup,
+): string {
+  if (!costs || costs.length === 0) return '';
+  const header = ['run', ...TABLE2_HEADER];
+  const rows = costs.map((cost, i) => [name(i), ...table2Cells(cost.table2)]);
+  if (markup === 'md') return `\n${markdownTable(header, rows, [TABLE2_NOTE])}`;
+  if (markup === 'latex') return `\n${latexTable(header, rows, [TABLE2_NOTE])}`;
+  return `\n${plainTable(header, rows, [TABLE2_NOTE])}`;
 }
 
 /** Fewer conversations than this make a cluster interval too rough to hold its coverage. */

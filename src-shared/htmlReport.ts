@@ -1,10 +1,11 @@
 import { LOCOMO_PROFILE, categoryLabel, schemeLabelOf } from './benchmarks';
 import type { RunComparisonResult, RunDetail } from './api';
-import { scoreOf, type CompareRow } from './compare';
+import { scoreOf, table2Columns, type CompareRow, type Table2Columns } from './compare';
 import type { AnswerRecord } from './experiment';
 import { metricList, metricOf } from './metrics';
 import { runColor, runLetter } from './runPalette';
 import { bootstrapMeanCI } from './scoring/stats';
+import { TABLE2_HEADER, TABLE2_NOTE, table2Cells } from './table2';
 
 /**
  * One self-contained HTML file of a run (issue 26 item 5): inline CSS, charts as inline SVG, no
@@ -64,6 +65,7 @@ export function runReportHtml(
 <section aria-label="Per category"><h2>Per category <small>(${escapeHtml(schemeLabelOf(benchmark, scheme))} category names)</small></h2>
 <table><thead><tr><th>category</th>${metrics.map((m) => `<th>${escapeHtml(m.label)}</th>`).join('')}<th>n</th></tr></thead><tbody>${rows.join('')}</tbody></table>
 ${bars}</section>
+${table2Section([{ label: title, columns: table2Columns(info.manifest.usage?.memory, answers) }])}
 <section aria-label="Curve"><h2>Curve</h2>${curve}</section>
 <section aria-label="Answers scored below 0.5"><h2>Answers scored below 0.5${firstMetric ? ` (${escapeHtml(firstMetric.label)}, first 50)` : ''}</h2>
 <table><thead><tr><th>question</th><th>text</th><th>gold</th><th>prediction</th></tr></thead><tbody>${wrong.join('')}</tbody></table></section>
@@ -134,6 +136,7 @@ export function compareReportHtml(result: RunComparisonResult): string {
 <section aria-label="Per category"><h2>Per category <small>(${escapeHtml(schemeLabelOf(profile, 'official'))} category names)</small></h2>
 <table><thead><tr><th>category</th>${runHeads}</tr></thead><tbody>${rows.join('')}</tbody></table>
 ${bars}</section>
+${table2Section(result.costs.map((cost, i) => ({ label: labels[i] ?? cost.runId, columns: cost.table2 })))}
 <section aria-label="Flips"><h2>Flips (${flipped.length}${flipped.length > 200 ? ', first 200' : ''})</h2>
 <table><thead><tr><th>question</th><th>gold</th>${runHeads}</tr></thead><tbody>${flips.join('')}</tbody></table></section>
 <section aria-label="Config differences"><h2>Config differences</h2>
@@ -155,6 +158,19 @@ function flipRow(row: CompareRow, labels: readonly string[]): string {
     })
     .join('');
   return `<tr><td>${escapeHtml(row.sampleId)} #${row.questionIndex}: ${escapeHtml(row.question)}</td><td>${escapeHtml(row.gold ?? '')}</td>${cells}</tr>`;
+}
+
+/** Mem0 Table 2's latency and token columns, one row per run. */
+function table2Section(runs: ReadonlyArray<{ label: string; columns: Table2Columns }>): string {
+  const rows = runs.map(
+    (r) =>
+      `<tr><th scope="row">${escapeHtml(r.label)}</th>${table2Cells(r.columns)
+        .map((c) => `<td>${escapeHtml(c)}</td>`)
+        .join('')}</tr>`,
+  );
+  return `<section aria-label="Mem0 Table 2 columns"><h2>Mem0 Table 2 columns</h2>
+<table><thead><tr><th>run</th>${TABLE2_HEADER.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>
+<p class="meta">${escapeHtml(TABLE2_NOTE)}</p></section>`;
 }
 
 const signed = (value: number): string => `${value >= 0 ? '+' : ''}${value.toFixed(3)}`;

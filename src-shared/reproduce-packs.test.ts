@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import packageJson from '../package.json';
 import { REPRODUCE_PACKS } from './reproduce-packs';
 import {
   PACK_TABLE2_COLUMNS,
@@ -82,9 +83,9 @@ describe('reproduce packs: published figures', () => {
   it("keep each table's own figures: spot checks against the printed tables", () => {
     const find = (id: string, row: string) => pack(id).rows.find((r) => r.id === row)!;
     // Mem0 Table 1, Mem0 row: F1 38.72 / B1 27.13 / J 67.13 ± 0.65 single-hop (stored 1).
-    expect(find('mem0-table1', 'mem0').published['setF1']!['1']).toBe(38.72);
-    expect(find('mem0-table1', 'mem0').published['bleu1']!['1']).toBe(27.13);
-    expect(find('mem0-table1', 'mem0').publishedStd!['judge']!['1']).toBe(0.65);
+    expect(find('mem0-table1', 'mem0-library').published['setF1']!['1']).toBe(38.72);
+    expect(find('mem0-table1', 'mem0-library').published['bleu1']!['1']).toBe(27.13);
+    expect(find('mem0-table1', 'mem0-library').publishedStd!['judge']!['1']).toBe(0.65);
     // LoCoMo Table 2, gpt-4-turbo: adversarial 15.7 (stored 5), single-hop 72.3 (stored 4).
     expect(find('locomo-table2', 'gpt-4-turbo-128k').published['officialF1']).toMatchObject({
       '4': 72.3,
@@ -162,5 +163,48 @@ describe('reproduce packs: published figures', () => {
       ours: null,
       diff: null,
     });
+  });
+});
+
+describe("reproduce packs: Mem0's rows", () => {
+  // The pin in package.json itself, not the module's reading of it.
+  const pinned: string | undefined = packageJson.dependencies.mem0ai;
+  const row = (packId: string, rowId: string) => pack(packId).rows.find((r) => r.id === rowId);
+
+  it('name the released library by its pinned version, and the stand-in as a stand-in', () => {
+    expect(pinned).toMatch(/^\d+\.\d+\.\d+$/);
+    for (const id of ['mem0-table1', 'mem0-table2']) {
+      expect(row(id, 'mem0-library'), id).toMatchObject({
+        label: `Mem0 (mem0ai ${pinned})`,
+        preset: 'mem0',
+        takesEmbedder: true,
+        topK: 30,
+      });
+    }
+    const standIn = row('mem0-table1', 'hybrid-stand-in')!;
+    expect(standIn.preset).toBe('hybrid');
+    expect(standIn.label).toMatch(/stand-in/);
+    expect(standIn.label).toMatch(/not Mem0/);
+    // No row but the library's is called plain "mem0".
+    expect(pack('mem0-table1').rows.map((r) => r.id)).not.toContain('mem0');
+  });
+
+  it("carry Table 2's Mem0 figures beside the library in both packs, as printed", () => {
+    const printed = {
+      searchP50: 0.148,
+      searchP95: 0.2,
+      totalP50: 0.708,
+      totalP95: 1.44,
+      memoryTokens: 1764,
+    };
+    expect(row('mem0-table1', 'mem0-library')!.publishedTable2).toEqual(printed);
+    const table2Row = row('mem0-table2', 'mem0-library')!;
+    expect(table2Row.publishedTable2).toEqual(printed);
+    // Under Mem0's own protocol, not the pack's RAG one, with Table 2's overall J ± std.
+    expect(table2Row.protocol).toBe('mem0');
+    expect(table2Row.published).toEqual({ judge: { overall: 66.88 } });
+    expect(table2Row.publishedStd).toEqual({ judge: { overall: 0.15 } });
+    // The paper-only rows of Table 1 keep no latency figures they do not print there.
+    expect(row('mem0-table1', 'zep')!.publishedTable2).toBeUndefined();
   });
 });

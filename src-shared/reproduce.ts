@@ -58,6 +58,11 @@ export const PackRowSchema = z
      * it, as the paper's systems used the same model; offline the row does not run.
      */
     memoryLlm: z.boolean().optional(),
+    /**
+     * The paper's system embedded with an API model (Mem0's evaluation: text-embedding-3-small):
+     * the row's preset takes the embedder `reproduce --embedder-*` names, else the offline one.
+     */
+    takesEmbedder: z.boolean().optional(),
     /** The answerer model the paper used for this row, where it differs from the pack's. */
     model: z.string().min(1).optional(),
     /** Metric id -> cell -> the published value on the paper's scale (null: not published). */

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ExperimentConfigSchema } from '../../src-shared/experiment';
+import {
+  ExperimentConfigSchema,
+  PROMPT_STYLES,
+  answerProtocolOf,
+} from '../../src-shared/experiment';
 import { shownDefault, type CliOption } from './command';
 import { commands } from './main';
 import { experimentRequestFromFlags } from './request';
@@ -119,3 +123,17 @@ function otherValue(option: CliOption): string {
   const n = Number(shown);
   return Number.isFinite(n) && shown !== '' ? String(n + 1) : `${shown}-other`;
 }
+
+describe('--prompt-style, the older name', () => {
+  it("says which protocol each style selects, and that mem0's is not Mem0's own prompt", () => {
+    const help = flat(commands.experiment.options['prompt-style'].help);
+    for (const style of PROMPT_STYLES) {
+      const selected = answerProtocolOf({ promptStyle: style });
+      expect(selected).toBe(`workbench-${style}`);
+      expect(help).toContain('workbench-<style>');
+    }
+    expect(answerProtocolOf({ promptStyle: 'mem0' })).not.toBe('mem0');
+    expect(help).toContain("--prompt-style mem0 is workbench-mem0, not Mem0's own prompt");
+    expect(help).toContain('--answer-protocol mem0');
+  });
+});

@@ -202,6 +202,29 @@ export const LAUNCH_OPTIONS = {
 } as const satisfies OptionsDecl;
 
 /**
+ * The embedder of a preset's vectors (`experiment`) or of the pack rows that embed as their paper
+ * did (`reproduce`): read into an OpenAI-compatible embedder by `request.ts` `embedderFlags`.
+ */
+export const EMBEDDER_OPTIONS = {
+  'embedder-base-url': {
+    type: 'string',
+    value: '<url>',
+    help: 'vector/hybrid presets: OpenAI-compatible /v1/embeddings endpoint, with /v1 (otherwise the offline embedder); vectors are cached in <data dir>/cache/embeddings.sqlite, so a rerun never re-embeds a text',
+  },
+  'embedder-model': { type: 'string', value: '<name>', help: 'embedder: embedding model' },
+  'embedder-dimensions': {
+    type: 'string',
+    value: '<n>',
+    help: 'embedder: ask for n-dimensional vectors (text-embedding-3 models)',
+  },
+  'embedder-api-key-env': {
+    type: 'string',
+    value: '<NAME>',
+    help: 'embedder: environment variable holding its API key',
+  },
+} as const satisfies OptionsDecl;
+
+/**
  * What a run measures and how it is named, as `experiment` takes it over a `--config` file
  * (request.ts's experimentRequestFromFlags turns them into the launch request).
  */
@@ -357,7 +380,7 @@ export const EXPERIMENT_OPTIONS = {
   },
   'prompt-style': {
     type: 'string',
-    help: 'older name for --answer-protocol workbench-<style>',
+    help: "older name for --answer-protocol workbench-<style>, the workbench's earlier prompts: --prompt-style mem0 is workbench-mem0, not Mem0's own prompt (--answer-protocol mem0)",
     choices: () => PROMPT_STYLES,
   },
   'category5-mapping': configOption('answerer.category5Mapping', {
@@ -399,20 +422,5 @@ export const EXPERIMENT_OPTIONS = {
     help: 'memory LLM: max_tokens of each reply; a reply cut off there is a warning, a memory left empty fails the run',
     absent: DEFAULT_MEMORY_LLM_MAX_TOKENS,
   },
-  'embedder-base-url': {
-    type: 'string',
-    value: '<url>',
-    help: 'vector/hybrid presets: OpenAI-compatible /v1/embeddings endpoint, with /v1 (otherwise the offline embedder); vectors are cached in <data dir>/cache/embeddings.sqlite, so a rerun never re-embeds a text',
-  },
-  'embedder-model': { type: 'string', value: '<name>', help: 'embedder: embedding model' },
-  'embedder-dimensions': {
-    type: 'string',
-    value: '<n>',
-    help: 'embedder: ask for n-dimensional vectors (text-embedding-3 models)',
-  },
-  'embedder-api-key-env': {
-    type: 'string',
-    value: '<NAME>',
-    help: 'embedder: environment variable holding its API key',
-  },
+  ...EMBEDDER_OPTIONS,
 } as const satisfies OptionsDecl;

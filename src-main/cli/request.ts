@@ -7,6 +7,7 @@ import {
   isSchemeId,
   type SchemeId,
 } from '../../src-shared/benchmarks';
+import { OpenAIEmbedderChoiceSchema, type OpenAIEmbedderChoice } from '../../src-shared/embedders';
 import { WorkbenchError, parseOrThrow, zodError } from '../../src-shared/errors';
 import { ExperimentConfigSchema, type ExperimentConfig } from '../../src-shared/experiment';
 import { API_KEY_ENV_PATTERN } from '../../src-shared/models';
@@ -17,7 +18,12 @@ import { ApiKeySource, KeyEnvPolicy } from '../core/keys';
 import { readJsonFile, readUserFile } from '../core/structured-file';
 import { fromSystemError } from '../core/system-errors';
 import { UsageError, positiveIntFlag, type FlagValues } from './command';
-import type { EXPERIMENT_OPTIONS, JUDGE_OPTIONS, LAUNCH_OPTIONS } from './options';
+import type {
+  EMBEDDER_OPTIONS,
+  EXPERIMENT_OPTIONS,
+  JUDGE_OPTIONS,
+  LAUNCH_OPTIONS,
+} from './options';
 
 /**
  * Flags become a request here, in one place: what each option group of options.ts means, checked
@@ -254,6 +260,19 @@ function embedderFlags(values: LooseFlags, fromFile: unknown): Record<string, un
   for (const [flag, field] of given) out[field] = values[flag];
   if (dimensions !== undefined) out['dimensions'] = dimensions;
   return out;
+}
+
+/**
+ * `reproduce`'s `--embedder-*` flags: the OpenAI-compatible embedder of the pack rows that embed
+ * as their paper did; undefined without them (those rows keep the offline embedder).
+ */
+export function embedderFromFlags(
+  values: FlagValues<typeof EMBEDDER_OPTIONS>,
+): OpenAIEmbedderChoice | undefined {
+  const given = embedderFlags(values, undefined);
+  return given === undefined
+    ? undefined
+    : parseOrThrow(OpenAIEmbedderChoiceSchema, given, '--embedder-* flags');
 }
 
 /** `--preset`, its alias `--memory`, and `external` implied by a service flag. */

@@ -11,9 +11,15 @@ import type { ExperimentConfig, ProgressEvent } from '../../src-shared/experimen
 import type { RunManifest } from '../../src-shared/runs';
 import type { ExperimentHandle, RunOutcome } from '../core/pipeline/runner';
 import { planRun } from '../core/pipeline/plan';
-import { runErrata } from '../core/runs/queries';
+import { runErrata, runTable2 } from '../core/runs/queries';
 import type { RunReader } from '../core/runs/reader';
-import { errataTable, formatDuration, skippedReport, summaryTable } from '../core/runs/report';
+import {
+  errataTable,
+  formatDuration,
+  skippedReport,
+  summaryTable,
+  table2Line,
+} from '../core/runs/report';
 import type { CliIO } from './command';
 
 /**
@@ -207,8 +213,21 @@ export function errataExtra(
   return { json: { errata }, text: errataTable(errata, errata, scheme, profile) };
 }
 
+/**
+ * What `experiment` adds under a finished run's table: Mem0 Table 2's columns (latency, memory
+ * tokens, ingest cost), then its scores both ways when its manifest applies errata.
+ */
+export function runReportExtra(reader: RunReader, runId: string, scheme: string): ReportExtra {
+  const table2 = runTable2(reader, runId);
+  const errata = errataReport(reader, runId, scheme);
+  return {
+    json: { table2, ...errata?.json },
+    text: `${table2Line(table2)}${errata ? `\n${errata.text}` : ''}`,
+  };
+}
+
 /** A run's scores both ways when its manifest applies errata; null for a run without. */
-export function errataReport(reader: RunReader, runId: string, scheme: string): ReportExtra | null {
+function errataReport(reader: RunReader, runId: string, scheme: string): ReportExtra | null {
   const errata = runErrata(reader, runId);
   return errata ? errataExtra(errata, scheme, reader.profileOf(runId)) : null;
 }

@@ -20,6 +20,11 @@ export interface RetrievedRef {
    * summary); `diaId` is the first. Each counts for evidence recall (`retrievedTurnIds`).
    */
   diaIds?: string[];
+  /**
+   * What a memory that cites no turn says (a memory LLM's fact, such as Mem0's), stored because
+   * the dataset cannot give it back; a turn's text is the dataset's, so it is not stored.
+   */
+  text?: string;
 }
 
 /** The turns a retrieved memory cites: its `diaIds` when it has several, else its `diaId`. */

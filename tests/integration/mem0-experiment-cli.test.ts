@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RunStore } from '../../src-main/core/runs/store';
 import { openSqlite } from '../../src-main/core/sqlite';
 import { CLI_ARGS, REPO } from '../support/cli';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '../support/fake-openai-server';
@@ -195,6 +196,24 @@ describe('cli experiment --memory mem0 (mem0ai/oss in the experiment worker)', (
         `Mem0 Table 2 columns: search p50 \\d+\\.\\d{3} s, p95 \\d+\\.\\d{3} s; total \\(search \\+ answer\\) p50 \\d+\\.\\d{3} s, p95 \\d+\\.\\d{3} s; memory tokens / question mean [\\d,]+, p50 [\\d,]+; ingest ${seen.memory / conversations} memory LLM calls and [\\d,]+ tokens per conversation \\(${conversations} conversations\\)`,
       ),
     );
+
+    // Each retrieved memory is stored with its text (no turn of the dataset can show it), the
+    // text the answer prompt gave the model.
+    const sent = JSON.stringify(
+      server.requests.filter((r) => r.path === '/v1/chat/completions').map((r) => r.body),
+    );
+    const store = RunStore.open(db);
+    try {
+      const memories = store.finalAnswers(runId).flatMap((a) => a.retrieved);
+      expect(memories.length).toBeGreaterThan(0);
+      for (const memory of memories) {
+        expect(memory.diaId).toBeNull();
+        expect(memory.text, memory.id).toMatch(/\S/);
+        expect(sent).toContain(JSON.stringify(memory.text).slice(1, -1));
+      }
+    } finally {
+      store.close();
+    }
 
     reference = finalAnswers(db);
     expect(Object.keys(reference).length).toBeGreaterThan(0);

@@ -43,6 +43,7 @@ interface Report {
   groups: Record<string, string>;
   cells: PackCell[];
   table2?: PackTable2Cell[];
+  setting?: string;
 }
 
 const data = ['--data', mini, '--samples', 'mini-1'];
@@ -117,7 +118,7 @@ describe('cli reproduce', () => {
     expect(extraction.length).toBeGreaterThan(0);
     const store = RunStore.open(join(dir, 'runs.db'));
     try {
-      const runs = store.sweepRuns(report.groups['mem0']!);
+      const runs = store.sweepRuns(report.groups['hybrid-stand-in']!);
       expect(runs).toHaveLength(2);
       for (const r of runs) {
         const answers = store.finalAnswers(r.runId);
@@ -128,7 +129,7 @@ describe('cli reproduce', () => {
       store.close();
     }
     const overall = report.cells.find(
-      (c) => c.row === 'mem0' && c.metric === 'judge' && c.cell === 'overall',
+      (c) => c.row === 'hybrid-stand-in' && c.metric === 'judge' && c.cell === 'overall',
     )!;
     expect(overall.paper).toBe(66.88);
     expect(overall.paperStd).toBe(0.15);
@@ -136,7 +137,7 @@ describe('cli reproduce', () => {
     expect(overall.diff).toBeCloseTo(overall.ours! - 66.88, 10);
     // The same answers both runs (a deterministic model): no spread, but a std over 2 runs.
     expect(overall.oursStd).toBe(0);
-    expect(Object.keys(report.groups)).toEqual(['mem0', 'mem0-library']);
+    expect(Object.keys(report.groups)).toEqual(['hybrid-stand-in', 'mem0-library']);
     const library = report.cells.find(
       (c) => c.row === 'mem0-library' && c.metric === 'judge' && c.cell === 'overall',
     )!;
@@ -152,10 +153,12 @@ describe('cli reproduce', () => {
     );
     expect(run.out).toContain('1 complete run(s) per row (the paper: 10)');
     // F1 (no verified paper figure) is ours only; J is the paper's only (no judge offline).
-    expect(run.out).toMatch(/mem0\s+set F1\s+overall\s+-\s+\d+\.\d\d/);
-    expect(run.out).toMatch(/mem0\s+J\s+overall\s+66\.88 ± 0\.15\s+-\s+-\n/);
+    expect(run.out).toMatch(/hybrid-stand-in\s+set F1\s+overall\s+-\s+\d+\.\d\d/);
+    expect(run.out).toMatch(/hybrid-stand-in\s+J\s+overall\s+66\.88 ± 0\.15\s+-\s+-\n/);
     // Table 1's F1 per question type beside ours: single-hop is stored category 1 in Mem0's naming.
-    expect(run.out).toMatch(/mem0\s+set F1\s+1 single-hop\s+38\.72\s+\d+\.\d\d\s+[+-]\d+\.\d\d\n/);
+    expect(run.out).toMatch(
+      /hybrid-stand-in\s+set F1\s+1 single-hop\s+38\.72\s+\d+\.\d\d\s+[+-]\d+\.\d\d\n/,
+    );
     expect(run.out).toContain("figures: read in the paper's text");
   }, 120_000);
 
@@ -293,13 +296,18 @@ describe('cli reproduce', () => {
     }
   }, 240_000);
 
-  it('mem0-table2 runs its 14 RAG rows and the full-context row, online as planned and offline', async () => {
+  it('mem0-table2 runs its 14 RAG rows, full context and Mem0, online as planned and offline', async () => {
     server.requests.length = 0;
+    // Mem0's setting: its embedder, an API model (the fake server's), for Mem0's and the RAG rows.
+    const embedder = ['--embedder-base-url', `${server.url}`, '--embedder-model', 'fake-embed'];
     const args = [
       'reproduce',
       'mem0-table2',
       ...chunksData,
       ...online(),
+      ...embedder,
+      '--embedder-api-key-env',
+      KEY_ENV,
       ...asPlanned,
       '--repeats',
       '1',
@@ -311,18 +319,25 @@ describe('cli reproduce', () => {
     const rows = [1, 2].flatMap((k) =>
       [128, 256, 512, 1024, 2048, 4096, 8192].map((c) => `rag-k${k}-c${c}`),
     );
-    expect(Object.keys(report.groups)).toEqual([...rows, 'full-context']);
+    expect(Object.keys(report.groups)).toEqual([...rows, 'full-context', 'mem0-library']);
     const chats = server.requests.filter((r) => r.path === '/v1/chat/completions');
     const bodies = chats.map(
       (r) => r.body as { messages: Array<{ role: string; content: string }> },
     );
     const answers = bodies.filter((b) => b.messages[0]?.content.startsWith('You are a helpful'));
     const judged = bodies.filter((b) => b.messages.at(-1)!.content.includes('Generated answer:'));
-    expect(answers.length + judged.length).toBe(chats.length);
+    // Mem0's row answers under Mem0's own prompt; the rest are its memory LLM's extraction calls.
+    const mem0Answers = bodies.filter((b) => JSON.stringify(b).includes('Memories for user'));
+    const extraction = bodies.filter((b) => JSON.stringify(b).includes('## New Messages'));
+    expect(extraction.length).toBeGreaterThan(0);
+    expect(answers.length + judged.length + mem0Answers.length + extraction.length).toBe(
+      chats.length,
+    );
     // chunks-1's 4 questions (categories 1-4, all judged) per row.
-    expect(answers).toHaveLength(plan.plan.answerCalls);
-    expect(plan.plan.answerCalls).toBe(15 * 4);
-    expect(plan.plan.judgeCalls).toBe(15 * 4);
+    expect(answers.length + mem0Answers.length).toBe(plan.plan.answerCalls);
+    expect(mem0Answers).toHaveLength(4);
+    expect(plan.plan.answerCalls).toBe(16 * 4);
+    expect(plan.plan.judgeCalls).toBe(16 * 4);
     // Every category 1-4 answer has a verdict (the plan's judge calls), but the judge cache asks
     // the server once per distinct question and answer: the same answer in two rows is judged once.
     const judgePrompts = judged.map((b) => JSON.stringify(b.messages));
@@ -333,6 +348,18 @@ describe('cli reproduce', () => {
     expect(new Set(verdicts.map((a) => `${a.question}\n${a.prediction}`)).size).toBe(judged.length);
     for (const [row, run] of runs) {
       expect(run.answers).toHaveLength(4);
+      if (row === 'mem0-library') {
+        // Mem0's own setting: the released library, its protocol and k, the embedder the flags name.
+        expect(run.config).toMatchObject({
+          memory: {
+            preset: 'mem0',
+            config: { embedder: { kind: 'openai', model: 'fake-embed', baseUrl: server.url } },
+          },
+          retrieval: { topK: 30 },
+          answerer: { answerProtocol: 'mem0', model: 'gpt-4o-mini' },
+        });
+        continue;
+      }
       if (row === 'full-context') {
         expect(run.config).toMatchObject({
           mode: 'ingest-all',
@@ -344,7 +371,10 @@ describe('cli reproduce', () => {
       const [, k, chunkSize] = /rag-k(\d)-c(\d+)/.exec(row)!.map(Number);
       expect(run.config).toMatchObject({
         mode: 'ingest-all',
-        memory: { preset: 'mem0-rag-chunks', config: { chunkSize } },
+        memory: {
+          preset: 'mem0-rag-chunks',
+          config: { chunkSize, embedder: { model: 'fake-embed' } },
+        },
         retrieval: { topK: k },
         answerer: { answerProtocol: 'mem0-rag', model: 'gpt-4o-mini' },
         judge: { protocol: 'mem0', model: 'gpt-4o-mini' },
@@ -365,7 +395,7 @@ describe('cli reproduce', () => {
       expect(c).toContain('10:15 am on 3 March, 2023 | Mia: I started volunteering');
       expect(c).toContain('6:40 pm on 20 March, 2023 | Mia: I would love that.');
     }
-    for (const row of [...rows, 'full-context']) {
+    for (const row of [...rows, 'full-context', 'mem0-library']) {
       const j = report.cells.find(
         (c) => c.row === row && c.metric === 'judge' && c.cell === 'overall',
       )!;
@@ -388,10 +418,19 @@ describe('cli reproduce', () => {
     expect(
       table2.find((c) => c.row === 'full-context' && c.column === 'memoryTokens'),
     ).toMatchObject({ paper: 26031 });
+    // Mem0's row: the paper's latency and memory tokens (Table 2's Mem0 row) beside ours.
+    expect(table2.find((c) => c.row === 'mem0-library' && c.column === 'searchP50')).toMatchObject({
+      paper: 0.148,
+    });
+    expect(
+      table2.find((c) => c.row === 'mem0-library' && c.column === 'memoryTokens'),
+    ).toMatchObject({ paper: 1764 });
+    expect(report.setting).toContain('embedder of ');
+    expect(report.setting).toMatch(/embedder of [^:]*mem0-library[^:]*: openai:fake-embed/);
     // Memory tokens per question: each stored count is the context part of the prompt the server
     // received (questions of a row may be answered in any order, so compare them sorted).
     const byNumber = (a: number, b: number) => a - b;
-    [...runs.values()].forEach(({ answers: own }, row) => {
+    [...runs.values()].slice(0, 15).forEach(({ answers: own }, row) => {
       const sent = context(row).map(estimateTokens).sort(byNumber);
       expect(sent.every((n) => n > 0)).toBe(true);
       expect(own.map((a) => a.memoryTokens ?? -1).sort(byNumber), `row ${row}`).toEqual(sent);
@@ -423,7 +462,12 @@ describe('cli reproduce', () => {
     expect(again.out).toMatch(
       /rag-k2-c8192\s+total p95 \(s\)\s+9\.942\s+\d+\.\d{3}\s+-\d+\.\d{3}\n/,
     );
+  }, 300_000);
 
+  it('mem0-table2 offline runs the rows that need no memory LLM, without a judge', async () => {
+    const rows = [1, 2].flatMap((k) =>
+      [128, 256, 512, 1024, 2048, 4096, 8192].map((c) => `rag-k${k}-c${c}`),
+    );
     const offline = await cli(['reproduce', 'mem0-table2', ...chunksData, '--repeats', '1']);
     expect(offline.code, offline.err).toBe(0);
     expect(offline.out).toContain("This is NOT the paper's setting");
@@ -434,5 +478,11 @@ describe('cli reproduce', () => {
         new RegExp(`${row}\\s+J\\s+overall\\s+\\d+\\.\\d\\d ± \\d\\.\\d\\d\\s+-\\s+-\\n`),
       );
     }
+    // Mem0's row needs a memory LLM: offline it is the paper's figures only.
+    expect(offline.out).toMatch(/mem0-library\s+J\s+overall\s+66\.88 ± 0\.15\s+-\s+-\n/);
+    expect(offline.out).toMatch(/mem0-library\s+search p50 \(s\)\s+0\.148\s+-\s+-\n/);
+    // Without --embedder-* the RAG rows embed offline, and the setting line says so.
+    expect(offline.out).toContain('embedder of rag-k1-c128');
+    expect(offline.out).toContain("wink-sif-100d, the offline word vectors, not the paper's");
   }, 300_000);
 });

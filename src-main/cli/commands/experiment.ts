@@ -16,7 +16,13 @@ import {
   launchCallsFromFlags,
   parseScheme,
 } from '../request';
-import { dryRun, errataReport, progressReporter, reportOutcome, superviseRun } from '../runOutput';
+import {
+  dryRun,
+  progressReporter,
+  reportOutcome,
+  runReportExtra,
+  superviseRun,
+} from '../runOutput';
 import { openStore } from '../runsApi';
 import { ensureWordVectorCache } from '../wordVectors';
 
@@ -103,7 +109,7 @@ export const experimentCommand = defineCommand({
         values.json,
         io,
         manifest,
-        errataReport(store, outcome.runId, scheme),
+        runReportExtra(store, outcome.runId, scheme),
       );
     } finally {
       store.close();

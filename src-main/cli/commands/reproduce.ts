@@ -25,6 +25,7 @@ import { UsageError, defineCommand } from '../command';
 import { ensureWordVectorCache } from '../wordVectors';
 import { openStore } from '../runsApi';
 import {
+  EMBEDDER_OPTIONS,
   EXPERIMENT_OPTIONS,
   JSON_OPTION,
   JUDGE_ENDPOINT_OPTIONS,
@@ -32,7 +33,7 @@ import {
   LAUNCH_OPTIONS,
   RUNS_DB_OPTIONS,
 } from '../options';
-import { apiKeysFromFlags, launchCallsFromFlags } from '../request';
+import { apiKeysFromFlags, embedderFromFlags, launchCallsFromFlags } from '../request';
 
 const DESCRIPTION = `Runs a paper's table as a reproduce pack: the paper's answer protocol, answerer and judge models,
 question set and repeat count, one repeat group per row whose memory preset the workbench has,
@@ -147,6 +148,12 @@ export const reproduceCommand = defineCommand({
       value: '<n>',
       help: "complete runs per row instead of the paper's count (said in the report)",
     },
+    ...EMBEDDER_OPTIONS,
+    'embedder-base-url': {
+      ...EMBEDDER_OPTIONS['embedder-base-url'],
+      help: "embedder of the rows that embed as their paper did (Mem0's and its RAG's: text-embedding-3-small), OpenAI-compatible, with /v1",
+      absent: 'the offline word vectors',
+    },
     plan: { type: 'boolean', default: false, help: 'print the plan and the estimate, run nothing' },
     ...LAUNCH_OPTIONS,
     ...KEY_ENV_OPTION,
@@ -181,10 +188,12 @@ export const reproduceCommand = defineCommand({
       .map((s) => s.trim())
       .filter(Boolean);
     const rows = runnableRows(pack, endpoints !== undefined);
+    const embedder = embedderFromFlags(values);
     const settings: PackRunSettings = {
       datasetPath: resolve(values.data as string),
       ...(samples ? { samples } : {}),
       ...(endpoints ? { endpoints } : {}),
+      ...(embedder ? { embedder } : {}),
     };
     const groups = packGroups(pack, settings, repeats, prices);
     const plan = await planSweep(groups.flatMap((g) => g.group.cells));
@@ -200,7 +209,7 @@ export const reproduceCommand = defineCommand({
         `${pack.title}\nsource: ${packSourceLine(pack)}\n${pack.source.note}\nthe paper's questions: ${pack.source.questionSet}\n`,
       );
       io.stdout(
-        `${setting}\n${repeatNote}; rows run: ${rows.map((r) => r.id).join(', ')}; paper-only rows: ${
+        `${setting}\n${repeatNote}; rows run: ${rows.map((r) => `${r.id} (${r.label})`).join(', ')}; paper-only rows: ${
           pack.rows
             .filter((r) => r.preset === null)
             .map((r) => r.id)

@@ -4,7 +4,8 @@ import { describeWireShape } from '../../../src-shared/requestParams';
 import { SqliteRunReader } from '../../core/runs/reader';
 import { repairRunsDb, type TableRepair } from '../../core/runs/repair';
 import { defaultDataDir, defaultRunsDbPath } from '../../core/runs/paths';
-import { skippedReport, summaryTable } from '../../core/runs/report';
+import { runTable2 } from '../../core/runs/queries';
+import { skippedReport, summaryTable, table2Line } from '../../core/runs/report';
 import type { CliIO } from '../command';
 import { UsageError, defineCommand } from '../command';
 import { printable } from '../output';
@@ -70,8 +71,9 @@ export const runsCommand = defineCommand({
           } = await call('runs.get', {
             runId: id as string,
           });
+          const table2 = runTable2(store, run.id);
           if (values.json) {
-            io.stdout(`${JSON.stringify({ run, summary, curve })}\n`);
+            io.stdout(`${JSON.stringify({ run, summary, curve, table2 })}\n`);
             return 0;
           }
           const m = run.manifest;
@@ -100,6 +102,7 @@ export const runsCommand = defineCommand({
           }
           io.stdout('\n');
           io.stdout(summaryTable(summary, scheme, benchmark));
+          io.stdout(table2Line(table2));
           const coverage = coverageNote(m, summary);
           if (coverage) io.stdout(`${coverage.text}\n`);
           return 0;

@@ -113,6 +113,28 @@ describe('LlmJudge', () => {
     expect(server.requests).toHaveLength(5);
   });
 
+  it("never answers one server's request with another server's cached verdict", async () => {
+    // Two endpoints serving the same model name: a cache keyed by model alone would reply to the
+    // second with the first's verdict and send it nothing.
+    const other = await startFakeOpenAIServer({
+      chat: () => '{"label": "WRONG", "reason": "the other server"}',
+    });
+    try {
+      const cache = new MemoryJudgeCache();
+      const here = await new LlmJudge(config(1), { cache }).judge(item);
+      const there = await new LlmJudge({ ...config(1), baseUrl: other.url }, { cache }).judge(item);
+      expect(here.labels).toEqual([1]);
+      expect(there.labels).toEqual([0]);
+      expect(other.requests).toHaveLength(1);
+      // The same server again is still answered from the cache.
+      const again = new LlmJudge({ ...config(1), baseUrl: `${server.url}/` }, { cache });
+      expect((await again.judge(item)).labels).toEqual([1]);
+      expect(again.stats.cacheHits).toBe(1);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('does not judge category 5, and scores an errored answer WRONG without a call', async () => {
     const judge = new LlmJudge(config(2));
     const base = { question: 'q', gold: 'Paris', prediction: 'Paris', error: null };

@@ -35,6 +35,7 @@ import {
   type BeamQuestionResult,
 } from './beam-judge';
 import { LlmClient, NO_CALLS, type CallMeter, type ChatCompletion } from './llm-client';
+import { chatUrlOf, endpointOf } from './responseCache';
 
 /**
  * The LLM judge: question, gold and generated answer in, a CORRECT/WRONG label out, `repeats`
@@ -73,22 +74,59 @@ export class MemoryJudgeCache implements JudgeCache {
   }
 }
 
+/**
+ * The judge cache's key: everything that can change a verdict, the endpoint asked included
+ * (`endpointOf` its chat URL), so one server's verdicts never answer another's requests under the
+ * same model name. Keys written before the endpoint was keyed (`legacyJudgeCacheKey`) are never
+ * read to judge: a rescore against another server could have stored them, and the runs database
+ * does not record which. They are read only to show a run's own judge's reasons.
+ */
 export function judgeCacheKey(
+  item: JudgeItem,
+  judge: { model: string; baseUrl: string },
+  promptSha256: string,
+  repeat: number,
+  scope?: string,
+): string {
+  return keyOf([
+    ...judgeKeyParts(item, judge.model, promptSha256, repeat, scope),
+    JUDGE_KEY_FORMAT,
+    endpointOf(chatUrlOf(judge.baseUrl)),
+  ]);
+}
+
+/** The key before the endpoint was keyed (question … repeat, scope): read only to show reasons. */
+export function legacyJudgeCacheKey(
   item: JudgeItem,
   model: string,
   promptSha256: string,
   repeat: number,
   scope?: string,
 ): string {
+  return keyOf(judgeKeyParts(item, model, promptSha256, repeat, scope));
+}
+
+/** This key format's version: bumped when what the key covers changes. */
+const JUDGE_KEY_FORMAT = 'judge-key-2';
+
+function judgeKeyParts(
+  item: JudgeItem,
+  model: string,
+  promptSha256: string,
+  repeat: number,
+  scope: string | undefined,
+): unknown[] {
   const parts: unknown[] = [item.question, item.gold, item.answer, model, promptSha256, repeat];
   // Only protocols with a prompt per task set these; keys of the others stay as they were.
   if (item.task !== undefined || item.abstention !== undefined) {
     parts.push(item.task ?? null, item.abstention ?? false);
   }
   // A scope keeps independent runs of one experiment from sharing verdicts (see LlmJudge).
-  return createHash('sha256')
-    .update(JSON.stringify(scope === undefined ? parts : [...parts, scope]))
-    .digest('hex');
+  return scope === undefined ? parts : [...parts, scope];
+}
+
+function keyOf(parts: unknown[]): string {
+  return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 }
 
 /** The workbench's lenient reader (kept under its old name). */
@@ -114,6 +152,8 @@ export class LlmJudge {
   private readonly cache: JudgeCache;
   private readonly cacheScope: string | undefined;
   private readonly meter: CallMeter | undefined;
+  /** The model and server asked: both are part of every verdict's cache key. */
+  private readonly endpoint: { model: string; baseUrl: string };
 
   constructor(
     /** Runs resolve the protocol against their profile (judgeConfigFor); none named here is LoCoMo's. */
@@ -141,6 +181,7 @@ export class LlmJudge {
     this.cache = options.cache ?? new MemoryJudgeCache();
     this.cacheScope = options.cacheScope;
     this.meter = options.meter;
+    this.endpoint = { model: config.model, baseUrl: config.baseUrl };
   }
 
   /** One answer, every repeat. Never rejects except on cancel: failures are the score's error. */
@@ -177,7 +218,7 @@ export class LlmJudge {
     repeat: number,
     signal: AbortSignal | undefined,
   ): Promise<JudgeVerdict> {
-    const key = judgeCacheKey(item, this.model, this.prompt.sha256, repeat, this.cacheScope);
+    const key = judgeCacheKey(item, this.endpoint, this.prompt.sha256, repeat, this.cacheScope);
     const cached = this.cache.get(key);
     if (cached) {
       this.stats.cacheHits++;

@@ -279,7 +279,13 @@ function toRefs(hits: readonly MemoryHit[]): RetrievedRef[] {
     score: h.score,
     ...(h.source ? { context: [...h.source.contextIds] } : {}),
     ...(h.diaIds && h.diaIds.length > 1 ? { diaIds: [...h.diaIds] } : {}),
+    ...(citesNoTurn(h) ? { text: h.text } : {}),
   }));
+}
+
+/** A memory the dataset cannot show: no turn, no chunk or summary of the dataset behind it. */
+function citesNoTurn(hit: MemoryHit): boolean {
+  return hit.diaId === null && (hit.diaIds?.length ?? 0) === 0 && hit.source === undefined;
 }
 
 /** The first `turns` turns of the sample, by session, as the file writes them (full context). */

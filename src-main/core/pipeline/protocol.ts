@@ -59,6 +59,7 @@ const answerSchema = z.object({
       score: z.number(),
       context: z.array(z.string()).optional(),
       diaIds: z.array(z.string()).optional(),
+      text: z.string().optional(),
     }),
   ),
   /** Metric id -> value; each metric's range is checked against its registry definition. */

@@ -59,7 +59,7 @@ describe('reproduce packs', () => {
     // This build registers every id the RAG packs name (the baselines' protocols and presets).
     const all = registries;
     expect(validatePack(data('locomo-table3'), all).rows).toHaveLength(12);
-    expect(validatePack(data('mem0-table2'), all).rows).toHaveLength(15);
+    expect(validatePack(data('mem0-table2'), all).rows).toHaveLength(16);
     const withoutMem0Rag = {
       ...registries,
       answerProtocols: registries.answerProtocols.filter((p) => p !== 'mem0-rag'),
@@ -100,9 +100,9 @@ describe('reproduce packs', () => {
       summarizeAnswers([
         { category: 1, scores: { judge: j }, error: null, judge: { labels: [j] } },
       ]);
-    const results = new Map([['mem0', repeatSummary([run(0.6), run(0.7)])]]);
+    const results = new Map([['hybrid-stand-in', repeatSummary([run(0.6), run(0.7)])]]);
     const cell = comparePack(pack, results).find(
-      (c) => c.row === 'mem0' && c.metric === 'judge' && c.cell === '1',
+      (c) => c.row === 'hybrid-stand-in' && c.metric === 'judge' && c.cell === '1',
     )!;
     expect(cell.paper).toBe(67.13);
     expect(cell.paperStd).toBe(0.65);

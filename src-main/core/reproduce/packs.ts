@@ -1,3 +1,4 @@
+import type { OpenAIEmbedderChoice } from '../../../src-shared/embedders';
 import { WorkbenchError, parseOrThrow } from '../../../src-shared/errors';
 import {
   ANSWER_PROTOCOLS,
@@ -130,6 +131,8 @@ export interface PackRunSettings {
   samples?: string[];
   seed?: number;
   endpoints?: PackEndpoints;
+  /** The embedder of the rows that take one (`takesEmbedder`); absent: the offline embedder. */
+  embedder?: OpenAIEmbedderChoice;
 }
 
 /**
@@ -150,7 +153,10 @@ export function rowConfig(
     ...(settings.seed !== undefined ? { seed: settings.seed } : {}),
     memory: {
       preset: row.preset,
-      config: row.presetConfig ?? {},
+      config: {
+        ...row.presetConfig,
+        ...(row.takesEmbedder === true && settings.embedder ? { embedder: settings.embedder } : {}),
+      },
       ...(row.memoryLlm === true && e
         ? {
             llm: {

@@ -1,4 +1,5 @@
 import { table2Columns } from '../../../src-shared/compare';
+import { WINK_EMBEDDER, embedderName } from '../../../src-shared/embedders';
 import type { ExperimentConfig } from '../../../src-shared/experiment';
 import type { RepeatSummary } from '../../../src-shared/repeats';
 import {
@@ -70,9 +71,23 @@ export function settingOf(pack: ReproducePack, settings: PackRunSettings): strin
     ]),
   ];
   const paper = `${pack.answerer.protocol} protocol with ${models.join(' / ')}${pack.judge ? `, ${pack.judge.protocol} judge with ${pack.judge.model}` : ''}`;
+  const embedder = embedderNote(pack, settings);
   if (!e)
-    return `OFFLINE: extractive answerer, no judge. This is NOT the paper's setting (paper: ${paper}); its numbers only show that the pipeline runs.`;
-  return `answerer ${e.model ?? models.join(' / ')} (${pack.answerer.protocol} protocol)${pack.judge ? `, judge ${e.judgeModel ?? pack.judge.model} (${pack.judge.protocol})` : ''}`;
+    return `OFFLINE: extractive answerer, no judge. This is NOT the paper's setting (paper: ${paper}); its numbers only show that the pipeline runs.${embedder ? ` The ${embedder}.` : ''}`;
+  return `answerer ${e.model ?? models.join(' / ')} (${pack.answerer.protocol} protocol)${pack.judge ? `, judge ${e.judgeModel ?? pack.judge.model} (${pack.judge.protocol})` : ''}${embedder ? `; ${embedder}` : ''}`;
+}
+
+/** Which embedder the rows that embed as their paper did ran with; empty when none runs. */
+function embedderNote(pack: ReproducePack, settings: PackRunSettings): string {
+  const rows = runnableRows(pack, settings.endpoints !== undefined).filter(
+    (r) => r.takesEmbedder === true,
+  );
+  if (rows.length === 0) return '';
+  const used = embedderName(settings.embedder ?? WINK_EMBEDDER);
+  const ids = rows.map((r) => r.id).join(', ');
+  return settings.embedder
+    ? `embedder of ${ids}: ${used}`
+    : `embedder of ${ids}: ${used}, the offline word vectors, not the paper's API embedder`;
 }
 
 export async function planPack(

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fixtureManifest } from '../../../tests/support/runs-fixture';
-import type { AnswerRecord } from '../../../src-shared/experiment';
+import { JudgeConfigSchema, type AnswerRecord } from '../../../src-shared/experiment';
 import { MAX_ANSWERS_PAGE, apiMethods } from '../../../src-shared/api';
-import { judgeCacheKey } from '../answer/judge';
+import { judgeCacheKey, legacyJudgeCacheKey } from '../answer/judge';
 import { runQueries } from './queries';
 import { SqliteRunReader } from './reader';
 import { RunStore } from './store';
@@ -111,50 +111,77 @@ describe('runs.compare over different question sets', () => {
 });
 
 describe("runs.question: the judge's reasons", () => {
-  it('finds each repeat’s reason in the judge cache under the key the judge stored it with', () => {
+  const judge = {
+    model: 'judge-model',
+    repeats: 2,
+    prompt: { style: 'mem0', sha256: 'prompt-sha', templates: {} },
+  };
+  const judged = {
+    ...answer('s1', 0, 0, 1),
+    judge: { mean: 0.5, std: 0.7, labels: [1, 0], error: null },
+  };
+  const item = { question: judged.question, gold: 'g', answer: judged.prediction };
+  const verdict = (repeat: number, reason: string, promptSha256 = 'prompt-sha') => ({
+    model: 'judge-model',
+    promptSha256,
+    repeat,
+    verdict: { label: repeat === 0 ? ('CORRECT' as const) : ('WRONG' as const), reason },
+    usage: null,
+  });
+  function reasonsOf(f: string): Array<string | null> | null | undefined {
+    const reader = SqliteRunReader.openReadOnly(f);
+    try {
+      const q = runQueries(reader)['runs.question']({
+        runIds: ['j'],
+        sampleId: 's1',
+        questionIndex: 0,
+      });
+      expect(q.runs[0]?.judgeProtocol).toBe('mem0');
+      return q.runs[0]?.judgeReasons;
+    } finally {
+      reader.close();
+    }
+  }
+
+  it('finds each repeat’s reason under the key the judge stored it with: its endpoint’s', () => {
     const f = file();
     const store = RunStore.open(f);
-    const judge = {
-      model: 'judge-model',
-      repeats: 2,
-      prompt: { style: 'mem0', sha256: 'prompt-sha', templates: {} },
-    };
-    store.createRun({ ...fixtureManifest('j'), judge }, [plan('s1')]);
-    const judged = {
-      ...answer('s1', 0, 0, 1),
-      judge: { mean: 0.5, std: 0.7, labels: [1, 0], error: null },
-    };
+    const manifest = fixtureManifest('j');
+    const endpoint = { model: 'judge-model', baseUrl: 'http://127.0.0.1:9/v1' };
+    store.createRun(
+      {
+        ...manifest,
+        judge,
+        config: { ...manifest.config, judge: JudgeConfigSchema.parse(endpoint) },
+      },
+      [plan('s1')],
+    );
     store.commitTest('j', test('s1', 0, [judged]));
-    const item = { question: judged.question, gold: 'g', answer: judged.prediction };
     const cache = store.judgeCache();
     (['same city', 'wrong year'] as const).forEach((reason, repeat) =>
-      cache.put(judgeCacheKey(item, 'judge-model', 'prompt-sha', repeat), {
-        model: 'judge-model',
-        promptSha256: 'prompt-sha',
-        repeat,
-        verdict: { label: repeat === 0 ? 'CORRECT' : 'WRONG', reason },
-        usage: null,
-      }),
+      cache.put(judgeCacheKey(item, endpoint, 'prompt-sha', repeat), verdict(repeat, reason)),
     );
-    // Another prompt's verdict on the same answer is not this run's.
-    cache.put(judgeCacheKey(item, 'judge-model', 'other-prompt', 0), {
-      model: 'judge-model',
-      promptSha256: 'other-prompt',
-      repeat: 0,
-      verdict: { label: 'WRONG', reason: 'other prompt' },
-      usage: null,
-    });
+    // Another server's verdicts on the same answer, model and prompt are not this run's.
+    const elsewhere = { ...endpoint, baseUrl: 'http://127.0.0.2:9/v1' };
+    cache.put(judgeCacheKey(item, elsewhere, 'prompt-sha', 0), verdict(0, 'other server'));
+    // Nor is another prompt's.
+    cache.put(
+      judgeCacheKey(item, endpoint, 'other-prompt', 0),
+      verdict(0, 'other prompt', 'other-prompt'),
+    );
     store.close();
+    expect(reasonsOf(f)).toEqual(['same city', 'wrong year']);
+  });
 
-    const reader = SqliteRunReader.openReadOnly(f);
-    const q = runQueries(reader)['runs.question']({
-      runIds: ['j'],
-      sampleId: 's1',
-      questionIndex: 0,
-    });
-    expect(q.runs[0]?.judgeProtocol).toBe('mem0');
-    expect(q.runs[0]?.judgeReasons).toEqual(['same city', 'wrong year']);
-    reader.close();
+  it('still shows the reasons of a run judged before the endpoint was keyed', () => {
+    const f = file();
+    const store = RunStore.open(f);
+    store.createRun({ ...fixtureManifest('j'), judge }, [plan('s1')]);
+    store.commitTest('j', test('s1', 0, [judged]));
+    const cache = store.judgeCache();
+    cache.put(legacyJudgeCacheKey(item, 'judge-model', 'prompt-sha', 0), verdict(0, 'same city'));
+    store.close();
+    expect(reasonsOf(f)).toEqual(['same city', null]);
   });
 });
 

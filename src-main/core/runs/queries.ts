@@ -5,19 +5,22 @@ import {
   onSharedQuestions,
   runCost,
   scoreIntervals,
+  table2Columns,
   type RunComparison,
+  type Table2Columns,
 } from '../../../src-shared/compare';
 import type { AnswerRecord } from '../../../src-shared/experiment';
 import { errataScores, type RunErrata } from '../../../src-shared/errata';
-import { judgeCacheKey } from '../answer/judge';
+import { judgeCacheKey, legacyJudgeCacheKey } from '../answer/judge';
 import { fairnessWarnings } from '../../../src-shared/fairness';
 import { WorkbenchError } from '../../../src-shared/errors';
 import { listSweeps, sweepDetail } from './sweeps';
 import { EXPORT_MIME_TYPES, csvField, exportRun } from './export';
 import type { RunReader } from './reader';
 import { distinctRunNames } from '../../../src-shared/compareTable';
-import { runLabel } from '../../../src-shared/runs';
+import { runLabel, type RunManifest } from '../../../src-shared/runs';
 import { compareReportHtml } from '../../../src-shared/htmlReport';
+import { repeatCacheScope } from '../../../src-shared/sweeps';
 
 /**
  * The API's read views of the runs database, each a pure function of a RunReader. They are what
@@ -137,7 +140,7 @@ export function runQueries(reader: RunReader): RunQueries {
           topK: info.manifest.config.retrieval.topK,
           judgeProtocol: info.manifest.judge?.prompt.style ?? null,
           answer,
-          judgeReasons: judgeReasons(reader, info.manifest.judge ?? null, answer),
+          judgeReasons: judgeReasons(reader, info.manifest, answer),
         };
       }),
     }),
@@ -178,22 +181,40 @@ export function runErrata(reader: RunReader, runId: string): RunErrata | null {
 }
 
 /**
- * The reasons the run's judge gave for this answer, looked up in the judge cache by the same key
- * the judge stored them under (question, gold, prediction, model, prompt, repeat).
+ * The reasons the run's judge gave for this answer, looked up in the judge cache by the key the
+ * judge stored them under (question, gold, prediction, model, endpoint, prompt, repeat, the run's
+ * repeat scope); verdicts stored before the endpoint was keyed are found by their old key.
  */
 function judgeReasons(
   reader: RunReader,
-  judge: { model: string; repeats: number; prompt: { sha256: string } } | null,
+  manifest: RunManifest,
   answer: AnswerRecord | null,
 ): Array<string | null> | null {
+  const judge = manifest.judge ?? null;
   if (judge === null || answer?.judge == null || answer.gold === null || answer.error !== null)
     return null;
   const item = { question: answer.question, gold: answer.gold, answer: answer.prediction };
-  const keys = Array.from({ length: judge.repeats }, (_, repeat) =>
-    judgeCacheKey(item, judge.model, judge.prompt.sha256, repeat),
+  const scope = repeatCacheScope(manifest.sweep);
+  const baseUrl = manifest.config.judge?.baseUrl;
+  const repeats = Array.from({ length: judge.repeats }, (_, repeat) => repeat);
+  const keys = repeats.map((repeat) =>
+    baseUrl === undefined
+      ? null
+      : judgeCacheKey(item, { model: judge.model, baseUrl }, judge.prompt.sha256, repeat, scope),
   );
-  const verdicts = reader.judgeVerdicts(keys);
-  const reasons = keys.map((key) => verdicts.get(key)?.reason || null);
+  const legacyKeys = repeats.map((repeat) =>
+    legacyJudgeCacheKey(item, judge.model, judge.prompt.sha256, repeat, scope),
+  );
+  const verdicts = reader.judgeVerdicts([
+    ...keys.filter((k): k is string => k !== null),
+    ...legacyKeys,
+  ]);
+  const reasons = repeats.map(
+    (r) =>
+      (keys[r] && verdicts.get(keys[r])?.reason) ||
+      verdicts.get(legacyKeys[r] as string)?.reason ||
+      null,
+  );
   return reasons.some((r) => r !== null) ? reasons : null;
 }
 
@@ -222,4 +243,9 @@ export function comparisonCsv(comparison: RunComparison): string {
     lines.push(fields.map(csvField).join(','));
   }
   return `${lines.join('\r\n')}\r\n`;
+}
+
+/** Mem0 Table 2's columns of one run, over its final answers (what `runs.compare`'s costs hold). */
+export function runTable2(reader: RunReader, runId: string): Table2Columns {
+  return table2Columns(reader.getRun(runId).manifest.usage?.memory, reader.finalAnswers(runId));
 }

@@ -56,6 +56,7 @@ export const RetrievedSchema = z.array(
     score: z.number(),
     context: z.array(z.string()).optional(),
     diaIds: z.array(z.string()).optional(),
+    text: z.string().optional(),
   }),
 ) satisfies z.ZodType<RetrievedRef[]>;
 export const JudgeLabelsSchema = z.array(z.number());
@@ -82,7 +83,8 @@ export function parseRetrieved(text: string, where: string): RetrievedRef[] {
           (ref as { diaId?: unknown }).diaId === null) &&
         typeof (ref as { score?: unknown }).score === 'number' &&
         isOptionalStringList((ref as { context?: unknown }).context) &&
-        isOptionalStringList((ref as { diaIds?: unknown }).diaIds),
+        isOptionalStringList((ref as { diaIds?: unknown }).diaIds) &&
+        ['undefined', 'string'].includes(typeof (ref as { text?: unknown }).text),
     );
   return wellFormed ? (value as RetrievedRef[]) : checkStored(RetrievedSchema, value, where);
 }

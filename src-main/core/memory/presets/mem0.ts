@@ -34,6 +34,7 @@ import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import type { Packet, Sample } from '../../../../src-shared/dataset';
 import { EmbedderChoiceSchema, WINK_EMBEDDER } from '../../../../src-shared/embedders';
+import { MEM0_LIBRARY_VERSION } from '../../../../src-shared/mem0Library';
 import { WorkbenchError } from '../../../../src-shared/errors';
 import type { Embedder } from '../../embed';
 import type { MemoryHit } from '../request';
@@ -51,8 +52,8 @@ import { parsePresetConfig } from './shared';
 export const MEM0_PRESET = 'mem0';
 /** The stat counting the memories the library's adds stored (the preset's health measure). */
 const MEM0_MEMORIES_STAT = 'mem0.memories';
-/** The one mem0ai release this preset runs (package.json pins it). */
-export const MEM0_LIBRARY_VERSION = '3.3.1';
+/** The one mem0ai release this preset runs: package.json's pin. */
+export { MEM0_LIBRARY_VERSION };
 /**
  * The experiment worker's environment on top of the app's: the library reads it once, when its
  * module loads, so it must be in the worker's own environment before anything imports it.

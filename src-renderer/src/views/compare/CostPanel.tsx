@@ -4,10 +4,9 @@ import type { TokenTotals } from '@shared/runs';
 import { formatCost, formatTokens } from '../runs/shape';
 import { IngestCost, MemoryTokens, formatMs, formatPercentiles } from '../runs/Table2';
 import { RunTag } from './RunPicker';
-import { runLetter } from './shape';
+import { COST_HEADERS, runLetter } from './shape';
 
 const ROLES = ['answer', 'judge', 'memory'] as const;
-const ROLE_HEADERS = { answer: 'Answer tokens', judge: 'Judge tokens', memory: 'Memory tokens' };
 
 /** Tokens per model role, cost and latency of each compared run: what a better score cost. */
 export const CostPanel = memo(function CostPanel({
@@ -24,7 +23,8 @@ export const CostPanel = memo(function CostPanel({
         <span className="muted heading-note">
           · tokens in + out per model role over every test, cost at the endpoints&apos; prices;
           latencies are means over final answers; Mem0 Table 2&apos;s columns: search and total
-          (search + answer) p50 / p95, memory LLM calls and tokens per conversation
+          (search + answer) p50 / p95, the retrieved memory tokens a question hands the answerer,
+          memory LLM calls and tokens per conversation
         </span>
       </h2>
       <div className="table-scroll">
@@ -34,29 +34,29 @@ export const CostPanel = memo(function CostPanel({
               <th scope="col">Run</th>
               {ROLES.map((role) => (
                 <th key={role} scope="col" className="num">
-                  {ROLE_HEADERS[role]}
+                  {COST_HEADERS[role]}
                 </th>
               ))}
               <th scope="col" className="num">
-                Cost
+                {COST_HEADERS.cost}
               </th>
               <th scope="col" className="num">
-                Retrieve ms
+                {COST_HEADERS.retrieveMs}
               </th>
               <th scope="col" className="num">
-                Answer ms
+                {COST_HEADERS.answerMs}
               </th>
               <th scope="col" className="num">
-                Search p50 / p95 ms
+                {COST_HEADERS.search}
               </th>
               <th scope="col" className="num">
-                Total p50 / p95 ms
+                {COST_HEADERS.total}
               </th>
               <th scope="col" className="num">
-                Memory tokens / question (mean / p50)
+                {COST_HEADERS.memoryTokens}
               </th>
               <th scope="col" className="num">
-                Memory LLM / conversation
+                {COST_HEADERS.ingest}
               </th>
             </tr>
           </thead>

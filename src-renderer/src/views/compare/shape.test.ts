@@ -8,6 +8,7 @@ import {
   categoryCounts,
   categoryTableRows,
   compareChartRows,
+  COST_HEADERS,
   withCompareIntervals,
   compareIntervalSteps,
   applyComparePatch,
@@ -514,5 +515,18 @@ describe('categoryCounts', () => {
     expect(counts[6]).toBe(1);
     expect(counts[10]).toBe(2);
     expect(counts[5]).toBe(0);
+  });
+});
+
+describe('the cost table heads', () => {
+  it("name which memory tokens they count: the memory LLM's spend or the retrieved context", () => {
+    const heads = Object.values(COST_HEADERS);
+    expect(new Set(heads).size).toBe(heads.length);
+    // No head is another's stem ("Memory tokens" beside "Memory tokens / question").
+    for (const a of heads)
+      for (const b of heads) if (a !== b) expect(b.startsWith(a), `${a} | ${b}`).toBe(false);
+    expect(COST_HEADERS.memory).toMatch(/memory LLM/i);
+    expect(COST_HEADERS.memoryTokens).toMatch(/retrieved/i);
+    expect(COST_HEADERS.memoryTokens).toMatch(/question/);
   });
 });

@@ -229,6 +229,24 @@ export {
 
 export { formatCount } from '../../lib/format';
 
+/**
+ * The cost table's column heads. Two kinds of "memory tokens" sit side by side: what the memory
+ * LLM spent (ingest, per model role) and the retrieved context a question hands the answerer
+ * (Mem0 Table 2's "memory tokens"); each head says which it is.
+ */
+export const COST_HEADERS = {
+  answer: 'Answer tokens',
+  judge: 'Judge tokens',
+  memory: 'Memory LLM tokens (ingest)',
+  cost: 'Cost',
+  retrieveMs: 'Retrieve ms',
+  answerMs: 'Answer ms',
+  search: 'Search p50 / p95 ms',
+  total: 'Total p50 / p95 ms',
+  memoryTokens: 'Retrieved memory tokens / question (mean / p50)',
+  ingest: 'Memory LLM calls · tokens / conversation',
+} as const;
+
 // ---------------------------------------------------------------------------------------------
 // Category chart
 

@@ -201,6 +201,10 @@ export function ReproduceView() {
               {packSourceLine(item.pack)}. {item.pack.source.note}
             </p>
             <p className="muted">The paper&apos;s questions: {item.pack.source.questionSet}.</p>
+            {/* The tables name rows by id; what each row is (the library, a stand-in) is here. */}
+            <p className="muted" aria-label="Rows">
+              Rows: {item.pack.rows.map((r) => `${r.id}: ${r.label}`).join('; ')}.
+            </p>
             {item.reason ? <p role="alert">{item.reason}</p> : null}
           </>
         ) : null}

@@ -39,7 +39,7 @@ export function RetrievedList<R extends RetrievedRow>({
               {r.turn ? <span className="speaker">{r.turn.speaker}</span> : null}
               {r.isEvidence ? <span className="badge badge-evidence">EVIDENCE</span> : null}
             </div>
-            {r.turn ? <p className="retrieved-text">{r.turn.text}</p> : null}
+            {r.text !== null ? <p className="retrieved-text">{r.text}</p> : null}
           </li>
         );
       })}

@@ -275,6 +275,20 @@ describe('retrievedView', () => {
     expect(view.missed).toEqual(['D9:9']);
   });
 
+  it('shows a memory that is no turn (a Mem0 fact) by the text the run stored with it', () => {
+    const view = retrievedView(
+      answer({
+        retrieved: [
+          { id: 'Ann:5f0c', diaId: null, score: 0.7, text: 'Moved to Paris in 2022' },
+          { id: 'm1', diaId: 'D1:1', score: 0.6 },
+        ],
+      }),
+      sample,
+    );
+    expect(view.rows.map((r) => r.text)).toEqual(['Moved to Paris in 2022', 'I moved to Paris.']);
+    expect(view.rows[0]!.turn).toBeNull();
+  });
+
   it('without the dataset it still lists the ids, with no evidence marks', () => {
     const view = retrievedView(
       answer({ retrieved: [{ id: 'm1', diaId: 'D1:1', score: 0.8 }] }),

@@ -349,6 +349,8 @@ export interface RetrievedRow {
   isEvidence: boolean;
   /** The turn as the dataset has it; null when the dataset is not open or the id is no turn. */
   turn: Turn | null;
+  /** What the memory says: its turn's text, else the text the run stored (a Mem0 fact); null: unknown. */
+  text: string | null;
 }
 
 export interface RetrievedView {
@@ -372,15 +374,19 @@ export function retrievedView(answer: AnswerRecord, sample: Sample | null): Retr
   const evidence = qa ? qa.evidence : null;
   const evidenceSet = new Set(evidence ?? []);
   const turns = turnsById(sample);
-  const rows = answer.retrieved.map((r, i) => ({
-    rank: i + 1,
-    id: r.id,
-    diaId: r.diaId,
-    diaIds: citedTurnIds(r),
-    score: r.score,
-    isEvidence: citedTurnIds(r).some((id) => evidenceSet.has(id)),
-    turn: r.diaId !== null ? (turns.get(r.diaId) ?? null) : null,
-  }));
+  const rows = answer.retrieved.map((r, i) => {
+    const turn = r.diaId !== null ? (turns.get(r.diaId) ?? null) : null;
+    return {
+      rank: i + 1,
+      id: r.id,
+      diaId: r.diaId,
+      diaIds: citedTurnIds(r),
+      score: r.score,
+      isEvidence: citedTurnIds(r).some((id) => evidenceSet.has(id)),
+      turn,
+      text: turn?.text ?? r.text ?? null,
+    };
+  });
   const retrievedIds = new Set(answer.retrieved.flatMap((r) => citedTurnIds(r)));
   return { rows, evidence, missed: (evidence ?? []).filter((id) => !retrievedIds.has(id)) };
 }
