@@ -44,6 +44,37 @@ export interface LlmCallDelta {
   failures: number;
   promptTokens: number;
   completionTokens: number;
+  /** Requests answered from a cache instead of sent (absent: none; 0 in ledgers before schema 13). */
+  cacheHits?: number;
+  /** Requests the cache did not hold, so they were sent (absent: none or no cache). */
+  cacheMisses?: number;
+  /** The shapes of the requests built (what `wireShapeOf` keeps of a body), each once per batch. */
+  shapes?: WireShape[];
+}
+
+/**
+ * One kind of request a role sent, as serialised on the wire: a protocol step (`answer`, `notes`,
+ * `judge`, ...) and the body's fields other than its content (`messages` or `input`), so the
+ * model, max_tokens, temperature, seed (absent when none was sent) and response_format are the
+ * bytes that went out, not the config's.
+ */
+export interface WireShape {
+  step: string;
+  params: Record<string, unknown>;
+}
+
+/** A wire shape filed for a role in the run's ledger (`llm_request_shapes`). */
+export interface RoleWireShape extends WireShape {
+  role: LlmCallRole;
+}
+
+/** A request body's fields besides its content, keys sorted so equal shapes serialise equally. */
+export function wireShapeOf(step: string, body: Record<string, unknown>): WireShape {
+  const params: Record<string, unknown> = {};
+  for (const key of Object.keys(body).sort()) {
+    if (key !== 'messages' && key !== 'input') params[key] = body[key];
+  }
+  return { step, params };
 }
 
 export interface LlmCallRecord extends LlmCallDelta {
@@ -124,6 +155,11 @@ export interface RunManifest {
    * counts only the sent ones), summed over launches; absent without a memory LLM or cache.
    */
   memoryCache?: { hits: number; misses: number };
+  /**
+   * Per role, each kind of request the run built and sent (step and body parameters), filed by
+   * the clients as they serialise requests, over every launch. Absent in runs made before it.
+   */
+  requestParams?: RoleWireShape[];
   /** What the plan said the run would ask of its endpoints before it started (`usage` is actual). */
   estimate?: RunEstimate;
   embedding?: {
@@ -150,6 +186,8 @@ export interface RunManifest {
     prompt: PromptRecord;
     responseFormat?: 'json_object' | null;
     unparseable?: number;
+    /** Verdicts read from the judge cache instead of asked, over every pass (the ledger's). */
+    cacheHits?: number;
   } | null;
   /**
    * Token totals and cost; absent in runs made before LLM answerers. `memory`: the memory
@@ -303,6 +341,15 @@ export const RunManifestSchema = z
       .optional(),
     warnings: z.array(z.string()).optional(),
     memoryCache: z.object({ hits: count, misses: count }).loose().optional(),
+    requestParams: z
+      .array(
+        z.object({
+          role: z.enum(LLM_CALL_ROLES),
+          step: z.string(),
+          params: z.record(z.string(), z.unknown()),
+        }),
+      )
+      .optional(),
     answerCache: z
       .object({ mode: z.enum(['on', 'only']), hits: count, misses: count })
       .loose()

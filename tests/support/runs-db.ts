@@ -110,6 +110,8 @@ export function buildDb(file: string): number {
         failures: 0,
         promptTokens: 1000,
         completionTokens: 100,
+        cacheHits: 7,
+        shapes: [{ step: role, params: { model: `${role}-model`, temperature: 0 } }],
       });
     }
     store.judgeCache().put(`key-${runId}`, {

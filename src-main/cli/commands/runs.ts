@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { coverageNote } from '../../../src-shared/coverage';
+import { describeWireShape } from '../../../src-shared/requestParams';
 import { SqliteRunReader } from '../../core/runs/reader';
 import { repairRunsDb, type TableRepair } from '../../core/runs/repair';
 import { defaultDataDir, defaultRunsDbPath } from '../../core/runs/paths';
@@ -87,6 +88,11 @@ export const runsCommand = defineCommand({
           for (const note of m.memory.notes) io.stdout(`note: ${note}\n`);
           const plannedVsActual = estimateLine(m);
           if (plannedVsActual) io.stdout(`${plannedVsActual}\n`);
+          for (const shape of m.requestParams ?? []) {
+            io.stdout(`sent ${describeWireShape(shape)}\n`);
+          }
+          const cached = cacheLine(m);
+          if (cached) io.stdout(`${cached}\n`);
           io.stdout(skippedReport(m.skippedSamples ?? []));
           io.stdout('\n');
           for (const s of run.sampleInfo) {
@@ -197,6 +203,19 @@ function tableLine(t: TableRepair): string {
     t.rejected > 0 ? `${t.rejected} rows refused` : '',
   ].filter((part) => part !== '');
   return `${t.table.padEnd(22)} ${String(t.recovered).padStart(8)} rows recovered; ${lost.length > 0 ? lost.join('; ') : 'no unreadable page met'}`;
+}
+
+/** The requests answered from a cache, per role, over every launch (null when none was on). */
+export function cacheLine(m: RunManifest): string | null {
+  const parts = [
+    m.answerCache ? `answers ${m.answerCache.hits} hits / ${m.answerCache.misses} asked` : '',
+    m.memoryCache ? `memory LLM ${m.memoryCache.hits} hits / ${m.memoryCache.misses} asked` : '',
+    m.judge?.cacheHits ? `judge ${m.judge.cacheHits} verdicts from its cache` : '',
+    m.embedding && m.embedding.cacheHits + m.embedding.cacheMisses > 0
+      ? `embeddings ${m.embedding.cacheHits} hits / ${m.embedding.cacheMisses} misses, ${m.embedding.requests} requests`
+      : '',
+  ].filter((part) => part !== '');
+  return parts.length > 0 ? `cache: ${parts.join('; ')}` : null;
 }
 
 /** The plan's estimate against what the run spent (answer and judge calls, cost). */

@@ -237,9 +237,14 @@ export type BeamJudgeModel = (messages: ChatMessage[], kind: BeamCallKind) => Pr
  * no max_tokens, as langchain's ChatOpenAI sends them for the reference.
  */
 export function beamJudgeModel(client: LlmClient, signal?: AbortSignal): BeamJudgeModel {
-  return async (messages) =>
-    (await client.complete(messages, { omitMaxTokens: true, ...(signal ? { signal } : {}) }))
-      .content;
+  return async (messages, kind) =>
+    (
+      await client.complete(messages, {
+        omitMaxTokens: true,
+        step: kind,
+        ...(signal ? { signal } : {}),
+      })
+    ).content;
 }
 
 export interface BeamQuestionInput {

@@ -33,7 +33,7 @@ import {
   type BeamJudgeProtocolName,
   type BeamQuestionResult,
 } from './beam-judge';
-import { LlmClient, type ChatCompletion } from './llm-client';
+import { LlmClient, NO_CALLS, type CallMeter, type ChatCompletion } from './llm-client';
 import { chatUrlOf, endpointOf } from './responseCache';
 
 /**
@@ -150,6 +150,7 @@ export class LlmJudge {
   readonly stats: LlmJudgeStats = { calls: 0, cacheHits: 0, errors: 0, unparseableReplies: 0 };
   private readonly cache: JudgeCache;
   private readonly cacheScope: string | undefined;
+  private readonly meter: CallMeter | undefined;
   /** The model and server asked: both are part of every verdict's cache key. */
   private readonly endpoint: { model: string; baseUrl: string };
 
@@ -166,6 +167,8 @@ export class LlmJudge {
        * (which would make the run-to-run std of J zero by construction).
        */
       cacheScope?: string;
+      /** The run's ledger, told each verdict read from the cache as it is read. */
+      meter?: CallMeter;
     } = {},
   ) {
     this.model = config.model;
@@ -176,6 +179,7 @@ export class LlmJudge {
     this.client = options.client ?? new LlmClient(config, options.keys);
     this.cache = options.cache ?? new MemoryJudgeCache();
     this.cacheScope = options.cacheScope;
+    this.meter = options.meter;
     this.endpoint = { model: config.model, baseUrl: config.baseUrl };
   }
 
@@ -217,6 +221,7 @@ export class LlmJudge {
     const cached = this.cache.get(key);
     if (cached) {
       this.stats.cacheHits++;
+      this.meter?.({ ...NO_CALLS, cacheHits: 1 });
       return cached;
     }
     const messages = this.protocol.messages(item);
@@ -224,6 +229,7 @@ export class LlmJudge {
       let completion: ChatCompletion;
       try {
         completion = await this.client.complete(messages, {
+          step: 'judge',
           ...(this.protocol.sendsSeed === false && repeat === 0 ? {} : { seed: repeat }),
           ...(this.protocol.jsonMode ? { responseFormat: { type: 'json_object' as const } } : {}),
           ...(this.protocol.maxTokens !== undefined ? { maxTokens: this.protocol.maxTokens } : {}),

@@ -93,6 +93,7 @@ export class LlmAnswerer implements Answerer {
             this.client.complete([{ role: 'user', content }], {
               ...call,
               maxTokens: notes.maxTokens,
+              step: 'notes',
             }),
           ),
         )
@@ -103,7 +104,7 @@ export class LlmAnswerer implements Answerer {
           noteCompletions.map((c) => c.content),
         )
       : this.protocol.build(request, { contextTokens: this.contextTokens });
-    const completion = await this.client.complete(built.messages, call);
+    const completion = await this.client.complete(built.messages, { ...call, step: 'answer' });
     const usage = [...noteCompletions, completion].reduce<AnswerResult['usage']>(
       (sum, c) =>
         c.usage
@@ -141,6 +142,7 @@ export class LlmAnswerer implements Answerer {
     let counted = false;
     for (let trial = 0; trial < LOCOMO_BATCH_TRIALS; trial++) {
       const completion = await this.client.complete(built.messages, {
+        step: 'answer',
         seed: first.seed,
         ...(signal ? { signal } : {}),
       });

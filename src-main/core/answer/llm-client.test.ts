@@ -295,7 +295,12 @@ describe('LlmClient call meter', () => {
     expect(server.requests).toHaveLength(3);
     expect(sum).toEqual({ calls: 3, failures: 2, promptTokens: 2, completionTokens: 3 });
     // Sent is reported before the request ends: a kill in between still counts the call.
-    expect(deltas[0]).toEqual({ calls: 1, failures: 0, promptTokens: 0, completionTokens: 0 });
+    const counting = deltas.filter((d) => d.shapes === undefined);
+    expect(counting[0]).toEqual({ calls: 1, failures: 0, promptTokens: 0, completionTokens: 0 });
+    // The request's shape is filed once, however often it is retried: the body as sent, no messages.
+    expect(deltas.flatMap((d) => d.shapes ?? [])).toEqual([
+      { step: 'chat', params: { max_tokens: 32, model: 'fake-chat', temperature: 0 } },
+    ]);
   });
 });
 

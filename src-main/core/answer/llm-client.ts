@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { WorkbenchError } from '../../../src-shared/errors';
 import type { LlmPrices, TokenCounts } from '../../../src-shared/experiment';
-import type { LlmCallDelta, TokenTotals } from '../../../src-shared/runs';
+import { wireShapeOf, type LlmCallDelta, type TokenTotals } from '../../../src-shared/runs';
 import { assertKeyTransport, type ApiKeys } from '../keys';
 import {
   DEFAULT_MAX_DELAY_MS,
@@ -71,7 +71,20 @@ export interface ChatCallOptions {
   maxTokens?: number;
   /** Sends no `max_tokens` (BEAM's judge: langchain's ChatOpenAI sends none by default). */
   omitMaxTokens?: boolean;
+  /** The protocol step the request serves (`answer`, `notes`, `judge`), filed with its shape. */
+  step?: string;
 }
+
+/** The step a request is filed under when its caller names none (a memory LLM's requests). */
+export const DEFAULT_WIRE_STEP = 'chat';
+
+/** A delta that adds no request: a cache hit or miss, or a shape, filed on its own. */
+export const NO_CALLS: LlmCallDelta = {
+  calls: 0,
+  failures: 0,
+  promptTokens: 0,
+  completionTokens: 0,
+};
 
 export interface ChatCompletion {
   content: string;
@@ -184,6 +197,7 @@ export class LlmClient {
   private readonly gate: Semaphore;
   private readonly label: string;
   private readonly budget: CallGate | undefined;
+  private readonly shapesFiled = new Set<string>();
 
   constructor(
     config: LlmClientConfig,
@@ -223,12 +237,19 @@ export class LlmClient {
     options: ChatCallOptions = {},
   ): Promise<ChatCompletion> {
     // Serialised once: the cache's key and the bytes sent are the same string.
-    const json = JSON.stringify(this.requestBody(messages, options));
+    const body = this.requestBody(messages, options);
+    const json = JSON.stringify(body);
+    this.fileShape(options.step ?? DEFAULT_WIRE_STEP, body);
     const cacheKey = this.cache ? this.cache.keyOf(this.url, json) : null;
     if (this.cache && cacheKey) {
       const shared = this.cache.underWay(cacheKey);
-      if (shared) return { ...(await shared), latencyMs: 0, attempts: 0 };
+      if (shared) {
+        this.meter?.({ ...NO_CALLS, cacheHits: 1 });
+        return { ...(await shared), latencyMs: 0, attempts: 0 };
+      }
       const hit = this.cache.get(cacheKey);
+      // Filed as they happen, like the calls: a killed launch's hits stay counted.
+      this.meter?.({ ...NO_CALLS, ...(hit ? { cacheHits: 1 } : { cacheMisses: 1 }) });
       if (hit) return { ...hit, latencyMs: 0, attempts: 0 };
       if (this.cache.mode === 'only') {
         this.stats.failures++;
@@ -348,6 +369,20 @@ export class LlmClient {
       const ended = endedDelta(result?.ok === true, result?.ok ? result.value.usage : null);
       if (ended) this.meter(ended);
     }
+  }
+
+  /**
+   * Files the request's shape (its body but the messages) in the ledger the first time this client
+   * builds it, so the manifest records the parameters sent, not the config's. A cache hit files it
+   * too: its reply is the reply to these very bytes.
+   */
+  private fileShape(step: string, body: Record<string, unknown>): void {
+    if (!this.meter) return;
+    const shape = wireShapeOf(step, body);
+    const key = JSON.stringify(shape);
+    if (this.shapesFiled.has(key)) return;
+    this.shapesFiled.add(key);
+    this.meter({ ...NO_CALLS, shapes: [shape] });
   }
 
   /** The request body as sent (serialised once); the response cache is keyed on those bytes. */

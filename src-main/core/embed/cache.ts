@@ -4,6 +4,7 @@ import { WorkbenchError } from '../../../src-shared/errors';
 import type { Statement } from 'better-sqlite3';
 import { openCacheDb, type SqliteDatabase } from '../sqlite';
 import type { Embedder } from './types';
+import { NO_CALLS, type CallMeter } from '../answer/llm-client';
 
 /**
  * A persistent, content-addressed store of embeddings: one SQLite file (WAL) shared by every
@@ -161,6 +162,8 @@ export class CachedEmbedder implements Embedder {
     private readonly cache: EmbeddingCache,
     private readonly space: EmbeddingSpace,
     private readonly onWarning: (message: string) => void = (m) => console.warn(m),
+    /** The run's ledger, told the hits and misses as they happen (a kill -9 loses none). */
+    private readonly meter?: CallMeter,
   ) {}
 
   get name(): string {
@@ -188,11 +191,14 @@ export class CachedEmbedder implements Embedder {
       if (slots) slots.push(i);
       else missing.set(text, [i]);
     });
-    this.stats.hits += texts.length - [...missing.values()].reduce((n, s) => n + s.length, 0);
+    const hits = texts.length - [...missing.values()].reduce((n, s) => n + s.length, 0);
+    this.stats.hits += hits;
+    if (hits > 0) this.meter?.({ ...NO_CALLS, cacheHits: hits });
     if (missing.size === 0) return this.checked(out);
     const toEmbed = [...missing.keys()];
     const vectors = await this.inner.embed(toEmbed, options);
     this.stats.misses += toEmbed.length;
+    this.meter?.({ ...NO_CALLS, cacheMisses: toEmbed.length });
     toEmbed.forEach((text, j) => {
       for (const i of missing.get(text) as number[]) out[i] = vectors[j] as Float32Array;
     });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { openAIEmbedderEndpointShape } from '../../../src-shared/embedders';
+import { wireShapeOf } from '../../../src-shared/runs';
 import { WorkbenchError, parseOrThrow } from '../../../src-shared/errors';
 import { maxReplyBytesSchema, timeoutMsSchema } from '../../../src-shared/experiment';
 import { endedDelta, type CallMeter } from '../answer/llm-client';
@@ -84,6 +85,7 @@ export class OpenAIEmbedder implements Embedder {
   private readonly url: string;
   private knownDim: number | null;
   private readonly key: string | undefined;
+  private shapeFiled = false;
 
   /**
    * `keys`: API keys by variable name; only `config.apiKeyEnv`'s entry is used. `meter` is told
@@ -193,7 +195,10 @@ export class OpenAIEmbedder implements Embedder {
 
   private async attempt(texts: string[], signal: AbortSignal): Promise<EmbedAttempt> {
     if (!this.meter) return this.send(texts, signal);
-    this.meter({ calls: 1, failures: 0, promptTokens: 0, completionTokens: 0 });
+    // The request's shape (model, dimensions) is filed once, with the first request.
+    const shape = this.shapeFiled ? {} : { shapes: [wireShapeOf('embed', this.body([]))] };
+    this.shapeFiled = true;
+    this.meter({ calls: 1, failures: 0, promptTokens: 0, completionTokens: 0, ...shape });
     let result: EmbedAttempt | undefined;
     try {
       result = await this.send(texts, signal);
@@ -204,28 +209,28 @@ export class OpenAIEmbedder implements Embedder {
     }
   }
 
+  /** The request body: one owner for the bytes sent and the shape filed in the ledger. */
+  private body(texts: string[]): Record<string, unknown> {
+    const { model, dimensions } = this.config;
+    return dimensions === undefined ? { model, input: texts } : { model, input: texts, dimensions };
+  }
+
   private async send(texts: string[], signal: AbortSignal): Promise<EmbedAttempt> {
-    const { model, dimensions, timeoutMs, maxReplyBytes } = this.config;
+    const { timeoutMs, maxReplyBytes } = this.config;
     const key = this.key;
     const where = this.config.baseUrl;
     const label = `OpenAIEmbedder: POST ${this.url}`;
     this.stats.requests++;
-    const sent = await postJson(
-      this.url,
-      JSON.stringify(
-        dimensions === undefined ? { model, input: texts } : { model, input: texts, dimensions },
-      ),
-      {
-        headers: key ? { authorization: `Bearer ${key}` } : {},
-        timeoutMs,
-        label,
-        where,
-        secret: key,
-        signal,
-        maxReplyBytes,
-        quoteReplies: this.quoteReplies,
-      },
-    );
+    const sent = await postJson(this.url, JSON.stringify(this.body(texts)), {
+      headers: key ? { authorization: `Bearer ${key}` } : {},
+      timeoutMs,
+      label,
+      where,
+      secret: key,
+      signal,
+      maxReplyBytes,
+      quoteReplies: this.quoteReplies,
+    });
     if (!sent.ok) return sent;
     const { text, contentType } = sent.value;
 

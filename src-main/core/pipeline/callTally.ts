@@ -21,6 +21,10 @@ export class CallTally {
     sum.failures += record.failures;
     sum.promptTokens += record.promptTokens;
     sum.completionTokens += record.completionTokens;
+    if (record.cacheHits) sum.cacheHits = (sum.cacheHits ?? 0) + record.cacheHits;
+    if (record.cacheMisses) sum.cacheMisses = (sum.cacheMisses ?? 0) + record.cacheMisses;
+    // The store files each shape once; the tally only keeps them until then.
+    if (record.shapes?.length) sum.shapes = [...(sum.shapes ?? []), ...record.shapes];
   }
 
   /** The sums so far, one per role and model, and an empty tally. */

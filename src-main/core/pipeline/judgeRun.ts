@@ -8,11 +8,11 @@ import {
 import type { RunManifest, TokenTotals } from '../../../src-shared/runs';
 import { repeatCacheScope } from '../../../src-shared/sweeps';
 import { LlmJudge, judgeAnswer } from '../answer/judge';
-import { LlmClient } from '../answer/llm-client';
+import { LlmClient, type CallMeter } from '../answer/llm-client';
 import type { ApiKeys } from '../keys';
 import type { RunStore } from '../runs/store';
 import { rubricLookupFor } from '../dataset/rubrics';
-import { ledgerTotals } from '../runs/usage';
+import { ledgerCacheCounts, ledgerTotals } from '../runs/usage';
 
 /**
  * The judge pass over a run, on the main thread (the runs DB and its judge cache live here):
@@ -61,16 +61,19 @@ export async function judgeRun(
   // A protocol the config leaves open is the run's benchmark's own judge.
   const { config } = judgeConfigFor(named, profile);
   const cacheScope = repeatCacheScope(store.getRun(runId).manifest.sweep);
+  const meter: CallMeter = (delta) =>
+    store.recordCalls(runId, { role: 'judge', model: config.model, ...delta });
   const judge = new LlmJudge(config, {
     cache: store.judgeCache(),
     ...(cacheScope !== undefined ? { cacheScope } : {}),
+    meter,
     client:
       options.client ??
       new LlmClient(
         { ...config, quoteReplies: options.quoteReplies },
         options.keys ?? {},
         Math.random,
-        (delta) => store.recordCalls(runId, { role: 'judge', model: config.model, ...delta }),
+        meter,
       ),
   });
   // A rubric judge (BEAM) scores each answer against its question's rubric, read from the dataset.
@@ -120,8 +123,14 @@ export async function judgeRun(
     if (score?.unparseable) unparseable += rows.length;
   }
   const usage = judge.client.totals();
-  const total = ledgerTotals(store.callLedger(runId), 'judge', config.prices, judge.model);
-  store.updateManifest(runId, (m) => withJudgeProvenance(m, judge, total, unparseable));
+  const ledger = store.callLedger(runId);
+  const total = ledgerTotals(ledger, 'judge', config.prices, judge.model);
+  const counted = { unparseable, cacheHits: ledgerCacheCounts(ledger, 'judge', judge.model).hits };
+  const sent = store.requestShapes(runId);
+  store.updateManifest(runId, (m) => ({
+    ...withJudgeProvenance(m, judge, total, counted),
+    requestParams: sent,
+  }));
   return {
     judged,
     errors,
@@ -140,7 +149,7 @@ function withJudgeProvenance(
   m: RunManifest,
   judge: LlmJudge,
   total: TokenTotals,
-  unparseable: number,
+  { unparseable, cacheHits }: { unparseable: number; cacheHits: number },
 ): RunManifest {
   return {
     ...m,
@@ -150,6 +159,7 @@ function withJudgeProvenance(
       prompt: judge.prompt,
       responseFormat: judge.protocol.jsonMode ? 'json_object' : null,
       unparseable,
+      cacheHits,
     },
     usage: {
       ...m.usage,

@@ -130,6 +130,11 @@ export const callRecordSchema = z.object({
   failures: count,
   promptTokens: count,
   completionTokens: count,
+  cacheHits: count.optional(),
+  cacheMisses: count.optional(),
+  shapes: z
+    .array(z.object({ step: z.string(), params: z.record(z.string(), z.unknown()) }))
+    .optional(),
 }) satisfies z.ZodType<LlmCallRecord>;
 
 export const outcomeSchema = z.object({

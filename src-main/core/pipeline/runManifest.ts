@@ -1,7 +1,7 @@
 import { arch, availableParallelism, platform } from 'node:os';
 import type { Sample } from '../../../src-shared/dataset';
 import type { ExperimentConfig, judgeConfigFor } from '../../../src-shared/experiment';
-import type { SkippedSample } from '../../../src-shared/runs';
+import type { LlmCallRecord, SkippedSample } from '../../../src-shared/runs';
 import { judgeProtocolOf } from '../answer/judge-protocols';
 import { appVersion, gitCommit } from '../provenance';
 import { configHash, redactSecrets } from '../runs/manifest';
@@ -118,34 +118,74 @@ export function errataSamples(dataset: RunDataset): Sample[] {
 }
 
 /**
- * A run from before the call ledger (runs-DB schema 4) has its totals only in its manifest: file
- * them in the ledger once, so a resume adds to them instead of starting from zero.
+ * A run from before the call ledger (runs-DB schema 4) has its totals only in its manifest, and
+ * one from before the ledger kept cache hits (schema 13) its cache counters: file them in the
+ * ledger once, so a resume adds to them instead of starting from zero.
  */
 export function seedLedger(store: RunStore, runId: string, manifest: RunManifest): void {
-  if (!manifest.usage || store.callLedger(runId).length > 0) return;
-  const { config } = manifest;
+  const ledger = store.callLedger(runId);
+  const seeds = ledger.length === 0 ? totalsSeeds(manifest) : [];
+  const cacheFiled = ledger.some((r) => (r.cacheHits ?? 0) + (r.cacheMisses ?? 0) > 0);
+  for (const seed of [...seeds, ...(cacheFiled ? [] : cacheSeeds(manifest))]) {
+    store.recordCalls(runId, seed);
+  }
+}
+
+const NOTHING = { calls: 0, failures: 0, promptTokens: 0, completionTokens: 0 };
+
+function answerModelOf(config: ExperimentConfig): string {
+  return config.answerer.kind === 'llm' ? config.answerer.model : config.answerer.kind;
+}
+
+function embedModelOf(manifest: RunManifest): string {
+  const first = manifest.embedding?.embedders[0];
+  return first?.model ?? first?.name ?? manifest.embedder ?? '';
+}
+
+function totalsSeeds(manifest: RunManifest): LlmCallRecord[] {
+  const { config, usage } = manifest;
   const roles = [
+    { role: 'answer' as const, model: answerModelOf(config), totals: usage?.answer },
+    { role: 'judge' as const, model: manifest.judge?.model ?? '', totals: usage?.judge },
+    { role: 'memory' as const, model: config.memory.llm?.model ?? '', totals: usage?.memory },
     {
-      role: 'answer' as const,
-      model: config.answerer.kind === 'llm' ? config.answerer.model : config.answerer.kind,
-      totals: manifest.usage.answer,
-    },
-    { role: 'judge' as const, model: manifest.judge?.model ?? '', totals: manifest.usage.judge },
-    {
-      role: 'memory' as const,
-      model: config.memory.llm?.model ?? '',
-      totals: manifest.usage.memory,
+      role: 'embedder' as const,
+      model: embedModelOf(manifest),
+      totals: { ...NOTHING, calls: manifest.embedding?.requests ?? 0 },
     },
   ];
-  for (const { role, model, totals } of roles) {
-    if (!totals || totals.calls === 0) continue;
-    store.recordCalls(runId, {
-      role,
-      model,
-      calls: totals.calls,
-      failures: totals.failures ?? 0,
-      promptTokens: totals.promptTokens,
-      completionTokens: totals.completionTokens,
-    });
-  }
+  return roles.flatMap(({ role, model, totals }) =>
+    !totals || totals.calls === 0
+      ? []
+      : [
+          {
+            role,
+            model,
+            calls: totals.calls,
+            failures: totals.failures ?? 0,
+            promptTokens: totals.promptTokens,
+            completionTokens: totals.completionTokens,
+          },
+        ],
+  );
+}
+
+function cacheSeeds(manifest: RunManifest): LlmCallRecord[] {
+  const { config } = manifest;
+  const counters = [
+    { role: 'answer' as const, model: answerModelOf(config), ...manifest.answerCache },
+    { role: 'memory' as const, model: config.memory.llm?.model ?? '', ...manifest.memoryCache },
+    {
+      role: 'embedder' as const,
+      model: embedModelOf(manifest),
+      hits: manifest.embedding?.cacheHits,
+      misses: manifest.embedding?.cacheMisses,
+    },
+    { role: 'judge' as const, model: manifest.judge?.model ?? '', hits: manifest.judge?.cacheHits },
+  ];
+  return counters.flatMap(({ role, model, hits, misses }) =>
+    (hits ?? 0) + (misses ?? 0) === 0
+      ? []
+      : [{ role, model, ...NOTHING, cacheHits: hits ?? 0, cacheMisses: misses ?? 0 }],
+  );
 }

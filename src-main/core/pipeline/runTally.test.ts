@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_MANIFEST_WARNINGS } from '../../../src-shared/runs';
+import { MAX_MANIFEST_WARNINGS, type LlmCallRecord } from '../../../src-shared/runs';
 import { ExperimentConfigSchema } from '../../../src-shared/experiment';
 import type { RunManifest } from '../runs/manifest';
 import { emptyTally, manifestWithTally, reduceTally, type TallyAction } from './runTally';
@@ -25,7 +25,7 @@ function outcome(over: Partial<SampleOutcome>): SampleOutcome {
 const fold = (actions: TallyAction[]) => actions.reduce(reduceTally, emptyTally());
 
 describe('reduceTally', () => {
-  it('adds up sample outcomes: notes once each, the first embedder, embed and cache counters', () => {
+  it('adds up sample outcomes: notes once each, the first embedder', () => {
     const tally = fold([
       {
         type: 'sample-finished',
@@ -42,7 +42,6 @@ describe('reduceTally', () => {
     ]);
     expect(tally.notes).toEqual(['a', 'b', 'c']);
     expect(tally.embedder).toBe('wink');
-    expect(tally.embedCounts).toMatchObject({ requests: 5, cacheHits: 0, cacheMisses: 0 });
   });
 
   it('keeps warnings within the cap and counts the rest', () => {
@@ -77,12 +76,27 @@ describe('reduceTally', () => {
   });
 });
 
+const filed = (
+  role: LlmCallRecord['role'],
+  model: string,
+  counts: Partial<LlmCallRecord>,
+): LlmCallRecord => ({
+  role,
+  model,
+  calls: 0,
+  failures: 0,
+  promptTokens: 0,
+  completionTokens: 0,
+  ...counts,
+});
+
 describe('manifestWithTally', () => {
-  it("adds this launch's notes, embedding counts and cache hits to an earlier launch's", () => {
+  it("adds this launch's notes and takes embedding and cache counters from the ledger, every launch's", () => {
     const config = ExperimentConfigSchema.parse({
       datasetPath: '/data/x.json',
       answerer: { kind: 'llm', baseUrl: 'http://127.0.0.1:1/v1', model: 'm' },
     });
+    // The stored manifest is an earlier launch's; the ledger holds that launch's counts too.
     const before = {
       config,
       memory: { preset: 'hybrid', notes: ['old'] },
@@ -93,24 +107,24 @@ describe('manifestWithTally', () => {
     const tally = fold([
       {
         type: 'sample-finished',
-        outcome: outcome({
-          notes: ['old', 'new'],
-          embedder: 'wink',
-          stats: { 'embed.requests': 5, 'answer.cacheHits': 2, 'answer.cacheMisses': 3 },
-        }),
+        outcome: outcome({ notes: ['old', 'new'], embedder: 'wink' }),
       },
     ]);
-    const after = manifestWithTally(before, tally, config, undefined, 'on');
+    const ledger = [
+      filed('embedder', 'e', { calls: 15, cacheHits: 1, cacheMisses: 2 }),
+      filed('answer', 'm', { calls: 4, cacheHits: 6, cacheMisses: 4 }),
+    ];
+    const after = manifestWithTally(before, tally, config, undefined, 'on', ledger);
     expect(after.memory.notes).toEqual(['old', 'new']);
     expect(after.embedder).toBe('wink');
     expect(after.embedding).toMatchObject({ requests: 15, cacheHits: 1, cacheMisses: 2 });
     expect(after.answerCache).toEqual({ mode: 'on', hits: 6, misses: 4 });
-    expect(manifestWithTally(before, tally, config, undefined, 'off').answerCache).toEqual(
+    expect(manifestWithTally(before, tally, config, undefined, 'off', ledger).answerCache).toEqual(
       before.answerCache,
     );
   });
 
-  it("adds the memory LLM's cache hits beside its sent calls, over launches", () => {
+  it("counts the memory LLM's cache hits beside its sent calls from the ledger", () => {
     const config = ExperimentConfigSchema.parse({
       datasetPath: '/data/x.json',
       memory: { preset: 'hybrid', llm: { baseUrl: 'http://127.0.0.1:1/v1', model: 'mem' } },
@@ -121,33 +135,32 @@ describe('manifestWithTally', () => {
       embedder: null,
       memoryCache: { hits: 78, misses: 0 },
     } as unknown as RunManifest;
-    const tally = fold([
-      {
-        type: 'sample-finished',
-        outcome: outcome({ stats: { 'memory.cacheHits': 2, 'memory.cacheMisses': 324 } }),
-      },
-    ]);
-    expect(manifestWithTally(before, tally, config, undefined, 'on').memoryCache).toEqual({
+    const ledger = [filed('memory', 'mem', { calls: 324, cacheHits: 80, cacheMisses: 324 })];
+    expect(
+      manifestWithTally(before, emptyTally(), config, undefined, 'on', ledger).memoryCache,
+    ).toEqual({
       hits: 80,
       misses: 324,
     });
-    expect(manifestWithTally(before, tally, config, undefined, 'off').memoryCache).toEqual(
-      before.memoryCache,
-    );
+    expect(
+      manifestWithTally(before, emptyTally(), config, undefined, 'off', ledger).memoryCache,
+    ).toEqual(before.memoryCache);
   });
 
-  it("counts embedding requests from the ledger, a killed launch's included, not from this launch's tally", () => {
+  it("records the request shapes filed in the ledger as the manifest's requestParams", () => {
     const config = ExperimentConfigSchema.parse({ datasetPath: '/data/x.json' });
-    // A launch killed with -9 never folded its tally in: the stored manifest has none of it.
     const killed = {
       config,
       memory: { preset: 'hybrid', notes: [] },
       embedder: null,
     } as unknown as RunManifest;
-    const resumed = fold([
-      { type: 'sample-finished', outcome: outcome({ stats: { 'embed.requests': 324 } }) },
-    ]);
-    const after = manifestWithTally(killed, resumed, config, undefined, undefined, 613);
-    expect(after.embedding?.requests).toBe(613);
+    const shapes = [{ role: 'answer' as const, step: 'answer', params: { max_tokens: 800 } }];
+    expect(
+      manifestWithTally(killed, emptyTally(), config, undefined, undefined, [], shapes)
+        .requestParams,
+    ).toEqual(shapes);
+    expect(
+      manifestWithTally(killed, emptyTally(), config, undefined, undefined).requestParams,
+    ).toBeUndefined();
   });
 });

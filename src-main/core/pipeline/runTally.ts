@@ -4,31 +4,27 @@ import {
   type EmbedderRecord,
 } from '../../../src-shared/embedders';
 import type { ExperimentConfig } from '../../../src-shared/experiment';
-import { MAX_MANIFEST_WARNINGS } from '../../../src-shared/runs';
+import {
+  MAX_MANIFEST_WARNINGS,
+  type LlmCallRecord,
+  type RoleWireShape,
+} from '../../../src-shared/runs';
 import type { ResponseCacheMode } from '../answer/responseCache';
 import type { RunManifest } from '../runs/manifest';
-import {
-  ANSWER_CACHE_HITS,
-  ANSWER_CACHE_MISSES,
-  MEMORY_CACHE_HITS,
-  MEMORY_CACHE_MISSES,
-  type SampleOutcome,
-} from './runSample';
+import { ledgerCacheCounts, ledgerTotals } from '../runs/usage';
+import type { SampleOutcome } from './runSample';
 
 /**
  * What a launch's samples add up to on the main thread, folded one fact at a time (as
  * src-shared/liveProgress.ts folds progress events), and folded into the manifest when the run
- * finishes (`manifestWithTally`).
+ * finishes (`manifestWithTally`). Counters of requests and cache hits are not here: the call
+ * ledger files them as they happen, so a launch killed with -9 keeps them too.
  */
 export interface RunTally {
   /** The samples' memory notes, each once, in the order first seen. */
   notes: string[];
   /** The embedder the first finished sample's service reported. */
   embedder: string | null;
-  embedCounts: { requests: number; cacheHits: number; cacheMisses: number };
-  answerCache: { hits: number; misses: number };
-  /** The memory LLM's response-cache hits and misses (mem0's library calls included). */
-  memoryCache: { hits: number; misses: number };
   warnings: string[];
   warningsDropped: number;
   /** `<sampleId>: <message>` of each sample that failed (a hard cancel is not a failure). */
@@ -46,19 +42,10 @@ export type TallyAction =
   /** The run stopped early: answer errors seen but not committed went with the dropped tests. */
   | { type: 'stopped'; committedAnswerErrors: number };
 
-const EMBED_COUNTERS = {
-  requests: 'embed.requests',
-  cacheHits: 'embed.cacheHits',
-  cacheMisses: 'embed.cacheMisses',
-} as const;
-
 export function emptyTally(): RunTally {
   return {
     notes: [],
     embedder: null,
-    embedCounts: { requests: 0, cacheHits: 0, cacheMisses: 0 },
-    answerCache: { hits: 0, misses: 0 },
-    memoryCache: { hits: 0, misses: 0 },
     warnings: [],
     warningsDropped: 0,
     failures: [],
@@ -82,23 +69,10 @@ export function reduceTally(tally: RunTally, action: TallyAction): RunTally {
         : { ...tally, warningsDropped: tally.warningsDropped + 1 };
     case 'sample-finished': {
       const { outcome } = action;
-      const embedCounts = { ...tally.embedCounts };
-      for (const [field, key] of Object.entries(EMBED_COUNTERS)) {
-        embedCounts[field as keyof typeof EMBED_COUNTERS] += outcome.stats[key] ?? 0;
-      }
       return {
         ...tally,
         notes: [...new Set([...tally.notes, ...outcome.notes])],
         embedder: tally.embedder ?? outcome.embedder,
-        embedCounts,
-        answerCache: {
-          hits: tally.answerCache.hits + (outcome.stats[ANSWER_CACHE_HITS] ?? 0),
-          misses: tally.answerCache.misses + (outcome.stats[ANSWER_CACHE_MISSES] ?? 0),
-        },
-        memoryCache: {
-          hits: tally.memoryCache.hits + (outcome.stats[MEMORY_CACHE_HITS] ?? 0),
-          misses: tally.memoryCache.misses + (outcome.stats[MEMORY_CACHE_MISSES] ?? 0),
-        },
       };
     }
     case 'sample-failed':
@@ -150,17 +124,23 @@ function manifestWarnings(
   return { warnings: more > 0 ? [...kept, `... and ${more} more warnings`] : kept };
 }
 
-/** The manifest `m` with this launch's tally added to what earlier launches recorded. */
+/**
+ * The manifest `m` with this launch's tally added to what earlier launches recorded, and its
+ * counters and request parameters from the call ledger (every launch's, a killed one's included;
+ * a run from before the ledger kept them has them filed there on resume, `seedLedger`).
+ */
 export function manifestWithTally(
   m: RunManifest,
   tally: RunTally,
   config: ExperimentConfig,
   usage: RunManifest['usage'],
   responseCache: ResponseCacheMode | undefined,
-  /** Embedding requests in the call ledger, every launch's (a killed one never adds its tally). */
-  ledgerEmbedderCalls = 0,
+  ledger: readonly LlmCallRecord[] = [],
+  requestParams: readonly RoleWireShape[] = [],
 ): RunManifest {
-  const { embedder, embedCounts, answerCache, memoryCache } = tally;
+  const { embedder } = tally;
+  const embedCache = ledgerCacheCounts(ledger, 'embedder');
+  const cacheOn = responseCache !== undefined && responseCache !== 'off';
   return {
     ...m,
     memory: { ...m.memory, notes: [...new Set([...m.memory.notes, ...tally.notes])] },
@@ -169,32 +149,15 @@ export function manifestWithTally(
     embedder: m.embedder ?? embedder,
     embedding: {
       embedders: m.embedding?.embedders ?? embeddersOf(config, embedder),
-      // The ledger, where it has them, is every launch's; the tally only this launch's.
-      requests:
-        ledgerEmbedderCalls > 0
-          ? ledgerEmbedderCalls
-          : (m.embedding?.requests ?? 0) + embedCounts.requests,
-      cacheHits: (m.embedding?.cacheHits ?? 0) + embedCounts.cacheHits,
-      cacheMisses: (m.embedding?.cacheMisses ?? 0) + embedCounts.cacheMisses,
+      requests: ledgerTotals(ledger, 'embedder', undefined).calls,
+      cacheHits: embedCache.hits,
+      cacheMisses: embedCache.misses,
     },
     usage,
-    ...(responseCache !== undefined && responseCache !== 'off' && config.memory.llm
-      ? {
-          memoryCache: {
-            hits: (m.memoryCache?.hits ?? 0) + memoryCache.hits,
-            misses: (m.memoryCache?.misses ?? 0) + memoryCache.misses,
-          },
-        }
-      : {}),
-    ...(responseCache !== undefined && responseCache !== 'off' && config.answerer.kind === 'llm'
-      ? {
-          // A resumed run adds this launch's hits to the earlier ones.
-          answerCache: {
-            mode: responseCache,
-            hits: (m.answerCache?.hits ?? 0) + answerCache.hits,
-            misses: (m.answerCache?.misses ?? 0) + answerCache.misses,
-          },
-        }
+    ...(requestParams.length > 0 ? { requestParams: [...requestParams] } : {}),
+    ...(cacheOn && config.memory.llm ? { memoryCache: ledgerCacheCounts(ledger, 'memory') } : {}),
+    ...(cacheOn && config.answerer.kind === 'llm'
+      ? { answerCache: { mode: responseCache, ...ledgerCacheCounts(ledger, 'answer') } }
       : {}),
   };
 }

@@ -23,7 +23,7 @@ import type { SkippedSample } from '../../../src-shared/runs';
 import { newRunId } from '../runs/manifest';
 import { judgeConfigAsSent } from '../answer/judge-protocols';
 import { ApiKeySource, experimentApiKeys } from '../keys';
-import { ledgerTotals, usageOf } from '../runs/usage';
+import { usageOf } from '../runs/usage';
 import { workerExecutor } from './executors';
 import { judgeRun } from './judgeRun';
 import { CallFiler } from './callTally';
@@ -480,7 +480,8 @@ function finishRun(
           config,
           usageOf(config, ledger, m.judge?.model ?? null),
           options.responseCache,
-          ledgerTotals(ledger, 'embedder', undefined).calls,
+          ledger,
+          store.requestShapes(runId),
         );
       },
     });

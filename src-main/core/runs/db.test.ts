@@ -375,6 +375,47 @@ describe('runs DB migrations', () => {
     store.close();
   });
 
+  it("the ledger-cache migration keeps a file's ledger rows, reads their cache counts as 0 and files request shapes once", () => {
+    // Found by what it creates, not by number: the lead renumbers migrations at merge.
+    const mine = MIGRATIONS.find((m) => m.up.includes('llm_request_shapes'));
+    if (!mine) throw new Error('no migration creates llm_request_shapes');
+    const f = file();
+    const before = openRunsDb(f, { targetVersion: mine.version - 1 });
+    before
+      .prepare(
+        "INSERT INTO runs (id, status, created_at, started_at, preset, config_hash, manifest) VALUES ('r1', 'completed', 't', 't', 'p', 'h', ?)",
+      )
+      .run(JSON.stringify(manifest('r1')));
+    before
+      .prepare(
+        "INSERT INTO llm_calls (run_id, role, model, calls, failures, prompt_tokens, completion_tokens) VALUES ('r1', 'answer', 'm', 7, 1, 70, 14)",
+      )
+      .run();
+    before.close();
+    openRunsDb(f, { targetVersion: mine.version }).close();
+    const store = RunStore.open(f);
+    expect(store.callLedger('r1')).toEqual([
+      {
+        role: 'answer',
+        model: 'm',
+        calls: 7,
+        failures: 1,
+        promptTokens: 70,
+        completionTokens: 14,
+        cacheHits: 0,
+        cacheMisses: 0,
+      },
+    ]);
+    const shape = { step: 'answer', params: { max_tokens: 800, model: 'm', temperature: 0 } };
+    const delta = { role: 'answer' as const, model: 'm', calls: 0, failures: 0 };
+    const none = { promptTokens: 0, completionTokens: 0 };
+    store.recordCallBatch('r1', [{ ...delta, ...none, cacheHits: 2, shapes: [shape] }]);
+    store.recordCallBatch('r1', [{ ...delta, ...none, cacheMisses: 3, shapes: [shape] }]);
+    expect(store.callLedger('r1')[0]).toMatchObject({ calls: 7, cacheHits: 2, cacheMisses: 3 });
+    expect(store.requestShapes('r1')).toEqual([{ role: 'answer', ...shape }]);
+    store.close();
+  });
+
   it('the by-judge migration keeps every protocol verdict of an older file, readable with its model, its repeats from its labels and its origin unknown', () => {
     // The number is the list's, not this test's: the lead renumbers migrations at merge.
     const at = MIGRATIONS.findIndex((m) => m.up.includes('protocol_judge_scores_by_judge'));

@@ -317,6 +317,22 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    version: 13,
+    description:
+      "the call ledger's cache hits and misses, filed as they happen so a kill -9 loses none; each kind of request a role sent (llm_request_shapes)",
+    up: `
+      ALTER TABLE llm_calls ADD COLUMN cache_hits INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE llm_calls ADD COLUMN cache_misses INTEGER NOT NULL DEFAULT 0;
+      CREATE TABLE llm_request_shapes (
+        run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        role TEXT NOT NULL,
+        step TEXT NOT NULL,
+        params TEXT NOT NULL,
+        PRIMARY KEY (run_id, role, step, params)
+      );
+    `,
+  },
+  {
     version: 14,
     description:
       'a judge verdict keyed by its whole judge (protocol, model, endpoint origin, repeats), so several judges of one protocol sit side by side; older rows keep their model, origin unknown',

@@ -327,7 +327,7 @@ export class SqliteRunReader implements RunReader {
   callLedger(runId: string): LlmCallRecord[] {
     const rows = this.db
       .prepare(
-        'SELECT role, model, calls, failures, prompt_tokens, completion_tokens FROM llm_calls WHERE run_id = ? ORDER BY role, model',
+        'SELECT role, model, calls, failures, prompt_tokens, completion_tokens, cache_hits, cache_misses FROM llm_calls WHERE run_id = ? ORDER BY role, model',
       )
       .all(runId) as Array<{
       role: LlmCallRole;
@@ -336,6 +336,8 @@ export class SqliteRunReader implements RunReader {
       failures: number;
       prompt_tokens: number;
       completion_tokens: number;
+      cache_hits: number;
+      cache_misses: number;
     }>;
     return rows.map((r) => ({
       role: r.role,
@@ -344,6 +346,8 @@ export class SqliteRunReader implements RunReader {
       failures: r.failures,
       promptTokens: r.prompt_tokens,
       completionTokens: r.completion_tokens,
+      cacheHits: r.cache_hits,
+      cacheMisses: r.cache_misses,
     }));
   }
 

@@ -13,11 +13,12 @@ import { openRunsDb, stampChecked, writeTransaction, type OpenRunsDbOptions } fr
 import { SqliteRunReader, type RunReader } from './reader';
 import type {
   LlmCallRecord,
+  RoleWireShape,
   RunIdentity,
   RunManifest,
   SamplePlanRow,
 } from '../../../src-shared/runs';
-import { parseManifest } from './stored';
+import { parseManifest, parseRequestShape } from './stored';
 import { clearRunSummary, writeRunSummary, writeRunSummaryIfReadable } from './summaries';
 
 /**
@@ -147,12 +148,17 @@ export class RunStore extends SqliteRunReader implements RunReader, RunWriter {
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       recordCalls: db.prepare(
-        `INSERT INTO llm_calls (run_id, role, model, calls, failures, prompt_tokens, completion_tokens)
-         VALUES (?, ?, ?, ?, ?, ?, ?)
+        `INSERT INTO llm_calls (run_id, role, model, calls, failures, prompt_tokens, completion_tokens, cache_hits, cache_misses)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (run_id, role, model) DO UPDATE SET
            calls = calls + excluded.calls, failures = failures + excluded.failures,
            prompt_tokens = prompt_tokens + excluded.prompt_tokens,
-           completion_tokens = completion_tokens + excluded.completion_tokens`,
+           completion_tokens = completion_tokens + excluded.completion_tokens,
+           cache_hits = cache_hits + excluded.cache_hits,
+           cache_misses = cache_misses + excluded.cache_misses`,
+      ),
+      recordShape: db.prepare(
+        'INSERT OR IGNORE INTO llm_request_shapes (run_id, role, step, params) VALUES (?, ?, ?, ?)',
       ),
       bumpAnswerErrors: db.prepare(
         'UPDATE runs SET answer_errors = answer_errors + ? WHERE id = ?',
@@ -494,9 +500,27 @@ export class RunStore extends SqliteRunReader implements RunReader, RunWriter {
           record.failures,
           record.promptTokens,
           record.completionTokens,
+          record.cacheHits ?? 0,
+          record.cacheMisses ?? 0,
         );
+        for (const shape of record.shapes ?? []) {
+          this.statements.recordShape.run(
+            runId,
+            record.role,
+            shape.step,
+            JSON.stringify(shape.params),
+          );
+        }
       }
     });
+  }
+
+  /** Each kind of request the run's roles sent, over every launch, in the order first filed. */
+  requestShapes(runId: string): RoleWireShape[] {
+    const rows = this.db
+      .prepare('SELECT role, step, params FROM llm_request_shapes WHERE run_id = ? ORDER BY rowid')
+      .all(runId);
+    return rows.map((row) => parseRequestShape(this.file, runId, row));
   }
 
   updateManifest(runId: string, update: (m: RunManifest) => RunManifest): RunManifest {

@@ -2,8 +2,10 @@ import { z } from 'zod';
 import { WorkbenchError, formatPath } from '../../../src-shared/errors';
 import type { RetrievedRef } from '../../../src-shared/experiment';
 import {
+  LLM_CALL_ROLES,
   RunManifestSchema,
   checkManifestVersion,
+  type RoleWireShape,
   type RunManifest,
 } from '../../../src-shared/runs';
 
@@ -100,4 +102,21 @@ export function parseManifest(file: string, runId: string, text: string): RunMan
   const versioned =
     value !== null && typeof value === 'object' ? { manifestVersion: 1, ...value } : value;
   return checkStored(RunManifestSchema, versioned, where);
+}
+
+const RequestShapeRowSchema = z.object({
+  role: z.enum(LLM_CALL_ROLES),
+  step: z.string(),
+  params: z.string(),
+});
+
+/** A row of `llm_request_shapes`: its role checked, its params read as the JSON object filed. */
+export function parseRequestShape(file: string, runId: string, row: unknown): RoleWireShape {
+  const where = `runs database ${file}: run ${runId}: llm_request_shapes`;
+  const { role, step, params } = checkStored(RequestShapeRowSchema, row, where);
+  return {
+    role,
+    step,
+    params: parseStoredJson(z.record(z.string(), z.unknown()), params, `${where}.params`),
+  };
 }

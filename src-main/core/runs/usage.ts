@@ -29,6 +29,24 @@ export function ledgerTotals(
 }
 
 /**
+ * A role's requests answered from a cache (hits) and sent for want of a cached reply (misses),
+ * from the call ledger: filed as they happen, so every launch's count, a killed one's included.
+ */
+export function ledgerCacheCounts(
+  ledger: readonly LlmCallRecord[],
+  role: LlmCallRole,
+  model?: string,
+): { hits: number; misses: number } {
+  const sum = { hits: 0, misses: 0 };
+  for (const r of ledger) {
+    if (r.role !== role || (model !== undefined && r.model !== model)) continue;
+    sum.hits += r.cacheHits ?? 0;
+    sum.misses += r.cacheMisses ?? 0;
+  }
+  return sum;
+}
+
+/**
  * The manifest's `usage`: every role of the run's config, priced at the config's prices; the
  * preflight's requests when there were any, unpriced (they go to several endpoints).
  */

@@ -62,12 +62,8 @@ export async function openEmbedder(
 ): Promise<Embedder> {
   if (choice === WINK_EMBEDDER) return sharedWinkEmbedder();
   const { kind: _kind, ...endpoint } = choice;
-  const remote = new OpenAIEmbedder(
-    endpoint,
-    ctx.apiKeys,
-    ctx.meter?.(choice.model),
-    ctx.quoteReplies !== false,
-  );
+  const meter = ctx.meter?.(choice.model);
+  const remote = new OpenAIEmbedder(endpoint, ctx.apiKeys, meter, ctx.quoteReplies !== false);
   if (ctx.cacheDir === undefined) {
     await remote.resolveDim();
     return remote;
@@ -82,6 +78,7 @@ export async function openEmbedder(
       dimensions: choice.dimensions ?? 0,
     },
     warn,
+    meter,
   );
   await cached.embed([DIMENSION_PROBE]);
   return cached;

@@ -3,6 +3,7 @@ import type { RunDetail as RunDetailData } from '@shared/api';
 import type { ScoreIntervals } from '@shared/compare';
 import { schemeLabelOf, type OverallName } from '@shared/benchmarks';
 import { coverageNote } from '@shared/coverage';
+import { describeWireShape } from '@shared/requestParams';
 import type { ScorePair } from '@shared/experiment';
 import type { TokenTotals } from '@shared/runs';
 import { metricList } from '@shared/metrics';
@@ -271,6 +272,26 @@ export function RunDetail({
               {m.answerCache.misses.toLocaleString('en-US')} asked
             </Fact>
           ) : null}
+          {m.requestParams && m.requestParams.length > 0 ? (
+            <Fact label="Requests sent" wide>
+              <ul className="manifest-warnings">
+                {m.requestParams.map((shape) => {
+                  const line = describeWireShape(shape);
+                  return (
+                    <li key={line}>
+                      <code>{line}</code>
+                    </li>
+                  );
+                })}
+              </ul>
+            </Fact>
+          ) : null}
+          {m.memoryCache ? (
+            <Fact label="Memory LLM cache">
+              {m.memoryCache.hits.toLocaleString('en-US')} answered from the cache,{' '}
+              {m.memoryCache.misses.toLocaleString('en-US')} asked
+            </Fact>
+          ) : null}
           {m.answerer.prompts ? (
             <Fact label="Answer protocol · hash">
               {m.answerer.prompts.style} ·{' '}
@@ -287,6 +308,7 @@ export function RunDetail({
                 {m.judge.unparseable
                   ? ` · ${m.judge.unparseable} unreadable replies counted WRONG`
                   : ''}
+                {m.judge.cacheHits ? ` · ${m.judge.cacheHits} verdicts from its cache` : ''}
               </span>
             </Fact>
           ) : null}
