@@ -10,7 +10,7 @@ import {
 } from '../../src-shared/experiment';
 import { LLM_CALL_ROLES, type LlmCallRole } from '../../src-shared/runs';
 import { workerExecutor } from '../../src-main/core/pipeline/executors';
-import { startExperiment } from '../../src-main/core/pipeline/runner';
+import { startRunBypassingLauncher } from '../../src-main/core/launch/testSeam';
 import { RunStore } from '../../src-main/core/runs/store';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '../support/fake-openai-server';
 
@@ -81,7 +81,7 @@ async function run(
   const store = RunStore.open(join(root, `${name}.db`));
   server.requests.length = 0;
   try {
-    const handle = await startExperiment(config, {
+    const handle = await startRunBypassingLauncher(config, {
       store,
       dataDir: join(root, name),
       executor: workerExecutor(),
