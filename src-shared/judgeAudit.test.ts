@@ -155,7 +155,7 @@ describe('judgeIdentityOf', () => {
   it("keeps the endpoint's origin: scheme, host and port, not the path", () => {
     expect(
       judgeIdentityOf({ protocol: 'mem0', model: 'm', baseUrl: 'HTTP://Example.org:8080/v1/' }),
-    ).toEqual({ protocol: 'mem0', model: 'm', endpoint: 'http://example.org:8080' });
+    ).toEqual({ protocol: 'mem0', model: 'm', origin: 'http://example.org:8080' });
   });
 });
 

@@ -337,11 +337,23 @@ export function acceptanceTable(
  * surface: "judge accepts 8% [5%, 12%] of known-wrong answers (audit, n = 940)". Null when the
  * audit has no known-wrong verdict for the judge.
  */
-export function judgeErrorPhrase(falseAcceptance: Proportion): string | null {
+/** Where a judge's measured false-acceptance rate comes from (see judgePanel.ts). */
+export type MeasuredErrorSource = 'audit' | 'human';
+
+const MEASURED_ERROR_WORDS: Record<MeasuredErrorSource, { of: string; by: string }> = {
+  audit: { of: 'known-wrong answers', by: 'audit' },
+  human: { of: 'answers people labelled wrong', by: 'human labels' },
+};
+
+export function judgeErrorPhrase(
+  falseAcceptance: Proportion,
+  source: MeasuredErrorSource = 'audit',
+): string | null {
   if (falseAcceptance.n === 0) return null;
   const pct = (x: number): string => `${Math.round(100 * x)}%`;
+  const words = MEASURED_ERROR_WORDS[source];
   return (
     `judge accepts ${pct(falseAcceptance.estimate)} [${pct(falseAcceptance.low)}, ` +
-    `${pct(falseAcceptance.high)}] of known-wrong answers (audit, n = ${falseAcceptance.n})`
+    `${pct(falseAcceptance.high)}] of ${words.of} (${words.by}, n = ${falseAcceptance.n})`
   );
 }

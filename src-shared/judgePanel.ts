@@ -8,7 +8,7 @@
 import type { JudgeIdentity } from './judges';
 import { agreementReport, type AgreementReport, type Verdict } from './scoring/agreement';
 import { selfConsistency, type Proportion, type SelfConsistency } from './scoring/judgeError';
-import { judgeErrorPhrase } from './judgeAudit';
+import { judgeErrorPhrase, type MeasuredErrorSource } from './judgeAudit';
 import { clusterBootstrapCI, type ClusterBootstrapResult } from './scoring/significance';
 import type { BootstrapOptions } from './scoring/stats';
 
@@ -28,18 +28,22 @@ export interface JudgePanelInput {
 }
 
 /**
- * The share of known-wrong answers a judge accepts, as `cli judge-audit` measured it (judge-stats'
- * measuredJudgeError). Human labels (judge-label's judge-vs-human) are the other source item 4
- * names; they are not wired here yet (core/runs/judgeErrorLookup.ts).
+ * A judge's false-acceptance rate as it was measured (issue 37 item 4): `audit`, the share of
+ * known-wrong answers it accepts in `cli judge-audit` (any run that judge scored); `human`, the
+ * share of this run's answers people labelled wrong that it accepted (its own human labels).
  */
 export interface MeasuredJudgeErrorNote {
-  source: 'audit';
+  source: MeasuredErrorSource;
   falseAcceptance: Proportion;
 }
 
-/** Where item 4's measured error comes from. Null: this judge was never measured. */
+/**
+ * Where item 4's measured error comes from, for a judge of the run (`own`: the run's own judge).
+ * Null: this judge was never measured.
+ */
 export type JudgeErrorLookup = (
-  judge: Omit<JudgeIdentity, 'repeats'>,
+  judge: JudgeIdentity,
+  own: boolean,
 ) => MeasuredJudgeErrorNote | null;
 
 export interface JudgePanelRow {
@@ -108,7 +112,7 @@ export function judgePanelOf(
           : clusterBootstrapCI(first.scores, scores, clusters, options),
       missing: scores.filter((s) => s === null).length,
       selfConsistency: consistency === null ? null : (spread as Omit<SelfConsistency, 'majority'>),
-      measuredError: measuredError(judge.identity),
+      measuredError: measuredError(judge.identity, judge.own),
     };
   });
   return {
@@ -140,5 +144,5 @@ export function formatInterval(
 
 /** Item 4's words beside a headline, in judge-audit's own wording (judgeErrorPhrase). */
 export function measuredErrorText(note: MeasuredJudgeErrorNote | null): string | null {
-  return note === null ? null : judgeErrorPhrase(note.falseAcceptance);
+  return note === null ? null : judgeErrorPhrase(note.falseAcceptance, note.source);
 }

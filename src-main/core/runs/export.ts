@@ -176,7 +176,7 @@ export function exportRun(store: RunReader, runId: string, format: ExportFormat)
       summary: store.summary(runId),
       benchmark: store.profileOf(runId),
       curve: store.curve(runId),
-      judgePanel: runJudgePanel(store, runId, judgeErrorLookupFor(store)),
+      judgePanel: runJudgePanel(store, runId, judgeErrorLookupFor(store, runId)),
     };
     return runReportHtml(detail, store.finalAnswers(runId), 'official');
   }

@@ -6,6 +6,11 @@ import type { HumanLabel } from '../../../src-shared/labels';
 import { writeFixtureRun } from '../../../tests/support/runs-fixture';
 import { RUN_JUDGE, humanJudgeAgreement, labelAgreement } from './humanAgreement';
 import { judgeKey } from '../../../src-shared/judges';
+import { saveLabel } from './labels';
+import { RunStore } from './store';
+import { runJudgePanel } from './judgePanel';
+import { judgeErrorLookupFor } from './judgeErrorLookup';
+import { measuredErrorText } from '../../../src-shared/judgePanel';
 
 const STRICT = {
   protocol: 'strict',
@@ -14,8 +19,6 @@ const STRICT = {
   repeats: 1,
   promptSha256: 'p',
 };
-import { saveLabel } from './labels';
-import { RunStore } from './store';
 
 const dir = mkdtempSync(join(tmpdir(), 'workbench-human-agreement-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -124,6 +127,28 @@ describe('labelAgreement', () => {
     expect(report.judges.map((j) => [j.id, j.protocol, j.vsHuman.labelled])).toEqual([
       [judgeKey(STRICT), 'strict', 4],
     ]);
+    store.close();
+  });
+});
+
+describe("the judge panel names each judge's error measured by this run's human labels", () => {
+  it('prints the false acceptance against the labels beside each judge, in place of an audit', () => {
+    const store = labelledRun();
+    const lookup = judgeErrorLookupFor(store, 'run-a');
+    // The fixture's own judge has no manifest entry, so it is asked for directly.
+    const own = lookup({ protocol: 'mem0', model: 'm', origin: '', repeats: 1 }, true);
+    const panel = runJudgePanel(store, 'run-a', lookup);
+    const strict = panel?.judges.find((j) => j.judge.protocol === 'strict');
+    // Human-wrong answers: q1 (run judge rejects) and q2 (accepts); strict accepts both.
+    expect(own?.source).toBe('human');
+    expect(own?.falseAcceptance).toMatchObject({ successes: 1, n: 2 });
+    expect(strict?.measuredError).toMatchObject({
+      source: 'human',
+      falseAcceptance: { successes: 2, n: 2 },
+    });
+    expect(measuredErrorText(own ?? null)).toMatch(
+      /^judge accepts 50% \[\d+%, \d+%\] of answers people labelled wrong \(human labels, n = 2\)$/,
+    );
     store.close();
   });
 });

@@ -101,7 +101,7 @@ export function runQueries(reader: RunReader): RunQueries {
       judgeProtocols: reader.protocolJudges(runId),
       errata: runErrata(reader, runId),
       intervals: scoreIntervals(reader.finalAnswers(runId, { retrieved: false })),
-      judgePanel: runJudgePanel(reader, runId, judgeErrorLookupFor(reader)),
+      judgePanel: runJudgePanel(reader, runId, judgeErrorLookupFor(reader, runId)),
     }),
     // The live card's refetch: the detail without its costly parts, the curve and the bootstrap
     // intervals (2,000 resamples over every final answer), which the run view asks for once.
