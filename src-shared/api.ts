@@ -49,6 +49,7 @@ import {
   type LabellingSession,
 } from './labels';
 import type { PackListItem, PackRun } from './reproduce';
+import type { ComparedJudge } from './compareJudges';
 import {
   CollectionDesignSchema,
   DESIGN_BASE_PRESETS,
@@ -446,6 +447,8 @@ export interface RunComparisonResult {
   questionSets: QuestionSets;
   /** The baseline run's benchmark profile: the categories' names. */
   benchmark: BenchmarkProfile;
+  /** J under each judge that scored every compared run (absent in results made before it). */
+  judges?: ComparedJudge[];
 }
 
 /** One run's side of a question, for the side-by-side "why did it flip" view. */

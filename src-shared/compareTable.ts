@@ -21,6 +21,9 @@ import { latexEscape } from './paperTables';
 import { MDE_DEFAULTS } from './scoring/significance';
 import type { BootstrapResult } from './scoring/stats';
 import { TABLE2_HEADER, TABLE2_NOTE, table2Cells } from './table2';
+import type { ComparedJudge } from './compareJudges';
+import { judgeColumnNames } from './judges';
+import { formatInterval, measuredErrorText } from './judgePanel';
 
 /**
  * A comparison's numbers as text, one definition for the Compare view and `cli compare`: a delta
@@ -195,6 +198,8 @@ export interface CompareTableInput {
   benchmark: BenchmarkProfile;
   /** Each run's cost and speed: with them, Mem0 Table 2's columns follow the table. */
   costs?: readonly RunCost[];
+  /** J under each judge every run shares: with them, a table per judge follows. */
+  judges?: readonly ComparedJudge[];
 }
 
 export interface CompareTableOptions {
@@ -253,7 +258,9 @@ export function compareTable(result: CompareTableInput, options: CompareTableOpt
     ...questionSetsNote(result.questionSets, comparison.runs.length, name),
     ...result.fairness.map((w) => `not on equal terms: ${w.message}`),
   ];
-  const costs = table2Table(result.costs, name, options.markup);
+  const costs =
+    table2Table(result.costs, name, options.markup) +
+    judgesTable(result.judges, name, base, others, options.markup);
   if (options.markup !== 'text') {
     const paper = paperTable(comparison, options.scheme, profile, name, others);
     const lines = [paper.caption, ...notes];
@@ -278,6 +285,41 @@ function table2Table(
   if (markup === 'md') return `\n${markdownTable(header, rows, [TABLE2_NOTE])}`;
   if (markup === 'latex') return `\n${latexTable(header, rows, [TABLE2_NOTE])}`;
   return `\n${plainTable(header, rows, [TABLE2_NOTE])}`;
+}
+
+/**
+ * J under each judge every compared run shares, one row per judge: each run's J with its interval
+ * over conversations, the paired Δ to the baseline, and the judge's measured error (empty without
+ * shared judges).
+ */
+function judgesTable(
+  judges: readonly ComparedJudge[] | undefined,
+  name: (i: number) => string,
+  base: number,
+  others: readonly number[],
+  markup: CompareMarkup,
+): string {
+  if (!judges || judges.length === 0) return '';
+  const columns = judgeColumnNames(judges.map((j) => j.judge));
+  const header = [
+    'judge',
+    'n',
+    ...judges[0]!.perRun.map((_, i) => `J ${name(i)}${i === base ? ' (baseline)' : ''} [95% CI]`),
+    ...others.map((i) => `Δ J ${name(i)} [95% CI]`),
+    'measured judge error',
+  ];
+  const rows = judges.map((j, row) => [
+    columns[row] ?? j.judge.protocol,
+    String(j.questions),
+    ...j.perRun.map((r) => formatInterval(r)),
+    ...others.map((i) => formatInterval(j.vsBaseline[i])),
+    measuredErrorText(j.measuredError) ?? '–',
+  ]);
+  const note =
+    'J per judge that scored every run, on the questions it judged in all of them (n); intervals: 95% percentile bootstrap over conversations, Δ paired by question';
+  if (markup === 'md') return `\n${markdownTable(header, rows, [note])}`;
+  if (markup === 'latex') return `\n${latexTable(header, rows, [note])}`;
+  return `\n${plainTable(header, rows, [note])}`;
 }
 
 /** Fewer conversations than this make a cluster interval too rough to hold its coverage. */

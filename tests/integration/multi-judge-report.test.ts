@@ -232,6 +232,27 @@ describe('a run judged by two protocols', () => {
     );
     expect(judges).toMatch(/^ {2}strict: strict · judge-b · ×3 · .*3 repeats: majority-vote J/m);
 
+    // cli compare, the run against itself: both judges are shared, each J is the report's and
+    // the paired Δ is 0; the text prints a row per judge.
+    const compared = await cli('compare', runId, runId, '--json', '--runs-db', db);
+    expect(compared.code, compared.err).toBe(0);
+    const byJudge = (
+      JSON.parse(compared.out) as {
+        judges: Array<{
+          judge: { protocol: string };
+          perRun: Interval[];
+          vsBaseline: Array<Interval | null>;
+        }>;
+      }
+    ).judges;
+    expect(byJudge.map((j) => j.judge.protocol)).toEqual(['mem0', 'strict']);
+    expect(byJudge[0]!.perRun[0]!.meanDiff).toBeCloseTo(jA, 10);
+    expect(byJudge[1]!.perRun[1]!.meanDiff).toBeCloseTo(jB, 10);
+    expect(byJudge[1]!.vsBaseline[1]!.meanDiff).toBe(0);
+    const compareText = await cli('compare', runId, runId, '--runs-db', db);
+    expect(compareText.code, compareText.err).toBe(0);
+    expect(compareText.out).toMatch(/^strict\s+\d+\s+\d\.\d{3} \[/m);
+
     // The shared HTML report carries the same panel.
     const html = await cli('report', runId, '--html', '--runs-db', db);
     expect(html.code, html.err).toBe(0);

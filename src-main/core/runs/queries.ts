@@ -15,8 +15,9 @@ import { judgeCacheKey, legacyJudgeCacheKey } from '../answer/judge';
 import { fairnessWarnings } from '../../../src-shared/fairness';
 import { WorkbenchError } from '../../../src-shared/errors';
 import { listSweeps, sweepDetail } from './sweeps';
-import { runJudgePanel } from './judgePanel';
+import { questionKey, runJudgeColumns, runJudgePanel } from './judgePanel';
 import { judgeErrorLookupFor } from './judgeErrorLookup';
+import { compareJudges } from '../../../src-shared/compareJudges';
 import { EXPORT_MIME_TYPES, csvField, exportRun } from './export';
 import type { RunReader } from './reader';
 import { distinctRunNames } from '../../../src-shared/compareTable';
@@ -73,8 +74,24 @@ export function runQueries(reader: RunReader): RunQueries {
       })),
     );
     const comparison = compareRuns(shared.runs, { metric, baselineIndex, seed });
+    const judges = compareJudges(
+      infos.map((info) => {
+        const columns = runJudgeColumns(reader, info.id);
+        return {
+          questions: columns.answers.map((a) => ({
+            key: questionKey(a.sampleId, a.questionIndex),
+            cluster: a.sampleId,
+          })),
+          judges: columns.judges,
+        };
+      }),
+      baselineIndex,
+      judgeErrorLookupFor(reader, baselineRunId),
+      { seed },
+    );
     return {
       comparison,
+      judges,
       configDiff: configDiff(infos.map((info) => info.manifest.config)),
       costs: infos.map((info, i) => runCost(info.id, info.manifest.usage, answers[i] ?? [])),
       fairness: fairnessWarnings(
