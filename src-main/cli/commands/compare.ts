@@ -15,8 +15,10 @@ const DESCRIPTION = `Compares 2 to 8 runs question by question, as the Compare v
 call): per category each run's mean and, against the baseline, the delta with its paired
 bootstrap 95% interval, the interval with whole conversations resampled, McNemar's exact test,
 the smallest difference this n detects; then the flips per run and the warnings when the runs
-are not compared on equal terms (top_k, context size, question sets). Runs are named by their
-names (\`experiment --name\`), else by preset and id.`;
+are not compared on equal terms (top_k, context size, question sets); then Mem0 Table 2's columns
+per run, and J under each judge every run shares (\`--judge\`): each run's J with its interval,
+the paired delta to the baseline and the judge's measured error. Runs are named by their names
+(\`experiment --name\`), else by preset and id.`;
 
 /** The terminal table, unless --format asks for markup. */
 const DEFAULT_COMPARE_MARKUP: CompareMarkup = 'text';
