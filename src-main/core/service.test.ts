@@ -158,8 +158,10 @@ describe('service: experiments through the API contract', () => {
     expect(ended).toMatchObject({ status: 'completed', totalPackets: 5, seq: mine().length });
     expect(ended?.samples['mini-1']?.packetsInserted).toBe(5);
     expect(ended?.summary?.questions).toBeGreaterThan(0);
-    // The live card's refetch: the run's detail without its costly curve and intervals.
-    const { curve, intervals, ...rest } = await api['runs.get']({ runId });
+    // The live card's refetch: the run's detail without its costly curve, intervals and judge
+    // panel (a bootstrap per judge; this run has no judge).
+    const { curve, intervals, judgePanel, ...rest } = await api['runs.get']({ runId });
+    expect(judgePanel).toBeNull();
     expect(curve.length).toBeGreaterThan(0);
     expect(intervals?.all.n).toBeGreaterThan(0);
     expect(await api['runs.summary']({ runId })).toEqual(rest);
