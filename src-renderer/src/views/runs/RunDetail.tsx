@@ -82,6 +82,17 @@ export function RunDetail({
   // A headline n below the dataset's question count says why, beside the count.
   const coverage = coverageNote(m, summary);
 
+  const labellingPanel = (
+    <LabellingPanel
+      runId={info.id}
+      running={info.status === 'running'}
+      datasetSha256={m.dataset.sha256}
+      profile={benchmark}
+      scheme={params.scheme}
+      labelling={params.labelling}
+      setLabelling={(labelling) => update({ labelling })}
+    />
+  );
   return (
     <>
       <section className="overall-cards" aria-label="Overall scores">
@@ -203,15 +214,7 @@ export function RunDetail({
         onRescored={onRescored}
       />
       <JudgePanelSection panel={detail.judgePanel} />
-      <LabellingPanel
-        runId={info.id}
-        running={info.status === 'running'}
-        datasetSha256={m.dataset.sha256}
-        profile={benchmark}
-        scheme={params.scheme}
-        labelling={params.labelling}
-        setLabelling={(labelling) => update({ labelling })}
-      />
+      {params.labelling ? labellingPanel : null}
       {detail.errata ? (
         <ErrataPanel
           errata={detail.errata}
@@ -231,6 +234,8 @@ export function RunDetail({
         memoryUsage={m.usage?.memory ?? null}
         metrics={metrics}
       />
+      {/* Outside labelling, the panel is looked up, not read first: it follows the answers. */}
+      {params.labelling ? null : labellingPanel}
       {/* Provenance: looked up, not read first, so it follows the answers. */}
       <section className="panel manifest" aria-labelledby="manifest-title">
         <h2 id="manifest-title">Manifest</h2>
