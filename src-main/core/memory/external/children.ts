@@ -72,7 +72,10 @@ export function killProcessGroup(pid: number, signal: NodeJS.Signals = 'SIGKILL'
  * shell in a group of its own whose stdin is a pipe from this process: nothing is ever written to
  * it, and the read returns only when the pipe's only writer, this process, has closed it (exit,
  * any signal, a terminated worker thread). Then it kills the service's group. The service's own
- * exit ends its watchdog first. POSIX only: the process groups above are too.
+ * exit ends its watchdog first. POSIX only: the process groups above are too. The watchdog needs
+ * the service's pid, so it is forked just after the service: a SIGKILL inside that one fork's
+ * time leaves the service unwatched (tests/security/orphan-processes.test.ts signals only once
+ * the service runs its own helper, well after).
  */
 const WATCHDOG_SCRIPT = 'read -r line || :; kill -s KILL -- "-$1" 2>/dev/null';
 
