@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { endpointOrigin, type JudgeIdentity as RunJudgeIdentity } from './judges';
+import { MONTH_NAMES } from './calendar';
 import { mulberry32, randomInt, type Rng } from './scoring/stats';
 import { wilsonInterval, type Proportion } from './scoring/judgeError';
 import type { Verdict } from './scoring/agreement';
@@ -75,20 +76,8 @@ const VAGUE_ANSWERS = [
   'It depends on how you read what they discussed.',
 ] as const;
 
-const MONTHS = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-] as const;
+// The month names LoCoMo's gold answers use: calendar.ts owns them.
+const MONTHS = MONTH_NAMES;
 
 const YEAR = /\b(1[89]\d\d|20\d\d)\b/g;
 const MONTH = new RegExp(`\\b(${MONTHS.join('|')})\\b`, 'gi');
