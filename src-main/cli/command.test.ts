@@ -125,3 +125,15 @@ describe('an old flag name (deprecatedFor)', () => {
     expect(help.split('; asked so by')[0]).not.toMatch(/category.?5/i);
   });
 });
+
+describe("--question-categories' help", () => {
+  it("lists each benchmark's answerable categories from its profile, not LoCoMo's by hand", () => {
+    const help = EXPERIMENT_OPTIONS['question-categories'].help;
+    const withSubset = benchmarkProfiles().filter((p) => p.overallNames.answerable !== null);
+    expect(withSubset.length).toBeGreaterThan(1);
+    for (const profile of withSubset) {
+      const ids = profile.categories.filter((c) => !c.adversarial).map((c) => c.id);
+      expect(help).toContain(`${profile.label} ${ids.join(',')}`);
+    }
+  });
+});

@@ -240,6 +240,21 @@ export const EMBEDDER_OPTIONS = {
 } as const satisfies OptionsDecl;
 
 /**
+ * `--question-categories`' help: each profile's answerable set (its non-adversarial categories,
+ * the `answerable` overall) in its own words, so no benchmark's numbers are written here.
+ */
+function questionCategoriesHelp(): string {
+  const sets = benchmarkProfiles().flatMap((p) =>
+    p.overallNames.answerable === null
+      ? []
+      : [
+          `${p.label} ${p.categories.filter((c) => !c.adversarial).map((c) => c.id)} (${p.overallNames.answerable.note})`,
+        ],
+  );
+  return `ask only questions of these stored categories; each benchmark's answerable ones: ${sets.join('; ')}`;
+}
+
+/**
  * `--adversarial-reply-mapping`'s help: what it reads, and where, in each profile's own words
  * (the profiles whose `adversarialQuestions` are asked as two options).
  */
@@ -353,7 +368,7 @@ export const EXPERIMENT_OPTIONS = {
   'question-categories': {
     type: 'string',
     value: '<n,...>',
-    help: "ask only questions of these stored categories; 1,2,3,4 is Mem0's question set (LoCoMo's adversarial 5 left out)",
+    help: questionCategoriesHelp(),
     absent: 'all',
   },
   mode: {
