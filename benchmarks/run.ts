@@ -5,6 +5,8 @@
  *   growth     the default preset on one sample repeated 1, 4 and 16 times: how a query's cost grows
  *   pipeline   the full experiment engine over all samples (workers, runs DB, extractive answers)
  *   compare    the Compare view's request over two full runs
+ *   compare-view  the Compare view's engine and shaping over 2 x 1,986 answers built in memory
+ *   embed      the offline wink embedder over 6,000 turns
  *   sweep      a 12-cell sweep: local executor vs BullMQ on 1, 2 and 4 worker processes
  *   runsdb     corruption checks and repair on a ~100 MB runs database (no dataset needed)
  *   server     light API calls' latency while the local server serves a heavy read mix
@@ -34,6 +36,8 @@ import { longMemEvalSuite } from './longmemeval';
 import { datasetOpenSuite } from './dataset-open';
 import { mem0Suite } from './mem0';
 import { beamSuite } from './beam';
+import { compareViewSuite } from './compare-view';
+import { embedSuite } from './embed';
 
 const SUITES: Record<string, (data: string, write: boolean, extra: string[]) => Promise<void>> = {
   retrieval: retrievalSuite,
@@ -49,6 +53,8 @@ const SUITES: Record<string, (data: string, write: boolean, extra: string[]) => 
   'dataset-open': datasetOpenSuite,
   mem0: mem0Suite,
   beam: beamSuite,
+  'compare-view': compareViewSuite,
+  embed: embedSuite,
 };
 
 const USAGE = `usage: npm run bench -- <${Object.keys(SUITES).join('|')}> [--data <file>] [--no-write] [--no-ablation] [--budget-only] [--full-run-db <file>] [--baseline-renderer <dir>] [--samples <tune|held-out|ids>]\n`;
@@ -78,10 +84,11 @@ async function main(): Promise<number> {
     process.stderr.write(`bench: unknown suite ${JSON.stringify(name ?? '')}\n${USAGE}`);
     return 2;
   }
-  // runsdb builds its own database and needs no LoCoMo file; beam reads ../shared/datasets/beam.
-  // LongMemEval reads the file given with --data (a synthetic M file), never locomo10.json.
+  // runsdb builds its own database and needs no LoCoMo file, nor do compare-view and embed; beam
+  // reads ../shared/datasets/beam. LongMemEval reads the file given with --data (a synthetic M
+  // file), never locomo10.json.
   const data =
-    name === 'runsdb' || name === 'beam'
+    name === 'runsdb' || name === 'beam' || name === 'compare-view' || name === 'embed'
       ? ''
       : name === 'longmemeval'
         ? (values.data ?? '')

@@ -39,6 +39,11 @@ export interface CliOption {
   config?: string;
   /** Accepted so old scripts keep working; not advertised. */
   hidden?: true;
+  /**
+   * An old name of the flag named here: still read, as that flag, with a warning on stderr that
+   * says so (its help should say so too).
+   */
+  deprecatedFor?: string;
 }
 
 export type OptionsDecl = Readonly<Record<string, CliOption>>;
@@ -199,6 +204,23 @@ function parserOptions(
   );
 }
 
+/** Each old flag name given reads as its current one (`deprecatedFor`), with a warning. */
+function readDeprecatedNames(
+  options: OptionsDecl,
+  values: Record<string, unknown>,
+  io: CliIO,
+): void {
+  for (const [name, option] of Object.entries(options)) {
+    const current = option.deprecatedFor;
+    if (current === undefined || values[name] === undefined) continue;
+    if (values[current] !== undefined)
+      throw new UsageError(`--${name} is the old name of --${current}: give one of them`);
+    io.stderr(`warning: --${name} is deprecated: use --${current}\n`);
+    values[current] = values[name];
+    delete values[name];
+  }
+}
+
 /**
  * A command whose arguments are parsed strictly (positionals allowed) and whose `--help` prints its
  * usage, so each command holds only what is its own: options, checks and output.
@@ -229,6 +251,7 @@ export function defineCommand<const O extends OptionsDecl>(spec: CommandSpec<O>)
         io.stdout(renderUsage(spec));
         return 0;
       }
+      readDeprecatedNames(all, parsed.values as Record<string, unknown>, io);
       return spec.run(parsed, io);
     },
   };

@@ -4,7 +4,7 @@ import { DEFAULT_PROTOCOL_MODE, PROTOCOL_MODES } from '../../src-shared/dataset/
 import {
   ANSWER_PROTOCOLS,
   AnswererConfigSchema,
-  CATEGORY5_MAPPINGS,
+  ADVERSARIAL_REPLY_MAPPINGS,
   DEFAULT_MAX_CONSECUTIVE_FAILURES,
   DEFAULT_MAX_ERROR_SHARE,
   DEFAULT_MEMORY_LLM_MAX_TOKENS,
@@ -240,6 +240,35 @@ export const EMBEDDER_OPTIONS = {
 } as const satisfies OptionsDecl;
 
 /**
+ * `--question-categories`' help: each profile's answerable set (its non-adversarial categories,
+ * the `answerable` overall) in its own words, so no benchmark's numbers are written here.
+ */
+function questionCategoriesHelp(): string {
+  const sets = benchmarkProfiles().flatMap((p) =>
+    p.overallNames.answerable === null
+      ? []
+      : [
+          `${p.label} ${p.categories.filter((c) => !c.adversarial).map((c) => c.id)} (${p.overallNames.answerable.note})`,
+        ],
+  );
+  return `ask only questions of these stored categories; each benchmark's answerable ones: ${sets.join('; ')}`;
+}
+
+/**
+ * `--adversarial-reply-mapping`'s help: what it reads, and where, in each profile's own words
+ * (the profiles whose `adversarialQuestions` are asked as two options).
+ */
+function adversarialReplyHelp(): string {
+  const where = benchmarkProfiles().flatMap((p) =>
+    p.adversarialQuestions ? [`${p.label}: ${p.adversarialQuestions.help}`] : [],
+  );
+  return (
+    "how a reply to a two-option adversarial question is read (locomo: LoCoMo's get_cat_5_answer, exactly; lenient: the earlier reading)" +
+    (where.length > 0 ? `; asked so by ${where.join('; ')}` : '')
+  );
+}
+
+/**
  * What a run measures and how it is named, as `experiment` takes it over a `--config` file
  * (request.ts's experimentRequestFromFlags turns them into the launch request).
  */
@@ -339,7 +368,7 @@ export const EXPERIMENT_OPTIONS = {
   'question-categories': {
     type: 'string',
     value: '<n,...>',
-    help: "ask only questions of these stored categories; 1,2,3,4 is Mem0's question set (LoCoMo's adversarial 5 left out)",
+    help: questionCategoriesHelp(),
     absent: 'all',
   },
   mode: {
@@ -398,11 +427,17 @@ export const EXPERIMENT_OPTIONS = {
     help: "older name for --answer-protocol workbench-<style>, the workbench's earlier prompts: --prompt-style mem0 is workbench-mem0, not Mem0's own prompt (--answer-protocol mem0)",
     choices: () => PROMPT_STYLES,
   },
-  'category5-mapping': configOption('answerer.category5Mapping', {
+  'adversarial-reply-mapping': configOption('answerer.adversarialReplyMapping', {
     type: 'string',
-    help: "how an (a)/(b) reply is read (locomo: LoCoMo's get_cat_5_answer)",
-    choices: () => CATEGORY5_MAPPINGS,
+    help: adversarialReplyHelp(),
+    choices: () => ADVERSARIAL_REPLY_MAPPINGS,
   }),
+  'category5-mapping': {
+    type: 'string',
+    help: 'deprecated: the old name of --adversarial-reply-mapping',
+    deprecatedFor: 'adversarial-reply-mapping',
+    choices: () => ADVERSARIAL_REPLY_MAPPINGS,
+  },
   'context-tokens': configOption('answerer.contextTokens', {
     type: 'string',
     value: '<n>',

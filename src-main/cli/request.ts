@@ -224,7 +224,7 @@ function answererFlags(values: LooseFlags, fromFile: unknown): Record<string, un
     ['model', 'model'],
     ['prompt-style', 'promptStyle'],
     ['answer-protocol', 'answerProtocol'],
-    ['category5-mapping', 'category5Mapping'],
+    ['adversarial-reply-mapping', 'adversarialReplyMapping'],
     ['context-tokens', 'contextTokens'],
     ['batch-size', 'batchSize'],
     ['api-key-env', 'apiKeyEnv'],

@@ -46,6 +46,12 @@ export const LOCOMO_PROFILE: BenchmarkProfile = {
     // Mem0's evals.py drops category 5 and averages the rest (n = 1,540 on locomo10.json).
     answerable: { label: 'categories 1-4', note: 'Mem0 convention, adversarial left out' },
   },
+  // evaluate_gpts.py's category-5 prompt: "(a) Not mentioned in the conversation" and the tempting
+  // wrong answer, in a run-seeded order; get_cat_5_answer reads the reply.
+  adversarialQuestions: {
+    asked: 'two-option',
+    help: "category 5 (adversarial), asked by LoCoMo's answer protocols as (a)/(b), one option 'Not mentioned in the conversation'",
+  },
   reportFormats: [
     {
       id: 'locomo',

@@ -142,6 +142,13 @@ export interface BenchmarkProfile {
   abstentionAccuracy?: boolean;
   /** How tables and views name the overalls of a run's summary, in this benchmark's words. */
   overallNames: BenchmarkOverallNames;
+  /**
+   * How the benchmark's reference asks its adversarial questions when not as any other question:
+   * as two options, one of them "not mentioned" (LoCoMo's category 5), the reply read back by the
+   * answerer config's `adversarialReplyMapping`. `help` says it in the benchmark's words, for the
+   * help lines of that setting. Absent: asked as any other question.
+   */
+  adversarialQuestions?: { asked: 'two-option'; help: string };
   /** What a sample's `group` is, for tables that total by it (BEAM: `size`). */
   sampleGroup?: string;
   /** The `report --format` tables laid out for this benchmark's categories, its own first; at least one. */

@@ -92,12 +92,49 @@ export const ExtractiveAnswererConfigSchema = z
   .strict();
 
 /**
- * How a reply to the two-option category-5 question becomes the scored answer: `locomo` is
- * LoCoMo's `get_cat_5_answer` exactly (lowercases, any 1- or 3-character reply picks an option);
- * `lenient` is the workbench's earlier mapping (bare `a`/`(a)`, or a reply that starts `(a)`).
+ * How a reply to a two-option adversarial question (a profile's `adversarialQuestions`: LoCoMo
+ * asks its category 5 so) becomes the scored answer: `locomo` is LoCoMo's `get_cat_5_answer`
+ * exactly (lowercases, any 1- or 3-character reply picks an option); `lenient` is the workbench's
+ * earlier mapping (bare `a`/`(a)`, or a reply that starts `(a)`).
  */
-export const CATEGORY5_MAPPINGS = ['locomo', 'lenient'] as const;
-export type Category5Mapping = (typeof CATEGORY5_MAPPINGS)[number];
+export const ADVERSARIAL_REPLY_MAPPINGS = ['locomo', 'lenient'] as const;
+export type AdversarialReplyMapping = (typeof ADVERSARIAL_REPLY_MAPPINGS)[number];
+
+/**
+ * The field's name before it took the profiles' words. Configs stored under it (runs DB
+ * manifests, sweep specs, saved config files) still read (`withCurrentAnswererNames`), and config
+ * hashes are computed under it (`hashedConfig`), so a run's config hash, its repeat group and its
+ * sweep id stay what they were before the rename.
+ */
+export const STORED_ADVERSARIAL_REPLY_MAPPING_KEY = 'category5Mapping';
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * An answerer config as stored, under today's names: `category5Mapping` reads as
+ * `adversarialReplyMapping` (both given and different: left as is, so the strict schema names it).
+ */
+export function withCurrentAnswererNames(input: unknown): unknown {
+  if (!isRecord(input) || !(STORED_ADVERSARIAL_REPLY_MAPPING_KEY in input)) return input;
+  const { [STORED_ADVERSARIAL_REPLY_MAPPING_KEY]: stored, ...rest } = input;
+  const current = rest['adversarialReplyMapping'];
+  if (current !== undefined && current !== stored) return input;
+  return { ...rest, adversarialReplyMapping: stored };
+}
+
+/**
+ * What a config hash (and a sweep or repeat group's id) is computed over: the config with
+ * `adversarialReplyMapping` under its stored name, so renaming the field changed no hash.
+ */
+export function hashedConfig<C extends { answerer: AnswererConfig }>(config: C): unknown {
+  if (config.answerer.kind !== 'llm') return config;
+  const { adversarialReplyMapping, ...answerer } = config.answerer;
+  return {
+    ...config,
+    answerer: { ...answerer, [STORED_ADVERSARIAL_REPLY_MAPPING_KEY]: adversarialReplyMapping },
+  };
+}
 
 /** LoCoMo full context: the model's context size the conversation is cut to (from the end). */
 export const DEFAULT_FULL_CONTEXT_TOKENS = 128_000;
@@ -124,9 +161,10 @@ export const LlmAnswererConfigSchema = z
         error: `must be one of ${ANSWER_PROTOCOLS.join(', ')}`,
       })
       .optional(),
-    category5Mapping: z
-      .enum(CATEGORY5_MAPPINGS, {
-        error: `must be one of ${CATEGORY5_MAPPINGS.join(', ')}`,
+    /** Stored and hashed as `category5Mapping` (STORED_ADVERSARIAL_REPLY_MAPPING_KEY). */
+    adversarialReplyMapping: z
+      .enum(ADVERSARIAL_REPLY_MAPPINGS, {
+        error: `must be one of ${ADVERSARIAL_REPLY_MAPPINGS.join(', ')}`,
       })
       .default('locomo'),
     /** `locomo-full-context` only: the context budget in tokens (LoCoMo's MAX_LENGTH). */

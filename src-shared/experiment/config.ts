@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { PROTOCOL_MODES } from '../dataset/packets';
-import { AnswererConfigSchema } from './answerer';
+import { AnswererConfigSchema, withCurrentAnswererNames } from './answerer';
 import { JudgeConfigSchema } from './judge';
 import { MemoryLlmConfigSchema, timeoutMsSchema } from './llm';
 
@@ -64,7 +64,11 @@ export const ExperimentConfigSchema = z
       })
       .strict()
       .prefault({}),
-    answerer: AnswererConfigSchema.prefault({ kind: 'extractive' }),
+    // A stored config's older field names read as today's (`category5Mapping`).
+    answerer: z.preprocess(
+      withCurrentAnswererNames,
+      AnswererConfigSchema.prefault({ kind: 'extractive' }),
+    ),
     /**
      * When set, every answer the judge scores under the run's benchmark (LoCoMo: categories 1-4)
      * is judged after the run (cached in the runs DB).

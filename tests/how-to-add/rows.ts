@@ -21,7 +21,10 @@ export interface Row {
   files: number;
   create: Record<string, string>;
   edits: Edit[];
-  /** Tests that walk the registry the row adds to (plus the row's own surfaces). */
+  /**
+   * Tests that walk the registry the row adds to (plus the row's own surfaces). The scratch test
+   * runs the whole unit suite; those outside it (integration tests) run with it.
+   */
   tests: string[];
 }
 

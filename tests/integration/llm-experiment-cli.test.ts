@@ -123,7 +123,7 @@ describe('cli experiment with an LLM', () => {
       'experiment',
       ...['--data', mini, '--samples', 'mini-1', '--answerer', 'llm', '--model', 'fake-chat'],
       ...['--base-url', server.url, '--api-key-env', KEY_ENV],
-      ...['--answer-protocol', 'locomo-full-context', '--category5-mapping', 'lenient'],
+      ...['--answer-protocol', 'locomo-full-context', '--adversarial-reply-mapping', 'lenient'],
       ...['--judge-base-url', server.url, '--judge-model', 'fake-judge'],
       ...['--judge-api-key-env', KEY_ENV, '--judge-protocol-file', judgeFile],
       // Every chat request checked below is the run's own, none a preflight call.

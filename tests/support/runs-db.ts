@@ -1,12 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { ExperimentConfigSchema, type AnswerRecord } from '../../src-shared/experiment';
-import { openSqlite } from '../../src-main/core/sqlite';
+import { openSqlite, type SqliteDatabase } from '../../src-main/core/sqlite';
 import type { RunManifest } from '../../src-main/core/runs/manifest';
 import { RunStore } from '../../src-main/core/runs/store';
 import { createLabelSession, saveLabel } from '../../src-main/core/runs/labels';
 
-/** Real runs databases for corruption tests: several complete runs, and a way to damage one page. */
+/**
+ * Real runs databases: for corruption tests, several complete runs and a way to damage one page;
+ * for migration tests, a run written into an older schema.
+ */
 
 export const RUNS = ['run-a', 'run-b', 'run-c'];
 const SAMPLES = ['s1', 's2'];
@@ -197,4 +200,44 @@ export function corruptHeader(file: string): void {
   const fd = openSync(file, 'r+');
   writeSync(fd, randomBytes(100), 0, 100, 0);
   closeSync(fd);
+}
+
+/** One final answer of a run written by hand into an older schema (sample `s`, category 4). */
+export interface OldSchemaAnswer {
+  question: string;
+  gold: string;
+  prediction: string;
+}
+
+/**
+ * Writes a completed run into a runs DB opened at an older schema version (6 or later: scores in
+ * `answer_scores`, none on the answer row), by raw SQL, because the store writes only the current
+ * schema: the run's row (id and preset from the manifest), its one sample `s`, one test that asks
+ * every answer's question, and the answers (indices 0..n-1, category 4), as an older build left
+ * them. Migration tests then open the file with a newer build and read the run back.
+ */
+export function insertOldSchemaRun(
+  db: SqliteDatabase,
+  manifest: RunManifest,
+  answers: readonly OldSchemaAnswer[] = [{ question: 'q', gold: 'a', prediction: 'a' }],
+): void {
+  const runId = manifest.runId;
+  const indices = answers.map((_, i) => i);
+  db.prepare(
+    `INSERT INTO runs (id, status, created_at, started_at, preset, config_hash, manifest)
+     VALUES (?, 'completed', 't', 't', ?, 'h', ?)`,
+  ).run(runId, manifest.memory.preset, JSON.stringify(manifest));
+  db.prepare(
+    `INSERT INTO run_samples (run_id, sample_id, position, status, total_packets, total_questions, threshold, planned_tests)
+     VALUES (?, 's', 0, 'completed', 1, ?, 1, 1)`,
+  ).run(runId, answers.length);
+  db.prepare(
+    `INSERT INTO tests (run_id, sample_id, test_index, packet_idx, dialogs_inserted, visible_count, question_indices, committed_at)
+     VALUES (?, 's', 0, 0, 2, ?, ?, 't')`,
+  ).run(runId, answers.length, JSON.stringify(indices));
+  const insert = db.prepare(
+    `INSERT INTO answers (run_id, sample_id, test_index, question_index, category, question, gold, prediction, retrieved, retrieve_ms, answer_ms, error)
+     VALUES (?, 's', 0, ?, 4, ?, ?, ?, '[]', 3, 5, NULL)`,
+  );
+  answers.forEach((a, i) => insert.run(runId, i, a.question, a.gold, a.prediction));
 }

@@ -1,6 +1,6 @@
 import {
   answerProtocolOf,
-  type Category5Mapping,
+  type AdversarialReplyMapping,
   type LlmAnswererConfig,
 } from '../../../src-shared/experiment';
 import type { PromptRecord } from '../../../src-shared/runs';
@@ -38,7 +38,7 @@ export class LlmAnswerer implements Answerer {
   readonly needsConversation: boolean;
   readonly batchSize: number;
   private readonly contextTokens: number;
-  private readonly category5Mapping: Category5Mapping;
+  private readonly adversarialReplyMapping: AdversarialReplyMapping;
 
   constructor(
     config: LlmAnswererConfig,
@@ -58,7 +58,7 @@ export class LlmAnswerer implements Answerer {
     this.prompts = this.protocol.record;
     this.needsConversation = this.protocol.needsConversation;
     this.contextTokens = config.contextTokens;
-    this.category5Mapping = config.category5Mapping;
+    this.adversarialReplyMapping = config.adversarialReplyMapping;
     this.batchSize = config.batchSize ?? 1;
     // A protocol that fixes the answer length (LoCoMo: 32 tokens) overrides the config's; a
     // LoCoMo batch has 50 tokens per question of the batch size, as the reference asks.
@@ -116,7 +116,7 @@ export class LlmAnswerer implements Answerer {
       undefined,
     );
     return {
-      answer: interpretReply(completion.content, built, this.category5Mapping),
+      answer: interpretReply(completion.content, built, this.adversarialReplyMapping),
       model: completion.model,
       ...(usage ? { usage } : {}),
       memoryTokens: memoryTokensOf(built.context),

@@ -287,7 +287,7 @@ describe('answer protocols against the fake server', () => {
     const official = await answerer({ answerProtocol: 'locomo-full-context' }).answer(request);
     const lenient = await answerer({
       answerProtocol: 'locomo-full-context',
-      category5Mapping: 'lenient',
+      adversarialReplyMapping: 'lenient',
     }).answer(request);
     // LoCoMo maps any three-character reply other than "(a)" to option (b).
     expect(['a dog', 'Not mentioned in the conversation']).toContain(official.answer);

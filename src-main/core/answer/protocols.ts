@@ -1,4 +1,4 @@
-import type { AnswerProtocolName, Category5Mapping } from '../../../src-shared/experiment';
+import type { AdversarialReplyMapping, AnswerProtocolName } from '../../../src-shared/experiment';
 import { pyStrip } from '../../../src-shared/scoring/pytext';
 import {
   ANSWER_TEMPLATES,
@@ -494,7 +494,7 @@ export function locomoCategory5Answer(raw: string, options: { a: string; b: stri
 export function interpretReply(
   raw: string,
   built: Pick<BuiltPrompt, 'options'>,
-  mapping: Category5Mapping,
+  mapping: AdversarialReplyMapping,
 ): string {
   if (!built.options) return pyStrip(raw);
   return mapping === 'locomo'

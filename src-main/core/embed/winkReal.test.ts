@@ -1,6 +1,5 @@
 import os from 'node:os';
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dot } from './vectorMath';
 import { WinkSifEmbedder } from './winkSif';
@@ -50,7 +49,8 @@ describe.runIf(defaultWinkSourcePath() !== null)(
       expect(embedder.weightOf('watercolors')!).toBeGreaterThan(0.95);
     });
 
-    it('embeds 6,000 conversation turns well under a second', async () => {
+    // How fast belongs to `npm run bench -- embed`; here, that a LoCoMo-sized batch comes back whole.
+    it('embeds 6,000 conversation turns in one call, one 100-d vector each, in order', async () => {
       const words =
         "I adopted a puppy last week and we don't know what to name her yet Caroline's support group was amazing".split(
           ' ',
@@ -58,12 +58,12 @@ describe.runIf(defaultWinkSourcePath() !== null)(
       const turns = Array.from({ length: 6000 }, (_, i) =>
         Array.from({ length: 20 }, (_, j) => words[(i * 7 + j * 3) % words.length]).join(' '),
       );
-      await embedder.embed(turns.slice(0, 200)); // warm up the JIT
-      const start = performance.now();
       const out = await embedder.embed(turns);
-      const ms = performance.now() - start;
       expect(out).toHaveLength(6000);
-      expect(ms).toBeLessThan(1000);
+      expect(out.every((v) => v.length === 100 && v.every(Number.isFinite))).toBe(true);
+      // In order: the batch's vector of a turn is the vector of that turn alone.
+      const [alone] = await embedder.embed([turns[4321]!]);
+      expect([...out[4321]!]).toEqual([...alone!]);
     });
   },
 );

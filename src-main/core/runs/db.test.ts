@@ -13,6 +13,7 @@ import { computeRunSummary } from './summaries';
 import { table2Columns } from '../../../src-shared/compare';
 import { LOCOMO_PROFILE } from '../../../src-shared/benchmarks';
 import { metricsOf } from '../../../src-shared/metrics';
+import { insertOldSchemaRun } from '../../../tests/support/runs-db';
 
 const dir = mkdtempSync(join(tmpdir(), 'workbench-runsdb-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -340,27 +341,7 @@ describe('runs DB migrations', () => {
   it("migration 12 adds answers' memory tokens: a v11 file's answers read as unknown (null), not 0", () => {
     const f = file();
     const v11 = openRunsDb(f, { targetVersion: 11 });
-    v11
-      .prepare(
-        "INSERT INTO runs (id, status, created_at, started_at, preset, config_hash, manifest) VALUES ('r1', 'completed', 't', 't', 'p', 'h', ?)",
-      )
-      .run(JSON.stringify(manifest('r1')));
-    v11
-      .prepare(
-        "INSERT INTO run_samples (run_id, sample_id, position, status, total_packets, total_questions, threshold, planned_tests) VALUES ('r1', 's', 0, 'completed', 1, 1, 1, 1)",
-      )
-      .run();
-    v11
-      .prepare(
-        "INSERT INTO tests (run_id, sample_id, test_index, packet_idx, dialogs_inserted, visible_count, question_indices, committed_at) VALUES ('r1', 's', 0, 0, 2, 1, '[0]', 't')",
-      )
-      .run();
-    v11
-      .prepare(
-        `INSERT INTO answers (run_id, sample_id, test_index, question_index, category, question, gold, prediction, retrieved, retrieve_ms, answer_ms, error)
-         VALUES ('r1', 's', 0, 0, 4, 'q', 'a', 'a', '[]', 3, 5, NULL)`,
-      )
-      .run();
+    insertOldSchemaRun(v11, manifest('r1'));
     expect(columns(v11, 'answers')).not.toContain('memory_tokens');
     v11.close();
 
@@ -423,26 +404,8 @@ describe('runs DB migrations', () => {
     const before = MIGRATIONS[at - 1]!.version;
     const f = file();
     const old = openRunsDb(f, { targetVersion: before });
-    old
-      .prepare(
-        "INSERT INTO runs (id, status, created_at, started_at, preset, config_hash, manifest) VALUES ('r1', 'completed', 't', 't', 'p', 'h', ?)",
-      )
-      .run(JSON.stringify(manifest('r1')));
-    old
-      .prepare(
-        "INSERT INTO run_samples (run_id, sample_id, position, status, total_packets, total_questions, threshold, planned_tests) VALUES ('r1', 's', 0, 'completed', 1, 3, 1, 1)",
-      )
-      .run();
-    old
-      .prepare(
-        "INSERT INTO tests (run_id, sample_id, test_index, packet_idx, dialogs_inserted, visible_count, question_indices, committed_at) VALUES ('r1', 's', 0, 0, 2, 3, '[0,1,2]', 't')",
-      )
-      .run();
-    const answer = old.prepare(
-      `INSERT INTO answers (run_id, sample_id, test_index, question_index, category, question, gold, prediction, retrieved, retrieve_ms, answer_ms, error)
-       VALUES ('r1', 's', 0, ?, 4, 'q', 'a', 'a', '[]', 3, 5, NULL)`,
-    );
-    for (const q of [0, 1, 2]) answer.run(q);
+    const qa = { question: 'q', gold: 'a', prediction: 'a' };
+    insertOldSchemaRun(old, manifest('r1'), [qa, qa, qa]);
     const verdict = old.prepare(
       `INSERT INTO protocol_judge_scores (run_id, sample_id, test_index, question_index, protocol, model, prompt_sha256, mean, labels, error, unparseable)
        VALUES ('r1', 's', 0, ?, ?, ?, 'sha', ?, ?, ?, 0)`,

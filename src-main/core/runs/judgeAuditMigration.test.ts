@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { insertOldSchemaRun } from '../../../tests/support/runs-db';
 import { fixtureManifest } from '../../../tests/support/runs-fixture';
 import { openRunsDb } from './db';
 import { MIGRATIONS } from './migrations';
@@ -28,27 +29,7 @@ describe('the judge audit migration', () => {
     const file = join(dir, 'runs.db');
     const old = openRunsDb(file, { targetVersion: before.version });
     const oldTables = tables(old);
-    old
-      .prepare(
-        "INSERT INTO runs (id, status, created_at, started_at, preset, config_hash, manifest) VALUES ('r1', 'completed', 't', 't', 'hybrid', 'h', ?)",
-      )
-      .run(JSON.stringify(fixtureManifest('r1')));
-    old
-      .prepare(
-        "INSERT INTO run_samples (run_id, sample_id, position, status, total_packets, total_questions, threshold, planned_tests) VALUES ('r1', 's', 0, 'completed', 1, 1, 1, 1)",
-      )
-      .run();
-    old
-      .prepare(
-        "INSERT INTO tests (run_id, sample_id, test_index, packet_idx, dialogs_inserted, visible_count, question_indices, committed_at) VALUES ('r1', 's', 0, 0, 2, 1, '[0]', 't')",
-      )
-      .run();
-    old
-      .prepare(
-        `INSERT INTO answers (run_id, sample_id, test_index, question_index, category, question, gold, prediction, retrieved, retrieve_ms, answer_ms, error)
-         VALUES ('r1', 's', 0, 0, 4, 'q', 'a', 'a', '[]', 3, 5, NULL)`,
-      )
-      .run();
+    insertOldSchemaRun(old, fixtureManifest('r1'));
     old
       .prepare(
         "INSERT INTO judge_cache (key, model, prompt_sha256, repeat, label, reason, created_at) VALUES ('k', 'm', 'p', 0, 'CORRECT', 'r', 't')",

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { LOCOMO_PROFILE } from '../../../src-shared/benchmarks';
 import { metricOf, metricScores } from '../../../src-shared/metrics';
 import { labelsToCsv, parseLabelsCsv, type HumanLabel } from '../../../src-shared/labels';
+import { insertOldSchemaRun } from '../../../tests/support/runs-db';
 import { fixtureManifest, writeFixtureRun } from '../../../tests/support/runs-fixture';
 import { openRunsDb } from './db';
 import { drawLabelSample, type SampleCandidate } from './labelSample';
@@ -47,27 +48,9 @@ describe('labels migration', () => {
     expect(index).toBeGreaterThan(0);
     const f = file();
     const old = openRunsDb(f, { targetVersion: before });
-    old
-      .prepare(
-        "INSERT INTO runs (id, status, created_at, started_at, preset, config_hash, manifest) VALUES ('r1', 'completed', 't', 't', 'p', 'h', ?)",
-      )
-      .run(JSON.stringify(fixtureManifest('r1', 'hybrid', ['s'])));
-    old
-      .prepare(
-        "INSERT INTO run_samples (run_id, sample_id, position, status, total_packets, total_questions, threshold, planned_tests) VALUES ('r1', 's', 0, 'completed', 1, 1, 1, 1)",
-      )
-      .run();
-    old
-      .prepare(
-        "INSERT INTO tests (run_id, sample_id, test_index, packet_idx, dialogs_inserted, visible_count, question_indices, committed_at) VALUES ('r1', 's', 0, 0, 2, 1, '[0]', 't')",
-      )
-      .run();
-    old
-      .prepare(
-        `INSERT INTO answers (run_id, sample_id, test_index, question_index, category, question, gold, prediction, retrieved, retrieve_ms, answer_ms, error)
-         VALUES ('r1', 's', 0, 0, 4, 'Where?', 'Paris', 'Paris', '[]', 3, 5, NULL)`,
-      )
-      .run();
+    insertOldSchemaRun(old, fixtureManifest('r1', 'hybrid', ['s']), [
+      { question: 'Where?', gold: 'Paris', prediction: 'Paris' },
+    ]);
     const tables = (db: ReturnType<typeof openRunsDb>) =>
       (
         db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{

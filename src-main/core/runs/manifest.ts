@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { ExperimentConfig } from '../../../src-shared/experiment';
+import { hashedConfig, type ExperimentConfig } from '../../../src-shared/experiment';
 import { canonicalJson, sha256Hex } from '../canonical-hash';
 
 export { canonicalJson, sha256Hex };
@@ -33,8 +33,9 @@ export function redactSecrets<T>(value: T): T {
   return value;
 }
 
+/** Over the config's stored field names (`hashedConfig`): a renamed field changes no hash. */
 export function configHash(config: ExperimentConfig): string {
-  return sha256Hex(canonicalJson(config));
+  return sha256Hex(canonicalJson(hashedConfig(config)));
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { ExperimentConfig } from '../../../src-shared/experiment';
+import { hashedConfig, type ExperimentConfig } from '../../../src-shared/experiment';
 import { SweepSpecSchema, expandSweep } from '../../../src-shared/sweeps';
 import { canonicalJson, sha256Hex } from '../runs/manifest';
 import { repeatSummary, type RepeatSummary } from '../../../src-shared/repeats';
@@ -35,7 +35,7 @@ export function repeatGroup(
     config: { ...cell.config, seed: repeatSeed(config.seed, cell.repeat) },
   }));
   // The same config and count resume the same group (a completed repeat is not rerun).
-  const sweepId = `${name}-${sha256Hex(canonicalJson(cells.map((c) => [c.key, c.config]))).slice(0, 10)}`;
+  const sweepId = `${name}-${sha256Hex(canonicalJson(cells.map((c) => [c.key, hashedConfig(c.config)]))).slice(0, 10)}`;
   return { file: what, spec, sweepId, cells };
 }
 

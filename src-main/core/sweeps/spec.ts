@@ -6,6 +6,7 @@ import {
   type SweepCell,
   type SweepSpec,
 } from '../../../src-shared/sweeps';
+import { hashedConfig } from '../../../src-shared/experiment';
 import { canonicalJson, sha256Hex } from '../canonical-hash';
 import { parseYamlOrJson, readUserFile } from '../structured-file';
 
@@ -30,7 +31,7 @@ export function loadSweep(value: unknown, file: string, baseDir: string): Loaded
     ...cell,
     config: { ...cell.config, datasetPath: resolve(baseDir, cell.config.datasetPath) },
   }));
-  const sweepId = `${spec.name}-${sha256Hex(canonicalJson(cells.map((c) => [c.key, c.config]))).slice(0, 10)}`;
+  const sweepId = `${spec.name}-${sha256Hex(canonicalJson(cells.map((c) => [c.key, hashedConfig(c.config)]))).slice(0, 10)}`;
   return { file, spec, sweepId, cells };
 }
 

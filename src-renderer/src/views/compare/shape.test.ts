@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { fullLocomoAnswerPair } from '../../../../tests/support/compare-fixture';
 import { LONGMEMEVAL_PROFILE, LOCOMO_PROFILE } from '@shared/benchmarks';
 import { compareRuns, type RunComparison } from '@shared/compare';
 import type { CategoryId } from '@shared/dataset/categories';
@@ -428,25 +429,10 @@ describe('question rows', () => {
 });
 
 describe('two full LoCoMo runs', () => {
-  it('compares and shapes 2 x 1,986 questions well under a second', () => {
-    // LoCoMo's category sizes (DESIGN.md §4), spread over ten samples.
-    const sizes: Array<[CategoryId, number]> = [
-      [1, 282],
-      [2, 321],
-      [3, 96],
-      [4, 841],
-      [5, 446],
-    ];
-    const base: AnswerRecord[] = [];
-    let i = 0;
-    for (const [category, count] of sizes)
-      for (let k = 0; k < count; k++, i++)
-        base.push(answer(`conv-${i % 10}`, Math.floor(i / 10), category, ((i * 37) % 100) / 100));
-    const other = base.map((a, k) => ({ ...a, officialF1: ((k * 53) % 100) / 100 }));
+  // How fast this is belongs to `npm run bench -- compare-view`; here, that it holds at full size.
+  it('compares and shapes 2 x 1,986 questions: every question a row, every category counted', () => {
+    const { base, other } = fullLocomoAnswerPair();
     expect(base).toHaveLength(1986);
-
-    const t0 = performance.now();
-    // What the engine does for 'runs.compare' (with the full 2,000 resamples)...
     const comparison = compareRuns(
       [
         { runId: 'a', label: 'a', answers: base },
@@ -454,30 +440,21 @@ describe('two full LoCoMo runs', () => {
       ],
       { seed: 0 },
     );
-    const t1 = performance.now();
-    // ...and what the view derives when it opens, plus one search keystroke.
     const table = categoryTableRows(comparison, 'official', LOCOMO_PROFILE);
-    compareChartRows(comparison, 'official', LOCOMO_PROFILE);
     const rows = buildQuestionRows(comparison);
-    flipChipCounts(rows, { category: null, sample: null, search: '' });
-    filterQuestionRows(rows, { flips: [], category: null, sample: null, search: '' });
-    const t2 = performance.now();
-    filterQuestionRows(rows, {
+    expect(rows).toHaveLength(1986);
+    expect(table[0]!.questions).toBe(1986);
+    expect(categoryCounts(rows, LOCOMO_PROFILE)).toEqual({ 1: 282, 2: 321, 3: 96, 4: 841, 5: 446 });
+    const chips = flipChipCounts(rows, { category: null, sample: null, search: '' });
+    expect(chips.regressed).toBeGreaterThan(0);
+    const searched = filterQuestionRows(rows, {
       flips: ['regressed'],
       category: 4,
       sample: null,
       search: 'question conv-3',
     });
-    const t3 = performance.now();
-
-    console.info(
-      `compare 2x1986: engine ${(t1 - t0).toFixed(1)} ms, view shaping ${(t2 - t1).toFixed(1)} ms, one keystroke ${(t3 - t2).toFixed(1)} ms`,
-    );
-    expect(rows).toHaveLength(1986);
-    expect(table[0]!.questions).toBe(1986);
-    expect(t1 - t0).toBeLessThan(1000);
-    expect(t2 - t1).toBeLessThan(200);
-    expect(t3 - t2).toBeLessThan(50);
+    expect(searched.length).toBeGreaterThan(0);
+    expect(searched.every((row) => row.category === 4 && row.sampleId === 'conv-3')).toBe(true);
   });
 });
 
