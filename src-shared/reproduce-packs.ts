@@ -145,6 +145,8 @@ export const REPRODUCE_PACKS: readonly ReproducePack[] = [
     rows: [
       {
         id: 'hybrid-stand-in',
+        // Its id was `mem0` until it said it is not Mem0: groups stored under that id resume here.
+        formerIds: ['mem0'],
         // Not Mem0: the workbench's hybrid preset answers under Mem0's protocol and judge, beside
         // Mem0's published row; it runs offline, where the library cannot.
         label: 'Workbench hybrid preset, a stand-in for Mem0 (not Mem0)',

@@ -78,6 +78,11 @@ export const PackRowSchema = z
     publishedStd: z.record(z.string(), z.record(CellKey, z.number().nonnegative())).optional(),
     /** The paper's latency and memory-token figures for the row (Mem0 Table 2). */
     publishedTable2: PackTable2Schema.optional(),
+    /**
+     * Ids the row had before a rename: its repeat groups stored under them (`<pack>.<id>`) are
+     * resumed as its own, so a rename never orphans runs already made.
+     */
+    formerIds: z.array(z.string().regex(ID)).optional(),
   })
   .strict();
 

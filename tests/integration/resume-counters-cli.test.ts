@@ -7,7 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDatasetFile } from '../../src-main/core/dataset/load';
 import { planTests } from '../../src-main/core/dataset/testPlan';
 import { RunStore } from '../../src-main/core/runs/store';
+import type { RunManifest } from '../../src-shared/runs';
 import { openSqlite } from '../../src-main/core/sqlite';
+import { fakeMem0Chat } from '../support/fake-mem0-model';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '../support/fake-openai-server';
 
 /**
@@ -16,7 +18,9 @@ import { startFakeOpenAIServer, type FakeOpenAIServer } from '../support/fake-op
  * wrote its manifest, so its hits and misses survive only if they were filed as they happened.
  * The final manifest's answer-cache misses must equal the requests the fake server received, and
  * hits plus misses every answer looked up: the killed launch's (read from the file after the kill)
- * plus the resumed launch's (every question of every test it ran).
+ * plus the resumed launch's (every question of every test it ran). Every other role's counters
+ * too: the memory LLM's, the judge's and the embedder's requests and cache counts in the manifest
+ * equal the ledger's sums and the requests the fake server logged for that role's model.
  */
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const mini = join(repo, 'tests/fixtures/locomo/mini.json');
@@ -24,11 +28,22 @@ const dir = mkdtempSync(join(tmpdir(), 'workbench-resume-counters-'));
 
 let server: FakeOpenAIServer;
 let hangFrom: number | null = null;
-const chatRequests = (): number =>
-  server.requests.filter((r) => r.path === '/v1/chat/completions').length;
+/** Each role asks its own model, so the server's log says which role sent a request. */
+const MODEL = {
+  answer: 'fake-chat',
+  memory: 'fake-memory',
+  judge: 'fake-judge',
+  embedder: 'fake-embed',
+} as const;
+type Role = keyof typeof MODEL;
+const requestsOf = (role: Role): number =>
+  server.requests.filter((r) => (r.body as { model?: string }).model === MODEL[role]).length;
+const chatRequests = (): number => requestsOf('answer');
 beforeAll(async () => {
   server = await startFakeOpenAIServer({
-    chat: async () => {
+    chat: async (chat, request) => {
+      if (chat.model === MODEL.judge) return '{"label": "CORRECT"}';
+      if (chat.model !== MODEL.answer) return fakeMem0Chat(chat, request);
       if (hangFrom !== null && chatRequests() >= hangFrom) await new Promise(() => undefined);
       return 'Paris';
     },
@@ -43,7 +58,15 @@ function start(args: string[]): { child: ChildProcess; done: Promise<{ code: num
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', join(repo, 'src-main/cli/main.ts'), ...args],
-    { cwd: repo, env: { ...process.env, MEMORY_WORKBENCH_DATA: join(dir, 'data') } },
+    {
+      cwd: repo,
+      // MEM0_DIR: where the library would keep its user id file, inside the test's folder.
+      env: {
+        ...process.env,
+        MEMORY_WORKBENCH_DATA: join(dir, 'data'),
+        MEM0_DIR: join(dir, 'mem0'),
+      },
+    },
   );
   let err = '';
   child.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString()));
@@ -57,20 +80,50 @@ function start(args: string[]): { child: ChildProcess; done: Promise<{ code: num
   return { child, done };
 }
 
-/** The answer role's ledger as the file holds it now, read over SQL by another connection. */
-function answerLedger(db: string): { runId: string; calls: number; hits: number; misses: number } {
+/** A role's ledger as the file holds it now, read over SQL by another connection. */
+function ledger(
+  db: string,
+  role: Role = 'answer',
+): { runId: string; calls: number; hits: number; misses: number } {
   const sqlite = openSqlite(db, { readonly: true, fileMustExist: true });
   try {
     const run = sqlite.prepare('SELECT id FROM runs').get() as { id: string };
     const sums = sqlite
       .prepare(
-        "SELECT COALESCE(SUM(calls), 0) AS calls, COALESCE(SUM(cache_hits), 0) AS hits, COALESCE(SUM(cache_misses), 0) AS misses FROM llm_calls WHERE role = 'answer'",
+        'SELECT COALESCE(SUM(calls), 0) AS calls, COALESCE(SUM(cache_hits), 0) AS hits, COALESCE(SUM(cache_misses), 0) AS misses FROM llm_calls WHERE role = ?',
       )
-      .get() as { calls: number; hits: number; misses: number };
+      .get(role) as { calls: number; hits: number; misses: number };
     return { runId: run.id, ...sums };
   } finally {
     sqlite.close();
   }
+}
+const answerLedger = (db: string) => ledger(db, 'answer');
+
+/** Each role's counters as the manifest states them: requests sent, cache hits and misses. */
+function manifestCounters(
+  m: RunManifest,
+): Record<Role, { calls: number; hits: number; misses: number }> {
+  return {
+    answer: {
+      calls: m.usage?.answer.calls ?? 0,
+      hits: m.answerCache?.hits ?? 0,
+      misses: m.answerCache?.misses ?? 0,
+    },
+    memory: {
+      calls: m.usage?.memory?.calls ?? 0,
+      hits: m.memoryCache?.hits ?? 0,
+      misses: m.memoryCache?.misses ?? 0,
+    },
+    // The judge cache is the runs DB's verdicts: a hit is a verdict not asked, a miss is filed
+    // for none (each verdict asked is a call).
+    judge: { calls: m.usage?.judge?.calls ?? 0, hits: m.judge?.cacheHits ?? 0, misses: 0 },
+    embedder: {
+      calls: m.embedding?.requests ?? 0,
+      hits: m.embedding?.cacheHits ?? 0,
+      misses: m.embedding?.cacheMisses ?? 0,
+    },
+  };
 }
 
 /** Tests committed in the file so far (0 before it exists). */
@@ -101,7 +154,23 @@ describe('response-cache counters across a SIGKILL and a resume', () => {
     const sample = (await loadDatasetFile(mini)).samples.find((s) => s.sampleId === 'mini-1');
     const perTest = planTests(sample!).tests.map((t) => t.questionIndices.length);
     expect(perTest.length).toBeGreaterThanOrEqual(3);
+    // Mem0's released library stores memories through the memory LLM and embeds through the
+    // OpenAI embedder (both served by the fake server); the judge judges the final answers.
     const args = [
+      '--memory',
+      'mem0',
+      '--memory-base-url',
+      server.url,
+      '--memory-model',
+      MODEL.memory,
+      '--embedder-base-url',
+      server.url,
+      '--embedder-model',
+      MODEL.embedder,
+      '--judge-base-url',
+      server.url,
+      '--judge-model',
+      MODEL.judge,
       '--samples',
       'mini-1',
       '--answerer',
@@ -133,7 +202,16 @@ describe('response-cache counters across a SIGKILL and a resume', () => {
     hangFrom = 1;
     const first = start(['experiment', '--data', mini, ...args, '--runs-db', db]);
     await until('the request that hangs', () => chatRequests() >= 1);
-    await until('the ledger to catch up', () => answerLedger(db).calls === chatRequests(), 10_000);
+    const roles = Object.keys(MODEL) as Role[];
+    await until(
+      'the ledger to catch up',
+      () => roles.every((role) => ledger(db, role).calls === requestsOf(role)),
+      10_000,
+    );
+    const killedLedger = Object.fromEntries(roles.map((role) => [role, ledger(db, role)]));
+    // The killed launch sent memory-LLM and embedding requests and filed cache lookups for them.
+    expect(killedLedger['memory']?.calls).toBeGreaterThan(0);
+    expect(killedLedger['embedder']?.hits).toBeGreaterThan(0);
     first.child.kill('SIGKILL');
     await first.done;
     const killed = answerLedger(db);
@@ -158,5 +236,14 @@ describe('response-cache counters across a SIGKILL and a resume', () => {
     expect((cache?.hits ?? 0) + (cache?.misses ?? 0)).toBe(
       killed.hits + killed.misses + resumedLookups,
     );
+    // Every role: the manifest's counters are the ledger's sums over both launches, and the
+    // requests it says were sent are those the server logged for the role's model.
+    const counted = manifestCounters(manifest);
+    for (const role of roles) {
+      const { runId: _r, ...sums } = ledger(db, role);
+      expect(counted[role], role).toEqual(sums);
+      expect(counted[role].calls, `${role} requests logged`).toBe(requestsOf(role));
+      expect(counted[role].calls, `${role} sent requests`).toBeGreaterThan(0);
+    }
   }, 180_000);
 });

@@ -1,6 +1,7 @@
 import type { AnswerProtocolName } from '../../../src-shared/experiment';
 import type { PromptRecord } from '../../../src-shared/runs';
 import type { BuiltPrompt } from './prompts';
+import type { ReferenceRequest } from './referenceRequest';
 import type { AnswerRequest } from './types';
 
 /**
@@ -10,6 +11,8 @@ import type { AnswerRequest } from './types';
 
 export interface AnswerNotesStage {
   readonly maxTokens: number;
+  /** What the reference sends for a note (its max_tokens is `maxTokens`). */
+  readonly reference: ReferenceRequest;
   prompts(request: AnswerRequest): string[];
   build(request: AnswerRequest, replies: readonly string[]): BuiltPrompt;
 }
@@ -17,12 +20,20 @@ export interface AnswerNotesStage {
 export interface AnswerProtocol {
   readonly name: AnswerProtocolName;
   readonly record: PromptRecord;
-  /** Fixed answer length (LoCoMo: 32 tokens); null keeps the config's `maxTokens`. */
+  /**
+   * Fixed answer length (LoCoMo: 32 tokens); null keeps the config's `maxTokens`. A protocol with
+   * a `reference` takes it from there (null when the reference sends none: then none is sent,
+   * and the config's counts only for estimates).
+   */
   readonly maxTokens: number | null;
   /** The answerer needs the conversation so far, not only the retrieved memories. */
   readonly needsConversation: boolean;
-  /** False: the reference sends no `seed` (LongMemEval's run_generation.py), so none is sent. */
-  readonly sendsSeed?: boolean;
+  /**
+   * The request parameters of the reference this protocol mirrors, with its citation: the answer
+   * request sends exactly these (and no seed). Absent: the workbench's own protocol, which sends
+   * the config's max_tokens and the run's seed.
+   */
+  readonly reference?: ReferenceRequest;
   /**
    * The answer prompt. A protocol with `notes` builds it from the notes' replies instead; its
    * `build` is the prompt over the raw memories, for estimates only.

@@ -9,6 +9,7 @@ import { PY_WHITESPACE, pyStrip } from '../../../src-shared/scoring/pytext';
 import { beamJudgeRecord, type BeamJudgeProtocolName } from './beam-judge';
 import type { ChatMessage } from './llm-client';
 import { JUDGE_TEMPLATE, fill, promptRecordOf } from './prompts';
+import type { ReferenceRequest } from './referenceRequest';
 
 /**
  * Judge protocols: the prompt bytes, the request options and how a reply becomes a label.
@@ -99,10 +100,12 @@ export interface JudgeProtocol {
   /** Has a prompt per task: the judge pass fills the item's `task` and `abstention`. */
   readonly readsTask?: boolean;
   /**
-   * False: the reference this protocol mirrors sends no `seed`, so its first repeat sends none
-   * (a later repeat still sends its number, which is what makes it another sample).
+   * The request parameters of the reference this protocol mirrors, with its citation: its first
+   * repeat sends exactly these, no seed (a later repeat adds its number as the seed, which is what
+   * makes it another sample). Absent: the workbench's own judge, which sends the endpoint's
+   * max_tokens and the repeat as its seed.
    */
-  readonly sendsSeed?: boolean;
+  readonly reference?: ReferenceRequest;
   /**
    * BEAM's rubric judge: an answer is scored against its question's rubric, one call per item
    * (scoreBeamQuestion), not labelled against a gold; `messages` and `parse` are never used.
@@ -194,10 +197,26 @@ function pyFormat(template: string, values: Readonly<Record<string, string>>): s
   return template.replace(/\{(\w+)\}/g, (slot, name: string) => values[name] ?? slot);
 }
 
+/** A judge entry's reference, and the JSON mode and answer length it fixes. */
+function mirrors(reference: ReferenceRequest): Pick<JudgeProtocol, 'reference' | 'jsonMode'> & {
+  maxTokens?: number;
+} {
+  const { max_tokens: maxTokens, response_format: format } = reference.params;
+  return {
+    reference,
+    jsonMode: format?.type === 'json_object',
+    ...(maxTokens !== undefined ? { maxTokens } : {}),
+  };
+}
+
 const mem0Protocol: JudgeProtocol = {
   name: 'mem0',
   record: promptRecordOf('mem0', { judge: MEM0_ACCURACY_PROMPT }),
-  jsonMode: true,
+  // `evaluate_llm_judge`: response_format json_object and temperature 0.0; no max_tokens, no seed.
+  ...mirrors({
+    citation: 'mem0ai/mem0@b3ede5b7c:evaluation/metrics/llm_judge.py:41-53',
+    params: { temperature: 0, response_format: { type: 'json_object' } },
+  }),
   unparseableIsWrong: true,
   messages: (item) => [
     {
@@ -288,12 +307,13 @@ export function parseLongMemEvalVerdict(content: string): JudgeVerdict {
 const longMemEvalProtocol: JudgeProtocol = {
   name: 'longmemeval',
   record: promptRecordOf('longmemeval', { ...LONGMEMEVAL_ANSCHECK_TEMPLATES }),
-  jsonMode: false,
+  // n 1, temperature 0 (the config refuses another), max_tokens 10, no seed.
+  ...mirrors({
+    citation: 'xiaowu0162/LongMemEval@9e0b455:src/evaluation/evaluate_qa.py:102-110',
+    params: { temperature: 0, max_tokens: 10, n: 1 },
+  }),
   unparseableIsWrong: true,
-  // evaluate_qa.py: n=1, temperature 0 (the config refuses another), max_tokens 10, no seed.
-  maxTokens: 10,
   readsTask: true,
-  sendsSeed: false,
   messages: (item) => [{ role: 'user', content: longMemEvalPrompt(item) }],
   parse: parseLongMemEvalVerdict,
 };

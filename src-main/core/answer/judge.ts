@@ -33,7 +33,14 @@ import {
   type BeamJudgeProtocolName,
   type BeamQuestionResult,
 } from './beam-judge';
-import { LlmClient, NO_CALLS, type CallMeter, type ChatCompletion } from './llm-client';
+import {
+  LlmClient,
+  NO_CALLS,
+  type CallMeter,
+  type ChatCallOptions,
+  type ChatCompletion,
+} from './llm-client';
+import { referenceCallOptions } from './referenceRequest';
 import { chatUrlOf, endpointOf } from './responseCache';
 
 /**
@@ -212,6 +219,18 @@ export class LlmJudge {
     return { ...judgeScoreOf(labels), protocol: this.protocol.name, unparseable };
   }
 
+  /** A mirrored reference's parameters exactly (its first repeat unseeded), else the workbench's. */
+  private requestParams(repeat: number): ChatCallOptions {
+    const { reference } = this.protocol;
+    if (reference)
+      return { ...referenceCallOptions(reference), ...(repeat > 0 ? { seed: repeat } : {}) };
+    return {
+      seed: repeat,
+      ...(this.protocol.jsonMode ? { responseFormat: { type: 'json_object' as const } } : {}),
+      ...(this.protocol.maxTokens !== undefined ? { maxTokens: this.protocol.maxTokens } : {}),
+    };
+  }
+
   private async verdict(
     item: JudgeItem,
     repeat: number,
@@ -230,9 +249,7 @@ export class LlmJudge {
       try {
         completion = await this.client.complete(messages, {
           step: 'judge',
-          ...(this.protocol.sendsSeed === false && repeat === 0 ? {} : { seed: repeat }),
-          ...(this.protocol.jsonMode ? { responseFormat: { type: 'json_object' as const } } : {}),
-          ...(this.protocol.maxTokens !== undefined ? { maxTokens: this.protocol.maxTokens } : {}),
+          ...this.requestParams(repeat),
           ...(signal ? { signal } : {}),
         });
       } catch (error) {

@@ -19,10 +19,12 @@ import {
   answerMaxTokensOf,
   answerProtocol,
   interpretReply,
+  locomoBatchReference,
   memoryTokensOf,
   type AnswerProtocol,
 } from './protocols';
 import type { AnswerRequest, AnswerResult, Answerer } from './types';
+import { referenceCallOptions } from './referenceRequest';
 
 /**
  * An answerer backed by an OpenAI-compatible chat model: builds the answer protocol's prompt,
@@ -76,23 +78,24 @@ export class LlmAnswerer implements Answerer {
   }
 
   async answer(request: AnswerRequest, signal?: AbortSignal): Promise<AnswerResult> {
-    // The notes and the answer send a seed only where the protocol's reference does; a plain
-    // request (BEAM's) sends neither a seed nor max_tokens, as its reference's client does.
-    const call = {
-      ...(this.protocol.plainRequest === true ? { omitMaxTokens: true } : {}),
-      ...(this.protocol.sendsSeed === false || this.protocol.plainRequest === true
-        ? {}
-        : { seed: request.seed }),
-      ...(signal ? { signal } : {}),
-    };
+    // A protocol that mirrors a reference sends exactly its parameters (no seed); a plain
+    // request (BEAM's) sends neither a seed nor max_tokens, as its reference's client does; the
+    // workbench's own protocols send the run's seed.
+    const { reference, plainRequest } = this.protocol;
+    const params = reference
+      ? referenceCallOptions(reference)
+      : plainRequest === true
+        ? { omitMaxTokens: true }
+        : { seed: request.seed };
+    const sendable = signal ? { signal } : {};
     const { notes } = this.protocol;
     // A notes stage's requests go through the same client (limits, cache, ledger) as the answer.
     const noteCompletions = notes
       ? await Promise.all(
           notes.prompts(request).map((content) =>
             this.client.complete([{ role: 'user', content }], {
-              ...call,
-              maxTokens: notes.maxTokens,
+              ...referenceCallOptions(notes.reference),
+              ...sendable,
               step: 'notes',
             }),
           ),
@@ -104,7 +107,11 @@ export class LlmAnswerer implements Answerer {
           noteCompletions.map((c) => c.content),
         )
       : this.protocol.build(request, { contextTokens: this.contextTokens });
-    const completion = await this.client.complete(built.messages, { ...call, step: 'answer' });
+    const completion = await this.client.complete(built.messages, {
+      ...params,
+      ...sendable,
+      step: 'answer',
+    });
     const usage = [...noteCompletions, completion].reduce<AnswerResult['usage']>(
       (sum, c) =>
         c.usage
@@ -141,9 +148,10 @@ export class LlmAnswerer implements Answerer {
     let completionTokens = 0;
     let counted = false;
     for (let trial = 0; trial < LOCOMO_BATCH_TRIALS; trial++) {
+      // The reference's batch request, exactly (no seed).
       const completion = await this.client.complete(built.messages, {
+        ...referenceCallOptions(locomoBatchReference(this.batchSize)),
         step: 'answer',
-        seed: first.seed,
         ...(signal ? { signal } : {}),
       });
       content = completion.content;

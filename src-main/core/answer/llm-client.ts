@@ -71,6 +71,8 @@ export interface ChatCallOptions {
   maxTokens?: number;
   /** Sends no `max_tokens` (BEAM's judge: langchain's ChatOpenAI sends none by default). */
   omitMaxTokens?: boolean;
+  /** Sent as `n` (a reference that sends `n: 1`, LoCoMo's and LongMemEval's). */
+  n?: number;
   /** The protocol step the request serves (`answer`, `notes`, `judge`), filed with its shape. */
   step?: string;
 }
@@ -395,6 +397,7 @@ export class LlmClient {
     if (options.omitMaxTokens !== true) body['max_tokens'] = options.maxTokens ?? maxTokens;
     if (options.seed !== undefined) body['seed'] = options.seed;
     if (options.responseFormat !== undefined) body['response_format'] = options.responseFormat;
+    if (options.n !== undefined) body['n'] = options.n;
     return body;
   }
 

@@ -67,9 +67,8 @@ describe('judge protocols against the fake server', () => {
       {
         model: 'judge-1',
         messages: [{ role: 'user', content: goldenItem?.content }],
+        // llm_judge.py sends these two and nothing else: no max_tokens, no seed.
         temperature: 0,
-        max_tokens: 256,
-        seed: 0,
         response_format: { type: 'json_object' },
       },
     ]);
@@ -91,7 +90,8 @@ describe('judge protocols against the fake server', () => {
     // Repeat 0: three unreadable replies (1 + 2 retries) -> WRONG; repeat 1: the default CORRECT.
     const score = await judge.judge(item);
     expect(score).toMatchObject({ labels: [0, 1], mean: 0.5, error: null, unparseable: 1 });
-    expect(bodies().map((b) => b['seed'])).toEqual([0, 0, 0, 1]);
+    // The reference's repeat sends no seed; the second repeat is another sample by its seed.
+    expect(bodies().map((b) => b['seed'])).toEqual([undefined, undefined, undefined, 1]);
     expect(judge.stats).toMatchObject({ calls: 4, unparseableReplies: 3, errors: 0 });
   });
 
@@ -223,9 +223,10 @@ describe('answer protocols against the fake server', () => {
       {
         model: 'chat-1',
         messages: [{ role: 'user', content: c.queries[0]?.query }],
+        // run_chatgpt's GPT-4 branch: temperature, max_tokens and n; no seed.
         temperature: 0,
         max_tokens: 32,
-        seed: 1,
+        n: 1,
       },
     ]);
   });
@@ -257,7 +258,8 @@ describe('answer protocols against the fake server', () => {
     });
     expect(result.answer).toBe('May 2022');
     expect(bodies()).toEqual([
-      { model: 'chat-1', messages: c.messages, temperature: 0, max_tokens: 64, seed: 3 },
+      // search.py sends temperature 0.0 only: no max_tokens, no seed.
+      { model: 'chat-1', messages: c.messages, temperature: 0 },
     ]);
   });
 

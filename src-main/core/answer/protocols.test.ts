@@ -1,9 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ANSWER_PROTOCOLS } from '../../../src-shared/experiment';
+import { ANSWER_PROTOCOLS, LlmAnswererConfigSchema } from '../../../src-shared/experiment';
 import {
   ESTIMATE_TOKEN_PATTERN,
   answerProtocol,
+  assertAnswererMirrorsReference,
   estimateTokens,
   memoryTokensOf,
   memoryTokensOfLines,
@@ -57,6 +58,31 @@ describe('answer protocol registry', () => {
     // The context it reads (memories or the conversation), whose memory tokens the run stores.
     expect(built.context).toContain('Sweden');
   });
+
+  it.each(ANSWER_PROTOCOLS)(
+    '%s refuses an endpoint temperature exactly when its reference sends another',
+    (name) => {
+      const reference = answerProtocol(name).reference;
+      const at = (temperature: number) => () =>
+        assertAnswererMirrorsReference(
+          LlmAnswererConfigSchema.parse({
+            kind: 'llm',
+            baseUrl: 'http://127.0.0.1:1/v1',
+            model: 'm',
+            temperature,
+            answerProtocol: name,
+          }),
+        );
+      if (reference === undefined) {
+        expect(at(0.5)).not.toThrow();
+        return;
+      }
+      expect(at(reference.params.temperature)).not.toThrow();
+      expect(at(reference.params.temperature + 0.5)).toThrow(
+        expect.objectContaining({ code: 'INVALID_INPUT', path: ['answerer', 'temperature'] }),
+      );
+    },
+  );
 });
 
 describe('memoryTokensOfLines', () => {

@@ -1,4 +1,10 @@
-import type { AdversarialReplyMapping, AnswerProtocolName } from '../../../src-shared/experiment';
+import {
+  answerProtocolOf,
+  type AnswererConfig,
+  type AnswerProtocolName,
+  type AdversarialReplyMapping,
+} from '../../../src-shared/experiment';
+import { WorkbenchError } from '../../../src-shared/errors';
 import { pyStrip } from '../../../src-shared/scoring/pytext';
 import {
   ANSWER_TEMPLATES,
@@ -28,6 +34,7 @@ import {
   longMemEvalRecord,
 } from './longmemeval-reader';
 import { BEAM_ANSWER_PROTOCOL } from './beam-reader';
+import { referenceTemperatureIssue, type ReferenceRequest } from './referenceRequest';
 import {
   askedQuestion,
   isAdversarialRequest,
@@ -73,6 +80,63 @@ export const LOCOMO_OPTIONS = ' Select the correct answer: (a) {} (b) {}. ';
 /** Tokens the reference keeps free per question for the answer (PER_QA_TOKEN_BUDGET). */
 export const LOCOMO_PER_QA_TOKEN_BUDGET = 50;
 export const LOCOMO_ANSWER_TOKENS = 32;
+
+/**
+ * What each mirrored reference sends besides the model and messages (`ReferenceRequest`), read
+ * from its code; the protocols' entries below point at these, and the requests are built from
+ * them. None sends a seed.
+ */
+const LOCOMO_REFERENCE_CODE = 'snap-research/locomo@9228632';
+const MEM0_REFERENCE_CODE = 'mem0ai/mem0@b3ede5b7c';
+const LONGMEMEVAL_REFERENCE_CODE = 'xiaowu0162/LongMemEval@9e0b455';
+
+/**
+ * LoCoMo at batch size 1 (full context and `--use-rag` alike): `run_chatgpt(query, num_gen=1,
+ * num_tokens_request=32, temperature=0)`, whose GPT-4 branch sends temperature, max_tokens and n.
+ */
+export const LOCOMO_ANSWER_REFERENCE: ReferenceRequest = {
+  citation: `${LOCOMO_REFERENCE_CODE}:task_eval/evaluate_gpts.py:436-439, global_methods.py:119-128`,
+  params: { temperature: 0, max_tokens: LOCOMO_ANSWER_TOKENS, n: 1 },
+};
+
+/** LoCoMo with `--batch-size` > 1: the same call with `batch_size * PER_QA_TOKEN_BUDGET` tokens. */
+export function locomoBatchReference(batchSize: number): ReferenceRequest {
+  return {
+    citation: `${LOCOMO_REFERENCE_CODE}:task_eval/evaluate_gpts.py:463-466, global_methods.py:119-128`,
+    params: { temperature: 0, max_tokens: LOCOMO_PER_QA_TOKEN_BUDGET * batchSize, n: 1 },
+  };
+}
+
+/** Mem0's answer: `chat.completions.create(model, messages, temperature=0.0)`, nothing more. */
+export const MEM0_ANSWER_REFERENCE: ReferenceRequest = {
+  citation: `${MEM0_REFERENCE_CODE}:evaluation/src/memzero/search.py:113-115`,
+  params: { temperature: 0 },
+};
+
+/** Mem0's RAG and full-context baselines (rag.py `generate_response`): temperature 0 only. */
+export const MEM0_RAG_REFERENCE: ReferenceRequest = {
+  citation: `${MEM0_REFERENCE_CODE}:evaluation/src/rag.py:44-59`,
+  params: { temperature: 0 },
+};
+
+/** LongMemEval's reader: n 1, temperature 0, `gen_length` (800 with chain-of-note, else 500). */
+function longMemEvalReaderReference(maxTokens: number): ReferenceRequest {
+  return {
+    citation: `${LONGMEMEVAL_REFERENCE_CODE}:src/generation/run_generation.py:340-342, 361-368`,
+    params: { temperature: 0, max_tokens: maxTokens, n: 1 },
+  };
+}
+
+/** LongMemEval's reading note per retrieved session: n 1, temperature 0, max_tokens 500. */
+export const LONGMEMEVAL_NOTE_REFERENCE: ReferenceRequest = {
+  citation: `${LONGMEMEVAL_REFERENCE_CODE}:src/generation/run_generation.py:204-212`,
+  params: { temperature: 0, max_tokens: LONGMEMEVAL_NOTE_TOKENS, n: 1 },
+};
+
+/** A protocol entry's reference and the answer length it fixes (none: the reference sends none). */
+function mirrors(reference: ReferenceRequest): Pick<AnswerProtocol, 'reference' | 'maxTokens'> {
+  return { reference, maxTokens: reference.params.max_tokens ?? null };
+}
 
 /** mem0 evaluation/prompts.py ANSWER_PROMPT, exactly (golden-tested), jinja `{{ }}` slots. */
 export const MEM0_ANSWER_PROMPT = [
@@ -367,7 +431,7 @@ const PROTOCOLS: Readonly<Record<AnswerProtocolName, AnswerProtocol>> = {
       dateHint: LOCOMO_DATE_HINT,
       options: LOCOMO_OPTIONS,
     }),
-    maxTokens: LOCOMO_ANSWER_TOKENS,
+    ...mirrors(LOCOMO_ANSWER_REFERENCE),
     needsConversation: true,
     build: (request, { contextTokens }) => buildLocomoFullContextPrompt(request, contextTokens),
   },
@@ -380,14 +444,14 @@ const PROTOCOLS: Readonly<Record<AnswerProtocolName, AnswerProtocol>> = {
       dateHint: LOCOMO_DATE_HINT,
       options: LOCOMO_OPTIONS,
     }),
-    maxTokens: LOCOMO_ANSWER_TOKENS,
+    ...mirrors(LOCOMO_ANSWER_REFERENCE),
     needsConversation: false,
     build: (request) => buildLocomoRagPrompt(request),
   },
   mem0: {
     name: 'mem0',
     record: promptRecordOf('mem0', { answer: MEM0_ANSWER_PROMPT }),
-    maxTokens: null,
+    ...mirrors(MEM0_ANSWER_REFERENCE),
     needsConversation: false,
     build: buildMem0Prompt,
   },
@@ -398,7 +462,7 @@ const PROTOCOLS: Readonly<Record<AnswerProtocolName, AnswerProtocol>> = {
       user: MEM0_RAG_PROMPT,
       chunkSeparator: MEM0_RAG_CHUNK_SEPARATOR,
     }),
-    maxTokens: null,
+    ...mirrors(MEM0_RAG_REFERENCE),
     needsConversation: false,
     build: buildMem0RagPrompt,
   },
@@ -409,25 +473,23 @@ const PROTOCOLS: Readonly<Record<AnswerProtocolName, AnswerProtocol>> = {
       user: MEM0_RAG_PROMPT,
       line: '{timestamp} | {speaker}: {text}\n',
     }),
-    maxTokens: null,
+    ...mirrors(MEM0_RAG_REFERENCE),
     needsConversation: true,
     build: buildMem0FullContextPrompt,
   },
   longmemeval: {
     name: 'longmemeval',
     record: longMemEvalRecord('longmemeval', LONGMEMEVAL_READER_CON),
-    maxTokens: LONGMEMEVAL_CON_TOKENS,
+    ...mirrors(longMemEvalReaderReference(LONGMEMEVAL_CON_TOKENS)),
     // The round of a retrieved turn reads the next turn of its session.
     needsConversation: true,
-    sendsSeed: false,
     build: (request) => buildLongMemEvalPrompt(request, LONGMEMEVAL_READER_CON),
   },
   'longmemeval-direct': {
     name: 'longmemeval-direct',
     record: longMemEvalRecord('longmemeval-direct', LONGMEMEVAL_READER_DIRECT),
-    maxTokens: LONGMEMEVAL_DIRECT_TOKENS,
+    ...mirrors(longMemEvalReaderReference(LONGMEMEVAL_DIRECT_TOKENS)),
     needsConversation: true,
-    sendsSeed: false,
     build: (request) => buildLongMemEvalPrompt(request, LONGMEMEVAL_READER_DIRECT),
   },
   'longmemeval-con-separate': {
@@ -438,12 +500,12 @@ const PROTOCOLS: Readonly<Record<AnswerProtocolName, AnswerProtocol>> = {
       session: LONGMEMEVAL_READER_SESSION,
       noteChunk: '{"session_summary": {note}}',
     }),
-    maxTokens: LONGMEMEVAL_CON_TOKENS,
+    ...mirrors(longMemEvalReaderReference(LONGMEMEVAL_CON_TOKENS)),
     needsConversation: true,
-    sendsSeed: false,
     build: (request) => buildLongMemEvalPrompt(request, LONGMEMEVAL_READER_CON),
     notes: {
       maxTokens: LONGMEMEVAL_NOTE_TOKENS,
+      reference: LONGMEMEVAL_NOTE_REFERENCE,
       prompts: longMemEvalNotePrompts,
       build: buildLongMemEvalNotesPrompt,
     },
@@ -451,9 +513,8 @@ const PROTOCOLS: Readonly<Record<AnswerProtocolName, AnswerProtocol>> = {
   'longmemeval-full-context': {
     name: 'longmemeval-full-context',
     record: longMemEvalRecord('longmemeval-full-context', LONGMEMEVAL_READER_CON),
-    maxTokens: LONGMEMEVAL_CON_TOKENS,
+    ...mirrors(longMemEvalReaderReference(LONGMEMEVAL_CON_TOKENS)),
     needsConversation: true,
-    sendsSeed: false,
     build: buildLongMemEvalFullContextPrompt,
   },
   beam: BEAM_ANSWER_PROTOCOL,
@@ -473,8 +534,26 @@ export function answerMaxTokensOf(
 ): number {
   const batchSize = config.batchSize ?? 1;
   return batchSize > 1
-    ? LOCOMO_PER_QA_TOKEN_BUDGET * batchSize
+    ? (locomoBatchReference(batchSize).params.max_tokens as number)
     : (protocol.maxTokens ?? config.maxTokens);
+}
+
+/**
+ * Refuses an LLM answerer whose endpoint temperature is not the one its protocol's reference
+ * sends: the request would not be the reference's, and its manifest would say so only in passing.
+ */
+export function assertAnswererMirrorsReference(answerer: AnswererConfig): void {
+  if (answerer.kind !== 'llm') return;
+  const name = answerProtocolOf(answerer);
+  const issue = referenceTemperatureIssue(
+    PROTOCOLS[name].reference,
+    answerer.temperature,
+    `answer protocol ${name}`,
+  );
+  if (issue)
+    throw new WorkbenchError('INVALID_INPUT', `answerer: ${issue}`, {
+      path: ['answerer', 'temperature'],
+    });
 }
 
 /**

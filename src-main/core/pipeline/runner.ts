@@ -22,6 +22,7 @@ import { runDatasetFor, selectFrom } from './runDataset';
 import type { SkippedSample } from '../../../src-shared/runs';
 import { newRunId } from '../runs/manifest';
 import { judgeConfigAsSent } from '../answer/judge-protocols';
+import { assertAnswererMirrorsReference } from '../answer/protocols';
 import { ApiKeySource, experimentApiKeys } from '../keys';
 import { usageOf } from '../runs/usage';
 import { workerExecutor } from './executors';
@@ -118,6 +119,7 @@ export async function startExperiment(
   if (judged) config.judge = judgeConfigAsSent(judged.config);
   // The reader likewise: the protocol named, else the benchmark's own (LongMemEval's reader).
   config.answerer = answererFor(config.answerer, benchmarkProfile(dataset.info.format));
+  assertAnswererMirrorsReference(config.answerer);
   const { samples, skipped } = selectFrom(dataset.entries, dataset.problems, config);
   // A bad entry is refused before the run exists.
   const errata = options.errata ? errataRecord(options.errata, errataSamples(dataset)) : null;

@@ -55,6 +55,7 @@ export function packGroups(
       repeats,
       `reproduce ${pack.id}`,
       `${pack.id}.${row.id}`,
+      (row.formerIds ?? []).map((former) => `${pack.id}.${former}`),
     ),
   }));
 }

@@ -24,6 +24,7 @@ export function repeatGroup(
   repeats: number,
   what = '--repeats',
   name = REPEAT_GROUP_NAME,
+  formerNames: readonly string[] = [],
 ): LoadedSweep {
   const spec = SweepSpecSchema.parse({
     name,
@@ -35,8 +36,18 @@ export function repeatGroup(
     config: { ...cell.config, seed: repeatSeed(config.seed, cell.repeat) },
   }));
   // The same config and count resume the same group (a completed repeat is not rerun).
-  const sweepId = `${name}-${sha256Hex(canonicalJson(cells.map((c) => [c.key, hashedConfig(c.config)]))).slice(0, 10)}`;
-  return { file: what, spec, sweepId, cells };
+  const hash = sha256Hex(canonicalJson(cells.map((c) => [c.key, hashedConfig(c.config)]))).slice(
+    0,
+    10,
+  );
+  const formerSweepIds = formerNames.map((former) => `${former}-${hash}`);
+  return {
+    file: what,
+    spec,
+    sweepId: `${name}-${hash}`,
+    cells,
+    ...(formerSweepIds.length > 0 ? { formerSweepIds } : {}),
+  };
 }
 
 export interface RepeatGroupOutcome {

@@ -76,7 +76,11 @@ export async function runSweep(
 ): Promise<SweepOutcome> {
   const { store, cellsAtOnce = 1, signal } = options;
   const latest = new Map<string, SweepRunRow>();
-  for (const row of store.sweepRuns(sweep.sweepId)) {
+  // The group's runs under its name and any former one (a renamed pack row), newest first.
+  const stored = [sweep.sweepId, ...(sweep.formerSweepIds ?? [])]
+    .flatMap((id) => store.sweepRuns(id))
+    .sort((a, b) => (a.runId < b.runId ? 1 : a.runId > b.runId ? -1 : 0));
+  for (const row of stored) {
     if (!latest.has(row.tag.cellKey)) latest.set(row.tag.cellKey, row);
   }
   const results: SweepCellResult[] = sweep.cells.map((cell) => ({

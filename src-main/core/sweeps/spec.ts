@@ -20,6 +20,8 @@ export interface LoadedSweep {
   spec: SweepSpec;
   /** `<name>-<10 hex of the spec's content>`: the same spec resumes, an edited one is new. */
   sweepId: string;
+  /** The same group under names it had before a rename: its stored runs resume as this one's. */
+  formerSweepIds?: readonly string[];
   cells: SweepCell[];
 }
 
