@@ -289,27 +289,40 @@ export function summarizeAnswers(
     },
     questions: answers.length,
     errors: answers.filter((a) => a.error !== null).length,
-    ...rankingDepthOf(answers, metrics),
+    ...rankingDepthField(answers, metrics),
   };
 }
 
-/** `RunSummary.rankingDepth`; nothing where an answer a depth metric scores has no record. */
-function rankingDepthOf(
+function rankingDepthField(
   answers: readonly Scored[],
   metrics: readonly MetricDefinition[],
 ): { rankingDepth?: RankingDepth } {
+  const depth = rankingDepthOf(answers, metrics);
+  return depth ? { rankingDepth: depth } : {};
+}
+
+/**
+ * `RunSummary.rankingDepth` over answers for the metrics given: null where none reads past the
+ * top-k, or where an answer one scores has no record (not recorded).
+ */
+export function rankingDepthOf(
+  answers: ReadonlyArray<
+    Pick<AnswerRecord, 'scores'> & Partial<Pick<AnswerRecord, 'scoringRanking'>>
+  >,
+  metrics: ReadonlyArray<Pick<MetricDefinition, 'id' | 'reachesDepth'>>,
+): RankingDepth | null {
   const depthMetrics = metrics.filter((m) => m.reachesDepth);
-  if (depthMetrics.length === 0) return {};
+  if (depthMetrics.length === 0) return null;
   let scored = 0;
   let lowerBound = 0;
   for (const a of answers) {
     if (!depthMetrics.some((m) => a.scores[m.id] !== null && a.scores[m.id] !== undefined))
       continue;
-    if (!a.scoringRanking) return {};
+    if (!a.scoringRanking) return null;
     scored++;
     if (!a.scoringRanking.reached) lowerBound++;
   }
-  return { rankingDepth: { scored, lowerBound } };
+  return { scored, lowerBound };
 }
 
 /** How a table marks a metric's figure that may be a lower bound: the mark and its footnote. */
@@ -340,6 +353,16 @@ export function rankingDepthMark(
     mark: '≥',
     note: `lower bound: ${depth.lowerBound} of ${depth.scored} questions ranked short of the reference's depth (the memory returned fewer items than asked)`,
   };
+}
+
+/** A metric's name (`label`, `short`, …) with its mark where its figure may be a lower bound. */
+export function rankingDepthLabel(
+  name: string,
+  metric: Pick<MetricDefinition, 'reachesDepth'>,
+  summary: Pick<RunSummary, 'rankingDepth'> | null | undefined,
+): string {
+  const mark = rankingDepthMark(metric, summary);
+  return mark ? `${mark.mark} ${name}` : name;
 }
 
 /** A table's footnotes for the marks of the metrics it shows, one per distinct mark. */

@@ -5,7 +5,7 @@ import {
 } from '../../../src-shared/benchmarks';
 import {
   rankingDepthFootnotes,
-  rankingDepthMark,
+  rankingDepthLabel,
   type MeanN,
   type RunSummary,
   type ScorePair,
@@ -85,7 +85,7 @@ export function summaryTable(
     [
       'category',
       ...metrics.flatMap((m) => [
-        markedLabel(m, summary),
+        rankingDepthLabel(m.label, m, summary),
         ...(withStd.has(m.id) ? [`${m.label} std`] : []),
         ...(m.showN ? ['n'] : []),
       ]),
@@ -112,12 +112,6 @@ export function summaryTable(
   out.push(`questions ${summary.questions}, errors ${summary.errors}`);
   out.push(...rankingDepthFootnotes(metrics, summary));
   return `${out.join('\n')}\n`;
-}
-
-/** A metric's label, marked where its figure may be a lower bound (`rankingDepthMark`). */
-function markedLabel(m: MetricDefinition, summary: RunSummary): string {
-  const mark = rankingDepthMark(m, summary);
-  return mark ? `${mark.mark} ${m.label}` : m.label;
 }
 
 /**
