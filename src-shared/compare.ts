@@ -1,7 +1,7 @@
 import type { CategoryId } from './benchmarks/types';
 import { WorkbenchError } from './errors';
-import { isMetricId, type MetricId } from './metrics';
-import type { AnswerRecord, MeanN } from './experiment';
+import { METRICS, isMetricId, metricOf, type MetricId } from './metrics';
+import { rankingDepthOf, type AnswerRecord, type MeanN, type RankingDepth } from './experiment';
 import type { RunManifest, TokenTotals } from './runs';
 import {
   clusterBootstrapCI,
@@ -86,7 +86,15 @@ export const CORRECT_AT = 0.5;
 export interface RunComparison {
   metric: CompareMetric;
   baselineIndex: number;
-  runs: Array<{ runId: string; label: string }>;
+  runs: Array<{
+    runId: string;
+    label: string;
+    /**
+     * For a metric that reads past the top-k (`reachesDepth`): its `RunSummary.rankingDepth` over
+     * the run's answers, null where not recorded; absent for other metrics.
+     */
+    rankingDepth?: RankingDepth | null;
+  }>;
   rows: CompareRow[];
   categories: CategoryComparison[];
   flipCounts: Array<Record<Flip, number>>;
@@ -268,7 +276,13 @@ export function compareRuns(
   return {
     metric,
     baselineIndex,
-    runs: runs.map(({ runId, label }) => ({ runId, label })),
+    runs: runs.map(({ runId, label, answers }) => ({
+      runId,
+      label,
+      ...(METRICS.get(metric)?.reachesDepth
+        ? { rankingDepth: rankingDepthOf(answers, [metricOf(metric)]) }
+        : {}),
+    })),
     rows,
     categories: categories.filter((c) => c.perRun.some((m) => m.n > 0)),
     flipCounts,

@@ -109,3 +109,43 @@ describe('scoreIntervals', () => {
     expect(ci.byCategory[4]?.n).toBe(2);
   });
 });
+
+describe('a metric that reads past the top-k', () => {
+  // LongMemEval's turn recall_all: run A reached the reference's depth on both questions, run B's
+  // memory capped its results on one, and run C was stored before the depth was recorded.
+  const lme = (questionIndex: number, value: number, reached: boolean | null): AnswerRecord => ({
+    ...answer(questionIndex, 0, 1),
+    scores: { lmeTurnRecall: value },
+    ...(reached === null ? {} : { scoringRanking: { turns: ['D1:1'], reached } }),
+  });
+  const compared = compareRuns(
+    [
+      { runId: 'a', label: 'A', answers: [lme(0, 1, true), lme(1, 0, true)] },
+      { runId: 'b', label: 'B', answers: [lme(0, 1, true), lme(1, 0, false)] },
+      { runId: 'c', label: 'C', answers: [lme(0, 1, null), lme(1, 1, null)] },
+    ],
+    { metric: 'lmeTurnRecall', resamples: 50, seed: 0 },
+  );
+
+  it('marks the runs whose figure is a lower bound, with the count, or not recorded', () => {
+    expect(compared.runs.map((r) => r.rankingDepth)).toEqual([
+      { scored: 2, lowerBound: 0 },
+      { scored: 2, lowerBound: 1 },
+      null,
+    ]);
+    for (const markup of ['text', 'md', 'latex'] as const) {
+      const table = compareTable(
+        {
+          comparison: compared,
+          fairness: [],
+          questionSets: { shared: 2, perRun: [2, 2, 2] },
+          benchmark: LOCOMO_PROFILE,
+        },
+        { markup, scheme: 'official', names: ['A', 'B', 'C'] },
+      );
+      expect(table, markup).toContain('B: lower bound: 1 of 2 questions');
+      expect(table, markup).toContain('C: ranking depth not recorded');
+      expect(table, markup).not.toMatch(/A: (lower bound|ranking depth)/);
+    }
+  });
+});

@@ -14,7 +14,7 @@ import {
   type RunCost,
 } from './compare';
 import { csvField } from './csv';
-import type { MeanN } from './experiment';
+import { rankingDepthMark, type MeanN, type RankingDepthMark } from './experiment';
 import type { FairnessWarning } from './fairness';
 import { METRICS } from './metrics';
 import { latexEscape } from './paperTables';
@@ -231,10 +231,14 @@ export function compareTable(result: CompareTableInput, options: CompareTableOpt
   const { comparison } = result;
   const profile = result.benchmark;
   const { base, name, others } = tableRuns(comparison, options.names);
+  const marks = runDepthMarks(comparison);
   const header = [
     'category',
     'n',
-    ...comparison.runs.map((_, i) => (i === base ? `${name(i)} (baseline)` : name(i))),
+    ...comparison.runs.map((_, i) => {
+      const shown = marks[i] ? `${marks[i].mark} ${name(i)}` : name(i);
+      return i === base ? `${shown} (baseline)` : shown;
+    }),
     ...others.flatMap((i) => [`Δ ${name(i)} [95% CI]`, 'by conversation', 'McNemar', 'detectable']),
   ];
   const rows = categoryTableRows(comparison, options.scheme, profile).map((row) => [
@@ -256,6 +260,7 @@ export function compareTable(result: CompareTableInput, options: CompareTableOpt
         `flips ${name(i)} vs ${name(base)}: ${FLIP_ORDER.map((f) => `${comparison.flipCounts[i]?.[f] ?? 0} ${f}`).join(', ')}`,
     ),
     ...questionSetsNote(result.questionSets, comparison.runs.length, name),
+    ...rankingDepthNotes(comparison, name),
     ...result.fairness.map((w) => `not on equal terms: ${w.message}`),
   ];
   const costs =
@@ -390,6 +395,23 @@ function paperTable(
       : []),
   ].join(' ');
   return { header, rows, caption };
+}
+
+/** Per run, the mark its figure for the metric carries where it may be a lower bound. */
+export function runDepthMarks(comparison: RunComparison): Array<RankingDepthMark | null> {
+  const metric = METRICS.get(comparison.metric);
+  return comparison.runs.map((run) =>
+    metric && run.rankingDepth !== undefined
+      ? rankingDepthMark(metric, run.rankingDepth ? { rankingDepth: run.rankingDepth } : {})
+      : null,
+  );
+}
+
+/** Each run whose figure for the metric may be a lower bound, and why. */
+function rankingDepthNotes(comparison: RunComparison, name: (i: number) => string): string[] {
+  return runDepthMarks(comparison).flatMap((mark, i) =>
+    mark ? [`${mark.mark} ${name(i)}: ${mark.note}`] : [],
+  );
 }
 
 function questionSetsNote(sets: QuestionSets, runs: number, name: (i: number) => string): string[] {

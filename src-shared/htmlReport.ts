@@ -1,7 +1,7 @@
 import { categoryLabel, schemeLabelOf } from './benchmarks';
 import type { RunComparisonResult, RunDetail } from './api';
 import { scoreOf, table2Columns, type CompareRow, type Table2Columns } from './compare';
-import type { AnswerRecord } from './experiment';
+import { rankingDepthFootnotes, rankingDepthLabel, type AnswerRecord } from './experiment';
 import { metricList, metricOf } from './metrics';
 import { runColor, runLetter } from './runPalette';
 import { bootstrapMeanCI } from './scoring/stats';
@@ -29,12 +29,16 @@ export function runReportHtml(
     // The same percentile bootstrap interval the run view's headline shows (scoreIntervals).
     const ci = bootstrapMeanCI(scores);
     const mean = summary.overall.all[m.id]?.mean ?? null;
-    return `<div class="stat"><div class="label">${escapeHtml(m.label)}</div><div class="value">${num(mean)}</div><div class="ci">${ci.n > 0 ? `95% CI ${num(ci.low)}–${num(ci.high)}` : 'no scores'} · n ${ci.n}</div></div>`;
+    return `<div class="stat"><div class="label">${escapeHtml(rankingDepthLabel(m.label, m, summary))}</div><div class="value">${num(mean)}</div><div class="ci">${ci.n > 0 ? `95% CI ${num(ci.low)}–${num(ci.high)}` : 'no scores'} · n ${ci.n}</div></div>`;
   });
   const rows = benchmark.categories.map((c) => {
     const pair = summary.byCategory[c.id];
     return `<tr><th scope="row">${c.id} ${escapeHtml(categoryLabel(benchmark, c.id, scheme))}</th>${metrics.map((m) => `<td>${num(pair?.[m.id]?.mean ?? null)}</td>`).join('')}<td>${pair?.[metrics[0]?.id ?? '']?.n ?? 0}</td></tr>`;
   });
+  // Headline and table marks (≥ lower bound, ? not recorded) explained once, under the table.
+  const depthNotes = rankingDepthFootnotes(metrics, summary)
+    .map((note) => `<p class="note">${escapeHtml(note)}</p>\n`)
+    .join('');
   const firstMetric = metrics[0];
   const bars = firstMetric
     ? barChart(
@@ -65,8 +69,8 @@ export function runReportHtml(
 <p class="meta">${escapeHtml(info.preset)} · ${escapeHtml(info.status)} · ${summary.questions} questions · ${summary.errors} errors</p>
 <section aria-label="Headline"><h2>Headline</h2><div class="stats">${headline.join('')}</div></section>
 ${judgePanelHtml(detail.judgePanel)}<section aria-label="Per category"><h2>Per category <small>(${escapeHtml(schemeLabelOf(benchmark, scheme))} category names)</small></h2>
-<table><thead><tr><th>category</th>${metrics.map((m) => `<th>${escapeHtml(m.label)}</th>`).join('')}<th>n</th></tr></thead><tbody>${rows.join('')}</tbody></table>
-${bars}</section>
+<table><thead><tr><th>category</th>${metrics.map((m) => `<th>${escapeHtml(rankingDepthLabel(m.label, m, summary))}</th>`).join('')}<th>n</th></tr></thead><tbody>${rows.join('')}</tbody></table>
+${depthNotes}${bars}</section>
 ${table2Section([{ label: title, columns: table2Columns(info.manifest.usage?.memory, answers) }])}
 <section aria-label="Curve"><h2>Curve</h2>${curve}</section>
 <section aria-label="Answers scored below 0.5"><h2>Answers scored below 0.5${firstMetric ? ` (${escapeHtml(firstMetric.label)}, first 50)` : ''}</h2>

@@ -16,7 +16,9 @@ repository):
     (that one function is read out of the file with ast; the module imports torch), with
     run_retrieval.py's exclusions replayed (no user has_answer turn: no value); and over the
     ranking the `test-recency` test memory returns on tests/fixtures/longmemeval/retrieval.json
-    (`retrievalRun`, with run_retrieval.py's averaging), which the end-to-end test runs;
+    (`retrievalRun`: its whole ranking, as run_retrieval.py ranks the whole corpus, with its
+    averaging; `retrievalRunCapped`: the same memory returning at most RETRIEVAL_CAP items, and
+    which questions the reference would read past them), which the end-to-end test runs;
   * src/generation/run_generation.py prepare_prompt (read with ast; the module imports tiktoken and
     transformers), on tests/fixtures/longmemeval/reader.json: flat-turn retrieval (top 3 of a
     seeded ranking of the user-turn corpus) read with `con` (the default) and `direct`, and the
@@ -306,11 +308,19 @@ def recency_ranking(entry, top_k):
     return [turns[i][0] for i in order[:top_k]]
 
 
-def retrieval_run_case(eval_utils, process_item_flat_index):
+# The end-to-end test's second run: `test-recency` capped at this many items per retrieve.
+RETRIEVAL_CAP = 4
+
+
+def retrieval_run_case(eval_utils, process_item_flat_index, cap=None):
     """LongMemEval's retrieval metrics of a run over tests/fixtures/longmemeval/retrieval.json with
-    the `test-recency` memory at top-k RETRIEVAL_TOP_K: eval_utils over the run's own ranking (its
-    user turns, the reference's turn corpus from process_item_flat_index), and run_retrieval.py's
-    averaging with its exclusions (abstention, no user has_answer turn)."""
+    the `test-recency` memory at top-k RETRIEVAL_TOP_K, as run_retrieval.py reports them: eval_utils
+    over the memory's whole ranking (every turn it holds, assistant ones included, which the
+    reference's user-turn corpus from process_item_flat_index skips), with run_retrieval.py's
+    averaging and exclusions (abstention, no user has_answer turn). With `cap`, the memory returns
+    at most `cap` items, so eval_utils gets that ranking; `short` says the reference's reading at
+    k went past it (fewer than k corpus turns ranked for the turn level, or evaluate_retrieval_turn2session's
+    effective k past the ranking's end), so the run must label the figure a lower bound."""
     questions = []
     for entry in json.loads(RETRIEVAL_FILE.read_text(encoding="utf-8")):
         corpus_ids = []
@@ -326,21 +336,31 @@ def retrieval_run_case(eval_utils, process_item_flat_index):
             for t, turn in enumerate(session)
             if turn["role"] == "user"
         ]
-        ranked = recency_ranking(entry, RETRIEVAL_TOP_K)
-        rankings = [ours.index(i) for i in ranked if i in ours]
+        whole = recency_ranking(entry, 10**9)
+        ranked = recency_ranking(entry, min(RETRIEVAL_TOP_K, cap or RETRIEVAL_TOP_K))
+        scored = whole if cap is None else recency_ranking(entry, cap)
+        rankings = [ours.index(i) for i in scored if i in ours]
         correct_docs = list(set(c for c in corpus_ids if "answer" in c))
         excluded = "_abs" in entry["question_id"] or not any(
             turn.get("has_answer") for session in entry["haystack_sessions"] for turn in session if turn["role"] == "user"
         )
-        scores = None
+        scores, short = None, False
         if not excluded:
-            turn = eval_utils.evaluate_retrieval(rankings, correct_docs, corpus_ids, k=RETRIEVAL_TOP_K)
-            session = eval_utils.evaluate_retrieval_turn2session(rankings, correct_docs, corpus_ids, k=RETRIEVAL_TOP_K)
+            k = RETRIEVAL_TOP_K
+            turn = eval_utils.evaluate_retrieval(rankings, correct_docs, corpus_ids, k=k)
+            session = eval_utils.evaluate_retrieval_turn2session(rankings, correct_docs, corpus_ids, k=k)
             scores = {
                 "turn": dict(zip(("recallAny", "recallAll", "ndcgAny"), map(float, turn))),
                 "session": dict(zip(("recallAny", "recallAll", "ndcgAny"), map(float, session))),
             }
-        questions.append({"questionId": entry["question_id"], "ranked": ranked, "scores": scores})
+            if len(rankings) < len(corpus_ids):
+                # evaluate_retrieval_turn2session's own widening, replayed on this ranking.
+                sessions = ["_".join(c.split("_")[:-1]) for c in corpus_ids]
+                effective_k = k
+                while effective_k <= len(sessions) and len(set(sessions[i] for i in rankings[:effective_k])) < k:
+                    effective_k += 1
+                short = len(rankings) < k or effective_k > len(rankings)
+        questions.append({"questionId": entry["question_id"], "ranked": ranked, "scores": scores, "short": short})
     import numpy as np
 
     kept = [q["scores"] for q in questions if q["scores"] is not None]
@@ -348,7 +368,14 @@ def retrieval_run_case(eval_utils, process_item_flat_index):
         level: {m: float(np.mean([q[level][m] for q in kept])) for m in ("recallAny", "recallAll", "ndcgAny")}
         for level in ("turn", "session")
     }
-    return {"topK": RETRIEVAL_TOP_K, "questions": questions, "averaged": averaged, "n": len(kept)}
+    return {
+        "topK": RETRIEVAL_TOP_K,
+        **({"cap": cap} if cap is not None else {}),
+        "questions": questions,
+        "averaged": averaged,
+        "n": len(kept),
+        "lowerBound": sum(q["short"] for q in questions),
+    }
 
 
 def print_qa_metrics(repo, rev, tmp, questions):
@@ -446,6 +473,7 @@ def main():
             "qaMetrics": qa_metrics_case(args.repo, rev, tmp),
             "readerRun": reader_run_case(evaluate_qa, args.repo, rev, tmp),
             "retrievalRun": retrieval_run_case(eval_utils, process_item_flat_index),
+            "retrievalRunCapped": retrieval_run_case(eval_utils, process_item_flat_index, RETRIEVAL_CAP),
         }
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { CategoryId } from '../benchmarks/types';
 import type { Scores } from '../metrics';
 
@@ -57,6 +58,26 @@ export function retrievedContext(
   return top.flatMap((r) => r.context ?? (r.diaId !== null ? [r.diaId] : []));
 }
 
+/**
+ * The memory's ranking a question's depth-reading metrics (`reachesDepth`: LongMemEval's, whose
+ * reference ranks every user turn) were scored on, read past the run's top-k.
+ */
+export interface ScoringRanking {
+  /** Turn ids the ranking cites, best first, as deep as the run read it. */
+  turns: string[];
+  /**
+   * False: the memory returned fewer items than asked (a top_k cap, a service that returns
+   * fewer, a memory that answers itself) before the depth was reached, so those metrics' values
+   * are lower bounds.
+   */
+  reached: boolean;
+}
+
+/** What crosses a boundary as a `ScoringRanking` (the worker's reports, the runs DB's column). */
+export const ScoringRankingSchema = z
+  .object({ turns: z.array(z.string()), reached: z.boolean() })
+  .strict() satisfies z.ZodType<ScoringRanking>;
+
 /** The LLM judge's verdict on one answer over its repeats. */
 export interface JudgeScore {
   /** Share of repeats labelled CORRECT; null when the judge failed. */
@@ -113,6 +134,11 @@ export interface AnswerRecord {
    * question); null when unknown (runs from before it was stored, answers that failed first).
    */
   memoryTokens?: number | null;
+  /**
+   * The ranking the metrics that read past the top-k were scored on; null or absent where no
+   * such metric scores the question, or the answer was stored before it was recorded.
+   */
+  scoringRanking?: ScoringRanking | null;
   retrieveMs: number;
   answerMs: number;
   /** Why the question has no real answer (timeout, thrown error); null when it has one. */

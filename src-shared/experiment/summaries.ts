@@ -72,6 +72,20 @@ export interface RunSummary {
   };
   questions: number;
   errors: number;
+  /**
+   * Profiles with metrics that read past the run's top-k (`reachesDepth`: LongMemEval's retrieval
+   * metrics): of the final answers they score, how many were scored on a ranking short of the
+   * reference's depth (the memory returned fewer items than asked), so their means are lower
+   * bounds. Absent: not recorded (runs from before it was, or a profile without such metrics).
+   */
+  rankingDepth?: RankingDepth;
+}
+
+export interface RankingDepth {
+  /** Final answers a depth-reading metric scores. */
+  scored: number;
+  /** Of them, those scored on a ranking short of the depth. */
+  lowerBound: number;
 }
 
 export interface CurvePoint {
@@ -104,6 +118,8 @@ export function answerScores(
     evidenceRaw?: readonly string[];
     retrieved?: readonly string[];
     topK?: number;
+    /** The memory's ranking past the top-k (`ScoringRanking.turns`), where the run read one. */
+    ranking?: readonly string[];
     retrievalCorpus?: readonly string[];
     rubric?: readonly string[];
     /** LoCoMo-form context ids (`retrievedContext`), when they differ from `retrieved`. */
@@ -121,6 +137,7 @@ export function answerScores(
     ...(answer.evidenceRaw ? { evidenceRaw: answer.evidenceRaw } : {}),
     ...(answer.context ? { context: answer.context } : {}),
     ...(answer.topK !== undefined ? { topK: answer.topK } : {}),
+    ...(answer.ranking ? { ranking: answer.ranking } : {}),
     ...(answer.retrievalCorpus ? { retrievalCorpus: answer.retrievalCorpus } : {}),
     ...(answer.rubric ? { rubric: answer.rubric } : {}),
     errored: answer.errored ?? false,
@@ -136,7 +153,7 @@ export function judgeScoreOf(labels: readonly number[]): JudgeScore {
 }
 
 type Scored = Pick<AnswerRecord, 'category' | 'scores' | 'error'> &
-  Partial<Pick<AnswerRecord, 'sampleId'>> &
+  Partial<Pick<AnswerRecord, 'sampleId' | 'scoringRanking'>> &
   AggregateInput;
 
 function presentMean(values: ReadonlyArray<number | null | undefined>): MeanN {
@@ -272,7 +289,95 @@ export function summarizeAnswers(
     },
     questions: answers.length,
     errors: answers.filter((a) => a.error !== null).length,
+    ...rankingDepthField(answers, metrics),
   };
+}
+
+function rankingDepthField(
+  answers: readonly Scored[],
+  metrics: readonly MetricDefinition[],
+): { rankingDepth?: RankingDepth } {
+  const depth = rankingDepthOf(answers, metrics);
+  return depth ? { rankingDepth: depth } : {};
+}
+
+/**
+ * `RunSummary.rankingDepth` over answers for the metrics given: null where none reads past the
+ * top-k, or where an answer one scores has no record (not recorded).
+ */
+export function rankingDepthOf(
+  answers: ReadonlyArray<
+    Pick<AnswerRecord, 'scores'> & Partial<Pick<AnswerRecord, 'scoringRanking'>>
+  >,
+  metrics: ReadonlyArray<Pick<MetricDefinition, 'id' | 'reachesDepth'>>,
+): RankingDepth | null {
+  const depthMetrics = metrics.filter((m) => m.reachesDepth);
+  if (depthMetrics.length === 0) return null;
+  let scored = 0;
+  let lowerBound = 0;
+  for (const a of answers) {
+    if (!depthMetrics.some((m) => a.scores[m.id] !== null && a.scores[m.id] !== undefined))
+      continue;
+    if (!a.scoringRanking) return null;
+    scored++;
+    if (!a.scoringRanking.reached) lowerBound++;
+  }
+  return { scored, lowerBound };
+}
+
+/** How a table marks a metric's figure that may be a lower bound: the mark and its footnote. */
+export interface RankingDepthMark {
+  mark: string;
+  note: string;
+}
+
+/**
+ * The mark a table shows on a metric that reads past the top-k (`reachesDepth`), or null where
+ * its figure is exact (or it reads no deeper): `≥` with the count of questions whose ranking fell
+ * short of the reference's depth, or `?` where the run did not record it.
+ */
+export function rankingDepthMark(
+  metric: Pick<MetricDefinition, 'reachesDepth'>,
+  summary: Pick<RunSummary, 'rankingDepth'> | null | undefined,
+): RankingDepthMark | null {
+  if (!metric.reachesDepth) return null;
+  const depth = summary?.rankingDepth;
+  if (!depth) {
+    return {
+      mark: '?',
+      note: 'ranking depth not recorded (a run from before it was): may be a lower bound',
+    };
+  }
+  if (depth.lowerBound === 0) return null;
+  return {
+    mark: '≥',
+    note: `lower bound: ${depth.lowerBound} of ${depth.scored} questions ranked short of the reference's depth (the memory returned fewer items than asked)`,
+  };
+}
+
+/** A metric's name (`label`, `short`, …) with its mark where its figure may be a lower bound. */
+export function rankingDepthLabel(
+  name: string,
+  metric: Pick<MetricDefinition, 'reachesDepth'>,
+  summary: Pick<RunSummary, 'rankingDepth'> | null | undefined,
+): string {
+  const mark = rankingDepthMark(metric, summary);
+  return mark ? `${mark.mark} ${name}` : name;
+}
+
+/** A table's footnotes for the marks of the metrics it shows, one per distinct mark. */
+export function rankingDepthFootnotes(
+  metrics: ReadonlyArray<Pick<MetricDefinition, 'reachesDepth' | 'short'>>,
+  summary: Pick<RunSummary, 'rankingDepth'> | null | undefined,
+): string[] {
+  const notes = new Map<string, string[]>();
+  for (const m of metrics) {
+    const mark = rankingDepthMark(m, summary);
+    if (!mark) continue;
+    const key = `${mark.mark} ${mark.note}`;
+    notes.set(key, [...(notes.get(key) ?? []), m.short]);
+  }
+  return [...notes].map(([note, shorts]) => `${note} [${shorts.join(', ')}]`);
 }
 
 type Keyed = Pick<AnswerRecord, 'sampleId' | 'questionIndex' | 'testIndex'>;

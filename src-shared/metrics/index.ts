@@ -85,6 +85,16 @@ export function metricScores(metric: MetricDefinition, category: BenchmarkCatego
 }
 
 /**
+ * Whether the ranking in `input.ranking` reaches the depth every metric scoring the category reads
+ * (`reachesDepth`); true where none reads past the top-k. Null: no such metric scores it.
+ */
+export function rankingReachesDepth(input: ScoreInput): boolean | null {
+  const metrics = metricList().filter((m) => m.reachesDepth && metricScores(m, input.category));
+  if (metrics.length === 0) return null;
+  return metrics.every((m) => m.reachesDepth?.(input) ?? true);
+}
+
+/**
  * Every metric's value for one answer. Metrics that do not score its category are null, and so
  * are those filled in later (the judge).
  */

@@ -1,4 +1,5 @@
 import {
+  lmeRankingReachesDepth,
   lmeSessionRetrieval,
   lmeTurnRetrieval,
   type LmeRetrievalInput,
@@ -9,7 +10,8 @@ import type { MetricDefinition, ScoreInput } from './types';
 /**
  * LongMemEval's six retrieval metrics (`src/retrieval/run_retrieval.py`: recall_any@k,
  * recall_all@k and ndcg_any@k at turn and session level), one formula each in
- * `scoring/longmemeval.ts`, k = the run's top-k. Only benchmarks whose profile names them score
+ * `scoring/longmemeval.ts`, k = the run's top-k, over the memory's ranking read as deep as the
+ * reference's corpus needs (`reachesDepth`; a lower bound where the memory returned fewer). Only benchmarks whose profile names them score
  * them: LoCoMo tables stay as they were.
  */
 
@@ -40,7 +42,7 @@ function retrievalInput(input: ScoreInput): LmeRetrievalInput {
     // Without the dataset's corpus (a question stored before it existed): the turns at hand.
     corpus: input.retrievalCorpus ?? [...new Set([...input.evidence, ...input.retrieved])],
     evidence: input.evidence,
-    ranked: input.retrieved,
+    ranked: input.ranking ?? input.retrieved,
     k: input.topK ?? input.retrieved.length,
   };
 }
@@ -60,6 +62,7 @@ function lmeRetrievalMetric(id: string, level: Level, measure: Measure): MetricD
     source: 'retrieval',
     categories: 'declared',
     score: (input) => LEVELS[level].score(retrievalInput(input))?.[measure] ?? null,
+    reachesDepth: (input) => lmeRankingReachesDepth(retrievalInput(input)),
     showN: true,
     hideWhenEmpty: true,
   };

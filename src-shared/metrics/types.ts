@@ -23,6 +23,11 @@ export interface ScoreInput {
   retrieved: readonly string[];
   /** The run's top-k: the k of the metrics that need it beside `retrieved` (LongMemEval's). */
   topK?: number;
+  /**
+   * The memory's ranking read past the top-k, as deep as the metrics with `reachesDepth` need (the
+   * pipeline retrieves it for them); absent where the run scored its top-k only.
+   */
+  ranking?: readonly string[];
   /** The turns a benchmark's own retrieval metrics rank (`QA.retrievalCorpus`). */
   retrievalCorpus?: readonly string[];
   /** The question's rubric items (BEAM `QA.rubric`); absent where the benchmark has none. */
@@ -83,6 +88,13 @@ export interface MetricDefinition {
   aggregate?: (answers: readonly AggregateInput[]) => MetricMean;
   /** Column name in exports; the id by default. */
   exportKey?: string;
+  /**
+   * A metric whose reference reads a ranking deeper than the run's top-k (LongMemEval's, over the
+   * user turns): whether `ranking` reaches that depth. The pipeline retrieves deeper until it does
+   * or the memory returns no more; then the value is a lower bound, counted in the summary's
+   * `rankingDepth` and labelled wherever the metric is shown.
+   */
+  reachesDepth?: (input: ScoreInput) => boolean;
   /** CLI table: print the n column after the mean. */
   showN?: boolean;
   /** CLI table and charts: leave the metric out when nothing has a value (no judge ran). */

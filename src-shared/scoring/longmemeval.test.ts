@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import goldenJson from '../../tests/fixtures/golden/longmemeval.json';
-import { lmeSessionRetrieval, lmeTurnRetrieval, type LmeRetrievalScores } from './longmemeval';
+import {
+  lmeRankingReachesDepth,
+  lmeSessionRetrieval,
+  lmeTurnRetrieval,
+  type LmeRetrievalScores,
+} from './longmemeval';
 
 /**
  * Written by scripts/golden/generate-longmemeval.py: LongMemEval's own process_item_flat_index
@@ -68,5 +73,33 @@ describe('LongMemEval retrieval metrics against the reference', () => {
       expect(lmeTurnRetrieval(input(c))).toBeNull();
       expect(lmeSessionRetrieval(input(c))).toBeNull();
     }
+  });
+
+  it('a ranking cut where lmeRankingReachesDepth says it reaches the depth scores as the whole one', () => {
+    // The reference ranks the whole corpus; the run reads a prefix of the memory's ranking. Each
+    // prefix said to reach the depth must give the reference's figures; prefixes short of it are
+    // the lower bounds, and some of them differ (the check is not vacuous).
+    let reached = 0;
+    let shortAndDifferent = 0;
+    for (const c of scored) {
+      for (let cut = 0; cut <= c.ranked.length; cut++) {
+        const prefix = { ...input(c), ranked: c.ranked.slice(0, cut) };
+        const turn = lmeTurnRetrieval(prefix);
+        const session = lmeSessionRetrieval(prefix);
+        if (lmeRankingReachesDepth(prefix)) {
+          reached++;
+          expectScores(turn, c.turn as LmeRetrievalScores);
+          expectScores(session, c.session as LmeRetrievalScores);
+        } else if (
+          JSON.stringify([turn, session]) !== JSON.stringify([c.turn, c.session]) &&
+          (turn?.recallAll ?? 0) <= (c.turn?.recallAll ?? 0)
+        ) {
+          shortAndDifferent++;
+        }
+      }
+      expect(lmeRankingReachesDepth(input(c)), 'the whole ranking').toBe(true);
+    }
+    expect(reached).toBeGreaterThan(100);
+    expect(shortAndDifferent).toBeGreaterThan(0);
   });
 });

@@ -9,8 +9,9 @@
  * value (the reference skips it, as it skips abstention). Session level
  * (`evaluate_retrieval_turn2session`) maps turns to sessions, a turn of an answer session without
  * `has_answer` being another session (the reference renames it `noans_…`), and reads the ranking
- * until it holds k distinct sessions (the effective k). Here the ranking is what the run
- * retrieved, so where the reference would read past it the value is a lower bound.
+ * until it holds k distinct sessions (the effective k). The ranking is the memory's, read as deep
+ * as `lmeRankingReachesDepth` asks (the pipeline retrieves further for it); where the memory could
+ * not return that many items, the value is a lower bound.
  */
 
 export interface LmeRetrievalInput {
@@ -79,13 +80,30 @@ export function lmeTurnRetrieval(input: LmeRetrievalInput): LmeRetrievalScores |
   return evaluate(restricted.ranked, restricted.gold, input.corpus, input.k);
 }
 
+/** A non-evidence turn keys to another session than its evidence turns (the reference's `noans`). */
+function sessionKeyOf(gold: ReadonlySet<string>): (id: string) => string {
+  return (id) => (gold.has(id) ? sessionOfTurn(id) : `noans ${sessionOfTurn(id)}`);
+}
+
+/**
+ * Whether a ranking is deep enough for both levels at k to equal the reference's over the memory's
+ * whole ranking: it holds k distinct session keys among the corpus turns (the session level's
+ * effective k ends there, and the turn level's first k corpus turns are within it), or every
+ * corpus turn. True for a question the metrics give no value.
+ */
+export function lmeRankingReachesDepth(input: LmeRetrievalInput): boolean {
+  const restricted = restrict(input);
+  if (!restricted) return true;
+  const { gold, ranked } = restricted;
+  if (ranked.length >= new Set(input.corpus).size) return true;
+  return new Set(ranked.map(sessionKeyOf(gold))).size >= input.k;
+}
+
 export function lmeSessionRetrieval(input: LmeRetrievalInput): LmeRetrievalScores | null {
   const restricted = restrict(input);
   if (!restricted) return null;
   const { gold, ranked } = restricted;
-  // A non-evidence turn keys to another session than its evidence turns (the reference's `noans`).
-  const key = (id: string): string =>
-    gold.has(id) ? sessionOfTurn(id) : `noans ${sessionOfTurn(id)}`;
+  const key = sessionKeyOf(gold);
   const corpusKeys = input.corpus.map(key);
   const rankedKeys = ranked.map(key);
   let effectiveK = input.k;

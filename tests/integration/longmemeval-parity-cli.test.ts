@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,17 +21,29 @@ import {
  * scripts/golden/generate-longmemeval.py: prepare_prompt, get_anscheck_prompt, print_qa_metrics.py).
  */
 type LmeScores = Record<'recallAny' | 'recallAll' | 'ndcgAny', number>;
+interface RetrievalRun {
+  topK: number;
+  questions: Array<{
+    questionId: string;
+    ranked: string[];
+    scores: { turn: LmeScores; session: LmeScores } | null;
+    short: boolean;
+  }>;
+  averaged: { turn: LmeScores; session: LmeScores };
+  n: number;
+  lowerBound: number;
+}
+const LME_METRIC_IDS = {
+  turn: { recallAny: 'lmeTurnRecallAny', recallAll: 'lmeTurnRecall', ndcgAny: 'lmeTurnNdcg' },
+  session: {
+    recallAny: 'lmeSessionRecallAny',
+    recallAll: 'lmeSessionRecall',
+    ndcgAny: 'lmeSessionNdcg',
+  },
+} as const;
 interface Golden {
-  retrievalRun: {
-    topK: number;
-    questions: Array<{
-      questionId: string;
-      ranked: string[];
-      scores: { turn: LmeScores; session: LmeScores } | null;
-    }>;
-    averaged: { turn: LmeScores; session: LmeScores };
-    n: number;
-  };
+  retrievalRun: RetrievalRun;
+  retrievalRunCapped: RetrievalRun & { cap: number };
   readerPrompts: Array<{ questionId: string; protocol: string; prompt: string }>;
   conSeparate: Array<{
     questionId: string;
@@ -125,53 +137,72 @@ describe('a LongMemEval run as LongMemEval runs it', () => {
     expectPrintedQaMetrics(summary, golden.readerRun.qaMetrics);
   });
 
-  it("scores retrieval with eval_utils' figures over the run's own ranking", async () => {
-    const { topK, questions, averaged, n } = golden.retrievalRun;
-    const r = await runCli(
-      [
-        'experiment',
-        ...['--data', join(REPO, 'tests/fixtures/longmemeval/retrieval.json')],
-        ...['--preset', 'test-recency', '--top-k', String(topK), '--runs-db', db, '--json'],
-      ],
-      env,
-    );
-    expect(r.code, r.err).toBe(0);
-    const { runId, summary } = JSON.parse(r.out) as { runId: string; summary: RunSummary };
-    const exported = await runCli(['export', runId, '--format', 'json', '--runs-db', db], env);
-    expect(exported.code, exported.err).toBe(0);
-    const answers = (JSON.parse(exported.out) as { answers: Array<Record<string, unknown>> })
-      .answers;
+  // The test memory ranks assistant turns among the user turns, so its top-k holds fewer than k
+  // of the reference's corpus: the run must read its ranking deeper, as run_retrieval.py ranks
+  // the whole corpus, or (capped) say the figure is a lower bound and for how many questions.
+  for (const [name, cap] of [
+    ['retrievalRun', undefined],
+    ['retrievalRunCapped', golden.retrievalRunCapped.cap],
+  ] as const) {
+    it(`scores retrieval as run_retrieval.py over the memory's ranking (${name})`, async () => {
+      const { topK, questions, averaged, n, lowerBound } = golden[name];
+      const config = join(dir, `${name}.json`);
+      writeFileSync(
+        config,
+        JSON.stringify({ memory: { preset: 'test-recency', config: cap ? { maxHits: cap } : {} } }),
+      );
+      const r = await runCli(
+        [
+          'experiment',
+          ...[
+            '--data',
+            join(REPO, 'tests/fixtures/longmemeval/retrieval.json'),
+            '--config',
+            config,
+          ],
+          ...['--top-k', String(topK), '--runs-db', db, '--json'],
+        ],
+        env,
+      );
+      expect(r.code, r.err).toBe(0);
+      const { runId, summary } = JSON.parse(r.out) as { runId: string; summary: RunSummary };
+      const exported = await runCli(['export', runId, '--format', 'json', '--runs-db', db], env);
+      expect(exported.code, exported.err).toBe(0);
+      const answers = (JSON.parse(exported.out) as { answers: Array<Record<string, unknown>> })
+        .answers;
 
-    // Per question: the run retrieved the ranking the golden scored, and got its six figures.
-    const metricIds = {
-      turn: { recallAny: 'lmeTurnRecallAny', recallAll: 'lmeTurnRecall', ndcgAny: 'lmeTurnNdcg' },
-      session: {
-        recallAny: 'lmeSessionRecallAny',
-        recallAll: 'lmeSessionRecall',
-        ndcgAny: 'lmeSessionNdcg',
-      },
-    } as const;
-    expect(answers).toHaveLength(questions.length);
-    for (const q of questions) {
-      const answer = answers.find((a) => a.sampleId === q.questionId);
-      expect(answer?.retrieved, q.questionId).toEqual(q.ranked);
-      for (const level of ['turn', 'session'] as const) {
-        for (const [measure, id] of Object.entries(metricIds[level])) {
-          const expected = q.scores?.[level][measure as keyof LmeScores] ?? null;
-          expect(answer?.[id], `${q.questionId} ${id}`).toBe(expected);
+      // Per question: the answerer read the memory's top-k, the figures are the reference's.
+      expect(answers).toHaveLength(questions.length);
+      for (const q of questions) {
+        const answer = answers.find((a) => a.sampleId === q.questionId);
+        expect(answer?.retrieved, q.questionId).toEqual(q.ranked);
+        for (const level of ['turn', 'session'] as const) {
+          for (const [measure, id] of Object.entries(LME_METRIC_IDS[level])) {
+            const expected = q.scores?.[level][measure as keyof LmeScores] ?? null;
+            expect(answer?.[id], `${q.questionId} ${id}`).toBe(expected);
+          }
         }
       }
-    }
 
-    // The run's averages are run_retrieval.py's, over the same questions.
-    const overall = summary.overall.all as Record<string, { mean: number | null; n: number }>;
-    for (const level of ['turn', 'session'] as const) {
-      for (const [measure, id] of Object.entries(metricIds[level])) {
-        expect(overall[id]?.n, id).toBe(n);
-        expect(overall[id]?.mean, id).toBeCloseTo(averaged[level][measure as keyof LmeScores], 12);
+      // The run's averages are run_retrieval.py's, over the same questions.
+      const overall = summary.overall.all as Record<string, { mean: number | null; n: number }>;
+      for (const level of ['turn', 'session'] as const) {
+        for (const [measure, id] of Object.entries(LME_METRIC_IDS[level])) {
+          expect(overall[id]?.n, id).toBe(n);
+          expect(overall[id]?.mean, id).toBeCloseTo(
+            averaged[level][measure as keyof LmeScores],
+            12,
+          );
+        }
       }
-    }
-  });
+      // Where the memory could not return the depth, the count is stored and printed.
+      expect(summary.rankingDepth).toEqual({ scored: n, lowerBound });
+      const shown = await runCli(['runs', 'show', runId, '--runs-db', db], env);
+      expect(shown.code, shown.err).toBe(0);
+      if (lowerBound > 0) expect(shown.out).toContain(`lower bound: ${lowerBound} of ${n}`);
+      else expect(shown.out).not.toContain('lower bound');
+    });
+  }
 
   it('con-separate: asks for a note per retrieved round, then the answer over the notes', async () => {
     const before = server.requests.length;

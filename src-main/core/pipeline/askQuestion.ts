@@ -9,6 +9,7 @@ import {
   type AnswerRecord,
   type ExperimentConfig,
   type RetrievedRef,
+  type ScoringRanking,
 } from '../../../src-shared/experiment';
 import { benchmarkCategory, benchmarkProfile } from '../../../src-shared/benchmarks';
 import { trimToWordBudget } from '../../../src-shared/fairness';
@@ -22,6 +23,7 @@ import type {
 } from '../answer/types';
 import type { MemoryService } from '../memory/types';
 import type { TestBatcher } from './testBatcher';
+import { hitsRanking, scoringRankingOf } from './scoringRanking';
 import { describeError, withTimeout } from './timeout';
 
 /**
@@ -52,6 +54,8 @@ interface Attempt {
   answerMs: number;
   /** When the current stage started. */
   t0: number;
+  /** The ranking depth-reading metrics score (scoringRanking.ts); null: none scores the question. */
+  ranking: ScoringRanking | null;
 }
 
 const elapsed = (start: number): number => Math.round((performance.now() - start) * 100) / 100;
@@ -72,6 +76,7 @@ export async function askQuestion(
     retrieveMs: 0,
     answerMs: 0,
     t0: performance.now(),
+    ranking: null,
   };
   try {
     const result = await retrieveAndAnswer(ask, qa, attempt, memoryRead);
@@ -120,21 +125,28 @@ async function retrieveAndAnswer(
       )
       .finally(memoryRead);
     attempt.hits = answered.hits;
+    // Its hits are all it gives: a ranking short of the depth is a lower bound.
+    attempt.ranking = hitsRanking(ask, qa, answered.hits);
     return { answer: answered.answer };
   }
   let hits = await memoryLock
-    .run(() => {
+    .run(async () => {
       // Waiting for the lock is not retrieval time.
       attempt.t0 = performance.now();
-      return withTimeout(`retrieve for question ${qa.index}`, config.timeouts.answerMs, () =>
-        memory.retrieve(qa.question, topK, { questionDate: qa.questionDate ?? null }),
+      const found = await withTimeout(
+        `retrieve for question ${qa.index}`,
+        config.timeouts.answerMs,
+        () => memory.retrieve(qa.question, topK, { questionDate: qa.questionDate ?? null }),
       );
+      attempt.retrieveMs = elapsed(attempt.t0);
+      // Scoring's deeper reads, before the sample inserts more; not the answer's retrieval time.
+      attempt.ranking = await scoringRankingOf(ask, qa, found);
+      return found;
     })
     .finally(memoryRead);
   attempt.hits = hits;
   const budget = config.retrieval.contextWords;
   if (budget !== undefined) hits = attempt.hits = trimToWordBudget(hits, budget);
-  attempt.retrieveMs = elapsed(attempt.t0);
   attempt.stage = 'answer';
   attempt.t0 = performance.now();
   return withTimeout(
@@ -220,12 +232,14 @@ function answeredRecord(
         evidenceRaw: qa.evidenceRaw,
         retrieved: retrievedTurnIds(refs, topK),
         topK,
+        ...(attempt.ranking ? { ranking: attempt.ranking.turns } : {}),
         ...(qa.retrievalCorpus ? { retrievalCorpus: qa.retrievalCorpus } : {}),
         ...(qa.rubric ? { rubric: qa.rubric } : {}),
         ...(context ? { context } : {}),
       },
       benchmarkProfile(job.benchmark),
     ),
+    ...(attempt.ranking ? { scoringRanking: attempt.ranking } : {}),
     retrieveMs: attempt.retrieveMs,
     answerMs: attempt.answerMs,
     error: null,
@@ -242,6 +256,8 @@ function failedRecord(ask: TestAsk, qa: Qa, attempt: Attempt, error: unknown): A
   const topK = job.config.retrieval.topK;
   const refs = toRefs(attempt.hits);
   const context = stage === 'answer' ? retrievedContext(refs, topK) : undefined;
+  // A failed retrieval ranked nothing: where a metric reads deeper, its 0 is a lower bound.
+  const ranking = stage === 'answer' ? attempt.ranking : hitsRanking(ask, qa, []);
   return {
     ...questionFields(ask, qa),
     prediction: ERROR_PREDICTION,
@@ -257,6 +273,7 @@ function failedRecord(ask: TestAsk, qa: Qa, attempt: Attempt, error: unknown): A
         ...(stage === 'answer' ? { evidenceRaw: qa.evidenceRaw } : {}),
         retrieved: stage === 'answer' ? retrievedTurnIds(refs, topK) : [],
         topK,
+        ...(ranking ? { ranking: ranking.turns } : {}),
         ...(qa.retrievalCorpus ? { retrievalCorpus: qa.retrievalCorpus } : {}),
         ...(qa.rubric ? { rubric: qa.rubric } : {}),
         ...(context ? { context } : {}),
@@ -266,6 +283,7 @@ function failedRecord(ask: TestAsk, qa: Qa, attempt: Attempt, error: unknown): A
     ),
     judge: null,
     usage: null,
+    ...(ranking ? { scoringRanking: ranking } : {}),
     retrieveMs: attempt.retrieveMs,
     answerMs: attempt.answerMs,
     error: `${stage}: ${describeError(error)}`,

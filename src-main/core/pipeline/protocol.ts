@@ -4,6 +4,7 @@ import { METRICS } from '../../../src-shared/metrics';
 import { ERROR_CODES } from '../../../src-shared/errors';
 import {
   ExperimentConfigSchema,
+  ScoringRankingSchema,
   type AnswerRecord,
   type TestRecord,
 } from '../../../src-shared/experiment';
@@ -93,6 +94,7 @@ const answerSchema = z.object({
     })
     .nullable(),
   memoryTokens: z.number().int().nonnegative().nullable().optional(),
+  scoringRanking: ScoringRankingSchema.nullable().optional(),
 }) satisfies z.ZodType<AnswerRecord>;
 
 export const testRecordSchema = z.object({

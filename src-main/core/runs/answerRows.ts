@@ -5,7 +5,11 @@ import {
 } from '../../../src-shared/benchmarks';
 import { metricsOf, metricScores, type Scores } from '../../../src-shared/metrics';
 import { WorkbenchError } from '../../../src-shared/errors';
-import type { AnswerRecord, JudgeScore } from '../../../src-shared/experiment';
+import {
+  ScoringRankingSchema,
+  type AnswerRecord,
+  type JudgeScore,
+} from '../../../src-shared/experiment';
 import type { SqliteDatabase } from '../sqlite';
 import { JudgeLabelsSchema, parseManifest, parseRetrieved, parseStoredJson } from './stored';
 
@@ -32,6 +36,8 @@ export interface AnswerRow {
   prompt_tokens: number | null;
   completion_tokens: number | null;
   memory_tokens: number | null;
+  /** Absent when read at a schema before it (migration 10's backfill). */
+  scoring_ranking?: string | null;
 }
 
 /**
@@ -72,6 +78,7 @@ export const ANSWER_COLUMNS = [
   'prompt_tokens',
   'completion_tokens',
   'memory_tokens',
+  'scoring_ranking',
 ] as const satisfies ReadonlyArray<keyof AnswerRow>;
 
 export interface ScoreRow {
@@ -157,6 +164,14 @@ export function toAnswer(
         ? null
         : { promptTokens: r.prompt_tokens ?? 0, completionTokens: r.completion_tokens ?? 0 },
     memoryTokens: r.memory_tokens,
+    scoringRanking:
+      r.scoring_ranking === null || r.scoring_ranking === undefined
+        ? null
+        : parseStoredJson(
+            ScoringRankingSchema,
+            r.scoring_ranking,
+            answerWhere(file, r, 'scoring_ranking'),
+          ),
   };
 }
 

@@ -449,6 +449,14 @@ export const MIGRATIONS: readonly Migration[] = [
         ON judge_audit_verdicts (judge_protocol, judge_model, judge_endpoint);
     `,
   },
+  {
+    version: 17,
+    description:
+      "the ranking an answer's depth-reading metrics were scored on (LongMemEval's, past the top-k) and whether it reached their depth; NULL, not recorded, on older rows",
+    up: `
+      ALTER TABLE answers ADD COLUMN scoring_ranking TEXT;
+    `,
+  },
 ];
 
 export const RUNS_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

@@ -3,7 +3,13 @@ import {
   type BenchmarkProfile,
   type OverallName,
 } from '../../../src-shared/benchmarks';
-import type { MeanN, RunSummary, ScorePair } from '../../../src-shared/experiment';
+import {
+  rankingDepthFootnotes,
+  rankingDepthLabel,
+  type MeanN,
+  type RunSummary,
+  type ScorePair,
+} from '../../../src-shared/experiment';
 import type { ProtocolJudgeSummary } from '../../../src-shared/rescore';
 import { judgeColumnNames, judgeLabel } from '../../../src-shared/judges';
 import type { SkippedSample } from '../../../src-shared/runs';
@@ -79,7 +85,7 @@ export function summaryTable(
     [
       'category',
       ...metrics.flatMap((m) => [
-        m.label,
+        rankingDepthLabel(m.label, m, summary),
         ...(withStd.has(m.id) ? [`${m.label} std`] : []),
         ...(m.showN ? ['n'] : []),
       ]),
@@ -104,6 +110,7 @@ export function summaryTable(
   ];
   for (const r of rows.slice(1)) out.push(line(r));
   out.push(`questions ${summary.questions}, errors ${summary.errors}`);
+  out.push(...rankingDepthFootnotes(metrics, summary));
   return `${out.join('\n')}\n`;
 }
 

@@ -169,6 +169,8 @@ function scoreOf(
     ...(qa && !retrieveFailed ? { evidenceRaw: qa.evidenceRaw } : {}),
     retrieved,
     topK,
+    // The ranking the run read past its top-k for such metrics (none stored: its top-k).
+    ...(answer.scoringRanking && !retrieveFailed ? { ranking: answer.scoringRanking.turns } : {}),
     ...(qa?.retrievalCorpus ? { retrievalCorpus: qa.retrievalCorpus } : {}),
     ...(qa?.rubric ? { rubric: qa.rubric } : {}),
     ...(context ? { context } : {}),

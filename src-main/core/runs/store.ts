@@ -131,8 +131,8 @@ export class RunStore extends SqliteRunReader implements RunReader, RunWriter {
       insertAnswer: db.prepare(
         `INSERT INTO answers (run_id, sample_id, test_index, question_index, category, question, gold, prediction,
            retrieved, retrieve_ms, answer_ms, error,
-           judge_std, judge_labels, judge_error, prompt_tokens, completion_tokens, memory_tokens)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           judge_std, judge_labels, judge_error, prompt_tokens, completion_tokens, memory_tokens, scoring_ranking)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       putScore: db.prepare(
         `INSERT OR REPLACE INTO answer_scores (run_id, sample_id, test_index, question_index, metric, value)
@@ -302,6 +302,7 @@ export class RunStore extends SqliteRunReader implements RunReader, RunWriter {
           a.usage?.promptTokens ?? null,
           a.usage?.completionTokens ?? null,
           a.memoryTokens ?? null,
+          a.scoringRanking ? JSON.stringify(a.scoringRanking) : null,
         );
         for (const [metric, value] of Object.entries(a.scores)) {
           s.putScore.run(runId, test.sampleId, test.testIndex, a.questionIndex, metric, value);

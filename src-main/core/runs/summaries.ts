@@ -60,6 +60,10 @@ export const RunSummarySchema = z.object({
   ),
   questions: z.number().int().nonnegative(),
   errors: z.number().int().nonnegative(),
+  rankingDepth: z
+    .object({ scored: z.number().int().nonnegative(), lowerBound: z.number().int().nonnegative() })
+    .refine((d) => d.lowerBound <= d.scored, { message: 'lowerBound is more than scored' })
+    .optional(),
 }) satisfies z.ZodType<RunSummary>;
 
 /** The headline summary over a run's final answers (the one computation every path calls). */

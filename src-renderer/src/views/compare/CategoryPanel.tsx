@@ -1,7 +1,12 @@
 import { memo, useEffect, useMemo, useState } from 'react';
 import type { CompareMetric, QuestionSets, RunComparison } from '@shared/compare';
 import { schemeLabelOf, type BenchmarkProfile, type SchemeId } from '@shared/benchmarks';
-import { compareCategoryCsv, compareTable, distinctRunNames } from '@shared/compareTable';
+import {
+  compareCategoryCsv,
+  compareTable,
+  distinctRunNames,
+  runDepthMarks,
+} from '@shared/compareTable';
 import type { FairnessWarning } from '@shared/fairness';
 import { downloadFile } from '../../lib/download';
 import { CategoryChart, type CategoryChartSeries } from '../../components/charts/CategoryChart';
@@ -79,6 +84,8 @@ export const CategoryPanel = memo(function CategoryPanel({
   );
   const baseLetter = runLetter(base);
   const metricLabel = METRIC_LABELS[metric];
+  // ≥: the run's figure is a lower bound (its memory returned fewer items than the depth).
+  const depthMarks = useMemo(() => runDepthMarks(comparison), [comparison]);
   const [copied, setCopied] = useState<string | null>(null);
   // The same tables `cli compare --format md|latex` prints: runs by name, each Δ with its intervals.
   const names = distinctRunNames(comparison.runs);
@@ -149,6 +156,14 @@ export const CategoryPanel = memo(function CategoryPanel({
               conversations, so this one is the honest width), McNemar&apos;s exact test on
               correct/wrong flips (correct = score ≥ 0.5), and the smallest difference this n can
               detect (α 0.05, power 0.8).
+              {depthMarks.map((mark, i) =>
+                mark ? (
+                  <span key={`depth-${i}`} className="depth-note" role="note">
+                    {' '}
+                    {mark.mark} run {runLetter(i)}: {mark.note}.
+                  </span>
+                ) : null,
+              )}
             </caption>
             <thead>
               <tr>
@@ -160,7 +175,7 @@ export const CategoryPanel = memo(function CategoryPanel({
                   <th key={`mean-${run.runId}`} scope="col" className="num">
                     <span className="run-head" title={run.label}>
                       <RunTag index={i} />
-                      mean
+                      {depthMarks[i] ? `${depthMarks[i].mark} mean` : 'mean'}
                     </span>
                     {i === base ? <span className="head-note">baseline</span> : null}
                   </th>

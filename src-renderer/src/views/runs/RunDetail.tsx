@@ -4,9 +4,9 @@ import type { ScoreIntervals } from '@shared/compare';
 import { schemeLabelOf, type OverallName } from '@shared/benchmarks';
 import { coverageNote } from '@shared/coverage';
 import { describeWireShape } from '@shared/requestParams';
-import type { ScorePair } from '@shared/experiment';
+import { rankingDepthLabel, rankingDepthMark, type ScorePair } from '@shared/experiment';
 import type { TokenTotals } from '@shared/runs';
-import { metricList } from '@shared/metrics';
+import { metricList, metricOf } from '@shared/metrics';
 import { CategoryChart } from '../../components/charts/CategoryChart';
 import {
   categoryChartRows,
@@ -81,6 +81,8 @@ export function RunDetail({
   const curveSamples = useMemo(() => curveSampleIds(curve), [curve]);
   // A headline n below the dataset's question count says why, beside the count.
   const coverage = coverageNote(m, summary);
+  // ≥: a lower bound (the memory returned fewer items than the reference's depth); ?: not recorded.
+  const depthMark = rankingDepthMark(metricOf(metric), summary);
 
   const labellingPanel = (
     <LabellingPanel
@@ -149,7 +151,10 @@ export function RunDetail({
             <div className="toolbar">
               <Segmented
                 label="Metric"
-                options={metrics.map((value) => ({ value, label: METRIC_LABELS[value] }))}
+                options={metrics.map((value) => ({
+                  value,
+                  label: rankingDepthLabel(METRIC_LABELS[value], metricOf(value), summary),
+                }))}
                 value={metric}
                 onChange={(metric) => update({ metric })}
               />
@@ -163,11 +168,16 @@ export function RunDetail({
           <CategoryChart
             rows={rows}
             series={[{ key: 'run', label: info.preset }]}
-            metricLabel={METRIC_LABELS[metric]}
+            metricLabel={rankingDepthLabel(METRIC_LABELS[metric], metricOf(metric), summary)}
             schemeLabel={schemeLabelOf(benchmark, params.scheme)}
             subject="final answers"
             height={300}
           />
+          {depthMark ? (
+            <p className="muted" role="note">
+              {depthMark.mark} {depthMark.note}
+            </p>
+          ) : null}
         </section>
 
         <section className="panel" aria-labelledby="curve-title">
