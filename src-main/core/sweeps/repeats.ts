@@ -1,5 +1,5 @@
 import type { ExperimentConfig } from '../../../src-shared/experiment';
-import { SweepSpecSchema, expandSweep } from '../../../src-shared/sweeps';
+import { SweepSpecSchema, expandSweep, type PackTag } from '../../../src-shared/sweeps';
 import { canonicalJson, sha256Hex } from '../runs/manifest';
 import { repeatSummary, type RepeatSummary } from '../../../src-shared/repeats';
 import { runSweep, type SweepCellResult, type SweepRunOptions } from './run';
@@ -24,6 +24,7 @@ export function repeatGroup(
   repeats: number,
   what = '--repeats',
   name = REPEAT_GROUP_NAME,
+  pack?: Omit<PackTag, 'repeats'>,
 ): LoadedSweep {
   const spec = SweepSpecSchema.parse({
     name,
@@ -36,7 +37,8 @@ export function repeatGroup(
   }));
   // The same config and count resume the same group (a completed repeat is not rerun).
   const sweepId = `${name}-${sha256Hex(canonicalJson(cells.map((c) => [c.key, c.config]))).slice(0, 10)}`;
-  return { file: what, spec, sweepId, cells };
+  // The tag is not part of the id: a pack row's group made before the tag existed resumes as itself.
+  return { file: what, spec, sweepId, cells, ...(pack ? { pack: { ...pack, repeats } } : {}) };
 }
 
 export interface RepeatGroupOutcome {

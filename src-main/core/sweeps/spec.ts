@@ -3,6 +3,7 @@ import { parseOrThrow } from '../../../src-shared/errors';
 import {
   SweepSpecSchema,
   expandSweep,
+  type PackTag,
   type SweepCell,
   type SweepSpec,
 } from '../../../src-shared/sweeps';
@@ -20,6 +21,8 @@ export interface LoadedSweep {
   /** `<name>-<10 hex of the spec's content>`: the same spec resumes, an edited one is new. */
   sweepId: string;
   cells: SweepCell[];
+  /** Set on a reproduce pack row's repeat group: every cell's run carries it in its tag. */
+  pack?: PackTag;
 }
 
 /** Validates and expands a parsed spec; `baseDir` resolves relative dataset paths. */
