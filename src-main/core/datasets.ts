@@ -46,9 +46,9 @@ function userFileOfEntry(dataDir: string, entry: RecentEntry): string {
 }
 
 /**
- * The file the user gave for a dataset a run read (by its sha256), as the data folder's record of
- * opened datasets keeps it: an upload's own name instead of its stored copy. A dataset the record
- * does not hold is named by the path the run recorded. Reads only the record, never a dataset.
+ * The file the user gave for a dataset a run read: the path the run recorded, unless that is an
+ * upload's stored copy, which the data folder's record of opened datasets names by the file the
+ * user gave (found by sha256: the copy is named by it). Reads only the record, never a dataset.
  */
 export function recordedUserFiles(
   dataDir: string,
@@ -60,6 +60,7 @@ export function recordedUserFiles(
     // No record (a CLI-only data folder) or an unreadable one: the runs' own paths.
   }
   return (dataset) => {
+    if (resolveInsideFolders(dataset.path, [uploadsDir(dataDir)]) === null) return dataset.path;
     const entry = entries.find((e) => e.sha256 === dataset.sha256);
     return entry ? userFileOfEntry(dataDir, entry) : dataset.path;
   };
