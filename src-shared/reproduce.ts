@@ -405,3 +405,17 @@ export interface PackResults {
   cells: PackCell[];
   table2: PackTable2Cell[];
 }
+
+/** A stored row's status, runs and question set in one line, for the CLI and the Reproduce view. */
+export function packRowStatus(row: PackRowResult): string {
+  const runs =
+    row.status === 'complete'
+      ? `complete: ${row.completed.length} run(s)`
+      : `PARTIAL: ${row.completed.length} of ${row.asked ?? row.completed.length + row.unfinished.length} run(s) complete${row.unfinished
+          .map((u) => `; run ${u.repeat + 1} ${u.status} (${u.runId})`)
+          .join('')}`;
+  const samples =
+    row.samples === null ? 'every sample' : `sample(s) ${row.samples.join(', ')} only`;
+  const setting = row.offline ? "offline, not the paper's setting" : 'LLM answerer';
+  return `${runs}; ${samples}, ${row.questions.toLocaleString('en-US')} questions; ${setting}`;
+}
