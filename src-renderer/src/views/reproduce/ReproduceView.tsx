@@ -13,6 +13,7 @@ import {
   signedDiff,
   table2Figure,
   type PackCell,
+  type PackResults,
   type PackRowResult,
   type PackRun,
   type PackTable2Cell,
@@ -114,6 +115,15 @@ function Table2Figures({ cells, label }: { cells: readonly PackTable2Cell[]; lab
       </tbody>
     </table>
   );
+}
+
+/** The rows with stored runs first (in the pack's order), then the paper's other rows. */
+function ranFirst(results: PackResults): PackCell[] {
+  const ran = new Set(results.rows.map((r) => r.row));
+  return [
+    ...results.cells.filter((c) => ran.has(c.row)),
+    ...results.cells.filter((c) => !ran.has(c.row)),
+  ];
 }
 
 /** Each row's stored runs: status, question set, the user's dataset and the command that remakes them. */
@@ -351,7 +361,7 @@ export function ReproduceView() {
           <StoredRuns rows={results.rows} />
           <ComparisonTable
             pack={item.pack}
-            cells={results.cells}
+            cells={ranFirst(results)}
             label="Paper vs ours"
             partial={new Set(results.rows.filter((r) => r.status === 'partial').map((r) => r.row))}
           />
