@@ -48,7 +48,7 @@ import {
   type LabelImportResult,
   type LabellingSession,
 } from './labels';
-import type { PackListItem, PackRun } from './reproduce';
+import type { PackListItem, PackResults, PackRun } from './reproduce';
 import type { ComparedJudge } from './compareJudges';
 import {
   CollectionDesignSchema,
@@ -112,6 +112,11 @@ export interface DatasetSummary {
   name: string;
   /** Where the engine reads it from (uploads are copied into the data folder). */
   path: string;
+  /**
+   * The file the user gave: the path they opened, or an upload's own file name (a browser sends
+   * no folder), never the stored copy. Commands shown to the user name this.
+   */
+  userFile: string;
   format: string;
   bytes: number;
   sha256: string;
@@ -338,6 +343,13 @@ export const apiMethods = {
   'reproduce.plan': method<PackRun>()(reproduceInput),
   /** Runs a pack offline (extractive answerer, no judge) on an open dataset; paper vs ours. */
   'reproduce.run': method<PackRun>()(reproduceInput),
+  /**
+   * A pack's stored results, whichever surface ran them (`cli reproduce`, this view, a sweep):
+   * per row the newest complete repeat group, its sample set and status, paper vs ours.
+   */
+  'reproduce.results': method<PackResults>()(
+    z.object({ packId: reproduceInput.shape.packId }).strict(),
+  ),
 
   'designs.list': method<DesignList>()(z.object({}).strict()),
   /** Saves (or replaces, by name) a design; the file is written atomically. */

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { LOCOMO_PROFILE, categoryLabel, isAdversarial, type BenchmarkProfile } from './benchmarks';
 import type { Table2Columns } from './compare';
 import type { RepeatSummary } from './repeats';
+import type { RunStatus } from './experiment';
 import type { ExperimentEstimate } from './runs';
 
 /**
@@ -319,8 +320,12 @@ export function packCommand(
   datasetPath: string,
   endpoint: PackCommandEndpoint | null,
   useEndpointModel = false,
+  /** A stored row's own question set and run count, where they differ from the paper's. */
+  scope: { samples?: readonly string[] | null; repeats?: number | null } = {},
 ): string {
   const words = ['npm', 'run', '-s', 'cli', '--', 'reproduce', packId, '--data', datasetPath];
+  if (scope.samples && scope.samples.length > 0) words.push('--samples', scope.samples.join(','));
+  if (scope.repeats != null) words.push('--repeats', String(scope.repeats));
   if (endpoint) {
     words.push('--base-url', endpoint.baseUrl);
     if (endpoint.apiKeyEnv) words.push('--api-key-env', endpoint.apiKeyEnv);
@@ -366,4 +371,56 @@ export interface PackFailure {
   repeat: number;
   runId: string | null;
   error: string;
+}
+
+/**
+ * A pack row's stored results (issue 38 item 1): the row's repeat group with the newest complete
+ * run, whichever surface ran it (`cli reproduce`, the Reproduce view, a sweep of the row's group).
+ */
+export interface PackRowResult {
+  row: string;
+  /** The repeat group the figures are over. */
+  sweepId: string;
+  /** `partial`: fewer complete runs than the group asked, or a run of it that did not complete. */
+  status: 'complete' | 'partial';
+  /** The complete runs ours is the mean over, in repeat order. */
+  completed: string[];
+  /** Complete runs the group asked for; null on runs made before the pack tag recorded it. */
+  asked: number | null;
+  /** The group's repeats whose latest run did not complete, with that run's status. */
+  unfinished: Array<{ runId: string; repeat: number; status: RunStatus }>;
+  /** The sample ids the runs asked; null: every sample of the file. */
+  samples: string[] | null;
+  /** Questions the newest complete run asked (0 when none completed). */
+  questions: number;
+  /** Answered by the extractive answerer with no judge: not the paper's setting. */
+  offline: boolean;
+  /** The dataset the runs read: the file the user gave (not an upload's stored copy), its sha256. */
+  dataset: { file: string; sha256: string | null };
+  /** When the newest complete run ended. */
+  endedAt: string | null;
+  /** The `cli reproduce` command that makes (or resumes) this row's runs on the user's file. */
+  command: string;
+}
+
+/** A pack's stored results: each row that has runs, and paper vs ours over them. */
+export interface PackResults {
+  packId: string;
+  rows: PackRowResult[];
+  cells: PackCell[];
+  table2: PackTable2Cell[];
+}
+
+/** A stored row's status, runs and question set in one line, for the CLI and the Reproduce view. */
+export function packRowStatus(row: PackRowResult): string {
+  const runs =
+    row.status === 'complete'
+      ? `complete: ${row.completed.length} run(s)`
+      : `PARTIAL: ${row.completed.length} of ${row.asked ?? row.completed.length + row.unfinished.length} run(s) complete${row.unfinished
+          .map((u) => `; run ${u.repeat + 1} ${u.status} (${u.runId})`)
+          .join('')}`;
+  const samples =
+    row.samples === null ? 'every sample' : `sample(s) ${row.samples.join(', ')} only`;
+  const setting = row.offline ? "offline, not the paper's setting" : 'LLM answerer';
+  return `${runs}; ${samples}, ${row.questions.toLocaleString('en-US')} questions; ${setting}`;
 }

@@ -59,7 +59,28 @@ export interface SweepTag {
   /** Axis path -> this cell's value. */
   values: Record<string, AxisValue>;
   repeat: number;
+  /**
+   * The reproduce pack row this run plays (a pack row's repeat group), so the Reproduce view finds
+   * the row's stored results whichever surface ran it. Absent on other sweeps and on pack runs made
+   * before the tag: those carry the row only in the group's name, `<packId>.<rowId>`.
+   */
+  pack?: PackTag;
 }
+
+/** A pack row's tag: which row of which pack, and how many complete runs were asked for it. */
+export interface PackTag {
+  packId: string;
+  rowId: string;
+  repeats: number;
+}
+
+export const PackTagSchema = z
+  .object({
+    packId: z.string().min(1).max(64),
+    rowId: z.string().min(1).max(64),
+    repeats: z.number().int().min(1),
+  })
+  .loose() satisfies z.ZodType<PackTag>;
 
 /**
  * The cache scope of a run's LLM replies and judge verdicts: repeat r > 0 of a sweep or repeat
@@ -81,6 +102,7 @@ export const SweepTagSchema = z
     cellIndex: z.number().int().nonnegative(),
     values: z.record(z.string(), axisValue),
     repeat: z.number().int().nonnegative(),
+    pack: PackTagSchema.optional(),
   })
   .loose() satisfies z.ZodType<SweepTag>;
 

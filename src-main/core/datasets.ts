@@ -23,8 +23,51 @@ import {
 import { OFF_THREAD_LOAD_BYTES, loadDatasetFileOffThread } from './datasetLoadWorker';
 
 const RecentSchema = z.array(
-  z.object({ path: z.string(), name: z.string(), sha256: z.string(), openedAt: z.string() }),
+  z.object({
+    path: z.string(),
+    name: z.string(),
+    sha256: z.string(),
+    openedAt: z.string(),
+    /** Absent in files written before it was kept: `userFileOfEntry` derives it. */
+    userFile: z.string().optional(),
+  }),
 );
+type RecentEntry = z.infer<typeof RecentSchema>[number];
+
+/** Where uploads are copied: `<dataDir>/datasets/<sha256>.json`. */
+function uploadsDir(dataDir: string): string {
+  return join(dataDir, 'datasets');
+}
+
+/** An entry's user file; an entry written before it was kept: an upload's name, else its path. */
+function userFileOfEntry(dataDir: string, entry: RecentEntry): string {
+  if (entry.userFile !== undefined) return entry.userFile;
+  return resolveInsideFolders(entry.path, [uploadsDir(dataDir)]) !== null ? entry.name : entry.path;
+}
+
+/**
+ * The file the user gave for a dataset a run read: the path the run recorded, unless that is an
+ * upload's stored copy, which the data folder's record of opened datasets names by the file the
+ * user gave (found by sha256: the copy is named by it). Reads only the record, never a dataset.
+ */
+export function recordedUserFiles(
+  dataDir: string,
+): (dataset: { path: string; sha256: string | null }) => string {
+  let entries: RecentEntry[] = [];
+  try {
+    entries = RecentSchema.parse(JSON.parse(readFileSync(join(dataDir, 'datasets.json'), 'utf8')));
+  } catch {
+    // No record (a CLI-only data folder) or an unreadable one: the runs' own paths.
+  }
+  return (dataset) => {
+    if (resolveInsideFolders(dataset.path, [uploadsDir(dataDir)]) === null) return dataset.path;
+    const entry = entries.find((e) => e.sha256 === dataset.sha256);
+    return entry ? userFileOfEntry(dataDir, entry) : dataset.path;
+  };
+}
+
+/** How the user named a dataset: its display name and the file they gave. */
+type Origin = Pick<DatasetSummary, 'name' | 'userFile'>;
 
 export interface OpenDataset {
   summary: DatasetSummary;
@@ -76,18 +119,18 @@ export class DatasetStore {
   /** Whether this server may serve the file at `path` now: an upload, or inside its folders. */
   private readable(path: string): boolean {
     if (this.readableFolders === null) return true;
-    return (
-      resolveInsideFolders(path, [join(this.dataDir, 'datasets'), ...this.readableFolders]) !== null
-    );
+    return resolveInsideFolders(path, [uploadsDir(this.dataDir), ...this.readableFolders]) !== null;
   }
 
-  async openPath(path: string, name = basename(path)): Promise<DatasetSummary> {
-    if (await streamsDataset(path)) return this.openStreamed(path, name);
+  /** `userFile`: what the user gave (the path opened; a restored upload's own name). */
+  async openPath(path: string, name = basename(path), userFile = path): Promise<DatasetSummary> {
+    const origin = { name, userFile };
+    if (await streamsDataset(path)) return this.openStreamed(path, origin);
     if (await this.opensOffThread(path)) {
       const { result, stats } = await loadDatasetFileOffThread(path);
-      return this.register(path, name, result, stats);
+      return this.register(path, origin, result, stats);
     }
-    return this.register(path, name, await loadDatasetFile(path));
+    return this.register(path, origin, await loadDatasetFile(path));
   }
 
   /** A file the loader would read whole and that is large enough to be worth a worker. */
@@ -106,14 +149,14 @@ export class DatasetStore {
    * A LongMemEval file too large to load whole (M: ~2.7 GB): one pass validates, hashes and
    * tallies the stats a question at a time; only the numbers and the question ids are kept.
    */
-  private async openStreamed(path: string, name: string): Promise<DatasetSummary> {
+  private async openStreamed(path: string, origin: Origin): Promise<DatasetSummary> {
     const tally = new DatasetStatsTally({}, benchmarkProfile('longmemeval'));
     const index = await indexLongMemEvalFile(path, (sample) => tally.add(sample));
     const ids = new Set(index.sampleIds);
     return this.keep(
       {
         path,
-        name,
+        ...origin,
         format: index.info.format,
         bytes: index.info.bytes ?? 0,
         sha256: index.info.sha256 ?? '',
@@ -142,7 +185,7 @@ export class DatasetStore {
    */
   async upload(name: string, content: string): Promise<DatasetSummary> {
     const result = loadDatasetBytes(Buffer.from(content, 'utf8'), name);
-    const dir = join(this.dataDir, 'datasets');
+    const dir = uploadsDir(this.dataDir);
     mkdirSync(dir, { recursive: true });
     const file = join(dir, `${result.info.sha256 ?? ''}.json`);
     if (!existsSync(file)) {
@@ -153,7 +196,8 @@ export class DatasetStore {
         throw fromSystemError(error, `${name}: could not store the upload`) ?? error;
       }
     }
-    return this.register(file, name, result);
+    // The copy is named by its content; the user's file name is kept with it.
+    return this.register(file, { name, userFile: name }, result);
   }
 
   async get(datasetId: string): Promise<OpenDataset> {
@@ -183,7 +227,7 @@ export class DatasetStore {
 
   private register(
     path: string,
-    name: string,
+    origin: Origin,
     result: DatasetLoadResult,
     // Tallied where the file was loaded (the worker); otherwise here.
     stats: DatasetStats = datasetStats(result.samples, {}, benchmarkProfile(result.info.format)),
@@ -192,7 +236,7 @@ export class DatasetStore {
     return this.keep(
       {
         path,
-        name,
+        ...origin,
         format: result.info.format,
         bytes: result.info.bytes ?? 0,
         sha256: result.info.sha256 ?? '',
@@ -213,6 +257,7 @@ export class DatasetStore {
       datasetId: opened.sha256,
       name: opened.name,
       path: opened.path,
+      userFile: opened.userFile,
       format: opened.format,
       bytes: opened.bytes,
       sha256: opened.sha256,
@@ -238,7 +283,7 @@ export class DatasetStore {
     for (const entry of recent) {
       if (this.open.has(entry.sha256) || !this.readable(entry.path)) continue;
       try {
-        await this.openPath(entry.path, entry.name);
+        await this.openPath(entry.path, entry.name, userFileOfEntry(this.dataDir, entry));
       } catch {
         // The file moved or changed; the user can open it again.
       }
@@ -251,6 +296,7 @@ export class DatasetStore {
       name: summary.name,
       sha256: summary.sha256,
       openedAt: summary.openedAt,
+      userFile: summary.userFile,
     }));
     writeFileAtomic(this.recentFile, JSON.stringify(recent, null, 2));
   }
@@ -320,7 +366,11 @@ export function datasetsHandlers(
   return {
     'datasets.list': () => datasets.list(),
     'datasets.open': async ({ path }) =>
-      datasets.openPath(folders ? resolveInsideDatasetDirs(path, folders) : path, basename(path)),
+      datasets.openPath(
+        folders ? resolveInsideDatasetDirs(path, folders) : path,
+        basename(path),
+        path,
+      ),
     'datasets.folderFiles': async () => (folders ? listDatasetFolderFiles(folders) : []),
     'datasets.upload': ({ name, content }) => datasets.upload(name, content),
     'datasets.sample': ({ datasetId, sampleId }) => datasets.sample(datasetId, sampleId),

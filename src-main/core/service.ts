@@ -1,5 +1,5 @@
 import type { ApiEvent, ApiHandlers } from '../../src-shared/api';
-import { DatasetStore, datasetsHandlers } from './datasets';
+import { DatasetStore, datasetsHandlers, recordedUserFiles } from './datasets';
 import type { SerializedHandlers } from './dispatch';
 import { DesignsService, designsHandlers } from './designs';
 import { ExperimentManager } from './experiments';
@@ -107,7 +107,11 @@ export function createService(options: ServiceOptions): Service {
     ...experiments.experimentHandlers((datasetId) => datasets.get(datasetId)),
     ...experiments.runsHandlers(),
     ...experiments.labelsHandlers(),
-    ...reproduceHandlers(datasetPath, () => experiments.packRunOptions()),
+    ...reproduceHandlers(
+      datasetPath,
+      () => experiments.packRunOptions(),
+      () => recordedUserFiles(options.dataDir),
+    ),
     ...designsHandlers(designs),
     ...modelsHandlers(models),
   };

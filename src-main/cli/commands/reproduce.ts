@@ -1,10 +1,12 @@
 import { resolve } from 'node:path';
 import {
   packCellLabel,
+  packRowStatus,
   packSourceLine,
   signedDiff,
   table2Figure,
   type PackCell,
+  type PackResults,
   type PackTable2Cell,
   type ReproducePack,
 } from '../../../src-shared/reproduce';
@@ -16,8 +18,10 @@ import {
   preparePack,
   reproducePack,
   reproducePacks,
+  reproduceResults,
   runPreparedPack,
 } from '../../core/reproduce/service';
+import { recordedUserFiles } from '../../core/datasets';
 import type { CliIO } from '../command';
 import { UsageError, defineCommand } from '../command';
 import { ensureWordVectorCache } from '../wordVectors';
@@ -104,11 +108,39 @@ function table2Table(cells: readonly PackTable2Cell[]): string {
   return [line(header), ...rows.map(line)].join('\n');
 }
 
+/** Paper vs ours over the runs stored for the pack, whichever surface made them. */
+function printResults(io: CliIO, pack: ReproducePack, results: PackResults, json: boolean): number {
+  if (json) {
+    io.stdout(`${JSON.stringify({ pack: pack.id, ...results })}\n`);
+    return 0;
+  }
+  io.stdout(`${pack.title}\nsource: ${packSourceLine(pack)}\n`);
+  const ran = new Map(results.rows.map((r) => [r.row, r]));
+  io.stdout('\nstored runs per row (the newest complete group):\n');
+  for (const row of runnableRows(pack, true)) {
+    const stored = ran.get(row.id);
+    io.stdout(
+      stored
+        ? `${row.id}: ${packRowStatus(stored)}; dataset ${stored.dataset.file}\n  ${stored.command}\n`
+        : `${row.id}: no stored runs\n`,
+    );
+  }
+  io.stdout(
+    `\npaper vs ours (${pack.scheme} category names, x${pack.scale}):\n${comparisonTable(pack, results.cells)}\n`,
+  );
+  if (results.table2.length > 0)
+    io.stdout(
+      `\nlatency and memory tokens per question, paper vs ours (Table 2's units):\n${table2Table(results.table2)}\n`,
+    );
+  return 0;
+}
+
 export const reproduceCommand = defineCommand({
   summary:
     "run a paper's table (protocol, models, questions, repeats) and compare with its figures",
   usage: `usage: npm run -s cli -- reproduce list
-       npm run -s cli -- reproduce <pack> --data <locomo10.json> [options]`,
+       npm run -s cli -- reproduce <pack> --data <locomo10.json> [options]
+       npm run -s cli -- reproduce <pack> --show [--data-dir <dir>]`,
   description: DESCRIPTION,
   options: {
     data: { ...EXPERIMENT_OPTIONS.data, help: "dataset file (the paper's: locomo10.json)" },
@@ -150,6 +182,11 @@ export const reproduceCommand = defineCommand({
       absent: 'the offline word vectors',
     },
     plan: { type: 'boolean', default: false, help: 'print the plan and the estimate, run nothing' },
+    show: {
+      type: 'boolean',
+      default: false,
+      help: "print the pack's stored results (whichever surface ran them) beside the paper's, run nothing",
+    },
     ...LAUNCH_OPTIONS,
     ...KEY_ENV_OPTION,
     ...RUNS_DB_OPTIONS,
@@ -161,6 +198,15 @@ export const reproduceCommand = defineCommand({
     if (rest.length > 0) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`);
     if (packId === 'list') return printPacks(io, values.json);
     const pack = await reproducePack(packId);
+    if (values.show) {
+      const { store, dataDir } = openStore(values['runs-db'], values['data-dir']);
+      try {
+        const results = await reproduceResults(pack.id, store, recordedUserFiles(dataDir));
+        return printResults(io, pack, results, values.json);
+      } finally {
+        store.close();
+      }
+    }
     if (values.data === undefined) throw new UsageError('reproduce needs --data <file>');
     const repeats = values.repeats === undefined ? undefined : Number(values.repeats);
     if (repeats !== undefined && (!Number.isInteger(repeats) || repeats < 1 || repeats > 100))

@@ -12,7 +12,7 @@ import {
   type PackTable2Cell,
   type ReproducePack,
 } from '../../../src-shared/reproduce';
-import type { RunStore } from '../runs/store';
+import type { RunReader } from '../runs/reader';
 import { repeatGroup, runRepeatGroup } from '../sweeps/repeats';
 import type { SweepRunOptions } from '../sweeps/run';
 import type { LoadedSweep } from '../sweeps/spec';
@@ -42,6 +42,14 @@ function withPrices(config: ExperimentConfig, prices: Prices | undefined): Exper
   };
 }
 
+/**
+ * A pack row's repeat group name. Runs made before the pack tag (`SweepTag.pack`) name their row
+ * only here, so the stored-results read (results.ts) matches on it too.
+ */
+export function packGroupName(packId: string, rowId: string): string {
+  return `${packId}.${rowId}`;
+}
+
 export function packGroups(
   pack: ReproducePack,
   settings: PackRunSettings,
@@ -54,8 +62,9 @@ export function packGroups(
       withPrices(rowConfig(pack, row, settings), prices),
       repeats,
       `reproduce ${pack.id}`,
-      `${pack.id}.${row.id}`,
-      (row.formerIds ?? []).map((former) => `${pack.id}.${former}`),
+      packGroupName(pack.id, row.id),
+      (row.formerIds ?? []).map((former) => packGroupName(pack.id, former)),
+      { packId: pack.id, rowId: row.id },
     ),
   }));
 }
@@ -93,7 +102,7 @@ function embedderNote(pack: ReproducePack, settings: PackRunSettings): string {
  * A row's Table 2 figures over its complete runs: each run's latency percentiles and mean memory
  * tokens per question from its final answers (none on runs from before they were stored).
  */
-function rowTable2(store: RunStore, runIds: readonly string[]): PackTable2 {
+export function rowTable2(store: RunReader, runIds: readonly string[]): PackTable2 {
   return packTable2Ours(
     runIds.map((id) =>
       table2Columns(store.getRun(id).manifest.usage?.memory, store.finalAnswers(id)),

@@ -1,10 +1,17 @@
 import type { ApiInput } from '../../../src-shared/api';
-import type { PackListItem, PackRun, ReproducePack } from '../../../src-shared/reproduce';
+import type {
+  PackListItem,
+  PackResults,
+  PackRun,
+  ReproducePack,
+} from '../../../src-shared/reproduce';
 import type { DomainHandlers } from '../handlers';
 import { loadMemoryPresets } from '../pipeline/loadPresets';
+import type { RunReader } from '../runs/reader';
 import { planSweep } from '../pipeline/plan';
 import type { SweepRunOptions } from '../sweeps/run';
 import { listPacks, loadPack, type PackEndpoints, type PackRunSettings } from './packs';
+import { packResults, type DatasetFileOf } from './results';
 import { packGroups, runPack, settingOf, type PackGroup, type Prices } from './run';
 
 /**
@@ -117,18 +124,30 @@ export async function reproduceRun(
   return runPreparedPack(prepared, options);
 }
 
+/** A pack's stored results, for every surface (the API, `cli reproduce --show`). */
+export async function reproduceResults(
+  packId: string,
+  reader: RunReader,
+  fileOf: DatasetFileOf,
+): Promise<PackResults> {
+  return packResults(reader, await reproducePack(packId), fileOf);
+}
+
 /**
  * The Reproduce view's handlers. `datasetPath`: the file of an opened dataset, by id;
- * `runOptions`: the runs DB and keys a pack's runs write with (the service's one writer).
+ * `runOptions`: the runs DB and keys a pack's runs write with (the service's one writer);
+ * `fileOf`: the file the user gave for a dataset a stored run read.
  */
 export function reproduceHandlers(
   datasetPath: (datasetId: string) => Promise<string>,
   runOptions: () => Pick<SweepRunOptions, 'store' | 'dataDir' | 'apiKeys'>,
+  fileOf: () => DatasetFileOf,
 ): DomainHandlers<'reproduce'> {
   return {
     'reproduce.packs': () => reproducePacks(),
     'reproduce.plan': async (input) => reproducePlan(input, await datasetPath(input.datasetId)),
     'reproduce.run': async (input) =>
       reproduceRun(input, await datasetPath(input.datasetId), runOptions()),
+    'reproduce.results': ({ packId }) => reproduceResults(packId, runOptions().store, fileOf()),
   };
 }

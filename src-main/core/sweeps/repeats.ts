@@ -1,5 +1,5 @@
 import { hashedConfig, type ExperimentConfig } from '../../../src-shared/experiment';
-import { SweepSpecSchema, expandSweep } from '../../../src-shared/sweeps';
+import { SweepSpecSchema, expandSweep, type PackTag } from '../../../src-shared/sweeps';
 import { canonicalJson, sha256Hex } from '../runs/manifest';
 import { repeatSummary, type RepeatSummary } from '../../../src-shared/repeats';
 import { runSweep, type SweepCellResult, type SweepRunOptions } from './run';
@@ -25,6 +25,7 @@ export function repeatGroup(
   what = '--repeats',
   name = REPEAT_GROUP_NAME,
   formerNames: readonly string[] = [],
+  pack?: Omit<PackTag, 'repeats'>,
 ): LoadedSweep {
   const spec = SweepSpecSchema.parse({
     name,
@@ -41,12 +42,14 @@ export function repeatGroup(
     10,
   );
   const formerSweepIds = formerNames.map((former) => `${former}-${hash}`);
+  // The tag is not part of the id: a pack row's group made before the tag existed resumes as itself.
   return {
     file: what,
     spec,
     sweepId: `${name}-${hash}`,
     cells,
     ...(formerSweepIds.length > 0 ? { formerSweepIds } : {}),
+    ...(pack ? { pack: { ...pack, repeats } } : {}),
   };
 }
 

@@ -67,6 +67,7 @@ export function tagOf(sweep: LoadedSweep, cell: SweepCell): SweepTag {
     cellIndex: cell.index,
     values: cell.values,
     repeat: cell.repeat,
+    ...(sweep.pack ? { pack: sweep.pack } : {}),
   };
 }
 

@@ -3,6 +3,7 @@ import { parseOrThrow } from '../../../src-shared/errors';
 import {
   SweepSpecSchema,
   expandSweep,
+  type PackTag,
   type SweepCell,
   type SweepSpec,
 } from '../../../src-shared/sweeps';
@@ -23,6 +24,8 @@ export interface LoadedSweep {
   /** The same group under names it had before a rename: its stored runs resume as this one's. */
   formerSweepIds?: readonly string[];
   cells: SweepCell[];
+  /** Set on a reproduce pack row's repeat group: every cell's run carries it in its tag. */
+  pack?: PackTag;
 }
 
 /** Validates and expands a parsed spec; `baseDir` resolves relative dataset paths. */

@@ -8,10 +8,13 @@ import {
   comparePackTable2,
   packCellLabel,
   packCommand,
+  packRowStatus,
   packSourceLine,
   signedDiff,
   table2Figure,
   type PackCell,
+  type PackResults,
+  type PackRowResult,
   type PackRun,
   type PackTable2Cell,
   type ReproducePack,
@@ -43,10 +46,13 @@ function ComparisonTable({
   pack,
   cells,
   label,
+  partial,
 }: {
   pack: ReproducePack;
   cells: readonly PackCell[];
   label: string;
+  /** Rows whose stored group has fewer complete runs than it asked: marked beside their id. */
+  partial?: ReadonlySet<string>;
 }) {
   return (
     <table aria-label={label}>
@@ -63,7 +69,10 @@ function ComparisonTable({
       <tbody>
         {cells.map((c) => (
           <tr key={`${c.row}|${c.metric}|${c.cell}`}>
-            <th scope="row">{c.row}</th>
+            <th scope="row">
+              {c.row}
+              {partial?.has(c.row) ? <span className="muted"> (partial)</span> : null}
+            </th>
             <td>{metricOf(c.metric).label}</td>
             <td>{packCellLabel(pack, c.cell)}</td>
             <td>{formatMeanStd({ mean: c.paper, std: c.paperStd }, pack.decimals, '–')}</td>
@@ -108,6 +117,47 @@ function Table2Figures({ cells, label }: { cells: readonly PackTable2Cell[]; lab
   );
 }
 
+/** The rows with stored runs first (in the pack's order), then the paper's other rows. */
+function ranFirst(results: PackResults): PackCell[] {
+  const ran = new Set(results.rows.map((r) => r.row));
+  return [
+    ...results.cells.filter((c) => ran.has(c.row)),
+    ...results.cells.filter((c) => !ran.has(c.row)),
+  ];
+}
+
+/** Each row's stored runs: status, question set, the user's dataset and the command that remakes them. */
+function StoredRuns({ rows }: { rows: readonly PackRowResult[] }) {
+  return (
+    <table aria-label="Stored runs">
+      <thead>
+        <tr>
+          <th scope="col">Row</th>
+          <th scope="col">Runs</th>
+          <th scope="col">Dataset</th>
+          <th scope="col">Command</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((r) => (
+          <tr key={r.row} className={r.status === 'partial' ? 'partial' : undefined}>
+            <th scope="row">{r.row}</th>
+            <td>{packRowStatus(r)}</td>
+            <td>
+              <code>{r.dataset.file}</code>
+            </td>
+            <td>
+              <pre className="cli-command">
+                <code>{r.command}</code>
+              </pre>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
 export function ReproduceView() {
   const [route, navigate] = useRoute();
   const client = useClient();
@@ -131,6 +181,9 @@ export function ReproduceView() {
     'reproduce.plan',
     runInput && endpoint?.prices ? { ...runInput, prices: endpoint.prices } : runInput,
   );
+  // What is stored for the pack, whichever surface ran it (`cli reproduce`, this view, a sweep).
+  const stored = useApi('reproduce.results', item?.runnable ? { packId: item.pack.id } : null);
+  const reloadStored = stored.reload;
   const [running, setRunning] = useState(false);
   const [result, setResult] = useState<PackRun | null>(null);
   const [runError, setRunError] = useState<ErrorPayload | null>(null);
@@ -153,10 +206,14 @@ export function ReproduceView() {
       .call('reproduce.run', { ...(JSON.parse(runKey) as ApiInput<'reproduce.run'>), repeats })
       .then(setResult)
       .catch((error: unknown) => setRunError(toErrorPayload(error)))
-      .finally(() => setRunning(false));
-  }, [client, runKey, repeats]);
+      .finally(() => {
+        setRunning(false);
+        reloadStored();
+      });
+  }, [client, runKey, repeats, reloadStored]);
 
   const shown = result && item && result.packId === item.pack.id ? result : null;
+  const results = stored.data && item && stored.data.packId === item.pack.id ? stored.data : null;
   return (
     <section className="reproduce-view" aria-labelledby="view-title">
       <header className="view-header">
@@ -239,7 +296,7 @@ export function ReproduceView() {
             <code>
               {packCommand(
                 item.pack.id,
-                dataset.path,
+                dataset.userFile,
                 endpoint
                   ? {
                       baseUrl: endpoint.baseUrl,
@@ -271,11 +328,6 @@ export function ReproduceView() {
       {shown && item ? (
         <div className="panel">
           <p role="status">{shown.setting}</p>
-          <ComparisonTable pack={item.pack} cells={shown.cells ?? []} label="Paper vs ours" />
-          <Table2Figures
-            cells={shown.table2 ?? []}
-            label="Table 2 latency and memory tokens: paper, ours"
-          />
           {shown.failures && shown.failures.length > 0 ? (
             <div role="alert" aria-label="Rows that did not complete">
               <p>
@@ -300,7 +352,26 @@ export function ReproduceView() {
           ) : null}
         </div>
       ) : null}
-      {item && !shown ? (
+      {stored.error ? (
+        <ErrorView error={stored.error} title="Could not read the stored runs" />
+      ) : null}
+      {item && results && results.rows.length > 0 ? (
+        <div className="panel" aria-label="Stored results">
+          <h2>Paper vs ours, from the stored runs</h2>
+          <StoredRuns rows={results.rows} />
+          <ComparisonTable
+            pack={item.pack}
+            cells={ranFirst(results)}
+            label="Paper vs ours"
+            partial={new Set(results.rows.filter((r) => r.status === 'partial').map((r) => r.row))}
+          />
+          <Table2Figures
+            cells={results.table2}
+            label="Table 2 latency and memory tokens: paper, ours"
+          />
+        </div>
+      ) : null}
+      {item && !(results && results.rows.length > 0) ? (
         <details className="panel">
           <summary>The paper&apos;s figures (ours appear beside them after a run)</summary>
           <ComparisonTable
