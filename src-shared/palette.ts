@@ -65,7 +65,13 @@ function channels(hex: string): [number, number, number] {
 }
 
 function hexOf([r, g, b]: readonly number[]): string {
-  return `#${[r, g, b].map((c) => Math.round(c ?? 0).toString(16).padStart(2, '0')).join('')}`;
+  return `#${[r, g, b]
+    .map((c) =>
+      Math.round(c ?? 0)
+        .toString(16)
+        .padStart(2, '0'),
+    )
+    .join('')}`;
 }
 
 /** The ramp's colour at t in [0, 1] (clamped), linearly between its stops. */
@@ -80,15 +86,24 @@ export function rampColor(t: number): string {
 
 /** CIE L* (0 black … 100 white) of a #rrggbb colour: what a greyscale print keeps of it. */
 export function lightness(hex: string): number {
-  const y = channels(hex)
-    .map((c) => c / 255)
-    .map((c) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4))
-    .reduce((sum, c, k) => sum + c * ([0.2126, 0.7152, 0.0722][k] ?? 0), 0);
+  const y = luminance(hex);
   const f = y > 216 / 24389 ? Math.cbrt(y) : (24389 / 27 / 116) * y + 16 / 116;
   return 116 * f - 16;
 }
 
-/** Ink for text drawn on a fill: black on light fills, white on dark ones. */
-export function inkOn(fill: string): string {
-  return lightness(fill) > 55 ? '#000000' : '#ffffff';
+/** WCAG relative luminance of a #rrggbb colour. */
+function luminance(hex: string): number {
+  return channels(hex)
+    .map((c) => c / 255)
+    .map((c) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4))
+    .reduce((sum, c, k) => sum + c * ([0.2126, 0.7152, 0.0722][k] ?? 0), 0);
+}
+
+/**
+ * Ink for text drawn on a fill (a run tag, a heatmap cell): black or white, whichever contrasts
+ * more; on every series colour that is at least 5:1.
+ */
+export function inkOn(fill: string): '#000000' | '#ffffff' {
+  const y = luminance(fill);
+  return (y + 0.05) / 0.05 >= 1.05 / (y + 0.05) ? '#000000' : '#ffffff';
 }

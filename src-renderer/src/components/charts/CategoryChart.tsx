@@ -70,12 +70,17 @@ export function categoryFigure(
   const { rows, series, metricLabel, schemeLabel, subject = 'final answers', bootstrap } = props;
   const whiskers = rows.some((r) => r.intervals);
   const caption = joinSentences(
-    `${props.title}: ${metricLabel} per category, mean over ${subject}; categories named by the ${schemeLabel} scheme.`,
+    `${metricLabel} per category, mean over ${subject}; categories named by the ${schemeLabel} scheme.`,
     series.length > 1
       ? `Series: ${series.map((s) => s.label).join('; ')}.`
       : `Series: ${series[0]?.label ?? ''}.`,
-    nSentence('category', rows.map((r) => r.n)),
-    series.length > 1 ? 'n differs per series where runs answered different questions.' : '',
+    nSentence(
+      'category',
+      rows.map((r) => r.n),
+    ),
+    rows.some((r) => new Set(series.map((s) => r.ns[s.key] ?? 0)).size > 1)
+      ? "n is the first series'; the runs answered different numbers of questions in some categories."
+      : '',
     whiskers && bootstrap ? bootstrapSentence(bootstrap) : '',
   );
   return barFigure(

@@ -107,9 +107,7 @@ export function SaveFigure({
       <select
         aria-label="Figure font size"
         value={options.fontSize}
-        onChange={(e) =>
-          choose({ ...options, fontSize: Number(e.target.value) as FigureFontSize })
-        }
+        onChange={(e) => choose({ ...options, fontSize: Number(e.target.value) as FigureFontSize })}
       >
         {FIGURE_FONT_SIZES.map((size) => (
           <option key={size} value={size}>
@@ -131,7 +129,10 @@ export function SaveFigure({
         Caption
       </button>
       {status ? (
-        <span role={status.error ? 'alert' : 'status'} className={status.error ? 'text-danger' : 'muted'}>
+        <span
+          role={status.error ? 'alert' : 'status'}
+          className={status.error ? 'text-danger' : 'muted'}
+        >
           {status.text}
         </span>
       ) : null}

@@ -3,7 +3,10 @@ import { LINE_COLORS, lineStyle } from './lineStyles';
 
 describe('curve line styles', () => {
   it('gives ten samples ten different colour-dash pairs', () => {
-    const styles = Array.from({ length: 10 }, (_, i) => `${lineStyle(i).color} ${lineStyle(i).dash ?? 'solid'}`);
+    const styles = Array.from(
+      { length: 10 },
+      (_, i) => `${lineStyle(i).color} ${lineStyle(i).dash ?? 'solid'}`,
+    );
     expect(new Set(styles).size).toBe(10);
   });
 

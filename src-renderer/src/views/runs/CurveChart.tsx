@@ -27,7 +27,7 @@ function nRange(view: CurveView): string {
   if (ns.length === 0) return '';
   const [lo, hi] = [Math.min(...ns), Math.max(...ns)];
   const what = view.x === 'dialogs' ? 'questions visible at that test' : 'samples averaged';
-  return `n per point = ${what} (${lo === hi ? lo : `${lo}–${hi}`}).`;
+  return `n = ${lo === hi ? lo : `${lo}–${hi}`} per point (${what}).`;
 }
 
 /**

@@ -42,9 +42,12 @@ function sweepFigure(
       title,
       caption: joinSentences(
         `${title} (sweep ${axes.sweepName}): mean over every question of each run's final answers; other axes and repeats pooled.`,
-        ns.length > 0
-          ? `n = ${Math.min(...ns)}–${Math.max(...ns)} runs per cell; colour scale spans the cells' range.`
-          : '',
+        ns.length === 0
+          ? ''
+          : Math.min(...ns) === Math.max(...ns)
+            ? `n = ${ns[0]} run${ns[0] === 1 ? '' : 's'} per cell.`
+            : `n = ${Math.min(...ns)}–${Math.max(...ns)} runs per cell.`,
+        "The colour scale spans the cells' range.",
       ),
       xTitle: axes.x ?? 'all',
       yTitle: axes.y ?? 'all',

@@ -28,7 +28,10 @@ export interface BarFigureInput {
     /** Shown under the label, e.g. "n=282". */
     note: string;
     /** One per series, in the series' order. */
-    values: ReadonlyArray<{ value: number | null; interval?: readonly [number, number] | undefined }>;
+    values: ReadonlyArray<{
+      value: number | null;
+      interval?: readonly [number, number] | undefined;
+    }>;
   }>;
 }
 

@@ -57,7 +57,8 @@ export function curveFigure(input: CurveFigureInput, options: FigureOptions): Sc
   // The last tick's label is centred on the plot's right edge: half of it must fit beyond it.
   const lastTick = ticks[ticks.length - 1];
   const right =
-    width - Math.max(fs * 0.5, lastTick === undefined ? 0 : textWidth(tickText(lastTick), fs) / 2 + 1);
+    width -
+    Math.max(fs * 0.5, lastTick === undefined ? 0 : textWidth(tickText(lastTick), fs) / 2 + 1);
   const legendBox = legend(
     input.lines.map((l) => ({ label: l.label, style: l.style, kind: 'line' as const })),
     left,

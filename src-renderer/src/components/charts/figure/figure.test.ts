@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SERIES_COLORS, SEQUENTIAL_RAMP, lightness, seriesStyle } from '@shared/palette';
+import { SERIES_COLORS, SEQUENTIAL_RAMP, inkOn, lightness, seriesStyle } from '@shared/palette';
 import { labelCollisions, outside, readSvgFigure } from '../../../../../tests/support/svgFigure';
 import { barFigure, type BarFigureInput } from './barFigure';
 import { curveFigure } from './curveFigure';
@@ -22,17 +22,19 @@ function bars(seriesCount: number, spread: number): BarFigureInput {
       label: `${String.fromCharCode(65 + i)} run ${i}`,
       style: seriesStyle(i),
     })),
-    groups: ['multi-hop', 'temporal', 'open-domain', 'single-hop', 'adversarial'].map((label, g) => ({
-      label: `${g + 1} ${label}`,
-      note: `n=${[282, 321, 96, 841, 446][g]}`,
-      values: Array.from({ length: seriesCount }, (_, s) => {
-        const value = Math.max(0, (means[g] ?? 0) - s * 0.07);
-        return {
-          value,
-          interval: [Math.max(0, value - spread), Math.min(1, value + spread)] as const,
-        };
+    groups: ['multi-hop', 'temporal', 'open-domain', 'single-hop', 'adversarial'].map(
+      (label, g) => ({
+        label: `${g + 1} ${label}`,
+        note: `n=${[282, 321, 96, 841, 446][g]}`,
+        values: Array.from({ length: seriesCount }, (_, s) => {
+          const value = Math.max(0, (means[g] ?? 0) - s * 0.07);
+          return {
+            value,
+            interval: [Math.max(0, value - spread), Math.min(1, value + spread)] as const,
+          };
+        }),
       }),
-    })),
+    ),
   };
 }
 
@@ -118,10 +120,9 @@ describe('a curve figure', () => {
     const ticks = svg.items.filter((i) => i.role === 'tick' && /^[\d,]+$/.test(i.text ?? ''));
     expect(ticks.map((t) => t.text)).toContain('1,000');
     expect(outside(svg)).toEqual([]);
-    expect(svg.items.filter((i) => i.role === 'legend' && i.tag === 'text').map((i) => i.text)).toEqual([
-      'sample 0',
-      'sample 1',
-    ]);
+    expect(
+      svg.items.filter((i) => i.role === 'legend' && i.tag === 'text').map((i) => i.text),
+    ).toEqual(['sample 0', 'sample 1']);
     expect(svg.items.find((i) => i.role === 'axis-title-x')?.text).toBe('dialogs inserted');
   });
 });
@@ -163,6 +164,18 @@ describe('the figure palette', () => {
     for (let i = 1; i < 16; i++) {
       expect(seriesStyle(i).dash).not.toBe(seriesStyle(i - 1).dash);
       expect(seriesStyle(i).marker).not.toBe(seriesStyle(i - 1).marker);
+    }
+  });
+
+  it('writes text on every series colour at 4.5:1 or more (run tags, heatmap cells)', () => {
+    const y = (hex: string): number =>
+      [1, 3, 5]
+        .map((at) => Number.parseInt(hex.slice(at, at + 2), 16) / 255)
+        .map((c) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4))
+        .reduce((sum, c, k) => sum + c * ([0.2126, 0.7152, 0.0722][k] ?? 0), 0);
+    for (const fill of [...SERIES_COLORS, ...SEQUENTIAL_RAMP]) {
+      const [a, b] = [y(fill), y(inkOn(fill))].sort((p, q) => q - p);
+      expect(((a ?? 0) + 0.05) / ((b ?? 0) + 0.05), fill).toBeGreaterThanOrEqual(4.5);
     }
   });
 

@@ -26,7 +26,7 @@ export function heatmapFigure(input: HeatmapFigureInput, options: FigureOptions)
   );
   const left = lineHeight(fs) + fs * 0.4 + rowLabelWidth;
   const barWidth = fs * 0.9;
-  const scaleLabel = Math.max(textWidth('0.00', fs), textWidth('1.00', fs));
+  const scaleLabel = textWidth('0.000', fs);
   const right = width - (barWidth + fs * 0.6 + scaleLabel + lineHeight(fs) + fs * 0.6);
   const top = fs * 0.6;
   const cellW = (right - left) / Math.max(1, input.xs.length);
@@ -130,7 +130,8 @@ export function heatmapFigure(input: HeatmapFigureInput, options: FigureOptions)
     role: 'colorbar',
     x: barX + barWidth + fs * 0.3,
     y: yAt,
-    text: v.toFixed(2),
+    // Three decimals, as the cells: a sweep's range is often narrower than 0.01.
+    text: v.toFixed(3),
     size: fs,
     anchor: 'start',
     fill: MUTED,

@@ -37,7 +37,12 @@ function rgb(hex: string): string {
 }
 
 function dashOf(dash: string | undefined): string {
-  return dash ? `[${dash.trim().split(/[\s,]+/).join(' ')}] 0 d` : '[] 0 d';
+  return dash
+    ? `[${dash
+        .trim()
+        .split(/[\s,]+/)
+        .join(' ')}] 0 d`
+    : '[] 0 d';
 }
 
 /** The shape's drawing operators; `h` is the page height (PDF's y axis points up). */

@@ -89,12 +89,14 @@ export interface Box {
 }
 
 /** The box a text covers (rotations by multiples of 90° and unrotated text only). */
-export function textBox(t: Pick<TextShape, 'x' | 'y' | 'text' | 'size' | 'anchor' | 'rotate'>): Box {
+export function textBox(
+  t: Pick<TextShape, 'x' | 'y' | 'text' | 'size' | 'anchor' | 'rotate'>,
+): Box {
   const w = textWidth(t.text, t.size);
   const along = t.anchor === 'start' ? 0 : t.anchor === 'middle' ? w / 2 : w;
   const up = ASCENT * t.size;
   const down = DESCENT * t.size;
-  const rotate = ((t.rotate ?? 0) % 360 + 360) % 360;
+  const rotate = (((t.rotate ?? 0) % 360) + 360) % 360;
   // 90: reads bottom to top, the glyphs' tops to the left; 270: top to bottom, tops to the right.
   if (rotate === 90) return { x: t.x - up, y: t.y + along - w, w: up + down, h: w };
   if (rotate === 270) return { x: t.x - down, y: t.y - along, w: up + down, h: w };

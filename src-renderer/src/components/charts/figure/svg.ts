@@ -15,7 +15,9 @@ export function escapeXml(text: string): string {
 
 function attrs(values: Record<string, string | number | undefined | null>): string {
   return Object.entries(values)
-    .filter((entry): entry is [string, string | number] => entry[1] !== undefined && entry[1] !== null)
+    .filter(
+      (entry): entry is [string, string | number] => entry[1] !== undefined && entry[1] !== null,
+    )
     .map(([k, v]) => ` ${k}="${typeof v === 'number' ? num(v) : escapeXml(v)}"`)
     .join('');
 }
@@ -31,7 +33,16 @@ function shapeSvg(s: Shape): string {
       if (s.shape === 'circle') {
         return `<circle${attrs({ ...tags, 'data-shape': s.shape, cx: s.x, cy: s.y, r: s.size / 2, fill: s.color, stroke: '#ffffff', 'stroke-width': 0.4 })}/>`;
       }
-      return `<polygon${attrs({ ...tags, 'data-shape': s.shape, points: markerPolygon(s.shape, s.x, s.y, s.size).map(([x, y]) => `${num(x)},${num(y)}`).join(' '), fill: s.color, stroke: '#ffffff', 'stroke-width': 0.4 })}/>`;
+      return `<polygon${attrs({
+        ...tags,
+        'data-shape': s.shape,
+        points: markerPolygon(s.shape, s.x, s.y, s.size)
+          .map(([x, y]) => `${num(x)},${num(y)}`)
+          .join(' '),
+        fill: s.color,
+        stroke: '#ffffff',
+        'stroke-width': 0.4,
+      })}/>`;
     case 'text':
       return `<text${attrs({
         ...tags,
