@@ -15,7 +15,11 @@ export interface SvgItem {
 }
 
 const unescape = (s: string): string =>
-  s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+  s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, '&');
 
 function attributes(source: string): Record<string, string> {
   const out: Record<string, string> = {};
@@ -47,7 +51,9 @@ export function readSvgFigure(svg: string): {
   const root = attributes(/<svg\b([^>]*)>/.exec(svg)?.[1] ?? '');
   const [, , width = 0, height = 0] = (root['viewBox'] ?? '').split(/\s+/).map(Number);
   const items: SvgItem[] = [];
-  for (const m of svg.matchAll(/<(text|rect|polyline|polygon|circle)\b([^>]*?)(?:\/>|>([^<]*)<\/\1>)/g)) {
+  for (const m of svg.matchAll(
+    /<(text|rect|polyline|polygon|circle)\b([^>]*?)(?:\/>|>([^<]*)<\/\1>)/g,
+  )) {
     const tag = m[1] ?? '';
     const a = attributes(m[2] ?? '');
     const base = { tag, role: a['data-role'], group: a['data-group'] };
@@ -105,7 +111,11 @@ export function labelCollisions(items: readonly SvgItem[]): Array<[SvgItem, SvgI
 }
 
 /** Items whose boxes leave the figure (a clipped tick, title or legend). */
-export function outside(figure: { width: number; height: number; items: readonly SvgItem[] }): SvgItem[] {
+export function outside(figure: {
+  width: number;
+  height: number;
+  items: readonly SvgItem[];
+}): SvgItem[] {
   const e = 0.01;
   return figure.items.filter(
     (i) =>
