@@ -187,8 +187,9 @@ describe('the figure palette', () => {
 
 describe('a figure as PDF', () => {
   it('is a well-formed one-page PDF at the column width, with its text and caption', () => {
-    const scene = barFigure(bars(2, 0.05), ONE_COLUMN).scene;
-    const bytes = sceneToPdf({ ...scene, caption: 'n = 282 (A) – 95% (B)' });
+    const input = bars(2, 0.05);
+    const scene = barFigure({ ...input, yTitle: 'Mean F1 – (all)' }, ONE_COLUMN).scene;
+    const bytes = sceneToPdf({ ...scene, caption: 'n = 282 – 95% Δ' });
     const text = Buffer.from(bytes).toString('latin1');
     expect(text.startsWith('%PDF-1.4')).toBe(true);
     expect(text.trimEnd().endsWith('%%EOF')).toBe(true);
@@ -204,9 +205,14 @@ describe('a figure as PDF', () => {
     const stream = /\/Length (\d+) >>\nstream\n([\s\S]*?)\nendstream/.exec(text);
     expect(Number(stream?.[1])).toBe(stream?.[2]?.length);
     expect(text).toContain('/MediaBox [0 0 252 ');
-    expect(text).toContain('(Mean Official F1) Tj');
     expect(text).toContain('(Category \\(official LoCoMo names\\)) Tj');
-    // The en dash goes out as WinAnsi 0x96, not as a missing glyph.
-    expect(text).toContain('/Subject (n = 282 \\(A\\) \\226 95% \\(B\\))');
+    // Drawn text in WinAnsi: the en dash is byte 0x96, parentheses escaped.
+    expect(text).toContain('(Mean F1 \\226 \\(all\\)) Tj');
+    // The caption in UTF-16BE, so "–" (U+2013) and "Δ" (U+0394) survive in the reader's properties.
+    const subject = /\/Subject <FEFF([0-9A-F]*)>/.exec(text)?.[1] ?? '';
+    const decoded = String.fromCharCode(
+      ...(subject.match(/.{4}/g) ?? []).map((unit) => Number.parseInt(unit, 16)),
+    );
+    expect(decoded).toBe('n = 282 – 95% Δ');
   });
 });

@@ -4,7 +4,8 @@ import { textWidth } from './textMetrics';
 /**
  * A one-page PDF 1.4 of a figure, written from the same scene as its SVG: vector paths and text in
  * the standard Helvetica font (every PDF reader has it; nothing embedded), no browser involved.
- * Text goes out in WinAnsiEncoding; a character it lacks is written as "?".
+ * Drawn text goes out in WinAnsiEncoding (a character it lacks is written as "?"); the title and
+ * caption, in the document information, in UTF-16.
  */
 
 const WIN_ANSI_EXTRA: Readonly<Record<string, number>> = {
@@ -27,6 +28,13 @@ function pdfString(text: string): string {
     else out += String.fromCharCode(byte);
   }
   return `${out})`;
+}
+
+/** A document-information string (Title, Subject): UTF-16BE with its byte-order mark, as hex. */
+function infoString(text: string): string {
+  let hex = 'FEFF';
+  for (let i = 0; i < text.length; i++) hex += text.charCodeAt(i).toString(16).padStart(4, '0');
+  return `<${hex.toUpperCase()}>`;
 }
 
 const n = (v: number): string => String(Math.round(v * 1000) / 1000);
@@ -103,7 +111,8 @@ export function sceneToPdf(scene: Scene): Uint8Array<ArrayBuffer> {
     `0 0 ${n(scene.width)} ${n(scene.height)} re f`,
     ...scene.shapes.flatMap((s) => shapeOps(s, scene.height)),
   ].join('\n');
-  const info = `<< /Title ${pdfString(scene.title)} /Subject ${pdfString(scene.caption)} /Producer (Memory Workbench) >>`;
+  // Info strings are not in the font's WinAnsi but in PDFDocEncoding or UTF-16: UTF-16 keeps all.
+  const info = `<< /Title ${infoString(scene.title)} /Subject ${infoString(scene.caption)} /Producer (Memory Workbench) >>`;
   const objects = [
     '<< /Type /Catalog /Pages 2 0 R >>',
     '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
