@@ -12,9 +12,19 @@ import {
   XAxis,
   YAxis,
 } from 'recharts';
-import { memo, useRef } from 'react';
+import { memo, useCallback } from 'react';
+import { SERIES_COLORS as PALETTE, seriesStyle } from '@shared/palette';
 import { categoryTickLabel, formatScore, type CategoryChartRow } from './categoryRows';
 import { SaveFigure } from './SaveFigure';
+import {
+  barFigure,
+  bootstrapSentence,
+  joinSentences,
+  nSentence,
+  type FigureOptions,
+  type Scene,
+} from './figure';
+import type { BootstrapInterval } from './figure/caption';
 
 export type { CategoryChartRow } from './categoryRows';
 
@@ -38,22 +48,62 @@ export interface CategoryChartProps {
   height?: number;
   /** Accessible name of the figure; defaults to "<metric> per category". */
   title?: string;
+  /** The whiskers' bootstrap (resamples, seed), said in a saved figure's caption. */
+  bootstrap?: BootstrapInterval | undefined;
 }
 
-/** Colour-blind-safe (Okabe–Ito derived) and distinct on white. */
-export const SERIES_COLORS = [
-  '#2f6fde',
-  '#e69f00',
-  '#009e73',
-  '#cc79a7',
-  '#56b4e9',
-  '#d55e00',
-  '#8c6bb1',
-  '#4d4d4d',
-] as const;
+/** The figures' colour-blind-safe series colours (src-shared/palette.ts owns them). */
+export const SERIES_COLORS = PALETTE;
 
 export function seriesColor(series: CategoryChartSeries, index: number): string {
-  return series.color ?? SERIES_COLORS[index % SERIES_COLORS.length] ?? '#2f6fde';
+  return series.color ?? SERIES_COLORS[index % SERIES_COLORS.length] ?? SERIES_COLORS[0];
+}
+
+/** The chart as a print figure: axis titles, legend, whiskers, value labels clear of the caps. */
+export function categoryFigure(
+  props: Pick<
+    CategoryChartProps,
+    'rows' | 'series' | 'metricLabel' | 'schemeLabel' | 'subject' | 'bootstrap'
+  > & { title: string },
+  options: FigureOptions,
+): Scene {
+  const { rows, series, metricLabel, schemeLabel, subject = 'final answers', bootstrap } = props;
+  const whiskers = rows.some((r) => r.intervals);
+  const caption = joinSentences(
+    `${metricLabel} per category, mean over ${subject}; categories named by the ${schemeLabel} scheme.`,
+    series.length > 1
+      ? `Series: ${series.map((s) => s.label).join('; ')}.`
+      : `Series: ${series[0]?.label ?? ''}.`,
+    nSentence(
+      'category',
+      rows.map((r) => r.n),
+    ),
+    rows.some((r) => new Set(series.map((s) => r.ns[s.key] ?? 0)).size > 1)
+      ? "n is the first series'; the runs answered different numbers of questions in some categories."
+      : '',
+    whiskers && bootstrap ? bootstrapSentence(bootstrap) : '',
+  );
+  return barFigure(
+    {
+      title: props.title,
+      caption,
+      yTitle: metricLabel,
+      xTitle: `Category (${schemeLabel} names)`,
+      series: series.map((s, i) => ({
+        label: s.label,
+        style: { ...seriesStyle(i), color: seriesColor(s, i) },
+      })),
+      groups: rows.map((r) => ({
+        label: `${r.category} ${r.label}`,
+        note: `n=${r.n}`,
+        values: series.map((s) => ({
+          value: r.values[s.key] ?? null,
+          interval: r.intervals?.[s.key],
+        })),
+      })),
+    },
+    options,
+  ).scene;
 }
 
 /**
@@ -89,15 +139,23 @@ export const CategoryChart = memo(function CategoryChart({
   subject = 'final answers',
   height = 280,
   title,
+  bootstrap,
 }: CategoryChartProps) {
   const name = title ?? `${metricLabel} per category`;
   const byTick = new Map(rows.map((r) => [categoryTickLabel(r), r]));
   const multi = series.length > 1;
-  const plot = useRef<HTMLDivElement>(null);
   const drawn = useDrawnLater();
+  const figure = useCallback(
+    (options: FigureOptions) =>
+      categoryFigure(
+        { rows, series, metricLabel, schemeLabel, subject, bootstrap, title: name },
+        options,
+      ),
+    [rows, series, metricLabel, schemeLabel, subject, bootstrap, name],
+  );
   return (
     <figure className="category-chart" aria-label={name}>
-      <div ref={plot} className="category-chart-plot" style={{ height }} aria-hidden="true">
+      <div className="category-chart-plot" style={{ height }} aria-hidden="true">
         {drawn ? (
           <ResponsiveContainer width="100%" height="100%">
             {/* No keyboard layer: the plot is aria-hidden (the table below speaks for it), so it
@@ -116,7 +174,18 @@ export const CategoryChart = memo(function CategoryChart({
                 tickLine={false}
                 tick={CategoryTick}
               />
-              <YAxis {...SCORE_AXIS} axisLine={false} tickLine={false} />
+              <YAxis
+                {...SCORE_AXIS}
+                width={SCORE_AXIS.width + 16}
+                axisLine={false}
+                tickLine={false}
+                label={{
+                  value: metricLabel,
+                  angle: -90,
+                  position: 'insideLeft',
+                  style: { textAnchor: 'middle', fontSize: 12, fill: CHART_COLORS.ink },
+                }}
+              />
               <Tooltip
                 cursor={{ fill: 'rgb(47 111 222 / 6%)' }}
                 content={(props) => (
@@ -174,7 +243,7 @@ export const CategoryChart = memo(function CategoryChart({
         {multi ? ' (first series; each series’ n in the tooltip)' : ''}
         {rows.some((r) => r.intervals) ? '; whiskers: 95% bootstrap interval of the mean' : ''}.
       </figcaption>
-      <SaveFigure plot={plot} name={name} />
+      <SaveFigure name={name} figure={figure} />
       <table className="sr-only">
         <caption>{name}</caption>
         <thead>

@@ -1,42 +1,35 @@
-import { useState, type RefObject } from 'react';
+import { useState } from 'react';
 import { downloadBlob } from '../../lib/download';
-import { withLightChartColors } from './chartColors';
+import {
+  FIGURE_FONT_SIZES,
+  FIGURE_SIZES,
+  DEFAULT_FIGURE_OPTIONS,
+  sceneToPdf,
+  sceneToSvg,
+  type FigureFontSize,
+  type FigureOptions,
+  type FigureSize,
+  type Scene,
+} from './figure';
 
-/** PNGs at twice the on-screen size: sharp in a paper's two-column figure. */
-const PNG_SCALE = 2;
+/** A PNG at 300 dpi, the resolution journals ask of line art's raster copies. */
+const PNG_DPI = 300;
 
-/**
- * The chart's SVG as a standalone file: its size, a white background, the light theme's colours
- * and the app's font set on the root, so it looks the same outside the page (XMLSerializer writes the namespace itself; a
- * second xmlns attribute would make the file unreadable).
- */
-function standaloneSvg(svg: SVGSVGElement): { text: string; width: number; height: number } {
-  const { width, height } = svg.getBoundingClientRect();
-  const copy = svg.cloneNode(true) as SVGSVGElement;
-  copy.setAttribute('width', String(Math.round(width)));
-  copy.setAttribute('height', String(Math.round(height)));
-  copy.setAttribute('font-family', getComputedStyle(svg).fontFamily || 'sans-serif');
-  const background = document.createElementNS('http://www.w3.org/2000/svg', 'rect');
-  background.setAttribute('width', '100%');
-  background.setAttribute('height', '100%');
-  background.setAttribute('fill', '#ffffff');
-  copy.insertBefore(background, copy.firstChild);
-  const text = withLightChartColors(new XMLSerializer().serializeToString(copy));
-  return { text, width, height };
-}
+/** The last size and font picked, so every chart of a session saves alike. */
+let lastOptions: FigureOptions = DEFAULT_FIGURE_OPTIONS;
 
-async function pngOf(svg: { text: string; width: number; height: number }): Promise<Blob> {
+async function pngOf(scene: Scene, svg: string): Promise<Blob> {
   // A data: URL, not a blob: one: the page's Content-Security-Policy allows only data: images.
   const image = new Image();
-  image.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg.text)}`;
+  image.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`;
   await image.decode();
+  const scale = PNG_DPI / 72;
   const canvas = document.createElement('canvas');
-  canvas.width = Math.round(svg.width * PNG_SCALE);
-  canvas.height = Math.round(svg.height * PNG_SCALE);
+  canvas.width = Math.round(scene.width * scale);
+  canvas.height = Math.round(scene.height * scale);
   const context = canvas.getContext('2d');
   if (context === null) throw new Error('Save figure: the canvas has no 2D context');
-  context.scale(PNG_SCALE, PNG_SCALE);
-  context.drawImage(image, 0, 0, svg.width, svg.height);
+  context.drawImage(image, 0, 0, canvas.width, canvas.height);
   return new Promise<Blob>((resolve, reject) =>
     canvas.toBlob(
       (blob) => (blob ? resolve(blob) : reject(new Error('Save figure: PNG encoding failed'))),
@@ -45,27 +38,54 @@ async function pngOf(svg: { text: string; width: number; height: number }): Prom
   );
 }
 
-/** "Save figure" as SVG or PNG for the chart drawn inside `plot`; `name` is the file's stem. */
-export function SaveFigure({ plot, name }: { plot: RefObject<HTMLElement | null>; name: string }) {
-  const [error, setError] = useState<string | null>(null);
+type Format = 'svg' | 'png' | 'pdf' | 'txt';
+
+/**
+ * "Save figure": the chart redrawn for print at a column's width and a font size (figure/), saved
+ * as SVG, PNG or PDF; its caption (n, interval method) is copied to the clipboard with it and
+ * can be saved beside it as text. `figure` draws the chart for the chosen options.
+ */
+export function SaveFigure({
+  name,
+  figure,
+}: {
+  name: string;
+  figure: (options: FigureOptions) => Scene;
+}) {
+  const [options, setOptions] = useState<FigureOptions>(lastOptions);
+  const [status, setStatus] = useState<{ text: string; error: boolean } | null>(null);
   const stem = name.replace(/[^\w.-]+/g, '-').replace(/^-+|-+$/g, '') || 'figure';
-  const save = async (format: 'svg' | 'png') => {
-    setError(null);
-    // The plot's own surface, not a legend icon's (they share the class).
-    const svg = plot.current?.querySelector('.recharts-wrapper > svg.recharts-surface');
-    if (!(svg instanceof SVGSVGElement)) {
-      setError('Save figure: the chart is not drawn yet');
-      return;
-    }
+  const choose = (next: FigureOptions): void => {
+    lastOptions = next;
+    setOptions(next);
+  };
+  const save = async (format: Format) => {
+    setStatus(null);
     try {
-      const standalone = standaloneSvg(svg);
+      const scene = figure(options);
+      const svg = sceneToSvg(scene);
       const blob =
         format === 'svg'
-          ? new Blob([standalone.text], { type: 'image/svg+xml' })
-          : await pngOf(standalone);
-      downloadBlob(blob, `${stem}.${format}`);
+          ? new Blob([svg], { type: 'image/svg+xml' })
+          : format === 'png'
+            ? await pngOf(scene, svg)
+            : format === 'pdf'
+              ? new Blob([sceneToPdf(scene)], { type: 'application/pdf' })
+              : new Blob([`${scene.caption}\n`], { type: 'text/plain' });
+      downloadBlob(blob, `${stem}-${options.size}.${format === 'txt' ? 'caption.txt' : format}`);
+      let copied = false;
+      try {
+        await navigator.clipboard.writeText(scene.caption);
+        copied = true;
+      } catch {
+        // No clipboard (an insecure context, or permission refused): the caption file remains.
+      }
+      setStatus({
+        text: `Saved ${format === 'txt' ? 'the caption' : format.toUpperCase()}${copied ? '; caption copied' : ''}.`,
+        error: false,
+      });
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : String(caught));
+      setStatus({ text: caught instanceof Error ? caught.message : String(caught), error: true });
     }
   };
   return (
@@ -73,15 +93,47 @@ export function SaveFigure({ plot, name }: { plot: RefObject<HTMLElement | null>
       <span className="muted" aria-hidden="true">
         Save figure
       </span>
-      <button type="button" className="small-button" onClick={() => void save('svg')}>
-        SVG
+      <select
+        aria-label="Figure width"
+        value={options.size}
+        onChange={(e) => choose({ ...options, size: e.target.value as FigureSize })}
+      >
+        {(Object.keys(FIGURE_SIZES) as FigureSize[]).map((size) => (
+          <option key={size} value={size}>
+            {FIGURE_SIZES[size].label}
+          </option>
+        ))}
+      </select>
+      <select
+        aria-label="Figure font size"
+        value={options.fontSize}
+        onChange={(e) => choose({ ...options, fontSize: Number(e.target.value) as FigureFontSize })}
+      >
+        {FIGURE_FONT_SIZES.map((size) => (
+          <option key={size} value={size}>
+            {size} pt
+          </option>
+        ))}
+      </select>
+      {(['svg', 'png', 'pdf'] as const).map((format) => (
+        <button
+          key={format}
+          type="button"
+          className="small-button"
+          onClick={() => void save(format)}
+        >
+          {format.toUpperCase()}
+        </button>
+      ))}
+      <button type="button" className="small-button" onClick={() => void save('txt')}>
+        Caption
       </button>
-      <button type="button" className="small-button" onClick={() => void save('png')}>
-        PNG
-      </button>
-      {error ? (
-        <span role="alert" className="text-danger">
-          {error}
+      {status ? (
+        <span
+          role={status.error ? 'alert' : 'status'}
+          className={status.error ? 'text-danger' : 'muted'}
+        >
+          {status.text}
         </span>
       ) : null}
     </div>

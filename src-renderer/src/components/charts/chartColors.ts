@@ -32,18 +32,3 @@ export const SCORE_AXIS = {
 export function legendText(value: ReactNode): ReactNode {
   return createElement('span', { style: { color: CHART_COLORS.ink } }, value);
 }
-
-/**
- * The light theme's values of those variables: a saved figure goes on a white page whatever the
- * app's theme, and a standalone SVG has no stylesheet to resolve a variable against.
- */
-const LIGHT_VALUES: Readonly<Record<string, string>> = {
-  'var(--chart-ink)': '#1d2330',
-  'var(--muted)': '#5f6b7a',
-  'var(--chart-grid)': '#e6e9ef',
-};
-
-/** The serialised chart with every chrome variable replaced by its light-theme colour. */
-export function withLightChartColors(svgText: string): string {
-  return svgText.replace(/var\(--[\w-]+\)/g, (found) => LIGHT_VALUES[found] ?? found);
-}

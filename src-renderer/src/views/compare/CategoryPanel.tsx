@@ -27,6 +27,9 @@ import {
   compareIntervalSteps,
 } from './shape';
 
+/** compareIntervalSteps' bootstrap, said in a saved figure's caption. */
+const WHISKER_BOOTSTRAP = { resamples: BOOTSTRAP_RESAMPLES, seed: BOOTSTRAP_SEED } as const;
+
 /** Per-category means side by side, deltas against the baseline with their intervals, and a chart. */
 export const CategoryPanel = memo(function CategoryPanel({
   comparison,
@@ -234,6 +237,7 @@ export const CategoryPanel = memo(function CategoryPanel({
           metricLabel={`Mean ${metricLabel}`}
           schemeLabel={schemeLabelOf(profile, scheme)}
           height={300}
+          bootstrap={WHISKER_BOOTSTRAP}
         />
       </div>
     </section>

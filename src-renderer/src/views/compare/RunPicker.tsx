@@ -1,6 +1,7 @@
 import { memo, useState } from 'react';
 import type { ComparableRun } from './hooks';
 import '../runs/runIdentity.css';
+import { inkOn } from '@shared/palette';
 import { MAX_COMPARED_RUNS, formatCount, pickerRuns, runColor, runLetter } from './shape';
 
 // Made once: toLocaleString with options builds a formatter per call, once per listed run.
@@ -13,7 +14,11 @@ function formatDate(iso: string): string {
 
 export function RunTag({ index }: { index: number }) {
   return (
-    <span className="run-tag" style={{ background: runColor(index) }} aria-hidden="true">
+    <span
+      className="run-tag"
+      style={{ background: runColor(index), color: inkOn(runColor(index)) }}
+      aria-hidden="true"
+    >
       {runLetter(index)}
     </span>
   );

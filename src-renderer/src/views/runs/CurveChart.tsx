@@ -9,15 +9,26 @@ import {
   XAxis,
   YAxis,
 } from 'recharts';
-import { memo, useRef } from 'react';
-import { SERIES_COLORS } from '../../components/charts/CategoryChart';
+import { memo, useCallback } from 'react';
+import { seriesStyle, type SeriesStyle } from '@shared/palette';
 import { SaveFigure } from '../../components/charts/SaveFigure';
+import { curveFigure, joinSentences, type FigureOptions } from '../../components/charts/figure';
 import { useDrawnLater } from '../../components/charts/drawLater';
-import { lineStyle } from '../../components/charts/lineStyles';
 import { METRIC_LABELS, formatScore, type ChartMetric } from '../../components/charts/categoryRows';
 import type { CurveLinePoint, CurveView } from './shape';
 
 const metricName = (metric: ChartMetric): string => `mean ${METRIC_LABELS[metric]}`;
+
+const FIGURE_TITLE = 'Accuracy as the conversation grows';
+
+/** What n is at each point, its range over the drawn points, for a saved figure's caption. */
+function nRange(view: CurveView): string {
+  const ns = view.lines.flatMap((l) => l.points.map((p) => p.n));
+  if (ns.length === 0) return '';
+  const [lo, hi] = [Math.min(...ns), Math.max(...ns)];
+  const what = view.x === 'dialogs' ? 'questions visible at that test' : 'samples averaged';
+  return `n = ${lo === hi ? lo : `${lo}–${hi}`} per point (${what}).`;
+}
 
 /**
  * Accuracy as the conversation grows: per-test means (every question visible at that test, not
@@ -35,26 +46,45 @@ export const CurveChart = memo(function CurveChart({ view }: { view: CurveView }
           : metricName(metric),
       metric,
       points: line.points,
-      // One colour per metric for a single line; a colour and a dash per sample when there
+      // One style per metric for a single line; a colour and a dash per sample when there
       // are several (ten samples stay ten distinguishable lines).
-      ...(view.lines.length > 1
-        ? lineStyle(i)
-        : {
-            color: metric === 'evidenceRecall' ? SERIES_COLORS[2] : SERIES_COLORS[0],
-            dash: undefined,
-          }),
+      style: (view.lines.length > 1
+        ? seriesStyle(i)
+        : seriesStyle(view.metrics.indexOf(metric) * 2)) satisfies SeriesStyle,
     })),
   );
-  const plot = useRef<HTMLDivElement>(null);
   const drawn = useDrawnLater();
+  const figure = useCallback(
+    (options: FigureOptions) =>
+      curveFigure(
+        {
+          title: FIGURE_TITLE,
+          caption: joinSentences(
+            `${FIGURE_TITLE}: per-test means over every question visible at that test (re-asked each time), by ${xLabel}; not pooled into the headline, which uses final answers only.`,
+            nRange(view),
+            'No intervals drawn.',
+          ),
+          yTitle: view.metrics.map((m) => `Mean ${METRIC_LABELS[m]}`).join(' / '),
+          xTitle: xLabel,
+          lines: lines.map((l) => ({
+            label: l.name,
+            style: l.style,
+            points: l.points.map((p) => [p.x, p[l.metric]] as const),
+          })),
+        },
+        options,
+      ),
+    [lines, view, xLabel],
+  );
   return (
     <figure className="curve-chart" aria-label="Accuracy as the conversation grows">
-      <div ref={plot} className="curve-plot" aria-hidden="true">
+      <div className="curve-plot" aria-hidden="true">
         {drawn ? (
           <ResponsiveContainer width="100%" height="100%">
             {/* aria-hidden above, so no Tab stop either (recharts' keyboard layer is on by default). */}
             <LineChart
-              margin={{ top: 8, right: 16, bottom: 18, left: 0 }}
+              // Room right of the plot for half the last tick's label, so it is never clipped.
+              margin={{ top: 8, right: 24, bottom: 18, left: 0 }}
               accessibilityLayer={false}
             >
               <CartesianGrid strokeDasharray="3 3" stroke={CHART_COLORS.grid} />
@@ -72,7 +102,16 @@ export const CurveChart = memo(function CurveChart({ view }: { view: CurveView }
                   fill: CHART_COLORS.muted,
                 }}
               />
-              <YAxis {...SCORE_AXIS} />
+              <YAxis
+                {...SCORE_AXIS}
+                width={SCORE_AXIS.width + 16}
+                label={{
+                  value: view.metrics.map((m) => `Mean ${METRIC_LABELS[m]}`).join(' / '),
+                  angle: -90,
+                  position: 'insideLeft',
+                  style: { textAnchor: 'middle', fontSize: 12, fill: CHART_COLORS.ink },
+                }}
+              />
               <Tooltip
                 formatter={(value, name) => [
                   typeof value === 'number' ? formatScore(value) : '–',
@@ -94,9 +133,9 @@ export const CurveChart = memo(function CurveChart({ view }: { view: CurveView }
                   data={l.points}
                   dataKey={(p: CurveLinePoint) => p[l.metric]}
                   name={l.name}
-                  stroke={l.color}
+                  stroke={l.style.color}
                   strokeWidth={2}
-                  strokeDasharray={l.dash}
+                  strokeDasharray={l.style.dash}
                   dot={{ r: 3 }}
                   connectNulls
                   isAnimationActive={false}
@@ -113,7 +152,7 @@ export const CurveChart = memo(function CurveChart({ view }: { view: CurveView }
           : 'test index, averaged across samples (samples differ in length)'}
         . These are not pooled into the headline, which uses final answers only.
       </figcaption>
-      <SaveFigure plot={plot} name="Accuracy as the conversation grows" />
+      <SaveFigure name={FIGURE_TITLE} figure={figure} />
     </figure>
   );
 });

@@ -172,6 +172,7 @@ export function RunDetail({
             schemeLabel={schemeLabelOf(benchmark, params.scheme)}
             subject="final answers"
             height={300}
+            bootstrap={intervals?.metric === metric ? intervals : undefined}
           />
           {depthMark ? (
             <p className="muted" role="note">

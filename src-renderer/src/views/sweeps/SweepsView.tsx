@@ -5,12 +5,15 @@ import {
   axisValueLabel,
   heatmapOf,
   type HeatCell,
+  type Heatmap,
   type SweepCellRow,
   type SweepMetric,
 } from '@shared/sweeps';
 import { EmptyState } from '../../components/EmptyState/EmptyState';
 import { ErrorView } from '../../components/ErrorView';
 import { formatScore } from '../../components/charts/categoryRows';
+import { SaveFigure } from '../../components/charts/SaveFigure';
+import { heatmapFigure, joinSentences, type FigureOptions } from '../../components/charts/figure';
 import { useApi } from '../../hooks/useApi';
 import { useRoute } from '../../router';
 
@@ -24,6 +27,37 @@ function heatColor(value: number | null): string {
   if (value === null) return 'transparent';
   const t = Math.max(0, Math.min(1, value));
   return `rgba(47, 111, 222, ${(0.08 + 0.72 * t).toFixed(2)})`;
+}
+
+/** The heatmap as a print figure: a grey-safe ramp, axis titles, a colour scale with its title. */
+function sweepFigure(
+  heatmap: Heatmap,
+  axes: { x: string | null; y: string | null; metricLabel: string; sweepName: string },
+  options: FigureOptions,
+) {
+  const ns = heatmap.cells.map((c) => c.n);
+  const title = `${axes.metricLabel}: ${axes.y ?? 'all'} × ${axes.x ?? 'all'}`;
+  return heatmapFigure(
+    {
+      title,
+      caption: joinSentences(
+        `${title} (sweep ${axes.sweepName}): mean over every question of each run's final answers; other axes and repeats pooled.`,
+        ns.length === 0
+          ? ''
+          : Math.min(...ns) === Math.max(...ns)
+            ? `n = ${ns[0]} run${ns[0] === 1 ? '' : 's'} per cell.`
+            : `n = ${Math.min(...ns)}–${Math.max(...ns)} runs per cell.`,
+        "The colour scale spans the cells' range.",
+      ),
+      xTitle: axes.x ?? 'all',
+      yTitle: axes.y ?? 'all',
+      valueTitle: `Mean ${axes.metricLabel}`,
+      xs: heatmap.xs,
+      ys: heatmap.ys,
+      cell: (x, y) => heatmap.cells.find((c) => c.x === x && c.y === y),
+    },
+    options,
+  );
 }
 
 function heatTitle(cell: HeatCell, metric: string): string {
@@ -199,6 +233,16 @@ export function SweepsView() {
               ))}
             </tbody>
           </table>
+          <SaveFigure
+            name={`Sweep heatmap ${METRIC_LABELS[metric]}`}
+            figure={(options) =>
+              sweepFigure(
+                heatmap,
+                { x: xAxis, y: yAxis, metricLabel: METRIC_LABELS[metric], sweepName: shown.name },
+                options,
+              )
+            }
+          />
         </div>
       ) : null}
 
