@@ -78,10 +78,11 @@ describe('the per-category table for a paper (the same compareTable `cli compare
     expect(md).not.toContain('r-1');
   });
 
-  it('LaTeX: a complete tabular with escaped names and Δ in math mode', () => {
+  it('LaTeX: complete tabulars, runs by letter with their escaped names below, Δ in math mode', () => {
     const tex = compareTable(input, { markup: 'latex', scheme: 'official', names });
     expect(tex.startsWith('\\begin{tabular}{l')).toBe(true);
-    expect(tex).toContain('BM25 \\& co (baseline) & hybrid & n & $\\Delta$ & 95\\% CI');
+    expect(tex).toContain('category & $\\Delta$ B $-$ A & 95\\% CI & by conv. \\\\');
+    expect(tex).toContain('A: BM25 \\& co (baseline); B: hybrid.');
     expect(tex.trimEnd().endsWith('\\end{tabular}')).toBe(true);
   });
 

@@ -17,12 +17,16 @@ import { csvField } from './csv';
 import { rankingDepthMark, type MeanN, type RankingDepthMark } from './experiment';
 import type { FairnessWarning } from './fairness';
 import { METRICS } from './metrics';
-import { latexEscape } from './paperTables';
 import { MDE_DEFAULTS } from './scoring/significance';
 import type { BootstrapResult } from './scoring/stats';
 import { TABLE2_HEADER, TABLE2_NOTE, table2Cells } from './table2';
 import type { ComparedJudge } from './compareJudges';
 import { judgeColumnNames } from './judges';
+import { FEW_CONVERSATIONS, categoryLabel, finite } from './compareLabels';
+import { comparisonColumnLatex, table2ColumnLatex, texText } from './columnLatex';
+
+// Moved beside the column LaTeX (compareLabels.ts); re-exported for the views that import them here.
+export { FEW_CONVERSATIONS, categoryLabel, finite };
 import { formatInterval, measuredErrorText } from './judgePanel';
 
 /**
@@ -30,11 +34,6 @@ import { formatInterval, measuredErrorText } from './judgePanel';
  * with its paired and conversation-cluster intervals, McNemar and the minimum detectable effect,
  * and the per-category table rows in a chosen naming scheme.
  */
-
-/** JSON carries NaN as null, so the engine's "no pairs" result arrives with nulls in it. */
-export function finite(value: number | null | undefined): value is number {
-  return typeof value === 'number' && Number.isFinite(value);
-}
 
 export function formatScore(value: number | null | undefined): string {
   return finite(value) ? value.toFixed(3) : '—';
@@ -149,16 +148,6 @@ export interface CategoryTableRow {
   deltas: DeltaText[];
 }
 
-export function categoryLabel(
-  category: CategoryId | null,
-  scheme: SchemeId,
-  profile: BenchmarkProfile,
-): string {
-  return category === null
-    ? 'All'
-    : `${category} ${profileCategoryLabel(profile, category, scheme)}`;
-}
-
 /** The engine's per-category comparison, labelled in the chosen scheme with question counts. */
 export function categoryTableRows(
   comparison: RunComparison,
@@ -263,9 +252,20 @@ export function compareTable(result: CompareTableInput, options: CompareTableOpt
     ...rankingDepthNotes(comparison, name),
     ...result.fairness.map((w) => `not on equal terms: ${w.message}`),
   ];
-  const costs =
+  const costs = () =>
     table2Table(result.costs, name, options.markup) +
     judgesTable(result.judges, name, base, others, options.markup);
+  if (options.markup === 'latex') {
+    // For a paper's column: runs by letter with their names in a legend, one statistic a cell.
+    const tex = comparisonColumnLatex(comparison, {
+      scheme: options.scheme,
+      profile,
+      names: comparison.runs.map((_, i) => name(i)),
+      notes: notes.map(texText),
+    });
+    const names = comparison.runs.map((_, i) => name(i));
+    return `${tex}${result.costs && result.costs.length > 0 ? `\n${table2ColumnLatex(result.costs, names)}` : ''}${judgesTable(result.judges, name, base, others, 'latex')}`;
+  }
   if (options.markup !== 'text') {
     const paper = paperTable(comparison, options.scheme, profile, name, others);
     const lines = [paper.caption, ...notes];
@@ -273,9 +273,9 @@ export function compareTable(result: CompareTableInput, options: CompareTableOpt
       options.markup === 'md'
         ? markdownTable(paper.header, paper.rows, lines)
         : latexTable(paper.header, paper.rows, lines)
-    }${costs}`;
+    }${costs()}`;
   }
-  return `${plainTable(header, rows, [caption, ...notes])}${costs}`;
+  return `${plainTable(header, rows, [caption, ...notes])}${costs()}`;
 }
 
 /** Mem0 Table 2's columns, one row per run, after the comparison (empty without costs). */
@@ -327,8 +327,6 @@ function judgesTable(
   return `\n${plainTable(header, rows, [note])}`;
 }
 
-/** Fewer conversations than this make a cluster interval too rough to hold its coverage. */
-export const FEW_CONVERSATIONS = 5;
 const FEW_MARK = '†';
 
 /**
@@ -448,16 +446,7 @@ function markdownTable(header: string[], rows: string[][], notes: string[]): str
 }
 
 function latexTable(header: string[], rows: string[][], notes: string[]): string {
-  const tex = (text: string): string =>
-    latexEscape(text)
-      .replace(/Δ/g, '$\\Delta$')
-      .replace(/−/g, '$-$')
-      .replace(/±/g, '$\\pm$')
-      .replace(/≥/g, '$\\geq$')
-      .replace(/†/g, '$^\\dagger$')
-      .replace(/</g, '$<$')
-      .replace(/—/g, '--');
-  const line = (r: string[]): string => `${r.map(tex).join(' & ')} \\\\`;
+  const line = (r: string[]): string => `${r.map(texText).join(' & ')} \\\\`;
   return `${[
     `\\begin{tabular}{l${'r'.repeat(header.length - 1)}}`,
     '\\toprule',
@@ -467,7 +456,7 @@ function latexTable(header: string[], rows: string[][], notes: string[]): string
     '\\bottomrule',
     // Wrapped to the line: the caption is a paragraph, not a row as wide as the page.
     ...notes.map(
-      (n) => `\\multicolumn{${header.length}}{p{\\linewidth}}{\\footnotesize ${tex(n)}} \\\\`,
+      (n) => `\\multicolumn{${header.length}}{p{\\linewidth}}{\\footnotesize ${texText(n)}} \\\\`,
     ),
     '\\end{tabular}',
   ].join('\n')}\n`;

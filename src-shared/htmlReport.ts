@@ -1,13 +1,27 @@
-import { categoryLabel, schemeLabelOf } from './benchmarks';
-import type { RunComparisonResult, RunDetail } from './api';
-import { scoreOf, table2Columns, type CompareRow, type Table2Columns } from './compare';
+import { categoryLabel, isAdversarial, schemeLabelOf } from './benchmarks';
+import type { RunDetail } from './api';
+import { scoreIntervals, scoreOf, table2Columns } from './compare';
 import { rankingDepthFootnotes, rankingDepthLabel, type AnswerRecord } from './experiment';
-import { metricList, metricOf } from './metrics';
-import { runColor, runLetter } from './runPalette';
-import { bootstrapMeanCI } from './scoring/stats';
+import { metricsOf } from './metrics';
+import { runColor } from './runPalette';
+import type { BootstrapResult } from './scoring/stats';
 import { judgeColumnNames, judgeLabel } from './judges';
 import { formatInterval, measuredErrorText, type JudgePanel } from './judgePanel';
-import { TABLE2_HEADER, TABLE2_NOTE, table2Cells } from './table2';
+import { columnTabular, texNumber, texText } from './columnLatex';
+import {
+  REPORT_CSS,
+  barChart,
+  curveChart,
+  escapeHtml,
+  goldHtml,
+  latexSection,
+  meanByTest,
+  num,
+  table2Section,
+  type ReportDataset,
+} from './htmlReportParts';
+
+export { escapeHtml };
 
 /**
  * One self-contained HTML file of a run (issue 26 item 5): inline CSS, charts as inline SVG, no
@@ -18,22 +32,49 @@ export function runReportHtml(
   detail: Pick<RunDetail, 'info' | 'summary' | 'benchmark' | 'curve' | 'judgePanel'>,
   answers: readonly AnswerRecord[],
   scheme: string,
+  dataset: ReportDataset | null = null,
 ): string {
   const { info, summary, benchmark } = detail;
   const title = info.name === '' ? `${info.preset} · ${info.id}` : `${info.name} (${info.id})`;
-  const metrics = metricList().filter(
+  // The profile's metrics (LoCoMo's are not BEAM's), those the run scored or always shown.
+  const metrics = metricsOf(benchmark).filter(
     (m) => !m.hideWhenEmpty || (summary.overall.all[m.id]?.n ?? 0) > 0,
   );
-  const headline = metrics.map((m) => {
-    const scores = answers.map((a) => scoreOf(a, m.id)).filter((s): s is number => s !== null);
-    // The same percentile bootstrap interval the run view's headline shows (scoreIntervals).
-    const ci = bootstrapMeanCI(scores);
-    const mean = summary.overall.all[m.id]?.mean ?? null;
-    return `<div class="stat"><div class="label">${escapeHtml(rankingDepthLabel(m.label, m, summary))}</div><div class="value">${num(mean)}</div><div class="ci">${ci.n > 0 ? `95% CI ${num(ci.low)}–${num(ci.high)}` : 'no scores'} · n ${ci.n}</div></div>`;
-  });
+  // The same seeded percentile bootstrap the run view's headline and categories show.
+  const intervals = new Map(metrics.map((m) => [m.id, scoreIntervals(answers, m.id)]));
+  const answerableName = benchmark.overallNames.answerable;
+  const answerable = answerableName
+    ? answers.filter((a) => !isAdversarial(benchmark, a.category))
+    : [];
+  const card = (label: string, mean: number | null, ci: BootstrapResult | undefined): string =>
+    `<div class="stat"><div class="label">${escapeHtml(label)}</div><div class="value">${num(mean)}</div><div class="ci">${ci && ci.n > 0 ? `95% CI ${num(ci.low)}–${num(ci.high)}` : 'no scores'} · n ${ci?.n ?? 0}</div></div>`;
+  const headline = metrics.map((m) =>
+    card(
+      rankingDepthLabel(m.label, m, summary),
+      summary.overall.all[m.id]?.mean ?? null,
+      intervals.get(m.id)?.all,
+    ),
+  );
+  const answerableCards =
+    answerableName && summary.overall.answerable
+      ? `<h3>overall (${escapeHtml(answerableName.label)}) <small class="ci">${escapeHtml(answerableName.note)}</small></h3><div class="stats" aria-label="overall (${escapeHtml(answerableName.label)})">${metrics
+          .map((m) =>
+            card(
+              rankingDepthLabel(m.label, m, summary),
+              summary.overall.answerable?.[m.id]?.mean ?? null,
+              scoreIntervals(answerable, m.id).all,
+            ),
+          )
+          .join('')}</div>`
+      : '';
+  const categoryName = (id: number): string => `${id} ${categoryLabel(benchmark, id, scheme)}`;
   const rows = benchmark.categories.map((c) => {
     const pair = summary.byCategory[c.id];
-    return `<tr><th scope="row">${c.id} ${escapeHtml(categoryLabel(benchmark, c.id, scheme))}</th>${metrics.map((m) => `<td>${num(pair?.[m.id]?.mean ?? null)}</td>`).join('')}<td>${pair?.[metrics[0]?.id ?? '']?.n ?? 0}</td></tr>`;
+    const cells = metrics.map((m) => {
+      const ci = intervals.get(m.id)?.byCategory[c.id];
+      return `<td>${num(pair?.[m.id]?.mean ?? null)}</td><td class="ci">${ci && ci.n > 0 ? `[${num(ci.low)}, ${num(ci.high)}]` : ''}</td>`;
+    });
+    return `<tr><th scope="row">${escapeHtml(categoryName(c.id))}</th>${cells.join('')}<td>${pair?.[metrics[0]?.id ?? '']?.n ?? 0}</td></tr>`;
   });
   // Headline and table marks (≥ lower bound, ? not recorded) explained once, under the table.
   const depthNotes = rankingDepthFootnotes(metrics, summary)
@@ -42,17 +83,43 @@ export function runReportHtml(
   const firstMetric = metrics[0];
   const bars = firstMetric
     ? barChart(
-        benchmark.categories.map((c) => ({
-          label: `${c.id} ${categoryLabel(benchmark, c.id, scheme)}`,
-          value: summary.byCategory[c.id]?.[firstMetric.id]?.mean ?? null,
-        })),
-        `${firstMetric.label} per category`,
+        benchmark.categories.map((c) => {
+          const ci = intervals.get(firstMetric.id)?.byCategory[c.id];
+          return {
+            label: categoryName(c.id),
+            bars: [
+              {
+                mean: summary.byCategory[c.id]?.[firstMetric.id]?.mean ?? null,
+                low: ci?.low ?? null,
+                high: ci?.high ?? null,
+                n: ci?.n ?? 0,
+                color: runColor(0),
+              },
+            ],
+          };
+        }),
+        {
+          title: `${firstMetric.label} per category: mean with its 95% bootstrap interval (whisker)`,
+          axisTitle: `${firstMetric.label} (mean, 95% CI)`,
+          legend: [{ label: `${firstMetric.label}, mean`, color: runColor(0) }],
+        },
       )
     : '';
+  const curveMetrics = firstMetric
+    ? [firstMetric, ...metrics.filter((m) => m.id === 'evidenceRecall' && m !== firstMetric)]
+    : [];
   const curve = firstMetric
     ? curveChart(
-        detail.curve.map((p) => p.means[firstMetric.id] ?? null),
-        `${firstMetric.label} over the run's tests`,
+        curveMetrics.map((m, i) => ({
+          label: m.label,
+          color: runColor(i),
+          points: meanByTest(detail.curve, m.id),
+        })),
+        {
+          title: `Mean score at each of the run's tests (every question visible then, samples averaged), not only final answers`,
+          xTitle: 'test # (samples averaged)',
+          yTitle: 'mean score',
+        },
       )
     : '';
   const wrong = answers
@@ -60,130 +127,52 @@ export function runReportHtml(
     .slice(0, 50)
     .map(
       (a) =>
-        `<tr><td>${escapeHtml(a.sampleId)} #${a.questionIndex}</td><td>${escapeHtml(a.question)}</td><td>${escapeHtml(a.gold ?? '')}</td><td>${escapeHtml(a.prediction)}</td></tr>`,
+        `<tr><td>${escapeHtml(a.sampleId)} #${a.questionIndex}</td><td>${escapeHtml(a.question)}</td><td>${goldHtml(a.gold, a, dataset)}</td><td>${escapeHtml(a.prediction)}</td></tr>`,
     );
+  const latex = metrics
+    .filter((m) => (summary.overall.all[m.id]?.n ?? 0) > 0)
+    .map((m) => ({
+      title: m.label,
+      tex: columnTabular(
+        ['category', 'n', texText(m.label), '95\\% CI'],
+        benchmark.categories.map((c) => {
+          const ci = intervals.get(m.id)?.byCategory[c.id];
+          const scored = ci !== undefined && ci.n > 0;
+          return [
+            texText(categoryName(c.id)),
+            texNumber(String(ci?.n ?? 0)),
+            scored ? texNumber(ci.meanDiff.toFixed(3)) : '--',
+            scored ? texNumber(`[${ci.low.toFixed(3)}, ${ci.high.toFixed(3)}]`) : '--',
+          ];
+        }),
+        [
+          texText(
+            `${m.label} per category of ${title}: mean over the final answers it scored and 95% percentile bootstrap interval over questions; categories named by the ${schemeLabelOf(benchmark, scheme)} scheme.`,
+          ),
+        ],
+      ),
+    }));
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
-<style>${CSS}</style></head><body>
+<style>${REPORT_CSS}</style></head><body>
 <h1>${escapeHtml(title)}</h1>
 <p class="meta">${escapeHtml(info.preset)} · ${escapeHtml(info.status)} · ${summary.questions} questions · ${summary.errors} errors</p>
-<section aria-label="Headline"><h2>Headline</h2><div class="stats">${headline.join('')}</div></section>
-${judgePanelHtml(detail.judgePanel)}<section aria-label="Per category"><h2>Per category <small>(${escapeHtml(schemeLabelOf(benchmark, scheme))} category names)</small></h2>
-<table><thead><tr><th>category</th>${metrics.map((m) => `<th>${escapeHtml(rankingDepthLabel(m.label, m, summary))}</th>`).join('')}<th>n</th></tr></thead><tbody>${rows.join('')}</tbody></table>
+<section aria-label="Headline"><h2>Headline</h2><h3>overall (${escapeHtml(benchmark.overallNames.all.label)}) <small class="ci">${escapeHtml(benchmark.overallNames.all.note)}</small></h3><div class="stats">${headline.join('')}</div>${answerableCards}</section>
+${judgePanelHtml(detail.judgePanel)}<section aria-label="Per category"><h2>Per category <small>(${escapeHtml(schemeLabelOf(benchmark, scheme))} category names; 95% percentile bootstrap intervals over questions)</small></h2>
+<table><thead><tr><th>category</th>${metrics.map((m) => `<th>${escapeHtml(rankingDepthLabel(m.label, m, summary))}</th><th>95% CI</th>`).join('')}<th>n</th></tr></thead><tbody>${rows.join('')}</tbody></table>
 ${depthNotes}${bars}</section>
 ${table2Section([{ label: title, columns: table2Columns(info.manifest.usage?.memory, answers) }])}
 <section aria-label="Curve"><h2>Curve</h2>${curve}</section>
 <section aria-label="Answers scored below 0.5"><h2>Answers scored below 0.5${firstMetric ? ` (${escapeHtml(firstMetric.label)}, first 50)` : ''}</h2>
 <table><thead><tr><th>question</th><th>text</th><th>gold</th><th>prediction</th></tr></thead><tbody>${wrong.join('')}</tbody></table></section>
+${latexSection(latex)}
 <section aria-label="Manifest"><h2>Manifest</h2><pre>${escapeHtml(JSON.stringify(info.manifest, null, 2))}</pre></section>
 </body></html>
 `;
 }
 
-/**
- * One self-contained HTML file of a comparison (`runs.compare`): per category each run's mean and
- * the delta to the baseline with its paired bootstrap interval, a bar chart of the means, the
- * questions that flipped with every run's prediction and score, and how the configs differ.
- */
-export function compareReportHtml(result: RunComparisonResult): string {
-  const { comparison } = result;
-  const profile = result.benchmark;
-  const metric = metricOf(comparison.metric).label;
-  // Lettered as the Compare view letters them, so a bar's "B" names a column of the tables.
-  const labels = comparison.runs.map((r, i) => `${runLetter(i)} · ${r.label}`);
-  const title = `Comparison: ${labels.join(' vs ')}`;
-  const categoryName = (id: number | null): string =>
-    id === null ? 'overall' : `${id} ${categoryLabel(profile, id, 'official')}`;
-  const rows = comparison.categories.map(
-    (c) =>
-      `<tr><th scope="row">${escapeHtml(categoryName(c.category))}</th>${c.perRun
-        .map((m, i) => {
-          const delta = c.deltas[i];
-          const ci =
-            delta && delta.n > 0
-              ? ` <span class="ci">Δ ${signed(delta.meanDiff)} [${signed(delta.low)}, ${signed(delta.high)}]</span>`
-              : '';
-          return `<td>${num(m.mean)} (n ${m.n})${ci}</td>`;
-        })
-        .join('')}</tr>`,
-  );
-  const overall = comparison.categories.find((c) => c.category === null);
-  const headline = labels.map((label, i) => {
-    const delta = overall?.deltas[i];
-    return `<div class="stat"><div class="label">${escapeHtml(label)}</div><div class="value">${num(overall?.perRun[i]?.mean ?? null)}</div><div class="ci">${i === comparison.baselineIndex ? 'baseline' : delta && delta.n > 0 ? `Δ ${signed(delta.meanDiff)}, 95% CI [${signed(delta.low)}, ${signed(delta.high)}]` : 'no shared questions'}</div></div>`;
-  });
-  const bars = barChart(
-    comparison.categories
-      .filter((c) => c.category !== null)
-      .flatMap((c) =>
-        c.perRun.map((m, i) => ({
-          label: `${categoryName(c.category)} · ${runLetter(i)}`,
-          value: m.mean,
-          color: runColor(i),
-        })),
-      ),
-    `${metric} per category and run`,
-  );
-  const flipped = comparison.rows.filter((r) =>
-    r.flips.some((f) => f === 'improved' || f === 'regressed'),
-  );
-  const flips = flipped.slice(0, 200).map((r) => flipRow(r, labels));
-  const diff = result.configDiff.map(
-    (d) =>
-      `<tr><th scope="row">${escapeHtml(d.path)}</th>${d.values.map((v) => `<td>${escapeHtml(v ?? '–')}</td>`).join('')}</tr>`,
-  );
-  const runHeads = labels.map((l) => `<th>${escapeHtml(l)}</th>`).join('');
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
-<style>${CSS}</style></head><body>
-<h1>${escapeHtml(title)}</h1>
-<p class="meta">${escapeHtml(metric)} · ${result.questionSets.shared} shared questions · baseline ${escapeHtml(labels[comparison.baselineIndex] ?? '')}</p>
-<section aria-label="Headline"><h2>Headline</h2><div class="stats">${headline.join('')}</div></section>
-<section aria-label="Per category"><h2>Per category <small>(${escapeHtml(schemeLabelOf(profile, 'official'))} category names)</small></h2>
-<table><thead><tr><th>category</th>${runHeads}</tr></thead><tbody>${rows.join('')}</tbody></table>
-${bars}</section>
-${table2Section(result.costs.map((cost, i) => ({ label: labels[i] ?? cost.runId, columns: cost.table2 })))}
-<section aria-label="Flips"><h2>Flips (${flipped.length}${flipped.length > 200 ? ', first 200' : ''})</h2>
-<table><thead><tr><th>question</th><th>gold</th>${runHeads}</tr></thead><tbody>${flips.join('')}</tbody></table></section>
-<section aria-label="Config differences"><h2>Config differences</h2>
-<table><thead><tr><th>key</th>${runHeads}</tr></thead><tbody>${diff.join('')}</tbody></table></section>
-</body></html>
-`;
-}
-
-/** A flipped question: each run's prediction with its score and whether it improved or regressed. */
-function flipRow(row: CompareRow, labels: readonly string[]): string {
-  const cells = labels
-    .map((_, i) => {
-      const cell = row.cells[i];
-      const flip = row.flips[i];
-      const mark = flip === 'improved' || flip === 'regressed' ? ` <b>${flip}</b>` : '';
-      return cell === null || cell === undefined
-        ? '<td>missing</td>'
-        : `<td>${escapeHtml(cell.prediction)} <span class="ci">${num(cell.score)}${mark}${cell.error ? ` · ${escapeHtml(cell.error)}` : ''}</span></td>`;
-    })
-    .join('');
-  return `<tr><td>${escapeHtml(row.sampleId)} #${row.questionIndex}: ${escapeHtml(row.question)}</td><td>${escapeHtml(row.gold ?? '')}</td>${cells}</tr>`;
-}
-
-/** Mem0 Table 2's latency and token columns, one row per run. */
-function table2Section(runs: ReadonlyArray<{ label: string; columns: Table2Columns }>): string {
-  const rows = runs.map(
-    (r) =>
-      `<tr><th scope="row">${escapeHtml(r.label)}</th>${table2Cells(r.columns)
-        .map((c) => `<td>${escapeHtml(c)}</td>`)
-        .join('')}</tr>`,
-  );
-  return `<section aria-label="Mem0 Table 2 columns"><h2>Mem0 Table 2 columns</h2>
-<table><thead><tr><th>run</th>${TABLE2_HEADER.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>
-<p class="meta">${escapeHtml(TABLE2_NOTE)}</p></section>`;
-}
-
-const signed = (value: number): string => `${value >= 0 ? '+' : ''}${value.toFixed(3)}`;
-
-/** Text made safe for HTML element content and quoted attribute values. */
 /** Each judge's J with its interval and measured error, and the judges' agreement (issue 37). */
-function judgePanelHtml(panel: JudgePanel | null | undefined): string {
+export function judgePanelHtml(panel: JudgePanel | null | undefined): string {
   if (!panel || panel.judges.length < 2) return '';
   const names = judgeColumnNames(panel.judges.map((j) => j.judge));
   const rows = panel.judges.map((j, i) => {
@@ -209,49 +198,3 @@ function judgePanelHtml(panel: JudgePanel | null | undefined): string {
 <table><thead><tr><th>agreement</th><th>value [95%]</th><th>n</th></tr></thead><tbody>${stats.join('')}</tbody></table></section>
 `;
 }
-
-export function escapeHtml(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
-}
-
-const num = (value: number | null): string => (value === null ? '–' : value.toFixed(3));
-
-function barChart(
-  bars: ReadonlyArray<{ label: string; value: number | null; color?: string }>,
-  title: string,
-) {
-  const rowHeight = 22;
-  const height = bars.length * rowHeight + 10;
-  const body = bars
-    .map((bar, i) => {
-      const y = i * rowHeight + 5;
-      const width = Math.round((bar.value ?? 0) * 300);
-      return `<text x="0" y="${y + 15}">${escapeHtml(bar.label)}</text><rect x="230" y="${y + 3}" width="${width}" height="15" fill="${bar.color ?? '#2f6fdf'}"/><text x="${236 + width}" y="${y + 15}">${num(bar.value)}</text>`;
-    })
-    .join('');
-  return `<figure><svg role="img" aria-label="${escapeHtml(title)}" width="600" height="${height}" font-size="12" font-family="sans-serif">${body}</svg><figcaption>${escapeHtml(title)}</figcaption></figure>`;
-}
-
-function curveChart(values: ReadonlyArray<number | null>, title: string) {
-  const points = values
-    .map((v, i) => (v === null ? null : { x: i, y: v }))
-    .filter((p): p is { x: number; y: number } => p !== null);
-  if (points.length === 0) return '<p>No curve points.</p>';
-  const step = 560 / Math.max(1, values.length - 1);
-  const path = points
-    .map((p) => `${(20 + p.x * step).toFixed(1)},${(170 - p.y * 150).toFixed(1)}`)
-    .join(' ');
-  return `<figure><svg role="img" aria-label="${escapeHtml(title)}" width="600" height="190" font-size="11" font-family="sans-serif"><line x1="20" y1="170" x2="580" y2="170" stroke="#999"/><line x1="20" y1="20" x2="20" y2="170" stroke="#999"/><text x="0" y="24">1</text><text x="0" y="174">0</text><polyline points="${path}" fill="none" stroke="#2f6fdf" stroke-width="2"/></svg><figcaption>${escapeHtml(title)}</figcaption></figure>`;
-}
-
-const CSS = `body{font-family:system-ui,sans-serif;margin:2rem;color:#1d2330;max-width:1100px}
-h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:2rem}.meta{color:#555}
-.stats{display:flex;gap:1rem;flex-wrap:wrap}.stat{border:1px solid #d6dae3;border-radius:6px;padding:.6rem 1rem}
-.stat .label{color:#555;font-size:.85rem}.stat .value{font-size:1.4rem;font-weight:600}.stat .ci{font-size:.8rem;color:#555}
-table{border-collapse:collapse;margin:.5rem 0}th,td{border-bottom:1px solid #e3e6ec;padding:.3rem .6rem;text-align:left;vertical-align:top}
-td{font-variant-numeric:tabular-nums}pre{background:#f4f5f8;padding:1rem;overflow:auto;font-size:.8rem}`;

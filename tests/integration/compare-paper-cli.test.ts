@@ -71,16 +71,17 @@ describe('cli compare for a paper', () => {
     expect(md.out).toContain('† fewer than 5 conversations: an interval from so few clusters');
   }, 60_000);
 
-  it('LaTeX: the same cells, symbols in math mode, the caption wrapped to the line', async () => {
+  it('LaTeX for a column: runs by letter with a legend, symbols in math mode, captions wrapped', async () => {
     const tex = await compare('latex');
     expect(tex.code).toBe(0);
-    expect(tex.out).toContain(
-      'category & bm25 (baseline) & chunked & n & $\\Delta$ & 95\\% CI & CI by conversation & McNemar p & MDE \\\\',
-    );
+    expect(tex.out).toContain('category & n & A & B \\\\');
+    expect(tex.out).toContain('category & $\\Delta$ B $-$ A & 95\\% CI & by conv. \\\\');
+    expect(tex.out).toContain('category & n & McNemar $p$ & MDE \\\\');
+    expect(tex.out).toContain('A: bm25 (baseline); B: chunked.');
     expect(tex.out).toMatch(
-      /\n\\multicolumn\{9\}\{p\{\\linewidth\}\}\{\\footnotesize .*\(2,000 resamples\)/,
+      /\n\\multicolumn\{4\}\{p\{\\linewidth\}\}\{\\footnotesize .*\(2,000 resamples\)/,
     );
-    expect(tex.out).toMatch(/\]\$\^\\dagger\$ & /);
+    expect(tex.out).toMatch(/\]\^\\dagger\$ \\\\/);
     expect(tex.out).toContain('a score $\\geq$ 0.5 counting as correct');
     expect(tex.out).not.toMatch(/[†≥]/);
   }, 60_000);

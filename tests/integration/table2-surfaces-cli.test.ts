@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { table2Columns, type Table2Columns } from '../../src-shared/compare';
 import { TABLE2_HEADER, table2Cells } from '../../src-shared/table2';
+import { latexEscape } from '../../src-shared/paperTables';
+import { texNumber } from '../../src-shared/columnLatex';
 import { table2Line } from '../../src-main/core/runs/report';
 import { RunStore } from '../../src-main/core/runs/store';
 import { REPO, runCli } from '../support/cli';
@@ -85,10 +87,16 @@ describe("Mem0 Table 2's columns on the CLI", () => {
 
     const tex = await cli(['compare', first, second, '--format', 'latex']);
     expect(tex.code, tex.err).toBe(0);
-    expect(tex.out).toContain(`run & ${TABLE2_HEADER.join(' & ')} \\\\`);
-    expect(tex.out).toContain(`first & ${cells[0]!.join(' & ')} \\\\`);
-    // Two complete tabulars: the comparison's and Table 2's.
-    expect(tex.out.match(/\\begin\{tabular\}/g)).toHaveLength(2);
+    // For a column: the runs are Table 2's columns, by letter, named in the legend below.
+    expect(tex.out).toContain('measure & A & B \\\\');
+    TABLE2_HEADER.forEach((measure, i) =>
+      expect(tex.out).toContain(
+        `${latexEscape(measure)} & ${texNumber(cells[0]![i]!)} & ${texNumber(cells[1]![i]!)} \\\\`,
+      ),
+    );
+    expect(tex.out).toContain('A: first; B: second.');
+    // Complete tabulars: the means, B's Δ and its tests, and Table 2's.
+    expect(tex.out.match(/\\begin\{tabular\}/g)).toHaveLength(4);
   }, 120_000);
 
   it('the HTML reports of a run and of a comparison hold the Table 2 section', async () => {

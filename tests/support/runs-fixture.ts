@@ -16,6 +16,8 @@ export interface FixtureRunOptions {
   step?: number;
   /** Retrieved refs per answer (what makes rows heavy). */
   retrieved?: number;
+  /** The dataset the manifest says the run read (a report reads its turns and gold there). */
+  dataset?: RunManifest['dataset'];
 }
 
 export function fixtureManifest(
@@ -52,7 +54,10 @@ export function writeFixtureRun(store: RunStore, options: FixtureRunOptions): nu
   const sampleIds = Array.from({ length: samples }, (_, i) => `conv-${i + 1}`);
   const seedOf = [...options.runId].reduce((a, c) => a + c.charCodeAt(0), 0);
   store.createRun(
-    fixtureManifest(options.runId, options.preset, sampleIds),
+    {
+      ...fixtureManifest(options.runId, options.preset, sampleIds),
+      ...(options.dataset ? { dataset: options.dataset } : {}),
+    },
     sampleIds.map((sampleId) => ({
       sampleId,
       totalPackets: tests * 2,

@@ -4,7 +4,6 @@ import { PAPER_MARKUPS, paperTable, type PaperMarkup } from '../../../src-shared
 import { allReportFormats } from '../../../src-shared/benchmarks';
 import { table2Columns } from '../../../src-shared/compare';
 import { finalAnswersOf } from '../../../src-shared/experiment';
-import { compareReportHtml } from '../../../src-shared/htmlReport';
 import { labelFiguresText } from '../../../src-shared/labelFigures';
 import { protocolJudgeTable, summaryTable, table2Line } from '../../core/runs/report';
 import { UsageError, defineCommand } from '../command';
@@ -41,8 +40,9 @@ original and the corrected gold with the per-category ceiling when the run appli
 (\`experiment --errata\`). With --html: one self-contained HTML file to share (headline with 95%
 bootstrap intervals, per-category table and chart, curve, low-scored answers, the manifest),
 readable offline with no script and no external link. With two to eight runs and --html: their
-comparison against the first (per-category deltas with paired bootstrap intervals, the flipped
-questions with every run's prediction, the config differences).`;
+comparison against the first (per-category means with intervals and deltas with paired bootstrap
+intervals, bars with whiskers, each run's curve, the flipped questions each with why it flipped,
+both manifests and their differences, the tables as LaTeX for a column).`;
 
 /** A paper's row as Markdown unless --as says LaTeX. */
 const DEFAULT_MARKUP: PaperMarkup = 'md';
@@ -107,8 +107,13 @@ export const reportCommand = defineCommand({
     return withRunsApi(values, async (api) => {
       if (comparing) {
         const runIds = positionals as string[];
-        const result = await api.call('runs.compare', { runIds, baselineRunId: runIds[0]! });
-        writeOutput(io, values.out, compareReportHtml(result), 'report');
+        // The export the Compare view downloads: flips explained, manifests, curves, the dataset's gold.
+        const { content } = await api.call('runs.compareExport', {
+          runIds,
+          baselineRunId: runIds[0]!,
+          format: 'html',
+        });
+        writeOutput(io, values.out, content, 'report');
         return 0;
       }
       if (values.html === true) {

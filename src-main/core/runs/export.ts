@@ -7,6 +7,7 @@ import { type BenchmarkProfile } from '../../../src-shared/benchmarks';
 import { csvField } from '../../../src-shared/csv';
 import { runReportHtml } from '../../../src-shared/htmlReport';
 import { runJudgePanel } from './judgePanel';
+import { reportDataset } from './reportInputs';
 import { judgeErrorLookupFor } from './judgeErrorLookup';
 import { metricsOf } from '../../../src-shared/metrics';
 import type { RunManifest } from './manifest';
@@ -178,7 +179,11 @@ export function exportRun(store: RunReader, runId: string, format: ExportFormat)
       curve: store.curve(runId),
       judgePanel: runJudgePanel(store, runId, judgeErrorLookupFor(store, runId)),
     };
-    return runReportHtml(detail, store.finalAnswers(runId), 'official');
+    const answers = store.finalAnswers(runId);
+    // Adversarial questions have no gold in the run; the dataset's adversarial_answer is shown.
+    const goldless = new Set(answers.filter((a) => a.gold === null).map((a) => a.sampleId));
+    const dataset = goldless.size > 0 ? reportDataset(detail.info.manifest, goldless) : null;
+    return runReportHtml(detail, answers, 'official', dataset);
   }
   const data = buildRunExport(store, runId);
   return format === 'json'

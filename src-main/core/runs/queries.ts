@@ -9,9 +9,7 @@ import {
   type RunComparison,
   type Table2Columns,
 } from '../../../src-shared/compare';
-import type { AnswerRecord } from '../../../src-shared/experiment';
 import { errataScores, type RunErrata } from '../../../src-shared/errata';
-import { judgeCacheKey, legacyJudgeCacheKey } from '../answer/judge';
 import { fairnessWarnings } from '../../../src-shared/fairness';
 import { WorkbenchError } from '../../../src-shared/errors';
 import { listSweeps, sweepDetail } from './sweeps';
@@ -21,9 +19,9 @@ import { compareJudges } from '../../../src-shared/compareJudges';
 import { EXPORT_MIME_TYPES, csvField, exportRun } from './export';
 import type { RunReader } from './reader';
 import { distinctRunNames } from '../../../src-shared/compareTable';
-import { runLabel, type RunManifest } from '../../../src-shared/runs';
-import { compareReportHtml } from '../../../src-shared/htmlReport';
-import { repeatCacheScope } from '../../../src-shared/sweeps';
+import { runLabel } from '../../../src-shared/runs';
+import { compareReportHtml } from '../../../src-shared/htmlCompareReport';
+import { compareReportExtras, questionsAcrossRuns } from './reportInputs';
 
 /**
  * The API's read views of the runs database, each a pure function of a RunReader. They are what
@@ -140,30 +138,8 @@ export function runQueries(reader: RunReader): RunQueries {
       content: exportRun(reader, runId, format),
     }),
     'runs.compare': compare,
-    'runs.question': ({ runIds, sampleId, questionIndex }) => ({
-      sampleId,
-      questionIndex,
-      runs: runIds.map((id) => {
-        const info = reader.getRun(id);
-        // The last test that asked it: the same answer the comparison's row shows.
-        const asked = reader
-          .answersByTest(id, { sampleId })
-          .filter((a) => a.questionIndex === questionIndex);
-        const answer = asked.reduce<AnswerRecord | null>(
-          (last, a) => (last === null || a.testIndex > last.testIndex ? a : last),
-          null,
-        );
-        return {
-          runId: info.id,
-          label: runLabel(info),
-          datasetSha256: info.manifest.dataset.sha256,
-          topK: info.manifest.config.retrieval.topK,
-          judgeProtocol: info.manifest.judge?.prompt.style ?? null,
-          answer,
-          judgeReasons: judgeReasons(reader, info.manifest, answer),
-        };
-      }),
-    }),
+    'runs.question': ({ runIds, sampleId, questionIndex }) =>
+      questionsAcrossRuns(reader, runIds, [{ sampleId, questionIndex }])[0]!,
     'runs.compareExport': ({ runIds, baselineRunId, metric, format }) => {
       const result = compare({ runIds, baselineRunId, metric, seed: 0 });
       const stem = `compare-${runIds.join('-vs-')}`;
@@ -178,7 +154,7 @@ export function runQueries(reader: RunReader): RunQueries {
         return {
           filename: `${stem}.html`,
           mimeType: EXPORT_MIME_TYPES.html,
-          content: compareReportHtml(result),
+          content: compareReportHtml(result, compareReportExtras(reader, result, runIds)),
         };
       }
       return {
@@ -198,44 +174,6 @@ export function runErrata(reader: RunReader, runId: string): RunErrata | null {
   if (!errata) return null;
   const scores = errataScores(reader.finalAnswers(runId), errata.entries, reader.profileOf(runId));
   return { ...errata, ...scores };
-}
-
-/**
- * The reasons the run's judge gave for this answer, looked up in the judge cache by the key the
- * judge stored them under (question, gold, prediction, model, endpoint, prompt, repeat, the run's
- * repeat scope); verdicts stored before the endpoint was keyed are found by their old key.
- */
-function judgeReasons(
-  reader: RunReader,
-  manifest: RunManifest,
-  answer: AnswerRecord | null,
-): Array<string | null> | null {
-  const judge = manifest.judge ?? null;
-  if (judge === null || answer?.judge == null || answer.gold === null || answer.error !== null)
-    return null;
-  const item = { question: answer.question, gold: answer.gold, answer: answer.prediction };
-  const scope = repeatCacheScope(manifest.sweep);
-  const baseUrl = manifest.config.judge?.baseUrl;
-  const repeats = Array.from({ length: judge.repeats }, (_, repeat) => repeat);
-  const keys = repeats.map((repeat) =>
-    baseUrl === undefined
-      ? null
-      : judgeCacheKey(item, { model: judge.model, baseUrl }, judge.prompt.sha256, repeat, scope),
-  );
-  const legacyKeys = repeats.map((repeat) =>
-    legacyJudgeCacheKey(item, judge.model, judge.prompt.sha256, repeat, scope),
-  );
-  const verdicts = reader.judgeVerdicts([
-    ...keys.filter((k): k is string => k !== null),
-    ...legacyKeys,
-  ]);
-  const reasons = repeats.map(
-    (r) =>
-      (keys[r] && verdicts.get(keys[r])?.reason) ||
-      verdicts.get(legacyKeys[r] as string)?.reason ||
-      null,
-  );
-  return reasons.some((r) => r !== null) ? reasons : null;
 }
 
 /** One row per question: each run's prediction, score and flip against the baseline. */

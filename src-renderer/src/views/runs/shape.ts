@@ -5,9 +5,7 @@ import {
   type CategoryId,
   type SchemeId,
 } from '@shared/benchmarks';
-import type { Sample, Turn } from '@shared/dataset/types';
 import {
-  citedTurnIds,
   type AnswerRecord,
   type CurvePoint,
   type JudgeMeanN,
@@ -343,57 +341,13 @@ export function curveView(
 // ---------------------------------------------------------------------------------------------
 // Retrieved memories
 
-export interface RetrievedRow {
-  rank: number;
-  id: string;
-  diaId: string | null;
-  /** Every turn the memory cites (a chunk's several, a turn's one); evidence counts on each. */
-  diaIds: readonly string[];
-  score: number;
-  isEvidence: boolean;
-  /** The turn as the dataset has it; null when the dataset is not open or the id is no turn. */
-  turn: Turn | null;
-  /** What the memory says: its turn's text, else the text the run stored (a Mem0 fact); null: unknown. */
-  text: string | null;
-}
-
-export interface RetrievedView {
-  rows: RetrievedRow[];
-  /** The question's evidence, when the sample is known. */
-  evidence: string[] | null;
-  /** Evidence turns that were not retrieved (what recall@k misses). */
-  missed: string[];
-}
-
-/** Retrieved memories in rank order, each marked when it is one of the question's evidence turns. */
-/** A sample's turns by dia_id; empty while the sample is unknown. */
-export function turnsById(sample: Sample | null): Map<string, Turn> {
-  const turns = new Map<string, Turn>();
-  if (sample) for (const s of sample.sessions) for (const t of s.turns) turns.set(t.diaId, t);
-  return turns;
-}
-
-export function retrievedView(answer: AnswerRecord, sample: Sample | null): RetrievedView {
-  const qa = sample?.qa.find((q) => q.index === answer.questionIndex) ?? null;
-  const evidence = qa ? qa.evidence : null;
-  const evidenceSet = new Set(evidence ?? []);
-  const turns = turnsById(sample);
-  const rows = answer.retrieved.map((r, i) => {
-    const turn = r.diaId !== null ? (turns.get(r.diaId) ?? null) : null;
-    return {
-      rank: i + 1,
-      id: r.id,
-      diaId: r.diaId,
-      diaIds: citedTurnIds(r),
-      score: r.score,
-      isEvidence: citedTurnIds(r).some((id) => evidenceSet.has(id)),
-      turn,
-      text: turn?.text ?? r.text ?? null,
-    };
-  });
-  const retrievedIds = new Set(answer.retrieved.flatMap((r) => citedTurnIds(r)));
-  return { rows, evidence, missed: (evidence ?? []).filter((id) => !retrievedIds.has(id)) };
-}
+// One owner with the HTML report's flip explanations (src-shared/flipExplain.ts).
+export {
+  retrievedView,
+  turnsById,
+  type RetrievedRow,
+  type RetrievedView,
+} from '@shared/flipExplain';
 
 // ---------------------------------------------------------------------------------------------
 // Display
