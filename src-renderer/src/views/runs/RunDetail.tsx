@@ -36,6 +36,10 @@ import {
 import { AnswersSection } from './AnswersSection';
 import { LabellingPanel } from './LabellingPanel';
 
+const METRIC_SHORT: Readonly<Record<string, string>> = Object.fromEntries(
+  metricList().map((m) => [m.id, m.short]),
+);
+
 export function RunDetail({
   detail,
   params,
@@ -149,7 +153,12 @@ export function RunDetail({
             <div className="toolbar">
               <Segmented
                 label="Metric"
-                options={metrics.map((value) => ({ value, label: METRIC_LABELS[value] }))}
+                // Short names keep every metric on one row of the half-width panel.
+                options={metrics.map((value) => ({
+                  value,
+                  label: METRIC_LABELS[value],
+                  short: METRIC_SHORT[value],
+                }))}
                 value={metric}
                 onChange={(metric) => update({ metric })}
               />
@@ -229,6 +238,7 @@ export function RunDetail({
         params={params}
         update={update}
         datasetSha256={m.dataset.sha256}
+        datasetPath={m.dataset.path}
         datasetName={datasetName}
         profile={benchmark}
         memoryUsage={m.usage?.memory ?? null}
