@@ -150,6 +150,10 @@ test('the runs list at sweep scale: named cells, found by sweep and sample, mark
       );
     }
     await page.screenshot({ path: screenshotPath(`runs-sweep-scale-${colorScheme}-1400`) });
+    await page.setViewportSize({ width: 1024, height: 768 });
+    await expect(table.getByRole('columnheader', { name: 'Samples' })).toBeVisible();
+    await page.screenshot({ path: screenshotPath(`runs-sweep-scale-${colorScheme}-1024`) });
+    await page.setViewportSize({ width: 1400, height: 900 });
   }
   await page.emulateMedia({ colorScheme: 'light' });
 

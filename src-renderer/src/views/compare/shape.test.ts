@@ -432,6 +432,10 @@ describe('question rows', () => {
   it('shortens engine labels to the preset for legends', () => {
     expect(shortRunLabel('hybrid · 20261122-081329-053-2ffcc5')).toBe('hybrid');
     expect(shortRunLabel('custom')).toBe('custom');
+    // A sweep cell's derived name keeps its grid point.
+    expect(shortRunLabel('grid · retrieval.topK=5 · 20261122-081329-053-2ffcc5')).toBe(
+      'grid · retrieval.topK=5',
+    );
   });
 
   it('toggles flip chips in canonical order', () => {

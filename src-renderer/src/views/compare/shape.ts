@@ -205,7 +205,8 @@ export function compareRequest(
  * it would wrap over the bars.
  */
 export function shortRunLabel(label: string): string {
-  const cut = label.indexOf(' · ');
+  // The id is last: a sweep cell's name has its own " · " (runName), kept whole.
+  const cut = label.lastIndexOf(' · ');
   return cut > 0 ? label.slice(0, cut) : label;
 }
 
