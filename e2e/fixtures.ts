@@ -145,12 +145,7 @@ export async function openWithMini(page: Page, workbench: WorkbenchServer): Prom
 /** The engine's HTTP API with the launch token, called directly where a spec needs no UI for it. */
 export function api(request: APIRequestContext, serverUrl: string) {
   const url = new URL(serverUrl);
-  // One connection per call: a kept-alive socket the server closes between two polls (its idle
-  // timeout, reached at load 16+) failed the next call with ECONNRESET (compare-flips' polling).
-  const headers = {
-    authorization: `Bearer ${url.searchParams.get('token') ?? ''}`,
-    connection: 'close',
-  };
+  const headers = { authorization: `Bearer ${url.searchParams.get('token') ?? ''}` };
   return async <T>(name: string, input: unknown): Promise<T> => {
     const response = await request.post(`${url.origin}/api/${name}`, { headers, data: input });
     const body = (await response.json()) as { ok: boolean; data?: T; error?: { message: string } };
