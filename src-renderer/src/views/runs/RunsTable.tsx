@@ -48,12 +48,12 @@ const columns = [
         {info.getValue()}
       </button>
     ),
-    meta: { width: 'minmax(150px, 1.4fr)', min: 150 },
+    meta: { width: 'minmax(144px, 1.4fr)', min: 144 },
   }),
   column.accessor((row) => runName(row), {
     id: 'name',
     header: 'Name',
-    meta: { width: 'minmax(160px, 1.6fr)', min: 160 },
+    meta: { width: 'minmax(120px, 1.6fr)', min: 120 },
     cell: (info) => {
       const row = info.row.original;
       return (
@@ -93,7 +93,7 @@ const columns = [
         {info.row.original.mark?.setLabel ?? info.getValue()}
       </span>
     ),
-    meta: { width: 'minmax(110px, 1fr)', min: 110 },
+    meta: { width: 'minmax(96px, 1fr)', min: 96 },
   }),
   column.accessor('topK', {
     header: 'Top-k',
@@ -146,7 +146,7 @@ const columns = [
       </span>
     ),
     // Room for the partial / sample-set badge beside the score.
-    meta: { width: '150px', min: 150, numeric: true },
+    meta: { width: '126px', min: 126, numeric: true },
   }),
   column.accessor((row) => row.insertErrors + row.answerErrors, {
     id: 'errors',
