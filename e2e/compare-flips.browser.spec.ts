@@ -31,9 +31,9 @@ async function startRun(call: Call, input: Record<string, unknown>): Promise<str
 async function openCompare(page: Page, workbench: WorkbenchServer, a: string, b: string) {
   await page.goto(`${workbench.url}#/compare`);
   // A then B: the first run picked is the baseline.
-  await page.getByRole('checkbox', { name: new RegExp(`^Compare \\S+ ${a}$`) }).check();
-  await expect(page.getByRole('radio', { name: new RegExp(`^Baseline \\S+ ${a}$`) })).toBeChecked();
-  await page.getByRole('checkbox', { name: new RegExp(`^Compare \\S+ ${b}$`) }).check();
+  await page.getByRole('checkbox', { name: new RegExp(`^Compare .+ · ${a}$`) }).check();
+  await expect(page.getByRole('radio', { name: new RegExp(`^Baseline .+ · ${a}$`) })).toBeChecked();
+  await page.getByRole('checkbox', { name: new RegExp(`^Compare .+ · ${b}$`) }).check();
 }
 
 function apiOf(request: APIRequestContext, workbench: WorkbenchServer): Call {
@@ -250,7 +250,7 @@ test('runs over different questions are compared on the shared ones; a new pair 
   await expect(questions.getByRole('region', { name: /^Why did it flip/ })).toHaveCount(1);
 
   // …are gone when the pair changes (here: the other run becomes the baseline).
-  await page.getByRole('radio', { name: `Baseline text ${one}` }).check();
+  await page.getByRole('radio', { name: `Baseline text · ${one}` }).check();
   await expect(questions.getByRole('button', { name: /^unchanged/ })).toHaveAttribute(
     'aria-pressed',
     'false',

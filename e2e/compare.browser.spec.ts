@@ -34,16 +34,16 @@ test('compares a hybrid and a text run on mini-1: deltas, flips, config diff and
   // before 'hashchange' fires, so the controlled checkbox is never reset (and a quick next click
   // is never lost).
   const checkedRightAfterClick = await page
-    .getByRole('checkbox', { name: `Compare hybrid ${hybrid}` })
+    .getByRole('checkbox', { name: `Compare hybrid · ${hybrid}` })
     .evaluate((box: HTMLInputElement) => {
       box.click();
       return box.checked;
     });
   expect(checkedRightAfterClick).toBe(true);
-  await expect(page.getByRole('radio', { name: `Baseline hybrid ${hybrid}` })).toBeChecked();
-  await page.getByRole('checkbox', { name: `Compare text ${text}` }).check();
-  await page.getByRole('radio', { name: `Baseline hybrid ${hybrid}` }).check();
-  await expect(page.getByRole('radio', { name: `Baseline hybrid ${hybrid}` })).toBeChecked();
+  await expect(page.getByRole('radio', { name: `Baseline hybrid · ${hybrid}` })).toBeChecked();
+  await page.getByRole('checkbox', { name: `Compare text · ${text}` }).check();
+  await page.getByRole('radio', { name: `Baseline hybrid · ${hybrid}` }).check();
+  await expect(page.getByRole('radio', { name: `Baseline hybrid · ${hybrid}` })).toBeChecked();
 
   // Per category: All, then mini-1's categories in official names. Its two category-5 questions
   // have no evidence and are asked at the last packet by default: 7 questions.
@@ -146,8 +146,8 @@ test('compares a hybrid and a text run on mini-1: deltas, flips, config diff and
   await questions.getByRole('searchbox', { name: 'Search questions' }).fill('where d');
   await expect(questions.getByText('2 of 7 questions')).toBeVisible();
   await page.reload();
-  await expect(page.getByRole('checkbox', { name: `Compare text ${text}` })).toBeChecked();
-  await expect(page.getByRole('radio', { name: `Baseline hybrid ${hybrid}` })).toBeChecked();
+  await expect(page.getByRole('checkbox', { name: `Compare text · ${text}` })).toBeChecked();
+  await expect(page.getByRole('radio', { name: `Baseline hybrid · ${hybrid}` })).toBeChecked();
   await expect(questions.getByRole('searchbox', { name: 'Search questions' })).toHaveValue(
     'where d',
   );

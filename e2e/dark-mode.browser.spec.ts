@@ -1,50 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import type { Locator, Page } from '@playwright/test';
+import { contrastOf } from './contrast';
 import { api, expect, MINI, screenshotPath, test } from './fixtures';
 
 /**
  * The app follows the OS theme (prefers-color-scheme): in dark mode the surfaces are dark, and
  * the text on them keeps WCAG's 4.5:1 contrast, as it does in light mode.
  */
-
-/** WCAG contrast of an element's text against the first opaque background behind it. */
-async function contrastOf(locator: Locator): Promise<{ ratio: number; background: number }> {
-  return locator.evaluate((outer) => {
-    // The colour that paints the text is the innermost wrapper's (a legend entry's text sits in
-    // a span inside recharts' coloured one).
-    let element: Element = outer;
-    while (
-      element.children.length === 1 &&
-      element.children[0]?.textContent === element.textContent
-    )
-      element = element.children[0] as Element;
-    const rgb = (value: string): [number, number, number, number] => {
-      const parts = value.match(/[\d.]+/g)?.map(Number) ?? [0, 0, 0];
-      return [parts[0] ?? 0, parts[1] ?? 0, parts[2] ?? 0, parts[3] ?? 1];
-    };
-    const luminance = ([r, g, b]: number[]) => {
-      const channel = (c: number) => {
-        const s = c / 255;
-        return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
-      };
-      return 0.2126 * channel(r ?? 0) + 0.7152 * channel(g ?? 0) + 0.0722 * channel(b ?? 0);
-    };
-    let node: Element | null = element;
-    let background: number[] | null = null;
-    while (node && background === null) {
-      const color = rgb(getComputedStyle(node).backgroundColor);
-      if (color[3] > 0.5) background = color;
-      node = node.parentElement;
-    }
-    const text = luminance(rgb(getComputedStyle(element).color));
-    const back = luminance(background ?? [255, 255, 255]);
-    return {
-      ratio: (Math.max(text, back) + 0.05) / (Math.min(text, back) + 0.05),
-      background: back,
-    };
-  });
-}
 
 /** Every legend entry's text in `chart` (recharts writes it in its series' colour). */
 async function expectLegendReadable(page: Page, dark: boolean, chart: Locator) {

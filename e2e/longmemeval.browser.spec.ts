@@ -77,9 +77,9 @@ test('LongMemEval: datasets, runs, curve and compare name its question types', a
   // Compare: rows named by question type. Official F1 (the default metric) scores no abstention
   // question (only the judge does), so the abstention category has no row here.
   await page.goto(`${workbench.url}#/compare`);
-  await page.getByRole('checkbox', { name: `Compare hybrid ${hybrid}` }).check();
-  await page.getByRole('checkbox', { name: `Compare text ${text}` }).check();
-  await page.getByRole('radio', { name: `Baseline hybrid ${hybrid}` }).check();
+  await page.getByRole('checkbox', { name: `Compare hybrid · ${hybrid}` }).check();
+  await page.getByRole('checkbox', { name: `Compare text · ${text}` }).check();
+  await page.getByRole('radio', { name: `Baseline hybrid · ${hybrid}` }).check();
   const table = page
     .getByRole('region', { name: 'Per category' })
     .getByRole('table', { name: /per run/ });

@@ -92,7 +92,7 @@ export function lightness(hex: string): number {
 }
 
 /** WCAG relative luminance of a #rrggbb colour. */
-function luminance(hex: string): number {
+export function luminance(hex: string): number {
   return channels(hex)
     .map((c) => c / 255)
     .map((c) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4))
@@ -106,4 +106,10 @@ function luminance(hex: string): number {
 export function inkOn(fill: string): '#000000' | '#ffffff' {
   const y = luminance(fill);
   return (y + 0.05) / 0.05 >= 1.05 / (y + 0.05) ? '#000000' : '#ffffff';
+}
+
+/** WCAG contrast ratio of two #rrggbb colours (1 … 21). */
+export function contrastRatio(a: string, b: string): number {
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x) as [number, number];
+  return (hi + 0.05) / (lo + 0.05);
 }

@@ -8,7 +8,7 @@ import {
   type RunSummary,
   type SampleStatus,
 } from './experiment';
-import { SweepTagSchema, type SweepTag } from './sweeps';
+import { SweepTagSchema, axisValueLabel, type SweepTag } from './sweeps';
 import { ErrataRecordSchema, type ErrataRecord } from './errata';
 
 /** What the runs database says about a run: shared so the API contract and the UI can name it. */
@@ -405,6 +405,8 @@ export const ManifestListViewSchema = z
       .nullable()
       .optional()
       .catch(undefined),
+    // A tag this build cannot read leaves the run unnamed by its sweep, not unlisted.
+    sweep: SweepTagSchema.optional().catch(undefined),
   })
   .loose();
 
@@ -444,19 +446,35 @@ export const RunIdentitySchema = z
   .strict();
 export type RunIdentity = z.output<typeof RunIdentitySchema>;
 
-type NamedRun = Pick<RunListItem, 'id' | 'name' | 'preset'>;
+type NamedRun = Pick<RunListItem, 'id' | 'name' | 'preset'> & Partial<Pick<RunListItem, 'sweep'>>;
 
 /**
- * A run where it stands beside others (Compare, a report): its name, else its preset, then its
- * id after " · ", which Compare's short labels cut at.
+ * The name a run goes by: the user's, else a sweep cell's, derived from its sweep and grid point
+ * (`grid · memory.preset=hybrid,retrieval.topK=10`, ` #r` for a repeat after the first) and never
+ * stored, so renaming nothing keeps one owner; '' for an unnamed run of no sweep.
  */
-export function runLabel(run: NamedRun): string {
-  return `${run.name || run.preset} · ${run.id}`;
+export function runName(run: Pick<NamedRun, 'name' | 'sweep'>): string {
+  if (run.name) return run.name;
+  const sweep = run.sweep;
+  if (!sweep) return '';
+  const point = Object.entries(sweep.values)
+    .map(([path, value]) => `${path}=${axisValueLabel(value)}`)
+    .join(',');
+  const repeat = sweep.repeat > 0 ? ` #${sweep.repeat}` : '';
+  return `${sweep.name} · ${point || `cell ${sweep.cellIndex}`}${repeat}`;
 }
 
-/** A run as a table's row calls it: its name alone, or "preset · id" when it has none. */
+/**
+ * A run where it stands beside others (Compare, a report): its name (runName), else its preset,
+ * then its id after " · ", which Compare's short labels cut at.
+ */
+export function runLabel(run: NamedRun): string {
+  return `${runName(run) || run.preset} · ${run.id}`;
+}
+
+/** A run as a table's row calls it: its name (runName) alone, or "preset · id" when it has none. */
 export function runTitle(run: NamedRun): string {
-  return run.name || `${run.preset} · ${run.id}`;
+  return runName(run) || `${run.preset} · ${run.id}`;
 }
 
 /** Tags as typed in one field: comma-separated, trimmed, empty parts dropped. */
@@ -519,9 +537,13 @@ export interface RunSampleInfo extends SamplePlanRow {
 
 export interface RunListItem {
   id: string;
-  /** The user's name for the run ('' when none was given). */
+  /** The user's name for the run ('' when none was given); runName derives one for sweep cells. */
   name: string;
   tags: string[];
+  /** The sweep this run is a cell of, as its manifest records it; absent for a run of its own. */
+  sweep?: SweepTag;
+  /** The samples it ran, in its order: what makes two runs' scores comparable. */
+  sampleIds: string[];
   notes: string;
   status: RunStatus;
   preset: string;
@@ -535,6 +557,8 @@ export interface RunListItem {
   /** Questions the run planned to ask, over its samples. */
   questions: number;
   datasetPath: string;
+  /** The dataset file's sha256 as the run recorded it (null for runs that predate it). */
+  datasetSha256: string | null;
   samples: number;
   createdAt: string;
   endedAt: string | null;

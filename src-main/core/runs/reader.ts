@@ -129,8 +129,7 @@ export class SqliteRunReader implements RunReader {
   listRuns(): RunListItem[] {
     const rows = this.db
       .prepare(
-        `SELECT r.*, (SELECT count(*) FROM run_samples s WHERE s.run_id = r.id) AS sample_count,
-           (SELECT coalesce(sum(s.total_questions), 0) FROM run_samples s WHERE s.run_id = r.id) AS question_count
+        `SELECT r.*, ${RUN_SAMPLE_COLUMNS}
          FROM runs r ORDER BY r.id DESC`,
       )
       .all() as RunRow[];
@@ -140,7 +139,7 @@ export class SqliteRunReader implements RunReader {
         return this.listItem(r);
       } catch (error) {
         if (!(error instanceof WorkbenchError) || error.code !== 'RUNS_DB') throw error;
-        return damagedListItem(r, this.damage(r.id, error));
+        return damagedListItem(r, this.damage(r.id, error), this.file);
       }
     });
   }
@@ -162,8 +161,7 @@ export class SqliteRunReader implements RunReader {
   getRun(runId: string): RunInfo {
     const r = this.db
       .prepare(
-        `SELECT r.*, (SELECT count(*) FROM run_samples s WHERE s.run_id = r.id) AS sample_count,
-           (SELECT coalesce(sum(s.total_questions), 0) FROM run_samples s WHERE s.run_id = r.id) AS question_count
+        `SELECT r.*, ${RUN_SAMPLE_COLUMNS}
          FROM runs r WHERE r.id = ?`,
       )
       .get(runId) as RunRow | undefined;
@@ -459,6 +457,8 @@ export class SqliteRunReader implements RunReader {
         r.tags,
         `runs database ${this.file}: run ${r.id} tags`,
       ),
+      ...(manifest.sweep ? { sweep: manifest.sweep } : {}),
+      sampleIds: sampleIdsOf(r, this.file),
       notes: r.notes,
       status: r.status,
       preset: r.preset,
@@ -468,6 +468,7 @@ export class SqliteRunReader implements RunReader {
       judgeProtocol: manifest.judge?.prompt.style ?? null,
       questions: r.question_count,
       datasetPath: manifest.dataset.path,
+      datasetSha256: r.dataset_sha256,
       samples: r.sample_count,
       createdAt: r.created_at,
       endedAt: r.ended_at,
@@ -489,12 +490,34 @@ export class SqliteRunReader implements RunReader {
   }
 }
 
+/** What a run's list item says of its samples: how many, their questions, and which (in order). */
+const RUN_SAMPLE_COLUMNS = `(SELECT count(*) FROM run_samples s WHERE s.run_id = r.id) AS sample_count,
+  (SELECT coalesce(sum(s.total_questions), 0) FROM run_samples s WHERE s.run_id = r.id) AS question_count,
+  (SELECT json_group_array(sample_id) FROM
+     (SELECT s.sample_id FROM run_samples s WHERE s.run_id = r.id ORDER BY s.position)) AS sample_ids`;
+
+/** The sample ids column; a run's own rows, so unreadable means a damaged database, named. */
+function sampleIdsOf(r: RunRow, file: string): string[] {
+  return parseStoredJson(
+    StringListSchema,
+    r.sample_ids,
+    `runs database ${file}: run ${r.id} samples`,
+  );
+}
+
 /** A run whose manifest or tags cannot be read: what its row still says, and what is damaged. */
-function damagedListItem(r: RunRow, damaged: string): RunListItem {
+function damagedListItem(r: RunRow, damaged: string, file: string): RunListItem {
+  let sampleIds: string[] = [];
+  try {
+    sampleIds = sampleIdsOf(r, file);
+  } catch {
+    // The damage already named is what the row shows; its samples stay unknown.
+  }
   return {
     id: r.id,
     name: r.name,
     tags: [],
+    sampleIds,
     notes: r.notes,
     status: r.status,
     preset: r.preset,
@@ -504,6 +527,7 @@ function damagedListItem(r: RunRow, damaged: string): RunListItem {
     judgeProtocol: null,
     questions: r.question_count,
     datasetPath: '',
+    datasetSha256: r.dataset_sha256,
     samples: r.sample_count,
     createdAt: r.created_at,
     endedAt: r.ended_at,
@@ -538,6 +562,8 @@ interface RunRow {
   summary: string | null;
   sample_count: number;
   question_count: number;
+  /** JSON array of the run's sample ids, in its order. */
+  sample_ids: string;
 }
 
 interface SampleRow {

@@ -7,3 +7,8 @@ const COUNT = new Intl.NumberFormat('en-US');
 export function formatCount(n: number): string {
   return COUNT.format(n);
 }
+
+/** "1 sample", "10 samples": a count with its noun, singular for one. */
+export function plural(n: number, noun: string): string {
+  return `${formatCount(n)} ${noun}${n === 1 ? '' : 's'}`;
+}

@@ -3,6 +3,8 @@ import styles from './Segmented.module.css';
 export interface SegmentedOption<T extends string> {
   value: T;
   label: string;
+  /** Shown instead of the label where many options share a row; the label stays its name. */
+  short?: string;
 }
 
 /** A small set of mutually exclusive choices (metric, naming scheme) as pressed buttons. */
@@ -31,9 +33,11 @@ export function Segmented<T extends string>({
           key={o.value}
           type="button"
           aria-pressed={o.value === value}
+          aria-label={o.short === undefined ? undefined : o.label}
+          title={o.short === undefined ? undefined : o.label}
           onClick={() => onChange(o.value)}
         >
-          {o.label}
+          {o.short ?? o.label}
         </button>
       ))}
     </div>

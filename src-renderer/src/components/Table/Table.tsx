@@ -59,6 +59,11 @@ export interface TableProps<T> {
   scrollToRowId?: string | null;
   /** A last row after the data rows (totals), by column id; it is not sorted with them. */
   footer?: (columnId: string) => ReactNode;
+  /**
+   * Reorders the sorted, searched rows (a stable grouping: the view's groups, the sort within
+   * each); it returns the same row objects.
+   */
+  arrange?: (rows: readonly T[]) => T[];
   /** Shown instead of rows when none is left. */
   empty: ReactNode;
   /** The scroll box's maximum height; rows are virtualised inside it. */
@@ -105,6 +110,7 @@ export function Table<T>({
   stepKeys,
   scrollToRowId = null,
   footer,
+  arrange,
   empty,
   maxHeight = 'min(70vh, 720px)',
   estimateRowHeight = 44,
@@ -152,7 +158,15 @@ export function Table<T>({
   const gridTemplateColumns = visible.map((c) => meta(c).width).join(' ');
   const minWidth = visible.reduce((sum, c) => sum + meta(c).min, 0);
 
-  const tableRows = table.getRowModel().rows;
+  const sortedRows = table.getRowModel().rows;
+  const tableRows = useMemo(() => {
+    if (arrange === undefined) return sortedRows;
+    const byOriginal = new Map(sortedRows.map((row) => [row.original, row]));
+    return arrange(sortedRows.map((row) => row.original)).flatMap((original) => {
+      const row = byOriginal.get(original);
+      return row === undefined ? [] : [row];
+    });
+  }, [sortedRows, arrange]);
   const virtualizer = useVirtualizer({
     count: tableRows.length,
     getScrollElement: () => scrollRef.current,

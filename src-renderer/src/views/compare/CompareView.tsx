@@ -49,13 +49,17 @@ export function CompareView() {
   const result = useComparison(params);
   const exporter = useCompareExport(params);
 
+  // Set by the pick that makes a pair: the comparison it opens takes the view and the focus.
+  const focusResults = useRef(false);
   const onToggle = useCallback(
     (runId: string) => {
       // The live hash, not the render's params: a quick second click must see the first.
       const live = parseCompareParams(
         new URLSearchParams(window.location.hash.split('?')[1] ?? ''),
       );
-      update(toggleRun(live, runId));
+      const next = toggleRun(live, runId);
+      if (live.runs.length < 2 && next.runs.length >= 2) focusResults.current = true;
+      update(next);
     },
     [update],
   );
@@ -65,6 +69,13 @@ export function CompareView() {
   // The baseline run's benchmark names the categories (LongMemEval's question types).
   const profile = result.data?.benchmark ?? null;
   const ready = result.requested && comparison !== null;
+  const resultsRef = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (!ready || !focusResults.current) return;
+    focusResults.current = false;
+    resultsRef.current?.focus({ preventScroll: true });
+    resultsRef.current?.scrollIntoView({ block: 'start' });
+  }, [ready]);
 
   return (
     <section className="compare-view" aria-labelledby="view-title">
@@ -168,7 +179,13 @@ export function CompareView() {
           </p>
         )
       ) : (
-        <>
+        <div
+          ref={resultsRef}
+          className="compare-results"
+          tabIndex={-1}
+          role="region"
+          aria-label="Comparison"
+        >
           {result.loading ? (
             <p className="progress" role="status">
               <span className="spinner" aria-hidden="true" />
@@ -196,8 +213,12 @@ export function CompareView() {
             profile={profile}
             params={params}
             update={update}
+            datasetPath={
+              runs.runs?.find((r) => r.id === comparison.runs[comparison.baselineIndex]?.runId)
+                ?.datasetPath ?? null
+            }
           />
-        </>
+        </div>
       )}
     </section>
   );
@@ -278,11 +299,14 @@ function QuestionsPanel({
   profile,
   params,
   update,
+  datasetPath,
 }: {
   comparison: RunComparison;
   profile: BenchmarkProfile;
   params: CompareParams;
   update: (patch: CompareParamsPatch) => void;
+  /** The baseline's dataset file, opened from the server's folder if it is not open. */
+  datasetPath: string | null;
 }) {
   // Derived once per comparison; the filters below only scan it.
   const allRows = useMemo(() => buildQuestionRows(comparison), [comparison]);
@@ -306,6 +330,13 @@ function QuestionsPanel({
     [open, update],
   );
   const runIds = useMemo(() => comparison.runs.map((r) => r.runId), [comparison.runs]);
+  // The question a key opened: its explanation takes the view and the focus when it mounts.
+  const focusOpen = useRef<string | null>(null);
+  const claimFocus = useCallback((key: string) => {
+    if (focusOpen.current !== key) return false;
+    focusOpen.current = null;
+    return true;
+  }, []);
   const renderExpanded = useCallback(
     (row: QuestionRow) => (
       <FlipDetail
@@ -314,14 +345,17 @@ function QuestionsPanel({
         metric={comparison.metric}
         sampleId={row.sampleId}
         questionIndex={row.questionIndex}
+        claimFocus={claimFocus}
+        datasetPath={datasetPath}
       />
     ),
-    [runIds, comparison.baselineIndex, comparison.metric],
+    [runIds, comparison.baselineIndex, comparison.metric, claimFocus, datasetPath],
   );
 
   // j/k step through the rows the filters show (arrows too, inside the table); Esc closes; i/r
   // toggle the improved/regressed filters.
   const tableRef = useRef<HTMLDivElement>(null);
+  const panelRef = useRef<HTMLElement>(null);
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       if (isTypingOrModified(event)) return;
@@ -334,13 +368,21 @@ function QuestionsPanel({
       const { open, flips } = parseCompareParams(
         new URLSearchParams(window.location.hash.split('?')[1] ?? ''),
       );
+      // Each key moves the view and the focus to what it changed: the filtered table, or the
+      // explanation it opened (FlipDetail takes it when it mounts).
+      const table = tableRef.current?.querySelector<HTMLElement>('[tabindex="0"]') ?? null;
       if (action === 'improved' || action === 'regressed') {
         update({ flips: onlyFlip(flips, action) });
+        table?.focus({ preventScroll: true });
+        panelRef.current?.scrollIntoView({ block: 'start' });
       } else if (action === 'close') {
         if (open === null) return;
         update({ open: null });
+        table?.focus({ preventScroll: true });
       } else {
-        update({ open: stepOpen(rows, open, action === 'next' ? 1 : -1) });
+        const next = stepOpen(rows, open, action === 'next' ? 1 : -1);
+        if (next !== open) focusOpen.current = next;
+        update({ open: next });
       }
       event.preventDefault();
     };
@@ -349,7 +391,11 @@ function QuestionsPanel({
   }, [update, rows]);
 
   return (
-    <section className="panel questions-panel" aria-labelledby="compare-questions-title">
+    <section
+      ref={panelRef}
+      className="panel questions-panel"
+      aria-labelledby="compare-questions-title"
+    >
       <h2>
         <span id="compare-questions-title">Questions</span>{' '}
         <span className="muted heading-note">

@@ -1,9 +1,9 @@
-import { memo, type CSSProperties } from 'react';
+import { memo, useEffect, useRef, type CSSProperties } from 'react';
 import type { CompareMetric } from '@shared/compare';
 import { ErrorView } from '../../components/ErrorView';
 import { useApi } from '../../hooks/useApi';
 import { useRunSample } from '../runs/hooks';
-import { flipSides, rankMoveMark, type FlipSide } from './flipDetail';
+import { flipSides, openKey, rankMoveMark, type FlipSide } from './flipDetail';
 import { RunTag } from './RunPicker';
 import { METRIC_LABELS, formatScore, formatSigned, runLetter } from './shape';
 import './flipDetail.css';
@@ -19,13 +19,32 @@ export const FlipDetail = memo(function FlipDetail({
   metric,
   sampleId,
   questionIndex,
+  claimFocus,
+  datasetPath = null,
 }: {
   runIds: readonly string[];
   baselineIndex: number;
   metric: CompareMetric;
   sampleId: string;
   questionIndex: number;
+  /** True once for the question a key opened: it then takes the view and the focus. */
+  claimFocus?: (key: string) => boolean;
+  /** The runs' dataset file, opened from the server's folder when it is not open. */
+  datasetPath?: string | null;
 }) {
+  const sectionRef = useRef<HTMLElement>(null);
+  useEffect(() => {
+    if (claimFocus?.(openKey(sampleId, questionIndex)) !== true) return undefined;
+    // After the table's own scroll to the row (its effect runs after this one): the row and its
+    // explanation at the top of the window, the focus in the explanation.
+    const frame = requestAnimationFrame(() => {
+      const section = sectionRef.current;
+      if (section === null) return;
+      section.focus({ preventScroll: true });
+      (section.closest('[data-index]') ?? section).scrollIntoView({ block: 'start' });
+    });
+    return () => cancelAnimationFrame(frame);
+  }, [claimFocus, sampleId, questionIndex]);
   const result = useApi('runs.question', { runIds: [...runIds], sampleId, questionIndex });
   const data =
     result.data?.sampleId === sampleId && result.data.questionIndex === questionIndex
@@ -36,7 +55,7 @@ export const FlipDetail = memo(function FlipDetail({
     data?.runs[baselineIndex]?.datasetSha256 ??
     data?.runs.find((r) => r.datasetSha256)?.datasetSha256 ??
     null;
-  const source = useRunSample(data ? sha : null, sampleId);
+  const source = useRunSample(data ? sha : null, sampleId, datasetPath);
   // The answers wait for the turns they cite: evidence never reads "unknown" while they load.
   const sampleSettled =
     source.dataset === null || source.sample !== null || source.error !== undefined;
@@ -48,6 +67,8 @@ export const FlipDetail = memo(function FlipDetail({
 
   return (
     <section
+      ref={sectionRef}
+      tabIndex={-1}
       className="flip-detail"
       aria-label={`Why did it flip: ${sampleId} question ${questionIndex}`}
     >

@@ -15,16 +15,17 @@ const column = createColumnHelper<QuestionRow>();
 // category (naming scheme) and per-run columns depend on state and are built in useMemo below.
 // Priorities: in a narrow window the question, gold and every run's answer and score stay.
 const leadingColumns = [
-  column.accessor('sampleId', {
-    header: 'Sample',
-    cell: (info) => <code>{info.getValue()}</code>,
-    meta: { width: '80px', min: 80, priority: 2 },
-  }),
-  column.accessor('questionIndex', {
-    header: 'Q#',
-    cell: (info) => info.getValue(),
-    // Three digits and the sort mark on one line.
-    meta: { width: '56px', min: 56, numeric: true, priority: 2 },
+  // One column for both, always shown: a row (and the explanation under it) must say which
+  // question it is at every width. Sorted by sample, then question number.
+  column.accessor((row) => `${row.sampleId}\u0000${String(row.questionIndex).padStart(6, '0')}`, {
+    id: 'question-id',
+    header: 'Sample · Q#',
+    cell: (info) => (
+      <span className="question-id">
+        <code>{info.row.original.sampleId}</code> #{info.row.original.questionIndex}
+      </span>
+    ),
+    meta: { width: '88px', min: 88 },
   }),
 ];
 
@@ -32,7 +33,7 @@ const textColumns = [
   column.accessor('question', {
     header: 'Question',
     cell: (info) => info.getValue(),
-    meta: { width: 'minmax(150px, 2fr)', min: 150 },
+    meta: { width: 'minmax(140px, 2fr)', min: 140 },
   }),
   column.accessor((row) => row.gold ?? undefined, {
     id: 'gold',
@@ -44,7 +45,7 @@ const textColumns = [
           (not mentioned)
         </span>
       ),
-    meta: { width: 'minmax(90px, 1fr)', min: 90 },
+    meta: { width: 'minmax(80px, 1fr)', min: 80 },
   }),
 ];
 

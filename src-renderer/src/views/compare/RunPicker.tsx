@@ -1,4 +1,5 @@
-import { memo, useState } from 'react';
+import { memo, useEffect, useRef, useState } from 'react';
+import { runLabel } from '@shared/runs';
 import type { ComparableRun } from './hooks';
 import '../runs/runIdentity.css';
 import { inkOn } from '@shared/palette';
@@ -13,12 +14,9 @@ function formatDate(iso: string): string {
 }
 
 export function RunTag({ index }: { index: number }) {
+  const fill = runColor(index);
   return (
-    <span
-      className="run-tag"
-      style={{ background: runColor(index), color: inkOn(runColor(index)) }}
-      aria-hidden="true"
-    >
+    <span className="run-tag" style={{ background: fill, color: inkOn(fill) }} aria-hidden="true">
       {runLetter(index)}
     </span>
   );
@@ -26,7 +24,8 @@ export function RunTag({ index }: { index: number }) {
 
 /**
  * The runs that can be compared, newest first as the engine lists them. Checkboxes pick runs;
- * the radio picks which of the picked runs the others are measured against.
+ * the radio picks which of the picked runs the others are measured against. By keyboard: the
+ * search has focus while nothing is picked; Enter picks the first run it shows and clears it.
  */
 export const RunPicker = memo(function RunPicker({
   runs,
@@ -44,16 +43,40 @@ export const RunPicker = memo(function RunPicker({
   const full = selected.length >= MAX_COMPARED_RUNS;
   const [search, setSearch] = useState('');
   const shown = pickerRuns(runs, selected, search);
+  const searchRef = useRef<HTMLInputElement>(null);
+  // An empty Compare opens on picking: the search takes focus (once, on arrival).
+  const startsEmpty = useRef(selected.length === 0);
+  useEffect(() => {
+    if (startsEmpty.current) searchRef.current?.focus();
+  }, []);
+  const firstPickable = shown.find(
+    (run) => !selected.includes(run.id) && run.answered !== 0 && !full,
+  );
   return (
     <>
       <div className="run-picker-search">
         <input
+          ref={searchRef}
           type="search"
           aria-label="Search runs"
-          placeholder="Search runs by name, tag, preset, id…"
+          aria-describedby="run-picker-enter"
+          placeholder="Search runs by name, tag, sweep, sample, preset, id…"
           value={search}
           onChange={(event) => setSearch(event.currentTarget.value)}
+          onKeyDown={(event) => {
+            if (event.key !== 'Enter' || firstPickable === undefined) return;
+            event.preventDefault();
+            onToggle(firstPickable.id);
+            setSearch('');
+          }}
         />
+        <span className="muted" id="run-picker-enter">
+          {firstPickable ? (
+            <>
+              <kbd>Enter</kbd> picks {runLabel(firstPickable)}
+            </>
+          ) : null}
+        </span>
         <span className="muted" aria-live="polite">
           {formatCount(shown.length - selected.length)} of{' '}
           {formatCount(runs.length - selected.length)} other runs shown; picked runs stay on top
@@ -97,7 +120,8 @@ export const RunPicker = memo(function RunPicker({
               const position = selected.indexOf(run.id);
               const isSelected = position >= 0;
               const unanswered = run.answered === 0;
-              const name = `${run.preset} ${run.id}`;
+              // By the run's name (or its sweep cell's, or preset and id), as the user knows it.
+              const name = runLabel(run);
               return (
                 <tr key={run.id} className={isSelected ? 'selected' : ''}>
                   <td className="center">

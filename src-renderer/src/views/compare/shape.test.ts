@@ -186,6 +186,26 @@ describe('the run picker', () => {
     expect(ids(pickerRuns(runs, [], 'nothing'))).toEqual([]);
   });
 
+  it('finds a sweep cell by its sweep, its grid point and its samples', () => {
+    const cell = {
+      ...run('r9', '', []),
+      sampleIds: ['conv-26'],
+      sweep: {
+        sweepId: 'sw-7f3a',
+        name: 'topk-grid',
+        cellKey: 'retrieval.topK=5 #0',
+        cellIndex: 1,
+        values: { 'retrieval.topK': 5 },
+        repeat: 0,
+      },
+    };
+    const all = [cell, ...runs];
+    expect(ids(pickerRuns(all, [], 'topk-grid'))).toEqual(['r9']);
+    expect(ids(pickerRuns(all, [], 'sw-7f3a'))).toEqual(['r9']);
+    expect(ids(pickerRuns(all, [], 'retrieval.topK=5'))).toEqual(['r9']);
+    expect(ids(pickerRuns(all, [], 'conv-26'))).toEqual(['r9']);
+  });
+
   it('keeps the picked runs first, in pick order, whatever the search', () => {
     expect(ids(pickerRuns(runs, ['r1', 'r3'], ''))).toEqual(['r1', 'r3', 'r2']);
     expect(ids(pickerRuns(runs, ['r1'], 'baseline'))).toEqual(['r1', 'r2']);
@@ -413,6 +433,10 @@ describe('question rows', () => {
   it('shortens engine labels to the preset for legends', () => {
     expect(shortRunLabel('hybrid · 20261122-081329-053-2ffcc5')).toBe('hybrid');
     expect(shortRunLabel('custom')).toBe('custom');
+    // A sweep cell's derived name keeps its grid point.
+    expect(shortRunLabel('grid · retrieval.topK=5 · 20261122-081329-053-2ffcc5')).toBe(
+      'grid · retrieval.topK=5',
+    );
   });
 
   it('toggles flip chips in canonical order', () => {

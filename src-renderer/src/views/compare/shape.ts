@@ -20,6 +20,7 @@ import type { RunListItem } from '@shared/runs';
 import { finite } from '@shared/compareTable';
 import { bootstrapMeanCI } from '@shared/scoring/stats';
 import type { CategoryChartRow } from '../../components/charts/categoryRows';
+import { runHaystack } from '../runs/runSets';
 
 /** Every registered benchmark's category numbers: the URL's category is read before the runs are. */
 const FILTER_CATEGORY_IDS: readonly CategoryId[] = allCategoryIds();
@@ -168,18 +169,18 @@ export function toggleRun(
 /**
  * The picker's rows: the picked runs first (in pick order, whatever the search, so the selection
  * never scrolls or filters out of view), then the others that match every word of the search in
- * their id, name, tags, preset or answerer.
+ * what the Runs list finds them by (runs/runSets.ts runHaystack: name, sweep, samples, tags…).
  */
-export function pickerRuns<
-  T extends Pick<RunListItem, 'id' | 'name' | 'tags' | 'preset' | 'answerer'>,
->(runs: readonly T[], selected: readonly string[], search: string): T[] {
+export function pickerRuns<T extends Parameters<typeof runHaystack>[0]>(
+  runs: readonly T[],
+  selected: readonly string[],
+  search: string,
+): T[] {
   const words = search.toLowerCase().split(/\s+/).filter(Boolean);
   const picked = selected.flatMap((id) => runs.filter((r) => r.id === id));
   const rest = runs.filter((run) => {
     if (selected.includes(run.id)) return false;
-    const text = [run.id, run.name, ...run.tags, run.preset, run.answerer ?? '']
-      .join(' ')
-      .toLowerCase();
+    const text = runHaystack(run).toLowerCase();
     return words.every((w) => text.includes(w));
   });
   return [...picked, ...rest];
@@ -204,7 +205,8 @@ export function compareRequest(
  * it would wrap over the bars.
  */
 export function shortRunLabel(label: string): string {
-  const cut = label.indexOf(' · ');
+  // The id is last: a sweep cell's name has its own " · " (runName), kept whole.
+  const cut = label.lastIndexOf(' · ');
   return cut > 0 ? label.slice(0, cut) : label;
 }
 

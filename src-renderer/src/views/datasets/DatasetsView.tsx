@@ -112,7 +112,7 @@ export function DatasetsView() {
               >
                 {datasets.map((d) => (
                   <option key={d.datasetId} value={d.datasetId}>
-                    {d.name} ({d.stats.totals.samples} samples)
+                    {d.name} ({plural(d.stats.totals.samples, 'sample')})
                   </option>
                 ))}
               </select>

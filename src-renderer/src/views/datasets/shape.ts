@@ -8,7 +8,7 @@ import {
   type SchemeId,
 } from '@shared/benchmarks';
 import type { QA, Sample, Session, Turn } from '@shared/dataset/types';
-import { formatCount } from '../../lib/format';
+import { formatCount, plural } from '../../lib/format';
 
 /**
  * The category filter's universe: every registered benchmark's numbers, so the URL state can be
@@ -107,11 +107,7 @@ export function formatBytes(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
-export { formatCount };
-
-export function plural(n: number, noun: string): string {
-  return `${formatCount(n)} ${noun}${n === 1 ? '' : 's'}`;
-}
+export { formatCount, plural };
 
 // ---------------------------------------------------------------------------------------------
 // Turns

@@ -15,6 +15,7 @@ import {
   type RunIdentityDraft,
 } from '../runs/RunIdentity';
 import { ErrorView } from '../../components/ErrorView';
+import { plural } from '../../lib/format';
 import { useApi } from '../../hooks/useApi';
 import { PROTOCOL_MODES, type ProtocolMode } from '@shared/dataset/packets';
 import {
@@ -179,7 +180,7 @@ export function RunForm({
         >
           {datasets.map((d) => (
             <option key={d.datasetId} value={d.datasetId}>
-              {d.name} ({d.stats.totals.samples} samples)
+              {d.name} ({plural(d.stats.totals.samples, 'sample')})
             </option>
           ))}
         </select>

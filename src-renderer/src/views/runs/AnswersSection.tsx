@@ -31,6 +31,7 @@ export function AnswersSection({
   params,
   update,
   datasetSha256,
+  datasetPath,
   datasetName,
   profile,
   memoryUsage,
@@ -40,6 +41,8 @@ export function AnswersSection({
   params: RunsParams;
   update: (patch: RunsParamsPatch) => void;
   datasetSha256: string | null;
+  /** The file the run read (its manifest's): opened from the server's folder when not open. */
+  datasetPath: string;
   datasetName: string;
   /** The run's benchmark: its categories and their names. */
   profile: BenchmarkProfile;
@@ -179,6 +182,7 @@ export function AnswersSection({
               key={answerKey(open)}
               answer={open}
               datasetSha256={datasetSha256}
+              datasetPath={datasetPath}
               datasetName={datasetName}
               scheme={params.scheme}
               profile={profile}

@@ -11,6 +11,7 @@ import { retrievedView } from './shape';
 export function RetrievedPanel({
   answer,
   datasetSha256,
+  datasetPath,
   datasetName,
   scheme,
   profile,
@@ -18,13 +19,14 @@ export function RetrievedPanel({
 }: {
   answer: AnswerRecord;
   datasetSha256: string | null;
+  datasetPath: string;
   datasetName: string;
   scheme: SchemeId;
   /** The run's benchmark, which names the category. */
   profile: BenchmarkProfile;
   onClose: () => void;
 }) {
-  const source = useRunSample(datasetSha256, answer.sampleId);
+  const source = useRunSample(datasetSha256, answer.sampleId, datasetPath);
   const view = retrievedView(answer, source.sample);
   const evidence = new Set(view.evidence ?? []);
 

@@ -36,6 +36,10 @@ import {
 import { AnswersSection } from './AnswersSection';
 import { LabellingPanel } from './LabellingPanel';
 
+const METRIC_SHORT: Readonly<Record<string, string>> = Object.fromEntries(
+  metricList().map((m) => [m.id, m.short]),
+);
+
 export function RunDetail({
   detail,
   params,
@@ -151,9 +155,15 @@ export function RunDetail({
             <div className="toolbar">
               <Segmented
                 label="Metric"
+                // Short names keep every metric on one row of the half-width panel.
                 options={metrics.map((value) => ({
                   value,
                   label: rankingDepthLabel(METRIC_LABELS[value], metricOf(value), summary),
+                  short: rankingDepthLabel(
+                    METRIC_SHORT[value] ?? METRIC_LABELS[value],
+                    metricOf(value),
+                    summary,
+                  ),
                 }))}
                 value={metric}
                 onChange={(metric) => update({ metric })}
@@ -240,6 +250,7 @@ export function RunDetail({
         params={params}
         update={update}
         datasetSha256={m.dataset.sha256}
+        datasetPath={m.dataset.path}
         datasetName={datasetName}
         profile={benchmark}
         memoryUsage={m.usage?.memory ?? null}

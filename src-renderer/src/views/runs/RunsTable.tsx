@@ -1,17 +1,33 @@
-import { memo } from 'react';
+import { memo, useCallback, useMemo } from 'react';
 import { createColumnHelper, type ColumnDef } from '@tanstack/react-table';
 import type { RunSummary } from '@shared/experiment';
-import type { RunListItem } from '@shared/runs';
+import { runName, type RunListItem } from '@shared/runs';
 import { formatScore } from '../../components/charts/categoryRows';
 import { Table } from '../../components/Table/Table';
 import { formatSort, parseSort } from '../../components/Table/sortParam';
 import { StatusBadge } from '../experiments/RunCard';
 import { formatDateTime, formatDuration } from './shape';
+import { groupBySampleSet, runHaystack, type RunMark } from './runSets';
 import './runIdentity.css';
 
 export interface RunRow extends Omit<RunListItem, 'summary'> {
   /** Undefined while loading; null when it could not be read. */
   summary: RunSummary | null | undefined;
+  /** Its sample set and whether it ran its course (runSets.ts runMarks). */
+  mark: RunMark | undefined;
+}
+
+/** The badge a partial or other-sample-set run carries beside its score, saying why. */
+function MarkBadge({ mark }: { mark: RunMark | undefined }) {
+  if (!mark?.badge) return null;
+  return (
+    <span
+      className={`badge run-mark ${mark.partial ? 'run-mark-partial' : 'run-mark-subset'}`}
+      title={mark.reason ?? undefined}
+    >
+      {mark.badge}
+    </span>
+  );
 }
 
 const column = createColumnHelper<RunRow>();
@@ -32,21 +48,36 @@ const columns = [
         {info.getValue()}
       </button>
     ),
-    meta: { width: 'minmax(150px, 1.4fr)', min: 150 },
+    meta: { width: 'minmax(144px, 1.4fr)', min: 144 },
   }),
-  column.accessor('name', {
+  column.accessor((row) => runName(row), {
+    id: 'name',
     header: 'Name',
-    meta: { width: 'minmax(120px, 1.2fr)', min: 120 },
-    cell: (info) => (
-      <span className="run-label-cell">
-        {info.getValue() || <span className="muted">—</span>}
-        {info.row.original.tags.map((tag) => (
-          <span key={tag} className="badge run-tag-chip">
-            {tag}
-          </span>
-        ))}
-      </span>
-    ),
+    meta: { width: 'minmax(120px, 1.6fr)', min: 120 },
+    cell: (info) => {
+      const row = info.row.original;
+      return (
+        <span className="run-label-cell">
+          {info.getValue() ? (
+            <span title={row.name ? undefined : 'named from its sweep and grid point'}>
+              {info.getValue()}
+            </span>
+          ) : (
+            <span className="muted">—</span>
+          )}
+          {row.tags.map((tag) => (
+            <span key={tag} className="badge run-tag-chip">
+              {tag}
+            </span>
+          ))}
+          {row.damaged ? (
+            <span className="run-damaged" role="note">
+              damaged: {row.damaged}
+            </span>
+          ) : null}
+        </span>
+      );
+    },
   }),
   column.accessor('status', {
     header: 'Status',
@@ -56,7 +87,13 @@ const columns = [
   column.accessor('preset', { header: 'Preset', meta: { width: 'minmax(90px, 1fr)', min: 90 } }),
   column.accessor('samples', {
     header: 'Samples',
-    meta: { width: '84px', min: 84, numeric: true, priority: 3 },
+    // Which samples, not only how many: the set decides whether two scores compare.
+    cell: (info) => (
+      <span title={info.row.original.sampleIds.join(', ')}>
+        {info.row.original.mark?.setLabel ?? info.getValue()}
+      </span>
+    ),
+    meta: { width: 'minmax(96px, 1fr)', min: 96 },
   }),
   column.accessor('topK', {
     header: 'Top-k',
@@ -102,9 +139,14 @@ const columns = [
   column.accessor((row) => row.summary?.overall.all.officialF1.mean ?? undefined, {
     id: 'f1',
     header: 'Overall F1',
-    cell: (info) =>
-      info.row.original.summary === undefined ? pending : formatScore(info.getValue() ?? null),
-    meta: { width: '100px', min: 100, numeric: true },
+    cell: (info) => (
+      <span className="score-with-mark">
+        <MarkBadge mark={info.row.original.mark} />
+        {info.row.original.summary === undefined ? pending : formatScore(info.getValue() ?? null)}
+      </span>
+    ),
+    // Room for the partial / sample-set badge beside the score.
+    meta: { width: '126px', min: 126, numeric: true },
   }),
   column.accessor((row) => row.insertErrors + row.answerErrors, {
     id: 'errors',
@@ -116,9 +158,8 @@ const columns = [
   }),
 ] as ColumnDef<RunRow, unknown>[];
 
-// Everything the row shows as words, so typing what the table reads finds the run.
-const haystack = (row: RunRow) =>
-  [row.id, row.name, ...row.tags, row.preset, row.status, row.answerer ?? ''].join(' ');
+// Everything the row shows as words, and its sweep and samples, so typing either finds the run.
+const haystack = (row: RunRow) => runHaystack(row);
 
 // Memoised (with the view's stable callbacks): a sort or filter of the answers below re-renders
 // the run view, not the list of runs.
@@ -129,6 +170,7 @@ export const RunsTable = memo(function RunsTable({
   sort,
   onSortChange,
   search,
+  groupBySet,
 }: {
   /** Newest first: the order when no column is sorted. */
   rows: RunRow[];
@@ -138,7 +180,17 @@ export const RunsTable = memo(function RunsTable({
   sort: string | null;
   onSortChange: (sort: string | null) => void;
   search: string;
+  /** Rows of one sample set together, widest sets first, the sort kept within each. */
+  groupBySet: boolean;
 }) {
+  const marks = useMemo(
+    () => new Map(rows.flatMap((row) => (row.mark ? [[row.id, row.mark] as const] : []))),
+    [rows],
+  );
+  const grouped = useCallback(
+    (shown: readonly RunRow[]) => groupBySampleSet(shown, marks, (row) => row.sampleIds.length),
+    [marks],
+  );
   return (
     <Table
       label="Runs"
@@ -150,6 +202,7 @@ export const RunsTable = memo(function RunsTable({
       search={{ text: search, haystack }}
       selected={selected}
       onRowClick={(row) => onSelect(row.id)}
+      arrange={groupBySet ? grouped : undefined}
       empty="No run matches the search."
       maxHeight="min(40vh, 360px)"
       estimateRowHeight={40}

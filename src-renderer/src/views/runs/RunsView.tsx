@@ -10,22 +10,20 @@ import { RunDetail } from './RunDetail';
 import { RunIdentityEditor } from './RunIdentity';
 import { RunScoreActions } from './RunScoreActions';
 import { RunsTable, type RunRow } from './RunsTable';
+import { runMarks } from './runSets';
 
 export function RunsView() {
   const [params, update] = useRunsParams();
   const [, navigate] = useRoute();
   const list = useApi('runs.list', {});
   const summaries = useRunSummaries(list.data);
-  const rows = useMemo<RunRow[]>(
-    () =>
-      [...(list.data ?? [])]
-        .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0))
-        .map((r) => ({
-          ...r,
-          summary: summaries?.get(r.id),
-        })),
-    [list.data, summaries],
-  );
+  const rows = useMemo<RunRow[]>(() => {
+    const listed = [...(list.data ?? [])]
+      .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0))
+      .map((r) => ({ ...r, summary: summaries?.get(r.id) }));
+    const marks = runMarks(listed);
+    return listed.map((r) => ({ ...r, mark: marks.get(r.id) }));
+  }, [list.data, summaries]);
   // The newest run is shown until one is picked; the URL only records an explicit choice.
   const selectedId = rows.some((r) => r.id === params.run) ? params.run : (rows[0]?.id ?? null);
   const detail = useApi('runs.get', selectedId === null ? null : { runId: selectedId });
@@ -84,10 +82,18 @@ export function RunsView() {
             <input
               type="search"
               aria-label="Search runs"
-              placeholder="Search name, tag, run id, preset, status…"
+              placeholder="Search name, tag, sweep, sample, run id, preset, status…"
               defaultValue={params.runSearch}
               onChange={(event) => update({ runSearch: event.currentTarget.value })}
             />
+            <label className="inline-field">
+              <input
+                type="checkbox"
+                checked={params.runGroupBySet}
+                onChange={(event) => update({ runGroupBySet: event.currentTarget.checked })}
+              />
+              Group by sample set
+            </label>
           </div>
           <RunsTable
             rows={rows}
@@ -96,6 +102,7 @@ export function RunsView() {
             sort={params.runSort}
             onSortChange={onRunSort}
             search={params.runSearch}
+            groupBySet={params.runGroupBySet}
           />
         </section>
       )}
@@ -150,16 +157,19 @@ export function RunsView() {
           {actions.error && !confirming ? <ErrorView error={actions.error} /> : null}
           {detail.error ? <ErrorView error={detail.error} title="Could not load the run" /> : null}
           {shown ? (
-            <RunIdentityEditor
-              runId={shown.info.id}
-              identity={{ name: shown.info.name, tags: shown.info.tags, notes: shown.info.notes }}
-              onSaved={() => {
-                detail.reload();
-                reloadList();
-              }}
-            />
+            // One row for the name and the score actions: the answers start a row sooner.
+            <div className="run-detail-bar">
+              <RunIdentityEditor
+                runId={shown.info.id}
+                identity={{ name: shown.info.name, tags: shown.info.tags, notes: shown.info.notes }}
+                onSaved={() => {
+                  detail.reload();
+                  reloadList();
+                }}
+              />
+              <RunScoreActions detail={shown} onRescored={detail.reload} />
+            </div>
           ) : null}
-          {shown ? <RunScoreActions detail={shown} onRescored={detail.reload} /> : null}
           {shown ? (
             <RunDetail detail={shown} params={params} update={update} onRescored={detail.reload} />
           ) : detail.error ? null : (

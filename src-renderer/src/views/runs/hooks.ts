@@ -32,7 +32,8 @@ export function useRunsParams(): [RunsParams, (patch: RunsParamsPatch) => void] 
 
 interface SummariesSettled {
   request: string;
-  summaries: Map<string, RunSummary>;
+  /** null: the run's summary could not be read. */
+  summaries: Map<string, RunSummary | null>;
 }
 
 /**
@@ -58,13 +59,15 @@ export function useRunSummaries(
       .split('\n')
       .filter(Boolean)
       .map((line) => line.split('|')[0] ?? '');
-    const summaries = new Map<string, RunSummary>();
+    const summaries = new Map<string, RunSummary | null>();
     const worker = async (): Promise<void> => {
       for (let id = queue.shift(); id !== undefined && !cancelled; id = queue.shift()) {
         try {
           summaries.set(id, (await client.call('runs.summary', { runId: id })).summary);
         } catch {
-          // A run that cannot be read shows dashes here; selecting it shows the error.
+          // A run that cannot be read shows dashes here (not "…" for ever); selecting it shows
+          // the error.
+          summaries.set(id, null);
         }
       }
     };
@@ -78,7 +81,7 @@ export function useRunSummaries(
 
   return useMemo(() => {
     if (!runs) return null;
-    const out = new Map<string, RunSummary>();
+    const out = new Map<string, RunSummary | null>();
     for (const r of runs)
       if (r.summary !== null && r.status !== 'running') out.set(r.id, r.summary);
     // Stored summaries show at once; the fetched ones join when they have all arrived.
@@ -191,9 +194,50 @@ export function useFinalAnswers(runId: string): {
  * The sample a run's question came from, found through the dataset's sha256: the run stores the
  * file's path on the engine, but only an open dataset can be read.
  */
-export function useRunSample(sha256: string | null, sampleId: string | null) {
+/** Folder files asked to open, by path: one request per file per page, whoever asks first. */
+const folderOpens = new Map<string, Promise<unknown>>();
+
+function fileName(path: string): string {
+  return path.split(/[\\/]/).pop() ?? path;
+}
+
+/**
+ * The sample a run's answers cite, from the open dataset with the run's sha256. When none is open
+ * but the run's file lies in the server's dataset folder (a CLI run's `--data`), that file is
+ * opened, so its turns show without a trip to the Datasets view; the sha256 still decides.
+ */
+export function useRunSample(
+  sha256: string | null,
+  sampleId: string | null,
+  datasetPath: string | null = null,
+) {
+  const client = useClient();
   const datasets = useApi('datasets.list', {});
   const dataset = sha256 === null ? undefined : datasets.data?.find((d) => d.sha256 === sha256);
+  const missing = sha256 !== null && datasets.data !== undefined && dataset === undefined;
+  const folder = useApi('datasets.folderFiles', missing && datasetPath !== null ? {} : null);
+  const inFolder =
+    datasetPath === null
+      ? undefined
+      : (folder.data?.find((f) => f.path === datasetPath) ??
+        folder.data?.find((f) => f.name === fileName(datasetPath)));
+  const reloadDatasets = datasets.reload;
+  useEffect(() => {
+    if (!missing || inFolder === undefined) return undefined;
+    let stop = false;
+    let opening = folderOpens.get(inFolder.path);
+    if (opening === undefined) {
+      // A file that fails to open stays unopened; the answers show bare turn ids, as before.
+      opening = client.call('datasets.open', { path: inFolder.path }).catch(() => undefined);
+      folderOpens.set(inFolder.path, opening);
+    }
+    void opening.then(() => {
+      if (!stop) reloadDatasets();
+    });
+    return () => {
+      stop = true;
+    };
+  }, [client, missing, inFolder, reloadDatasets]);
   const sample = useApi(
     'datasets.sample',
     dataset && sampleId !== null ? { datasetId: dataset.datasetId, sampleId } : null,

@@ -114,6 +114,7 @@ describe('runs URL params', () => {
       sort: 'officialF1.desc',
       runSort: 'createdAt.asc',
       runSearch: 'hybrid',
+      runGroupBySet: true,
       labelling: true,
     };
     const record = runsParamsToRecord(state);
@@ -197,6 +198,12 @@ describe('curve', () => {
     ]);
     // Several samples: only the chosen metric, one line each.
     expect(curveView(curve, { kind: 'each' }, 'setF1').metrics).toEqual(['setF1']);
+  });
+
+  it('names the mean line by its sample count, singular for one ("mean of 1 sample")', () => {
+    const one = [point('a', 0, 4, 1, 1), point('a', 1, 8, 0.5, 0.5)];
+    expect(curveView(one, { kind: 'mean' }).lines[0]!.label).toBe('mean of 1 sample');
+    expect(curveView(curve, { kind: 'mean' }).lines[0]!.label).toBe('mean of 2 samples');
   });
 
   it('auto: one line per sample for a few samples, the mean for many, the sample for one', () => {

@@ -14,6 +14,7 @@ import {
 import { isMetricId, metricList } from '@shared/metrics';
 import type { RunManifest } from '@shared/runs';
 import type { ChartMetric } from '../../components/charts/categoryRows';
+import { plural } from '../../lib/format';
 
 /**
  * The category filter's universe: every registered benchmark's numbers, so the URL state can be
@@ -54,6 +55,8 @@ export interface RunsParams {
   /** The run list's sort and text search. */
   runSort: string | null;
   runSearch: string;
+  /** The run list groups its rows by sample set (runSets.ts groupBySampleSet). */
+  runGroupBySet: boolean;
   /** The labelling mode is open (LabellingPanel): a reload resumes it. */
   labelling: boolean;
 }
@@ -133,6 +136,7 @@ export function parseRunsParams(params: URLSearchParams): RunsParams {
     sort: params.get('sort') || null,
     runSort: params.get('rsort') || null,
     runSearch: params.get('rq') ?? '',
+    runGroupBySet: params.get('rgroup') === 'set',
     labelling: params.get('label') === '1',
   };
 }
@@ -155,6 +159,7 @@ export function runsParamsToRecord(state: RunsParams): Record<string, string> {
   if (state.sort) out.sort = state.sort;
   if (state.runSort) out.rsort = state.runSort;
   if (state.runSearch) out.rq = state.runSearch;
+  if (state.runGroupBySet) out.rgroup = 'set';
   if (state.labelling) out.label = '1';
   return out;
 }
@@ -329,7 +334,7 @@ export function curveView(
         lines: [
           {
             key: 'mean',
-            label: `mean of ${samples.length} samples`,
+            label: `mean of ${plural(samples.length, 'sample')}`,
             points: meanCurveByTest(curve),
           },
         ],

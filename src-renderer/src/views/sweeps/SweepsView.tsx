@@ -75,8 +75,18 @@ export function SweepsView() {
   const detail = useApi('sweeps.get', sweepId === null ? null : { sweepId });
   const shown = detail.data && detail.data.sweepId === sweepId ? detail.data : undefined;
   const axes = shown?.axes ?? [];
+  // Only the metrics some cell of this sweep has a value for: an offline LoCoMo sweep has no
+  // judge or LongMemEval numbers to draw.
+  const metrics = useMemo(
+    () =>
+      metricIds().filter((m) =>
+        (shown?.cells ?? []).some((c) => c.metrics[m] !== null && c.metrics[m] !== undefined),
+      ),
+    [shown],
+  );
   const metricParam = route.params.get('metric');
-  const metric: SweepMetric = isMetricId(metricParam) ? metricParam : 'officialF1';
+  const metric: SweepMetric =
+    isMetricId(metricParam) && metrics.includes(metricParam) ? metricParam : 'officialF1';
   const pick = (name: string, fallback: string | null): string | null => {
     const v = route.params.get(name);
     return v !== null && axes.includes(v) ? v : fallback;
@@ -150,7 +160,7 @@ export function SweepsView() {
           <label>
             Metric{' '}
             <select value={metric} onChange={(e) => setParam({ metric: e.target.value })}>
-              {metricIds().map((m) => (
+              {(metrics.length > 0 ? metrics : [metric]).map((m) => (
                 <option key={m} value={m}>
                   {METRIC_LABELS[m]}
                 </option>
