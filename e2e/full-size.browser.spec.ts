@@ -185,7 +185,9 @@ test('the answers table: near the top of the run, j/k step through it, Esc close
   await page.screenshot({ path: screenshotPath('full-size-run-answers-1400') });
   // Before: 2,066 px down here (1,773 px in issue 26), under the manifest; the provenance now
   // follows the answers and the two charts share a row (about 1,500 px with the headline's CI).
-  expect(top).toBeLessThan(1600);
+  // The judge-protocol form, with no protocol's scores in it, follows the answers too (issue 38:
+  // 1,427 -> 1,276 px on one offline LoCoMo run alone in the list).
+  expect(top).toBeLessThan(1450);
 
   const panel = page.getByRole('complementary', { name: 'Retrieved memories' });
   const rows = answers.getByRole('rowgroup').nth(1).getByRole('row');

@@ -14,7 +14,12 @@ import {
 } from 'recharts';
 import { memo, useCallback } from 'react';
 import { SERIES_COLORS as PALETTE, seriesStyle } from '@shared/palette';
-import { categoryTickLabel, formatScore, type CategoryChartRow } from './categoryRows';
+import {
+  categoryTickLabel,
+  formatScore,
+  valueLabelLift,
+  type CategoryChartRow,
+} from './categoryRows';
 import { SaveFigure } from './SaveFigure';
 import {
   barFigure,
@@ -226,10 +231,20 @@ export const CategoryChart = memo(function CategoryChart({
                     direction="y"
                   />
                   <LabelList
-                    position="top"
-                    fontSize={11}
-                    fill={CHART_COLORS.ink}
-                    formatter={(v: unknown) => (typeof v === 'number' ? v.toFixed(2) : '')}
+                    content={(props) => (
+                      <ValueLabel
+                        x={Number(props.x)}
+                        y={Number(props.y)}
+                        width={Number(props.width)}
+                        height={Number(props.height)}
+                        value={props.value}
+                        interval={
+                          typeof props.index === 'number'
+                            ? rows[props.index]?.intervals?.[s.key]
+                            : undefined
+                        }
+                      />
+                    )}
                   />
                 </Bar>
               ))}
@@ -321,5 +336,37 @@ function CategoryTooltip({
         </div>
       ))}
     </div>
+  );
+}
+
+/** A bar's value, drawn past its whisker's cap (valueLabelLift), or not at all if it cannot be. */
+function ValueLabel({
+  x,
+  y,
+  width,
+  height,
+  value,
+  interval,
+}: {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  value: unknown;
+  interval: readonly [number, number] | undefined;
+}) {
+  if (typeof value !== 'number' || ![x, y, width, height].every(Number.isFinite)) return null;
+  const lift = valueLabelLift(value, interval, height);
+  if (lift === null) return null;
+  return (
+    <text
+      x={x + width / 2}
+      y={y - lift - 5}
+      textAnchor="middle"
+      fontSize={11}
+      fill={CHART_COLORS.ink}
+    >
+      {value.toFixed(2)}
+    </text>
   );
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { LOCOMO_PROFILE } from '@shared/benchmarks';
 import { summarizeAnswers, type AnswerRecord } from '@shared/experiment';
 import type { BenchmarkProfile } from '@shared/benchmarks';
-import { categoryChartRows, categoryTickLabel, formatScore } from './categoryRows';
+import { categoryChartRows, categoryTickLabel, formatScore, valueLabelLift } from './categoryRows';
 
 function answer(category: AnswerRecord['category'], f1: number, recall: number | null) {
   return { category, scores: { officialF1: f1, evidenceRecall: recall }, error: null };
@@ -117,5 +117,19 @@ describe('labels', () => {
   it('formats scores to three places and missing ones as a dash', () => {
     expect(formatScore(0.4)).toBe('0.400');
     expect(formatScore(null)).toBe('–');
+  });
+});
+
+describe('valueLabelLift', () => {
+  it('lifts a label past the whisker cap, on the bar’s own scale', () => {
+    // A bar 0.10 high drawn 40 px tall, interval up to 0.15: the cap is 20 px above the bar.
+    expect(valueLabelLift(0.1, [0.05, 0.15], 40)).toBeCloseTo(20);
+    expect(valueLabelLift(0.5, undefined, 200)).toBe(0);
+    expect(valueLabelLift(0.5, [0.4, 0.5], 200)).toBe(0);
+  });
+
+  it('drops the label of a zero bar with a whisker above it: no scale to place it by', () => {
+    expect(valueLabelLift(0, [0, 0.08], 0)).toBeNull();
+    expect(valueLabelLift(0, [0, 0], 0)).toBe(0);
   });
 });

@@ -84,3 +84,20 @@ export function categoryTickLabel(row: Pick<CategoryChartRow, 'category' | 'labe
 export function formatScore(value: number | null | undefined): string {
   return value === null || value === undefined ? '–' : value.toFixed(3);
 }
+
+/**
+ * Where a bar's value label sits on screen, in pixels above the bar's top: past its whisker's cap,
+ * so the number never sits on the whisker. The bar's own height gives the scale (pixels per unit
+ * of score); a bar of height zero has none, so a zero mean with a whisker above it gets no label
+ * (null) rather than one drawn across the whisker. The tooltip and the table still give it.
+ */
+export function valueLabelLift(
+  mean: number,
+  interval: readonly [number, number] | undefined,
+  barHeightPx: number,
+): number | null {
+  const above = interval ? Math.max(0, interval[1] - mean) : 0;
+  if (above === 0) return 0;
+  if (mean <= 0 || barHeightPx <= 0) return null;
+  return (above * barHeightPx) / mean;
+}

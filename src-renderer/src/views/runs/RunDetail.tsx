@@ -99,6 +99,19 @@ export function RunDetail({
       setLabelling={(labelling) => update({ labelling })}
     />
   );
+  // Scores under other judge protocols are read with the headline; without any, the panel is only
+  // the form that adds one, looked up rather than read, so the answers come a panel sooner.
+  const judgeScoresFirst = detail.judgeProtocols.length > 0;
+  const judgeProtocolsPanel = (
+    <JudgeProtocolsPanel
+      runId={info.id}
+      running={info.status === 'running'}
+      protocols={detail.judgeProtocols}
+      profile={benchmark}
+      scheme={params.scheme}
+      onRescored={onRescored}
+    />
+  );
   return (
     <>
       <section className="overall-cards" aria-label="Overall scores">
@@ -226,14 +239,7 @@ export function RunDetail({
         </section>
       </div>
 
-      <JudgeProtocolsPanel
-        runId={info.id}
-        running={info.status === 'running'}
-        protocols={detail.judgeProtocols}
-        profile={benchmark}
-        scheme={params.scheme}
-        onRescored={onRescored}
-      />
+      {judgeScoresFirst ? judgeProtocolsPanel : null}
       <JudgePanelSection panel={detail.judgePanel} />
       {params.labelling ? labellingPanel : null}
       {detail.errata ? (
@@ -256,6 +262,8 @@ export function RunDetail({
         memoryUsage={m.usage?.memory ?? null}
         metrics={metrics}
       />
+      {/* With no protocol's scores in it, the judge panel is only a form: it follows the answers. */}
+      {judgeScoresFirst ? null : judgeProtocolsPanel}
       {/* Outside labelling, the panel is looked up, not read first: it follows the answers. */}
       {params.labelling ? null : labellingPanel}
       {/* Provenance: looked up, not read first, so it follows the answers. */}
