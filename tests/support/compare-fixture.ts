@@ -28,11 +28,13 @@ export function fullLocomoAnswerPair(): { base: AnswerRecord[]; other: AnswerRec
   return { base, other };
 }
 
-function finalAnswer(
+/** One final answer scored only by official F1; `extra` overrides any field. */
+export function finalAnswer(
   sampleId: string,
   questionIndex: number,
   category: CategoryId,
   officialF1: number,
+  extra: Partial<AnswerRecord> = {},
 ): AnswerRecord {
   return {
     sampleId,
@@ -49,5 +51,6 @@ function finalAnswer(
     retrieveMs: 0,
     answerMs: 0,
     error: null,
+    ...extra,
   };
 }

@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { fullLocomoAnswerPair } from '../../../../tests/support/compare-fixture';
+import { finalAnswer, fullLocomoAnswerPair } from '../../../../tests/support/compare-fixture';
 import { LONGMEMEVAL_PROFILE, LOCOMO_PROFILE } from '@shared/benchmarks';
 import { compareRuns, type RunComparison } from '@shared/compare';
-import type { CategoryId } from '@shared/dataset/categories';
-import type { AnswerRecord } from '@shared/experiment';
 import {
   buildQuestionRows,
   categoryCounts,
@@ -32,31 +30,7 @@ import {
   toggleRun,
 } from './shape';
 
-function answer(
-  sampleId: string,
-  questionIndex: number,
-  category: CategoryId,
-  officialF1: number,
-  extra: Partial<AnswerRecord> = {},
-): AnswerRecord {
-  return {
-    sampleId,
-    testIndex: 0,
-    questionIndex,
-    category,
-    question: `question ${sampleId}/${questionIndex}`,
-    gold: `gold ${questionIndex}`,
-    prediction: `prediction ${officialF1}`,
-    retrieved: [],
-    scores: { officialF1, setF1: null, bleu1: null, judge: null, evidenceRecall: null },
-    judge: null,
-    usage: null,
-    retrieveMs: 0,
-    answerMs: 0,
-    error: null,
-    ...extra,
-  };
-}
+const answer = finalAnswer;
 
 /**
  * A: baseline. B improves q0, regresses q1, keeps q2, lacks q3 (missing), errors on q4.
