@@ -23,7 +23,7 @@ import { TABLE2_HEADER, TABLE2_NOTE, table2Cells } from './table2';
 import type { ComparedJudge } from './compareJudges';
 import { judgeColumnNames } from './judges';
 import { FEW_CONVERSATIONS, categoryLabel, finite } from './compareLabels';
-import { comparisonColumnLatex, table2ColumnLatex, texText } from './columnLatex';
+import { columnTabular, comparisonColumnLatex, table2ColumnLatex, texText } from './columnLatex';
 
 // Moved beside the column LaTeX (compareLabels.ts); re-exported for the views that import them here.
 export { FEW_CONVERSATIONS, categoryLabel, finite };
@@ -445,21 +445,13 @@ function markdownTable(header: string[], rows: string[][], notes: string[]): str
   ].join('\n')}\n`;
 }
 
+/** A booktabs table of plain-text cells: columnTabular's layout, every cell escaped for LaTeX. */
 function latexTable(header: string[], rows: string[][], notes: string[]): string {
-  const line = (r: string[]): string => `${r.map(texText).join(' & ')} \\\\`;
-  return `${[
-    `\\begin{tabular}{l${'r'.repeat(header.length - 1)}}`,
-    '\\toprule',
-    line(header),
-    '\\midrule',
-    ...rows.map(line),
-    '\\bottomrule',
-    // Wrapped to the line: the caption is a paragraph, not a row as wide as the page.
-    ...notes.map(
-      (n) => `\\multicolumn{${header.length}}{p{\\linewidth}}{\\footnotesize ${texText(n)}} \\\\`,
-    ),
-    '\\end{tabular}',
-  ].join('\n')}\n`;
+  return columnTabular(
+    header.map(texText),
+    rows.map((r) => r.map(texText)),
+    notes.map(texText),
+  );
 }
 
 // The per-category table as CSV, for a spreadsheet or a plotting script
