@@ -46,13 +46,8 @@ const qas = dataset.find((s) => s.sample_id === SAMPLE)!.qa;
 
 const NOT_MENTIONED = 'Not mentioned in the conversation';
 
-/**
- * The fake answerer, by the question's rank among its category's questions in the fixture: a third
- * answer the gold, a third a wrong answer, a third overlap it in part (a multi-hop gold's first part
- * alone); adversarial two-option questions alternate between the "not mentioned" option and the
- * other, so every category has right and wrong answers.
- */
-function answerReply(content: string): string {
+/** The fixture question an answer prompt asks. */
+function questionOf(content: string): FixtureQa {
   const options = /\(a\) (.*?) \(b\) (.*?)\.\s/.exec(content);
   // Adversarial questions may share their text; their tempting wrong answers tell them apart.
   const qa = qas.find(
@@ -61,6 +56,18 @@ function answerReply(content: string): string {
       (options === null || options.includes(q.adversarial_answer ?? '')),
   );
   if (qa === undefined) throw new Error(`the fake answerer knows no question in: ${content}`);
+  return qa;
+}
+
+/**
+ * The fake answerer, by the question's rank among its category's questions in the fixture: a third
+ * answer the gold, a third a wrong answer, a third overlap it in part (a multi-hop gold's first part
+ * alone); adversarial two-option questions alternate between the "not mentioned" option and the
+ * other, so every category has right and wrong answers.
+ */
+function answerReply(content: string): string {
+  const options = /\(a\) (.*?) \(b\) (.*?)\.\s/.exec(content);
+  const qa = questionOf(content);
   const rank = qas.filter((q) => q.category === qa.category).indexOf(qa);
   if (options) return (options[1] === NOT_MENTIONED) === (rank % 2 === 0) ? '(a)' : '(b)';
   const gold = String(qa.answer);
@@ -243,7 +250,9 @@ interface RunExport {
     runId: string;
     usage: Record<
       'answer' | 'judge',
-      Record<'calls' | 'promptTokens' | 'completionTokens' | 'failures', number>
+      Record<'calls' | 'promptTokens' | 'completionTokens' | 'failures', number> & {
+        cost: number | null;
+      }
     > & {
       memory: unknown;
     };
@@ -443,7 +452,7 @@ describe('an independent recomputation of a LoCoMo LLM run', () => {
     );
   });
 
-  it("agrees with Mem0's Table 2 line, from the export's final answers' timings", () => {
+  it("agrees with Mem0's Table 2 line, from the export's timings and the log's prompts", () => {
     // Final answers are each question's answer at its last test (the export's `answers`).
     const last = new Map<string, RunExport['testAnswers'][number]>();
     for (const a of exported.testAnswers) {
@@ -455,9 +464,22 @@ describe('an independent recomputation of a LoCoMo LLM run', () => {
     const ok = finals.filter((a) => a.error === null);
     const search = ok.map((a) => a.retrieveMs);
     const total = ok.map((a) => a.retrieveMs + a.answerMs);
-    // Memory tokens per question: the export's per-answer count (the product's tokenizer).
-    const tokens = ok.map((a) => a.memoryTokens).filter((t): t is number => t !== null);
-    expect(tokens).toHaveLength(ok.length);
+    // Memory tokens per question: the memories block of the question's last answer prompt in the
+    // log, counted by the estimate's documented definition (tokenEstimate.ts ESTIMATE_TOKEN_PATTERN:
+    // words, digit runs of up to three, each other symbol).
+    const prompts = server.requests
+      .map((r) => r.body as FakeChatRequest)
+      .filter((b) => b.model === ANSWER_MODEL)
+      .map((b) => b.messages.at(-1)!.content);
+    const tokens = ok.map((a) => {
+      const prompt = prompts.findLast((p) => questionOf(p) === qas[a.questionIndex])!;
+      const memories =
+        /the beginning of the conversation\.\n\n([\s\S]*)\n\nBased on the above context/.exec(
+          prompt,
+        )![1]!;
+      return memories.match(/\p{L}+|\p{N}{1,3}|[^\p{L}\p{N}\s]/gu)!.length;
+    });
+    expect(tokens).toEqual(ok.map((a) => a.memoryTokens));
     const { percentiles } = runReference({ items: [], timings: { search, total, tokens } });
 
     const line =
