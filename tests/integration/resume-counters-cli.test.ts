@@ -184,24 +184,26 @@ describe('response-cache counters across a SIGKILL and a resume', () => {
       '--concurrency',
       '1',
     ];
-    // A first run, killed once two tests are in, leaves their replies in the response cache; a
-    // second run then finds those tests' requests there (hits) and sends the rest (misses).
+    expect(perTest.length).toBeGreaterThanOrEqual(4);
+    // A first run answers the first two tests and hangs on the third test's first question, so its
+    // replies to two tests (and its memory LLM's and embedder's replies for the packets before the
+    // third test) are in the response cache. The hang point is counted, not polled for: with one
+    // lane and an empty cache, answer request k belongs to the test whose questions cover k.
     const prefill = join(dir, 'prefill.db');
-    hangFrom = Number.POSITIVE_INFINITY;
+    // The server answers requests before `hangFrom` (1-based, counted as it logs them).
+    hangFrom = (perTest[0] ?? 0) + (perTest[1] ?? 0) + 1;
     const filler = start(['experiment', '--data', mini, ...args, '--runs-db', prefill]);
-    await until('two committed tests', () => {
-      const committed = testsIn(prefill);
-      if (committed >= 2 && hangFrom === Number.POSITIVE_INFINITY) hangFrom = chatRequests();
-      return committed >= 2;
-    });
+    await until('the prefill to hang on the third test', () => chatRequests() >= hangFrom!);
+    await until('two committed tests', () => testsIn(prefill) >= 2);
     filler.child.kill('SIGKILL');
     await filler.done;
     server.requests.length = 0;
-    // The second run hangs on its first request (the server logs it before it answers): the
-    // first two tests came from the cache.
-    hangFrom = 1;
+    // The second run finds the first two tests' answers in the cache (hits), asks the third
+    // test's questions (misses), then inserts the packets up to the fourth test, which no launch
+    // has sent before, so its memory LLM must be asked; it hangs on the fourth test's first question.
+    hangFrom = (perTest[2] ?? 0) + 1;
     const first = start(['experiment', '--data', mini, ...args, '--runs-db', db]);
-    await until('the request that hangs', () => chatRequests() >= 1);
+    await until('the request that hangs', () => chatRequests() >= hangFrom!);
     const roles = Object.keys(MODEL) as Role[];
     await until(
       'the ledger to catch up',
