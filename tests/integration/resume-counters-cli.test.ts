@@ -27,7 +27,8 @@ const mini = join(repo, 'tests/fixtures/locomo/mini.json');
 const dir = mkdtempSync(join(tmpdir(), 'workbench-resume-counters-'));
 
 let server: FakeOpenAIServer;
-let hangFrom: number | null = null;
+/** Answer requests that ask one of these questions hang (the launch is then killed). */
+let hangOn: readonly string[] = [];
 /** Each role asks its own model, so the server's log says which role sent a request. */
 const MODEL = {
   answer: 'fake-chat',
@@ -44,7 +45,8 @@ beforeAll(async () => {
     chat: async (chat, request) => {
       if (chat.model === MODEL.judge) return '{"label": "CORRECT"}';
       if (chat.model !== MODEL.answer) return fakeMem0Chat(chat, request);
-      if (hangFrom !== null && chatRequests() >= hangFrom) await new Promise(() => undefined);
+      const prompt = chat.messages.map((m) => m.content).join('\n');
+      if (hangOn.some((question) => prompt.includes(question))) await new Promise(() => undefined);
       return 'Paris';
     },
   });
@@ -185,25 +187,38 @@ describe('response-cache counters across a SIGKILL and a resume', () => {
       '1',
     ];
     expect(perTest.length).toBeGreaterThanOrEqual(4);
-    // A first run answers the first two tests and hangs on the third test's first question, so its
-    // replies to two tests (and its memory LLM's and embedder's replies for the packets before the
-    // third test) are in the response cache. The hang point is counted, not polled for: with one
-    // lane and an empty cache, answer request k belongs to the test whose questions cover k.
+    // Hang points are questions, not request counts: how many requests a launch sends depends on
+    // which re-asked questions the cache answers. A question first asked at test t is only asked
+    // once the packets before test t are in.
+    const tests = planTests(sample!).tests;
+    const newAt = (t: number): string[] =>
+      (tests[t]?.questionIndices ?? [])
+        .filter((i) => !(tests[t - 1]?.questionIndices ?? []).includes(i))
+        .map((i) => sample!.qa.find((q) => q.index === i)?.question ?? '');
+    const asks = (questions: readonly string[]) => (): boolean =>
+      server.requests.some((r) => {
+        const body = r.body as { model?: string; messages?: Array<{ content?: string }> };
+        const prompt = (body.messages ?? []).map((m) => m.content ?? '').join('\n');
+        return body.model === MODEL.answer && questions.some((q) => prompt.includes(q));
+      });
+    expect(newAt(2).length).toBeGreaterThan(0);
+    expect(newAt(3).length).toBeGreaterThan(0);
+    // A first run hangs on the first question new at the third test: its replies to the first two
+    // tests (and its memory LLM's and embedder's for the packets before the third) are in the cache.
     const prefill = join(dir, 'prefill.db');
-    // The server answers requests before `hangFrom` (1-based, counted as it logs them).
-    hangFrom = (perTest[0] ?? 0) + (perTest[1] ?? 0) + 1;
+    hangOn = newAt(2);
     const filler = start(['experiment', '--data', mini, ...args, '--runs-db', prefill]);
-    await until('the prefill to hang on the third test', () => chatRequests() >= hangFrom!);
+    await until('the prefill to hang on the third test', asks(hangOn));
     await until('two committed tests', () => testsIn(prefill) >= 2);
     filler.child.kill('SIGKILL');
     await filler.done;
     server.requests.length = 0;
-    // The second run finds the first two tests' answers in the cache (hits), asks the third
-    // test's questions (misses), then inserts the packets up to the fourth test, which no launch
-    // has sent before, so its memory LLM must be asked; it hangs on the fourth test's first question.
-    hangFrom = (perTest[2] ?? 0) + 1;
+    // The second run finds what the cache holds (hits), asks the rest (misses), inserts the packets
+    // before the fourth test, which no launch sent before, so its memory LLM must be asked, and
+    // hangs on the first question new at the fourth test.
+    hangOn = newAt(3);
     const first = start(['experiment', '--data', mini, ...args, '--runs-db', db]);
-    await until('the request that hangs', () => chatRequests() >= hangFrom!);
+    await until('the request that hangs', asks(hangOn));
     const roles = Object.keys(MODEL) as Role[];
     await until(
       'the ledger to catch up',
@@ -222,7 +237,7 @@ describe('response-cache counters across a SIGKILL and a resume', () => {
     expect(killed.misses).toBe(chatRequests());
     const testsCommitted = testsIn(db);
 
-    hangFrom = null;
+    hangOn = [];
     const resumed = await start(['resume', killed.runId, '--runs-db', db, '--no-preflight']).done;
     expect(resumed.code).toBe(0);
     const store = RunStore.open(db);
