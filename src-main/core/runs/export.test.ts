@@ -74,3 +74,34 @@ describe('export --format json', () => {
     store.close();
   });
 });
+
+describe('export --format json: the ranking past the top-k', () => {
+  it('carries the ranking LongMemEval retrieval was scored on, and nothing on LoCoMo', async () => {
+    const store = RunStore.open(join(root, 'ranking.db'));
+    const run = async (datasetPath: string) => {
+      const handle = await startRunBypassingLauncher(
+        { datasetPath, memory: { preset: 'test-recency' }, retrieval: { topK: 2 } },
+        {
+          store,
+          dataDir: join(root, 'ranking-data'),
+          executor: inlineExecutor({ createMemory: async (ctx) => new RecencyMemory(ctx) }),
+        },
+      );
+      expect((await handle.done).status).toBe('completed');
+      return buildRunExport(store, handle.runId);
+    };
+    const lme = await run(join(repo, 'tests/fixtures/longmemeval/retrieval.json'));
+    const scored = lme.answers.filter((a) => typeof a['lmeTurnRecall'] === 'number');
+    expect(scored.length).toBeGreaterThan(0);
+    for (const a of scored) {
+      // Read past the top-k: at least as deep as what the answerer saw.
+      expect(a.scoringTurnIds, `${a.sampleId}`).not.toBeNull();
+      expect(a.scoringTurnIds!.length).toBeGreaterThanOrEqual(a.retrievedTurnIds.length);
+      expect(typeof a.scoringDepthReached).toBe('boolean');
+    }
+    const locomo = await run(mini);
+    expect(locomo.answers.every((a) => a.scoringTurnIds === null)).toBe(true);
+    expect(locomo.answers.every((a) => a.scoringDepthReached === null)).toBe(true);
+    store.close();
+  });
+});

@@ -24,7 +24,7 @@ export { csvField };
 export const EXPORT_FORMATS = ['json', 'csv', 'html'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
-type Cell = string | number | string[] | null;
+type Cell = string | number | boolean | string[] | null;
 
 /**
  * One answer as exported: fixed fields plus one column per registered metric (named by the
@@ -54,6 +54,14 @@ export interface ExportedAnswer {
    * each): what evidence recall is measured on, where `retrieved` names each memory once.
    */
   retrievedTurnIds: string[];
+  /**
+   * The ranking metrics that read past the top-k were scored on (LongMemEval's retrieval
+   * metrics), turn ids best first, so an export recomputes them as the run did; null where no
+   * such metric scored the question or the run predates it.
+   */
+  scoringTurnIds: string[] | null;
+  /** False: the memory returned fewer items before that depth, so those figures are lower bounds. */
+  scoringDepthReached: boolean | null;
 }
 
 export interface RunExport {
@@ -78,10 +86,17 @@ const FIXED: Readonly<Record<string, (a: AnswerRecord) => Cell>> = {
   completionTokens: (a) => a.usage?.completionTokens ?? null,
   memoryTokens: (a) => a.memoryTokens ?? null,
   retrievedTurnIds: (a) => retrievedTurnIds(a.retrieved, a.retrieved.length),
+  scoringTurnIds: (a) => a.scoringRanking?.turns ?? null,
+  scoringDepthReached: (a) => a.scoringRanking?.reached ?? null,
 };
 
 /** Columns added after the metrics' ones, last, so every earlier column keeps its position. */
-const APPENDED_COLUMNS = ['memoryTokens', 'retrievedTurnIds'] as const;
+const APPENDED_COLUMNS = [
+  'memoryTokens',
+  'retrievedTurnIds',
+  'scoringTurnIds',
+  'scoringDepthReached',
+] as const;
 
 /**
  * The columns exports had before the metrics registry, in their order: CSV readers of the
@@ -162,6 +177,7 @@ export function finalAnswersCsv(
       columns
         .map((c) => {
           const cell = a[c] ?? null;
+          if (typeof cell === 'boolean') return String(cell);
           return csvField(Array.isArray(cell) ? cell.join(' ') : cell);
         })
         .join(','),
