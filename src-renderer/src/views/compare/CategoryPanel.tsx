@@ -79,7 +79,8 @@ export const CategoryPanel = memo(function CategoryPanel({
     () =>
       comparison.runs.map((run, i): CategoryChartSeries => ({
         key: chartKey(i),
-        label: `${runLetter(i)} ${shortRunLabel(run.label)}${i === base ? ' (baseline)' : ''}`,
+        // The baseline mark next to the letter: a long name (a sweep cell's) is cut at its end.
+        label: `${runLetter(i)}${i === base ? ' (baseline)' : ''} ${shortRunLabel(run.label)}`,
         // The run's colour everywhere in this view: tags, table heads and bars agree.
         color: runColor(i),
       })),
