@@ -172,7 +172,8 @@ test('runs, answers, compared questions and samples sort by any column and filte
   await questions.scrollIntoViewIfNeeded();
   await page.screenshot({ path: screenshotPath('tables-answers-1440') });
 
-  // Ten samples' curves: ten colours, and dashes that differ between neighbours.
+  // Ten samples' curves: ten colour-and-dash pairs (the palette has eight colours), and dashes
+  // that differ between neighbours.
   await page.getByRole('combobox', { name: 'Samples', exact: true }).selectOption('each');
   const curve = page.getByRole('figure', { name: 'Accuracy as the conversation grows' });
   const paths = curve.locator('.recharts-line-curve');
@@ -183,7 +184,7 @@ test('runs, answers, compared questions and samples sort by any column and filte
       dash: el.getAttribute('stroke-dasharray') ?? 'solid',
     })),
   );
-  expect(new Set(styles.map((s) => s.stroke)).size).toBe(10);
+  expect(new Set(styles.map((s) => `${s.stroke} ${s.dash}`)).size).toBe(10);
   for (let i = 1; i < styles.length; i++) expect(styles[i]!.dash).not.toBe(styles[i - 1]!.dash);
   await curve.scrollIntoViewIfNeeded();
   await page.screenshot({ path: screenshotPath('tables-curve-ten-samples') });

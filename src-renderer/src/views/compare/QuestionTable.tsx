@@ -33,7 +33,8 @@ const textColumns = [
   column.accessor('question', {
     header: 'Question',
     cell: (info) => info.getValue(),
-    meta: { width: 'minmax(140px, 2fr)', min: 140 },
+    // 136: with the always-shown sample · Q# column, every priority-1 column fits 1024 px.
+    meta: { width: 'minmax(136px, 2fr)', min: 136 },
   }),
   column.accessor((row) => row.gold ?? undefined, {
     id: 'gold',
