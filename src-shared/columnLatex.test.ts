@@ -3,7 +3,7 @@ import { LOCOMO_PROFILE } from './benchmarks';
 import { compareRuns, type RunCost } from './compare';
 import { COLUMN_ROW_CHARS } from './columnLatex';
 import { compareTable } from './compareTable';
-import type { AnswerRecord } from './experiment';
+import { finalAnswer } from '../tests/support/compare-fixture';
 import { runLetter } from './runPalette';
 
 /**
@@ -11,29 +11,7 @@ import { runLetter } from './runPalette';
  * were 150-170 characters wide (issue 38 item 6). The comparison here is built to be as wide as a
  * real one gets: four-digit n, negative deltas, long category names, few conversations (†).
  */
-function answer(
-  sampleId: string,
-  questionIndex: number,
-  category: number,
-  officialF1: number,
-): AnswerRecord {
-  return {
-    sampleId,
-    testIndex: 0,
-    questionIndex,
-    category,
-    question: `q${questionIndex}`,
-    gold: 'gold',
-    prediction: 'p',
-    retrieved: [],
-    scores: { officialF1, evidenceRecall: null, setF1: null, bleu1: null, judge: null },
-    retrieveMs: 0,
-    answerMs: 0,
-    error: null,
-    judge: null,
-    usage: null,
-  };
-}
+const answer = finalAnswer;
 
 // 2,000 questions over two conversations; the candidate loses on some and wins on fewer.
 const questions = Array.from({ length: 2000 }, (_, i) => ({
