@@ -198,6 +198,15 @@ function flipItem(
         : `<li>${runLetter(i)}: ${escapeHtml(cell.prediction)} <span class="ci">${num(cell.score)}${mark}${cell.error ? ` · ${escapeHtml(cell.error)}` : ''}</span></li>`;
     })
     .join('');
+  // Each run's score in the folded line, so a reader scans the flips' directions without opening them.
+  const scores = labels
+    .map((_, i) => {
+      const cell = row.cells[i];
+      const flip = row.flips[i];
+      const arrow = flip === 'improved' ? ' ↑' : flip === 'regressed' ? ' ↓' : '';
+      return `${runLetter(i)} ${cell ? num(cell.score) : 'missing'}${arrow}`;
+    })
+    .join(' · ');
   const sample = dataset?.samples.get(row.sampleId) ?? null;
   const sides =
     explanation === null
@@ -210,7 +219,7 @@ function flipItem(
         )
           .map((side, i) => sideHtml(side, i, comparison.metric))
           .join('')}</div>`;
-  return `<details class="explain" data-question="${escapeHtml(`${row.sampleId}:${row.questionIndex}`)}"><summary><b>${escapeHtml(row.sampleId)} #${row.questionIndex}</b> (${escapeHtml(categoryLabel(row.category, 'official', profile))}): ${escapeHtml(row.question)}</summary>
+  return `<details class="explain" data-question="${escapeHtml(`${row.sampleId}:${row.questionIndex}`)}"><summary><b>${escapeHtml(row.sampleId)} #${row.questionIndex}</b> (${escapeHtml(categoryLabel(row.category, 'official', profile))}): ${escapeHtml(row.question)} <span class="ci">${scores}</span></summary>
 <p><span class="ci">gold</span> ${goldHtml(row.gold, row, dataset)}</p><ul class="answers">${answers}</ul>${sides}</details>`;
 }
 

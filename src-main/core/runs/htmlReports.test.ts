@@ -190,7 +190,14 @@ describe('the comparison report', () => {
     expect(items.map((i) => i.attrs['data-question'])).toEqual(
       flipped.map((r) => `${r.sampleId}:${r.questionIndex}`),
     );
-    for (const item of items) {
+    for (const [k, item] of items.entries()) {
+      // The folded line carries each run's score and the flip's direction, read without opening.
+      const row = flipped[k]!;
+      const summary = textOf(findOne(item, byTag('summary'), 'summary'));
+      row.cells.forEach((cell, i) => {
+        const arrow = row.flips[i] === 'improved' ? ' ↑' : row.flips[i] === 'regressed' ? ' ↓' : '';
+        expect(summary).toContain(`${'AB'[i]} ${cell!.score!.toFixed(3)}${arrow}`);
+      });
       const sides = findAll(item, byClass('side'));
       expect(sides.map((s) => s.attrs['aria-label'])).toEqual(['Run A', 'Run B']);
       // The question's evidence, found at a rank or missed, as the Compare view shows it.
