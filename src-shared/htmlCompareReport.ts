@@ -85,7 +85,10 @@ export function compareReportHtml(
         .map((m, i) => {
           const own = ownIntervals[ci]?.[i];
           const delta = c.deltas[i];
-          return `<td>${num(m.mean)}</td><td class="ci">${own && own.n > 0 ? `[${num(own.low)}, ${num(own.high)}]` : ''}</td><td>${m.n}</td><td class="ci">${i !== comparison.baselineIndex && delta && delta.n > 0 ? `Δ ${signed(delta.meanDiff)} [${signed(delta.low)}, ${signed(delta.high)}]` : ''}</td>`;
+          const cells = `<td>${num(m.mean)}</td><td class="ci">${own && own.n > 0 ? `[${num(own.low)}, ${num(own.high)}]` : ''}</td><td>${m.n}</td>`;
+          // The baseline has no Δ column: it would be blank in every row.
+          if (i === comparison.baselineIndex) return cells;
+          return `${cells}<td class="ci">${delta && delta.n > 0 ? `Δ ${signed(delta.meanDiff)} [${signed(delta.low)}, ${signed(delta.high)}]` : ''}</td>`;
         })
         .join('')}</tr>`,
   );
@@ -146,8 +149,8 @@ export function compareReportHtml(
   const runHeads = labels.map((l) => `<th>${escapeHtml(l)}</th>`).join('');
   const perCategoryHeads = labels
     .map(
-      (l) =>
-        `<th>${escapeHtml(runLetter(labels.indexOf(l)))} mean</th><th>95% CI</th><th>n</th><th>Δ [95% CI]</th>`,
+      (_, i) =>
+        `<th>${runLetter(i)} mean</th><th>95% CI</th><th>n</th>${i === comparison.baselineIndex ? '' : '<th>Δ [95% CI]</th>'}`,
     )
     .join('');
   const names = comparison.runs.map((r) => r.label);

@@ -240,8 +240,23 @@ describe('the comparison report', () => {
     const page = parseHtml(html());
     const perCategory = findOne(page, section('Per category'), 'Per category');
     const body = findOne(perCategory, byTag('tbody'), 'tbody');
-    for (const row of findAll(body, byTag('tr')))
+    // Every column is filled: the baseline (A) has no Δ column, which would be blank.
+    const head = findAll(findOne(perCategory, byTag('thead'), 'thead'), byTag('th')).map(textOf);
+    expect(head).toEqual([
+      'category',
+      'A mean',
+      '95% CI',
+      'n',
+      'B mean',
+      '95% CI',
+      'n',
+      'Δ [95% CI]',
+    ]);
+    for (const row of findAll(body, byTag('tr'))) {
       expect(cellsOf(row).filter((c) => INTERVAL.test(textOf(c)))).toHaveLength(2);
+      expect(cellsOf(row)).toHaveLength(head.length);
+      expect(textOf(cellsOf(row).at(-1)!)).toMatch(/^Δ [+-]\d/);
+    }
     const svg = findOne(perCategory, byTag('svg'), 'bars');
     const bars = chartParts(svg);
     expect(bars.whiskers).toBe(2 * LOCOMO_PROFILE.categories.length);
