@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { SERIES_COLORS, SEQUENTIAL_RAMP, inkOn, lightness, seriesStyle } from '@shared/palette';
 import { labelCollisions, outside, readSvgFigure } from '../../../../../tests/support/svgFigure';
+import { metricOf } from '@shared/metrics';
+import { heatScale, heatScaleSentence, type HeatScaleBasis } from '@shared/sweeps';
 import { barFigure, type BarFigureInput } from './barFigure';
 import { curveFigure } from './curveFigure';
 import { heatmapFigure } from './heatmapFigure';
@@ -139,6 +141,7 @@ describe('a heatmap figure', () => {
         xs: ['5', '10', '20'],
         ys: ['hybrid', 'vector'],
         cell: (x, y) => ({ mean: Number(x) / 40 + (y === 'hybrid' ? 0.1 : 0), n: 1 }),
+        scale: { basis: 'metric', lo: 0, hi: 1 },
       },
       ONE_COLUMN,
     );
@@ -147,6 +150,60 @@ describe('a heatmap figure', () => {
     expect(svg.items.find((i) => i.role === 'legend')?.text).toBe('Mean Official F1');
     expect(svg.items.find((i) => i.role === 'axis-title-y')?.text).toBe('preset');
     expect(outside(svg)).toEqual([]);
+  });
+});
+
+describe("a heatmap figure's colour scale", () => {
+  // The gallery's sweep: four cells from 0.301 to 0.304 of an F1 bounded in [0, 1].
+  const means: Record<string, number> = { '1:hybrid': 0.301, '5:hybrid': 0.304, '1:text': 0.302 };
+  const cells = Object.entries(means).map(([key, mean]) => {
+    const [x = '', y = ''] = key.split(':');
+    return { x, y, mean, n: 1, ci: null, runIds: [] };
+  });
+  const figure = (basis: HeatScaleBasis) => {
+    const scale = heatScale({ cells }, basis, metricOf('officialF1').range);
+    const svg = readSvgFigure(
+      sceneToSvg(
+        heatmapFigure(
+          {
+            title: 't',
+            caption: heatScaleSentence(scale),
+            xTitle: 'retrieval.topK',
+            yTitle: 'memory.preset',
+            valueTitle: 'Mean Official F1',
+            xs: ['1', '5'],
+            ys: ['hybrid', 'text'],
+            cell: (x, y) => cells.find((c) => c.x === x && c.y === y),
+            scale,
+          },
+          ONE_COLUMN,
+        ),
+      ),
+    );
+    const cellFill = (group: string): string =>
+      svg.items.find((i) => i.role === 'cell' && i.group === group)?.fill ?? '';
+    return {
+      svg,
+      // Cells by `${xi}:${yi}`: 0.301 at 0:0, 0.304 at 1:0.
+      spread: Math.abs(lightness(cellFill('0:0')) - lightness(cellFill('1:0'))),
+      ends: svg.items.filter((i) => i.role === 'colorbar' && i.tag === 'text').map((i) => i.text),
+    };
+  };
+
+  it("spans the metric's registered range by default: 0.301 and 0.304 look alike", () => {
+    const { svg, spread, ends } = figure('metric');
+    expect(ends).toEqual(['1.00', '0.00']);
+    expect(spread).toBeLessThan(2);
+    expect(svg.desc).toBe("The colour scale spans the metric's full range, 0.00–1.00.");
+    expect(outside(svg)).toEqual([]);
+  });
+
+  it("spans the cells' range only when chosen, and its caption says so", () => {
+    const { svg, spread, ends } = figure('data');
+    expect(ends).toEqual(['0.304', '0.301']);
+    // The ramp's two ends: dark violet and yellow.
+    expect(spread).toBeGreaterThan(50);
+    expect(svg.desc).toMatch(/^The colour scale spans only the cells' range, 0\.301–0\.304, /);
   });
 });
 
