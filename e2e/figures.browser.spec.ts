@@ -69,6 +69,10 @@ test('the figure gallery saves every chart at one-column width with axis titles,
     expect(read('sweep-heatmap').desc).toContain(
       "The colour scale spans the metric's full range, 0.00–1.00.",
     );
+    // The curve's x axis reads at one column: 4 to 6 round ticks, not two.
+    const xTicks = textsOf('runs-curve', 'tick').filter((t) => /^[\d,]+$/.test(t));
+    expect(xTicks.length, xTicks.join(' ')).toBeGreaterThanOrEqual(4);
+    expect(xTicks.length, xTicks.join(' ')).toBeLessThanOrEqual(6);
     // One run's bars carry whiskers and their value labels, each beyond its whisker's cap.
     const runs = read('runs-per-category');
     const labels = runs.items.filter((i) => i.role === 'value-label');

@@ -129,6 +129,54 @@ describe('a curve figure', () => {
   });
 });
 
+describe("a curve figure's x axis at one-column width", () => {
+  // The gallery's run: tests after 2 to 48 dialogs. "A step ≥ range / 4" gave only 20 and 40.
+  const scene = (from: number, to: number) =>
+    curveFigure(
+      {
+        title: 't',
+        caption: 'c',
+        yTitle: 'Mean Official F1',
+        xTitle: 'dialogs inserted',
+        lines: [
+          {
+            label: 'fig-1',
+            style: seriesStyle(0),
+            points: [from, Math.round((from + to) / 2), to].map((x) => [x, 0.3] as const),
+          },
+        ],
+      },
+      ONE_COLUMN,
+    );
+  const xTicks = (from: number, to: number) =>
+    readSvgFigure(sceneToSvg(scene(from, to))).items.filter(
+      (i) => i.role === 'tick' && /^[\d,]+$/.test(i.text ?? ''),
+    );
+
+  it('has 4 to 6 round ticks, evenly spaced, every label clear of the others and inside', () => {
+    for (const [from, to] of [
+      [2, 48],
+      [1, 9],
+      [2, 1013],
+      [3, 620],
+    ] as const) {
+      const ticks = xTicks(from, to);
+      const where = `${from}..${to}: ${ticks.map((t) => t.text).join(' ')}`;
+      expect(ticks.length, where).toBeGreaterThanOrEqual(4);
+      expect(ticks.length, where).toBeLessThanOrEqual(6);
+      const values = ticks.map((t) => Number((t.text ?? '').replace(/,/g, '')));
+      const step = (values[1] ?? 0) - (values[0] ?? 0);
+      values.forEach((v, i) => expect(v, where).toBe((values[0] ?? 0) + i * step));
+      // Every step is 1, 2 or 5 × 10^k.
+      expect(Number(String(step).replace(/0+$/, '')), where).toBeOneOf([1, 2, 5]);
+      const svg = readSvgFigure(sceneToSvg(scene(from, to)));
+      expect(labelCollisions(svg.items), where).toEqual([]);
+      expect(outside(svg), where).toEqual([]);
+    }
+    expect(xTicks(2, 48).map((t) => t.text)).toEqual(['10', '20', '30', '40']);
+  });
+});
+
 describe('a heatmap figure', () => {
   it('writes each cell readable on its fill and titles the colour scale', () => {
     const scene = heatmapFigure(
