@@ -35,6 +35,10 @@ test('the curve has 4 to 6 round x ticks on screen and in the saved one-column f
 
   await page.setViewportSize({ width: 1400, height: 900 });
   await page.goto(`${workbench.url}#/runs?run=${runId}&curve=each`);
+  // Step by step, as the view fills in: the list, then the run's detail (its curve comes with
+  // it), then the chart, drawn a task later.
+  await expect(page.getByRole('table', { name: 'Runs' })).toContainText(runId);
+  await expect(page.getByRole('status').filter({ hasText: 'Loading run…' })).toHaveCount(0);
   const curve = page.getByRole('figure', { name: 'Accuracy as the conversation grows' });
   // recharts draws tick labels in a layer of their own: the x axis' are the row below the plot.
   const labels = curve.locator('.recharts-cartesian-axis-tick-value');
