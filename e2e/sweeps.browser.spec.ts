@@ -66,8 +66,8 @@ test('shows a sweep run from the CLI as a heatmap and a cells table, and opens a
           Number(/rgba\([^)]*,\s*([\d.]+)\)/.exec((td as HTMLElement).style.background)?.[1]),
         ]),
       );
-  // On the metric's range a cell's shade is its value's: 0.08 + 0.72 × value.
-  for (const [value, alpha] of await alphas()) expect(alpha).toBeCloseTo(0.08 + 0.72 * value, 2);
+  // On the metric's range a cell's shade is its value's: 0.08 + 0.27 × value.
+  for (const [value, alpha] of await alphas()) expect(alpha).toBeCloseTo(0.08 + 0.27 * value, 2);
   await page.getByLabel('Colour scale').selectOption('data');
   await expect(page).toHaveURL(/scale=data/);
   await expect(note).toHaveText(
@@ -76,7 +76,7 @@ test('shows a sweep run from the CLI as a heatmap and a cells table, and opens a
   // On the cells' range the lowest cell is the palest and the highest the deepest.
   const spread = (await alphas()).map(([, alpha]) => alpha);
   expect(Math.min(...spread)).toBeCloseTo(0.08, 2);
-  expect(Math.max(...spread)).toBeCloseTo(0.8, 2);
+  expect(Math.max(...spread)).toBeCloseTo(0.35, 2);
   await page.screenshot({ path: screenshotPath('sweeps-data-scale') });
   await page.getByLabel('Colour scale').selectOption('metric');
   await expect(page).not.toHaveURL(/scale=/);

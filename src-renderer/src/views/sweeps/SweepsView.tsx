@@ -29,11 +29,15 @@ const METRIC_LABELS: Readonly<Record<SweepMetric, string>> = Object.fromEntries(
   metricList().map((m) => [m.id, m.title]),
 );
 
-/** White to blue by where the value falls on the scale; text stays readable on both ends. */
+/**
+ * White to blue by where the value falls on the scale. The deepest blue is 35% accent: the cell's
+ * link text keeps 4.6:1 on it in the light theme and 6.0:1 in the dark (at 80%, which the cells'
+ * range gives its top cell, it was 2.3:1).
+ */
 function heatColor(value: number | null, scale: HeatScale): string {
   if (value === null) return 'transparent';
   const t = heatPosition(scale, value);
-  return `rgba(47, 111, 222, ${(0.08 + 0.72 * t).toFixed(2)})`;
+  return `rgba(47, 111, 222, ${(0.08 + 0.27 * t).toFixed(2)})`;
 }
 
 /** The colour scale choice as the picker names it, with its span for this heatmap. */
