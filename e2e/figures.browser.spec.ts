@@ -60,6 +60,19 @@ test('the figure gallery saves every chart at one-column width with axis titles,
     ]);
     expect(textsOf('runs-curve', 'legend')).toEqual(['fig-1', 'fig-2']);
     expect(textsOf('sweep-heatmap', 'legend')).toEqual([expect.stringMatching(/^Mean /)]);
+    // The heatmap's colours span F1's registered 0-1 by default, and its caption says so.
+    expect(
+      read('sweep-heatmap')
+        .items.filter((i) => i.role === 'colorbar' && i.tag === 'text')
+        .map((i) => i.text),
+    ).toEqual(['1.00', '0.00']);
+    expect(read('sweep-heatmap').desc).toContain(
+      "The colour scale spans the metric's full range, 0.00–1.00.",
+    );
+    // The curve's x axis reads at one column: 4 to 6 round ticks, not two.
+    const xTicks = textsOf('runs-curve', 'tick').filter((t) => /^[\d,]+$/.test(t));
+    expect(xTicks.length, xTicks.join(' ')).toBeGreaterThanOrEqual(4);
+    expect(xTicks.length, xTicks.join(' ')).toBeLessThanOrEqual(6);
     // One run's bars carry whiskers and their value labels, each beyond its whisker's cap.
     const runs = read('runs-per-category');
     const labels = runs.items.filter((i) => i.role === 'value-label');

@@ -8,6 +8,7 @@ import type { BootstrapResult } from './scoring/stats';
 import { judgeColumnNames, judgeLabel } from './judges';
 import { formatInterval, measuredErrorText, type JudgePanel } from './judgePanel';
 import { columnTabular, texNumber, texText } from './columnLatex';
+import { runName } from './runs';
 import {
   REPORT_CSS,
   barChart,
@@ -35,7 +36,9 @@ export function runReportHtml(
   dataset: ReportDataset | null = null,
 ): string {
   const { info, summary, benchmark } = detail;
-  const title = info.name === '' ? `${info.preset} · ${info.id}` : `${info.name} (${info.id})`;
+  // Named as every surface names it: a sweep cell by its sweep and grid point (runName).
+  const name = runName(info);
+  const title = name === '' ? `${info.preset} · ${info.id}` : `${name} (${info.id})`;
   // The profile's metrics (LoCoMo's are not BEAM's), those the run scored or always shown.
   const metrics = metricsOf(benchmark).filter(
     (m) => !m.hideWhenEmpty || (summary.overall.all[m.id]?.n ?? 0) > 0,

@@ -300,3 +300,49 @@ export function heatmapOf(
   }
   return { xs, ys, cells };
 }
+
+/**
+ * What a heatmap's colours span: the metric's declared range (`metric`, the default: a 0.301 and
+ * a 0.304 cell look alike, as they are) or the cells' own range (`data`, chosen: it spreads the
+ * colours over a narrow sweep, making a tiny difference look large).
+ */
+export const HEAT_SCALE_BASES = ['metric', 'data'] as const;
+export type HeatScaleBasis = (typeof HEAT_SCALE_BASES)[number];
+
+export interface HeatScale {
+  basis: HeatScaleBasis;
+  lo: number;
+  hi: number;
+}
+
+/** The scale of `basis` for this heatmap; `range` is the metric's (its registry `range`). */
+export function heatScale(
+  heatmap: Pick<Heatmap, 'cells'>,
+  basis: HeatScaleBasis,
+  range: readonly [number, number],
+): HeatScale {
+  if (basis === 'metric') return { basis, lo: range[0], hi: range[1] };
+  const means = heatmap.cells.flatMap((c) => (c.mean === null ? [] : [c.mean]));
+  return means.length > 0
+    ? { basis, lo: Math.min(...means), hi: Math.max(...means) }
+    : { basis, lo: range[0], hi: range[1] };
+}
+
+/** Where `value` falls on the scale, 0 to 1 (clamped); the middle when the scale has no width. */
+export function heatPosition(scale: HeatScale, value: number): number {
+  if (!(scale.hi > scale.lo)) return 0.5;
+  return Math.max(0, Math.min(1, (value - scale.lo) / (scale.hi - scale.lo)));
+}
+
+/** A scale end as the colour bar labels it: the cells' three decimals on a data-range scale. */
+export function heatScaleEnd(scale: HeatScale, value: number): string {
+  return value.toFixed(scale.basis === 'data' ? 3 : 2);
+}
+
+/** Which scale the colours use, in a sentence: the on-screen note and the figure's caption. */
+export function heatScaleSentence(scale: HeatScale): string {
+  const span = `${heatScaleEnd(scale, scale.lo)}–${heatScaleEnd(scale, scale.hi)}`;
+  return scale.basis === 'metric'
+    ? `The colour scale spans the metric's full range, ${span}.`
+    : `The colour scale spans only the cells' range, ${span}, so a small difference looks large.`;
+}

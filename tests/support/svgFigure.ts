@@ -11,6 +11,8 @@ export interface SvgItem {
   role: string | undefined;
   group: string | undefined;
   text: string | undefined;
+  /** Its fill colour as written (a heatmap cell's colour), if any. */
+  fill: string | undefined;
   box: Box;
 }
 
@@ -56,7 +58,7 @@ export function readSvgFigure(svg: string): {
   )) {
     const tag = m[1] ?? '';
     const a = attributes(m[2] ?? '');
-    const base = { tag, role: a['data-role'], group: a['data-group'] };
+    const base = { tag, role: a['data-role'], group: a['data-group'], fill: a['fill'] };
     if (tag === 'text') {
       const transform = /rotate\((-?[\d.]+)/.exec(a['transform'] ?? '');
       const text = unescape(m[3] ?? '');

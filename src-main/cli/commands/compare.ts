@@ -5,6 +5,7 @@ import {
 } from '../../../src-shared/compareTable';
 import { DEFAULT_COMPARE_METRIC, DEFAULT_COMPARE_SEED } from '../../../src-shared/compare';
 import { metricIds } from '../../../src-shared/metrics';
+import { runName } from '../../../src-shared/runs';
 import { UsageError, defineCommand } from '../command';
 import { printable } from '../output';
 import { withRunsApi } from '../runsApi';
@@ -18,7 +19,7 @@ the smallest difference this n detects; then the flips per run and the warnings 
 are not compared on equal terms (top_k, context size, question sets); then Mem0 Table 2's columns
 per run, and J under each judge every run shares (\`--judge\`): each run's J with its interval,
 the paired delta to the baseline and the judge's measured error. Runs are named by their names
-(\`experiment --name\`), else by preset and id.`;
+(\`experiment --name\`), a sweep cell by its sweep and grid point, else by preset and id.`;
 
 /** The terminal table, unless --format asks for markup. */
 const DEFAULT_COMPARE_MARKUP: CompareMarkup = 'text';
@@ -90,7 +91,7 @@ export const compareCommand = defineCommand({
         io.stdout(`${JSON.stringify(result)}\n`);
         return 0;
       }
-      const named = new Map((await api.call('runs.list', {})).map((run) => [run.id, run.name]));
+      const named = new Map((await api.call('runs.list', {})).map((run) => [run.id, runName(run)]));
       const names = result.comparison.runs.map((run) =>
         printable(named.get(run.runId) || run.label),
       );

@@ -12,7 +12,7 @@ import { UsageError, defineCommand } from '../command';
 import { printable } from '../output';
 import { withRunsApi } from '../runsApi';
 import { parseScheme } from '../request';
-import type { RunManifest } from '../../../src-shared/runs';
+import { runName, type RunManifest } from '../../../src-shared/runs';
 import { JSON_OPTION, RUNS_DB_OPTIONS, SCHEME_OPTION } from '../options';
 
 const DESCRIPTION = `  list         every run, newest first
@@ -79,6 +79,9 @@ export const runsCommand = defineCommand({
           }
           const m = run.manifest;
           io.stdout(`run ${run.id}  ${run.status}${run.error ? ` (${run.error})` : ''}\n`);
+          // The name every surface shows: the user's, else a sweep cell's sweep and grid point.
+          const name = runName(run);
+          if (name) io.stdout(`name ${printable(name)}\n`);
           io.stdout(`dataset ${m.dataset.path}  sha256 ${m.dataset.sha256 ?? '-'}\n`);
           io.stdout(
             `preset ${m.memory.preset}  answerer ${m.answerer.name}  seed ${m.seed}  top-k ${m.config.retrieval.topK}  config ${m.configHash.slice(0, 12)}\n`,

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -77,6 +77,36 @@ describe('cli sweep', () => {
     expect(code).toBe(1);
     expect(err).toMatch(
       /^error INVALID_INPUT: sweep spec .*designed\.yaml: cell #0: memory\.config\.name: /,
+    );
+  });
+
+  it('names an unnamed cell by its sweep and grid point in runs show, compare and the HTML report', async () => {
+    const db = join(dir, 'named.db');
+    const file = spec(
+      'named.yaml',
+      `name: named\nbase: { datasetPath: ${JSON.stringify(mini)}, samples: [mini-1] }\naxes:\n  memory.preset: [hybrid, text]\n`,
+    );
+    const ran = await cli('sweep', 'run', file, '--runs-db', db);
+    expect(ran.code, ran.err).toBe(0);
+    const [hybrid, text] = ran.out
+      .split('\n')
+      .filter((l) => l.includes('\tcompleted\t'))
+      .map((l) => l.split('\t')[2] ?? '');
+    expect(text).toBeDefined();
+    // The Runs list's name (runName), not the stored '' nor "preset · id".
+    const show = await cli('runs', 'show', hybrid!, '--runs-db', db);
+    expect(show.out).toContain('\nname named · memory.preset=hybrid\n');
+    // Compare names each run as a named run is named: without its id tacked on.
+    const compared = await cli('compare', hybrid!, text!, '--runs-db', db);
+    expect(compared.code, compared.err).toBe(0);
+    expect(compared.out).toContain(
+      '\nflips named · memory.preset=text vs named · memory.preset=hybrid:',
+    );
+    const out = join(dir, 'named.html');
+    const report = await cli('report', text!, '--html', '--out', out, '--runs-db', db);
+    expect(report.code, report.err).toBe(0);
+    expect(readFileSync(out, 'utf8')).toContain(
+      `<title>named · memory.preset=text (${text})</title>`,
     );
   });
 

@@ -1,5 +1,5 @@
 import { memo, useEffect, useRef, useState } from 'react';
-import { runLabel } from '@shared/runs';
+import { runLabel, runName } from '@shared/runs';
 import type { ComparableRun } from './hooks';
 import '../runs/runIdentity.css';
 import { inkOn } from '@shared/palette';
@@ -151,7 +151,7 @@ export const RunPicker = memo(function RunPicker({
                         <span className="run-tag-space" />
                       )}
                       <span className="run-picker-label">
-                        {run.name ? <strong>{run.name}</strong> : null}
+                        {runName(run) ? <strong>{runName(run)}</strong> : null}
                         {run.tags.map((tag) => (
                           <span key={tag} className="badge run-tag-chip">
                             {tag}

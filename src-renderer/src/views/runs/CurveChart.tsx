@@ -12,7 +12,12 @@ import {
 import { memo, useCallback } from 'react';
 import { seriesStyle, type SeriesStyle } from '@shared/palette';
 import { SaveFigure } from '../../components/charts/SaveFigure';
-import { curveFigure, joinSentences, type FigureOptions } from '../../components/charts/figure';
+import {
+  curveFigure,
+  joinSentences,
+  niceTicks,
+  type FigureOptions,
+} from '../../components/charts/figure';
 import { useDrawnLater } from '../../components/charts/drawLater';
 import { METRIC_LABELS, formatScore, type ChartMetric } from '../../components/charts/categoryRows';
 import type { CurveLinePoint, CurveView } from './shape';
@@ -53,6 +58,10 @@ export const CurveChart = memo(function CurveChart({ view }: { view: CurveView }
         : seriesStyle(view.metrics.indexOf(metric) * 2)) satisfies SeriesStyle,
     })),
   );
+  // The saved figure's ticks (niceTicks): 4 to 6 round ones, not recharts' two or three.
+  const xs = view.lines.flatMap((line) => line.points.map((p) => p.x));
+  const xTicks =
+    xs.length > 0 ? niceTicks(Math.min(...xs), Math.max(...xs), { integer: true }) : [];
   const drawn = useDrawnLater();
   const figure = useCallback(
     (options: FigureOptions) =>
@@ -92,6 +101,7 @@ export const CurveChart = memo(function CurveChart({ view }: { view: CurveView }
                 type="number"
                 dataKey="x"
                 domain={['dataMin', 'dataMax']}
+                ticks={xTicks.length > 0 ? xTicks : undefined}
                 allowDecimals={false}
                 tick={{ fontSize: 12, fill: CHART_COLORS.muted }}
                 label={{

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { toErrorPayload, type ErrorPayload } from '@shared/errors';
-import { MAX_RUN_NAME, MAX_RUN_NOTES, parseTagList, type RunIdentity } from '@shared/runs';
+import { MAX_RUN_NAME, MAX_RUN_NOTES, parseTagList, runName, type RunIdentity } from '@shared/runs';
+import type { SweepTag } from '@shared/sweeps';
 import { useClient } from '../../api/context';
 import { ErrorView } from '../../components/ErrorView';
 import './runIdentity.css';
@@ -60,16 +61,22 @@ export function RunIdentityFields({
   );
 }
 
-/** A run's name, tags and notes as shown in the Runs view, with an editor. */
+/**
+ * A run's name, tags and notes as shown in the Runs view, with an editor. An unnamed sweep cell
+ * reads as the Runs list names it (runName); the editor still edits only the stored name.
+ */
 export function RunIdentityEditor({
   runId,
   identity,
+  sweep,
   onSaved,
 }: {
   runId: string;
   identity: RunIdentity;
+  sweep: SweepTag | undefined;
   onSaved: () => void;
 }) {
+  const shownName = runName({ name: identity.name, sweep });
   const client = useClient();
   const [draft, setDraft] = useState<RunIdentityDraft | null>(null);
   const [busy, setBusy] = useState(false);
@@ -95,7 +102,11 @@ export function RunIdentityEditor({
     return (
       <section className="panel run-identity" aria-label="Run name, tags and notes">
         <div className="run-identity-view">
-          <strong>{identity.name || <span className="muted">(no name)</span>}</strong>
+          <strong
+            title={!identity.name && shownName ? 'named from its sweep and grid point' : undefined}
+          >
+            {shownName || <span className="muted">(no name)</span>}
+          </strong>
           {identity.tags.map((tag) => (
             <span key={tag} className="badge run-tag-chip">
               {tag}

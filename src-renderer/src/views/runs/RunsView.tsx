@@ -170,6 +170,7 @@ export function RunsView() {
               <RunIdentityEditor
                 runId={shown.info.id}
                 identity={{ name: shown.info.name, tags: shown.info.tags, notes: shown.info.notes }}
+                sweep={shown.info.sweep}
                 onSaved={() => {
                   detail.reload();
                   reloadList();

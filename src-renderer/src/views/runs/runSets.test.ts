@@ -53,6 +53,12 @@ describe('the run list at sweep scale', () => {
     expect(marks.get('full-a')?.setLabel).toBe('10 samples');
   });
 
+  it('says how many samples the widest run of the dataset has, the dataset known by its sha256', () => {
+    expect(marks.get('one')?.reason).toBe(
+      '1 sample: conv-26, of 10 in the widest run of its dataset',
+    );
+  });
+
   it('a finished run that answered fewer questions than planned is partial too', () => {
     const short = runMarks([run('short', 0.3, { answered: 1900 })]);
     expect(short.get('short')?.partial).toBe(true);

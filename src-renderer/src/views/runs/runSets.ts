@@ -63,7 +63,7 @@ export function runMarks(runs: readonly ListedRun[]): Map<string, RunMark> {
         ? `${run.status}${answered !== undefined ? `: ${answered} of ${run.questions} questions answered` : ''}`
         : null,
       subset
-        ? `${setLabel}, of ${widest.get(run.datasetPath)} in the widest run of its dataset`
+        ? `${setLabel}, of ${widest.get(datasetOf(run))} in the widest run of its dataset`
         : null,
     ].filter((r): r is string => r !== null);
     marks.set(run.id, {

@@ -1,10 +1,17 @@
 import { useMemo } from 'react';
 import { categoryLabel, schemeLabelOf } from '@shared/benchmarks';
-import { isMetricId, metricIds, metricList } from '@shared/metrics';
+import { isMetricId, metricIds, metricList, metricOf } from '@shared/metrics';
 import {
+  HEAT_SCALE_BASES,
   axisValueLabel,
+  heatPosition,
+  heatScale,
+  heatScaleEnd,
+  heatScaleSentence,
   heatmapOf,
   type HeatCell,
+  type HeatScale,
+  type HeatScaleBasis,
   type Heatmap,
   type SweepCellRow,
   type SweepMetric,
@@ -22,17 +29,28 @@ const METRIC_LABELS: Readonly<Record<SweepMetric, string>> = Object.fromEntries(
   metricList().map((m) => [m.id, m.title]),
 );
 
-/** White to blue by value in [0, 1]; text stays readable on both ends. */
-function heatColor(value: number | null): string {
+/**
+ * White to blue by where the value falls on the scale. The deepest blue is 35% accent: the cell's
+ * link text keeps 4.6:1 on it in the light theme and 6.0:1 in the dark (at 80%, which the cells'
+ * range gives its top cell, it was 2.3:1).
+ */
+function heatColor(value: number | null, scale: HeatScale): string {
   if (value === null) return 'transparent';
-  const t = Math.max(0, Math.min(1, value));
-  return `rgba(47, 111, 222, ${(0.08 + 0.72 * t).toFixed(2)})`;
+  const t = heatPosition(scale, value);
+  return `rgba(47, 111, 222, ${(0.08 + 0.27 * t).toFixed(2)})`;
+}
+
+/** The colour scale choice as the picker names it, with its span for this heatmap. */
+function scaleOption(scale: HeatScale): string {
+  const span = `${heatScaleEnd(scale, scale.lo)}–${heatScaleEnd(scale, scale.hi)}`;
+  return scale.basis === 'metric' ? `Metric's range (${span})` : `Cells' range (${span})`;
 }
 
 /** The heatmap as a print figure: a grey-safe ramp, axis titles, a colour scale with its title. */
 function sweepFigure(
   heatmap: Heatmap,
   axes: { x: string | null; y: string | null; metricLabel: string; sweepName: string },
+  scale: HeatScale,
   options: FigureOptions,
 ) {
   const ns = heatmap.cells.map((c) => c.n);
@@ -47,7 +65,7 @@ function sweepFigure(
           : Math.min(...ns) === Math.max(...ns)
             ? `n = ${ns[0]} run${ns[0] === 1 ? '' : 's'} per cell.`
             : `n = ${Math.min(...ns)}–${Math.max(...ns)} runs per cell.`,
-        "The colour scale spans the cells' range.",
+        heatScaleSentence(scale),
       ),
       xTitle: axes.x ?? 'all',
       yTitle: axes.y ?? 'all',
@@ -55,6 +73,7 @@ function sweepFigure(
       xs: heatmap.xs,
       ys: heatmap.ys,
       cell: (x, y) => heatmap.cells.find((c) => c.x === x && c.y === y),
+      scale,
     },
     options,
   );
@@ -101,6 +120,7 @@ export function SweepsView() {
       x: xAxis,
       y: yAxis,
       metric,
+      scale: scaleBasis === 'data' ? 'data' : null,
       ...patch,
     };
     for (const [k, v] of Object.entries(merged)) if (v !== null) next[k] = v;
@@ -111,6 +131,11 @@ export function SweepsView() {
     () => (shown ? heatmapOf(shown.cells, xAxis, yAxis, metric) : null),
     [shown, xAxis, yAxis, metric],
   );
+  // The metric's full range unless the cells' own range is asked for (`scale=data`).
+  const scaleBasis: HeatScaleBasis = route.params.get('scale') === 'data' ? 'data' : 'metric';
+  const scaleOf = (basis: HeatScaleBasis): HeatScale | null =>
+    heatmap ? heatScale(heatmap, basis, metricOf(metric).range) : null;
+  const scale = scaleOf(scaleBasis);
   const base = shown?.cells.find((c) => c.cellIndex === 0) ?? shown?.cells[0];
   const best = useMemo(() => {
     if (!shown) return [];
@@ -192,15 +217,32 @@ export function SweepsView() {
         </div>
       ) : null}
 
-      {shown && heatmap ? (
+      {shown && heatmap && scale ? (
         <div className="panel">
           <h2>
             {METRIC_LABELS[metric]}: {yAxis ?? 'all'} × {xAxis ?? 'all'}
           </h2>
           <p className="muted">
             Mean over every question of each run's final answers; other axes and repeats pooled
-            (hover for n and the 95% interval over runs). Click a cell to open its run.
+            (hover for n and the 95% interval over runs). Click a cell to open its run.{' '}
+            <span role="note">{heatScaleSentence(scale)}</span>
           </p>
+          <label>
+            Colour scale{' '}
+            <select
+              value={scaleBasis}
+              onChange={(e) => setParam({ scale: e.target.value === 'data' ? 'data' : null })}
+            >
+              {HEAT_SCALE_BASES.map((basis) => {
+                const option = scaleOf(basis);
+                return option ? (
+                  <option key={basis} value={basis}>
+                    {scaleOption(option)}
+                  </option>
+                ) : null;
+              })}
+            </select>
+          </label>
           <table className="sweep-heatmap" aria-label="Sweep heatmap">
             <thead>
               <tr>
@@ -223,7 +265,10 @@ export function SweepsView() {
                       <td
                         key={x}
                         title={cell ? heatTitle(cell, METRIC_LABELS[metric]) : undefined}
-                        style={{ background: heatColor(cell?.mean ?? null), textAlign: 'center' }}
+                        style={{
+                          background: heatColor(cell?.mean ?? null, scale),
+                          textAlign: 'center',
+                        }}
                       >
                         {runId ? (
                           <button
@@ -249,6 +294,7 @@ export function SweepsView() {
               sweepFigure(
                 heatmap,
                 { x: xAxis, y: yAxis, metricLabel: METRIC_LABELS[metric], sweepName: shown.name },
+                scale,
                 options,
               )
             }

@@ -28,17 +28,46 @@ export interface CurveFigureInput {
   }>;
 }
 
-/** Round ticks (1, 2 or 5 × 10^k apart) covering [min, max], about `target` of them. */
-export function niceTicks(min: number, max: number, target = 5): number[] {
-  if (!(max > min)) return [min];
-  const raw = (max - min) / Math.max(1, target - 1);
-  const power = 10 ** Math.floor(Math.log10(raw));
-  const step = ([1, 2, 5, 10].find((m) => m * power >= raw) ?? 10) * power;
+export interface TickOptions {
+  /** How many ticks to aim for; the default reads well at a column's width. */
+  target?: number;
+  /** The most that fit the axis' width with room between their labels. */
+  most?: number;
+  /** Whole numbers only (dialogs inserted, test index): no tick at 2.5 dialogs. */
+  integer?: boolean;
+}
+
+/** The multiples of `step` inside [min, max]. */
+function ticksEvery(min: number, max: number, step: number): number[] {
   const ticks: number[] = [];
-  for (let t = Math.ceil(min / step) * step; t <= max + step * 1e-9; t += step) {
-    ticks.push(Math.round(t / step) * step);
+  for (let k = Math.ceil(min / step - 1e-9); k * step <= max + step * 1e-9; k++) {
+    ticks.push(Number((k * step).toPrecision(12)));
   }
   return ticks;
+}
+
+/**
+ * Round ticks (1, 2 or 5 × 10^k apart) inside [min, max], as many as lie nearest `target` (4 to 6
+ * where the range allows; the plain "step ≥ range / 4" rule gave an axis from 4 to 48 only 20
+ * and 40), never more than `most`. Both the on-screen curve and the saved figure use it.
+ */
+export function niceTicks(min: number, max: number, options: TickOptions = {}): number[] {
+  if (!(max > min)) return [min];
+  const { target = 5, most = Infinity, integer = false } = options;
+  const top = Math.floor(Math.log10(max - min));
+  let best: number[] = [];
+  for (let power = top - 2; power <= top + 1; power++) {
+    for (const m of [1, 2, 5]) {
+      const step = m * 10 ** power;
+      if (integer && step < 1) continue;
+      const ticks = ticksEvery(min, max, step);
+      if (ticks.length === 0 || ticks.length > most) continue;
+      // Nearest the target; on a tie the larger step (fewer, roomier labels), seen later.
+      if (best.length === 0 || Math.abs(ticks.length - target) <= Math.abs(best.length - target))
+        best = ticks;
+    }
+  }
+  return best.length > 0 ? best : [min];
 }
 
 const tickText = (v: number): string =>
@@ -52,8 +81,13 @@ export function curveFigure(input: CurveFigureInput, options: FigureOptions): Sc
   const xs = input.lines.flatMap((l) => l.points.map(([x]) => x));
   const xMin = xs.length > 0 ? Math.min(...xs) : 0;
   const xMax = xs.length > 0 ? Math.max(...xs) : 1;
-  const ticks = niceTicks(xMin, xMax);
   const left = yAxisWidth(fs, SCORE_TICKS.map(formatTick));
+  // As many ticks as fit with a label's width and a space between neighbours.
+  const labelRoom = textWidth(tickText(xMax), fs) + fs;
+  const ticks = niceTicks(xMin, xMax, {
+    most: Math.max(2, Math.floor((width - left - labelRoom / 2) / labelRoom) + 1),
+    integer: xs.every((v) => Number.isInteger(v)),
+  });
   // The last tick's label is centred on the plot's right edge: half of it must fit beyond it.
   const lastTick = ticks[ticks.length - 1];
   const right =

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { SERIES_COLORS, SEQUENTIAL_RAMP, inkOn, lightness, seriesStyle } from '@shared/palette';
 import { labelCollisions, outside, readSvgFigure } from '../../../../../tests/support/svgFigure';
+import { metricOf } from '@shared/metrics';
+import { heatScale, heatScaleSentence, type HeatScaleBasis } from '@shared/sweeps';
 import { barFigure, type BarFigureInput } from './barFigure';
 import { curveFigure } from './curveFigure';
 import { heatmapFigure } from './heatmapFigure';
@@ -127,6 +129,54 @@ describe('a curve figure', () => {
   });
 });
 
+describe("a curve figure's x axis at one-column width", () => {
+  // The gallery's run: tests after 2 to 48 dialogs. "A step ≥ range / 4" gave only 20 and 40.
+  const scene = (from: number, to: number) =>
+    curveFigure(
+      {
+        title: 't',
+        caption: 'c',
+        yTitle: 'Mean Official F1',
+        xTitle: 'dialogs inserted',
+        lines: [
+          {
+            label: 'fig-1',
+            style: seriesStyle(0),
+            points: [from, Math.round((from + to) / 2), to].map((x) => [x, 0.3] as const),
+          },
+        ],
+      },
+      ONE_COLUMN,
+    );
+  const xTicks = (from: number, to: number) =>
+    readSvgFigure(sceneToSvg(scene(from, to))).items.filter(
+      (i) => i.role === 'tick' && /^[\d,]+$/.test(i.text ?? ''),
+    );
+
+  it('has 4 to 6 round ticks, evenly spaced, every label clear of the others and inside', () => {
+    for (const [from, to] of [
+      [2, 48],
+      [1, 9],
+      [2, 1013],
+      [3, 620],
+    ] as const) {
+      const ticks = xTicks(from, to);
+      const where = `${from}..${to}: ${ticks.map((t) => t.text).join(' ')}`;
+      expect(ticks.length, where).toBeGreaterThanOrEqual(4);
+      expect(ticks.length, where).toBeLessThanOrEqual(6);
+      const values = ticks.map((t) => Number((t.text ?? '').replace(/,/g, '')));
+      const step = (values[1] ?? 0) - (values[0] ?? 0);
+      values.forEach((v, i) => expect(v, where).toBe((values[0] ?? 0) + i * step));
+      // Every step is 1, 2 or 5 × 10^k.
+      expect(Number(String(step).replace(/0+$/, '')), where).toBeOneOf([1, 2, 5]);
+      const svg = readSvgFigure(sceneToSvg(scene(from, to)));
+      expect(labelCollisions(svg.items), where).toEqual([]);
+      expect(outside(svg), where).toEqual([]);
+    }
+    expect(xTicks(2, 48).map((t) => t.text)).toEqual(['10', '20', '30', '40']);
+  });
+});
+
 describe('a heatmap figure', () => {
   it('writes each cell readable on its fill and titles the colour scale', () => {
     const scene = heatmapFigure(
@@ -139,6 +189,7 @@ describe('a heatmap figure', () => {
         xs: ['5', '10', '20'],
         ys: ['hybrid', 'vector'],
         cell: (x, y) => ({ mean: Number(x) / 40 + (y === 'hybrid' ? 0.1 : 0), n: 1 }),
+        scale: { basis: 'metric', lo: 0, hi: 1 },
       },
       ONE_COLUMN,
     );
@@ -147,6 +198,60 @@ describe('a heatmap figure', () => {
     expect(svg.items.find((i) => i.role === 'legend')?.text).toBe('Mean Official F1');
     expect(svg.items.find((i) => i.role === 'axis-title-y')?.text).toBe('preset');
     expect(outside(svg)).toEqual([]);
+  });
+});
+
+describe("a heatmap figure's colour scale", () => {
+  // The gallery's sweep: four cells from 0.301 to 0.304 of an F1 bounded in [0, 1].
+  const means: Record<string, number> = { '1:hybrid': 0.301, '5:hybrid': 0.304, '1:text': 0.302 };
+  const cells = Object.entries(means).map(([key, mean]) => {
+    const [x = '', y = ''] = key.split(':');
+    return { x, y, mean, n: 1, ci: null, runIds: [] };
+  });
+  const figure = (basis: HeatScaleBasis) => {
+    const scale = heatScale({ cells }, basis, metricOf('officialF1').range);
+    const svg = readSvgFigure(
+      sceneToSvg(
+        heatmapFigure(
+          {
+            title: 't',
+            caption: heatScaleSentence(scale),
+            xTitle: 'retrieval.topK',
+            yTitle: 'memory.preset',
+            valueTitle: 'Mean Official F1',
+            xs: ['1', '5'],
+            ys: ['hybrid', 'text'],
+            cell: (x, y) => cells.find((c) => c.x === x && c.y === y),
+            scale,
+          },
+          ONE_COLUMN,
+        ),
+      ),
+    );
+    const cellFill = (group: string): string =>
+      svg.items.find((i) => i.role === 'cell' && i.group === group)?.fill ?? '';
+    return {
+      svg,
+      // Cells by `${xi}:${yi}`: 0.301 at 0:0, 0.304 at 1:0.
+      spread: Math.abs(lightness(cellFill('0:0')) - lightness(cellFill('1:0'))),
+      ends: svg.items.filter((i) => i.role === 'colorbar' && i.tag === 'text').map((i) => i.text),
+    };
+  };
+
+  it("spans the metric's registered range by default: 0.301 and 0.304 look alike", () => {
+    const { svg, spread, ends } = figure('metric');
+    expect(ends).toEqual(['1.00', '0.00']);
+    expect(spread).toBeLessThan(2);
+    expect(svg.desc).toBe("The colour scale spans the metric's full range, 0.00–1.00.");
+    expect(outside(svg)).toEqual([]);
+  });
+
+  it("spans the cells' range only when chosen, and its caption says so", () => {
+    const { svg, spread, ends } = figure('data');
+    expect(ends).toEqual(['0.304', '0.301']);
+    // The ramp's two ends: dark violet and yellow.
+    expect(spread).toBeGreaterThan(50);
+    expect(svg.desc).toMatch(/^The colour scale spans only the cells' range, 0\.301–0\.304, /);
   });
 });
 

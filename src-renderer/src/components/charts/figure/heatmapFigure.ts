@@ -1,4 +1,5 @@
 import { inkOn, rampColor } from '@shared/palette';
+import { heatPosition, heatScaleEnd, type HeatScale } from '@shared/sweeps';
 import type { Scene, Shape } from './scene';
 import { FIGURE_SIZES, INK, MUTED, lineHeight, yTitle, type FigureOptions } from './layout';
 import { ASCENT, DESCENT, fitText, textWidth } from './textMetrics';
@@ -14,6 +15,8 @@ export interface HeatmapFigureInput {
   xs: readonly string[];
   ys: readonly string[];
   cell: (x: string, y: string) => { mean: number | null; n: number } | undefined;
+  /** What the colours span (sweeps.ts heatScale): the metric's range, or the cells' if chosen. */
+  scale: HeatScale;
 }
 
 export function heatmapFigure(input: HeatmapFigureInput, options: FigureOptions): Scene {
@@ -36,15 +39,7 @@ export function heatmapFigure(input: HeatmapFigureInput, options: FigureOptions)
     Math.max(1, input.ys.length);
   const cellH = Math.max(Math.min(cellW * 0.7, fs * 3.2), titlesFit);
   const bottom = top + cellH * Math.max(1, input.ys.length);
-  const means = input.xs.flatMap((x) =>
-    input.ys.flatMap((y) => {
-      const m = input.cell(x, y)?.mean;
-      return typeof m === 'number' ? [m] : [];
-    }),
-  );
-  const lo = means.length > 0 ? Math.min(...means) : 0;
-  const hi = means.length > 0 ? Math.max(...means) : 1;
-  const t = (v: number): number => (hi > lo ? (v - lo) / (hi - lo) : 0.5);
+  const t = (v: number): number => heatPosition(input.scale, v);
   input.ys.forEach((yv, yi) => {
     const cy = top + yi * cellH;
     shapes.push({
@@ -111,7 +106,7 @@ export function heatmapFigure(input: HeatmapFigureInput, options: FigureOptions)
     fill: INK,
   });
   shapes.push(yTitle({ top, bottom }, input.yTitle, fs));
-  // The colour scale: the ramp in steps, its ends labelled with the data's range.
+  // The colour scale: the ramp in steps, its ends labelled with the scale's ends.
   const barX = right + fs * 0.6;
   const steps = 24;
   for (let k = 0; k < steps; k++) {
@@ -130,13 +125,13 @@ export function heatmapFigure(input: HeatmapFigureInput, options: FigureOptions)
     role: 'colorbar',
     x: barX + barWidth + fs * 0.3,
     y: yAt,
-    // Three decimals, as the cells: a sweep's range is often narrower than 0.01.
-    text: v.toFixed(3),
+    // Three decimals on the cells' range, as the cells: it is often narrower than 0.01.
+    text: heatScaleEnd(input.scale, v),
     size: fs,
     anchor: 'start',
     fill: MUTED,
   });
-  shapes.push(scaleText(hi, top + ASCENT * fs), scaleText(lo, bottom));
+  shapes.push(scaleText(input.scale.hi, top + ASCENT * fs), scaleText(input.scale.lo, bottom));
   shapes.push({
     kind: 'text',
     role: 'legend',

@@ -1,5 +1,5 @@
 export { barFigure, type BarFigureInput } from './barFigure';
-export { curveFigure, type CurveFigureInput } from './curveFigure';
+export { curveFigure, niceTicks, type CurveFigureInput } from './curveFigure';
 export { heatmapFigure, type HeatmapFigureInput } from './heatmapFigure';
 export { sceneToSvg } from './svg';
 export { sceneToPdf } from './pdf';
