@@ -44,7 +44,18 @@ test('a pack run by the CLI fills the Ours cells of the Reproduce view, naming t
   const rows = results.rows.map((r) => r.row);
   expect(rows.length).toBeGreaterThan(0);
 
-  await page.goto(`${workbench.url}#/reproduce?pack=locomo-table2`);
+  // `reproduce list` says which packs hold runs; the view opens on the one just run, unasked
+  // (it opened on the first runnable pack, mem0-table1, with nothing of the CLI's runs in sight).
+  const listed = (await cli(['reproduce', 'list', ...data])).split('\n');
+  expect(listed.find((line) => line.startsWith('locomo-table2\t'))).toMatch(
+    new RegExp(`\tstored runs: ${rows.length} of \\d+ rows$`),
+  );
+  expect(listed.find((line) => line.startsWith('mem0-table1\t'))).not.toContain('stored runs');
+  await page.goto(`${workbench.url}#/reproduce`);
+  await expect(page.getByLabel('Pack')).toHaveValue('locomo-table2');
+  await expect(page.getByLabel('Pack').locator('option:checked')).toContainText(
+    `stored runs: ${rows.length} of`,
+  );
   await expect(
     page.getByRole('heading', { level: 2, name: /LoCoMo paper, Table 2/ }),
   ).toBeVisible();

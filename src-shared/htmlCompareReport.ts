@@ -85,7 +85,10 @@ export function compareReportHtml(
         .map((m, i) => {
           const own = ownIntervals[ci]?.[i];
           const delta = c.deltas[i];
-          return `<td>${num(m.mean)}</td><td class="ci">${own && own.n > 0 ? `[${num(own.low)}, ${num(own.high)}]` : ''}</td><td>${m.n}</td><td class="ci">${i !== comparison.baselineIndex && delta && delta.n > 0 ? `Δ ${signed(delta.meanDiff)} [${signed(delta.low)}, ${signed(delta.high)}]` : ''}</td>`;
+          const cells = `<td>${num(m.mean)}</td><td class="ci">${own && own.n > 0 ? `[${num(own.low)}, ${num(own.high)}]` : ''}</td><td>${m.n}</td>`;
+          // The baseline has no Δ column: it would be blank in every row.
+          if (i === comparison.baselineIndex) return cells;
+          return `${cells}<td class="ci">${delta && delta.n > 0 ? `Δ ${signed(delta.meanDiff)} [${signed(delta.low)}, ${signed(delta.high)}]` : ''}</td>`;
         })
         .join('')}</tr>`,
   );
@@ -146,8 +149,8 @@ export function compareReportHtml(
   const runHeads = labels.map((l) => `<th>${escapeHtml(l)}</th>`).join('');
   const perCategoryHeads = labels
     .map(
-      (l) =>
-        `<th>${escapeHtml(runLetter(labels.indexOf(l)))} mean</th><th>95% CI</th><th>n</th><th>Δ [95% CI]</th>`,
+      (_, i) =>
+        `<th>${runLetter(i)} mean</th><th>95% CI</th><th>n</th>${i === comparison.baselineIndex ? '' : '<th>Δ [95% CI]</th>'}`,
     )
     .join('');
   const names = comparison.runs.map((r) => r.label);
@@ -198,6 +201,15 @@ function flipItem(
         : `<li>${runLetter(i)}: ${escapeHtml(cell.prediction)} <span class="ci">${num(cell.score)}${mark}${cell.error ? ` · ${escapeHtml(cell.error)}` : ''}</span></li>`;
     })
     .join('');
+  // Each run's score in the folded line, so a reader scans the flips' directions without opening them.
+  const scores = labels
+    .map((_, i) => {
+      const cell = row.cells[i];
+      const flip = row.flips[i];
+      const arrow = flip === 'improved' ? ' ↑' : flip === 'regressed' ? ' ↓' : '';
+      return `${runLetter(i)} ${cell ? num(cell.score) : 'missing'}${arrow}`;
+    })
+    .join(' · ');
   const sample = dataset?.samples.get(row.sampleId) ?? null;
   const sides =
     explanation === null
@@ -210,7 +222,7 @@ function flipItem(
         )
           .map((side, i) => sideHtml(side, i, comparison.metric))
           .join('')}</div>`;
-  return `<details class="explain" data-question="${escapeHtml(`${row.sampleId}:${row.questionIndex}`)}"><summary><b>${escapeHtml(row.sampleId)} #${row.questionIndex}</b> (${escapeHtml(categoryLabel(row.category, 'official', profile))}): ${escapeHtml(row.question)}</summary>
+  return `<details class="explain" data-question="${escapeHtml(`${row.sampleId}:${row.questionIndex}`)}"><summary><b>${escapeHtml(row.sampleId)} #${row.questionIndex}</b> (${escapeHtml(categoryLabel(row.category, 'official', profile))}): ${escapeHtml(row.question)} <span class="ci">${scores}</span></summary>
 <p><span class="ci">gold</span> ${goldHtml(row.gold, row, dataset)}</p><ul class="answers">${answers}</ul>${sides}</details>`;
 }
 

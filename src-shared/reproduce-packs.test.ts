@@ -5,7 +5,9 @@ import {
   PACK_TABLE2_COLUMNS,
   ReproducePackSchema,
   comparePackTable2,
+  defaultPack,
   packTable2Ours,
+  storedRowsText,
   type ReproducePack,
 } from './reproduce';
 
@@ -206,5 +208,39 @@ describe("reproduce packs: Mem0's rows", () => {
     expect(table2Row.publishedStd).toEqual({ judge: { overall: 0.15 } });
     // The paper-only rows of Table 1 keep no latency figures they do not print there.
     expect(row('mem0-table1', 'zep')!.publishedTable2).toBeUndefined();
+  });
+});
+
+describe('the pack a view opens on', () => {
+  const [first, second, third] = REPRODUCE_PACKS;
+  if (!first || !second || !third) throw new Error('the test needs three packs');
+  const item = (pack: ReproducePack, runnable: boolean, newestRunId: string | null) => ({
+    pack,
+    runnable,
+    reason: null,
+    stored: { rows: newestRunId === null ? 0 : 1, runnableRows: 3, newestRunId },
+  });
+
+  it('is the pack with the newest stored run, whichever its place in the list', () => {
+    const list = [
+      item(first, true, '20261201-100000-000-aaaaaa'),
+      item(second, true, null),
+      item(third, true, '20261202-090000-000-bbbbbb'),
+    ];
+    expect(defaultPack(list)?.pack.id).toBe(third.id);
+  });
+
+  it('is the first runnable pack when nothing is stored or no runs DB was read', () => {
+    expect(defaultPack([item(first, false, null), item(second, true, null)])?.pack.id).toBe(
+      second.id,
+    );
+    const unread = [first, second].map((pack) => ({ ...item(pack, true, null), stored: null }));
+    expect(defaultPack(unread)?.pack.id).toBe(first.id);
+    expect(defaultPack([])).toBeNull();
+  });
+
+  it('says how many of the rows the workbench can run hold runs', () => {
+    expect(storedRowsText({ rows: 2, runnableRows: 5, newestRunId: 'x' })).toBe('2 of 5 rows');
+    expect(storedRowsText({ rows: 1, runnableRows: 1, newestRunId: 'x' })).toBe('1 of 1 row');
   });
 });

@@ -339,12 +339,42 @@ export function packCommand(
   return words.map(shellWord).join(' ');
 }
 
+/** What the runs DB holds for a pack, read from run tags only (no answers): for the pack list. */
+export interface PackStored {
+  /** The pack's rows with at least one stored run, whatever its status. */
+  rows: number;
+  /** The pack's rows the workbench can run (with an LLM endpoint); the others are the paper's only. */
+  runnableRows: number;
+  /** The newest of those runs (run ids sort by creation time); null when none. */
+  newestRunId: string | null;
+}
+
 /** A pack as the Reproduce view lists it. */
 export interface PackListItem {
   pack: ReproducePack;
   /** False while a protocol or preset it names is not registered; `reason` says which. */
   runnable: boolean;
   reason: string | null;
+  /** Null where no runs DB was read (`cli reproduce list` before any run). */
+  stored: PackStored | null;
+}
+
+/** "2 of 5 rows", of the rows the workbench can run (a paper-only row never has runs). */
+export function storedRowsText({ rows, runnableRows }: PackStored): string {
+  return `${rows} of ${runnableRows} ${runnableRows === 1 ? 'row' : 'rows'}`;
+}
+
+/**
+ * The pack a view opens on when the user named none: the one whose stored runs are newest (the
+ * pack a researcher just ran, from whichever surface), else the first runnable one.
+ */
+export function defaultPack(list: readonly PackListItem[]): PackListItem | null {
+  let newest: PackListItem | null = null;
+  for (const item of list) {
+    const id = item.stored?.newestRunId ?? null;
+    if (id !== null && (newest === null || id > (newest.stored?.newestRunId ?? ''))) newest = item;
+  }
+  return newest ?? list.find((p) => p.runnable) ?? null;
 }
 
 /** A pack's plan or its result, as the CLI's JSON and the Reproduce view show them. */

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import {
   apiMethods,
@@ -21,10 +21,26 @@ export interface Stores {
 
 /** The runs database named by `--runs-db`, or `<--data-dir>/runs.db`, and the data directory. */
 export function openStore(runsDb: string | undefined, dataDirFlag: string | undefined): Stores {
-  const dataDir = resolve(dataDirFlag ?? defaultDataDir());
-  const file = resolve(runsDb ?? defaultRunsDbPath(dataDir));
+  const { dataDir, file } = storePaths(runsDb, dataDirFlag);
   mkdirSync(dirname(file), { recursive: true });
   return { store: RunStore.open(file), dataDir };
+}
+
+/** `openStore` for a command that only reads: null where no runs database exists yet. */
+export function openExistingStore(
+  runsDb: string | undefined,
+  dataDirFlag: string | undefined,
+): Stores | null {
+  const { dataDir, file } = storePaths(runsDb, dataDirFlag);
+  return existsSync(file) ? { store: RunStore.open(file), dataDir } : null;
+}
+
+function storePaths(
+  runsDb: string | undefined,
+  dataDirFlag: string | undefined,
+): { dataDir: string; file: string } {
+  const dataDir = resolve(dataDirFlag ?? defaultDataDir());
+  return { dataDir, file: resolve(runsDb ?? defaultRunsDbPath(dataDir)) };
 }
 
 /**

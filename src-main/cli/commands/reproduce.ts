@@ -4,8 +4,10 @@ import {
   packRowStatus,
   packSourceLine,
   signedDiff,
+  storedRowsText,
   table2Figure,
   type PackCell,
+  type PackListItem,
   type PackResults,
   type PackTable2Cell,
   type ReproducePack,
@@ -25,7 +27,7 @@ import { recordedUserFiles } from '../../core/datasets';
 import type { CliIO } from '../command';
 import { UsageError, defineCommand } from '../command';
 import { ensureWordVectorCache } from '../wordVectors';
-import { openStore } from '../runsApi';
+import { openExistingStore, openStore } from '../runsApi';
 import {
   EMBEDDER_OPTIONS,
   EXPERIMENT_OPTIONS,
@@ -47,19 +49,35 @@ is not the paper's setting (metrics that need the judge stay empty).`;
 
 const fmtInt = (n: number): string => n.toLocaleString('en-US');
 
-async function printPacks(io: CliIO, json: boolean): Promise<number> {
-  const packs = (await reproducePacks()).map((p) => ({
-    id: p.pack.id,
-    title: p.pack.title,
-    runnable: p.runnable,
-    reason: p.reason,
-  }));
-  if (json) io.stdout(`${JSON.stringify({ packs })}\n`);
-  else {
-    for (const p of packs)
-      io.stdout(`${p.id}\t${p.runnable ? 'runnable' : 'not runnable yet'}\t${p.title}\n`);
-    for (const p of packs.filter((x) => !x.runnable)) io.stdout(`\n${p.reason}\n`);
+/** Every pack, whether it runs here, and what the runs DB (if there is one yet) holds of it. */
+async function printPacks(
+  io: CliIO,
+  json: boolean,
+  flags: { 'runs-db'?: string | undefined; 'data-dir'?: string | undefined },
+): Promise<number> {
+  const opened = openExistingStore(flags['runs-db'], flags['data-dir']);
+  let items: PackListItem[];
+  try {
+    items = await reproducePacks(opened?.store ?? null);
+  } finally {
+    opened?.store.close();
   }
+  if (json) {
+    const packs = items.map(({ pack, runnable, reason, stored }) => ({
+      id: pack.id,
+      title: pack.title,
+      runnable,
+      reason,
+      stored,
+    }));
+    io.stdout(`${JSON.stringify({ packs })}\n`);
+    return 0;
+  }
+  for (const { pack, runnable, stored } of items) {
+    const held = stored && stored.rows > 0 ? `\tstored runs: ${storedRowsText(stored)}` : '';
+    io.stdout(`${pack.id}\t${runnable ? 'runnable' : 'not runnable yet'}\t${pack.title}${held}\n`);
+  }
+  for (const p of items.filter((x) => !x.runnable)) io.stdout(`\n${p.reason}\n`);
   return 0;
 }
 
@@ -196,7 +214,7 @@ export const reproduceCommand = defineCommand({
     const [packId, ...rest] = positionals;
     if (packId === undefined) throw new UsageError('reproduce needs a pack id (or "list")');
     if (rest.length > 0) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`);
-    if (packId === 'list') return printPacks(io, values.json);
+    if (packId === 'list') return printPacks(io, values.json, values);
     const pack = await reproducePack(packId);
     if (values.show) {
       const { store, dataDir } = openStore(values['runs-db'], values['data-dir']);

@@ -203,7 +203,9 @@ export function rowConfig(
 }
 
 /** Every pack with whether it can run now (and, if not, which id is missing). */
-export function listPacks(registries: PackRegistries = currentRegistries()): PackListItem[] {
+export function listPacks(
+  registries: PackRegistries = currentRegistries(),
+): Array<Omit<PackListItem, 'stored'>> {
   return REPRODUCE_PACKS.map((data) => {
     try {
       return { pack: validatePack(data, registries), runnable: true, reason: null };

@@ -7,7 +7,7 @@ import { ExperimentConfigSchema } from '../../../src-shared/experiment';
 import { RunStore } from '../runs/store';
 import { repeatGroup, runRepeatGroup } from '../sweeps/repeats';
 import { runnableRows } from './packs';
-import { packResults } from './results';
+import { packResults, packStored } from './results';
 import { packGroupName } from './run';
 import { preparePack, reproducePack, runPreparedPack } from './service';
 
@@ -37,6 +37,12 @@ describe('packResults', () => {
     const store = RunStore.open(join(dataDir, 'runs.db'));
     try {
       expect(packResults(store, pack, asRecorded).rows).toEqual([]);
+      const canRun = runnableRows(pack).length;
+      expect(packStored(store.sweepRuns(), pack)).toEqual({
+        rows: 0,
+        runnableRows: canRun,
+        newestRunId: null,
+      });
       const prepared = await preparePack(pack, {
         datasetPath: upload.path,
         samples: ['mini-1'],
@@ -64,6 +70,15 @@ describe('packResults', () => {
           `npm run -s cli -- reproduce locomo-table2 --data my-locomo.json --samples mini-1`,
         );
       }
+      // The pack list's summary counts the same rows, newest run last made.
+      const runIds = results.rows.flatMap((r) => r.completed).sort();
+      expect(packStored(store.sweepRuns(), pack)).toEqual({
+        rows: offlineRows.length,
+        runnableRows: canRun,
+        newestRunId: runIds.at(-1),
+      });
+      const other = await reproducePack('mem0-table1');
+      expect(packStored(store.sweepRuns(), other)).toMatchObject({ rows: 0, newestRunId: null });
       // The stored read compares exactly as the run did: every cell, ours filled in every row.
       expect(results.cells).toEqual(run.cells);
       expect(results.table2).toEqual(run.table2);

@@ -6,11 +6,13 @@ import {
   type PackResults,
   type PackRow,
   type PackRowResult,
+  type PackStored,
   type PackTable2,
   type ReproducePack,
 } from '../../../src-shared/reproduce';
 import type { SweepRunRow, SweepTag } from '../../../src-shared/sweeps';
 import type { RunReader } from '../runs/reader';
+import { runnableRows } from './packs';
 import { packGroupName, rowTable2 } from './run';
 
 /**
@@ -33,6 +35,24 @@ function playsRow(tag: SweepTag, pack: ReproducePack, row: PackRow): boolean {
   return tag.pack
     ? tag.pack.packId === pack.id && tag.pack.rowId === row.id
     : [row.id, ...(row.formerIds ?? [])].some((id) => tag.name === packGroupName(pack.id, id));
+}
+
+/**
+ * Which of the pack's rows have stored runs, and the newest of those runs: from the run tags
+ * alone (`sweepRuns` reads no answers), so the pack list can say it for every pack.
+ */
+export function packStored(tagged: readonly SweepRunRow[], pack: ReproducePack): PackStored {
+  let rows = 0;
+  let newestRunId: string | null = null;
+  const runnable = runnableRows(pack);
+  for (const row of runnable) {
+    const runs = tagged.filter((r) => playsRow(r.tag, pack, row));
+    if (runs.length === 0) continue;
+    rows += 1;
+    for (const { runId } of runs)
+      if (newestRunId === null || runId > newestRunId) newestRunId = runId;
+  }
+  return { rows, runnableRows: runnable.length, newestRunId };
 }
 
 /** The latest run of each repeat of a group, by repeat (runs arrive newest first). */

@@ -11,7 +11,7 @@ import type { RunReader } from '../runs/reader';
 import { planSweep } from '../pipeline/plan';
 import type { SweepRunOptions } from '../sweeps/run';
 import { listPacks, loadPack, type PackEndpoints, type PackRunSettings } from './packs';
-import { packResults, type DatasetFileOf } from './results';
+import { packResults, packStored, type DatasetFileOf } from './results';
 import { packGroups, runPack, settingOf, type PackGroup, type Prices } from './run';
 
 /**
@@ -57,9 +57,14 @@ export interface PreparedPack {
 /** How a prepared pack's runs are recorded. A pack never starts a process. */
 export type PackRunOptions = Omit<Parameters<typeof runPack>[2], 'mayStartProcesses'>;
 
-export async function reproducePacks(): Promise<PackListItem[]> {
+/** Every pack, with what `reader`'s runs DB holds for it (none read: `stored` null). */
+export async function reproducePacks(reader: RunReader | null): Promise<PackListItem[]> {
   await loadMemoryPresets();
-  return listPacks();
+  const tagged = reader?.sweepRuns() ?? null;
+  return listPacks().map((item) => ({
+    ...item,
+    stored: tagged === null ? null : packStored(tagged, item.pack),
+  }));
 }
 
 /** The pack by id, checked against the registered presets and protocols. */
@@ -150,7 +155,7 @@ export function reproduceHandlers(
   results: (packId: string) => Promise<PackResults>,
 ): DomainHandlers<'reproduce'> {
   return {
-    'reproduce.packs': () => reproducePacks(),
+    'reproduce.packs': () => reproducePacks(runOptions().store),
     'reproduce.plan': async (input) => reproducePlan(input, await datasetPath(input.datasetId)),
     'reproduce.run': async (input) =>
       reproduceRun(input, await datasetPath(input.datasetId), runOptions()),

@@ -190,7 +190,14 @@ describe('the comparison report', () => {
     expect(items.map((i) => i.attrs['data-question'])).toEqual(
       flipped.map((r) => `${r.sampleId}:${r.questionIndex}`),
     );
-    for (const item of items) {
+    for (const [k, item] of items.entries()) {
+      // The folded line carries each run's score and the flip's direction, read without opening.
+      const row = flipped[k]!;
+      const summary = textOf(findOne(item, byTag('summary'), 'summary'));
+      row.cells.forEach((cell, i) => {
+        const arrow = row.flips[i] === 'improved' ? ' ↑' : row.flips[i] === 'regressed' ? ' ↓' : '';
+        expect(summary).toContain(`${'AB'[i]} ${cell!.score!.toFixed(3)}${arrow}`);
+      });
       const sides = findAll(item, byClass('side'));
       expect(sides.map((s) => s.attrs['aria-label'])).toEqual(['Run A', 'Run B']);
       // The question's evidence, found at a rank or missed, as the Compare view shows it.
@@ -233,8 +240,23 @@ describe('the comparison report', () => {
     const page = parseHtml(html());
     const perCategory = findOne(page, section('Per category'), 'Per category');
     const body = findOne(perCategory, byTag('tbody'), 'tbody');
-    for (const row of findAll(body, byTag('tr')))
+    // Every column is filled: the baseline (A) has no Δ column, which would be blank.
+    const head = findAll(findOne(perCategory, byTag('thead'), 'thead'), byTag('th')).map(textOf);
+    expect(head).toEqual([
+      'category',
+      'A mean',
+      '95% CI',
+      'n',
+      'B mean',
+      '95% CI',
+      'n',
+      'Δ [95% CI]',
+    ]);
+    for (const row of findAll(body, byTag('tr'))) {
       expect(cellsOf(row).filter((c) => INTERVAL.test(textOf(c)))).toHaveLength(2);
+      expect(cellsOf(row)).toHaveLength(head.length);
+      expect(textOf(cellsOf(row).at(-1)!)).toMatch(/^Δ [+-]\d/);
+    }
     const svg = findOne(perCategory, byTag('svg'), 'bars');
     const bars = chartParts(svg);
     expect(bars.whiskers).toBe(2 * LOCOMO_PROFILE.categories.length);

@@ -6,11 +6,13 @@ import { formatMeanStd } from '@shared/repeats';
 import {
   comparePack,
   comparePackTable2,
+  defaultPack,
   packCellLabel,
   packCommand,
   packRowStatus,
   packSourceLine,
   signedDiff,
+  storedRowsText,
   table2Figure,
   type PackCell,
   type PackResults,
@@ -166,7 +168,7 @@ export function ReproduceView() {
   const endpoints = useApi('models.list', {});
   const list = packs.data ?? [];
   const wanted = route.params.get('pack');
-  const item = list.find((p) => p.pack.id === wanted) ?? list.find((p) => p.runnable) ?? null;
+  const item = list.find((p) => p.pack.id === wanted) ?? defaultPack(list);
   const datasetList = datasets.data ?? [];
   const dataset =
     datasetList.find((d) => d.datasetId === route.params.get('dataset')) ?? datasetList[0] ?? null;
@@ -228,6 +230,7 @@ export function ReproduceView() {
               <option key={p.pack.id} value={p.pack.id}>
                 {p.pack.id}
                 {p.runnable ? '' : ' (not runnable yet)'}
+                {p.stored && p.stored.rows > 0 ? ` · stored runs: ${storedRowsText(p.stored)}` : ''}
               </option>
             ))}
           </select>
@@ -260,7 +263,7 @@ export function ReproduceView() {
           </>
         ) : null}
         {datasets.data !== undefined && datasetList.length === 0 ? (
-          <p className="muted">Open a dataset in the Datasets view first.</p>
+          <p className="muted">To run a pack here, open its dataset in the Datasets view first.</p>
         ) : null}
       </div>
       {plan.error ? <ErrorView error={plan.error} title="Could not plan the pack" /> : null}
