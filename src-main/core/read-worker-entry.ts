@@ -86,9 +86,9 @@ function serve(
   const answer = async (message: ReadIn): Promise<unknown> => {
     opened ??= open();
     const { reader, queries, snapshot } = opened;
-    if (message.method === 'reproduce.results')
-      return packResults(message.input, reader, snapshot, dataDir);
-    return snapshot(() => run(queries, message.method as ReadMethod, message.input));
+    const { method, input } = message;
+    if (method === 'reproduce.results') return packResults(input, reader, snapshot, dataDir);
+    return snapshot(() => run(queries, method, input));
   };
 
   port.on('message', (raw: unknown) => {
@@ -111,17 +111,17 @@ function serve(
       return;
     }
     // The pool sends one call at a time, so an awaited view never overlaps another.
-    answer(message).then(
-      (data) => {
+    // A result that cannot be sent (or serialised) is answered as an error, as a failed view is.
+    answer(message)
+      .then((data) => {
         if (message.encoding === 'object') {
           send({ type: 'result', re: message.seq, data });
         } else {
           const bytes = encoder.encode(JSON.stringify(data));
           send({ type: 'result', re: message.seq, data: bytes }, [bytes.buffer]);
         }
-      },
-      (error: unknown) => send({ type: 'error', re: message.seq, error: errorOf(error) }),
-    );
+      })
+      .catch((error: unknown) => send({ type: 'error', re: message.seq, error: errorOf(error) }));
   });
 }
 
