@@ -20,15 +20,7 @@ async function namedRun(call: Call, input: Record<string, unknown>): Promise<str
   const { runId } = await call<{ runId: string }>('experiments.start', input);
   await expect
     .poll(
-      async () => {
-        try {
-          return (await call<{ info: { status: string } }>('runs.get', { runId })).info.status;
-        } catch (error) {
-          // A kept-alive socket the server closed between two polls (seen at load 16): ask again.
-          if (String(error).includes('ECONNRESET')) return 'asking again';
-          throw error;
-        }
-      },
+      async () => (await call<{ info: { status: string } }>('runs.get', { runId })).info.status,
       { timeout: 90_000, intervals: [250, 500, 1000] },
     )
     .toBe('completed');

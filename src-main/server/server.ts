@@ -1,7 +1,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { ApiEvent, ApiHandlers } from '../../src-shared/api';
@@ -72,6 +72,19 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
           message: error instanceof Error ? error.message : String(error),
         },
       });
+    });
+  });
+
+  // Node closes a kept-alive socket when its idle timer fires. After a callback held the event loop
+  // past that timer (the main thread at load 18), timers run before the loop reads a call the
+  // client already sent on the socket, and closing a socket with unread bytes resets it: the
+  // client's poll failed with `read ECONNRESET` (nodejs/node#43456). So a timed-out socket is
+  // closed a turn later, after the loop has read what waits on it, and only if nothing came.
+  // A 'timeout' listener makes the server the owner of that close; it sets no other socket timer.
+  server.on('timeout', (socket: Socket) => {
+    const bytesRead = socket.bytesRead;
+    setImmediate(() => {
+      if (socket.bytesRead === bytesRead) socket.destroy();
     });
   });
 

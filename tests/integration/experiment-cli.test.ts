@@ -358,6 +358,10 @@ describe('experiment CLI', () => {
     ).run.manifest;
     expect(manifest.samples).toEqual(['mini-1']);
     expect(manifest.skippedSamples).toHaveLength(2);
+    // The plain list counts the one sample run in the singular (it said "1 samples").
+    expect(cli('runs', 'list', '--runs-db', db).out).toMatch(
+      new RegExp(`^${report.runId} +completed +\\S+ +1 sample +`, 'm'),
+    );
   });
 
   it('refuses a bad preset config naming its path, and creates no run', () => {

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { coverageNote } from '../../../src-shared/coverage';
 import { describeWireShape } from '../../../src-shared/requestParams';
+import { plural } from '../../../src-shared/format';
 import { SqliteRunReader } from '../../core/runs/reader';
 import { repairRunsDb, type TableRepair } from '../../core/runs/repair';
 import { defaultDataDir, defaultRunsDbPath } from '../../core/runs/paths';
@@ -56,7 +57,7 @@ export const runsCommand = defineCommand({
                 continue;
               }
               io.stdout(
-                `${printable(r.id)}  ${r.status.padEnd(11)}  ${printable(r.preset).padEnd(12)}  ${r.samples} samples  ${printable(r.datasetPath)}${errors}\n`,
+                `${printable(r.id)}  ${r.status.padEnd(11)}  ${printable(r.preset).padEnd(12)}  ${plural(r.samples, 'sample')}  ${printable(r.datasetPath)}${errors}\n`,
               );
             }
           }

@@ -160,7 +160,34 @@ export function RunDetail({
         </div>
       </section>
 
-      {/* Side by side where both fit, so the questions start within a screen of the scores. */}
+      {judgeScoresFirst ? judgeProtocolsPanel : null}
+      <JudgePanelSection panel={detail.judgePanel} />
+      {params.labelling ? labellingPanel : null}
+      {detail.errata ? (
+        <ErrataPanel
+          errata={detail.errata}
+          metric={metric}
+          profile={benchmark}
+          scheme={params.scheme}
+        />
+      ) : null}
+
+      <AnswersSection
+        runId={info.id}
+        params={params}
+        update={update}
+        datasetSha256={m.dataset.sha256}
+        datasetPath={m.dataset.path}
+        datasetName={datasetName}
+        profile={benchmark}
+        memoryUsage={m.usage?.memory ?? null}
+        metrics={metrics}
+      />
+      {/*
+        The charts follow the answers, side by side where both fit: opening a run shows its headline
+        and its first answers on one screen (1400x900), and the answers' box is bounded, so the
+        charts start about a screen below the cards, whole, at their size.
+      */}
       <div className="run-charts">
         <section className="panel" aria-labelledby="by-category-title">
           <div className="panel-head">
@@ -239,29 +266,6 @@ export function RunDetail({
         </section>
       </div>
 
-      {judgeScoresFirst ? judgeProtocolsPanel : null}
-      <JudgePanelSection panel={detail.judgePanel} />
-      {params.labelling ? labellingPanel : null}
-      {detail.errata ? (
-        <ErrataPanel
-          errata={detail.errata}
-          metric={metric}
-          profile={benchmark}
-          scheme={params.scheme}
-        />
-      ) : null}
-
-      <AnswersSection
-        runId={info.id}
-        params={params}
-        update={update}
-        datasetSha256={m.dataset.sha256}
-        datasetPath={m.dataset.path}
-        datasetName={datasetName}
-        profile={benchmark}
-        memoryUsage={m.usage?.memory ?? null}
-        metrics={metrics}
-      />
       {/* With no protocol's scores in it, the judge panel is only a form: it follows the answers. */}
       {judgeScoresFirst ? null : judgeProtocolsPanel}
       {/* Outside labelling, the panel is looked up, not read first: it follows the answers. */}

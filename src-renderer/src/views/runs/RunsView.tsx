@@ -11,6 +11,7 @@ import { RunIdentityEditor } from './RunIdentity';
 import { RunScoreActions } from './RunScoreActions';
 import { RunsTable, type RunRow } from './RunsTable';
 import { runMarks } from './runSets';
+import { useOpenedRun } from './useOpenedRun';
 
 export function RunsView() {
   const [params, update] = useRunsParams();
@@ -29,6 +30,7 @@ export function RunsView() {
   const detail = useApi('runs.get', selectedId === null ? null : { runId: selectedId });
   usePrefetchFirstAnswers(selectedId);
   const shown = detail.data && detail.data.info.id === selectedId ? detail.data : undefined;
+  const { detailRef, headingRef, open: openRun } = useOpenedRun(params.run, shown?.info.id);
 
   const [confirming, setConfirming] = useState(false);
   const reloadList = list.reload;
@@ -38,7 +40,13 @@ export function RunsView() {
     reloadList();
   }, [reloadList, update]);
   const actions = useRunActions(onDeleted);
-  const onSelectRun = useCallback((run: string) => update({ run, question: null }), [update]);
+  const onSelectRun = useCallback(
+    (run: string) => {
+      openRun(run);
+      update({ run, question: null });
+    },
+    [openRun, update],
+  );
   const onRunSort = useCallback((runSort: string | null) => update({ runSort }), [update]);
 
   return (
@@ -108,9 +116,9 @@ export function RunsView() {
       )}
 
       {selectedId !== null ? (
-        <section className="run-detail" aria-labelledby="run-title">
+        <section ref={detailRef} className="run-detail" aria-labelledby="run-title">
           <header className="run-detail-header">
-            <h2 id="run-title">
+            <h2 id="run-title" ref={headingRef} tabIndex={-1}>
               Run <code>{selectedId}</code>
             </h2>
             {shown ? <StatusBadge status={shown.info.status} /> : null}
