@@ -15,7 +15,7 @@ export default defineConfig({
           // Experiments run in worker_threads; the worker is its own entry so it can be spawned by path.
           worker: resolve(__dirname, 'src-main/core/pipeline/worker-entry.ts'),
           // Heavy runs DB reads run in their own worker so the main thread keeps serving.
-          'runs-read-worker': resolve(__dirname, 'src-main/core/runs/read-worker-entry.ts'),
+          'runs-read-worker': resolve(__dirname, 'src-main/core/read-worker-entry.ts'),
           // Opening a large dataset (read, parse, validate) runs off the main thread too.
           'dataset-load-worker': resolve(__dirname, 'src-main/core/dataset-load-worker-entry.ts'),
         },

@@ -56,6 +56,7 @@ const CORE_SERVICE_FILES = [
   'datasetLoadProtocol',
   'datasetLoadWorker',
   'dataset-load-worker-entry',
+  'read-worker-entry',
   'experiments',
   'models',
   'service',

@@ -10,6 +10,7 @@
  *   sweep      a 12-cell sweep: local executor vs BullMQ on 1, 2 and 4 worker processes
  *   runsdb     corruption checks and repair on a ~100 MB runs database (no dataset needed)
  *   server     light API calls' latency while the local server serves a heavy read mix
+ *   server-reproduce  the same while reproduce.results reads two packs' runs (full size)
  *   llm        a full LLM run at 1 s per call under a rate limit: concurrency, cache, rate
  *   ui         a full run from the Experiments view in Chromium vs the same run from the CLI, then
  *              issue 26's budget over 200 runs (--budget-only: the budget alone; --full-run-db <file>:
@@ -31,6 +32,7 @@ import { growthSuite } from './growth';
 import { sweepSuite } from './sweep';
 import { runsDbSuite } from './runsdb';
 import { serverSuite } from './server';
+import { serverReproduceSuite } from './server-reproduce';
 import { uiSuite } from './ui';
 import { longMemEvalSuite } from './longmemeval';
 import { datasetOpenSuite } from './dataset-open';
@@ -47,6 +49,7 @@ const SUITES: Record<string, (data: string, write: boolean, extra: string[]) => 
   sweep: sweepSuite,
   runsdb: runsDbSuite,
   server: serverSuite,
+  'server-reproduce': serverReproduceSuite,
   llm: llmSuite,
   ui: uiSuite,
   longmemeval: longMemEvalSuite,

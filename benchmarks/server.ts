@@ -8,8 +8,8 @@ import { fullRuns } from './compare';
 import { REPO, fmt, machineLine, percentile, writeSection } from './common';
 
 const CONCURRENCY = 50;
-const DURATION_MS = 20_000;
-const PROBE_GAP_MS = 20;
+export const DURATION_MS = 20_000;
+export const PROBE_GAP_MS = 20;
 const TARGET_P99_MS = 50;
 
 export interface Target {
@@ -83,33 +83,30 @@ export async function startChild(
   throw new Error('bench: the server process ended before it printed its port');
 }
 
-interface ModeResult {
+export interface ModeResult {
   label: string;
   probes: number[];
   heavy: number[];
+  /** Probes that failed (a reset connection, say) instead of answering: each a stall too. */
+  probeErrors: string[];
   load: string;
 }
 
-/** `app.info` every PROBE_GAP_MS while CONCURRENCY clients loop over the heavy reads. */
-async function measure(
+/** The heavy calls the clients loop over: API method and input. */
+export type CallMix = ReadonlyArray<readonly [string, unknown]>;
+
+/** `app.info` every PROBE_GAP_MS while `concurrency` clients loop over the heavy calls of `mix`. */
+export async function measure(
   dataDir: string,
-  runIds: string[],
+  mix: CallMix,
   readWorkers: number,
   label: string,
+  concurrency = CONCURRENCY,
 ): Promise<ModeResult> {
   const { child, target } = await startChild(dataDir, readWorkers);
-  const heavyAgent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  const heavyAgent = new Agent({ keepAlive: true, maxSockets: concurrency });
   // Its own socket, so a probe never waits for a heavy request's connection.
   const probeAgent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const [a, b] = runIds as [string, string];
-  const mix: Array<[string, unknown]> = [
-    ['runs.answers', { runId: a }],
-    ['runs.export', { runId: b, format: 'json' }],
-    ['runs.get', { runId: a }],
-    ['runs.answers', { runId: b }],
-    ['runs.export', { runId: a, format: 'csv' }],
-    ['runs.get', { runId: b }],
-  ];
   try {
     // Warm up: worker start, first DB open, JIT.
     for (const [name, input] of mix) await call(target, heavyAgent, name, input);
@@ -117,6 +114,7 @@ async function measure(
     const end = performance.now() + DURATION_MS;
     const heavy: number[] = [];
     const probes: number[] = [];
+    const probeErrors: string[] = [];
     const client = async (i: number): Promise<void> => {
       for (let k = i; performance.now() < end; k++) {
         const [name, input] = mix[k % mix.length] as [string, unknown];
@@ -135,14 +133,19 @@ async function measure(
         const wait = due - performance.now();
         if (wait > 0) await new Promise((r) => setTimeout(r, wait));
         inFlight.push(
-          call(target, probeAgent, 'app.info', {}).then(() => {
-            probes.push(performance.now() - due);
-          }),
+          call(target, probeAgent, 'app.info', {}).then(
+            () => {
+              probes.push(performance.now() - due);
+            },
+            (error: unknown) => {
+              probeErrors.push(error instanceof Error ? error.message : String(error));
+            },
+          ),
         );
       }
       await Promise.all(inFlight);
     };
-    await Promise.all([probe(), ...Array.from({ length: CONCURRENCY }, (_, i) => client(i))]);
+    await Promise.all([probe(), ...Array.from({ length: concurrency }, (_, i) => client(i))]);
     const load = loadavg()
       .map((x) => x.toFixed(1))
       .join(' ');
@@ -150,6 +153,7 @@ async function measure(
       label,
       probes: probes.sort((x, y) => x - y),
       heavy: heavy.sort((x, y) => x - y),
+      probeErrors,
       load,
     };
   } finally {
@@ -158,6 +162,24 @@ async function measure(
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
   }
+}
+
+/** "0", or how many probes failed and with what, e.g. "3 (read ECONNRESET)". */
+function probeErrorsCell(errors: readonly string[]): string {
+  if (errors.length === 0) return '0';
+  return `${errors.length} (${[...new Set(errors.map((e) => e.replace(/^bench: app\.info: /, '')))].join('; ')})`;
+}
+
+/** The latency table of `measure`'s modes, one row each, with the load at each one's end. */
+export function resultTable(results: readonly ModeResult[]): string[] {
+  const row = (r: ModeResult): string =>
+    `| ${r.label} | ${r.probes.length} | ${fmt(percentile(r.probes, 0.5), 1)} | ${fmt(percentile(r.probes, 0.99), 1)} | ` +
+    `${fmt(r.probes.at(-1) ?? Number.NaN, 0)} | ${probeErrorsCell(r.probeErrors)} | ${r.heavy.length} | ${fmt(percentile(r.heavy, 0.5), 0)} | ${r.load} |`;
+  return [
+    `| reads | app.info calls | app.info p50 ms | app.info p99 ms (target <= ${TARGET_P99_MS}) | app.info max ms | app.info failed | heavy calls | heavy p50 ms | load average at the end |`,
+    '|---|---|---|---|---|---|---|---|---|',
+    ...results.map(row),
+  ];
 }
 
 /**
@@ -172,13 +194,19 @@ export async function serverSuite(data: string, write: boolean, _extra: string[]
     const loadBefore = loadavg()
       .map((x) => x.toFixed(1))
       .join(' ');
-    const results = [
-      await measure(dataDir, runIds, 0, 'reads on the main thread (before)'),
-      await measure(dataDir, runIds, 1, 'reads in 1 read worker (default)'),
+    const [a, b] = runIds as [string, string];
+    const mix: CallMix = [
+      ['runs.answers', { runId: a }],
+      ['runs.export', { runId: b, format: 'json' }],
+      ['runs.get', { runId: a }],
+      ['runs.answers', { runId: b }],
+      ['runs.export', { runId: a, format: 'csv' }],
+      ['runs.get', { runId: b }],
     ];
-    const row = (r: ModeResult): string =>
-      `| ${r.label} | ${r.probes.length} | ${fmt(percentile(r.probes, 0.5), 1)} | ${fmt(percentile(r.probes, 0.99), 1)} | ` +
-      `${fmt(r.probes.at(-1) ?? Number.NaN, 0)} | ${r.heavy.length} | ${fmt(percentile(r.heavy, 0.5), 0)} | ${r.load} |`;
+    const results = [
+      await measure(dataDir, mix, 0, 'reads on the main thread (before)'),
+      await measure(dataDir, mix, 1, 'reads in 1 read worker (default)'),
+    ];
     const lines = [
       '## Server (light calls under a heavy read mix)',
       '',
@@ -195,9 +223,7 @@ export async function serverSuite(data: string, write: boolean, _extra: string[]
         'whether or not the ones before have answered, and its latency counts from when it was due ' +
         '(a stall shows in p99 and max instead of as a gap). Latencies are seen by the client.',
       '',
-      `| reads | app.info calls | app.info p50 ms | app.info p99 ms (target <= ${TARGET_P99_MS}) | app.info max ms | heavy calls | heavy p50 ms | load average at the end |`,
-      '|---|---|---|---|---|---|---|---|',
-      ...results.map(row),
+      ...resultTable(results),
     ];
     const body = lines.join('\n');
     process.stdout.write(`${body}\n`);

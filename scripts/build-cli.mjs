@@ -36,7 +36,7 @@ const inputsFile = join(outDir, 'inputs.json');
 const entryPoints = {
   main: 'src-main/cli/main.ts',
   worker: 'src-main/core/pipeline/worker-entry.ts',
-  'runs-read-worker': 'src-main/core/runs/read-worker-entry.ts',
+  'runs-read-worker': 'src-main/core/read-worker-entry.ts',
   'dataset-load-worker': 'src-main/core/dataset-load-worker-entry.ts',
 };
 

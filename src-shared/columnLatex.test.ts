@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { LOCOMO_PROFILE } from './benchmarks';
 import { compareRuns, type RunCost } from './compare';
-import { COLUMN_ROW_CHARS } from './columnLatex';
+import { COLUMN_ROW_CHARS, texText } from './columnLatex';
 import { compareTable } from './compareTable';
 import { finalAnswer } from '../tests/support/compare-fixture';
 import { runLetter } from './runPalette';
+import { runName } from './runs';
+import { compareJudges } from './compareJudges';
 
 /**
  * Compare's "Copy as LaTeX" (and `cli compare --format latex`) must fit a paper's column: the rows
@@ -115,5 +117,73 @@ describe('Compare per-category table as LaTeX for a column', () => {
     const rows = tableRows(withCosts);
     expect(rows).toContain('measure & A & B \\\\');
     expect(Math.max(...rows.map((r) => r.length))).toBeLessThanOrEqual(COLUMN_ROW_CHARS);
+  });
+});
+
+describe("the judges' table as LaTeX for a column", () => {
+  // Sweep cells go by names derived from their sweep and grid point, the longest a run gets.
+  const sweepName = (repeat: number, topK: number): string =>
+    runName({
+      name: '',
+      sweep: {
+        sweepId: 'sweep-1',
+        name: 'mem0-table2.rag-k2-c1024',
+        cellKey: `k${topK} #${repeat}`,
+        cellIndex: repeat,
+        values: { 'memory.preset': 'rag', 'retrieval.topK': topK, 'memory.chunkTokens': 1024 },
+        repeat,
+      },
+    });
+  const names = [sweepName(0, 2), sweepName(3, 4)];
+  const judgedRuns = [baseline, candidate].map((answers, run) => {
+    // The candidate (run 1) is judged wrong more often, in one conversation more than the other.
+    const labelOf = (i: number): number[] => [
+      i % 5 === 0 || (run === 1 && i % (i % 2 === 0 ? 3 : 7) === 0) ? 0 : 1,
+    ];
+    const keys = answers.map((a) => `${a.sampleId}#${a.questionIndex}`);
+    return {
+      questions: answers.map((a, i) => ({ key: keys[i]!, cluster: a.sampleId })),
+      judges: ['gpt-4o-mini-2024-07-18', 'gpt-4.1-mini-2025-04-14'].map((model) => ({
+        identity: { protocol: 'mem0', model, origin: 'https://api.openai.com', repeats: 3 },
+        own: model.startsWith('gpt-4o'),
+        labels: new Map(keys.map((key, i) => [key, labelOf(i)])),
+      })),
+    };
+  });
+  const judges = compareJudges(judgedRuns, 0, () => null, { resamples: 200, seed: 0 });
+  const tex = compareTable({ ...input, judges }, { markup: 'latex', scheme: 'official', names });
+  const judgeTable = tex.slice(tex.lastIndexOf('\\begin{tabular}'));
+  // Its rows, the judges' own rows included, but not the notes that wrap at \linewidth.
+  const rows = judgeTable
+    .split('\n')
+    .filter((line) => line.endsWith('\\\\') && !line.includes('{p{\\linewidth}}'));
+
+  it(`every row is at most ${COLUMN_ROW_CHARS} characters wide`, () => {
+    expect(names[0]!.length).toBeGreaterThan(60);
+    // A header, and per judge its row and one row per run.
+    expect(rows.length).toBe(1 + judges.length * 3);
+    const widest = Math.max(...rows.map((r) => r.length));
+    expect(
+      widest,
+      rows.find((r) => r.length === widest),
+    ).toBeLessThanOrEqual(COLUMN_ROW_CHARS);
+  });
+
+  it('runs are headed by letter with a legend naming them, one statistic per cell', () => {
+    expect(rows[0]).toBe('run & J & 95\\% CI & $\\Delta$ J vs A & 95\\% CI \\\\');
+    expect(rows[1]).toBe(
+      '\\multicolumn{5}{l}{mem0/gpt-4o-mini-2024-07-18, n = $2{,}000^\\dagger$} \\\\',
+    );
+    expect(rows[2]).toMatch(/^A & \$0\.\d{3}\$ & \$\[0\.\d{3}, 0\.\d{3}\]\$ & -- & -- \\\\$/);
+    expect(rows[3]).toMatch(
+      /^B & \$0\.\d{3}\$ & \$\[0\.\d{3}, 0\.\d{3}\]\$ & \$-0\.\d{3}\$ & \$\[-0\.\d{3}, -0\.\d{3}\]\$ \\\\$/,
+    );
+    expect(judgeTable).toContain(`A: ${texText(names[0]!)} (baseline); B: ${texText(names[1]!)}.`);
+    for (const row of rows.slice(1)) {
+      for (const cell of row.replace(/ \\\\$/, '').split(' & ')) {
+        const numbers = cell.replace(/\[[^\]]*\]/g, 'I').match(/\d\.\d{3}|I/g) ?? [];
+        expect(numbers.length, `${cell} in ${row}`).toBeLessThanOrEqual(1);
+      }
+    }
   });
 });

@@ -1,10 +1,13 @@
 import { schemeLabelOf, type BenchmarkProfile, type SchemeId } from './benchmarks';
 import { CORRECT_AT, type RunComparison, type RunCost } from './compare';
+import type { ComparedJudge } from './compareJudges';
 import { FEW_CONVERSATIONS, categoryLabel, finite } from './compareLabels';
+import { judgeColumnNames } from './judges';
+import { measuredErrorText } from './judgePanel';
 import { METRICS } from './metrics';
 import { latexEscape } from './paperTables';
 import { runLetter } from './runPalette';
-import { MDE_DEFAULTS } from './scoring/significance';
+import { MDE_DEFAULTS, type ClusterBootstrapResult } from './scoring/significance';
 import { TABLE2_HEADER, TABLE2_NOTE, table2Cells } from './table2';
 
 /**
@@ -181,4 +184,63 @@ export function table2ColumnLatex(
     TABLE2_HEADER.map((h, row) => [latexEscape(h), ...cells.map((c) => texNumber(c[row] ?? ''))]),
     [texText(TABLE2_NOTE), `${runLegend(names.map(texText), null)}.`],
   );
+}
+
+/**
+ * J under each judge every compared run shares, for a column: one block per judge (its name and
+ * paired n on a row of its own, since a judge's name with its model takes a third of a column),
+ * then a row per run by letter with its J and interval and, against the baseline, its Δ J and
+ * interval; the legend names the runs and the notes give each judge's measured error.
+ */
+export function judgesColumnLatex(
+  judges: readonly ComparedJudge[],
+  names: readonly string[],
+  baselineIndex: number,
+): string {
+  if (judges.length === 0) return '';
+  const judgeNames = judgeColumnNames(judges.map((j) => j.judge));
+  const header = ['run', 'J', '95\\% CI', `$\\Delta$ J vs ${runLetter(baselineIndex)}`, '95\\% CI'];
+  let few = false;
+  const ok = (x: ClusterBootstrapResult | null | undefined): x is ClusterBootstrapResult =>
+    !!x && finite(x.meanDiff) && finite(x.low) && finite(x.high);
+  const rows = judges.flatMap((j, row) => {
+    // Every interval of a judge is over the same conversations, so its few-conversations mark is
+    // the judge's: on its own row, where it costs no run's row any width.
+    const isFew = [...j.perRun, ...j.vsBaseline].some(
+      (r) => ok(r) && r.clusters < FEW_CONVERSATIONS,
+    );
+    few ||= isFew;
+    const name = texText(judgeNames[row] ?? j.judge.protocol);
+    return [
+      [
+        `\\multicolumn{${header.length}}{l}{${name}, n = ${texNumber(`${count(j.questions)}${isFew ? '†' : ''}`)}}`,
+      ],
+      ...j.perRun.map((r, i) => {
+        const vs = i === baselineIndex ? null : j.vsBaseline[i];
+        return [
+          runLetter(i),
+          ok(r) ? texNumber(r.meanDiff.toFixed(3)) : '--',
+          ok(r) ? texNumber(`[${r.low.toFixed(3)}, ${r.high.toFixed(3)}]`) : '--',
+          ok(vs) ? texNumber(signed(vs.meanDiff)) : '--',
+          ok(vs) ? texNumber(interval(vs.low, vs.high)) : '--',
+        ];
+      }),
+    ];
+  });
+  const errors = judges.flatMap((j, row) => {
+    const text = measuredErrorText(j.measuredError);
+    return text === null ? [] : [`${judgeNames[row] ?? j.judge.protocol}: ${text}`];
+  });
+  return columnTabular(header, rows, [
+    `J: share of answers the judge labelled CORRECT, per judge that scored every run, on the n questions it judged in all of them; 95\\% CI by percentile bootstrap over conversations, $\\Delta$ paired by question.`,
+    ...(few
+      ? [
+          `$^\\dagger$ fewer than ${FEW_CONVERSATIONS} conversations: the judge's intervals do not hold their 95\\% coverage; read them as indicative only.`,
+        ]
+      : []),
+    ...(errors.length > 0
+      ? [texText(`Measured judge error (baseline): ${errors.join('; ')}.`)]
+      : []),
+    `${runLegend(names.map(texText), baselineIndex)}.`,
+  ]);
 }

@@ -23,7 +23,13 @@ import { TABLE2_HEADER, TABLE2_NOTE, table2Cells } from './table2';
 import type { ComparedJudge } from './compareJudges';
 import { judgeColumnNames } from './judges';
 import { FEW_CONVERSATIONS, categoryLabel, finite } from './compareLabels';
-import { columnTabular, comparisonColumnLatex, table2ColumnLatex, texText } from './columnLatex';
+import {
+  columnTabular,
+  comparisonColumnLatex,
+  judgesColumnLatex,
+  table2ColumnLatex,
+  texText,
+} from './columnLatex';
 
 // Moved beside the column LaTeX (compareLabels.ts); re-exported for the views that import them here.
 export { FEW_CONVERSATIONS, categoryLabel, finite };
@@ -252,9 +258,9 @@ export function compareTable(result: CompareTableInput, options: CompareTableOpt
     ...rankingDepthNotes(comparison, name),
     ...result.fairness.map((w) => `not on equal terms: ${w.message}`),
   ];
-  const costs = () =>
-    table2Table(result.costs, name, options.markup) +
-    judgesTable(result.judges, name, base, others, options.markup);
+  const costs = (markup: 'text' | 'md') =>
+    table2Table(result.costs, name, markup) +
+    judgesTable(result.judges, name, base, others, markup);
   if (options.markup === 'latex') {
     // For a paper's column: runs by letter with their names in a legend, one statistic a cell.
     const tex = comparisonColumnLatex(comparison, {
@@ -264,7 +270,11 @@ export function compareTable(result: CompareTableInput, options: CompareTableOpt
       notes: notes.map(texText),
     });
     const names = comparison.runs.map((_, i) => name(i));
-    return `${tex}${result.costs && result.costs.length > 0 ? `\n${table2ColumnLatex(result.costs, names)}` : ''}${judgesTable(result.judges, name, base, others, 'latex')}`;
+    const judges =
+      result.judges && result.judges.length > 0
+        ? `\n${judgesColumnLatex(result.judges, names, base)}`
+        : '';
+    return `${tex}${result.costs && result.costs.length > 0 ? `\n${table2ColumnLatex(result.costs, names)}` : ''}${judges}`;
   }
   if (options.markup !== 'text') {
     const paper = paperTable(comparison, options.scheme, profile, name, others);
@@ -273,9 +283,9 @@ export function compareTable(result: CompareTableInput, options: CompareTableOpt
       options.markup === 'md'
         ? markdownTable(paper.header, paper.rows, lines)
         : latexTable(paper.header, paper.rows, lines)
-    }${costs()}`;
+    }${costs(options.markup)}`;
   }
-  return `${plainTable(header, rows, [caption, ...notes])}${costs()}`;
+  return `${plainTable(header, rows, [caption, ...notes])}${costs('text')}`;
 }
 
 /** Mem0 Table 2's columns, one row per run, after the comparison (empty without costs). */
@@ -302,7 +312,8 @@ function judgesTable(
   name: (i: number) => string,
   base: number,
   others: readonly number[],
-  markup: CompareMarkup,
+  // LaTeX has its own table for a column (columnLatex.ts judgesColumnLatex).
+  markup: 'text' | 'md',
 ): string {
   if (!judges || judges.length === 0) return '';
   const columns = judgeColumnNames(judges.map((j) => j.judge));
@@ -323,7 +334,6 @@ function judgesTable(
   const note =
     'J per judge that scored every run, on the questions it judged in all of them (n); intervals: 95% percentile bootstrap over conversations, Δ paired by question';
   if (markup === 'md') return `\n${markdownTable(header, rows, [note])}`;
-  if (markup === 'latex') return `\n${latexTable(header, rows, [note])}`;
   return `\n${plainTable(header, rows, [note])}`;
 }
 

@@ -9,6 +9,7 @@ import type {
 } from '../../src-shared/api';
 import type { DatasetLoadResult } from '../../src-shared/dataset';
 import { parseOrThrow } from '../../src-shared/errors';
+import type { PackResults } from '../../src-shared/reproduce';
 import type { RunIdentity } from '../../src-shared/runs';
 import {
   DEFAULT_MEMORY_PRESET,
@@ -18,7 +19,7 @@ import {
 } from '../../src-shared/experiment';
 import { reduceProgress, type RunProgress } from '../../src-shared/liveProgress';
 import { ApiKeySource } from './keys';
-import type { OpenDataset } from './datasets';
+import { recordedUserFiles, type OpenDataset } from './datasets';
 import { handlersVia, unlessRunning, type DomainHandlers } from './handlers';
 import type { JsonBytes, SerializedHandlers } from './dispatch';
 import {
@@ -42,6 +43,7 @@ import { DEFAULT_READ_WORKERS, RunReadWorkers } from './runs/readWorkers';
 import { runWrites, type RunWrites } from './runs/handlers';
 import { labelsHandlers } from './runs/labelHandlers';
 import { RunStore } from './runs/store';
+import { reproduceResults } from './reproduce/service';
 import { planRun } from './pipeline/plan';
 import { isLocalUser, type CallerTrust } from './trust';
 
@@ -197,6 +199,18 @@ export class ExperimentManager {
     }
   }
 
+  /**
+   * A reproduce pack's stored results (`reproduce.results`): in the read worker, since it reads
+   * every final answer of the pack's runs (seconds for a full-size pack); with no read worker, on
+   * this thread by the same function.
+   */
+  async packResults(packId: string): Promise<PackResults> {
+    const store = this.runs();
+    if (this.readWorkerCount === 0)
+      return reproduceResults(packId, store, recordedUserFiles(this.dataDir));
+    return this.readPool(store.file).call('reproduce.results', { packId });
+  }
+
   /** The same view as its output's JSON bytes, serialised in the read worker (HTTP sends them). */
   async readJson<K extends ReadMethod>(
     method: K,
@@ -311,7 +325,11 @@ export class ExperimentManager {
   }
 
   private readPool(file: string): RunReadWorkers {
-    this.readers ??= new RunReadWorkers({ file, size: this.readWorkerCount });
+    this.readers ??= new RunReadWorkers({
+      file,
+      dataDir: this.dataDir,
+      size: this.readWorkerCount,
+    });
     return this.readers;
   }
 

@@ -1,5 +1,5 @@
 import type { ApiEvent, ApiHandlers } from '../../src-shared/api';
-import { DatasetStore, datasetsHandlers, recordedUserFiles } from './datasets';
+import { DatasetStore, datasetsHandlers } from './datasets';
 import type { SerializedHandlers } from './dispatch';
 import { DesignsService, designsHandlers } from './designs';
 import { ExperimentManager } from './experiments';
@@ -110,7 +110,7 @@ export function createService(options: ServiceOptions): Service {
     ...reproduceHandlers(
       datasetPath,
       () => experiments.packRunOptions(),
-      () => recordedUserFiles(options.dataDir),
+      (packId) => experiments.packResults(packId),
     ),
     ...designsHandlers(designs),
     ...modelsHandlers(models),

@@ -144,4 +144,24 @@ describe('cli compare', () => {
     expect(stranger.code).toBe(2);
     expect(stranger.err).toContain('--baseline run-x is not among the compared runs');
   }, 60_000);
+
+  it('--format html is refused with the command that writes the HTML comparison report', async () => {
+    // HTML is a report, not a table's markup: the error gives `report`'s command for these runs.
+    const html = await runCli([
+      'compare',
+      'run-base',
+      'run-new',
+      '--baseline',
+      'run-new',
+      '--format',
+      'html',
+      '--runs-db',
+      runsDb,
+    ]);
+    expect(html.code).toBe(2);
+    expect(html.err).toContain('(got "html")');
+    expect(html.err).toContain(
+      'the HTML comparison report is written by report --html: npm run -s cli -- report run-new run-base --html',
+    );
+  }, 60_000);
 });

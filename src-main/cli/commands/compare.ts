@@ -21,6 +21,18 @@ per run, and J under each judge every run shares (\`--judge\`): each run's J wit
 the paired delta to the baseline and the judge's measured error. Runs are named by their names
 (\`experiment --name\`), a sweep cell by its sweep and grid point, else by preset and id.`;
 
+/**
+ * --format is a table's markup (COMPARE_MARKUPS, what Compare's "Copy as" gives too); the HTML
+ * comparison report is a whole file with its flips, manifests and curves, which `report` writes.
+ */
+const HTML_REPORT = 'the HTML comparison report is written by report --html';
+
+/** `report`'s command for these runs, the baseline first as `report` takes it. */
+function htmlReportCommand(baseline: string | undefined, runIds: readonly string[]): string {
+  const first = baseline ?? runIds[0] ?? '<baseline run id>';
+  return `npm run -s cli -- report ${[first, ...runIds.filter((id) => id !== first)].join(' ')} --html`;
+}
+
 /** The terminal table, unless --format asks for markup. */
 const DEFAULT_COMPARE_MARKUP: CompareMarkup = 'text';
 
@@ -56,7 +68,7 @@ export const compareCommand = defineCommand({
     },
     format: {
       type: 'string',
-      help: 'a terminal table, Markdown, or a LaTeX tabular (booktabs)',
+      help: `a terminal table, Markdown, or a LaTeX tabular (booktabs); ${HTML_REPORT}`,
       choices: () => COMPARE_MARKUPS,
       absent: DEFAULT_COMPARE_MARKUP,
     },
@@ -72,7 +84,7 @@ export const compareCommand = defineCommand({
     const format = values.format ?? DEFAULT_COMPARE_MARKUP;
     if (!(COMPARE_MARKUPS as readonly string[]).includes(format))
       throw new UsageError(
-        `--format must be one of ${COMPARE_MARKUPS.join(', ')} (got "${format}")`,
+        `--format must be one of ${COMPARE_MARKUPS.join(', ')} (got "${format}"); ${HTML_REPORT}: ${htmlReportCommand(values.baseline, positionals)}`,
       );
     if (values.json && values.format !== undefined)
       throw new UsageError('--json and --format are alternatives: give one');

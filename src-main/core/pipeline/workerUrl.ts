@@ -31,7 +31,7 @@ export interface WorkerEntry {
 export const EXPERIMENT_WORKER: WorkerEntry = { built: 'worker.js', source: 'worker-entry.ts' };
 export const RUNS_READ_WORKER: WorkerEntry = {
   built: 'runs-read-worker.js',
-  source: join('..', 'runs', 'read-worker-entry.ts'),
+  source: join('..', 'read-worker-entry.ts'),
 };
 export const DATASET_LOAD_WORKER: WorkerEntry = {
   built: 'dataset-load-worker.js',

@@ -129,30 +129,36 @@ export async function reproduceRun(
   return runPreparedPack(prepared, options);
 }
 
-/** A pack's stored results, for every surface (the API, `cli reproduce --show`). */
+/**
+ * A pack's stored results, for every surface (`cli reproduce --show`; the API's, in the runs read
+ * worker, since it reads every final answer of the pack's runs). `snapshot`: runs the read, in one
+ * transaction where the caller has one.
+ */
 export async function reproduceResults(
   packId: string,
   reader: RunReader,
   fileOf: DatasetFileOf,
+  snapshot: (read: () => PackResults) => PackResults = (read) => read(),
 ): Promise<PackResults> {
-  return packResults(reader, await reproducePack(packId), fileOf);
+  const pack = await reproducePack(packId);
+  return snapshot(() => packResults(reader, pack, fileOf));
 }
 
 /**
  * The Reproduce view's handlers. `datasetPath`: the file of an opened dataset, by id;
  * `runOptions`: the runs DB and keys a pack's runs write with (the service's one writer);
- * `fileOf`: the file the user gave for a dataset a stored run read.
+ * `results`: a pack's stored results, read off the main thread (ExperimentManager.packResults).
  */
 export function reproduceHandlers(
   datasetPath: (datasetId: string) => Promise<string>,
   runOptions: () => Pick<SweepRunOptions, 'store' | 'dataDir' | 'apiKeys'>,
-  fileOf: () => DatasetFileOf,
+  results: (packId: string) => Promise<PackResults>,
 ): DomainHandlers<'reproduce'> {
   return {
     'reproduce.packs': () => reproducePacks(runOptions().store),
     'reproduce.plan': async (input) => reproducePlan(input, await datasetPath(input.datasetId)),
     'reproduce.run': async (input) =>
       reproduceRun(input, await datasetPath(input.datasetId), runOptions()),
-    'reproduce.results': ({ packId }) => reproduceResults(packId, runOptions().store, fileOf()),
+    'reproduce.results': ({ packId }) => results(packId),
   };
 }

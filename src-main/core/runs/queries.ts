@@ -43,6 +43,14 @@ export const READ_METHODS = [
 ] as const;
 export type ReadMethod = (typeof READ_METHODS)[number];
 
+/**
+ * Every view the read worker serves: these, and by name the read views of higher layers that its
+ * entry (core/read-worker-entry.ts) composes: a reproduce pack's stored results, which read every
+ * final answer of the pack's runs.
+ */
+export const WORKER_READ_METHODS = [...READ_METHODS, 'reproduce.results'] as const;
+export type WorkerReadMethod = (typeof WORKER_READ_METHODS)[number];
+
 export type RunQueries = {
   [K in ReadMethod]: (input: ApiParsedInput<K>) => ApiOutput<K>;
 };

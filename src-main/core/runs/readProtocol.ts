@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { errorPayloadSchema } from '../pipeline/protocol';
-import { READ_METHODS } from './queries';
+import { WORKER_READ_METHODS } from './queries';
 
 /**
  * The runs read worker's protocol (Signal's ts/sql/main.ts shape): a discriminated union with
@@ -18,7 +18,7 @@ const seq = z.number().int().positive();
 export const readInSchema = z.object({
   seq,
   type: z.literal('call'),
-  method: z.enum(READ_METHODS),
+  method: z.enum(WORKER_READ_METHODS),
   input: z.unknown(),
   /**
    * object: the output as a structured clone (Electron IPC sends objects). json: the output's

@@ -4,7 +4,7 @@ import { WorkbenchError } from '../../../src-shared/errors';
 import type { JsonBytes } from '../dispatch';
 import { sequenceChecker, sequencer } from '../pipeline/protocol';
 import { RUNS_READ_WORKER, startWorker } from '../pipeline/workerUrl';
-import type { ReadMethod } from './queries';
+import type { WorkerReadMethod } from './queries';
 import { readOutSchema, type ReadIn } from './readProtocol';
 
 /**
@@ -20,6 +20,8 @@ import { readOutSchema, type ReadIn } from './readProtocol';
 export interface RunReadWorkersOptions {
   /** The runs DB; a writer must have created and migrated it before the first call. */
   file: string;
+  /** The data folder, for views that name the user's files (reproduce.results); else they fail. */
+  dataDir?: string;
   /** Worker threads (default 1, so reads never take more than one core from experiments). */
   size?: number;
   /** Calls allowed to wait for a worker; beyond it calls fail at once with BUSY. */
@@ -32,7 +34,7 @@ export const DEFAULT_READ_WORKERS = 1;
 export const DEFAULT_READ_QUEUE = 1000;
 
 interface Call {
-  method: ReadMethod;
+  method: WorkerReadMethod;
   input: unknown;
   encoding: ReadIn['encoding'];
   resolve: (data: unknown) => void;
@@ -65,12 +67,12 @@ export class RunReadWorkers {
     return this.started;
   }
 
-  call<K extends ReadMethod>(method: K, input: ApiParsedInput<K>): Promise<ApiOutput<K>> {
+  call<K extends WorkerReadMethod>(method: K, input: ApiParsedInput<K>): Promise<ApiOutput<K>> {
     return this.enqueue(method, input, 'object') as Promise<ApiOutput<K>>;
   }
 
   /** The same view, as its output's JSON in UTF-8 bytes (for transports that send JSON). */
-  callJson<K extends ReadMethod>(
+  callJson<K extends WorkerReadMethod>(
     method: K,
     input: ApiParsedInput<K>,
   ): Promise<JsonBytes<ApiOutput<K>>> {
@@ -78,7 +80,7 @@ export class RunReadWorkers {
   }
 
   private enqueue(
-    method: ReadMethod,
+    method: WorkerReadMethod,
     input: unknown,
     encoding: Call['encoding'],
   ): Promise<unknown> {
@@ -149,7 +151,10 @@ export class RunReadWorkers {
     this.started++;
     const worker = startWorker(RUNS_READ_WORKER, {
       name: `runs read worker ${this.started}`,
-      workerData: { file: this.options.file },
+      workerData: {
+        file: this.options.file,
+        ...(this.options.dataDir !== undefined ? { dataDir: this.options.dataDir } : {}),
+      },
     });
     const slot: Slot = {
       worker,
