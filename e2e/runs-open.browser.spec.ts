@@ -104,3 +104,32 @@ test('opening a run by its row, by Enter or by a link shows its headline and fir
   for (const name of [/per category/, 'Accuracy as the conversation grows'])
     await expect(fresh.getByRole('figure', { name })).toBeVisible();
 });
+
+test('a run that loads after the user moved the focus leaves the focus and the view where the user put them', async ({
+  page,
+  request,
+  workbench,
+}) => {
+  // The race tables.browser.spec hit: a link's run finished loading while the user typed in the
+  // runs search, took the focus, and the keys went nowhere. Here the run's load is held back on
+  // purpose until the user has typed.
+  test.setTimeout(240_000);
+  const [first, second] = (await fillTheList(api(request, workbench.url))).slice(0, 2);
+  await page.setViewportSize(VIEWPORT);
+  let release: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route('**/api/runs.get', async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.goto(`${workbench.url}#/runs?run=${first}`);
+  const search = page.getByRole('searchbox', { name: 'Search runs' });
+  await search.click();
+  await page.keyboard.type(second ?? '');
+  release();
+  await expect(page.getByRole('region', { name: 'Overall scores' })).toBeVisible();
+  await expect(search).toBeFocused();
+  await expect(search).toHaveValue(second ?? '');
+  await expect(search).toBeInViewport();
+  await expect(page.getByRole('heading', { level: 2, name: `Run ${first}` })).not.toBeFocused();
+});

@@ -14,6 +14,9 @@ export function useOpenedRun(requested: string | null, shownId: string | undefin
   const headingRef = useRef<HTMLHeadingElement>(null);
   // Waits for its detail: scrolled before, the page below the heading is too short to lift it.
   const pending = useRef<string | null>(null);
+  // Where the focus was when the run was asked for. Focus the user moved while the run loaded
+  // (into the runs search, say) is theirs: the run does not take it, nor scroll it out of view.
+  const focusAtRequest = useRef<Element | null>(null);
   // The run shown at the last commit, for `open` (events come after a commit) and for the URL's
   // effect, which runs first so that it compares with the run shown before this commit.
   const shown = useRef(shownId);
@@ -26,6 +29,7 @@ export function useOpenedRun(requested: string | null, shownId: string | undefin
   useLayoutEffect(() => {
     // The run already shown (the newest, now picked by its row) was brought by `open`.
     pending.current = requested === shown.current ? null : requested;
+    focusAtRequest.current = document.activeElement;
   }, [requested]);
 
   useLayoutEffect(() => {
@@ -37,6 +41,8 @@ export function useOpenedRun(requested: string | null, shownId: string | undefin
   useLayoutEffect(() => {
     if (shownId === undefined || pending.current !== shownId) return;
     pending.current = null;
+    const focused = document.activeElement;
+    if (focused !== focusAtRequest.current && focused !== document.body && focused !== null) return;
     bringIntoView();
   }, [shownId, bringIntoView]);
 
