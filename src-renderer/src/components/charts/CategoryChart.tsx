@@ -55,6 +55,8 @@ export interface CategoryChartProps {
   title?: string;
   /** The whiskers' bootstrap (resamples, seed), said in a saved figure's caption. */
   bootstrap?: BootstrapInterval | undefined;
+  /** True while the whiskers are still being computed: the figure cannot be saved yet. */
+  intervalsPending?: boolean;
 }
 
 /** The figures' colour-blind-safe series colours (src-shared/palette.ts owns them). */
@@ -145,6 +147,7 @@ export const CategoryChart = memo(function CategoryChart({
   height = 280,
   title,
   bootstrap,
+  intervalsPending = false,
 }: CategoryChartProps) {
   const name = title ?? `${metricLabel} per category`;
   const byTick = new Map(rows.map((r) => [categoryTickLabel(r), r]));
@@ -258,7 +261,11 @@ export const CategoryChart = memo(function CategoryChart({
         {multi ? ' (first series; each series’ n in the tooltip)' : ''}
         {rows.some((r) => r.intervals) ? '; whiskers: 95% bootstrap interval of the mean' : ''}.
       </figcaption>
-      <SaveFigure name={name} figure={figure} />
+      <SaveFigure
+        name={name}
+        figure={figure}
+        pending={intervalsPending ? 'Computing the intervals…' : null}
+      />
       <table className="sr-only">
         <caption>{name}</caption>
         <thead>

@@ -48,9 +48,15 @@ type Format = 'svg' | 'png' | 'pdf' | 'txt';
 export function SaveFigure({
   name,
   figure,
+  pending = null,
 }: {
   name: string;
   figure: (options: FigureOptions) => Scene;
+  /**
+   * Why the figure is not final yet (its intervals still computing), or null. Until then nothing
+   * saves: a figure saved a moment early lacked the whiskers its caption, saved later, described.
+   */
+  pending?: string | null;
 }) {
   const [options, setOptions] = useState<FigureOptions>(lastOptions);
   const [status, setStatus] = useState<{ text: string; error: boolean } | null>(null);
@@ -120,14 +126,23 @@ export function SaveFigure({
           key={format}
           type="button"
           className="small-button"
+          disabled={pending !== null}
+          title={pending ?? undefined}
           onClick={() => void save(format)}
         >
           {format.toUpperCase()}
         </button>
       ))}
-      <button type="button" className="small-button" onClick={() => void save('txt')}>
+      <button
+        type="button"
+        className="small-button"
+        disabled={pending !== null}
+        title={pending ?? undefined}
+        onClick={() => void save('txt')}
+      >
         Caption
       </button>
+      {pending !== null ? <span className="muted">{pending}</span> : null}
       {status ? (
         <span
           role={status.error ? 'alert' : 'status'}

@@ -239,6 +239,7 @@ export const CategoryPanel = memo(function CategoryPanel({
           schemeLabel={schemeLabelOf(profile, scheme)}
           height={300}
           bootstrap={WHISKER_BOOTSTRAP}
+          intervalsPending={whiskered?.of !== chartRows}
         />
       </div>
     </section>
