@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LOCOMO_PROFILE, LONGMEMEVAL_PROFILE, benchmarkProfiles } from '../benchmarks';
-import { METRICS, isMetricId, metricList, metricOf, scoreAnswer } from './index';
+import { METRICS, isMetricId, meanAxisTitle, metricList, metricOf, scoreAnswer } from './index';
 
 /**
  * The metrics registry's contract: every entry, built-in or added later, is complete enough for
@@ -74,5 +74,13 @@ describe('metrics registry', () => {
         }
       }
     }
+  });
+});
+
+describe('meanAxisTitle', () => {
+  it("words every metric's mean axis from its registry label, in one case", () => {
+    expect(meanAxisTitle('officialF1')).toBe('Mean official F1');
+    expect(meanAxisTitle('evidenceRecall')).toBe('Mean evidence recall');
+    expect(meanAxisTitle('judge')).toBe('Mean J');
   });
 });

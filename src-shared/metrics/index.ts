@@ -47,6 +47,15 @@ export function metricOf(id: MetricId): MetricDefinition {
 }
 
 /**
+ * A chart's value axis for a metric's means, worded once for every chart and saved figure
+ * ("Mean official F1"): the curve and the heatmap said "Mean Official F1" beside Compare's
+ * "Mean official F1".
+ */
+export function meanAxisTitle(id: MetricId): string {
+  return `Mean ${metricOf(id).label}`;
+}
+
+/**
  * Adds a metric (a plug-in or a test); returns its removal. An id that is taken is refused, so a
  * built-in is never replaced by accident.
  */

@@ -1,3 +1,4 @@
+import { meanAxisTitle } from '@shared/metrics';
 import { memo, useEffect, useMemo, useState } from 'react';
 import type { CompareMetric, QuestionSets, RunComparison } from '@shared/compare';
 import { schemeLabelOf, type BenchmarkProfile, type SchemeId } from '@shared/benchmarks';
@@ -235,7 +236,7 @@ export const CategoryPanel = memo(function CategoryPanel({
         <CategoryChart
           rows={shownChartRows}
           series={series}
-          metricLabel={`Mean ${metricLabel}`}
+          metricLabel={meanAxisTitle(metric)}
           schemeLabel={schemeLabelOf(profile, scheme)}
           height={300}
           bootstrap={WHISKER_BOOTSTRAP}

@@ -1,3 +1,4 @@
+import { meanAxisTitle } from '@shared/metrics';
 import { CHART_COLORS, SCORE_AXIS, legendText } from '../../components/charts/chartColors';
 import {
   CartesianGrid,
@@ -19,10 +20,8 @@ import {
   type FigureOptions,
 } from '../../components/charts/figure';
 import { useDrawnLater } from '../../components/charts/drawLater';
-import { METRIC_LABELS, formatScore, type ChartMetric } from '../../components/charts/categoryRows';
+import { formatScore } from '../../components/charts/categoryRows';
 import type { CurveLinePoint, CurveView } from './shape';
-
-const metricName = (metric: ChartMetric): string => `mean ${METRIC_LABELS[metric]}`;
 
 const FIGURE_TITLE = 'Accuracy as the conversation grows';
 
@@ -47,8 +46,8 @@ export const CurveChart = memo(function CurveChart({ view }: { view: CurveView }
       key: `${line.key}:${metric}`,
       name:
         view.lines.length > 1
-          ? `${line.label}${view.metrics.length > 1 ? ` · ${metricName(metric)}` : ''}`
-          : metricName(metric),
+          ? `${line.label}${view.metrics.length > 1 ? ` · ${meanAxisTitle(metric)}` : ''}`
+          : meanAxisTitle(metric),
       metric,
       points: line.points,
       // One style per metric for a single line; a colour and a dash per sample when there
@@ -73,7 +72,7 @@ export const CurveChart = memo(function CurveChart({ view }: { view: CurveView }
             nRange(view),
             'No intervals drawn.',
           ),
-          yTitle: view.metrics.map((m) => `Mean ${METRIC_LABELS[m]}`).join(' / '),
+          yTitle: view.metrics.map(meanAxisTitle).join(' / '),
           xTitle: xLabel,
           lines: lines.map((l) => ({
             label: l.name,
@@ -116,7 +115,7 @@ export const CurveChart = memo(function CurveChart({ view }: { view: CurveView }
                 {...SCORE_AXIS}
                 width={SCORE_AXIS.width + 16}
                 label={{
-                  value: view.metrics.map((m) => `Mean ${METRIC_LABELS[m]}`).join(' / '),
+                  value: view.metrics.map(meanAxisTitle).join(' / '),
                   angle: -90,
                   position: 'insideLeft',
                   style: { textAnchor: 'middle', fontSize: 12, fill: CHART_COLORS.ink },

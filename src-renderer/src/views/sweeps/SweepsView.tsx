@@ -1,6 +1,6 @@
 import { useMemo } from 'react';
 import { categoryLabel, schemeLabelOf } from '@shared/benchmarks';
-import { isMetricId, metricIds, metricList, metricOf } from '@shared/metrics';
+import { isMetricId, meanAxisTitle, metricIds, metricList, metricOf } from '@shared/metrics';
 import {
   HEAT_SCALE_BASES,
   axisValueLabel,
@@ -49,7 +49,13 @@ function scaleOption(scale: HeatScale): string {
 /** The heatmap as a print figure: a grey-safe ramp, axis titles, a colour scale with its title. */
 function sweepFigure(
   heatmap: Heatmap,
-  axes: { x: string | null; y: string | null; metricLabel: string; sweepName: string },
+  axes: {
+    x: string | null;
+    y: string | null;
+    metricLabel: string;
+    valueTitle: string;
+    sweepName: string;
+  },
   scale: HeatScale,
   options: FigureOptions,
 ) {
@@ -69,7 +75,7 @@ function sweepFigure(
       ),
       xTitle: axes.x ?? 'all',
       yTitle: axes.y ?? 'all',
-      valueTitle: `Mean ${axes.metricLabel}`,
+      valueTitle: axes.valueTitle,
       xs: heatmap.xs,
       ys: heatmap.ys,
       cell: (x, y) => heatmap.cells.find((c) => c.x === x && c.y === y),
@@ -293,7 +299,13 @@ export function SweepsView() {
             figure={(options) =>
               sweepFigure(
                 heatmap,
-                { x: xAxis, y: yAxis, metricLabel: METRIC_LABELS[metric], sweepName: shown.name },
+                {
+                  x: xAxis,
+                  y: yAxis,
+                  metricLabel: METRIC_LABELS[metric],
+                  valueTitle: meanAxisTitle(metric),
+                  sweepName: shown.name,
+                },
                 scale,
                 options,
               )

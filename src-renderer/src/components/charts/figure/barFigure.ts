@@ -18,7 +18,7 @@ import { ASCENT, DESCENT, textWidth, wrapText } from './textMetrics';
 export interface BarFigureInput {
   title: string;
   caption: string;
-  /** The metric's registry label, e.g. "Mean Official F1". */
+  /** The metric's registry label, e.g. "Mean official F1". */
   yTitle: string;
   /** What the groups are, e.g. "Category (official LoCoMo names)". */
   xTitle: string;

@@ -18,7 +18,7 @@ function bars(seriesCount: number, spread: number): BarFigureInput {
   return {
     title: 'Official F1 per category',
     caption: 'caption',
-    yTitle: 'Mean Official F1',
+    yTitle: 'Mean official F1',
     xTitle: 'Category (official LoCoMo names)',
     series: Array.from({ length: seriesCount }, (_, i) => ({
       label: `${String.fromCharCode(65 + i)} run ${i}`,
@@ -78,7 +78,7 @@ describe('a bar figure with whiskers, read back from its SVG', () => {
     const svg = readSvgFigure(sceneToSvg(barFigure(bars(2, 0.05), ONE_COLUMN).scene));
     const texts = (role: string) =>
       svg.items.filter((i) => i.role === role && i.tag === 'text').map((i) => i.text);
-    expect(texts('axis-title-y')).toEqual(['Mean Official F1']);
+    expect(texts('axis-title-y')).toEqual(['Mean official F1']);
     expect(texts('axis-title-x')).toEqual(['Category (official LoCoMo names)']);
     expect(texts('legend')).toEqual(['A run 0', 'B run 1']);
     expect(svg.width).toBeCloseTo(FIGURE_SIZES['one-column'].width);
@@ -104,7 +104,7 @@ describe('a curve figure', () => {
       {
         title: 'Accuracy as the conversation grows',
         caption: 'c',
-        yTitle: 'Mean Official F1',
+        yTitle: 'Mean official F1',
         xTitle: 'dialogs inserted',
         lines: [0, 1].map((i) => ({
           label: `sample ${i}`,
@@ -136,7 +136,7 @@ describe("a curve figure's x axis at one-column width", () => {
       {
         title: 't',
         caption: 'c',
-        yTitle: 'Mean Official F1',
+        yTitle: 'Mean official F1',
         xTitle: 'dialogs inserted',
         lines: [
           {
@@ -185,7 +185,7 @@ describe('a heatmap figure', () => {
         caption: 'c',
         xTitle: 'topK',
         yTitle: 'preset',
-        valueTitle: 'Mean Official F1',
+        valueTitle: 'Mean official F1',
         xs: ['5', '10', '20'],
         ys: ['hybrid', 'vector'],
         cell: (x, y) => ({ mean: Number(x) / 40 + (y === 'hybrid' ? 0.1 : 0), n: 1 }),
@@ -195,7 +195,7 @@ describe('a heatmap figure', () => {
     );
     const svg = readSvgFigure(sceneToSvg(scene));
     expect(svg.items.filter((i) => i.role === 'cell')).toHaveLength(6);
-    expect(svg.items.find((i) => i.role === 'legend')?.text).toBe('Mean Official F1');
+    expect(svg.items.find((i) => i.role === 'legend')?.text).toBe('Mean official F1');
     expect(svg.items.find((i) => i.role === 'axis-title-y')?.text).toBe('preset');
     expect(outside(svg)).toEqual([]);
   });
@@ -218,7 +218,7 @@ describe("a heatmap figure's colour scale", () => {
             caption: heatScaleSentence(scale),
             xTitle: 'retrieval.topK',
             yTitle: 'memory.preset',
-            valueTitle: 'Mean Official F1',
+            valueTitle: 'Mean official F1',
             xs: ['1', '5'],
             ys: ['hybrid', 'text'],
             cell: (x, y) => cells.find((c) => c.x === x && c.y === y),

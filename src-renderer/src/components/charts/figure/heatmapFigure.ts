@@ -10,7 +10,7 @@ export interface HeatmapFigureInput {
   caption: string;
   xTitle: string;
   yTitle: string;
-  /** What the colour means, e.g. "Mean Official F1". */
+  /** What the colour means, e.g. "Mean official F1". */
   valueTitle: string;
   xs: readonly string[];
   ys: readonly string[];
