@@ -153,7 +153,7 @@ test.describe(() => {
     // The curve follows the metric: recall alone (here 1.0 at every test, a flat line, which
     // Playwright counts as zero-height and so "hidden"; hence the path check, not toBeVisible).
     const curve = page.getByRole('figure', { name: 'Accuracy as the conversation grows' });
-    await expect(curve.locator('.recharts-legend-wrapper')).toHaveText(/mean Evidence recall@k/);
+    await expect(curve.locator('.recharts-legend-wrapper')).toHaveText(/Mean evidence recall/);
     await expect(curve.locator('.recharts-line')).toHaveCount(1);
     await expect(curve.locator('.recharts-line-curve')).toHaveAttribute('d', /^M[\d.]+,[\d.]+L/);
     await byCategory.scrollIntoViewIfNeeded();

@@ -131,8 +131,8 @@ test.describe(() => {
     await expect(chart.locator('.recharts-bar-rectangle').first()).toBeVisible();
     // The curve over the conversation follows the chosen metric, with recall as its reference.
     const curve = page.getByRole('figure', { name: 'Accuracy as the conversation grows' });
-    await expect(curve.locator('.recharts-legend-wrapper')).toContainText('mean Judge J');
-    await expect(curve.locator('.recharts-legend-wrapper')).toContainText('mean Evidence recall@k');
+    await expect(curve.locator('.recharts-legend-wrapper')).toContainText('Mean J');
+    await expect(curve.locator('.recharts-legend-wrapper')).toContainText('Mean evidence recall');
 
     const questions = page.getByRole('table', { name: 'Questions' });
     // Wide enough for every column: narrower windows hide the least important ones first.

@@ -174,7 +174,7 @@ function figuresOf(made: { runs: string[]; sweep: string; beam: string }): Galle
       key: 'compare-per-category',
       title: 'Compare: three runs per category, baseline A',
       route: `#/compare?runs=${hybridTop5},${hybridTop1},${textTop1}&base=${hybridTop5}`,
-      group: 'Save figure: Mean Official F1 per category',
+      group: 'Save figure: Mean official F1 per category',
     },
     {
       key: 'sweep-heatmap',
