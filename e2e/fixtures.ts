@@ -5,6 +5,24 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { SERVE_PIDS_ENV } from './serve-pids';
 
+/**
+ * `cli <args>` with the workbench's own entry, as a user runs it beside a running `serve`: its
+ * stdout, once it exited 0 (else the test fails with its stderr). Async, so `serve` keeps
+ * answering while it runs.
+ */
+export async function runCli(args: readonly string[]): Promise<string> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src-main/cli/main.ts', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((done) => child.once('exit', done));
+  expect(code, stderr).toBe(0);
+  return stdout;
+}
+
 /** How long a `serve` gets to exit after SIGTERM before it is killed (it stops itself in 5 s). */
 const SERVE_EXIT_WAIT_MS = 15_000;
 

@@ -1,26 +1,11 @@
-import { spawn } from 'node:child_process';
 import type { PackResults } from '../src-shared/reproduce';
-import { MINI, api, expect, openWithMini, screenshotPath, test } from './fixtures';
+import { MINI, api, expect, openWithMini, runCli, screenshotPath, test } from './fixtures';
 
 /**
  * Issue 38 item 1: a pack run by `cli reproduce` into the server's data folder is what the
  * Reproduce view shows: its Ours cells filled from the stored runs, each row's status, sample set
  * and the command on the user's file; `cli reproduce --show` reads the same results.
  */
-
-/** `cli <args>` with the workbench's own entry, as a user runs it beside a running `serve`. */
-async function cli(args: string[]): Promise<string> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src-main/cli/main.ts', ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  expect(code, stderr).toBe(0);
-  return stdout;
-}
 
 test('a pack run by the CLI fills the Ours cells of the Reproduce view, naming the user’s file', async ({
   page,
@@ -31,14 +16,14 @@ test('a pack run by the CLI fills the Ours cells of the Reproduce view, naming t
   test.setTimeout(300_000);
   await openWithMini(page, workbench);
   const data = ['--data-dir', workbench.dataDir];
-  await cli(['reproduce', 'locomo-table2', '--data', MINI, '--samples', 'mini-1', ...data]);
+  await runCli(['reproduce', 'locomo-table2', '--data', MINI, '--samples', 'mini-1', ...data]);
 
   const results = await api(request, workbench.url)<PackResults>('reproduce.results', {
     packId: 'locomo-table2',
   });
   // The CLI's --show reads exactly what the API serves.
   const shown = JSON.parse(
-    await cli(['reproduce', 'locomo-table2', '--show', '--json', ...data]),
+    await runCli(['reproduce', 'locomo-table2', '--show', '--json', ...data]),
   ) as PackResults & { pack: string };
   expect(shown).toEqual({ pack: 'locomo-table2', ...results });
   const rows = results.rows.map((r) => r.row);
@@ -46,7 +31,7 @@ test('a pack run by the CLI fills the Ours cells of the Reproduce view, naming t
 
   // `reproduce list` says which packs hold runs; the view opens on the one just run, unasked
   // (it opened on the first runnable pack, mem0-table1, with nothing of the CLI's runs in sight).
-  const listed = (await cli(['reproduce', 'list', ...data])).split('\n');
+  const listed = (await runCli(['reproduce', 'list', ...data])).split('\n');
   expect(listed.find((line) => line.startsWith('locomo-table2\t'))).toMatch(
     new RegExp(`\tstored runs: ${rows.length} of \\d+ rows$`),
   );

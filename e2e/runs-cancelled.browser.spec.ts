@@ -1,7 +1,6 @@
-import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import type { Locator } from '@playwright/test';
-import { api, expect, MINI, openWithMini, screenshotPath, test } from './fixtures';
+import { api, expect, MINI, openWithMini, runCli, screenshotPath, test } from './fixtures';
 
 /**
  * Issue 38 item 5 for a cancelled run, in the browser: a run cancelled with its card's Cancel
@@ -25,16 +24,15 @@ test('a cancelled run is marked partial in the Runs list, also when sorted by F1
 }) => {
   test.setTimeout(180_000);
   // A full run on both samples of the same file, made as a researcher makes one: the CLI.
-  const made = spawnSync(
-    process.execPath,
-    [
-      ...['--import', 'tsx', 'src-main/cli/main.ts', 'experiment', '--data', MINI],
-      ...['--data-dir', workbench.dataDir, '--json'],
-    ],
-    { encoding: 'utf8', timeout: 120_000 },
-  );
-  expect(made.status, made.stderr).toBe(0);
-  const full = (JSON.parse(made.stdout) as { runId: string }).runId;
+  const made = await runCli([
+    'experiment',
+    '--data',
+    MINI,
+    '--data-dir',
+    workbench.dataDir,
+    '--json',
+  ]);
+  const full = (JSON.parse(made) as { runId: string }).runId;
 
   await openWithMini(page, workbench);
   const call = api(request, workbench.url);

@@ -1,8 +1,7 @@
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { FIGURES_FIXTURE } from '../scripts/figure-gallery';
 import { readSvgFigure } from '../tests/support/svgFigure';
-import { expect, screenshotPath, test } from './fixtures';
+import { expect, runCli, screenshotPath, test } from './fixtures';
 
 /**
  * The curve's x axis on screen and as saved at one-column width, on the gallery's fixture (tests
@@ -22,16 +21,15 @@ test('the curve has 4 to 6 round x ticks on screen and in the saved one-column f
   page,
   workbench,
 }) => {
-  const made = spawnSync(
-    process.execPath,
-    [
-      ...['--import', 'tsx', 'src-main/cli/main.ts', 'experiment', '--data', FIGURES_FIXTURE],
-      ...['--data-dir', workbench.dataDir, '--json'],
-    ],
-    { encoding: 'utf8', timeout: 120_000 },
-  );
-  expect(made.status, made.stderr).toBe(0);
-  const { runId } = JSON.parse(made.stdout) as { runId: string };
+  const made = await runCli([
+    'experiment',
+    '--data',
+    FIGURES_FIXTURE,
+    '--data-dir',
+    workbench.dataDir,
+    '--json',
+  ]);
+  const { runId } = JSON.parse(made) as { runId: string };
 
   await page.setViewportSize({ width: 1400, height: 900 });
   await page.goto(`${workbench.url}#/runs?run=${runId}&curve=each`);
